@@ -1,0 +1,70 @@
+# linerate: one entry point. `make` builds every image; see README.md.
+BUILD := build
+SYSROOT := $(BUILD)/newlib/sysroot/x86_64-elf
+GCCINC := $(shell gcc -print-file-name=include)
+GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+PYTHON := /usr/bin/python3
+
+KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -mno-red-zone -fno-pic -fno-pie \
+	-mcmodel=kernel -ffreestanding -fno-stack-protector -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -nostdinc -isystem $(SYSROOT)/include -isystem $(GCCINC) \
+	-I. -DGIT_DESCRIBE='"$(GIT_DESCRIBE)"'
+KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \
+	--build-id=none -T boot/kernel.ld
+
+KSRC := $(wildcard kernel/*.c drivers/*/*.c drivers/net/*/*.c net/*.c apps/*/*.c)
+KASM := boot/entry.S kernel/vectors.S
+KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC))
+NEWLIB := $(SYSROOT)/lib/libc.a
+
+.PHONY: all deps run test unit qemu-test bench clean
+all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI
+
+deps:
+	tools/deps.sh
+
+$(NEWLIB): tools/build-newlib.sh
+	tools/build-newlib.sh $(BUILD)/newlib
+
+$(BUILD)/obj/%.c.o: %.c $(NEWLIB)
+	@mkdir -p $(dir $@)
+	gcc $(KCFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	gcc -I. -D__ASSEMBLER__ -MMD -MP -c $< -o $@
+
+$(BUILD)/linerate.elf: $(KOBJ) boot/kernel.ld $(NEWLIB)
+	ld $(KLDFLAGS) -o $@ $(KOBJ) --start-group $(SYSROOT)/lib/libc.a $(SYSROOT)/lib/libm.a --end-group
+	grub-file --is-x86-multiboot2 $@
+
+# GRUB ISO for BIOS and UEFI, from CD or USB stick. Modules trimmed as in
+# ../shared/TOOLCHAIN.md 3a; every part_* module is needed by GRUB-EFI.
+GRUB_MODS = normal multiboot2 iso9660 serial terminal all_video \
+	$(shell ls /usr/lib/grub/x86_64-efi/ 2>/dev/null | sed -n 's/^\(part_.*\)\.mod$$/\1/p')
+$(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg
+	rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
+	cp $(BUILD)/linerate.elf $(BUILD)/iso/boot/linerate.elf
+	cp boot/grub.cfg $(BUILD)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ --compress=xz --fonts= --locales= --themes= \
+		--install-modules="$(GRUB_MODS)" $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
+		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
+
+include boot/efi/efi.mk
+include tests/unit/unit.mk
+
+run: deps all
+	$(PYTHON) tools/qemurun.py --interactive
+
+test: deps all unit qemu-test
+
+qemu-test: all
+	$(PYTHON) -m pytest -q tests/qemu
+
+bench: deps all
+	$(PYTHON) tools/bench_boot.py 5
+
+clean:
+	rm -rf $(BUILD)/obj $(BUILD)/iso $(BUILD)/efi $(BUILD)/unit $(BUILD)/*.elf $(BUILD)/*.iso $(BUILD)/*.EFI
+
+-include $(KOBJ:.o=.d)

@@ -1,0 +1,47 @@
+/* ACPI tables the kernel uses: RSDP, XSDT/RSDT, MADT, MCFG (ACPI 6.4 chapter 5). */
+#ifndef ACPI_H
+#define ACPI_H
+#include <stdint.h>
+
+#define ACPI_MAX_TABLES 32
+#define ACPI_MAX_CPUS 64
+#define ACPI_MAX_IOAPICS 4
+#define ACPI_MAX_OVERRIDES 16
+#define ACPI_MAX_MCFG 4
+
+/* One ECAM window from MCFG (PCI Firmware spec 3.2, table 4-3). */
+struct acpi_mcfg {
+	uint64_t base;
+	uint16_t segment;
+	uint8_t bus_start, bus_end;
+};
+
+/* An interrupt source override from MADT (ACPI 6.4 5.2.12.5). */
+struct acpi_override {
+	uint8_t irq;		/* ISA IRQ */
+	uint32_t gsi;
+	uint16_t flags;		/* MPS INTI flags: polarity bits 1:0, trigger 3:2 */
+};
+
+struct acpi_info {
+	uint64_t rsdp;			/* physical address, 0 if not found */
+	const char *rsdp_source;	/* "boot info", "BIOS area scan" */
+	int revision;			/* RSDP revision: 0 = ACPI 1.0, 2 = 2.0+ */
+	int ntables;
+	char tables[ACPI_MAX_TABLES][5];	/* signatures found */
+	int ncpus;			/* enabled LAPICs in MADT */
+	uint8_t apic_ids[ACPI_MAX_CPUS];
+	uint64_t lapic_addr;
+	int nioapics;
+	struct { uint8_t id; uint32_t addr, gsi_base; } ioapics[ACPI_MAX_IOAPICS];
+	int noverrides;
+	struct acpi_override overrides[ACPI_MAX_OVERRIDES];
+	int nmcfg;
+	struct acpi_mcfg mcfg[ACPI_MAX_MCFG];
+};
+extern struct acpi_info acpi;
+
+/* Find and parse the tables, starting from rsdp (0: scan the BIOS areas,
+ * ACPI 6.4 5.2.5.1). Returns 0, or -1 if no valid RSDP was found. */
+int acpi_init(uint64_t rsdp);
+#endif

@@ -1,0 +1,68 @@
+/*
+ * The one hand-off from every boot path (Multiboot2, PVH, the GNU-EFI
+ * loader) to kernel_main. Shared with boot/efi/loader.c, so it uses only
+ * fixed-width types and no kernel headers.
+ */
+#ifndef BOOT_INFO_H
+#define BOOT_INFO_H
+
+#define BOOT_MMAP_MAX 128
+#define BOOT_CMDLINE_MAX 1024
+/* sizeof(struct boot_info), for boot/entry.S, which copies it. */
+#define BOOT_INFO_SIZE (32 + 24 * BOOT_MMAP_MAX + BOOT_CMDLINE_MAX)
+
+/* Boot path values, also used by boot/entry.S. */
+#define BOOT_MULTIBOOT2 1
+#define BOOT_PVH 2
+#define BOOT_UEFI 3
+
+/*
+ * ELF note that tells the EFI loader where the kernel's 64-bit entry is:
+ * owner "linerate", type LINERATE_NOTE_EFI_ENTRY, desc = 8-byte address of
+ * a function void entry(struct boot_info *) called with the SysV ABI, in
+ * long mode, interrupts off, with the firmware's identity mapping.
+ */
+#define LINERATE_NOTE_EFI_ENTRY 1
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+/* Memory region types: the ACPI/E820 numbering (ACPI 6.4 section 15.1). */
+enum mem_type {
+	MEM_USABLE = 1,
+	MEM_RESERVED = 2,
+	MEM_ACPI = 3,	/* ACPI reclaimable */
+	MEM_NVS = 4,	/* ACPI NVS */
+	MEM_BAD = 5,
+};
+
+/* One physical memory region: [base, base + len) in bytes. */
+struct mem_region {
+	uint64_t base;
+	uint64_t len;
+	uint32_t type;	/* enum mem_type */
+	uint32_t pad;
+};
+
+/* Value of boot_info.magic when the EFI loader hands over. */
+#define BOOT_INFO_MAGIC 0x6c696e65u /* "line" */
+
+/*
+ * Everything the kernel needs from its loader. The kernel copies it into
+ * its own .bss before it allocates any memory, so the loader's copy may
+ * live in memory the map calls usable.
+ */
+struct boot_info {
+	uint32_t magic;		/* BOOT_INFO_MAGIC (EFI path) */
+	uint32_t path;		/* BOOT_MULTIBOOT2, BOOT_PVH or BOOT_UEFI */
+	uint64_t rsdp;		/* physical address of the ACPI RSDP, 0 if unknown */
+	uint64_t entry_tsc;	/* TSC read at the first kernel instruction */
+	uint32_t nregions;
+	uint32_t pad;
+	struct mem_region regions[BOOT_MMAP_MAX];
+	char cmdline[BOOT_CMDLINE_MAX];	/* NUL-terminated, ASCII */
+};
+
+_Static_assert(sizeof(struct boot_info) == BOOT_INFO_SIZE, "boot_info layout");
+#endif /* __ASSEMBLER__ */
+#endif

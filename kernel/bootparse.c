@@ -1,0 +1,113 @@
+/*
+ * Turn what each loader left into one struct boot_info:
+ * Multiboot2 information (Multiboot2 spec 3.6), PVH hvm_start_info
+ * (Xen public/arch-x86/hvm/start_info.h), or the EFI loader's copy.
+ */
+#include <string.h>
+#include "kernel/boot.h"
+
+#define MB2_BOOT_MAGIC 0x36d76289
+#define PVH_MAGIC 0x336ec578
+
+struct mb2_tag { uint32_t type, size; };
+struct mb2_mmap_entry { uint64_t base, len; uint32_t type, reserved; };
+
+struct hvm_start_info {
+	uint32_t magic, version, flags, nr_modules;
+	uint64_t modlist_paddr, cmdline_paddr, rsdp_paddr;
+	uint64_t memmap_paddr;	/* version >= 1 */
+	uint32_t memmap_entries, reserved;
+};
+struct hvm_memmap_entry { uint64_t addr, size; uint32_t type, reserved; };
+
+/* mb2 tags 14/15 hold a copy of the RSDP, not its address: keep it here. */
+static uint8_t rsdp_copy[36] __attribute__((aligned(16)));
+
+static void add_region(struct boot_info *bi, uint64_t base, uint64_t len, uint32_t type)
+{
+	if (bi->nregions >= BOOT_MMAP_MAX)
+		return;
+	if (type < MEM_USABLE || type > MEM_BAD)
+		type = MEM_RESERVED;
+	bi->regions[bi->nregions++] = (struct mem_region){ base, len, type, 0 };
+}
+
+static void set_cmdline(struct boot_info *bi, const char *s)
+{
+	if (s)
+		strncpy(bi->cmdline, s, BOOT_CMDLINE_MAX - 1);
+}
+
+static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t info)
+{
+	if (magic != MB2_BOOT_MAGIC)
+		return -1;
+	uint32_t total = *(const uint32_t *)info;
+	for (uint64_t off = 8; off + 8 <= total;) {
+		const struct mb2_tag *t = (const struct mb2_tag *)(info + off);
+		if (t->type == 0 || t->size < 8)
+			break;
+		const uint8_t *body = (const uint8_t *)(t + 1);
+		if (t->type == 1) {
+			set_cmdline(bi, (const char *)body);
+		} else if (t->type == 6) {
+			uint32_t esize = *(const uint32_t *)body;
+			for (uint32_t o = 8; esize && o + esize <= t->size - 8; o += esize) {
+				const struct mb2_mmap_entry *e = (const void *)(body + o);
+				add_region(bi, e->base, e->len, e->type);
+			}
+		} else if ((t->type == 14 || (t->type == 15 && !bi->rsdp)) && t->size >= 8 + 20) {
+			uint32_t n = t->size - 8 < sizeof(rsdp_copy) ? t->size - 8 : sizeof(rsdp_copy);
+			memcpy(rsdp_copy, body, n);
+			bi->rsdp = (uint64_t)rsdp_copy;
+		}
+		off += (t->size + 7) & ~7u;
+	}
+	return 0;
+}
+
+static int parse_pvh(struct boot_info *bi, uint64_t info)
+{
+	const struct hvm_start_info *si = (const struct hvm_start_info *)info;
+	if (si->magic != PVH_MAGIC)
+		return -1;
+	if (si->cmdline_paddr)
+		set_cmdline(bi, (const char *)si->cmdline_paddr);
+	bi->rsdp = si->rsdp_paddr;
+	if (si->version >= 1 && si->memmap_paddr) {
+		const struct hvm_memmap_entry *e = (const void *)si->memmap_paddr;
+		for (uint32_t i = 0; i < si->memmap_entries; i++)
+			add_region(bi, e[i].addr, e[i].size, e[i].type);
+	}
+	return 0;
+}
+
+int boot_parse(struct boot_info *bi)
+{
+	memset(bi, 0, sizeof(*bi));
+	bi->path = boot_path;
+	bi->entry_tsc = boot_entry_tsc;
+	switch (boot_path) {
+	case BOOT_MULTIBOOT2:
+		return parse_mb2(bi, boot_magic, boot_info_addr);
+	case BOOT_PVH:
+		return parse_pvh(bi, boot_info_addr);
+	case BOOT_UEFI:
+		memcpy(bi, (const void *)boot_info_addr, sizeof(*bi));
+		bi->cmdline[BOOT_CMDLINE_MAX - 1] = 0;
+		bi->path = BOOT_UEFI;
+		bi->entry_tsc = boot_entry_tsc;
+		return bi->magic == BOOT_INFO_MAGIC ? 0 : -1;
+	}
+	return -1;
+}
+
+const char *boot_path_name(uint32_t path)
+{
+	switch (path) {
+	case BOOT_MULTIBOOT2: return "multiboot2";
+	case BOOT_PVH: return "pvh";
+	case BOOT_UEFI: return "uefi";
+	}
+	return "unknown";
+}

@@ -1,0 +1,214 @@
+/* Kernel command line knobs; see cmdline.h. */
+#include <stdio.h>
+#include <string.h>
+#include "kernel/cmdline.h"
+#include "kernel/fmt.h"
+
+/* Append s to the NUL-terminated string in buf of len bytes, truncating. */
+static void append(char *buf, size_t len, const char *s)
+{
+	size_t used = strlen(buf);
+
+	if (used + 1 < len)
+		snprintf(buf + used, len - used, "%s", s);
+}
+
+/* Decimal or 0x hex with an optional leading '-'; 0 or -1. */
+static int parse_i64(const char *s, int64_t *out)
+{
+	int neg = s[0] == '-';
+	uint64_t mag;
+
+	if (parse_u64(s + neg, &mag) != 0 || mag > (uint64_t)INT64_MAX + (uint64_t)neg)
+		return -1;
+	*out = neg && mag != 0 ? -(int64_t)(mag - 1) - 1 : (int64_t)mag;
+	return 0;
+}
+
+static int in_ranges(const struct knob *k, int64_t v)
+{
+	int i;
+
+	if (k->nranges == 0)
+		return 1;
+	for (i = 0; i < k->nranges; i++)
+		if (v >= k->ranges[i].lo && v <= k->ranges[i].hi)
+			return 1;
+	return 0;
+}
+
+void knob_accepted(const struct knob *k, char *buf, size_t len)
+{
+	const struct knob_range *r;
+	char part[48];
+	int i;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	switch (k->type) {
+	case KNOB_INT:
+		if (k->nranges == 0)
+			append(buf, len, "integer");
+		for (i = 0; i < k->nranges; i++) {
+			r = &k->ranges[i];
+			if (r->lo == r->hi)
+				snprintf(part, sizeof(part), "%s%lld", i ? "|" : "", (long long)r->lo);
+			else
+				snprintf(part, sizeof(part), "%s%lld%s%lld", i ? "|" : "",
+					 (long long)r->lo, r->lo < 0 || r->hi < 0 ? ".." : "-",
+					 (long long)r->hi);
+			append(buf, len, part);
+		}
+		break;
+	case KNOB_ENUM:
+		for (i = 0; k->choices[i] != NULL; i++) {
+			if (i > 0)
+				append(buf, len, "|");
+			append(buf, len, k->choices[i]);
+		}
+		break;
+	case KNOB_FUNC:
+		append(buf, len, k->accepted != NULL ? k->accepted : "");
+		break;
+	}
+}
+
+int knob_set(const struct knob *k, const char *value, char *err, size_t errlen)
+{
+	char why[128] = "";
+	char acc[256];
+	int64_t v;
+	int i;
+
+	switch (k->type) {
+	case KNOB_INT:
+		if (parse_i64(value, &v) == 0 && in_ranges(k, v)) {
+			*k->ival = v;
+			return 0;
+		}
+		break;
+	case KNOB_ENUM:
+		for (i = 0; k->choices[i] != NULL; i++) {
+			if (strcmp(value, k->choices[i]) == 0) {
+				*k->ival = i;
+				return 0;
+			}
+		}
+		break;
+	case KNOB_FUNC:
+		if (k->parse(value, why, sizeof(why)) == 0)
+			return 0;
+		break;
+	}
+	knob_accepted(k, acc, sizeof(acc));
+	snprintf(err, errlen, "cmdline: bad value '%.64s' for %s= (%s%saccepted: %s)",
+		 value, k->name, why, why[0] != '\0' ? "; " : "", acc);
+	return -1;
+}
+
+const struct knob *knob_find(const struct knob *knobs, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(knobs[i].name, name) == 0)
+			return &knobs[i];
+	return NULL;
+}
+
+/* Append " (accepted: a= b= c=)" to msg. */
+static void append_names(char *msg, size_t len, const struct knob *knobs, size_t n)
+{
+	size_t i;
+
+	append(msg, len, " (accepted:");
+	for (i = 0; i < n; i++) {
+		append(msg, len, " ");
+		append(msg, len, knobs[i].name);
+		append(msg, len, "=");
+	}
+	append(msg, len, ")");
+}
+
+/* Does a word of line before end start with "key="? */
+static int seen_before(const char *line, const char *end, const char *key)
+{
+	size_t klen = strlen(key);
+	const char *p = line;
+
+	for (;;) {
+		p += strspn(p, " \t");
+		if (p >= end)
+			return 0;
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=')
+			return 1;
+		p += strcspn(p, " \t");
+	}
+}
+
+/* Apply the word w[0..wlen) of line; 0, or -1 with a message in msg. */
+static int parse_word(const char *line, const char *w, size_t wlen,
+		      const struct knob *knobs, size_t n, char *msg, size_t len)
+{
+	char word[CMDLINE_WORD_MAX];
+	char acc[256];
+	const struct knob *k;
+	char *eq;
+
+	if (wlen >= sizeof(word)) {
+		snprintf(msg, len, "cmdline: word '%.32s...' is longer than %d bytes",
+			 w, CMDLINE_WORD_MAX - 1);
+		return -1;
+	}
+	memcpy(word, w, wlen);
+	word[wlen] = '\0';
+	eq = strchr(word, '=');
+	if (eq == NULL || eq == word) {
+		snprintf(msg, len, "cmdline: '%.64s' is not key=value", word);
+		append_names(msg, len, knobs, n);
+		return -1;
+	}
+	*eq = '\0';
+	k = knob_find(knobs, n, word);
+	if (k == NULL) {
+		snprintf(msg, len, "cmdline: unknown knob '%.64s'", word);
+		append_names(msg, len, knobs, n);
+		return -1;
+	}
+	if (!k->repeatable && seen_before(line, w, word)) {
+		snprintf(msg, len, "cmdline: %s= given more than once, ignoring '%.64s'",
+			 k->name, eq + 1);
+		return -1;
+	}
+	if (eq[1] == '\0') {
+		knob_accepted(k, acc, sizeof(acc));
+		snprintf(msg, len, "cmdline: empty value for %s= (accepted: %s)", k->name, acc);
+		return -1;
+	}
+	return knob_set(k, eq + 1, msg, len);
+}
+
+int cmdline_parse(const char *line, const struct knob *knobs, size_t n,
+		  void (*report)(const char *msg, void *ctx), void *ctx)
+{
+	char msg[CMDLINE_MSG_MAX];
+	const char *p = line;
+	size_t wlen;
+	int errors = 0;
+
+	if (line == NULL)
+		return 0;
+	for (;;) {
+		p += strspn(p, " \t");
+		if (*p == '\0')
+			return errors;
+		wlen = strcspn(p, " \t");
+		if (parse_word(line, p, wlen, knobs, n, msg, sizeof(msg)) != 0) {
+			errors++;
+			if (report != NULL)
+				report(msg, ctx);
+		}
+		p += wlen;
+	}
+}

@@ -1,0 +1,83 @@
+/*
+ * Kernel command line knobs: "key=value" words separated by spaces or tabs,
+ * as GRUB, QEMU -append and the EFI load options pass them. The same
+ * knob_set() serves the serial shell. Every error is reported with the
+ * accepted forms; nothing is silently ignored. No allocation: messages are
+ * built in fixed buffers and truncated safely.
+ */
+#ifndef KERNEL_CMDLINE_H
+#define KERNEL_CMDLINE_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest message cmdline_parse() passes to report(), including the NUL. */
+#define CMDLINE_MSG_MAX 512
+/* Longest word cmdline_parse() accepts, in bytes; longer ones are errors. */
+#define CMDLINE_WORD_MAX 256
+
+/* An inclusive range of accepted integers. */
+struct knob_range {
+	int64_t lo, hi;
+};
+
+enum knob_type { KNOB_INT, KNOB_ENUM, KNOB_FUNC };
+
+/* One knob. Fill only the fields of its type; leave the others zero. */
+struct knob {
+	const char *name;	/* e.g. "InterruptThrottleRate" (case-sensitive) */
+	enum knob_type type;
+	const char *help;	/* one line: meaning, unit, default */
+	/*
+	 * KNOB_INT: the value must fall in one of ranges[0..nranges-1]
+	 * (nranges 0: any int64_t); stored in *ival.
+	 */
+	const struct knob_range *ranges;
+	int nranges;
+	int64_t *ival;
+	/* KNOB_ENUM: NULL-terminated; the index of the choice goes in *ival. */
+	const char *const *choices;
+	/*
+	 * KNOB_FUNC: parse(value, err, errlen) returns 0, or -1 with a reason
+	 * in err; accepted is the text of the accepted forms.
+	 */
+	int (*parse)(const char *value, char *err, size_t errlen);
+	const char *accepted;
+	int repeatable;		/* may appear more than once (e.g. route=) */
+};
+
+/*
+ * Set knob k from its text value. KNOB_INT takes decimal or 0x hex with an
+ * optional leading '-', nothing else, no overflow; KNOB_ENUM an exact
+ * choice. Returns 0, or -1 with a message in err (errlen bytes, NUL
+ * included) naming the knob, the bad value and the accepted forms:
+ * "cmdline: bad value 'abc' for InterruptThrottleRate= (accepted: 0|1|...)".
+ * *ival is written only on success.
+ */
+int knob_set(const struct knob *k, const char *value, char *err, size_t errlen);
+
+/* The knob of knobs[0..n) called name (case-sensitive), or NULL. */
+const struct knob *knob_find(const struct knob *knobs, size_t n, const char *name);
+
+/*
+ * Write the text of k's accepted forms into buf (len bytes, NUL included,
+ * truncated): "0|1|3|4|100-100000" (ranges "lo-hi", or "lo..hi" when a
+ * bound is negative; "integer" for no ranges), "busy|napi|irq", or the
+ * accepted text of a KNOB_FUNC.
+ */
+void knob_accepted(const struct knob *k, char *buf, size_t len);
+
+/*
+ * Parse a whole command line (NULL or empty is fine). Words are split on
+ * spaces and tabs. Each error is reported by one call of report(msg, ctx)
+ * (report may be NULL), and parsing goes on with the next word:
+ *   an unknown key (the message lists every knob name),
+ *   a word without '=' or with an empty key,
+ *   an empty value, a bad value (as knob_set),
+ *   a non-repeatable knob given again (the later word is not applied),
+ *   a word longer than CMDLINE_WORD_MAX - 1 bytes.
+ * Returns the number of errors.
+ */
+int cmdline_parse(const char *line, const struct knob *knobs, size_t n,
+		  void (*report)(const char *msg, void *ctx), void *ctx);
+
+#endif

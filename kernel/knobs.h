@@ -1,0 +1,19 @@
+/* Knobs: key=value settings from the kernel command line (and later the
+ * shell). Each module declares its own with KNOB(); they are gathered in
+ * the .knobs section. */
+#ifndef KNOBS_H
+#define KNOBS_H
+#include <stddef.h>
+#include "kernel/cmdline.h"
+
+#define KNOB(id, ...) \
+	static const struct knob knob_##id \
+	__attribute__((used, section(".knobs"), aligned(8))) = { __VA_ARGS__ }
+
+extern const struct knob __knobs_start[], __knobs_end[];
+#define KNOBS_COUNT ((size_t)(__knobs_end - __knobs_start))
+
+/* Parse the command line against every registered knob, printing each
+ * error on the console. Returns the number of errors. */
+int knobs_parse(const char *cmdline);
+#endif

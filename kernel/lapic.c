@@ -1,0 +1,83 @@
+/* Local APIC in xAPIC mode (Intel SDM vol. 3A chapter 11). */
+#include "kernel/cpu.h"
+#include "kernel/lapic.h"
+#include "kernel/time.h"
+#include "kernel/trap.h"
+
+#define LAPIC_ID 0x020
+#define LAPIC_EOI 0x0b0
+#define LAPIC_SVR 0x0f0
+#define LAPIC_LVT_TIMER 0x320
+#define LAPIC_TIMER_ICR 0x380
+#define LAPIC_TIMER_CCR 0x390
+#define LAPIC_TIMER_DCR 0x3e0
+#define SVR_ENABLE (1u << 8)
+#define LVT_PERIODIC (1u << 17)
+#define LVT_MASKED (1u << 16)
+
+static volatile uint32_t *lapic;
+volatile uint64_t ticks;
+uint32_t tick_hz;
+
+static inline uint32_t lapic_read(uint32_t reg) { return lapic[reg / 4]; }
+static inline void lapic_write(uint32_t reg, uint32_t v)
+{
+	lapic[reg / 4] = v;
+	(void)lapic[LAPIC_ID / 4];	/* flush the posted write */
+}
+
+uint64_t lapic_base(void)
+{
+	return rdmsr(MSR_APIC_BASE) & ~0xfffull;
+}
+
+/* Mask the legacy 8259 PICs after moving them off the exception vectors. */
+static void pic_disable(void)
+{
+	outb(0x20, 0x11); outb(0xa0, 0x11);	/* ICW1: init, ICW4 follows */
+	outb(0x21, 0x20); outb(0xa1, 0x28);	/* ICW2: vectors 0x20, 0x28 */
+	outb(0x21, 0x04); outb(0xa1, 0x02);	/* ICW3: cascade on IRQ2 */
+	outb(0x21, 0x01); outb(0xa1, 0x01);	/* ICW4: 8086 mode */
+	outb(0x21, 0xff); outb(0xa1, 0xff);	/* mask all */
+}
+
+void lapic_init(void)
+{
+	pic_disable();
+	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1u << 11));	/* global enable */
+	lapic = (volatile uint32_t *)lapic_base();
+	lapic_write(LAPIC_SVR, SVR_ENABLE | VEC_SPURIOUS);
+}
+
+uint32_t lapic_id(void)
+{
+	return lapic_read(LAPIC_ID) >> 24;
+}
+
+void lapic_eoi(void)
+{
+	if (lapic)
+		lapic[LAPIC_EOI / 4] = 0;
+}
+
+static void timer_tick(struct trapframe *tf, void *arg)
+{
+	(void)tf;
+	(void)arg;
+	ticks++;
+}
+
+void timer_init(uint32_t hz)
+{
+	/* Count LAPIC timer decrements (divide by 16) over 1 ms of TSC. */
+	lapic_write(LAPIC_TIMER_DCR, 0x3);
+	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);
+	lapic_write(LAPIC_TIMER_ICR, 0xffffffff);
+	udelay(1000);
+	uint32_t per_ms = 0xffffffff - lapic_read(LAPIC_TIMER_CCR);
+	lapic_write(LAPIC_TIMER_ICR, 0);
+	tick_hz = hz;
+	vector_set(VEC_TIMER, timer_tick, 0, "timer");
+	lapic_write(LAPIC_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
+	lapic_write(LAPIC_TIMER_ICR, per_ms * 1000 / hz);
+}

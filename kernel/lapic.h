@@ -1,0 +1,16 @@
+/* Local APIC (xAPIC, MMIO): timer, EOI, IPIs. Intel SDM vol. 3A chapter 11. */
+#ifndef LAPIC_H
+#define LAPIC_H
+#include <stdint.h>
+
+/* Enable this CPU's LAPIC with the spurious vector (SDM 11.4.3, 11.9). */
+void lapic_init(void);
+/* Start the periodic timer at hz ticks per second on VEC_TIMER,
+ * calibrated against the TSC (SDM 11.5.4). */
+void timer_init(uint32_t hz);
+void lapic_eoi(void);
+/* This CPU's APIC ID. */
+uint32_t lapic_id(void);
+/* Physical base of the LAPIC registers (IA32_APIC_BASE). */
+uint64_t lapic_base(void);
+#endif

@@ -1,0 +1,142 @@
+/* Memory map, page allocator and page tables (Intel SDM vol. 3A 4.5). */
+#include <string.h>
+#include "kernel/cpu.h"
+#include "kernel/mem.h"
+#include "kernel/memmap.h"
+
+#define PTE_P 0x1ull
+#define PTE_W 0x2ull
+#define PTE_PWT 0x8ull
+#define PTE_PCD 0x10ull
+#define PTE_PS 0x80ull
+#define PTE_ADDR 0x000ffffffffff000ull
+#define BIG_PAGE (2ull << 20)
+#define GIB (1ull << 30)
+
+extern char _kernel_start[], _kernel_end[];
+struct mem_info mem;
+static uint64_t *pml4;
+
+int mem_init(const struct boot_info *bi)
+{
+	int n = (int)bi->nregions;
+	if (n > BOOT_MMAP_MAX)
+		n = BOOT_MMAP_MAX;
+	memcpy(mem.map, bi->regions, sizeof(struct mem_region) * (size_t)n);
+	n = memmap_sanitize(mem.map, n, BOOT_MMAP_MAX);
+	if (n > 0)
+		n = memmap_reserve(mem.map, n, BOOT_MMAP_MAX, 0, 1u << 20);
+	if (n > 0)
+		n = memmap_reserve(mem.map, n, BOOT_MMAP_MAX, (uint64_t)_kernel_start,
+				   (uint64_t)(_kernel_end - _kernel_start));
+	if (n <= 0)
+		return -1;
+	mem.nmap = n;
+	mem.usable_bytes = memmap_usable_bytes(mem.map, n);
+
+	/* The bitmap goes at the start of the first usable region below 4 GiB big enough. */
+	uint64_t top = memmap_top(mem.map, n, MEM_USABLE);
+	uint64_t npages = top / PAGE_SIZE;
+	uint64_t bytes = palloc_bitmap_words(npages) * 8;
+	for (int i = 0; i < n; i++) {
+		struct mem_region *r = &mem.map[i];
+		if (r->type != MEM_USABLE || r->len < bytes || r->base + bytes > (4ull << 30))
+			continue;
+		palloc_init(&mem.pa, 0, npages, (uint64_t *)r->base);
+		for (int j = 0; j < n; j++)
+			if (mem.map[j].type == MEM_USABLE)
+				palloc_add_range(&mem.pa, mem.map[j].base, mem.map[j].len);
+		palloc_reserve_range(&mem.pa, r->base, bytes);
+		return 0;
+	}
+	return -1;
+}
+
+static uint64_t *table_alloc(void)
+{
+	uint64_t p = palloc_alloc(&mem.pa, 1, 0);
+	if (p)
+		memset((void *)p, 0, PAGE_SIZE);
+	return (uint64_t *)p;
+}
+
+/* Page-directory entry for the 2 MiB page at addr, creating tables on the way. */
+static uint64_t *pde_of(uint64_t addr)
+{
+	uint64_t *t = pml4;
+	for (int shift = 39; shift > 21; shift -= 9) {
+		uint64_t *e = &t[(addr >> shift) & 511];
+		if (!(*e & PTE_P)) {
+			uint64_t *next = table_alloc();
+			if (!next)
+				return 0;
+			*e = (uint64_t)next | PTE_P | PTE_W;
+		}
+		t = (uint64_t *)(*e & PTE_ADDR);
+	}
+	return &t[(addr >> 21) & 511];
+}
+
+static int is_ram(uint64_t addr, uint64_t len)
+{
+	for (int i = 0; i < mem.nmap; i++) {
+		const struct mem_region *r = &mem.map[i];
+		int ram = r->type == MEM_USABLE || r->type == MEM_ACPI || r->type == MEM_NVS;
+		if (ram && r->base < addr + len && addr < r->base + r->len)
+			return 1;
+	}
+	return 0;
+}
+
+static int map_big(uint64_t addr, int uncached)
+{
+	uint64_t *e = pde_of(addr);
+	if (!e)
+		return -1;
+	*e = addr | PTE_P | PTE_W | PTE_PS | (uncached ? PTE_PCD | PTE_PWT : 0);
+	return 0;
+}
+
+void paging_init(void)
+{
+	pml4 = table_alloc();
+	uint64_t top = 0;
+	for (int i = 0; i < mem.nmap; i++)
+		if (is_ram(mem.map[i].base, mem.map[i].len) && mem.map[i].base + mem.map[i].len > top)
+			top = mem.map[i].base + mem.map[i].len;
+	if (top < 4 * GIB)
+		top = 4 * GIB;
+	top = (top + BIG_PAGE - 1) & ~(BIG_PAGE - 1);
+	for (uint64_t a = 0; a < top; a += BIG_PAGE)
+		map_big(a, !is_ram(a, BIG_PAGE));
+	mem.mapped_top = top;
+	write_cr3((uint64_t)pml4);
+}
+
+int mmio_map(uint64_t phys, uint64_t len)
+{
+	uint64_t end = phys + len;
+	for (uint64_t a = phys & ~(BIG_PAGE - 1); a < end; a += BIG_PAGE) {
+		uint64_t *e = pde_of(a);
+		if (!e)
+			return -1;
+		if (!(*e & PTE_P) || !is_ram(a, BIG_PAGE))
+			*e = a | PTE_P | PTE_W | PTE_PS | PTE_PCD | PTE_PWT;
+	}
+	write_cr3(read_cr3());	/* flush the TLB */
+	return 0;
+}
+
+void *dma_alloc(size_t bytes, size_t align)
+{
+	uint64_t n = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
+	uint64_t p = palloc_alloc(&mem.pa, n ? n : 1, align < PAGE_SIZE ? 0 : align);
+	if (p)
+		memset((void *)p, 0, n * PAGE_SIZE);
+	return (void *)p;
+}
+
+void dma_free(void *p, size_t bytes)
+{
+	palloc_free(&mem.pa, (uint64_t)p, (bytes + PAGE_SIZE - 1) / PAGE_SIZE);
+}

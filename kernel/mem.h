@@ -1,0 +1,35 @@
+/* Physical memory: the boot memory map, the page allocator, the identity
+ * map (all RAM write-back, everything else uncached) and DMA memory. */
+#ifndef MEM_H
+#define MEM_H
+#include <stddef.h>
+#include <stdint.h>
+#include "kernel/boot_info.h"
+#include "kernel/palloc.h"
+
+/* The sanitized memory map and what the kernel made of it. */
+struct mem_info {
+	struct mem_region map[BOOT_MMAP_MAX];
+	int nmap;
+	uint64_t usable_bytes;	/* all MEM_USABLE bytes in the map */
+	uint64_t mapped_top;	/* identity map covers [0, mapped_top) */
+	uint64_t high_check;	/* page above 4 GiB written and read back, or 0 */
+	struct palloc pa;
+};
+extern struct mem_info mem;
+
+/* Sanitize bi's map, reserve the kernel image and the first MiB, start the
+ * page allocator. Returns 0, or -1 when no usable memory is left. */
+int mem_init(const struct boot_info *bi);
+/* Replace the early map with the final identity map (2 MiB pages; RAM
+ * write-back, holes uncached via PCD|PWT). Intel SDM vol. 3A 4.5. */
+void paging_init(void);
+/* Identity-map [phys, phys+len) uncached (for BARs outside the map).
+ * Returns 0, or -1 when page-table memory runs out. */
+int mmio_map(uint64_t phys, uint64_t len);
+/* Physically contiguous, zeroed DMA memory: bytes rounded up to pages,
+ * start aligned to align (a power of two; 0 = 4 KiB). Returns NULL if none.
+ * Physical address == virtual address. */
+void *dma_alloc(size_t bytes, size_t align);
+void dma_free(void *p, size_t bytes);
+#endif

@@ -1,0 +1,177 @@
+/* Physical page allocator; see palloc.h. */
+#include "kernel/palloc.h"
+
+static int page_used(const struct palloc *pa, uint64_t i)
+{
+	return (pa->bitmap[i / 64] >> (i % 64)) & 1;
+}
+
+/* Index of the first free page in [i, npages), or npages if none. */
+static uint64_t next_free(const struct palloc *pa, uint64_t i)
+{
+	uint64_t word = i / 64, w;
+
+	if (i >= pa->npages)
+		return pa->npages;
+	w = ~pa->bitmap[word] & (~(uint64_t)0 << (i % 64));
+	while (w == 0) {	/* skip words with every page used */
+		if (++word * 64 >= pa->npages)
+			return pa->npages;
+		w = ~pa->bitmap[word];
+	}
+	i = word * 64 + (uint64_t)__builtin_ctzll(w);
+	return i < pa->npages ? i : pa->npages;
+}
+
+/* Index of the first used page in [i, limit), or limit if none. */
+static uint64_t next_used(const struct palloc *pa, uint64_t i, uint64_t limit)
+{
+	uint64_t word = i / 64, w;
+
+	if (i >= limit)
+		return limit;
+	w = pa->bitmap[word] & (~(uint64_t)0 << (i % 64));
+	while (w == 0) {	/* skip words with every page free */
+		if (++word * 64 >= limit)
+			return limit;
+		w = pa->bitmap[word];
+	}
+	i = word * 64 + (uint64_t)__builtin_ctzll(w);
+	return i < limit ? i : limit;
+}
+
+static void mark_used(struct palloc *pa, uint64_t i, uint64_t end)
+{
+	for (; i < end; i++) {
+		if (!page_used(pa, i)) {
+			pa->bitmap[i / 64] |= (uint64_t)1 << (i % 64);
+			pa->free_pages--;
+		}
+	}
+}
+
+static void mark_free(struct palloc *pa, uint64_t i, uint64_t end)
+{
+	if (i < end && i < pa->hint)
+		pa->hint = i;
+	for (; i < end; i++) {
+		if (page_used(pa, i)) {
+			pa->bitmap[i / 64] &= ~((uint64_t)1 << (i % 64));
+			pa->free_pages++;
+		}
+	}
+}
+
+/*
+ * Page indices [*lo, *hi) of [addr, addr + len) clipped to the managed
+ * range: pages touched if outward, else only whole pages. Empty: lo >= hi.
+ */
+static void page_span(const struct palloc *pa, uint64_t addr, uint64_t len,
+		      int outward, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t end = pa->base + pa->npages * PAGE_SIZE;
+	uint64_t a = addr, b = len > UINT64_MAX - addr ? UINT64_MAX : addr + len;
+
+	*lo = *hi = 0;
+	if (a < pa->base)
+		a = pa->base;
+	if (b > end)
+		b = end;
+	if (a >= b)
+		return;
+	a -= pa->base;
+	b -= pa->base;
+	if (outward) {
+		*lo = a / PAGE_SIZE;
+		*hi = (b + PAGE_SIZE - 1) / PAGE_SIZE;
+	} else {
+		*lo = (a + PAGE_SIZE - 1) / PAGE_SIZE;
+		*hi = b / PAGE_SIZE;
+	}
+}
+
+/* Lowest index >= i whose address is a multiple of align (may be >= npages). */
+static uint64_t align_index(const struct palloc *pa, uint64_t i, uint64_t align)
+{
+	uint64_t addr = pa->base + i * PAGE_SIZE;
+	uint64_t up = (addr + align - 1) & ~(align - 1);
+
+	if (up < addr)
+		return pa->npages;
+	return (up - pa->base) / PAGE_SIZE;
+}
+
+uint64_t palloc_bitmap_words(uint64_t npages)
+{
+	return (npages + 63) / 64;
+}
+
+void palloc_init(struct palloc *pa, uint64_t base, uint64_t npages, uint64_t *bitmap)
+{
+	uint64_t i;
+
+	pa->base = base;
+	pa->npages = npages;
+	pa->bitmap = bitmap;
+	pa->free_pages = 0;
+	pa->hint = 0;
+	/* Also sets the bits past npages, so scans can stop on them. */
+	for (i = 0; i < palloc_bitmap_words(npages); i++)
+		bitmap[i] = ~(uint64_t)0;
+}
+
+void palloc_add_range(struct palloc *pa, uint64_t addr, uint64_t len)
+{
+	uint64_t lo, hi;
+
+	page_span(pa, addr, len, 0, &lo, &hi);
+	if (pa->base == 0 && lo == 0)
+		lo = 1;		/* physical page 0 stays reserved */
+	mark_free(pa, lo, hi);
+}
+
+void palloc_reserve_range(struct palloc *pa, uint64_t addr, uint64_t len)
+{
+	uint64_t lo, hi;
+
+	page_span(pa, addr, len, 1, &lo, &hi);
+	mark_used(pa, lo, hi);
+}
+
+uint64_t palloc_alloc(struct palloc *pa, uint64_t npages, uint64_t align)
+{
+	uint64_t i, u;
+
+	if (align == 0)
+		align = PAGE_SIZE;
+	if (npages == 0 || align < PAGE_SIZE || (align & (align - 1)) != 0)
+		return 0;
+	pa->hint = next_free(pa, pa->hint);
+	i = align_index(pa, pa->hint, align);
+	while (i < pa->npages && npages <= pa->npages - i) {
+		u = next_used(pa, i, i + npages);
+		if (u == i + npages) {
+			mark_used(pa, i, i + npages);
+			if (i == pa->hint)
+				pa->hint = i + npages;
+			return pa->base + i * PAGE_SIZE;
+		}
+		i = align_index(pa, next_free(pa, u), align);
+	}
+	return 0;
+}
+
+int palloc_free(struct palloc *pa, uint64_t addr, uint64_t npages)
+{
+	uint64_t i;
+
+	if (addr == 0 || addr < pa->base || (addr - pa->base) % PAGE_SIZE != 0)
+		return -1;
+	i = (addr - pa->base) / PAGE_SIZE;
+	if (i >= pa->npages || npages > pa->npages - i)
+		return -1;
+	if (next_free(pa, i) < i + npages)
+		return -1;
+	mark_free(pa, i, i + npages);
+	return 0;
+}

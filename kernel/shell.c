@@ -1,0 +1,80 @@
+/* Serial shell: line editing by kernel/lineedit.c, commands from .shell_cmds. */
+#include <stdio.h>
+#include <string.h>
+#include "kernel/lineedit.h"
+#include "kernel/shell.h"
+#include "kernel/uart.h"
+
+#define MAX_ARGS 16
+#define PROMPT "linerate> "
+
+extern const struct shell_cmd __shell_cmds_start[], __shell_cmds_end[];
+static struct lineedit le;
+
+static void le_out(const char *s, size_t n, void *ctx)
+{
+	(void)ctx;
+	uart_write(s, n);
+}
+
+void shell_init(void)
+{
+	le_init(&le, le_out, 0);
+	uart_puts(PROMPT);
+}
+
+static const struct shell_cmd *cmd_find(const char *name)
+{
+	for (const struct shell_cmd *c = __shell_cmds_start; c < __shell_cmds_end; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return 0;
+}
+
+int shell_run(char *line)
+{
+	char *argv[MAX_ARGS + 1];
+	int argc = 0;
+	for (char *tok = strtok(line, " \t"); tok; tok = strtok(0, " \t")) {
+		if (argc == MAX_ARGS) {
+			printf("too many words: at most %d\n", MAX_ARGS);
+			return -1;
+		}
+		argv[argc++] = tok;
+	}
+	argv[argc] = 0;
+	if (!argc)
+		return 0;
+	const struct shell_cmd *c = cmd_find(argv[0]);
+	if (!c) {
+		printf("unknown command '%s'; commands:", argv[0]);
+		for (c = __shell_cmds_start; c < __shell_cmds_end; c++)
+			printf(" %s", c->name);
+		printf(" (help shows their forms)\n");
+		return -1;
+	}
+	return c->fn(argc, argv);
+}
+
+void shell_poll(void)
+{
+	for (int ch; (ch = uart_getc()) >= 0;) {
+		if (le_feed(&le, (unsigned char)ch)) {
+			shell_run(le.line);
+			uart_puts(PROMPT);
+		}
+	}
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		printf("usage: help\n");
+		return -1;
+	}
+	for (const struct shell_cmd *c = __shell_cmds_start; c < __shell_cmds_end; c++)
+		printf("  %-24s %s\n", c->usage, c->help);
+	return 0;
+}
+SHELL_CMD(help, "help", "help", "list commands", cmd_help);

@@ -1,0 +1,25 @@
+/* The serial shell: commands register themselves with SHELL_CMD. */
+#ifndef SHELL_H
+#define SHELL_H
+
+/* A shell command: argv[0] is its name. Returns 0, or non-zero after
+ * printing what was wrong and the accepted forms. */
+struct shell_cmd {
+	const char *name;
+	const char *usage;	/* accepted forms, e.g. "reboot" */
+	const char *help;	/* one line */
+	int (*fn)(int argc, char **argv);
+};
+
+/* Register a command from any file: it lands in the .shell_cmds section. */
+#define SHELL_CMD(id, name_, usage_, help_, fn_) \
+	static const struct shell_cmd shell_cmd_##id \
+	__attribute__((used, section(".shell_cmds"), aligned(8))) = { name_, usage_, help_, fn_ }
+
+/* Start the shell: prints the prompt. */
+void shell_init(void);
+/* Feed whatever the UART has received; runs complete lines. Never blocks. */
+void shell_poll(void);
+/* Run one command line (also used by tests through selftest knobs). */
+int shell_run(char *line);
+#endif

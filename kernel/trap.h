@@ -1,0 +1,38 @@
+/* IDT, exceptions and interrupt vectors. */
+#ifndef TRAP_H
+#define TRAP_H
+#include <stdint.h>
+
+/* Saved state, as pushed by kernel/vectors.S (lowest address first). */
+struct trapframe {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;	/* pushed by the CPU */
+};
+
+/* An interrupt handler: runs with interrupts off, on the interrupted stack. */
+typedef void (*irq_handler_t)(struct trapframe *tf, void *arg);
+
+#define VEC_FIRST_DYNAMIC 0x30	/* first vector handed out by vector_alloc */
+#define VEC_TIMER 0xf0		/* LAPIC timer */
+#define VEC_SPURIOUS 0xff	/* LAPIC spurious (SDM vol. 3A 11.9) */
+
+/* Load the IDT on this CPU with all 256 stubs (SDM vol. 3A 6.10). */
+void idt_init(void);
+/* Claim a free vector for handler; returns the vector, or -1 if none is left. */
+int vector_alloc(irq_handler_t handler, void *arg, const char *name);
+/* Install a handler on a fixed vector. */
+void vector_set(int vec, irq_handler_t handler, void *arg, const char *name);
+/* Interrupts taken on vec since boot. */
+uint64_t vector_count(int vec);
+/* Interrupts that arrived on a vector with no handler. */
+extern uint64_t irq_unhandled;
+
+/* Exit QEMU through isa-debug-exit (port 0xf4) with status (code << 1) | 1,
+ * when running under a hypervisor; otherwise halt. Never returns. */
+void qemu_exit(int code) __attribute__((noreturn));
+#define EXIT_OK 0x10	/* QEMU exit status 33 */
+#define EXIT_FAIL 0x11	/* QEMU exit status 35 */
+
+#endif

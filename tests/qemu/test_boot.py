@@ -1,0 +1,178 @@
+"""Boot tests: every boot path reaches ready with a consistent boot report;
+machines, memory sizes and CPU counts; the fault report; command-line errors;
+the serial shell."""
+import os
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from qemurun import EXIT_FAIL, EXIT_OK, Qemu  # noqa: E402
+
+READY = r"linerate: ready in (\d+) us"
+PROMPT = "linerate> "
+
+
+def boot_report(q, timeout=60):
+    """Wait for ready; return the console text up to it."""
+    q.expect(READY, timeout)
+    return q.text()
+
+
+def usable_bytes(text):
+    m = re.search(r"memory: (\d+) bytes \([\d.]+ [MG]iB\) usable in (\d+) regions", text)
+    assert m, text
+    return int(m.group(1))
+
+
+def region_usable_bytes(text):
+    total = 0
+    for a, b in re.findall(r"\[0x([0-9a-f]+)-0x([0-9a-f]+)\] usable", text):
+        total += int(b, 16) + 1 - int(a, 16)
+    return total
+
+
+def check_report(text, path, cpus, mem_mib, ecam):
+    assert f"boot: path {path}," in text
+    assert re.search(r"cpu: .*TSC \d+\.\d{3} MHz \((CPUID 0x15|PIT channel 2, 2 ms)", text)
+    usable = usable_bytes(text)
+    # The report's total is the sum of its usable regions, and fits the guest's RAM
+    # less the first MiB, the kernel image and firmware reservations.
+    assert usable == region_usable_bytes(text)
+    assert (mem_mib - 12) * 2**20 < usable < mem_mib * 2**20
+    assert f"acpi: MADT {cpus} CPU(s), APIC IDs {' '.join(str(i) for i in range(cpus))};" in text
+    assert re.search(r"acpi: RSDP 0x[0-9a-f]+ rev \d", text)
+    if ecam:
+        assert "acpi: MCFG ECAM 0xb0000000 segment 0 buses 0-255" in text
+    else:
+        assert "acpi: no MCFG" in text
+    assert re.search(r"boot time \(us\): to C \d+, memory \d+, cmdline \d+, tsc \d+, acpi \d+, "
+                     r"lapic \d+, rest \d+", text)
+
+
+@pytest.mark.parametrize("machine", ["q35", "pc"])
+def test_kernel_pvh(machine):
+    with Qemu(boot="kernel", machine=machine, mem="128M", append="selftest=exit") as q:
+        text = boot_report(q)
+        assert q.wait() == EXIT_OK
+    check_report(text, "pvh", 1, 128, ecam=machine == "q35")
+    assert 'cmdline "selftest=exit"' in text
+
+
+def test_six_gib_two_cpus_cpu_max():
+    with Qemu(boot="kernel", mem="6G", smp=2, cpu="max", append="selftest=exit") as q:
+        text = boot_report(q)
+        assert q.wait() == EXIT_OK
+    check_report(text, "pvh", 2, 6144, ecam=True)
+    m = re.search(r"memory: above 4 GiB: page 0x([0-9a-f]+) written and read back", text)
+    assert m and int(m.group(1), 16) >= 2**32
+    assert re.search(r"identity-mapped to 0x2[0-9a-f]{8}\b", text)
+
+
+@pytest.mark.parametrize("fault,name,extra", [
+    ("pagefault", "14 #PF page fault", "CR2 0x0000700000000000"),
+    ("divzero", "0 #DE divide error", "RIP 0x"),
+    ("ud", "6 #UD invalid opcode", "RIP 0x"),
+    ("gp", "13 #GP general protection", "RIP 0x"),
+])
+def test_fault_report(fault, name, extra):
+    with Qemu(boot="kernel", append=f"selftest={fault}") as q:
+        q.expect(READY)
+        q.expect(rf"\*\*\* EXCEPTION {name}, error code 0x[0-9a-f]+|\*\*\* EXCEPTION {name}, error code 0")
+        assert q.wait() == EXIT_FAIL
+        text = q.text()
+    assert extra in text
+    for reg in ("RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "RBP", "R8 ", "R15", "RFLAGS", "CR3"):
+        assert reg in text
+    frames = re.findall(r"^  0x[0-9a-f]{16}\r?$", text.split("backtrace")[1], re.M)
+    assert len(frames) >= 2, text
+    assert text.rstrip().endswith("halted")
+
+
+@pytest.mark.parametrize("line,errors", [
+    ("selftest=bogus", ["cmdline: bad value 'bogus' for selftest= "
+                        "(accepted: none|exit|pagefault|divzero|ud|gp)"]),
+    ("selftest= foo InterruptThrottleRate=3 selftest=exit", [
+        "cmdline: empty value for selftest= (accepted: none|exit|pagefault|divzero|ud|gp)",
+        "cmdline: 'foo' is not key=value (accepted: selftest=)",
+        "cmdline: unknown knob 'InterruptThrottleRate' (accepted: selftest=)",
+        "cmdline: selftest= given more than once, ignoring 'exit'"]),
+])
+def test_malformed_cmdline_reported(line, errors):
+    with Qemu(boot="kernel", append=line) as q:
+        q.expect(READY)
+        q.expect(PROMPT)
+        text = q.text()
+    got = re.findall(r"^cmdline: .*?(?=\r?$)", text, re.M)
+    assert got == errors
+
+
+def shell(q, line, timeout=10):
+    """Type line at the prompt; return what the command printed."""
+    q.send(line + "\r")
+    m = q.expect(re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
+    return m.group(1).decode(errors="replace")
+
+
+def test_shell_commands_and_bad_input():
+    with Qemu(boot="kernel") as q:
+        q.expect(PROMPT)
+        assert re.match(r"linerate 0\.1\.0 \(", shell(q, "version"))
+        assert re.match(r"up \d+\.\d{3} s \(\d+ timer ticks at 100 Hz\)", shell(q, "uptime"))
+        out = shell(q, "mem")
+        assert re.search(r"usable [\d.]+ MiB, free pages \d+ \([\d.]+ MiB\), heap", out)
+        out = shell(q, "help")
+        for cmd in ("help", "version", "uptime", "mem", "reboot"):
+            assert re.search(rf"^  {cmd}\s", out, re.M), out
+        out = shell(q, "frobnicate now")
+        assert "unknown command 'frobnicate'; commands:" in out and " reboot" in out
+        assert "usage: version (no arguments)" in shell(q, "version extra")
+        # Binary garbage and control bytes are dropped, not echoed or run.
+        q.send(bytes(range(0x80, 0x100)) + b"\x01\x02\x05\x07\x0b")
+        assert re.match(r"linerate 0\.1\.0", shell(q, "version"))
+        # An over-long line is cut at 128 bytes: the rest rings the bell.
+        q.send("x" * 300 + "\r")
+        m = q.expect(r"\r\n(.*?)" + re.escape(PROMPT))
+        assert "unknown command '" + "x" * 128 + "'" in m.group(1).decode()
+        assert re.match(r"up \d", shell(q, "uptime"))
+
+
+def test_reboot_command():
+    # -no-reboot turns the guest's reset into a QEMU exit with status 0.
+    with Qemu(boot="kernel") as q:
+        q.expect(PROMPT)
+        q.send("reboot\r")
+        q.expect("rebooting")
+        assert q.wait() == 0
+
+
+def grub_boot(q):
+    """Take GRUB's default entry at once instead of waiting for its timeout."""
+    q.expect("linerate: serial shell", 60)
+    q.send("\r")
+
+
+@pytest.mark.parametrize("boot,machine", [("iso-bios", "pc"), ("iso-bios", "q35"), ("iso-uefi", "q35")])
+def test_iso(boot, machine):
+    with Qemu(boot=boot, machine=machine, mem="256M") as q:
+        grub_boot(q)
+        text = boot_report(q, 90)
+    check_report(text, "multiboot2", 1, 256, ecam=machine == "q35")
+    assert 'cmdline ""' in text
+
+
+def test_efi_app():
+    with Qemu(boot="efi", mem="256M") as q:
+        text = boot_report(q, 90)
+    check_report(text, "uefi", 1, 256, ecam=True)
+    assert "(boot info)" in text
+
+
+def test_efi_load_options():
+    with Qemu(boot="efi", mem="256M", append="selftest=exit") as q:
+        q.expect("startup.nsh", 90)
+        q.send("\r")
+        text = boot_report(q, 90)
+        assert q.wait(60) == EXIT_OK
+    assert 'boot: path uefi, cmdline "selftest=exit"' in text

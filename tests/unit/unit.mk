@@ -1,0 +1,31 @@
+# Host unit tests of the portable kernel code: cmocka, ASan and UBSan.
+# Included by the top-level Makefile, which sets BUILD; also runs alone:
+#   make -f tests/unit/unit.mk BUILD=build unit
+# Each $(BUILD)/unit/test_X links kernel/X.c; `unit` runs them all and
+# fails if any fails.
+
+BUILD ?= build
+# Keep the including Makefile's default goal: the rules below must not
+# become it, whatever the place of the include.
+UNIT_SAVED_GOAL := $(.DEFAULT_GOAL)
+UNIT_CC := gcc
+UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -I.
+UNIT_DIR := $(BUILD)/unit
+UNIT_TESTS := cmdline memmap palloc fmt lineedit
+UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
+
+# Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
+# parse_u64; memmap uses the shared region types.
+$(UNIT_DIR)/test_cmdline: kernel/fmt.c kernel/fmt.h
+$(UNIT_DIR)/test_memmap: kernel/boot_info.h
+
+.PHONY: unit
+unit: $(UNIT_BINS)
+	@fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; exit $$fail
+
+$(UNIT_DIR)/test_%: tests/unit/test_%.c kernel/%.c kernel/%.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+.DEFAULT_GOAL := $(UNIT_SAVED_GOAL)

@@ -1,0 +1,35 @@
+#!/bin/sh
+# Install what linerate needs from Debian 12 packages (README.md, "make deps").
+# QEMU >= 8.1 comes from bookworm-backports: 7.2 has no igb and no 1588 registers.
+set -eu
+PKGS="gcc make binutils git newlib-source gnu-efi grub-pc-bin grub-efi-amd64-bin grub-common
+xorriso mtools ovmf libcmocka-dev python3 python3-pytest python3-scapy iproute2 iputils-ping
+iperf3 sockperf linuxptp"
+BACKPORTS_PKGS="qemu-system-x86 qemu-utils"
+
+missing=""
+for p in $PKGS $BACKPORTS_PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+qemu_ok=0
+if command -v qemu-system-x86_64 >/dev/null; then
+	v=$(qemu-system-x86_64 --version | sed -n 's/.*version \([0-9]*\)\.\([0-9]*\).*/\1 \2/p')
+	set -- $v
+	[ "$1" -gt 8 ] || { [ "$1" -eq 8 ] && [ "$2" -ge 1 ]; } && qemu_ok=1
+fi
+[ -z "$missing" ] && [ $qemu_ok = 1 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "make deps: missing:$missing; run as root (or with sudo) to install them" >&2
+	exit 1
+fi
+BP=/etc/apt/sources.list.d/linerate-backports.sources
+if ! grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	URI=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+	[ -n "$URI" ] || URI=http://deb.debian.org/debian
+	printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$URI" > $BP
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends $PKGS
+apt-get install -y --no-install-recommends -t bookworm-backports $BACKPORTS_PKGS

@@ -1,0 +1,258 @@
+#!/usr/bin/python3
+"""The one QEMU runner: `make run`, the tests and the benchmarks all use it.
+
+It composes the QEMU command line (machine, memory, CPUs, NICs with their
+backends and PCI placement, boot path) and, as a library, drives the serial
+console and QMP for tests:
+
+    with Qemu(boot="kernel", append="selftest=exit") as q:
+        q.expect(r"ready in (\\d+) us")
+        q.wait()                      # QEMU's exit status
+
+Boot paths: kernel (-kernel, PVH), iso-bios (GRUB on SeaBIOS), iso-uefi
+(GRUB on OVMF), efi (BOOTX64.EFI from an EFI system partition on OVMF).
+The guest exits through isa-debug-exit: status 33 = success, 35 = failure.
+TCG only: this machine's /dev/kvm cannot run SSE code (see README).
+"""
+import argparse
+import json
+import os
+import re
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build")
+OVMF = "/usr/share/ovmf/OVMF.fd"
+BOOTS = ("kernel", "iso-bios", "iso-uefi", "efi")
+EXIT_OK, EXIT_FAIL = 33, 35
+
+
+def nic_args(i, spec, machine):
+    """QEMU arguments for NIC i from a spec MODEL[:OPT=VAL,...].
+
+    Options: bus=root|rp|bridge (PCI placement: root bus, its own
+    pcie-root-port, or behind a pci-bridge), netdev=stream|dgram|user|none
+    (stream: QEMU listens on build/run/nicI.sock; dgram: QEMU uses UDP
+    127.0.0.1 port 40000+2I and sends to 40001+2I), mac=..."""
+    model, _, rest = spec.partition(":")
+    opts = dict(kv.split("=", 1) for kv in rest.split(",") if kv)
+    bus, netdev = opts.get("bus", "root"), opts.get("netdev", "none")
+    args, dev = [], f"{model},id=nic{i}"
+    if bus == "rp":
+        if machine != "q35":
+            raise SystemExit("bus=rp needs the q35 machine")
+        args += ["-device", f"pcie-root-port,id=rp{i},chassis={i + 1},slot={i + 1}"]
+        dev += f",bus=rp{i}"
+    elif bus == "bridge":
+        args += ["-device", f"pci-bridge,id=br{i},chassis_nr={i + 1}"]
+        dev += f",bus=br{i},addr=0x1"
+    elif bus != "root":
+        raise SystemExit(f"nic {spec}: bus= takes root|rp|bridge")
+    if netdev == "stream":
+        os.makedirs(os.path.join(BUILD, "run"), exist_ok=True)
+        path = os.path.join(BUILD, "run", f"nic{i}.sock")
+        args += ["-netdev", f"stream,id=n{i},server=on,wait=off,addr.type=unix,addr.path={path}"]
+    elif netdev == "dgram":
+        lp, rp = 40000 + 2 * i, 40001 + 2 * i
+        args += ["-netdev", f"dgram,id=n{i},local.type=inet,local.host=127.0.0.1,local.port={lp},"
+                 f"remote.type=inet,remote.host=127.0.0.1,remote.port={rp}"]
+    elif netdev == "user":
+        args += ["-netdev", f"user,id=n{i},restrict=on"]
+    elif netdev != "none":
+        raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|none")
+    if netdev != "none":
+        dev += f",netdev=n{i}"
+    if "mac" in opts:
+        dev += f",mac={opts['mac']}"
+    return args + ["-device", dev]
+
+
+def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics=(),
+                 append="", qmp=None, interactive=False, workdir=None):
+    """The QEMU argument list for one run (see module doc)."""
+    if boot not in BOOTS:
+        raise SystemExit(f"boot {boot!r}: accepted: {'|'.join(BOOTS)}")
+    cmd = ["qemu-system-x86_64", "-accel", "tcg", "-M", machine, "-m", mem, "-smp", str(smp),
+           "-display", "none", "-nic", "none", "-no-reboot",
+           "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    cmd += ["-serial", "mon:stdio"] if interactive else ["-serial", "stdio", "-monitor", "none"]
+    if cpu:
+        cmd += ["-cpu", cpu]
+    if qmp:
+        cmd += ["-qmp", f"unix:{qmp},server=on,wait=off"]
+    for i, spec in enumerate(nics):
+        cmd += nic_args(i, spec, machine)
+    if boot == "kernel":
+        cmd += ["-kernel", os.path.join(BUILD, "linerate.elf")]
+        if append:
+            cmd += ["-append", append]
+    elif boot.startswith("iso"):
+        if append:
+            raise SystemExit("--append needs boot kernel or efi; on the ISO edit the GRUB entry ('e')")
+        if boot == "iso-uefi":
+            cmd += ["-bios", OVMF]
+        cmd += ["-cdrom", os.path.join(BUILD, "linerate.iso")]
+    else:
+        esp = os.path.join(workdir, "esp")
+        os.makedirs(os.path.join(esp, "EFI", "BOOT"), exist_ok=True)
+        efi = os.path.join(BUILD, "BOOTX64.EFI")
+        if append:
+            # No boot option carries load options on a fresh OVMF: the EFI
+            # shell runs startup.nsh, which passes them.
+            shutil.copy(efi, os.path.join(esp, "linerate.efi"))
+            with open(os.path.join(esp, "startup.nsh"), "w") as f:
+                f.write(f"fs0:\\linerate.efi {append}\r\n")
+        else:
+            shutil.copy(efi, os.path.join(esp, "EFI", "BOOT", "BOOTX64.EFI"))
+        cmd += ["-bios", OVMF, "-drive", f"format=raw,file=fat:rw:{esp}"]
+    return cmd
+
+
+class Qemu:
+    """A running QEMU whose serial console is a pipe (library use)."""
+
+    def __init__(self, log=None, **kw):
+        self.workdir = tempfile.mkdtemp(prefix="linerate-")
+        self.qmp_path = os.path.join(self.workdir, "qmp.sock")
+        self.cmd = qemu_command(qmp=self.qmp_path, workdir=self.workdir, **kw)
+        self.out = b""
+        self.pos = 0
+        self.log = log
+        self.started = time.monotonic()
+        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        self.qmp = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def _read(self, timeout):
+        r, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not r:
+            return False
+        data = os.read(self.proc.stdout.fileno(), 65536)
+        if not data:
+            return None
+        self.out += data
+        if self.log:
+            self.log.write(data)
+            self.log.flush()
+        return True
+
+    def expect(self, pattern, timeout=30):
+        """Wait until pattern (a regex over the console text after the last
+        match) appears; return the match. Raises TimeoutError with the tail
+        of the console when it does not, or when QEMU exits first."""
+        rx = re.compile(pattern.encode() if isinstance(pattern, str) else pattern)
+        end = time.monotonic() + timeout
+        while True:
+            m = rx.search(self.out, self.pos)
+            if m:
+                self.pos = m.end()
+                return m
+            left = end - time.monotonic()
+            got = self._read(max(0, min(left, 0.5))) if left > 0 else False
+            if got is None or left <= 0:
+                why = "QEMU exited" if got is None else f"{timeout} s passed"
+                raise TimeoutError(f"{why} before /{pattern}/; console tail:\n"
+                                   + self.text()[-3000:])
+
+    def text(self):
+        return self.out.decode(errors="replace")
+
+    def send(self, s):
+        self.proc.stdin.write(s.encode() if isinstance(s, str) else s)
+        self.proc.stdin.flush()
+
+    def wait(self, timeout=30):
+        """Wait for QEMU to exit, collecting the console; return its status."""
+        end = time.monotonic() + timeout
+        while self.proc.poll() is None and time.monotonic() < end:
+            self._read(0.2)
+        while self._read(0):
+            pass
+        if self.proc.poll() is None:
+            raise TimeoutError(f"QEMU still running after {timeout} s; console tail:\n"
+                               + self.text()[-3000:])
+        return self.proc.returncode
+
+    def qmp_cmd(self, execute, **arguments):
+        """Run one QMP command; return its 'return' value."""
+        if not self.qmp:
+            for _ in range(50):
+                try:
+                    self.qmp = socket.socket(socket.AF_UNIX)
+                    self.qmp.connect(self.qmp_path)
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            self.qmp_file = self.qmp.makefile("rw")
+            json.loads(self.qmp_file.readline())
+            self._qmp_send({"execute": "qmp_capabilities"})
+        return self._qmp_send({"execute": execute, "arguments": arguments})
+
+    def _qmp_send(self, msg):
+        self.qmp_file.write(json.dumps(msg) + "\n")
+        self.qmp_file.flush()
+        while True:
+            reply = json.loads(self.qmp_file.readline())
+            if "return" in reply:
+                return reply["return"]
+            if "error" in reply:
+                raise RuntimeError(f"QMP {msg['execute']}: {reply['error']}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.qmp:
+            self.qmp.close()
+        self.proc.stdout.close()
+        self.proc.stdin.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--boot", default="kernel", choices=BOOTS)
+    ap.add_argument("--machine", default="q35", choices=("q35", "pc"))
+    ap.add_argument("--mem", default="256M", help="guest RAM, QEMU -m syntax (default 256M)")
+    ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("--cpu", help="QEMU CPU model, e.g. max (default: QEMU's qemu64)")
+    ap.add_argument("--nic", action="append", default=[], metavar="MODEL[:bus=..,netdev=..]",
+                    help="add a NIC: e1000, e1000e or igb; repeatable")
+    ap.add_argument("--append", default="", help="kernel command line (kernel and efi boots)")
+    ap.add_argument("--interactive", action="store_true",
+                    help="serial console on this terminal (Ctrl-A X quits, Ctrl-A C monitor)")
+    ap.add_argument("--print", action="store_true", help="print the QEMU command and exit")
+    a = ap.parse_args()
+    workdir = tempfile.mkdtemp(prefix="linerate-")
+    try:
+        cmd = qemu_command(boot=a.boot, machine=a.machine, mem=a.mem, smp=a.smp, cpu=a.cpu,
+                           nics=a.nic, append=a.append, interactive=True, workdir=workdir)
+        if a.print:
+            print(" ".join(cmd))
+            return 0
+        print("linerate: " + " ".join(cmd), file=sys.stderr)
+        print("linerate: Ctrl-A X quits QEMU", file=sys.stderr)
+        return subprocess.call(cmd)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
