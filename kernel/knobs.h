@@ -13,7 +13,9 @@
 extern const struct knob __knobs_start[], __knobs_end[];
 #define KNOBS_COUNT ((size_t)(__knobs_end - __knobs_start))
 
-/* Parse the command line against every registered knob, printing each
- * error on the console. Returns the number of errors. */
+/* Parse the command line against every registered knob, keeping each
+ * error for knobs_report. Returns the number of errors. */
 int knobs_parse(const char *cmdline);
+/* Print the errors kept by knobs_parse. */
+void knobs_report(void);
 #endif

@@ -67,17 +67,31 @@ static void timer_tick(struct trapframe *tf, void *arg)
 	ticks++;
 }
 
-void timer_init(uint32_t hz)
+static uint32_t lapic_per_ms;
+
+void lapic_calibrate_start(void)
 {
-	/* Count LAPIC timer decrements (divide by 16) over 1 ms of TSC. */
-	lapic_write(LAPIC_TIMER_DCR, 0x3);
+	lapic_write(LAPIC_TIMER_DCR, 0x3);	/* divide by 16 */
 	lapic_write(LAPIC_LVT_TIMER, LVT_MASKED);
 	lapic_write(LAPIC_TIMER_ICR, 0xffffffff);
-	udelay(1000);
-	uint32_t per_ms = 0xffffffff - lapic_read(LAPIC_TIMER_CCR);
+}
+
+void lapic_calibrate_finish(uint64_t window_us)
+{
+	uint32_t counted = 0xffffffff - lapic_read(LAPIC_TIMER_CCR);
 	lapic_write(LAPIC_TIMER_ICR, 0);
+	lapic_per_ms = window_us ? (uint32_t)((uint64_t)counted * 1000 / window_us) : 0;
+}
+
+void timer_init(uint32_t hz)
+{
+	if (!lapic_per_ms) {	/* no PIT window: measure 1 ms of TSC instead */
+		lapic_calibrate_start();
+		udelay(1000);
+		lapic_calibrate_finish(1000);
+	}
 	tick_hz = hz;
 	vector_set(VEC_TIMER, timer_tick, 0, "timer");
 	lapic_write(LAPIC_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
-	lapic_write(LAPIC_TIMER_ICR, per_ms * 1000 / hz);
+	lapic_write(LAPIC_TIMER_ICR, lapic_per_ms * 1000 / hz);
 }

@@ -5,6 +5,10 @@
 
 /* Enable this CPU's LAPIC with the spurious vector (SDM 11.4.3, 11.9). */
 void lapic_init(void);
+/* Count LAPIC timer decrements (divide by 16) across a window of
+ * window_us measured by the caller (the TSC calibration window). */
+void lapic_calibrate_start(void);
+void lapic_calibrate_finish(uint64_t window_us);
 /* Start the periodic timer at hz ticks per second on VEC_TIMER,
  * calibrated against the TSC (SDM 11.5.4). */
 void timer_init(uint32_t hz);

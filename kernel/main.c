@@ -20,9 +20,9 @@
 static struct boot_info bi;
 static char cpu_brand[49];
 
-enum { PH_ENTRY, PH_C, PH_MEMORY, PH_CMDLINE, PH_TSC, PH_ACPI, PH_LAPIC, PH_READY, PH_N };
+enum { PH_ENTRY, PH_C, PH_MEMORY, PH_CMDLINE, PH_ACPI, PH_TSC, PH_LAPIC, PH_READY, PH_N };
 static const char *const phase_names[PH_N] = {
-	"entry", "to C", "memory", "cmdline", "tsc", "acpi", "lapic", "rest",
+	"entry", "to C", "memory", "cmdline", "acpi", "tsc", "lapic", "rest",
 };
 static uint64_t phase_tsc[PH_N];
 
@@ -141,12 +141,26 @@ void kernel_main(void)
 	phase_tsc[PH_C] = rdtsc();
 	idt_init();
 	uart_init();
+	lapic_init();
+	tsc_calibrate_start();
 	int boot_err = boot_parse(&bi);
 	phase_tsc[PH_ENTRY] = bi.entry_tsc;
 	int mem_err = mem_init(&bi);
 	if (!mem_err)
 		paging_init();
 	phase_tsc[PH_MEMORY] = rdtsc();
+	int knob_errs = knobs_parse(bi.cmdline);
+	phase_tsc[PH_CMDLINE] = rdtsc();
+	acpi_init(bi.rsdp);
+	phase_tsc[PH_ACPI] = rdtsc();
+	tsc_calibrate();
+	phase_tsc[PH_TSC] = rdtsc();
+	timer_init(TICK_HZ);
+	phase_tsc[PH_LAPIC] = rdtsc();
+	check_high_memory();
+	cpu_identify();
+	phase_tsc[PH_READY] = rdtsc();
+
 	printf("\nlinerate %s\n", LINERATE_VERSION);
 	if (boot_err)
 		printf("boot: the loader's information is malformed (path %s); continuing with what was read\n",
@@ -156,19 +170,8 @@ void kernel_main(void)
 		qemu_exit(EXIT_FAIL);
 	}
 	printf("boot: path %s, cmdline \"%s\"\n", boot_path_name(bi.path), bi.cmdline);
-	knobs_parse(bi.cmdline);
-	phase_tsc[PH_CMDLINE] = rdtsc();
-	tsc_calibrate();
-	phase_tsc[PH_TSC] = rdtsc();
-	acpi_init(bi.rsdp);
-	phase_tsc[PH_ACPI] = rdtsc();
-	lapic_init();
-	timer_init(TICK_HZ);
-	phase_tsc[PH_LAPIC] = rdtsc();
-	check_high_memory();
-	cpu_identify();
-
-	phase_tsc[PH_READY] = rdtsc();
+	if (knob_errs)
+		knobs_report();
 	printf("cpu: %s, APIC ID %u, TSC %lu.%03lu MHz (%s%s)\n", cpu_brand, lapic_id(),
 	       tsc.hz / 1000000, tsc.hz / 1000 % 1000, tsc.method, tsc.invariant ? ", invariant" : "");
 	report_memory();

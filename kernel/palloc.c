@@ -1,11 +1,6 @@
 /* Physical page allocator; see palloc.h. */
 #include "kernel/palloc.h"
 
-static int page_used(const struct palloc *pa, uint64_t i)
-{
-	return (pa->bitmap[i / 64] >> (i % 64)) & 1;
-}
-
 /* Index of the first free page in [i, npages), or npages if none. */
 static uint64_t next_free(const struct palloc *pa, uint64_t i)
 {
@@ -40,26 +35,46 @@ static uint64_t next_used(const struct palloc *pa, uint64_t i, uint64_t limit)
 	return i < limit ? i : limit;
 }
 
+/* Set bits in w (SWAR; the kernel has no libgcc for __builtin_popcountll). */
+static uint64_t popcount64(uint64_t w)
+{
+	w -= (w >> 1) & 0x5555555555555555ull;
+	w = (w & 0x3333333333333333ull) + ((w >> 2) & 0x3333333333333333ull);
+	w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (w * 0x0101010101010101ull) >> 56;
+}
+
+/* Bits [i, end) of the word holding page i, as a mask; end is clipped to that word. */
+static uint64_t word_mask(uint64_t i, uint64_t end)
+{
+	uint64_t n = end - i < 64 - i % 64 ? end - i : 64 - i % 64;
+	return (n == 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1)) << (i % 64);
+}
+
+/* Set (used = 1) or clear the bits of pages [i, end) a word at a time, keeping free_pages. */
+static void mark(struct palloc *pa, uint64_t i, uint64_t end, int used)
+{
+	while (i < end) {
+		uint64_t m = word_mask(i, end);
+		uint64_t *w = &pa->bitmap[i / 64];
+		uint64_t change = used ? m & ~*w : m & *w;
+		uint64_t n = popcount64(change);
+		*w ^= change;
+		pa->free_pages = used ? pa->free_pages - n : pa->free_pages + n;
+		i = (i | 63) + 1;
+	}
+}
+
 static void mark_used(struct palloc *pa, uint64_t i, uint64_t end)
 {
-	for (; i < end; i++) {
-		if (!page_used(pa, i)) {
-			pa->bitmap[i / 64] |= (uint64_t)1 << (i % 64);
-			pa->free_pages--;
-		}
-	}
+	mark(pa, i, end, 1);
 }
 
 static void mark_free(struct palloc *pa, uint64_t i, uint64_t end)
 {
 	if (i < end && i < pa->hint)
 		pa->hint = i;
-	for (; i < end; i++) {
-		if (page_used(pa, i)) {
-			pa->bitmap[i / 64] &= ~((uint64_t)1 << (i % 64));
-			pa->free_pages++;
-		}
-	}
+	mark(pa, i, end, 0);
 }
 
 /*

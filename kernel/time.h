@@ -11,8 +11,10 @@ struct tsc_info {
 };
 extern struct tsc_info tsc;
 
-/* Measure the TSC frequency: CPUID leaf 0x15 when it names the crystal,
- * else against PIT channel 2 (Intel 8254 datasheet, mode 0). */
+/* Open the calibration window (PIT channel 2; the LAPIC timer too). */
+void tsc_calibrate_start(void);
+/* Close it, at least 2 ms after the start, and set the TSC frequency:
+ * CPUID leaf 0x15 when it names the crystal, else the PIT window. */
 void tsc_calibrate(void);
 /* Nanoseconds since tsc_calibrate (monotonic). */
 uint64_t now_ns(void);
