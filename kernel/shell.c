@@ -14,7 +14,7 @@ static struct lineedit le;
 static void le_out(const char *s, size_t n, void *ctx)
 {
 	(void)ctx;
-	uart_write(s, n);
+	uart_write_raw(s, n);
 }
 
 void shell_init(void)

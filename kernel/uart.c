@@ -51,6 +51,12 @@ void uart_write(const char *s, size_t n)
 	}
 }
 
+void uart_write_raw(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		uart_putc(s[i]);
+}
+
 void uart_puts(const char *s)
 {
 	uart_write(s, strlen(s));

@@ -7,6 +7,8 @@
 void uart_init(void);
 /* Write n bytes, turning "\n" into "\r\n". Blocks until the FIFO takes them. */
 void uart_write(const char *s, size_t n);
+/* Write n bytes as they are (terminal control from the line editor). */
+void uart_write_raw(const char *s, size_t n);
 void uart_puts(const char *s);
 /* One received byte (0..255), or -1 if none is waiting. */
 int uart_getc(void);

@@ -111,7 +111,7 @@ def test_malformed_cmdline_reported(line, errors):
 def shell(q, line, timeout=10):
     """Type line at the prompt; return what the command printed."""
     q.send(line + "\r")
-    m = q.expect(re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
+    m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
     return m.group(1).decode(errors="replace")
 
 
@@ -133,7 +133,7 @@ def test_shell_commands_and_bad_input():
         assert re.match(r"linerate 0\.1\.0", shell(q, "version"))
         # An over-long line is cut at 128 bytes: the rest rings the bell.
         q.send("x" * 300 + "\r")
-        m = q.expect(r"\r\n(.*?)" + re.escape(PROMPT))
+        m = q.expect(r"(?s)\r\n(.*?)" + re.escape(PROMPT))
         assert "unknown command '" + "x" * 128 + "'" in m.group(1).decode()
         assert re.match(r"up \d", shell(q, "uptime"))
 
