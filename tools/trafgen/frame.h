@@ -1,0 +1,77 @@
+/* The test frames trafgen sends and recognises: Ethernet II / IPv4 / UDP
+ * with an 18-byte payload header, and the ARP replies of --arp-reply.
+ *
+ * Sizes follow one convention everywhere: a frame's size counts its 4-byte
+ * FCS, which QEMU's backends (and tap devices) do not carry. A 64-byte frame
+ * is 60 bytes on the socket; 1518 is 1514.
+ *
+ * Payload header, big-endian, at the start of the UDP payload:
+ *   0  magic   u16  0x4c52 ("LR")
+ *   2  stream  u16  stream id (one per sweep step)
+ *   4  seq     u64  sequence number, from 0 per stream
+ *   12 ts      u48  send time, CLOCK_MONOTONIC ns modulo 2^48 (3.2 days)
+ * 18 bytes, so that a 64-byte frame (14 + 20 + 8 + 18 = 60) holds it. The
+ * rest of the payload is zero.
+ */
+#ifndef TRAFGEN_FRAME_H
+#define TRAFGEN_FRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FRAME_FCS 4            /* bytes a size counts that the socket does not carry */
+#define FRAME_SIZE_MIN 64      /* bytes, with FCS */
+#define FRAME_SIZE_MAX 1518    /* bytes, with FCS */
+#define FRAME_WIRE_EXTRA 20    /* preamble + SFD (8) and inter-frame gap (12), bytes */
+#define TG_MAGIC 0x4c52
+#define TG_HDR_LEN 18
+#define TG_TS_MASK ((UINT64_C(1) << 48) - 1)
+
+/* Values lo .. lo + n - 1 (n >= 1). */
+struct range {
+	uint64_t lo, n;
+};
+
+/* Header fields of the frames sent: MACs as 48-bit integers, IPv4
+ * addresses and ports in host order. Frame with sequence s takes element
+ * s mod n of each range, each range on its own. */
+struct flow_spec {
+	struct range src_mac, dst_mac, src_ip, dst_ip, src_port, dst_port;
+};
+
+/* What the payload header of a received frame said. */
+struct tg_hdr {
+	uint16_t stream;
+	uint64_t seq;
+	uint64_t ts;   /* ns modulo 2^48 */
+};
+
+enum frame_kind {
+	FRAME_OURS,        /* valid IPv4/UDP with our magic; *h filled */
+	FRAME_BAD,         /* our magic, but a checksum or length is wrong */
+	FRAME_ARP_REQUEST, /* Ethernet/IPv4 ARP request; *arp_target filled */
+	FRAME_OTHER,       /* anything else */
+};
+
+/* Writes the frame of FCS-inclusive size `size` (FRAME_SIZE_MIN..MAX) with
+ * sequence `seq` into buf, which holds at least size - FRAME_FCS bytes.
+ * Returns the carried length, size - FRAME_FCS. */
+size_t frame_build(uint8_t *buf, const struct flow_spec *f, unsigned size,
+		   uint16_t stream, uint64_t seq, uint64_t ts_ns);
+
+/* Classifies the carried frame buf[0..len). Checks, for our frames, the
+ * IPv4 header checksum, the IPv4 and UDP lengths, no fragmentation, and the
+ * UDP checksum unless it is 0. */
+enum frame_kind frame_parse(const uint8_t *buf, size_t len, struct tg_hdr *h,
+			    uint32_t *arp_target);
+
+/* Writes into out (>= 60 bytes) the ARP reply to the request `req` (as
+ * classified by frame_parse), saying its target address is at `mac`.
+ * Returns the length, 60. */
+size_t arp_reply_build(uint8_t *out, const uint8_t *req, uint64_t mac);
+
+/* Internet checksum (RFC 1071) of buf[0..len), folded, not inverted,
+ * starting from the partial sum `sum`. */
+uint32_t csum_add(uint32_t sum, const uint8_t *buf, size_t len);
+
+#endif

@@ -1,0 +1,684 @@
+/* trafgen: the host traffic tool of linerate. It sends test frames into
+ * QEMU's NIC backends (or a tap/veth device), receives them back, and
+ * reports counts, rates, loss, reordering, duplicates and latency, as a
+ * table and as one `RESULT {json}` line. Usage: `trafgen --help`.
+ *
+ * One thread, one poll loop over non-blocking sockets: each turn reads
+ * every port, writes what the stream port still holds, then sends a burst
+ * of frames as the count, duration, rate and window allow; with nothing to
+ * do it sleeps in ppoll until a socket is ready or the next deadline.
+ * A run is one step per size (stream ids --stream, --stream+1, ...); recv
+ * mode is one step that takes every stream it sees.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#include "args.h"
+#include "frame.h"
+#include "pcap.h"
+#include "port.h"
+#include "stats.h"
+
+#define NS_PER_S 1000000000ull
+#define BURST 32                     /* frames per send call */
+#define RX_ROUNDS 8                  /* batches read per port per loop turn */
+#define MAX_STREAMS 64               /* streams told apart; others count as 'other' */
+#define WINDOW_STALL_NS 100000000ull /* a full window quiet this long is written off */
+#define LAT_VALID (UINT64_C(1) << 47)/* larger differences: a timestamp from elsewhere */
+
+struct stream {
+	uint16_t id;
+	unsigned size;            /* bytes with FCS: as sent, or the first frame's */
+	bool ours;                /* sent by this run */
+	uint64_t queued;          /* frames handed to the port = next sequence number */
+	uint64_t written_off;     /* in-flight frames given up on by the window */
+	uint64_t tx_start, tx_end;/* ns */
+	uint64_t received, bytes; /* frames of ours (duplicates too); bytes with FCS */
+	uint64_t rx_first, rx_last;
+	struct seq_track seq;
+	struct lat_hist lat;
+};
+
+struct run {
+	const struct config *cfg;
+	struct port port[MAX_PORTS];
+	struct stream *stream[MAX_STREAMS];
+	int nstreams;
+	uint64_t received;        /* frames of ours, all streams */
+	uint64_t other, bad, arp_replies;
+	uint64_t now;             /* ns, CLOCK_MONOTONIC */
+	uint64_t start, deadline, last_rx, last_tx;
+	int64_t wall_offset;      /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns (pcap) */
+	FILE *pcap;
+	const char *stop;         /* why the run ended */
+	bool failed;
+	uint8_t frame[BURST][FRAME_SIZE_MAX];
+};
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (uint64_t)t.tv_sec * NS_PER_S + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+static void capture(struct run *r, const uint8_t *f, size_t len)
+{
+	if (r->pcap)
+		pcap_write(r->pcap, now_ns() + (uint64_t)r->wall_offset, f, len);
+}
+
+static struct stream *new_stream(struct run *r, uint16_t id, unsigned size, bool ours)
+{
+	struct stream *s = calloc(1, sizeof(*s));
+
+	if (!s || seq_init(&s->seq) < 0) {
+		fprintf(stderr, "trafgen: out of memory\n");
+		exit(1);
+	}
+	s->id = id;
+	s->size = size;
+	s->ours = ours;
+	r->stream[r->nstreams++] = s;
+	return s;
+}
+
+/* The stream a frame of ours with this id belongs to; recv mode adds new
+ * ones while there is room. NULL: count the frame as 'other'. */
+static struct stream *find_stream(struct run *r, uint16_t id, size_t len)
+{
+	for (int i = r->nstreams - 1; i >= 0; i--)
+		if (r->stream[i]->id == id)
+			return r->stream[i];
+	if (r->cfg->mode != MODE_RECV || r->nstreams == MAX_STREAMS)
+		return NULL;
+	return new_stream(r, id, (unsigned)len + FRAME_FCS, false);
+}
+
+static void account(struct run *r, const struct tg_hdr *h, size_t len)
+{
+	struct stream *s = find_stream(r, h->stream, len);
+	uint64_t lat = (r->now - h->ts) & TG_TS_MASK;
+
+	if (!s) {
+		r->other++;
+		return;
+	}
+	seq_add(&s->seq, h->seq);
+	s->received++;
+	s->bytes += len + FRAME_FCS;
+	if (!s->rx_first)
+		s->rx_first = r->now;
+	s->rx_last = r->last_rx = r->now;
+	r->received++;
+	if (lat < LAT_VALID)
+		lat_add(&s->lat, lat);
+}
+
+static bool in_range(const struct range *g, uint64_t v)
+{
+	return v >= g->lo && v - g->lo < g->n;
+}
+
+static void answer_arp(struct run *r, struct port *p, const uint8_t *req, uint32_t target)
+{
+	const struct flow_spec *f = &r->cfg->flow;
+	uint8_t reply[64], *frames[1] = { reply };
+	size_t len;
+
+	if (!in_range(&f->src_ip, target) && !in_range(&f->dst_ip, target))
+		return;
+	len = arp_reply_build(reply, req, p == &r->port[0] ? f->src_mac.lo : r->cfg->rx_mac);
+	if (port_send(p, frames, &len, 1) == 1) {
+		r->arp_replies++;
+		capture(r, reply, len);
+	}
+}
+
+static void on_frame(void *ctx, struct port *p, const uint8_t *f, size_t len)
+{
+	struct run *r = ctx;
+	struct tg_hdr h;
+	uint32_t target;
+
+	capture(r, f, len);
+	switch (frame_parse(f, len, &h, &target)) {
+	case FRAME_OURS:
+		account(r, &h, len);
+		break;
+	case FRAME_BAD:
+		r->bad++;
+		break;
+	case FRAME_ARP_REQUEST:
+		r->other++;
+		if (r->cfg->arp_reply)
+			answer_arp(r, p, f, target);
+		break;
+	case FRAME_OTHER:
+		r->other++;
+		break;
+	}
+}
+
+/* Reads what every port holds (a bounded number of batches). Returns the
+ * frames read, or -1 on error. */
+static int receive(struct run *r)
+{
+	int total = 0, n;
+
+	for (int i = 0; i < r->cfg->nports; i++) {
+		for (int round = 0; round < RX_ROUNDS; round++) {
+			r->now = now_ns();
+			n = port_recv(&r->port[i], on_frame, r);
+			if (n < 0)
+				return -1;
+			if (n == 0)
+				break;
+			total += n;
+		}
+	}
+	return total;
+}
+
+/* Writes what the stream ports hold. *pending: whether port 0 still holds
+ * some. Returns 0, or -1 on error. */
+static int flush(struct run *r, int *pending)
+{
+	for (int i = r->cfg->nports - 1; i >= 0; i--) {
+		*pending = port_flush(&r->port[i]);
+		if (*pending < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* How many frames of s may go now (at most BURST); lowers *until to when
+ * more may, if rate or window is what holds them back. */
+static uint64_t tx_allowed(struct run *r, struct stream *s, double pps, uint64_t t0,
+			   uint64_t *until)
+{
+	const struct config *c = r->cfg;
+	uint64_t n = BURST;
+
+	if (c->count)
+		n = min_u64(n, c->count - s->queued);
+	if (pps > 0) {
+		/* Frame k is due at t0 + k / pps. */
+		uint64_t due = (uint64_t)((double)(r->now - t0) * pps / 1e9) + 1;
+
+		if (due <= s->queued) {
+			*until = min_u64(*until, t0 + (uint64_t)ceil((double)s->queued * 1e9 / pps));
+			return 0;
+		}
+		n = min_u64(n, due - s->queued);
+	}
+	if (c->mode == MODE_BOTH && c->window) {
+		int64_t inflight = (int64_t)(s->queued - s->seq.unique - s->written_off);
+		uint64_t stall = max_u64(s->rx_last, r->last_tx) + WINDOW_STALL_NS;
+
+		if (inflight < 0)
+			inflight = 0;
+		if ((uint64_t)inflight >= c->window) {
+			if (r->now < stall) {
+				*until = min_u64(*until, stall);
+				return 0;
+			}
+			s->written_off += (uint64_t)inflight;
+			inflight = 0;
+		}
+		n = min_u64(n, c->window - (uint64_t)inflight);
+	}
+	return n;
+}
+
+/* Builds and hands n frames of s to port 0. Returns the number taken, or
+ * -1 on error. */
+static int send_burst(struct run *r, struct stream *s, uint64_t n)
+{
+	uint8_t *frames[BURST];
+	size_t lens[BURST];
+	uint64_t ts = now_ns();
+	int k;
+
+	for (uint64_t i = 0; i < n; i++) {
+		frames[i] = r->frame[i];
+		lens[i] = frame_build(frames[i], &r->cfg->flow, s->size, s->id, s->queued + i, ts);
+	}
+	k = port_send(&r->port[0], frames, lens, (int)n);
+	for (int i = 0; i < k; i++)
+		capture(r, frames[i], lens[i]);
+	if (k > 0) {
+		s->queued += (uint64_t)k;
+		r->last_tx = r->now;
+	}
+	return k;
+}
+
+/* Sleeps until a port is readable (port 0 writable, if want_out) or until
+ * `until` (ns). */
+static void wait_events(struct run *r, uint64_t until, bool want_out)
+{
+	struct pollfd fds[MAX_PORTS];
+	uint64_t d = until > r->now ? until - r->now : 0;
+	struct timespec t = { (time_t)(d / NS_PER_S), (long)(d % NS_PER_S) };
+
+	for (int i = 0; i < r->cfg->nports; i++) {
+		fds[i].fd = r->port[i].fd;
+		fds[i].events = POLLIN | (i == 0 && want_out ? POLLOUT : 0);
+	}
+	ppoll(fds, (nfds_t)r->cfg->nports, &t, NULL);
+}
+
+/* Whether a step that no longer sends is over; sets r->stop if so. s is
+ * NULL in recv mode; t0 is the step's start, send_end when sending ended. */
+static bool step_over(struct run *r, const struct stream *s, uint64_t t0, uint64_t send_end,
+		      uint64_t *until)
+{
+	const struct config *c = r->cfg;
+	uint64_t tmo = (uint64_t)(c->timeout * 1e9), dur = (uint64_t)(c->duration * 1e9), end;
+
+	if (c->mode == MODE_SEND) {
+		r->stop = s->queued == c->count ? "count" : "duration";
+		return s->tx_end != 0;
+	}
+	if (c->mode == MODE_BOTH) {
+		end = max_u64(send_end, s->rx_last) + tmo;
+		r->stop = s->seq.unique >= s->queued ? "complete" : "timeout";
+		*until = min_u64(*until, end);
+		return s->seq.unique >= s->queued || r->now >= end;
+	}
+	if (c->count && r->received >= c->count) {
+		r->stop = "count";
+		return true;
+	}
+	if (dur) {
+		r->stop = "duration";
+		*until = min_u64(*until, t0 + dur);
+		if (r->now >= t0 + dur)
+			return true;
+	}
+	if (r->last_rx) {
+		r->stop = "timeout";
+		*until = min_u64(*until, r->last_rx + tmo);
+		return r->now >= r->last_rx + tmo;
+	}
+	return false;
+}
+
+/* One step: sends s (NULL in recv mode) and receives until the step is
+ * over. Returns false when the whole run must stop (max-time, signal,
+ * error). */
+static bool run_step(struct run *r, struct stream *s)
+{
+	const struct config *c = r->cfg;
+	double pps = s ? config_pps(c, s->size) : 0;
+	uint64_t t0 = now_ns(), dur = (uint64_t)(c->duration * 1e9), send_end = 0, until, n;
+	bool sending = s != NULL;
+	int k, pending = 0;
+
+	if (s)
+		s->tx_start = t0;
+	for (;;) {
+		if (receive(r) < 0 || flush(r, &pending) < 0) {
+			r->stop = "error";
+			r->failed = true;
+			return false;
+		}
+		k = 0;
+		r->now = now_ns();
+		until = r->deadline;
+		if (interrupted || r->now >= r->deadline) {
+			r->stop = interrupted ? "interrupted" : "max-time";
+			return false;
+		}
+		if (sending && ((c->count && s->queued >= c->count) || (dur && r->now - t0 >= dur))) {
+			sending = false;
+			send_end = r->now;
+		}
+		if (sending) {
+			if (dur)
+				until = min_u64(until, t0 + dur);
+			n = tx_allowed(r, s, pps, t0, &until);
+			k = n ? send_burst(r, s, n) : 0;
+			if (k < 0) {
+				r->stop = "error";
+				r->failed = true;
+				return false;
+			}
+			pending |= n > 0 && k == 0;   /* the socket is full */
+		} else {
+			if (s && !s->tx_end && !pending)
+				s->tx_end = r->now;
+			if (step_over(r, s, t0, send_end, &until))
+				return true;
+		}
+		if (k == 0)
+			wait_events(r, until, pending);
+	}
+}
+
+static void run_steps(struct run *r)
+{
+	const struct config *c = r->cfg;
+	bool go = true;
+
+	if (c->mode == MODE_RECV) {
+		run_step(r, NULL);
+		return;
+	}
+	for (int i = 0; i < c->nsizes && go; i++) {
+		struct stream *s = new_stream(r, (uint16_t)(c->stream + i), c->size[i], true);
+
+		go = run_step(r, s);
+		s->queued -= port_discard_unsent(&r->port[0]);
+		if (!s->tx_end)
+			s->tx_end = r->now;
+	}
+}
+
+/* ---- report ---- */
+
+/* One row of the report, or the totals. */
+struct summary {
+	bool has_sent, has_expected;
+	uint64_t sent, expected, received, lost, reordered, duplicates, bytes;
+	double tx_s, rx_s;        /* time spans the rates are taken over, s */
+	double tx_bits;           /* bits offered, wire convention */
+	const struct lat_hist *lat;
+};
+
+static void summarize(const struct run *r, const struct stream *s, struct summary *m)
+{
+	enum mode mode = r->cfg->mode;
+	uint64_t unique = s->seq.unique;
+	uint64_t rx_from = s->ours ? s->tx_start : s->rx_first;
+
+	memset(m, 0, sizeof(*m));
+	m->has_sent = s->ours;
+	m->sent = s->queued;
+	m->has_expected = mode != MODE_SEND;
+	m->expected = mode == MODE_BOTH ? s->queued : s->seq.next;
+	m->lost = m->expected > unique ? m->expected - unique : 0;
+	m->received = s->received;
+	m->reordered = s->seq.reordered;
+	m->duplicates = s->seq.duplicates;
+	m->bytes = s->bytes;
+	m->tx_s = s->ours ? (double)(s->tx_end - s->tx_start) / 1e9 : 0;
+	m->tx_bits = (double)s->queued * (s->size + FRAME_WIRE_EXTRA) * 8;
+	m->rx_s = s->received ? (double)(s->rx_last - rx_from) / 1e9 : 0;
+	m->lat = &s->lat;
+}
+
+static void add_summary(struct summary *t, const struct summary *m)
+{
+	t->has_sent |= m->has_sent;
+	t->has_expected |= m->has_expected;
+	t->sent += m->sent;
+	t->expected += m->expected;
+	t->received += m->received;
+	t->lost += m->lost;
+	t->reordered += m->reordered;
+	t->duplicates += m->duplicates;
+	t->bytes += m->bytes;
+	t->tx_s += m->tx_s;
+	t->tx_bits += m->tx_bits;
+	t->rx_s += m->rx_s;
+}
+
+static double per_s(double x, double s)
+{
+	return s > 0 ? x / s : 0;
+}
+
+static double rx_bps(const struct summary *m)
+{
+	return per_s((double)(m->bytes + m->received * FRAME_WIRE_EXTRA) * 8, m->rx_s);
+}
+
+static void json_u64(const char *key, bool valid, uint64_t v)
+{
+	if (valid)
+		printf(",\"%s\":%llu", key, (unsigned long long)v);
+	else
+		printf(",\"%s\":null", key);
+}
+
+static void json_num(const char *key, bool valid, double v)
+{
+	if (valid)
+		printf(",\"%s\":%.1f", key, v);
+	else
+		printf(",\"%s\":null", key);
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static const double quantiles[] = { 0.5, 0.9, 0.99, 0.999 };
+static const char *const quantile_keys[] = { "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_p999_ns" };
+
+/* The fields of a summary, each preceded by a comma. */
+static void json_summary(const struct summary *m)
+{
+	const struct lat_hist *h = m->lat;
+
+	json_u64("sent", m->has_sent, m->sent);
+	json_u64("expected", m->has_expected, m->expected);
+	json_u64("received", true, m->received);
+	json_u64("lost", m->has_expected, m->lost);
+	json_u64("reordered", true, m->reordered);
+	json_u64("duplicates", true, m->duplicates);
+	json_u64("bytes", true, m->bytes);
+	json_num("tx_pps", m->has_sent, per_s((double)m->sent, m->tx_s));
+	json_num("tx_bps", m->has_sent, per_s(m->tx_bits, m->tx_s));
+	json_num("pps", true, per_s((double)m->received, m->rx_s));
+	json_num("bps", true, rx_bps(m));
+	json_u64("lat_min_ns", h->n, h->min);
+	json_u64("lat_mean_ns", h->n, h->n ? h->sum / h->n : 0);
+	for (int i = 0; i < 4; i++)
+		json_u64(quantile_keys[i], h->n, lat_quantile(h, quantiles[i]));
+	json_u64("lat_max_ns", h->n, h->max);
+}
+
+static void print_json(const struct run *r, const struct summary *total, double elapsed,
+		       uint64_t drops)
+{
+	const struct config *c = r->cfg;
+	struct summary m;
+
+	printf("RESULT {\"mode\":\"%s\",\"ports\":[", mode_names[c->mode]);
+	for (int i = 0; i < c->nports; i++) {
+		if (i)
+			putchar(',');
+		json_str(c->port[i].text);
+	}
+	printf("],\"stop\":\"%s\",\"elapsed_s\":%.3f", r->stop, elapsed);
+	json_summary(total);
+	printf(",\"other\":%llu,\"bad\":%llu,\"arp_replies\":%llu,\"sock_drops\":%llu,\"rows\":[",
+	       (unsigned long long)r->other, (unsigned long long)r->bad,
+	       (unsigned long long)r->arp_replies, (unsigned long long)drops);
+	for (int i = 0; i < r->nstreams; i++) {
+		summarize(r, r->stream[i], &m);
+		printf("%s{\"stream\":%u,\"size\":%u", i ? "," : "", r->stream[i]->id,
+		       r->stream[i]->size);
+		json_summary(&m);
+		putchar('}');
+	}
+	printf("]}\n");
+}
+
+static void cell_u64(bool valid, uint64_t v, int width)
+{
+	if (valid)
+		printf(" %*llu", width, (unsigned long long)v);
+	else
+		printf(" %*s", width, "-");
+}
+
+static void cell_num(bool valid, double v, int width)
+{
+	if (valid)
+		printf(" %*.2f", width, v);
+	else
+		printf(" %*s", width, "-");
+}
+
+static void table_row(const char *label, const struct summary *m)
+{
+	const struct lat_hist *h = m->lat;
+
+	printf("%6s", label);
+	cell_u64(m->has_sent, m->sent, 10);
+	cell_u64(true, m->received, 10);
+	cell_u64(m->has_expected, m->lost, 8);
+	cell_u64(true, m->reordered, 7);
+	cell_u64(true, m->duplicates, 6);
+	cell_num(m->has_sent, per_s((double)m->sent, m->tx_s) / 1e3, 9);
+	cell_num(true, per_s((double)m->received, m->rx_s) / 1e3, 9);
+	cell_num(true, rx_bps(m) / 1e6, 9);
+	for (int i = 0; i < 4; i++)
+		cell_num(h->n, (double)lat_quantile(h, quantiles[i]) / 1e3, 9);
+	cell_num(h->n, (double)h->max / 1e3, 9);
+	putchar('\n');
+}
+
+static void print_table(const struct run *r, const struct summary *total, double elapsed,
+			uint64_t drops)
+{
+	const struct config *c = r->cfg;
+	struct summary m;
+	char label[16];
+
+	printf("trafgen %s: ", mode_names[c->mode]);
+	for (int i = 0; i < c->nports; i++)
+		printf("%s%s", i ? ", " : "", c->port[i].text);
+	if (c->mode != MODE_RECV) {
+		if (c->rate_unit == RATE_MAX)
+			printf("; rate max");
+		else
+			printf("; rate %g %s", c->rate, c->rate_unit == RATE_PPS ? "pps" : "bps");
+		if (c->mode == MODE_BOTH)
+			printf(", window %u", c->window);
+	}
+	printf("\n%6s %10s %10s %8s %7s %6s %9s %9s %9s %9s %9s %9s %9s %9s\n", "size", "sent",
+	       "received", "lost", "reord", "dup", "tx kpps", "rx kpps", "rx Mbps", "p50 us",
+	       "p90 us", "p99 us", "p99.9 us", "max us");
+	for (int i = 0; i < r->nstreams; i++) {
+		summarize(r, r->stream[i], &m);
+		snprintf(label, sizeof(label), "%u", r->stream[i]->size);
+		table_row(label, &m);
+	}
+	if (r->nstreams > 1)
+		table_row("total", total);
+	printf("other frames %llu (ARP replies sent %llu), bad %llu, socket drops %llu; "
+	       "stopped: %s after %.3f s\n",
+	       (unsigned long long)r->other, (unsigned long long)r->arp_replies,
+	       (unsigned long long)r->bad, (unsigned long long)drops, r->stop, elapsed);
+}
+
+static void report(struct run *r)
+{
+	static struct lat_hist lat;   /* all streams */
+	struct summary total = { .lat = &lat }, m;
+	double elapsed = (double)(now_ns() - r->start) / 1e9;
+	uint64_t drops = 0;
+
+	for (int i = 0; i < r->cfg->nports; i++) {
+		port_update_drops(&r->port[i]);
+		drops += r->port[i].sock_drops;
+	}
+	for (int i = 0; i < r->nstreams; i++) {
+		summarize(r, r->stream[i], &m);
+		add_summary(&total, &m);
+		lat_merge(&lat, &r->stream[i]->lat);
+	}
+	if (!r->cfg->quiet)
+		print_table(r, &total, elapsed, drops);
+	print_json(r, &total, elapsed, drops);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	static struct config cfg;
+	static struct run run;
+	struct run *r = &run;
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc = config_parse(&cfg, argc, argv), i;
+
+	if (rc)
+		return rc == 1 ? 0 : 2;
+	r->cfg = &cfg;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	prctl(PR_SET_TIMERSLACK, 1UL);   /* ns: pace sends finely */
+	/* Receiving ports first: on a QEMU hub, frames sent before the
+	 * receiving stream is connected would be dropped. */
+	for (i = cfg.nports - 1; i >= 0; i--)
+		if (port_open(&r->port[i], &cfg.port[i]) < 0)
+			return 1;
+	if (cfg.pcap) {
+		r->pcap = pcap_open(cfg.pcap);
+		if (!r->pcap)
+			return 1;
+		r->wall_offset = (int64_t)(clock_ns(CLOCK_REALTIME) - now_ns());
+	}
+	r->start = now_ns();
+	r->deadline = r->start + (uint64_t)(cfg.max_time * 1e9);
+	run_steps(r);
+	report(r);
+	if (r->pcap && pcap_close(r->pcap, cfg.pcap) < 0)
+		r->failed = true;
+	for (i = 0; i < cfg.nports; i++)
+		port_close(&r->port[i]);
+	for (i = 0; i < r->nstreams; i++) {
+		seq_free(&r->stream[i]->seq);
+		free(r->stream[i]);
+	}
+	if (r->failed)
+		return 1;
+	return interrupted ? 130 : 0;
+}
