@@ -12,13 +12,15 @@ UNIT_CC := gcc
 UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -I.
 UNIT_DIR := $(BUILD)/unit
-UNIT_TESTS := cmdline memmap palloc fmt lineedit
+UNIT_TESTS := cmdline memmap palloc fmt lineedit stats
 UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
 # parse_u64; memmap uses the shared region types.
 $(UNIT_DIR)/test_cmdline: kernel/fmt.c kernel/fmt.h
 $(UNIT_DIR)/test_memmap: kernel/boot_info.h
+# stats reads struct nic and struct lcore (headers only).
+$(UNIT_DIR)/test_stats: drivers/net/nic.h kernel/lcore.h
 
 .PHONY: unit
 unit: $(UNIT_BINS)
