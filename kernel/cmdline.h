@@ -42,6 +42,9 @@ struct knob {
 	 */
 	int (*parse)(const char *value, char *err, size_t errlen);
 	const char *accepted;
+	/* KNOB_FUNC, may be NULL: write the current value as text into buf
+	 * (len bytes, NUL included), for the shell's `show config`. */
+	void (*show)(char *buf, size_t len);
 	int repeatable;		/* may appear more than once (e.g. route=) */
 };
 

@@ -12,7 +12,7 @@ UNIT_CC := gcc
 UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -I.
 UNIT_DIR := $(BUILD)/unit
-UNIT_TESTS := cmdline memmap palloc fmt lineedit stats
+UNIT_TESTS := cmdline memmap palloc fmt lineedit stats config
 UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
@@ -21,6 +21,8 @@ $(UNIT_DIR)/test_cmdline: kernel/fmt.c kernel/fmt.h
 $(UNIT_DIR)/test_memmap: kernel/boot_info.h
 # stats reads struct nic and struct lcore (headers only).
 $(UNIT_DIR)/test_stats: drivers/net/nic.h kernel/lcore.h
+# config sets knobs through cmdline's knob_set.
+$(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/fmt.h
 
 .PHONY: unit
 unit: $(UNIT_BINS)

@@ -1,0 +1,160 @@
+/* Unit tests for kernel/config.c: `set <knob> <value>` replies, good and
+ * bad, and the `show config` lines. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+#include "kernel/config.h"
+
+static int64_t itr = 3, rxd = 512, fmt;
+static int applied;
+static const struct knob_range itr_ranges[] = { { 0, 1 }, { 3, 4 }, { 100, 100000 } };
+static const struct knob_range rxd_ranges[] = { { 80, 4096 } };
+static const char *const fmt_choices[] = { "table", "json", NULL };
+
+static int parse_app(const char *v, char *err, size_t len)
+{
+	if (strcmp(v, "sink") == 0)
+		return 0;
+	snprintf(err, len, "no app '%s'", v);
+	return -1;
+}
+
+static void show_app(char *buf, size_t len)
+{
+	snprintf(buf, len, "sink");
+}
+
+static const struct knob knobs[] = {
+	{ .name = "InterruptThrottleRate", .type = KNOB_INT, .help = "ints/s; default 3",
+	  .ranges = itr_ranges, .nranges = 3, .ival = &itr },
+	{ .name = "rxd", .type = KNOB_INT, .help = "RX ring size; default 512",
+	  .ranges = rxd_ranges, .nranges = 1, .ival = &rxd },
+	{ .name = "stats_format", .type = KNOB_ENUM, .help = "table|json; default table",
+	  .choices = fmt_choices, .ival = &fmt },
+	{ .name = "app", .type = KNOB_FUNC, .help = "what to run", .parse = parse_app,
+	  .accepted = "sink", .show = show_app },
+	{ .name = "route", .type = KNOB_FUNC, .help = "a route", .parse = parse_app, .accepted = "A/len" },
+};
+#define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
+
+static void apply_itr(void)
+{
+	applied++;
+}
+
+static const struct knob_live live[] = {
+	{ "InterruptThrottleRate", apply_itr },
+	{ "stats_format", NULL },
+};
+#define NLIVE (sizeof(live) / sizeof(live[0]))
+
+static int set(const char *name, const char *value, char *msg, size_t len)
+{
+	return config_set(knobs, NKNOBS, live, NLIVE, name, value, msg, len);
+}
+
+static void test_set_ok(void **state)
+{
+	char msg[256];
+	(void)state;
+	applied = 0;
+	assert_int_equal(set("InterruptThrottleRate", "4", msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "InterruptThrottleRate=4");
+	assert_int_equal(itr, 4);
+	assert_int_equal(applied, 1);
+	assert_int_equal(set("InterruptThrottleRate", "0x3e8", msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "InterruptThrottleRate=1000");
+	assert_int_equal(set("stats_format", "json", msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "stats_format=json");
+	assert_int_equal(fmt, 1);
+	assert_int_equal(applied, 2);
+}
+
+static void test_set_bad_value(void **state)
+{
+	static const char *const bad[] = { "2", "99", "100001", "-1", "", "abc", "3x", " 3",
+					   "\x01\xff", "99999999999999999999999" };
+	char msg[256], want[256];
+	(void)state;
+	itr = 3;
+	applied = 0;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(set("InterruptThrottleRate", bad[i], msg, sizeof(msg)), -1);
+		snprintf(want, sizeof(want), "set: bad value '%.64s' for InterruptThrottleRate= "
+			 "(accepted: 0-1|3-4|100-100000)", bad[i]);
+		assert_string_equal(msg, want);
+	}
+	assert_int_equal(itr, 3);
+	assert_int_equal(applied, 0);
+	assert_int_equal(set("stats_format", "JSON", msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "set: bad value 'JSON' for stats_format= (accepted: table|json)");
+}
+
+static void test_set_unknown_and_boot_only(void **state)
+{
+	char msg[256];
+	(void)state;
+	assert_int_equal(set("frobnicate", "1", msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "set: unknown knob 'frobnicate' (knobs: InterruptThrottleRate rxd "
+			    "stats_format app route)");
+	/* Names are case-sensitive, as on the command line. */
+	assert_int_equal(set("interruptthrottlerate", "1", msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "unknown knob"));
+	rxd = 512;
+	assert_int_equal(set("rxd", "1024", msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "set: rxd is read at boot only: give rxd= on the kernel command line "
+			    "(run-time knobs: InterruptThrottleRate stats_format)");
+	assert_int_equal(rxd, 512);
+}
+
+/* Replies are cut to the buffer, never overrun it. */
+static void test_set_short_buffer(void **state)
+{
+	char msg[32];
+	(void)state;
+	memset(msg, 'x', sizeof(msg));
+	assert_int_equal(set("frobnicate", "1", msg, 20), -1);
+	assert_int_equal(strlen(msg), 19);
+	assert_int_equal(msg[20], 'x');
+	assert_int_equal(set("InterruptThrottleRate", "2", msg, 20), -1);
+	assert_string_equal(msg, "set: bad value ");
+	assert_int_equal(set("rxd", "1", msg, 8), -1);
+	assert_int_equal(strlen(msg), 7);
+}
+
+static void test_show(void **state)
+{
+	char buf[1024];
+	(void)state;
+	itr = 3;
+	rxd = 512;
+	fmt = 0;
+	size_t n = config_show(buf, sizeof(buf), knobs, NKNOBS, live, NLIVE);
+	assert_string_equal(buf,
+		"InterruptThrottleRate=3        run   ints/s; default 3\n"
+		"rxd=512                        boot  RX ring size; default 512\n"
+		"stats_format=table             run   table|json; default table\n"
+		"app=sink                       boot  what to run\n"
+		"route=?                        boot  a route\n");
+	assert_int_equal(n, strlen(buf));
+	/* Whole lines only. */
+	n = config_show(buf, 60, knobs, NKNOBS, live, NLIVE);
+	assert_string_equal(buf, "InterruptThrottleRate=3        run   ints/s; default 3\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set_ok),
+		cmocka_unit_test(test_set_bad_value),
+		cmocka_unit_test(test_set_unknown_and_boot_only),
+		cmocka_unit_test(test_set_short_buffer),
+		cmocka_unit_test(test_show),
+	};
+
+	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}
