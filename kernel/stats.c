@@ -62,16 +62,35 @@ static void endline(struct out *o)
 	o->line = o->used;
 }
 
-/* d events over cycles at hz, per second, rounded. */
-static uint64_t per_s(uint64_t d, uint64_t cycles, uint64_t hz)
+/* a * b / c rounded, for c > 0, saturating at UINT64_MAX; long division
+ * because the kernel links no libgcc (no 128-bit divide). */
+static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
 {
-	return cycles ? (uint64_t)(((unsigned __int128)d * hz + cycles / 2) / cycles) : 0;
+	unsigned __int128 n = (unsigned __int128)a * b + c / 2;
+	uint64_t q = 0, r = 0;
+	for (int i = 127; i >= 0; i--) {
+		uint64_t carry = r >> 63;
+		r = r << 1 | (uint64_t)(n >> i & 1);
+		if (carry || r >= c) {
+			r -= c;
+			if (i >= 64)
+				return UINT64_MAX;
+			q |= 1ull << i;
+		}
+	}
+	return q;
 }
 
-/* n / d in hundredths, rounded. */
+/* d events over cycles at hz, per second. */
+static uint64_t per_s(uint64_t d, uint64_t cycles, uint64_t hz)
+{
+	return cycles ? muldiv(d, hz, cycles) : 0;
+}
+
+/* n / d in hundredths, for d > 0. */
 static uint64_t hundredths(uint64_t n, uint64_t d)
 {
-	return (uint64_t)(((unsigned __int128)n * 100 + d / 2) / d);
+	return muldiv(n, 100, d);
 }
 
 /* Rates of one queue over a period. */
@@ -118,7 +137,7 @@ static uint64_t cpu_hundredths(uint64_t halted, uint64_t cycles)
 	if (!cycles)
 		return 0;
 	uint64_t busy = halted < cycles ? cycles - halted : 0;
-	return hundredths(busy * 100, cycles);
+	return muldiv(busy, 10000, cycles);
 }
 
 static void table_ports(struct out *o, const struct stats_snap *b, int first, int last)
@@ -171,7 +190,7 @@ static void json_ports(struct out *o, const struct stats_snap *a, const struct s
 		       uint64_t hz, int first, int last)
 {
 	uint64_t cycles = b->tsc - a->tsc;
-	uint64_t dt_ms = hz ? cycles * 1000 / hz : 0;
+	uint64_t dt_ms = hz ? muldiv(cycles, 1000, hz) : 0;
 	for (int i = first; i <= last; i++) {
 		const struct stats_port *p = &b->port[i];
 		uint64_t rx_pkts = 0, rx_bytes = 0, tx_pkts = 0, tx_bytes = 0;
@@ -216,7 +235,7 @@ static void json_cores(struct out *o, const struct stats_snap *a, const struct s
 		uint64_t pct = cpu_hundredths(c->halted_cycles - a->core[i].halted_cycles, cycles);
 		put(o, "{\"stats\":\"core\",\"t_ms\":%lu,\"dt_ms\":%lu,\"core\":%d,\"cpu_pct\":%lu.%02lu,"
 		    "\"processed\":%lu,\"dropped\":%lu,\"time_squeeze\":%lu}",
-		    b->uptime_ms, hz ? cycles * 1000 / hz : 0, c->id, pct / 100, pct % 100, c->processed,
+		    b->uptime_ms, hz ? muldiv(cycles, 1000, hz) : 0, c->id, pct / 100, pct % 100, c->processed,
 		    c->dropped, c->time_squeeze);
 		endline(o);
 	}
@@ -236,7 +255,7 @@ size_t stats_format(char *buf, size_t len, const struct stats_snap *a, const str
 			json_cores(&o, a, b, tsc_hz);
 		return o.used;
 	}
-	uint64_t cycles = b->tsc - a->tsc, dt_ms = tsc_hz ? cycles * 1000 / tsc_hz : 0;
+	uint64_t cycles = b->tsc - a->tsc, dt_ms = tsc_hz ? muldiv(cycles, 1000, tsc_hz) : 0;
 	put(&o, "stats at %lu.%03lu s, over %lu.%03lu s", b->uptime_ms / 1000, b->uptime_ms % 1000,
 	    dt_ms / 1000, dt_ms % 1000);
 	endline(&o);

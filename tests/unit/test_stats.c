@@ -184,6 +184,22 @@ static void test_rounding_and_clamp(void **state)
 	assert_non_null(strstr(buf, "\"cpu_pct\":100.00,"));
 }
 
+/* An hour at 10 Gb/s on a 3 GHz TSC: products beyond 64 bits, exact rates. */
+static void test_large_counts(void **state)
+{
+	char buf[4096];
+	(void)state;
+	const uint64_t hz = 3000000000ull, cycles = 3600 * hz;
+	b.tsc = a.tsc + cycles;
+	b.port[0].q[0].rx_bytes = a.port[0].q[0].rx_bytes + 4500000000000ull;
+	b.port[0].q[0].rx_packets = a.port[0].q[0].rx_packets + 3000000000ull;
+	b.core[0].halted_cycles = a.core[0].halted_cycles + cycles / 3;
+	stats_format(buf, sizeof(buf), &a, &b, hz, STATS_JSON, -1);
+	assert_non_null(strstr(buf, "\"dt_ms\":3600000,"));
+	assert_non_null(strstr(buf, "\"rx_pps\":833333,\"rx_bps\":10000000000,"));
+	assert_non_null(strstr(buf, "\"cpu_pct\":66.67,"));
+}
+
 /* A buffer too small keeps only whole lines; a zero period gives zero rates. */
 static void test_truncates_at_lines(void **state)
 {
@@ -210,6 +226,7 @@ int main(void)
 		cmocka_unit_test_setup(test_table_one_port, setup),
 		cmocka_unit_test_setup(test_json, setup),
 		cmocka_unit_test_setup(test_rounding_and_clamp, setup),
+		cmocka_unit_test_setup(test_large_counts, setup),
 		cmocka_unit_test_setup(test_truncates_at_lines, setup),
 	};
 

@@ -1,0 +1,204 @@
+/*
+ * The periodic statistics report (knobs stats=, stats_format=) and the shell
+ * commands about ports and knobs: stats, ifconfig/link, set, show config,
+ * clear stats. Formatting lives in kernel/stats.c and kernel/config.c.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "drivers/net/e1000x.h"
+#include "drivers/net/nic.h"
+#include "kernel/config.h"
+#include "kernel/cpu.h"
+#include "kernel/knobs.h"
+#include "kernel/lcore.h"
+#include "kernel/shell.h"
+#include "kernel/stats.h"
+#include "kernel/time.h"
+
+static int64_t stats_period = 1;	/* seconds; 0 = off */
+static int64_t stats_fmt = STATS_TABLE;
+static const struct knob_range period_range[] = { { 0, 3600 } };
+KNOB(stats, .name = "stats", .type = KNOB_INT, .ranges = period_range, .nranges = 1, .ival = &stats_period,
+     .help = "seconds between statistics reports on the console; 0 off; default 1");
+static const char *const format_choices[] = { "table", "json", 0 };
+KNOB(stats_format, .name = "stats_format", .type = KNOB_ENUM, .choices = format_choices, .ival = &stats_fmt,
+     .help = "table: netstat -i style text; json: one object per line for tools/statplot.py; default table");
+
+static struct stats_snap base, now;	/* the last report, and this one */
+static char report[32768];		/* 8 ports of 8 queues in JSON fit */
+static int64_t since_report;	/* housekeeping calls since the last periodic report */
+
+#define NCORES ((int)(sizeof(lcores) / sizeof(lcores[0])))
+_Static_assert(NCORES <= STATS_MAX_CORES, "STATS_MAX_CORES is below the number of lcores");
+
+static void sample(struct stats_snap *s, uint64_t tsc_now)
+{
+	s->tsc = tsc_now;
+	s->uptime_ms = now_ns() / 1000000;
+	s->nports = nic_count;
+	for (int i = 0; i < nic_count; i++)
+		stats_sample_port(&s->port[i], nics[i]);
+	s->ncores = NCORES;
+	for (int i = 0; i < s->ncores; i++)
+		stats_sample_core(&s->core[i], &lcores[i]);
+}
+
+/* Print the report since the last one (since the poll loop started, for
+ * the first) for one port or all (-1); it becomes the new base. */
+static void print_report(uint64_t tsc_now, int port)
+{
+	if (!base.tsc)
+		base.tsc = lcores[0].start_tsc ? lcores[0].start_tsc : tsc_now;
+	sample(&now, tsc_now);
+	stats_format(report, sizeof(report), &base, &now, tsc.hz, (enum stats_format)stats_fmt, port);
+	fputs(report, stdout);
+	base = now;
+}
+
+void stats_tick(uint64_t now_tsc)
+{
+	if (!stats_period || ++since_report < stats_period)
+		return;
+	since_report = 0;
+	print_report(now_tsc, -1);
+}
+
+static void list_ports(void)
+{
+	printf("ports:");
+	for (int i = 0; i < nic_count; i++)
+		printf(" %s", nics[i]->name);
+	printf("%s\n", nic_count ? "" : " none");
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	struct nic *nic = argc == 2 ? nic_find(argv[1]) : 0;
+	if (argc > 2 || (argc == 2 && !nic)) {
+		printf("usage: stats [port]; ");
+		list_ports();
+		return -1;
+	}
+	for (int i = 0; i < nic_count; i++)
+		nics[i]->ops->update_stats(nics[i]);
+	print_report(rdtsc(), nic ? nic->port : -1);
+	return 0;
+}
+SHELL_CMD(stats, "stats", "stats [port]", "netstat -i table, queue rates and CPU% since the last report",
+	  cmd_stats);
+
+static const char *const int_modes[] = { "legacy INTx", "MSI", "MSI-X" };
+
+static int cmd_ifconfig(int argc, char **argv)
+{
+	struct nic *nic = argc == 2 ? nic_find(argv[1]) : 0;
+	if (argc > 2 || (argc == 2 && !nic)) {
+		printf("usage: %s [port]; ", argv[0]);
+		list_ports();
+		return -1;
+	}
+	if (!nic_count)
+		printf("no ports\n");
+	for (int i = 0; i < nic_count; i++) {
+		struct nic *n = nics[i];
+		if (nic && n != nic)
+			continue;
+		printf("%s: %s %s", n->name, n->driver, n->model);
+		if (n->pci)
+			printf(" at %02x:%02x.%x, %s", n->pci->bus, n->pci->dev, n->pci->fn,
+			       n->pci->int_mode >= 0 && n->pci->int_mode <= 2 ? int_modes[n->pci->int_mode] : "no interrupts");
+		printf("\n    ether %02x:%02x:%02x:%02x:%02x:%02x  mtu %u  ", n->mac[0], n->mac[1], n->mac[2],
+		       n->mac[3], n->mac[4], n->mac[5], n->mtu);
+		if (n->link_up == 1)
+			printf("link up %u Mb/s %s duplex\n", n->speed, n->full_duplex ? "full" : "half");
+		else
+			printf("link down\n");
+		printf("    queues %d  rxd %d  txd %d\n", n->nqueues, n->rxd, n->txd);
+	}
+	return 0;
+}
+SHELL_CMD(ifconfig, "ifconfig", "ifconfig [port]", "ports: driver, PCI address, MAC, MTU, link, queues",
+	  cmd_ifconfig);
+SHELL_CMD(link, "link", "link [port]", "the same as ifconfig", cmd_ifconfig);
+
+/* InterruptThrottleRate: every queue of every port starts over in the new
+ * mode, as at boot. */
+static void apply_itr(void)
+{
+	for (int i = 0; i < nic_count; i++)
+		e1000x_init_itr(nics[i]);
+}
+
+/* A new period starts now. */
+static void apply_stats(void)
+{
+	since_report = 0;
+}
+
+/*
+ * Knobs the shell may change. napi_weight, copybreak and prefetch are read
+ * by the poll loop and the RX path on every burst. Not here, read at boot
+ * only: poll (the loop picks its mode once), burst (the RX pools are sized
+ * for it), ring sizes, queues, interrupt delays, IntMode, app, selftest.
+ */
+static const struct knob_live live[] = {
+	{ "InterruptThrottleRate", apply_itr },
+	{ "napi_weight", 0 },
+	{ "copybreak", 0 },
+	{ "prefetch", 0 },
+	{ "stats", apply_stats },
+	{ "stats_format", 0 },
+};
+#define NLIVE (sizeof(live) / sizeof(live[0]))
+
+static int cmd_set(int argc, char **argv)
+{
+	char msg[CMDLINE_MSG_MAX];
+	if (argc != 3) {
+		printf("usage: set <knob> <value>; run-time knobs:");
+		for (size_t i = 0; i < NLIVE; i++)
+			printf(" %s", live[i].name);
+		printf(" (show config lists them all)\n");
+		return -1;
+	}
+	int err = config_set(__knobs_start, KNOBS_COUNT, live, NLIVE, argv[1], argv[2], msg, sizeof(msg));
+	printf("%s\n", msg);
+	return err;
+}
+SHELL_CMD(set, "set", "set <knob> <value>", "change a run-time knob (show config lists them)", cmd_set);
+
+static int cmd_show(int argc, char **argv)
+{
+	if (argc != 2 || strcmp(argv[1], "config")) {
+		printf("usage: show config\n");
+		return -1;
+	}
+	config_show(report, sizeof(report), __knobs_start, KNOBS_COUNT, live, NLIVE);
+	fputs(report, stdout);
+	return 0;
+}
+SHELL_CMD(show, "show", "show config", "every knob: value, run or boot, meaning", cmd_show);
+
+/* Zero every port's and core's counters; the hardware registers are read
+ * (they clear on read) and their counts discarded. */
+static int cmd_clear(int argc, char **argv)
+{
+	if (argc != 2 || strcmp(argv[1], "stats")) {
+		printf("usage: clear stats\n");
+		return -1;
+	}
+	for (int i = 0; i < nic_count; i++) {
+		struct nic *n = nics[i];
+		n->ops->update_stats(n);
+		memset(n->stats, 0, sizeof(n->stats));
+		for (int q = 0; q < n->nqueues; q++)
+			n->q[q] = (struct nic_qstats){ .itr = n->q[q].itr };
+	}
+	for (int i = 0; i < NCORES; i++)
+		lcores[i].processed = lcores[i].dropped = lcores[i].time_squeeze = 0;
+	sample(&base, rdtsc());
+	since_report = 0;
+	printf("counters of %d port(s) and %d core(s) cleared\n", nic_count, NCORES);
+	return 0;
+}
+SHELL_CMD(clear, "clear", "clear stats", "zero the port, queue and core counters", cmd_clear);
