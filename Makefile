@@ -17,8 +17,8 @@ KASM := boot/entry.S kernel/vectors.S
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC))
 NEWLIB := $(SYSROOT)/lib/libc.a
 
-.PHONY: all deps run test unit qemu-test bench clean
-all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI
+.PHONY: all deps run test unit qemu-test host-test bench clean
+all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen
 
 deps:
 	tools/deps.sh
@@ -52,14 +52,18 @@ $(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg
 
 include boot/efi/efi.mk
 include tests/unit/unit.mk
+include tools/trafgen/trafgen.mk
 
 run: deps all
 	$(PYTHON) tools/qemurun.py --interactive
 
-test: deps all unit qemu-test
+test: deps all unit qemu-test host-test
 
 qemu-test: all
 	$(PYTHON) -m pytest -q tests/qemu
+
+host-test: $(BUILD)/trafgen
+	$(PYTHON) -m pytest -q tests/host
 
 bench: deps all
 	$(PYTHON) tools/bench_boot.py 5
