@@ -246,8 +246,8 @@ def test_sweep_gives_one_exact_row_per_size(trafgen, hub, kind):
     p = run(trafgen, "both", "--port", hub[kind][0], "--port", hub[kind][1], "--count", "500",
             "--sweep", ",".join(map(str, sizes)), "--stream", "100", "--max-time", "30")
     r = result(p)
-    assert [(row["stream"], row["size"]) for row in r["rows"]] == \
-        [(100 + i, s) for i, s in enumerate(sizes)]
+    assert [(row["stream"], row["size"], row["stop"]) for row in r["rows"]] == \
+        [(100 + i, s, "complete") for i, s in enumerate(sizes)]
     for row, size in zip(r["rows"], sizes):
         assert row["sent"] == row["received"] == 500 and row["lost"] == 0
         assert row["bytes"] == 500 * size
