@@ -45,12 +45,17 @@ def run(trafgen, *args, timeout=60):
     return subprocess.run([trafgen, *args], capture_output=True, text=True, timeout=timeout)
 
 
-def result(proc):
-    """The RESULT line's JSON object; the run must have exited 0."""
+def result_line(proc):
+    """The RESULT line's JSON object."""
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert len(lines) == 1, proc.stdout
+    assert len(lines) == 1, proc.stdout + proc.stderr
     return json.loads(lines[0][len("RESULT "):])
+
+
+def result(proc):
+    """The RESULT line's JSON object of a run that exited 0."""
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return result_line(proc)
 
 
 def free_udp_ports(n):
@@ -219,10 +224,14 @@ def test_bad_arguments_exit_2_with_the_accepted_forms(trafgen, args, message):
     assert "RESULT" not in p.stdout
 
 
-def test_missing_socket_is_an_error_not_a_result(trafgen, tmp):
+def test_unreachable_peers_are_errors_exit_1(trafgen, tmp):
     p = run(trafgen, "both", "--port", f"stream:{tmp}/none.sock")
     assert p.returncode == 1
-    assert f"stream:{tmp}/none.sock: connect" in p.stderr
+    assert f"stream:{tmp}/none.sock: connect: No such file or directory; is QEMU running" in p.stderr
+    mine, nobody = free_udp_ports(2)
+    p = run(trafgen, "send", "--port", f"dgram:{mine}:{nobody}", "--count", "100", "--rate", "1kpps")
+    assert p.returncode == 1 and "nothing listens on REMOTEPORT" in p.stderr
+    assert result_line(p)["stop"] == "error"
 
 
 # ---- through QEMU's hubs: exact counts ----
@@ -321,6 +330,29 @@ def test_fake_lossy_path_gives_exact_loss_reordering_duplicates(trafgen, tmp):
     assert r["received"] == 100 - 3 - 1 + 1          # drops, the broken one, the duplicate
     assert (r["lost"], r["reordered"], r["duplicates"]) == (4, 1, 1)
     assert (r["bad"], r["other"]) == (1, 1)
+
+
+def blackout(a, b, gone):
+    """Forwards a -> b, dropping the frames whose sequence number is in gone."""
+    a.accept()
+    b.accept()
+    while (f := a.recv()) is not None:
+        if seq_of(f) not in gone:
+            b.send(f)
+
+
+def test_a_window_full_of_lost_frames_is_written_off(trafgen, tmp):
+    # 100 frames in a row vanish: each full window of 16 is given up after
+    # 100 ms without a frame back, and sending goes on.
+    a, b = StreamPeer(f"{tmp}/a.sock"), StreamPeer(f"{tmp}/b.sock")
+    t = in_thread(blackout, a, b, range(10, 110))
+    r = result(run(trafgen, "both", "--port", f"stream:{tmp}/a.sock", "--port",
+                   f"stream:{tmp}/b.sock", "--count", "200", "--window", "16", "--timeout", "0.5"))
+    t.join(5)
+    a.close()
+    b.close()
+    assert (r["sent"], r["received"], r["lost"], r["stop"]) == (200, 100, 100, "timeout")
+    assert r["elapsed_s"] < 5
 
 
 def udp_sender(port, frames, ready):

@@ -52,8 +52,10 @@ static const char usage[] =
 "                    (N may have a fraction; a frame of size B counts (B + 20) * 8\n"
 "                    bits: FCS included, plus 8 B preamble/SFD and 12 B gap)\n"
 "  --window N        both: at most N frames in flight (sent - received), 0 = no\n"
-"                    limit [64]; a full window with nothing back for 100 ms is\n"
-"                    written off, so loss cannot stall the sender\n"
+"                    limit [64 when port 0 is dgram, whose QEMU socket overflows\n"
+"                    beyond that; 256 on stream and tap]; a full window with\n"
+"                    nothing back for 100 ms is written off, so loss cannot\n"
+"                    stall the sender\n"
 "  --size B          frame size in bytes including the 4-byte FCS that QEMU does\n"
 "                    not carry: 64..1518 [64] (a 64-byte frame is 60 on the socket)\n"
 "  --sweep B,B,...   one step per size, a row each (e.g. 64,128,256,512,1024,1518)\n"
@@ -371,7 +373,6 @@ static void set_defaults(struct config *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->rate_unit = RATE_MAX;
-	c->window = 64;
 	c->size[0] = FRAME_SIZE_MIN;
 	c->nsizes = 1;
 	c->flow.src_mac = (struct range){ 0x020000000001, 1 };
@@ -456,6 +457,8 @@ static int check(struct config *c, const unsigned uses[])
 			   (unsigned)c->stream);
 	if (c->mode != MODE_RECV && c->count == 0 && c->duration == 0)
 		c->count = 1000;
+	if (!used(uses, "window"))
+		c->window = c->port[0].kind == PORT_DGRAM ? 64 : 256;
 	if (!used(uses, "rx-mac"))
 		c->rx_mac = c->flow.dst_mac.lo;
 	return 0;

@@ -70,10 +70,17 @@ const char *port_spec_parse(const char *text, struct port_spec *s)
 	return "unknown port type";
 }
 
+/* Says what failed, with errno's text and a hint (or NULL). Returns -1. */
+static int fail_hint(const struct port *p, const char *what, const char *hint)
+{
+	fprintf(stderr, "trafgen: %s: %s: %s%s%s\n", p->name, what, strerror(errno),
+		hint ? "; " : "", hint ? hint : "");
+	return -1;
+}
+
 static int fail(const struct port *p, const char *what)
 {
-	fprintf(stderr, "trafgen: %s: %s: %s\n", p->name, what, strerror(errno));
-	return -1;
+	return fail_hint(p, what, NULL);
 }
 
 /* A bigger receive buffer, so that our own socket drops nothing; the
@@ -96,7 +103,7 @@ static int open_stream(struct port *p, const struct port_spec *s)
 		return fail(p, "socket");
 	/* Non-blocking connect on a unix socket completes at once or fails. */
 	if (connect(p->fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-		return fail(p, "connect (is QEMU running with -netdev stream,server=on on this path?)");
+		return fail_hint(p, "connect", "is QEMU running with -netdev stream,server=on on this path?");
 	p->txbuf = malloc(STREAM_TXBUF);
 	p->rxbuf = malloc(STREAM_RXBUF);
 	return p->txbuf && p->rxbuf ? 0 : fail(p, "malloc");
@@ -133,7 +140,7 @@ static int open_tap(struct port *p, const struct port_spec *s)
 	/* Protocol 0: nothing is received until bind names the device. */
 	p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (p->fd < 0)
-		return fail(p, "socket(AF_PACKET) (needs root or CAP_NET_RAW)");
+		return fail_hint(p, "socket(AF_PACKET)", "needs root or CAP_NET_RAW");
 	a.sll_ifindex = (int)if_nametoindex(s->ifname);
 	if (a.sll_ifindex == 0)
 		return fail(p, "no such interface");
@@ -236,7 +243,7 @@ static int datagram_send(struct port *p, uint8_t *const frames[], const size_t l
 	if (errno == EAGAIN || errno == ENOBUFS || errno == EINTR)
 		return 0;
 	if (errno == ECONNREFUSED)
-		return fail(p, "nothing listens on REMOTEPORT (QEMU's -netdev dgram local.port)");
+		return fail_hint(p, "send", "nothing listens on REMOTEPORT (QEMU's dgram local.port)");
 	return fail(p, "sendmmsg");
 }
 
@@ -338,7 +345,7 @@ static int datagram_recv(struct port *p, port_rx_fn *fn, void *ctx)
 		if (errno == EAGAIN || errno == EINTR)
 			return 0;
 		if (errno == ECONNREFUSED)
-			return fail(p, "nothing listens on REMOTEPORT (QEMU's -netdev dgram local.port)");
+			return fail_hint(p, "recv", "nothing listens on REMOTEPORT (QEMU's dgram local.port)");
 		return fail(p, "recvmmsg");
 	}
 	for (i = 0; i < r; i++) {
