@@ -36,7 +36,7 @@ static void bit_clear(uint64_t *bits, uint64_t seq)
 	bits[i / WORD_BITS] &= ~(UINT64_C(1) << (i % WORD_BITS));
 }
 
-bool seq_add(struct seq_track *t, uint64_t seq)
+void seq_add(struct seq_track *t, uint64_t seq)
 {
 	if (seq >= t->next) {
 		/* The window slides up: forget what it held SEQ_WINDOW ago. */
@@ -48,15 +48,12 @@ bool seq_add(struct seq_track *t, uint64_t seq)
 		bit_test_set(t->seen, seq);
 		t->next = seq + 1;
 		t->unique++;
-		return true;
-	}
-	if (t->next - seq <= SEQ_WINDOW && bit_test_set(t->seen, seq)) {
+	} else if (t->next - seq <= SEQ_WINDOW && bit_test_set(t->seen, seq)) {
 		t->duplicates++;
-		return false;
+	} else {
+		t->reordered++;
+		t->unique++;
 	}
-	t->reordered++;
-	t->unique++;
-	return true;
 }
 
 static unsigned lat_index(uint64_t v)

@@ -33,9 +33,9 @@ struct lat_hist {
 int seq_init(struct seq_track *t);
 void seq_free(struct seq_track *t);
 
-/* Accounts one received frame with sequence number seq. Returns true if it
- * was new (not a duplicate). */
-bool seq_add(struct seq_track *t, uint64_t seq);
+/* Accounts one received frame with sequence number seq: new, reordered or
+ * duplicate. */
+void seq_add(struct seq_track *t, uint64_t seq);
 
 void lat_add(struct lat_hist *h, uint64_t ns);
 void lat_merge(struct lat_hist *dst, const struct lat_hist *src);
