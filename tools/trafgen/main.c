@@ -139,6 +139,10 @@ static void on_frame(void *ctx, struct port *p, const uint8_t *f, size_t len)
 	struct tg_hdr h;
 	uint32_t target;
 
+	/* recv --count N: what comes after the N-th frame in the same batch
+	 * is left unseen, as if it had come after the stop. */
+	if (r->cfg->mode == MODE_RECV && r->cfg->count && r->received >= r->cfg->count)
+		return;
 	capture(r, f, len);
 	switch (frame_parse(f, len, &h, &target)) {
 	case FRAME_OURS:
