@@ -47,6 +47,19 @@ static inline void irq_on(void) { __asm__ volatile("sti" ::: "memory"); }
 static inline void irq_off(void) { __asm__ volatile("cli" ::: "memory"); }
 /* Enable interrupts and halt atomically (sti shadow covers hlt): no lost wake-up. */
 static inline void safe_halt(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
+/* Disable interrupts; returns RFLAGS before, for irq_restore. */
+static inline uint64_t irq_save(void)
+{
+	uint64_t f;
+	__asm__ volatile("pushf; pop %0; cli" : "=r"(f) : : "memory");
+	return f;
+}
+/* Re-enable interrupts if flags (from irq_save) had IF set. */
+static inline void irq_restore(uint64_t flags)
+{
+	if (flags & 0x200)
+		irq_on();
+}
 static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
 
 /* A pointer to physical address a (identity map). The empty asm hides the

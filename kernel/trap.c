@@ -71,9 +71,21 @@ int vector_alloc(irq_handler_t handler, void *arg, const char *name)
 	return -1;
 }
 
+void vector_free(int vec)
+{
+	vectors[vec].handler = 0;
+	vectors[vec].arg = 0;
+	vectors[vec].name = 0;
+}
+
 uint64_t vector_count(int vec)
 {
 	return vectors[vec].count;
+}
+
+const char *vector_name(int vec)
+{
+	return vectors[vec].handler ? vectors[vec].name : 0;
 }
 
 static int under_hypervisor(void)

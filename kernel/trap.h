@@ -24,8 +24,13 @@ void idt_init(void);
 int vector_alloc(irq_handler_t handler, void *arg, const char *name);
 /* Install a handler on a fixed vector. */
 void vector_set(int vec, irq_handler_t handler, void *arg, const char *name);
+/* Release vec: it has no handler or name again (interrupts on it count as
+ * unhandled); its count stays until vector_alloc/vector_set reuse it. */
+void vector_free(int vec);
 /* Interrupts taken on vec since boot. */
 uint64_t vector_count(int vec);
+/* The name vec was given, or NULL when it has no handler. */
+const char *vector_name(int vec);
 /* Interrupts that arrived on a vector with no handler. */
 extern uint64_t irq_unhandled;
 
