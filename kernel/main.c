@@ -1,6 +1,8 @@
 /* kernel_main: bring the core up in order and print the boot report. */
 #include <stdio.h>
 #include <string.h>
+#include "apps/selftest/irqtest.h"
+#include "drivers/pci/pci.h"
 #include "kernel/acpi.h"
 #include "kernel/boot.h"
 #include "kernel/cpu.h"
@@ -20,9 +22,9 @@
 static struct boot_info bi;
 static char cpu_brand[49];
 
-enum { PH_ENTRY, PH_C, PH_MEMORY, PH_CMDLINE, PH_ACPI, PH_TSC, PH_LAPIC, PH_READY, PH_N };
+enum { PH_ENTRY, PH_C, PH_MEMORY, PH_CMDLINE, PH_ACPI, PH_TSC, PH_LAPIC, PH_PCI, PH_READY, PH_N };
 static const char *const phase_names[PH_N] = {
-	"entry", "to C", "memory", "cmdline", "acpi", "tsc", "lapic", "rest",
+	"entry", "to C", "memory", "cmdline", "acpi", "tsc", "lapic", "pci", "rest",
 };
 static uint64_t phase_tsc[PH_N];
 
@@ -157,6 +159,8 @@ void kernel_main(void)
 	phase_tsc[PH_TSC] = rdtsc();
 	timer_init(TICK_HZ);
 	phase_tsc[PH_LAPIC] = rdtsc();
+	pci_init();
+	phase_tsc[PH_PCI] = rdtsc();
 	check_high_memory();
 	cpu_identify();
 	phase_tsc[PH_READY] = rdtsc();
@@ -178,7 +182,10 @@ void kernel_main(void)
 	report_acpi();
 	printf("lapic: %#lx, timer %u Hz on vector %#x\n", lapic_base(), tick_hz, VEC_TIMER);
 	report_boot_time();
+	pci_print();
 	irq_on();
+	irqtest_run();
+	pci_probe_drivers();
 	run_selftest();
 	shell_init();
 	for (;;) {

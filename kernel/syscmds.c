@@ -6,6 +6,7 @@
 #include "kernel/memmap.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "kernel/trap.h"
 #include "kernel/version.h"
 
 size_t heap_in_use(void);
@@ -57,6 +58,23 @@ static int cmd_mem(int argc, char **argv)
 	return 0;
 }
 SHELL_CMD(mem, "mem", "mem", "memory map, free pages, heap use", cmd_mem);
+
+/* Vectors with a handler or with interrupts taken, and the unhandled count. */
+static int cmd_irq(int argc, char **argv)
+{
+	(void)argv;
+	if (usage(argc, "irq"))
+		return -1;
+	printf("vector %12s  name\n", "count");
+	for (int v = 32; v < 256; v++) {
+		const char *name = v == VEC_SPURIOUS ? "spurious (LAPIC)" : vector_name(v);
+		if (name || vector_count(v))
+			printf("  %#04x %12lu  %s\n", v, vector_count(v), name ? name : "(no handler)");
+	}
+	printf("unhandled: %lu\n", irq_unhandled);
+	return 0;
+}
+SHELL_CMD(irq, "irq", "irq", "interrupt vectors: counts, owners; unhandled count", cmd_irq);
 
 /* Reset through the PCI reset control register 0xcf9, then the 8042
  * keyboard controller, then a triple fault. */
