@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+"""Turn linerate's JSON statistics (stats_format=json) into CSV and draw the
+two graphs of seed report 3: CPU% against offered load, and received packets
+per interrupt against offered load, one curve per configuration.
+
+    statplot.py csv LOG [-o out.csv]          console log -> CSV
+    statplot.py csv --socket PATH --seconds N live QEMU serial socket -> CSV
+    statplot.py plot LOG [--outdir DIR]       CSV + the two PNGs
+    statplot.py sweep [--outdir DIR]          boot QEMU, offer load with
+                                              build/trafgen, log, CSV, PNGs
+
+A log is the console text; the JSON objects (kernel/stats.h) may follow a
+prompt on the same line. Lines `statplot: {"config": ..., "offered_pps": ...}`
+(written by `sweep`) label the reports after them, `statplot: {}` ends a
+label; in a labelled log, reports outside labels are left out. Without
+labels every report that received something is a point at its measured
+receive rate, with one curve per InterruptThrottleRate setting.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build")
+MARK = "statplot: "
+FIELDS = ["config", "offered_pps", "t_ms", "dt_ms", "port", "queue", "rx_pps", "rx_bps",
+          "tx_pps", "tx_bps", "irqs_per_s", "pkts_per_irq", "polls_per_s", "pkts_per_poll",
+          "itr_setting", "itr_ints_per_s", "cpu_pct", "processed", "dropped", "time_squeeze"]
+
+
+def parse(lines, port="port0", queue=0, core=0):
+    """CSV rows from console lines: one per report, for one port's queue,
+    with the core's CPU% and softnet counters and the label in force."""
+    label = {} if any(line.startswith(MARK) for line in lines) else None
+    rows, pending = [], {}
+    for line in lines:
+        if line.startswith(MARK):
+            label = json.loads(line[len(MARK):])
+            continue
+        if label == {}:
+            continue  # between labelled steps
+        at = line.find('{"stats":')
+        if at < 0:
+            continue
+        try:
+            o = json.loads(line[at:].strip())
+        except ValueError:
+            continue  # a line cut short (the log began or ended mid-line)
+        if o["stats"] == "queue" and o["port"] == port and o["queue"] == queue:
+            pending = dict(o, config=(label or {}).get("config"),
+                           offered_pps=(label or {}).get("offered_pps"))
+        elif o["stats"] == "core" and o["core"] == core and pending.get("t_ms") == o["t_ms"]:
+            pending.update(cpu_pct=o["cpu_pct"], processed=o["processed"], dropped=o["dropped"],
+                           time_squeeze=o["time_squeeze"])
+            if pending["config"] is None:
+                pending["config"] = f"InterruptThrottleRate={pending['itr_setting']}"
+            rows.append({k: pending.get(k) for k in FIELDS})
+            pending = {}
+    return rows
+
+
+def write_csv(rows, path):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def read_socket(path, seconds):
+    """Console lines from a QEMU serial unix socket (-serial unix:PATH,server=on)
+    for the given number of seconds."""
+    s = socket.socket(socket.AF_UNIX)
+    s.connect(path)
+    data, end = b"", time.monotonic() + seconds
+    while time.monotonic() < end:
+        s.settimeout(max(0.01, end - time.monotonic()))
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            break
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    return data.decode(errors="replace").splitlines()
+
+
+def curves(rows):
+    """{config: [(offered_pps, cpu_pct, pkts_per_irq or None)]} sorted by load.
+    Labelled steps average their reports (packets per interrupt as a ratio
+    of sums); unlabelled reports are points at their measured rx_pps."""
+    steps = {}
+    for r in rows:
+        if r["offered_pps"] is None and not r["rx_pps"]:
+            continue
+        key = (r["config"], r["offered_pps"] if r["offered_pps"] is not None else r["rx_pps"],
+               None if r["offered_pps"] is not None else r["t_ms"])
+        steps.setdefault(key, []).append(r)
+    out = {}
+    for (config, load, _), rs in steps.items():
+        dt = sum(r["dt_ms"] for r in rs)
+        cpu = sum(r["cpu_pct"] * r["dt_ms"] for r in rs) / dt if dt else 0.0
+        pkts = sum(r["rx_pps"] * r["dt_ms"] for r in rs)
+        irqs = sum(r["irqs_per_s"] * r["dt_ms"] for r in rs)
+        out.setdefault(config, []).append((load, cpu, pkts / irqs if irqs else None))
+    return {c: sorted(v) for c, v in sorted(out.items())}
+
+
+def plot(rows, outdir, title=""):
+    """Write outdir/plot_cpu.png and outdir/plot_pkts_per_irq.png; return their paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    cs = curves(rows)
+    paths = []
+    for name, col, ylabel in (("plot_cpu.png", 1, "CPU % (TSC cycles outside hlt)"),
+                              ("plot_pkts_per_irq.png", 2, "received packets per interrupt")):
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for config, pts in cs.items():
+            pts = [(p[0] / 1000, p[col]) for p in pts if p[col] is not None]
+            if pts:
+                ax.plot(*zip(*pts), marker="o", label=config)
+        ax.set_xlabel("offered load (kpps)")
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"{ylabel} against offered load{title}", fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(bottom=0)
+        if ax.lines:
+            ax.legend()
+        fig.tight_layout()
+        path = os.path.join(outdir, name)
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        paths.append(path)
+    return paths
+
+
+def sweep(a):
+    """Boot the appliance (sink app, poll=napi, JSON every second), then for
+    each InterruptThrottleRate and offered load run build/trafgen into port
+    0 and label the reports taken under that load. Returns the console log
+    lines, labels included."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from qemurun import Qemu
+    trafgen = os.path.join(BUILD, "trafgen")
+    append = f"app=sink poll={a.poll} stats=1 stats_format=json {a.append}".strip()
+    marks = []  # (offset in the console bytes, label)
+    report_end = rb'\{"stats":"core".*?\}\r?\n'
+    with Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"], append=append) as q:
+        q.expect(r"port0: link up", 60)
+        mac = q.expect(r"MAC ([0-9a-f:]{17})", 30).group(1).decode()
+        for itr in a.itr.split(","):
+            q.send(f"set InterruptThrottleRate {itr}\r")
+            q.expect(rf"InterruptThrottleRate={itr}\r\n")
+            for rate in a.rates.split(","):
+                pps = int(float(rate.rstrip("k")) * (1000 if rate.endswith("k") else 1))
+                print(f"statplot: InterruptThrottleRate={itr}, {pps} pps", file=sys.stderr)
+                tg = subprocess.Popen([trafgen, "send", "--port", "stream:" + q.nic_sock(0),
+                                       "--dst-mac", mac, "--size", str(a.size), "--rate",
+                                       f"{pps}pps", "--duration", str(a.reports + 2), "--quiet"],
+                                      stdout=subprocess.DEVNULL)
+                q.expect(report_end, 10)  # the report in which sending began
+                marks.append((q.pos, {"config": f"InterruptThrottleRate={itr}", "offered_pps": pps}))
+                for _ in range(a.reports):
+                    q.expect(report_end, 10)
+                marks.append((q.pos, {}))
+                tg.wait(a.reports + 30)
+                q.expect(report_end, 10)  # one report to drain
+                if q.proc.poll() is not None:
+                    sys.exit(f"statplot: QEMU exited ({q.proc.returncode}) during the step")
+        out = q.out
+    text, last = [], 0
+    for pos, label in marks:
+        text.append(out[last:pos].decode(errors="replace"))
+        text.append(MARK + json.dumps(label) + "\n")
+        last = pos
+    text.append(out[last:].decode(errors="replace"))
+    return "".join(text).splitlines()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for name in ("csv", "plot"):
+        p = sub.add_parser(name)
+        p.add_argument("log", nargs="?", help="console log file")
+        p.add_argument("--socket", help="read a live QEMU serial unix socket instead")
+        p.add_argument("--seconds", type=float, default=10, help="how long to read --socket [10]")
+        p.add_argument("--port", default="port0")
+        p.add_argument("--queue", type=int, default=0)
+        p.add_argument("-o", "--output", help="CSV file [stdout for csv, OUTDIR/plot.csv for plot]")
+        p.add_argument("--outdir", default=BUILD, help="where plot writes [build]")
+    p = sub.add_parser("sweep")
+    p.add_argument("--itr", default="0,1,3,4", help="InterruptThrottleRate values, one curve each")
+    p.add_argument("--rates", default="5k,10k,20k,40k,60k,80k,100k", help="offered loads, pps")
+    p.add_argument("--size", type=int, default=64, help="frame size with FCS, bytes [64]")
+    p.add_argument("--reports", type=int, default=3, help="reports (seconds) per step [3]")
+    p.add_argument("--poll", default="napi", help="poll= knob [napi]")
+    p.add_argument("--append", default="", help="more kernel knobs")
+    p.add_argument("--outdir", default=BUILD)
+    a = ap.parse_args()
+
+    if a.cmd == "sweep":
+        lines = sweep(a)
+        os.makedirs(a.outdir, exist_ok=True)
+        with open(os.path.join(a.outdir, "plot.log"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        rows = parse(lines)
+        a.output = None
+    elif a.socket:
+        rows = parse(read_socket(a.socket, a.seconds), a.port, a.queue)
+    elif a.log:
+        with open(a.log, errors="replace") as f:
+            rows = parse(f.read().splitlines(), a.port, a.queue)
+    else:
+        ap.error("give a LOG file or --socket PATH")
+    if not rows:
+        sys.exit("statplot: no JSON reports found (boot with stats_format=json)")
+    if a.cmd == "csv":
+        if a.output:
+            write_csv(rows, a.output)
+        else:
+            w = csv.DictWriter(sys.stdout, FIELDS)
+            w.writeheader()
+            w.writerows(rows)
+        return 0
+    os.makedirs(a.outdir, exist_ok=True)
+    write_csv(rows, a.output or os.path.join(a.outdir, "plot.csv"))
+    title = f" ({a.size} B frames, poll={a.poll})" if a.cmd == "sweep" else ""
+    for path in plot(rows, a.outdir, title):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
