@@ -17,7 +17,7 @@ KASM := boot/entry.S kernel/vectors.S
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC))
 NEWLIB := $(SYSROOT)/lib/libc.a
 
-.PHONY: all deps run test unit qemu-test host-test bench clean
+.PHONY: all deps run test unit qemu-test host-test bench plot clean
 all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen
 
 deps:
@@ -67,6 +67,11 @@ host-test: $(BUILD)/trafgen
 
 bench: deps all
 	$(PYTHON) tools/bench_boot.py 5
+
+# Seed report 3's graphs: CPU% and packets per interrupt against offered
+# load, per InterruptThrottleRate (tools/statplot.py sweep; a few minutes).
+plot: deps $(BUILD)/linerate.elf $(BUILD)/trafgen
+	$(PYTHON) tools/statplot.py sweep --outdir $(BUILD)
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/iso $(BUILD)/efi $(BUILD)/unit $(BUILD)/*.elf $(BUILD)/*.iso $(BUILD)/*.EFI
