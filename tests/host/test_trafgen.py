@@ -10,6 +10,7 @@ Every socket is a unix socket in a temporary directory or UDP on 127.0.0.1.
 import json
 import os
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -414,6 +415,16 @@ def test_recv_count_and_max_time_stop_it(trafgen, tmp):
     t.join(5)
     peer.close()
     assert (r["stop"], r["received"], r["expected"], r["lost"]) == ("count", 12, 12, 0)
+
+
+def test_sigint_prints_the_results_so_far_and_exits_130(trafgen):
+    p = subprocess.Popen([trafgen, "recv", "--port", f"dgram:{free_udp_ports(2)[0]}:9", "--quiet"],
+                         stdout=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=10)
+    assert p.returncode == 130
+    assert json.loads(out[len("RESULT "):])["stop"] == "interrupted"
 
 
 def echo(peer):
