@@ -14,6 +14,9 @@ UNIT_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror \
 UNIT_DIR := $(BUILD)/unit
 UNIT_TESTS := cmdline memmap palloc fmt lineedit stats config
 UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
+# PCI config-space decoding lives in drivers/pci/, checked against images
+# captured from QEMU (tests/unit/pci_images.h, tools/pci_capture.py).
+UNIT_BINS += $(UNIT_DIR)/test_pcidecode
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
 # parse_u64; memmap uses the shared region types.
@@ -27,6 +30,11 @@ $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/f
 .PHONY: unit
 unit: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; exit $$fail
+
+$(UNIT_DIR)/test_pcidecode: tests/unit/test_pcidecode.c tests/unit/pci_images.h \
+		drivers/pci/pcidecode.c drivers/pci/pcidecode.h drivers/pci/pci.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 $(UNIT_DIR)/test_%: tests/unit/test_%.c kernel/%.c kernel/%.h
 	@mkdir -p $(UNIT_DIR)
