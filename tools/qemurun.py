@@ -37,8 +37,9 @@ EXIT_OK, EXIT_FAIL = 33, 35
 def nic_args(i, spec, machine):
     """QEMU arguments for NIC i from a spec MODEL[:OPT=VAL,...].
 
-    Options: bus=root|rp|bridge (PCI placement: root bus, its own
-    pcie-root-port, or behind a pci-bridge), netdev=stream|dgram|user|none
+    Options: bus=root|rp|bridge|rp-bridge (PCI placement: root bus, its own
+    pcie-root-port, behind a pci-bridge, or behind a pcie-pci-bridge behind a
+    pcie-root-port), netdev=stream|dgram|user|none
     (stream: QEMU listens on build/run/nicI.sock; dgram: QEMU uses UDP
     127.0.0.1 port 40000+2I and sends to 40001+2I), mac=..."""
     model, _, rest = spec.partition(":")
@@ -53,8 +54,14 @@ def nic_args(i, spec, machine):
     elif bus == "bridge":
         args += ["-device", f"pci-bridge,id=br{i},chassis_nr={i + 1}"]
         dev += f",bus=br{i},addr=0x1"
+    elif bus == "rp-bridge":
+        if machine != "q35":
+            raise SystemExit("bus=rp-bridge needs the q35 machine")
+        args += ["-device", f"pcie-root-port,id=rp{i},chassis={i + 1},slot={i + 1}",
+                 "-device", f"pcie-pci-bridge,id=pb{i},bus=rp{i}"]
+        dev += f",bus=pb{i},addr=0x1"
     elif bus != "root":
-        raise SystemExit(f"nic {spec}: bus= takes root|rp|bridge")
+        raise SystemExit(f"nic {spec}: bus= takes root|rp|bridge|rp-bridge")
     if netdev == "stream":
         os.makedirs(os.path.join(BUILD, "run"), exist_ok=True)
         path = os.path.join(BUILD, "run", f"nic{i}.sock")
@@ -74,9 +81,10 @@ def nic_args(i, spec, machine):
     return args + ["-device", dev]
 
 
-def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics=(),
+def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics=(), extra=(),
                  append="", qmp=None, interactive=False, workdir=None):
-    """The QEMU argument list for one run (see module doc)."""
+    """The QEMU argument list for one run (see module doc); extra: more QEMU
+    arguments, e.g. other devices."""
     if boot not in BOOTS:
         raise SystemExit(f"boot {boot!r}: accepted: {'|'.join(BOOTS)}")
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-M", machine, "-m", mem, "-smp", str(smp),
@@ -89,6 +97,7 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
         cmd += ["-qmp", f"unix:{qmp},server=on,wait=off"]
     for i, spec in enumerate(nics):
         cmd += nic_args(i, spec, machine)
+    cmd += list(extra)
     if boot == "kernel":
         cmd += ["-kernel", os.path.join(BUILD, "linerate.elf")]
         if append:
