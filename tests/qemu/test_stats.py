@@ -218,3 +218,19 @@ def test_serial_garbage_while_counting():
     # Every report line parses: the console echo never splits one.
     lines = re.findall(r'\{"stats":.*', text)
     assert lines and all(json.loads(x.rstrip("\r")) for x in lines)
+
+
+def test_commands_without_ports():
+    with Qemu(boot="kernel", append="stats=0") as q:
+        q.expect(PROMPT, 60)
+        replies = {}
+        for line in ("stats", "ifconfig", "stats port0", "link port0"):
+            q.send(line + "\r")
+            m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), 20)
+            replies[line] = m.group(1).decode()
+    assert re.match(r"stats at \d+\.\d{3} s, over \d+\.\d{3} s\r\nIface +MTU +RX-OK .*\r\n"
+                    r"Iface +Q +rx_pps .*\r\nCore +CPU% .*\r\n0 +\d+\.\d\d +0 +0 +0\r\n$",
+                    replies["stats"]), replies["stats"]
+    assert replies["ifconfig"] == "no ports\r\n"
+    assert replies["stats port0"] == "usage: stats [port]; ports: none\r\n"
+    assert replies["link port0"] == "usage: link [port]; ports: none\r\n"
