@@ -228,19 +228,13 @@ static void scan_bus(uint16_t seg, uint8_t bus);
 /* Walk the bus behind bridge d, if firmware numbered it sanely. */
 static void scan_bridge(struct pci_dev *d, uint8_t bus_end)
 {
-	char b[PCI_BDF_LEN];
+	char b[PCI_BDF_LEN], err[96];
 	struct pci_cfg c;
 	struct pci_bridge_info br;
 	pci_cfg_of(d, &c);
 	pci_bridge_decode(&c, &br);
-	if (br.secondary == 0)
-		note("bridge %s: secondary bus 0: not configured by firmware; buses behind it not scanned",
-		     pci_bdf(d, b));
-	else if (br.secondary <= d->bus || br.subordinate < br.secondary || br.secondary > bus_end)
-		note("bridge %s: bus numbers %02x-%02x invalid behind bus %02x; not scanned",
-		     pci_bdf(d, b), br.secondary, br.subordinate, d->bus);
-	else if (bus_seen[br.secondary / 8] & (1 << (br.secondary % 8)))
-		note("bridge %s: bus %02x already scanned; not scanned again", pci_bdf(d, b), br.secondary);
+	if (pci_bridge_check(&br, d->bus, bus_end, bus_seen, err, sizeof(err)))
+		note("bridge %s: %s", pci_bdf(d, b), err);
 	else
 		scan_bus(d->seg, br.secondary);
 }
@@ -318,9 +312,14 @@ void pci_init(void)
 	ioapic_init();
 	choose_access();
 	if (use_ecam) {
-		for (int i = 0; i < acpi.nmcfg; i++)
-			if (!(bus_seen[acpi.mcfg[i].bus_start / 8] & (1 << (acpi.mcfg[i].bus_start % 8))))
-				scan_bus(acpi.mcfg[i].segment, acpi.mcfg[i].bus_start);
+		/* One root bus per MCFG window: its first bus (the rest hang below). */
+		for (int i = 0; i < acpi.nmcfg; i++) {
+			const struct acpi_mcfg *m = &acpi.mcfg[i];
+			if (i && m->segment != acpi.mcfg[i - 1].segment)
+				memset(bus_seen, 0, sizeof(bus_seen));
+			if (!(bus_seen[m->bus_start / 8] & (1 << (m->bus_start % 8))))
+				scan_bus(m->segment, m->bus_start);
+		}
 	} else {
 		scan_bus(0, 0);
 	}

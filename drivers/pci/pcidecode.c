@@ -251,6 +251,25 @@ void pci_bridge_decode(const struct pci_cfg *c, struct pci_bridge_info *b)
 	}
 }
 
+int pci_bridge_check(const struct pci_bridge_info *b, uint8_t bus, uint8_t bus_end,
+		     const uint8_t seen[256 / 8], char *err, size_t errlen)
+{
+	uint8_t sec = b->secondary;
+	if (sec == 0)
+		snprintf(err, errlen, "secondary bus 0: not configured by firmware; buses behind it not scanned");
+	else if (sec <= bus || b->subordinate < sec)
+		snprintf(err, errlen, "bus numbers %02x-%02x invalid behind bus %02x; not scanned", sec,
+			 b->subordinate, bus);
+	else if (sec > bus_end)
+		snprintf(err, errlen, "bus %02x past the last bus %02x config access reaches; not scanned", sec,
+			 bus_end);
+	else if (seen[sec / 8] & (1 << (sec % 8)))
+		snprintf(err, errlen, "bus %02x already scanned; not scanned again", sec);
+	else
+		return 0;
+	return -1;
+}
+
 void pci_msix_decode(const struct pci_cfg *c, uint16_t cap, struct pci_msix_info *m)
 {
 	uint16_t flags = pci_cfg_read16(c, cap + PCI_MSIX_FLAGS);

@@ -150,6 +150,17 @@ struct pci_bridge_info {
 };
 void pci_bridge_decode(const struct pci_cfg *c, struct pci_bridge_info *b);
 
+/*
+ * Whether the bus behind bridge b, which sits on bus `bus`, can be walked.
+ * Returns 0, or -1 with the reason in err (errlen bytes): secondary bus 0
+ * (firmware left the bridge unconfigured; bus numbers are not assigned
+ * here), a secondary bus not above `bus` or above the subordinate, a bus
+ * past bus_end (the last bus config access reaches), or a bus already
+ * walked (seen: one bit per bus number).
+ */
+int pci_bridge_check(const struct pci_bridge_info *b, uint8_t bus, uint8_t bus_end,
+		     const uint8_t seen[256 / 8], char *err, size_t errlen);
+
 /* MSI-X fields (PCIe 4.0 7.7.2.2-7.7.2.4). */
 struct pci_msix_info {
 	uint16_t size;		/* table entries */

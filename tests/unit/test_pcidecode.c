@@ -464,6 +464,37 @@ static void test_bridge_and_msix(void **state)
 	assert_false(m.enabled);
 }
 
+static void test_bridge_check(void **state)
+{
+	uint8_t seen[32] = { 0x01 };	/* bus 0 walked */
+	char err[96];
+	struct pci_bridge_info br = { .primary = 0, .secondary = 1, .subordinate = 1 };
+	(void)state;
+	assert_int_equal(pci_bridge_check(&br, 0, 255, seen, err, sizeof(err)), 0);
+
+	br.secondary = br.subordinate = 0;	/* left alone by firmware */
+	assert_int_equal(pci_bridge_check(&br, 0, 255, seen, err, sizeof(err)), -1);
+	assert_string_equal(err, "secondary bus 0: not configured by firmware; buses behind it not scanned");
+
+	br.secondary = 2;			/* secondary above subordinate */
+	br.subordinate = 1;
+	assert_int_equal(pci_bridge_check(&br, 0, 255, seen, err, sizeof(err)), -1);
+	assert_string_equal(err, "bus numbers 02-01 invalid behind bus 00; not scanned");
+
+	br.secondary = br.subordinate = 3;	/* pointing back up */
+	assert_int_equal(pci_bridge_check(&br, 3, 255, seen, err, sizeof(err)), -1);
+	assert_string_equal(err, "bus numbers 03-03 invalid behind bus 03; not scanned");
+
+	br.secondary = br.subordinate = 0x40;	/* outside a 64-bus ECAM window */
+	assert_int_equal(pci_bridge_check(&br, 0, 0x3f, seen, err, sizeof(err)), -1);
+	assert_string_equal(err, "bus 40 past the last bus 3f config access reaches; not scanned");
+
+	br.secondary = br.subordinate = 9;	/* two bridges claim bus 9 */
+	seen[1] = 0x02;
+	assert_int_equal(pci_bridge_check(&br, 0, 255, seen, err, sizeof(err)), -1);
+	assert_string_equal(err, "bus 09 already scanned; not scanned again");
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -492,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_caps_malformed),
 		cmocka_unit_test(test_cap_describe),
 		cmocka_unit_test(test_bridge_and_msix),
+		cmocka_unit_test(test_bridge_check),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
