@@ -1,6 +1,7 @@
 /* kernel_main: bring the core up in order and print the boot report. */
 #include <stdio.h>
 #include <string.h>
+#include "apps/app.h"
 #include "apps/selftest/irqtest.h"
 #include "drivers/pci/pci.h"
 #include "kernel/acpi.h"
@@ -9,6 +10,7 @@
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
 #include "kernel/lapic.h"
+#include "kernel/lcore.h"
 #include "kernel/mem.h"
 #include "kernel/memmap.h"
 #include "kernel/shell.h"
@@ -187,9 +189,9 @@ void kernel_main(void)
 	irqtest_run();
 	pci_probe_drivers();
 	run_selftest();
+	const struct app *app = app_selected();
+	if (app->init())
+		printf("app %s: could not start; the shell still runs\n", app->name);
 	shell_init();
-	for (;;) {
-		shell_poll();
-		safe_halt();
-	}
+	lcore_run();
 }

@@ -34,13 +34,13 @@ BOOTS = ("kernel", "iso-bios", "iso-uefi", "efi")
 EXIT_OK, EXIT_FAIL = 33, 35
 
 
-def nic_args(i, spec, machine):
+def nic_args(i, spec, machine, sockdir):
     """QEMU arguments for NIC i from a spec MODEL[:OPT=VAL,...].
 
     Options: bus=root|rp|bridge|rp-bridge (PCI placement: root bus, its own
     pcie-root-port, behind a pci-bridge, or behind a pcie-pci-bridge behind a
     pcie-root-port), netdev=stream|dgram|user|none
-    (stream: QEMU listens on build/run/nicI.sock; dgram: QEMU uses UDP
+    (stream: QEMU listens on SOCKDIR/nicI.sock; dgram: QEMU uses UDP
     127.0.0.1 port 40000+2I and sends to 40001+2I), mac=..."""
     model, _, rest = spec.partition(":")
     opts = dict(kv.split("=", 1) for kv in rest.split(",") if kv)
@@ -63,9 +63,9 @@ def nic_args(i, spec, machine):
     elif bus != "root":
         raise SystemExit(f"nic {spec}: bus= takes root|rp|bridge|rp-bridge")
     if netdev == "stream":
-        os.makedirs(os.path.join(BUILD, "run"), exist_ok=True)
-        path = os.path.join(BUILD, "run", f"nic{i}.sock")
-        args += ["-netdev", f"stream,id=n{i},server=on,wait=off,addr.type=unix,addr.path={path}"]
+        os.makedirs(sockdir, exist_ok=True)
+        path = os.path.join(sockdir, f"nic{i}.sock")
+        args += ["-netdev", f"stream,id=n{i},server=on,addr.type=unix,addr.path={path}"]
     elif netdev == "dgram":
         lp, rp = 40000 + 2 * i, 40001 + 2 * i
         args += ["-netdev", f"dgram,id=n{i},local.type=inet,local.host=127.0.0.1,local.port={lp},"
@@ -82,7 +82,7 @@ def nic_args(i, spec, machine):
 
 
 def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics=(), extra=(),
-                 append="", qmp=None, interactive=False, workdir=None):
+                 append="", qmp=None, interactive=False, workdir=None, sockdir=None):
     """The QEMU argument list for one run (see module doc); extra: more QEMU
     arguments, e.g. other devices."""
     if boot not in BOOTS:
@@ -96,7 +96,7 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
     if qmp:
         cmd += ["-qmp", f"unix:{qmp},server=on,wait=off"]
     for i, spec in enumerate(nics):
-        cmd += nic_args(i, spec, machine)
+        cmd += nic_args(i, spec, machine, sockdir or os.path.join(BUILD, "run"))
     cmd += list(extra)
     if boot == "kernel":
         cmd += ["-kernel", os.path.join(BUILD, "linerate.elf")]
@@ -130,7 +130,7 @@ class Qemu:
     def __init__(self, log=None, **kw):
         self.workdir = tempfile.mkdtemp(prefix="linerate-")
         self.qmp_path = os.path.join(self.workdir, "qmp.sock")
-        self.cmd = qemu_command(qmp=self.qmp_path, workdir=self.workdir, **kw)
+        self.cmd = qemu_command(qmp=self.qmp_path, workdir=self.workdir, sockdir=self.workdir, **kw)
         self.out = b""
         self.pos = 0
         self.log = log
@@ -138,6 +138,10 @@ class Qemu:
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         self.qmp = None
+
+    def nic_sock(self, i):
+        """Path of NIC i's -netdev stream server socket."""
+        return os.path.join(self.workdir, f"nic{i}.sock")
 
     def __enter__(self):
         return self

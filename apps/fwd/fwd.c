@@ -1,0 +1,95 @@
+/*
+ * fwd, L2 mode: each received burst goes out of the paired port unchanged,
+ * on the same queue number (modulo the peer's queues). pairs=0-1,2-3 pairs
+ * ports both ways; pairs=0-0 sends frames back out of the port they came in.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/app.h"
+#include "apps/fwd/fwd.h"
+#include "kernel/knobs.h"
+#include "kernel/lcore.h"
+#include "kernel/shell.h"
+
+struct fwd_stats fwd_stats[NIC_MAX_PORTS];
+static int8_t peer_of[NIC_MAX_PORTS] = { 1, 0, -1, -1, -1, -1, -1, -1 };
+
+#define FWD_DROP_NAME(name) #name,
+static const char *const drop_names[FWD_DROP_N] = { FWD_DROPS(FWD_DROP_NAME) };
+
+/* pairs=A-B[,C-D...]: ports A and B forward to each other. */
+static int parse_pairs(const char *v, char *err, size_t len)
+{
+	int8_t peers[NIC_MAX_PORTS];
+	memset(peers, -1, sizeof(peers));
+	for (const char *s = v; *s;) {
+		int a, b, n = 0;
+		if (sscanf(s, "%d-%d%n", &a, &b, &n) != 2 || a < 0 || b < 0 ||
+		    a >= NIC_MAX_PORTS || b >= NIC_MAX_PORTS || (s[n] && s[n] != ',')) {
+			snprintf(err, len, "bad pair at '%s'", s);
+			return -1;
+		}
+		if (peers[a] >= 0 || (a != b && peers[b] >= 0)) {
+			snprintf(err, len, "port in two pairs at '%s'", s);
+			return -1;
+		}
+		peers[a] = (int8_t)b;
+		peers[b] = (int8_t)a;
+		s += n + (s[n] == ',');
+	}
+	memcpy(peer_of, peers, sizeof(peers));
+	return 0;
+}
+KNOB(pairs, .name = "pairs", .type = KNOB_FUNC, .parse = parse_pairs,
+     .accepted = "A-B[,C-D...] with ports 0-7, e.g. 0-1,2-3 or 0-0",
+     .help = "fwd: ports that forward to each other; default 0-1");
+
+static int fwd_init(void)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (peer_of[p] >= 0 && peer_of[p] >= nic_count)
+			printf("fwd: %s is paired with port%d, which does not exist: its frames are dropped (no_peer)\n",
+			       nics[p]->name, peer_of[p]);
+	printf("fwd: L2 cross-connect on %d port(s)\n", nic_count);
+	return 0;
+}
+
+static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	struct fwd_stats *st = &fwd_stats[nic->port];
+	int peer = peer_of[nic->port];
+	st->rx += (uint64_t)n;
+	if (peer < 0 || peer >= nic_count) {
+		st->drop[FWD_DROP_no_peer] += (uint64_t)n;
+		lcores[0].dropped += (uint64_t)n;
+		pkt_free_bulk(pkts, n);
+		return;
+	}
+	struct nic *out = nics[peer];
+	int sent = out->ops->tx_burst(out, q % out->nqueues, pkts, n);
+	st->forwarded += (uint64_t)sent;
+	if (sent < n) {
+		st->drop[FWD_DROP_tx_ring_full] += (uint64_t)(n - sent);
+		lcores[0].dropped += (uint64_t)(n - sent);
+		pkt_free_bulk(pkts + sent, n - sent);
+	}
+}
+APP(fwd, .name = "fwd", .help = "forward between port pairs", .init = fwd_init, .rx = fwd_rx);
+
+static int cmd_fwd(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		printf("usage: fwd\n");
+		return -1;
+	}
+	for (int p = 0; p < nic_count; p++) {
+		struct fwd_stats *st = &fwd_stats[p];
+		printf("fwd %s: rx %lu forwarded %lu", nics[p]->name, st->rx, st->forwarded);
+		for (int i = 0; i < FWD_DROP_N; i++)
+			printf(" %s %lu", drop_names[i], st->drop[i]);
+		printf("\n");
+	}
+	return 0;
+}
+SHELL_CMD(fwd, "fwd", "fwd", "forwarding counters per port: rx, forwarded, drops by reason", cmd_fwd);

@@ -1,0 +1,137 @@
+/*
+ * e1000: Intel 82540EM. Legacy RX and TX descriptors, one queue pair, INTx
+ * only (the 82540EM has no MSI capability), ITR and the RX/TX delay timers.
+ * 8254x Family SDM rev 4.0: initialisation in section 14, registers in 13.
+ */
+#include <stdio.h>
+#include "drivers/net/e1000/regs.h"
+#include "drivers/net/e1000x.h"
+
+#define E1000_CAUSES (ICR_RXT0 | ICR_RXDMT0 | ICR_RXO | ICR_TXDW)
+
+static void e1000_irq_enable(struct nic *nic, int q)
+{
+	(void)q;
+	wr32(to_port(nic)->regs, IMS, E1000_CAUSES);
+}
+
+static void e1000_irq_disable(struct nic *nic, int q)
+{
+	(void)q;
+	wr32(to_port(nic)->regs, IMC, E1000_CAUSES);
+}
+
+/* ITR counts 256 ns units (13.4.18). QEMU's mitigation window never goes
+ * below 128 us (QEMU-NICS.md A.1). */
+static void e1000_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
+{
+	wr32(to_port(nic)->regs, ITR, ints_per_s ? 1000000000u / (ints_per_s * 256u) : 0);
+	nic->q[q].itr = ints_per_s;
+}
+
+/* Receive initialisation (14.4). QEMU holds received frames for 1 s of
+ * virtual time after every RCTL write (QEMU-NICS.md A.1); they are queued,
+ * not lost. */
+static int e1000_init_rx(struct e1000x_port *p)
+{
+	if (e1000x_setup_rxq(p, 0, E1000_RDT, 1, 0))
+		return -1;
+	uint64_t ring = (uint64_t)p->rxq[0].ring;
+	wr32(p->regs, E1000_RDBAL, (uint32_t)ring);
+	wr32(p->regs, E1000_RDBAH, (uint32_t)(ring >> 32));
+	wr32(p->regs, E1000_RDLEN, p->rxq[0].n * (uint32_t)sizeof(union rx_desc));
+	wr32(p->regs, E1000_RDH, 0);
+	wr32(p->regs, E1000_RDT, p->rxq[0].n - 1);
+	wr32(p->regs, E1000_RDTR, (uint32_t)nic_cfg.rx_int_delay);
+	wr32(p->regs, E1000_RADV, (uint32_t)nic_cfg.rx_abs_int_delay);
+	wr32(p->regs, RXCSUM, RXCSUM_IPOFL | RXCSUM_TUOFL);
+	e1000x_set_filters(p->regs, p->nic.mac, 16);
+	wr32(p->regs, RCTL, RCTL_EN | RCTL_BAM | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF);
+	return 0;
+}
+
+/* Transmit initialisation (14.5). */
+static int e1000_init_tx(struct e1000x_port *p)
+{
+	if (e1000x_setup_txq(p, 0, E1000_TDT, 0))
+		return -1;
+	uint64_t ring = (uint64_t)p->txq[0].ring;
+	wr32(p->regs, E1000_TDBAL, (uint32_t)ring);
+	wr32(p->regs, E1000_TDBAH, (uint32_t)(ring >> 32));
+	wr32(p->regs, E1000_TDLEN, p->txq[0].n * (uint32_t)sizeof(union tx_desc));
+	wr32(p->regs, E1000_TDH, 0);
+	wr32(p->regs, E1000_TDT, 0);
+	wr32(p->regs, E1000_TIDV, (uint32_t)nic_cfg.tx_int_delay);
+	wr32(p->regs, E1000_TADV, (uint32_t)nic_cfg.tx_abs_int_delay);
+	wr32(p->regs, TIPG, 10 | 8u << 10 | 6u << 20);	/* copper IPGT/IPGR1/IPGR2, table 13-77 */
+	wr32(p->regs, TCTL, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x40) | TCTL_RTLC);
+	return 0;
+}
+
+/* INTx: reading ICR clears it (13.4.17). */
+static void e1000_irq(struct trapframe *tf, void *arg)
+{
+	struct e1000x_port *p = arg;
+	uint32_t icr = rd32(p->regs, ICR);
+	if (!icr)
+		return;		/* a shared line, not us */
+	if (icr & ICR_LSC)
+		p->nic.other_pending = 1;
+	if (icr & E1000_CAUSES)
+		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
+}
+
+/* QEMU's e1000 (subsystem 1af4:1100) keeps MPC and RNBC as plain
+ * registers instead of clearing them on read (hw/net/e1000.c). */
+#define QEMU_SUBSYS_VENDOR 0x1af4
+
+static int e1000_hw_init(struct e1000x_port *p)
+{
+	if (p->nic.pci->subsys_vendor == QEMU_SUBSYS_VENDOR)
+		p->stat_cumulative = STAT_BIT(MPC) | STAT_BIT(RNBC);
+	if (e1000x_reset(p))
+		return -1;
+	set_flags32(p->regs, CTRL, CTRL_SLU | CTRL_ASDE);	/* 14.3: link set-up by autonegotiation */
+	clear_flags32(p->regs, CTRL, CTRL_RFCE | CTRL_TFCE);
+	e1000x_clear_stats(p);
+	if (e1000_init_rx(p) || e1000_init_tx(p))
+		return -1;
+	e1000x_init_itr(&p->nic);
+	wr32(p->regs, IMS, ICR_LSC);
+	return 0;
+}
+
+static const struct nic_ops e1000_ops = {
+	.rx_burst = e1000x_port_rx_burst,
+	.tx_burst = e1000x_port_tx_burst,
+	.irq_enable = e1000_irq_enable,
+	.irq_disable = e1000_irq_disable,
+	.update_stats = e1000x_port_update_stats,
+	.watchdog = e1000x_port_watchdog,
+	.set_itr = e1000_set_itr,
+};
+
+/* INTx only: one vector for every cause. */
+static int e1000_setup_vectors(struct e1000x_port *p)
+{
+	irq_handler_t h = e1000_irq;
+	void *arg = p;
+	const char *name = "e1000";
+	return pci_irq_setup(p->nic.pci, 1, &h, &arg, &name) < 0 ? -1 : 0;
+}
+
+static const struct e1000x_family e1000_family = {
+	.driver = "e1000", .ops = &e1000_ops, .max_queues = 1,
+	.setup_vectors = e1000_setup_vectors, .hw_init = e1000_hw_init,
+};
+
+static int e1000_probe(struct pci_dev *d, const struct pci_id *id)
+{
+	return e1000x_probe(d, id, &e1000_family);
+}
+
+static const struct pci_id e1000_ids[] = {
+	{ 0x8086, 0x100e, "82540EM Gigabit Ethernet Controller" },
+	{ 0, 0, 0 },
+};
+PCI_DRIVER(e1000, .name = "e1000", .ids = e1000_ids, .probe = e1000_probe);

@@ -1,0 +1,316 @@
+/* Code the three gigabit families share; see e1000x.h. */
+#include <stdlib.h>
+#include <string.h>
+#include "drivers/net/e1000x.h"
+
+int wait_reg32(volatile uint8_t *base, const char *who, uint32_t reg, uint32_t mask,
+	       uint32_t want, uint64_t timeout_us)
+{
+	uint64_t end = now_ns() + timeout_us * 1000;
+	uint32_t v;
+	while (((v = rd32(base, reg)) & mask) != want) {
+		if (now_ns() > end) {
+			printf("%s: timeout after %lu us waiting for reg %#x & %#x == %#x (is %#x)\n",
+			       who, timeout_us, reg, mask, want, v);
+			return -1;
+		}
+		udelay(10);
+	}
+	return 0;
+}
+
+int e1000x_read_mac(volatile uint8_t *base, uint8_t mac[6])
+{
+	uint32_t lo = rd32(base, RAL(0)), hi = rd32(base, RAH(0));
+	for (int i = 0; i < 4; i++)
+		mac[i] = (uint8_t)(lo >> (8 * i));
+	mac[4] = (uint8_t)hi;
+	mac[5] = (uint8_t)(hi >> 8);
+	if (!(hi & RAH_AV) || (mac[0] & 1) || !(lo | (hi & 0xffff)))
+		return -1;
+	return 0;
+}
+
+void e1000x_set_filters(volatile uint8_t *base, const uint8_t mac[6], int nregs)
+{
+	wr32(base, RAL(0), (uint32_t)mac[0] | mac[1] << 8 | mac[2] << 16 | (uint32_t)mac[3] << 24);
+	wr32(base, RAH(0), (uint32_t)mac[4] | mac[5] << 8 | RAH_AV);
+	for (int i = 1; i < nregs; i++) {
+		wr32(base, RAL(i), 0);
+		wr32(base, RAH(i), 0);
+	}
+	for (int i = 0; i < 128; i++)
+		wr32(base, MTA(i), 0);
+}
+
+static int mdic(volatile uint8_t *base, uint32_t cmd, uint16_t *v)
+{
+	wr32(base, MDIC, cmd);
+	for (int i = 0; i < 1000; i++) {
+		uint32_t r = rd32(base, MDIC);
+		if (r & MDIC_ERROR)
+			return -1;
+		if (r & MDIC_READY) {
+			if (v)
+				*v = (uint16_t)MDIC_DATA(r);
+			return 0;
+		}
+		udelay(10);
+	}
+	return -1;
+}
+
+int e1000x_phy_read(volatile uint8_t *base, uint32_t reg, uint16_t *v)
+{
+	return mdic(base, MDIC_OP_READ | MDIC_PHY(1) | MDIC_REG(reg), v);
+}
+
+int e1000x_phy_write(volatile uint8_t *base, uint32_t reg, uint16_t v)
+{
+	return mdic(base, MDIC_OP_WRITE | MDIC_PHY(1) | MDIC_REG(reg) | v, 0);
+}
+
+/*
+ * A 32-bit statistics register as the count since the last call. Silicon
+ * clears them on read (RC: 8254x 13.7, 82574 10.2.5, 82576 8.19). The
+ * registers in p->stat_cumulative do not clear (QEMU's e1000 keeps MPC and
+ * RNBC as plain registers): their delta comes from the last raw value.
+ */
+static uint32_t stat32(struct e1000x_port *p, uint32_t reg)
+{
+	uint32_t i = (reg - CRCERRS) / 4, v = rd32(p->regs, reg);
+	if (!(p->stat_cumulative & (1ull << i)))
+		return v;
+	uint32_t d = v - p->stat_last[i];
+	p->stat_last[i] = v;
+	return d;
+}
+
+/* 64-bit octet counters: read low then high; the high read clears both (8254x 13.7.21). */
+static uint64_t rd64(volatile uint8_t *base, uint32_t lo)
+{
+	uint64_t l = rd32(base, lo);
+	return l | (uint64_t)rd32(base, lo + 4) << 32;
+}
+
+void e1000x_update_stats(struct e1000x_port *p)
+{
+	volatile uint8_t *base = p->regs;
+	uint64_t *s = p->nic.stats;
+	uint64_t crc = stat32(p, CRCERRS), algn = stat32(p, ALGNERRC), rxerr = stat32(p, RXERRC);
+	uint64_t mpc = stat32(p, MPC), ruc = stat32(p, RUC), roc = stat32(p, ROC);
+	uint64_t cext = stat32(p, CEXTERR);
+	uint64_t ecol = stat32(p, ECOL), latecol = stat32(p, LATECOL), mprc = stat32(p, MPRC);
+
+	s[NS_rx_packets] += stat32(p, GPRC);
+	s[NS_tx_packets] += stat32(p, GPTC);
+	s[NS_rx_bytes] += rd64(base, GORCL);
+	s[NS_tx_bytes] += rd64(base, GOTCL);
+	s[NS_rx_broadcast] += stat32(p, BPRC);
+	s[NS_tx_broadcast] += stat32(p, BPTC);
+	s[NS_rx_multicast] += mprc;
+	s[NS_multicast] += mprc;
+	s[NS_tx_multicast] += stat32(p, MPTC);
+	s[NS_collisions] += stat32(p, COLC);
+	s[NS_rx_crc_errors] += crc;
+	s[NS_rx_frame_errors] += algn;
+	s[NS_rx_align_errors] += algn;
+	s[NS_rx_no_buffer_count] += stat32(p, RNBC);
+	s[NS_rx_missed_errors] += mpc;
+	s[NS_rx_short_length_errors] += ruc;
+	s[NS_rx_long_length_errors] += roc;
+	s[NS_rx_length_errors] += ruc + roc;
+	s[NS_rx_errors] += rxerr + crc + algn + ruc + roc + cext;
+	s[NS_tx_aborted_errors] += ecol;
+	s[NS_tx_window_errors] += latecol;
+	s[NS_tx_errors] += ecol + latecol;
+	s[NS_tx_carrier_errors] += stat32(p, TNCRS);
+	s[NS_tx_deferred_ok] += stat32(p, DC);
+	s[NS_tx_single_coll_ok] += stat32(p, SCC);
+	s[NS_tx_multi_coll_ok] += stat32(p, MCC);
+	s[NS_rx_flow_control_xon] += stat32(p, XONRXC);
+	s[NS_rx_flow_control_xoff] += stat32(p, XOFFRXC);
+	s[NS_tx_flow_control_xon] += stat32(p, XONTXC);
+	s[NS_tx_flow_control_xoff] += stat32(p, XOFFTXC);
+}
+
+int e1000x_check_link(struct nic *nic, volatile uint8_t *base)
+{
+	static const uint32_t speeds[4] = { 10, 100, 1000, 1000 };
+	uint32_t st = rd32(base, STATUS);
+	int up = !!(st & STATUS_LU);
+	nic->speed = speeds[STATUS_SPEED(st)];
+	nic->full_duplex = !!(st & STATUS_FD);
+	if (up == nic->link_up)
+		return 0;
+	if (nic->link_up >= 0)	/* -1: first look after probe or reset */
+		nic->stats[NS_link_changes]++;
+	nic->link_up = up;
+	if (up)
+		printf("%s: link up, %u Mb/s, %s duplex\n", nic->name, nic->speed,
+		       nic->full_duplex ? "full" : "half");
+	else
+		printf("%s: link down\n", nic->name);
+	return 1;
+}
+
+int e1000x_port_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	return e1000x_rx_burst(&to_port(nic)->rxq[q], pkts, n);
+}
+
+int e1000x_port_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	return e1000x_tx_burst(&to_port(nic)->txq[q], pkts, n);
+}
+
+void e1000x_port_update_stats(struct nic *nic)
+{
+	e1000x_update_stats(to_port(nic));
+}
+
+void e1000x_clear_stats(struct e1000x_port *p)
+{
+	e1000x_update_stats(p);
+	for (int i = 0; i < NIC_STAT_N; i++)
+		p->nic.stats[i] = 0;
+}
+
+int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int legacy, uint32_t ts_bit)
+{
+	struct e1000x_rxq *rq = &p->rxq[q];
+	*rq = (struct e1000x_rxq){ .nic = &p->nic, .q = q, .n = (uint32_t)p->nic.rxd, .regs = p->regs,
+				   .rdt = rdt, .legacy = legacy, .ts_bit = ts_bit,
+				   .ring = rq->ring, .bufs = rq->bufs };
+	return e1000x_rxq_init(rq);
+}
+
+int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv)
+{
+	struct e1000x_txq *tq = &p->txq[q];
+	*tq = (struct e1000x_txq){ .nic = &p->nic, .q = q, .n = (uint32_t)p->nic.txd, .regs = p->regs,
+				   .tdt = tdt, .adv = adv, .ring = tq->ring, .bufs = tq->bufs };
+	return e1000x_txq_init(tq);
+}
+
+void e1000x_init_itr(struct nic *nic)
+{
+	uint32_t s = (uint32_t)nic_cfg.itr;
+	for (int q = 0; q < nic->nqueues; q++) {
+		/* Linux starts dynamic modes at 20000 ints/s in the low-latency class. */
+		nic->itr[q] = (struct nic_itr){ .setting = s, .rx_class = 1, .tx_class = 1 };
+		nic->itr[q].current = s == 0 ? 0 : s == 4 ? 8000 : s < 100 ? 20000 : s;
+		nic->ops->set_itr(nic, q, nic->itr[q].current);
+	}
+}
+
+#define TX_TIMEOUT_NS 2000000000ull
+
+/* TX hang: count, reset, restore the configuration, carry on. Buffers held
+ * by the rings go back to the pool and the rings are refilled. */
+static void recover(struct e1000x_port *p)
+{
+	struct nic *nic = &p->nic;
+	uint64_t keep[NIC_STAT_N];
+	printf("%s: TX hang (no descriptor done for %llu ms with work pending): resetting\n",
+	       nic->name, TX_TIMEOUT_NS / 1000000);
+	for (int i = 0; i < NIC_STAT_N; i++)
+		keep[i] = nic->stats[i];
+	for (int q = 0; q < nic->nqueues; q++) {
+		e1000x_rxq_release(&p->rxq[q]);
+		e1000x_txq_release(&p->txq[q]);
+	}
+	int err = p->family->hw_init(p);
+	for (int i = 0; i < NIC_STAT_N; i++)
+		nic->stats[i] += keep[i];
+	nic->stats[NS_tx_timeout_count]++;
+	nic->stats[NS_resets]++;
+	if (err) {
+		printf("%s: reset failed; port stopped\n", nic->name);
+		return;
+	}
+	for (int q = 0; q < nic->nqueues; q++)
+		if (nic_cfg.poll != POLL_BUSY)
+			nic->ops->irq_enable(nic, q);
+	nic->link_up = -1;
+}
+
+void e1000x_port_watchdog(struct nic *nic)
+{
+	struct e1000x_port *p = to_port(nic);
+	nic->other_pending = 0;
+	e1000x_check_link(nic, p->regs);
+	for (int q = 0; q < nic->nqueues; q++)
+		if (e1000x_tx_hung(&p->txq[q], TX_TIMEOUT_NS)) {
+			recover(p);
+			break;
+		}
+	if (nic->itr[0].setting == 4) {
+		uint32_t r = nic_itr_simplified(nic->stats[NS_rx_bytes] - p->wd_rx_bytes,
+						nic->stats[NS_tx_bytes] - p->wd_tx_bytes);
+		for (int q = 0; q < nic->nqueues; q++)
+			nic->ops->set_itr(nic, q, r);
+	}
+	p->wd_rx_bytes = nic->stats[NS_rx_bytes];
+	p->wd_tx_bytes = nic->stats[NS_tx_bytes];
+}
+
+void e1000x_print_probe(struct e1000x_port *p)
+{
+	struct nic *nic = &p->nic;
+	struct pci_dev *d = nic->pci;
+	static const char *const modes[] = { "INTx", "MSI", "MSI-X" };
+	printf("%s: %s %s at %02x:%02x.%x, MAC %02x:%02x:%02x:%02x:%02x:%02x, %d queue(s), "
+	       "rxd %d txd %d, %s\n", nic->name, nic->driver, nic->model, d->bus, d->dev, d->fn,
+	       nic->mac[0], nic->mac[1], nic->mac[2], nic->mac[3], nic->mac[4], nic->mac[5],
+	       nic->nqueues, nic->rxd, nic->txd,
+	       d->int_mode >= 0 && d->int_mode <= 2 ? modes[d->int_mode] : "no interrupts");
+}
+
+int e1000x_reset(struct e1000x_port *p)
+{
+	uint32_t eimc = p->family->eimc;
+	wr32(p->regs, IMC, 0xffffffff);
+	if (eimc)
+		wr32(p->regs, eimc, 0xffffffff);
+	wr32(p->regs, RCTL, 0);
+	wr32(p->regs, TCTL, TCTL_PSP);
+	(void)rd32(p->regs, STATUS);
+	udelay(10000);	/* let pending DMA finish (Linux waits 10 ms) */
+	set_flags32(p->regs, CTRL, CTRL_RST);
+	udelay(1000);
+	if (wait_reg32(p->regs, p->nic.name, CTRL, CTRL_RST, 0, 100000))
+		return -1;
+	wr32(p->regs, IMC, 0xffffffff);
+	if (eimc)
+		wr32(p->regs, eimc, 0xffffffff);
+	(void)rd32(p->regs, ICR);
+	return 0;
+}
+
+int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x_family *f)
+{
+	struct e1000x_port *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -1;
+	struct nic *nic = &p->nic;
+	*nic = (struct nic){ .driver = f->driver, .model = id->name, .pci = d, .ops = f->ops,
+			     .rxd = (int)nic_cfg.rxd, .txd = (int)nic_cfg.txd, .link_up = -1,
+			     .nqueues = nic_cfg.queues < f->max_queues ? (int)nic_cfg.queues : f->max_queues };
+	p->family = f;
+	p->regs = (volatile uint8_t *)pci_map_bar(d, 0);
+	if (!p->regs || nic_register(nic) < 0) {
+		free(p);
+		return -1;
+	}
+	d->priv = p;
+	if (e1000x_reset(p) || e1000x_read_mac(p->regs, nic->mac)) {
+		printf("%s: reset failed or no valid MAC address in RAL0/RAH0\n", nic->name);
+		return -1;
+	}
+	if (f->setup_vectors(p) || nic_pools_create(nic) || f->hw_init(p))
+		return -1;
+	e1000x_check_link(nic, p->regs);
+	e1000x_print_probe(p);
+	return 0;
+}

@@ -1,0 +1,228 @@
+/* Port registry, shared knobs, interrupt moderation policy and the
+ * `ethtool -S` command; see nic.h. */
+#include <stdio.h>
+#include <string.h>
+#include "drivers/net/nic.h"
+#include "kernel/knobs.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+
+struct nic *nics[NIC_MAX_PORTS];
+int nic_count;
+
+#define NIC_STAT_NAME(name, kind) #name,
+const char *const nic_stat_names[NIC_STAT_N] = { NIC_STATS(NIC_STAT_NAME) };
+
+/* Defaults as Linux e1000e's module parameters (param.c), ours beside them. */
+struct nic_config nic_cfg = {
+	.rxd = 512, .txd = 512, .burst = 32, .queues = 1, .itr = 3,
+	.rx_int_delay = 0, .rx_abs_int_delay = 8, .tx_int_delay = 8, .tx_abs_int_delay = 32,
+	.copybreak = 0, .prefetch = 1, .poll = POLL_BUSY, .napi_weight = 64,
+};
+
+static const struct knob_range ring_range[] = { { 80, 4096 } };
+static int ring_check(const char *v, char *err, size_t len, int64_t *out)
+{
+	struct knob k = { .name = "", .type = KNOB_INT, .ranges = ring_range, .nranges = 1, .ival = out };
+	if (knob_set(&k, v, err, len))
+		return -1;
+	if (*out % 8) {
+		snprintf(err, len, "ring size %ld is not a multiple of 8 descriptors (128-byte granularity of RDLEN/TDLEN)", *out);
+		return -1;
+	}
+	return 0;
+}
+static int parse_rxd(const char *v, char *err, size_t len) { return ring_check(v, err, len, &nic_cfg.rxd); }
+static int parse_txd(const char *v, char *err, size_t len) { return ring_check(v, err, len, &nic_cfg.txd); }
+KNOB(rxd, .name = "rxd", .type = KNOB_FUNC, .parse = parse_rxd, .accepted = "80-4096, a multiple of 8",
+     .help = "RX ring size, descriptors; default 512");
+KNOB(txd, .name = "txd", .type = KNOB_FUNC, .parse = parse_txd, .accepted = "80-4096, a multiple of 8",
+     .help = "TX ring size, descriptors; default 512");
+
+static const struct knob_range burst_range[] = { { 1, NIC_BURST_MAX } };
+KNOB(burst, .name = "burst", .type = KNOB_INT, .ranges = burst_range, .nranges = 1, .ival = &nic_cfg.burst,
+     .help = "packets per rx_burst/tx_burst call; default 32");
+static const struct knob_range queues_range[] = { { 1, NIC_MAX_QUEUES } };
+KNOB(queues, .name = "queues", .type = KNOB_INT, .ranges = queues_range, .nranges = 1, .ival = &nic_cfg.queues,
+     .help = "RX/TX queue pairs per port (RSS when > 1; e1000 1, e1000e 2, igb 8); default 1");
+static const struct knob_range itr_range[] = { { 0, 1 }, { 3, 4 }, { 100, 100000 } };
+KNOB(itr, .name = "InterruptThrottleRate", .type = KNOB_INT, .ranges = itr_range, .nranges = 3,
+     .ival = &nic_cfg.itr,
+     .help = "0 off, 1 dynamic, 3 dynamic conservative, 4 simplified, 100-100000 ints/s; default 3");
+static const struct knob_range delay_range[] = { { 0, 65535 } };
+KNOB(rdtr, .name = "RxIntDelay", .type = KNOB_INT, .ranges = delay_range, .nranges = 1,
+     .ival = &nic_cfg.rx_int_delay, .help = "RDTR, 1.024 us units; default 0");
+KNOB(radv, .name = "RxAbsIntDelay", .type = KNOB_INT, .ranges = delay_range, .nranges = 1,
+     .ival = &nic_cfg.rx_abs_int_delay, .help = "RADV, 1.024 us units; default 8");
+KNOB(tidv, .name = "TxIntDelay", .type = KNOB_INT, .ranges = delay_range, .nranges = 1,
+     .ival = &nic_cfg.tx_int_delay, .help = "TIDV, 1.024 us units; default 8");
+KNOB(tadv, .name = "TxAbsIntDelay", .type = KNOB_INT, .ranges = delay_range, .nranges = 1,
+     .ival = &nic_cfg.tx_abs_int_delay, .help = "TADV, 1.024 us units; default 32");
+static const struct knob_range copybreak_range[] = { { 0, 256 } };
+KNOB(copybreak, .name = "copybreak", .type = KNOB_INT, .ranges = copybreak_range, .nranges = 1,
+     .ival = &nic_cfg.copybreak,
+     .help = "bytes: received frames up to this size are copied and the ring buffer reused; 0 off; default 0");
+static const struct knob_range bool_range[] = { { 0, 1 } };
+KNOB(prefetch, .name = "prefetch", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &nic_cfg.prefetch,
+     .help = "1: prefetch the next RX descriptor and the packet header; default 1");
+static const char *const poll_choices[] = { "busy", "napi", "irq", 0 };
+KNOB(poll, .name = "poll", .type = KNOB_ENUM, .choices = poll_choices, .ival = &nic_cfg.poll,
+     .help = "busy: poll forever; napi: interrupt wakes, poll until short; irq: one pass per interrupt; default busy");
+static const struct knob_range weight_range[] = { { 1, 4096 } };
+KNOB(napi_weight, .name = "napi_weight", .type = KNOB_INT, .ranges = weight_range, .nranges = 1,
+     .ival = &nic_cfg.napi_weight, .help = "packets per NAPI round; default 64");
+
+int nic_register(struct nic *nic)
+{
+	if (nic_count == NIC_MAX_PORTS) {
+		printf("%s: no port left (at most %d)\n", nic->driver, NIC_MAX_PORTS);
+		return -1;
+	}
+	nic->port = nic_count;
+	snprintf(nic->name, sizeof(nic->name), "port%d", nic->port);
+	nic->mtu = 1500;
+	nics[nic_count++] = nic;
+	return nic->port;
+}
+
+int nic_pools_create(struct nic *nic)
+{
+	/* Every ring slot holds a buffer, plus what is in flight in the apps:
+	 * a burst per queue on the way to TX, and the TX ring of a peer port. */
+	uint32_t n = (uint32_t)(nic->nqueues * (nic->rxd + 2 * nic_cfg.burst) + nic_cfg.txd);
+	nic->pool = pktpool_create(nic->name, n, PKT_SLOT);
+	nic->small_pool = pktpool_create(nic->name, (uint32_t)(nic->nqueues * nic->rxd), PKT_SMALL_SLOT);
+	if (!nic->pool || !nic->small_pool) {
+		printf("%s: no memory for %u packet buffers\n", nic->name, n);
+		return -1;
+	}
+	return 0;
+}
+
+/* Queue interrupt arguments: one per (port, queue), so the handler needs no lookup. */
+static struct nic_qarg { struct nic *nic; int q; } qargs[NIC_MAX_PORTS][NIC_MAX_QUEUES];
+
+void *nic_queue_arg(struct nic *nic, int q)
+{
+	qargs[nic->port][q] = (struct nic_qarg){ nic, q };
+	return &qargs[nic->port][q];
+}
+
+void nic_queue_irq(struct trapframe *tf, void *arg)
+{
+	(void)tf;
+	struct nic_qarg *a = arg;
+	a->nic->q[a->q].irqs++;
+	a->nic->ops->irq_disable(a->nic, a->q);
+	a->nic->sched[a->q] = 1;
+}
+
+enum { LOWEST_LATENCY, LOW_LATENCY, BULK_LATENCY };
+
+/* Linux e1000e e1000_update_itr: the traffic class from one interval. */
+static uint8_t itr_class(uint8_t cls, uint64_t packets, uint64_t bytes)
+{
+	if (!packets)
+		return cls;
+	switch (cls) {
+	case LOWEST_LATENCY:
+		if (bytes / packets > 8000)
+			return BULK_LATENCY;
+		if (packets < 5 && bytes > 512)
+			return LOW_LATENCY;
+		return cls;
+	case LOW_LATENCY:
+		if (bytes > 10000) {
+			if (bytes / packets > 8000 || packets < 10 || bytes / packets > 1200)
+				return BULK_LATENCY;
+			if (packets > 35)
+				return LOWEST_LATENCY;
+		} else if (bytes / packets > 2000) {
+			return BULK_LATENCY;
+		} else if (packets <= 2 && bytes < 512) {
+			return LOWEST_LATENCY;
+		}
+		return cls;
+	default:
+		if (bytes > 25000) {
+			if (packets > 35)
+				return LOW_LATENCY;
+		} else if (bytes < 6000) {
+			return LOW_LATENCY;
+		}
+		return cls;
+	}
+}
+
+uint32_t nic_itr_update(struct nic_itr *it)
+{
+	static const uint32_t rate[] = { 70000, 20000, 4000 };
+	if (it->setting != 1 && it->setting != 3)
+		return it->current;
+	it->rx_class = itr_class(it->rx_class, it->rx_pkts, it->rx_bytes);
+	it->tx_class = itr_class(it->tx_class, it->tx_pkts, it->tx_bytes);
+	it->rx_pkts = it->rx_bytes = it->tx_pkts = it->tx_bytes = 0;
+	uint8_t cls = it->rx_class > it->tx_class ? it->rx_class : it->tx_class;
+	if (it->setting == 3 && cls == LOWEST_LATENCY)	/* conservative: no lowest_latency */
+		cls = LOW_LATENCY;
+	uint32_t want = rate[cls];
+	/* Rising rates go up in steps, biasing towards bulk (e1000_set_itr). */
+	if (want > it->current) {
+		uint32_t step = it->current + (want >> 2);
+		want = step < want ? step : want;
+	}
+	it->current = want;
+	return want;
+}
+
+uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes)
+{
+	uint64_t goc = (rx_bytes + tx_bytes) / 10000;
+	uint64_t dif = (rx_bytes > tx_bytes ? rx_bytes - tx_bytes : tx_bytes - rx_bytes) / 10000;
+	return goc ? (uint32_t)(dif * 6000 / goc + 2000) : 8000;
+}
+
+void nic_housekeeping(void)
+{
+	for (int i = 0; i < nic_count; i++) {
+		nics[i]->ops->update_stats(nics[i]);
+		nics[i]->ops->watchdog(nics[i]);
+	}
+}
+
+struct nic *nic_find(const char *name)
+{
+	for (int i = 0; i < nic_count; i++)
+		if (!strcmp(nics[i]->name, name))
+			return nics[i];
+	return 0;
+}
+
+static int cmd_ethtool(int argc, char **argv)
+{
+	struct nic *nic = argc == 3 && !strcmp(argv[1], "-S") ? nic_find(argv[2]) : 0;
+	if (!nic) {
+		printf("usage: ethtool -S <port>; ports:");
+		for (int i = 0; i < nic_count; i++)
+			printf(" %s", nics[i]->name);
+		printf("%s\n", nic_count ? "" : " none");
+		return -1;
+	}
+	nic->ops->update_stats(nic);
+	printf("NIC statistics:\n");
+	for (int i = 0; i < NIC_STAT_N; i++)
+		printf("     %s: %lu\n", nic_stat_names[i], nic->stats[i]);
+	for (int q = 0; q < nic->nqueues; q++) {
+		struct nic_qstats *s = &nic->q[q];
+		printf("     rx_queue_%d_packets: %lu\n     rx_queue_%d_bytes: %lu\n", q, s->rx_packets, q, s->rx_bytes);
+		printf("     tx_queue_%d_packets: %lu\n     tx_queue_%d_bytes: %lu\n", q, s->tx_packets, q, s->tx_bytes);
+		printf("     queue_%d_irqs: %lu\n     queue_%d_polls: %lu\n     queue_%d_poll_packets: %lu\n",
+		       q, s->irqs, q, s->polls, q, s->poll_pkts);
+		printf("     queue_%d_itr: %lu\n", q, s->itr);
+	}
+	printf("     pool_free: %u\n     pool_size: %u\n", nic->pool->nfree, nic->pool->size);
+	printf("     small_pool_free: %u\n     small_pool_size: %u\n", nic->small_pool->nfree,
+	       nic->small_pool->size);
+	return 0;
+}
+SHELL_CMD(ethtool, "ethtool", "ethtool -S <port>", "every hardware and software counter of a port", cmd_ethtool);

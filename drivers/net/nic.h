@@ -1,0 +1,160 @@
+/*
+ * The NIC interface every driver implements, in the DPDK/ixy burst style.
+ *
+ * Buffer ownership:
+ *  - rx_burst hands out up to n received packets; from then on they belong
+ *    to the caller, which must pkt_free them or pass them to tx_burst.
+ *  - tx_burst takes packets in order from the front of the array and
+ *    returns how many it took (fewer when the ring is full); those now
+ *    belong to the driver, which frees them once the NIC has sent them
+ *    (TX reclaim, inside tx_burst and nic_housekeeping). The rest still
+ *    belong to the caller.
+ *  - A driver never allocates on the fast path except to refill its RX
+ *    ring from its port's pool; a packet it cannot replace stays in the
+ *    ring (the frame is dropped and counted in alloc_rx_buff_failed).
+ *
+ * Interrupts (poll=napi|irq): a queue's vector handler calls
+ * nic_queue_irq(), which masks the queue (irq_disable) and marks it
+ * scheduled; the poll loop (kernel/lcore.c) polls it and calls irq_enable
+ * when a round comes back short, then polls once more so a frame that
+ * arrived in between is not left until the next interrupt.
+ *
+ * Counters: hardware statistics registers are read before they can wrap
+ * (every second, and on demand) and added into 64-bit counters named as
+ * Linux's `ethtool -S` names them; software counters sit beside them.
+ */
+#ifndef NIC_H
+#define NIC_H
+#include <stdint.h>
+#include "drivers/pci/pci.h"
+#include "net/pkt.h"
+
+#define NIC_MAX_PORTS 8
+#define NIC_MAX_QUEUES 8
+#define NIC_BURST_MAX 32
+
+/* Port counters, `ethtool -S` names. X(name, kind): kind hw = from the
+ * statistics registers, sw = counted by the driver. */
+#define NIC_STATS(X) \
+	X(rx_packets, hw) X(tx_packets, hw) X(rx_bytes, hw) X(tx_bytes, hw) \
+	X(rx_broadcast, hw) X(tx_broadcast, hw) X(rx_multicast, hw) X(tx_multicast, hw) \
+	X(rx_errors, hw) X(tx_errors, hw) X(multicast, hw) X(collisions, hw) \
+	X(rx_length_errors, hw) X(rx_over_errors, hw) X(rx_crc_errors, hw) X(rx_frame_errors, hw) \
+	X(rx_no_buffer_count, hw) X(rx_missed_errors, hw) X(tx_aborted_errors, hw) \
+	X(tx_carrier_errors, hw) X(tx_window_errors, hw) X(tx_deferred_ok, hw) \
+	X(tx_single_coll_ok, hw) X(tx_multi_coll_ok, hw) X(rx_long_length_errors, hw) \
+	X(rx_short_length_errors, hw) X(rx_align_errors, hw) X(rx_flow_control_xon, hw) \
+	X(rx_flow_control_xoff, hw) X(tx_flow_control_xon, hw) X(tx_flow_control_xoff, hw) \
+	X(tx_timeout_count, sw) X(tx_restart_queue, sw) X(rx_csum_offload_good, sw) \
+	X(rx_csum_offload_errors, sw) X(alloc_rx_buff_failed, sw) X(rx_hwtstamp_cleared, sw) \
+	X(tx_hwtstamp_timeouts, sw) X(tx_hwtstamp_skipped, sw) \
+	X(rx_delivered, sw) X(rx_drop_oversize, sw) X(rx_drop_desc_error, sw) \
+	X(rx_copybreak, sw) X(tx_sent, sw) X(tx_ring_full, sw) X(link_changes, sw) \
+	X(resets, sw)
+
+#define NIC_STAT_ENUM(name, kind) NS_##name,
+enum nic_stat { NIC_STATS(NIC_STAT_ENUM) NIC_STAT_N };
+extern const char *const nic_stat_names[NIC_STAT_N];
+
+/* Per-queue counters; interrupt and poll accounting for the seed graphs. */
+struct nic_qstats {
+	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
+	uint64_t irqs;		/* interrupts taken on the queue's vector */
+	uint64_t polls;		/* rx_burst calls */
+	uint64_t poll_pkts;	/* packets those calls returned */
+	uint64_t itr;		/* current interrupt rate setting, ints/s (0 = off) */
+};
+
+struct nic;
+
+/* What a driver provides. q is a queue index below nic->nqueues. */
+struct nic_ops {
+	/* Up to n received packets into pkts; returns how many (0..n). */
+	int (*rx_burst)(struct nic *nic, int q, struct pkt **pkts, int n);
+	/* Queue up to n packets for sending; returns how many were taken. */
+	int (*tx_burst)(struct nic *nic, int q, struct pkt **pkts, int n);
+	/* Unmask / mask queue q's interrupt (RX and TX of the pair). */
+	void (*irq_enable)(struct nic *nic, int q);
+	void (*irq_disable)(struct nic *nic, int q);
+	/* Add the statistics registers into nic->stats (they clear on read). */
+	void (*update_stats)(struct nic *nic);
+	/* Once a second: link state, TX hang check, ITR simplified mode. */
+	void (*watchdog)(struct nic *nic);
+	/* Interrupt rate for queue q in ints/s (0 = no throttling). */
+	void (*set_itr)(struct nic *nic, int q, uint32_t ints_per_s);
+};
+
+/* Per-queue interrupt moderation state (Linux e1000e's dynamic ITR). */
+struct nic_itr {
+	uint32_t setting;	/* InterruptThrottleRate knob: 0, 1, 3, 4 or ints/s */
+	uint32_t current;	/* ints/s written to the hardware */
+	uint8_t rx_class, tx_class;	/* lowest/low/bulk latency */
+	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;	/* since the last interrupt */
+};
+
+/* One port. Drivers embed it at the start of their own struct. */
+struct nic {
+	char name[8];		/* "port0" */
+	int port;
+	const char *driver;	/* "e1000e" */
+	const char *model;	/* "82574L" */
+	struct pci_dev *pci;
+	const struct nic_ops *ops;
+	uint8_t mac[6];
+	int nqueues;		/* RX/TX queue pairs in use */
+	int rxd, txd;		/* ring sizes, descriptors */
+	int link_up;
+	uint32_t speed;		/* Mb/s, when link_up */
+	int full_duplex;
+	uint32_t mtu;		/* bytes of IP packet, 1500 */
+	struct pktpool *pool;		/* RX buffers */
+	struct pktpool *small_pool;	/* copybreak copies */
+	volatile int sched[NIC_MAX_QUEUES];	/* set by the queue's interrupt */
+	volatile int other_pending;	/* link or other cause seen */
+	struct nic_itr itr[NIC_MAX_QUEUES];
+	uint64_t stats[NIC_STAT_N];
+	struct nic_qstats q[NIC_MAX_QUEUES];
+};
+
+extern struct nic *nics[NIC_MAX_PORTS];
+extern int nic_count;
+
+/* Knobs shared by every driver (module parameters). */
+struct nic_config {
+	int64_t rxd, txd;		/* ring sizes, descriptors */
+	int64_t burst;			/* rx_burst size, packets */
+	int64_t queues;			/* queue pairs wanted per port */
+	int64_t itr;			/* InterruptThrottleRate */
+	int64_t rx_int_delay, rx_abs_int_delay;	/* RDTR, RADV: 1.024 us units */
+	int64_t tx_int_delay, tx_abs_int_delay;	/* TIDV, TADV: 1.024 us units */
+	int64_t copybreak;		/* bytes; 0 = off */
+	int64_t prefetch;		/* 0|1 */
+	int64_t poll;			/* enum poll_mode */
+	int64_t napi_weight;		/* packets per NAPI round */
+};
+extern struct nic_config nic_cfg;
+enum poll_mode { POLL_BUSY, POLL_NAPI, POLL_IRQ };
+
+/* Give a probed port its number and name; returns the port, or -1 when
+ * NIC_MAX_PORTS are taken. */
+int nic_register(struct nic *nic);
+/* Make the port's RX pools: rxd + 2 * burst + slack buffers, and the
+ * copybreak pool when copybreak is on. Returns 0 or -1 (no memory). */
+int nic_pools_create(struct nic *nic);
+/* Vector handlers a driver installs: queue q of nic, and "other". */
+void nic_queue_irq(struct trapframe *tf, void *arg);
+/* The arg nic_queue_irq expects for queue q of nic. */
+void *nic_queue_arg(struct nic *nic, int q);
+/*
+ * Dynamic ITR (Linux e1000e e1000_update_itr/e1000_set_itr): classify the
+ * traffic since the last interrupt and return the new rate in ints/s for
+ * setting 1 (dynamic) or 3 (conservative); other settings return current.
+ */
+uint32_t nic_itr_update(struct nic_itr *it);
+/* Simplified mode (setting 4): 2000-8000 ints/s from the RX/TX byte balance. */
+uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes);
+/* Once a second for every port: update_stats and watchdog. */
+void nic_housekeeping(void);
+/* The port called name ("port0"), or NULL. */
+struct nic *nic_find(const char *name);
+#endif

@@ -1,0 +1,128 @@
+/*
+ * The poll loop (DESIGN.md, execution model). Per queue, by poll=:
+ *  busy  rx_burst forever, interrupts off;
+ *  napi  the queue's interrupt masks it and schedules it; poll rounds of up
+ *        to napi_weight packets; a short round unmasks and polls once more
+ *        (a frame that slipped in between is not left behind); hlt when
+ *        nothing is scheduled;
+ *  irq   one pass of up to napi_weight packets per interrupt, then unmask.
+ * CPU use is measured, not guessed: TSC cycles spent in hlt.
+ */
+#include "apps/app.h"
+#include "drivers/net/nic.h"
+#include "kernel/cpu.h"
+#include "kernel/lcore.h"
+#include "kernel/shell.h"
+#include "kernel/stats.h"
+#include "kernel/time.h"
+
+struct lcore lcores[1];
+
+static int poll_queue(struct lcore *lc, const struct app *app, struct nic *nic, int q, int max)
+{
+	struct pkt *pkts[NIC_BURST_MAX];
+	int burst = (int)nic_cfg.burst, done = 0;
+	while (done < max) {
+		int want = max - done < burst ? max - done : burst;
+		int n = nic->ops->rx_burst(nic, q, pkts, want);
+		if (n) {
+			lc->processed += (uint64_t)n;
+			app->rx(nic, q, pkts, n);
+		}
+		done += n;
+		if (n < want)
+			break;
+	}
+	return done;
+}
+
+/* NAPI round on a scheduled queue; returns packets handled. */
+static int napi_poll(struct lcore *lc, const struct app *app, struct nic *nic, int q)
+{
+	int weight = (int)nic_cfg.napi_weight;
+	int done = poll_queue(lc, app, nic, q, weight);
+	if (done == weight) {
+		lc->time_squeeze++;
+		return done;	/* still scheduled: more next round */
+	}
+	nic->sched[q] = 0;
+	nic->ops->irq_enable(nic, q);
+	int more = poll_queue(lc, app, nic, q, weight);
+	if (more) {
+		nic->ops->irq_disable(nic, q);
+		nic->sched[q] = 1;
+	}
+	return done + more;
+}
+
+/* Dynamic ITR re-evaluated at each interrupt-driven poll, from the traffic
+ * since the last one (e1000e's e1000_set_itr at the start of its poll). */
+static void itr_after_irq(struct nic *nic, int q)
+{
+	struct nic_itr *it = &nic->itr[q];
+	uint32_t old = it->current;
+	if (nic_itr_update(it) != old)
+		nic->ops->set_itr(nic, q, it->current);
+}
+
+static void housekeeping(uint64_t *next_tsc)
+{
+	uint64_t now = rdtsc();
+	if (now < *next_tsc)
+		return;
+	*next_tsc = now + tsc.hz;
+	nic_housekeeping();
+	stats_tick(now);
+}
+
+void lcore_run(void)
+{
+	struct lcore *lc = &lcores[0];
+	const struct app *app = app_selected();
+	int mode = (int)nic_cfg.poll;
+	uint64_t next_hk = rdtsc() + tsc.hz, next_shell = 0;
+	lc->start_tsc = rdtsc();
+
+	for (int i = 0; i < nic_count; i++)
+		for (int q = 0; q < nics[i]->nqueues; q++)
+			if (mode != POLL_BUSY)
+				nics[i]->ops->irq_enable(nics[i], q);
+	irq_on();
+	for (;;) {
+		int work = 0, pending = 0;
+		for (int i = 0; i < nic_count; i++) {
+			struct nic *nic = nics[i];
+			if (nic->other_pending)
+				nic->ops->watchdog(nic);
+			for (int q = 0; q < nic->nqueues; q++) {
+				if (mode == POLL_BUSY) {
+					work += poll_queue(lc, app, nic, q, (int)nic_cfg.burst);
+				} else if (nic->sched[q]) {
+					itr_after_irq(nic, q);
+					if (mode == POLL_NAPI) {
+						work += napi_poll(lc, app, nic, q);
+					} else {
+						work += poll_queue(lc, app, nic, q, (int)nic_cfg.napi_weight);
+						nic->sched[q] = 0;
+						nic->ops->irq_enable(nic, q);
+					}
+					pending |= nic->sched[q];
+				}
+			}
+		}
+		if (app->idle)
+			work += app->idle();
+		uint64_t now = rdtsc();
+		if (now >= next_shell) {
+			shell_poll();
+			housekeeping(&next_hk);
+			next_shell = now + tsc.hz / 1000;
+		}
+		if (mode != POLL_BUSY && !work && !pending) {
+			uint64_t t0 = rdtsc();
+			safe_halt();
+			lc->halted_cycles += rdtsc() - t0;
+			next_shell = 0;
+		}
+	}
+}

@@ -1,0 +1,54 @@
+/* Packet buffer pools; see pkt.h. */
+#include <stdlib.h>
+#include "kernel/mem.h"
+#include "net/pkt.h"
+
+struct pktpool *pktpool_create(const char *name, uint32_t n, uint32_t slot)
+{
+	struct pktpool *pool = calloc(1, sizeof(*pool));
+	struct pkt **stack = calloc(n, sizeof(*stack));
+	uint8_t *mem = dma_alloc((size_t)n * slot, 4096);
+	if (!pool || !stack || !mem) {
+		free(pool);
+		free(stack);
+		return 0;
+	}
+	uint32_t meta = slot == PKT_SLOT ? PKT_HEADROOM : 64;
+	*pool = (struct pktpool){ .name = name, .size = n, .nfree = n, .slot = slot,
+				  .buf_size = slot - meta, .mem = mem, .free = stack };
+	for (uint32_t i = 0; i < n; i++) {
+		struct pkt *p = (struct pkt *)(mem + (size_t)i * slot);
+		p->pool = pool;
+		p->buf = (uint8_t *)p + meta;
+		stack[i] = p;
+	}
+	return pool;
+}
+
+struct pkt *pkt_alloc(struct pktpool *pool)
+{
+	return pkt_alloc_inline(pool);
+}
+
+int pkt_alloc_bulk(struct pktpool *pool, struct pkt **out, int n)
+{
+	int i = 0;
+	for (; i < n; i++) {
+		out[i] = pkt_alloc_inline(pool);
+		if (!out[i])
+			break;
+	}
+	return i;
+}
+
+void pkt_free(struct pkt *p)
+{
+	struct pktpool *pool = p->pool;
+	pool->free[pool->nfree++] = p;
+}
+
+void pkt_free_bulk(struct pkt **p, int n)
+{
+	for (int i = 0; i < n; i++)
+		pkt_free(p[i]);
+}

@@ -1,0 +1,78 @@
+/*
+ * Packet buffers: fixed-size slots carved from DMA memory, kept in per-pool
+ * free stacks. A slot is PKT_SLOT bytes: struct pkt, headroom, then the
+ * 2048-byte buffer the NIC writes (PKT_BUF_SIZE). Physical = virtual, so
+ * pkt->data is also the DMA address. No allocation on the fast path: a pool
+ * is filled once at init and buffers only move between it, the rings and
+ * the apps.
+ */
+#ifndef PKT_H
+#define PKT_H
+#include <stdint.h>
+
+#define PKT_BUF_SIZE 2048	/* bytes the NIC may write (RCTL.BSIZE 2048) */
+#define PKT_HEADROOM 128
+#define PKT_SLOT (PKT_HEADROOM + PKT_BUF_SIZE)
+#define PKT_SMALL_SLOT 512	/* copybreak pool: frames <= 256 bytes */
+
+/* struct pkt flags: receive results and transmit requests. */
+#define PKT_RX_IP_CSUM_OK	(1u << 0)	/* hardware checked the IPv4 header checksum */
+#define PKT_RX_IP_CSUM_BAD	(1u << 1)
+#define PKT_RX_L4_CSUM_OK	(1u << 2)	/* hardware checked the TCP/UDP checksum */
+#define PKT_RX_L4_CSUM_BAD	(1u << 3)
+#define PKT_RX_TSTAMP		(1u << 4)	/* tstamp holds the hardware RX timestamp */
+#define PKT_RX_RSS		(1u << 5)	/* rss_hash is valid */
+#define PKT_TX_TSTAMP		(1u << 8)	/* ask the NIC for a TX timestamp */
+
+struct pktpool;
+
+/* One packet: metadata in front of its buffer. */
+struct pkt {
+	uint8_t *data;		/* first byte of the frame (no FCS) */
+	uint16_t len;		/* frame bytes */
+	uint16_t port;		/* port it arrived on */
+	uint16_t queue;		/* RX queue it arrived on */
+	uint16_t pad;
+	uint32_t flags;		/* PKT_* */
+	uint32_t rss_hash;
+	uint64_t tstamp;	/* hardware timestamp, ns, when PKT_RX_TSTAMP */
+	struct pktpool *pool;
+	uint8_t *buf;		/* start of the buffer the NIC writes */
+};
+
+/* A pool of equal slots with a LIFO free stack. */
+struct pktpool {
+	const char *name;
+	uint32_t size;		/* slots in all */
+	uint32_t nfree;		/* slots on the free stack */
+	uint32_t slot;		/* bytes per slot */
+	uint32_t buf_size;	/* bytes of buffer per slot */
+	uint64_t alloc_failed;	/* pkt_alloc calls that found the pool empty */
+	uint8_t *mem;
+	struct pkt **free;
+};
+
+/* Make a pool of n slots of slot bytes (PKT_SLOT or PKT_SMALL_SLOT).
+ * Returns NULL if DMA memory ran out. */
+struct pktpool *pktpool_create(const char *name, uint32_t n, uint32_t slot);
+/* A fresh packet (len 0, data at the buffer start), or NULL if the pool is empty. */
+struct pkt *pkt_alloc(struct pktpool *pool);
+/* Up to n packets into out; returns how many. */
+int pkt_alloc_bulk(struct pktpool *pool, struct pkt **out, int n);
+/* Back to its own pool. */
+void pkt_free(struct pkt *p);
+void pkt_free_bulk(struct pkt **p, int n);
+
+static inline struct pkt *pkt_alloc_inline(struct pktpool *pool)
+{
+	if (!pool->nfree) {
+		pool->alloc_failed++;
+		return 0;
+	}
+	struct pkt *p = pool->free[--pool->nfree];
+	p->data = p->buf;
+	p->len = 0;
+	p->flags = 0;
+	return p;
+}
+#endif

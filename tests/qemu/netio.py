@@ -1,0 +1,64 @@
+"""Frames in and out of a QEMU NIC through its -netdev stream unix socket
+(QEMU-NICS.md E: a 4-byte big-endian length, then the frame, no FCS)."""
+import os
+import socket
+import struct
+import time
+
+
+class StreamPort:
+    def __init__(self, path, timeout=10):
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > end:
+                    raise
+                time.sleep(0.05)
+        self.buf = b""
+
+    def send(self, frames):
+        """Send frames (bytes each); QEMU's back-pressure blocks us when the
+        guest's ring is full, so nothing is lost on the way."""
+        data = b"".join(struct.pack(">I", len(f)) + f for f in frames)
+        self.sock.sendall(data)
+
+    def recv(self, count, timeout=10):
+        """Up to count frames, waiting at most timeout seconds in all."""
+        out, end = [], time.monotonic() + timeout
+        while len(out) < count:
+            while len(self.buf) >= 4:
+                n = struct.unpack(">I", self.buf[:4])[0]
+                if len(self.buf) < 4 + n:
+                    break
+                out.append(self.buf[4:4 + n])
+                self.buf = self.buf[4 + n:]
+                if len(out) == count:
+                    return out
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(1 << 20)
+            except socket.timeout:
+                break
+            if not data:
+                break
+            self.buf += data
+        return out
+
+    def close(self):
+        self.sock.close()
+
+
+def frame(size, seq=0, dst=b"\xff" * 6, src=b"\x02\x00\x00\x00\x00\x01", ethertype=0x88B5):
+    """A frame of size bytes (no FCS): Ethernet header, local experimental
+    EtherType, then a 4-byte sequence number and a byte pattern."""
+    hdr = dst + src + struct.pack(">H", ethertype) + struct.pack(">I", seq)
+    body = bytes((seq + i) & 0xff for i in range(size - len(hdr)))
+    return hdr + body

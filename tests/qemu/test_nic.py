@@ -1,0 +1,219 @@
+"""NIC driver tests for e1000, e1000e and igb in QEMU, frames injected from
+the host through -netdev stream: exact RX counts, frame sizes, oversize
+drops, TX order and contents, every poll mode and IntMode, interrupt
+moderation, link flaps, buffer accounting."""
+import os
+import re
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+sys.path.insert(0, os.path.dirname(__file__))
+from netio import StreamPort, frame  # noqa: E402
+from qemurun import Qemu  # noqa: E402
+
+PROMPT = "linerate> "
+MODELS = ["e1000", "e1000e", "igb"]
+
+
+def nic_spec(model):
+    # igb goes behind its own root port (QEMU-NICS.md, Addenda).
+    return f"{model}:netdev=stream" + (",bus=rp" if model == "igb" else "")
+
+
+class Box:
+    """A booted appliance with its port 0 wired to a host stream socket."""
+
+    def __init__(self, model, append="app=sink", machine="q35"):
+        # stats=0: no periodic table between a command and its reply.
+        self.q = Qemu(boot="kernel", machine=machine, mem="256M", nics=[nic_spec(model)],
+                      append="stats=0 " + append)
+        self.q.expect(r"port0: link up", 30)
+        self.q.send("\r")
+        self.q.expect(PROMPT, 30)
+        if model == "e1000":
+            # QEMU's e1000 holds frames for 1 s after every RCTL write, then
+            # pushes all it queued into the ring and drops what does not fit
+            # (QEMU-NICS.md A.1): let that second pass first.
+            time.sleep(1.2)
+        self.port = StreamPort(self.q.nic_sock(0))
+
+    def shell(self, line, timeout=20):
+        self.q.send(line + "\r")
+        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
+        return m.group(1).decode(errors="replace")
+
+    def ethtool(self):
+        out = self.shell("ethtool -S port0")
+        return {k: int(v) for k, v in re.findall(r"^\s+(\w+): (\d+)", out, re.M)}
+
+    def wait_counter(self, name, want, timeout=30):
+        """Poll ethtool until counter name reaches want; return the counters."""
+        end = time.monotonic() + timeout
+        while True:
+            c = self.ethtool()
+            if c[name] >= want or time.monotonic() > end:
+                return c
+            time.sleep(0.3)
+
+    def sink(self):
+        out = self.shell("sink")
+        return {int(q): (int(p), int(b)) for q, p, b in
+                re.findall(r"sink port0 q(\d+): (\d+) packets (\d+) bytes", out)}
+
+    def close(self):
+        self.port.close()
+        self.q.stop()
+
+
+@pytest.fixture
+def box(request):
+    boxes = []
+
+    def make(*a, **kw):
+        b = Box(*a, **kw)
+        boxes.append(b)
+        return b
+    yield make
+    for b in boxes:
+        b.close()
+
+
+def assert_buffers_home(c, rxd=512, queues=1):
+    """Every packet buffer is in its pool or in an RX ring slot."""
+    assert c["pool_free"] + queues * rxd == c["pool_size"], c
+    assert c["small_pool_free"] == c["small_pool_size"], c
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_rx_exact_counts(box, model):
+    b = box(model)
+    total, nbytes = 0, 0
+    for burst in (1, 31, 32, 33, 10000):
+        frames = [frame(60, seq=total + i) for i in range(burst)]
+        # QEMU's igb stops taking frames for good once more than a ring's
+        # worth waits in its queue (seen on 10.0.2, not root-caused): feed it
+        # in windows of 256, as trafgen does, waiting for each.
+        step = 256 if model == "igb" else burst
+        for i in range(0, burst, step):
+            b.port.send(frames[i:i + step])
+            if step < burst:
+                b.wait_counter("rx_delivered", total + min(i + step, burst))
+        total += burst
+        c = b.wait_counter("rx_delivered", total)
+        lost = c["rx_missed_errors"]
+        # Every frame ends in exactly one counter: delivered to the app, or
+        # missed for want of a descriptor. Only QEMU's e1000 misses: when
+        # RDT moves it pushes every frame it queued into the ring and drops
+        # what does not fit, instead of holding it (hw/net/e1000.c).
+        end = time.monotonic() + 30
+        while c["rx_delivered"] + lost < total and time.monotonic() < end:
+            c = b.ethtool()
+            lost = c["rx_missed_errors"]
+        assert c["rx_delivered"] + lost == total, (burst, c)
+        if model != "e1000" or burst <= 33:
+            assert lost == 0 and c["rx_delivered"] == total, (burst, c)
+        nbytes = 60 * c["rx_delivered"]
+    assert c["rx_no_buffer_count"] == c["rx_missed_errors"]
+    assert b.sink() == {0: (c["rx_delivered"], nbytes)}
+    assert c["rx_packets"] == c["rx_delivered"]
+    assert c["rx_drop_oversize"] == 0 and c["rx_drop_desc_error"] == 0
+    assert c["alloc_rx_buff_failed"] == 0
+    time.sleep(1.2)
+    assert_buffers_home(b.ethtool())
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_frame_sizes_and_oversize(box, model):
+    b = box(model)
+    sizes = [60, 64, 1514, 1518]
+    b.port.send([frame(s, seq=i) for i, s in enumerate(sizes)])
+    c = b.wait_counter("rx_delivered", len(sizes))
+    assert c["rx_delivered"] == len(sizes)
+    assert b.sink() == {0: (len(sizes), sum(sizes))}
+    # 1600 bytes: over the 1518 (VLAN-tagged, no FCS) limit with RCTL.LPE off.
+    # e1000/e1000e hardware drops it (ROC); QEMU's igb passes it and the
+    # driver drops it. Either way exactly one counter says so.
+    b.port.send([frame(1600, seq=99), frame(60, seq=100)])
+    c = b.wait_counter("rx_delivered", len(sizes) + 1)
+    assert c["rx_delivered"] == len(sizes) + 1
+    assert c["rx_long_length_errors"] + c["rx_drop_oversize"] == 1, c
+    assert b.sink() == {0: (len(sizes) + 1, sum(sizes) + 60)}
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_tx_intact_and_in_order(box, model):
+    b = box(model, append="app=fwd pairs=0-0")
+    frames = [frame(64 + (i % 1400), seq=i) for i in range(2000)]
+    b.port.send(frames)
+    back = b.port.recv(len(frames), timeout=60)
+    assert len(back) == len(frames)
+    assert back == frames
+    out = b.shell("fwd")
+    assert re.search(r"fwd port0: rx 2000 forwarded 2000 no_peer 0 tx_ring_full 0", out), out
+    time.sleep(1.2)   # the watchdog reclaims what the NIC sent
+    c = b.ethtool()
+    assert c["tx_sent"] == 2000 and c["tx_packets"] == 2000
+    assert_buffers_home(c)
+
+
+MODES = [(poll, intmode) for poll in ("busy", "napi", "irq") for intmode in (0, 1, 2)]
+
+
+@pytest.mark.parametrize("model", ["e1000e", "igb"])
+@pytest.mark.parametrize("poll,intmode", MODES)
+def test_poll_and_intmode_deliver_all(box, model, poll, intmode):
+    b = box(model, append=f"app=sink poll={poll} IntMode={intmode}")
+    mode = {0: "INTx", 1: "MSI", 2: "MSI-X"}[intmode]
+    assert re.search(rf"port0: {model} .*, {mode}\r", b.q.text())
+    b.port.send([frame(60, seq=i) for i in range(3000)])
+    c = b.wait_counter("rx_delivered", 3000)
+    assert c["rx_delivered"] == 3000
+    if poll != "busy":
+        assert c["queue_0_irqs"] > 0
+    else:
+        assert c["queue_0_irqs"] == 0
+
+
+@pytest.mark.parametrize("poll", ["busy", "napi", "irq"])
+def test_e1000_poll_modes(box, poll):
+    b = box("e1000", append=f"app=sink poll={poll}")
+    assert re.search(r"port0: e1000 .*, INTx\r", b.q.text())
+    b.port.send([frame(60, seq=i) for i in range(3000)])
+    assert b.wait_counter("rx_delivered", 3000)["rx_delivered"] == 3000
+
+
+def paced_irqs(b, n=400, gap=0.002):
+    for i in range(n):
+        b.port.send([frame(60, seq=i)])
+        time.sleep(gap)
+    c = b.wait_counter("rx_delivered", n)
+    assert c["rx_delivered"] == n
+    return c["queue_0_irqs"]
+
+
+@pytest.mark.parametrize("model", ["e1000e", "igb"])
+def test_itr_lowers_interrupt_rate(box, model):
+    slow = paced_irqs(box(model, append="app=sink poll=irq InterruptThrottleRate=100"))
+    fast = paced_irqs(box(model, append="app=sink poll=irq InterruptThrottleRate=0"))
+    # 100 ints/s over ~1 s of paced traffic against an unthrottled port.
+    assert slow * 2 < fast, (slow, fast)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_link_flap_during_traffic(box, model):
+    b = box(model)
+    b.port.send([frame(60, seq=i) for i in range(500)])
+    b.q.qmp_cmd("set_link", name="n0", up=False)
+    b.q.expect(r"port0: link down", 10)
+    b.q.qmp_cmd("set_link", name="n0", up=True)
+    b.q.expect(r"port0: link up", 10)
+    c0 = b.ethtool()
+    b.port.send([frame(60, seq=1000 + i) for i in range(500)])
+    c = b.wait_counter("rx_delivered", c0["rx_delivered"] + 500)
+    assert c["rx_delivered"] == c0["rx_delivered"] + 500
+    assert c["link_changes"] == 2
+    time.sleep(1.2)
+    assert_buffers_home(b.ethtool())
