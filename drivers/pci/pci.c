@@ -284,8 +284,11 @@ static void choose_access(void)
 		return;
 	for (int i = 0; i < acpi.nmcfg; i++) {
 		const struct acpi_mcfg *m = &acpi.mcfg[i];
-		if (mmio_map(m->base, (uint64_t)(m->bus_end - m->bus_start + 1) << 20))
+		if (mmio_map(m->base, (uint64_t)(m->bus_end - m->bus_start + 1) << 20)) {
+			snprintf(pci_access, sizeof(pci_access), "ports 0xcf8/0xcfc (ECAM at %#lx not mapped)",
+				 m->base);
 			return;
+		}
 	}
 	struct pci_dev host = { 0 };
 	uint32_t by_port = pci_read32(&host, PCI_VENDOR_ID);

@@ -105,6 +105,16 @@ volatile void *pci_map_bar(struct pci_dev *d, int i);
  * must serve every cause from vector 0. Messages go to the BSP's LAPIC.
  * Returns the number of vectors set up (d->int_mode, d->vectors filled),
  * or -1 after printing why none could be.
+ *
+ * Handlers run with interrupts off; trap() sends the LAPIC EOI after the
+ * handler returns. MSI/MSI-X are edge: a cause raised while the handler
+ * runs sends a new message. INTx is level-triggered and may be shared with
+ * other devices (every handler on the line runs for each interrupt): the
+ * handler must check its own device's cause register, and clear or mask
+ * the cause before returning, or the line fires again at once. MSI-X
+ * needs the table's BAR, which this maps (memory space and bus mastering
+ * on); MSI turns bus mastering on; the command register's Interrupt
+ * Disable is set for messages and cleared for INTx.
  */
 int pci_irq_setup(struct pci_dev *d, int nvec, const irq_handler_t *handlers,
 		  void *const *args, const char *const *names);

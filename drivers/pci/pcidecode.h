@@ -99,6 +99,8 @@ struct pci_cfg {
 	uint16_t size;		/* bytes readable: 256 (port 0xcf8) or 4096 (ECAM) */
 };
 
+/* The byte / 16-bit word at off (any alignment within its dword), through
+ * c->read32. */
 uint8_t pci_cfg_read8(const struct pci_cfg *c, uint16_t off);
 uint16_t pci_cfg_read16(const struct pci_cfg *c, uint16_t off);
 

@@ -290,8 +290,8 @@ int pci_irq_pending(struct pci_dev *d, int k)
 		volatile uint8_t *bar = pci_map_bar(d, m.pba_bir);
 		if (!bar)
 			return -1;
-		volatile uint64_t *pba = (volatile uint64_t *)(bar + m.pba_off);
-		return (pba[k / 64] >> (k % 64)) & 1;
+		volatile uint32_t *pba = (volatile uint32_t *)(bar + m.pba_off);	/* dword reads: 7.7.2 */
+		return (pba[k / 32] >> (k % 32)) & 1;
 	}
 	if (d->int_mode == INT_MODE_MSI) {
 		uint16_t reg = msi_mask_reg(d);
