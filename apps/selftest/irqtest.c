@@ -120,6 +120,14 @@ static int setup(struct tnic *t)
 		return -1;
 	}
 	t->k = got == t->nic->nvec ? t->nic->cause : 0;
+	/* Fewer vectors than asked: every cause on vector 0, as a driver would
+	 * set it up (on INTx this replaces only this device's entry). */
+	if (got < t->nic->nvec && pci_irq_set_handler(t->d, 0, handler, &t->slots[0])) {
+		printf("irqtest: %s: pci_irq_set_handler failed\n", pci_bdf(t->d, bdf));
+		pci_irq_free(t->d);
+		pci_write16(t->d, PCI_COMMAND, t->cmd);
+		return -1;
+	}
 	uint32_t ims = ICR_LSC;
 	if (t->nic->device == 0x10d3 && t->d->int_mode == INT_MODE_MSIX) {
 		t->ivar = t->regs[IVAR / 4];

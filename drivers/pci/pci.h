@@ -118,6 +118,14 @@ volatile void *pci_map_bar(struct pci_dev *d, int i);
  */
 int pci_irq_setup(struct pci_dev *d, int nvec, const irq_handler_t *handlers,
 		  void *const *args, const char *const *names);
+/*
+ * Replace the handler of vector k (0 <= k < d->nvec) after pci_irq_setup,
+ * e.g. one handler for every cause when fewer vectors were given than
+ * asked. Use this, not vector_set: an INTx vector is shared by all the
+ * devices on the line, and only d's entry on it changes. Returns 0, or -1
+ * if d has no vector k.
+ */
+int pci_irq_set_handler(struct pci_dev *d, int k, irq_handler_t handler, void *arg);
 /* The IntMode knob: the most capable mode pci_irq_setup may choose. */
 int pci_int_mode(void);
 /* Mask or unmask MSI-X table entry k (MSI-X only; PCIe 4.0 7.7.2). */

@@ -230,6 +230,26 @@ int pci_irq_setup(struct pci_dev *d, int nvec, const irq_handler_t *handlers, vo
 	return n;
 }
 
+int pci_irq_set_handler(struct pci_dev *d, int k, irq_handler_t handler, void *arg)
+{
+	if (k < 0 || k >= d->nvec)
+		return -1;
+	if (d->int_mode != INT_MODE_INTX) {
+		vector_set(d->vectors[k], handler, arg, vec_names[d - pci_devs][k]);
+		return 0;
+	}
+	for (int i = 0; i < INTX_LINES; i++)
+		for (int u = 0; lines[i].vector == d->vectors[0] && u < lines[i].nusers; u++)
+			if (lines[i].users[u].d == d) {
+				uint64_t f = irq_save();
+				lines[i].users[u].handler = handler;
+				lines[i].users[u].arg = arg;
+				irq_restore(f);
+				return 0;
+			}
+	return -1;
+}
+
 int pci_int_mode(void)
 {
 	return (int)int_mode;
