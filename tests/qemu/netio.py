@@ -1,8 +1,8 @@
 """Frames in and out of a QEMU NIC through its -netdev stream unix socket
 (QEMU-NICS.md E: a 4-byte big-endian length, then the frame, no FCS)."""
-import os
 import socket
 import struct
+import threading
 import time
 
 
@@ -21,11 +21,19 @@ class StreamPort:
                 time.sleep(0.05)
         self.buf = b""
 
-    def send(self, frames):
+    def send(self, frames, timeout=60):
         """Send frames (bytes each); QEMU's back-pressure blocks us when the
         guest's ring is full, so nothing is lost on the way."""
         data = b"".join(struct.pack(">I", len(f)) + f for f in frames)
+        self.sock.settimeout(timeout)
         self.sock.sendall(data)
+
+    def send_background(self, frames, timeout=60):
+        """Send from a thread, so the caller can receive meanwhile (a guest
+        that sends back blocks when nobody reads). Returns the thread."""
+        t = threading.Thread(target=self.send, args=(frames, timeout), daemon=True)
+        t.start()
+        return t
 
     def recv(self, count, timeout=10):
         """Up to count frames, waiting at most timeout seconds in all."""
@@ -62,3 +70,9 @@ def frame(size, seq=0, dst=b"\xff" * 6, src=b"\x02\x00\x00\x00\x00\x01", etherty
     hdr = dst + src + struct.pack(">H", ethertype) + struct.pack(">I", seq)
     body = bytes((seq + i) & 0xff for i in range(size - len(hdr)))
     return hdr + body
+
+
+def vlan_frame(size, seq=0, vid=5):
+    """Like frame(), with an 802.1Q tag (VLAN vid) after the addresses."""
+    f = frame(size - 4, seq=seq)
+    return f[:12] + struct.pack(">HH", 0x8100, vid) + f[12:]

@@ -93,7 +93,12 @@ static int igb_init_rx(struct e1000x_port *p)
 	}
 	wr32(p->regs, RXCSUM, rxcsum);
 	e1000x_set_filters(p->regs, nic->mac, 16);
-	wr32(p->regs, RCTL, RCTL_EN | RCTL_BAM | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF);
+	/* Long packets up to one buffer (RLPML, 8.10.3): the driver drops what
+	 * is over 1518 bytes and counts it (rx_drop_oversize). QEMU's igb drops
+	 * longer frames without counting them when LPE is off (ROC only in
+	 * VMDq mode), so the check is kept where it can be counted. */
+	wr32(p->regs, IGB_RLPML, PKT_BUF_SIZE);
+	wr32(p->regs, RCTL, RCTL_EN | RCTL_BAM | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF | RCTL_LPE);
 	return 0;
 }
 

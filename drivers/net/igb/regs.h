@@ -15,6 +15,7 @@
 #define IGB_EITR(n)	(0x01680 + 4 * (n))	/* Extended Interrupt Throttle - RW */
 #define IGB_IVAR0(i)	(0x01700 + 4 * (i))	/* Interrupt Vector Allocation - RW */
 #define IGB_IVAR_MISC	0x01740	/* IVAR for other causes - RW */
+#define IGB_RLPML	0x05004	/* Receive Long Packet Maximum Length - RW */
 #define IGB_MRQC	0x05818	/* Multiple Receive Queues Command - RW */
 #define IGB_RETA(i)	(0x05c00 + 4 * (i))	/* Redirection Table, 32 - RW */
 #define IGB_RSSRK(i)	(0x05c80 + 4 * (i))	/* RSS Random Key, 10 - RW */
