@@ -221,7 +221,10 @@ def main():
     else:
         ap.error("give a LOG file or --socket PATH")
     if not rows:
-        sys.exit("statplot: no JSON reports found (boot with stats_format=json)")
+        port = getattr(a, "port", "port0")
+        queue = getattr(a, "queue", 0)
+        sys.exit(f"statplot: no JSON reports for {port} queue {queue} found "
+                 "(boot with stats_format=json)")
     if a.cmd == "csv":
         if a.output:
             write_csv(rows, a.output)

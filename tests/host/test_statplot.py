@@ -93,4 +93,4 @@ def test_no_reports_is_an_error(tmp_path):
     log.write_text("linerate> version\nlinerate 0.1.0\n")
     out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "statplot.py"), "csv",
                           str(log)], capture_output=True, text=True)
-    assert out.returncode == 1 and "no JSON reports found" in out.stderr
+    assert out.returncode == 1 and "no JSON reports for port0 queue 0 found" in out.stderr
