@@ -16,7 +16,11 @@ static int parse_app(const char *v, char *err, size_t len)
 	snprintf(err, len, "no app '%s'", v);
 	return -1;
 }
-KNOB(app, .name = "app", .type = KNOB_FUNC, .parse = parse_app, .accepted = "sink|fwd",
+static void show_app(char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", app_selected()->name);
+}
+KNOB(app, .name = "app", .type = KNOB_FUNC, .parse = parse_app, .show = show_app, .accepted = "sink|fwd",
      .help = "what the appliance does with received packets; default sink");
 
 const struct app *app_selected(void)

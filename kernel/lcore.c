@@ -55,6 +55,19 @@ static int napi_poll(struct lcore *lc, const struct app *app, struct nic *nic, i
 	return done + more;
 }
 
+/* poll=irq: one pass of up to napi_weight per interrupt, then unmask. If
+ * frames are left, raise the queue's interrupt again, so every pass starts
+ * from an interrupt (and ITR paces them) and none waits for the next frame. */
+static int irq_pass(struct lcore *lc, const struct app *app, struct nic *nic, int q)
+{
+	int done = poll_queue(lc, app, nic, q, (int)nic_cfg.napi_weight);
+	nic->sched[q] = 0;
+	nic->ops->irq_enable(nic, q);
+	if (nic->ops->rx_pending(nic, q))
+		nic->ops->irq_raise(nic, q);
+	return done;
+}
+
 /* Dynamic ITR re-evaluated at each interrupt-driven poll, from the traffic
  * since the last one (e1000e's e1000_set_itr at the start of its poll). */
 static void itr_after_irq(struct nic *nic, int q)
@@ -102,9 +115,7 @@ void lcore_run(void)
 					if (mode == POLL_NAPI) {
 						work += napi_poll(lc, app, nic, q);
 					} else {
-						work += poll_queue(lc, app, nic, q, (int)nic_cfg.napi_weight);
-						nic->sched[q] = 0;
-						nic->ops->irq_enable(nic, q);
+						work += irq_pass(lc, app, nic, q);
 					}
 					pending |= nic->sched[q];
 				}

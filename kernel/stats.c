@@ -16,7 +16,7 @@ void stats_sample_port(struct stats_port *p, const struct nic *nic)
 	p->rx_ovr = s[NS_rx_no_buffer_count] + s[NS_rx_over_errors];
 	p->tx_ok = s[NS_tx_packets];
 	p->tx_err = s[NS_tx_errors];
-	p->tx_drp = 0;
+	p->tx_drp = s[NS_tx_dropped];
 	p->tx_ovr = s[NS_tx_ring_full];
 	p->nqueues = nic->nqueues;
 	for (int q = 0; q < nic->nqueues; q++) {

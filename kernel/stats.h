@@ -18,8 +18,9 @@
  *           and counted in RX-DRP, only when the FIFO fills too)
  *   TX-OK   tx_packets: frames the NIC transmitted
  *   TX-ERR  tx_errors: excessive and late collisions
- *   TX-DRP  0: a driver never discards a frame tx_burst took; a frame it
- *           refuses stays the app's, which counts it in its core's dropped
+ *   TX-DRP  tx_dropped: frames tx_burst took that a reset (TX hang
+ *           recovery) gave up; a frame tx_burst refuses stays the app's,
+ *           which counts it in its core's dropped
  *   TX-OVR  tx_ring_full: tx_burst calls that found the TX ring full
  * So a frame that arrives on the wire ends in exactly one of RX-OK, RX-ERR,
  * RX-DRP (and in flight in the ring between two reports).

@@ -5,7 +5,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "drivers/net/e1000x.h"
 #include "drivers/net/nic.h"
 #include "kernel/config.h"
 #include "kernel/cpu.h"
@@ -126,7 +125,7 @@ SHELL_CMD(link, "link", "link [port]", "the same as ifconfig", cmd_ifconfig);
 static void apply_itr(void)
 {
 	for (int i = 0; i < nic_count; i++)
-		e1000x_init_itr(nics[i]);
+		nic_itr_init(nics[i]);
 }
 
 /* A new period starts now. */

@@ -40,7 +40,15 @@ static int parse_pairs(const char *v, char *err, size_t len)
 	memcpy(peer_of, peers, sizeof(peers));
 	return 0;
 }
-KNOB(pairs, .name = "pairs", .type = KNOB_FUNC, .parse = parse_pairs,
+static void show_pairs(char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (int a = 0; a < NIC_MAX_PORTS && used < len; a++)
+		if (peer_of[a] >= a)
+			used += (size_t)snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", a, peer_of[a]);
+}
+KNOB(pairs, .name = "pairs", .type = KNOB_FUNC, .parse = parse_pairs, .show = show_pairs,
      .accepted = "A-B[,C-D...] with ports 0-7, e.g. 0-1,2-3 or 0-0",
      .help = "fwd: ports that forward to each other; default 0-1");
 

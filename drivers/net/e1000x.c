@@ -164,6 +164,11 @@ int e1000x_port_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 	return e1000x_tx_burst(&to_port(nic)->txq[q], pkts, n);
 }
 
+int e1000x_port_rx_pending(struct nic *nic, int q)
+{
+	return e1000x_rx_pending(&to_port(nic)->rxq[q]);
+}
+
 void e1000x_port_update_stats(struct nic *nic)
 {
 	e1000x_update_stats(to_port(nic));
@@ -191,17 +196,6 @@ int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv)
 	*tq = (struct e1000x_txq){ .nic = &p->nic, .q = q, .n = (uint32_t)p->nic.txd, .regs = p->regs,
 				   .tdt = tdt, .adv = adv, .ring = tq->ring, .bufs = tq->bufs };
 	return e1000x_txq_init(tq);
-}
-
-void e1000x_init_itr(struct nic *nic)
-{
-	uint32_t s = (uint32_t)nic_cfg.itr;
-	for (int q = 0; q < nic->nqueues; q++) {
-		/* Linux starts dynamic modes at 20000 ints/s in the low-latency class. */
-		nic->itr[q] = (struct nic_itr){ .setting = s, .rx_class = 1, .tx_class = 1 };
-		nic->itr[q].current = s == 0 ? 0 : s == 4 ? 8000 : s < 100 ? 20000 : s;
-		nic->ops->set_itr(nic, q, nic->itr[q].current);
-	}
 }
 
 #define TX_TIMEOUT_NS 2000000000ull

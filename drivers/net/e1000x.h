@@ -238,12 +238,11 @@ int e1000x_reset(struct e1000x_port *p);
 /* nic_ops shared by the families. */
 int e1000x_port_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
 int e1000x_port_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
+int e1000x_port_rx_pending(struct nic *nic, int q);
 void e1000x_port_update_stats(struct nic *nic);
 /* Link check, TX hang recovery (count tx_timeout_count, reset, restore,
  * carry on), ITR simplified mode. */
 void e1000x_port_watchdog(struct nic *nic);
-/* Initial interrupt rate of each queue from InterruptThrottleRate. */
-void e1000x_init_itr(struct nic *nic);
 /* Zero the counters after a reset (reading the statistics registers clears them). */
 void e1000x_clear_stats(struct e1000x_port *p);
 /* Set up rings as far as the shared code goes; the family writes the

@@ -66,8 +66,11 @@ void e1000x_rxq_release(struct e1000x_rxq *rq)
 
 void e1000x_txq_release(struct e1000x_txq *tq)
 {
-	for (; tq->clean != tq->tail; tq->clean = tq->clean + 1 == tq->n ? 0 : tq->clean + 1)
+	e1000x_tx_reclaim(tq);
+	for (; tq->clean != tq->tail; tq->clean = tq->clean + 1 == tq->n ? 0 : tq->clean + 1) {
 		pkt_free(tq->bufs[tq->clean]);
+		tq->nic->stats[NS_tx_dropped]++;
+	}
 }
 
 /* Hardware checksum results into pkt flags. */
@@ -103,6 +106,12 @@ static inline uint32_t rx_status(const struct e1000x_rxq *rq, uint32_t i, uint16
 	if (s & RXD_STAT_IXSM)
 		s &= ~(RXD_STAT_IPCS | RXD_STAT_TCPCS);
 	return (s & (RXDEXT_DD | RXDEXT_EOP | RXDEXT_TCPCS | RXDEXT_IPCS)) | (uint32_t)e << 24;
+}
+
+int e1000x_rx_pending(const struct e1000x_rxq *rq)
+{
+	uint16_t len;
+	return rx_status(rq, rq->next, &len) & RXDEXT_DD;
 }
 
 int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)

@@ -93,12 +93,15 @@ struct e1000x_txq {
  * memory ran out (printed). */
 int e1000x_rxq_init(struct e1000x_rxq *rq);
 int e1000x_txq_init(struct e1000x_txq *tq);
-/* Give back the buffers held by a ring (for resets). */
+/* Give back the buffers held by a ring (for resets); TX frames not sent
+ * are counted in tx_dropped. */
 void e1000x_rxq_release(struct e1000x_rxq *rq);
 void e1000x_txq_release(struct e1000x_txq *tq);
 /* The burst calls of struct nic_ops, on one queue. */
 int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n);
 int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n);
+/* 1 if the next descriptor is done (a frame waits). */
+int e1000x_rx_pending(const struct e1000x_rxq *rq);
 /* Free what the NIC has sent; returns descriptors still in flight. */
 uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq);
 /* TX hang check (once a second): work pending and nothing reclaimed for

@@ -34,10 +34,12 @@ static int ring_check(const char *v, char *err, size_t len, int64_t *out)
 }
 static int parse_rxd(const char *v, char *err, size_t len) { return ring_check(v, err, len, &nic_cfg.rxd); }
 static int parse_txd(const char *v, char *err, size_t len) { return ring_check(v, err, len, &nic_cfg.txd); }
-KNOB(rxd, .name = "rxd", .type = KNOB_FUNC, .parse = parse_rxd, .accepted = "80-4096, a multiple of 8",
-     .help = "RX ring size, descriptors; default 512");
-KNOB(txd, .name = "txd", .type = KNOB_FUNC, .parse = parse_txd, .accepted = "80-4096, a multiple of 8",
-     .help = "TX ring size, descriptors; default 512");
+static void show_rxd(char *buf, size_t len) { snprintf(buf, len, "%ld", nic_cfg.rxd); }
+static void show_txd(char *buf, size_t len) { snprintf(buf, len, "%ld", nic_cfg.txd); }
+KNOB(rxd, .name = "rxd", .type = KNOB_FUNC, .parse = parse_rxd, .show = show_rxd,
+     .accepted = "80-4096, a multiple of 8", .help = "RX ring size, descriptors; default 512");
+KNOB(txd, .name = "txd", .type = KNOB_FUNC, .parse = parse_txd, .show = show_txd,
+     .accepted = "80-4096, a multiple of 8", .help = "TX ring size, descriptors; default 512");
 
 static const struct knob_range burst_range[] = { { 1, NIC_BURST_MAX } };
 KNOB(burst, .name = "burst", .type = KNOB_INT, .ranges = burst_range, .nranges = 1, .ival = &nic_cfg.burst,
@@ -112,9 +114,16 @@ void nic_queue_irq(struct trapframe *tf, void *arg)
 {
 	(void)tf;
 	struct nic_qarg *a = arg;
-	a->nic->q[a->q].irqs++;
-	a->nic->ops->irq_disable(a->nic, a->q);
-	a->nic->sched[a->q] = 1;
+	struct nic *nic = a->nic;
+	if (nic->sched[a->q] || !nic->ops->rx_pending(nic, a->q)) {
+		nic->q[a->q].irqs_spurious++;
+		if (!nic->sched[a->q])
+			nic->ops->irq_enable(nic, a->q);	/* undo any auto-mask */
+		return;
+	}
+	nic->q[a->q].irqs++;
+	nic->ops->irq_disable(nic, a->q);
+	nic->sched[a->q] = 1;
 }
 
 enum { LOWEST_LATENCY, LOW_LATENCY, BULK_LATENCY };
@@ -175,6 +184,16 @@ uint32_t nic_itr_update(struct nic_itr *it)
 	return want;
 }
 
+void nic_itr_init(struct nic *nic)
+{
+	uint32_t s = (uint32_t)nic_cfg.itr;
+	for (int q = 0; q < nic->nqueues; q++) {
+		nic->itr[q] = (struct nic_itr){ .setting = s, .rx_class = LOW_LATENCY, .tx_class = LOW_LATENCY };
+		nic->itr[q].current = s == 0 ? 0 : s == 4 ? 8000 : s < 100 ? 20000 : s;
+		nic->ops->set_itr(nic, q, nic->itr[q].current);
+	}
+}
+
 uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes)
 {
 	uint64_t goc = (rx_bytes + tx_bytes) / 10000;
@@ -216,8 +235,8 @@ static int cmd_ethtool(int argc, char **argv)
 		struct nic_qstats *s = &nic->q[q];
 		printf("     rx_queue_%d_packets: %lu\n     rx_queue_%d_bytes: %lu\n", q, s->rx_packets, q, s->rx_bytes);
 		printf("     tx_queue_%d_packets: %lu\n     tx_queue_%d_bytes: %lu\n", q, s->tx_packets, q, s->tx_bytes);
-		printf("     queue_%d_irqs: %lu\n     queue_%d_polls: %lu\n     queue_%d_poll_packets: %lu\n",
-		       q, s->irqs, q, s->polls, q, s->poll_pkts);
+		printf("     queue_%d_irqs: %lu\n     queue_%d_irqs_spurious: %lu\n", q, s->irqs, q, s->irqs_spurious);
+		printf("     queue_%d_polls: %lu\n     queue_%d_poll_packets: %lu\n", q, s->polls, q, s->poll_pkts);
 		printf("     queue_%d_itr: %lu\n", q, s->itr);
 	}
 	printf("     pool_free: %u\n     pool_size: %u\n", nic->pool->nfree, nic->pool->size);

@@ -48,6 +48,7 @@
 	X(tx_timeout_count, sw) X(tx_restart_queue, sw) X(rx_csum_offload_good, sw) \
 	X(rx_csum_offload_errors, sw) X(alloc_rx_buff_failed, sw) X(rx_hwtstamp_cleared, sw) \
 	X(tx_hwtstamp_timeouts, sw) X(tx_hwtstamp_skipped, sw) \
+	X(tx_dropped, sw) \
 	X(rx_delivered, sw) X(rx_drop_oversize, sw) X(rx_drop_desc_error, sw) \
 	X(rx_copybreak, sw) X(tx_sent, sw) X(tx_ring_full, sw) X(link_changes, sw) \
 	X(resets, sw)
@@ -59,7 +60,9 @@ extern const char *const nic_stat_names[NIC_STAT_N];
 /* Per-queue counters; interrupt and poll accounting for the seed graphs. */
 struct nic_qstats {
 	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
-	uint64_t irqs;		/* interrupts taken on the queue's vector */
+	uint64_t irqs;		/* interrupts taken on the queue's vector that found work */
+	uint64_t irqs_spurious;	/* ... that found nothing: QEMU's e1000e/igb repeat every
+				 * MSI-X message one EITR window later (QEMU-NICS.md A.2) */
 	uint64_t polls;		/* rx_burst calls */
 	uint64_t poll_pkts;	/* packets those calls returned */
 	uint64_t itr;		/* current interrupt rate setting, ints/s (0 = off) */
@@ -76,6 +79,10 @@ struct nic_ops {
 	/* Unmask / mask queue q's interrupt (RX and TX of the pair). */
 	void (*irq_enable)(struct nic *nic, int q);
 	void (*irq_disable)(struct nic *nic, int q);
+	/* Raise queue q's interrupt from software (ICS/EICS). */
+	void (*irq_raise)(struct nic *nic, int q);
+	/* 1 if a received frame waits on queue q (descriptor done). */
+	int (*rx_pending)(struct nic *nic, int q);
 	/* Add the statistics registers into nic->stats (they clear on read). */
 	void (*update_stats)(struct nic *nic);
 	/* Once a second: link state, TX hang check, ITR simplified mode. */
@@ -151,6 +158,10 @@ void *nic_queue_arg(struct nic *nic, int q);
  * setting 1 (dynamic) or 3 (conservative); other settings return current.
  */
 uint32_t nic_itr_update(struct nic_itr *it);
+/* Start every queue of nic over in the InterruptThrottleRate mode (boot,
+ * reset, `set InterruptThrottleRate`): dynamic modes start at 20000 ints/s
+ * in the low-latency class as Linux does, mode 4 at 8000. */
+void nic_itr_init(struct nic *nic);
 /* Simplified mode (setting 4): 2000-8000 ints/s from the RX/TX byte balance. */
 uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes);
 /* Once a second for every port: update_stats and watchdog. */

@@ -27,6 +27,7 @@ class Box:
     """A booted appliance with its port 0 wired to a host stream socket."""
 
     def __init__(self, model, append="app=sink", machine="q35"):
+        self.model = model
         # stats=0: no periodic table between a command and its reply.
         self.q = Qemu(boot="kernel", machine=machine, mem="256M", nics=[nic_spec(model)],
                       append="stats=0 " + append)
@@ -44,6 +45,16 @@ class Box:
         self.q.send(line + "\r")
         m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
         return m.group(1).decode(errors="replace")
+
+    def feed(self, frames, delivered_before=0):
+        """Send frames for the sink. QEMU's e1000 drops and its igb stalls
+        when more than a ring's worth waits in QEMU (test_rx_exact_counts):
+        those get windows of 256, each waited for; e1000e gets them at once."""
+        step = 256 if self.model in ("e1000", "igb") else len(frames)
+        for i in range(0, len(frames), step):
+            self.port.send(frames[i:i + step])
+            if step < len(frames):
+                self.wait_counter("rx_delivered", delivered_before + min(i + step, len(frames)))
 
     def ethtool(self):
         out = self.shell("ethtool -S port0")
@@ -177,7 +188,7 @@ def test_poll_and_intmode_deliver_all(box, model, poll, intmode):
     b = box(model, append=f"app=sink poll={poll} IntMode={intmode}")
     mode = {0: "INTx", 1: "MSI", 2: "MSI-X"}[intmode]
     assert re.search(rf"port0: {model} .*, {mode}\r", b.q.text())
-    b.port.send([frame(60, seq=i) for i in range(3000)])
+    b.feed([frame(60, seq=i) for i in range(3000)])
     c = b.wait_counter("rx_delivered", 3000)
     assert c["rx_delivered"] == 3000
     if poll != "busy":
@@ -190,7 +201,7 @@ def test_poll_and_intmode_deliver_all(box, model, poll, intmode):
 def test_e1000_poll_modes(box, poll):
     b = box("e1000", append=f"app=sink poll={poll}")
     assert re.search(r"port0: e1000 .*, INTx\r", b.q.text())
-    b.port.send([frame(60, seq=i) for i in range(3000)])
+    b.feed([frame(60, seq=i) for i in range(3000)])
     assert b.wait_counter("rx_delivered", 3000)["rx_delivered"] == 3000
 
 
@@ -220,7 +231,7 @@ def test_link_flap_during_traffic(box, model):
     b.q.qmp_cmd("set_link", name="n0", up=True)
     b.q.expect(r"port0: link up", 10)
     c0 = b.ethtool()
-    b.port.send([frame(60, seq=1000 + i) for i in range(500)])
+    b.feed([frame(60, seq=1000 + i) for i in range(500)], c0["rx_delivered"])
     c = b.wait_counter("rx_delivered", c0["rx_delivered"] + 500)
     assert c["rx_delivered"] == c0["rx_delivered"] + 500
     assert c["link_changes"] == 2

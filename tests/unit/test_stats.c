@@ -27,6 +27,7 @@ static void test_sample_port_columns(void **state)
 	nic.stats[NS_tx_packets] = 9;
 	nic.stats[NS_tx_errors] = 2;
 	nic.stats[NS_tx_ring_full] = 6;
+	nic.stats[NS_tx_dropped] = 3;
 	nic.q[1].irqs = 42;
 	nic.itr[1].setting = 3;
 
@@ -40,7 +41,7 @@ static void test_sample_port_columns(void **state)
 	assert_int_equal(p.rx_ovr, 55);
 	assert_int_equal(p.tx_ok, 9);
 	assert_int_equal(p.tx_err, 2);
-	assert_int_equal(p.tx_drp, 0);
+	assert_int_equal(p.tx_drp, 3);
 	assert_int_equal(p.tx_ovr, 6);
 	assert_int_equal(p.nqueues, 2);
 	assert_int_equal(p.q[1].irqs, 42);

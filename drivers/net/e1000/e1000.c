@@ -21,6 +21,12 @@ static void e1000_irq_disable(struct nic *nic, int q)
 	wr32(to_port(nic)->regs, IMC, E1000_CAUSES);
 }
 
+static void e1000_irq_raise(struct nic *nic, int q)
+{
+	(void)q;
+	wr32(to_port(nic)->regs, ICS, ICR_RXT0);	/* 13.4.19 */
+}
+
 /* ITR counts 256 ns units (13.4.18). QEMU's mitigation window never goes
  * below 128 us (QEMU-NICS.md A.1). */
 static void e1000_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
@@ -96,7 +102,7 @@ static int e1000_hw_init(struct e1000x_port *p)
 	e1000x_clear_stats(p);
 	if (e1000_init_rx(p) || e1000_init_tx(p))
 		return -1;
-	e1000x_init_itr(&p->nic);
+	nic_itr_init(&p->nic);
 	wr32(p->regs, IMS, ICR_LSC);
 	return 0;
 }
@@ -106,6 +112,8 @@ static const struct nic_ops e1000_ops = {
 	.tx_burst = e1000x_port_tx_burst,
 	.irq_enable = e1000_irq_enable,
 	.irq_disable = e1000_irq_disable,
+	.irq_raise = e1000_irq_raise,
+	.rx_pending = e1000x_port_rx_pending,
 	.update_stats = e1000x_port_update_stats,
 	.watchdog = e1000x_port_watchdog,
 	.set_itr = e1000_set_itr,

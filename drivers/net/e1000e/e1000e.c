@@ -29,6 +29,14 @@ static void e1000e_irq_disable(struct nic *nic, int q)
 	wr32(to_port(nic)->regs, IMC, queue_causes(to_port(nic), q));
 }
 
+/* ICS sets the causes as if the hardware had (10.2.4.2); in MSI-X mode the
+ * queue's cause goes to its vector through IVAR. */
+static void e1000e_irq_raise(struct nic *nic, int q)
+{
+	struct e1000x_port *p = to_port(nic);
+	wr32(p->regs, ICS, p->msix ? ICR_RXQ(q) : ICR_RXT0);
+}
+
 /* ITR and EITR count 256 ns units (10.2.4.3, 10.2.4.10). QEMU clamps both
  * to at least 500 (128 us), so it never goes above 7812 ints/s. */
 static void e1000e_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
@@ -180,7 +188,7 @@ static int e1000e_hw_init(struct e1000x_port *p)
 	e1000x_clear_stats(p);
 	if (e1000e_init_rx(p) || e1000e_init_tx(p))
 		return -1;
-	e1000x_init_itr(&p->nic);
+	nic_itr_init(&p->nic);
 	e1000e_program_irq(p);
 	return 0;
 }
@@ -190,6 +198,8 @@ static const struct nic_ops e1000e_ops = {
 	.tx_burst = e1000x_port_tx_burst,
 	.irq_enable = e1000e_irq_enable,
 	.irq_disable = e1000e_irq_disable,
+	.irq_raise = e1000e_irq_raise,
+	.rx_pending = e1000x_port_rx_pending,
 	.update_stats = e1000x_port_update_stats,
 	.watchdog = e1000x_port_watchdog,
 	.set_itr = e1000e_set_itr,

@@ -35,6 +35,16 @@ static void igb_irq_disable(struct nic *nic, int q)
 		wr32(p->regs, IMC, legacy_causes());
 }
 
+/* EICS (8.8.10) raises the queue's vector in MSI-X mode; ICS otherwise. */
+static void igb_irq_raise(struct nic *nic, int q)
+{
+	struct e1000x_port *p = to_port(nic);
+	if (p->msix)
+		wr32(p->regs, IGB_EICS, 1u << q);
+	else
+		wr32(p->regs, ICS, ICR_RXDW);
+}
+
 /* EITR interval in 0.25 us units at bits 14:2 (8.8.14). QEMU reads the
  * field as 1.024 us units, so its interrupts come about 4.1x further
  * apart than on silicon, and it applies EITR only in MSI-X mode
@@ -206,7 +216,7 @@ static int igb_hw_init(struct e1000x_port *p)
 	if (igb_init_rx(p) || igb_init_tx(p))
 		return -1;
 	igb_program_irq(p);
-	e1000x_init_itr(&p->nic);
+	nic_itr_init(&p->nic);
 	return 0;
 }
 
@@ -215,6 +225,8 @@ static const struct nic_ops igb_ops = {
 	.tx_burst = e1000x_port_tx_burst,
 	.irq_enable = igb_irq_enable,
 	.irq_disable = igb_irq_disable,
+	.irq_raise = igb_irq_raise,
+	.rx_pending = e1000x_port_rx_pending,
 	.update_stats = e1000x_port_update_stats,
 	.watchdog = e1000x_port_watchdog,
 	.set_itr = igb_set_itr,
