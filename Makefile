@@ -17,7 +17,7 @@ KASM := boot/entry.S kernel/vectors.S
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC))
 NEWLIB := $(SYSROOT)/lib/libc.a
 
-.PHONY: all deps run test unit qemu-test host-test bench plot clean
+.PHONY: all deps run shell test unit qemu-test host-test bench plot clean
 all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen
 
 deps:
@@ -55,7 +55,10 @@ include tests/unit/unit.mk
 include tools/trafgen/trafgen.mk
 
 run: deps all
-	$(PYTHON) tools/qemurun.py --interactive
+	$(PYTHON) tools/demo.py
+
+shell: deps all
+	$(PYTHON) tools/qemurun.py --interactive --nic e1000e:netdev=stream --nic e1000e:netdev=stream
 
 test: deps all unit qemu-test host-test
 
@@ -67,6 +70,7 @@ host-test: $(BUILD)/trafgen
 
 bench: deps all
 	$(PYTHON) tools/bench_boot.py 5
+	$(PYTHON) tools/bench_rx.py
 
 # Seed report 3's graphs: CPU% and packets per interrupt against offered
 # load, per InterruptThrottleRate (tools/statplot.py sweep; a few minutes).

@@ -71,7 +71,10 @@ extern int pci_ndevs;
 /* Walk every bus (ECAM from ACPI MCFG when present, else ports 0xcf8/0xcfc),
  * decode BARs and capabilities, put devices in D0. Does not probe drivers. */
 void pci_init(void);
-/* Offer each device to the registered drivers (first match wins). */
+/* Offer each unclaimed device to the registered drivers whose IDs match, in
+ * link order; the first whose probe returns 0 claims it. A probe that fails
+ * leaves the device as it was (interrupts released, command register
+ * restored) for the next matching driver. */
 void pci_probe_drivers(void);
 /* Print the device list as the lspci shell command does. */
 void pci_print(void);
@@ -93,8 +96,10 @@ void pci_write8(const struct pci_dev *d, uint16_t off, uint8_t v);
 void pci_write16(const struct pci_dev *d, uint16_t off, uint16_t v);
 void pci_write32(const struct pci_dev *d, uint16_t off, uint32_t v);
 
-/* Enable memory space and bus mastering and map BAR i uncached; returns its
- * address, or NULL if BAR i is not memory. For drivers that claim d. */
+/* Enable memory space and bus mastering (on d and the bridges above it) and
+ * map BAR i uncached, above 4 GiB too; returns its address, or NULL if BAR
+ * i is not memory, has no address, or cannot be mapped. For drivers that
+ * claim d. */
 volatile void *pci_map_bar(struct pci_dev *d, int i);
 
 /*

@@ -226,6 +226,7 @@ def test_itr_lowers_interrupt_rate(box, model):
 def test_link_flap_during_traffic(box, model):
     b = box(model)
     b.port.send([frame(60, seq=i) for i in range(500)])
+    flaps = b.ethtool()["link_changes"]   # igb's first link-up counts too
     b.q.qmp_cmd("set_link", name="n0", up=False)
     b.q.expect(r"port0: link down", 10)
     b.q.qmp_cmd("set_link", name="n0", up=True)
@@ -234,6 +235,6 @@ def test_link_flap_during_traffic(box, model):
     b.feed([frame(60, seq=1000 + i) for i in range(500)], c0["rx_delivered"])
     c = b.wait_counter("rx_delivered", c0["rx_delivered"] + 500)
     assert c["rx_delivered"] == c0["rx_delivered"] + 500
-    assert c["link_changes"] == 2
+    assert c["link_changes"] == flaps + 2
     time.sleep(1.2)
     assert_buffers_home(b.ethtool())

@@ -52,7 +52,10 @@ static void igb_irq_raise(struct nic *nic, int q)
 static void igb_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
 {
 	struct e1000x_port *p = to_port(nic);
-	uint32_t v = ints_per_s ? (4000000u / ints_per_s) & EITR_INTERVAL_MASK : 0;
+	uint32_t v = ints_per_s ? 4000000u / ints_per_s : 0;
+	if (v > EITR_INTERVAL_MASK)
+		v = EITR_INTERVAL_MASK;	/* the longest interval, 8.19 ms: 122 ints/s */
+	v &= EITR_INTERVAL_MASK;
 	wr32(p->regs, IGB_EITR(p->msix ? q : 0), v);
 	nic->q[q].itr = ints_per_s;
 }
