@@ -26,9 +26,9 @@ def main():
     a = ap.parse_args()
     bus = ",bus=rp" if a.nic == "igb" else ""
     nics = [f"{a.nic}:netdev=stream{bus}"] * 2
-    print(f"linerate demo: two {a.nic} ports, app=fwd pairs=0-1, {a.rate} of {a.size}-byte frames "
+    print(f"linerate demo: two {a.nic} ports, app=fwd pairs=0-1 promisc=1, {a.rate} of {a.size}-byte frames "
           f"for {a.seconds} s from the host into port0, back out of port1\n", flush=True)
-    with Qemu(boot="kernel", mem="256M", nics=nics, append="app=fwd pairs=0-1 stats=2",
+    with Qemu(boot="kernel", mem="256M", nics=nics, append="app=fwd pairs=0-1 promisc=1 stats=2",
               log=sys.stdout.buffer) as q:
         q.expect("port0: link up", 60)
         q.expect("port1: link up", 60)
@@ -54,7 +54,7 @@ def main():
         print("\n--- traffic tool (host side) ---")
         print(res.stdout)
         print("linerate demo: done. For the shell: tools/qemurun.py --interactive "
-              f"--nic {a.nic}{bus} --nic {a.nic}{bus} --append 'app=fwd'")
+              f"--nic {a.nic}{bus} --nic {a.nic}{bus} --append 'app=fwd promisc=1'")
         return res.returncode
 
 

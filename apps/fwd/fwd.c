@@ -58,7 +58,8 @@ static int fwd_init(void)
 		if (peer_of[p] >= 0 && peer_of[p] >= nic_count)
 			printf("fwd: %s is paired with port%d, which does not exist: its frames are dropped (no_peer)\n",
 			       nics[p]->name, peer_of[p]);
-	printf("fwd: L2 cross-connect on %d port(s)\n", nic_count);
+	printf("fwd: L2 cross-connect on %d port(s)%s\n", nic_count,
+	       nic_cfg.promisc ? "" : "; promisc=0: only frames to each port's own MAC and broadcast arrive");
 	return 0;
 }
 

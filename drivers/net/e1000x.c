@@ -43,6 +43,11 @@ void e1000x_set_filters(volatile uint8_t *base, const uint8_t mac[6], int nregs)
 		wr32(base, MTA(i), 0);
 }
 
+uint32_t e1000x_rctl_filters(void)
+{
+	return RCTL_BAM | (nic_cfg.promisc ? RCTL_UPE | RCTL_MPE : 0);
+}
+
 static int mdic(volatile uint8_t *base, uint32_t cmd, uint16_t *v)
 {
 	wr32(base, MDIC, cmd);

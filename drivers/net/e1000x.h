@@ -284,6 +284,9 @@ int e1000x_read_mac(volatile uint8_t *base, uint8_t mac[6]);
 /* Program RAL0/RAH0 with mac, clear the other receive addresses and the
  * multicast table (nregs receive address registers). */
 void e1000x_set_filters(volatile uint8_t *base, const uint8_t mac[6], int nregs);
+/* RCTL acceptance bits from the promisc knob: broadcast always (BAM);
+ * with promisc=1 every unicast and multicast too (UPE, MPE). */
+uint32_t e1000x_rctl_filters(void);
 /* PHY register access through MDIC (8254x 13.4.7); PHY address 1.
  * Return 0, or -1 on MDIC error or timeout. */
 int e1000x_phy_read(volatile uint8_t *base, uint32_t reg, uint16_t *v);

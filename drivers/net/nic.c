@@ -67,6 +67,9 @@ KNOB(copybreak, .name = "copybreak", .type = KNOB_INT, .ranges = copybreak_range
 static const struct knob_range bool_range[] = { { 0, 1 } };
 KNOB(prefetch, .name = "prefetch", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &nic_cfg.prefetch,
      .help = "1: prefetch the next RX descriptor and the packet header; default 1");
+KNOB(promisc, .name = "promisc", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &nic_cfg.promisc,
+     .help = "1: ports accept every unicast and multicast frame (RCTL.UPE, MPE), as an L2 cross-connect needs; "
+	     "0: their own MAC, broadcast; default 0");
 static const char *const poll_choices[] = { "busy", "napi", "irq", 0 };
 KNOB(poll, .name = "poll", .type = KNOB_ENUM, .choices = poll_choices, .ival = &nic_cfg.poll,
      .help = "busy: poll forever; napi: interrupt wakes, poll until short; irq: one pass per interrupt; default busy");

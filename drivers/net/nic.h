@@ -137,6 +137,7 @@ struct nic_config {
 	int64_t copybreak;		/* bytes; 0 = off */
 	int64_t prefetch;		/* 0|1 */
 	int64_t poll;			/* enum poll_mode */
+	int64_t promisc;		/* 0|1: accept every unicast and multicast */
 	int64_t napi_weight;		/* packets per NAPI round */
 };
 extern struct nic_config nic_cfg;

@@ -52,7 +52,7 @@ static int e1000_init_rx(struct e1000x_port *p)
 	wr32(p->regs, E1000_RADV, (uint32_t)nic_cfg.rx_abs_int_delay);
 	wr32(p->regs, RXCSUM, RXCSUM_IPOFL | RXCSUM_TUOFL);
 	e1000x_set_filters(p->regs, p->nic.mac, 16);
-	wr32(p->regs, RCTL, RCTL_EN | RCTL_BAM | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF);
+	wr32(p->regs, RCTL, e1000x_rctl_filters() | RCTL_EN | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF);
 	return 0;
 }
 

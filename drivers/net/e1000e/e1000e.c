@@ -76,7 +76,7 @@ static int e1000e_init_rx(struct e1000x_port *p)
 	}
 	wr32(p->regs, RXCSUM, rxcsum);
 	e1000x_set_filters(p->regs, nic->mac, 16);
-	wr32(p->regs, RCTL, RCTL_EN | RCTL_BAM | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF);
+	wr32(p->regs, RCTL, e1000x_rctl_filters() | RCTL_EN | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF);
 	return 0;
 }
 

@@ -111,7 +111,7 @@ static int igb_init_rx(struct e1000x_port *p)
 	 * longer frames without counting them when LPE is off (ROC only in
 	 * VMDq mode), so the check is kept where it can be counted. */
 	wr32(p->regs, IGB_RLPML, PKT_BUF_SIZE);
-	wr32(p->regs, RCTL, RCTL_EN | RCTL_BAM | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF | RCTL_LPE);
+	wr32(p->regs, RCTL, e1000x_rctl_filters() | RCTL_EN | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF | RCTL_LPE);
 	return 0;
 }
 
