@@ -17,6 +17,9 @@ UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 # PCI config-space decoding lives in drivers/pci/, checked against images
 # captured from QEMU (tests/unit/pci_images.h, tools/pci_capture.py).
 UNIT_BINS += $(UNIT_DIR)/test_pcidecode
+# The router's building blocks live in net/.
+UNIT_NET := lpm
+UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
 # parse_u64; memmap uses the shared region types.
@@ -33,6 +36,10 @@ unit: $(UNIT_BINS)
 
 $(UNIT_DIR)/test_pcidecode: tests/unit/test_pcidecode.c tests/unit/pci_images.h \
 		drivers/pci/pcidecode.c drivers/pci/pcidecode.h drivers/pci/pci.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(UNIT_NET:%=$(UNIT_DIR)/test_%): $(UNIT_DIR)/test_%: tests/unit/test_%.c net/%.c net/%.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
