@@ -31,7 +31,7 @@ class Box:
         # stats=0: no periodic table between a command and its reply.
         self.q = Qemu(boot="kernel", machine=machine, mem="256M", nics=[nic_spec(model)],
                       append="stats=0 " + append)
-        self.q.expect(r"port0: link up", 30)
+        self.q.expect(r"port0: link up", 90)
         self.q.send("\r")
         self.q.expect(PROMPT, 30)
         if model == "e1000":
