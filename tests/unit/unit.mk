@@ -18,7 +18,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 # captured from QEMU (tests/unit/pci_images.h, tools/pci_capture.py).
 UNIT_BINS += $(UNIT_DIR)/test_pcidecode
 # The router's building blocks live in net/.
-UNIT_NET := lpm
+UNIT_NET := lpm ipv4
 UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's

@@ -1,0 +1,199 @@
+/* Ethernet, IPv4, ICMP and ARP helpers for the L3 router: see ipv4.h. */
+#include <string.h>
+#include "net/ipv4.h"
+
+/* One's complement sum folded to 16 bits (RFC 1071 section 4.1). */
+static uint16_t fold(uint64_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+uint16_t inet_csum(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (i < len)
+		sum += (uint32_t)p[i] << 8;
+	return (uint16_t)~fold(sum);
+}
+
+uint16_t inet_csum_update(uint16_t hc, uint16_t m, uint16_t m_new)
+{
+	return (uint16_t)~fold((uint32_t)(uint16_t)~hc + (uint16_t)~m + m_new);
+}
+
+enum ipv4_check ipv4_check(const void *ip, size_t len)
+{
+	const struct ipv4_hdr *h = ip;
+
+	if (len < IPV4_HLEN)
+		return IPV4_TOO_SHORT;
+	if (h->ver_ihl >> 4 != 4)
+		return IPV4_BAD_VERSION;
+	size_t hlen = (size_t)(h->ver_ihl & 0xf) * 4;
+	if (hlen < IPV4_HLEN || hlen > len)
+		return IPV4_BAD_IHL;
+	size_t tot = ntoh16(h->tot_len);
+	if (tot < hlen || tot > len)
+		return IPV4_BAD_TOTLEN;
+	if (inet_csum(ip, hlen) != 0)
+		return IPV4_BAD_CSUM;
+	if (h->ttl <= 1)
+		return IPV4_TTL_EXPIRED;
+	return IPV4_OK;
+}
+
+const char *ipv4_check_name(enum ipv4_check c)
+{
+	static const char *const names[IPV4_CHECK_N] = {
+		"ok", "too_short", "bad_version", "bad_ihl", "bad_totlen", "bad_csum",
+		"ttl_expired",
+	};
+	return (unsigned)c < IPV4_CHECK_N ? names[c] : "?";
+}
+
+void ipv4_ttl_dec(struct ipv4_hdr *ip)
+{
+	uint16_t m = (uint16_t)(ip->ttl << 8 | ip->proto);	/* the word holding TTL */
+
+	ip->ttl--;
+	ip->csum = hton16(inet_csum_update(ntoh16(ip->csum), m, (uint16_t)(m - 0x100)));
+}
+
+/* May a router send an ICMP error about this datagram (RFC 1812 4.3.2.7)? */
+static int icmp_error_allowed(const struct eth_hdr *eth, const struct ipv4_hdr *ip,
+			      size_t hlen, size_t avail)
+{
+	uint32_t src = ntoh32(ip->saddr), dst = ntoh32(ip->daddr);
+
+	if (eth->dst[0] & 1)				/* link-layer broadcast/multicast */
+		return 0;
+	if ((dst >> 28) == 0xe || dst == 0xffffffff)	/* multicast, limited broadcast */
+		return 0;
+	if ((src >> 24) == 0 || (src >> 24) == 127 || (src >> 29) == 7)	/* 0/8, 127/8, 224/3 */
+		return 0;
+	if (ntoh16(ip->frag_off) & IPV4_OFFSET)		/* not the first fragment */
+		return 0;
+	if (ip->proto == IPPROTO_ICMP) {
+		if (avail <= hlen)	/* cannot tell: do not risk an error about an error */
+			return 0;
+		uint8_t t = ((const uint8_t *)ip)[hlen];
+		if (t == 3 || t == 4 || t == 5 || t == 11 || t == 12)	/* RFC 792 errors */
+			return 0;
+	}
+	return 1;
+}
+
+size_t icmp_error_build(uint8_t *out, size_t cap, const uint8_t *frame, size_t len,
+			uint8_t type, uint8_t code, const uint8_t our_mac[ETH_ALEN],
+			uint32_t our_ip)
+{
+	const struct eth_hdr *eth = (const void *)frame;
+	const struct ipv4_hdr *ip = (const void *)(frame + ETH_HLEN);
+
+	if (len < ETH_HLEN + IPV4_HLEN || ntoh16(eth->type) != ETHERTYPE_IPV4 ||
+	    ip->ver_ihl >> 4 != 4)
+		return 0;
+	size_t avail = len - ETH_HLEN, hlen = (size_t)(ip->ver_ihl & 0xf) * 4;
+	size_t tot = ntoh16(ip->tot_len);
+	if (hlen < IPV4_HLEN || hlen > avail || !icmp_error_allowed(eth, ip, hlen, avail))
+		return 0;
+	if (tot > avail)
+		tot = avail;
+	size_t quote = hlen + (tot > hlen + 8 ? 8 : tot > hlen ? tot - hlen : 0);
+	size_t n = ETH_HLEN + IPV4_HLEN + ICMP_HLEN + quote;
+	if (cap < n)
+		return 0;
+
+	struct eth_hdr *oe = (void *)out;
+	memcpy(oe->dst, eth->src, ETH_ALEN);
+	memcpy(oe->src, our_mac, ETH_ALEN);
+	oe->type = hton16(ETHERTYPE_IPV4);
+
+	struct ipv4_hdr *oi = (void *)(out + ETH_HLEN);
+	*oi = (struct ipv4_hdr){
+		.ver_ihl = 0x45, .tos = ICMP_ERROR_TOS,
+		.tot_len = hton16((uint16_t)(IPV4_HLEN + ICMP_HLEN + quote)),
+		.ttl = ICMP_ERROR_TTL, .proto = IPPROTO_ICMP,
+		.saddr = hton32(our_ip), .daddr = ip->saddr,
+	};
+	oi->csum = hton16(inet_csum(oi, IPV4_HLEN));
+
+	uint8_t *icmp = out + ETH_HLEN + IPV4_HLEN;
+	memcpy(icmp + ICMP_HLEN, ip, quote);
+	struct icmp_hdr *oc = (void *)icmp;
+	*oc = (struct icmp_hdr){ .type = type, .code = code };
+	oc->csum = hton16(inet_csum(icmp, ICMP_HLEN + quote));
+	return n;
+}
+
+enum arp_check arp_parse(const uint8_t *frame, size_t len, struct arp_info *a)
+{
+	const struct eth_hdr *eth = (const void *)frame;
+	const struct arp_hdr *h = (const void *)(frame + ETH_HLEN);
+
+	if (len < ETH_HLEN + ARP_LEN)
+		return ARP_TOO_SHORT;
+	if (ntoh16(eth->type) != ETHERTYPE_ARP)
+		return ARP_NOT_ARP;
+	if (ntoh16(h->htype) != ARP_HTYPE_ETH)
+		return ARP_BAD_HTYPE;
+	if (ntoh16(h->ptype) != ETHERTYPE_IPV4)
+		return ARP_BAD_PTYPE;
+	if (h->hlen != ETH_ALEN)
+		return ARP_BAD_HLEN;
+	if (h->plen != 4)
+		return ARP_BAD_PLEN;
+	a->op = ntoh16(h->oper);
+	if (a->op != ARP_REQUEST && a->op != ARP_REPLY)
+		return ARP_BAD_OP;
+	if (h->sha[0] & 1)
+		return ARP_BAD_SHA;
+	memcpy(a->sha, h->sha, ETH_ALEN);
+	memcpy(a->tha, h->tha, ETH_ALEN);
+	a->spa = (uint32_t)h->spa[0] << 24 | h->spa[1] << 16 | h->spa[2] << 8 | h->spa[3];
+	a->tpa = (uint32_t)h->tpa[0] << 24 | h->tpa[1] << 16 | h->tpa[2] << 8 | h->tpa[3];
+	return ARP_OK;
+}
+
+static void put_ip(uint8_t p[4], uint32_t a)
+{
+	p[0] = (uint8_t)(a >> 24);
+	p[1] = (uint8_t)(a >> 16);
+	p[2] = (uint8_t)(a >> 8);
+	p[3] = (uint8_t)a;
+}
+
+size_t arp_build(uint8_t *out, size_t cap, uint16_t op, const uint8_t sha[ETH_ALEN],
+		 uint32_t spa, const uint8_t tha[ETH_ALEN], uint32_t tpa)
+{
+	if (cap < ETH_ZLEN || (op != ARP_REQUEST && op != ARP_REPLY))
+		return 0;
+	memset(out, 0, ETH_ZLEN);
+	struct eth_hdr *eth = (void *)out;
+	struct arp_hdr *h = (void *)(out + ETH_HLEN);
+
+	if (op == ARP_REQUEST)
+		memset(eth->dst, 0xff, ETH_ALEN);
+	else
+		memcpy(eth->dst, tha, ETH_ALEN);
+	memcpy(eth->src, sha, ETH_ALEN);
+	eth->type = hton16(ETHERTYPE_ARP);
+	h->htype = hton16(ARP_HTYPE_ETH);
+	h->ptype = hton16(ETHERTYPE_IPV4);
+	h->hlen = ETH_ALEN;
+	h->plen = 4;
+	h->oper = hton16(op);
+	memcpy(h->sha, sha, ETH_ALEN);
+	put_ip(h->spa, spa);
+	if (op == ARP_REPLY)
+		memcpy(h->tha, tha, ETH_ALEN);
+	put_ip(h->tpa, tpa);
+	return ETH_ZLEN;
+}

@@ -1,0 +1,189 @@
+/*
+ * Ethernet, IPv4, ICMP and ARP for the L3 router: header layouts, the
+ * Internet checksum (RFC 1071), its incremental update (RFC 1624), IPv4
+ * header checks (RFC 1812 5.2.2), ICMP error replies (RFC 792, RFC 1812
+ * 4.3.2) and ARP (RFC 826).
+ *
+ * Frames are untagged Ethernet II without FCS. Header structs are packed
+ * and every multi-byte field is in network byte order (convert with
+ * ntoh16/ntoh32); addresses in function arguments are in host order
+ * (10.0.0.1 = 0x0a000001) unless the argument is a byte array.
+ */
+#ifndef NET_IPV4_H
+#define NET_IPV4_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define ETH_ALEN	6
+#define ETH_HLEN	14	/* bytes of struct eth_hdr */
+#define ETH_ZLEN	60	/* smallest frame without FCS, bytes */
+#define ETHERTYPE_IPV4	0x0800
+#define ETHERTYPE_ARP	0x0806
+
+#define IPV4_HLEN	20	/* header without options, bytes */
+#define IPPROTO_ICMP	1
+#define IPV4_MF		0x2000	/* frag_off: more fragments */
+#define IPV4_OFFSET	0x1fff	/* frag_off: fragment offset, 8-byte units */
+
+#define ICMP_HLEN		8
+#define ICMP_DEST_UNREACH	3	/* RFC 792: codes below */
+#define ICMP_NET_UNREACH	0
+#define ICMP_HOST_UNREACH	1
+#define ICMP_TIME_EXCEEDED	11
+#define ICMP_EXC_TTL		0	/* time to live exceeded in transit */
+#define ICMP_ERROR_TTL		64	/* TTL of the errors we send */
+#define ICMP_ERROR_TOS		0xc0	/* precedence 6, RFC 1812 4.3.2.5 */
+
+#define ARP_LEN		28	/* Ethernet/IPv4 ARP packet, bytes */
+#define ARP_HTYPE_ETH	1
+#define ARP_REQUEST	1
+#define ARP_REPLY	2
+
+struct eth_hdr {
+	uint8_t dst[ETH_ALEN];
+	uint8_t src[ETH_ALEN];
+	uint16_t type;		/* ETHERTYPE_*, network order */
+} __attribute__((packed));
+
+struct ipv4_hdr {
+	uint8_t ver_ihl;	/* version 4 << 4 | header length in 32-bit words */
+	uint8_t tos;
+	uint16_t tot_len;	/* header + payload, bytes */
+	uint16_t id;
+	uint16_t frag_off;	/* flags (IPV4_MF, DF) and offset */
+	uint8_t ttl;
+	uint8_t proto;
+	uint16_t csum;
+	uint32_t saddr;
+	uint32_t daddr;
+} __attribute__((packed));
+
+struct icmp_hdr {
+	uint8_t type;
+	uint8_t code;
+	uint16_t csum;		/* over the ICMP header and data */
+	uint32_t rest;		/* unused (zero) in the errors built here */
+} __attribute__((packed));
+
+struct arp_hdr {
+	uint16_t htype;		/* ARP_HTYPE_ETH */
+	uint16_t ptype;		/* ETHERTYPE_IPV4 */
+	uint8_t hlen;		/* ETH_ALEN */
+	uint8_t plen;		/* 4 */
+	uint16_t oper;		/* ARP_REQUEST or ARP_REPLY */
+	uint8_t sha[ETH_ALEN];
+	uint8_t spa[4];		/* network order */
+	uint8_t tha[ETH_ALEN];
+	uint8_t tpa[4];
+} __attribute__((packed));
+
+static inline uint16_t ntoh16(uint16_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap16(x);
+#else
+	return x;
+#endif
+}
+
+static inline uint32_t ntoh32(uint32_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return __builtin_bswap32(x);
+#else
+	return x;
+#endif
+}
+
+#define hton16 ntoh16
+#define hton32 ntoh32
+
+/* Internet checksum (RFC 1071) of len bytes: the one's complement of the
+ * one's complement sum of the 16-bit big-endian words, an odd last byte
+ * padded with zero. In host order: store it with hton16. Summing over data
+ * that holds its own correct checksum gives 0. */
+uint16_t inet_csum(const void *buf, size_t len);
+
+/* Checksum hc (host order) after a 16-bit word of the data changes from m
+ * to m' (host order): RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'). Unlike
+ * RFC 1141's HC' = HC + m - m' it never turns a correct 0x0000 into 0xFFFF
+ * (RFC 1624 section 3), so it equals a full recomputation. */
+uint16_t inet_csum_update(uint16_t hc, uint16_t m, uint16_t m_new);
+
+/* Outcome of ipv4_check, in the order the checks run. */
+enum ipv4_check {
+	IPV4_OK,
+	IPV4_TOO_SHORT,		/* fewer than IPV4_HLEN bytes */
+	IPV4_BAD_VERSION,	/* version is not 4 */
+	IPV4_BAD_IHL,		/* header length < 20 or beyond the bytes given */
+	IPV4_BAD_TOTLEN,	/* total length < header length or beyond the bytes given */
+	IPV4_BAD_CSUM,		/* header checksum wrong */
+	IPV4_TTL_EXPIRED,	/* TTL <= 1: the header is sound but may not be forwarded */
+	IPV4_CHECK_N
+};
+
+/* Check the IPv4 header at ip, of which len bytes (the rest of the frame)
+ * are readable, as a router must before forwarding (RFC 1812 5.2.2, TTL
+ * 5.3.1). Fragments and options pass. Returns the first failed check. */
+enum ipv4_check ipv4_check(const void *ip, size_t len);
+
+/* Name of a check result for counters: "ok", "too_short", "bad_version",
+ * "bad_ihl", "bad_totlen", "bad_csum", "ttl_expired". */
+const char *ipv4_check_name(enum ipv4_check c);
+
+/* Decrement the TTL of a checked header (TTL >= 1) and update its checksum
+ * incrementally (RFC 1624 eqn. 3; RFC 1812 5.3.1). */
+void ipv4_ttl_dec(struct ipv4_hdr *ip);
+
+/* Build into out (cap bytes) the ICMP error (type, code) a router sends
+ * about the IPv4 frame `frame` (len bytes, from its Ethernet header): an
+ * Ethernet frame from our_mac back to the frame's source MAC, an IPv4
+ * header from our_ip (the receiving interface's address) to the offending
+ * source, TTL ICMP_ERROR_TTL, TOS ICMP_ERROR_TOS, ID 0, and the ICMP
+ * message quoting the offending IP header and the first 8 bytes of its data
+ * as received (RFC 792; fewer if the datagram has fewer). Returns the frame
+ * length (ETH_HLEN + IPV4_HLEN + ICMP_HLEN + quote), or 0 when no error may
+ * be sent (RFC 1812 4.3.2.7): the frame is not IPv4 or is shorter than its
+ * IP header, it is a non-initial fragment, an ICMP error itself, or it was
+ * sent to a link-layer broadcast/multicast, to an IP multicast or limited
+ * broadcast address, or from an address that is not a unicast host (0/8,
+ * 127/8, 224/3); or cap is too small. out and frame must not overlap. */
+size_t icmp_error_build(uint8_t *out, size_t cap, const uint8_t *frame, size_t len,
+			uint8_t type, uint8_t code, const uint8_t our_mac[ETH_ALEN],
+			uint32_t our_ip);
+
+/* An Ethernet/IPv4 ARP packet, addresses in host order. */
+struct arp_info {
+	uint16_t op;		/* ARP_REQUEST or ARP_REPLY */
+	uint8_t sha[ETH_ALEN];
+	uint32_t spa;
+	uint8_t tha[ETH_ALEN];
+	uint32_t tpa;
+};
+
+/* Outcome of arp_parse. */
+enum arp_check {
+	ARP_OK,
+	ARP_TOO_SHORT,		/* fewer than ETH_HLEN + ARP_LEN bytes */
+	ARP_NOT_ARP,		/* ethertype is not ETHERTYPE_ARP */
+	ARP_BAD_HTYPE,		/* hardware type not Ethernet */
+	ARP_BAD_PTYPE,		/* protocol type not IPv4 */
+	ARP_BAD_HLEN,		/* hardware address length not 6 */
+	ARP_BAD_PLEN,		/* protocol address length not 4 */
+	ARP_BAD_OP,		/* neither request nor reply */
+	ARP_BAD_SHA,		/* sender MAC is multicast/broadcast (RFC 1812 3.3.2) */
+};
+
+/* Parse the ARP frame `frame` (len bytes from the Ethernet header; padding
+ * after the packet is ignored) into *a (RFC 826). Returns ARP_OK, or the
+ * first check that failed (*a is then unspecified). */
+enum arp_check arp_parse(const uint8_t *frame, size_t len, struct arp_info *a);
+
+/* Build an ARP frame into out (cap bytes): a request (op ARP_REQUEST, sent
+ * to the broadcast MAC, target MAC zero; tha ignored and may be NULL) or a
+ * reply (ARP_REPLY, sent to tha), from sha/spa about tpa. Padded with zeros
+ * to ETH_ZLEN. Returns ETH_ZLEN, or 0 if cap < ETH_ZLEN or op is neither. */
+size_t arp_build(uint8_t *out, size_t cap, uint16_t op, const uint8_t sha[ETH_ALEN],
+		 uint32_t spa, const uint8_t tha[ETH_ALEN], uint32_t tpa);
+
+#endif

@@ -1,0 +1,425 @@
+/* Unit tests for net/ipv4.c: checksums (RFC 1071, RFC 1624), IPv4 header
+ * checks, ICMP errors and ARP, against frames made by scapy 2.5.0:
+ *   Ether(src=H, dst=R)/IP(src="10.1.0.2", dst="10.2.0.9", ttl=1, id=0x1234)
+ *     /UDP(sport=1234, dport=5678)/b"payload-bytes-beyond-eight"
+ *   Ether(dst=H, src=R)/IP(src="10.1.0.1", dst="10.1.0.2", ttl=64, tos=0xc0,
+ *     id=0, flags=0)/ICMP(type=11, code=0)/raw(f1[IP])[:28]
+ * with H = 02:00:00:00:00:01, R = 02:00:00:00:00:aa; the others likewise,
+ * as each fixture says. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+#include "net/ipv4.h"
+
+static const uint8_t host_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+static const uint8_t router_mac[6] = { 0x02, 0, 0, 0, 0, 0xaa };
+#define ROUTER_IP 0x0a010001	/* 10.1.0.1 */
+#define HOST_IP 0x0a010002	/* 10.1.0.2 */
+
+/* IP(src="10.1.0.2", dst="10.2.0.9", ttl=64, id=0x1234, proto=17, len=100) */
+static const uint8_t hdr_udp[20] = {
+	0x45, 0x00, 0x00, 0x64, 0x12, 0x34, 0x00, 0x00, 0x40, 0x11, 0x54, 0x48,
+	0x0a, 0x01, 0x00, 0x02, 0x0a, 0x02, 0x00, 0x09,
+};
+/* IP(src="192.168.1.1", dst="8.8.8.8", ttl=1, flags="DF", proto=6, len=40, tos=0x10) */
+static const uint8_t hdr_tcp[20] = {
+	0x45, 0x10, 0x00, 0x28, 0x00, 0x00, 0x40, 0x00, 0x01, 0x06, 0xa8, 0x07,
+	0xc0, 0xa8, 0x01, 0x01, 0x08, 0x08, 0x08, 0x08,
+};
+/* IP(src="172.16.254.3", dst="10.0.0.255", ttl=255, id=0xffff, proto=1, len=84,
+ *    options=[NOP, NOP, NOP, EOL]) */
+static const uint8_t hdr_opt[24] = {
+	0x46, 0x00, 0x00, 0x54, 0xff, 0xff, 0x00, 0x00, 0xff, 0x01, 0x03, 0x95,
+	0xac, 0x10, 0xfe, 0x03, 0x0a, 0x00, 0x00, 0xff, 0x01, 0x01, 0x01, 0x00,
+};
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+/* Recompute the header checksum of an IPv4 header in place. */
+static void fix_csum(uint8_t *h)
+{
+	size_t hlen = (size_t)(h[0] & 0xf) * 4;
+	put16(h + 10, 0);
+	put16(h + 10, inet_csum(h, hlen));
+}
+
+static void test_csum_rfc1071(void **state)
+{
+	/* RFC 1071 section 3: the words sum to 0xddf2. */
+	static const uint8_t v[8] = { 0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7 };
+	static const uint8_t odd[3] = { 0x01, 0x02, 0x03 };	/* 0x0102 + 0x0300 */
+	(void)state;
+	assert_int_equal(inet_csum(v, 8), 0x220d);
+	assert_int_equal(inet_csum(odd, 3), (uint16_t)~0x0402);
+	assert_int_equal(inet_csum(v, 0), 0xffff);
+	/* The sum is independent of where a word starts (RFC 1071 2(B)). */
+	uint8_t buf[9] = { 0 };
+	memcpy(buf + 1, v, 8);
+	assert_int_equal(inet_csum(buf + 1, 8), 0x220d);
+}
+
+static void test_csum_scapy(void **state)
+{
+	/* ICMP(type=8, id=0x4242, seq=7)/b"linerate!": 17 bytes, odd. */
+	uint8_t icmp[17] = { 0x08, 0x00, 0xd3, 0x20, 0x42, 0x42, 0x00, 0x07, 0x6c,
+			     0x69, 0x6e, 0x65, 0x72, 0x61, 0x74, 0x65, 0x21 };
+	const struct { const uint8_t *h; size_t len; uint16_t csum; } v[] = {
+		{ hdr_udp, 20, 0x5448 }, { hdr_tcp, 20, 0xa807 }, { hdr_opt, 24, 0x0395 },
+		{ icmp, 17, 0xd320 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint8_t b[24];
+		memcpy(b, v[i].h, v[i].len);
+		assert_int_equal(inet_csum(b, v[i].len), 0);	/* holds its checksum */
+		put16(b + (i == 3 ? 2 : 10), 0);
+		assert_int_equal(inet_csum(b, v[i].len), v[i].csum);
+	}
+}
+
+static void test_csum_update_rfc1624(void **state)
+{
+	(void)state;
+	/* RFC 1624 section 4: eqn. 3 gives 0x0000 where RFC 1141 gave 0xFFFF. */
+	assert_int_equal(inet_csum_update(0xdd2f, 0x5555, 0x3285), 0x0000);
+	/* Nothing changes: the same checksum, also for the two zeros. */
+	assert_int_equal(inet_csum_update(0x1234, 0xabcd, 0xabcd), 0x1234);
+	assert_int_equal(inet_csum_update(0x0000, 0x4011, 0x4011), 0x0000);
+	/* A stored 0xFFFF (-0, which also verifies) is updated as 0x0000 would be. */
+	assert_int_equal(inet_csum_update(0xffff, 0x4011, 0x3f11),
+			 inet_csum_update(0x0000, 0x4011, 0x3f11));
+}
+
+/* TTL t in header h (hlen bytes), checksum made whole; then decrement and
+ * compare with a full recomputation. */
+static void check_ttl_dec(const uint8_t *h, size_t hlen, uint8_t t, uint16_t id)
+{
+	uint8_t a[24], b[24];
+	memcpy(a, h, hlen);
+	put16(a + 4, id);
+	a[8] = t;
+	fix_csum(a);
+	memcpy(b, a, hlen);
+	b[8] = (uint8_t)(t - 1);
+	fix_csum(b);
+	ipv4_ttl_dec((struct ipv4_hdr *)a);
+	assert_int_equal(a[8], t - 1);
+	assert_int_equal(get16(a + 10), get16(b + 10));
+	assert_int_equal(inet_csum(a, hlen), 0);
+}
+
+/* The ID that makes the checksum of h with TTL t 0x0000 (sum 0xFFFF). */
+static uint16_t id_for_zero_csum(const uint8_t *h, size_t hlen, uint8_t t)
+{
+	uint8_t a[24];
+	memcpy(a, h, hlen);
+	put16(a + 4, 0);
+	put16(a + 10, 0);
+	a[8] = t;
+	uint16_t sum = (uint16_t)~inet_csum(a, hlen);	/* folded sum of the rest */
+	return (uint16_t)(0xffff - sum);
+}
+
+static void test_ttl_dec_all(void **state)
+{
+	const struct { const uint8_t *h; size_t len; } v[] = {
+		{ hdr_udp, 20 }, { hdr_tcp, 20 }, { hdr_opt, 24 },
+	};
+	(void)state;
+	int zero_before = 0, zero_after = 0;
+	for (size_t i = 0; i < 3; i++) {
+		for (int t = 1; t <= 255; t++) {
+			check_ttl_dec(v[i].h, v[i].len, (uint8_t)t, get16(v[i].h + 4));
+			/* Checksum 0x0000 before, and 0x0000 after the decrement. */
+			uint16_t id = id_for_zero_csum(v[i].h, v[i].len, (uint8_t)t);
+			uint8_t a[24];
+			memcpy(a, v[i].h, v[i].len);
+			put16(a + 4, id);
+			a[8] = (uint8_t)t;
+			fix_csum(a);
+			zero_before += get16(a + 10) == 0;
+			check_ttl_dec(v[i].h, v[i].len, (uint8_t)t, id);
+			id = id_for_zero_csum(v[i].h, v[i].len, (uint8_t)(t - 1));
+			a[8] = (uint8_t)(t - 1);
+			put16(a + 4, id);
+			fix_csum(a);
+			zero_after += get16(a + 10) == 0;
+			check_ttl_dec(v[i].h, v[i].len, (uint8_t)t, id);
+		}
+	}
+	assert_int_equal(zero_before, 3 * 255);
+	assert_int_equal(zero_after, 3 * 255);
+
+	/* A header carrying 0xFFFF for a zero checksum still verifies after. */
+	uint8_t a[20];
+	memcpy(a, hdr_udp, 20);
+	put16(a + 4, id_for_zero_csum(hdr_udp, 20, 64));
+	fix_csum(a);
+	assert_int_equal(get16(a + 10), 0x0000);
+	put16(a + 10, 0xffff);
+	assert_int_equal(inet_csum(a, 20), 0);
+	ipv4_ttl_dec((struct ipv4_hdr *)a);
+	assert_int_equal(inet_csum(a, 20), 0);
+}
+
+static void test_check_reasons(void **state)
+{
+	uint8_t p[100] = { 0 };
+	(void)state;
+	memcpy(p, hdr_udp, 20);		/* total length 100 */
+	assert_int_equal(ipv4_check(p, 100), IPV4_OK);
+	assert_int_equal(ipv4_check(hdr_opt, 24), IPV4_BAD_TOTLEN);	/* 84 > 24 */
+	assert_int_equal(ipv4_check(p, 19), IPV4_TOO_SHORT);
+	assert_int_equal(ipv4_check(p, 99), IPV4_BAD_TOTLEN);
+
+	const struct { int off; uint8_t val; size_t len; enum ipv4_check want; } v[] = {
+		{ 0, 0x65, 100, IPV4_BAD_VERSION },
+		{ 0, 0x44, 100, IPV4_BAD_IHL },
+		{ 0, 0x40, 100, IPV4_BAD_IHL },
+		{ 0, 0x4f, 40, IPV4_BAD_IHL },		/* 60 bytes of header, 40 given */
+		{ 3, 19, 100, IPV4_BAD_TOTLEN },	/* shorter than the header */
+		{ 3, 101, 100, IPV4_BAD_TOTLEN },
+		{ 8, 1, 100, IPV4_TTL_EXPIRED },
+		{ 8, 0, 100, IPV4_TTL_EXPIRED },
+		{ 8, 2, 100, IPV4_OK },
+		{ 3, 20, 100, IPV4_OK },		/* header alone; padding after */
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		uint8_t b[100];
+		memcpy(b, p, 100);
+		b[v[i].off] = v[i].val;
+		if ((b[0] & 0xf) >= 5 && (b[0] & 0xf) * 4u <= v[i].len)
+			fix_csum(b);	/* only the intended fault */
+		assert_int_equal(ipv4_check(b, v[i].len), v[i].want);
+	}
+	p[11] ^= 1;
+	assert_int_equal(ipv4_check(p, 100), IPV4_BAD_CSUM);
+	uint8_t o[84] = { 0 };
+	memcpy(o, hdr_opt, 24);
+	assert_int_equal(ipv4_check(o, 84), IPV4_OK);
+	o[22] ^= 0x80;		/* options are covered by the checksum */
+	assert_int_equal(ipv4_check(o, 84), IPV4_BAD_CSUM);
+
+	assert_string_equal(ipv4_check_name(IPV4_OK), "ok");
+	assert_string_equal(ipv4_check_name(IPV4_BAD_CSUM), "bad_csum");
+	assert_string_equal(ipv4_check_name(IPV4_TTL_EXPIRED), "ttl_expired");
+	assert_string_equal(ipv4_check_name(IPV4_CHECK_N), "?");
+}
+
+/* f1 and r1 of the header comment: a UDP datagram with TTL 1, and the
+ * time-exceeded error about it. */
+static const uint8_t f1[68] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
+	0x45, 0x00, 0x00, 0x36, 0x12, 0x34, 0x00, 0x00, 0x01, 0x11, 0x93, 0x76, 0x0a, 0x01,
+	0x00, 0x02, 0x0a, 0x02, 0x00, 0x09, 0x04, 0xd2, 0x16, 0x2e, 0x00, 0x22, 0x7f, 0xb9,
+	0x70, 0x61, 0x79, 0x6c, 0x6f, 0x61, 0x64, 0x2d, 0x62, 0x79, 0x74, 0x65, 0x73, 0x2d,
+	0x62, 0x65, 0x79, 0x6f, 0x6e, 0x64, 0x2d, 0x65, 0x69, 0x67, 0x68, 0x74,
+};
+static const uint8_t r1[70] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x08, 0x00,
+	0x45, 0xc0, 0x00, 0x38, 0x00, 0x00, 0x00, 0x00, 0x40, 0x01, 0x66, 0x01, 0x0a, 0x01,
+	0x00, 0x01, 0x0a, 0x01, 0x00, 0x02, 0x0b, 0x00, 0x5a, 0x24, 0x00, 0x00, 0x00, 0x00,
+	0x45, 0x00, 0x00, 0x36, 0x12, 0x34, 0x00, 0x00, 0x01, 0x11, 0x93, 0x76, 0x0a, 0x01,
+	0x00, 0x02, 0x0a, 0x02, 0x00, 0x09, 0x04, 0xd2, 0x16, 0x2e, 0x00, 0x22, 0x7f, 0xb9,
+};
+
+static void test_icmp_time_exceeded(void **state)
+{
+	uint8_t out[128];
+	(void)state;
+	memset(out, 0x5a, sizeof(out));
+	size_t n = icmp_error_build(out, sizeof(out), f1, sizeof(f1), ICMP_TIME_EXCEEDED,
+				    ICMP_EXC_TTL, router_mac, ROUTER_IP);
+	assert_int_equal(n, sizeof(r1));
+	assert_memory_equal(out, r1, sizeof(r1));
+	assert_int_equal(out[n], 0x5a);		/* nothing written beyond */
+	assert_int_equal(ipv4_check(out + ETH_HLEN, n - ETH_HLEN), IPV4_OK);
+	assert_int_equal(inet_csum(out + ETH_HLEN + IPV4_HLEN, n - ETH_HLEN - IPV4_HLEN), 0);
+	/* Exactly enough room, and one byte short. */
+	assert_int_equal(icmp_error_build(out, 70, f1, sizeof(f1), 11, 0, router_mac,
+					  ROUTER_IP), 70);
+	assert_int_equal(icmp_error_build(out, 69, f1, sizeof(f1), 11, 0, router_mac,
+					  ROUTER_IP), 0);
+}
+
+/* Ether(src=H, dst=R)/IP(src="10.1.0.2", dst="10.9.9.9", ttl=9, id=7,
+ *   options=[NOP, NOP, NOP, EOL], proto=253)/b"abc", padded to 60 bytes;
+ * the error: .../ICMP(type=3, code=1)/raw(f2[IP]), a 4-byte option and
+ * 3 bytes of data quoted, not the padding. */
+static const uint8_t f2[60] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
+	0x46, 0x00, 0x00, 0x1b, 0x00, 0x07, 0x00, 0x00, 0x09, 0xfd, 0x90, 0xca, 0x0a, 0x01,
+	0x00, 0x02, 0x0a, 0x09, 0x09, 0x09, 0x01, 0x01, 0x01, 0x00, 0x61, 0x62, 0x63,
+};
+static const uint8_t r2[69] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x08, 0x00,
+	0x45, 0xc0, 0x00, 0x37, 0x00, 0x00, 0x00, 0x00, 0x40, 0x01, 0x66, 0x02, 0x0a, 0x01,
+	0x00, 0x01, 0x0a, 0x01, 0x00, 0x02, 0x03, 0x01, 0x38, 0x9c, 0x00, 0x00, 0x00, 0x00,
+	0x46, 0x00, 0x00, 0x1b, 0x00, 0x07, 0x00, 0x00, 0x09, 0xfd, 0x90, 0xca, 0x0a, 0x01,
+	0x00, 0x02, 0x0a, 0x09, 0x09, 0x09, 0x01, 0x01, 0x01, 0x00, 0x61, 0x62, 0x63,
+};
+
+static void test_icmp_unreach_short_datagram(void **state)
+{
+	uint8_t out[128];
+	(void)state;
+	size_t n = icmp_error_build(out, sizeof(out), f2, sizeof(f2), ICMP_DEST_UNREACH,
+				    ICMP_HOST_UNREACH, router_mac, ROUTER_IP);
+	assert_int_equal(n, sizeof(r2));
+	assert_memory_equal(out, r2, sizeof(r2));
+	/* Code 0 (net): only the code and the ICMP checksum differ. */
+	n = icmp_error_build(out, sizeof(out), f2, sizeof(f2), ICMP_DEST_UNREACH,
+			     ICMP_NET_UNREACH, router_mac, ROUTER_IP);
+	assert_int_equal(n, sizeof(r2));
+	assert_int_equal(out[35], 0);
+	assert_int_equal(get16(out + 36), 0x389c + 1);
+	assert_memory_equal(out + 38, r2 + 38, sizeof(r2) - 38);
+	assert_int_equal(inet_csum(out + 34, n - 34), 0);
+}
+
+/* f1 with byte off set to val (and the IP checksum made whole again). */
+static size_t build_from_modified(uint8_t *out, int off, uint8_t val, size_t len)
+{
+	uint8_t f[68];
+	memcpy(f, f1, sizeof(f));
+	f[off] = val;
+	if (off >= ETH_HLEN && (f[ETH_HLEN] & 0xf) * 4u <= sizeof(f) - ETH_HLEN)
+		fix_csum(f + ETH_HLEN);
+	return icmp_error_build(out, 128, f, len, ICMP_TIME_EXCEEDED, ICMP_EXC_TTL,
+				router_mac, ROUTER_IP);
+}
+
+static void test_icmp_not_sent(void **state)
+{
+	uint8_t out[128];
+	(void)state;
+	assert_int_equal(build_from_modified(out, 0, 0xff, 68), 0);	/* to broadcast MAC */
+	assert_int_equal(build_from_modified(out, 0, 0x01, 68), 0);	/* multicast MAC */
+	assert_int_equal(build_from_modified(out, 12, 0x86, 68), 0);	/* not IPv4 */
+	assert_int_equal(build_from_modified(out, 14, 0x65, 68), 0);	/* version 6 */
+	assert_int_equal(build_from_modified(out, 14, 0x44, 68), 0);	/* IHL 4 */
+	assert_int_equal(build_from_modified(out, 14, 0x4f, 68), 0);	/* IHL beyond frame */
+	assert_int_equal(build_from_modified(out, 0, 0x02, 33), 0);	/* truncated header */
+	assert_int_equal(build_from_modified(out, 21, 0x01, 68), 0);	/* fragment offset 1 */
+	assert_int_equal(build_from_modified(out, 20, 0x20, 68), 70);	/* first fragment: sent */
+	assert_int_equal(build_from_modified(out, 26, 0, 68), 0);	/* from 0.0.0.0 */
+	assert_int_equal(build_from_modified(out, 26, 127, 68), 0);	/* from loopback */
+	assert_int_equal(build_from_modified(out, 26, 224, 68), 0);	/* from multicast */
+	assert_int_equal(build_from_modified(out, 26, 240, 68), 0);	/* from class E */
+	assert_int_equal(build_from_modified(out, 30, 239, 68), 0);	/* to multicast */
+
+	uint8_t f[68];
+	memcpy(f, f1, sizeof(f));
+	memset(f + 30, 0xff, 4);	/* to 255.255.255.255 */
+	fix_csum(f + ETH_HLEN);
+	assert_int_equal(icmp_error_build(out, 128, f, 68, 11, 0, router_mac, ROUTER_IP), 0);
+
+	/* ICMP inside: errors (3, 4, 5, 11, 12) are not answered, others are. */
+	memcpy(f, f1, sizeof(f));
+	f[23] = IPPROTO_ICMP;
+	fix_csum(f + ETH_HLEN);
+	for (int t = 0; t < 20; t++) {
+		f[34] = (uint8_t)t;
+		int error = t == 3 || t == 4 || t == 5 || t == 11 || t == 12;
+		assert_int_equal(icmp_error_build(out, 128, f, 68, 11, 0, router_mac, ROUTER_IP),
+				 error ? 0 : 70);
+	}
+	/* ICMP with no byte of its own in the frame: its type is unknown. */
+	assert_int_equal(icmp_error_build(out, 128, f, 34, 11, 0, router_mac, ROUTER_IP), 0);
+}
+
+static const uint8_t arp_req[60] = {	/* request from R/10.1.0.1 for 10.1.0.2 */
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x08, 0x06,
+	0x00, 0x01, 0x08, 0x00, 0x06, 0x04, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa,
+	0x0a, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x01, 0x00, 0x02,
+};
+static const uint8_t arp_rep[60] = {	/* reply from R/10.1.0.1 to H/10.1.0.2 */
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x08, 0x06,
+	0x00, 0x01, 0x08, 0x00, 0x06, 0x04, 0x00, 0x02, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa,
+	0x0a, 0x01, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x0a, 0x01, 0x00, 0x02,
+};
+
+static void test_arp_build(void **state)
+{
+	uint8_t out[64];
+	(void)state;
+	memset(out, 0x5a, sizeof(out));
+	assert_int_equal(arp_build(out, sizeof(out), ARP_REQUEST, router_mac, ROUTER_IP,
+				   NULL, HOST_IP), ETH_ZLEN);
+	assert_memory_equal(out, arp_req, 60);
+	assert_int_equal(out[60], 0x5a);
+	assert_int_equal(arp_build(out, 60, ARP_REPLY, router_mac, ROUTER_IP, host_mac,
+				   HOST_IP), ETH_ZLEN);
+	assert_memory_equal(out, arp_rep, 60);
+	assert_int_equal(arp_build(out, 59, ARP_REPLY, router_mac, ROUTER_IP, host_mac,
+				   HOST_IP), 0);
+	assert_int_equal(arp_build(out, 60, 3, router_mac, ROUTER_IP, host_mac, HOST_IP), 0);
+}
+
+static void test_arp_parse(void **state)
+{
+	struct arp_info a;
+	(void)state;
+	assert_int_equal(arp_parse(arp_req, 60, &a), ARP_OK);
+	assert_int_equal(a.op, ARP_REQUEST);
+	assert_memory_equal(a.sha, router_mac, 6);
+	assert_int_equal(a.spa, ROUTER_IP);
+	assert_int_equal(a.tpa, HOST_IP);
+	assert_int_equal(arp_parse(arp_rep, 42, &a), ARP_OK);	/* unpadded */
+	assert_int_equal(a.op, ARP_REPLY);
+	assert_memory_equal(a.tha, host_mac, 6);
+
+	/* Round trip: build what was parsed. */
+	uint8_t out[60];
+	assert_int_equal(arp_build(out, 60, a.op, a.sha, a.spa, a.tha, a.tpa), 60);
+	assert_memory_equal(out, arp_rep, 60);
+
+	const struct { int off; uint8_t val; enum arp_check want; } bad[] = {
+		{ 13, 0x00, ARP_NOT_ARP },	/* 0x0800 */
+		{ 15, 0x06, ARP_BAD_HTYPE },	/* IEEE 802 */
+		{ 16, 0x86, ARP_BAD_PTYPE },	/* 0x86dd */
+		{ 18, 8, ARP_BAD_HLEN },
+		{ 19, 16, ARP_BAD_PLEN },
+		{ 21, 0, ARP_BAD_OP },
+		{ 21, 3, ARP_BAD_OP },		/* RARP request */
+		{ 22, 0xff, ARP_BAD_SHA },	/* broadcast sender */
+		{ 22, 0x01, ARP_BAD_SHA },	/* multicast sender */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint8_t f[60];
+		memcpy(f, arp_req, 60);
+		f[bad[i].off] = bad[i].val;
+		assert_int_equal(arp_parse(f, 60, &a), bad[i].want);
+	}
+	assert_int_equal(arp_parse(arp_req, 41, &a), ARP_TOO_SHORT);
+	assert_int_equal(arp_parse(arp_req, 0, &a), ARP_TOO_SHORT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_csum_rfc1071),
+		cmocka_unit_test(test_csum_scapy),
+		cmocka_unit_test(test_csum_update_rfc1624),
+		cmocka_unit_test(test_ttl_dec_all),
+		cmocka_unit_test(test_check_reasons),
+		cmocka_unit_test(test_icmp_time_exceeded),
+		cmocka_unit_test(test_icmp_unreach_short_datagram),
+		cmocka_unit_test(test_icmp_not_sent),
+		cmocka_unit_test(test_arp_build),
+		cmocka_unit_test(test_arp_parse),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
