@@ -80,7 +80,7 @@ static int icmp_error_allowed(const struct eth_hdr *eth, const struct ipv4_hdr *
 		return 0;
 	if (ntoh16(ip->frag_off) & IPV4_OFFSET)		/* not the first fragment */
 		return 0;
-	if (ip->proto == IPPROTO_ICMP) {
+	if (ip->proto == IP_PROTO_ICMP) {
 		if (avail <= hlen)	/* cannot tell: do not risk an error about an error */
 			return 0;
 		uint8_t t = ((const uint8_t *)ip)[hlen];
@@ -120,7 +120,7 @@ size_t icmp_error_build(uint8_t *out, size_t cap, const uint8_t *frame, size_t l
 	*oi = (struct ipv4_hdr){
 		.ver_ihl = 0x45, .tos = ICMP_ERROR_TOS,
 		.tot_len = hton16((uint16_t)(IPV4_HLEN + ICMP_HLEN + quote)),
-		.ttl = ICMP_ERROR_TTL, .proto = IPPROTO_ICMP,
+		.ttl = ICMP_ERROR_TTL, .proto = IP_PROTO_ICMP,
 		.saddr = hton32(our_ip), .daddr = ip->saddr,
 	};
 	oi->csum = hton16(inet_csum(oi, IPV4_HLEN));

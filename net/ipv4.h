@@ -21,7 +21,7 @@
 #define ETHERTYPE_ARP	0x0806
 
 #define IPV4_HLEN	20	/* header without options, bytes */
-#define IPPROTO_ICMP	1
+#define IP_PROTO_ICMP	1
 #define IPV4_MF		0x2000	/* frag_off: more fragments */
 #define IPV4_OFFSET	0x1fff	/* frag_off: fragment offset, 8-byte units */
 

@@ -32,8 +32,8 @@
  * deleted one, and an add of an existing prefix replaces its next hop.
  * Add and delete are control-plane calls, not for the fast path: they
  * rewrite every table entry under the prefix (2^(bits - len) entries for a
- * short prefix). Not thread-safe; lookups racing an update may see a mix of
- * the old and new route for the addresses being changed, never garbage.
+ * short prefix). Not thread-safe, and lookups must not run during an
+ * update: the stores are not ordered for concurrent readers.
  */
 #ifndef NET_LPM_H
 #define NET_LPM_H

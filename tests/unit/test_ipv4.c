@@ -328,7 +328,7 @@ static void test_icmp_not_sent(void **state)
 
 	/* ICMP inside: errors (3, 4, 5, 11, 12) are not answered, others are. */
 	memcpy(f, f1, sizeof(f));
-	f[23] = IPPROTO_ICMP;
+	f[23] = IP_PROTO_ICMP;
 	fix_csum(f + ETH_HLEN);
 	for (int t = 0; t < 20; t++) {
 		f[34] = (uint8_t)t;
