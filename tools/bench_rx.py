@@ -35,7 +35,14 @@ def run(model, poll, size):
             q._read(0.2)
         q._read(1.5)
         lines = q.out[start:].decode(errors="replace").splitlines()
-    reports = [json.loads(ln[ln.index("{"):]) for ln in lines if '{"stats":' in ln]
+    reports = []
+    for ln in lines:
+        if '{"stats":' in ln:
+            try:
+                reports.append(json.loads(ln[ln.index("{"):]))
+            except ValueError:
+                pass   # the line the console was cut in
+
     queues = [r for r in reports if r["stats"] == "queue" and r["rx_pps"] > 0]
     if len(queues) > 2:   # drop the partial first and last periods
         queues = queues[1:-1]
