@@ -2,6 +2,7 @@
  * fwd, L2 mode: each received burst goes out of the paired port unchanged,
  * on the same queue number (modulo the peer's queues). pairs=0-1,2-3 pairs
  * ports both ways; pairs=0-0 sends frames back out of the port they came in.
+ * A port with an address (ipN=) routes at L3 instead (apps/fwd/l3.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -52,13 +53,26 @@ KNOB(pairs, .name = "pairs", .type = KNOB_FUNC, .parse = parse_pairs, .show = sh
      .accepted = "A-B[,C-D...] with ports 0-7, e.g. 0-1,2-3 or 0-0",
      .help = "fwd: ports that forward to each other; default 0-1");
 
+void fwd_drop(int port, enum fwd_drop reason, uint64_t n)
+{
+	fwd_stats[port].drop[reason] += n;
+	lcores[0].dropped += n;
+}
+
 static int fwd_init(void)
 {
+	if (fwd_l3_init())
+		return -1;
+	int l2 = 0;
 	for (int p = 0; p < nic_count; p++)
-		if (peer_of[p] >= 0 && peer_of[p] >= nic_count)
+		l2 += !fwd_l3_port[p];
+	if (!l2)
+		return 0;
+	for (int p = 0; p < nic_count; p++)
+		if (!fwd_l3_port[p] && peer_of[p] >= 0 && peer_of[p] >= nic_count)
 			printf("fwd: %s is paired with port%d, which does not exist: its frames are dropped (no_peer)\n",
 			       nics[p]->name, peer_of[p]);
-	printf("fwd: L2 cross-connect on %d port(s)%s\n", nic_count,
+	printf("fwd: L2 cross-connect on %d port(s)%s\n", l2,
 	       nic_cfg.promisc ? "" : "; promisc=0: only frames to each port's own MAC and broadcast arrive");
 	return 0;
 }
@@ -68,9 +82,12 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	struct fwd_stats *st = &fwd_stats[nic->port];
 	int peer = peer_of[nic->port];
 	st->rx += (uint64_t)n;
+	if (fwd_l3_port[nic->port]) {
+		fwd_l3_rx(nic, q, pkts, n);
+		return;
+	}
 	if (peer < 0 || peer >= nic_count) {
-		st->drop[FWD_DROP_no_peer] += (uint64_t)n;
-		lcores[0].dropped += (uint64_t)n;
+		fwd_drop(nic->port, FWD_DROP_no_peer, (uint64_t)n);
 		pkt_free_bulk(pkts, n);
 		return;
 	}
@@ -78,12 +95,12 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	int sent = out->ops->tx_burst(out, q % out->nqueues, pkts, n);
 	st->forwarded += (uint64_t)sent;
 	if (sent < n) {
-		st->drop[FWD_DROP_tx_ring_full] += (uint64_t)(n - sent);
-		lcores[0].dropped += (uint64_t)(n - sent);
+		fwd_drop(nic->port, FWD_DROP_tx_ring_full, (uint64_t)(n - sent));
 		pkt_free_bulk(pkts + sent, n - sent);
 	}
 }
-APP(fwd, .name = "fwd", .help = "forward between port pairs", .init = fwd_init, .rx = fwd_rx);
+APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 between ports with ipN=",
+    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle);
 
 static int cmd_fwd(int argc, char **argv)
 {
@@ -97,8 +114,10 @@ static int cmd_fwd(int argc, char **argv)
 		printf("fwd %s: rx %lu forwarded %lu", nics[p]->name, st->rx, st->forwarded);
 		for (int i = 0; i < FWD_DROP_N; i++)
 			printf(" %s %lu", drop_names[i], st->drop[i]);
-		printf("\n");
+		printf(" local %lu arp %lu\n", st->local, st->arp);
+		if (fwd_l3_port[p])
+			fwd_l3_show(p);
 	}
 	return 0;
 }
-SHELL_CMD(fwd, "fwd", "fwd", "forwarding counters per port: rx, forwarded, drops by reason", cmd_fwd);
+SHELL_CMD(fwd, "fwd", "fwd", "forwarding counters per port: rx, forwarded, drops by reason, local, arp; L3 ports: held and ICMP/ARP events", cmd_fwd);

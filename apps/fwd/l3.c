@@ -1,0 +1,363 @@
+/*
+ * fwd L3: an IPv4 router on the ports with an address (RFC 1812).
+ *
+ * Per burst, each frame: ARP for our address is answered in place or
+ * learnt from; IPv4 to our MAC is checked (ipv4_check), delivered to us
+ * (counted `local`) or looked up in the LPM table; its next hop's MAC comes
+ * from the ARP table, or the frame waits, held in the next hop's queue of
+ * ARP_HOLD, while ARP requests go out every ARP_RETRY_MS up to ARP_TRIES
+ * times. Frames leave in one tx_burst per port at the end of the burst.
+ * TTL expiry and no route send ICMP errors, ICMP_RATE per second per port.
+ * Nothing is allocated per frame except the ICMP errors and ARP requests.
+ */
+#include <string.h>
+#include "apps/fwd/fwd.h"
+#include "apps/fwd/l3.h"
+#include "kernel/cpu.h"
+#include "kernel/lcore.h"
+#include "kernel/time.h"
+#include "net/ipv4.h"
+
+#define ARP_SLOTS	64	/* ARP table entries per core */
+#define ARP_PROBE	8	/* slots an address may sit in, from its hash */
+#define ARP_HOLD	8	/* frames held per unresolved next hop */
+#define ARP_TRIES	3	/* requests before giving up */
+#define ARP_RETRY_MS	100
+#define ICMP_RATE	100	/* ICMP errors per second per port (and burst) */
+#define TXB_MAX		64
+
+enum { ARP_FREE, ARP_INCOMPLETE, ARP_REACHABLE };
+enum { TX_FWD, TX_ARP_REPLY, TX_OWN };	/* what a queued frame counts as */
+
+struct arp_entry {
+	uint32_t ip;
+	uint8_t port, state, tries, nheld;
+	uint8_t mac[ETH_ALEN];
+	uint64_t retry_tsc;	/* ARP_INCOMPLETE: next request or give-up */
+	struct pkt *held[ARP_HOLD];
+};
+
+struct txb {
+	int n;
+	struct pkt *p[TXB_MAX];
+	uint8_t kind[TXB_MAX];
+	uint8_t in[TXB_MAX];	/* port the frame counts on */
+};
+
+/* One core's router state (core 0 for now). */
+static struct l3_core {
+	struct arp_entry arp[ARP_SLOTS];
+	struct txb tx[NIC_MAX_PORTS];
+	struct bucket {
+		uint64_t last_tsc;
+		uint32_t tokens;
+	} icmp[NIC_MAX_PORTS];
+	uint64_t next_timer_tsc;
+	int q;			/* TX queue of this burst */
+} core;
+
+static void tx_flush(int port)
+{
+	struct txb *b = &core.tx[port];
+	struct nic *out = nics[port];
+	int sent = b->n ? out->ops->tx_burst(out, core.q % out->nqueues, b->p, b->n) : 0;
+	for (int i = 0; i < b->n; i++) {
+		int in = b->in[i];
+		if (b->kind[i] == TX_OWN) {
+			if (i >= sent) {
+				fwd_stats[port].ev[FWD_EV_own_tx_ring_full]++;
+				pkt_free(b->p[i]);
+			}
+		} else if (i < sent) {
+			if (b->kind[i] == TX_FWD)
+				fwd_stats[in].forwarded++;
+			else
+				fwd_stats[in].arp++;
+		} else {
+			fwd_drop(in, FWD_DROP_tx_ring_full, 1);
+			pkt_free(b->p[i]);
+		}
+	}
+	b->n = 0;
+}
+
+static void tx_add(int port, struct pkt *p, int kind)
+{
+	struct txb *b = &core.tx[port];
+	if (b->n == TXB_MAX)
+		tx_flush(port);
+	b->p[b->n] = p;
+	b->in[b->n] = (uint8_t)p->port;
+	b->kind[b->n++] = (uint8_t)kind;
+}
+
+static void tx_flush_all(void)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (core.tx[p].n)
+			tx_flush(p);
+}
+
+static unsigned arp_hash(uint32_t ip)
+{
+	return (ip * 2654435761u) >> 26;	/* 6 bits: ARP_SLOTS */
+}
+
+static struct arp_entry *arp_find(int port, uint32_t ip)
+{
+	unsigned h = arp_hash(ip);
+	for (unsigned i = 0; i < ARP_PROBE; i++) {
+		struct arp_entry *e = &core.arp[(h + i) % ARP_SLOTS];
+		if (e->state != ARP_FREE && e->ip == ip && e->port == port)
+			return e;
+	}
+	return 0;
+}
+
+/* A free slot for ip, or a resolved one to reuse; NULL when every slot
+ * ip may use is waiting for a reply. */
+static struct arp_entry *arp_new(int port, uint32_t ip)
+{
+	unsigned h = arp_hash(ip);
+	struct arp_entry *victim = 0;
+	for (unsigned i = 0; i < ARP_PROBE; i++) {
+		struct arp_entry *e = &core.arp[(h + i) % ARP_SLOTS];
+		if (e->state == ARP_FREE) {
+			victim = e;
+			break;
+		}
+		if (e->state == ARP_REACHABLE && !victim)
+			victim = e;
+	}
+	if (victim)
+		*victim = (struct arp_entry){ .ip = ip, .port = (uint8_t)port, .state = ARP_INCOMPLETE };
+	return victim;
+}
+
+/* Rewrite a routed frame for its next hop and queue it out of port. */
+static void forward(struct pkt *p, int port, const uint8_t mac[ETH_ALEN])
+{
+	struct eth_hdr *eth = (struct eth_hdr *)p->data;
+	memcpy(eth->dst, mac, ETH_ALEN);
+	memcpy(eth->src, nics[port]->mac, ETH_ALEN);
+	ipv4_ttl_dec((struct ipv4_hdr *)(p->data + ETH_HLEN));
+	tx_add(port, p, TX_FWD);
+}
+
+static void arp_request(struct arp_entry *e)
+{
+	struct nic *nic = nics[e->port];
+	struct pkt *p = pkt_alloc(nic->pool);
+	if (!p) {
+		fwd_stats[e->port].ev[FWD_EV_arp_no_buffer]++;
+		return;
+	}
+	p->len = (uint16_t)arp_build(p->data, nic->pool->buf_size, ARP_REQUEST, nic->mac,
+				     l3_if[e->port].addr, 0, e->ip);
+	p->port = e->port;
+	fwd_stats[e->port].ev[FWD_EV_arp_requests]++;
+	tx_add(e->port, p, TX_OWN);
+}
+
+/* Learn ip -> mac on port; frames held for it leave now. */
+static void arp_learn(int port, uint32_t ip, const uint8_t mac[ETH_ALEN])
+{
+	struct arp_entry *e = arp_find(port, ip);
+	if (!e && !(e = arp_new(port, ip)))
+		return;
+	memcpy(e->mac, mac, ETH_ALEN);
+	e->state = ARP_REACHABLE;
+	for (int i = 0; i < e->nheld; i++)
+		forward(e->held[i], port, mac);
+	e->nheld = 0;
+}
+
+static void arp_input(struct nic *nic, struct pkt *p)
+{
+	struct arp_info a;
+	int port = nic->port;
+	uint32_t our = l3_if[port].addr, m = ~0u << (32 - l3_if[port].len);
+	if (arp_parse(p->data, p->len, &a) != ARP_OK) {
+		fwd_drop(port, FWD_DROP_arp_bad, 1);
+		pkt_free(p);
+		return;
+	}
+	if (a.tpa != our) {
+		fwd_drop(port, FWD_DROP_arp_not_ours, 1);
+		pkt_free(p);
+		return;
+	}
+	/* RFC 826: the target learns the sender (not an RFC 5227 probe's 0). */
+	if (a.spa && (a.spa & m) == (our & m) && a.spa != our)
+		arp_learn(port, a.spa, a.sha);
+	if (a.op == ARP_REQUEST) {
+		p->len = (uint16_t)arp_build(p->data, p->pool->buf_size, ARP_REPLY, nic->mac, our,
+					     a.sha, a.spa);
+		tx_add(port, p, TX_ARP_REPLY);
+	} else {
+		fwd_stats[port].arp++;
+		pkt_free(p);
+	}
+}
+
+/* Token bucket: may port send an ICMP error now? */
+static int icmp_allowed(int port, uint64_t now)
+{
+	uint64_t per = tsc.hz / ICMP_RATE;
+	struct bucket *b = &core.icmp[port];
+	uint64_t n = (now - b->last_tsc) / per;
+	if (n) {
+		b->tokens = b->tokens + n >= ICMP_RATE ? ICMP_RATE : b->tokens + (uint32_t)n;
+		b->last_tsc = b->tokens == ICMP_RATE ? now : b->last_tsc + n * per;
+	}
+	if (!b->tokens)
+		return 0;
+	b->tokens--;
+	return 1;
+}
+
+/* Send ICMP (type, code) about p back out of the port it came in on. */
+static void icmp_error(struct nic *nic, struct pkt *p, uint8_t type, uint8_t code, uint64_t now)
+{
+	struct fwd_stats *st = &fwd_stats[nic->port];
+	if (!icmp_allowed(nic->port, now)) {
+		st->ev[FWD_EV_icmp_rate_limited]++;
+		return;
+	}
+	struct pkt *e = pkt_alloc(nic->pool);
+	if (!e) {
+		st->ev[FWD_EV_icmp_no_buffer]++;
+		return;
+	}
+	size_t len = icmp_error_build(e->data, nic->pool->buf_size, p->data, p->len, type, code,
+				      nic->mac, l3_if[nic->port].addr);
+	if (!len) {
+		st->ev[FWD_EV_icmp_suppressed]++;
+		core.icmp[nic->port].tokens++;
+		pkt_free(e);
+		return;
+	}
+	e->len = (uint16_t)len;
+	e->port = (uint16_t)nic->port;
+	st->ev[FWD_EV_icmp_sent]++;
+	tx_add(nic->port, e, TX_OWN);
+}
+
+static const enum fwd_drop check_drop[IPV4_CHECK_N] = {
+	[IPV4_TOO_SHORT] = FWD_DROP_too_short, [IPV4_BAD_VERSION] = FWD_DROP_bad_version,
+	[IPV4_BAD_IHL] = FWD_DROP_bad_ihl, [IPV4_BAD_TOTLEN] = FWD_DROP_bad_totlen,
+	[IPV4_BAD_CSUM] = FWD_DROP_bad_csum, [IPV4_TTL_EXPIRED] = FWD_DROP_ttl_expired,
+};
+
+/* One IPv4 frame to our MAC: the router's fast path. Returns the drop
+ * reason, or -1 when the frame went on (local, queued or held). */
+static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
+{
+	struct ipv4_hdr *ip = (struct ipv4_hdr *)(p->data + ETH_HLEN);
+	enum ipv4_check c = ipv4_check(ip, p->len - ETH_HLEN);
+	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
+		return check_drop[c];
+	uint32_t dst = ntoh32(ip->daddr);
+	if (l3_is_local(dst)) {
+		fwd_stats[nic->port].local++;
+		pkt_free(p);
+		return -1;
+	}
+	if (dst >= 0xe0000000u || dst == 0)
+		return FWD_DROP_not_unicast;
+	if (c == IPV4_TTL_EXPIRED) {
+		icmp_error(nic, p, ICMP_TIME_EXCEEDED, ICMP_EXC_TTL, now);
+		return FWD_DROP_ttl_expired;
+	}
+	uint16_t nh = lpm_lookup(&l3_lpm, dst);
+	if (nh == LPM_NONE) {
+		icmp_error(nic, p, ICMP_DEST_UNREACH, ICMP_NET_UNREACH, now);
+		return FWD_DROP_no_route;
+	}
+	int out = l3_nh[nh].port;
+	uint32_t hop = l3_nh[nh].gw ? l3_nh[nh].gw : dst;
+	struct arp_entry *e = arp_find(out, hop);
+	if (e && e->state == ARP_REACHABLE) {
+		forward(p, out, e->mac);
+		return -1;
+	}
+	if (!e) {
+		if (!(e = arp_new(out, hop)))
+			return FWD_DROP_arp_table_full;
+		e->tries = 1;
+		e->retry_tsc = now + tsc.hz * ARP_RETRY_MS / 1000;
+		arp_request(e);
+	}
+	if (e->nheld == ARP_HOLD)
+		return FWD_DROP_arp_queue_full;
+	e->held[e->nheld++] = p;
+	return -1;
+}
+
+void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	uint64_t now = rdtsc();
+	core.q = q;
+	for (int i = 0; i < n; i++) {
+		struct pkt *p = pkts[i];
+		const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
+		int why;
+		uint16_t type = p->len >= ETH_HLEN ? ntoh16(eth->type) : 0;
+		if (type == ETHERTYPE_ARP) {
+			arp_input(nic, p);
+			continue;
+		}
+		if (type != ETHERTYPE_IPV4)
+			why = FWD_DROP_not_ipv4;
+		else if (memcmp(eth->dst, nic->mac, ETH_ALEN))
+			why = FWD_DROP_not_our_mac;
+		else
+			why = ipv4_input(nic, p, now);
+		if (why >= 0) {
+			fwd_drop(nic->port, (enum fwd_drop)why, 1);
+			pkt_free(p);
+		}
+	}
+	tx_flush_all();
+}
+
+/* Every 10 ms: resend ARP requests that went unanswered for ARP_RETRY_MS;
+ * after ARP_TRIES, drop what waits for them (arp_unresolved). */
+int fwd_l3_idle(void)
+{
+	uint64_t now = rdtsc();
+	int done = 0;
+	if (now < core.next_timer_tsc)
+		return 0;
+	core.next_timer_tsc = now + tsc.hz / 100;
+	for (int i = 0; i < ARP_SLOTS; i++) {
+		struct arp_entry *e = &core.arp[i];
+		if (e->state != ARP_INCOMPLETE || now < e->retry_tsc)
+			continue;
+		if (e->tries < ARP_TRIES) {
+			e->tries++;
+			e->retry_tsc = now + tsc.hz * ARP_RETRY_MS / 1000;
+			arp_request(e);
+			done++;
+			continue;
+		}
+		for (int k = 0; k < e->nheld; k++) {
+			fwd_drop(e->held[k]->port, FWD_DROP_arp_unresolved, 1);
+			pkt_free(e->held[k]);
+		}
+		done += e->nheld;
+		e->nheld = 0;
+		e->state = ARP_FREE;
+	}
+	tx_flush_all();
+	return done;
+}
+
+uint64_t fwd_l3_held(int port)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < ARP_SLOTS; i++)
+		for (int k = 0; k < core.arp[i].nheld; k++)
+			n += core.arp[i].held[k]->port == port;
+	return n;
+}

@@ -1,0 +1,29 @@
+/* fwd L3: what the configuration (l3conf.c) hands the fast path (l3.c). */
+#ifndef FWD_L3_H
+#define FWD_L3_H
+#include <stdint.h>
+#include "drivers/net/nic.h"
+#include "net/lpm.h"
+
+#define L3_ROUTES_MAX	64	/* route= knobs */
+#define L3_NH_MAX	(NIC_MAX_PORTS + L3_ROUTES_MAX)
+
+/* A port's address (ipN=); addr 0: none, the port is not L3. Host order. */
+struct l3_if {
+	uint32_t addr;
+	uint8_t len;		/* prefix length, 1..32 */
+};
+extern struct l3_if l3_if[NIC_MAX_PORTS];
+
+/* An LPM result: out of port, to gw (0: to the destination itself, on a
+ * connected subnet). Next hop i < NIC_MAX_PORTS is port i's subnet. */
+struct l3_nh {
+	uint32_t gw;
+	uint8_t port;
+};
+extern struct l3_nh l3_nh[L3_NH_MAX];
+extern struct lpm l3_lpm;
+
+/* 1 if addr (host order) is one of our interface addresses. */
+int l3_is_local(uint32_t addr);
+#endif

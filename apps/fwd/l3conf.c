@@ -1,0 +1,248 @@
+/*
+ * fwd L3 configuration: ip0..ip7 (a port's address and prefix; the port
+ * routes at L3) and route= (static routes via a next hop on a connected
+ * subnet), turned into the LPM table at init.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/fwd/fwd.h"
+#include "apps/fwd/l3.h"
+#include "kernel/knobs.h"
+#include "kernel/mem.h"
+
+/* LPM first-level stride: 3 MiB + 12 KiB per group of prefixes longer
+ * than /20 (net/lpm.h), small enough for a 128 MiB guest. */
+#define L3_LPM_BITS	20
+#define L3_LPM_GROUPS	64
+
+struct l3_if l3_if[NIC_MAX_PORTS];
+struct l3_nh l3_nh[L3_NH_MAX];
+struct lpm l3_lpm;
+uint8_t fwd_l3_port[NIC_MAX_PORTS];
+
+static struct {
+	uint32_t prefix, gw;
+	uint8_t len;
+} routes[L3_ROUTES_MAX];
+static int nroutes;
+
+/* Strict dotted quad "A.B.C.D" (0-255 each, no signs or spaces) at *s;
+ * advances *s past it. Returns 0 or -1. */
+static int parse_quad(const char **s, uint32_t *out)
+{
+	uint32_t a = 0;
+	for (int i = 0; i < 4; i++) {
+		unsigned v = 0, digits = 0;
+		while (**s >= '0' && **s <= '9' && digits < 4) {
+			v = v * 10 + (unsigned)(**s - '0');
+			(*s)++;
+			digits++;
+		}
+		if (!digits || digits > 3 || v > 255 || (i < 3 && *(*s)++ != '.'))
+			return -1;
+		a = a << 8 | v;
+	}
+	*out = a;
+	return 0;
+}
+
+/* "A.B.C.D/LEN" at *s. */
+static int parse_prefix(const char **s, uint32_t *addr, int *len)
+{
+	if (parse_quad(s, addr) || *(*s)++ != '/')
+		return -1;
+	int l = 0, digits = 0;
+	while (**s >= '0' && **s <= '9' && digits < 3) {
+		l = l * 10 + (**s - '0');
+		(*s)++;
+		digits++;
+	}
+	if (!digits || l > 32)
+		return -1;
+	*len = l;
+	return 0;
+}
+
+static uint32_t mask_of(int len)
+{
+	return len ? ~0u << (32 - len) : 0;
+}
+
+static int fmt_quad(char *buf, size_t len, uint32_t a)
+{
+	return snprintf(buf, len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+}
+
+static int parse_ip(int port, const char *v, char *err, size_t errlen)
+{
+	uint32_t a;
+	int len;
+	const char *s = v;
+	if (parse_prefix(&s, &a, &len) || *s || len < 1) {
+		snprintf(err, errlen, "'%s' is not A.B.C.D/LEN", v);
+		return -1;
+	}
+	uint32_t host = ~mask_of(len);
+	if (len <= 30 && ((a & host) == 0 || (a & host) == host)) {
+		snprintf(err, errlen, "'%s' is the subnet's network or broadcast address", v);
+		return -1;
+	}
+	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 24) >= 224) {
+		snprintf(err, errlen, "'%s' is not a unicast host address", v);
+		return -1;
+	}
+	l3_if[port] = (struct l3_if){ .addr = a, .len = (uint8_t)len };
+	return 0;
+}
+
+static void show_ip(int port, char *buf, size_t len)
+{
+	buf[0] = 0;
+	if (l3_if[port].addr) {
+		int n = fmt_quad(buf, len, l3_if[port].addr);
+		snprintf(buf + n, len - (size_t)n, "/%u", l3_if[port].len);
+	}
+}
+
+#define IP_KNOB(n) \
+	static int parse_ip##n(const char *v, char *e, size_t l) { return parse_ip(n, v, e, l); } \
+	static void show_ip##n(char *b, size_t l) { show_ip(n, b, l); } \
+	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
+	     .accepted = "A.B.C.D/LEN, LEN 1-32, e.g. 10.0.0.1/24", \
+	     .help = "fwd: port" #n "'s IPv4 address and prefix; the port routes at L3; default none (L2)")
+IP_KNOB(0);
+IP_KNOB(1);
+IP_KNOB(2);
+IP_KNOB(3);
+IP_KNOB(4);
+IP_KNOB(5);
+IP_KNOB(6);
+IP_KNOB(7);
+
+/* route=PREFIX/LEN,NEXTHOP; the next hop is checked against the connected
+ * subnets at init, when every ipN= is known. */
+static int parse_route(const char *v, char *err, size_t errlen)
+{
+	uint32_t prefix, gw;
+	int len;
+	const char *s = v;
+	if (parse_prefix(&s, &prefix, &len) || *s++ != ',' || parse_quad(&s, &gw) || *s) {
+		snprintf(err, errlen, "'%s' is not A.B.C.D/LEN,A.B.C.D", v);
+		return -1;
+	}
+	if (prefix & ~mask_of(len)) {
+		snprintf(err, errlen, "'%s': bits beyond /%d are set in the prefix", v, len);
+		return -1;
+	}
+	if (nroutes == L3_ROUTES_MAX) {
+		snprintf(err, errlen, "more than %d routes", L3_ROUTES_MAX);
+		return -1;
+	}
+	routes[nroutes].prefix = prefix;
+	routes[nroutes].len = (uint8_t)len;
+	routes[nroutes].gw = gw;
+	nroutes++;
+	return 0;
+}
+
+static void show_route(char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (int i = 0; i < nroutes && used + 40 < len; i++) {
+		used += (size_t)snprintf(buf + used, len - used, "%s", i ? " " : "");
+		used += (size_t)fmt_quad(buf + used, len - used, routes[i].prefix);
+		used += (size_t)snprintf(buf + used, len - used, "/%u,", routes[i].len);
+		used += (size_t)fmt_quad(buf + used, len - used, routes[i].gw);
+	}
+}
+KNOB(route, .name = "route", .type = KNOB_FUNC, .parse = parse_route, .show = show_route,
+     .repeatable = 1,
+     .accepted = "A.B.C.D/LEN,A.B.C.D (prefix, next hop on a connected subnet), e.g. 10.2.0.0/16,10.1.0.2",
+     .help = "fwd: static route, repeatable, up to 64; default none");
+
+int l3_is_local(uint32_t addr)
+{
+	for (int p = 0; p < NIC_MAX_PORTS; p++)
+		if (l3_if[p].addr == addr)
+			return 1;
+	return 0;
+}
+
+static void *lpm_dma(void *ctx, size_t bytes)
+{
+	(void)ctx;
+	return dma_alloc(bytes, 0);
+}
+
+static void print_route(const char *what, int i)
+{
+	char p[16], g[16];
+	fmt_quad(p, sizeof(p), routes[i].prefix);
+	fmt_quad(g, sizeof(g), routes[i].gw);
+	printf("fwd: route=%s/%u,%s %s\n", p, routes[i].len, g, what);
+}
+
+int fwd_l3_init(void)
+{
+	int any = 0;
+	for (int p = 0; p < NIC_MAX_PORTS; p++)
+		any |= l3_if[p].addr != 0;
+	if (!any)
+		return 0;
+	if (lpm_init(&l3_lpm, L3_LPM_BITS, L3_LPM_GROUPS, 2 * L3_NH_MAX, lpm_dma, NULL)) {
+		printf("fwd: no memory for the routing table (%lu bytes)\n",
+		       (unsigned long)lpm_mem_size(L3_LPM_BITS, L3_LPM_GROUPS, 2 * L3_NH_MAX));
+		return -1;
+	}
+	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+		if (!l3_if[p].addr)
+			continue;
+		char a[16];
+		fmt_quad(a, sizeof(a), l3_if[p].addr);
+		if (p >= nic_count) {
+			printf("fwd: ip%d=%s/%u: no port%d; ignored\n", p, a, l3_if[p].len, p);
+			l3_if[p].addr = 0;
+			continue;
+		}
+		uint32_t m = mask_of(l3_if[p].len);
+		l3_nh[p] = (struct l3_nh){ .gw = 0, .port = (uint8_t)p };
+		if (lpm_add(&l3_lpm, l3_if[p].addr & m, l3_if[p].len, (uint16_t)p)) {
+			printf("fwd: ip%d: routing table full\n", p);
+			return -1;
+		}
+		fwd_l3_port[p] = 1;
+		printf("fwd: %s routes at L3, %s/%u\n", nics[p]->name, a, l3_if[p].len);
+	}
+	/* Every next hop is checked against the connected subnets alone,
+	 * before any route could cover it. */
+	uint16_t via[L3_ROUTES_MAX];
+	for (int i = 0; i < nroutes; i++)
+		via[i] = lpm_lookup(&l3_lpm, routes[i].gw);
+	for (int i = 0; i < nroutes; i++) {
+		if (via[i] >= NIC_MAX_PORTS || l3_is_local(routes[i].gw)) {
+			print_route("refused: the next hop is not a host on a connected subnet (ipN=)", i);
+			continue;
+		}
+		uint16_t nh = (uint16_t)(NIC_MAX_PORTS + i);
+		l3_nh[nh] = (struct l3_nh){ .gw = routes[i].gw, .port = (uint8_t)via[i] };
+		if (lpm_add(&l3_lpm, routes[i].prefix, routes[i].len, nh)) {
+			print_route("refused: routing table full", i);
+			continue;
+		}
+		print_route(nics[via[i]]->name, i);
+	}
+	return 0;
+}
+
+void fwd_l3_show(int port)
+{
+	char a[16];
+	fmt_quad(a, sizeof(a), l3_if[port].addr);
+	struct fwd_stats *st = &fwd_stats[port];
+	printf("fwd %s l3 %s/%u: held %lu", nics[port]->name, a, l3_if[port].len,
+	       (unsigned long)fwd_l3_held(port));
+#define FWD_EV_PRINT(name) printf(" " #name " %lu", (unsigned long)st->ev[FWD_EV_##name]);
+	FWD_EVENTS(FWD_EV_PRINT)
+	printf("\n");
+}
