@@ -185,3 +185,18 @@ def test_accounting_frames_in_equal_outcomes(r):
                     ("rx", "forwarded", "local", "arp", "held") and not k.startswith(("icmp_", "arp_requests", "arp_no_buffer", "own_")))
         assert st["rx"] == st["forwarded"] + st["local"] + st["arp"] + drops + st["held"], st
     assert c[0]["rx"] > 0 and c[0]["forwarded"] == 10 and c[1]["arp"] == 1
+
+
+def test_bad_knobs_are_reported():
+    q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2,
+             append="app=fwd stats=0 ip0=10.1.0.1/24 ip1=10.2.0.0/24 route=10.5.0.1/16,10.1.0.2 "
+                    "route=10.6.0.0/16,10.9.0.1 route=10.7.0.0/16,10.1.0.2")
+    try:
+        q.expect(r"bad value '10.2.0.0/24' for ip1= \(.*network or broadcast.*accepted: A.B.C.D/LEN", 60)
+        q.expect(r"bad value '10.5.0.1/16,10.1.0.2' for route= \(.*bits beyond /16", 10)
+        q.expect(r"fwd: port0 routes at L3, 10.1.0.1/24", 90)
+        q.expect(r"route=10.6.0.0/16,10.9.0.1 refused: the next hop is not a host on a connected subnet", 10)
+        q.expect(r"route=10.7.0.0/16,10.1.0.2 port0", 10)
+        assert "port1 routes at L3" not in q.text()
+    finally:
+        q.stop()
