@@ -3,7 +3,7 @@
  *
  * Per burst, each frame: ARP for our address is answered in place or
  * learnt from; IPv4 to our MAC is checked (ipv4_check), delivered to us
- * (counted `local`) or looked up in the LPM table; its next hop's MAC comes
+ * (counted `local`; an ICMP echo request is answered) or looked up in the LPM table; its next hop's MAC comes
  * from the ARP table, or the frame waits, held in the next hop's queue of
  * ARP_HOLD, while ARP requests go out every ARP_RETRY_MS up to ARP_TRIES
  * times. Frames leave in one tx_burst per port at the end of the burst.
@@ -27,7 +27,7 @@
 #define TXB_MAX		64
 
 enum { ARP_FREE, ARP_INCOMPLETE, ARP_REACHABLE };
-enum { TX_FWD, TX_ARP_REPLY, TX_OWN };	/* what a queued frame counts as */
+enum { TX_FWD, TX_ARP_REPLY, TX_LOCAL, TX_OWN };	/* what a queued frame counts as */
 
 struct arp_entry {
 	uint32_t ip;
@@ -71,6 +71,8 @@ static void tx_flush(int port)
 		} else if (i < sent) {
 			if (b->kind[i] == TX_FWD)
 				fwd_stats[in].forwarded++;
+			else if (b->kind[i] == TX_LOCAL)
+				fwd_stats[in].local++;
 			else
 				fwd_stats[in].arp++;
 		} else {
@@ -243,6 +245,32 @@ static void icmp_error(struct nic *nic, struct pkt *p, uint8_t type, uint8_t cod
 	tx_add(nic->port, e, TX_OWN);
 }
 
+/* An ICMP echo request to us (RFC 792, RFC 1812 4.3.3.6) becomes its echo
+ * reply in place, back out of the port it came in on. Returns 1 if it
+ * did; 0 leaves the frame as it was. */
+static int icmp_echo(struct nic *nic, struct pkt *p, struct ipv4_hdr *ip)
+{
+	unsigned ihl = (ip->ver_ihl & 15u) * 4, tot = ntoh16(ip->tot_len);
+	uint32_t src = ntoh32(ip->saddr);
+	struct icmp_hdr *icmp = (struct icmp_hdr *)((uint8_t *)ip + ihl);
+	if (ip->proto != IP_PROTO_ICMP || tot < ihl + ICMP_HLEN ||
+	    (ntoh16(ip->frag_off) & (IPV4_MF | IPV4_OFFSET)) || icmp->type != 8 || icmp->code ||
+	    inet_csum(icmp, tot - ihl) || (src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u)
+		return 0;
+	struct eth_hdr *eth = (struct eth_hdr *)p->data;
+	memcpy(eth->dst, eth->src, ETH_ALEN);
+	memcpy(eth->src, nic->mac, ETH_ALEN);
+	ip->saddr = ip->daddr;
+	ip->daddr = hton32(src);
+	ip->ttl = ICMP_ERROR_TTL;
+	ip->csum = 0;
+	ip->csum = hton16(inet_csum(ip, ihl));
+	icmp->type = 0;
+	icmp->csum = hton16(inet_csum_update(ntoh16(icmp->csum), 8 << 8, 0));
+	tx_add(nic->port, p, TX_LOCAL);
+	return 1;
+}
+
 static const enum fwd_drop check_drop[IPV4_CHECK_N] = {
 	[IPV4_TOO_SHORT] = FWD_DROP_too_short, [IPV4_BAD_VERSION] = FWD_DROP_bad_version,
 	[IPV4_BAD_IHL] = FWD_DROP_bad_ihl, [IPV4_BAD_TOTLEN] = FWD_DROP_bad_totlen,
@@ -259,8 +287,10 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 		return check_drop[c];
 	uint32_t dst = ntoh32(ip->daddr);
 	if (l3_is_local(dst)) {
-		fwd_stats[nic->port].local++;
-		pkt_free(p);
+		if (!icmp_echo(nic, p, ip)) {
+			fwd_stats[nic->port].local++;
+			pkt_free(p);
+		}
 		return -1;
 	}
 	if (dst >= 0xe0000000u || dst == 0)

@@ -123,6 +123,21 @@ def test_unresolvable_next_hop_is_a_counted_drop(r):
     assert after["held"] == 0
 
 
+def test_echo_request_to_us_is_answered(r):
+    before = r.fwd()[0]
+    ping = Ether(src=H0_MAC, dst=r.mac[0]) / IP(src=H0_IP, dst="10.2.0.1", ttl=9) / \
+        ICMP(type=8, id=7, seq=3) / Raw(b"linerate" * 8)
+    r.p[0].send([raw(ping)])
+    back = r.recv(0, 1)
+    assert back and ICMP in back[0], back
+    e = back[0]
+    assert e.dst == H0_MAC and e.src == r.mac[0]
+    assert e[IP].src == "10.2.0.1" and e[IP].dst == H0_IP
+    assert e[ICMP].type == 0 and e[ICMP].id == 7 and e[ICMP].seq == 3
+    assert raw(e[ICMP].payload) == b"linerate" * 8 and csum_ok(e)
+    assert r.fwd()[0]["local"] - before["local"] == 1
+
+
 def test_ttl1_gives_time_exceeded(r):
     f = udp_to(r, "10.3.0.5", ttl=1)[0]
     r.p[0].send([f])
@@ -156,7 +171,7 @@ def test_bad_checksum_and_others_are_named_drops(r):
     bad = Ether(src=H0_MAC, dst=r.mac[0]) / IP(src=H0_IP, dst="10.3.0.5", chksum=0x1234) / UDP()
     v6 = Ether(src=H0_MAC, dst=r.mac[0], type=0x86dd) / Raw(b"\x60" + b"\x00" * 50)
     bcast = Ether(src=H0_MAC, dst="ff:ff:ff:ff:ff:ff") / IP(src=H0_IP, dst="10.3.0.5") / UDP()
-    local = Ether(src=H0_MAC, dst=r.mac[0]) / IP(src=H0_IP, dst="10.2.0.1") / ICMP()
+    local = Ether(src=H0_MAC, dst=r.mac[0]) / IP(src=H0_IP, dst="10.2.0.1") / UDP(dport=9)
     r.p[0].send([raw(bad), raw(v6), raw(bcast), raw(local)])
     time.sleep(0.5)
     after = r.fwd()[0]
