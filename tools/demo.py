@@ -1,8 +1,10 @@
 #!/usr/bin/python3
-"""`make run`: boot linerate in QEMU with two e1000e ports forwarding to each
-other (app=fwd), push traffic through it with build/trafgen at a modest rate
-for a bounded time, and show the appliance's console statistics as they come
-and the traffic tool's result. Everything stops by itself.
+"""`make run`: boot linerate in QEMU as an IPv4 router between two e1000e
+ports (app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24), push UDP traffic from
+10.1.0.2 to 10.2.0.2 through it with build/trafgen at a modest rate for a
+bounded time (trafgen answers the router's ARP for 10.2.0.2), and show the
+appliance's console statistics as they come and the traffic tool's result.
+Everything stops by itself.
 
     tools/demo.py [--rate 5kpps] [--seconds 10] [--size 64] [--nic e1000e]
 """
@@ -26,13 +28,16 @@ def main():
     a = ap.parse_args()
     bus = ",bus=rp" if a.nic == "igb" else ""
     nics = [f"{a.nic}:netdev=stream{bus}"] * 2
-    print(f"linerate demo: two {a.nic} ports, app=fwd pairs=0-1 promisc=1, {a.rate} of {a.size}-byte frames "
-          f"for {a.seconds} s from the host into port0, back out of port1\n", flush=True)
-    with Qemu(boot="kernel", mem="256M", nics=nics, append="app=fwd pairs=0-1 promisc=1 stats=2",
-              log=sys.stdout.buffer) as q:
-        q.expect("port0: link up", 60)
-        q.expect("port1: link up", 60)
-        q.expect("fwd: ", 30)
+    knobs = "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 stats=2"
+    print(f"linerate demo: two {a.nic} ports routing 10.1.0.0/24 <-> 10.2.0.0/24 ({knobs}); "
+          f"{a.rate} of {a.size}-byte UDP frames for {a.seconds} s from 10.1.0.2 (host, port0) "
+          "to 10.2.0.2 (host, port1)\n", flush=True)
+    with Qemu(boot="kernel", mem="256M", nics=nics, append=knobs, log=sys.stdout.buffer) as q:
+        mac0 = q.expect(r"port0: \S+ .*MAC ([0-9a-f:]{17})", 60).group(1).decode()
+        q.expect(r"port1: \S+ .*MAC ", 60)
+        q.expect("linerate> ", 30)
+        if "port1: link up" not in q.text():
+            q.expect("port1: link up", 30)
         time.sleep(1.2)
         stop = threading.Event()
 
@@ -43,7 +48,9 @@ def main():
         t.start()
         cmd = [os.path.join(BUILD, "trafgen"), "both", "--port", "stream:" + q.nic_sock(0),
                "--port", "stream:" + q.nic_sock(1), "--rate", a.rate, "--duration", str(a.seconds),
-               "--size", str(a.size), "--max-time", str(a.seconds + 20)]
+               "--size", str(a.size), "--max-time", str(a.seconds + 20),
+               "--src-ip", "10.1.0.2", "--dst-ip", "10.2.0.2", "--dst-mac", mac0,
+               "--rx-mac", "02:00:00:00:00:02", "--arp-reply"]
         print("\n$ " + " ".join(cmd), flush=True)
         res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         time.sleep(2.5)   # one more statistics period after the traffic
@@ -54,7 +61,7 @@ def main():
         print("\n--- traffic tool (host side) ---")
         print(res.stdout)
         print("linerate demo: done. For the shell: tools/qemurun.py --interactive "
-              f"--nic {a.nic}{bus} --nic {a.nic}{bus} --append 'app=fwd promisc=1'")
+              f"--nic {a.nic}{bus} --nic {a.nic}{bus} --append '{knobs}'")
         return res.returncode
 
 
