@@ -150,7 +150,7 @@ static int e1000e_setup_vectors(struct e1000x_port *p)
 		if (nq > 1)
 			printf("%s: one interrupt vector: 1 queue instead of %d\n", nic->name, nq);
 		nic->nqueues = 1;
-		vector_set(nic->pci->vectors[0], e1000e_legacy_irq, p, "e1000e");
+		pci_irq_set_handler(nic->pci, 0, e1000e_legacy_irq, p);
 	}
 	return 0;
 }

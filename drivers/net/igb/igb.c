@@ -179,7 +179,7 @@ static int igb_setup_vectors(struct e1000x_port *p)
 		if (nq > 1)
 			printf("%s: one interrupt vector: 1 queue instead of %d\n", nic->name, nq);
 		nic->nqueues = 1;
-		vector_set(nic->pci->vectors[0], igb_legacy_irq, p, "igb");
+		pci_irq_set_handler(nic->pci, 0, igb_legacy_irq, p);
 	}
 	return 0;
 }
