@@ -287,6 +287,34 @@ int e1000x_reset(struct e1000x_port *p)
 	return 0;
 }
 
+int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other, irq_handler_t legacy)
+{
+	struct nic *nic = &p->nic;
+	int nq = nic->nqueues;
+	irq_handler_t handlers[NIC_MAX_QUEUES + 1];
+	void *args[NIC_MAX_QUEUES + 1];
+	const char *names[NIC_MAX_QUEUES + 1];
+	for (int q = 0; q < nq; q++) {
+		handlers[q] = nic_queue_irq;
+		args[q] = nic_queue_arg(nic, q);
+		names[q] = nic->driver;
+	}
+	handlers[nq] = other;
+	args[nq] = p;
+	names[nq] = nic->driver;
+	int got = pci_irq_setup(nic->pci, nq + 1, handlers, args, names);
+	if (got < 0)
+		return -1;
+	p->msix = nic->pci->int_mode == INT_MODE_MSIX && got == nq + 1;
+	if (!p->msix) {
+		if (nq > 1)
+			printf("%s: one interrupt vector: 1 queue instead of %d\n", nic->name, nq);
+		nic->nqueues = 1;
+		pci_irq_set_handler(nic->pci, 0, legacy, p);
+	}
+	return 0;
+}
+
 int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x_family *f)
 {
 	struct e1000x_port *p = calloc(1, sizeof(*p));

@@ -231,6 +231,10 @@ struct e1000x_family {
 /* Probe a port of family f: map BAR0, register the port, reset, read the
  * MAC, get vectors, make the pools, initialise. 0, or -1 after printing why. */
 int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x_family *f);
+/* Vectors from the PCI layer: queue pair q on vector q (nic_queue_irq) and
+ * other causes on vector nqueues when MSI-X gives them all (p->msix = 1);
+ * else every cause on one vector (legacy) and one queue. 0 or -1. */
+int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other, irq_handler_t legacy);
 /* Global reset with interrupts masked and RX/TX stopped (8254x 14.3,
  * 82574 4.6.2, 82576 4.5.2). 0, or -1 if CTRL.RST did not clear. */
 int e1000x_reset(struct e1000x_port *p);

@@ -126,33 +126,10 @@ static void e1000e_legacy_irq(struct trapframe *tf, void *arg)
 		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
 }
 
-/* Vectors from the PCI layer (7.4): one per queue pair plus "other" when
- * MSI-X gives them all, else one vector for every cause and one queue. */
+/* Vectors (7.4): one per queue pair plus "other" under MSI-X, else one. */
 static int e1000e_setup_vectors(struct e1000x_port *p)
 {
-	struct nic *nic = &p->nic;
-	int nq = nic->nqueues;
-	irq_handler_t handlers[E1000E_QUEUES + 1];
-	void *args[E1000E_QUEUES + 1];
-	const char *names[E1000E_QUEUES + 1] = { "e1000e q0", "e1000e q1" };
-	for (int q = 0; q < nq; q++) {
-		handlers[q] = nic_queue_irq;
-		args[q] = nic_queue_arg(nic, q);
-	}
-	handlers[nq] = e1000e_other_irq;
-	args[nq] = p;
-	names[nq] = "e1000e other";
-	int got = pci_irq_setup(nic->pci, nq + 1, handlers, args, names);
-	if (got < 0)
-		return -1;
-	p->msix = nic->pci->int_mode == INT_MODE_MSIX && got == nq + 1;
-	if (!p->msix) {
-		if (nq > 1)
-			printf("%s: one interrupt vector: 1 queue instead of %d\n", nic->name, nq);
-		nic->nqueues = 1;
-		pci_irq_set_handler(nic->pci, 0, e1000e_legacy_irq, p);
-	}
-	return 0;
+	return e1000x_setup_vectors(p, e1000e_other_irq, e1000e_legacy_irq);
 }
 
 /* Route causes to vectors (IVAR, 10.2.4.9) and unmask link changes; queue

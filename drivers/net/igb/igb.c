@@ -156,32 +156,10 @@ static void igb_legacy_irq(struct trapframe *tf, void *arg)
 		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
 }
 
+/* Vectors (7.3): one per queue pair plus "other" under MSI-X, else one. */
 static int igb_setup_vectors(struct e1000x_port *p)
 {
-	struct nic *nic = &p->nic;
-	int nq = nic->nqueues;
-	irq_handler_t handlers[IGB_QUEUES + 1];
-	void *args[IGB_QUEUES + 1];
-	const char *names[IGB_QUEUES + 1];
-	for (int q = 0; q < nq; q++) {
-		handlers[q] = nic_queue_irq;
-		args[q] = nic_queue_arg(nic, q);
-		names[q] = "igb queue";
-	}
-	handlers[nq] = igb_other_irq;
-	args[nq] = p;
-	names[nq] = "igb other";
-	int got = pci_irq_setup(nic->pci, nq + 1, handlers, args, names);
-	if (got < 0)
-		return -1;
-	p->msix = nic->pci->int_mode == INT_MODE_MSIX && got == nq + 1;
-	if (!p->msix) {
-		if (nq > 1)
-			printf("%s: one interrupt vector: 1 queue instead of %d\n", nic->name, nq);
-		nic->nqueues = 1;
-		pci_irq_set_handler(nic->pci, 0, igb_legacy_irq, p);
-	}
-	return 0;
+	return e1000x_setup_vectors(p, igb_other_irq, igb_legacy_irq);
 }
 
 /*
