@@ -15,6 +15,7 @@ The guest exits through isa-debug-exit: status 33 = success, 35 = failure.
 TCG only: this machine's /dev/kvm cannot run SSE code (see README).
 """
 import argparse
+import ctypes
 import json
 import os
 import re
@@ -124,6 +125,12 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
     return cmd
 
 
+def die_with_parent():
+    """In the child before exec: SIGTERM when the Python that started QEMU
+    dies (prctl PR_SET_PDEATHSIG), so a killed test leaves no QEMU behind."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)
+
+
 class Qemu:
     """A running QEMU whose serial console is a pipe (library use)."""
 
@@ -136,7 +143,7 @@ class Qemu:
         self.log = log
         self.started = time.monotonic()
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT)
+                                     stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
         self.qmp = None
 
     def nic_sock(self, i):
