@@ -41,7 +41,8 @@ def nic_args(i, spec, machine, sockdir):
     Options: bus=root|rp|bridge|rp-bridge (PCI placement: root bus, its own
     pcie-root-port, behind a pci-bridge, or behind a pcie-pci-bridge behind a
     pcie-root-port), netdev=stream|dgram|user|none
-    (stream: QEMU listens on SOCKDIR/nicI.sock; dgram: QEMU uses UDP
+    (tap: the existing tap device ifname=NAME;
+    stream: QEMU listens on SOCKDIR/nicI.sock; dgram: QEMU uses UDP
     127.0.0.1 port 40000+2I and sends to 40001+2I), mac=..."""
     model, _, rest = spec.partition(":")
     opts = dict(kv.split("=", 1) for kv in rest.split(",") if kv)
@@ -73,8 +74,13 @@ def nic_args(i, spec, machine, sockdir):
                  f"remote.type=inet,remote.host=127.0.0.1,remote.port={rp}"]
     elif netdev == "user":
         args += ["-netdev", f"user,id=n{i},restrict=on"]
+    elif netdev == "tap":
+        # An existing tap device (ifname= option, made by the caller; root).
+        if "ifname" not in opts:
+            raise SystemExit(f"nic {spec}: netdev=tap needs ifname=")
+        args += ["-netdev", f"tap,id=n{i},ifname={opts['ifname']},script=no,downscript=no"]
     elif netdev != "none":
-        raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|none")
+        raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|tap|none")
     if netdev != "none":
         dev += f",netdev=n{i}"
     if "mac" in opts:
