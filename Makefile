@@ -71,6 +71,7 @@ host-test: $(BUILD)/trafgen
 bench: deps all
 	$(PYTHON) tools/bench_boot.py 5
 	$(PYTHON) tools/bench_rx.py
+	$(PYTHON) tools/bench_fwd.py
 
 # Seed report 3's graphs: CPU% and packets per interrupt against offered
 # load, per InterruptThrottleRate (tools/statplot.py sweep; a few minutes).
