@@ -77,6 +77,49 @@ static int fwd_init(void)
 	return 0;
 }
 
+/* l2_dmac=MAC: L2 frames leave with this destination MAC and the egress
+ * port's own MAC as source (e.g. towards a router or a host that does not
+ * listen promiscuously); unset: frames pass unchanged. */
+static uint8_t l2_dmac[6];
+static int l2_rewrite;
+
+static int parse_l2_dmac(const char *v, char *err, size_t len)
+{
+	unsigned m[6];
+	int n = 0;
+	if (sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%n", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &n) != 6 ||
+	    v[n]) {
+		snprintf(err, len, "'%s' is not a MAC address", v);
+		return -1;
+	}
+	for (int i = 0; i < 6; i++)
+		l2_dmac[i] = (uint8_t)m[i];
+	l2_rewrite = 1;
+	return 0;
+}
+
+static void show_l2_dmac(char *buf, size_t len)
+{
+	if (!l2_rewrite)
+		snprintf(buf, len, "unset");
+	else
+		snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", l2_dmac[0], l2_dmac[1], l2_dmac[2],
+			 l2_dmac[3], l2_dmac[4], l2_dmac[5]);
+}
+KNOB(l2_dmac, .name = "l2_dmac", .type = KNOB_FUNC, .parse = parse_l2_dmac, .show = show_l2_dmac,
+     .accepted = "xx:xx:xx:xx:xx:xx",
+     .help = "fwd L2: rewrite destination MAC to this and source MAC to the egress port's; default unset (unchanged)");
+
+static void rewrite_macs(struct pkt **pkts, int n, const struct nic *out)
+{
+	for (int i = 0; i < n; i++) {
+		if (pkts[i]->len < 12)
+			continue;
+		memcpy(pkts[i]->data, l2_dmac, 6);
+		memcpy(pkts[i]->data + 6, out->mac, 6);
+	}
+}
+
 static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	struct fwd_stats *st = &fwd_stats[nic->port];
@@ -92,6 +135,8 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		return;
 	}
 	struct nic *out = nics[peer];
+	if (l2_rewrite)
+		rewrite_macs(pkts, n, out);
 	int sent = out->ops->tx_burst(out, q % out->nqueues, pkts, n);
 	st->forwarded += (uint64_t)sent;
 	if (sent < n) {

@@ -264,3 +264,20 @@ def test_rss_spreads_flows(box, model):
     assert set(sink) == {0, 1}
     assert sink[0][0] + sink[1][0] == sent
     assert sink[0][0] > 0 and sink[1][0] > 0, sink
+
+
+def test_l2_mac_rewrite(box):
+    """fwd L2 with l2_dmac=: frames leave with that destination MAC and the
+    port's own MAC as source; the rest of the frame is unchanged."""
+    b = box("e1000e", append="app=fwd pairs=0-0 l2_dmac=02:aa:bb:cc:dd:ee")
+    mac = re.search(r"port0: e1000e .*MAC ([0-9a-f:]{17})", b.q.text()).group(1)
+    frames = [frame(100, seq=i) for i in range(50)]
+    sender = b.port.send_background(frames)
+    back = b.port.recv(len(frames), timeout=30)
+    sender.join(5)
+    assert len(back) == len(frames)
+    want_src = bytes(int(x, 16) for x in mac.split(":"))
+    for sent, got in zip(frames, back):
+        assert got[:6] == bytes.fromhex("02aabbccddee")
+        assert got[6:12] == want_src
+        assert got[12:] == sent[12:]
