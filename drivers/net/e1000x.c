@@ -43,6 +43,16 @@ void e1000x_set_filters(volatile uint8_t *base, const uint8_t mac[6], int nregs)
 		wr32(base, MTA(i), 0);
 }
 
+void e1000x_ring_regs(volatile uint8_t *base, uint32_t blk, const volatile void *ring, uint32_t bytes)
+{
+	uint64_t a = (uint64_t)ring;
+	wr32(base, blk + 0x00, (uint32_t)a);
+	wr32(base, blk + 0x04, (uint32_t)(a >> 32));
+	wr32(base, blk + 0x08, bytes);
+	wr32(base, blk + 0x10, 0);
+	wr32(base, blk + 0x18, 0);
+}
+
 uint32_t e1000x_rctl_filters(void)
 {
 	return RCTL_BAM | (nic_cfg.promisc ? RCTL_UPE | RCTL_MPE : 0);

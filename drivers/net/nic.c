@@ -8,6 +8,10 @@
 #include "kernel/time.h"
 
 struct nic *nics[NIC_MAX_PORTS];
+
+/* Queue interrupt arguments: one per (port, queue), filled when the port
+ * registers, so a handler needs no lookup. */
+static struct nic_qarg { struct nic *nic; int q; } qargs[NIC_MAX_PORTS][NIC_MAX_QUEUES];
 int nic_count;
 
 #define NIC_STAT_NAME(name, kind) #name,
@@ -86,6 +90,8 @@ int nic_register(struct nic *nic)
 	nic->port = nic_count;
 	snprintf(nic->name, sizeof(nic->name), "port%d", nic->port);
 	nic->mtu = 1500;
+	for (int q = 0; q < NIC_MAX_QUEUES; q++)
+		qargs[nic->port][q] = (struct nic_qarg){ nic, q };
 	nics[nic_count++] = nic;
 	return nic->port;
 }
@@ -104,12 +110,8 @@ int nic_pools_create(struct nic *nic)
 	return 0;
 }
 
-/* Queue interrupt arguments: one per (port, queue), so the handler needs no lookup. */
-static struct nic_qarg { struct nic *nic; int q; } qargs[NIC_MAX_PORTS][NIC_MAX_QUEUES];
-
 void *nic_queue_arg(struct nic *nic, int q)
 {
-	qargs[nic->port][q] = (struct nic_qarg){ nic, q };
 	return &qargs[nic->port][q];
 }
 

@@ -42,11 +42,7 @@ static int e1000_init_rx(struct e1000x_port *p)
 {
 	if (e1000x_setup_rxq(p, 0, E1000_RDT, 1, 0))
 		return -1;
-	uint64_t ring = (uint64_t)p->rxq[0].ring;
-	wr32(p->regs, E1000_RDBAL, (uint32_t)ring);
-	wr32(p->regs, E1000_RDBAH, (uint32_t)(ring >> 32));
-	wr32(p->regs, E1000_RDLEN, p->rxq[0].n * (uint32_t)sizeof(union rx_desc));
-	wr32(p->regs, E1000_RDH, 0);
+	e1000x_ring_regs(p->regs, E1000_RDBAL, p->rxq[0].ring, p->rxq[0].n * (uint32_t)sizeof(union rx_desc));
 	wr32(p->regs, E1000_RDT, p->rxq[0].n - 1);
 	wr32(p->regs, E1000_RDTR, (uint32_t)nic_cfg.rx_int_delay);
 	wr32(p->regs, E1000_RADV, (uint32_t)nic_cfg.rx_abs_int_delay);
@@ -61,12 +57,7 @@ static int e1000_init_tx(struct e1000x_port *p)
 {
 	if (e1000x_setup_txq(p, 0, E1000_TDT, 0))
 		return -1;
-	uint64_t ring = (uint64_t)p->txq[0].ring;
-	wr32(p->regs, E1000_TDBAL, (uint32_t)ring);
-	wr32(p->regs, E1000_TDBAH, (uint32_t)(ring >> 32));
-	wr32(p->regs, E1000_TDLEN, p->txq[0].n * (uint32_t)sizeof(union tx_desc));
-	wr32(p->regs, E1000_TDH, 0);
-	wr32(p->regs, E1000_TDT, 0);
+	e1000x_ring_regs(p->regs, E1000_TDBAL, p->txq[0].ring, p->txq[0].n * (uint32_t)sizeof(union tx_desc));
 	wr32(p->regs, E1000_TIDV, (uint32_t)nic_cfg.tx_int_delay);
 	wr32(p->regs, E1000_TADV, (uint32_t)nic_cfg.tx_abs_int_delay);
 	wr32(p->regs, TIPG, 10 | 8u << 10 | 6u << 20);	/* copper IPGT/IPGR1/IPGR2, table 13-77 */

@@ -54,11 +54,8 @@ static int e1000e_init_rx(struct e1000x_port *p)
 	for (int q = 0; q < nic->nqueues; q++) {
 		if (e1000x_setup_rxq(p, q, E1000E_RDT(q), 0, E1000E_RXD_STAT_TST))
 			return -1;
-		uint64_t ring = (uint64_t)p->rxq[q].ring;
-		wr32(p->regs, E1000E_RDBAL(q), (uint32_t)ring);
-		wr32(p->regs, E1000E_RDBAH(q), (uint32_t)(ring >> 32));
-		wr32(p->regs, E1000E_RDLEN(q), p->rxq[q].n * (uint32_t)sizeof(union rx_desc));
-		wr32(p->regs, E1000E_RDH(q), 0);
+		e1000x_ring_regs(p->regs, E1000E_RDBAL(q), p->rxq[q].ring,
+				 p->rxq[q].n * (uint32_t)sizeof(union rx_desc));
 		wr32(p->regs, E1000E_RDT(q), p->rxq[q].n - 1);
 	}
 	wr32(p->regs, E1000E_RFCTL, RFCTL_EXTEN);
@@ -86,12 +83,8 @@ static int e1000e_init_tx(struct e1000x_port *p)
 	for (int q = 0; q < p->nic.nqueues; q++) {
 		if (e1000x_setup_txq(p, q, E1000E_TDT(q), 0))
 			return -1;
-		uint64_t ring = (uint64_t)p->txq[q].ring;
-		wr32(p->regs, E1000E_TDBAL(q), (uint32_t)ring);
-		wr32(p->regs, E1000E_TDBAH(q), (uint32_t)(ring >> 32));
-		wr32(p->regs, E1000E_TDLEN(q), p->txq[q].n * (uint32_t)sizeof(union tx_desc));
-		wr32(p->regs, E1000E_TDH(q), 0);
-		wr32(p->regs, E1000E_TDT(q), 0);
+		e1000x_ring_regs(p->regs, E1000E_TDBAL(q), p->txq[q].ring,
+				 p->txq[q].n * (uint32_t)sizeof(union tx_desc));
 		wr32(p->regs, E1000E_TXDCTL(q), TXDCTL_GRAN | TXDCTL_BIT22 | (1u << 16) | (1u << 8));
 		set_flags32(p->regs, E1000E_TARC(q), TARC_ENABLE);
 	}

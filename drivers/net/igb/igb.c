@@ -78,12 +78,9 @@ static int igb_init_rx(struct e1000x_port *p)
 	for (int q = 0; q < nic->nqueues; q++) {
 		if (e1000x_setup_rxq(p, q, IGB_RDT(q), 0, IGB_RXD_STAT_TS))
 			return -1;
-		uint64_t ring = (uint64_t)p->rxq[q].ring;
-		wr32(p->regs, IGB_RDBAL(q), (uint32_t)ring);
-		wr32(p->regs, IGB_RDBAH(q), (uint32_t)(ring >> 32));
-		wr32(p->regs, IGB_RDLEN(q), p->rxq[q].n * (uint32_t)sizeof(union rx_desc));
+		e1000x_ring_regs(p->regs, IGB_RDBAL(q), p->rxq[q].ring,
+				 p->rxq[q].n * (uint32_t)sizeof(union rx_desc));
 		wr32(p->regs, IGB_SRRCTL(q), SRRCTL_BSIZEPKT_2K | SRRCTL_DESCTYPE_ADV_ONEBUF);
-		wr32(p->regs, IGB_RDH(q), 0);
 		wr32(p->regs, IGB_RXDCTL(q), XDCTL_ENABLE | 8u | 8u << 8 | 4u << 16);
 		if (wait_reg32(p->regs, nic->name, IGB_RXDCTL(q), XDCTL_ENABLE, XDCTL_ENABLE, 10000))
 			return -1;
@@ -121,12 +118,8 @@ static int igb_init_tx(struct e1000x_port *p)
 	for (int q = 0; q < p->nic.nqueues; q++) {
 		if (e1000x_setup_txq(p, q, IGB_TDT(q), 1))
 			return -1;
-		uint64_t ring = (uint64_t)p->txq[q].ring;
-		wr32(p->regs, IGB_TDBAL(q), (uint32_t)ring);
-		wr32(p->regs, IGB_TDBAH(q), (uint32_t)(ring >> 32));
-		wr32(p->regs, IGB_TDLEN(q), p->txq[q].n * (uint32_t)sizeof(union tx_desc));
-		wr32(p->regs, IGB_TDH(q), 0);
-		wr32(p->regs, IGB_TDT(q), 0);
+		e1000x_ring_regs(p->regs, IGB_TDBAL(q), p->txq[q].ring,
+				 p->txq[q].n * (uint32_t)sizeof(union tx_desc));
 		wr32(p->regs, IGB_TXDCTL(q), XDCTL_ENABLE | 8u | 1u << 8 | 16u << 16);
 	}
 	wr32(p->regs, TCTL, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x3f) | TCTL_RTLC);
