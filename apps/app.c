@@ -1,31 +1,108 @@
-/* The app= knob: picks one of the apps registered with APP(). */
+/* The app= knob: places one of the apps registered with APP() on each port,
+ * and starts the ones in use. */
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
 #include "kernel/knobs.h"
+#include "kernel/lcore.h"
 
-static const struct app *chosen;
+static const struct app *placed[NIC_MAX_PORTS];	/* NULL: the default, sink */
+static int nplaced;				/* values given; 1 = every port */
+const struct app *apps_running[NIC_MAX_PORTS + 1];
 
-static int parse_app(const char *v, char *err, size_t len)
+static const struct app *app_find(const char *name, size_t len)
 {
 	for (const struct app *a = __apps_start; a < __apps_end; a++)
-		if (!strcmp(a->name, v)) {
-			chosen = a;
-			return 0;
+		if (strlen(a->name) == len && !strncmp(a->name, name, len))
+			return a;
+	return 0;
+}
+
+/* app=NAME[,NAME...]: one name per port from port0, or one for all. */
+static int parse_app(const char *v, char *err, size_t len)
+{
+	const struct app *list[NIC_MAX_PORTS];
+	int n = 0;
+	for (const char *s = v;; s++) {
+		size_t w = strcspn(s, ",");
+		if (n == NIC_MAX_PORTS) {
+			snprintf(err, len, "more than %d apps", NIC_MAX_PORTS);
+			return -1;
 		}
-	snprintf(err, len, "no app '%s'", v);
-	return -1;
+		if (!(list[n] = app_find(s, w))) {
+			snprintf(err, len, "no app '%.*s'", (int)w, s);
+			return -1;
+		}
+		n++;
+		s += w;
+		if (!*s)
+			break;
+	}
+	memcpy(placed, list, sizeof(list[0]) * (size_t)n);
+	nplaced = n;
+	return 0;
 }
 static void show_app(char *buf, size_t len)
 {
-	snprintf(buf, len, "%s", app_selected()->name);
+	size_t used = 0;
+	buf[0] = 0;
+	for (int p = 0; p < (nplaced > 1 ? nplaced : 1) && used < len; p++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", p ? "," : "", app_of_port(p)->name);
 }
-KNOB(app, .name = "app", .type = KNOB_FUNC, .parse = parse_app, .show = show_app, .accepted = "sink|fwd",
-     .help = "what the appliance does with received packets; default sink");
+KNOB(app, .name = "app", .type = KNOB_FUNC, .parse = parse_app, .show = show_app,
+     .accepted = "NAME or NAME,NAME,... (one per port from port0; NAME sink|fwd|rr|ptp|pktgen)",
+     .help = "what each port does with received packets: one app for every port, or a list by port "
+	     "(ports past the list run sink); default sink");
 
-const struct app *app_selected(void)
+static const struct app *default_app(void)
 {
-	if (!chosen)
-		parse_app("sink", 0, 0);
-	return chosen;
+	return app_find("sink", 4);
+}
+
+const struct app *app_of_port(int port)
+{
+	if (nplaced == 1)
+		return placed[0];
+	if (port < nplaced && placed[port])
+		return placed[port];
+	return default_app();
+}
+
+int app_runs_on(const struct app *a, int port)
+{
+	if (port < 0 || port >= nic_count)
+		return 0;
+	for (int i = 0; apps_running[i]; i++)
+		if (apps_running[i] == a)
+			return app_of_port(port) == a;
+	return 0;
+}
+
+static int in_use(const struct app *a)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (app_of_port(p) == a)
+			return 1;
+	return 0;
+}
+
+int apps_start(void)
+{
+	int n = 0, failed = 0;
+	for (const struct app *a = __apps_start; a < __apps_end; a++) {
+		if (!in_use(a))
+			continue;
+		apps_running[n++] = a;	/* init may ask app_runs_on */
+		apps_running[n] = 0;
+		if (a->init()) {
+			printf("app %s: could not start; its ports drop what they receive\n", a->name);
+			apps_running[--n] = 0;
+			failed++;
+		}
+	}
+	printf("apps:");
+	for (int p = 0; p < nic_count; p++)
+		printf(" %s=%s", nics[p]->name, app_runs_on(app_of_port(p), p) ? app_of_port(p)->name : "none");
+	printf("%s\n", nic_count ? "" : " no ports");
+	return failed;
 }

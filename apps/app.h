@@ -1,5 +1,6 @@
 /* Apps: what the poll loop does with received packets. Each app registers
- * itself with APP() and is chosen with the app= knob. */
+ * itself with APP() and is placed on ports with the app= knob, one app per
+ * port (app=fwd,fwd,ptp,sink; a single name means every port). */
 #ifndef APP_H
 #define APP_H
 #include "drivers/net/nic.h"
@@ -7,20 +8,36 @@
 struct app {
 	const char *name;
 	const char *help;
-	/* After the drivers probed: set up; 0, or -1 after printing why. */
+	/* After the drivers probed, once if the app runs on any port: set up;
+	 * 0, or -1 after printing why. */
 	int (*init)(void);
-	/* A burst of n packets received on queue q of nic; the app owns them. */
+	/* A burst of n packets received on queue q of nic, a port the app runs
+	 * on; the app owns them. */
 	void (*rx)(struct nic *nic, int q, struct pkt **pkts, int n);
-	/* Called from the poll loop between bursts (may be NULL): TX-only work
-	 * such as pktgen's. Returns packets it handled, for CPU accounting. */
+	/* Called from the poll loop between bursts (may be NULL): timers and
+	 * TX-only work such as pktgen's. Returns packets it handled, for CPU
+	 * accounting (a core with work does not halt). */
 	int (*idle)(void);
+	/* After each periodic statistics report (may be NULL): the app's own
+	 * lines; json 1: one JSON object per line, {"stats":"<app name>",...}. */
+	void (*report)(int json);
 };
 
 #define APP(id_, ...) \
-	static const struct app app_##id_ \
+	const struct app app_##id_ \
 	__attribute__((used, section(".apps"), aligned(8))) = { __VA_ARGS__ }
 
 extern const struct app __apps_start[], __apps_end[];
-/* The app chosen by the app= knob. */
-const struct app *app_selected(void);
+
+/* The app placed on port p (0..NIC_MAX_PORTS-1) by app=; never NULL. */
+const struct app *app_of_port(int port);
+/* 1 if app a runs on port p, a port that exists (p < nic_count). */
+int app_runs_on(const struct app *a, int port);
+/* Start every app placed on an existing port (init, once each). An app whose
+ * init fails is taken off its ports, which then drop what they receive
+ * (counted in their core's dropped). Returns the number of apps that
+ * failed. Prints the placement. */
+int apps_start(void);
+/* The apps running (started and on an existing port), NULL-terminated. */
+extern const struct app *apps_running[NIC_MAX_PORTS + 1];
 #endif

@@ -18,17 +18,30 @@
 
 struct lcore lcores[1];
 
-static int poll_queue(struct lcore *lc, const struct app *app, struct nic *nic, int q, int max)
+/* The app of each port, or NULL when it did not start (frames dropped). */
+static const struct app *port_app[NIC_MAX_PORTS];
+
+static void deliver(struct lcore *lc, struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	const struct app *app = port_app[nic->port];
+	lc->processed += (uint64_t)n;
+	if (app) {
+		app->rx(nic, q, pkts, n);
+	} else {
+		lc->dropped += (uint64_t)n;
+		pkt_free_bulk(pkts, n);
+	}
+}
+
+static int poll_queue(struct lcore *lc, struct nic *nic, int q, int max)
 {
 	struct pkt *pkts[NIC_BURST_MAX];
 	int burst = (int)nic_cfg.burst, done = 0;
 	while (done < max) {
 		int want = max - done < burst ? max - done : burst;
 		int n = nic->ops->rx_burst(nic, q, pkts, want);
-		if (n) {
-			lc->processed += (uint64_t)n;
-			app->rx(nic, q, pkts, n);
-		}
+		if (n)
+			deliver(lc, nic, q, pkts, n);
 		done += n;
 		if (n < want)
 			break;
@@ -37,17 +50,17 @@ static int poll_queue(struct lcore *lc, const struct app *app, struct nic *nic, 
 }
 
 /* NAPI round on a scheduled queue; returns packets handled. */
-static int napi_poll(struct lcore *lc, const struct app *app, struct nic *nic, int q)
+static int napi_poll(struct lcore *lc, struct nic *nic, int q)
 {
 	int weight = (int)nic_cfg.napi_weight;
-	int done = poll_queue(lc, app, nic, q, weight);
+	int done = poll_queue(lc, nic, q, weight);
 	if (done == weight) {
 		lc->time_squeeze++;
 		return done;	/* still scheduled: more next round */
 	}
 	nic->sched[q] = 0;
 	nic->ops->irq_enable(nic, q);
-	int more = poll_queue(lc, app, nic, q, weight);
+	int more = poll_queue(lc, nic, q, weight);
 	if (more) {
 		nic->ops->irq_disable(nic, q);
 		nic->sched[q] = 1;
@@ -58,9 +71,9 @@ static int napi_poll(struct lcore *lc, const struct app *app, struct nic *nic, i
 /* poll=irq: one pass of up to napi_weight per interrupt, then unmask. If
  * frames are left, raise the queue's interrupt again, so every pass starts
  * from an interrupt (and ITR paces them) and none waits for the next frame. */
-static int irq_pass(struct lcore *lc, const struct app *app, struct nic *nic, int q)
+static int irq_pass(struct lcore *lc, struct nic *nic, int q)
 {
-	int done = poll_queue(lc, app, nic, q, (int)nic_cfg.napi_weight);
+	int done = poll_queue(lc, nic, q, (int)nic_cfg.napi_weight);
 	nic->sched[q] = 0;
 	nic->ops->irq_enable(nic, q);
 	if (nic->ops->rx_pending(nic, q))
@@ -91,11 +104,12 @@ static void housekeeping(uint64_t *next_tsc)
 void lcore_run(void)
 {
 	struct lcore *lc = &lcores[0];
-	const struct app *app = app_selected();
 	int mode = (int)nic_cfg.poll;
 	uint64_t next_hk = rdtsc() + tsc.hz, next_shell = 0;
 	lc->start_tsc = rdtsc();
 
+	for (int i = 0; i < nic_count; i++)
+		port_app[i] = app_runs_on(app_of_port(i), i) ? app_of_port(i) : 0;
 	for (int i = 0; i < nic_count; i++)
 		for (int q = 0; q < nics[i]->nqueues; q++)
 			if (mode != POLL_BUSY)
@@ -109,20 +123,21 @@ void lcore_run(void)
 				nic->ops->watchdog(nic);
 			for (int q = 0; q < nic->nqueues; q++) {
 				if (mode == POLL_BUSY) {
-					work += poll_queue(lc, app, nic, q, (int)nic_cfg.burst);
+					work += poll_queue(lc, nic, q, (int)nic_cfg.burst);
 				} else if (nic->sched[q]) {
 					itr_after_irq(nic, q);
 					if (mode == POLL_NAPI) {
-						work += napi_poll(lc, app, nic, q);
+						work += napi_poll(lc, nic, q);
 					} else {
-						work += irq_pass(lc, app, nic, q);
+						work += irq_pass(lc, nic, q);
 					}
 					pending |= nic->sched[q];
 				}
 			}
 		}
-		if (app->idle)
-			work += app->idle();
+		for (int i = 0; apps_running[i]; i++)
+			if (apps_running[i]->idle)
+				work += apps_running[i]->idle();
 		uint64_t now = rdtsc();
 		if (now >= next_shell) {
 			shell_poll();

@@ -189,9 +189,7 @@ void kernel_main(void)
 	irqtest_run();
 	pci_probe_drivers();
 	run_selftest();
-	const struct app *app = app_selected();
-	if (app->init())
-		printf("app %s: could not start; the shell still runs\n", app->name);
+	apps_start();
 	shell_init();
 	lcore_run();
 }

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "apps/app.h"
 #include "drivers/net/nic.h"
 #include "kernel/config.h"
 #include "kernel/cpu.h"
@@ -60,6 +61,9 @@ void stats_tick(uint64_t now_tsc)
 		return;
 	since_report = 0;
 	print_report(now_tsc, -1);
+	for (int i = 0; apps_running[i]; i++)
+		if (apps_running[i]->report)
+			apps_running[i]->report(stats_fmt == STATS_JSON);
 }
 
 static void list_ports(void)

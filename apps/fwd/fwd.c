@@ -59,17 +59,19 @@ void fwd_drop(int port, enum fwd_drop reason, uint64_t n)
 	lcores[0].dropped += n;
 }
 
+extern const struct app app_fwd;
+
 static int fwd_init(void)
 {
 	if (fwd_l3_init())
 		return -1;
 	int l2 = 0;
 	for (int p = 0; p < nic_count; p++)
-		l2 += !fwd_l3_port[p];
+		l2 += app_runs_on(&app_fwd, p) && !fwd_l3_port[p];
 	if (!l2)
 		return 0;
 	for (int p = 0; p < nic_count; p++)
-		if (!fwd_l3_port[p] && peer_of[p] >= 0 && peer_of[p] >= nic_count)
+		if (app_runs_on(&app_fwd, p) && !fwd_l3_port[p] && peer_of[p] >= 0 && peer_of[p] >= nic_count)
 			printf("fwd: %s is paired with port%d, which does not exist: its frames are dropped (no_peer)\n",
 			       nics[p]->name, peer_of[p]);
 	printf("fwd: L2 cross-connect on %d port(s)%s\n", l2,
@@ -155,6 +157,8 @@ static int cmd_fwd(int argc, char **argv)
 		return -1;
 	}
 	for (int p = 0; p < nic_count; p++) {
+		if (!app_runs_on(&app_fwd, p))
+			continue;
 		struct fwd_stats *st = &fwd_stats[p];
 		printf("fwd %s: rx %lu forwarded %lu", nics[p]->name, st->rx, st->forwarded);
 		for (int i = 0; i < FWD_DROP_N; i++)

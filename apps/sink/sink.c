@@ -16,10 +16,15 @@ struct sink_count {
 static struct sink_count counts[NIC_MAX_PORTS][NIC_MAX_QUEUES];
 static uint64_t since_ns;
 
+extern const struct app app_sink;
+
 static int sink_init(void)
 {
 	since_ns = now_ns();
-	printf("sink: counting and dropping on %d port(s)\n", nic_count);
+	int n = 0;
+	for (int p = 0; p < nic_count; p++)
+		n += app_runs_on(&app_sink, p);
+	printf("sink: counting and dropping on %d port(s)\n", n);
 	return 0;
 }
 
@@ -49,7 +54,7 @@ static int cmd_sink(int argc, char **argv)
 	uint64_t ns = now_ns() - since_ns;
 	printf("sink: %lu.%03lu s\n", ns / 1000000000, ns / 1000000 % 1000);
 	for (int p = 0; p < nic_count; p++)
-		for (int q = 0; q < nics[p]->nqueues; q++) {
+		for (int q = 0; q < nics[p]->nqueues && app_runs_on(&app_sink, p); q++) {
 			struct sink_count *c = &counts[p][q];
 			printf("sink %s q%d: %lu packets %lu bytes\n", nics[p]->name, q, c->packets, c->bytes);
 		}
