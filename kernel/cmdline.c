@@ -131,18 +131,19 @@ static void append_names(char *msg, size_t len, const struct knob *knobs, size_t
 	append(msg, len, ")");
 }
 
-/* Does a word of line before end start with "key="? */
-static int seen_before(const char *line, const char *end, const char *key)
+/* How many words of line start with "key="? */
+static int key_count(const char *line, const char *key)
 {
 	size_t klen = strlen(key);
 	const char *p = line;
+	int n = 0;
 
 	for (;;) {
 		p += strspn(p, " \t");
-		if (p >= end)
-			return 0;
+		if (*p == '\0')
+			return n;
 		if (strncmp(p, key, klen) == 0 && p[klen] == '=')
-			return 1;
+			n++;
 		p += strcspn(p, " \t");
 	}
 }
@@ -176,8 +177,8 @@ static int parse_word(const char *line, const char *w, size_t wlen,
 		append_names(msg, len, knobs, n);
 		return -1;
 	}
-	if (!k->repeatable && seen_before(line, w, word)) {
-		snprintf(msg, len, "cmdline: %s= given more than once, ignoring '%.64s'",
+	if (!k->repeatable && key_count(line, word) > 1) {
+		snprintf(msg, len, "cmdline: %s= given more than once, ignoring '%.64s' (the default stays)",
 			 k->name, eq + 1);
 		return -1;
 	}

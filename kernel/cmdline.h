@@ -76,7 +76,8 @@ void knob_accepted(const struct knob *k, char *buf, size_t len);
  *   an unknown key (the message lists every knob name),
  *   a word without '=' or with an empty key,
  *   an empty value, a bad value (as knob_set),
- *   a non-repeatable knob given again (the later word is not applied),
+ *   a non-repeatable knob given more than once (none of its words is
+ *   applied: the knob keeps its default; one error per word),
  *   a word longer than CMDLINE_WORD_MAX - 1 bytes.
  * Returns the number of errors.
  */

@@ -80,10 +80,11 @@ size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n,
 		return 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < n; i++) {
-		char v[64], kv[96];
+		static char v[CONFIG_VALUE_MAX];	/* 64 routes of 31 bytes */
 		knob_value(&knobs[i], v, sizeof(v));
-		snprintf(kv, sizeof(kv), "%s=%s", knobs[i].name, v);
-		int w = snprintf(buf + used, len - used, "%-30s %-4s  %s\n", kv,
+		int kv = (int)strlen(knobs[i].name) + 1 + (int)strlen(v);
+		int w = snprintf(buf + used, len - used, "%s=%s%*s %-4s  %s\n", knobs[i].name, v,
+				 kv < 30 ? 30 - kv : 0, "",
 				 live_find(live, nlive, knobs[i].name) ? "run" : "boot",
 				 knobs[i].help ? knobs[i].help : "");
 		if (w < 0 || (size_t)w >= len - used) {

@@ -33,6 +33,10 @@ int config_set(const struct knob *knobs, size_t n, const struct knob_live *live,
  * choice's name, or what k->show writes ("?" without show). */
 void knob_value(const struct knob *k, char *buf, size_t len);
 
+/* Longest knob value `show config` prints whole, NUL included (route= with
+ * 64 routes). */
+#define CONFIG_VALUE_MAX 2304
+
 /*
  * `show config`: one line per knob of knobs[0..n), in their order:
  *   "InterruptThrottleRate=3        run   0 off, 1 dynamic, ...; default 3"

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "drivers/net/nic.h"
+#include "kernel/fmt.h"
 #include "kernel/knobs.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
@@ -24,16 +25,21 @@ struct nic_config nic_cfg = {
 	.copybreak = 0, .prefetch = 1, .poll = POLL_BUSY, .napi_weight = 64,
 };
 
-static const struct knob_range ring_range[] = { { 80, 4096 } };
+/* rxd=/txd=: 80-4096 and a multiple of 8; *out is written only when the
+ * value is good, so a refused one leaves the default in force. */
 static int ring_check(const char *v, char *err, size_t len, int64_t *out)
 {
-	struct knob k = { .name = "", .type = KNOB_INT, .ranges = ring_range, .nranges = 1, .ival = out };
-	if (knob_set(&k, v, err, len))
-		return -1;
-	if (*out % 8) {
-		snprintf(err, len, "ring size %ld is not a multiple of 8 descriptors (128-byte granularity of RDLEN/TDLEN)", *out);
+	uint64_t n;
+	if (parse_u64(v, &n) || n < 80 || n > 4096) {
+		snprintf(err, len, "not a number from 80 to 4096");
 		return -1;
 	}
+	if (n % 8) {
+		snprintf(err, len, "%lu is not a multiple of 8 descriptors (128-byte granularity of RDLEN/TDLEN)",
+			 (unsigned long)n);
+		return -1;
+	}
+	*out = (int64_t)n;
 	return 0;
 }
 static int parse_rxd(const char *v, char *err, size_t len) { return ring_check(v, err, len, &nic_cfg.rxd); }

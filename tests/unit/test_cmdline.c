@@ -249,11 +249,11 @@ static void test_parse_malformed_words(void **state)
 	assert_int_equal(parse("quiet rxd= =5 rxd=12x rxd=4096"), 5);
 	assert_int_equal(nmsgs, 5);
 	assert_string_equal(msgs[0], "cmdline: 'quiet' is not key=value " ALL_NAMES);
-	assert_string_equal(msgs[1], "cmdline: empty value for rxd= (accepted: 80-4096)");
+	/* rxd= is given three times (once empty): every one is refused. */
+	assert_string_equal(msgs[1], "cmdline: rxd= given more than once, ignoring '' (the default stays)");
 	assert_string_equal(msgs[2], "cmdline: '=5' is not key=value " ALL_NAMES);
-	/* The empty rxd= was the first rxd=: the later ones are duplicates. */
-	assert_string_equal(msgs[3], "cmdline: rxd= given more than once, ignoring '12x'");
-	assert_string_equal(msgs[4], "cmdline: rxd= given more than once, ignoring '4096'");
+	assert_string_equal(msgs[3], "cmdline: rxd= given more than once, ignoring '12x' (the default stays)");
+	assert_string_equal(msgs[4], "cmdline: rxd= given more than once, ignoring '4096' (the default stays)");
 	assert_int_equal(rxd, -99);
 }
 
@@ -274,13 +274,17 @@ static void test_parse_bad_values_continue(void **state)
 static void test_parse_duplicate(void **state)
 {
 	(void)state;
-	assert_int_equal(parse("rxd=128 poll=busy rxd=1024 rxd=2048"), 2);
-	assert_string_equal(msgs[0], "cmdline: rxd= given more than once, ignoring '1024'");
-	assert_string_equal(msgs[1], "cmdline: rxd= given more than once, ignoring '2048'");
-	assert_int_equal(rxd, 128);
+	/* README: a knob given twice keeps its default, whichever came first. */
+	assert_int_equal(parse("rxd=128 poll=busy rxd=1024 rxd=2048"), 3);
+	assert_string_equal(msgs[0], "cmdline: rxd= given more than once, ignoring '128' (the default stays)");
+	assert_string_equal(msgs[1], "cmdline: rxd= given more than once, ignoring '1024' (the default stays)");
+	assert_string_equal(msgs[2], "cmdline: rxd= given more than once, ignoring '2048' (the default stays)");
+	assert_int_equal(rxd, -99);
+	assert_int_equal(poll_mode, 0);
 	/* A knob whose name is a prefix of another's is not a duplicate. */
-	assert_int_equal(parse("rxd_extra=1"), 1);
-	assert_string_equal(msgs[2], "cmdline: unknown knob 'rxd_extra' " ALL_NAMES);
+	assert_int_equal(parse("rxd_extra=1 rxd=256"), 1);
+	assert_string_equal(msgs[3], "cmdline: unknown knob 'rxd_extra' " ALL_NAMES);
+	assert_int_equal(rxd, 256);
 }
 
 static void test_parse_repeatable(void **state)

@@ -28,6 +28,15 @@ static void show_app(char *buf, size_t len)
 	snprintf(buf, len, "sink");
 }
 
+/* 64 routes of 31 bytes each, as l3conf's show_route writes them. */
+static void show_routes(char *buf, size_t len)
+{
+	size_t used = 0;
+	for (int i = 0; i < 64 && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s10.200.%03d.0/24,10.100.200.250",
+					 i ? " " : "", i);
+}
+
 static const struct knob knobs[] = {
 	{ .name = "InterruptThrottleRate", .type = KNOB_INT, .help = "ints/s; default 3",
 	  .ranges = itr_ranges, .nranges = 3, .ival = &itr },
@@ -38,6 +47,8 @@ static const struct knob knobs[] = {
 	{ .name = "app", .type = KNOB_FUNC, .help = "what to run", .parse = parse_app,
 	  .accepted = "sink", .show = show_app },
 	{ .name = "route", .type = KNOB_FUNC, .help = "a route", .parse = parse_app, .accepted = "A/len" },
+	{ .name = "routes", .type = KNOB_FUNC, .help = "64 routes", .parse = parse_app, .accepted = "A/len",
+	  .show = show_routes },
 };
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
 
@@ -100,7 +111,7 @@ static void test_set_unknown_and_boot_only(void **state)
 	(void)state;
 	assert_int_equal(set("frobnicate", "1", msg, sizeof(msg)), -1);
 	assert_string_equal(msg, "set: unknown knob 'frobnicate' (knobs: InterruptThrottleRate rxd "
-			    "stats_format app route)");
+			    "stats_format app route routes)");
 	/* Names are case-sensitive, as on the command line. */
 	assert_int_equal(set("interruptthrottlerate", "1", msg, sizeof(msg)), -1);
 	assert_non_null(strstr(msg, "unknown knob"));
@@ -128,18 +139,24 @@ static void test_set_short_buffer(void **state)
 
 static void test_show(void **state)
 {
-	char buf[1024];
+	char buf[4096], routes[2100], line[2200];
 	(void)state;
 	itr = 3;
 	rxd = 512;
 	fmt = 0;
+	show_routes(routes, sizeof(routes));
+	assert_int_equal(strlen(routes), 64 * 31 - 1);
+	snprintf(line, sizeof(line), "routes=%s boot  64 routes\n", routes);
 	size_t n = config_show(buf, sizeof(buf), knobs, NKNOBS, live, NLIVE);
-	assert_string_equal(buf,
+	const char *head =
 		"InterruptThrottleRate=3        run   ints/s; default 3\n"
 		"rxd=512                        boot  RX ring size; default 512\n"
 		"stats_format=table             run   table|json; default table\n"
 		"app=sink                       boot  what to run\n"
-		"route=?                        boot  a route\n");
+		"route=?                        boot  a route\n";
+	assert_memory_equal(buf, head, strlen(head));
+	/* A value longer than 64 bytes (every route=) is shown whole. */
+	assert_string_equal(buf + strlen(head), line);
 	assert_int_equal(n, strlen(buf));
 	/* Whole lines only. */
 	n = config_show(buf, 60, knobs, NKNOBS, live, NLIVE);
