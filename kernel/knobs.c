@@ -5,15 +5,24 @@
 #include <string.h>
 #include "kernel/knobs.h"
 
-static char errors[2048];
+static char errors[4096];
 static size_t errors_len;
+static unsigned errors_dropped;	/* messages that did not fit whole */
 
+/* Keep msg whole or not at all: a message cut mid-word could say
+ * something else than what was wrong. */
 static void keep(const char *msg, void *ctx)
 {
 	(void)ctx;
-	int n = snprintf(errors + errors_len, sizeof(errors) - errors_len, "%s\n", msg);
-	if (n > 0)
-		errors_len += strnlen(errors + errors_len, (size_t)n);
+	size_t n = strlen(msg);
+	if (errors_len + n + 2 > sizeof(errors)) {
+		errors_dropped++;
+		return;
+	}
+	memcpy(errors + errors_len, msg, n);
+	errors[errors_len + n] = '\n';
+	errors_len += n + 1;
+	errors[errors_len] = 0;
 }
 
 int knobs_parse(const char *cmdline)
@@ -24,8 +33,10 @@ int knobs_parse(const char *cmdline)
 void knobs_report(void)
 {
 	fputs(errors, stdout);
-	if (errors_len + 1 >= sizeof(errors))
-		printf("cmdline: more errors than fit in %zu bytes; the rest were not shown\n", sizeof(errors));
+	if (errors_dropped)
+		printf("cmdline: %u more error(s) not shown (over %zu bytes of messages)\n", errors_dropped,
+		       sizeof(errors));
 	errors_len = 0;
+	errors_dropped = 0;
 	errors[0] = 0;
 }

@@ -37,6 +37,7 @@ static void move(struct lineedit *le, size_t n, char dir)
 
 static void start_line(struct lineedit *le)
 {
+	le->refused = 0;
 	le->buf[0] = '\0';
 	le->len = 0;
 	le->cur = 0;
@@ -57,6 +58,7 @@ static void insert(struct lineedit *le, char c)
 {
 	if (le->len == LE_LINE_MAX) {
 		le->overflow++;
+		le->refused++;
 		put(le, "\a", 1);
 		return;
 	}
@@ -157,6 +159,7 @@ static void do_key(struct lineedit *le, enum key key)
 		break;
 	case K_KILL:
 		replace(le, "");
+		le->refused = 0;
 		break;
 	case K_CANCEL:
 		put(le, "^C\r\n", 4);
@@ -223,6 +226,7 @@ static int end_line(struct lineedit *le)
 {
 	put(le, "\r\n", 2);
 	memcpy(le->line, le->buf, le->len + 1);
+	le->cut = le->refused;
 	hist_add(le);
 	start_line(le);
 	return 1;

@@ -37,6 +37,9 @@ struct lineedit {
 	char draft[LE_LINE_MAX + 1];	/* buf as it was before recalling */
 	unsigned char last;		/* previous byte, to pair CR LF / LF CR */
 	uint64_t overflow;	/* printable bytes refused, line full (each rings BEL) */
+	size_t refused;		/* printable bytes refused on the line being edited */
+	size_t cut;		/* after le_feed returns 1: bytes refused on le->line,
+				   which is then not what was typed */
 	uint64_t ignored;	/* discarded: control bytes, bytes >= 0x80, unknown
 				   or too long escape sequences (one count each) */
 	void (*out)(const char *s, size_t n, void *ctx);
@@ -50,7 +53,8 @@ void le_init(struct lineedit *le, void (*out)(const char *s, size_t n, void *ctx
 /*
  * Feed one received byte. Returns 1 when a line is complete: le->line holds
  * it, NUL-terminated (possibly empty), and the echo already ended with
- * "\r\n". Otherwise returns 0.
+ * "\r\n"; le->cut > 0 says bytes typed beyond LE_LINE_MAX were refused, so
+ * the line is not what was typed and must not be run. Otherwise returns 0.
  */
 int le_feed(struct lineedit *le, unsigned char c);
 

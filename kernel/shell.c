@@ -60,7 +60,10 @@ void shell_poll(void)
 {
 	for (int ch; (ch = uart_getc()) >= 0;) {
 		if (le_feed(&le, (unsigned char)ch)) {
-			shell_run(le.line);
+			if (le.cut)
+				printf("line longer than %d bytes (%zu more): not run\n", LE_LINE_MAX, le.cut);
+			else
+				shell_run(le.line);
 			uart_puts(PROMPT);
 		}
 	}

@@ -228,9 +228,20 @@ static void test_overflow_rings_bel(void **state)
 	assert_int_equal(strlen(le.line), LE_LINE_MAX);
 	assert_string_equal(le.line, full);
 	assert_int_equal(le.overflow, 3);
+	/* The line lost 3 bytes: the caller is told, so it does not run it. */
+	assert_int_equal(le.cut, 3);
+	assert_int_equal(feed("ok\r"), 1);
+	assert_int_equal(le.cut, 0);
+	/* Ctrl-U forgets the refused bytes with the line. */
+	feed(full);
+	feed("zz\x15" "ab");
+	assert_int_equal(feed("\r"), 1);
+	assert_string_equal(le.line, "ab");
+	assert_int_equal(le.cut, 0);
 	/* A full line from history still leaves room for editing after erase. */
-	feed("\x1b[A\x7fw\r");
+	feed("\x1b[A\x1b[A\x1b[A\x7fw\r");
 	assert_int_equal(le.line[LE_LINE_MAX - 1], 'w');
+	assert_int_equal(le.cut, 0);
 }
 
 static void test_garbage_ignored(void **state)
