@@ -7,7 +7,10 @@
 #define BOOT_INFO_H
 
 #define BOOT_MMAP_MAX 128
-#define BOOT_CMDLINE_MAX 1024
+/* Command line bytes kept, NUL included: room for 64 route= words and
+ * every other knob many times over. Multiboot2, PVH and EFI set no limit;
+ * beyond this whole words are refused, never shortened (cmdline_cut). */
+#define BOOT_CMDLINE_MAX 16384
 /* sizeof(struct boot_info), for boot/entry.S, which copies it. */
 #define BOOT_INFO_SIZE (32 + 24 * BOOT_MMAP_MAX + BOOT_CMDLINE_MAX)
 
@@ -58,11 +61,26 @@ struct boot_info {
 	uint64_t rsdp;		/* physical address of the ACPI RSDP, 0 if unknown */
 	uint64_t entry_tsc;	/* TSC read at the first kernel instruction */
 	uint32_t nregions;
-	uint32_t pad;
+	uint32_t cmdline_cut;	/* bytes of the loader's command line left out */
 	struct mem_region regions[BOOT_MMAP_MAX];
 	char cmdline[BOOT_CMDLINE_MAX];	/* NUL-terminated, ASCII */
 };
 
 _Static_assert(sizeof(struct boot_info) == BOOT_INFO_SIZE, "boot_info layout");
+
+/*
+ * s[0..len) holds the first len bytes of a command line of total bytes,
+ * next the byte after them (0 at the end). If bytes were left out, the word
+ * cut in two goes too, so that no word is shortened into another value.
+ * Writes the NUL; returns the bytes left out (for cmdline_cut).
+ */
+static inline uint32_t boot_cmdline_words(char *s, uint64_t len, uint64_t total, char next)
+{
+	if (total > len && next != ' ' && next != '\t')
+		while (len > 0 && s[len - 1] != ' ' && s[len - 1] != '\t')
+			len--;
+	s[len] = 0;
+	return (uint32_t)(total - len);
+}
 #endif /* __ASSEMBLER__ */
 #endif

@@ -34,8 +34,11 @@ static void add_region(struct boot_info *bi, uint64_t base, uint64_t len, uint32
 
 static void set_cmdline(struct boot_info *bi, const char *s)
 {
-	if (s)
-		strncpy(bi->cmdline, s, BOOT_CMDLINE_MAX - 1);
+	if (!s)
+		return;
+	size_t len = strnlen(s, BOOT_CMDLINE_MAX - 1);
+	memcpy(bi->cmdline, s, len);
+	bi->cmdline_cut = boot_cmdline_words(bi->cmdline, len, len + strlen(s + len), s[len]);
 }
 
 static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t info)
@@ -94,7 +97,9 @@ int boot_parse(struct boot_info *bi)
 		return parse_pvh(bi, boot_info_addr);
 	case BOOT_UEFI:
 		memcpy(bi, (const void *)boot_info_addr, sizeof(*bi));
-		bi->cmdline[BOOT_CMDLINE_MAX - 1] = 0;
+		if (!memchr(bi->cmdline, 0, BOOT_CMDLINE_MAX))
+			bi->cmdline_cut += boot_cmdline_words(bi->cmdline, BOOT_CMDLINE_MAX - 1,
+							      BOOT_CMDLINE_MAX, 'x');
 		bi->path = BOOT_UEFI;
 		bi->entry_tsc = boot_entry_tsc;
 		return bi->magic == BOOT_INFO_MAGIC ? 0 : -1;

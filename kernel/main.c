@@ -149,9 +149,12 @@ void kernel_main(void)
 	tsc_calibrate_start();
 	int boot_err = boot_parse(&bi);
 	phase_tsc[PH_ENTRY] = bi.entry_tsc;
-	int mem_err = mem_init(&bi);
-	if (!mem_err)
-		paging_init();
+	if (mem_init(&bi)) {
+		printf("\nlinerate %s\nboot: path %s, %u memory regions from the loader: no usable memory; halting\n",
+		       LINERATE_VERSION, boot_path_name(bi.path), bi.nregions);
+		qemu_exit(EXIT_FAIL);
+	}
+	paging_init();
 	phase_tsc[PH_MEMORY] = rdtsc();
 	int knob_errs = knobs_parse(bi.cmdline);
 	phase_tsc[PH_CMDLINE] = rdtsc();
@@ -171,11 +174,10 @@ void kernel_main(void)
 	if (boot_err)
 		printf("boot: the loader's information is malformed (path %s); continuing with what was read\n",
 		       boot_path_name(bi.path));
-	if (mem_err) {
-		printf("memory: no usable memory in the boot map; halting\n");
-		qemu_exit(EXIT_FAIL);
-	}
 	printf("boot: path %s, cmdline \"%s\"\n", boot_path_name(bi.path), bi.cmdline);
+	if (bi.cmdline_cut)
+		printf("cmdline: %u bytes beyond the first %d were refused, whole words (nothing shortened)\n",
+		       bi.cmdline_cut, BOOT_CMDLINE_MAX - 1);
 	if (knob_errs)
 		knobs_report();
 	printf("cpu: %s, APIC ID %u, TSC %lu.%03lu MHz (%s%s)\n", cpu_brand, lapic_id(),

@@ -52,3 +52,12 @@ void pkt_free_bulk(struct pkt **p, int n)
 	for (int i = 0; i < n; i++)
 		pkt_free(p[i]);
 }
+
+void pktpool_destroy(struct pktpool *pool)
+{
+	if (!pool)
+		return;
+	dma_free(pool->mem, (size_t)pool->size * pool->slot);
+	free(pool->free);
+	free(pool);
+}

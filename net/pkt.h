@@ -55,6 +55,8 @@ struct pktpool {
 /* Make a pool of n slots of slot bytes (PKT_SLOT or PKT_SMALL_SLOT).
  * Returns NULL if DMA memory ran out. */
 struct pktpool *pktpool_create(const char *name, uint32_t n, uint32_t slot);
+/* Give a pool's memory back (NULL: nothing); every packet must be in it. */
+void pktpool_destroy(struct pktpool *pool);
 /* A fresh packet (len 0, data at the buffer start), or NULL if the pool is empty. */
 struct pkt *pkt_alloc(struct pktpool *pool);
 /* Up to n packets into out; returns how many. */

@@ -26,7 +26,8 @@ static int parse_pairs(const char *v, char *err, size_t len)
 	for (const char *s = v; *s;) {
 		int a, b, n = 0;
 		if (sscanf(s, "%d-%d%n", &a, &b, &n) != 2 || a < 0 || b < 0 ||
-		    a >= NIC_MAX_PORTS || b >= NIC_MAX_PORTS || (s[n] && s[n] != ',')) {
+		    a >= NIC_MAX_PORTS || b >= NIC_MAX_PORTS || (s[n] && s[n] != ',') ||
+		    (s[n] == ',' && !s[n + 1])) {
 			snprintf(err, len, "bad pair at '%s'", s);
 			return -1;
 		}

@@ -26,21 +26,32 @@ static struct {
 } routes[L3_ROUTES_MAX];
 static int nroutes;
 
-/* Strict dotted quad "A.B.C.D" (0-255 each, no signs or spaces) at *s;
- * advances *s past it. Returns 0 or -1. */
+/* Decimal number of 1-3 digits at *s, without a leading zero (inet_aton
+ * reads 010 as octal 8, we would read 10: ambiguous, so refused); advances
+ * *s. Returns the value, or -1. */
+static int parse_dec3(const char **s)
+{
+	int v = 0, digits = 0;
+	if (**s == '0' && (*s)[1] >= '0' && (*s)[1] <= '9')
+		return -1;
+	while (**s >= '0' && **s <= '9' && digits < 4) {
+		v = v * 10 + (**s - '0');
+		(*s)++;
+		digits++;
+	}
+	return digits && digits <= 3 ? v : -1;
+}
+
+/* Strict dotted quad "A.B.C.D" (decimal 0-255 each, no leading zeros,
+ * signs or spaces) at *s; advances *s past it. Returns 0 or -1. */
 static int parse_quad(const char **s, uint32_t *out)
 {
 	uint32_t a = 0;
 	for (int i = 0; i < 4; i++) {
-		unsigned v = 0, digits = 0;
-		while (**s >= '0' && **s <= '9' && digits < 4) {
-			v = v * 10 + (unsigned)(**s - '0');
-			(*s)++;
-			digits++;
-		}
-		if (!digits || digits > 3 || v > 255 || (i < 3 && *(*s)++ != '.'))
+		int v = parse_dec3(s);
+		if (v < 0 || v > 255 || (i < 3 && *(*s)++ != '.'))
 			return -1;
-		a = a << 8 | v;
+		a = a << 8 | (uint32_t)v;
 	}
 	*out = a;
 	return 0;
@@ -51,13 +62,8 @@ static int parse_prefix(const char **s, uint32_t *addr, int *len)
 {
 	if (parse_quad(s, addr) || *(*s)++ != '/')
 		return -1;
-	int l = 0, digits = 0;
-	while (**s >= '0' && **s <= '9' && digits < 3) {
-		l = l * 10 + (**s - '0');
-		(*s)++;
-		digits++;
-	}
-	if (!digits || l > 32)
+	int l = parse_dec3(s);
+	if (l < 0 || l > 32)
 		return -1;
 	*len = l;
 	return 0;
@@ -91,6 +97,16 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 		snprintf(err, errlen, "'%s' is not a unicast host address", v);
 		return -1;
 	}
+	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+		int l = len < l3_if[p].len ? len : l3_if[p].len;
+		if (p != port && l3_if[p].addr && !((a ^ l3_if[p].addr) & mask_of(l))) {
+			char o[16];
+			fmt_quad(o, sizeof(o), l3_if[p].addr);
+			snprintf(err, errlen, "'%s' overlaps ip%d=%s/%u: a subnet may be on one port only",
+				 v, p, o, l3_if[p].len);
+			return -1;
+		}
+	}
 	l3_if[port] = (struct l3_if){ .addr = a, .len = (uint8_t)len };
 	return 0;
 }
@@ -108,7 +124,7 @@ static void show_ip(int port, char *buf, size_t len)
 	static int parse_ip##n(const char *v, char *e, size_t l) { return parse_ip(n, v, e, l); } \
 	static void show_ip##n(char *b, size_t l) { show_ip(n, b, l); } \
 	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
-	     .accepted = "A.B.C.D/LEN, LEN 1-32, e.g. 10.0.0.1/24", \
+	     .accepted = "A.B.C.D/LEN, LEN 1-32, decimal without leading zeros, e.g. 10.0.0.1/24; subnets of two ports may not overlap", \
 	     .help = "fwd: port" #n "'s IPv4 address and prefix; the port routes at L3; default none (L2)")
 IP_KNOB(0);
 IP_KNOB(1);
@@ -134,6 +150,11 @@ static int parse_route(const char *v, char *err, size_t errlen)
 		snprintf(err, errlen, "'%s': bits beyond /%d are set in the prefix", v, len);
 		return -1;
 	}
+	for (int i = 0; i < nroutes; i++)
+		if (routes[i].prefix == prefix && routes[i].len == len) {
+			snprintf(err, errlen, "'%s': a route to this prefix was given before", v);
+			return -1;
+		}
 	if (nroutes == L3_ROUTES_MAX) {
 		snprintf(err, errlen, "more than %d routes", L3_ROUTES_MAX);
 		return -1;
@@ -158,7 +179,7 @@ static void show_route(char *buf, size_t len)
 }
 KNOB(route, .name = "route", .type = KNOB_FUNC, .parse = parse_route, .show = show_route,
      .repeatable = 1,
-     .accepted = "A.B.C.D/LEN,A.B.C.D (prefix, next hop on a connected subnet), e.g. 10.2.0.0/16,10.1.0.2",
+     .accepted = "A.B.C.D/LEN,A.B.C.D (prefix, next hop on a connected subnet; decimal without leading zeros; one route per prefix), e.g. 10.2.0.0/16,10.1.0.2",
      .help = "fwd: static route, repeatable, up to 64; default none");
 
 int l3_is_local(uint32_t addr)

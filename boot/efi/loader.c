@@ -214,9 +214,10 @@ static int is_efi_name(const CHAR16 *w, UINTN n)
  * NUL-terminated) to the ASCII command line in out[BOOT_CMDLINE_MAX]:
  * drop a leading "*.efi" word (the EFI shell passes the program's own path
  * first), trim spaces, replace non-ASCII and control characters with '?',
- * truncate to BOOT_CMDLINE_MAX - 1 characters. No options: "".
+ * keep what fits in BOOT_CMDLINE_MAX - 1 characters in whole words and
+ * return the characters left out (boot_cmdline_words). No options: "".
  */
-static void set_cmdline(char *out, const CHAR16 *opt, UINTN bytes)
+static UINT32 set_cmdline(char *out, const CHAR16 *opt, UINTN bytes)
 {
 	UINTN n = bytes / sizeof(CHAR16), i = 0, w, len = 0;
 
@@ -231,11 +232,11 @@ static void set_cmdline(char *out, const CHAR16 *opt, UINTN bytes)
 		i = w;
 	while (i < n && opt[i] == ' ')
 		i++;
+	while (n > i && opt[n - 1] == ' ')
+		n--;
 	for (; i < n && len < BOOT_CMDLINE_MAX - 1; i++)
 		out[len++] = opt[i] >= 0x20 && opt[i] < 0x7f ? (char)opt[i] : '?';
-	while (len > 0 && out[len - 1] == ' ')
-		len--;
-	out[len] = '\0';
+	return boot_cmdline_words(out, len, len + (n - i), i < n ? (char)opt[i] : 0);
 }
 
 /* boot_info memory type for an EFI memory type (7.2, Table 7.10; ACPI 6.4 15.4). */
@@ -420,7 +421,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	bi->rsdp = find_rsdp(st);
 	status = BS->HandleProtocol(image, &LoadedImageProtocol, (void **)&li);
 	if (!EFI_ERROR(status))
-		set_cmdline(bi->cmdline, li->LoadOptions, li->LoadOptions ? li->LoadOptionsSize : 0);
+		bi->cmdline_cut = set_cmdline(bi->cmdline, li->LoadOptions,
+					      li->LoadOptions ? li->LoadOptionsSize : 0);
 	Print(L"linerate: rsdp 0x%lx, cmdline \"%a\"\n", bi->rsdp, bi->cmdline);
 
 	status = prepare_map(&map, bi);

@@ -343,10 +343,15 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 	d->priv = p;
 	if (e1000x_reset(p) || e1000x_read_mac(p->regs, nic->mac)) {
 		printf("%s: reset failed or no valid MAC address in RAL0/RAH0\n", nic->name);
+		nic_unregister(nic);
 		return -1;
 	}
-	if (f->setup_vectors(p) || nic_pools_create(nic) || f->hw_init(p))
+	if (f->setup_vectors(p) || nic_pools_create(nic) || f->hw_init(p)) {
+		/* No port without its memory: stop the device and let the rest run. */
+		e1000x_reset(p);
+		nic_unregister(nic);
 		return -1;
+	}
 	e1000x_check_link(nic, p->regs);
 	e1000x_print_probe(p);
 	return 0;

@@ -5,6 +5,7 @@
 #include "drivers/net/nic.h"
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
+#include "kernel/mem.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 
@@ -102,15 +103,28 @@ int nic_register(struct nic *nic)
 	return nic->port;
 }
 
+void nic_unregister(struct nic *nic)
+{
+	printf("%s: %s %s not set up: port removed, the other ports run\n", nic->name, nic->driver,
+	       nic->model);
+	if (nic->port == nic_count - 1)
+		nics[--nic_count] = 0;
+}
+
 int nic_pools_create(struct nic *nic)
 {
 	/* Every ring slot holds a buffer, plus what is in flight in the apps:
 	 * a burst per queue on the way to TX, and the TX ring of a peer port. */
 	uint32_t n = (uint32_t)(nic->nqueues * (nic->rxd + 2 * nic_cfg.burst) + nic_cfg.txd);
+	uint32_t small = (uint32_t)(nic->nqueues * nic->rxd);
 	nic->pool = pktpool_create(nic->name, n, PKT_SLOT);
-	nic->small_pool = pktpool_create(nic->name, (uint32_t)(nic->nqueues * nic->rxd), PKT_SMALL_SLOT);
+	nic->small_pool = nic->pool ? pktpool_create(nic->name, small, PKT_SMALL_SLOT) : 0;
 	if (!nic->pool || !nic->small_pool) {
-		printf("%s: no memory for %u packet buffers\n", nic->name, n);
+		printf("%s: no memory for %u packet buffers (%lu bytes) and %u small ones (%lu bytes); free: %lu bytes\n",
+		       nic->name, n, (unsigned long)n * PKT_SLOT, small, (unsigned long)small * PKT_SMALL_SLOT,
+		       (unsigned long)(mem.pa.free_pages * PAGE_SIZE));
+		pktpool_destroy(nic->pool);
+		nic->pool = 0;
 		return -1;
 	}
 	return 0;

@@ -146,6 +146,9 @@ enum poll_mode { POLL_BUSY, POLL_NAPI, POLL_IRQ };
 /* Give a probed port its number and name; returns the port, or -1 when
  * NIC_MAX_PORTS are taken. */
 int nic_register(struct nic *nic);
+/* Take back the port nic_register just gave (its probe failed), saying so;
+ * only the last port registered can be taken back. */
+void nic_unregister(struct nic *nic);
 /* Make the port's RX pools: rxd + 2 * burst + slack buffers, and the
  * copybreak pool when copybreak is on. Returns 0 or -1 (no memory). */
 int nic_pools_create(struct nic *nic);

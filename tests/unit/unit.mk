@@ -20,6 +20,8 @@ UNIT_BINS += $(UNIT_DIR)/test_pcidecode
 # The router's building blocks live in net/.
 UNIT_NET := lpm ipv4
 UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
+# Header-only: the boot paths' command line cut (kernel/boot_info.h).
+UNIT_BINS += $(UNIT_DIR)/test_bootinfo
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
 # parse_u64; memmap uses the shared region types.
@@ -36,6 +38,10 @@ unit: $(UNIT_BINS)
 
 $(UNIT_DIR)/test_pcidecode: tests/unit/test_pcidecode.c tests/unit/pci_images.h \
 		drivers/pci/pcidecode.c drivers/pci/pcidecode.h drivers/pci/pci.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(UNIT_DIR)/test_bootinfo: tests/unit/test_bootinfo.c kernel/boot_info.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
