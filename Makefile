@@ -1,5 +1,6 @@
 # linerate: one entry point. `make` builds every image; see README.md.
 BUILD := build
+LWIP := $(BUILD)/lwip/lwip-2.1.3/src
 SYSROOT := $(BUILD)/newlib/sysroot/x86_64-elf
 GCCINC := $(shell gcc -print-file-name=include)
 GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -8,7 +9,7 @@ PYTHON := /usr/bin/python3
 KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -mno-red-zone -fno-pic -fno-pie \
 	-mcmodel=kernel -ffreestanding -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -nostdinc -isystem $(SYSROOT)/include -isystem $(GCCINC) \
-	-I. -DGIT_DESCRIBE='"$(GIT_DESCRIBE)"'
+	-I. -DGIT_DESCRIBE='"$(GIT_DESCRIBE)"' -Iapps/rr/lwip -I$(LWIP)/include
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \
 	--build-id=none -T boot/kernel.ld
 
@@ -16,6 +17,17 @@ KSRC := $(wildcard kernel/*.c drivers/*/*.c drivers/net/*/*.c net/*.c apps/*.c a
 KASM := boot/entry.S kernel/vectors.S
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC))
 NEWLIB := $(SYSROOT)/lib/libc.a
+
+# lwIP 2.1.3 from Debian's source package (tools/fetch-lwip.sh), built with
+# apps/rr/lwip/lwipopts.h: the core, IPv4 and Ethernet files of its
+# src/Filelists.mk that NO_SYS=1 with the raw API needs.
+LWIP_STAMP := $(LWIP)/core/tcp.c
+LWIP_FILES := core/def core/inet_chksum core/init core/ip core/mem core/memp core/netif \
+	core/pbuf core/stats core/tcp core/tcp_in core/tcp_out core/timeouts core/udp \
+	core/ipv4/etharp core/ipv4/icmp core/ipv4/ip4 core/ipv4/ip4_addr core/ipv4/ip4_frag \
+	netif/ethernet
+LWIP_OBJ := $(patsubst %,$(BUILD)/lwip/obj/%.o,$(LWIP_FILES))
+LWIP_LIB := $(BUILD)/lwip/liblwip.a
 
 .PHONY: all deps run shell test unit qemu-test host-test bench plot clean
 all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen
@@ -26,7 +38,18 @@ deps:
 $(NEWLIB): tools/build-newlib.sh
 	tools/build-newlib.sh $(BUILD)/newlib
 
-$(BUILD)/obj/%.c.o: %.c $(NEWLIB)
+$(LWIP_STAMP): tools/fetch-lwip.sh
+	tools/fetch-lwip.sh $(BUILD)/lwip
+	touch $@
+
+$(BUILD)/lwip/obj/%.o: $(LWIP_STAMP) $(NEWLIB) apps/rr/lwip/lwipopts.h apps/rr/lwip/arch/cc.h
+	@mkdir -p $(dir $@)
+	gcc $(filter-out -Werror,$(KCFLAGS)) -c $(LWIP)/$*.c -o $@
+
+$(LWIP_LIB): $(LWIP_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/obj/%.c.o: %.c $(NEWLIB) | $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	gcc $(KCFLAGS) -MMD -MP -c $< -o $@
 
@@ -34,8 +57,8 @@ $(BUILD)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	gcc -I. -D__ASSEMBLER__ -MMD -MP -c $< -o $@
 
-$(BUILD)/linerate.elf: $(KOBJ) boot/kernel.ld $(NEWLIB)
-	ld $(KLDFLAGS) -o $@ $(KOBJ) --start-group $(SYSROOT)/lib/libc.a $(SYSROOT)/lib/libm.a --end-group
+$(BUILD)/linerate.elf: $(KOBJ) boot/kernel.ld $(NEWLIB) $(LWIP_LIB)
+	ld $(KLDFLAGS) -o $@ $(KOBJ) --start-group $(LWIP_LIB) $(SYSROOT)/lib/libc.a $(SYSROOT)/lib/libm.a --end-group
 	grub-file --is-x86-multiboot2 $@
 
 # GRUB ISO for BIOS and UEFI, from CD or USB stick. Modules trimmed as in
@@ -79,6 +102,6 @@ plot: deps $(BUILD)/linerate.elf $(BUILD)/trafgen
 	$(PYTHON) tools/statplot.py sweep --outdir $(BUILD)
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/iso $(BUILD)/efi $(BUILD)/unit $(BUILD)/*.elf $(BUILD)/*.iso $(BUILD)/*.EFI
+	rm -rf $(BUILD)/obj $(BUILD)/lwip/obj $(BUILD)/lwip/*.a $(BUILD)/iso $(BUILD)/efi $(BUILD)/unit $(BUILD)/*.elf $(BUILD)/*.iso $(BUILD)/*.EFI
 
 -include $(KOBJ:.o=.d)

@@ -1,0 +1,22 @@
+/* lwIP's port header for linerate: newlib types, x86_64 little endian, the
+ * console for diagnostics (../shared/TOOLCHAIN.md section 2, pitfalls). */
+#ifndef LWIP_ARCH_CC_H
+#define LWIP_ARCH_CC_H
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+
+/* newlib's limits.h has no SSIZE_MAX: without it lwIP typedefs its own ssize_t. */
+#ifndef SSIZE_MAX
+#define SSIZE_MAX LONG_MAX
+#endif
+#ifndef BYTE_ORDER
+#define BYTE_ORDER LITTLE_ENDIAN
+#endif
+#define LWIP_RAND() ((u32_t)rand())
+#define LWIP_PLATFORM_DIAG(x) do { printf x; } while (0)
+#define LWIP_PLATFORM_ASSERT(x) do { printf("lwip: assertion \"%s\" failed at %s:%d\n", x, __FILE__, __LINE__); abort(); } while (0)
+#define LWIP_NO_STDINT_H 0
+#define LWIP_NO_INTTYPES_H 0
+#endif

@@ -1,0 +1,97 @@
+/*
+ * lwIP 2.1.3 options for app=rr (lwIP's src/include/lwip/opt.h documents
+ * each): NO_SYS raw API on one core, IPv4 with ARP, ICMP echo, UDP and TCP.
+ * Pool sizes are the compile-time ceilings; the rr_conns knob sets how many
+ * TCP connections are taken below RR_CONNS_MAX (apps/rr/rr.h).
+ */
+#ifndef LWIPOPTS_H
+#define LWIPOPTS_H
+
+#define NO_SYS			1
+#define SYS_LIGHTWEIGHT_PROT	0
+#define LWIP_SOCKET		0
+#define LWIP_NETCONN		0
+#define LWIP_IPV4		1
+#define LWIP_IPV6		0
+#define LWIP_ARP		1
+#define LWIP_ETHERNET		1
+#define LWIP_ICMP		1
+#define LWIP_RAW		0
+#define LWIP_UDP		1
+#define LWIP_TCP		1
+#define LWIP_DHCP		0
+#define LWIP_AUTOIP		0
+#define LWIP_IGMP		0
+#define LWIP_DNS		0
+#define LWIP_NETIF_STATUS_CALLBACK 0
+#define LWIP_NETIF_LINK_CALLBACK 0
+#define LWIP_SINGLE_NETIF	0
+#define LWIP_ERRNO_STDINCLUDE	1
+#define LWIP_TIMERS		1
+
+/* Memory: the heap (PBUF_RAM: TCP segments waiting for their ACK, ICMP
+ * replies) and the fixed pools. 4 bytes of alignment is not enough for
+ * x86_64 pointers in pool elements. */
+#define MEM_ALIGNMENT		8
+#define MEM_SIZE		(4 * 1024 * 1024)
+#define MEMP_NUM_TCP_PCB	1040	/* RR_CONNS_MAX + the listening and closing ones */
+#define MEMP_NUM_TCP_PCB_LISTEN	8
+#define MEMP_NUM_UDP_PCB	8
+#define MEMP_NUM_TCP_SEG	8192
+#define MEMP_NUM_PBUF		4096	/* PBUF_ROM/REF headers: responses sent without a copy */
+#define MEMP_NUM_REASSDATA	16
+#define MEMP_NUM_FRAG_PBUF	16
+#define MEMP_NUM_ARP_QUEUE	64
+#define PBUF_POOL_SIZE		16	/* received frames are custom pbufs, not PBUF_POOL */
+#define PBUF_POOL_BUFSIZE	1536
+#define ARP_TABLE_SIZE		64
+#define ARP_QUEUEING		1
+#define ETHARP_SUPPORT_STATIC_ENTRIES 0
+
+/* IPv4: fragments are reassembled (at most IP_REASS_MAX_PBUFS frames held,
+ * for IP_REASS_MAXAGE seconds); we never fragment. */
+#define IP_REASSEMBLY		1
+#define IP_FRAG			0
+#define IP_REASS_MAX_PBUFS	16
+#define IP_REASS_MAXAGE		3
+#define IP_DEFAULT_TTL		64
+
+/* TCP: Linux-like window and buffers for 1 KiB request-response; out of
+ * order segments are dropped, so no received frame is held by TCP. */
+#define TCP_MSS			1460
+#define TCP_WND			(8 * TCP_MSS)
+#define TCP_SND_BUF		(16 * TCP_MSS)
+#define TCP_SND_QUEUELEN	64
+#define TCP_QUEUE_OOSEQ		0
+#define TCP_LISTEN_BACKLOG	0
+#define LWIP_TCP_KEEPALIVE	0
+#define TCP_MSL			1000UL	/* TIME-WAIT lasts 2 s */
+#define LWIP_TCP_TIMESTAMPS	0
+#define LWIP_WND_SCALE		0
+
+/* Received checksums: the netif turns checking off per frame for what the
+ * NIC verified (PKT_RX_*_CSUM_OK). Sent checksums are computed by lwIP. */
+#define LWIP_CHECKSUM_CTRL_PER_NETIF 1
+#define LWIP_CHECKSUM_ON_COPY	0
+
+/* Counters for the rr command: lwIP's per-protocol errors and pool use. */
+#define LWIP_STATS		1
+#define LWIP_STATS_DISPLAY	0
+#define LINK_STATS		1
+#define ETHARP_STATS		1
+#define IP_STATS		1
+#define IPFRAG_STATS		1
+#define ICMP_STATS		1
+#define UDP_STATS		1
+#define TCP_STATS		1
+#define MEM_STATS		1
+#define MEMP_STATS		1
+#define SYS_STATS		0
+
+#define LWIP_NETIF_TX_SINGLE_PBUF 0
+#define LWIP_SUPPORT_CUSTOM_PBUF 1	/* zero-copy receive (apps/rr/rr_netif.c) */
+#define LWIP_NOASSERT_ON_ERROR	0
+
+/* kernel/mem.c has a mem_init of its own: lwIP's heap set-up is renamed. */
+#define mem_init lwip_mem_init
+#endif

@@ -1,0 +1,122 @@
+/*
+ * rr: the request-response server on lwIP (NO_SYS, raw API) on every port
+ * with an address (ipN=). Services: netperf-style UDP/TCP request-response
+ * on rr_port (rrsrv.c), echo on port 7 (RFC 862, rrsrv.c), a sockperf 3.7
+ * server on port 11111 (sockperf.c); lwIP answers ping and ARP.
+ *
+ * Every frame rr receives ends in exactly one counter: handed to lwIP
+ * (by protocol) or a named drop of rr's own checks in front of lwIP
+ * (rr_filter.c); lwIP's own drops are in its statistics (rr command).
+ */
+#ifndef APPS_RR_H
+#define APPS_RR_H
+#include <stdint.h>
+#include "drivers/net/nic.h"
+
+#define RR_CONNS_MAX	1024	/* ceiling of rr_conns (lwIP's TCP PCB pool holds it) */
+#define RR_ECHO_PORT	7	/* RFC 862 */
+#define RR_SOCKPERF_PORT 11111	/* sockperf's default */
+
+/* Frames handed to lwIP, by what they are. */
+#define RR_STACK(X) X(arp) X(icmp) X(udp) X(tcp) X(fragment)
+/* Frames rr drops before lwIP, by reason. */
+#define RR_DROPS(X) \
+	X(not_ipv4) X(too_short) X(bad_version) X(bad_ihl) X(bad_totlen) X(bad_csum) \
+	X(not_ours) X(bad_proto) X(udp_closed_port) X(tcp_bad_option) X(syn_over_limit) \
+	X(no_pbuf)
+/* Events that are not received frames. */
+#define RR_EVENTS(X) \
+	X(udp_rr) X(udp_rr_short) X(udp_rr_long) X(tcp_rr) X(tcp_rr_partial) \
+	X(echo_udp) X(echo_tcp_bytes) X(sockperf_udp) X(sockperf_tcp) X(sockperf_replies) \
+	X(sockperf_bad) X(rx_bytes) X(tx_bytes) \
+	X(conns_accepted) X(conns_refused) X(conns_closed) X(conns_reset) X(conns_aborted) \
+	X(conns_idle_reclaimed) X(icmp_unreach_sent) X(icmp_rate_limited) \
+	X(tx_no_buffer) X(tx_ring_full) X(tx_no_room)
+
+#define RR_ENUM(name) RR_##name,
+enum rr_stack { RR_STACK(RR_ENUM) RR_STACK_N };
+enum rr_drop { RR_DROPS(RR_ENUM) RR_DROP_N };
+enum rr_event { RR_EVENTS(RR_ENUM) RR_EVENT_N };
+
+/* Per-port counters. */
+struct rr_stats {
+	uint64_t rx;			/* frames the app received */
+	uint64_t stack[RR_STACK_N];	/* ... handed to lwIP */
+	uint64_t drop[RR_DROP_N];	/* ... dropped by rr */
+	uint64_t ev[RR_EVENT_N];
+	uint32_t conns_open;		/* TCP connections now (gauge) */
+};
+extern struct rr_stats rr_stats[NIC_MAX_PORTS];
+
+/* Knobs. */
+struct rr_config {
+	int64_t req, rsp;		/* request and response bytes */
+	int64_t port;			/* rr_port */
+	int64_t conns;			/* rr_conns: TCP connections at most */
+	int64_t idle_s;			/* rr_idle: idle TCP connections reclaimed after s */
+};
+extern struct rr_config rr_cfg;
+
+/* Total TCP connections open on every port (established or half-open). */
+int rr_conns_total(void);
+
+/* rr_filter.c: rr's checks in front of lwIP. Returns -1 (dropped, counted,
+ * freed) or the RR_STACK class of a frame to hand to lwIP. */
+int rr_filter(struct nic *nic, struct pkt *p);
+
+/* rr_netif.c: lwIP netif of a port. */
+int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len);
+/* Hand a frame to lwIP without copying (a custom pbuf pointing into it;
+ * the pkt goes back to its pool when lwIP frees the pbuf). 0, or -1 (no
+ * custom pbuf: the caller drops and counts it). */
+int rr_netif_input(struct nic *nic, struct pkt *p);
+/* Give the NIC the frames lwIP sent since the last flush. */
+void rr_netif_flush(void);
+/* The port whose netif has address addr (lwIP's ip4 u32, network order), or -1. */
+int rr_port_of_addr(uint32_t addr_n);
+/* 1 if port has an lwIP interface. */
+int rr_port_of_addr_port(int port);
+/* Print the rr counters and lwIP's (rr_show.c): text, or JSON lines. */
+void rr_report(int json);
+/* Custom RX pbufs in use (each holds a received pkt). */
+uint32_t rr_netif_rx_pbufs(void);
+
+/* A TCP connection of one of rr's services (rr_tcp.c). */
+enum rr_svc { RR_SVC_RR, RR_SVC_ECHO, RR_SVC_SOCKPERF, RR_SVC_N };
+struct tcp_pcb;
+struct pbuf;
+struct rr_conn {
+	struct tcp_pcb *pcb;
+	uint8_t port;		/* the rr port it arrived on */
+	uint8_t svc;		/* enum rr_svc */
+	uint32_t last_ms;	/* sys_now of the last segment received */
+	uint32_t have;		/* RR: bytes of the current request so far */
+	uint32_t owed;		/* RR: responses not yet written (no send buffer) */
+	uint8_t hdr[14];	/* sockperf: the current message's header */
+	uint8_t hlen;		/* ... bytes of it so far */
+	uint8_t reply;		/* ... the client asked for a reply */
+	uint32_t left;		/* ... message bytes after the header still to come */
+	struct rr_conn *next_free;
+};
+/* What a service does with received data p (non-NULL, at least 1 byte):
+ * 0 when it took all of it (the caller frees p and opens the window), or -1
+ * to refuse it for now (no send buffer; lwIP offers it again later).
+ * sent: called when the peer acknowledged data (may be NULL). */
+struct rr_svc_ops {
+	int (*recv)(struct rr_conn *c, struct pbuf *p);
+	void (*sent)(struct rr_conn *c);
+};
+extern const struct rr_svc_ops rr_svc_ops[RR_SVC_N];
+/* Listen on TCP port for service svc on every rr address; 0 or -1. */
+int rr_tcp_listen(uint16_t port, enum rr_svc svc);
+/* TCP connections open now; pbuf in use counts for the rr command. */
+int rr_conns_open(void);
+
+/* rrsrv.c / sockperf.c: open the listening and bound pcbs; 0 or -1. */
+int rr_services_init(void);
+int sockperf_init(void);
+int rr_sockperf_recv(struct rr_conn *c, struct pbuf *p);
+/* The rr port whose netif lwIP is receiving on (inside a UDP callback). */
+int rr_rx_port_of(void);
+void rr_count(int port, enum rr_event e, uint64_t n);
+#endif

@@ -1,0 +1,152 @@
+/*
+ * rr's checks in front of lwIP, so that what lwIP would drop silently or
+ * answer without limit ends in a named counter: the Ethernet type, the IPv4
+ * header (RFC 1122 3.2.1), the destination, the protocol, TCP options
+ * (RFC 9293 3.1: a length below 2 or past the header), SYNs beyond
+ * rr_conns, and UDP to a closed port (ICMP port unreachable, at most 100
+ * per second per port, as the router's errors).
+ */
+#include "apps/fwd/l3.h"
+#include "apps/rr/rr.h"
+#include "kernel/cpu.h"
+#include "kernel/time.h"
+#include "net/ipv4.h"
+
+#define IP_PROTO_TCP	6
+#define IP_PROTO_UDP	17
+#define TCP_HLEN	20
+#define TCP_SYN		0x02
+#define TCP_ACK		0x10
+#define ICMP_PORT_UNREACH 3
+#define ICMP_RATE	100	/* errors per second per port, and the bucket */
+
+static struct {
+	uint32_t tokens;
+	uint64_t last_tsc;
+} bucket[NIC_MAX_PORTS];
+
+static int drop(struct nic *nic, struct pkt *p, enum rr_drop why)
+{
+	rr_stats[nic->port].drop[why]++;
+	pkt_free(p);
+	return -1;
+}
+
+static int icmp_allowed(int port)
+{
+	uint64_t now = rdtsc(), per = tsc.hz / ICMP_RATE, n = (now - bucket[port].last_tsc) / per;
+	if (n) {
+		uint64_t t = bucket[port].tokens + n;
+		bucket[port].tokens = t >= ICMP_RATE ? ICMP_RATE : (uint32_t)t;
+		bucket[port].last_tsc = t >= ICMP_RATE ? now : bucket[port].last_tsc + n * per;
+	}
+	if (!bucket[port].tokens)
+		return 0;
+	bucket[port].tokens--;
+	return 1;
+}
+
+static void port_unreachable(struct nic *nic, struct pkt *p, uint32_t our_ip)
+{
+	if (!icmp_allowed(nic->port)) {
+		rr_count(nic->port, RR_icmp_rate_limited, 1);
+		return;
+	}
+	struct pkt *e = pkt_alloc(nic->pool);
+	if (!e) {
+		rr_count(nic->port, RR_tx_no_buffer, 1);
+		return;
+	}
+	size_t len = icmp_error_build(e->data, nic->pool->buf_size, p->data, p->len,
+				      ICMP_DEST_UNREACH, ICMP_PORT_UNREACH, nic->mac, our_ip);
+	e->len = (uint16_t)len;
+	if (!len || !nic->ops->tx_burst(nic, 0, &e, 1)) {
+		pkt_free(e);
+		return;
+	}
+	rr_count(nic->port, RR_icmp_unreach_sent, 1);
+}
+
+static int our_port(uint16_t port)
+{
+	return port == rr_cfg.port || port == RR_ECHO_PORT || port == RR_SOCKPERF_PORT;
+}
+
+/* 1 if the TCP options (between the fixed header and doff) are sound. */
+static int tcp_options_ok(const uint8_t *tcp, unsigned hlen)
+{
+	for (unsigned i = TCP_HLEN; i < hlen;) {
+		uint8_t kind = tcp[i];
+		if (kind == 0)
+			return 1;
+		if (kind == 1) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= hlen || tcp[i + 1] < 2 || i + tcp[i + 1] > hlen)
+			return 0;
+		i += tcp[i + 1];
+	}
+	return 1;
+}
+
+static int tcp_check(struct nic *nic, struct pkt *p, const uint8_t *l4, unsigned l4len)
+{
+	if (l4len < TCP_HLEN)
+		return drop(nic, p, RR_too_short);
+	unsigned hlen = (unsigned)(l4[12] >> 4) * 4;
+	if (hlen < TCP_HLEN || hlen > l4len || !tcp_options_ok(l4, hlen))
+		return drop(nic, p, RR_tcp_bad_option);
+	uint16_t dport = (uint16_t)(l4[2] << 8 | l4[3]);
+	if ((l4[13] & (TCP_SYN | TCP_ACK)) == TCP_SYN && our_port(dport) &&
+	    rr_conns_total() >= rr_cfg.conns) {
+		rr_count(nic->port, RR_conns_refused, 1);
+		return drop(nic, p, RR_syn_over_limit);
+	}
+	return RR_tcp;
+}
+
+int rr_filter(struct nic *nic, struct pkt *p)
+{
+	if (p->len < ETH_HLEN)
+		return drop(nic, p, RR_too_short);
+	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
+	if (eth->type == hton16(ETHERTYPE_ARP))
+		return RR_arp;
+	if (eth->type != hton16(ETHERTYPE_IPV4))
+		return drop(nic, p, RR_not_ipv4);
+	const struct ipv4_hdr *ip = (const struct ipv4_hdr *)(p->data + ETH_HLEN);
+	enum ipv4_check c = ipv4_check(ip, p->len - ETH_HLEN);
+	static const enum rr_drop why[IPV4_CHECK_N] = {
+		[IPV4_TOO_SHORT] = RR_too_short, [IPV4_BAD_VERSION] = RR_bad_version,
+		[IPV4_BAD_IHL] = RR_bad_ihl, [IPV4_BAD_TOTLEN] = RR_bad_totlen,
+		[IPV4_BAD_CSUM] = RR_bad_csum,
+	};
+	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
+		return drop(nic, p, why[c]);
+	uint32_t dst = ntoh32(ip->daddr);
+	uint32_t our = l3_if[nic->port].addr, host = ~0u >> l3_if[nic->port].len;
+	if (!our || (dst != our && dst != 0xffffffffu && dst != (our | host)))
+		return drop(nic, p, RR_not_ours);
+	if (ip->frag_off & hton16(IPV4_MF | IPV4_OFFSET))
+		return RR_fragment;
+	unsigned ihl = (unsigned)(ip->ver_ihl & 15) * 4, tot = ntoh16(ip->tot_len);
+	const uint8_t *l4 = (const uint8_t *)ip + ihl;
+	switch (ip->proto) {
+	case IP_PROTO_ICMP:
+		return RR_icmp;
+	case IP_PROTO_TCP:
+		return tcp_check(nic, p, l4, tot - ihl);
+	case IP_PROTO_UDP:
+		if (tot - ihl < 8)
+			return drop(nic, p, RR_too_short);
+		if (!our_port((uint16_t)(l4[2] << 8 | l4[3]))) {
+			if (dst == our)
+				port_unreachable(nic, p, our);
+			return drop(nic, p, RR_udp_closed_port);
+		}
+		return RR_udp;
+	default:
+		return drop(nic, p, RR_bad_proto);
+	}
+}

@@ -1,0 +1,169 @@
+/*
+ * lwIP netif of an rr port. Receive does not copy: each frame becomes a
+ * custom pbuf (PBUF_REF) whose payload is the pkt's buffer, and the pkt goes
+ * back to its pool when lwIP frees the pbuf (lwIP 2.1.3 pbuf_alloced_custom,
+ * LWIP_SUPPORT_CUSTOM_PBUF). Checksums the NIC verified are not checked
+ * again (per frame, through the netif's checksum flags). Transmit copies the
+ * pbuf chain once into a packet buffer of the port's pool (responses are
+ * PBUF_ROM/REF chains, so that is the only copy) and hands the frames to
+ * tx_burst in bursts, at rr_netif_flush.
+ */
+#include <string.h>
+#include "apps/rr/rr.h"
+#include "kernel/time.h"
+#include "lwip/etharp.h"
+#include "lwip/init.h"
+#include "lwip/memp.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+#include "netif/ethernet.h"
+
+/* Every buffer of every port's pools could be inside lwIP at once. */
+#define RX_PBUFS 8192
+#define ETH_MIN_FRAME 60	/* bytes without FCS */
+
+struct rx_pbuf {
+	struct pbuf_custom pc;
+	struct pkt *pkt;
+};
+LWIP_MEMPOOL_DECLARE(RX_PBUF, RX_PBUFS, sizeof(struct rx_pbuf), "rx_pbuf");
+
+struct rr_port {
+	struct netif netif;
+	struct nic *nic;
+	int ntx;
+	struct pkt *txq[NIC_BURST_MAX];
+};
+static struct rr_port ports[NIC_MAX_PORTS];
+
+/* lwIP's clock (NO_SYS): milliseconds from the TSC. */
+u32_t sys_now(void)
+{
+	return (u32_t)(now_ns() / 1000000);
+}
+
+static void rx_pbuf_free(struct pbuf *p)
+{
+	struct rx_pbuf *r = (struct rx_pbuf *)p;
+	pkt_free(r->pkt);
+	LWIP_MEMPOOL_FREE(RX_PBUF, r);
+}
+
+uint32_t rr_netif_rx_pbufs(void)
+{
+	return memp_RX_PBUF.stats->used;
+}
+
+static void flush_port(struct rr_port *rp)
+{
+	struct nic *nic = rp->nic;
+	int sent = nic->ops->tx_burst(nic, 0, rp->txq, rp->ntx);
+	if (sent < rp->ntx) {
+		rr_count(nic->port, RR_tx_ring_full, (uint64_t)(rp->ntx - sent));
+		pkt_free_bulk(rp->txq + sent, rp->ntx - sent);
+	}
+	rp->ntx = 0;
+}
+
+void rr_netif_flush(void)
+{
+	for (int i = 0; i < NIC_MAX_PORTS; i++)
+		if (ports[i].ntx)
+			flush_port(&ports[i]);
+}
+
+static err_t linkoutput(struct netif *netif, struct pbuf *p)
+{
+	struct rr_port *rp = netif->state;
+	struct nic *nic = rp->nic;
+	if (p->tot_len > nic->pool->buf_size) {
+		rr_count(nic->port, RR_tx_no_room, 1);
+		return ERR_BUF;
+	}
+	struct pkt *k = pkt_alloc(nic->pool);
+	if (!k) {
+		rr_count(nic->port, RR_tx_no_buffer, 1);
+		return ERR_MEM;
+	}
+	pbuf_copy_partial(p, k->data, p->tot_len, 0);
+	k->len = p->tot_len;
+	if (k->len < ETH_MIN_FRAME) {
+		memset(k->data + k->len, 0, ETH_MIN_FRAME - k->len);
+		k->len = ETH_MIN_FRAME;
+	}
+	k->port = (uint16_t)nic->port;
+	rr_count(nic->port, RR_tx_bytes, k->len);
+	rp->txq[rp->ntx++] = k;
+	if (rp->ntx == NIC_BURST_MAX)
+		flush_port(rp);
+	return ERR_OK;
+}
+
+static err_t port_netif_init(struct netif *netif)
+{
+	struct rr_port *rp = netif->state;
+	netif->name[0] = 'p';
+	netif->name[1] = (char)('0' + rp->nic->port);
+	netif->output = etharp_output;
+	netif->linkoutput = linkoutput;
+	netif->mtu = (u16_t)rp->nic->mtu;
+	netif->hwaddr_len = ETH_HWADDR_LEN;
+	memcpy(netif->hwaddr, rp->nic->mac, ETH_HWADDR_LEN);
+	netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_LINK_UP;
+	return ERR_OK;
+}
+
+int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len)
+{
+	static int inited;
+	if (!inited) {
+		lwip_init();
+		LWIP_MEMPOOL_INIT(RX_PBUF);
+		inited = 1;
+	}
+	struct rr_port *rp = &ports[nic->port];
+	ip4_addr_t ip, mask, gw;
+	ip4_addr_set_u32(&ip, lwip_htonl(addr));
+	ip4_addr_set_u32(&mask, lwip_htonl(prefix_len ? ~0u << (32 - prefix_len) : 0));
+	ip4_addr_set_zero(&gw);
+	rp->nic = nic;
+	if (!netif_add(&rp->netif, &ip, &mask, &gw, rp, port_netif_init, ethernet_input))
+		return -1;
+	if (!netif_default)
+		netif_set_default(&rp->netif);
+	netif_set_up(&rp->netif);
+	return 0;
+}
+
+int rr_port_of_addr(uint32_t addr_n)
+{
+	for (int i = 0; i < NIC_MAX_PORTS; i++)
+		if (ports[i].nic && ip4_addr_get_u32(netif_ip4_addr(&ports[i].netif)) == addr_n)
+			return i;
+	return -1;
+}
+
+int rr_port_of_addr_port(int port)
+{
+	return ports[port].nic != NULL;
+}
+
+int rr_netif_input(struct nic *nic, struct pkt *k)
+{
+	struct rr_port *rp = &ports[nic->port];
+	struct rx_pbuf *r = LWIP_MEMPOOL_ALLOC(RX_PBUF);
+	if (!r)
+		return -1;
+	r->pc.custom_free_function = rx_pbuf_free;
+	r->pkt = k;
+	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, k->len, PBUF_REF, &r->pc, k->data, k->len);
+	u16_t check = NETIF_CHECKSUM_ENABLE_ALL;
+	if (k->flags & PKT_RX_IP_CSUM_OK)
+		check &= (u16_t)~NETIF_CHECKSUM_CHECK_IP;
+	if (k->flags & PKT_RX_L4_CSUM_OK)
+		check &= (u16_t)~(NETIF_CHECKSUM_CHECK_UDP | NETIF_CHECKSUM_CHECK_TCP);
+	NETIF_SET_CHECKSUM_CTRL(&rp->netif, check);
+	if (rp->netif.input(p, &rp->netif) != ERR_OK)
+		pbuf_free(p);
+	return 0;
+}

@@ -1,0 +1,116 @@
+/*
+ * The rr command and the rr JSON line: per port the frames received and
+ * where each ended (handed to lwIP by protocol, or rr's named drops), the
+ * services' transactions and connections, then lwIP's own counters and the
+ * use of every pool a frame or a connection holds (to see leaks: at rest
+ * rx_pbufs, tcp_seg, pbuf and heap use are 0 and pool_free is back where
+ * it started).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/rr/rr.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+#include "lwip/memp.h"
+#include "lwip/stats.h"
+
+#define RR_NAME(name) #name,
+static const char *const stack_names[RR_STACK_N] = { RR_STACK(RR_NAME) };
+static const char *const drop_names[RR_DROP_N] = { RR_DROPS(RR_NAME) };
+static const char *const event_names[RR_EVENT_N] = { RR_EVENTS(RR_NAME) };
+
+/* lwIP's per-protocol counters shown, and its pools. */
+static const struct {
+	const char *name;
+	const struct stats_proto *s;
+} protos[] = {
+	{ "link", &lwip_stats.link }, { "etharp", &lwip_stats.etharp }, { "ip", &lwip_stats.ip },
+	{ "ipfrag", &lwip_stats.ip_frag }, { "icmp", &lwip_stats.icmp }, { "udp", &lwip_stats.udp },
+	{ "tcp", &lwip_stats.tcp },
+};
+static const struct {
+	const char *name;
+	memp_t t;
+} pools[] = {
+	{ "tcp_pcb", MEMP_TCP_PCB }, { "tcp_seg", MEMP_TCP_SEG }, { "pbuf", MEMP_PBUF },
+	{ "pbuf_pool", MEMP_PBUF_POOL }, { "reassdata", MEMP_REASSDATA }, { "arp_queue", MEMP_ARP_QUEUE },
+};
+
+static void show_port(int p, int json)
+{
+	struct rr_stats *st = &rr_stats[p];
+	const char *sep = json ? "," : " ";
+	const char *fmt = json ? "%s\"%s\":%lu" : "%s%s %lu";
+	if (json)
+		printf("{\"stats\":\"rr\",\"t_ms\":%lu,\"port\":\"%s\",\"rx\":%lu", now_ns() / 1000000, nics[p]->name, st->rx);
+	else
+		printf("rr %s: rx %lu", nics[p]->name, st->rx);
+	for (int i = 0; i < RR_STACK_N; i++)
+		printf(fmt, sep, stack_names[i], st->stack[i]);
+	for (int i = 0; i < RR_DROP_N; i++)
+		printf(fmt, sep, drop_names[i], st->drop[i]);
+	if (!json)
+		printf("\nrr %s:", nics[p]->name);
+	printf(fmt, sep, "conns_open", (uint64_t)st->conns_open);
+	for (int i = 0; i < RR_EVENT_N; i++)
+		printf(fmt, sep, event_names[i], st->ev[i]);
+	printf(fmt, sep, "pool_free", (uint64_t)nics[p]->pool->nfree);
+	printf(fmt, sep, "pool_size", (uint64_t)nics[p]->pool->size);
+	printf(json ? "}\n" : "\n");
+}
+
+static void show_lwip(int json)
+{
+	const char *fmt = json ? ",\"%s_%s\":%lu" : " %s_%s %lu";
+	printf(json ? "{\"stats\":\"rr_lwip\",\"t_ms\":%lu" : "rr lwip:", now_ns() / 1000000);
+	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
+		const struct stats_proto *s = protos[i].s;
+		printf(fmt, protos[i].name, "recv", (uint64_t)s->recv);
+		printf(fmt, protos[i].name, "xmit", (uint64_t)s->xmit);
+		printf(fmt, protos[i].name, "drop", (uint64_t)s->drop);
+		printf(fmt, protos[i].name, "chkerr", (uint64_t)s->chkerr);
+		printf(fmt, protos[i].name, "lenerr", (uint64_t)s->lenerr);
+		printf(fmt, protos[i].name, "memerr", (uint64_t)s->memerr);
+		printf(fmt, protos[i].name, "rterr", (uint64_t)s->rterr);
+		printf(fmt, protos[i].name, "proterr", (uint64_t)s->proterr);
+		printf(fmt, protos[i].name, "opterr", (uint64_t)s->opterr);
+		printf(fmt, protos[i].name, "err", (uint64_t)s->err);
+	}
+	if (!json)
+		printf("\nrr pools:");
+	printf(fmt, "rx", "pbufs", (uint64_t)rr_netif_rx_pbufs());
+	printf(fmt, "conns", "open", (uint64_t)rr_conns_open());
+	for (size_t i = 0; i < sizeof(pools) / sizeof(pools[0]); i++) {
+		const struct stats_mem *m = lwip_stats.memp[pools[i].t];
+		printf(fmt, pools[i].name, "used", (uint64_t)m->used);
+		printf(fmt, pools[i].name, "max", (uint64_t)m->max);
+		printf(fmt, pools[i].name, "err", (uint64_t)m->err);
+	}
+	printf(fmt, "heap", "used", (uint64_t)lwip_stats.mem.used);
+	printf(fmt, "heap", "max", (uint64_t)lwip_stats.mem.max);
+	printf(fmt, "heap", "err", (uint64_t)lwip_stats.mem.err);
+	printf(json ? "}\n" : "\n");
+}
+
+/* Print the rr counters of every port with an lwIP interface, then lwIP's:
+ * as text, or (json=1) one JSON object per line. */
+void rr_report(int json)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (rr_port_of_addr_port(p))
+			show_port(p, json);
+	show_lwip(json);
+}
+
+static int cmd_rr(int argc, char **argv)
+{
+	if (argc == 1 || (argc == 2 && !strcmp(argv[1], "json"))) {
+		rr_report(argc == 2);
+		return 0;
+	}
+	printf("usage: rr | rr json\n");
+	return -1;
+}
+SHELL_CMD(rr, "rr", "rr | rr json",
+	  "request-response server: per port frames by where they ended, transactions, connections; lwIP counters and pool use",
+	  cmd_rr);

@@ -1,0 +1,166 @@
+/*
+ * rr's TCP connections on lwIP's raw API: accept up to rr_conns (the SYN
+ * check in rr_filter.c keeps half-open ones inside it too), hand data to
+ * the service, close when the peer closes (FIN), count resets and aborts
+ * (lwIP's err callback), and reset connections idle for rr_idle seconds
+ * (a peer that vanished mid-transaction), from a 1 s tcp_poll.
+ */
+#include <stdio.h>
+#include "apps/rr/rr.h"
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/sys.h"
+#include "lwip/tcp.h"
+
+#define POLL_HALF_SECONDS 2	/* tcp_poll interval: lwIP's coarse timer is 500 ms */
+
+static struct rr_conn conns[RR_CONNS_MAX];
+static struct rr_conn *free_list;
+static int nopen;
+
+int rr_conns_open(void)
+{
+	return nopen;
+}
+
+int rr_conns_total(void)
+{
+	int half_open = 0;
+	for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb; pcb = pcb->next)
+		half_open += pcb->state == SYN_RCVD;
+	return nopen + half_open;
+}
+
+static void conn_free(struct rr_conn *c)
+{
+	tcp_arg(c->pcb, NULL);
+	tcp_recv(c->pcb, NULL);
+	tcp_sent(c->pcb, NULL);
+	tcp_err(c->pcb, NULL);
+	tcp_poll(c->pcb, NULL, 0);
+	c->pcb = NULL;
+	c->next_free = free_list;
+	free_list = c;
+	nopen--;
+	rr_stats[c->port].conns_open--;
+}
+
+static void conn_abort(struct rr_conn *c)
+{
+	struct tcp_pcb *pcb = c->pcb;
+	conn_free(c);
+	tcp_abort(pcb);
+}
+
+/* The peer closed its side (FIN): close ours. ERR_OK, or ERR_ABRT when
+ * lwIP had no memory for our FIN and the connection was reset instead. */
+static err_t conn_close(struct rr_conn *c)
+{
+	if (c->svc == RR_SVC_RR && c->have)
+		rr_count(c->port, RR_tcp_rr_partial, 1);
+	rr_count(c->port, RR_conns_closed, 1);
+	struct tcp_pcb *pcb = c->pcb;
+	conn_free(c);
+	if (tcp_close(pcb) == ERR_OK)
+		return ERR_OK;
+	tcp_abort(pcb);
+	return ERR_ABRT;
+}
+
+static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	struct rr_conn *c = arg;
+	if (!p)
+		return conn_close(c);
+	if (err != ERR_OK) {
+		pbuf_free(p);
+		return err;
+	}
+	if (rr_svc_ops[c->svc].recv(c, p))
+		return ERR_MEM;
+	c->last_ms = sys_now();
+	tcp_recved(pcb, p->tot_len);
+	pbuf_free(p);
+	return ERR_OK;
+}
+
+static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+	(void)pcb;
+	(void)len;
+	struct rr_conn *c = arg;
+	if (rr_svc_ops[c->svc].sent)
+		rr_svc_ops[c->svc].sent(c);
+	return ERR_OK;
+}
+
+/* lwIP freed the pcb: a RST from the peer or an abort of its own
+ * (retransmissions exhausted, out of memory). */
+static void on_err(void *arg, err_t err)
+{
+	struct rr_conn *c = arg;
+	rr_count(c->port, err == ERR_RST ? RR_conns_reset : RR_conns_aborted, 1);
+	c->pcb = NULL;
+	c->next_free = free_list;
+	free_list = c;
+	nopen--;
+	rr_stats[c->port].conns_open--;
+}
+
+static err_t on_poll(void *arg, struct tcp_pcb *pcb)
+{
+	(void)pcb;
+	struct rr_conn *c = arg;
+	if (rr_cfg.idle_s && sys_now() - c->last_ms >= (uint32_t)rr_cfg.idle_s * 1000) {
+		rr_count(c->port, RR_conns_idle_reclaimed, 1);
+		conn_abort(c);
+		return ERR_ABRT;
+	}
+	return ERR_OK;
+}
+
+static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+	int port = rr_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
+	if (err != ERR_OK || !pcb || port < 0)
+		return ERR_VAL;
+	if (nopen >= rr_cfg.conns || !free_list) {
+		rr_count(port, RR_conns_refused, 1);
+		tcp_abort(pcb);
+		return ERR_ABRT;
+	}
+	struct rr_conn *c = free_list;
+	free_list = c->next_free;
+	*c = (struct rr_conn){ .pcb = pcb, .port = (uint8_t)port, .svc = (uint8_t)(uintptr_t)arg,
+			       .last_ms = sys_now() };
+	nopen++;
+	rr_stats[port].conns_open++;
+	rr_count(port, RR_conns_accepted, 1);
+	tcp_arg(pcb, c);
+	tcp_recv(pcb, on_recv);
+	tcp_sent(pcb, on_sent);
+	tcp_err(pcb, on_err);
+	tcp_poll(pcb, on_poll, POLL_HALF_SECONDS);
+	tcp_nagle_disable(pcb);
+	return ERR_OK;
+}
+
+int rr_tcp_listen(uint16_t port, enum rr_svc svc)
+{
+	static int inited;
+	if (!inited++)
+		for (int i = RR_CONNS_MAX - 1; i >= 0; i--) {
+			conns[i].next_free = free_list;
+			free_list = &conns[i];
+		}
+	struct tcp_pcb *pcb = tcp_new();
+	if (!pcb || tcp_bind(pcb, IP_ADDR_ANY, port) != ERR_OK) {
+		printf("rr: cannot listen on TCP port %u\n", port);
+		return -1;
+	}
+	pcb = tcp_listen(pcb);
+	if (!pcb)
+		return -1;
+	tcp_arg(pcb, (void *)(uintptr_t)svc);
+	tcp_accept(pcb, on_accept);
+	return 0;
+}

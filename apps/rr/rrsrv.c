@@ -1,0 +1,126 @@
+/*
+ * The request-response service (netperf UDP_RR/TCP_RR style) on rr_port and
+ * echo (RFC 862) on port 7, UDP and TCP.
+ *  - UDP RR: a datagram of exactly req bytes is one transaction, answered by
+ *    rsp bytes; other sizes are counted (udp_rr_short, udp_rr_long) and not
+ *    answered.
+ *  - TCP RR: every req bytes of the stream are one transaction, answered by
+ *    rsp bytes; bytes of an unfinished request when the peer closes count
+ *    as tcp_rr_partial.
+ *  - Responses are sent without a copy from a constant buffer (PBUF_ROM,
+ *    tcp_write without TCP_WRITE_FLAG_COPY); echo sends UDP datagrams back
+ *    in the received pbuf and copies TCP data into lwIP's send buffer.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/rr/rr.h"
+#include "lwip/tcp.h"
+#include "lwip/udp.h"
+
+static uint8_t rsp_data[65535];
+
+/* The rr port a UDP callback runs for: the netif lwIP received on. */
+int rr_rx_port_of(void)
+{
+	const struct netif *n = ip_current_input_netif();
+	return n ? n->name[1] - '0' : 0;
+}
+
+static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
+{
+	(void)arg;
+	int pt = rr_rx_port_of();
+	u16_t len = p->tot_len;
+	pbuf_free(p);
+	if (len != rr_cfg.req) {
+		rr_count(pt, len < rr_cfg.req ? RR_udp_rr_short : RR_udp_rr_long, 1);
+		return;
+	}
+	struct pbuf *r = pbuf_alloc(PBUF_TRANSPORT, (u16_t)rr_cfg.rsp, PBUF_ROM);
+	if (!r) {
+		rr_count(pt, RR_tx_no_buffer, 1);
+		return;
+	}
+	r->payload = rsp_data;
+	udp_sendto(pcb, r, addr, port);
+	pbuf_free(r);
+	rr_count(pt, RR_udp_rr, 1);
+}
+
+static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
+{
+	(void)arg;
+	udp_sendto(pcb, p, addr, port);
+	pbuf_free(p);
+	rr_count(rr_rx_port_of(), RR_echo_udp, 1);
+}
+
+/* Write as many owed responses as the send buffer takes. */
+static void rr_flush_owed(struct rr_conn *c)
+{
+	while (c->owed && tcp_sndbuf(c->pcb) >= rr_cfg.rsp && tcp_sndqueuelen(c->pcb) < TCP_SND_QUEUELEN - 4) {
+		if (tcp_write(c->pcb, rsp_data, (u16_t)rr_cfg.rsp, 0) != ERR_OK)
+			break;
+		c->owed--;
+	}
+}
+
+static int tcp_rr_recv(struct rr_conn *c, struct pbuf *p)
+{
+	uint32_t req = (uint32_t)rr_cfg.req, n = c->have + p->tot_len;
+	uint32_t done = n / req;
+	c->have = n % req;
+	c->owed += done;
+	rr_count(c->port, RR_tcp_rr, done);
+	rr_flush_owed(c);
+	return 0;
+}
+
+static void tcp_rr_sent(struct rr_conn *c)
+{
+	if (c->owed) {
+		rr_flush_owed(c);
+		tcp_output(c->pcb);
+	}
+}
+
+static int tcp_echo_recv(struct rr_conn *c, struct pbuf *p)
+{
+	if (tcp_sndbuf(c->pcb) < p->tot_len || tcp_sndqueuelen(c->pcb) > TCP_SND_QUEUELEN / 2)
+		return -1;
+	for (struct pbuf *q = p; q; q = q->next)
+		if (tcp_write(c->pcb, q->payload, q->len, TCP_WRITE_FLAG_COPY) != ERR_OK)
+			return -1;
+	rr_count(c->port, RR_echo_tcp_bytes, p->tot_len);
+	return 0;
+}
+
+static int udp_bind_port(uint16_t port, udp_recv_fn fn)
+{
+	struct udp_pcb *pcb = udp_new();
+	if (!pcb || udp_bind(pcb, IP_ADDR_ANY, port) != ERR_OK) {
+		printf("rr: cannot bind UDP port %u\n", port);
+		return -1;
+	}
+	udp_recv(pcb, fn, NULL);
+	return 0;
+}
+
+int rr_services_init(void)
+{
+	memset(rsp_data, 'r', sizeof(rsp_data));
+	if ((uint16_t)rr_cfg.port == RR_ECHO_PORT || (uint16_t)rr_cfg.port == RR_SOCKPERF_PORT) {
+		printf("rr: rr_port=%ld is taken by echo (%d) or sockperf (%d)\n", rr_cfg.port, RR_ECHO_PORT,
+		       RR_SOCKPERF_PORT);
+		return -1;
+	}
+	if (udp_bind_port((uint16_t)rr_cfg.port, udp_rr_recv) || udp_bind_port(RR_ECHO_PORT, udp_echo_recv))
+		return -1;
+	return rr_tcp_listen((uint16_t)rr_cfg.port, RR_SVC_RR) || rr_tcp_listen(RR_ECHO_PORT, RR_SVC_ECHO);
+}
+
+const struct rr_svc_ops rr_svc_ops[RR_SVC_N] = {
+	[RR_SVC_RR] = { tcp_rr_recv, tcp_rr_sent },
+	[RR_SVC_ECHO] = { tcp_echo_recv, NULL },
+	[RR_SVC_SOCKPERF] = { rr_sockperf_recv, NULL },
+};
