@@ -30,7 +30,7 @@ LWIP_OBJ := $(patsubst %,$(BUILD)/lwip/obj/%.o,$(LWIP_FILES))
 LWIP_LIB := $(BUILD)/lwip/liblwip.a
 
 .PHONY: all deps run shell test unit qemu-test host-test bench plot clean
-all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen
+all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen $(BUILD)/rrclient
 
 deps:
 	tools/deps.sh
@@ -76,6 +76,7 @@ $(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg
 include boot/efi/efi.mk
 include tests/unit/unit.mk
 include tools/trafgen/trafgen.mk
+include tools/rrclient/rrclient.mk
 
 run: deps all
 	$(PYTHON) tools/demo.py

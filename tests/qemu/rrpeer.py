@@ -1,0 +1,107 @@
+"""Helpers for the app=rr tests: a network namespace holding a tap device
+wired to the appliance's port 0 (made and removed by the fixture), and the
+rr command's counters."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from qemurun import Qemu  # noqa: E402
+
+PROMPT = "linerate> "
+NS, TAP = "lrrpeer", "lrrtap"
+GUEST, PEER = "10.3.0.1", "10.3.0.2"
+BUILD = os.path.join(os.path.dirname(__file__), "..", "..", "build")
+RRCLIENT = os.path.abspath(os.path.join(BUILD, "rrclient"))
+
+
+def sh(*cmd, ns=None, timeout=120, check=True):
+    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
+    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=timeout)
+    if check and r.returncode:
+        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
+    return r.stdout
+
+
+@pytest.fixture
+def tap():
+    if os.geteuid() != 0:
+        pytest.fail("this test needs root for network namespaces and tap devices")
+    sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
+    yield TAP
+    sh("ip", "link", "del", TAP, check=False)
+    sh("ip", "netns", "del", NS, check=False)
+
+
+def boot(append="", nic="e1000e"):
+    """Boot app=rr on one port wired to the tap; returns the Qemu (a context
+    manager) once the prompt is up, with the tap in its namespace."""
+    q = Qemu(boot="kernel", mem="256M", nics=[f"{nic}:netdev=tap,ifname={TAP}"],
+             append=f"app=rr ip0={GUEST}/24 stats=0 {append}")
+    q.__enter__()
+    try:
+        q.expect("rr: lwIP on 1 port", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        sh("ip", "netns", "add", NS)
+        sh("ip", "link", "set", TAP, "netns", NS)
+        sh("ip", "addr", "add", f"{PEER}/24", "dev", TAP, ns=NS)
+        sh("ip", "link", "set", TAP, "up", ns=NS)
+        sh("ip", "link", "set", "lo", "up", ns=NS)
+    except BaseException:
+        q.__exit__(None, None, None)
+        raise
+    return q
+
+
+def rr_counters(q):
+    """The rr command as {"port0": {...}, "lwip": {...}}: every "name value"
+    pair of its lines."""
+    q.send("rr\r")
+    m = q.expect(r"(?s)rr\r\n(.*?)" + re.escape(PROMPT), 30)
+    out = {}
+    for line in m.group(1).decode().splitlines():
+        mm = re.match(r"rr (\w+): (.*)", line)
+        if mm:
+            out.setdefault(mm.group(1), {}).update(
+                {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", mm.group(2))})
+    out["lwip"].update(out.pop("pools"))
+    return out
+
+
+def delta(a, b, key, port="port0"):
+    return b[port][key] - a[port][key]
+
+
+def assert_accounted(c):
+    """Every frame rr received is in exactly one of the stack or drop counters."""
+    p = c["port0"]
+    stack = sum(p[k] for k in ("arp", "icmp", "udp", "tcp", "fragment"))
+    drops = sum(p[k] for k in ("not_ipv4", "too_short", "bad_version", "bad_ihl", "bad_totlen",
+                               "bad_csum", "not_ours", "bad_proto", "udp_closed_port",
+                               "tcp_bad_option", "syn_over_limit", "no_pbuf"))
+    assert p["rx"] == stack + drops, p
+
+
+def assert_no_leak(q, rxd=512):
+    """Nothing held: no custom RX pbuf, TCP segment, pbuf or heap block in
+    use, no connection open, and the port's pool back to its level at rest:
+    every buffer free or in the RX ring (rxd of them; sent frames' buffers
+    are reclaimed by tx_burst and the once-a-second housekeeping: wait)."""
+    import time
+    for _ in range(10):
+        c = rr_counters(q)
+        lw = c["lwip"]
+        held = (lw["rx_pbufs"], lw["tcp_seg_used"], lw["pbuf_used"], lw["heap_used"],
+                lw["conns_open"], c["port0"]["conns_open"])
+        rest = c["port0"]["pool_size"] - rxd
+        if held == (0,) * 6 and c["port0"]["pool_free"] == rest:
+            return c
+        time.sleep(1)
+    assert held == (0,) * 6, lw
+    assert c["port0"]["pool_free"] == rest, c["port0"]
+    return c
