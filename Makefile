@@ -79,7 +79,7 @@ include tools/trafgen/trafgen.mk
 include tools/rrclient/rrclient.mk
 
 run: deps all
-	$(PYTHON) tools/demo.py
+	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py)
 
 shell: deps all
 	$(PYTHON) tools/qemurun.py --interactive --nic e1000e:netdev=stream --nic e1000e:netdev=stream

@@ -35,6 +35,7 @@ KNOB(rr_idle, .name = "rr_idle", .type = KNOB_INT, .ranges = idle_range, .nrange
      .help = "rr: a TCP connection idle this long is reset and counted, s (0: never); default 60");
 
 static uint64_t next_timer_tsc;
+extern const struct app app_rr;
 
 void rr_count(int port, enum rr_event e, uint64_t n)
 {
@@ -45,8 +46,12 @@ static int rr_init(void)
 {
 	int n = 0;
 	for (int p = 0; p < nic_count; p++) {
-		if (!l3_if[p].addr)
+		if (!app_runs_on(&app_rr, p))
 			continue;
+		if (!l3_if[p].addr) {
+			printf("rr: %s has no address (ip%d=): its frames are dropped (not_ours)\n", nics[p]->name, p);
+			continue;
+		}
 		if (rr_netif_add(nics[p], l3_if[p].addr, l3_if[p].len)) {
 			printf("rr: %s: lwIP refused the interface\n", nics[p]->name);
 			return -1;
@@ -100,4 +105,4 @@ static int rr_idle(void)
 	return 0;
 }
 APP(rr, .name = "rr", .help = "request-response server on lwIP: netperf-style RR, echo, sockperf",
-    .init = rr_init, .rx = rr_rx, .idle = rr_idle);
+    .init = rr_init, .rx = rr_rx, .idle = rr_idle, .report = rr_report);

@@ -42,7 +42,7 @@ static void show_port(int p, int json)
 	const char *sep = json ? "," : " ";
 	const char *fmt = json ? "%s\"%s\":%lu" : "%s%s %lu";
 	if (json)
-		printf("{\"stats\":\"rr\",\"t_ms\":%lu,\"port\":\"%s\",\"rx\":%lu", now_ns() / 1000000, nics[p]->name, st->rx);
+		printf("{\"stats\":\"rr\",\"scope\":\"port\",\"t_ms\":%lu,\"port\":\"%s\",\"rx\":%lu", now_ns() / 1000000, nics[p]->name, st->rx);
 	else
 		printf("rr %s: rx %lu", nics[p]->name, st->rx);
 	for (int i = 0; i < RR_STACK_N; i++)
@@ -62,7 +62,10 @@ static void show_port(int p, int json)
 static void show_lwip(int json)
 {
 	const char *fmt = json ? ",\"%s_%s\":%lu" : " %s_%s %lu";
-	printf(json ? "{\"stats\":\"rr_lwip\",\"t_ms\":%lu" : "rr lwip:", now_ns() / 1000000);
+	if (json)
+		printf("{\"stats\":\"rr\",\"scope\":\"lwip\",\"t_ms\":%lu", now_ns() / 1000000);
+	else
+		printf("rr lwip:");
 	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
 		const struct stats_proto *s = protos[i].s;
 		printf(fmt, protos[i].name, "recv", (uint64_t)s->recv);

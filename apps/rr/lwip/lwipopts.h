@@ -77,6 +77,7 @@
 /* Counters for the rr command: lwIP's per-protocol errors and pool use. */
 #define LWIP_STATS		1
 #define LWIP_STATS_DISPLAY	0
+#define LWIP_STATS_LARGE	1	/* 32-bit counters */
 #define LINK_STATS		1
 #define ETHARP_STATS		1
 #define IP_STATS		1
