@@ -10,6 +10,7 @@
  */
 #include <string.h>
 #include "apps/rr/rr.h"
+#include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "kernel/time.h"
 #include "lwip/etharp.h"
 #include "lwip/init.h"
@@ -35,6 +36,7 @@ struct rr_port {
 	struct pkt *txq[NIC_BURST_MAX];
 };
 static struct rr_port ports[NIC_MAX_PORTS];
+unsigned char *rr_lwip_heap;
 
 /* lwIP's clock (NO_SYS): milliseconds from the TSC. */
 u32_t sys_now(void)
@@ -117,6 +119,9 @@ int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len)
 {
 	static int inited;
 	if (!inited) {
+		rr_lwip_heap = dma_alloc(MEM_SIZE + 64, 64);
+		if (!rr_lwip_heap)
+			return -1;
 		lwip_init();
 		LWIP_MEMPOOL_INIT(RX_PBUF);
 		inited = 1;

@@ -34,6 +34,9 @@
  * x86_64 pointers in pool elements. */
 #define MEM_ALIGNMENT		8
 #define MEM_SIZE		(4 * 1024 * 1024)
+/* The heap is taken from free pages at init (apps/rr/rr_netif.c), not in the kernel's bss. */
+extern unsigned char *rr_lwip_heap;
+#define LWIP_RAM_HEAP_POINTER	rr_lwip_heap
 #define MEMP_NUM_TCP_PCB	1040	/* RR_CONNS_MAX + the listening and closing ones */
 #define MEMP_NUM_TCP_PCB_LISTEN	8
 #define MEMP_NUM_UDP_PCB	8
