@@ -1,6 +1,7 @@
 /* Memory map, page allocator and page tables (Intel SDM vol. 3A 4.5). */
 #include <string.h>
 #include "kernel/cpu.h"
+#include "kernel/knobs.h"
 #include "kernel/mem.h"
 #include "kernel/memmap.h"
 
@@ -127,13 +128,33 @@ int mmio_map(uint64_t phys, uint64_t len)
 	return 0;
 }
 
-void *dma_alloc(size_t bytes, size_t align)
+/* dma_high=1: DMA memory from above 4 GiB first, as it lands on a large
+ * machine or in a guest whose RAM is mostly high; tests that devices and
+ * drivers use 64-bit addresses. */
+static int64_t dma_high;
+static const struct knob_range bool_range[] = { { 0, 1 } };
+KNOB(dma_high, .name = "dma_high", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &dma_high,
+     .help = "1: DMA memory (rings, packet buffers) from above 4 GiB first, below only for "
+	     "32-bit devices or when none is left; default 0");
+
+void *dma_alloc_below(size_t bytes, size_t align, uint64_t limit)
 {
-	uint64_t n = (bytes + PAGE_SIZE - 1) / PAGE_SIZE;
-	uint64_t p = palloc_alloc(&mem.pa, n ? n : 1, align < PAGE_SIZE ? 0 : align);
+	uint64_t n = (bytes + PAGE_SIZE - 1) / PAGE_SIZE, a = align < PAGE_SIZE ? 0 : align;
+	uint64_t hi = limit ? limit : UINT64_MAX, p = 0;
+	if (!n)
+		n = 1;
+	if (dma_high && !limit)
+		p = palloc_alloc_range(&mem.pa, n, a, 1ull << 32, UINT64_MAX);
+	if (!p)
+		p = palloc_alloc_range(&mem.pa, n, a, 0, hi);
 	if (p)
 		memset((void *)p, 0, n * PAGE_SIZE);
 	return (void *)p;
+}
+
+void *dma_alloc(size_t bytes, size_t align)
+{
+	return dma_alloc_below(bytes, align, 0);
 }
 
 void dma_free(void *p, size_t bytes)

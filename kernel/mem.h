@@ -31,5 +31,9 @@ int mmio_map(uint64_t phys, uint64_t len);
  * start aligned to align (a power of two; 0 = 4 KiB). Returns NULL if none.
  * Physical address == virtual address. */
 void *dma_alloc(size_t bytes, size_t align);
+/* The same, ending at or below limit (0 = anywhere): for devices that
+ * address only 32 bits (limit 4 GiB). With the dma_high knob, memory
+ * without a limit comes from above 4 GiB first. */
+void *dma_alloc_below(size_t bytes, size_t align, uint64_t limit);
 void dma_free(void *p, size_t bytes);
 #endif

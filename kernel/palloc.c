@@ -155,15 +155,32 @@ void palloc_reserve_range(struct palloc *pa, uint64_t addr, uint64_t len)
 
 uint64_t palloc_alloc(struct palloc *pa, uint64_t npages, uint64_t align)
 {
-	uint64_t i, u;
+	return palloc_alloc_range(pa, npages, align, 0, UINT64_MAX);
+}
+
+/* Page index of physical address a, clamped to [0, npages]. */
+static uint64_t index_of(const struct palloc *pa, uint64_t a)
+{
+	if (a <= pa->base)
+		return 0;
+	uint64_t i = (a - pa->base) / PAGE_SIZE;
+	return i < pa->npages ? i : pa->npages;
+}
+
+uint64_t palloc_alloc_range(struct palloc *pa, uint64_t npages, uint64_t align, uint64_t lo, uint64_t hi)
+{
+	uint64_t i, u, first, end = pa->npages;
 
 	if (align == 0)
 		align = PAGE_SIZE;
 	if (npages == 0 || align < PAGE_SIZE || (align & (align - 1)) != 0)
 		return 0;
 	pa->hint = next_free(pa, pa->hint);
-	i = align_index(pa, pa->hint, align);
-	while (i < pa->npages && npages <= pa->npages - i) {
+	if (hi != UINT64_MAX)
+		end = index_of(pa, hi);
+	first = index_of(pa, lo + PAGE_SIZE - 1 < lo ? lo : lo + PAGE_SIZE - 1);
+	i = align_index(pa, first > pa->hint ? next_free(pa, first) : pa->hint, align);
+	while (i < end && npages <= end - i) {
 		u = next_used(pa, i, i + npages);
 		if (u == i + npages) {
 			mark_used(pa, i, i + npages);

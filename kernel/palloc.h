@@ -49,6 +49,14 @@ void palloc_reserve_range(struct palloc *pa, uint64_t addr, uint64_t len);
 uint64_t palloc_alloc(struct palloc *pa, uint64_t npages, uint64_t align);
 
 /*
+ * As palloc_alloc, but the run must lie inside [lo, hi): it starts at or
+ * above lo (rounded up to a page) and ends at or below hi (UINT64_MAX: no
+ * bound). For DMA that a device can address only below 4 GiB, or memory
+ * wanted above it. Returns the address, or 0 if there is no such run.
+ */
+uint64_t palloc_alloc_range(struct palloc *pa, uint64_t npages, uint64_t align, uint64_t lo, uint64_t hi);
+
+/*
  * Free npages pages at addr. Returns 0, or -1 and changes nothing if addr
  * is not page-aligned, any page is outside the managed range or already
  * free. The bitmap cannot tell allocated pages from reserved ones: freeing

@@ -5,9 +5,14 @@
 
 struct pktpool *pktpool_create(const char *name, uint32_t n, uint32_t slot)
 {
+	return pktpool_create_below(name, n, slot, 0);
+}
+
+struct pktpool *pktpool_create_below(const char *name, uint32_t n, uint32_t slot, uint64_t limit)
+{
 	struct pktpool *pool = calloc(1, sizeof(*pool));
 	struct pkt **stack = calloc(n, sizeof(*stack));
-	uint8_t *mem = dma_alloc((size_t)n * slot, 4096);
+	uint8_t *mem = dma_alloc_below((size_t)n * slot, 4096, limit);
 	if (!pool || !stack || !mem) {
 		free(pool);
 		free(stack);

@@ -55,6 +55,9 @@ struct pktpool {
 /* Make a pool of n slots of slot bytes (PKT_SLOT or PKT_SMALL_SLOT).
  * Returns NULL if DMA memory ran out. */
 struct pktpool *pktpool_create(const char *name, uint32_t n, uint32_t slot);
+/* The same with every slot below limit (0 = anywhere): buffers for a
+ * device that addresses only 32 bits. */
+struct pktpool *pktpool_create_below(const char *name, uint32_t n, uint32_t slot, uint64_t limit);
 /* Give a pool's memory back (NULL: nothing); every packet must be in it. */
 void pktpool_destroy(struct pktpool *pool);
 /* A fresh packet (len 0, data at the buffer start), or NULL if the pool is empty. */

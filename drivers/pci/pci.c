@@ -335,6 +335,18 @@ void pci_init(void)
 		}
 }
 
+struct pci_dev *pci_upstream(const struct pci_dev *d)
+{
+	struct pci_dev *up = 0;
+	for (int i = 0; i < pci_ndevs && d->bus; i++) {
+		struct pci_dev *p = &pci_devs[i];
+		if (p->hdr_type == PCI_HEADER_BRIDGE && p->seg == d->seg &&
+		    pci_read8(p, PCI_PRIMARY_BUS + 1) == d->bus)
+			up = p;
+	}
+	return up;
+}
+
 void pci_enable(struct pci_dev *d, uint16_t bits)
 {
 	struct pci_dev *cur = d;
@@ -342,15 +354,33 @@ void pci_enable(struct pci_dev *d, uint16_t bits)
 		uint16_t cmd = pci_read16(cur, PCI_COMMAND);
 		if ((cmd & bits) != bits)
 			pci_write16(cur, PCI_COMMAND, cmd | bits);
-		struct pci_dev *up = 0;
-		for (int i = 0; i < pci_ndevs && cur->bus; i++) {
-			struct pci_dev *p = &pci_devs[i];
-			if (p->hdr_type == PCI_HEADER_BRIDGE && p->seg == cur->seg &&
-			    pci_read8(p, PCI_PRIMARY_BUS + 1) == cur->bus)
-				up = p;
-		}
-		cur = up;
+		cur = pci_upstream(cur);
 	}
+}
+
+int pci_aspm_disable(struct pci_dev *d, uint16_t which)
+{
+	struct pci_cfg c;
+	if (!d->cap_pcie)
+		return -1;
+	pci_cfg_of(d, &c);
+	int was = pci_cfg_aspm_clear(&c, d->cap_pcie, which);
+	struct pci_dev *up = pci_upstream(d);
+	if (up && up->cap_pcie) {
+		pci_cfg_of(up, &c);
+		pci_cfg_aspm_clear(&c, up->cap_pcie, which);
+	}
+	return was;
+}
+
+uint16_t pci_map_io(struct pci_dev *d)
+{
+	for (int i = 0; i < 6; i++)
+		if (d->bar[i].type == PCI_BAR_IO && d->bar[i].addr && d->bar[i].addr <= 0xffff) {
+			pci_enable(d, PCI_COMMAND_IO);
+			return (uint16_t)d->bar[i].addr;
+		}
+	return 0;
 }
 
 volatile void *pci_map_bar(struct pci_dev *d, int i)

@@ -101,6 +101,18 @@ void pci_write32(const struct pci_dev *d, uint16_t off, uint32_t v);
  * i is not memory, has no address, or cannot be mapped. For drivers that
  * claim d. */
 volatile void *pci_map_bar(struct pci_dev *d, int i);
+/* The port base of d's first I/O BAR with I/O space decoding turned on,
+ * or 0 if d has none. For drivers that claim d. */
+uint16_t pci_map_io(struct pci_dev *d);
+/* The bridge or PCIe port above d, or NULL on bus 0 / when none is found. */
+struct pci_dev *pci_upstream(const struct pci_dev *d);
+/*
+ * Turn off ASPM states which (PCI_EXP_LNKCTL_ASPM_L0S | _L1) on d's link:
+ * in d's Link Control, then in the upstream port's (PCIe 4.0 7.5.3.7; the
+ * downstream end first, as Linux does). For parts whose errata forbid them
+ * (82574). Returns the ASPM bits d had set, or -1 if d is not PCIe.
+ */
+int pci_aspm_disable(struct pci_dev *d, uint16_t which);
 
 /*
  * Interrupts for a claimed device: asks for nvec vectors, handlers[k] with

@@ -415,3 +415,13 @@ const char *pci_class_name(uint8_t class, uint8_t subclass)
 			return names[i].name;
 	return class < sizeof(classes) / sizeof(classes[0]) ? classes[class] : "Unassigned class";
 }
+
+uint16_t pci_cfg_aspm_clear(const struct pci_cfg *c, uint16_t cap, uint16_t which)
+{
+	uint16_t off = (uint16_t)(cap + PCI_EXP_LNKCTL);	/* dword-aligned: cap is */
+	uint32_t v = c->read32(c->ctx, off);
+	uint16_t was = (uint16_t)(v & (PCI_EXP_LNKCTL_ASPM_L0S | PCI_EXP_LNKCTL_ASPM_L1));
+	if (v & which)
+		c->write32(c->ctx, off, v & ~(uint32_t)which);
+	return was;
+}

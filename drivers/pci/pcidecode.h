@@ -87,6 +87,9 @@
 #define PCI_EXP_DEVCAP 0x04	/* RO: max payload supported bits 2:0 */
 #define PCI_EXP_DEVCTL 0x08	/* RW: max payload bits 7:5 */
 #define PCI_EXP_LNKCAP 0x0c	/* RO: max speed bits 3:0, max width bits 9:4 */
+#define PCI_EXP_LNKCTL 0x10	/* RW: ASPM control bits 1:0 */
+#define PCI_EXP_LNKCTL_ASPM_L0S 0x0001
+#define PCI_EXP_LNKCTL_ASPM_L1 0x0002
 #define PCI_EXP_LNKSTA 0x12	/* RO: speed bits 3:0, width bits 9:4 */
 #define PCI_EXP_TYPE_RC_END 0x9	/* root complex integrated endpoint */
 #define PCI_EXP_TYPE_RC_EC 0xa	/* root complex event collector */
@@ -103,6 +106,12 @@ struct pci_cfg {
  * c->read32. */
 uint8_t pci_cfg_read8(const struct pci_cfg *c, uint16_t off);
 uint16_t pci_cfg_read16(const struct pci_cfg *c, uint16_t off);
+
+/* Clear the ASPM control bits in which (PCI_EXP_LNKCTL_ASPM_*) in the Link
+ * Control register of the PCI Express capability at cap (PCIe 4.0
+ * 7.5.3.7), leaving the rest of the dword as it was. Returns the ASPM
+ * bits that were set before. */
+uint16_t pci_cfg_aspm_clear(const struct pci_cfg *c, uint16_t cap, uint16_t which);
 
 /* 1 if a function answers: vendor ID neither 0xffff (nothing there, or
  * all-ones from an absent device) nor 0. */

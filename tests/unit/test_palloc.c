@@ -253,6 +253,31 @@ static uint64_t ref_alloc(uint64_t n, uint64_t align)
 	return 0;
 }
 
+/* Runs inside [lo, hi): above 4 GiB first, below 4 GiB for 32-bit DMA. */
+static void test_range(void **state)
+{
+	size_t i;
+
+	(void)state;
+	palloc_init(&pa, 0, 0x200000000 / PAGE_SIZE, bitmap);
+	for (i = 0; i < 3; i++)
+		palloc_add_range(&pa, q35_usable[i].base, q35_usable[i].len);
+	palloc_reserve_range(&pa, 0x100000, 0x300000);
+	assert_int_equal(palloc_alloc_range(&pa, 4, 0, 0x100000000, UINT64_MAX), 0x100000000);
+	assert_int_equal(palloc_alloc_range(&pa, 512, 2 * MiB, 0x100000000, UINT64_MAX), 0x100200000);
+	/* lo not page-aligned rounds up */
+	assert_int_equal(palloc_alloc_range(&pa, 1, 0, 0x100004001, UINT64_MAX), 0x100005000);
+	/* the low allocations are not disturbed: the hint still starts at the bottom */
+	assert_int_equal(palloc_alloc(&pa, 1, 0), 0x1000);
+	/* a run that must end below 4 GiB: the last free low page is 0x7ffdf000 */
+	assert_int_equal(palloc_alloc_range(&pa, 1, 0, 0x7ffd0000, 0x100000000), 0x7ffd0000);
+	assert_int_equal(palloc_alloc_range(&pa, 2, 0, 0x7ffde000, 0x100000000), 0x7ffde000);
+	assert_int_equal(palloc_alloc_range(&pa, 1, 0, 0x7ffde000, 0x100000000), 0);
+	/* a hi bound inside the run refuses it */
+	assert_int_equal(palloc_alloc_range(&pa, 2, 0, 0x100004000, 0x100005000), 0);
+	assert_int_equal(palloc_alloc_range(&pa, 1, 0, 0x100004000, 0x100005000), 0x100004000);
+}
+
 static void test_random_against_model(void **state)
 {
 	static const uint64_t aligns[] = { 0, PAGE_SIZE, 8 * KiB, 64 * KiB, 128 * KiB, 1 * MiB };
@@ -307,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_page_zero_never),
 		cmocka_unit_test(test_ranges_round),
 		cmocka_unit_test(test_q35_6g),
+		cmocka_unit_test(test_range),
 		cmocka_unit_test(test_random_against_model),
 	};
 
