@@ -58,13 +58,16 @@ uint32_t e1000x_rctl_filters(void)
 	return RCTL_BAM | (nic_cfg.promisc ? RCTL_UPE | RCTL_MPE : 0);
 }
 
-static int mdic(volatile uint8_t *base, uint32_t cmd, uint16_t *v)
+/* One MDIC operation (8254x 13.4.7): poll READY for up to 10 ms. */
+static int mdic(struct e1000x_port *p, uint32_t cmd, uint16_t *v)
 {
-	wr32(base, MDIC, cmd);
+	wr32(p->regs, MDIC, cmd);
 	for (int i = 0; i < 1000; i++) {
-		uint32_t r = rd32(base, MDIC);
-		if (r & MDIC_ERROR)
+		uint32_t r = rd32(p->regs, MDIC);
+		if (r & MDIC_ERROR) {
+			printf("%s: MDIC error on PHY register %u\n", p->nic.name, (cmd >> 16) & 0x1f);
 			return -1;
+		}
 		if (r & MDIC_READY) {
 			if (v)
 				*v = (uint16_t)MDIC_DATA(r);
@@ -72,17 +75,46 @@ static int mdic(volatile uint8_t *base, uint32_t cmd, uint16_t *v)
 		}
 		udelay(10);
 	}
+	printf("%s: MDIC not ready after 10 ms (PHY register %u)\n", p->nic.name, (cmd >> 16) & 0x1f);
 	return -1;
 }
 
-int e1000x_phy_read(volatile uint8_t *base, uint32_t reg, uint16_t *v)
+/* MDIC inside the family's PHY ownership (82574 EXTCNF_CTRL, igb SW_FW_SYNC). */
+static int phy_op(struct e1000x_port *p, uint32_t cmd, uint16_t *v)
 {
-	return mdic(base, MDIC_OP_READ | MDIC_PHY(1) | MDIC_REG(reg), v);
+	const struct e1000x_family *f = p->family;
+	if (f->phy_acquire && f->phy_acquire(p))
+		return -1;
+	int r = mdic(p, cmd | MDIC_PHY(p->phy_addr), v);
+	if (f->phy_release)
+		f->phy_release(p);
+	return r;
 }
 
-int e1000x_phy_write(volatile uint8_t *base, uint32_t reg, uint16_t v)
+int e1000x_phy_read(struct e1000x_port *p, uint32_t reg, uint16_t *v)
 {
-	return mdic(base, MDIC_OP_WRITE | MDIC_PHY(1) | MDIC_REG(reg) | v, 0);
+	return phy_op(p, MDIC_OP_READ | MDIC_REG(reg), v);
+}
+
+int e1000x_phy_write(struct e1000x_port *p, uint32_t reg, uint16_t v)
+{
+	return phy_op(p, MDIC_OP_WRITE | MDIC_REG(reg) | v, 0);
+}
+
+int e1000x_copper_link_setup(struct e1000x_port *p)
+{
+	uint16_t bmcr;
+	set_flags32(p->regs, CTRL, CTRL_SLU);
+	clear_flags32(p->regs, CTRL, CTRL_FRCSPD | CTRL_FRCDPLX | CTRL_RFCE | CTRL_TFCE);
+	if (e1000x_phy_read(p, PHY_BMCR, &bmcr) ||
+	    e1000x_phy_write(p, PHY_ANAR, ANAR_10_100_ALL) ||
+	    e1000x_phy_write(p, PHY_1000T_CTRL, CTRL1000_FD) ||
+	    e1000x_phy_write(p, PHY_BMCR, (uint16_t)((bmcr & ~(BMCR_PDOWN | BMCR_ISOLATE)) |
+						      BMCR_ANENABLE | BMCR_ANRESTART))) {
+		printf("%s: PHY set-up through MDIC failed; the link may stay down\n", p->nic.name);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -93,7 +125,10 @@ int e1000x_phy_write(volatile uint8_t *base, uint32_t reg, uint16_t v)
  */
 static uint32_t stat32(struct e1000x_port *p, uint32_t reg)
 {
-	uint32_t i = (reg - CRCERRS) / 4, v = rd32(p->regs, reg);
+	uint32_t i = (reg - CRCERRS) / 4;
+	if (p->family->absent_stats & (1ull << i))
+		return 0;	/* the part has no such register: not read */
+	uint32_t v = rd32(p->regs, reg);
 	if (!(p->stat_cumulative & (1ull << i)))
 		return v;
 	uint32_t d = v - p->stat_last[i];
@@ -215,25 +250,29 @@ int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv)
 
 #define TX_TIMEOUT_NS 2000000000ull
 
-/* TX hang: count, reset, restore the configuration, carry on. Buffers held
- * by the rings go back to the pool and the rings are refilled. */
-static void recover(struct e1000x_port *p)
+/* TX hang, or a reset the hardware asked for: stop the port (bus
+ * mastering off, reset) before its buffers go back to the pool, set it up
+ * again and carry on. */
+static void recover(struct e1000x_port *p, const char *why)
 {
 	struct nic *nic = &p->nic;
 	uint64_t keep[NIC_STAT_N];
-	printf("%s: TX hang (no descriptor done for %llu ms with work pending): resetting\n",
-	       nic->name, TX_TIMEOUT_NS / 1000000);
+	printf("%s: %s: resetting\n", nic->name, why);
 	for (int i = 0; i < NIC_STAT_N; i++)
 		keep[i] = nic->stats[i];
+	int err = e1000x_reset(p);
 	for (int q = 0; q < nic->nqueues; q++) {
 		e1000x_rxq_release(&p->rxq[q]);
 		e1000x_txq_release(&p->txq[q]);
 	}
-	int err = p->family->hw_init(p);
+	keep[NS_tx_dropped] = nic->stats[NS_tx_dropped];
+	if (!err)
+		err = p->family->hw_init(p);
 	for (int i = 0; i < NIC_STAT_N; i++)
 		nic->stats[i] += keep[i];
-	nic->stats[NS_tx_timeout_count]++;
 	nic->stats[NS_resets]++;
+	p->reset_pending = 0;
+	p->phy_hang_count = 0;
 	if (err) {
 		printf("%s: reset failed; port stopped\n", nic->name);
 		return;
@@ -251,9 +290,14 @@ void e1000x_port_watchdog(struct nic *nic)
 	e1000x_check_link(nic, p->regs);
 	for (int q = 0; q < nic->nqueues; q++)
 		if (e1000x_tx_hung(&p->txq[q], TX_TIMEOUT_NS)) {
-			recover(p);
+			nic->stats[NS_tx_timeout_count]++;
+			recover(p, "TX hang (no descriptor done for 2000 ms with work pending)");
 			break;
 		}
+	if (p->reset_pending)
+		recover(p, "the NIC asked for a reset");
+	else if (p->family->check_hang && nic->link_up == 1 && p->family->check_hang(p))
+		recover(p, "PHY hung");
 	if (nic->itr[0].setting == 4) {
 		uint32_t r = nic_itr_simplified(nic->stats[NS_rx_bytes] - p->wd_rx_bytes,
 						nic->stats[NS_tx_bytes] - p->wd_tx_bytes);
@@ -276,24 +320,65 @@ void e1000x_print_probe(struct e1000x_port *p)
 	       d->int_mode >= 0 && d->int_mode <= 2 ? modes[d->int_mode] : "no interrupts");
 }
 
+/* Mask every interrupt cause (IMC, and EIMC where the family has it). */
+static void mask_all(struct e1000x_port *p)
+{
+	wr32(p->regs, IMC, 0xffffffff);
+	if (p->family->eimc)
+		wr32(p->regs, p->family->eimc, 0xffffffff);
+}
+
+/* PCIe master disable (82574 4.6.2 / 5.2.5, 82576 4.3.1.1): no new
+ * requests, then wait up to 80 ms for those pending to complete. */
+static int master_disable(struct e1000x_port *p)
+{
+	set_flags32(p->regs, CTRL, CTRL_GIO_MASTER_DISABLE);
+	if (wait_reg32(p->regs, p->nic.name, STATUS, STATUS_GIO_MASTER_ENABLE, 0, 80000)) {
+		printf("%s: STATUS.GIO_MASTER_ENABLE still set 80 ms after CTRL.GIO_MASTER_DISABLE: "
+		       "master requests pending; resetting anyway\n", p->nic.name);
+		return -1;
+	}
+	return 0;
+}
+
+int e1000x_wait_auto_rd(struct e1000x_port *p)
+{
+	if (wait_reg32(p->regs, p->nic.name, EECD, EECD_AUTO_RD, EECD_AUTO_RD, 20000)) {
+		printf("%s: EECD.AUTO_RD not set 20 ms after reset: NVM auto-read did not complete\n",
+		       p->nic.name);
+		return -1;
+	}
+	return 0;
+}
+
 int e1000x_reset(struct e1000x_port *p)
 {
-	uint32_t eimc = p->family->eimc;
-	wr32(p->regs, IMC, 0xffffffff);
-	if (eimc)
-		wr32(p->regs, eimc, 0xffffffff);
+	const struct e1000x_family *f = p->family;
+	mask_all(p);
+	if (f->pcie)
+		master_disable(p);	/* as Linux: a timeout is reported, the reset still done */
 	wr32(p->regs, RCTL, 0);
 	wr32(p->regs, TCTL, TCTL_PSP);
 	(void)rd32(p->regs, STATUS);
 	udelay(10000);	/* let pending DMA finish (Linux waits 10 ms) */
-	set_flags32(p->regs, CTRL, CTRL_RST);
-	udelay(1000);
-	if (wait_reg32(p->regs, p->nic.name, CTRL, CTRL_RST, 0, 100000))
+	if (f->pre_reset && f->pre_reset(p))
 		return -1;
-	wr32(p->regs, IMC, 0xffffffff);
-	if (eimc)
-		wr32(p->regs, eimc, 0xffffffff);
+	uint32_t ctrl = rd32(p->regs, CTRL) | CTRL_RST;
+	if (f->write_rst)
+		f->write_rst(p, ctrl);
+	else
+		wr32(p->regs, CTRL, ctrl);
+	udelay(1000);
+	if (wait_reg32(p->regs, p->nic.name, CTRL, CTRL_RST, 0, 100000)) {
+		printf("%s: CTRL.RST did not clear within 100 ms\n", p->nic.name);
+		return -1;
+	}
+	if (f->post_reset(p))
+		return -1;
+	mask_all(p);
 	(void)rd32(p->regs, ICR);
+	if (f->pcie)
+		set_flags32(p->regs, CTRL_EXT, CTRL_EXT_DRV_LOAD);	/* 82574 10.2.2.5, 82576 8.2.3 */
 	return 0;
 }
 
@@ -335,14 +420,19 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 			     .rxd = (int)nic_cfg.rxd, .txd = (int)nic_cfg.txd, .link_up = -1,
 			     .nqueues = nic_cfg.queues < f->max_queues ? (int)nic_cfg.queues : f->max_queues };
 	p->family = f;
+	p->phy_addr = 1;
 	p->regs = (volatile uint8_t *)pci_map_bar(d, 0);
-	if (!p->regs || nic_register(nic) < 0) {
+	if (!p->regs || (f->attach && f->attach(p, id)) || nic_register(nic) < 0) {
 		free(p);
 		return -1;
 	}
 	d->priv = p;
-	if (e1000x_reset(p) || e1000x_read_mac(p->regs, nic->mac)) {
-		printf("%s: reset failed or no valid MAC address in RAL0/RAH0\n", nic->name);
+	if (e1000x_reset(p)) {
+		nic_unregister(nic);
+		return -1;
+	}
+	if (e1000x_read_mac(p->regs, nic->mac)) {
+		printf("%s: no valid MAC address in RAL0/RAH0 after the NVM load\n", nic->name);
 		nic_unregister(nic);
 		return -1;
 	}

@@ -41,8 +41,11 @@
 
 /* CTRL */
 #define CTRL_FD		(1u << 0)	/* full duplex */
+#define CTRL_GIO_MASTER_DISABLE (1u << 2)	/* PCIe parts: stop issuing master requests */
 #define CTRL_ASDE	(1u << 5)	/* auto-speed detection enable */
 #define CTRL_SLU	(1u << 6)	/* set link up */
+#define CTRL_FRCSPD	(1u << 11)	/* force speed */
+#define CTRL_FRCDPLX	(1u << 12)	/* force duplex */
 #define CTRL_RST	(1u << 26)	/* device reset, self-clearing */
 #define CTRL_RFCE	(1u << 27)	/* receive flow control enable */
 #define CTRL_TFCE	(1u << 28)	/* transmit flow control enable */
@@ -52,7 +55,16 @@
 /* STATUS */
 #define STATUS_FD	(1u << 0)
 #define STATUS_LU	(1u << 1)	/* link up */
+#define STATUS_FUNC(s)	(((s) >> 2) & 3)	/* PCI function number (82576 and later) */
 #define STATUS_SPEED(s)	(((s) >> 6) & 3)	/* 0: 10, 1: 100, 2/3: 1000 Mb/s */
+#define STATUS_GIO_MASTER_ENABLE (1u << 19)	/* PCIe parts: master requests may still be pending */
+
+/* EECD (82574 10.2.2.3, 82576 8.4.1) */
+#define EECD_PRES	(1u << 8)	/* NVM present */
+#define EECD_AUTO_RD	(1u << 9)	/* NVM auto-read done */
+
+/* CTRL_EXT (82574 10.2.2.5, 82576 8.2.3) */
+#define CTRL_EXT_DRV_LOAD (1u << 28)	/* driver loaded: firmware keeps off the port */
 
 /* EERD (8254x 13.4.4; 82574 10.2.2.4 uses the same start/done bits at 0/1
  * but address at 2 and data at 16) */
@@ -70,10 +82,17 @@
 /* PHY registers (IEEE 802.3 clause 22) */
 #define PHY_BMCR	0
 #define PHY_BMSR	1
+#define PHY_ANAR	4	/* auto-negotiation advertisement */
+#define PHY_1000T_CTRL	9
+#define PHY_1000T_STATUS 10
+#define BMCR_PDOWN	(1u << 11)	/* power down */
+#define BMCR_ISOLATE	(1u << 10)
 #define BMCR_ANENABLE	(1u << 12)
 #define BMCR_ANRESTART	(1u << 9)
 #define BMCR_FULLDPLX	(1u << 8)
 #define BMCR_SPEED1000	(1u << 6)
+#define ANAR_10_100_ALL	0x01e1u	/* 10/100 half and full duplex, selector 802.3, no pause */
+#define CTRL1000_FD	(1u << 9)	/* advertise 1000BASE-T full duplex */
 
 /* ICR / ICS / IMS / IMC causes common to all three */
 #define ICR_TXDW	(1u << 0)	/* transmit descriptor written back */
@@ -148,6 +167,15 @@
 #define MPTC		0x040f0
 #define BPTC		0x040f4
 
+/* QEMU's NICs carry subsystem vendor 1af4 (Red Hat; igb, and e1000 as
+ * 1af4:1100), which no Intel board uses: where QEMU lacks a silicon step
+ * (igb EECD.AUTO_RD, CFG_DONE) the driver tests this, and only this. */
+#define QEMU_SUBSYS_VENDOR 0x1af4
+static inline int e1000x_is_qemu(const struct nic *nic)
+{
+	return nic->pci->subsys_vendor == QEMU_SUBSYS_VENDOR;
+}
+
 /* Bit of a statistics register in e1000x_port.stat_cumulative. */
 #define STAT_BIT(reg)	(1ull << (((reg) - CRCERRS) / 4))
 
@@ -196,20 +224,27 @@ struct e1000x_family;
 
 /*
  * A port of any of the three families: the generic struct nic first, then
- * what the shared code needs. The family's hw_init resets and sets up
- * everything but the PCI vectors; it runs at probe and to recover from a
- * TX hang.
+ * what the shared code needs. e1000x_reset stops and resets the port; the
+ * family's hw_init then sets up everything but the PCI vectors. Both run
+ * at probe and to recover from a TX hang.
  */
 struct e1000x_port {
 	struct nic nic;
 	volatile uint8_t *regs;
+	uint16_t io;		/* I/O BAR port base, 0 if none or not used */
 	struct e1000x_rxq rxq[NIC_MAX_QUEUES];
 	struct e1000x_txq txq[NIC_MAX_QUEUES];
 	int msix;		/* 1 when each queue pair has its own MSI-X vector */
 	const struct e1000x_family *family;
+	const void *part;	/* the family's per-device data (struct igb_part...) */
 	uint64_t wd_rx_bytes, wd_tx_bytes;	/* octets at the last watchdog (ITR mode 4) */
 	uint64_t stat_cumulative;	/* statistics registers that do not clear on read, by STAT_BIT */
 	uint32_t stat_last[64];		/* their last raw values, by (reg - 0x4000) / 4 */
+	uint8_t phy_addr;	/* MDIO address of the PHY (1 on the internal copper PHYs) */
+	int phy_hang_count;	/* 82574: watchdogs in a row that found the PHY hung */
+	volatile int reset_pending;
+	int rx_ts_in_buf;	/* set before hw_init (PTP): RX timestamps in the buffer
+				 * (igb I350/I210 SRRCTL.TIMESTAMP), see e1000x_rxq.tsip_bit */	/* a cause (igb DRSTA) asks the watchdog for a reset */
 };
 
 static inline struct e1000x_port *to_port(struct nic *nic)
@@ -217,27 +252,65 @@ static inline struct e1000x_port *to_port(struct nic *nic)
 	return (struct e1000x_port *)nic;
 }
 
-/* What differs between the families at probe time. */
+/* What differs between the families. The hooks marked optional may be 0. */
 struct e1000x_family {
 	const char *driver;		/* "e1000e" */
 	const struct nic_ops *ops;
 	int max_queues;
 	uint32_t eimc;			/* extended interrupt mask clear register, 0 if none */
+	int pcie;			/* 1: CTRL.GIO_MASTER_DISABLE and DRV_LOAD exist */
+	uint64_t absent_stats;		/* STAT_BITs of statistics registers the part lacks */
+	/* Optional, at probe before the port is registered: per-device set-up
+	 * (p->part, queue count, DMA limit, PCI errata); 0, or -1 after
+	 * printing why the device is refused. */
+	int (*attach)(struct e1000x_port *p, const struct pci_id *id);
 	/* Get the PCI vectors and set p->msix; may lower nic.nqueues. */
 	int (*setup_vectors)(struct e1000x_port *p);
+	/* Everything after e1000x_reset: link, rings, filters, interrupts. */
 	int (*hw_init)(struct e1000x_port *p);
+	/* Optional: right before CTRL.RST (82574: take MDIO ownership). */
+	int (*pre_reset)(struct e1000x_port *p);
+	/* Optional: write CTRL with RST set (82540EM: through the I/O BAR). */
+	void (*write_rst)(struct e1000x_port *p, uint32_t ctrl);
+	/* After CTRL.RST cleared: wait for the NVM load and the PHY set-up
+	 * (auto-read, PHY configuration time, CFG_DONE). 0 or -1. */
+	int (*post_reset)(struct e1000x_port *p);
+	/* Optional: own the PHY (MDIO) against firmware; 0 or -1. */
+	int (*phy_acquire)(struct e1000x_port *p);
+	void (*phy_release)(struct e1000x_port *p);
+	/* Optional: once a second, after the link check: 1 asks for a reset
+	 * (82574 PHY hang). */
+	int (*check_hang)(struct e1000x_port *p);
 };
 
-/* Probe a port of family f: map BAR0, register the port, reset, read the
- * MAC, get vectors, make the pools, initialise. 0, or -1 after printing why. */
+/* Probe a port of family f: map BAR0, attach, register the port, reset,
+ * read the MAC, get vectors, make the pools, hw_init. 0, or -1 after
+ * printing why. */
 int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x_family *f);
 /* Vectors from the PCI layer: queue pair q on vector q (nic_queue_irq) and
  * other causes on vector nqueues when MSI-X gives them all (p->msix = 1);
  * else every cause on one vector (legacy) and one queue. 0 or -1. */
 int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other, irq_handler_t legacy);
-/* Global reset with interrupts masked and RX/TX stopped (8254x 14.3,
- * 82574 4.6.2, 82576 4.5.2). 0, or -1 if CTRL.RST did not clear. */
+/*
+ * Stop and reset the port (8254x 14.3 and 14.8, 82574 4.6.1-4.6.2, 82576
+ * 4.3.1 and 4.5.1): interrupts masked; on PCIe parts bus mastering
+ * stopped (CTRL.GIO_MASTER_DISABLE, STATUS.GIO_MASTER_ENABLE polled
+ * clear) so no DMA is in flight; RX and TX off; CTRL.RST; the family's
+ * post_reset (NVM auto-read, PHY configuration); interrupts masked and
+ * ICR cleared again; CTRL_EXT.DRV_LOAD on PCIe parts. Buffers the rings
+ * hold may be given back only after this. 0, or -1 after printing which
+ * step did not complete.
+ */
 int e1000x_reset(struct e1000x_port *p);
+/* Wait for EECD.AUTO_RD after a reset (82574 4.6.2, 82576 4.5.1): 0, or -1
+ * after printing. */
+int e1000x_wait_auto_rd(struct e1000x_port *p);
+/* Copper link by auto-negotiation (8254x 14.3, 82574 4.6.4, 82576
+ * 4.5.7.2): CTRL.SLU, no forced speed or duplex, flow control off; the
+ * PHY powered up (BMCR.PDOWN and ISOLATE cleared: a previous driver may
+ * have left it down), advertising 10/100/1000 full and 10/100 half, and
+ * auto-negotiation restarted. 0, or -1 after printing. */
+int e1000x_copper_link_setup(struct e1000x_port *p);
 
 /* nic_ops shared by the families. */
 int e1000x_port_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
@@ -256,7 +329,21 @@ int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv);
 /* Print the port's one-line probe summary. */
 void e1000x_print_probe(struct e1000x_port *p);
 
-/* Register access: MMIO through these only. */
+/*
+ * Register access: MMIO through these only. The host register-model build
+ * (tests/regmodel/, E1000X_HOST_MODEL) sends every access to the model.
+ */
+#ifdef E1000X_HOST_MODEL
+uint32_t model_rd32(volatile uint8_t *base, uint32_t reg);
+void model_wr32(volatile uint8_t *base, uint32_t reg, uint32_t v);
+uint32_t model_inl(uint16_t port);
+void model_outl(uint16_t port, uint32_t v);
+static inline uint32_t rd32(volatile uint8_t *base, uint32_t reg) { return model_rd32(base, reg); }
+static inline void wr32(volatile uint8_t *base, uint32_t reg, uint32_t v) { model_wr32(base, reg, v); }
+static inline uint32_t io_rd32(uint16_t port) { return model_inl(port); }
+static inline void io_wr32(uint16_t port, uint32_t v) { model_outl(port, v); }
+#else
+#include "kernel/cpu.h"
 static inline uint32_t rd32(volatile uint8_t *base, uint32_t reg)
 {
 	return *(volatile uint32_t *)(base + reg);
@@ -266,6 +353,11 @@ static inline void wr32(volatile uint8_t *base, uint32_t reg, uint32_t v)
 {
 	*(volatile uint32_t *)(base + reg) = v;
 }
+
+/* I/O BAR access (8254x 13.2: IOADDR at +0, IODATA at +4). */
+static inline uint32_t io_rd32(uint16_t port) { return inl(port); }
+static inline void io_wr32(uint16_t port, uint32_t v) { outl(port, v); }
+#endif
 
 static inline void set_flags32(volatile uint8_t *base, uint32_t reg, uint32_t flags)
 {
@@ -296,10 +388,11 @@ void e1000x_ring_regs(volatile uint8_t *base, uint32_t blk, const volatile void 
 /* RCTL acceptance bits from the promisc knob: broadcast always (BAM);
  * with promisc=1 every unicast and multicast too (UPE, MPE). */
 uint32_t e1000x_rctl_filters(void);
-/* PHY register access through MDIC (8254x 13.4.7); PHY address 1.
- * Return 0, or -1 on MDIC error or timeout. */
-int e1000x_phy_read(volatile uint8_t *base, uint32_t reg, uint16_t *v);
-int e1000x_phy_write(volatile uint8_t *base, uint32_t reg, uint16_t v);
+/* PHY register access through MDIC (8254x 13.4.7) to the PHY at
+ * p->phy_addr, inside the family's phy_acquire/phy_release. Return 0, or
+ * -1 after printing (ownership refused, MDIC error or timeout). */
+int e1000x_phy_read(struct e1000x_port *p, uint32_t reg, uint16_t *v);
+int e1000x_phy_write(struct e1000x_port *p, uint32_t reg, uint16_t v);
 /* Add the statistics registers into p->nic.stats. */
 void e1000x_update_stats(struct e1000x_port *p);
 /* Read STATUS into nic->link_up/speed/full_duplex; returns 1 if the link

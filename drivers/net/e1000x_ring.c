@@ -26,7 +26,7 @@ int e1000x_rxq_init(struct e1000x_rxq *rq)
 {
 	struct nic *nic = rq->nic;
 	if (!rq->ring)
-		rq->ring = dma_alloc(rq->n * sizeof(union rx_desc), 128);
+		rq->ring = dma_alloc_below(rq->n * sizeof(union rx_desc), 128, nic->dma_limit);
 	if (!rq->bufs)
 		rq->bufs = calloc(rq->n, sizeof(*rq->bufs));
 	if (!rq->ring || !rq->bufs || pkt_alloc_bulk(nic->pool, rq->bufs, (int)rq->n) != (int)rq->n) {
@@ -43,7 +43,7 @@ int e1000x_rxq_init(struct e1000x_rxq *rq)
 int e1000x_txq_init(struct e1000x_txq *tq)
 {
 	if (!tq->ring)
-		tq->ring = dma_alloc(tq->n * sizeof(union tx_desc), 128);
+		tq->ring = dma_alloc_below(tq->n * sizeof(union tx_desc), 128, tq->nic->dma_limit);
 	if (!tq->bufs)
 		tq->bufs = calloc(tq->n, sizeof(*tq->bufs));
 	if (!tq->ring || !tq->bufs) {
@@ -143,8 +143,15 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 			nic->stats[NS_rx_drop_desc_error]++;
 		} else {
 			struct pkt *out = p;
+			uint32_t off = 0;
+			uint64_t ts = 0;
+			if ((st & rq->tsip_bit) && len > RX_TS_HDR_LEN) {
+				memcpy(&ts, p->buf + 8, 8);	/* I350/I210 7.1.5: SYSTIM leads the frame */
+				off = RX_TS_HDR_LEN;
+				len = (uint16_t)(len - off);
+			}
 			if (len <= copybreak && (out = pkt_alloc_inline(nic->small_pool))) {
-				memcpy(out->data, p->buf, len);
+				memcpy(out->data, p->buf + off, len);
 				nic->stats[NS_rx_copybreak]++;
 			} else {
 				struct pkt *fresh = pkt_alloc_inline(nic->pool);
@@ -157,10 +164,13 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 				}
 			}
 			if (out) {
+				if (out == p)
+					out->data = p->buf + off;
 				out->len = len;
 				out->port = (uint16_t)nic->port;
 				out->queue = (uint16_t)rq->q;
-				out->flags = csum_flags(st, nic) | (st & rq->ts_bit ? PKT_RX_TSTAMP : 0);
+				out->flags = csum_flags(st, nic) | (st & rq->ts_bit || off ? PKT_RX_TSTAMP : 0);
+				out->tstamp = ts;
 				pkts[got++] = out;
 				bytes += len;
 			}

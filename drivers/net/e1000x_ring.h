@@ -34,6 +34,8 @@ union rx_desc {
 #define RXDEXT_UDPCS	(1u << 4)
 #define RXDEXT_TCPCS	(1u << 5)
 #define RXDEXT_IPCS	(1u << 6)
+#define RXDADV_STAT_TSIP (1u << 15)	/* I350/I210: timestamp in packet buffer */
+#define RX_TS_HDR_LEN	16	/* its header: 8 reserved bytes, SYSTIML, SYSTIMH */
 #define RXDEXT_ERR_CE	(1u << 24)
 #define RXDEXT_ERR_SE	(1u << 25)
 #define RXDEXT_ERR_SEQ	(1u << 26)
@@ -71,6 +73,8 @@ struct e1000x_rxq {
 	uint32_t rdt;		/* offset of this queue's RDT */
 	int legacy;		/* legacy descriptor format */
 	uint32_t ts_bit;	/* status bit meaning "timestamped", 0 if none */
+	uint32_t tsip_bit;	/* status bit meaning "timestamp in the buffer's first 16
+				 * bytes" (igb TSIP with SRRCTL.TIMESTAMP), 0 if off */
 	int discarding;		/* inside a frame that spans descriptors */
 };
 

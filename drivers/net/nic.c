@@ -117,7 +117,7 @@ int nic_pools_create(struct nic *nic)
 	 * a burst per queue on the way to TX, and the TX ring of a peer port. */
 	uint32_t n = (uint32_t)(nic->nqueues * (nic->rxd + 2 * nic_cfg.burst) + nic_cfg.txd);
 	uint32_t small = (uint32_t)(nic->nqueues * nic->rxd);
-	nic->pool = pktpool_create(nic->name, n, PKT_SLOT);
+	nic->pool = pktpool_create_below(nic->name, n, PKT_SLOT, nic->dma_limit);
 	nic->small_pool = nic->pool ? pktpool_create(nic->name, small, PKT_SMALL_SLOT) : 0;
 	if (!nic->pool || !nic->small_pool) {
 		printf("%s: no memory for %u packet buffers (%lu bytes) and %u small ones (%lu bytes); free: %lu bytes\n",
@@ -263,6 +263,7 @@ static int cmd_ethtool(int argc, char **argv)
 		printf("     queue_%d_irqs: %lu\n     queue_%d_irqs_spurious: %lu\n", q, s->irqs, q, s->irqs_spurious);
 		printf("     queue_%d_polls: %lu\n     queue_%d_poll_packets: %lu\n", q, s->polls, q, s->poll_pkts);
 		printf("     queue_%d_itr: %lu\n", q, s->itr);
+		printf("     rx_queue_%d_drops: %lu\n", q, s->rx_drops);
 	}
 	printf("     pool_free: %u\n     pool_size: %u\n", nic->pool->nfree, nic->pool->size);
 	printf("     small_pool_free: %u\n     small_pool_size: %u\n", nic->small_pool->nfree,

@@ -43,7 +43,7 @@
 	X(rx_no_buffer_count, hw) X(rx_missed_errors, hw) X(tx_aborted_errors, hw) \
 	X(tx_carrier_errors, hw) X(tx_window_errors, hw) X(tx_deferred_ok, hw) \
 	X(tx_single_coll_ok, hw) X(tx_multi_coll_ok, hw) X(rx_long_length_errors, hw) \
-	X(rx_short_length_errors, hw) X(rx_align_errors, hw) X(rx_flow_control_xon, hw) \
+	X(rx_short_length_errors, hw) X(rx_align_errors, hw) X(rx_fifo_errors, hw) X(rx_flow_control_xon, hw) \
 	X(rx_flow_control_xoff, hw) X(tx_flow_control_xon, hw) X(tx_flow_control_xoff, hw) \
 	X(tx_timeout_count, sw) X(tx_restart_queue, sw) X(rx_csum_offload_good, sw) \
 	X(rx_csum_offload_errors, sw) X(alloc_rx_buff_failed, sw) X(rx_hwtstamp_cleared, sw) \
@@ -66,6 +66,8 @@ struct nic_qstats {
 	uint64_t polls;		/* rx_burst calls */
 	uint64_t poll_pkts;	/* packets those calls returned */
 	uint64_t itr;		/* current interrupt rate setting, ints/s (0 = off) */
+	uint64_t rx_drops;	/* frames the NIC dropped for want of a descriptor in this
+				 * queue (igb RQDPC, with SRRCTL.DROP_EN) */
 };
 
 struct nic;
@@ -114,6 +116,8 @@ struct nic {
 	uint32_t speed;		/* Mb/s, when link_up */
 	int full_duplex;
 	uint32_t mtu;		/* bytes of IP packet, 1500 */
+	uint64_t dma_limit;	/* DMA addresses the device reaches end here (4 GiB for
+				 * 32-bit parts); 0 = the whole 64-bit space */
 	struct pktpool *pool;		/* RX buffers */
 	struct pktpool *small_pool;	/* copybreak copies */
 	volatile int sched[NIC_MAX_QUEUES];	/* set by the queue's interrupt */

@@ -20,6 +20,7 @@ static void test_sample_port_columns(void **state)
 	nic.stats[NS_rx_errors] = 11;
 	nic.stats[NS_rx_missed_errors] = 100;
 	nic.stats[NS_rx_drop_oversize] = 20;
+	nic.stats[NS_rx_fifo_errors] = 30;
 	nic.stats[NS_rx_drop_desc_error] = 3;
 	nic.stats[NS_alloc_rx_buff_failed] = 4;
 	nic.stats[NS_rx_no_buffer_count] = 50;
@@ -37,7 +38,7 @@ static void test_sample_port_columns(void **state)
 	assert_int_equal(p.mtu, 1500);
 	assert_int_equal(p.rx_ok, 7);
 	assert_int_equal(p.rx_err, 11);
-	assert_int_equal(p.rx_drp, 100 + 20 + 3 + 4);
+	assert_int_equal(p.rx_drp, 100 + 30 + 20 + 3 + 4);
 	assert_int_equal(p.rx_ovr, 55);
 	assert_int_equal(p.tx_ok, 9);
 	assert_int_equal(p.tx_err, 2);

@@ -1,6 +1,7 @@
 /*
  * e1000: Intel 82540EM. Legacy RX and TX descriptors, one queue pair, INTx
- * only (the 82540EM has no MSI capability), ITR and the RX/TX delay timers.
+ * only (the 82540EM has no MSI capability), ITR and the RX/TX delay timers,
+ * 32-bit DMA, the reset through the I/O BAR.
  * 8254x Family SDM rev 4.0: initialisation in section 14, registers in 13.
  */
 #include <stdio.h>
@@ -78,23 +79,65 @@ static void e1000_irq(struct trapframe *tf, void *arg)
 		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
 }
 
-/* QEMU's e1000 (subsystem 1af4:1100) keeps MPC and RNBC as plain
- * registers instead of clearing them on read (hw/net/e1000.c). */
-#define QEMU_SUBSYS_VENDOR 0x1af4
 
+/* Link, statistics, rings and interrupts after e1000x_reset (14.3-14.5). */
 static int e1000_hw_init(struct e1000x_port *p)
 {
-	if (p->nic.pci->subsys_vendor == QEMU_SUBSYS_VENDOR)
+	if (e1000x_is_qemu(&p->nic))	/* keeps MPC and RNBC instead of clearing them (hw/net/e1000.c) */
 		p->stat_cumulative = STAT_BIT(MPC) | STAT_BIT(RNBC);
-	if (e1000x_reset(p))
-		return -1;
-	set_flags32(p->regs, CTRL, CTRL_SLU | CTRL_ASDE);	/* 14.3: link set-up by autonegotiation */
-	clear_flags32(p->regs, CTRL, CTRL_RFCE | CTRL_TFCE);
+	set_flags32(p->regs, CTRL, CTRL_ASDE);	/* 14.3: speed from the PHY */
+	e1000x_copper_link_setup(p);	/* a failure is printed; the port still works if the link comes */
 	e1000x_clear_stats(p);
 	if (e1000_init_rx(p) || e1000_init_tx(p))
 		return -1;
 	nic_itr_init(&p->nic);
 	wr32(p->regs, IMS, ICR_LSC);
+	return 0;
+}
+
+/*
+ * The reset write. The 82540EM, like the 82541 and 82544-82546, may not
+ * complete a memory write that resets it (Linux e1000_reset_hw: "can't
+ * ack the 64-bit write when issuing the reset"), so CTRL is written
+ * through the I/O BAR (IOADDR then IODATA, 13.2.1-13.2.2) when one
+ * decodes; else through MMIO (QEMU, whose I/O BAR is a stub).
+ */
+static void e1000_write_rst(struct e1000x_port *p, uint32_t ctrl)
+{
+	if (!p->io) {
+		wr32(p->regs, CTRL, ctrl);
+		return;
+	}
+	io_wr32(p->io + E1000_IOADDR, CTRL);
+	io_wr32(p->io + E1000_IODATA, ctrl);
+}
+
+/* After CTRL.RST: the 82540EM has no EECD.AUTO_RD; its EEPROM load takes
+ * under 5 ms (Linux e1000_get_auto_rd_done waits 5 ms for it). */
+static int e1000_post_reset(struct e1000x_port *p)
+{
+	(void)p;
+	udelay(5000);
+	return 0;
+}
+
+/*
+ * At probe: the 82540EM is a 32-bit PCI part (no PCI-X, so no dual address
+ * cycles: Linux e1000 sets a 32-bit DMA mask for it), so every ring and
+ * receive buffer stays below 4 GiB. The I/O BAR is used for the reset
+ * only if IOADDR reads back what was written (13.2.1, RW): QEMU's I/O BAR
+ * reads 0 and drops writes, so there the reset goes through MMIO.
+ */
+static int e1000_attach(struct e1000x_port *p, const struct pci_id *id)
+{
+	(void)id;
+	p->nic.dma_limit = 1ull << 32;
+	uint16_t io = pci_map_io(p->nic.pci);
+	if (io) {
+		io_wr32(io + E1000_IOADDR, STATUS);
+		if (io_rd32(io + E1000_IOADDR) == STATUS)
+			p->io = io;
+	}
 	return 0;
 }
 
@@ -120,8 +163,9 @@ static int e1000_setup_vectors(struct e1000x_port *p)
 }
 
 static const struct e1000x_family e1000_family = {
-	.driver = "e1000", .ops = &e1000_ops, .max_queues = 1,
-	.setup_vectors = e1000_setup_vectors, .hw_init = e1000_hw_init,
+	.driver = "e1000", .ops = &e1000_ops, .max_queues = 1, .pcie = 0,
+	.attach = e1000_attach, .setup_vectors = e1000_setup_vectors, .hw_init = e1000_hw_init,
+	.write_rst = e1000_write_rst, .post_reset = e1000_post_reset,
 };
 
 static int e1000_probe(struct pci_dev *d, const struct pci_id *id)

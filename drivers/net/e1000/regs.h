@@ -6,6 +6,10 @@
 #ifndef E1000_REGS_H
 #define E1000_REGS_H
 
+/* I/O BAR (13.2): a window onto the registers */
+#define E1000_IOADDR	0x00	/* register offset IODATA reaches - RW */
+#define E1000_IODATA	0x04	/* data of the register at IOADDR - RW */
+
 #define E1000_RDBAL	0x02800	/* Receive Descriptor Base Address Low - RW */
 #define E1000_RDBAH	0x02804	/* Receive Descriptor Base Address High - RW */
 #define E1000_RDLEN	0x02808	/* Receive Descriptor Length - RW */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "drivers/net/e1000e/regs.h"
 #include "drivers/net/e1000x.h"
+#include "drivers/pci/pcidecode.h"
 
 #define E1000E_QUEUES 2
 
@@ -58,7 +59,9 @@ static int e1000e_init_rx(struct e1000x_port *p)
 				 p->rxq[q].n * (uint32_t)sizeof(union rx_desc));
 		wr32(p->regs, E1000E_RDT(q), p->rxq[q].n - 1);
 	}
-	wr32(p->regs, E1000E_RFCTL, RFCTL_EXTEN);
+	/* Extended descriptors; in MSI-X mode no ACK interrupts, which the
+	 * 82574 raises spuriously there (Linux e1000_configure_msix). */
+	set_flags32(p->regs, E1000E_RFCTL, RFCTL_EXTEN | (p->msix ? RFCTL_ACK_DIS : 0));
 	wr32(p->regs, E1000E_RDTR, (uint32_t)nic_cfg.rx_int_delay);
 	wr32(p->regs, E1000E_RADV, (uint32_t)nic_cfg.rx_abs_int_delay);
 	uint32_t rxcsum = RXCSUM_IPOFL | RXCSUM_TUOFL;
@@ -77,6 +80,11 @@ static int e1000e_init_rx(struct e1000x_port *p)
 	return 0;
 }
 
+/* TXDCTL of both queues: descriptor granularity, COUNT_DESC, write-back
+ * and host thresholds 1. The same in both even when one queue is used:
+ * the 82574 errata Linux works around in e1000_configure_tx. */
+#define TXDCTL_VALUE (TXDCTL_GRAN | TXDCTL_BIT22 | TXDCTL_WTHRESH(1) | TXDCTL_HTHRESH(1))
+
 /* Transmit setup (4.6.6). */
 static int e1000e_init_tx(struct e1000x_port *p)
 {
@@ -85,9 +93,10 @@ static int e1000e_init_tx(struct e1000x_port *p)
 			return -1;
 		e1000x_ring_regs(p->regs, E1000E_TDBAL(q), p->txq[q].ring,
 				 p->txq[q].n * (uint32_t)sizeof(union tx_desc));
-		wr32(p->regs, E1000E_TXDCTL(q), TXDCTL_GRAN | TXDCTL_BIT22 | (1u << 16) | (1u << 8));
 		set_flags32(p->regs, E1000E_TARC(q), TARC_ENABLE);
 	}
+	for (int q = 0; q < E1000E_QUEUES; q++)
+		wr32(p->regs, E1000E_TXDCTL(q), TXDCTL_VALUE);
 	wr32(p->regs, E1000E_TIDV, (uint32_t)nic_cfg.tx_int_delay);
 	wr32(p->regs, E1000E_TADV, (uint32_t)nic_cfg.tx_abs_int_delay);
 	wr32(p->regs, TIPG, 8 | 8u << 10 | 6u << 20);
@@ -95,12 +104,28 @@ static int e1000e_init_tx(struct e1000x_port *p)
 	return 0;
 }
 
-/* Other causes (link) in MSI-X mode; re-arm OTHER, which IAM auto-masked. */
+/* The queue causes EIAC clears when their vectors fire (MSI-X). */
+static uint32_t eiac_mask(struct e1000x_port *p)
+{
+	uint32_t m = 0;
+	for (int q = 0; q < p->nic.nqueues; q++)
+		m |= queue_causes(p, q);
+	return m;
+}
+
+/*
+ * Other causes (link) in MSI-X mode. Reading ICR clears every cause,
+ * queue causes too: one still waiting for its EITR window would never
+ * send its message. Raise those again through ICS (Linux
+ * e1000_msix_other), then re-arm OTHER, which IAM auto-masked.
+ */
 static void e1000e_other_irq(struct trapframe *tf, void *arg)
 {
 	(void)tf;
 	struct e1000x_port *p = arg;
-	uint32_t icr = rd32(p->regs, ICR);
+	uint32_t icr = rd32(p->regs, ICR), pending = icr & eiac_mask(p);
+	if (pending)
+		wr32(p->regs, ICS, pending);
 	if (icr & ICR_LSC)
 		p->nic.other_pending = 1;
 	wr32(p->regs, IMS, ICR_OTHER | ICR_LSC);
@@ -137,29 +162,110 @@ static void e1000e_program_irq(struct e1000x_port *p)
 		wr32(p->regs, IMS, ICR_LSC);
 		return;
 	}
-	uint32_t ivar = IVAR_OTHER((uint32_t)nq), qmask = 0;
-	for (int q = 0; q < nq; q++) {
+	uint32_t ivar = IVAR_OTHER((uint32_t)nq);
+	for (int q = 0; q < nq; q++)
 		ivar |= IVAR_RXQ(q, (uint32_t)q) | IVAR_TXQ(q, (uint32_t)q);
-		qmask |= queue_causes(p, q);
-	}
 	wr32(p->regs, E1000E_IVAR, ivar);
-	wr32(p->regs, E1000E_EIAC, qmask);
+	wr32(p->regs, E1000E_EIAC, eiac_mask(p));
 	wr32(p->regs, E1000E_IAM, ICR_OTHER | ICR_LSC);
 	set_flags32(p->regs, CTRL_EXT, CTRL_EXT_PBA_CLR | CTRL_EXT_EIAME);
 	wr32(p->regs, IMS, ICR_OTHER | ICR_LSC);
 }
 
+/*
+ * The 82574 bits Linux sets after every reset (e1000_initialize_hw_bits_82571
+ * and e1000_init_hw_82571), from the 82574 specification update: TXDCTL
+ * COUNT_DESC on both queues, TARC0 bits 30:27 off and 26 on, CTRL bit 29
+ * off, CTRL_EXT bit 22 on and 23 off, GCR bit 22 and L1 entry without
+ * L0s, GCR2 bit 0 (unreliable PCIe completions with ASPM: TX timeouts).
+ */
+static void e1000e_hw_bits(struct e1000x_port *p)
+{
+	volatile uint8_t *r = p->regs;
+	set_flags32(r, E1000E_TXDCTL(0), TXDCTL_BIT22);
+	set_flags32(r, E1000E_TXDCTL(1), TXDCTL_BIT22);
+	wr32(r, E1000E_TARC(0), (rd32(r, E1000E_TARC(0)) & ~TARC0_BITS_30_27) | TARC0_BIT26);
+	clear_flags32(r, CTRL, CTRL_BIT29);
+	wr32(r, CTRL_EXT, (rd32(r, CTRL_EXT) & ~CTRL_EXT_BIT23) | CTRL_EXT_BIT22);
+	set_flags32(r, E1000E_GCR, GCR_BIT22 | GCR_L1_ACT_WITHOUT_L0S_RX);
+	set_flags32(r, E1000E_GCR2, GCR2_BIT0);
+}
+
 static int e1000e_hw_init(struct e1000x_port *p)
 {
-	if (e1000x_reset(p))
-		return -1;
-	set_flags32(p->regs, CTRL, CTRL_SLU);	/* 4.6.4: the PHY autonegotiates the copper link */
-	clear_flags32(p->regs, CTRL, CTRL_RFCE | CTRL_TFCE);	/* flow control off, as in seed 1 */
+	e1000e_hw_bits(p);
+	e1000x_copper_link_setup(p);	/* 4.6.4; a failure is printed, the port still comes up */
 	e1000x_clear_stats(p);
 	if (e1000e_init_rx(p) || e1000e_init_tx(p))
 		return -1;
 	nic_itr_init(&p->nic);
 	e1000e_program_irq(p);
+	return 0;
+}
+
+/* MDIO ownership against the manageability firmware (EXTCNF_CTRL, 10.2.2.6;
+ * Linux e1000_get_hw_semaphore_82573): set the bit until it sticks, 10
+ * tries 2 ms apart. */
+static int e1000e_phy_acquire(struct e1000x_port *p)
+{
+	for (int i = 0; i < 10; i++) {
+		set_flags32(p->regs, E1000E_EXTCNF_CTRL, EXTCNF_CTRL_MDIO_SW_OWNERSHIP);
+		if (rd32(p->regs, E1000E_EXTCNF_CTRL) & EXTCNF_CTRL_MDIO_SW_OWNERSHIP)
+			return 0;
+		udelay(2000);
+	}
+	clear_flags32(p->regs, E1000E_EXTCNF_CTRL, EXTCNF_CTRL_MDIO_SW_OWNERSHIP);
+	printf("%s: EXTCNF_CTRL.MDIO_SW_OWNERSHIP not granted in 20 ms: the firmware holds the PHY\n",
+	       p->nic.name);
+	return -1;
+}
+
+static void e1000e_phy_release(struct e1000x_port *p)
+{
+	clear_flags32(p->regs, E1000E_EXTCNF_CTRL, EXTCNF_CTRL_MDIO_SW_OWNERSHIP);
+}
+
+/* The MAC reset is issued owning the MDIO (Linux e1000_reset_hw_82571:
+ * ownership goes back to the firmware at reset). A refusal is printed and
+ * the reset goes on, as in Linux. */
+static int e1000e_pre_reset(struct e1000x_port *p)
+{
+	e1000e_phy_acquire(p);
+	return 0;
+}
+
+/* After CTRL.RST: give the MDIO back, wait for the NVM auto-read, then the
+ * PHY configuration that starts after it (25 ms, as Linux waits). */
+static int e1000e_post_reset(struct e1000x_port *p)
+{
+	e1000e_phy_release(p);
+	if (e1000x_wait_auto_rd(p))
+		return -1;
+	udelay(25000);
+	return 0;
+}
+
+/*
+ * The 82574 PHY hang (Linux e1000_check_phy_82574): the receive error
+ * counter stuck at 0xffff and the idle error count at 0xff. Two watchdogs
+ * in a row reset the port.
+ */
+static int e1000e_check_hang(struct e1000x_port *p)
+{
+	uint16_t rxerr = 0, st = 0;
+	int hung = !e1000x_phy_read(p, PHY_RECEIVE_ERROR_COUNTER, &rxerr) && rxerr == 0xffff &&
+		   !e1000x_phy_read(p, PHY_1000T_STATUS, &st) &&
+		   (st & PHY_IDLE_ERROR_COUNT) == PHY_IDLE_ERROR_COUNT;
+	p->phy_hang_count = hung ? p->phy_hang_count + 1 : 0;
+	return p->phy_hang_count > 1;
+}
+
+/* ASPM L0s and L1 off on the link (82574 errata; Linux e1000e
+ * FLAG2_DISABLE_ASPM_L0S | L1): PCI config space survives CTRL.RST, so once. */
+static int e1000e_attach(struct e1000x_port *p, const struct pci_id *id)
+{
+	(void)id;
+	pci_aspm_disable(p->nic.pci, PCI_EXP_LNKCTL_ASPM_L0S | PCI_EXP_LNKCTL_ASPM_L1);
 	return 0;
 }
 
@@ -176,8 +282,12 @@ static const struct nic_ops e1000e_ops = {
 };
 
 static const struct e1000x_family e1000e_family = {
-	.driver = "e1000e", .ops = &e1000e_ops, .max_queues = E1000E_QUEUES,
-	.setup_vectors = e1000e_setup_vectors, .hw_init = e1000e_hw_init,
+	.driver = "e1000e", .ops = &e1000e_ops, .max_queues = E1000E_QUEUES, .pcie = 1,
+	.absent_stats = STAT_BIT(TNCRS),	/* not in the 82574's statistics (10.2.5) */
+	.attach = e1000e_attach, .setup_vectors = e1000e_setup_vectors, .hw_init = e1000e_hw_init,
+	.pre_reset = e1000e_pre_reset, .post_reset = e1000e_post_reset,
+	.phy_acquire = e1000e_phy_acquire, .phy_release = e1000e_phy_release,
+	.check_hang = e1000e_check_hang,
 };
 
 static int e1000e_probe(struct pci_dev *d, const struct pci_id *id)

@@ -5,6 +5,9 @@
 #ifndef E1000E_REGS_H
 #define E1000E_REGS_H
 
+#define E1000E_EXTCNF_CTRL 0x00f00	/* Extended Configuration Control - RW */
+#define E1000E_GCR	0x05b00	/* PCIe Control - RW */
+#define E1000E_GCR2	0x05b64	/* PCIe Control 2 - RW */
 #define E1000E_EITR(n)	(0x000e8 + 4 * (n))	/* Extended Interrupt Throttling, MSI-X vector n - RW */
 #define E1000E_IAM	0x000e0	/* Interrupt Acknowledge Auto Mask - RW */
 #define E1000E_EIAC	0x000dc	/* Extended Interrupt Auto Clear - RW */
@@ -33,7 +36,12 @@
 #define E1000E_TDH(q)	(0x03810 + 0x100 * (q))
 #define E1000E_TDT(q)	(0x03818 + 0x100 * (q))
 
+/* CTRL bits Linux e1000_initialize_hw_bits_82571 clears on the 82574 */
+#define CTRL_BIT29	(1u << 29)
+
 /* CTRL_EXT (10.2.2.5) */
+#define CTRL_EXT_BIT22	(1u << 22)	/* set by e1000_initialize_hw_bits_82571 */
+#define CTRL_EXT_BIT23	(1u << 23)	/* cleared by it */
 #define CTRL_EXT_IAME	(1u << 27)	/* interrupt acknowledge auto-mask enable */
 #define CTRL_EXT_EIAME	(1u << 24)	/* extended interrupt auto-mask enable */
 #define CTRL_EXT_PBA_CLR (1u << 31)	/* clear MSI-X pending bits on IMS write */
@@ -49,11 +57,31 @@
 #define IVAR_OTHER(v)	((0x8u | (v)) << 16)
 
 /* RFCTL (10.2.5) */
+#define RFCTL_ACK_DIS	(1u << 12)	/* no ACK-triggered interrupts: spurious in MSI-X mode */
 #define RFCTL_EXTEN	(1u << 15)	/* extended RX descriptors */
+
+/* EXTCNF_CTRL (10.2.2.6): software owns the MDIO (PHY) against the firmware */
+#define EXTCNF_CTRL_MDIO_SW_OWNERSHIP (1u << 5)
+
+/* GCR (10.2.2.11) and GCR2: 82574 errata bits set as Linux does */
+#define GCR_BIT22	(1u << 22)
+#define GCR_L1_ACT_WITHOUT_L0S_RX (1u << 27)
+#define GCR2_BIT0	(1u << 0)	/* unreliable PCIe completions with ASPM: TX timeouts */
+
+/* TARC0 bits of e1000_initialize_hw_bits_82571 for the 82574 */
+#define TARC0_BITS_30_27 (0xfu << 27)	/* cleared */
+#define TARC0_BIT26	(1u << 26)	/* set */
+
+/* PHY (82574 internal, 10.5): the receive error counter and 1000BASE-T
+ * status idle error count, both stuck at all ones when the PHY hangs */
+#define PHY_RECEIVE_ERROR_COUNTER 21
+#define PHY_IDLE_ERROR_COUNT 0x00ffu	/* in PHY_1000T_STATUS */
 
 /* RXDCTL / TXDCTL (10.2.6.7, 10.2.7.6) */
 #define TXDCTL_GRAN	(1u << 24)
-#define TXDCTL_BIT22	(1u << 22)	/* must be 1 */
+#define TXDCTL_BIT22	(1u << 22)	/* COUNT_DESC: must be 1 */
+#define TXDCTL_WTHRESH(n) ((uint32_t)(n) << 16)
+#define TXDCTL_HTHRESH(n) ((uint32_t)(n) << 8)
 #define TARC_ENABLE	(1u << 10)	/* QEMU transmits only with this set */
 
 /* MRQC (10.2.5): RSS enable and hash fields */

@@ -1,16 +1,21 @@
 /*
- * igb: Intel 82576 (copper). I350 and I210 are not claimed yet: their
- * IVAR layout and PHY set-up differ from the 82576's.
- * Advanced RX and TX descriptors, up to 8 queue pairs with RSS, MSI-X with
+ * igb: Intel 82576, I350, I210 and I211 (copper). Advanced RX and TX
+ * descriptors, RSS over up to 8 queue pairs (I210 4, I211 2), MSI-X with
  * one vector per queue pair plus one for other causes (GPIE.MSIX_MODE),
- * MSI and INTx fallbacks. Intel 82576EB datasheet rev 2.63: initialisation
- * in section 4.5, interrupts in 7.3, registers in 8.
+ * MSI and INTx fallbacks. 82576EB datasheet rev 2.63: initialisation in
+ * section 4.5, interrupts in 7.3, registers in 8; the I350 and I210
+ * datasheets where they differ. Bring-up below the rings: igb_hw.c.
  */
 #include <stdio.h>
-#include "drivers/net/e1000x.h"
+#include "drivers/net/igb/igb.h"
 #include "drivers/net/igb/regs.h"
 
-#define IGB_QUEUES 8
+const struct igb_mac_info igb_macs[] = {
+	[IGB_82576] = { "82576", 8, 0, 0, 0, 0, IGB_EEMNGCTL },
+	[IGB_I350] = { "I350", 8, 1, 1, 0, 1, IGB_EEMNGCTL },
+	[IGB_I210] = { "I210", 4, 1, 1, 1, 1, IGB_EEMNGCTL_I210 },
+	[IGB_I211] = { "I211", 2, 1, 1, 1, 1, IGB_EEMNGCTL_I210 },
+};
 
 static uint32_t legacy_causes(void)
 {
@@ -45,10 +50,13 @@ static void igb_irq_raise(struct nic *nic, int q)
 		wr32(p->regs, ICS, ICR_RXDW);
 }
 
-/* EITR interval in 0.25 us units at bits 14:2 (8.8.14). QEMU reads the
- * field as 1.024 us units, so its interrupts come about 4.1x further
- * apart than on silicon, and it applies EITR only in MSI-X mode
- * (QEMU-NICS.md A.3). */
+/*
+ * EITR interval in 0.25 us units at bits 14:2 (8.8.14), never 0 (Linux
+ * igb_write_itr: 0x4, the shortest), written with CNT_IGNR so the write
+ * does not restart the running interval counter. QEMU reads the field as
+ * 1.024 us units, so its interrupts come about 4.1x further apart than
+ * on silicon, and applies EITR only in MSI-X mode (QEMU-NICS.md A.3).
+ */
 static void igb_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
 {
 	struct e1000x_port *p = to_port(nic);
@@ -56,33 +64,71 @@ static void igb_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
 	if (v > EITR_INTERVAL_MASK)
 		v = EITR_INTERVAL_MASK;	/* the longest interval, 8.19 ms: 122 ints/s */
 	v &= EITR_INTERVAL_MASK;
-	wr32(p->regs, IGB_EITR(p->msix ? q : 0), v);
+	if (v < EITR_INTERVAL_MIN)
+		v = EITR_INTERVAL_MIN;
+	wr32(p->regs, IGB_EITR(p->msix ? q : 0), v | EITR_CNT_IGNR);
 	nic->q[q].itr = ints_per_s;
 }
 
-/* Copper link (4.5.7.2): set link up and restart autonegotiation in the
- * PHY. QEMU's igb keeps STATUS.LU at 0 after reset until this is done
- * (QEMU-NICS.md D); on silicon it restarts the same negotiation. */
+/*
+ * Copper link (4.5.7.2). QEMU's igb keeps STATUS.LU at 0 after reset
+ * until autonegotiation is restarted (QEMU-NICS.md D); on silicon it
+ * restarts the same negotiation.
+ */
 static void igb_link_setup(struct e1000x_port *p)
 {
-	set_flags32(p->regs, CTRL, CTRL_SLU);
-	clear_flags32(p->regs, CTRL, CTRL_RFCE | CTRL_TFCE);
-	if (e1000x_phy_write(p->regs, PHY_BMCR, BMCR_ANENABLE | BMCR_ANRESTART | BMCR_FULLDPLX | BMCR_SPEED1000))
-		printf("%s: PHY write through MDIC failed; link may stay down\n", p->nic.name);
+	e1000x_copper_link_setup(p);
 }
 
-/* Receive setup (4.5.9): advanced one-buffer descriptors, queue enable, RSS. */
+/* Disable queue register block q's queue (RXDCTL/TXDCTL at ctl) and poll it
+ * off (4.5.9, 4.5.10): its registers may be written only then. */
+static int queue_disable(struct e1000x_port *p, uint32_t ctl)
+{
+	wr32(p->regs, ctl, 0);
+	return wait_reg32(p->regs, p->nic.name, ctl, XDCTL_ENABLE, 0, 10000);
+}
+
+static int queue_enable(struct e1000x_port *p, uint32_t ctl, uint32_t v)
+{
+	wr32(p->regs, ctl, v | XDCTL_ENABLE);
+	return wait_reg32(p->regs, p->nic.name, ctl, XDCTL_ENABLE, XDCTL_ENABLE, 10000);
+}
+
+/*
+ * SRRCTL (8.10.2): 2 KiB buffers, advanced one-buffer descriptors. With
+ * more than one queue, DROP_EN: a queue without descriptors drops its
+ * frames (counted in RQDPC) instead of stalling the shared packet buffer
+ * and every other queue (Linux igb_configure_rx_ring, flow control off).
+ * TIMESTAMP (I350/I210) when p->rx_ts_in_buf: the RX timestamp of a PTP
+ * frame comes in the buffer's first 16 bytes (descriptor TSIP).
+ */
+static uint32_t igb_srrctl(struct e1000x_port *p)
+{
+	uint32_t v = SRRCTL_BSIZEPKT_2K | SRRCTL_DESCTYPE_ADV_ONEBUF;
+	if (p->nic.nqueues > 1)
+		v |= SRRCTL_DROP_EN;
+	if (p->rx_ts_in_buf && igb_mac_of(p)->rx_ts_in_buf)
+		v |= SRRCTL_TIMESTAMP;
+	return v;
+}
+
+/* Receive setup (4.5.9): each queue disabled, its ring and SRRCTL written,
+ * enabled with write-back threshold 1 (frames are reported at once, also
+ * under busy polling with no interrupt to flush them), ENABLE polled,
+ * then RDT. RSS over the queues. */
 static int igb_init_rx(struct e1000x_port *p)
 {
 	struct nic *nic = &p->nic;
 	for (int q = 0; q < nic->nqueues; q++) {
 		if (e1000x_setup_rxq(p, q, IGB_RDT(q), 0, IGB_RXD_STAT_TS))
 			return -1;
+		p->rxq[q].tsip_bit = igb_srrctl(p) & SRRCTL_TIMESTAMP ? RXDADV_STAT_TSIP : 0;
+		if (queue_disable(p, IGB_RXDCTL(q)))
+			return -1;
 		e1000x_ring_regs(p->regs, IGB_RDBAL(q), p->rxq[q].ring,
 				 p->rxq[q].n * (uint32_t)sizeof(union rx_desc));
-		wr32(p->regs, IGB_SRRCTL(q), SRRCTL_BSIZEPKT_2K | SRRCTL_DESCTYPE_ADV_ONEBUF);
-		wr32(p->regs, IGB_RXDCTL(q), XDCTL_ENABLE | 8u | 8u << 8 | 4u << 16);
-		if (wait_reg32(p->regs, nic->name, IGB_RXDCTL(q), XDCTL_ENABLE, XDCTL_ENABLE, 10000))
+		wr32(p->regs, IGB_SRRCTL(q), igb_srrctl(p));
+		if (queue_enable(p, IGB_RXDCTL(q), XDCTL_PTHRESH(8) | XDCTL_HTHRESH(8) | XDCTL_WTHRESH(1)))
 			return -1;
 		wr32(p->regs, IGB_RDT(q), p->rxq[q].n - 1);
 	}
@@ -112,27 +158,37 @@ static int igb_init_rx(struct e1000x_port *p)
 	return 0;
 }
 
-/* Transmit setup (4.5.10): advanced descriptors, queue enable. */
+/* Transmit setup (4.5.10): each queue disabled, ring written, enabled with
+ * write-back threshold 1 (Linux uses 1 on the 82576 with MSI-X; here always,
+ * or busy polling sees sent descriptors late and the TX-hang check fires),
+ * ENABLE polled. */
 static int igb_init_tx(struct e1000x_port *p)
 {
 	for (int q = 0; q < p->nic.nqueues; q++) {
 		if (e1000x_setup_txq(p, q, IGB_TDT(q), 1))
 			return -1;
+		if (queue_disable(p, IGB_TXDCTL(q)))
+			return -1;
 		e1000x_ring_regs(p->regs, IGB_TDBAL(q), p->txq[q].ring,
 				 p->txq[q].n * (uint32_t)sizeof(union tx_desc));
-		wr32(p->regs, IGB_TXDCTL(q), XDCTL_ENABLE | 8u | 1u << 8 | 16u << 16);
+		if (queue_enable(p, IGB_TXDCTL(q), XDCTL_PTHRESH(8) | XDCTL_HTHRESH(1) | XDCTL_WTHRESH(1)))
+			return -1;
 	}
 	wr32(p->regs, TCTL, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x3f) | TCTL_RTLC);
 	return 0;
 }
 
-/* Other causes in MSI-X mode: ICR holds them (cleared on read, GPIE.NSICR). */
+/* Other causes in MSI-X mode: ICR holds them (cleared on read, GPIE.NSICR).
+ * DRSTA: the device was reset under us; the watchdog resets the port. */
 static void igb_other_irq(struct trapframe *tf, void *arg)
 {
 	(void)tf;
 	struct e1000x_port *p = arg;
-	if (rd32(p->regs, ICR) & ICR_LSC)
+	uint32_t icr = rd32(p->regs, ICR);
+	if (icr & ICR_LSC)
 		p->nic.other_pending = 1;
+	if (icr & ICR_DRSTA)
+		p->reset_pending = 1;
 	wr32(p->regs, IGB_EIMS, 1u << p->nic.nqueues);
 }
 
@@ -145,6 +201,8 @@ static void igb_legacy_irq(struct trapframe *tf, void *arg)
 		return;
 	if (icr & ICR_LSC)
 		p->nic.other_pending = 1;
+	if (icr & ICR_DRSTA)
+		p->reset_pending = 1;
 	if (icr & legacy_causes())
 		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
 }
@@ -156,35 +214,54 @@ static int igb_setup_vectors(struct e1000x_port *p)
 }
 
 /*
- * Route causes to vectors (7.3.2, IVAR0 bytes: RX queue q at byte 0 and
- * TX queue q at byte 1 of IVAR0[q]). The IVAR is written in every mode:
+ * IVAR entry of queue q (8.8.15): on the 82576 a column-major table,
+ * IVAR0[q & 7] with RX at byte 0 and TX at byte 1 (queues 8-15 at bytes 2
+ * and 3); on the 82580 and later row-major, IVAR0[q / 2] with queue q & 1
+ * in the upper half (I350/I210 8.8.15). Returns the register and sets
+ * *shift to the RX byte's position; the TX byte is 8 bits above.
+ */
+static uint32_t igb_ivar_reg(const struct e1000x_port *p, int q, int *shift)
+{
+	if (igb_macs[igb_part_of(p)->mac].ivar_row_major) {
+		*shift = (q & 1) * 16;
+		return IGB_IVAR0(q / 2);
+	}
+	*shift = (q & 8) * 2;
+	return IGB_IVAR0(q & 7);
+}
+
+/*
+ * Route causes to vectors (7.3.2). The IVAR is written in every mode:
  * QEMU raises TXDW only for a TX queue with a valid IVAR entry, even
- * without MSI-X (QEMU-NICS.md A.3). In MSI-X mode only LSC goes in IMS:
- * any IMS cause also fires the "other" vector.
+ * without MSI-X (QEMU-NICS.md A.3). In MSI-X mode as Linux igb_irq_enable:
+ * every vector auto-clears (EIAC) and auto-masks (EIAM); only "other" is
+ * unmasked here (queues by the poll loop); IMS holds LSC, DOUTSYNC and
+ * DRSTA, which all fire "other".
  */
 static void igb_program_irq(struct e1000x_port *p)
 {
 	int nq = p->nic.nqueues;
 	for (int q = 0; q < nq; q++) {
-		uint32_t v = p->msix ? (uint32_t)q : 0;
-		wr32(p->regs, IGB_IVAR0(q), (IVAR_VALID | v) | (IVAR_VALID | v) << 8);
+		int sh;
+		uint32_t reg = igb_ivar_reg(p, q, &sh), v = p->msix ? (uint32_t)q : 0;
+		uint32_t ivar = rd32(p->regs, reg) & ~(0xffffu << sh);
+		wr32(p->regs, reg, ivar | (IVAR_VALID | v) << sh | (IVAR_VALID | v) << (sh + 8));
 	}
 	if (!p->msix) {
-		wr32(p->regs, IMS, ICR_LSC);
+		wr32(p->regs, IMS, ICR_LSC | ICR_DRSTA);
 		return;
 	}
+	uint32_t all = (1u << (nq + 1)) - 1;
 	wr32(p->regs, IGB_GPIE, GPIE_MSIX_MODE | GPIE_EIAME | GPIE_PBA | GPIE_NSICR);
 	wr32(p->regs, IGB_IVAR_MISC, (IVAR_VALID | (uint32_t)nq) << 8);
-	wr32(p->regs, IGB_EIAC, (1u << nq) - 1);	/* QEMU: written after MSIX_MODE, never cleared */
-	wr32(p->regs, IGB_EIAM, (1u << (nq + 1)) - 1);
+	set_flags32(p->regs, IGB_EIAC, all);	/* QEMU: written after MSIX_MODE, never cleared */
+	set_flags32(p->regs, IGB_EIAM, all);
 	wr32(p->regs, IGB_EIMS, 1u << nq);
-	wr32(p->regs, IMS, ICR_LSC);
+	wr32(p->regs, IMS, ICR_LSC | ICR_DOUTSYNC | ICR_DRSTA);
 }
 
 static int igb_hw_init(struct e1000x_port *p)
 {
-	if (e1000x_reset(p))
-		return -1;
 	igb_link_setup(p);
 	e1000x_clear_stats(p);
 	if (igb_init_rx(p) || igb_init_tx(p))
@@ -194,6 +271,22 @@ static int igb_hw_init(struct e1000x_port *p)
 	return 0;
 }
 
+/* Statistics: the shared block, and RQDPC per queue into rx_queue_N_drops
+ * and rx_fifo_errors (Linux igb_update_stats; the I210's RQDPC does not
+ * clear on read, so it is written 0). */
+static void igb_update_stats(struct nic *nic)
+{
+	struct e1000x_port *p = to_port(nic);
+	e1000x_update_stats(p);
+	for (int q = 0; q < nic->nqueues; q++) {
+		uint32_t n = rd32(p->regs, IGB_RQDPC(q));
+		if (igb_mac_of(p)->rqdpc_rw)
+			wr32(p->regs, IGB_RQDPC(q), 0);
+		nic->q[q].rx_drops += n;
+		nic->stats[NS_rx_fifo_errors] += n;
+	}
+}
+
 static const struct nic_ops igb_ops = {
 	.rx_burst = e1000x_port_rx_burst,
 	.tx_burst = e1000x_port_tx_burst,
@@ -201,14 +294,49 @@ static const struct nic_ops igb_ops = {
 	.irq_disable = igb_irq_disable,
 	.irq_raise = igb_irq_raise,
 	.rx_pending = e1000x_port_rx_pending,
-	.update_stats = e1000x_port_update_stats,
+	.update_stats = igb_update_stats,
 	.watchdog = e1000x_port_watchdog,
 	.set_itr = igb_set_itr,
 };
 
+static const struct igb_part igb_parts[] = {
+	{ 0x10c9, IGB_82576, 1, "82576" }, { 0x10e6, IGB_82576, 0, "82576 fiber" },
+	{ 0x10e7, IGB_82576, 0, "82576 SerDes" }, { 0x10e8, IGB_82576, 1, "82576 quad copper" },
+	{ 0x1526, IGB_82576, 1, "82576 quad copper ET2" }, { 0x150a, IGB_82576, 1, "82576NS" },
+	{ 0x1518, IGB_82576, 0, "82576NS SerDes" }, { 0x150d, IGB_82576, 0, "82576 SerDes quad" },
+	{ 0x1521, IGB_I350, 1, "I350 copper" }, { 0x1522, IGB_I350, 0, "I350 fiber" },
+	{ 0x1523, IGB_I350, 0, "I350 SerDes" }, { 0x1524, IGB_I350, 0, "I350 SGMII" },
+	{ 0x1546, IGB_I350, 1, "I350 DA4" },
+	{ 0x1533, IGB_I210, 1, "I210 copper" }, { 0x1534, IGB_I210, 1, "I210 copper OEM1" },
+	{ 0x1535, IGB_I210, 1, "I210 copper IT" }, { 0x1536, IGB_I210, 0, "I210 fiber" },
+	{ 0x1537, IGB_I210, 0, "I210 SerDes" }, { 0x1538, IGB_I210, 0, "I210 SGMII" },
+	{ 0x157b, IGB_I210, 1, "I210 copper flash-less" }, { 0x157c, IGB_I210, 0, "I210 SerDes flash-less" },
+	{ 0x1539, IGB_I211, 1, "I211 copper" },
+};
+#define IGB_NPARTS (sizeof(igb_parts) / sizeof(igb_parts[0]))
+
+/* At probe: the part, its queue count; fiber, SerDes and SGMII variants
+ * need the PCS link set-up, which this driver does not do: refused. */
+static int igb_attach(struct e1000x_port *p, const struct pci_id *id)
+{
+	for (size_t i = 0; i < IGB_NPARTS; i++)
+		if (igb_parts[i].device == id->device)
+			p->part = &igb_parts[i];
+	const struct igb_part *part = p->part;
+	if (!part->copper) {
+		printf("igb: %04x:%04x %s: fiber/SerDes/SGMII link (PCS) not supported; device left alone\n",
+		       id->vendor, id->device, part->name);
+		return -1;
+	}
+	if (p->nic.nqueues > igb_macs[part->mac].queues)
+		p->nic.nqueues = igb_macs[part->mac].queues;
+	return 0;
+}
+
 static const struct e1000x_family igb_family = {
-	.driver = "igb", .ops = &igb_ops, .max_queues = IGB_QUEUES, .eimc = IGB_EIMC,
-	.setup_vectors = igb_setup_vectors, .hw_init = igb_hw_init,
+	.driver = "igb", .ops = &igb_ops, .max_queues = 8, .eimc = IGB_EIMC, .pcie = 1,
+	.attach = igb_attach, .setup_vectors = igb_setup_vectors, .hw_init = igb_hw_init,
+	.post_reset = igb_post_reset, .phy_acquire = igb_phy_acquire, .phy_release = igb_phy_release,
 };
 
 static int igb_probe(struct pci_dev *d, const struct pci_id *id)
@@ -218,6 +346,27 @@ static int igb_probe(struct pci_dev *d, const struct pci_id *id)
 
 static const struct pci_id igb_ids[] = {
 	{ 0x8086, 0x10c9, "82576 Gigabit Network Connection" },
+	{ 0x8086, 0x10e6, "82576 Gigabit Network Connection (fiber)" },
+	{ 0x8086, 0x10e7, "82576 Gigabit Network Connection (SerDes)" },
+	{ 0x8086, 0x10e8, "82576 Gigabit Network Connection (quad copper)" },
+	{ 0x8086, 0x1526, "82576 Gigabit Network Connection (quad copper ET2)" },
+	{ 0x8086, 0x150a, "82576NS Gigabit Network Connection" },
+	{ 0x8086, 0x1518, "82576NS SerDes Gigabit Network Connection" },
+	{ 0x8086, 0x150d, "82576 Gigabit Backplane Connection (SerDes quad)" },
+	{ 0x8086, 0x1521, "I350 Gigabit Network Connection" },
+	{ 0x8086, 0x1522, "I350 Gigabit Fiber Network Connection" },
+	{ 0x8086, 0x1523, "I350 Gigabit Backplane Connection" },
+	{ 0x8086, 0x1524, "I350 Gigabit Connection (SGMII)" },
+	{ 0x8086, 0x1546, "I350 Gigabit Network Connection (DA4)" },
+	{ 0x8086, 0x1533, "I210 Gigabit Network Connection" },
+	{ 0x8086, 0x1534, "I210 Gigabit Network Connection (OEM1)" },
+	{ 0x8086, 0x1535, "I210 Gigabit Network Connection (IT)" },
+	{ 0x8086, 0x1536, "I210 Gigabit Fiber Network Connection" },
+	{ 0x8086, 0x1537, "I210 Gigabit Backplane Connection" },
+	{ 0x8086, 0x1538, "I210 Gigabit Network Connection (SGMII)" },
+	{ 0x8086, 0x157b, "I210 Gigabit Network Connection (flash-less)" },
+	{ 0x8086, 0x157c, "I210 Gigabit Backplane Connection (flash-less)" },
+	{ 0x8086, 0x1539, "I211 Gigabit Network Connection" },
 	{ 0, 0, 0 },
 };
 PCI_DRIVER(igb, .name = "igb", .ids = igb_ids, .probe = igb_probe);

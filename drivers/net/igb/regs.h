@@ -1,10 +1,20 @@
 /*
- * 82576 registers beyond the shared set in drivers/net/e1000x.h.
- * Intel 82576EB GbE Controller datasheet rev 2.63, section 8.
+ * 82576, I350 and I210/I211 registers beyond the shared set in
+ * drivers/net/e1000x.h. Intel 82576EB GbE Controller datasheet rev 2.63
+ * section 8; I350 datasheet rev 2.4 section 8; I210 datasheet rev 3.7
+ * section 8. Where the later parts differ, the comment says so.
  */
 #ifndef IGB_REGS_H
 #define IGB_REGS_H
 
+#define IGB_MDICNFG	0x00e04	/* MDI Configuration (I350, I210) - RW */
+#define IGB_EEMNGCTL	0x01010	/* Management EEPROM Control (82576, I350): CFG_DONE - RO */
+#define IGB_EEMNGCTL_I210 0x12030	/* the same on the I210/I211 - RO */
+#define IGB_EEARBC_I210	0x12024	/* EEPROM auto-read bus control (I210) - RW */
+#define IGB_INVM_DATA(i) (0x12120 + 4 * (i))	/* iNVM words, 64 (I210/I211) - RO */
+#define IGB_SWSM	0x05b50	/* Software Semaphore - RW */
+#define IGB_SW_FW_SYNC	0x05b5c	/* Software-Firmware Synchronization - RW */
+#define IGB_WUC		0x05800	/* Wake Up Control - RW */
 #define IGB_GPIE	0x01514	/* General Purpose Interrupt Enable - RW */
 #define IGB_EICS	0x01520	/* Extended Interrupt Cause Set - WO */
 #define IGB_EIMS	0x01524	/* Extended Interrupt Mask Set/Read - RW */
@@ -28,6 +38,7 @@
 #define IGB_RDH(q)	(0x0c010 + 0x40 * (q))
 #define IGB_RDT(q)	(0x0c018 + 0x40 * (q))
 #define IGB_RXDCTL(q)	(0x0c028 + 0x40 * (q))
+#define IGB_RQDPC(q)	(0x0c030 + 0x40 * (q))	/* Receive Queue Drop Packet Count - RC (I210: RW) */
 #define IGB_TDBAL(q)	(0x0e000 + 0x40 * (q))
 #define IGB_TDBAH(q)	(0x0e004 + 0x40 * (q))
 #define IGB_TDLEN(q)	(0x0e008 + 0x40 * (q))
@@ -43,6 +54,44 @@
 
 /* ICR in non-MSI-X mode: RXDW (receive descriptor write-back) is bit 7 */
 #define ICR_RXDW	(1u << 7)
+#define ICR_DOUTSYNC	(1u << 28)	/* DMA out of sync */
+#define ICR_DRSTA	(1u << 30)	/* device reset asserted: software must reset */
+
+/* EECD on the I210/I211: an external flash was found (else iNVM only) */
+#define EECD_FLASH_DETECTED_I210 (1u << 19)
+
+/* EEMNGCTL / EEMNGCTL_I210: the port's configuration cycle done */
+#define EEMNGCTL_CFG_DONE(port)	(1u << (18 + (port)))
+
+/* SWSM (8.2.5): SMBI is set by the read that finds it clear */
+#define SWSM_SMBI	(1u << 0)
+#define SWSM_SWESMBI	(1u << 1)
+
+/* SW_FW_SYNC (8.2.6): software bits 15:0, firmware's the same << 16 */
+#define SWFW_PHY_SM(func) ((func) < 2 ? 2u << (func) : 0x20u << ((func) - 2))
+
+/* MDICNFG (I350 8.2.5, I210 8.2.5) */
+#define MDICNFG_DESTINATION	(1u << 31)	/* external MDIO */
+#define MDICNFG_PHY(v)		(((v) >> 21) & 0x1f)
+
+/* iNVM records (I210 6.3.1): type in bits 2:0 */
+#define INVM_UNINITIALIZED	0
+#define INVM_WORD_AUTOLOAD	1
+#define INVM_CSR_AUTOLOAD	2	/* one more dword follows */
+#define INVM_RSA_KEY_SHA256	3	/* eight more dwords follow */
+#define INVM_WORD_ADDR(d)	(((d) >> 9) & 0x7f)
+#define INVM_WORD_DATA(d)	((uint16_t)((d) >> 16))
+#define INVM_SIZE		64
+
+/* The I210 PLL work-around (Linux igb_pll_workaround_i210) */
+#define INVM_AUTOLOAD_WORD	0x0a	/* autoload configuration word */
+#define INVM_DEFAULT_AL		0x202f	/* its value when iNVM has none */
+#define INVM_PLL_WO_VAL		0x0010
+#define PHY_PLL_FREQ_REG	0x0e
+#define PHY_PLL_UNCONF		0xff
+#define PHY_PAGE_SELECT		22
+#define CTRL_EXT_PHYPDEN	(1u << 20)
+#define CTRL_EXT_SDLPE		(1u << 18)
 
 /* IVAR bytes: valid bit and vector (8.8.15) */
 #define IVAR_VALID	0x80u
@@ -50,8 +99,13 @@
 /* SRRCTL (8.10.2) */
 #define SRRCTL_BSIZEPKT_2K	2u		/* 1 KiB units */
 #define SRRCTL_DESCTYPE_ADV_ONEBUF (1u << 25)
+#define SRRCTL_TIMESTAMP	(1u << 30)	/* I350/I210: RX timestamp in the buffer */
+#define SRRCTL_DROP_EN		(1u << 31)	/* drop when the queue has no descriptor */
 
 /* RXDCTL / TXDCTL (8.10.10, 8.12.13) */
+#define XDCTL_PTHRESH(n) ((uint32_t)(n))
+#define XDCTL_HTHRESH(n) ((uint32_t)(n) << 8)
+#define XDCTL_WTHRESH(n) ((uint32_t)(n) << 16)
 #define XDCTL_ENABLE	(1u << 25)
 
 /* MRQC (8.10.20): RSS without VMDq, hash fields */
@@ -65,6 +119,8 @@
 
 /* EITR interval: bits 14:2, in 0.25 us (8.8.14) */
 #define EITR_INTERVAL_MASK 0x7ffcu
+#define EITR_INTERVAL_MIN 0x4u		/* never 0 (Linux igb_write_itr) */
+#define EITR_CNT_IGNR	(1u << 31)	/* the write does not change the counter */
 
 /* Advanced RX write-back: timestamp in this frame's register (7.1.5.2, TS) */
 #define IGB_RXD_STAT_TS	(1u << 16)
