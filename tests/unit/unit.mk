@@ -32,6 +32,25 @@ $(UNIT_DIR)/test_stats: drivers/net/nic.h kernel/lcore.h
 # config sets knobs through cmdline's knob_set.
 $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/fmt.h
 
+# The drivers against a register model (tests/regmodel/): each test
+# includes its family's .c files; e1000x*.c, the packet pools and the PCIe
+# helpers link in as they are. printf is the model's (console captured).
+REGMODEL := e1000 e1000e igb
+REGMODEL_BINS := $(REGMODEL:%=$(UNIT_DIR)/test_regmodel_%)
+REGMODEL_SRC := tests/regmodel/model.c drivers/net/e1000x.c drivers/net/e1000x_ring.c \
+	net/pkt.c drivers/pci/pcidecode.c
+REGMODEL_DEPS := $(REGMODEL_SRC) tests/regmodel/model.h drivers/net/e1000x.h \
+	drivers/net/e1000x_ring.h drivers/net/nic.h net/pkt.h drivers/pci/pcidecode.h
+UNIT_BINS += $(REGMODEL_BINS)
+$(UNIT_DIR)/test_regmodel_e1000: drivers/net/e1000/e1000.c drivers/net/e1000/regs.h
+$(UNIT_DIR)/test_regmodel_e1000e: drivers/net/e1000e/e1000e.c drivers/net/e1000e/regs.h
+$(UNIT_DIR)/test_regmodel_igb: drivers/net/igb/igb.c drivers/net/igb/igb_hw.c \
+	drivers/net/igb/igb.h drivers/net/igb/regs.h
+$(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODEL_DEPS)
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -Dprintf=model_printf -Wl,--wrap=pkt_free \
+		-o $@ $< $(REGMODEL_SRC) -lcmocka
+
 .PHONY: unit
 unit: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; exit $$fail
@@ -54,3 +73,4 @@ $(UNIT_DIR)/test_%: tests/unit/test_%.c kernel/%.c kernel/%.h
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 .DEFAULT_GOAL := $(UNIT_SAVED_GOAL)
+

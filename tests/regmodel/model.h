@@ -1,0 +1,94 @@
+/*
+ * A register model of the Intel gigabit NICs for host tests of the
+ * drivers (tests/regmodel/): a register file with per-register semantics
+ * as the datasheets give them (RW, RO, clear-on-read, self-clearing,
+ * write-1-to-clear, read-to-set semaphores), fake DMA memory, a PHY behind
+ * MDIC, an I/O BAR window, PCI config space, and scripted device
+ * behaviour (the NVM auto-read completes after N reads; bus mastering
+ * stops after N polls; firmware holds a semaphore). Every register access
+ * is logged in order, so tests can assert which write came before which.
+ * The driver files are built with E1000X_HOST_MODEL (rd32/wr32 come here)
+ * and printf renamed to model_printf (the console is captured).
+ */
+#ifndef REGMODEL_H
+#define REGMODEL_H
+#include <stdint.h>
+#include "drivers/net/e1000x.h"
+
+enum model_flavour { M_82540EM, M_82574, M_82576, M_I350, M_I210 };
+
+/* One logged access. */
+struct model_access {
+	char op;		/* 'R' read, 'W' write (MMIO or through the I/O window),
+				 * 'F' a packet buffer given back to its pool */
+	uint32_t reg;
+	uint32_t val;		/* value read or written */
+	int via_io;		/* the write came through IOADDR/IODATA */
+};
+
+/* Device behaviour a test scripts before the probe; -1 = never. */
+struct model_script {
+	int auto_rd_reads;	/* EECD reads after a reset until AUTO_RD sets (0: at once) */
+	int gio_polls;		/* STATUS reads after GIO_MASTER_DISABLE until GIO_MASTER_ENABLE clears */
+	int cfg_done_reads;	/* EEMNGCTL reads after a reset until the port's CFG_DONE sets */
+	int queue_enable_polls;	/* RXDCTL/TXDCTL reads until ENABLE follows the written value */
+	int rst_stuck;		/* CTRL.RST never clears */
+	int mdic_never_ready;
+	int fw_holds_mdio;	/* 82574: EXTCNF_CTRL.MDIO_SW_OWNERSHIP never sticks */
+	int fw_holds_swesmbi;	/* igb: SWSM.SWESMBI never sticks */
+	uint32_t fw_sync;	/* igb: firmware bits held in SW_FW_SYNC (upper half) */
+	int qemu_nvm;		/* QEMU igb: EECD never shows AUTO_RD, RAL0/RAH0 loaded at once */
+	int io_stub;		/* 82540EM I/O BAR reads 0 and drops writes (QEMU) */
+	uint16_t subsys_vendor;	/* PCI subsystem vendor (0x1af4: QEMU) */
+	int phy_pll_bad_reads;	/* I210: PHY PLL register reads 0xff this many times */
+	uint16_t phy_bmcr;	/* BMCR at power-on (e.g. with power-down set) */
+	int flashless;		/* I210: EECD.FLASH_DETECTED clear */
+	int int_mode;		/* enum pci_int_mode pci_irq_setup gives */
+	int nvec;		/* vectors pci_irq_setup gives at most */
+	uint8_t fn;		/* PCI function (STATUS.FUNC_ID) */
+};
+
+struct model {
+	enum model_flavour flav;
+	struct model_script s;
+	uint32_t reg[0x20000 / 4];
+	uint16_t phy[32];
+	uint32_t icr, ims, eicr, eims;
+	int eecd_reads, status_reads, eemngctl_reads, pll_reads;
+	int gio_disabled, resets;
+	uint32_t ioaddr;
+	uint8_t cfg[4096];		/* PCI config space */
+	struct model_access log[200000];
+	int nlog;
+	int mdic_unowned;		/* MDIC accesses without the PHY ownership held */
+	int absent_reads;		/* reads of registers the part does not have */
+	uint32_t nvm_ral, nvm_rah;	/* what the NVM load puts in RAL0/RAH0 */
+	char console[65536];
+	size_t console_len;
+	/* interrupts as the fake PCI layer gave them */
+	irq_handler_t handlers[PCI_MAX_VECS];
+	void *args[PCI_MAX_VECS];
+	int queue_irqs[NIC_MAX_QUEUES];	/* nic_queue_irq calls per queue */
+	uint64_t dma_limits_seen;	/* OR of the limits passed to dma_alloc_below */
+	int dma_calls_unlimited;	/* dma_alloc_below calls with no limit */
+};
+extern struct model M;
+extern struct pci_dev model_dev;
+
+/* Reset the model to a power-on flavour with default script values. */
+void model_init(enum model_flavour f);
+/* Register value (no side effects, not logged) / set it. */
+uint32_t model_peek(uint32_t reg);
+void model_poke(uint32_t reg, uint32_t v);
+/* Index in the log of the first write to reg with (val & mask) == want
+ * after index from, or -1. */
+int model_find_write(int from, uint32_t reg, uint32_t mask, uint32_t want);
+/* Index of the first read of reg after from, or -1. */
+int model_find_read(int from, uint32_t reg);
+/* The last value written to reg, or -1 (as int64) if never written. */
+int64_t model_last_write(uint32_t reg);
+/* 1 if the console output contains s. */
+int model_console_has(const char *s);
+/* The probe of the family under test, as pci_probe_drivers would call it. */
+int model_probe(const struct pci_driver *drv, uint16_t device);
+#endif

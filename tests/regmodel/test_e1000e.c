@@ -1,0 +1,261 @@
+/* The e1000e driver (82574L) against the register model: reset order,
+ * the 82574 errata bits, IVAR, the MSI-X "other" re-raise, bounded waits. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "drivers/net/e1000e/e1000e.c"
+#include "tests/regmodel/model.h"
+
+#define DEV 0x10d3
+extern struct nic *model_nic;
+
+static int probe(void)
+{
+	return model_probe(&pci_driver_e1000e, DEV);
+}
+
+/* First write to reg setting bit. */
+static int wbit(int from, uint32_t reg, uint32_t bit)
+{
+	return model_find_write(from, reg, bit, bit);
+}
+
+static void test_reset_order(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	int gio = wbit(0, CTRL, 1u << 2), rst = wbit(0, CTRL, 1u << 26);
+	assert_true(gio >= 0 && rst > gio);
+	/* GIO_MASTER_ENABLE polled until clear, between the two */
+	int poll = -1;
+	for (int i = gio; i < rst; i++)
+		if (M.log[i].op == 'R' && M.log[i].reg == STATUS && !(M.log[i].val & (1u << 19)))
+			poll = i;
+	assert_true(poll > gio);
+	/* RX and TX stopped before the reset */
+	assert_true(model_find_write(gio, RCTL, 0xffffffff, 0) < rst);
+	/* MDIO ownership taken before CTRL.RST (Linux e1000_reset_hw_82571) */
+	int own = wbit(0, 0xf00, 1u << 5);
+	assert_true(own >= 0 && own < rst);
+	/* auto-read seen done after the reset, before RAL0 is read */
+	int ard = -1;
+	for (int i = rst; i < M.nlog && ard < 0; i++)
+		if (M.log[i].op == 'R' && M.log[i].reg == EECD && (M.log[i].val & (1u << 9)))
+			ard = i;
+	int ral = model_find_read(rst, RAL(0));
+	assert_true(ard > rst && ral > ard);
+	assert_memory_equal(model_nic->mac, ((uint8_t[]){ 0x00, 0x1b, 0x21, 0x0a, 0x0b, 0x0c }), 6);
+	/* DRV_LOAD after the reset */
+	assert_true(wbit(rst, CTRL_EXT, 1u << 28) > rst);
+	assert_true(model_peek(CTRL_EXT) & (1u << 28));
+	/* every PHY access under the MDIO ownership; TNCRS never read */
+	assert_int_equal(M.mdic_unowned, 0);
+	assert_int_equal(M.absent_reads, 0);
+	assert_int_equal(M.resets, 1);
+}
+
+static void test_errata_bits(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	model_poke(0x3840, 0xf << 27);	/* TARC0 bits 30:27 as a previous driver left them */
+	assert_int_equal(probe(), 0);
+	/* ASPM L0s and L1 off in the Link Control (PCIe cap at 0xe0), RCB kept */
+	assert_int_equal(M.cfg[0xe0 + 0x10], 0x40);
+	uint32_t tarc0 = model_peek(0x3840);
+	assert_int_equal(tarc0 & (0xfu << 27), 0);
+	assert_true(tarc0 & (1u << 26));
+	assert_int_equal(model_peek(CTRL) & (1u << 29), 0);
+	assert_true(model_peek(CTRL_EXT) & (1u << 22));
+	assert_int_equal(model_peek(CTRL_EXT) & (1u << 23), 0);
+	assert_int_equal(model_peek(0x5b00) & (1u << 22 | 1u << 27), 1u << 22 | 1u << 27);	/* GCR */
+	assert_true(model_peek(0x5b64) & 1);	/* GCR2 */
+	/* TXDCTL of both queues the same, with queues=1 */
+	assert_int_equal(nic_cfg.queues, 1);
+	assert_int_equal(model_peek(0x3828), model_peek(0x3928));
+	assert_true(model_peek(0x3828) & (1u << 22));
+	/* RFCTL: extended descriptors, ACK_DIS in MSI-X mode */
+	assert_int_equal(model_peek(0x5008) & (1u << 15 | 1u << 12), 1u << 15 | 1u << 12);
+}
+
+static void test_no_ack_dis_without_msix(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	M.s.int_mode = INT_MODE_MSI;
+	assert_int_equal(probe(), 0);
+	assert_int_equal(model_peek(0x5008) & (1u << 12), 0);
+	assert_true(model_peek(0x5008) & (1u << 15));
+}
+
+/* IVAR (10.2.4.9), byte for byte: 4-bit entries, valid bit 3. */
+static void test_ivar(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	assert_int_equal(model_peek(0xe4), 0x00090808);	/* RXQ0, TXQ0 -> 0; other -> 1 */
+	model_init(M_82574);
+	nic_cfg.queues = 2;
+	assert_int_equal(probe(), 0);
+	assert_int_equal(model_peek(0xe4), 0x000a9898);	/* RXQ1, TXQ1 -> 1; other -> 2 */
+	assert_int_equal(model_peek(0xdc), 0x00f00000);	/* EIAC: the four queue causes */
+	nic_cfg.queues = 1;
+}
+
+/* The "other" vector re-raises queue causes its ICR read cleared. */
+static void test_other_reraises(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	nic_cfg.queues = 2;
+	assert_int_equal(probe(), 0);
+	M.icr = 1u << 21 | 1u << 22 | 1u << 2 | 1u << 24;	/* RXQ1, TXQ0 pending; LSC; OTHER */
+	int from = M.nlog;
+	M.handlers[2](0, M.args[2]);
+	int ics = model_find_write(from, ICS, 0, 0);
+	assert_true(ics > from);
+	assert_int_equal(M.log[ics].val, 1u << 21 | 1u << 22);
+	assert_int_equal(M.icr, 1u << 21 | 1u << 22);
+	assert_int_equal(model_nic->other_pending, 1);
+	assert_true(M.ims & (1u << 24 | 1u << 2));
+	/* nothing pending: no ICS */
+	M.icr = 1u << 24;
+	from = M.nlog;
+	M.handlers[2](0, M.args[2]);
+	assert_int_equal(model_find_write(from, ICS, 0, 0), -1);
+	nic_cfg.queues = 1;
+}
+
+/* A PHY left powered down is powered up and autonegotiates. */
+static void test_phy_power_up(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	M.s.phy_bmcr = 0x1940 | 1u << 10;	/* power down, isolate */
+	assert_int_equal(probe(), 0);
+	assert_int_equal(M.phy[0] & (1u << 11 | 1u << 10), 0);
+	assert_true(M.phy[0] & (1u << 12));
+	assert_int_equal(M.phy[4], 0x01e1);
+	assert_int_equal(M.phy[9], 1u << 9);
+	assert_int_equal(model_peek(CTRL) & (1u << 11 | 1u << 12), 0);
+	assert_true(model_peek(CTRL) & (1u << 6));
+}
+
+static void test_auto_rd_timeout(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	M.s.auto_rd_reads = -1;
+	assert_int_equal(probe(), -1);
+	assert_true(model_console_has("EECD.AUTO_RD not set 20 ms after reset"));
+}
+
+static void test_gio_timeout(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	M.s.gio_polls = -1;
+	assert_int_equal(probe(), 0);
+	assert_true(model_console_has("GIO_MASTER_ENABLE still set 80 ms after CTRL.GIO_MASTER_DISABLE"));
+	assert_int_equal(M.resets, 1);
+}
+
+static void test_rst_stuck(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	M.s.rst_stuck = 1;
+	assert_int_equal(probe(), -1);
+	assert_true(model_console_has("CTRL.RST did not clear within 100 ms"));
+}
+
+static void test_firmware_holds_mdio(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	M.s.fw_holds_mdio = 1;
+	assert_int_equal(probe(), 0);
+	assert_true(model_console_has("MDIO_SW_OWNERSHIP not granted in 20 ms"));
+	assert_true(model_console_has("PHY set-up through MDIC failed"));
+	assert_int_equal(M.mdic_unowned, 0);	/* no MDIC access without ownership */
+}
+
+static void test_mdic_timeout(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	M.s.mdic_never_ready = 1;
+	assert_int_equal(probe(), 0);
+	assert_true(model_console_has("MDIC not ready after 10 ms"));
+}
+
+/* PHY hang: two watchdogs in a row with the counters stuck reset the port. */
+static void test_phy_hang(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	M.phy[21] = 0xffff;
+	M.phy[10] = 0x00ff;
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->stats[NS_resets], 0);
+	M.phy[21] = 0xffff;	/* the counter clears on read on silicon; stuck here */
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->stats[NS_resets], 1);
+	assert_true(model_console_has("PHY hung: resetting"));
+	assert_int_equal(M.resets, 2);
+	/* a counter below the maximum: no hang */
+	M.phy[21] = 0x1234;
+	model_nic->ops->watchdog(model_nic);
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->stats[NS_resets], 1);
+}
+
+/* TX hang recovery: bus mastering off and the reset before any buffer goes
+ * back to the pool; frames given up count in tx_dropped. */
+static void test_tx_hang_order(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	struct pkt *pk[3];
+	assert_int_equal(pkt_alloc_bulk(model_nic->pool, pk, 3), 3);
+	for (int i = 0; i < 3; i++)
+		pk[i]->len = 60;
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, pk, 3), 3);
+	model_nic->ops->watchdog(model_nic);	/* stall starts */
+	udelay(2100000);
+	int from = M.nlog;
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->stats[NS_tx_timeout_count], 1);
+	assert_int_equal(model_nic->stats[NS_tx_dropped], 3);
+	int gio = wbit(from, CTRL, 1u << 2), rst = wbit(from, CTRL, 1u << 26);
+	int freed = -1;
+	for (int i = from; i < M.nlog && freed < 0; i++)
+		if (M.log[i].op == 'F')
+			freed = i;
+	assert_true(gio > from && rst > gio && freed > rst);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reset_order),
+		cmocka_unit_test(test_errata_bits),
+		cmocka_unit_test(test_no_ack_dis_without_msix),
+		cmocka_unit_test(test_ivar),
+		cmocka_unit_test(test_other_reraises),
+		cmocka_unit_test(test_phy_power_up),
+		cmocka_unit_test(test_auto_rd_timeout),
+		cmocka_unit_test(test_gio_timeout),
+		cmocka_unit_test(test_rst_stuck),
+		cmocka_unit_test(test_firmware_holds_mdio),
+		cmocka_unit_test(test_mdic_timeout),
+		cmocka_unit_test(test_phy_hang),
+		cmocka_unit_test(test_tx_hang_order),
+	};
+	return cmocka_run_group_tests_name("regmodel e1000e", tests, NULL, NULL);
+}

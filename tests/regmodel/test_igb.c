@@ -1,0 +1,355 @@
+/* The igb driver (82576, I350, I210, I211) against the register model:
+ * reset and CFG_DONE order, SW/FW arbitration, queue enable order, WTHRESH,
+ * EITR, EIAC/EIAM/IMS, IVAR layouts byte for byte, DROP_EN and RQDPC, the
+ * I210 iNVM and PLL work-around, the parts' queue counts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "drivers/net/igb/igb.c"
+#include "drivers/net/igb/igb_hw.c"
+#include "tests/regmodel/model.h"
+
+extern struct nic *model_nic;
+
+static int probe(enum model_flavour f, uint16_t dev, int queues)
+{
+	(void)f;
+	nic_cfg.queues = queues;
+	int r = model_probe(&pci_driver_igb, dev);
+	nic_cfg.queues = 1;
+	return r;
+}
+
+static int wbit(int from, uint32_t reg, uint32_t bit)
+{
+	return model_find_write(from, reg, bit, bit);
+}
+
+static void test_reset_and_cfg_done_order(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	int gio = wbit(0, CTRL, 1u << 2), rst = wbit(0, CTRL, 1u << 26);
+	assert_true(gio >= 0 && rst > gio);
+	/* auto-read, then the port's CFG_DONE (port 0: bit 18), then the PHY */
+	int cfg = -1;
+	for (int i = rst; i < M.nlog && cfg < 0; i++)
+		if (M.log[i].op == 'R' && M.log[i].reg == 0x1010 && (M.log[i].val & (1u << 18)))
+			cfg = i;
+	int mdic = model_find_write(rst, MDIC, 0, 0);
+	assert_true(cfg > rst && mdic > cfg);
+	assert_true(model_find_read(rst, RAL(0)) > rst);
+	assert_true(model_peek(CTRL_EXT) & (1u << 28));	/* DRV_LOAD */
+	assert_int_equal(M.mdic_unowned, 0);	/* PHY only under SW_FW_SYNC */
+	assert_int_equal(model_peek(0x5b5c), 0);	/* SW_FW_SYNC given back */
+	assert_int_equal(model_peek(0x5b50) & 3, 0);	/* SWSM released */
+	assert_true(M.phy[0] & (1u << 12));
+}
+
+/* Port 1 of a dual-port 82576 waits for its own CFG_DONE and PHY semaphore. */
+static void test_function_1(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	M.s.fn = 1;
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_true(model_find_write(0, 0x5b5c, 0x4, 0x4) >= 0);	/* PHY1_SM */
+	assert_int_equal(model_find_write(0, 0x5b5c, 0x2, 0x2), -1);
+	assert_true(model_peek(0x1010) & (1u << 19));
+	assert_int_equal(M.mdic_unowned, 0);
+}
+
+static void test_cfg_done_timeout(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	M.s.cfg_done_reads = -1;
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);	/* reported, used anyway (as Linux) */
+	assert_true(model_console_has("EEMNGCTL.CFG_DONE of port 0 not set 100 ms after reset"));
+	/* no auto-read: reported; RAL0 never loads, so no MAC: refused */
+	model_init(M_82576);
+	M.s.auto_rd_reads = -1;
+	assert_int_equal(probe(M_82576, 0x10c9, 1), -1);
+	assert_true(model_console_has("EECD.AUTO_RD not set 20 ms after reset"));
+	assert_true(model_console_has("no valid MAC address in RAL0/RAH0 after the NVM load"));
+}
+
+/* QEMU (subsystem 1af4) has neither: no waits, no messages. */
+static void test_qemu_skips_nvm_waits(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	M.s.subsys_vendor = 0x1af4;
+	M.s.cfg_done_reads = -1;
+	M.s.qemu_nvm = 1;
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_false(model_console_has("AUTO_RD"));
+	assert_false(model_console_has("CFG_DONE"));
+}
+
+static void test_firmware_holds_phy(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	M.s.fw_sync = 0x2u << 16;
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_true(model_console_has("SW_FW_SYNC resource 0x2 held by the firmware or another driver for 1 s"));
+	assert_int_equal(M.mdic_unowned, 0);
+	model_init(M_82576);
+	M.s.fw_holds_swesmbi = 1;
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_true(model_console_has("SWSM.SWESMBI not granted in 100 ms"));
+	assert_int_equal(M.mdic_unowned, 0);
+}
+
+/* Queue disabled (and seen disabled) before its ring registers, enabled with
+ * WTHRESH 1, ENABLE seen set before RDT. */
+static void test_queue_enable_order(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	int dis = model_find_write(0, 0xc028, 0xffffffff, 0), bal = model_find_write(0, 0xc000, 0, 0);
+	int seen_off = -1;
+	for (int i = dis; i < bal; i++)
+		if (M.log[i].op == 'R' && M.log[i].reg == 0xc028 && !(M.log[i].val & (1u << 25)))
+			seen_off = i;
+	assert_true(dis >= 0 && seen_off > dis && bal > seen_off);
+	int en = wbit(bal, 0xc028, 1u << 25), rdt = model_find_write(en, 0xc018, 0, 0);
+	int seen_on = -1;
+	for (int i = en; i < rdt; i++)
+		if (M.log[i].op == 'R' && M.log[i].reg == 0xc028 && (M.log[i].val & (1u << 25)))
+			seen_on = i;
+	assert_true(en > bal && seen_on > en && rdt > seen_on);
+	assert_int_equal((M.log[en].val >> 16) & 0x1f, 1);	/* RX WTHRESH */
+	int tdis = model_find_write(0, 0xe028, 0xffffffff, 0), tbal = model_find_write(0, 0xe000, 0, 0);
+	int ten = wbit(0, 0xe028, 1u << 25);
+	assert_true(tdis >= 0 && tbal > tdis && ten > tbal);
+	assert_int_equal((M.log[ten].val >> 16) & 0x1f, 1);	/* TX WTHRESH */
+}
+
+static void test_queue_enable_timeout(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	M.s.queue_enable_polls = -1;
+	assert_int_equal(probe(M_82576, 0x10c9, 1), -1);
+	assert_true(model_console_has("waiting for reg 0xc028 & 0x2000000"));
+}
+
+static void test_eitr_and_masks(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_int_equal(model_peek(0x1680), (4000000u / 20000) | 1u << 31);	/* EITR0 */
+	model_nic->ops->set_itr(model_nic, 0, 0);
+	assert_int_equal(model_peek(0x1680), 0x80000004);	/* never 0 */
+	model_nic->ops->set_itr(model_nic, 0, 100);
+	assert_int_equal(model_peek(0x1680), 0x80007ffc);
+	assert_int_equal(model_peek(0x152c), 0x3);	/* EIAC: queue 0 and other */
+	assert_int_equal(model_peek(0x1530), 0x3);	/* EIAM */
+	assert_int_equal(M.eims, 0x2);	/* only other unmasked */
+	assert_int_equal(M.ims, 1u << 2 | 1u << 28 | 1u << 30);	/* LSC, DOUTSYNC, DRSTA */
+	assert_int_equal(model_peek(0x1740), 0x8100);	/* IVAR_MISC: other on vector 1 */
+	/* DRSTA on the other vector asks the watchdog for a reset */
+	M.icr = 1u << 30;
+	M.handlers[1](0, M.args[1]);
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->stats[NS_resets], 1);
+	assert_true(model_console_has("the NIC asked for a reset"));
+}
+
+/* 82576: column-major IVAR0[q] RX byte 0, TX byte 1. */
+static void test_ivar_82576(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10c9, 4), 0);
+	assert_int_equal(model_nic->nqueues, 4);
+	assert_int_equal(model_peek(0x1700), 0x00008080);
+	assert_int_equal(model_peek(0x1704), 0x00008181);
+	assert_int_equal(model_peek(0x1708), 0x00008282);
+	assert_int_equal(model_peek(0x170c), 0x00008383);
+	assert_int_equal(model_peek(0x1740), 0x8400);
+	assert_int_equal(model_peek(0x152c), 0x1f);
+}
+
+/* I350/I210: row-major IVAR0[q/2], odd queues in the upper half. */
+static void test_ivar_row_major(void **st)
+{
+	(void)st;
+	model_init(M_I350);
+	assert_int_equal(probe(M_I350, 0x1521, 4), 0);
+	assert_int_equal(model_peek(0x1700), 0x81818080);
+	assert_int_equal(model_peek(0x1704), 0x83838282);
+	assert_int_equal(model_peek(0x1708), 0);
+	model_init(M_I210);
+	assert_int_equal(probe(M_I210, 0x1533, 3), 0);
+	assert_int_equal(model_peek(0x1700), 0x81818080);
+	assert_int_equal(model_peek(0x1704), 0x00008282);
+}
+
+static void test_part_queue_counts(void **st)
+{
+	(void)st;
+	model_init(M_I210);
+	assert_int_equal(probe(M_I210, 0x1533, 8), 0);
+	assert_int_equal(model_nic->nqueues, 4);
+	model_init(M_I210);
+	assert_int_equal(probe(M_I210, 0x1539, 8), 0);	/* I211 */
+	assert_int_equal(model_nic->nqueues, 2);
+	model_init(M_I350);
+	assert_int_equal(probe(M_I350, 0x1521, 8), 0);
+	assert_int_equal(model_nic->nqueues, 8);
+}
+
+static void test_serdes_refused(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10e7, 1), -1);
+	assert_true(model_console_has("82576 SerDes: fiber/SerDes/SGMII link (PCS) not supported"));
+	assert_int_equal(M.nlog, 0);	/* not touched */
+	model_init(M_I350);
+	assert_int_equal(probe(M_I350, 0x1524, 1), -1);
+}
+
+/* DROP_EN with more than one queue; RQDPC into rx_queue_N_drops. */
+static void test_drop_en_and_rqdpc(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_int_equal(model_peek(0xc00c) & (1u << 31), 0);
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10c9, 2), 0);
+	assert_true(model_peek(0xc00c) & (1u << 31));
+	assert_true(model_peek(0xc04c) & (1u << 31));
+	model_poke(0xc070, 5);	/* RQDPC1 */
+	model_nic->ops->update_stats(model_nic);
+	assert_int_equal(model_nic->q[1].rx_drops, 5);
+	assert_int_equal(model_nic->q[0].rx_drops, 0);
+	assert_int_equal(model_nic->stats[NS_rx_fifo_errors], 5);
+	assert_int_equal(model_peek(0xc070), 0);	/* clear on read */
+	model_nic->ops->update_stats(model_nic);
+	assert_int_equal(model_nic->q[1].rx_drops, 5);
+	/* I210: RQDPC does not clear on read; the driver writes 0 */
+	model_init(M_I210);
+	assert_int_equal(probe(M_I210, 0x1533, 2), 0);
+	model_poke(0xc070, 3);
+	model_nic->ops->update_stats(model_nic);
+	model_nic->ops->update_stats(model_nic);
+	assert_int_equal(model_nic->q[1].rx_drops, 3);
+}
+
+/* SRRCTL.TIMESTAMP only where it exists (I350/I210), and only when asked. */
+static void test_srrctl_timestamp(void **st)
+{
+	(void)st;
+	model_init(M_I350);
+	assert_int_equal(probe(M_I350, 0x1521, 1), 0);
+	struct e1000x_port *p = to_port(model_nic);
+	assert_int_equal(model_peek(0xc00c) & (1u << 30), 0);
+	p->rx_ts_in_buf = 1;
+	assert_int_equal(p->family->hw_init(p), 0);
+	assert_true(model_peek(0xc00c) & (1u << 30));
+	assert_int_equal(p->rxq[0].tsip_bit, 1u << 15);
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	p = to_port(model_nic);
+	p->rx_ts_in_buf = 1;
+	assert_int_equal(p->family->hw_init(p), 0);
+	assert_int_equal(model_peek(0xc00c) & (1u << 30), 0);
+	assert_int_equal(p->rxq[0].tsip_bit, 0);
+}
+
+/* I210 iNVM records: CSR autoload (skip 1), RSA key (skip 8), word autoload. */
+static void test_invm_read(void **st)
+{
+	(void)st;
+	model_init(M_I210);
+	M.s.flashless = 1;
+	assert_int_equal(probe(M_I210, 0x157b, 1), 0);
+	struct e1000x_port *p = to_port(model_nic);
+	uint32_t recs[] = { 2, 0x0a << 9 | 1 | 0xdead0000u /* CSR data: not a word */, 3, 0, 0, 0, 0, 0, 0, 0,
+			    0x0a << 9 | 0xffff0000u /* RSA data: not a word */, 1 | 0x05 << 9 | 0x1234u << 16,
+			    1 | 0x0a << 9 | 0x2aa0u << 16, 0, 1 | 0x0b << 9 | 0x5555u << 16 };
+	for (unsigned i = 0; i < sizeof(recs) / 4; i++)
+		model_poke(0x12120 + 4 * i, recs[i]);
+	uint16_t v = 0;
+	assert_int_equal(igb_invm_read(p, 0x0a, &v), 0);
+	assert_int_equal(v, 0x2aa0);
+	assert_int_equal(igb_invm_read(p, 0x05, &v), 0);
+	assert_int_equal(v, 0x1234);
+	assert_int_equal(igb_invm_read(p, 0x0b, &v), -1);	/* after the end marker */
+}
+
+/* Flash-less I210: PLL work-around until the PHY reads configured. */
+static void test_pll_workaround(void **st)
+{
+	(void)st;
+	model_init(M_I210);
+	M.s.flashless = 1;
+	M.s.phy_pll_bad_reads = 2;
+	model_poke(0x12120, 1 | 0x0a << 9 | 0x2aa0u << 16);
+	model_poke(0x0e04, 1u << 31 | 3u << 21);	/* MDICNFG: external MDIO, as firmware may leave it */
+	assert_int_equal(probe(M_I210, 0x157b, 1), 0);
+	int w1 = model_find_write(0, 0x12024, 0xffffffff, 0x0a << 4 | (uint32_t)(0x2aa0 | 0x10) << 16);
+	int w2 = model_find_write(w1, 0x12024, 0xffffffff, 0x0a << 4 | (uint32_t)0x2aa0 << 16);
+	assert_true(w1 >= 0 && w2 > w1);
+	assert_int_equal(M.pll_reads, 3);
+	assert_int_equal(M.cfg[0xc8 + 4] & 3, 0);	/* back in D0 */
+	assert_false(model_console_has("PLL still unconfigured"));
+	model_init(M_I210);
+	M.s.flashless = 1;
+	M.s.phy_pll_bad_reads = 100;
+	assert_int_equal(probe(M_I210, 0x157b, 1), 0);
+	assert_true(model_console_has("I210 PHY PLL still unconfigured after 5 resets"));
+	/* no autoload word in iNVM: Linux's default 0x202f */
+	assert_true(model_find_write(0, 0x12024, 0xffffffff, 0x0a << 4 | (uint32_t)(0x202f | 0x10) << 16) >= 0);
+	/* with flash: no work-around */
+	model_init(M_I210);
+	assert_int_equal(probe(M_I210, 0x1533, 1), 0);
+	assert_int_equal(model_find_write(0, 0x12024, 0, 0), -1);
+}
+
+/* I350/I210 PHY address from MDICNFG when the PHY is external. */
+static void test_mdicnfg(void **st)
+{
+	(void)st;
+	model_init(M_I350);
+	assert_int_equal(probe(M_I350, 0x1521, 1), 0);
+	struct e1000x_port *p = to_port(model_nic);
+	assert_int_equal(p->phy_addr, 1);
+	model_poke(0x0e04, 1u << 31 | 5u << 21);
+	assert_int_equal(igb_phy_addr(p), 5);
+	model_poke(0x0e04, 5u << 21);
+	assert_int_equal(igb_phy_addr(p), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reset_and_cfg_done_order),
+		cmocka_unit_test(test_function_1),
+		cmocka_unit_test(test_cfg_done_timeout),
+		cmocka_unit_test(test_qemu_skips_nvm_waits),
+		cmocka_unit_test(test_firmware_holds_phy),
+		cmocka_unit_test(test_queue_enable_order),
+		cmocka_unit_test(test_queue_enable_timeout),
+		cmocka_unit_test(test_eitr_and_masks),
+		cmocka_unit_test(test_ivar_82576),
+		cmocka_unit_test(test_ivar_row_major),
+		cmocka_unit_test(test_part_queue_counts),
+		cmocka_unit_test(test_serdes_refused),
+		cmocka_unit_test(test_drop_en_and_rqdpc),
+		cmocka_unit_test(test_srrctl_timestamp),
+		cmocka_unit_test(test_invm_read),
+		cmocka_unit_test(test_pll_workaround),
+		cmocka_unit_test(test_mdicnfg),
+	};
+	return cmocka_run_group_tests_name("regmodel igb", tests, NULL, NULL);
+}
