@@ -456,6 +456,12 @@ int nic_register(struct nic *nic)
 	return 0;
 }
 
+void nic_unregister(struct nic *nic)
+{
+	printf("%s: %s %s not set up: port removed, the other ports run\n", nic->name, nic->driver,
+	       nic->model);
+}
+
 int nic_pools_create(struct nic *nic)
 {
 	uint32_t n = (uint32_t)(nic->nqueues * (nic->rxd + 2 * nic_cfg.burst) + nic_cfg.txd);
