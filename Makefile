@@ -77,6 +77,7 @@ include boot/efi/efi.mk
 include tests/unit/unit.mk
 include tools/trafgen/trafgen.mk
 include tools/rrclient/rrclient.mk
+include tests/fuzz/fuzz.mk
 
 run: deps all
 	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py)
@@ -84,7 +85,7 @@ run: deps all
 shell: deps all
 	$(PYTHON) tools/qemurun.py --interactive --nic e1000e:netdev=stream --nic e1000e:netdev=stream
 
-test: deps all unit qemu-test host-test
+test: deps all unit fuzz-ci qemu-test host-test
 
 qemu-test: all
 	$(PYTHON) -m pytest -q tests/qemu

@@ -6,14 +6,22 @@
 #include <string.h>
 #include "drivers/pci/pcidecode.h"
 
+/* The dword at off, or all ones past the end of the space: a capability
+ * placed at its last bytes must not make a decoder read the next
+ * function's registers (ECAM) or wrap to offset 0 (port 0xcf8). */
+static uint32_t cfg32(const struct pci_cfg *c, uint32_t off)
+{
+	return off + 4 <= c->size ? c->read32(c->ctx, (uint16_t)off) : 0xffffffffu;
+}
+
 uint8_t pci_cfg_read8(const struct pci_cfg *c, uint16_t off)
 {
-	return (uint8_t)(c->read32(c->ctx, off & ~3) >> (8 * (off & 3)));
+	return (uint8_t)(cfg32(c, off & ~3u) >> (8 * (off & 3)));
 }
 
 uint16_t pci_cfg_read16(const struct pci_cfg *c, uint16_t off)
 {
-	return (uint16_t)(c->read32(c->ctx, off & ~3) >> (8 * (off & 2)));
+	return (uint16_t)(cfg32(c, off & ~3u) >> (8 * (off & 2)));
 }
 
 int pci_cfg_present(const struct pci_cfg *c)
@@ -273,8 +281,8 @@ int pci_bridge_check(const struct pci_bridge_info *b, uint8_t bus, uint8_t bus_e
 void pci_msix_decode(const struct pci_cfg *c, uint16_t cap, struct pci_msix_info *m)
 {
 	uint16_t flags = pci_cfg_read16(c, cap + PCI_MSIX_FLAGS);
-	uint32_t table = c->read32(c->ctx, cap + PCI_MSIX_TABLE);
-	uint32_t pba = c->read32(c->ctx, cap + PCI_MSIX_PBA);
+	uint32_t table = cfg32(c, cap + PCI_MSIX_TABLE);
+	uint32_t pba = cfg32(c, cap + PCI_MSIX_PBA);
 	*m = (struct pci_msix_info){
 		.size = (flags & PCI_MSIX_FLAGS_QSIZE) + 1,
 		.table_bir = table & 7, .table_off = table & ~7u,
@@ -304,13 +312,13 @@ static void describe_pcie(const struct pci_cfg *c, uint16_t cap, char *buf, size
 {
 	uint16_t flags = pci_cfg_read16(c, cap + PCI_EXP_FLAGS);
 	unsigned type = (flags >> 4) & 0xf;
-	uint32_t devcap = c->read32(c->ctx, cap + PCI_EXP_DEVCAP);
+	uint32_t devcap = cfg32(c, cap + PCI_EXP_DEVCAP);
 	uint16_t devctl = pci_cfg_read16(c, cap + PCI_EXP_DEVCTL);
 	int n = snprintf(buf, len, "Express (v%u) %s, MaxPayload %u bytes (max %u)", flags & 0xf,
 			 pcie_type_name(type), 128u << ((devctl >> 5) & 7), 128u << (devcap & 7));
 	if (type == PCI_EXP_TYPE_RC_END || type == PCI_EXP_TYPE_RC_EC || n < 0 || (size_t)n >= len)
 		return;	/* no link */
-	uint32_t lnkcap = c->read32(c->ctx, cap + PCI_EXP_LNKCAP);
+	uint32_t lnkcap = cfg32(c, cap + PCI_EXP_LNKCAP);
 	uint16_t lnksta = pci_cfg_read16(c, cap + PCI_EXP_LNKSTA);
 	snprintf(buf + n, len - (size_t)n, ", Link %s x%u (max %s x%u)", pci_link_speed(lnksta & 0xf),
 		 (lnksta >> 4) & 0x3f, pci_link_speed(lnkcap & 0xf), (lnkcap >> 4) & 0x3f);

@@ -21,12 +21,13 @@ struct fake {
 	int absent;		/* every read returns all ones */
 	int cmd_writes;
 	int live_probes;	/* BAR written with ones while its decode was on */
+	uint16_t size;		/* config space bytes the function has: reads beyond fail */
 };
 
 static uint32_t fake_read(void *ctx, uint16_t off)
 {
 	struct fake *f = ctx;
-	assert_true(off % 4 == 0 && off < 4096);
+	assert_true(off % 4 == 0 && off < f->size);
 	return f->absent ? 0xffffffff : f->cfg[off / 4];
 }
 
@@ -82,6 +83,7 @@ static void load(struct fake *f, struct pci_cfg *c, const char *name, uint16_t s
 	for (int i = 0; im->dw[i].off != 0xffff; i++)
 		f->cfg[im->dw[i].off / 4] = im->dw[i].v;
 	memcpy(f->bar_size, im->bar_size, sizeof(f->bar_size));
+	f->size = size;
 	*c = (struct pci_cfg){ fake_read, fake_write, f, size };
 }
 
@@ -432,6 +434,32 @@ static void test_cap_describe(void **state)
 	assert_string_equal(buf, "MSI-X: Enab");
 }
 
+/* Found by tests/fuzz/fuzz_pcicap: a capability in the last dword of a
+ * 256-byte space made its decoder read past the end (on ECAM: the next
+ * function's registers). Fields beyond the end read as all ones. */
+static void test_cap_at_end_of_space(void **state)
+{
+	struct fake f;
+	struct pci_cfg c;
+	struct pci_cap caps[PCI_CAPS_MAX];
+	char err[96], buf[160];
+	(void)state;
+	static const uint8_t ids[] = { PCI_CAP_ID_EXP, PCI_CAP_ID_MSIX, PCI_CAP_ID_MSI, PCI_CAP_ID_PM };
+	for (size_t i = 0; i < sizeof(ids); i++) {
+		load(&f, &c, "e1000e", 256);
+		set8(&f, PCI_CAPABILITY_LIST, 0xfc);
+		set8(&f, 0xfc, ids[i]);
+		set8(&f, 0xfd, 0);
+		assert_int_equal(pci_caps_walk(&c, caps, PCI_CAPS_MAX, err, sizeof(err)), 1);
+		pci_cap_describe(&c, &caps[0], buf, sizeof(buf));
+		if (ids[i] == PCI_CAP_ID_MSIX) {
+			struct pci_msix_info m;
+			pci_msix_decode(&c, 0xfc, &m);
+		}
+	}
+	assert_int_equal(f.cmd_writes, 0);
+}
+
 static void test_bridge_and_msix(void **state)
 {
 	struct fake f;
@@ -522,6 +550,7 @@ int main(void)
 		cmocka_unit_test(test_caps_captured),
 		cmocka_unit_test(test_caps_malformed),
 		cmocka_unit_test(test_cap_describe),
+		cmocka_unit_test(test_cap_at_end_of_space),
 		cmocka_unit_test(test_bridge_and_msix),
 		cmocka_unit_test(test_bridge_check),
 		cmocka_unit_test(test_names),

@@ -1,0 +1,69 @@
+# libFuzzer harnesses for every parser of outside input (issue 16):
+# clang from Debian, ASan + UBSan, no recovery. Included by the top-level
+# Makefile, which sets BUILD.
+#   make fuzz                  each harness for FUZZ_SECONDS (60) and a table
+#   make fuzz-ci               each for 10 s (part of make test)
+#   build/fuzz/fuzz_X CORPUS   one harness by hand (libFuzzer options)
+# Seeds: tests/fuzz/seeds/X/ (tests/fuzz/mkseeds.py, from the captures in
+# ../shared/captures and the test frames); dictionaries tests/fuzz/X.dict.
+
+FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
+FUZZ_CC := clang
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-Itests/fuzz/shim -I.
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_HARNESSES := ipv4 icmp arp lpm cmdline shell pcicap
+FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
+
+# The kernel code of the knobs and the router, built for the host: objects
+# under $(FUZZ_DIR)/obj, whose data and bss sections.ld gathers for
+# fuzz_state.h; the kernel headers, except tests/fuzz/shim/kernel/cpu.h.
+FUZZ_KSRC := apps/fwd/l3.c apps/fwd/l3conf.c apps/fwd/fwd.c apps/app.c apps/sink/sink.c drivers/net/nic.c \
+	net/lpm.c net/ipv4.c net/pkt.c kernel/cmdline.c kernel/fmt.c kernel/config.c
+FUZZ_KOBJ := $(FUZZ_KSRC:%.c=$(FUZZ_DIR)/obj/%.o) $(FUZZ_DIR)/obj/shim.o
+FUZZ_KLD := -mllvm -asan-globals=0 -Wl,-T,tests/fuzz/sections.ld
+
+# Sources each harness links beside tests/fuzz/fuzz_X.c.
+FUZZ_SRC_ipv4 := net/ipv4.c
+FUZZ_SRC_icmp := net/ipv4.c
+FUZZ_SRC_arp := net/ipv4.c
+FUZZ_SRC_lpm := net/lpm.c
+FUZZ_SRC_cmdline := $(FUZZ_KOBJ)
+FUZZ_LDFLAGS_cmdline := $(FUZZ_KLD)
+FUZZ_SRC_shell := $(FUZZ_DIR)/obj/kernel/lineedit.o $(FUZZ_DIR)/obj/kernel/shell.o $(FUZZ_DIR)/obj/shim.o
+FUZZ_LDFLAGS_shell := $(FUZZ_KLD)
+FUZZ_SRC_pcicap := drivers/pci/pcidecode.c
+
+.PHONY: fuzz fuzz-ci fuzz-build
+fuzz-build: $(FUZZ_BINS)
+
+fuzz: $(FUZZ_BINS)
+	$(PYTHON) tests/fuzz/run.py --seconds $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
+
+fuzz-ci: $(FUZZ_BINS)
+	$(PYTHON) tests/fuzz/run.py --seconds 10 $(FUZZ_HARNESSES)
+
+.SECONDEXPANSION:
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $$(wildcard tests/fuzz/*.h tests/fuzz/shim/*/*.h) \
+		tests/fuzz/sections.ld | $(FUZZ_DIR)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(filter %.c %.o,$^) $(FUZZ_LDFLAGS_$*)
+
+# -asan-globals=0: the KNOB/SHELL_CMD/APP registries are arrays made of
+# separate globals, which redzones between them would break.
+FUZZ_KCFLAGS := $(FUZZ_CFLAGS) -mllvm -asan-globals=0
+$(FUZZ_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_KCFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/obj/shim.o: tests/fuzz/shim.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_KCFLAGS) -MMD -MP -c $< -o $@
+
+-include $(wildcard $(FUZZ_DIR)/obj/*.d $(FUZZ_DIR)/obj/*/*.d $(FUZZ_DIR)/obj/*/*/*.d)
+
+$(FUZZ_DIR):
+	mkdir -p $@
+
+.DEFAULT_GOAL := $(FUZZ_SAVED_GOAL)

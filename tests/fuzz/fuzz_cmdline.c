@@ -1,0 +1,85 @@
+/* Fuzz the kernel command line and every knob parser (kernel/cmdline.c and
+ * the KNOB_FUNC parsers of nic.c, fwd.c, l3conf.c, app.c), and `set` /
+ * `show config` (kernel/config.c), with the real knob registry. Checks:
+ * no crash, every message whole and shorter than CMDLINE_MSG_MAX, every
+ * value shown NUL-terminated, and what a refused value must not leave
+ * behind: ring sizes stay multiples of 8 in range, ipN= subnets never
+ * overlap, no port gets a network or broadcast address. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "apps/fwd/l3.h"
+#include "kernel/config.h"
+#include "kernel/knobs.h"
+#include "tests/fuzz/fuzz_state.h"
+
+static void report(const char *msg, void *ctx)
+{
+	(void)ctx;
+	size_t n = strlen(msg);
+	assert(n < CMDLINE_MSG_MAX && !strncmp(msg, "cmdline: ", 9));
+}
+
+static uint32_t mask_of(int len)
+{
+	return len ? ~0u << (32 - len) : 0;
+}
+
+static void check_state(void)
+{
+	assert(nic_cfg.rxd % 8 == 0 && nic_cfg.rxd >= 80 && nic_cfg.rxd <= 4096);
+	assert(nic_cfg.txd % 8 == 0 && nic_cfg.txd >= 80 && nic_cfg.txd <= 4096);
+	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+		if (!l3_if[p].addr)
+			continue;
+		uint32_t m = mask_of(l3_if[p].len);
+		assert(l3_if[p].len >= 1 && l3_if[p].len <= 32);
+		if (l3_if[p].len <= 30)
+			assert((l3_if[p].addr & ~m) && (l3_if[p].addr & ~m) != ~m);
+		for (int q = p + 1; q < NIC_MAX_PORTS; q++) {
+			int l = l3_if[q].len < l3_if[p].len ? l3_if[q].len : l3_if[p].len;
+			assert(!l3_if[q].addr || ((l3_if[p].addr ^ l3_if[q].addr) & mask_of(l)));
+		}
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	static struct knob_live live[64];
+	static size_t nlive;
+	static char big[1 << 16], v[CONFIG_VALUE_MAX];
+	if (!kstate_saved) {
+		kstate_save();
+		for (const struct knob *k = __knobs_start; k < __knobs_end && nlive < 64; k++)
+			live[nlive++] = (struct knob_live){ k->name, 0 };
+	}
+	kstate_restore();
+	char *line = malloc(len + 1);
+	for (size_t i = 0; i < len; i++)
+		line[i] = data[i] ? (char)data[i] : ' ';
+	line[len] = 0;
+	cmdline_parse(line, __knobs_start, KNOBS_COUNT, report, 0);
+	check_state();
+	for (const struct knob *k = __knobs_start; k < __knobs_end; k++) {
+		knob_value(k, v, sizeof(v));
+		assert(memchr(v, 0, sizeof(v)));
+		knob_accepted(k, big, 256);
+		assert(strlen(big) < 256);
+	}
+	size_t n = config_show(big, sizeof(big), __knobs_start, KNOBS_COUNT, live, nlive);
+	assert(n == strlen(big));
+	/* The same words through `set <knob> <value>`, as the shell splits them. */
+	char msg[CMDLINE_MSG_MAX], *save = 0;
+	for (char *w = strtok_r(line, " \t", &save); w; w = strtok_r(0, " \t", &save)) {
+		char *eq = strchr(w, '=');
+		if (!eq)
+			continue;
+		*eq = 0;
+		config_set(__knobs_start, KNOBS_COUNT, live, nlive, w, eq + 1, msg, sizeof(msg));
+		assert(strlen(msg) < sizeof(msg));
+		check_state();
+	}
+	free(line);
+	return 0;
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""Run the libFuzzer harnesses (tests/fuzz/fuzz.mk) one after another for a
+set time each and print one table: executions, executions per second,
+coverage (edges) and features, corpus size, crashes. Each harness starts
+from the seeds in tests/fuzz/seeds/NAME/ and keeps what it finds in
+build/fuzz/corpus/NAME/; a crash leaves its input in build/fuzz/crashes/
+and makes the exit status 1. Also writes build/fuzz/results.json for
+tools/reliability.py.
+
+    tests/fuzz/run.py --seconds 60 ipv4 arp ...
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FUZZ = os.path.join(ROOT, "build", "fuzz")
+
+
+def run(name, seconds):
+    corpus = os.path.join(FUZZ, "corpus", name)
+    crashes = os.path.join(FUZZ, "crashes") + "/"
+    os.makedirs(corpus, exist_ok=True)
+    os.makedirs(crashes, exist_ok=True)
+    cmd = [os.path.join(FUZZ, "fuzz_" + name), corpus]
+    seeds = os.path.join(ROOT, "tests", "fuzz", "seeds", name)
+    if os.path.isdir(seeds):
+        cmd.append(seeds)
+    d = os.path.join(ROOT, "tests", "fuzz", name + ".dict")
+    if os.path.exists(d):
+        cmd.append("-dict=" + d)
+    cmd += ["-max_total_time=%d" % seconds, "-print_final_stats=1", "-artifact_prefix=" + crashes,
+            "-rss_limit_mb=2048", "-timeout=10"]
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
+    err = p.stderr
+    stat = lambda k: int((re.findall(r"stat::%s:\s+(\d+)" % k, err) or ["0"])[-1])
+    last = (re.findall(r"#\d+\s+(?:DONE|pulse|NEW|REDUCE|INITED)\s+cov: (\d+) ft: (\d+) corp: (\d+)/", err)
+            or [("0", "0", "0")])[-1]
+    execs = stat("number_of_executed_units")
+    crashed = p.returncode != 0
+    r = {"harness": name, "seconds": seconds, "execs": execs, "execs_per_s": stat("average_exec_per_sec"),
+         "cov": int(last[0]), "ft": int(last[1]), "corpus": int(last[2]), "crashes": int(crashed),
+         "command": " ".join(cmd)}
+    if crashed:
+        r["error"] = "\n".join(l for l in err.splitlines()
+                               if re.search(r"ERROR|SUMMARY|Assertion|runtime error|artifact", l))[:2000]
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=int, default=60)
+    ap.add_argument("harness", nargs="+")
+    a = ap.parse_args()
+    rows = []
+    print("%-10s %8s %12s %10s %6s %7s %7s %8s" % ("harness", "seconds", "execs", "execs/s", "cov", "ft",
+                                                   "corpus", "crashes"), flush=True)
+    for name in a.harness:
+        r = run(name, a.seconds)
+        rows.append(r)
+        print("%-10s %8d %12d %10d %6d %7d %7d %8d" % (name, r["seconds"], r["execs"], r["execs_per_s"],
+                                                      r["cov"], r["ft"], r["corpus"], r["crashes"]), flush=True)
+        if r["crashes"]:
+            print(r["error"], flush=True)
+    print("total executions %d, crashes %d" % (sum(r["execs"] for r in rows), sum(r["crashes"] for r in rows)))
+    with open(os.path.join(FUZZ, "results.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    return 1 if any(r["crashes"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

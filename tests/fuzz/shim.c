@@ -1,0 +1,66 @@
+/* What the kernel code compiled into the fuzz harnesses needs from the
+ * rest of the kernel: memory from malloc, a fake clock, console output
+ * thrown away unless FUZZ_VERBOSE is set, no PCI. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "drivers/net/nic.h"
+#include "kernel/lcore.h"
+#include "kernel/mem.h"
+#include "kernel/time.h"
+
+uint64_t fuzz_tsc = 1000000000ull;
+struct tsc_info tsc = { .hz = 1000000000ull };
+struct lcore lcores[1];
+struct mem_info mem;
+
+void *dma_alloc(size_t bytes, size_t align)
+{
+	size_t a = align < 4096 ? 4096 : align;
+	void *p = aligned_alloc(a, (bytes + a - 1) / a * a);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+void dma_free(void *p, size_t bytes)
+{
+	(void)bytes;
+	free(p);
+}
+
+uint64_t now_ns(void)
+{
+	return fuzz_tsc;
+}
+
+uint64_t tsc_to_ns(uint64_t cycles)
+{
+	return cycles;
+}
+
+/* The console: what the shell echoes goes nowhere; no input. */
+void uart_write_raw(const char *s, size_t n)
+{
+	(void)s;
+	(void)n;
+}
+
+void uart_puts(const char *s)
+{
+	(void)s;
+}
+
+int uart_getc(void)
+{
+	return -1;
+}
+
+/* Harness set-up: console output (printf) to /dev/null unless FUZZ_VERBOSE
+ * is set; libFuzzer reports on stderr. */
+__attribute__((constructor)) static void quiet(void)
+{
+	if (!getenv("FUZZ_VERBOSE"))
+		freopen("/dev/null", "w", stdout);
+}
