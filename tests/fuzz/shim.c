@@ -24,6 +24,12 @@ void *dma_alloc(size_t bytes, size_t align)
 	return p;
 }
 
+void *dma_alloc_below(size_t bytes, size_t align, uint64_t limit)
+{
+	(void)limit;
+	return dma_alloc(bytes, align);
+}
+
 void dma_free(void *p, size_t bytes)
 {
 	(void)bytes;
