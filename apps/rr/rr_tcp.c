@@ -2,12 +2,15 @@
  * rr's TCP connections on lwIP's raw API: accept up to rr_conns (the SYN
  * check in rr_filter.c keeps half-open ones inside it too), hand data to
  * the service, close when the peer closes (FIN), count resets and aborts
- * (lwIP's err callback), and reset connections idle for rr_idle seconds
- * (a peer that vanished mid-transaction), from a 1 s tcp_poll.
+ * (lwIP's err callback), and reset connections that received no segment
+ * for rr_idle seconds (a peer that vanished mid-transaction), from a 1 s
+ * tcp_poll.
  */
 #include <stdio.h>
 #include "apps/rr/rr.h"
 #include "lwip/priv/tcp_priv.h"
+#include "lwip/prot/tcp.h"
+#include "rr_hooks.h"
 #include "lwip/sys.h"
 #include "lwip/tcp.h"
 
@@ -77,7 +80,6 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	}
 	if (rr_svc_ops[c->svc].recv(c, p))
 		return ERR_MEM;
-	c->last_ms = sys_now();
 	tcp_recved(pcb, p->tot_len);
 	pbuf_free(p);
 	return ERR_OK;
@@ -141,6 +143,23 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	tcp_err(pcb, on_err);
 	tcp_poll(pcb, on_poll, POLL_HALF_SECONDS);
 	tcp_nagle_disable(pcb);
+	return ERR_OK;
+}
+
+err_t rr_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
+		      u8_t *opt2, struct pbuf *p)
+{
+	(void)optlen;
+	(void)opt1len;
+	(void)opt2;
+	int port = rr_rx_port_of();
+	if (pcb->state >= ESTABLISHED && pcb->recv == on_recv && pcb->callback_arg)
+		((struct rr_conn *)pcb->callback_arg)->last_ms = sys_now();
+	if (TCPH_FLAGS(hdr) & TCP_RST)
+		rr_count(port, RR_tcp_rst_received, 1);
+	else if (pcb->state >= ESTABLISHED && p->tot_len &&
+		 !TCP_SEQ_BETWEEN(hdr->seqno, pcb->rcv_nxt, pcb->rcv_nxt + pcb->rcv_wnd - 1))
+		rr_count(port, RR_tcp_out_of_window, 1);
 	return ERR_OK;
 }
 

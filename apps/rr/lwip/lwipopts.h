@@ -96,6 +96,10 @@ extern unsigned char *rr_lwip_heap;
 #define LWIP_SUPPORT_CUSTOM_PBUF 1	/* zero-copy receive (apps/rr/rr_netif.c) */
 #define LWIP_NOASSERT_ON_ERROR	0
 
+/* Counting what lwIP drops silently (rr_hooks.h). */
+#define LWIP_HOOK_FILENAME	"rr_hooks.h"
+#define LWIP_HOOK_TCP_INPACKET_PCB rr_tcp_inpacket
+
 /* kernel/mem.c has a mem_init of its own: lwIP's heap set-up is renamed. */
 #define mem_init lwip_mem_init
 #endif
