@@ -48,6 +48,10 @@ int pkt_alloc_bulk(struct pktpool *pool, struct pkt **out, int n)
 
 void pkt_free(struct pkt *p)
 {
+	if (p->clones) {
+		p->clones--;
+		return;
+	}
 	struct pktpool *pool = p->pool;
 	pool->free[pool->nfree++] = p;
 }

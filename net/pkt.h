@@ -32,7 +32,8 @@ struct pkt {
 	uint16_t len;		/* frame bytes */
 	uint16_t port;		/* port it arrived on */
 	uint16_t queue;		/* RX queue it arrived on */
-	uint16_t pad;
+	uint16_t clones;	/* extra references (pktgen's clone_skb): pkt_free drops
+				   one, and only a free at 0 returns the slot to its pool */
 	uint32_t flags;		/* PKT_* */
 	uint32_t rss_hash;
 	uint64_t tstamp;	/* hardware timestamp, ns, when PKT_RX_TSTAMP */
@@ -64,7 +65,7 @@ void pktpool_destroy(struct pktpool *pool);
 struct pkt *pkt_alloc(struct pktpool *pool);
 /* Up to n packets into out; returns how many. */
 int pkt_alloc_bulk(struct pktpool *pool, struct pkt **out, int n);
-/* Back to its own pool. */
+/* Back to its own pool; with clones > 0 only one reference is dropped. */
 void pkt_free(struct pkt *p);
 void pkt_free_bulk(struct pkt **p, int n);
 

@@ -40,10 +40,13 @@ def nic_args(i, spec, machine, sockdir):
 
     Options: bus=root|rp|bridge|rp-bridge (PCI placement: root bus, its own
     pcie-root-port, behind a pci-bridge, or behind a pcie-pci-bridge behind a
-    pcie-root-port), netdev=stream|dgram|user|none
+    pcie-root-port), netdev=stream|dgram|user|hub|none
     (tap: the existing tap device ifname=NAME;
-    stream: QEMU listens on SOCKDIR/nicI.sock; dgram: QEMU uses UDP
-    127.0.0.1 port 40000+2I and sends to 40001+2I), mac=..."""
+    stream: QEMU listens on SOCKDIR/nicI.sock, or with connect=PATH connects
+    to another QEMU's stream socket (two guests wired back to back);
+    dgram: QEMU uses UDP 127.0.0.1 port 40000+2I and sends to 40001+2I;
+    hub: QEMU's hub 0, so the guest's NICs on it are wired to each other),
+    mac=..."""
     model, _, rest = spec.partition(":")
     opts = dict(kv.split("=", 1) for kv in rest.split(",") if kv)
     bus, netdev = opts.get("bus", "root"), opts.get("netdev", "none")
@@ -64,7 +67,11 @@ def nic_args(i, spec, machine, sockdir):
         dev += f",bus=pb{i},addr=0x1"
     elif bus != "root":
         raise SystemExit(f"nic {spec}: bus= takes root|rp|bridge|rp-bridge")
-    if netdev == "stream":
+    if netdev == "stream" and "connect" in opts:
+        args += ["-netdev", f"stream,id=n{i},server=off,addr.type=unix,addr.path={opts['connect']}"]
+    elif netdev == "hub":
+        args += ["-netdev", f"hubport,id=n{i},hubid=0"]
+    elif netdev == "stream":
         os.makedirs(sockdir, exist_ok=True)
         path = os.path.join(sockdir, f"nic{i}.sock")
         args += ["-netdev", f"stream,id=n{i},server=on,addr.type=unix,addr.path={path}"]
@@ -80,7 +87,7 @@ def nic_args(i, spec, machine, sockdir):
             raise SystemExit(f"nic {spec}: netdev=tap needs ifname=")
         args += ["-netdev", f"tap,id=n{i},ifname={opts['ifname']},script=no,downscript=no"]
     elif netdev != "none":
-        raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|tap|none")
+        raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|tap|hub|none")
     if netdev != "none":
         dev += f",netdev=n{i}"
     if "mac" in opts:

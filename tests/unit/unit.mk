@@ -22,6 +22,8 @@ UNIT_NET := lpm ipv4
 UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 # Header-only: the boot paths' command line cut (kernel/boot_info.h).
 UNIT_BINS += $(UNIT_DIR)/test_bootinfo
+# pktgen's latency histogram.
+UNIT_BINS += $(UNIT_DIR)/test_hist
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
 # parse_u64; memmap uses the shared region types.
@@ -65,6 +67,10 @@ $(UNIT_DIR)/test_bootinfo: tests/unit/test_bootinfo.c kernel/boot_info.h
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 $(UNIT_NET:%=$(UNIT_DIR)/test_%): $(UNIT_DIR)/test_%: tests/unit/test_%.c net/%.c net/%.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(UNIT_DIR)/test_hist: tests/unit/test_hist.c apps/pktgen/hist.c apps/pktgen/hist.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 

@@ -1,0 +1,236 @@
+/*
+ * pktgen's app entry and shell, after Linux's /proc/net/pktgen:
+ *   pktgen                      status per port and core
+ *   pktgen start|stop [port]    start/stop sending (every pktgen port, or one)
+ *   pktgen set <knob> <value>   as writing "knob value" to /proc/net/pktgen/ethX
+ *   pktgen lat [port]           latency histogram of the probes received
+ *   pktgen clear                zero the TX and RX counters
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/app.h"
+#include "apps/pktgen/pktgen.h"
+#include "kernel/cpu.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+
+static int pg_init(void)
+{
+	pg.burst = nic_cfg.burst;
+	if (pg_tx_init())
+		return -1;
+	pg_check(-1);
+	printf("pktgen: on");
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_pktgen, p))
+			printf(" %s", nics[p]->name);
+	printf("; timestamps: TSC (software); `pktgen start` sends\n");
+	return 0;
+}
+
+static void pg_app_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	pg_rx_burst(nic, q, pkts, n);
+}
+
+static void pg_report(int json);
+
+APP(pktgen, .name = "pktgen", .help = "traffic generator and loss/latency meter (Linux pktgen's knobs)",
+    .init = pg_init, .rx = pg_app_rx, .idle = pg_idle, .report = pg_report);
+
+/* Frames/s and Mb/s on the wire (frame + 24 B) since port p started. */
+static void tx_rate(int p, uint64_t *pps, uint64_t *kbps)
+{
+	const struct pg_tx *t = &pg_tx[p];
+	uint64_t end = t->running || !t->stop_tsc ? rdtsc() : t->stop_tsc;
+	uint64_t us = tsc_to_ns(end - t->start_tsc) / 1000, n = t->sent - t->sent_at_start;
+	uint64_t bits = (t->bytes - t->bytes_at_start + n * PG_WIRE_EXTRA) * 8;
+	*pps = us ? n * 1000000 / us : 0;
+	*kbps = us ? bits * 1000 / us : 0;
+}
+
+static const char *state(const struct pg_tx *t)
+{
+	return t->running ? "running" : t->start_tsc ? "stopped" : "idle";
+}
+
+static void print_tx(int p, int json)
+{
+	const struct pg_tx *t = &pg_tx[p];
+	uint64_t pps, kbps;
+	tx_rate(p, &pps, &kbps);
+	if (json)
+		printf("{\"stats\":\"pktgen\",\"kind\":\"tx\",\"t_ms\":%llu,\"port\":\"%s\",\"state\":\"%s\","
+		       "\"step\":%d,\"pkt_size\":%u,\"sent\":%llu,\"built\":%llu,\"probes\":%llu,"
+		       "\"ring_full\":%llu,\"alloc_failed\":%llu,\"clamped\":%llu,\"tx_pps\":%llu,\"tx_kbps\":%llu}\n",
+		       (unsigned long long)(now_ns() / 1000000), nics[p]->name, state(t), t->step, t->size,
+		       (unsigned long long)t->sent, (unsigned long long)t->built, (unsigned long long)t->probes,
+		       (unsigned long long)t->ring_full, (unsigned long long)t->alloc_failed,
+		       (unsigned long long)t->clamped, (unsigned long long)pps, (unsigned long long)kbps);
+	else
+		printf("pktgen %s: %s step %d/%d pkt_size %u sent %llu built %llu probes %llu ring_full %llu "
+		       "alloc_failed %llu clamped %llu; since start %llu pps %llu.%03llu Mb/s\n",
+		       nics[p]->name, state(t), t->step + 1, pg.nsweep ? pg.nsweep : 1, t->size,
+		       (unsigned long long)t->sent, (unsigned long long)t->built, (unsigned long long)t->probes,
+		       (unsigned long long)t->ring_full, (unsigned long long)t->alloc_failed,
+		       (unsigned long long)t->clamped, (unsigned long long)pps, (unsigned long long)(kbps / 1000),
+		       (unsigned long long)(kbps % 1000));
+}
+
+static void print_lat(int p, int json, int buckets)
+{
+	const struct hist *h = &pg_rx[p].lat;
+	static const unsigned q[] = { 5000, 9000, 9900, 9990 };
+	uint64_t v[4];
+	for (int i = 0; i < 4; i++)
+		v[i] = hist_quantile(h, q[i]);
+	printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"lat\",\"port\":\"%s\",\"clock\":\"tsc\",\"n\":%llu,"
+		      "\"min_ns\":%llu,\"mean_ns\":%llu,\"p50_ns\":%llu,\"p90_ns\":%llu,\"p99_ns\":%llu,"
+		      "\"p999_ns\":%llu,\"max_ns\":%llu"
+		    : "pktgen %s latency (clock tsc): n %llu min %llu mean %llu p50 %llu p90 %llu p99 %llu "
+		      "p99.9 %llu max %llu ns\n",
+	       nics[p]->name, (unsigned long long)h->n, (unsigned long long)h->min,
+	       (unsigned long long)(h->n ? h->sum / h->n : 0), (unsigned long long)v[0], (unsigned long long)v[1],
+	       (unsigned long long)v[2], (unsigned long long)v[3], (unsigned long long)h->max);
+	if (json)
+		printf(",\"buckets\":[");
+	for (unsigned i = 0, first = 1; (json || buckets) && i < HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
+			continue;
+		printf(json ? "%s[%llu,%llu,%llu]" : "%s  %llu-%llu ns: %llu\n", json && !first ? "," : "",
+		       (unsigned long long)hist_lo(i), (unsigned long long)hist_hi(i),
+		       (unsigned long long)h->bucket[i]);
+		first = 0;
+	}
+	if (json)
+		printf("]}\n");
+}
+
+static void print_rx(int p, int json)
+{
+	const struct pg_rx *r = &pg_rx[p];
+	printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"rx\",\"port\":\"%s\",\"rx\":%llu,\"ours\":%llu,"
+		      "\"bad\":%llu,\"other\":%llu,\"streams_full\":%llu}\n"
+		    : "pktgen %s rx: %llu frames: ours %llu bad %llu other %llu streams_full %llu\n",
+	       nics[p]->name, (unsigned long long)r->rx, (unsigned long long)r->ours, (unsigned long long)r->bad,
+	       (unsigned long long)r->other, (unsigned long long)r->streams_full);
+	for (int i = 0; i < PG_STREAMS && r->streams[i].used; i++) {
+		const struct pg_stream *s = &r->streams[i];
+		printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"stream\",\"port\":\"%s\",\"stream\":%u,"
+			      "\"received\":%llu,\"lost\":%llu,\"reordered\":%llu,\"duplicates\":%llu,\"bytes\":%llu}\n"
+			    : "pktgen %s stream 0x%04x: received %llu lost %llu reordered %llu duplicates %llu "
+			      "bytes %llu\n",
+		       nics[p]->name, s->id, (unsigned long long)s->received, (unsigned long long)pg_stream_lost(s),
+		       (unsigned long long)s->reordered, (unsigned long long)s->duplicates,
+		       (unsigned long long)s->bytes);
+	}
+	if (r->lat.n)
+		print_lat(p, json, 0);
+}
+
+static void print_all(int json, int all)
+{
+	uint64_t sent = 0, pps_sum = 0;
+	for (int p = 0; p < nic_count; p++) {
+		if (!app_runs_on(&app_pktgen, p))
+			continue;
+		if (all || pg_tx[p].start_tsc) {
+			uint64_t pps, kbps;
+			print_tx(p, json);
+			tx_rate(p, &pps, &kbps);
+			sent += pg_tx[p].sent;
+			pps_sum += pg_tx[p].running ? pps : 0;
+		}
+		if (all || pg_rx[p].rx)
+			print_rx(p, json);
+	}
+	if (json)
+		printf("{\"stats\":\"pktgen\",\"kind\":\"core\",\"core\":0,\"sent\":%llu,\"tx_pps\":%llu}\n",
+		       (unsigned long long)sent, (unsigned long long)pps_sum);
+	else
+		printf("pktgen core0: sent %llu, sending now at %llu pps\n", (unsigned long long)sent,
+		       (unsigned long long)pps_sum);
+}
+
+static void pg_report(int json)
+{
+	print_all(json, 0);
+}
+
+/* The pktgen port named by argv[i], all of them (-1) when absent, or -2. */
+static int port_arg(int argc, char **argv, int i)
+{
+	if (argc <= i)
+		return -1;
+	struct nic *nic = nic_find(argv[i]);
+	if (nic && app_runs_on(&app_pktgen, nic->port))
+		return nic->port;
+	printf("pktgen: '%s' is not a port running pktgen (ports:", argv[i]);
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_pktgen, p))
+			printf(" %s", nics[p]->name);
+	printf(")\n");
+	return -2;
+}
+
+static int start_stop(int start, int port)
+{
+	int err = 0;
+	for (int p = 0; p < nic_count; p++) {
+		if (!app_runs_on(&app_pktgen, p) || (port >= 0 && p != port))
+			continue;
+		if (start)
+			err |= pg_start(p);
+		else
+			pg_stop(p);
+	}
+	return err ? -1 : 0;
+}
+
+static void clear(void)
+{
+	for (int p = 0; p < nic_count; p++) {
+		struct pg_tx *t = &pg_tx[p];
+		t->sent = t->bytes = t->probes = t->built = t->ring_full = t->alloc_failed = t->clamped = 0;
+		t->sent_at_start = t->bytes_at_start = 0;
+		t->start_tsc = t->running ? rdtsc() : 0;
+		memset(&pg_rx[p], 0, sizeof(pg_rx[p]));
+	}
+}
+
+static int usage(void)
+{
+	printf("usage: pktgen | pktgen start [port] | pktgen stop [port] | pktgen set <knob> <value> | "
+	       "pktgen lat [port] | pktgen clear\n  knobs: %s\n", pg_knob_names);
+	return -1;
+}
+
+static int cmd_pktgen(int argc, char **argv)
+{
+	if (argc == 1) {
+		print_all(0, 1);
+		return 0;
+	}
+	const char *c = argv[1];
+	if (!strcmp(c, "set") && argc == 4)
+		return pg_set(argv[2], argv[3]);
+	if (!strcmp(c, "clear") && argc == 2) {
+		clear();
+		return 0;
+	}
+	int port = (!strcmp(c, "start") || !strcmp(c, "stop") || !strcmp(c, "lat")) && argc <= 3 ? port_arg(argc, argv, 2)
+												: -3;
+	if (port == -3)
+		return usage();
+	if (port == -2)
+		return -1;
+	if (!strcmp(c, "lat")) {
+		for (int p = 0; p < nic_count; p++)
+			if (app_runs_on(&app_pktgen, p) && (port < 0 || p == port))
+				print_lat(p, 0, 1);
+		return 0;
+	}
+	return start_stop(!strcmp(c, "start"), port);
+}
+SHELL_CMD(pktgen, "pktgen", "pktgen [start|stop [port] | set <knob> <value> | lat [port] | clear]",
+	  "traffic generator: status, start/stop, knobs, latency histogram", cmd_pktgen);

@@ -1,0 +1,333 @@
+/*
+ * pktgen's knobs, with Linux pktgen's names: on the kernel command line
+ * (count=1000) and through `pktgen set count 1000` (as a write of "count
+ * 1000" to /proc/net/pktgen/ethX). Each value is range-checked when given;
+ * how they fit together (min <= max, sizes within the MTU) is checked at
+ * boot and at every start.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/pktgen/pktgen.h"
+#include "kernel/config.h"
+#include "kernel/fmt.h"
+#include "kernel/knobs.h"
+
+struct pg_config pg = {
+	.pkt_size = PG_MIN_SIZE, .count = 1000, .rate_kind = PG_RATE_MAX,
+	.dst_min = 0x0a020002, .dst_max = 0x0a020002, .src_min = 0x0a010002, .src_max = 0x0a010002,
+	.udp_src_min = 9, .udp_src_max = 9, .udp_dst_min = 9, .udp_dst_max = 9,
+	.dst_mac = { 0x02, 0, 0, 0, 0, 0x02 }, .flowlen = 1, .burst = 32, .lat_rate = 1000,
+};
+
+static const struct knob_range size_range[] = { { PG_MIN_SIZE, 1514 } };
+static const struct knob_range count_range[] = { { 0, (int64_t)1 << 48 } };
+static const struct knob_range port_range[] = { { 0, 65535 } };
+static const struct knob_range flows_range[] = { { 0, 65535 } };
+static const struct knob_range flowlen_range[] = { { 1, 1000000000 } };
+static const struct knob_range clone_range[] = { { 0, 65535 } };
+static const struct knob_range lat_range[] = { { 0, 100000 } };
+
+KNOB(pkt_size, .name = "pkt_size", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &pg.pkt_size,
+     .help = "pktgen: frame bytes without the 4-byte FCS (60 = 64 on the wire), up to the MTU + 14; default 60");
+KNOB(count, .name = "count", .type = KNOB_INT, .ranges = count_range, .nranges = 1, .ival = &pg.count,
+     .help = "pktgen: frames per port (per sweep step); 0 = until pktgen stop; default 1000");
+KNOB(udp_src_min, .name = "udp_src_min", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+     .ival = &pg.udp_src_min, .help = "pktgen: lowest UDP source port; default 9");
+KNOB(udp_src_max, .name = "udp_src_max", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+     .ival = &pg.udp_src_max, .help = "pktgen: highest UDP source port; default 9");
+KNOB(udp_dst_min, .name = "udp_dst_min", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+     .ival = &pg.udp_dst_min, .help = "pktgen: lowest UDP destination port; default 9");
+KNOB(udp_dst_max, .name = "udp_dst_max", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+     .ival = &pg.udp_dst_max, .help = "pktgen: highest UDP destination port; default 9");
+KNOB(flows, .name = "flows", .type = KNOB_INT, .ranges = flows_range, .nranges = 1, .ival = &pg.flows,
+     .help = "pktgen: concurrent flows (address/port tuples), each sent flowlen frames in turn; 0 = a new tuple per frame; default 0");
+KNOB(flowlen, .name = "flowlen", .type = KNOB_INT, .ranges = flowlen_range, .nranges = 1, .ival = &pg.flowlen,
+     .help = "pktgen: frames of a flow before the next flow; default 1");
+KNOB(clone_skb, .name = "clone_skb", .type = KNOB_INT, .ranges = clone_range, .nranges = 1, .ival = &pg.clone_skb,
+     .help = "pktgen: sends of each frame built (the same buffer; one sequence number); 0 and 1 = a new frame each; default 0");
+KNOB(lat_rate, .name = "lat_rate", .type = KNOB_INT, .ranges = lat_range, .nranges = 1, .ival = &pg.lat_rate,
+     .help = "pktgen: latency probes per second per port, besides count; 0 off; default 1000");
+
+static int parse_num(const char *v, uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t len)
+{
+	if (parse_u64(v, out) || *out < lo || *out > hi) {
+		snprintf(err, len, "not a number in %llu-%llu", (unsigned long long)lo, (unsigned long long)hi);
+		return -1;
+	}
+	return 0;
+}
+
+/* rate: Mb/s or max; ratep: frames/s; delay: ns between frames. The last
+ * given decides, as in Linux pktgen where each sets the delay. */
+static int parse_rate(const char *v, char *err, size_t len)
+{
+	uint64_t x;
+	if (!strcmp(v, "max")) {
+		pg.rate_kind = PG_RATE_MAX;
+		return 0;
+	}
+	if (parse_num(v, 1, 100000, &x, err, len))
+		return -1;
+	pg.rate = (int64_t)x;
+	pg.rate_kind = PG_RATE_MBPS;
+	return 0;
+}
+static int parse_ratep(const char *v, char *err, size_t len)
+{
+	uint64_t x;
+	if (!strcmp(v, "max")) {
+		pg.rate_kind = PG_RATE_MAX;
+		return 0;
+	}
+	if (parse_num(v, 1, 200000000, &x, err, len))
+		return -1;
+	pg.ratep = (int64_t)x;
+	pg.rate_kind = PG_RATE_PPS;
+	return 0;
+}
+static int parse_delay(const char *v, char *err, size_t len)
+{
+	uint64_t x;
+	if (parse_num(v, 0, 1000000000, &x, err, len))
+		return -1;
+	pg.delay = (int64_t)x;
+	pg.rate_kind = x ? PG_RATE_DELAY : PG_RATE_MAX;
+	return 0;
+}
+static void show_rate(char *buf, size_t len)
+{
+	static const char *const unit[] = { "", "Mb/s", "pps", "ns delay" };
+	int64_t v = pg.rate_kind == PG_RATE_MBPS ? pg.rate : pg.rate_kind == PG_RATE_PPS ? pg.ratep : pg.delay;
+	if (pg.rate_kind == PG_RATE_MAX)
+		snprintf(buf, len, "max");
+	else
+		snprintf(buf, len, "%lld %s", (long long)v, unit[pg.rate_kind]);
+}
+KNOB(rate, .name = "rate", .type = KNOB_FUNC, .parse = parse_rate, .show = show_rate,
+     .accepted = "max or 1-100000 (Mb/s, counting FCS, preamble and gap: 24 B a frame)",
+     .help = "pktgen: send rate in Mb/s, clamped to the link; default max (as fast as the TX ring takes frames)");
+KNOB(ratep, .name = "ratep", .type = KNOB_FUNC, .parse = parse_ratep, .show = show_rate,
+     .accepted = "max or 1-200000000 (frames/s)", .help = "pktgen: send rate in frames/s, clamped to the link; default max");
+KNOB(delay, .name = "delay", .type = KNOB_FUNC, .parse = parse_delay, .show = show_rate,
+     .accepted = "0-1000000000 (ns between frames; 0 = max)", .help = "pktgen: ns between frames; default 0 (max)");
+
+/* sweep=S,S,...: one step of count frames per pkt_size, stream id per step. */
+static int parse_sweep(const char *v, char *err, size_t len)
+{
+	uint16_t list[PG_SWEEP_MAX];
+	int n = 0;
+	if (!strcmp(v, "off")) {
+		pg.nsweep = 0;
+		return 0;
+	}
+	for (const char *s = v;; s++) {
+		char word[16];
+		size_t w = strcspn(s, ",");
+		uint64_t x;
+		if (n == PG_SWEEP_MAX || w >= sizeof(word)) {
+			snprintf(err, len, "more than %d sizes or a size too long", PG_SWEEP_MAX);
+			return -1;
+		}
+		memcpy(word, s, w);
+		word[w] = 0;
+		if (parse_num(word, PG_MIN_SIZE, 1514, &x, err, len))
+			return -1;
+		list[n++] = (uint16_t)x;
+		s += w;
+		if (!*s)
+			break;
+	}
+	memcpy(pg.sweep, list, sizeof(list[0]) * (size_t)n);
+	pg.nsweep = n;
+	return 0;
+}
+static void show_sweep(char *buf, size_t len)
+{
+	size_t used = 0;
+	snprintf(buf, len, "off");
+	for (int i = 0; i < pg.nsweep && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? "," : "", pg.sweep[i]);
+}
+KNOB(sweep, .name = "sweep", .type = KNOB_FUNC, .parse = parse_sweep, .show = show_sweep,
+     .accepted = "S,S,... (up to 16 pkt_sizes, 60-1514) or off",
+     .help = "pktgen: one step per size (count frames each, its own stream id) instead of pkt_size; default off");
+
+/* Strict dotted quad. */
+static int parse_ip(const char *v, uint32_t *out, char *err, size_t len)
+{
+	uint32_t a = 0;
+	const char *s = v;
+	for (int i = 0; i < 4; i++) {
+		unsigned x = 0, digits = 0;
+		while (*s >= '0' && *s <= '9' && digits < 4) {
+			x = x * 10 + (unsigned)(*s++ - '0');
+			digits++;
+		}
+		if (!digits || digits > 3 || x > 255 || (i < 3 && *s++ != '.')) {
+			snprintf(err, len, "'%s' is not an IPv4 address", v);
+			return -1;
+		}
+		a = a << 8 | x;
+	}
+	if (*s) {
+		snprintf(err, len, "'%s' is not an IPv4 address", v);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+static void show_ip(char *buf, size_t len, uint32_t a)
+{
+	snprintf(buf, len, "%u.%u.%u.%u", a >> 24, a >> 16 & 255, a >> 8 & 255, a & 255);
+}
+static int parse_dst(const char *v, char *e, size_t l)
+{
+	uint32_t a;
+	if (parse_ip(v, &a, e, l))
+		return -1;
+	pg.dst_min = pg.dst_max = a;
+	return 0;
+}
+#define IP_KNOB(field, what)									\
+	static int parse_##field(const char *v, char *e, size_t l) { return parse_ip(v, &pg.field, e, l); } \
+	static void show_##field(char *b, size_t l) { show_ip(b, l, pg.field); }			\
+	KNOB(field, .name = #field, .type = KNOB_FUNC, .parse = parse_##field, .show = show_##field, \
+	     .accepted = "A.B.C.D", .help = "pktgen: " what)
+IP_KNOB(dst_min, "lowest IPv4 destination, walked up to dst_max; default 10.2.0.2");
+IP_KNOB(dst_max, "highest IPv4 destination; default 10.2.0.2");
+IP_KNOB(src_min, "lowest IPv4 source, walked up to src_max; default 10.1.0.2");
+IP_KNOB(src_max, "highest IPv4 source; default 10.1.0.2");
+KNOB(dst, .name = "dst", .type = KNOB_FUNC, .parse = parse_dst, .show = show_dst_min, .accepted = "A.B.C.D",
+     .help = "pktgen: one IPv4 destination (dst_min = dst_max)");
+
+static int parse_mac(const char *v, uint8_t *mac, char *err, size_t len)
+{
+	unsigned m[6];
+	int n = 0;
+	if (sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%n", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &n) != 6 || v[n]) {
+		snprintf(err, len, "'%s' is not a MAC address", v);
+		return -1;
+	}
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)m[i];
+	return 0;
+}
+static void show_mac(char *buf, size_t len, const uint8_t *m)
+{
+	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+static int parse_dst_mac(const char *v, char *e, size_t l) { return parse_mac(v, pg.dst_mac, e, l); }
+static void show_dst_mac(char *b, size_t l) { show_mac(b, l, pg.dst_mac); }
+static int parse_src_mac(const char *v, char *e, size_t l)
+{
+	if (parse_mac(v, pg.src_mac, e, l))
+		return -1;
+	pg.src_mac_set = 1;
+	return 0;
+}
+static void show_src_mac(char *b, size_t l)
+{
+	if (pg.src_mac_set)
+		show_mac(b, l, pg.src_mac);
+	else
+		snprintf(b, l, "port's own");
+}
+KNOB(dst_mac, .name = "dst_mac", .type = KNOB_FUNC, .parse = parse_dst_mac, .show = show_dst_mac,
+     .accepted = "xx:xx:xx:xx:xx:xx", .help = "pktgen: destination MAC; default 02:00:00:00:00:02");
+KNOB(src_mac, .name = "src_mac", .type = KNOB_FUNC, .parse = parse_src_mac, .show = show_src_mac,
+     .accepted = "xx:xx:xx:xx:xx:xx", .help = "pktgen: source MAC; default the port's own");
+
+const char pg_knob_names[] = "pkt_size sweep count rate ratep delay dst dst_min dst_max src_min src_max "
+			     "dst_mac src_mac udp_src_min udp_src_max udp_dst_min udp_dst_max flows flowlen "
+			     "burst clone_skb lat_rate";
+
+static int is_pg_knob(const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *s = pg_knob_names; *s;) {
+		size_t w = strcspn(s, " ");
+		if (w == n && !strncmp(s, name, n))
+			return 1;
+		s += w + (s[w] == ' ');
+	}
+	return 0;
+}
+
+static int is_rate_knob(const char *name)
+{
+	return !strcmp(name, "rate") || !strcmp(name, "ratep") || !strcmp(name, "delay");
+}
+
+int pg_set(const char *name, const char *value)
+{
+	char msg[CMDLINE_MSG_MAX];
+	int running = 0;
+	for (int p = 0; p < NIC_MAX_PORTS; p++)
+		running |= pg_tx[p].running;
+	if (!is_pg_knob(name)) {
+		printf("pktgen set: unknown knob '%.64s' (knobs: %s)\n", name, pg_knob_names);
+		return -1;
+	}
+	if (running && !is_rate_knob(name)) {
+		printf("pktgen set: %s cannot change while sending (rate, ratep and delay can): pktgen stop first\n",
+		       name);
+		return -1;
+	}
+	if (!strcmp(name, "burst")) {
+		uint64_t x;
+		if (parse_u64(value, &x) || x < 1 || x > NIC_BURST_MAX) {
+			printf("pktgen set: bad value '%.64s' for burst (accepted: 1-%d frames per tx_burst call)\n",
+			       value, NIC_BURST_MAX);
+			return -1;
+		}
+		pg.burst = (int64_t)x;
+		printf("burst=%lld\n", (long long)pg.burst);
+		return 0;
+	}
+	const struct knob *k = knob_find(__knobs_start, KNOBS_COUNT, name);
+	if (knob_set(k, value, msg, sizeof(msg))) {
+		printf("pktgen set: %s\n", msg + (strncmp(msg, "cmdline: ", 9) ? 0 : 9));
+		return -1;
+	}
+	knob_value(k, msg, sizeof(msg));
+	printf("%s=%s\n", name, msg);
+	for (int p = 0; p < NIC_MAX_PORTS; p++)
+		if (pg_tx[p].running)
+			pg_rate_update(p);
+	return 0;
+}
+
+static int check_range(const char *what, uint64_t lo, uint64_t hi, const char *accepted)
+{
+	if (lo <= hi)
+		return 0;
+	printf("pktgen: %s_min is above %s_max (%s): set %s_max first, or both\n", what, what, accepted, what);
+	return -1;
+}
+
+int pg_check(int port)
+{
+	int bad = 0;
+	bad |= check_range("dst", pg.dst_min, pg.dst_max, "A.B.C.D, min <= max");
+	bad |= check_range("src", pg.src_min, pg.src_max, "A.B.C.D, min <= max");
+	bad |= check_range("udp_src", (uint64_t)pg.udp_src_min, (uint64_t)pg.udp_src_max, "0-65535, min <= max");
+	bad |= check_range("udp_dst", (uint64_t)pg.udp_dst_min, (uint64_t)pg.udp_dst_max, "0-65535, min <= max");
+	if (port >= 0) {
+		const struct nic *nic = nics[port];
+		uint32_t max = nic->mtu + 14;
+		int n = pg.nsweep ? pg.nsweep : 1;
+		for (int i = 0; i < n; i++) {
+			uint32_t s = pg.nsweep ? pg.sweep[i] : (uint32_t)pg.pkt_size;
+			if (s > max) {
+				printf("pktgen: %s: pkt_size %u is above the port's MTU %u + 14 (accepted: 60-%u)\n",
+				       nic->name, s, nic->mtu, max);
+				bad = 1;
+			}
+		}
+	}
+	if (pg.nsweep && !pg.count) {
+		printf("pktgen: sweep needs count > 0 (frames per step)\n");
+		bad = 1;
+	}
+	return bad ? -1 : 0;
+}

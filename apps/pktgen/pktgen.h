@@ -1,0 +1,132 @@
+/*
+ * pktgen: the appliance as a traffic generator and loss/latency meter, with
+ * Linux pktgen's knob names (Documentation/networking/pktgen.rst).
+ *
+ * TX (tx.c): on each port that runs pktgen, after `pktgen start`, frames of
+ * Ethernet II / IPv4 / UDP with trafgen's 18-byte payload header (magic
+ * 0x4c52, stream id, 64-bit sequence number, TX time in ns since boot from
+ * the TSC, modulo 2^48: tools/trafgen/frame.h), so build/trafgen counts
+ * them too. Stream id = port << 8 | sweep step; latency probes use the
+ * same id with PG_PROBE set and their own sequence. Sequence numbers and
+ * the address/port walk advance per frame built; with clone_skb = N every
+ * frame built is sent N times (the same buffer, as Linux's pktgen_xmit).
+ *
+ * RX (rx.c): every frame a pktgen port receives is counted once: ours (by
+ * stream: received, lost, reordered, duplicates), bad, other or
+ * streams_full; probes also go into the port's latency histogram.
+ *
+ * conf.c holds the knobs and their checks, cmd.c the shell and reports.
+ */
+#ifndef PKTGEN_H
+#define PKTGEN_H
+#include <stdint.h>
+#include "apps/app.h"
+#include "apps/pktgen/hist.h"
+#include "drivers/net/nic.h"
+
+#define PG_SWEEP_MAX	16
+#define PG_PROBE	0x8000u	/* stream id bit of latency probes */
+#define PG_HDR_LEN	42	/* Ethernet + IPv4 + UDP headers, bytes */
+#define PG_PAYLOAD_LEN	18	/* trafgen's payload header */
+#define PG_MAGIC	0x4c52
+#define PG_MIN_SIZE	60	/* pkt_size: frame bytes without the FCS */
+#define PG_WIRE_EXTRA	24	/* FCS + preamble/SFD + inter-frame gap, bytes */
+#define PG_STREAMS	16	/* streams told apart per receiving port */
+#define PG_SEQ_WINDOW	4096	/* duplicates recognised this far below the highest seq */
+
+enum pg_rate_kind { PG_RATE_MAX, PG_RATE_MBPS, PG_RATE_PPS, PG_RATE_DELAY };
+
+/* The knobs (conf.c); the same for every pktgen port. Addresses in host order. */
+struct pg_config {
+	int64_t pkt_size;		/* bytes without FCS */
+	int nsweep;			/* 0: pkt_size only */
+	uint16_t sweep[PG_SWEEP_MAX];	/* pkt_size of each step */
+	int64_t count;			/* frames per port and step; 0 = forever */
+	enum pg_rate_kind rate_kind;	/* the last of rate/ratep/delay given */
+	int64_t rate;			/* Mb/s on the wire (frame + 24 B) */
+	int64_t ratep;			/* frames/s */
+	int64_t delay;			/* ns between frames */
+	uint32_t dst_min, dst_max, src_min, src_max;
+	int64_t udp_src_min, udp_src_max, udp_dst_min, udp_dst_max;
+	uint8_t dst_mac[6], src_mac[6];
+	int src_mac_set;		/* 0: the port's own MAC */
+	int64_t flows, flowlen;		/* 0 flows: walk per frame */
+	int64_t burst;			/* frames per tx_burst call */
+	int64_t clone_skb;		/* sends per frame built; 0 and 1: one */
+	int64_t lat_rate;		/* probes/s per port; 0 off */
+};
+extern struct pg_config pg;
+
+/* Per sending port. */
+struct pg_tx {
+	int running;
+	struct pktpool *pool;
+	int step;			/* sweep step */
+	uint16_t size;			/* pkt_size of this step */
+	uint16_t stream;
+	uint64_t seq;			/* frames built in this step */
+	uint64_t queued;		/* frames (copies included) queued in this step */
+	uint64_t step_sent;
+	struct pkt *cur;		/* clone_skb: frame being repeated */
+	uint32_t cur_left;		/* copies of cur not yet queued */
+	struct pkt *pend[NIC_BURST_MAX];/* queued, not yet taken by the ring */
+	int npend;
+	struct pkt *probe;		/* a probe the ring refused */
+	uint64_t probe_seq;
+	/* address walk: tuple index and offsets into each range */
+	uint64_t flow, inflow, off_dst, off_src, off_sport, off_dport;
+	uint32_t ip_sum;		/* IPv4 checksum of the fixed words of this step */
+	uint8_t hdr[PG_HDR_LEN];	/* headers of this step, addresses filled per frame */
+	/* token bucket: next frame due at next_tsc; interval ivl + rem/num cycles */
+	uint64_t next_tsc, ivl, rem, num, acc;
+	uint64_t next_probe, probe_ivl;
+	/* counters */
+	uint64_t sent, bytes, probes, built, ring_full, alloc_failed, clamped;
+	uint64_t start_tsc, stop_tsc, sent_at_start, bytes_at_start;
+};
+
+/* Per stream received on a port. */
+struct pg_stream {
+	int used;
+	uint16_t id;
+	uint64_t received, unique, reordered, duplicates, bytes;
+	uint64_t next;			/* highest sequence number seen + 1 */
+	uint64_t seen[PG_SEQ_WINDOW / 64];
+};
+
+/* Per receiving port. rx = ours + bad + other + streams_full. */
+struct pg_rx {
+	uint64_t rx, ours, bad, other, streams_full;
+	struct pg_stream streams[PG_STREAMS];
+	struct hist lat;		/* probes: receive - send time, ns (TSC) */
+};
+
+/* cmd.c: the app (app_runs_on asks about it). */
+extern const struct app app_pktgen;
+extern struct pg_tx pg_tx[NIC_MAX_PORTS];
+extern struct pg_rx pg_rx[NIC_MAX_PORTS];
+
+/* conf.c: check the knobs against each other and port p's MTU (p < 0: no
+ * port); prints each problem with the accepted forms. 0 or -1. */
+int pg_check(int port);
+/* conf.c: set a pktgen knob by name, as on the command line; prints the
+ * reply. 0 or -1. */
+int pg_set(const char *name, const char *value);
+/* conf.c: the knob names `pktgen set` takes, space-separated. */
+extern const char pg_knob_names[];
+
+/* tx.c: create the TX pools of every pktgen port; 0 or -1. */
+int pg_tx_init(void);
+/* tx.c: start (after pg_check and a link check) / stop port p. 0 or -1. */
+int pg_start(int port);
+void pg_stop(int port);
+/* tx.c: recompute port p's rate interval for its step (after a rate knob changed). */
+void pg_rate_update(int port);
+/* tx.c: the poll loop's idle hook: send on every running port. */
+int pg_idle(void);
+
+/* rx.c: account a received burst (the app's rx hook); frees the packets. */
+void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
+/* rx.c: lost frames of stream s: highest seq + 1 - distinct seen. */
+uint64_t pg_stream_lost(const struct pg_stream *s);
+#endif

@@ -1,0 +1,125 @@
+/*
+ * pktgen's receiver: sequence checking per stream (received, lost,
+ * reordered, duplicates, as build/trafgen counts them) and the latency of
+ * probes, for frames with trafgen's payload header (pktgen.h). Software
+ * timestamps: the TSC read once per received burst, against the sender's
+ * TSC in the payload, so latency is meaningful when one guest both sends
+ * and receives.
+ */
+#include <string.h>
+#include "apps/pktgen/pktgen.h"
+#include "kernel/time.h"
+#include "net/ipv4.h"
+
+#define TS_MASK ((UINT64_C(1) << 48) - 1)
+
+struct pg_rx pg_rx[NIC_MAX_PORTS];
+
+static uint32_t get16(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 8 | b[1];
+}
+
+static uint32_t get32(const uint8_t *b)
+{
+	return get16(b) << 16 | get16(b + 2);
+}
+
+uint64_t pg_stream_lost(const struct pg_stream *s)
+{
+	return s->next - s->unique;
+}
+
+static int seen_test_set(struct pg_stream *s, uint64_t seq)
+{
+	uint64_t i = seq % PG_SEQ_WINDOW, m = UINT64_C(1) << (i % 64);
+	int was = !!(s->seen[i / 64] & m);
+	s->seen[i / 64] |= m;
+	return was;
+}
+
+/* New (above the highest so far: the window slides), reordered (below it,
+ * not seen) or duplicate (below it, seen within the window). */
+static void seq_add(struct pg_stream *s, uint64_t seq)
+{
+	if (seq >= s->next) {
+		if (seq - s->next >= PG_SEQ_WINDOW)
+			memset(s->seen, 0, sizeof(s->seen));
+		else
+			for (uint64_t q = s->next; q < seq; q++)
+				s->seen[q % PG_SEQ_WINDOW / 64] &= ~(UINT64_C(1) << (q % 64));
+		seen_test_set(s, seq);
+		s->next = seq + 1;
+		s->unique++;
+	} else if (s->next - seq <= PG_SEQ_WINDOW && seen_test_set(s, seq)) {
+		s->duplicates++;
+	} else {
+		s->reordered++;
+		s->unique++;
+	}
+}
+
+static struct pg_stream *stream_of(struct pg_rx *r, uint16_t id)
+{
+	for (int i = 0; i < PG_STREAMS; i++) {
+		struct pg_stream *s = &r->streams[i];
+		if (s->used && s->id == id)
+			return s;
+		if (!s->used) {
+			memset(s, 0, sizeof(*s));
+			s->used = 1;
+			s->id = id;
+			return s;
+		}
+	}
+	return 0;
+}
+
+/* The UDP payload of one of our frames, or NULL; *bad set when it carries
+ * our magic but its IPv4 header or lengths are wrong. */
+static const uint8_t *payload(const struct pkt *p, int *bad)
+{
+	const uint8_t *d = p->data, *ip = d + ETH_HLEN;
+	*bad = 0;
+	if (p->len < PG_MIN_SIZE || get16(d + 12) != ETHERTYPE_IPV4 || ip[0] >> 4 != 4 || ip[9] != 17)
+		return 0;
+	uint32_t ihl = (ip[0] & 15u) * 4, tot = get16(ip + 2);
+	if (ihl < IPV4_HLEN || ETH_HLEN + ihl + 8 + PG_PAYLOAD_LEN > p->len)
+		return 0;
+	const uint8_t *pl = ip + ihl + 8;
+	if (get16(pl) != PG_MAGIC)
+		return 0;
+	*bad = inet_csum(ip, ihl) != 0 || tot > (uint32_t)p->len - ETH_HLEN || tot < ihl + 8 + PG_PAYLOAD_LEN ||
+	       get16(ip + ihl + 4) != tot - ihl;
+	return *bad ? 0 : pl;
+}
+
+void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)q;
+	struct pg_rx *r = &pg_rx[nic->port];
+	uint64_t ns = now_ns();
+	r->rx += (uint64_t)n;
+	for (int i = 0; i < n; i++) {
+		int bad;
+		const uint8_t *pl = payload(pkts[i], &bad);
+		if (!pl) {
+			r->bad += (uint64_t)bad;
+			r->other += (uint64_t)!bad;
+			continue;
+		}
+		uint16_t id = (uint16_t)get16(pl + 2);
+		struct pg_stream *s = stream_of(r, id);
+		if (!s) {
+			r->streams_full++;
+			continue;
+		}
+		r->ours++;
+		s->received++;
+		s->bytes += pkts[i]->len;
+		seq_add(s, (uint64_t)get32(pl + 4) << 32 | get32(pl + 8));
+		if (id & PG_PROBE)
+			hist_add(&r->lat, (ns - ((uint64_t)get16(pl + 12) << 32 | get32(pl + 14))) & TS_MASK);
+	}
+	pkt_free_bulk(pkts, n);
+}

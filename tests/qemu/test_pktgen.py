@@ -1,0 +1,256 @@
+"""app=pktgen: exact counts received by build/trafgen, every frame's
+sequence number, timestamp, addresses and ports checked at the host
+(flows walking their ranges), clone_skb, sweeps, bad knobs and commands;
+an in-guest loopback (two igb ports on a QEMU hub) for the receive side and
+the latency histogram; two guests back to back (pktgen into pktgen's
+receiver) losing nothing."""
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from qemurun import Qemu  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+TRAFGEN = os.path.join(ROOT, "build", "trafgen")
+PROMPT = "linerate> "
+GUEST_MAC = bytes.fromhex("525400123456")   # QEMU's default for the first NIC
+
+
+class Guest:
+    def __init__(self, nics, append, links=1):
+        self.q = Qemu(boot="kernel", mem="256M", nics=nics, append="stats=0 " + append)
+        self.q.expect(r"apps:.*\n", 120)
+        for i in range(links):
+            # e1000e's link is up before the apps start, igb's after
+            self.q.pos = 0
+            self.q.expect(rf"port{i}: link up", 60)
+        self.q.send("\r")
+        self.q.expect(PROMPT, 30)
+
+    def shell(self, line, timeout=30):
+        self.q.send(line + "\r")
+        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
+        return m.group(1).decode(errors="replace")
+
+    def set(self, **knobs):
+        for k, v in knobs.items():
+            out = self.shell(f"pktgen set {k} {v}")
+            assert out.startswith(f"{k}="), out
+
+    def wait_done(self, port="port0", timeout=120):
+        self.q.expect(rf"pktgen: {port}: done, (\d+) frames sent", timeout)
+
+    def streams(self):
+        return {int(s, 16): dict(zip(("received", "lost", "reordered", "duplicates"), map(int, v)))
+                for s, *v in re.findall(r"stream 0x([0-9a-f]+): received (\d+) lost (\d+) reordered (\d+) "
+                                        r"duplicates (\d+)", self.shell("pktgen"))}
+
+    def tx(self, port="port0"):
+        m = re.search(rf"pktgen {port}: \w+ .*? sent (\d+) built (\d+) probes (\d+)", self.shell("pktgen"))
+        return dict(zip(("sent", "built", "probes"), map(int, m.groups())))
+
+
+@pytest.fixture
+def guests():
+    made = []
+
+    def make(*a, **kw):
+        g = Guest(*a, **kw)
+        made.append(g)
+        return g
+    yield make
+    for g in made:
+        g.q.stop()
+
+
+def trafgen_recv(sock, count, pcap):
+    return subprocess.Popen([TRAFGEN, "recv", "--port", f"stream:{sock}", "--count", str(count),
+                             "--timeout", "20", "--max-time", "120", "--quiet", "--pcap", pcap],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def trafgen_result(p):
+    out, _ = p.communicate(timeout=150)
+    return json.loads(out.split("RESULT ", 1)[1])
+
+
+def pcap_frames(path):
+    """Frames of a classic pcap file, in order."""
+    data = open(path, "rb").read()
+    out, off = [], 24
+    while off < len(data):
+        incl = struct.unpack_from("<I", data, off + 8)[0]
+        out.append(data[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return out
+
+
+def fields(f):
+    """What pktgen wrote: MACs, IPv4 addresses, UDP ports, payload header."""
+    ip, udp, pl = f[14:34], f[34:42], f[42:60]
+    magic, stream, seq = struct.unpack(">HHQ", pl[:12])
+    return dict(dmac=f[:6], smac=f[6:12], type=struct.unpack(">H", f[12:14])[0], src=ip[12:16],
+                dst=ip[16:20], sport=struct.unpack(">H", udp[:2])[0], dport=struct.unpack(">H", udp[2:4])[0],
+                magic=magic, stream=stream, seq=seq, ts=int.from_bytes(pl[12:18], "big"), len=len(f))
+
+
+def ip(a):
+    return bytes(int(x) for x in a.split("."))
+
+
+def ip_add(a, n):
+    return (int.from_bytes(ip(a), "big") + n).to_bytes(4, "big")
+
+
+def uptime_ns(g):
+    m = re.search(r"([\d.]+) s", g.shell("uptime"))
+    return int(float(m.group(1)) * 1e9)
+
+
+def test_exact_counts_flows_clone_sweep_and_bad_input(guests, tmp_path):
+    # A bad knob on the command line is reported and keeps its default.
+    g = guests(["e1000e:netdev=stream"], "app=pktgen lat_rate=0 sweep=60,1515 clone_skb=70000")
+    assert "bad value '60,1515' for sweep=" in g.q.text()
+    assert "bad value '70000' for clone_skb=" in g.q.text()
+    sock = g.q.nic_sock(0)
+
+    # 1. flows walking every range: frame k belongs to flow (k // flowlen) % flows,
+    # and each field takes element (flow mod its range's length).
+    n, flows, flowlen = 2000, 5, 3
+    g.set(count=n, ratep=20000, dst_min="10.2.0.1", dst_max="10.2.0.7", src_min="10.1.0.1",
+          src_max="10.1.0.3", udp_src_min=1000, udp_src_max=1003, udp_dst_min=5000, udp_dst_max=5001,
+          flows=flows, flowlen=flowlen, dst_mac="02:00:00:00:00:09")
+    pcap = str(tmp_path / "flows.pcap")
+    tg = trafgen_recv(sock, n, pcap)
+    time.sleep(0.5)
+    before = uptime_ns(g)
+    g.shell("pktgen start")
+    g.wait_done()
+    r = trafgen_result(tg)
+    after = uptime_ns(g) + 1000000
+    assert (r["received"], r["lost"], r["reordered"], r["duplicates"], r["bad"], r["other"]) == (n, 0, 0, 0, 0, 0)
+    frames = [fields(f) for f in pcap_frames(pcap)]
+    assert len(frames) == n
+    last_ts = before
+    for k, f in enumerate(frames):
+        t = (k // flowlen) % flows
+        assert (f["dmac"], f["smac"], f["type"], f["len"]) == (bytes.fromhex("020000000009"), GUEST_MAC, 0x800, 60)
+        assert (f["magic"], f["stream"], f["seq"]) == (0x4c52, 0, k)
+        assert f["src"] == ip_add("10.1.0.1", t % 3) and f["dst"] == ip_add("10.2.0.1", t % 7), (k, f)
+        assert f["sport"] == 1000 + t % 4 and f["dport"] == 5000 + t % 2, (k, f)
+        # TX time: ns since the guest booted, between the start and the end, never going back
+        assert last_ts <= f["ts"] <= after, (k, f["ts"], last_ts, after)
+        last_ts = f["ts"]
+    assert g.tx() == {"sent": n, "built": n, "probes": 0}
+
+    # 2. no flows: each field walks its own range frame by frame; clone_skb=4
+    # sends every frame built 4 times (one sequence number), 1514 bytes.
+    n = 1000
+    g.shell("pktgen clear")
+    g.set(count=n, flows=0, clone_skb=4, pkt_size=1514, ratep=10000)
+    pcap = str(tmp_path / "clone.pcap")
+    tg = trafgen_recv(sock, n, pcap)
+    time.sleep(0.5)
+    g.shell("pktgen start")
+    g.wait_done()
+    r = trafgen_result(tg)
+    assert (r["received"], r["lost"], r["duplicates"], r["bad"]) == (n, 0, 750, 0)
+    frames = [fields(f) for f in pcap_frames(pcap)]
+    for k, f in enumerate(frames):
+        b = k // 4
+        assert (f["seq"], f["len"]) == (b, 1514)
+        assert f["dst"] == ip_add("10.2.0.1", b % 7) and f["sport"] == 1000 + b % 4, (k, f)
+    assert g.tx() == {"sent": n, "built": 250, "probes": 0}
+
+    # 3. a sweep: count frames per size, a stream id per step; a rate above
+    # the link is clamped with a message.
+    g.shell("pktgen clear")
+    g.set(clone_skb=0, sweep="60,124,1020", count=300, ratep=5000000)
+    tg = trafgen_recv(sock, 900, str(tmp_path / "sweep.pcap"))
+    time.sleep(0.5)
+    out = g.shell("pktgen start")
+    assert "asked rate above the link's 1488095 frames/s of 64 B at 1000 Mb/s: clamped" in out
+    g.wait_done(timeout=180)
+    r = trafgen_result(tg)
+    rows = {row["stream"]: (row["received"], row["lost"], row["size"]) for row in r["rows"]}
+    assert rows == {0: (300, 0, 64), 1: (300, 0, 128), 2: (300, 0, 1024)}, r["rows"]
+
+    # Bad commands and values: refused with the accepted forms, nothing sent.
+    sent = g.tx()["sent"]
+    assert "accepted: 60-1514" in g.shell("pktgen set pkt_size 59")
+    assert "accepted: 60-1514" in g.shell("pktgen set pkt_size 1515")
+    assert "unknown knob 'bogus'" in g.shell("pktgen set bogus 1")
+    assert "not an IPv4 address" in g.shell("pktgen set dst_min 10.2.0")
+    assert "accepted: 1-32" in g.shell("pktgen set burst 33")
+    assert "usage: pktgen" in g.shell("pktgen launch")
+    assert "not a port running pktgen" in g.shell("pktgen start port7")
+    g.set(sweep="off", dst_min="10.2.0.9", dst_max="10.2.0.1")
+    assert "dst_min is above dst_max" in g.shell("pktgen start")
+    g.set(dst_min="10.2.0.1", count=0)
+    g.q.qmp_cmd("set_link", name="nic0", up=False)
+    g.q.expect(r"port0: link down", 30)
+    assert "link down, not started" in g.shell("pktgen start")
+    g.q.qmp_cmd("set_link", name="nic0", up=True)
+    g.q.expect(r"port0: link up", 30)
+    assert g.tx()["sent"] == sent
+    # While sending, only the rate may change.
+    g.set(ratep=1000)
+    g.shell("pktgen start")
+    assert "cannot change while sending" in g.shell("pktgen set count 5")
+    g.set(ratep=2000)
+    g.shell("pktgen stop")
+    assert "stopped" in g.shell("pktgen")
+
+
+def test_loopback_receive_side_and_latency_histogram(guests):
+    # Two igb ports on one QEMU hub: port0 sends, port1 checks every frame.
+    g = guests(["igb:netdev=hub,bus=rp", "igb:netdev=hub,bus=rp"], "app=pktgen promisc=1 count=3000 "
+               "ratep=5000 lat_rate=500", links=2)
+    g.shell("pktgen start port0")
+    g.wait_done()
+    time.sleep(1)
+    tx = g.tx()
+    assert tx["sent"] == 3000 and tx["probes"] > 0
+    s = g.streams()
+    assert s[0x0000] == {"received": 3000, "lost": 0, "reordered": 0, "duplicates": 0}
+    assert s[0x8000] == {"received": tx["probes"], "lost": 0, "reordered": 0, "duplicates": 0}
+    out = g.shell("pktgen lat port1")
+    m = re.search(r"n (\d+) min (\d+) mean \d+ p50 (\d+) p90 (\d+) p99 (\d+) p99.9 (\d+) max (\d+) ns", out)
+    n, lo, p50, p90, p99, p999, hi = map(int, m.groups())
+    buckets = [(int(a), int(b), int(c)) for a, b, c in re.findall(r"(\d+)-(\d+) ns: (\d+)", out)]
+    assert n == tx["probes"] == sum(c for _, _, c in buckets)
+    assert 0 < lo <= p50 <= p90 <= p99 <= p999 <= hi < 10**9
+    assert buckets[0][0] <= lo <= buckets[0][1] and buckets[-1][0] <= hi <= buckets[-1][1]
+    # The same histogram in the JSON report.
+    g.shell("set stats_format json")
+    g.shell("set stats 1")
+    m = g.q.expect(r'\{"stats":"pktgen","kind":"lat","port":"port1"[^\n]*\}', 30)
+    j = json.loads(m.group(0))
+    assert (j["clock"], j["n"], j["p50_ns"], j["max_ns"]) == ("tsc", n, p50, hi)
+    assert [tuple(b) for b in j["buckets"]] == buckets
+
+
+def test_two_guests_back_to_back_lose_nothing(guests):
+    # Guest A's port listens on a stream socket; guest B's connects to it.
+    # B's MAC is A's dst_mac: unicast, no promiscuous mode.
+    a = guests(["e1000e:netdev=stream"], "app=pktgen count=20000 ratep=10000 lat_rate=100 "
+               "dst_mac=52:54:00:00:00:02")
+    b = guests([f"e1000e:netdev=stream,connect={a.q.nic_sock(0)},mac=52:54:00:00:00:02"], "app=pktgen poll=napi")
+    out = a.shell("pktgen start")
+    assert "not started" not in out, out
+    a.wait_done(timeout=180)
+    time.sleep(1)
+    tx = a.tx()
+    s = b.streams()
+    assert s[0x0000] == {"received": 20000, "lost": 0, "reordered": 0, "duplicates": 0}
+    assert s[0x8000]["received"] == tx["probes"] and s[0x8000]["lost"] == 0
+    m = re.search(r"latency \(clock tsc\): n (\d+)", b.shell("pktgen"))
+    assert int(m.group(1)) == tx["probes"]
+    assert re.search(r"pktgen port0 rx: 20\d+ frames: ours (\d+) bad 0 other 0", b.shell("pktgen"))
