@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* Longest message cmdline_parse() passes to report(), including the NUL. */
-#define CMDLINE_MSG_MAX 512
+#define CMDLINE_MSG_MAX 1024
 /* Longest word cmdline_parse() accepts, in bytes; longer ones are errors. */
 #define CMDLINE_WORD_MAX 256
 
