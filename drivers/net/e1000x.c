@@ -314,13 +314,12 @@ void e1000x_print_probe(struct e1000x_port *p)
 	struct pci_dev *d = nic->pci;
 	static const char *const modes[] = { "INTx", "MSI", "MSI-X" };
 	printf("%s: %s %s at %02x:%02x.%x, MAC %02x:%02x:%02x:%02x:%02x:%02x, %d queue(s), "
-	       "rxd %d txd %d, %s, DMA: RX ring %#lx, buffers %#lx%s\n", nic->name, nic->driver,
-	       nic->model, d->bus, d->dev, d->fn,
+	       "rxd %d txd %d, %s\n", nic->name, nic->driver, nic->model, d->bus, d->dev, d->fn,
 	       nic->mac[0], nic->mac[1], nic->mac[2], nic->mac[3], nic->mac[4], nic->mac[5],
 	       nic->nqueues, nic->rxd, nic->txd,
-	       d->int_mode >= 0 && d->int_mode <= 2 ? modes[d->int_mode] : "no interrupts",
-	       (unsigned long)p->rxq[0].ring, (unsigned long)nic->pool->mem,
-	       nic->dma_limit ? " (32-bit device: below 4 GiB)" : "");
+	       d->int_mode >= 0 && d->int_mode <= 2 ? modes[d->int_mode] : "no interrupts");
+	printf("%s: DMA: RX ring %#lx, buffers %#lx%s\n", nic->name, (unsigned long)p->rxq[0].ring,
+	       (unsigned long)nic->pool->mem, nic->dma_limit ? " (32-bit device: below 4 GiB)" : "");
 }
 
 /* Mask every interrupt cause (IMC, and EIMC where the family has it). */

@@ -20,7 +20,7 @@ from qemurun import Qemu  # noqa: E402
 PROMPT = "linerate> "
 GIB4 = 4 << 30
 PROBE = (r"(port\d): (\w+) .* at ([0-9a-f]{2}):[0-9a-f]{2}\.\d, MAC \S+, 1 queue\(s\), rxd \d+ txd \d+, "
-         r"(\S+), DMA: RX ring (0x[0-9a-f]+), buffers (0x[0-9a-f]+)")
+         r"(\S+)\n\1: DMA: RX ring (0x[0-9a-f]+), buffers (0x[0-9a-f]+)")
 
 
 def shell(q, line, timeout=20):
