@@ -153,8 +153,8 @@ def sweep(a):
     marks = []  # (offset in the console bytes, label)
     report_end = rb'\{"stats":"core".*?\}\r?\n'
     with Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"], append=append) as q:
-        q.expect(r"port0: link up", 60)
-        mac = q.expect(r"MAC ([0-9a-f:]{17})", 30).group(1).decode()
+        mac = q.expect(r"MAC ([0-9a-f:]{17})", 60).group(1).decode()
+        q.expect(r"port0: link up", 60)   # after the probe: the driver restarts autonegotiation
         for itr in a.itr.split(","):
             q.send(f"set InterruptThrottleRate {itr}\r")
             q.expect(rf"InterruptThrottleRate={itr}\r\n")

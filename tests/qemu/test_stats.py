@@ -25,7 +25,8 @@ class Box:
     def __init__(self, append=""):
         self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"],
                       append=("app=sink " + append).strip())
-        self.q.expect(r"port0: link up", 60)
+        self.q.expect(r"port0: link up", 60)   # after the prompt: autonegotiation restarts at probe
+        self.q.send("\r")
         self.q.expect(PROMPT, 30)
         self.port = StreamPort(self.q.nic_sock(0))
 
