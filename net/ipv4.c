@@ -28,7 +28,7 @@ uint16_t inet_csum_update(uint16_t hc, uint16_t m, uint16_t m_new)
 	return (uint16_t)~fold((uint32_t)(uint16_t)~hc + (uint16_t)~m + m_new);
 }
 
-enum ipv4_check ipv4_check(const void *ip, size_t len)
+enum ipv4_check ipv4_check_fields(const void *ip, size_t len)
 {
 	const struct ipv4_hdr *h = ip;
 
@@ -42,7 +42,17 @@ enum ipv4_check ipv4_check(const void *ip, size_t len)
 	size_t tot = ntoh16(h->tot_len);
 	if (tot < hlen || tot > len)
 		return IPV4_BAD_TOTLEN;
-	if (inet_csum(ip, hlen) != 0)
+	return IPV4_OK;
+}
+
+enum ipv4_check ipv4_check(const void *ip, size_t len)
+{
+	const struct ipv4_hdr *h = ip;
+	enum ipv4_check c = ipv4_check_fields(ip, len);
+
+	if (c != IPV4_OK)
+		return c;
+	if (inet_csum(ip, (size_t)(h->ver_ihl & 0xf) * 4) != 0)
 		return IPV4_BAD_CSUM;
 	if (h->ttl <= 1)
 		return IPV4_TTL_EXPIRED;

@@ -127,6 +127,10 @@ enum ipv4_check {
  * 5.3.1). Fragments and options pass. Returns the first failed check. */
 enum ipv4_check ipv4_check(const void *ip, size_t len);
 
+/* The checks of ipv4_check before the checksum (length, version, IHL,
+ * total length), for a receiver whose NIC verified the header checksum. */
+enum ipv4_check ipv4_check_fields(const void *ip, size_t len);
+
 /* Name of a check result for counters: "ok", "too_short", "bad_version",
  * "bad_ihl", "bad_totlen", "bad_csum", "ttl_expired". */
 const char *ipv4_check_name(enum ipv4_check c);

@@ -1,7 +1,8 @@
 /*
  * rr's checks in front of lwIP, so that what lwIP would drop silently or
  * answer without limit ends in a named counter: the Ethernet type, the IPv4
- * header (RFC 1122 3.2.1), the destination, the protocol, TCP options
+ * header (RFC 1122 3.2.1; the checksum only when the NIC did not verify
+ * it), the destination, the protocol, TCP options
  * (RFC 9293 3.1: a length below 2 or past the header), SYNs beyond
  * rr_conns, and UDP to a closed port (ICMP port unreachable, at most 100
  * per second per port, as the router's errors).
@@ -116,7 +117,8 @@ int rr_filter(struct nic *nic, struct pkt *p)
 	if (eth->type != hton16(ETHERTYPE_IPV4))
 		return drop(nic, p, RR_not_ipv4);
 	const struct ipv4_hdr *ip = (const struct ipv4_hdr *)(p->data + ETH_HLEN);
-	enum ipv4_check c = ipv4_check(ip, p->len - ETH_HLEN);
+	enum ipv4_check c = p->flags & PKT_RX_IP_CSUM_OK ? ipv4_check_fields(ip, p->len - ETH_HLEN)
+							 : ipv4_check(ip, p->len - ETH_HLEN);
 	static const enum rr_drop why[IPV4_CHECK_N] = {
 		[IPV4_TOO_SHORT] = RR_too_short, [IPV4_BAD_VERSION] = RR_bad_version,
 		[IPV4_BAD_IHL] = RR_bad_ihl, [IPV4_BAD_TOTLEN] = RR_bad_totlen,
@@ -125,7 +127,8 @@ int rr_filter(struct nic *nic, struct pkt *p)
 	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
 		return drop(nic, p, why[c]);
 	uint32_t dst = ntoh32(ip->daddr);
-	uint32_t our = l3_if[nic->port].addr, host = ~0u >> l3_if[nic->port].len;
+	uint32_t our = l3_if[nic->port].addr;
+	uint32_t host = l3_if[nic->port].len >= 32 ? 0 : ~0u >> l3_if[nic->port].len;
 	if (!our || (dst != our && dst != 0xffffffffu && dst != (our | host)))
 		return drop(nic, p, RR_not_ours);
 	if (ip->frag_off & hton16(IPV4_MF | IPV4_OFFSET))

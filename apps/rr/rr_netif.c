@@ -36,6 +36,7 @@ struct rr_port {
 	struct pkt *txq[NIC_BURST_MAX];
 };
 static struct rr_port ports[NIC_MAX_PORTS];
+static uint32_t tx_pending;	/* bit p: port p has frames to flush */
 unsigned char *rr_lwip_heap;
 
 /* lwIP's clock (NO_SYS): milliseconds from the TSC. */
@@ -69,9 +70,11 @@ static void flush_port(struct rr_port *rp)
 
 void rr_netif_flush(void)
 {
-	for (int i = 0; i < NIC_MAX_PORTS; i++)
-		if (ports[i].ntx)
-			flush_port(&ports[i]);
+	while (tx_pending) {
+		int i = __builtin_ctz(tx_pending);
+		tx_pending &= tx_pending - 1;
+		flush_port(&ports[i]);
+	}
 }
 
 static err_t linkoutput(struct netif *netif, struct pbuf *p)
@@ -96,8 +99,11 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
 	k->port = (uint16_t)nic->port;
 	rr_count(nic->port, RR_tx_bytes, k->len);
 	rp->txq[rp->ntx++] = k;
-	if (rp->ntx == NIC_BURST_MAX)
+	tx_pending |= 1u << nic->port;
+	if (rp->ntx == NIC_BURST_MAX) {
 		flush_port(rp);
+		tx_pending &= ~(1u << nic->port);
+	}
 	return ERR_OK;
 }
 

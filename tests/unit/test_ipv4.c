@@ -174,6 +174,24 @@ static void test_ttl_dec_all(void **state)
 	assert_int_equal(inet_csum(a, 20), 0);
 }
 
+/* ipv4_check_fields: the same checks without the checksum and TTL. */
+static void test_check_fields(void **state)
+{
+	uint8_t p[100] = { 0 };
+	(void)state;
+	memcpy(p, hdr_udp, 20);
+	p[10] ^= 0xff;			/* wrong checksum */
+	p[8] = 1;			/* TTL 1: fine for a host */
+	assert_int_equal(ipv4_check(p, 100), IPV4_BAD_CSUM);
+	assert_int_equal(ipv4_check_fields(p, 100), IPV4_OK);
+	assert_int_equal(ipv4_check_fields(p, 19), IPV4_TOO_SHORT);
+	assert_int_equal(ipv4_check_fields(p, 99), IPV4_BAD_TOTLEN);
+	p[0] = 0x65;
+	assert_int_equal(ipv4_check_fields(p, 100), IPV4_BAD_VERSION);
+	p[0] = 0x44;
+	assert_int_equal(ipv4_check_fields(p, 100), IPV4_BAD_IHL);
+}
+
 static void test_check_reasons(void **state)
 {
 	uint8_t p[100] = { 0 };
@@ -415,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_csum_update_rfc1624),
 		cmocka_unit_test(test_ttl_dec_all),
 		cmocka_unit_test(test_check_reasons),
+		cmocka_unit_test(test_check_fields),
 		cmocka_unit_test(test_icmp_time_exceeded),
 		cmocka_unit_test(test_icmp_unreach_short_datagram),
 		cmocka_unit_test(test_icmp_not_sent),

@@ -76,6 +76,7 @@ extern unsigned char *rr_lwip_heap;
  * NIC verified (PKT_RX_*_CSUM_OK). Sent checksums are computed by lwIP. */
 #define LWIP_CHECKSUM_CTRL_PER_NETIF 1
 #define LWIP_CHECKSUM_ON_COPY	0
+#define LWIP_CHKSUM_ALGORITHM	3	/* 32 bits at a time */
 
 /* Counters for the rr command: lwIP's per-protocol errors and pool use. */
 #define LWIP_STATS		1

@@ -14,6 +14,9 @@
 #ifndef BYTE_ORDER
 #define BYTE_ORDER LITTLE_ENDIAN
 #endif
+/* Byte order by the compiler's bswap, inline (lwIP's are out-of-line calls). */
+#define lwip_htons(x) ((u16_t)__builtin_bswap16((u16_t)(x)))
+#define lwip_htonl(x) ((u32_t)__builtin_bswap32((u32_t)(x)))
 #define LWIP_RAND() ((u32_t)rand())
 #define LWIP_PLATFORM_DIAG(x) do { printf x; } while (0)
 #define LWIP_PLATFORM_ASSERT(x) do { printf("lwip: assertion \"%s\" failed at %s:%d\n", x, __FILE__, __LINE__); abort(); } while (0)

@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""Request-response benchmark (make bench): transactions/s and latency p50 /
+p99 of app=rr for UDP and TCP, 1/1 and 1024/1024 bytes, 1 and 128 sessions,
+on e1000e and igb with poll=napi and busy, driven by build/rrclient from a
+network namespace over a tap device (made and removed here; needs root).
+Then guest instructions per transaction (QEMU's TCG plugin
+../shared/tools/insncount, built into build/insncount/ when missing; the
+column is left out when it cannot be built): e1000e, poll=napi, one session,
+the instructions counted over the run less the idle rate measured before it,
+divided by the transactions. Prints tables and saves CSV under build/bench/;
+never passes or fails. QEMU TCG figures: compare rows, not machines.
+
+    tools/bench_rr.py [--seconds 2] [--quick]   (--quick: e1000e napi only)
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qemurun import BUILD, Qemu  # noqa: E402
+
+NS, TAP, GUEST, PEER = "lrbench", "lrbenchtap", "10.5.0.1", "10.5.0.2"
+SHARED_INSNCOUNT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
+                                "tools", "insncount")
+
+
+def sh(*cmd, ns=None, check=True, timeout=120):
+    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
+    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    if check and r.returncode:
+        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
+    return r.stdout
+
+
+class Guest:
+    """app=rr on one port wired to the tap in NS."""
+
+    def __init__(self, nic, poll, size, extra=()):
+        sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
+        bus = ",bus=rp" if nic == "igb" else ""
+        self.q = Qemu(boot="kernel", mem="256M", nics=[f"{nic}:netdev=tap,ifname={TAP}{bus}"], extra=extra,
+                      append=f"app=rr ip0={GUEST}/24 req={size} rsp={size} poll={poll} stats=0 rr_conns=1024")
+        self.q.__enter__()
+        self.q.expect("rr: lwIP on", 60)
+        self.q.expect("linerate> ", 30)
+        sh("ip", "netns", "add", NS)
+        sh("ip", "link", "set", TAP, "netns", NS)
+        sh("ip", "addr", "add", f"{PEER}/24", "dev", TAP, ns=NS)
+        sh("ip", "link", "set", TAP, "up", ns=NS)
+        # igb's link comes up late; wait until the guest answers.
+        sh("ping", "-c", "1", "-w", "30", GUEST, ns=NS, timeout=60)
+
+    def client(self, proto, sessions, size, seconds):
+        out = sh(os.path.join(BUILD, "rrclient"), "--host", GUEST, "--proto", proto, "--sessions",
+                 str(sessions), "--req", str(size), "--rsp", str(size), "--duration", str(seconds),
+                 "--max-time", str(seconds + 30), "--timeout", "2", "--quiet", ns=NS, check=False,
+                 timeout=seconds + 60)
+        return json.loads(out.split("RESULT ", 1)[1])
+
+    def close(self):
+        self.q.__exit__(None, None, None)
+        sh("ip", "link", "del", TAP, check=False)
+        sh("ip", "netns", "del", NS, check=False)
+
+
+def table(seconds, configs):
+    rows = []
+    print(f"\nRR: app=rr, build/rrclient over a tap, {seconds} s per row "
+          "(tps: transactions/s; latency in us)")
+    print(f"{'nic':7} {'poll':5} {'proto':5} {'bytes':>5} {'sess':>4} {'tps':>9} {'p50':>8} {'p99':>8} errors")
+    for nic, poll in configs:
+        for size in (1, 1024):
+            g = Guest(nic, poll, size)
+            try:
+                for proto in ("udp", "tcp"):
+                    for sessions in (1, 128):
+                        r = g.client(proto, sessions, size, seconds)
+                        row = {"nic": nic, "poll": poll, "proto": proto, "bytes": size, "sessions": sessions,
+                               "tps": r["tps"], "p50_us": r["lat_p50_ns"] / 1e3, "p99_us": r["lat_p99_ns"] / 1e3,
+                               "errors": r["errors"] + r["connect_failed"], "timeouts": r["timeouts"]}
+                        rows.append(row)
+                        print(f"{nic:7} {poll:5} {proto:5} {size:>5} {sessions:>4} {row['tps']:>9.0f} "
+                              f"{row['p50_us']:>8.1f} {row['p99_us']:>8.1f} {row['errors']} "
+                              f"{'(timeouts %d)' % row['timeouts'] if row['timeouts'] else ''}", flush=True)
+            finally:
+                g.close()
+    return rows
+
+
+def plugin():
+    so = os.path.join(BUILD, "insncount", "insncount.so")
+    if not os.path.exists(so) and os.path.exists(os.path.join(SHARED_INSNCOUNT, "build.sh")):
+        subprocess.run(["bash", os.path.join(SHARED_INSNCOUNT, "build.sh"), os.path.abspath(os.path.dirname(so))],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return so if os.path.exists(so) else None
+
+
+def samples(log):
+    with open(log) as f:
+        return [tuple(map(int, ln.split())) for ln in f if len(ln.split()) == 2]
+
+
+def insns_at(s, t_ns):
+    """Instructions counted at host time t_ns (the last sample before it)."""
+    before = [n for t, n in s if t <= t_ns]
+    return before[-1] if before else 0
+
+
+def instructions(seconds):
+    so = plugin()
+    if not so:
+        print("\ninstructions per transaction: skipped (no QEMU plugin: ../shared/tools/insncount/build.sh)")
+        return []
+    log = os.path.join(BUILD, "bench", "rr-insns.log")
+    rows = []
+    print("\nGuest instructions per transaction (e1000e, poll=napi, 1 session, idle rate subtracted)")
+    for size in (1, 1024):
+        g = Guest("e1000e", "napi", size, extra=("-plugin", f"{so},log={log},period_ms=50"))
+        try:
+            for proto in ("udp", "tcp"):
+                time.sleep(1)
+                t0 = time.monotonic_ns()
+                time.sleep(1)
+                t1 = time.monotonic_ns()
+                r = g.client(proto, 1, size, seconds)
+                t2 = time.monotonic_ns()
+                time.sleep(0.2)
+                s = samples(log)
+                idle_rate = (insns_at(s, t1) - insns_at(s, t0)) / max(1, t1 - t0)
+                busy = insns_at(s, t2) - insns_at(s, t1)
+                per = (busy - idle_rate * (t2 - t1)) / max(1, r["transactions"])
+                rows.append({"proto": proto, "bytes": size, "transactions": r["transactions"],
+                             "insns_per_transaction": round(per)})
+                print(f"  {proto} {size:>4} B: {per:8.0f} instructions/transaction over {r['transactions']} "
+                      f"transactions (idle {idle_rate * 1e9:.0f} instructions/s)", flush=True)
+        finally:
+            g.close()
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=2)
+    ap.add_argument("--quick", action="store_true", help="e1000e poll=napi only")
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        print("bench_rr: skipped (needs root for a network namespace and a tap device)")
+        return 0
+    os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
+    configs = [("e1000e", "napi")] if a.quick else \
+        [("e1000e", "napi"), ("e1000e", "busy"), ("igb", "napi"), ("igb", "busy")]
+    rows = table(a.seconds, configs)
+    with open(os.path.join(BUILD, "bench", "rr.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    ins = instructions(a.seconds)
+    if ins:
+        with open(os.path.join(BUILD, "bench", "rr-insns.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(ins[0]))
+            w.writeheader()
+            w.writerows(ins)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
