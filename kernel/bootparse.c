@@ -3,6 +3,7 @@
  * Multiboot2 information (Multiboot2 spec 3.6), PVH hvm_start_info
  * (Xen public/arch-x86/hvm/start_info.h), or the EFI loader's copy.
  */
+#include <stdint.h>
 #include <string.h>
 #include "kernel/boot.h"
 
@@ -32,13 +33,15 @@ static void add_region(struct boot_info *bi, uint64_t base, uint64_t len, uint32
 	bi->regions[bi->nregions++] = (struct mem_region){ base, len, type, 0 };
 }
 
-static void set_cmdline(struct boot_info *bi, const char *s)
+/* The command line at s, at most max bytes long (a Multiboot2 tag's
+ * body; PVH: unbounded), whole words of it if it does not fit. */
+static void set_cmdline(struct boot_info *bi, const char *s, size_t max)
 {
 	if (!s)
 		return;
-	size_t len = strnlen(s, BOOT_CMDLINE_MAX - 1);
+	size_t total = strnlen(s, max), len = total < BOOT_CMDLINE_MAX - 1 ? total : BOOT_CMDLINE_MAX - 1;
 	memcpy(bi->cmdline, s, len);
-	bi->cmdline_cut = boot_cmdline_words(bi->cmdline, len, len + strlen(s + len), s[len]);
+	bi->cmdline_cut = boot_cmdline_words(bi->cmdline, len, total, len < total ? s[len] : 0);
 }
 
 static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t info)
@@ -48,14 +51,18 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t info)
 	uint32_t total = *(const uint32_t *)info;
 	for (uint64_t off = 8; off + 8 <= total;) {
 		const struct mb2_tag *t = (const struct mb2_tag *)(info + off);
-		if (t->type == 0 || t->size < 8)
+		if (t->type == 0)
 			break;
+		if (t->size < 8 || off + t->size > total)
+			return -1;	/* a tag past the block: stop, keep what was read */
 		const uint8_t *body = (const uint8_t *)(t + 1);
 		if (t->type == 1) {
-			set_cmdline(bi, (const char *)body);
-		} else if (t->type == 6) {
+			set_cmdline(bi, (const char *)body, t->size - 8);
+		} else if (t->type == 6 && t->size >= 16) {
 			uint32_t esize = *(const uint32_t *)body;
-			for (uint32_t o = 8; esize && o + esize <= t->size - 8; o += esize) {
+			if (esize < sizeof(struct mb2_mmap_entry))
+				return -1;
+			for (uint32_t o = 8; o + esize <= t->size - 8 && bi->nregions < BOOT_MMAP_MAX; o += esize) {
 				const struct mb2_mmap_entry *e = (const void *)(body + o);
 				add_region(bi, e->base, e->len, e->type);
 			}
@@ -75,7 +82,7 @@ static int parse_pvh(struct boot_info *bi, uint64_t info)
 	if (si->magic != PVH_MAGIC)
 		return -1;
 	if (si->cmdline_paddr)
-		set_cmdline(bi, (const char *)si->cmdline_paddr);
+		set_cmdline(bi, (const char *)si->cmdline_paddr, SIZE_MAX);
 	bi->rsdp = si->rsdp_paddr;
 	if (si->version >= 1 && si->memmap_paddr) {
 		const struct hvm_memmap_entry *e = (const void *)si->memmap_paddr;

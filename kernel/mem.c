@@ -20,9 +20,7 @@ static uint64_t *pml4;
 
 int mem_init(const struct boot_info *bi)
 {
-	int n = (int)bi->nregions;
-	if (n > BOOT_MMAP_MAX)
-		n = BOOT_MMAP_MAX;
+	int n = bi->nregions > BOOT_MMAP_MAX ? BOOT_MMAP_MAX : (int)bi->nregions;
 	memcpy(mem.map, bi->regions, sizeof(struct mem_region) * (size_t)n);
 	n = memmap_sanitize(mem.map, n, BOOT_MMAP_MAX);
 	if (n > 0)

@@ -11,6 +11,7 @@
 #include "kernel/knobs.h"
 #include "kernel/lcore.h"
 #include "kernel/shell.h"
+#include "net/ipv4.h"
 
 struct fwd_stats fwd_stats[NIC_MAX_PORTS];
 static int8_t peer_of[NIC_MAX_PORTS] = { 1, 0, -1, -1, -1, -1, -1, -1 };
@@ -123,11 +124,29 @@ static void rewrite_macs(struct pkt **pkts, int n, const struct nic *out)
 	}
 }
 
+/* Drop frames shorter than an Ethernet header (runt); returns how many
+ * are left, in order. No NIC delivers them (QEMU pads to 60 bytes,
+ * silicon drops them), but nothing shorter may reach a TX ring. */
+static int drop_runts(int port, struct pkt **pkts, int n)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		if (pkts[i]->len >= ETH_HLEN) {
+			pkts[k++] = pkts[i];
+			continue;
+		}
+		fwd_drop(port, FWD_DROP_runt, 1);
+		pkt_free(pkts[i]);
+	}
+	return k;
+}
+
 static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	struct fwd_stats *st = &fwd_stats[nic->port];
 	int peer = peer_of[nic->port];
 	st->rx += (uint64_t)n;
+	n = drop_runts(nic->port, pkts, n);
 	if (fwd_l3_port[nic->port]) {
 		fwd_l3_rx(nic, q, pkts, n);
 		return;

@@ -9,7 +9,7 @@
 
 /* Why a frame was not forwarded, as printed by the `fwd` command. */
 #define FWD_DROPS(X) \
-	X(no_peer) X(tx_ring_full) X(not_ipv4) X(not_our_mac) \
+	X(runt) X(no_peer) X(tx_ring_full) X(not_ipv4) X(not_our_mac) \
 	X(too_short) X(bad_version) X(bad_ihl) X(bad_totlen) X(bad_csum) \
 	X(ttl_expired) X(not_unicast) X(no_route) X(arp_unresolved) \
 	X(arp_queue_full) X(arp_table_full) X(arp_bad) X(arp_not_ours)

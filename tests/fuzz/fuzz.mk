@@ -14,7 +14,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/fuzz/shim -I.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := ipv4 icmp arp lpm cmdline shell pcicap
+FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 
 # The kernel code of the knobs and the router, built for the host: objects
@@ -30,11 +30,14 @@ FUZZ_SRC_ipv4 := net/ipv4.c
 FUZZ_SRC_icmp := net/ipv4.c
 FUZZ_SRC_arp := net/ipv4.c
 FUZZ_SRC_lpm := net/lpm.c
+FUZZ_SRC_router := $(FUZZ_KOBJ)
+FUZZ_LDFLAGS_router := $(FUZZ_KLD)
 FUZZ_SRC_cmdline := $(FUZZ_KOBJ)
 FUZZ_LDFLAGS_cmdline := $(FUZZ_KLD)
 FUZZ_SRC_shell := $(FUZZ_DIR)/obj/kernel/lineedit.o $(FUZZ_DIR)/obj/kernel/shell.o $(FUZZ_DIR)/obj/shim.o
 FUZZ_LDFLAGS_shell := $(FUZZ_KLD)
 FUZZ_SRC_pcicap := drivers/pci/pcidecode.c
+FUZZ_SRC_bootinfo := kernel/bootparse.c kernel/memmap.c
 
 .PHONY: fuzz fuzz-ci fuzz-build
 fuzz-build: $(FUZZ_BINS)

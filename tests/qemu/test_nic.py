@@ -175,7 +175,7 @@ def test_tx_intact_and_in_order(box, model):
     assert len(back) == len(frames)
     assert back == frames
     out = b.shell("fwd")
-    assert re.search(r"fwd port0: rx 2000 forwarded 2000 no_peer 0 tx_ring_full 0", out), out
+    assert re.search(r"fwd port0: rx 2000 forwarded 2000 runt 0 no_peer 0 tx_ring_full 0", out), out
     time.sleep(1.2)   # the watchdog reclaims what the NIC sent
     c = b.ethtool()
     assert c["tx_sent"] == 2000 and c["tx_packets"] == 2000

@@ -99,7 +99,7 @@ def test_port_without_memory_is_removed():
     assert re.search(r"port1: no memory for \d+ packet buffers \(\d+ bytes\) and \d+ small ones \(\d+ bytes\); "
                      r"free: \d+ bytes", text), text[-2000:]
     assert "port1: e1000e 82574L Gigabit Network Connection not set up: port removed, the other ports run" in text
-    assert re.search(r"fwd port0: rx 20 forwarded 0 no_peer 20 ", out), out
+    assert re.search(r"fwd port0: rx 20 forwarded 0 runt 0 no_peer 20 ", out), out
     assert "port1" not in out
 
 

@@ -24,6 +24,8 @@ UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 UNIT_BINS += $(UNIT_DIR)/test_bootinfo
 # pktgen's latency histogram.
 UNIT_BINS += $(UNIT_DIR)/test_hist
+# The boot paths' parsers with lying sizes (kernel/bootparse.c).
+UNIT_BINS += $(UNIT_DIR)/test_bootparse
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
 # parse_u64; memmap uses the shared region types.
@@ -59,6 +61,10 @@ unit: $(UNIT_BINS)
 
 $(UNIT_DIR)/test_pcidecode: tests/unit/test_pcidecode.c tests/unit/pci_images.h \
 		drivers/pci/pcidecode.c drivers/pci/pcidecode.h drivers/pci/pci.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(UNIT_DIR)/test_bootparse: tests/unit/test_bootparse.c kernel/bootparse.c kernel/boot.h kernel/boot_info.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 

@@ -1,0 +1,183 @@
+/* Fuzz the router's whole input path (apps/fwd: fwd.c, l3.c, l3conf.c with
+ * net/ipv4.c, net/lpm.c, net/pkt.c) against three fake ports: frames in,
+ * counters and frames out. The input is a program:
+ *   op 0-3  a frame on port op % 3 (port 0: 10.1.0.1/24, port 1:
+ *           10.2.0.1/24, port 2: L2, paired with itself): a flags byte, a
+ *           length, the bytes; flags make it easier to reach deep paths:
+ *           1 our MAC as destination, 2 EtherType IPv4, 4 EtherType ARP,
+ *           8 a correct IPv4 header checksum;
+ *   op 4    the clock moves on by (next byte) * 10 ms and the app's timers
+ *           run (ARP retries and give-ups);
+ *   op 5    the next transmit call takes at most (next byte) % 4 frames.
+ * Checked after every burst: each port's rx = forwarded + drops + local +
+ * arp + held, exactly; every frame sent is well formed (a routed IPv4
+ * header has a correct checksum and TTL >= 1; ARP parses; never more than
+ * a buffer). At the end, after every timer has run out, every packet is
+ * back in its pool. Routes: 10.3.0.0/16 via 10.2.0.2, 10.4.0.0/16 via
+ * 10.2.0.99, 0.0.0.0/0 via 10.1.0.254. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "apps/app.h"
+#include "apps/fwd/fwd.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/knobs.h"
+#include "net/ipv4.h"
+#include "tests/fuzz/fuzz_state.h"
+
+#define PORTS 3
+static struct nic ports[PORTS];
+static int tx_budget = 1 << 30;
+static uint64_t sent[PORTS];
+
+static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)q;
+	int take = n < tx_budget ? n : tx_budget;
+	for (int i = 0; i < take; i++) {
+		struct pkt *p = pkts[i];
+		assert(p->len >= ETH_HLEN && p->len <= p->pool->buf_size);
+		const struct eth_hdr *e = (const void *)p->data;
+		if (nic->port == 2) {
+			/* L2: whatever came in */
+		} else if (ntoh16(e->type) == ETHERTYPE_ARP) {
+			struct arp_info a;
+			assert(arp_parse(p->data, p->len, &a) == ARP_OK);
+		} else {
+			assert(ntoh16(e->type) == ETHERTYPE_IPV4);
+			const struct ipv4_hdr *ip = (const void *)(p->data + ETH_HLEN);
+			assert(ipv4_check(ip, p->len - ETH_HLEN) == IPV4_OK || ip->ttl == 1);
+			assert(!memcmp(e->src, nic->mac, ETH_ALEN));
+		}
+		sent[nic->port]++;
+		pkt_free(p);
+	}
+	return take;
+}
+
+static int fake_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)nic, (void)q, (void)pkts, (void)n;
+	return 0;
+}
+
+static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
+
+static void setup(void)
+{
+	for (int i = 0; i < PORTS; i++) {
+		struct nic *n = &ports[i];
+		*n = (struct nic){ .driver = "fake", .model = "fuzz", .ops = &ops, .nqueues = 1,
+				   .rxd = 64, .txd = 64, .link_up = 1 };
+		n->mac[0] = 2;
+		n->mac[5] = (uint8_t)(0x10 + i);
+		assert(nic_register(n) == i);
+		n->pool = pktpool_create("fuzz", 256, PKT_SLOT);
+		n->small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
+	}
+	int errs = cmdline_parse("app=fwd pairs=0-1,2-2 ip0=10.1.0.1/24 ip1=10.2.0.1/24 "
+				 "route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99 "
+				 "route=0.0.0.0/0,10.1.0.254", __knobs_start, KNOBS_COUNT, 0, 0);
+	assert(errs == 0);
+	assert(apps_start() == 0);
+	kstate_save();
+}
+
+static uint64_t sum_drops(const struct fwd_stats *s)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < FWD_DROP_N; i++)
+		n += s->drop[i];
+	return n;
+}
+
+static void check_accounts(void)
+{
+	for (int p = 0; p < PORTS; p++) {
+		const struct fwd_stats *s = &fwd_stats[p];
+		assert(s->rx == s->forwarded + sum_drops(s) + s->local + s->arp + fwd_l3_held(p));
+	}
+}
+
+static void run_timers(void)
+{
+	for (int i = 0; apps_running[i]; i++)
+		if (apps_running[i]->idle)
+			apps_running[i]->idle();
+	check_accounts();
+}
+
+/* One frame in on port: built from the flags and bytes at data. */
+static void frame_in(int port, const uint8_t *data, size_t n)
+{
+	struct nic *nic = &ports[port];
+	struct pkt *p = pkt_alloc(nic->pool);
+	if (!p)
+		return;		/* the ring would have had no buffer */
+	uint8_t flags = n ? data[0] : 0;
+	size_t len = n > 1 ? data[1] * 7u : 0;	/* up to 1785: past a buffer's worth of frame too */
+	if (len > n - (n > 2 ? 2 : n))
+		len = n > 2 ? n - 2 : 0;
+	if (len > 1518)
+		len = 1518;	/* the driver drops longer ones */
+	memcpy(p->data, data + 2 < data + n ? data + 2 : data, len);
+	struct eth_hdr *e = (void *)p->data;
+	if (len >= ETH_HLEN) {
+		if (flags & 1)
+			memcpy(e->dst, nic->mac, ETH_ALEN);
+		if (flags & 2)
+			e->type = hton16(ETHERTYPE_IPV4);
+		if (flags & 4)
+			e->type = hton16(ETHERTYPE_ARP);
+	}
+	if ((flags & 8) && len >= ETH_HLEN + IPV4_HLEN) {
+		struct ipv4_hdr *ip = (void *)(p->data + ETH_HLEN);
+		size_t hl = (size_t)(ip->ver_ihl & 15) * 4;
+		if (hl >= IPV4_HLEN && ETH_HLEN + hl <= len) {
+			ip->csum = 0;
+			ip->csum = hton16(inet_csum(ip, hl));
+		}
+	}
+	p->len = (uint16_t)len;
+	p->port = (uint16_t)port;
+	p->queue = 0;
+	app_of_port(port)->rx(nic, 0, &p, 1);
+	check_accounts();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	if (!kstate_saved)
+		setup();
+	kstate_restore();
+	fuzz_tsc = 1000000000ull;
+	tx_budget = 1 << 30;
+	size_t i = 0;
+	while (i < len) {
+		uint8_t op = data[i++] % 6;
+		if (op < 4) {
+			size_t n = 2 + (i + 1 < len ? data[i + 1] * 7u : 0);
+			if (n > len - i)
+				n = len - i;
+			frame_in(op % 3, data + i, n);
+			i += n;
+		} else if (op == 4) {
+			fuzz_tsc += (i < len ? data[i++] : 1) * 10000000ull;
+			run_timers();
+		} else {
+			tx_budget = i < len ? data[i++] % 4 : 0;
+		}
+	}
+	tx_budget = 1 << 30;
+	for (int k = 0; k < 10; k++) {	/* every ARP try runs out: held frames go */
+		fuzz_tsc += 200000000ull;
+		run_timers();
+	}
+	for (int p = 0; p < PORTS; p++) {
+		assert(fwd_l3_held(p) == 0);
+		assert(ports[p].pool->nfree == ports[p].pool->size);
+	}
+	return 0;
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""Write the seed corpora of the fuzz harnesses into tests/fuzz/seeds/NAME/:
+frames from the real captures in ../shared/captures (when present; the
+seeds made from them are committed, so CI needs no captures), the frames
+the QEMU tests send (scapy), the config spaces captured from QEMU
+(tests/unit/pci_images.h), command lines and shell sessions from README.
+Run it again after adding a harness; it replaces the seed directories.
+
+    tests/fuzz/mkseeds.py [--captures ../shared/captures]
+"""
+import argparse
+import glob
+import hashlib
+import os
+import re
+import shutil
+import struct
+
+from scapy.all import ARP, ICMP, IP, UDP, Dot1Q, Ether, Raw, raw, rdpcap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SEEDS = os.path.join(ROOT, "tests", "fuzz", "seeds")
+MAC0 = "02:00:00:00:00:10"      # fuzz_router's port 0
+MAC1 = "02:00:00:00:00:11"
+
+
+def test_frames():
+    """The kinds of frames tests/qemu/test_fwd_l3.py and the battery send."""
+    h = "02:00:00:00:00:01"
+    u = lambda dst, **kw: Ether(src=h, dst=MAC0) / IP(src="10.1.0.2", dst=dst, **kw) / UDP(sport=1000, dport=2000) / Raw(b"x" * 32)
+    out = [u("10.3.0.5"), u("10.4.0.9"), u("10.9.9.9"), u("10.3.0.5", ttl=1), u("10.1.0.1"),
+           u("10.2.0.2", options=[b"\x94\x04\x00\x00"]), u("10.3.0.5", flags="MF"), u("10.3.0.5", frag=100),
+           u("224.0.0.5"), u("10.1.0.255"),
+           Ether(src=h, dst=MAC0) / IP(src="10.1.0.2", dst="10.1.0.1") / ICMP(type=8, id=1, seq=1) / Raw(b"ping"),
+           Ether(src=h, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=h, psrc="10.1.0.2", pdst="10.1.0.1"),
+           Ether(src=h, dst=MAC0) / ARP(op=2, hwsrc=h, psrc="10.1.0.254", hwdst=MAC0, pdst="10.1.0.1"),
+           Ether(src="02:00:00:00:00:22", dst=MAC1) / ARP(op=2, hwsrc="02:00:00:00:00:22", psrc="10.2.0.2",
+                                                          hwdst=MAC1, pdst="10.2.0.1"),
+           Ether(src=h, dst=MAC0) / Dot1Q(vlan=5) / IP(src="10.1.0.2", dst="10.3.0.5") / UDP()]
+    return [raw(f) for f in out]
+
+
+def capture_frames(captures):
+    frames = []
+    for path in sorted(glob.glob(os.path.join(captures, "*.pcap"))):
+        pk = rdpcap(path)
+        step = max(1, len(pk) // 12)
+        frames += [raw(p) for p in pk[::step][:12]]
+    return frames
+
+
+def router_program(frames, port=0):
+    """fuzz_router ops: a frame on port with flags 1|8 (our MAC, checksum),
+    length in units of 7 bytes (the frame padded), then a timer tick."""
+    prog = b""
+    for f in frames:
+        f = f[:1514]
+        units = (len(f) + 6) // 7
+        f = f + bytes(units * 7 - len(f))
+        prog += bytes([port, 1 | 8, units]) + f
+    return prog + bytes([4, 20])
+
+
+def pci_spaces():
+    text = open(os.path.join(ROOT, "tests", "unit", "pci_images.h")).read()
+    out = []
+    for name, body in re.findall(r'\{ "(\w+)", \{[^}]*\}, \{(.*?)\{ 0xffff, 0 \}', text, re.S):
+        space = bytearray(4096)
+        for off, v in re.findall(r"\{ (0x[0-9a-f]+), (0x[0-9a-f]+) \}", body):
+            struct.pack_into("<I", space, int(off, 16), int(v, 16))
+        out.append(b"\x01" + bytes(space))
+        out.append(b"\x00" + bytes(space[:256]))
+    return out
+
+
+def write(name, seeds):
+    d = os.path.join(SEEDS, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    for s in seeds:
+        with open(os.path.join(d, hashlib.sha1(s).hexdigest()[:16]), "wb") as f:
+            f.write(s)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    here = [os.path.join(ROOT, *up, "shared", "captures") for up in ([".."], ["..", ".."])]
+    ap.add_argument("--captures", default=next((d for d in here if os.path.isdir(d)), here[0]))
+    a = ap.parse_args()
+    frames = test_frames() + capture_frames(a.captures)
+    ip = [f[14:] for f in frames if f[12:14] == b"\x08\x00"]
+    write("ipv4", ip)
+    write("icmp", [bytes([11, 0, 100]) + f for f in frames] + [bytes([3, 0, 100]) + f for f in frames[:4]])
+    write("arp", [f for f in frames if f[12:14] == b"\x08\x06"])
+    write("router", [router_program([f]) for f in frames] + [router_program(test_frames()[:5])])
+    write("pcicap", pci_spaces())
+    write("cmdline", [s.encode() for s in (
+        "app=fwd stats=0 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99",
+        "app=fwd,fwd,sink pairs=0-1,2-3 promisc=1 l2_dmac=02:00:00:00:00:22 rxd=1024 txd=256 queues=2",
+        "InterruptThrottleRate=4 poll=napi napi_weight=16 burst=8 copybreak=128 prefetch=0 stats_format=json",
+        "selftest=exit IntMode=1 irqtest=1 RxIntDelay=0 RxAbsIntDelay=8 TxIntDelay=8 TxAbsIntDelay=32",
+    )])
+    write("shell", [s.encode() for s in (
+        "help\r", "set InterruptThrottleRate 4\rshow config\r", "ethtool -S port0\r",
+        "stats\x1b[A\x1b[D\x7f\r", "fwd\x01\x05\x15x\r\n", "set stats 5" + " " * 120 + "extra\r",
+        "ifconfig port0\x1b[3~\x1bOH\x1b[1~x\r",
+    )])
+    for name in sorted(os.listdir(SEEDS)):
+        print(name, len(os.listdir(os.path.join(SEEDS, name))), "seeds")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+/* Unit tests for kernel/bootparse.c, Multiboot2 information with lying
+ * sizes (found by tests/fuzz/fuzz_bootinfo): a tag running past the block,
+ * a memory map with entries of 0 bytes, a command line without a NUL. The
+ * blocks are heap copies of their exact size, so ASan catches any read
+ * past them. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include <string.h>
+#include "kernel/boot.h"
+
+uint64_t boot_entry_tsc, boot_info_addr;
+uint32_t boot_magic = 0x36d76289, boot_path = BOOT_MULTIBOOT2;
+
+static struct boot_info bi;
+
+/* Parse the block words[0..n) (total_size set to its size). */
+static int parse(const uint32_t *words, size_t n)
+{
+	uint32_t *b = malloc(n * 4);
+	memcpy(b, words, n * 4);
+	b[0] = (uint32_t)(n * 4);
+	boot_info_addr = (uint64_t)b;
+	int r = boot_parse(&bi);
+	free(b);
+	return r;
+}
+
+static void test_good_block(void **state)
+{
+	(void)state;
+	/* cmdline "a=1", then a map of one entry, then the end tag. */
+	const uint32_t w[] = { 0, 0, 1, 12, 0x00313d61, 0, 6, 40, 24, 0, 0x100000, 0, 0x800000, 0, 1, 0, 0, 8 };
+	assert_int_equal(parse(w, sizeof(w) / 4), 0);
+	assert_string_equal(bi.cmdline, "a=1");
+	assert_int_equal(bi.nregions, 1);
+	assert_int_equal(bi.regions[0].base, 0x100000);
+	assert_int_equal(bi.regions[0].len, 0x800000);
+}
+
+static void test_tag_past_block(void **state)
+{
+	(void)state;
+	/* A map tag claiming 4 KiB in a 32-byte block: refused, nothing read past. */
+	const uint32_t w[] = { 0, 0, 6, 4096, 24, 0, 0, 0 };
+	assert_int_equal(parse(w, sizeof(w) / 4), -1);
+	assert_int_equal(bi.nregions, 0);
+}
+
+static void test_map_entry_size_zero(void **state)
+{
+	(void)state;
+	/* entry_size 0 looped forever (o += 0) before. */
+	const uint32_t w[] = { 0, 0, 6, 16, 0, 0, 0, 8 };
+	assert_int_equal(parse(w, sizeof(w) / 4), -1);
+	assert_int_equal(bi.nregions, 0);
+}
+
+static void test_cmdline_without_nul(void **state)
+{
+	(void)state;
+	/* "a=1 b=2" fills its tag with no NUL; the block ends right after. */
+	const uint32_t w[] = { 0, 0, 1, 16, 0x20313d61, 0x00323d62 | 0x7a000000u };
+	assert_int_equal(parse(w, sizeof(w) / 4), 0);
+	assert_string_equal(bi.cmdline, "a=1 b=2z");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good_block),
+		cmocka_unit_test(test_tag_past_block),
+		cmocka_unit_test(test_map_entry_size_zero),
+		cmocka_unit_test(test_cmdline_without_nul),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
