@@ -1,6 +1,6 @@
 """app=rr against real clients in a network namespace over a tap device:
-Debian's ping and sockperf 3.7 (ping-pong UDP and TCP, under-load), and
-build/rrclient with 128 parallel TCP sessions; exact counts on both sides,
+Debian's ping and sockperf 3.7 (ping-pong UDP and TCP, under-load,
+throughput), and build/rrclient with 300 and 128 parallel TCP sessions; exact counts on both sides,
 every frame accounted, nothing leaked. Needs root."""
 import json
 import re
@@ -11,6 +11,10 @@ from rrpeer import GUEST, NS, RRCLIENT, assert_accounted, assert_no_leak, boot, 
 
 def sockperf(*args):
     out = sh("timeout", "60", "sockperf", *args, "-i", GUEST, "-t", "2", ns=NS, timeout=90)
+    if args[0] == "throughput":
+        m = re.search(r"Total of (\d+) messages sent", out)
+        assert m, out
+        return int(m.group(1)), 0
     m = re.search(r"\[Total Run\].*SentMessages=(\d+); ReceivedMessages=(\d+)", out)
     assert m, out
     assert "# dropped messages = 0; # duplicated messages = 0; # out-of-order messages = 0" in out, out
@@ -49,6 +53,19 @@ def test_ping_sockperf_and_128_sessions(tap):
         assert delta(a, b, "sockperf_replies") == sent // 10
 
         a = rr_counters(q)
+        sent, got = sockperf("throughput", "-m", "64", "--mps", "500", "--tcp")
+        b = rr_counters(q)
+        assert delta(a, b, "sockperf_tcp") == sent and delta(a, b, "sockperf_replies") == 0
+
+        # More connections at once than the seed's 128: 300 of rr_conns=512.
+        a = rr_counters(q)
+        r = rrclient("--sessions", "300", "--count", "5", "--max-time", "90", "--timeout", "10")
+        assert r["transactions"] == 300 * 5 and r["errors"] == 0 and r["connect_failed"] == 0, r
+        b = assert_no_leak(q)
+        assert delta(a, b, "tcp_rr") == 300 * 5 and delta(a, b, "conns_accepted") == 300
+        assert b["lwip"]["tcp_pcb_max"] >= 300
+
+        a = rr_counters(q)
         r = rrclient("--sessions", "128", "--count", "50", "--max-time", "90", "--timeout", "10")
         b = assert_no_leak(q)
         assert r["stop"] == "count" and r["errors"] == 0 and r["connect_failed"] == 0, r
@@ -57,6 +74,5 @@ def test_ping_sockperf_and_128_sessions(tap):
         assert delta(a, b, "conns_accepted") == 128 and delta(a, b, "conns_closed") == 128
         assert delta(a, b, "conns_reset") == 0 and delta(a, b, "conns_refused") == 0
         assert_accounted(b)
-        assert b["lwip"]["tcp_pcb_max"] >= 128
     finally:
         q.__exit__(None, None, None)
