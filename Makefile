@@ -14,7 +14,7 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-r
 	--build-id=none -T boot/kernel.ld
 
 KSRC := $(wildcard kernel/*.c drivers/*/*.c drivers/net/*/*.c net/*.c apps/*.c apps/*/*.c)
-KASM := boot/entry.S kernel/vectors.S
+KASM := boot/entry.S boot/ap.S kernel/vectors.S
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC))
 NEWLIB := $(SYSROOT)/lib/libc.a
 

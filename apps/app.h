@@ -21,6 +21,13 @@ struct app {
 	/* After each periodic statistics report (may be NULL): the app's own
 	 * lines; json 1: one JSON object per line, {"stats":"<app name>",...}. */
 	void (*report)(int json);
+	/* May be NULL: the app then runs on one core (all its ports and queues,
+	 * rx and idle, on the same core). Otherwise the app is safe on several
+	 * cores at once and this returns a key per port: ports with equal keys
+	 * send through each other's TX queues, so queue q of all of them is
+	 * polled by one core (kernel/place.c). idle then runs on every core that
+	 * polls one of the app's queues, and must touch only that core's state. */
+	int (*domain)(int port);
 };
 
 #define APP(id_, ...) \

@@ -178,7 +178,7 @@ boot_path:	.long 0
 
 /* GDT: null, 64-bit code (0x08), data (0x10). SDM vol. 3A 3.4.5. */
 	.balign 16
-	.global gdt64
+	.global gdt64, gdt64_ptr
 gdt64:
 	.quad 0
 	.quad 0x00af9a000000ffff

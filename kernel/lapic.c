@@ -1,6 +1,7 @@
 /* Local APIC in xAPIC mode (Intel SDM vol. 3A chapter 11). */
 #include "kernel/cpu.h"
 #include "kernel/lapic.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 
@@ -8,6 +9,9 @@
 #define LAPIC_EOI 0x0b0
 #define LAPIC_SVR 0x0f0
 #define LAPIC_LVT_TIMER 0x320
+#define LAPIC_ICR_LO 0x300
+#define LAPIC_ICR_HI 0x310
+#define ICR_BUSY (1u << 12)
 #define LAPIC_TIMER_ICR 0x380
 #define LAPIC_TIMER_CCR 0x390
 #define LAPIC_TIMER_DCR 0x3e0
@@ -49,6 +53,20 @@ void lapic_init(void)
 	lapic_write(LAPIC_SVR, SVR_ENABLE | VEC_SPURIOUS);
 }
 
+void lapic_init_ap(void)
+{
+	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1u << 11));
+	lapic_write(LAPIC_SVR, SVR_ENABLE | VEC_SPURIOUS);
+}
+
+void lapic_ipi(uint32_t apic_id, uint32_t icr)
+{
+	lapic_write(LAPIC_ICR_HI, apic_id << 24);
+	lapic_write(LAPIC_ICR_LO, icr);
+	for (int i = 0; i < 100000 && (lapic_read(LAPIC_ICR_LO) & ICR_BUSY); i++)
+		cpu_relax();
+}
+
 uint32_t lapic_id(void)
 {
 	return lapic_read(LAPIC_ID) >> 24;
@@ -64,7 +82,8 @@ static void timer_tick(struct trapframe *tf, void *arg)
 {
 	(void)tf;
 	(void)arg;
-	ticks++;
+	if (cpu_id() == 0)	/* every core has a timer; the BSP's keeps time */
+		ticks++;
 }
 
 static uint32_t lapic_per_ms;
@@ -92,6 +111,12 @@ void timer_init(uint32_t hz)
 	}
 	tick_hz = hz;
 	vector_set(VEC_TIMER, timer_tick, 0, "timer");
+	lapic_timer_start();
+}
+
+void lapic_timer_start(void)
+{
+	lapic_write(LAPIC_TIMER_DCR, 0x3);	/* divide by 16, as calibrated */
 	lapic_write(LAPIC_LVT_TIMER, VEC_TIMER | LVT_PERIODIC);
-	lapic_write(LAPIC_TIMER_ICR, lapic_per_ms * 1000 / hz);
+	lapic_write(LAPIC_TIMER_ICR, lapic_per_ms * 1000 / tick_hz);
 }

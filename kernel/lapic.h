@@ -13,6 +13,18 @@ void lapic_calibrate_finish(uint64_t window_us);
  * calibrated against the TSC (SDM 11.5.4). */
 void timer_init(uint32_t hz);
 void lapic_eoi(void);
+/* Enable an AP's LAPIC (the BSP's lapic_init did the shared set-up). */
+void lapic_init_ap(void);
+/* Start this core's periodic timer at the rate timer_init chose. */
+void lapic_timer_start(void);
+
+/* ICR command words (SDM vol. 3A 11.6.1): delivery mode, level assert. */
+#define LAPIC_ICR_FIXED 0x4000
+#define LAPIC_ICR_INIT 0x4500
+#define LAPIC_ICR_STARTUP 0x4600
+/* Send an IPI (icr: a command word | vector) to the LAPIC with apic_id and
+ * wait, bounded, until the LAPIC has sent it (delivery status idle). */
+void lapic_ipi(uint32_t apic_id, uint32_t icr);
 /* This CPU's APIC ID. */
 uint32_t lapic_id(void);
 /* Physical base of the LAPIC registers (IA32_APIC_BASE). */

@@ -1,12 +1,14 @@
 /*
- * The poll loop (DESIGN.md, execution model). Per queue, by poll=:
+ * The poll loop (DESIGN.md, execution model), one per core over the queues
+ * kernel/place.c gave it. Per queue, by poll=:
  *  busy  rx_burst forever, interrupts off;
  *  napi  the queue's interrupt masks it and schedules it; poll rounds of up
  *        to napi_weight packets; a short round unmasks and polls once more
  *        (a frame that slipped in between is not left behind); hlt when
  *        nothing is scheduled;
  *  irq   one pass of up to napi_weight packets per interrupt, then unmask.
- * CPU use is measured, not guessed: TSC cycles spent in hlt.
+ * CPU use is measured, not guessed: TSC cycles spent in hlt. Core 0 also
+ * runs the shell, the once-a-second housekeeping and the statistics report.
  */
 #include "apps/app.h"
 #include "drivers/net/nic.h"
@@ -16,7 +18,8 @@
 #include "kernel/stats.h"
 #include "kernel/time.h"
 
-struct lcore lcores[1];
+struct lcore lcores[MAX_CPUS];
+int nlcores = 1;
 
 /* The app of each port, or NULL when it did not start (frames dropped). */
 static const struct app *port_app[NIC_MAX_PORTS];
@@ -31,6 +34,12 @@ static void deliver(struct lcore *lc, struct nic *nic, int q, struct pkt **pkts,
 		lc->dropped += (uint64_t)n;
 		pkt_free_bulk(pkts, n);
 	}
+}
+
+void lcore_bind_apps(void)
+{
+	for (int i = 0; i < nic_count; i++)
+		port_app[i] = app_runs_on(app_of_port(i), i) ? app_of_port(i) : 0;
 }
 
 static int poll_queue(struct lcore *lc, struct nic *nic, int q, int max)
@@ -101,50 +110,69 @@ static void housekeeping(uint64_t *next_tsc)
 	stats_tick(now);
 }
 
+/* The apps whose idle hook this core runs: those with a queue here. */
+static int idle_apps(const struct lcore *lc, const struct app **out)
+{
+	int n = 0;
+	for (int i = 0; apps_running[i]; i++) {
+		const struct app *a = apps_running[i];
+		int mine = 0;
+		for (int k = 0; k < lc->nq && !mine; k++)
+			mine = port_app[lc->qs[k].nic->port] == a;
+		if (mine && a->idle)
+			out[n++] = a;
+	}
+	return n;
+}
+
+static int poll_all(struct lcore *lc, int mode, int *pending)
+{
+	int work = 0;
+	for (int k = 0; k < lc->nq; k++) {
+		struct nic *nic = lc->qs[k].nic;
+		int q = lc->qs[k].q;
+		if (mode == POLL_BUSY) {
+			work += poll_queue(lc, nic, q, (int)nic_cfg.burst);
+		} else if (nic->sched[q]) {
+			itr_after_irq(nic, q);
+			work += mode == POLL_NAPI ? napi_poll(lc, nic, q) : irq_pass(lc, nic, q);
+			*pending |= nic->sched[q];
+		}
+	}
+	return work;
+}
+
 void lcore_run(void)
 {
-	struct lcore *lc = &lcores[0];
-	int mode = (int)nic_cfg.poll;
-	uint64_t next_hk = rdtsc() + tsc.hz, next_shell = 0;
-	lc->start_tsc = rdtsc();
+	struct lcore *lc = this_lcore();
+	const struct app *idle[NIC_MAX_PORTS];
+	int mode = (int)nic_cfg.poll, bsp = lc->id == 0;
+	uint64_t next_hk = rdtsc() + tsc.hz, next_shell = 0, next_clean = next_hk;
 
-	for (int i = 0; i < nic_count; i++)
-		port_app[i] = app_runs_on(app_of_port(i), i) ? app_of_port(i) : 0;
-	for (int i = 0; i < nic_count; i++)
-		for (int q = 0; q < nics[i]->nqueues; q++)
-			if (mode != POLL_BUSY)
-				nics[i]->ops->irq_enable(nics[i], q);
+	int nidle = idle_apps(lc, idle);
+	lc->start_tsc = rdtsc();
+	for (int k = 0; k < lc->nq && mode != POLL_BUSY; k++)
+		lc->qs[k].nic->ops->irq_enable(lc->qs[k].nic, lc->qs[k].q);
 	irq_on();
 	for (;;) {
-		int work = 0, pending = 0;
-		for (int i = 0; i < nic_count; i++) {
-			struct nic *nic = nics[i];
-			if (nic->other_pending)
-				nic->ops->watchdog(nic);
-			for (int q = 0; q < nic->nqueues; q++) {
-				if (mode == POLL_BUSY) {
-					work += poll_queue(lc, nic, q, (int)nic_cfg.burst);
-				} else if (nic->sched[q]) {
-					itr_after_irq(nic, q);
-					if (mode == POLL_NAPI) {
-						work += napi_poll(lc, nic, q);
-					} else {
-						work += irq_pass(lc, nic, q);
-					}
-					pending |= nic->sched[q];
-				}
-			}
-		}
-		for (int i = 0; apps_running[i]; i++)
-			if (apps_running[i]->idle)
-				work += apps_running[i]->idle();
+		int pending = 0, work = poll_all(lc, mode, &pending);
+		for (int i = 0; i < nidle; i++)
+			work += idle[i]->idle();
 		uint64_t now = rdtsc();
-		if (now >= next_shell) {
+		if (now >= next_clean) {
+			for (int k = 0; k < lc->nq; k++)
+				lc->qs[k].nic->ops->tx_clean(lc->qs[k].nic, lc->qs[k].q);
+			next_clean = now + tsc.hz;
+		}
+		if (bsp && now >= next_shell) {
+			for (int i = 0; i < nic_count; i++)
+				if (nics[i]->other_pending)
+					nics[i]->ops->watchdog(nics[i]);
 			shell_poll();
 			housekeeping(&next_hk);
 			next_shell = now + tsc.hz / 1000;
 		}
-		if (mode != POLL_BUSY && !work && !pending) {
+		if ((mode != POLL_BUSY || !lc->nq) && !work && !pending) {
 			uint64_t t0 = rdtsc();
 			safe_halt();
 			lc->halted_cycles += rdtsc() - t0;

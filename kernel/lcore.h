@@ -1,20 +1,51 @@
-/* The per-core poll loop: run to completion, one loop per core (core 0 for
- * now), owning its queues and counters. */
+/* The per-core poll loops: run to completion, one loop per core, each
+ * owning its queues (every queue of every port is polled by exactly one
+ * core) and its counters. */
 #ifndef LCORE_H
 #define LCORE_H
 #include <stdint.h>
+#include "kernel/smp.h"
 
-/* softnet_stat-style counters and CPU accounting of one core. */
+#define LCORE_MAX_QUEUES 64	/* NIC_MAX_PORTS * NIC_MAX_QUEUES */
+
+/* One queue a core polls. */
+struct lcore_queue {
+	struct nic *nic;
+	int q;
+};
+
+/* softnet_stat-style counters and CPU accounting of one core; written only
+ * by that core, read by core 0's report without locks (64-bit counters). */
 struct lcore {
 	int id;
-	uint64_t processed;	/* packets handed to the app */
-	uint64_t dropped;	/* packets the app dropped (it counts them here too) */
+	int nq;
+	struct lcore_queue qs[LCORE_MAX_QUEUES];
+	uint64_t processed;	/* packets handed to the apps */
+	uint64_t dropped;	/* packets the apps dropped (they count them here too) */
 	uint64_t time_squeeze;	/* NAPI rounds that ran out of napi_weight with work left */
 	uint64_t halted_cycles;	/* TSC cycles spent in hlt */
 	uint64_t start_tsc;
-};
-extern struct lcore lcores[1];
+} __attribute__((aligned(64)));
+extern struct lcore lcores[MAX_CPUS];
+extern int nlcores;	/* cores with a poll loop (ncpus, or cores=) */
 
-/* Run the selected app on every queue of every port, forever. */
+/* The calling core's lcore. */
+static inline struct lcore *this_lcore(void)
+{
+	return &lcores[cpu_id()];
+}
+
+/* Start the application processors (cores= knob); returns cores running. */
+int lcore_start_cores(void);
+/* Give every queue of every port to a core (app domains, or lcore_map=),
+ * send MSI-X vectors to their owners, mark pools used by two cores shared,
+ * and print the placement. After apps_start. */
+void lcore_place(void);
+/* Note which app gets each port's frames (after apps_start). */
+void lcore_bind_apps(void);
+/* Print the placement (boot report and `show config`). */
+void lcore_print(void);
+/* Run this core's poll loop forever (core 0 also runs the shell and the
+ * once-a-second housekeeping). */
 void lcore_run(void) __attribute__((noreturn));
 #endif

@@ -14,6 +14,7 @@
 #include "kernel/mem.h"
 #include "kernel/memmap.h"
 #include "kernel/shell.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 #include "kernel/uart.h"
@@ -24,9 +25,9 @@
 static struct boot_info bi;
 static char cpu_brand[49];
 
-enum { PH_ENTRY, PH_C, PH_MEMORY, PH_CMDLINE, PH_ACPI, PH_TSC, PH_LAPIC, PH_PCI, PH_READY, PH_N };
+enum { PH_ENTRY, PH_C, PH_MEMORY, PH_CMDLINE, PH_ACPI, PH_TSC, PH_LAPIC, PH_PCI, PH_SMP, PH_READY, PH_N };
 static const char *const phase_names[PH_N] = {
-	"entry", "to C", "memory", "cmdline", "acpi", "tsc", "lapic", "pci", "rest",
+	"entry", "to C", "memory", "cmdline", "acpi", "tsc", "lapic", "pci", "smp", "rest",
 };
 static uint64_t phase_tsc[PH_N];
 
@@ -143,6 +144,7 @@ static void run_selftest(void)
 void kernel_main(void)
 {
 	phase_tsc[PH_C] = rdtsc();
+	smp_init_bsp();
 	idt_init();
 	uart_init();
 	lapic_init();
@@ -166,6 +168,8 @@ void kernel_main(void)
 	phase_tsc[PH_LAPIC] = rdtsc();
 	pci_init();
 	phase_tsc[PH_PCI] = rdtsc();
+	lcore_start_cores();
+	phase_tsc[PH_SMP] = rdtsc();
 	check_high_memory();
 	cpu_identify();
 	phase_tsc[PH_READY] = rdtsc();
@@ -185,6 +189,7 @@ void kernel_main(void)
 	report_memory();
 	report_acpi();
 	printf("lapic: %#lx, timer %u Hz on vector %#x\n", lapic_base(), tick_hz, VEC_TIMER);
+	smp_report();
 	report_boot_time();
 	pci_print();
 	irq_on();
@@ -192,6 +197,8 @@ void kernel_main(void)
 	pci_probe_drivers();
 	run_selftest();
 	apps_start();
+	lcore_place();
+	smp_release(lcore_run);
 	shell_init();
 	lcore_run();
 }

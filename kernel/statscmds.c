@@ -28,8 +28,8 @@ static struct stats_snap base, now;	/* the last report, and this one */
 static char report[32768];		/* 8 ports of 8 queues in JSON fit */
 static int64_t since_report;	/* housekeeping calls since the last periodic report */
 
-#define NCORES ((int)(sizeof(lcores) / sizeof(lcores[0])))
-_Static_assert(NCORES <= STATS_MAX_CORES, "STATS_MAX_CORES is below the number of lcores");
+#define NCORES nlcores
+_Static_assert(MAX_CPUS <= STATS_MAX_CORES, "STATS_MAX_CORES is below MAX_CPUS");
 
 static void sample(struct stats_snap *s, uint64_t tsc_now)
 {

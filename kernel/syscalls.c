@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <sys/lock.h>
 #include <sys/stat.h>
+#include "kernel/smp.h"
 #include "kernel/trap.h"
 #include "kernel/uart.h"
 
@@ -74,8 +75,8 @@ void _exit(int status)
 
 /*
  * newlib locks (<sys/lock.h>): a test-and-set spinlock with an owner and a
- * depth for the recursive kind. Owner is the LAPIC ID + 1 once SMP exists;
- * one core today, so it is always 1.
+ * depth for the recursive kind. Owner is the core's index + 1, so 0 means
+ * nobody.
  */
 struct __lock {
 	volatile int locked;
@@ -87,7 +88,7 @@ struct __lock __lock___sinit_recursive_mutex, __lock___sfp_recursive_mutex,
 	__lock___malloc_recursive_mutex, __lock___env_recursive_mutex,
 	__lock___tz_mutex, __lock___dd_hash_mutex, __lock___arc4random_mutex;
 
-static int self(void) { return 1; }
+static int self(void) { return cpu_id() + 1; }
 
 void __retarget_lock_init(_LOCK_T *l) { *l = calloc(1, sizeof(struct __lock)); }
 void __retarget_lock_init_recursive(_LOCK_T *l) { *l = calloc(1, sizeof(struct __lock)); }

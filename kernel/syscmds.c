@@ -5,6 +5,7 @@
 #include "kernel/mem.h"
 #include "kernel/memmap.h"
 #include "kernel/shell.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 #include "kernel/version.h"
@@ -65,16 +66,24 @@ static int cmd_irq(int argc, char **argv)
 	(void)argv;
 	if (usage(argc, "irq"))
 		return -1;
-	printf("vector %12s  name\n", "count");
+	printf("vector %12s", "count");
+	for (int c = 0; ncpus > 1 && c < ncpus; c++)
+		printf(" %11s%d", "core", c);
+	printf("  name\n");
 	for (int v = 32; v < 256; v++) {
 		const char *name = v == VEC_SPURIOUS ? "spurious (LAPIC)" : vector_name(v);
-		if (name || vector_count(v))
-			printf("  %#04x %12lu  %s\n", v, vector_count(v), name ? name : "(no handler)");
+		if (!name && !vector_count(v))
+			continue;
+		printf("  %#04x %12lu", v, vector_count(v));
+		for (int c = 0; ncpus > 1 && c < ncpus; c++)
+			printf(" %12lu", vector_count_cpu(v, c));
+		printf("  %s\n", name ? name : "(no handler)");
 	}
 	printf("unhandled: %lu\n", irq_unhandled);
 	return 0;
 }
-SHELL_CMD(irq, "irq", "irq", "interrupt vectors: counts, owners; unhandled count", cmd_irq);
+SHELL_CMD(irq, "irq", "irq", "interrupt vectors: counts (per core with more than one), owners; unhandled count",
+	  cmd_irq);
 
 /* Reset through the PCI reset control register 0xcf9, then the 8042
  * keyboard controller, then a triple fault. */

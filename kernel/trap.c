@@ -7,6 +7,7 @@
 #include <string.h>
 #include "kernel/cpu.h"
 #include "kernel/lapic.h"
+#include "kernel/smp.h"
 #include "kernel/trap.h"
 #include "kernel/uart.h"
 
@@ -21,13 +22,12 @@ struct vector_entry {
 	irq_handler_t handler;
 	void *arg;
 	const char *name;
-	uint64_t count;
 };
 
 extern const char trap_stubs[];
-extern char boot_stack[], boot_stack_top[];
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 static struct vector_entry vectors[256];
+static uint64_t counts[MAX_CPUS][256];	/* one writer per row: its core */
 uint64_t irq_unhandled;
 
 static const char *const exc_names[32] = {
@@ -50,6 +50,12 @@ void idt_init(void)
 			.off_mid = (uint16_t)(a >> 16), .off_hi = (uint32_t)(a >> 32),
 		};
 	}
+	vectors[VEC_WAKE] = (struct vector_entry){ 0, 0, "wake" };
+	idt_load();
+}
+
+void idt_load(void)
+{
 	struct { uint16_t limit; uint64_t base; } __attribute__((packed)) ptr = {
 		sizeof(idt) - 1, (uint64_t)idt,
 	};
@@ -58,7 +64,9 @@ void idt_init(void)
 
 void vector_set(int vec, irq_handler_t handler, void *arg, const char *name)
 {
-	vectors[vec] = (struct vector_entry){ handler, arg, name, 0 };
+	vectors[vec] = (struct vector_entry){ handler, arg, name };
+	for (int c = 0; c < MAX_CPUS; c++)
+		counts[c][vec] = 0;
 }
 
 int vector_alloc(irq_handler_t handler, void *arg, const char *name)
@@ -80,12 +88,20 @@ void vector_free(int vec)
 
 uint64_t vector_count(int vec)
 {
-	return vectors[vec].count;
+	uint64_t n = 0;
+	for (int c = 0; c < MAX_CPUS; c++)
+		n += counts[c][vec];
+	return n;
+}
+
+uint64_t vector_count_cpu(int vec, int cpu)
+{
+	return counts[cpu][vec];
 }
 
 const char *vector_name(int vec)
 {
-	return vectors[vec].handler ? vectors[vec].name : 0;
+	return vectors[vec].name;
 }
 
 static int under_hypervisor(void)
@@ -115,11 +131,11 @@ static void raw_printf(const char *fmt, ...)
 	uart_puts(buf);
 }
 
-/* Follow the frame-pointer chain while it stays inside the boot stack. */
+/* Follow the frame-pointer chain while it stays inside this core's stack. */
 static void backtrace(uint64_t rbp, uint64_t rip)
 {
 	raw_printf("backtrace (addr2line -e build/linerate.elf ADDR):\n  0x%016lx\n", rip);
-	uint64_t lo = (uint64_t)boot_stack, hi = (uint64_t)boot_stack_top;
+	uint64_t lo = cpus[cpu_id()].stack_lo, hi = cpus[cpu_id()].stack_hi;
 	for (int depth = 0; depth < 16; depth++) {
 		if (rbp < lo || rbp + 16 > hi || (rbp & 7))
 			break;
@@ -134,7 +150,7 @@ static void backtrace(uint64_t rbp, uint64_t rip)
 static void exception(struct trapframe *tf)
 {
 	const char *name = tf->vector < 22 ? exc_names[tf->vector] : "reserved";
-	raw_printf("\n*** EXCEPTION %lu %s, error code %#lx\n", tf->vector, name, tf->error);
+	raw_printf("\n*** EXCEPTION %lu %s, error code %#lx, core %d\n", tf->vector, name, tf->error, cpu_id());
 	raw_printf("RIP 0x%016lx  CS %#lx  RFLAGS %#lx  RSP 0x%016lx  SS %#lx\n",
 		   tf->rip, tf->cs, tf->rflags, tf->rsp, tf->ss);
 	raw_printf("CR2 0x%016lx  CR3 0x%016lx\n", read_cr2(), read_cr3());
@@ -155,12 +171,12 @@ void trap(struct trapframe *tf)
 		return;
 	}
 	struct vector_entry *v = &vectors[tf->vector];
-	v->count++;
+	counts[cpu_id()][tf->vector]++;
 	if (tf->vector == VEC_SPURIOUS)
 		return;	/* no EOI for spurious (SDM vol. 3A 11.9) */
 	if (v->handler)
 		v->handler(tf, v->arg);
-	else
+	else if (tf->vector != VEC_WAKE)
 		irq_unhandled++;
 	lapic_eoi();
 }

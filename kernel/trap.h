@@ -16,10 +16,13 @@ typedef void (*irq_handler_t)(struct trapframe *tf, void *arg);
 
 #define VEC_FIRST_DYNAMIC 0x30	/* first vector handed out by vector_alloc */
 #define VEC_TIMER 0xf0		/* LAPIC timer */
+#define VEC_WAKE 0xf1		/* IPI that wakes a halted core; no work of its own */
 #define VEC_SPURIOUS 0xff	/* LAPIC spurious (SDM vol. 3A 11.9) */
 
-/* Load the IDT on this CPU with all 256 stubs (SDM vol. 3A 6.10). */
+/* Fill the IDT with all 256 stubs and load it (SDM vol. 3A 6.10). */
 void idt_init(void);
+/* Load the IDT idt_init filled on this core (the APs). */
+void idt_load(void);
 /* Claim a free vector for handler; returns the vector, or -1 if none is left. */
 int vector_alloc(irq_handler_t handler, void *arg, const char *name);
 /* Install a handler on a fixed vector. */
@@ -27,8 +30,10 @@ void vector_set(int vec, irq_handler_t handler, void *arg, const char *name);
 /* Release vec: it has no handler or name again (interrupts on it count as
  * unhandled); its count stays until vector_alloc/vector_set reuse it. */
 void vector_free(int vec);
-/* Interrupts taken on vec since boot. */
+/* Interrupts taken on vec since boot, on every core. */
 uint64_t vector_count(int vec);
+/* Interrupts taken on vec since boot by core cpu. */
+uint64_t vector_count_cpu(int vec, int cpu);
 /* The name vec was given, or NULL when it has no handler. */
 const char *vector_name(int vec);
 /* Interrupts that arrived on a vector with no handler. */

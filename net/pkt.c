@@ -53,7 +53,9 @@ void pkt_free(struct pkt *p)
 		return;
 	}
 	struct pktpool *pool = p->pool;
+	pktpool_lock(pool);
 	pool->free[pool->nfree++] = p;
+	pktpool_unlock(pool);
 }
 
 void pkt_free_bulk(struct pkt **p, int n)

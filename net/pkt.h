@@ -49,6 +49,8 @@ struct pktpool {
 	uint32_t slot;		/* bytes per slot */
 	uint32_t buf_size;	/* bytes of buffer per slot */
 	uint64_t alloc_failed;	/* pkt_alloc calls that found the pool empty */
+	int shared;		/* used by more than one core: alloc and free take lock */
+	volatile int lock;
 	uint8_t *mem;
 	struct pkt **free;
 };
@@ -69,13 +71,31 @@ int pkt_alloc_bulk(struct pktpool *pool, struct pkt **out, int n);
 void pkt_free(struct pkt *p);
 void pkt_free_bulk(struct pkt **p, int n);
 
+/* A pool whose port's queues are polled by more than one core is marked
+ * shared at placement (kernel/lcore.c); its free stack is then guarded by a
+ * spinlock. Pools used by one core (every pool with queues=1) take none. */
+static inline void pktpool_lock(struct pktpool *pool)
+{
+	if (pool->shared)
+		while (__atomic_exchange_n(&pool->lock, 1, __ATOMIC_ACQUIRE))
+			__builtin_ia32_pause();
+}
+static inline void pktpool_unlock(struct pktpool *pool)
+{
+	if (pool->shared)
+		__atomic_store_n(&pool->lock, 0, __ATOMIC_RELEASE);
+}
+
 static inline struct pkt *pkt_alloc_inline(struct pktpool *pool)
 {
+	pktpool_lock(pool);
 	if (!pool->nfree) {
 		pool->alloc_failed++;
+		pktpool_unlock(pool);
 		return 0;
 	}
 	struct pkt *p = pool->free[--pool->nfree];
+	pktpool_unlock(pool);
 	p->data = p->buf;
 	p->len = 0;
 	p->flags = 0;

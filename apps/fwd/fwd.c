@@ -13,7 +13,7 @@
 #include "kernel/shell.h"
 #include "net/ipv4.h"
 
-struct fwd_stats fwd_stats[NIC_MAX_PORTS];
+struct fwd_stats fwd_stats[MAX_CPUS][NIC_MAX_PORTS];
 static int8_t peer_of[NIC_MAX_PORTS] = { 1, 0, -1, -1, -1, -1, -1, -1 };
 
 #define FWD_DROP_NAME(name) #name,
@@ -57,8 +57,19 @@ KNOB(pairs, .name = "pairs", .type = KNOB_FUNC, .parse = parse_pairs, .show = sh
 
 void fwd_drop(int port, enum fwd_drop reason, uint64_t n)
 {
-	fwd_stats[port].drop[reason] += n;
-	lcores[0].dropped += n;
+	fwd_st(port)->drop[reason] += n;
+	this_lcore()->dropped += n;
+}
+
+void fwd_stats_sum(int port, struct fwd_stats *out)
+{
+	uint64_t *o = (uint64_t *)out;
+	memset(out, 0, sizeof(*out));
+	for (int c = 0; c < MAX_CPUS; c++) {
+		const uint64_t *in = (const uint64_t *)&fwd_stats[c][port];
+		for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+			o[i] += in[i];
+	}
 }
 
 extern const struct app app_fwd;
@@ -143,7 +154,7 @@ static int drop_runts(int port, struct pkt **pkts, int n)
 
 static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
-	struct fwd_stats *st = &fwd_stats[nic->port];
+	struct fwd_stats *st = fwd_st(nic->port);
 	int peer = peer_of[nic->port];
 	st->rx += (uint64_t)n;
 	n = drop_runts(nic->port, pkts, n);
@@ -166,8 +177,19 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		pkt_free_bulk(pkts + sent, n - sent);
 	}
 }
+/* Ports that send through each other: every L3 port (any may route to any),
+ * or an L2 pair. */
+static int fwd_domain(int port)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (fwd_l3_port[port] && fwd_l3_port[p])
+			return p;
+	int peer = peer_of[port];
+	return peer >= 0 && peer < port && !fwd_l3_port[peer] ? peer : port;
+}
+
 APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 between ports with ipN=",
-    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle);
+    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain);
 
 static int cmd_fwd(int argc, char **argv)
 {
@@ -179,7 +201,8 @@ static int cmd_fwd(int argc, char **argv)
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_fwd, p))
 			continue;
-		struct fwd_stats *st = &fwd_stats[p];
+		struct fwd_stats sum, *st = &sum;
+		fwd_stats_sum(p, st);
 		printf("fwd %s: rx %lu forwarded %lu", nics[p]->name, st->rx, st->forwarded);
 		for (int i = 0; i < FWD_DROP_N; i++)
 			printf(" %s %lu", drop_names[i], st->drop[i]);

@@ -6,6 +6,7 @@
 #define FWD_H
 #include <stdint.h>
 #include "drivers/net/nic.h"
+#include "kernel/smp.h"
 
 /* Why a frame was not forwarded, as printed by the `fwd` command. */
 #define FWD_DROPS(X) \
@@ -25,7 +26,8 @@ enum fwd_event { FWD_EVENTS(FWD_EVENT_ENUM) FWD_EV_N };
 #define FWD_DROP_ENUM(name) FWD_DROP_##name,
 enum fwd_drop { FWD_DROPS(FWD_DROP_ENUM) FWD_DROP_N };
 
-/* Per-port forwarding counters, owned by the core that polls the port. */
+/* Per-port forwarding counters, one set per core (a port's queues may be
+ * polled by several cores); each core writes only its own. */
 struct fwd_stats {
 	uint64_t rx;			/* frames the app received */
 	uint64_t forwarded;		/* frames handed to tx_burst and taken */
@@ -34,7 +36,15 @@ struct fwd_stats {
 	uint64_t drop[FWD_DROP_N];
 	uint64_t ev[FWD_EV_N];		/* L3 events, not frames received */
 };
-extern struct fwd_stats fwd_stats[NIC_MAX_PORTS];
+extern struct fwd_stats fwd_stats[MAX_CPUS][NIC_MAX_PORTS];
+
+/* The calling core's counters of port. */
+static inline struct fwd_stats *fwd_st(int port)
+{
+	return &fwd_stats[cpu_id()][port];
+}
+/* Port's counters summed over every core, into out. */
+void fwd_stats_sum(int port, struct fwd_stats *out);
 
 /* Count n frames received on port as dropped for reason. */
 void fwd_drop(int port, enum fwd_drop reason, uint64_t n);

@@ -44,7 +44,8 @@ struct txb {
 	uint8_t in[TXB_MAX];	/* port the frame counts on */
 };
 
-/* One core's router state (core 0 for now). */
+/* One core's router state: each core routes with its own ARP table, TX
+ * batches and ICMP rate buckets (so the rate limit is per core). */
 static struct l3_core {
 	struct arp_entry arp[ARP_SLOTS];
 	struct txb tx[NIC_MAX_PORTS];
@@ -54,27 +55,33 @@ static struct l3_core {
 	} icmp[NIC_MAX_PORTS];
 	uint64_t next_timer_tsc;
 	int q;			/* TX queue of this burst */
-} core;
+} l3_cores[MAX_CPUS];
+
+/* The calling core's router state. */
+static inline struct l3_core *me(void)
+{
+	return &l3_cores[cpu_id()];
+}
 
 static void tx_flush(int port)
 {
-	struct txb *b = &core.tx[port];
+	struct txb *b = &me()->tx[port];
 	struct nic *out = nics[port];
-	int sent = b->n ? out->ops->tx_burst(out, core.q % out->nqueues, b->p, b->n) : 0;
+	int sent = b->n ? out->ops->tx_burst(out, me()->q % out->nqueues, b->p, b->n) : 0;
 	for (int i = 0; i < b->n; i++) {
 		int in = b->in[i];
 		if (b->kind[i] == TX_OWN) {
 			if (i >= sent) {
-				fwd_stats[port].ev[FWD_EV_own_tx_ring_full]++;
+				fwd_st(port)->ev[FWD_EV_own_tx_ring_full]++;
 				pkt_free(b->p[i]);
 			}
 		} else if (i < sent) {
 			if (b->kind[i] == TX_FWD)
-				fwd_stats[in].forwarded++;
+				fwd_st(in)->forwarded++;
 			else if (b->kind[i] == TX_LOCAL)
-				fwd_stats[in].local++;
+				fwd_st(in)->local++;
 			else
-				fwd_stats[in].arp++;
+				fwd_st(in)->arp++;
 		} else {
 			fwd_drop(in, FWD_DROP_tx_ring_full, 1);
 			pkt_free(b->p[i]);
@@ -85,7 +92,7 @@ static void tx_flush(int port)
 
 static void tx_add(int port, struct pkt *p, int kind)
 {
-	struct txb *b = &core.tx[port];
+	struct txb *b = &me()->tx[port];
 	if (b->n == TXB_MAX)
 		tx_flush(port);
 	b->p[b->n] = p;
@@ -96,7 +103,7 @@ static void tx_add(int port, struct pkt *p, int kind)
 static void tx_flush_all(void)
 {
 	for (int p = 0; p < nic_count; p++)
-		if (core.tx[p].n)
+		if (me()->tx[p].n)
 			tx_flush(p);
 }
 
@@ -109,7 +116,7 @@ static struct arp_entry *arp_find(int port, uint32_t ip)
 {
 	unsigned h = arp_hash(ip);
 	for (unsigned i = 0; i < ARP_PROBE; i++) {
-		struct arp_entry *e = &core.arp[(h + i) % ARP_SLOTS];
+		struct arp_entry *e = &me()->arp[(h + i) % ARP_SLOTS];
 		if (e->state != ARP_FREE && e->ip == ip && e->port == port)
 			return e;
 	}
@@ -123,7 +130,7 @@ static struct arp_entry *arp_new(int port, uint32_t ip)
 	unsigned h = arp_hash(ip);
 	struct arp_entry *victim = 0;
 	for (unsigned i = 0; i < ARP_PROBE; i++) {
-		struct arp_entry *e = &core.arp[(h + i) % ARP_SLOTS];
+		struct arp_entry *e = &me()->arp[(h + i) % ARP_SLOTS];
 		if (e->state == ARP_FREE) {
 			victim = e;
 			break;
@@ -151,13 +158,13 @@ static void arp_request(struct arp_entry *e)
 	struct nic *nic = nics[e->port];
 	struct pkt *p = pkt_alloc(nic->pool);
 	if (!p) {
-		fwd_stats[e->port].ev[FWD_EV_arp_no_buffer]++;
+		fwd_st(e->port)->ev[FWD_EV_arp_no_buffer]++;
 		return;
 	}
 	p->len = (uint16_t)arp_build(p->data, nic->pool->buf_size, ARP_REQUEST, nic->mac,
 				     l3_if[e->port].addr, 0, e->ip);
 	p->port = e->port;
-	fwd_stats[e->port].ev[FWD_EV_arp_requests]++;
+	fwd_st(e->port)->ev[FWD_EV_arp_requests]++;
 	tx_add(e->port, p, TX_OWN);
 }
 
@@ -197,7 +204,7 @@ static void arp_input(struct nic *nic, struct pkt *p)
 					     a.sha, a.spa);
 		tx_add(port, p, TX_ARP_REPLY);
 	} else {
-		fwd_stats[port].arp++;
+		fwd_st(port)->arp++;
 		pkt_free(p);
 	}
 }
@@ -206,7 +213,7 @@ static void arp_input(struct nic *nic, struct pkt *p)
 static int icmp_allowed(int port, uint64_t now)
 {
 	uint64_t per = tsc.hz / ICMP_RATE;
-	struct bucket *b = &core.icmp[port];
+	struct bucket *b = &me()->icmp[port];
 	uint64_t n = (now - b->last_tsc) / per;
 	if (n) {
 		b->tokens = b->tokens + n >= ICMP_RATE ? ICMP_RATE : b->tokens + (uint32_t)n;
@@ -221,7 +228,7 @@ static int icmp_allowed(int port, uint64_t now)
 /* Send ICMP (type, code) about p back out of the port it came in on. */
 static void icmp_error(struct nic *nic, struct pkt *p, uint8_t type, uint8_t code, uint64_t now)
 {
-	struct fwd_stats *st = &fwd_stats[nic->port];
+	struct fwd_stats *st = fwd_st(nic->port);
 	if (!icmp_allowed(nic->port, now)) {
 		st->ev[FWD_EV_icmp_rate_limited]++;
 		return;
@@ -235,7 +242,7 @@ static void icmp_error(struct nic *nic, struct pkt *p, uint8_t type, uint8_t cod
 				      nic->mac, l3_if[nic->port].addr);
 	if (!len) {
 		st->ev[FWD_EV_icmp_suppressed]++;
-		core.icmp[nic->port].tokens++;
+		me()->icmp[nic->port].tokens++;
 		pkt_free(e);
 		return;
 	}
@@ -288,7 +295,7 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	uint32_t dst = ntoh32(ip->daddr);
 	if (l3_is_local(dst)) {
 		if (!icmp_echo(nic, p, ip)) {
-			fwd_stats[nic->port].local++;
+			fwd_st(nic->port)->local++;
 			pkt_free(p);
 		}
 		return -1;
@@ -327,7 +334,7 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	uint64_t now = rdtsc();
-	core.q = q;
+	me()->q = q;
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = pkts[i];
 		const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
@@ -357,11 +364,11 @@ int fwd_l3_idle(void)
 {
 	uint64_t now = rdtsc();
 	int done = 0;
-	if (now < core.next_timer_tsc)
+	if (now < me()->next_timer_tsc)
 		return 0;
-	core.next_timer_tsc = now + tsc.hz / 100;
+	me()->next_timer_tsc = now + tsc.hz / 100;
 	for (int i = 0; i < ARP_SLOTS; i++) {
-		struct arp_entry *e = &core.arp[i];
+		struct arp_entry *e = &me()->arp[i];
 		if (e->state != ARP_INCOMPLETE || now < e->retry_tsc)
 			continue;
 		if (e->tries < ARP_TRIES) {
@@ -386,8 +393,9 @@ int fwd_l3_idle(void)
 uint64_t fwd_l3_held(int port)
 {
 	uint64_t n = 0;
-	for (int i = 0; i < ARP_SLOTS; i++)
-		for (int k = 0; k < core.arp[i].nheld; k++)
-			n += core.arp[i].held[k]->port == port;
+	for (int c = 0; c < MAX_CPUS; c++)
+		for (int i = 0; i < ARP_SLOTS; i++)
+			for (int k = 0; k < l3_cores[c].arp[i].nheld; k++)
+				n += l3_cores[c].arp[i].held[k]->port == port;
 	return n;
 }

@@ -260,7 +260,8 @@ void fwd_l3_show(int port)
 {
 	char a[16];
 	fmt_quad(a, sizeof(a), l3_if[port].addr);
-	struct fwd_stats *st = &fwd_stats[port];
+	struct fwd_stats sum, *st = &sum;
+	fwd_stats_sum(port, st);
 	printf("fwd %s l3 %s/%u: held %lu", nics[port]->name, a, l3_if[port].len,
 	       (unsigned long)fwd_l3_held(port));
 #define FWD_EV_PRINT(name) printf(" " #name " %lu", (unsigned long)st->ev[FWD_EV_##name]);

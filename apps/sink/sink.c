@@ -38,7 +38,14 @@ static void sink_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	c->bytes += bytes;
 	pkt_free_bulk(pkts, n);
 }
-APP(sink, .name = "sink", .help = "count and drop (Click's Counter)", .init = sink_init, .rx = sink_rx);
+/* Each port on its own: sink never transmits, and counts per queue. */
+static int sink_domain(int port)
+{
+	return port;
+}
+
+APP(sink, .name = "sink", .help = "count and drop (Click's Counter)", .init = sink_init, .rx = sink_rx,
+    .domain = sink_domain);
 
 static int cmd_sink(int argc, char **argv)
 {

@@ -147,6 +147,7 @@ void e1000x_update_stats(struct e1000x_port *p)
 {
 	volatile uint8_t *base = p->regs;
 	uint64_t *s = p->nic.stats;
+	nic_stats_fold(&p->nic);
 	uint64_t crc = stat32(p, CRCERRS), algn = stat32(p, ALGNERRC), rxerr = stat32(p, RXERRC);
 	uint64_t mpc = stat32(p, MPC), ruc = stat32(p, RUC), roc = stat32(p, ROC);
 	uint64_t cext = stat32(p, CEXTERR);
@@ -222,6 +223,11 @@ int e1000x_port_rx_pending(struct nic *nic, int q)
 void e1000x_port_update_stats(struct nic *nic)
 {
 	e1000x_update_stats(to_port(nic));
+}
+
+void e1000x_port_tx_clean(struct nic *nic, int q)
+{
+	e1000x_tx_reclaim(&to_port(nic)->txq[q]);
 }
 
 void e1000x_clear_stats(struct e1000x_port *p)

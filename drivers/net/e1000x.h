@@ -317,6 +317,7 @@ int e1000x_port_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
 int e1000x_port_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
 int e1000x_port_rx_pending(struct nic *nic, int q);
 void e1000x_port_update_stats(struct nic *nic);
+void e1000x_port_tx_clean(struct nic *nic, int q);
 /* Link check, TX hang recovery (count tx_timeout_count, reset, restore,
  * carry on), ITR simplified mode. */
 void e1000x_port_watchdog(struct nic *nic);

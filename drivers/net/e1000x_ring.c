@@ -69,21 +69,21 @@ void e1000x_txq_release(struct e1000x_txq *tq)
 	e1000x_tx_reclaim(tq);
 	for (; tq->clean != tq->tail; tq->clean = tq->clean + 1 == tq->n ? 0 : tq->clean + 1) {
 		pkt_free(tq->bufs[tq->clean]);
-		tq->nic->stats[NS_tx_dropped]++;
+		tq->nic->qsw[tq->q][NS_tx_dropped]++;
 	}
 }
 
 /* Hardware checksum results into pkt flags. */
-static uint32_t csum_flags(uint32_t st, struct nic *nic)
+static uint32_t csum_flags(uint32_t st, uint64_t *sw)
 {
 	uint32_t f = 0;
 	if (st & RXDEXT_IPCS) {
 		f |= st & RXDEXT_ERR_IPE ? PKT_RX_IP_CSUM_BAD : PKT_RX_IP_CSUM_OK;
-		nic->stats[st & RXDEXT_ERR_IPE ? NS_rx_csum_offload_errors : NS_rx_csum_offload_good]++;
+		sw[st & RXDEXT_ERR_IPE ? NS_rx_csum_offload_errors : NS_rx_csum_offload_good]++;
 	}
 	if (st & (RXDEXT_TCPCS | RXDEXT_UDPCS)) {
 		f |= st & RXDEXT_ERR_TCPE ? PKT_RX_L4_CSUM_BAD : PKT_RX_L4_CSUM_OK;
-		nic->stats[st & RXDEXT_ERR_TCPE ? NS_rx_csum_offload_errors : NS_rx_csum_offload_good]++;
+		sw[st & RXDEXT_ERR_TCPE ? NS_rx_csum_offload_errors : NS_rx_csum_offload_good]++;
 	}
 	return f;
 }
@@ -117,6 +117,7 @@ int e1000x_rx_pending(const struct e1000x_rxq *rq)
 int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 {
 	struct nic *nic = rq->nic;
+	uint64_t *sw = nic->qsw[rq->q];
 	uint32_t i = rq->next, last = rq->n;
 	uint64_t bytes = 0;
 	int got = 0, copybreak = (int)nic_cfg.copybreak, prefetch = (int)nic_cfg.prefetch;
@@ -137,10 +138,10 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 			 * with RCTL.LPE clear), or spread over buffers: drop every piece,
 			 * count the frame once. */
 			if (!rq->discarding)
-				nic->stats[NS_rx_drop_oversize]++;
+				sw[NS_rx_drop_oversize]++;
 			rq->discarding = !(st & RXDEXT_EOP);
 		} else if (st & RXDEXT_ERR_FRAME) {
-			nic->stats[NS_rx_drop_desc_error]++;
+			sw[NS_rx_drop_desc_error]++;
 		} else {
 			struct pkt *out = p;
 			uint32_t off = 0;
@@ -152,14 +153,14 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 			}
 			if (len <= copybreak && (out = pkt_alloc_inline(nic->small_pool))) {
 				memcpy(out->data, p->buf + off, len);
-				nic->stats[NS_rx_copybreak]++;
+				sw[NS_rx_copybreak]++;
 			} else {
 				struct pkt *fresh = pkt_alloc_inline(nic->pool);
 				if (fresh) {
 					rq->bufs[i] = fresh;
 					out = p;
 				} else {
-					nic->stats[NS_alloc_rx_buff_failed]++;
+					sw[NS_alloc_rx_buff_failed]++;
 					out = 0;
 				}
 			}
@@ -169,7 +170,7 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 				out->len = len;
 				out->port = (uint16_t)nic->port;
 				out->queue = (uint16_t)rq->q;
-				out->flags = csum_flags(st, nic) | (st & rq->ts_bit || off ? PKT_RX_TSTAMP : 0);
+				out->flags = csum_flags(st, sw) | (st & rq->ts_bit || off ? PKT_RX_TSTAMP : 0);
 				out->tstamp = ts;
 				pkts[got++] = out;
 				bytes += len;
@@ -191,7 +192,7 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 	qs->rx_bytes += bytes;
 	nic->itr[rq->q].rx_pkts += (uint64_t)got;
 	nic->itr[rq->q].rx_bytes += bytes;
-	nic->stats[NS_rx_delivered] += (uint64_t)got;
+	sw[NS_rx_delivered] += (uint64_t)got;
 	return got;
 }
 
@@ -211,6 +212,7 @@ uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 {
 	struct nic *nic = tq->nic;
+	uint64_t *sw = nic->qsw[tq->q];
 	uint32_t inflight = e1000x_tx_reclaim(tq), t = tq->tail;
 	int room = (int)(tq->n - 1 - inflight), sent = 0;
 	uint64_t bytes = 0;
@@ -226,7 +228,7 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 			d->d.status = (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT;
 		} else {
 			if (p->flags & PKT_TX_TSTAMP)
-				nic->stats[NS_tx_hwtstamp_skipped]++;
+				sw[NS_tx_hwtstamp_skipped]++;
 			uint32_t cmd = TXD_CMD_EOP | TXD_CMD_IFCS | TXD_CMD_RS | (nic_cfg.tx_int_delay ? TXD_CMD_IDE : 0);
 			d->d.cmd_type_len = p->len | cmd << 24;
 			d->d.status = 0;
@@ -241,19 +243,23 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 		wr32(tq->regs, tq->tdt, t);
 	}
 	if (sent < n)
-		nic->stats[NS_tx_ring_full]++;
+		sw[NS_tx_ring_full]++;
 	struct nic_qstats *qs = &nic->q[tq->q];
 	qs->tx_packets += (uint64_t)sent;
 	qs->tx_bytes += bytes;
 	nic->itr[tq->q].tx_pkts += (uint64_t)sent;
 	nic->itr[tq->q].tx_bytes += bytes;
-	nic->stats[NS_tx_sent] += (uint64_t)sent;
+	sw[NS_tx_sent] += (uint64_t)sent;
 	return sent;
 }
 
 int e1000x_tx_hung(struct e1000x_txq *tq, uint64_t timeout_ns)
 {
-	if (!e1000x_tx_reclaim(tq) || !tq->nic->link_up) {
+	/* Read-only: this runs on core 0 while the queue's owner may be in
+	 * tx_burst; only the owner reclaims. Hung = the oldest descriptor not
+	 * yet reclaimed is still not done. */
+	uint32_t c = tq->clean;
+	if (c == tq->tail || (tq->ring[c].d.status & TXD_DD) || !tq->nic->link_up) {
 		tq->stall_since = 0;
 		return 0;
 	}

@@ -5,9 +5,12 @@
 #include "drivers/net/nic.h"
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
+#include "kernel/lapic.h"
 #include "kernel/mem.h"
 #include "kernel/shell.h"
+#include "kernel/smp.h"
 #include "kernel/time.h"
+#include "kernel/trap.h"
 
 struct nic *nics[NIC_MAX_PORTS];
 
@@ -149,6 +152,26 @@ void nic_queue_irq(struct trapframe *tf, void *arg)
 	nic->q[a->q].irqs++;
 	nic->ops->irq_disable(nic, a->q);
 	nic->sched[a->q] = 1;
+	int owner = nic->owner[a->q];
+	if (owner != cpu_id())	/* MSI or INTx reach the BSP only: wake the owner */
+		lapic_ipi(cpus[owner].apic_id, LAPIC_ICR_FIXED | VEC_WAKE);
+}
+
+#define NIC_STAT_IS_Q(name, kind) [NS_##name] = NIC_KIND_##kind,
+enum { NIC_KIND_hw, NIC_KIND_sw, NIC_KIND_q };
+static const uint8_t stat_kind[NIC_STAT_N] = { NIC_STATS(NIC_STAT_IS_Q) };
+
+void nic_stats_fold(struct nic *nic)
+{
+	for (int i = 0; i < NIC_STAT_N; i++) {
+		if (stat_kind[i] != NIC_KIND_q)
+			continue;
+		uint64_t sum = 0;
+		for (int q = 0; q < NIC_MAX_QUEUES; q++)
+			sum += nic->qsw[q][i];
+		nic->stats[i] += sum - nic->folded[i];
+		nic->folded[i] = sum;
+	}
 }
 
 enum { LOWEST_LATENCY, LOW_LATENCY, BULK_LATENCY };

@@ -34,7 +34,9 @@
 #define NIC_BURST_MAX 32
 
 /* Port counters, `ethtool -S` names. X(name, kind): kind hw = from the
- * statistics registers, sw = counted by the driver. */
+ * statistics registers, sw = counted by the driver outside the fast path,
+ * q = counted per queue on the fast path (nic->qsw, one writer: the core
+ * that owns the queue) and summed into nic->stats by nic_stats_fold. */
 #define NIC_STATS(X) \
 	X(rx_packets, hw) X(tx_packets, hw) X(rx_bytes, hw) X(tx_bytes, hw) \
 	X(rx_broadcast, hw) X(tx_broadcast, hw) X(rx_multicast, hw) X(tx_multicast, hw) \
@@ -45,12 +47,12 @@
 	X(tx_single_coll_ok, hw) X(tx_multi_coll_ok, hw) X(rx_long_length_errors, hw) \
 	X(rx_short_length_errors, hw) X(rx_align_errors, hw) X(rx_fifo_errors, hw) X(rx_flow_control_xon, hw) \
 	X(rx_flow_control_xoff, hw) X(tx_flow_control_xon, hw) X(tx_flow_control_xoff, hw) \
-	X(tx_timeout_count, sw) X(tx_restart_queue, sw) X(rx_csum_offload_good, sw) \
-	X(rx_csum_offload_errors, sw) X(alloc_rx_buff_failed, sw) X(rx_hwtstamp_cleared, sw) \
-	X(tx_hwtstamp_timeouts, sw) X(tx_hwtstamp_skipped, sw) \
-	X(tx_dropped, sw) \
-	X(rx_delivered, sw) X(rx_drop_oversize, sw) X(rx_drop_desc_error, sw) \
-	X(rx_copybreak, sw) X(tx_sent, sw) X(tx_ring_full, sw) X(link_changes, sw) \
+	X(tx_timeout_count, sw) X(tx_restart_queue, sw) X(rx_csum_offload_good, q) \
+	X(rx_csum_offload_errors, q) X(alloc_rx_buff_failed, q) X(rx_hwtstamp_cleared, sw) \
+	X(tx_hwtstamp_timeouts, sw) X(tx_hwtstamp_skipped, q) \
+	X(tx_dropped, q) \
+	X(rx_delivered, q) X(rx_drop_oversize, q) X(rx_drop_desc_error, q) \
+	X(rx_copybreak, q) X(tx_sent, q) X(tx_ring_full, q) X(link_changes, sw) \
 	X(resets, sw)
 
 #define NIC_STAT_ENUM(name, kind) NS_##name,
@@ -87,8 +89,12 @@ struct nic_ops {
 	int (*rx_pending)(struct nic *nic, int q);
 	/* Add the statistics registers into nic->stats (they clear on read). */
 	void (*update_stats)(struct nic *nic);
-	/* Once a second: link state, TX hang check, ITR simplified mode. */
+	/* Once a second, on core 0: link state, TX hang check (read-only on
+	 * the rings), ITR simplified mode. */
 	void (*watchdog)(struct nic *nic);
+	/* Once a second, on the core that owns queue q: free what the NIC has
+	 * sent (a queue that stops sending keeps no buffers). */
+	void (*tx_clean)(struct nic *nic, int q);
 	/* Interrupt rate for queue q in ints/s (0 = no throttling). */
 	void (*set_itr)(struct nic *nic, int q, uint32_t ints_per_s);
 };
@@ -125,6 +131,11 @@ struct nic {
 	struct nic_itr itr[NIC_MAX_QUEUES];
 	uint64_t stats[NIC_STAT_N];
 	struct nic_qstats q[NIC_MAX_QUEUES];
+	int owner[NIC_MAX_QUEUES];	/* core that polls each queue (kernel/lcore.c) */
+	/* Fast-path counters (kind q) per queue; nic->stats holds their sum as of
+	 * the last nic_stats_fold, which remembers what it already added. */
+	uint64_t qsw[NIC_MAX_QUEUES][NIC_STAT_N] __attribute__((aligned(64)));
+	uint64_t folded[NIC_STAT_N];
 };
 
 extern struct nic *nics[NIC_MAX_PORTS];
@@ -172,6 +183,9 @@ uint32_t nic_itr_update(struct nic_itr *it);
 void nic_itr_init(struct nic *nic);
 /* Simplified mode (setting 4): 2000-8000 ints/s from the RX/TX byte balance. */
 uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes);
+/* Add what the queues counted (kind q) since the last fold into
+ * nic->stats; update_stats calls it, so readers see current totals. */
+void nic_stats_fold(struct nic *nic);
 /* Once a second for every port: update_stats and watchdog. */
 void nic_housekeeping(void);
 /* The port called name ("port0"), or NULL. */

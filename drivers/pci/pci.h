@@ -119,7 +119,8 @@ int pci_aspm_disable(struct pci_dev *d, uint16_t which);
  * args[k] on vector k. The mode is MSI-X when the device has it and nvec
  * fits, else MSI (1 vector), else INTx through the IOAPIC (1 vector); the
  * IntMode knob caps the choice. With fewer vectors than asked, the driver
- * must serve every cause from vector 0. Messages go to the BSP's LAPIC.
+ * must serve every cause from vector 0. Messages go to the BSP's LAPIC
+ * (pci_irq_set_cpu moves an MSI-X one).
  * Returns the number of vectors set up (d->int_mode, d->vectors filled),
  * or -1 after printing why none could be.
  *
@@ -143,6 +144,10 @@ int pci_irq_setup(struct pci_dev *d, int nvec, const irq_handler_t *handlers,
  * if d has no vector k.
  */
 int pci_irq_set_handler(struct pci_dev *d, int k, irq_handler_t handler, void *arg);
+/* Send MSI-X vector k of d to the LAPIC with apic_id (a queue polled by
+ * another core). Returns 0, or -1 when d is not in MSI-X mode or has no
+ * vector k: MSI and INTx stay on the BSP. */
+int pci_irq_set_cpu(struct pci_dev *d, int k, uint32_t apic_id);
 /* The IntMode knob: the most capable mode pci_irq_setup may choose. */
 int pci_int_mode(void);
 /* Mask or unmask MSI-X table entry k (MSI-X only; PCIe 4.0 7.7.2). */

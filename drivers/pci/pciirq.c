@@ -265,6 +265,21 @@ void pci_msix_mask(struct pci_dev *d, int k, int masked)
 	(void)*ctrl;	/* flush the posted write */
 }
 
+int pci_irq_set_cpu(struct pci_dev *d, int k, uint32_t apic_id)
+{
+	volatile uint32_t *t = msix_tables[d - pci_devs];
+	if (d->int_mode != INT_MODE_MSIX || !t || k < 0 || k >= d->nvec)
+		return -1;
+	volatile uint32_t *e = t + k * PCI_MSIX_ENTRY_SIZE / 4;
+	uint32_t ctrl = e[PCI_MSIX_ENTRY_CTRL / 4];
+	/* The message may change only while its vector is masked (PCIe 6.8.2.9). */
+	e[PCI_MSIX_ENTRY_CTRL / 4] = ctrl | PCI_MSIX_ENTRY_CTRL_MASKBIT;
+	e[PCI_MSIX_ENTRY_ADDR_LO / 4] = MSI_ADDRESS_BASE | apic_id << 12;
+	e[PCI_MSIX_ENTRY_CTRL / 4] = ctrl;
+	(void)e[PCI_MSIX_ENTRY_CTRL / 4];
+	return 0;
+}
+
 /* Offset of the MSI mask register, or 0 without per-vector masking. */
 static uint16_t msi_mask_reg(const struct pci_dev *d)
 {

@@ -1,9 +1,12 @@
 """Apps placed per port (app=fwd,fwd,sink) and the poll loop that runs them:
 each port's frames go to its own app, and an app that cannot start leaves
 its ports dropping (counted), never forwarding."""
+import json
 import os
 import re
+import subprocess
 import sys
+import time
 
 import pytest
 
@@ -16,13 +19,14 @@ PROMPT = "linerate> "
 
 
 class Box:
-    def __init__(self, append, nports=3, smp=1, mem="256M"):
-        self.q = Qemu(boot="kernel", mem=mem, smp=smp, nics=["e1000e:netdev=stream"] * nports,
+    def __init__(self, append, nports=3, smp=1, mem="256M", model="e1000e", connect=True):
+        spec = f"{model}:netdev=stream" + (",bus=rp" if model == "igb" else "")
+        self.q = Qemu(boot="kernel", mem=mem, smp=smp, nics=[spec] * nports,
                       append="stats=0 promisc=1 " + append)
         self.q.expect(rf"port{nports - 1}: link up", 90)
         self.q.send("\r")
         self.q.expect(PROMPT, 30)
-        self.p = [StreamPort(self.q.nic_sock(i)) for i in range(nports)]
+        self.p = [StreamPort(self.q.nic_sock(i)) for i in range(nports)] if connect else []
 
     def shell(self, line, timeout=20):
         self.q.send(line + "\r")
@@ -81,3 +85,54 @@ def test_bad_app_list_is_refused(box):
     assert re.search(r"bad value 'fwd,bogus,sink' for app=.*no app 'bogus'", out), out
     assert "accepted: NAME or NAME,NAME" in out
     assert "apps: port0=sink port1=sink" in out
+
+
+def core_counts(b):
+    """{core: processed} from the JSON core lines of `stats`."""
+    b.shell("set stats_format json")
+    out = b.shell("stats")
+    b.shell("set stats_format table")
+    return {int(c): int(p) for c, p in re.findall(r'"stats":"core".*?"core":(\d+).*?"processed":(\d+)', out)}
+
+
+def test_two_pairs_on_two_cores(box):
+    b = box("app=fwd pairs=0-1,2-3", nports=4, smp=2)
+    out = b.q.text()
+    assert "smp: 2 core(s) running" in out
+    assert "core0: port0/q0 port1/q0" in out and "core1: port2/q0 port3/q0" in out, out
+    t = b.p[2].send_background([frame(64, seq=i) for i in range(300)])
+    b.p[0].send([frame(64, seq=i) for i in range(200)])
+    got0 = b.p[1].recv(200, timeout=60)
+    got2 = b.p[3].recv(300, timeout=60)
+    t.join()
+    assert len(got0) == 200 and len(got2) == 300
+    assert [g[14:18] for g in got2] == [i.to_bytes(4, "big") for i in range(300)]
+    assert b.fwd() == {0: (200, 200), 1: (0, 0), 2: (300, 300), 3: (0, 0)}
+    assert core_counts(b) == {0: 200, 1: 300}
+
+
+@pytest.mark.parametrize("model", ["e1000e", "igb"])
+def test_queues_on_their_own_cores(box, model):
+    """queues=2 on two cores: RSS spreads 64 flows over both queues, queue q
+    is polled by core q, and its MSI-X interrupts arrive on core q."""
+    b = box("app=sink queues=2 poll=napi", nports=1, smp=2, model=model, connect=False)
+    assert "core0: port0/q0" in b.q.text() and "core1: port0/q1" in b.q.text()
+    tg = os.path.join(os.path.dirname(__file__), "..", "..", "build", "trafgen")
+    res = subprocess.run([tg, "send", "--port", "stream:" + b.q.nic_sock(0), "--count", "2000",
+                          "--rate", "20kpps", "--src-ip", "10.1.0.1-10.1.0.64",
+                          "--src-port", "1000-1063", "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    assert json.loads(res.stdout.split("RESULT ", 1)[1])["sent"] == 2000, res.stdout
+    for _ in range(100):
+        sink = {int(q): int(n) for q, n in re.findall(r"sink port0 q(\d): (\d+) packets", b.shell("sink"))}
+        if sum(sink.values()) == 2000:
+            break
+        time.sleep(0.2)
+    assert sum(sink.values()) == 2000 and sink[0] > 0 and sink[1] > 0, sink
+    assert core_counts(b) == {0: sink[0], 1: sink[1]}
+    irq = b.shell("irq")
+    # The port's MSI-X vectors in order: queue 0, queue 1, other.
+    rows = dict(enumerate((int(c0), int(c1)) for c0, c1 in
+                          re.findall(r"0x\w+ +\d+ +(\d+) +(\d+)  \S+ " + model + r"\r", irq)))
+    assert rows[0][0] > 0 and rows[0][1] == 0, irq
+    assert rows[1][1] > 0 and rows[1][0] == 0, irq

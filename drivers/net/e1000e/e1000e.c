@@ -278,6 +278,7 @@ static const struct nic_ops e1000e_ops = {
 	.rx_pending = e1000x_port_rx_pending,
 	.update_stats = e1000x_port_update_stats,
 	.watchdog = e1000x_port_watchdog,
+	.tx_clean = e1000x_port_tx_clean,
 	.set_itr = e1000e_set_itr,
 };
 

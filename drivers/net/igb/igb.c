@@ -296,6 +296,7 @@ static const struct nic_ops igb_ops = {
 	.rx_pending = e1000x_port_rx_pending,
 	.update_stats = igb_update_stats,
 	.watchdog = e1000x_port_watchdog,
+	.tx_clean = e1000x_port_tx_clean,
 	.set_itr = igb_set_itr,
 };
 
