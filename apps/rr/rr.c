@@ -79,12 +79,12 @@ static void rr_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		st->ev[RR_rx_bytes] += p->len;
 		int cls = rr_filter(nic, p);
 		if (cls < 0) {
-			lcores[0].dropped++;
+			this_lcore()->dropped++;
 			continue;
 		}
 		if (rr_netif_input(nic, p)) {
 			st->drop[RR_no_pbuf]++;
-			lcores[0].dropped++;
+			this_lcore()->dropped++;
 			pkt_free(p);
 			continue;
 		}

@@ -48,7 +48,7 @@ def check_report(text, path, cpus, mem_mib, ecam):
     else:
         assert "acpi: no MCFG" in text
     assert re.search(r"boot time \(us\): to C \d+, memory \d+, cmdline \d+, acpi \d+, tsc \d+, "
-                     r"lapic \d+, pci \d+, rest \d+", text)
+                     r"lapic \d+, pci \d+, smp \d+, rest \d+", text)
 
 
 @pytest.mark.parametrize("machine", ["q35", "pc"])
@@ -60,6 +60,13 @@ def test_kernel_pvh(machine):
     assert 'cmdline "selftest=exit"' in text
 
 
+def test_cores_knob_limits_cores():
+    with Qemu(boot="kernel", mem="128M", smp=4, append="cores=2 selftest=exit") as q:
+        text = boot_report(q)
+        assert q.wait() == EXIT_OK
+    assert "smp: 2 core(s) running (MADT lists 4)" in text, text
+
+
 def test_six_gib_two_cpus_cpu_max():
     with Qemu(boot="kernel", mem="6G", smp=2, cpu="max", append="selftest=exit") as q:
         text = boot_report(q)
@@ -67,6 +74,8 @@ def test_six_gib_two_cpus_cpu_max():
     check_report(text, "pvh", 2, 6144, ecam=True)
     m = re.search(r"memory: above 4 GiB: page 0x([0-9a-f]+) written and read back", text)
     assert m and int(m.group(1), 16) >= 2**32
+    assert re.search(r"smp: 2 core\(s\) running \(MADT lists 2\), TSC [^:]*: core0 apic 0 skew 0\+-0 "
+                     r"core1 apic 1 skew -?\d+\+-\d+ \(ns\)", text), text
     assert re.search(r"identity-mapped to 0x2[0-9a-f]{8}\b", text)
 
 
