@@ -69,7 +69,7 @@ void e1000x_txq_release(struct e1000x_txq *tq)
 	e1000x_tx_reclaim(tq);
 	for (; tq->clean != tq->tail; tq->clean = tq->clean + 1 == tq->n ? 0 : tq->clean + 1) {
 		pkt_free(tq->bufs[tq->clean]);
-		tq->nic->qsw[tq->q][NS_tx_dropped]++;
+		tq->nic->stats[NS_tx_dropped]++;
 	}
 }
 

@@ -157,23 +157,6 @@ void nic_queue_irq(struct trapframe *tf, void *arg)
 		lapic_ipi(cpus[owner].apic_id, LAPIC_ICR_FIXED | VEC_WAKE);
 }
 
-#define NIC_STAT_IS_Q(name, kind) [NS_##name] = NIC_KIND_##kind,
-enum { NIC_KIND_hw, NIC_KIND_sw, NIC_KIND_q };
-static const uint8_t stat_kind[NIC_STAT_N] = { NIC_STATS(NIC_STAT_IS_Q) };
-
-void nic_stats_fold(struct nic *nic)
-{
-	for (int i = 0; i < NIC_STAT_N; i++) {
-		if (stat_kind[i] != NIC_KIND_q)
-			continue;
-		uint64_t sum = 0;
-		for (int q = 0; q < NIC_MAX_QUEUES; q++)
-			sum += nic->qsw[q][i];
-		nic->stats[i] += sum - nic->folded[i];
-		nic->folded[i] = sum;
-	}
-}
-
 enum { LOWEST_LATENCY, LOW_LATENCY, BULK_LATENCY };
 
 /* Linux e1000e e1000_update_itr: the traffic class from one interval. */

@@ -50,7 +50,7 @@
 	X(tx_timeout_count, sw) X(tx_restart_queue, sw) X(rx_csum_offload_good, q) \
 	X(rx_csum_offload_errors, q) X(alloc_rx_buff_failed, q) X(rx_hwtstamp_cleared, sw) \
 	X(tx_hwtstamp_timeouts, sw) X(tx_hwtstamp_skipped, q) \
-	X(tx_dropped, q) \
+	X(tx_dropped, sw) \
 	X(rx_delivered, q) X(rx_drop_oversize, q) X(rx_drop_desc_error, q) \
 	X(rx_copybreak, q) X(tx_sent, q) X(tx_ring_full, q) X(link_changes, sw) \
 	X(resets, sw)
@@ -185,7 +185,20 @@ void nic_itr_init(struct nic *nic);
 uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes);
 /* Add what the queues counted (kind q) since the last fold into
  * nic->stats; update_stats calls it, so readers see current totals. */
-void nic_stats_fold(struct nic *nic);
+#define NIC_STAT_IS_Q(name, kind) [NS_##name] = sizeof(#kind) == 2,
+static inline void nic_stats_fold(struct nic *nic)
+{
+	static const uint8_t per_queue[NIC_STAT_N] = { NIC_STATS(NIC_STAT_IS_Q) };
+	for (int i = 0; i < NIC_STAT_N; i++) {
+		if (!per_queue[i])
+			continue;
+		uint64_t sum = 0;
+		for (int q = 0; q < NIC_MAX_QUEUES; q++)
+			sum += nic->qsw[q][i];
+		nic->stats[i] += sum - nic->folded[i];
+		nic->folded[i] = sum;
+	}
+}
 /* Once a second for every port: update_stats and watchdog. */
 void nic_housekeeping(void);
 /* The port called name ("port0"), or NULL. */
