@@ -264,18 +264,18 @@ static void recover(struct e1000x_port *p, const char *why)
 	struct nic *nic = &p->nic;
 	uint64_t keep[NIC_STAT_N];
 	printf("%s: %s: resetting\n", nic->name, why);
-	for (int i = 0; i < NIC_STAT_N; i++)
-		keep[i] = nic->stats[i];
 	int err = e1000x_reset(p);
 	for (int q = 0; q < nic->nqueues; q++) {
 		e1000x_rxq_release(&p->rxq[q]);
 		e1000x_txq_release(&p->txq[q]);
 	}
-	keep[NS_tx_dropped] = nic->stats[NS_tx_dropped];
-	if (!err)
+	if (!err) {	/* hw_init zeroes the counters: keep them across it */
+		for (int i = 0; i < NIC_STAT_N; i++)
+			keep[i] = nic->stats[i];
 		err = p->family->hw_init(p);
-	for (int i = 0; i < NIC_STAT_N; i++)
-		nic->stats[i] += keep[i];
+		for (int i = 0; i < NIC_STAT_N; i++)
+			nic->stats[i] += keep[i];
+	}
 	nic->stats[NS_resets]++;
 	p->reset_pending = 0;
 	p->phy_hang_count = 0;

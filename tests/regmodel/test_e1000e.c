@@ -240,6 +240,25 @@ static void test_tx_hang_order(void **st)
 	assert_true(gio > from && rst > gio && freed > rst);
 }
 
+/* A recovery whose reset fails stops the port and leaves the counters as
+ * they were (not added twice). */
+static void test_failed_reset_keeps_counts(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	model_nic->stats[NS_rx_delivered] = 1000;
+	M.s.rst_stuck = 1;
+	M.phy[21] = 0xffff;
+	M.phy[10] = 0x00ff;
+	model_nic->ops->watchdog(model_nic);
+	model_nic->ops->watchdog(model_nic);
+	assert_true(model_console_has("CTRL.RST did not clear within 100 ms"));
+	assert_true(model_console_has("reset failed; port stopped"));
+	assert_int_equal(model_nic->stats[NS_rx_delivered], 1000);
+	assert_int_equal(model_nic->stats[NS_resets], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_mdic_timeout),
 		cmocka_unit_test(test_phy_hang),
 		cmocka_unit_test(test_tx_hang_order),
+		cmocka_unit_test(test_failed_reset_keeps_counts),
 	};
 	return cmocka_run_group_tests_name("regmodel e1000e", tests, NULL, NULL);
 }
