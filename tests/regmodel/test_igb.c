@@ -4,6 +4,7 @@
  * I210 iNVM and PLL work-around, the parts' queue counts. */
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 #include "drivers/net/igb/igb.c"
@@ -136,7 +137,7 @@ static void test_queue_enable_timeout(void **st)
 	model_init(M_82576);
 	M.s.queue_enable_polls = -1;
 	assert_int_equal(probe(M_82576, 0x10c9, 1), -1);
-	assert_true(model_console_has("waiting for reg 0xc028 & 0x2000000"));
+	assert_true(model_console_has("RX queue 0: RXDCTL.ENABLE did not clear within 10 ms"));
 }
 
 static void test_eitr_and_masks(void **st)
@@ -266,6 +267,39 @@ static void test_srrctl_timestamp(void **st)
 	assert_int_equal(p->rxq[0].tsip_bit, 0);
 }
 
+/* A frame with TSIP: the 16-byte timestamp header is stripped into tstamp;
+ * a frame without it is untouched. */
+static void test_rx_timestamp_in_buffer(void **st)
+{
+	(void)st;
+	model_init(M_I350);
+	assert_int_equal(probe(M_I350, 0x1521, 1), 0);
+	struct e1000x_port *p = to_port(model_nic);
+	p->rx_ts_in_buf = 1;
+	assert_int_equal(p->family->hw_init(p), 0);
+	struct e1000x_rxq *rq = &p->rxq[0];
+	uint64_t ts = 0x1122334455667788ull;
+	memset(rq->bufs[0]->buf, 0, 8);
+	memcpy(rq->bufs[0]->buf + 8, &ts, 8);
+	memset(rq->bufs[0]->buf + 16, 0xab, 64);
+	rq->ring[0].wb.length = 80;
+	rq->ring[0].wb.staterr = RXDEXT_DD | RXDEXT_EOP | RXDADV_STAT_TSIP;
+	memset(rq->bufs[1]->buf, 0xcd, 60);
+	rq->ring[1].wb.length = 60;
+	rq->ring[1].wb.staterr = RXDEXT_DD | RXDEXT_EOP;
+	struct pkt *pk[4];
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk, 4), 2);
+	assert_int_equal(pk[0]->len, 64);
+	assert_int_equal(pk[0]->data[0], 0xab);
+	assert_true(pk[0]->flags & PKT_RX_TSTAMP);
+	assert_int_equal(pk[0]->tstamp, ts);
+	assert_int_equal(pk[1]->len, 60);
+	assert_int_equal(pk[1]->data[0], 0xcd);
+	assert_false(pk[1]->flags & PKT_RX_TSTAMP);
+	pkt_free(pk[0]);
+	pkt_free(pk[1]);
+}
+
 /* I210 iNVM records: CSR autoload (skip 1), RSA key (skip 8), word autoload. */
 static void test_invm_read(void **st)
 {
@@ -347,6 +381,7 @@ int main(void)
 		cmocka_unit_test(test_serdes_refused),
 		cmocka_unit_test(test_drop_en_and_rqdpc),
 		cmocka_unit_test(test_srrctl_timestamp),
+		cmocka_unit_test(test_rx_timestamp_in_buffer),
 		cmocka_unit_test(test_invm_read),
 		cmocka_unit_test(test_pll_workaround),
 		cmocka_unit_test(test_mdicnfg),

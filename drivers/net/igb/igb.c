@@ -82,16 +82,26 @@ static void igb_link_setup(struct e1000x_port *p)
 
 /* Disable queue register block q's queue (RXDCTL/TXDCTL at ctl) and poll it
  * off (4.5.9, 4.5.10): its registers may be written only then. */
+static int queue_wait(struct e1000x_port *p, uint32_t ctl, uint32_t want)
+{
+	if (!wait_reg32(p->regs, p->nic.name, ctl, XDCTL_ENABLE, want, 10000))
+		return 0;
+	printf("%s: %s queue %u: %sDCTL.ENABLE did not %s within 10 ms\n", p->nic.name,
+	       ctl >= IGB_TXDCTL(0) ? "TX" : "RX", (ctl & 0x3ff) / 0x40, ctl >= IGB_TXDCTL(0) ? "TX" : "RX",
+	       want ? "set" : "clear");
+	return -1;
+}
+
 static int queue_disable(struct e1000x_port *p, uint32_t ctl)
 {
 	wr32(p->regs, ctl, 0);
-	return wait_reg32(p->regs, p->nic.name, ctl, XDCTL_ENABLE, 0, 10000);
+	return queue_wait(p, ctl, 0);
 }
 
 static int queue_enable(struct e1000x_port *p, uint32_t ctl, uint32_t v)
 {
 	wr32(p->regs, ctl, v | XDCTL_ENABLE);
-	return wait_reg32(p->regs, p->nic.name, ctl, XDCTL_ENABLE, XDCTL_ENABLE, 10000);
+	return queue_wait(p, ctl, XDCTL_ENABLE);
 }
 
 /*
