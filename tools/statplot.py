@@ -8,6 +8,9 @@ per interrupt against offered load, one curve per configuration.
     statplot.py plot LOG [--outdir DIR]       CSV + the two PNGs
     statplot.py sweep [--outdir DIR]          boot QEMU, offer load with
                                               build/trafgen, log, CSV, PNGs
+    statplot.py lat LOG [--port P] [-o PNG]   pktgen's latency histogram (the
+                                              last {"stats":"pktgen","kind":"lat"}
+                                              line of port P) as a bar chart
 
 A log is the console text; the JSON objects (kernel/stats.h) may follow a
 prompt on the same line. Lines `statplot: {"config": ..., "offered_pps": ...}`
@@ -184,6 +187,43 @@ def sweep(a):
     return "".join(text).splitlines()
 
 
+def lat_hist(lines, port="port1"):
+    """The last pktgen latency histogram of port in console lines, or None."""
+    found = None
+    for line in lines:
+        at = line.find('{"stats":"pktgen","kind":"lat"')
+        if at < 0:
+            continue
+        try:
+            o = json.loads(line[at:].strip())
+        except ValueError:
+            continue
+        if o["port"] == port:
+            found = o
+    return found
+
+
+def plot_lat(h, path):
+    """Bar chart of h's buckets (count per bucket, log-scaled ns axis) with
+    the percentiles marked."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for lo, hi, n in h["buckets"]:
+        ax.bar(lo, n, width=hi - lo + 1, align="edge", color="tab:blue")
+    for key, style in (("p50_ns", "-"), ("p90_ns", "--"), ("p99_ns", "-."), ("p999_ns", ":")):
+        ax.axvline(h[key], color="tab:red", linestyle=style, label=f"{key[:-3]} {h[key]} ns")
+    ax.set_xscale("log")
+    ax.set_xlabel(f"latency, ns (clock {h['clock']})")
+    ax.set_ylabel("probes per bucket")
+    ax.set_title(f"pktgen {h['port']}: {h['n']} probes, max {h['max_ns']} ns")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -196,6 +236,10 @@ def main():
         p.add_argument("--queue", type=int, default=0)
         p.add_argument("-o", "--output", help="CSV file [stdout for csv, OUTDIR/plot.csv for plot]")
         p.add_argument("--outdir", default=BUILD, help="where plot writes [build]")
+    p = sub.add_parser("lat")
+    p.add_argument("log", help="console log file with stats_format=json reports")
+    p.add_argument("--port", default="port1", help="receiving pktgen port [port1]")
+    p.add_argument("-o", "--output", default=os.path.join(BUILD, "plot_lat.png"), help="PNG [build/plot_lat.png]")
     p = sub.add_parser("sweep")
     p.add_argument("--itr", default="0,1,3,4", help="InterruptThrottleRate values, one curve each")
     p.add_argument("--rates", default="5k,10k,20k,40k,60k,80k,100k", help="offered loads, pps")
@@ -206,6 +250,14 @@ def main():
     p.add_argument("--outdir", default=BUILD)
     a = ap.parse_args()
 
+    if a.cmd == "lat":
+        h = lat_hist(open(a.log, errors="replace").read().splitlines(), a.port)
+        if not h or not h["n"]:
+            raise SystemExit(f"statplot: no pktgen latency histogram of {a.port} in {a.log}")
+        plot_lat(h, a.output)
+        print(f"{a.port}: n {h['n']} p50 {h['p50_ns']} p90 {h['p90_ns']} p99 {h['p99_ns']} "
+              f"p99.9 {h['p999_ns']} max {h['max_ns']} ns; {len(h['buckets'])} buckets -> {a.output}")
+        return
     if a.cmd == "sweep":
         lines = sweep(a)
         os.makedirs(a.outdir, exist_ok=True)

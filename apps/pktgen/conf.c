@@ -275,9 +275,9 @@ int pg_set(const char *name, const char *value)
 	}
 	if (!strcmp(name, "burst")) {
 		uint64_t x;
-		if (parse_u64(value, &x) || x < 1 || x > NIC_BURST_MAX) {
+		if (parse_u64(value, &x) || x < 1 || x > PG_BURST_MAX) {
 			printf("pktgen set: bad value '%.64s' for burst (accepted: 1-%d frames per tx_burst call)\n",
-			       value, NIC_BURST_MAX);
+			       value, PG_BURST_MAX);
 			return -1;
 		}
 		pg.burst = (int64_t)x;

@@ -31,6 +31,7 @@
 #define PG_MAGIC	0x4c52
 #define PG_MIN_SIZE	60	/* pkt_size: frame bytes without the FCS */
 #define PG_WIRE_EXTRA	24	/* FCS + preamble/SFD + inter-frame gap, bytes */
+#define PG_BURST_MAX	256	/* frames per tx_burst call, pktgen set burst */
 #define PG_STREAMS	16	/* streams told apart per receiving port */
 #define PG_SEQ_WINDOW	4096	/* duplicates recognised this far below the highest seq */
 
@@ -69,7 +70,7 @@ struct pg_tx {
 	uint64_t step_sent;
 	struct pkt *cur;		/* clone_skb: frame being repeated */
 	uint32_t cur_left;		/* copies of cur not yet queued */
-	struct pkt *pend[NIC_BURST_MAX];/* queued, not yet taken by the ring */
+	struct pkt *pend[PG_BURST_MAX];	/* queued, not yet taken by the ring */
 	int npend;
 	struct pkt *probe;		/* a probe the ring refused */
 	uint64_t probe_seq;

@@ -19,7 +19,7 @@ int pg_tx_init(void)
 		if (!app_runs_on(&app_pktgen, p))
 			continue;
 		/* the ring's worth, what waits in pend, a probe, slack */
-		uint32_t n = (uint32_t)nics[p]->txd + 2 * NIC_BURST_MAX + 8;
+		uint32_t n = (uint32_t)nics[p]->txd + PG_BURST_MAX + 8;
 		pg_tx[p].pool = pktpool_create("pktgen", n, PKT_SLOT);
 		if (!pg_tx[p].pool) {
 			printf("pktgen: %s: no memory for %u TX buffers\n", nics[p]->name, n);
@@ -29,16 +29,18 @@ int pg_tx_init(void)
 	return 0;
 }
 
-static void put16(uint8_t *b, uint32_t v)
+/* Big-endian stores; __builtin_memcpy of a constant size compiles to one
+ * move (-ffreestanding keeps plain memcpy a call). */
+static inline void put16(uint8_t *b, uint32_t v)
 {
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
+	uint16_t x = __builtin_bswap16((uint16_t)v);
+	__builtin_memcpy(b, &x, 2);
 }
 
-static void put32(uint8_t *b, uint32_t v)
+static inline void put32(uint8_t *b, uint32_t v)
 {
-	put16(b, v >> 16);
-	put16(b + 2, v);
+	uint32_t x = __builtin_bswap32(v);
+	__builtin_memcpy(b, &x, 4);
 }
 
 /* The headers of this step's frames, addresses and checksums left zero,
@@ -88,7 +90,7 @@ static void build(struct pg_tx *t, struct pkt *p, uint16_t stream, uint64_t seq,
 {
 	uint8_t *d = p->data, *ip = d + ETH_HLEN, *udp = ip + IPV4_HLEN, *pl = udp + 8;
 	uint32_t src = pg.src_min + (uint32_t)t->off_src, dst = pg.dst_min + (uint32_t)t->off_dst;
-	memcpy(d, t->hdr, PG_HDR_LEN);
+	__builtin_memcpy(d, t->hdr, PG_HDR_LEN);
 	put32(ip + 12, src);
 	put32(ip + 16, dst);
 	uint32_t s = t->ip_sum + (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff);
@@ -231,9 +233,12 @@ static void fill(struct pg_tx *t, int want, uint64_t ns)
 			t->cur = p;
 			t->cur_left = (uint32_t)copies;
 		}
-		t->pend[t->npend++] = t->cur;
-		t->cur_left--;
-		t->queued++;
+		int c = want - t->npend < (int)t->cur_left ? want - t->npend : (int)t->cur_left;
+		for (int i = 0; i < c; i++)
+			t->pend[t->npend + i] = t->cur;
+		t->npend += c;
+		t->cur_left -= (uint32_t)c;
+		t->queued += (uint64_t)c;
 	}
 }
 

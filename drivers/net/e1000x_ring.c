@@ -198,15 +198,18 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 
 uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 {
-	uint32_t c = tq->clean;
-	while (c != tq->tail && (tq->ring[c].d.status & TXD_DD)) {
-		pkt_free(tq->bufs[c]);
-		c = c + 1 == tq->n ? 0 : c + 1;
+	/* locals: pkt_free's stores could alias the queue's fields */
+	uint32_t c = tq->clean, tail = tq->tail, n = tq->n;
+	volatile union tx_desc *ring = tq->ring;
+	struct pkt **bufs = tq->bufs;
+	while (c != tail && (ring[c].d.status & TXD_DD)) {
+		pkt_free(bufs[c]);
+		c = c + 1 == n ? 0 : c + 1;
 	}
 	if (c != tq->clean)
 		tq->stall_since = 0;
 	tq->clean = c;
-	return tq->tail >= c ? tq->tail - c : tq->tail + tq->n - c;
+	return tail >= c ? tail - c : tail + n - c;
 }
 
 int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)

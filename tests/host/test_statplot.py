@@ -94,3 +94,30 @@ def test_no_reports_is_an_error(tmp_path):
     out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "statplot.py"), "csv",
                           str(log)], capture_output=True, text=True)
     assert out.returncode == 1 and "no JSON reports for port0 queue 0 found" in out.stderr
+
+
+def lat_line(port, n, buckets, prompt=""):
+    o = {"stats": "pktgen", "kind": "lat", "port": port, "clock": "tsc", "n": n, "min_ns": buckets[0][0],
+         "mean_ns": 5000, "p50_ns": 4000, "p90_ns": 9000, "p99_ns": 20000, "p999_ns": 30000,
+         "max_ns": buckets[-1][1], "buckets": buckets}
+    return prompt + json.dumps(o, separators=(",", ":"))
+
+
+def test_latency_histogram_plot(tmp_path):
+    old = lat_line("port1", 1, [[3968, 4095, 1]])
+    new = lat_line("port1", 6, [[3968, 4095, 3], [8704, 9215, 2], [28672, 30719, 1]], prompt="linerate> ")
+    other = lat_line("port0", 2, [[100, 103, 2]])
+    lines = [old, "noise", new, other, '{"stats":"pktgen","kind":"lat","port":"port1"']  # last one cut
+    h = statplot.lat_hist(lines, "port1")
+    assert h["n"] == 6 and sum(b[2] for b in h["buckets"]) == 6
+    log = tmp_path / "console.log"
+    log.write_text("\r\n".join(lines) + "\r\n")
+    png = tmp_path / "lat.png"
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "statplot.py"), "lat", str(log),
+                          "--port", "port1", "-o", str(png)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "port1: n 6 p50 4000 p90 9000 p99 20000 p99.9 30000 max 30719 ns; 3 buckets" in out.stdout
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "statplot.py"), "lat", str(log),
+                          "--port", "port3", "-o", str(png)], capture_output=True, text=True)
+    assert out.returncode == 1 and "no pktgen latency histogram of port3" in out.stderr

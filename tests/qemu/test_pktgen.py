@@ -188,7 +188,7 @@ def test_exact_counts_flows_clone_sweep_and_bad_input(guests, tmp_path):
     assert "accepted: 60-1514" in g.shell("pktgen set pkt_size 1515")
     assert "unknown knob 'bogus'" in g.shell("pktgen set bogus 1")
     assert "not an IPv4 address" in g.shell("pktgen set dst_min 10.2.0")
-    assert "accepted: 1-32" in g.shell("pktgen set burst 33")
+    assert "accepted: 1-256" in g.shell("pktgen set burst 257")
     assert "usage: pktgen" in g.shell("pktgen launch")
     assert "not a port running pktgen" in g.shell("pktgen start port7")
     g.set(sweep="off", dst_min="10.2.0.9", dst_max="10.2.0.1")

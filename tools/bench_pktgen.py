@@ -1,0 +1,212 @@
+#!/usr/bin/python3
+"""pktgen benchmark (make bench): the appliance as the sender.
+
+1. TX rate per core at 64 and 1518 bytes (FCS included), clone_skb 0 and
+   1000, rate=max, into a NIC with no backend (QEMU drops what it sends).
+2. Guest instructions per generated frame (QEMU's insncount plugin, from
+   ../shared/tools/insncount, built into build/insncount/ when missing, or
+   INSNCOUNT=path/insncount.so), 64 bytes: clone_skb 1000 at pktgen's burst
+   32, 64 and 128, clone_skb 0 at 32.
+3. Seed 1 with linerate on both ends: guest A (app=pktgen, rate=max) sweeps
+   64..1024 bytes into guest B (app=sink poll=napi InterruptThrottleRate=1)
+   over a -netdev stream pair; sent bps (A), received bps and CPU% (B)
+   beside the seed's own figures (Linux pktgen into Click, e1000e NAPI, a
+   dual-core 2.2 GHz box: its CPU% is of 200).
+
+Prints tables and saves CSV under build/bench/; never passes or fails.
+QEMU TCG figures: compare rows, not with silicon."""
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qemurun import BUILD, Qemu  # noqa: E402
+
+SECONDS = 2
+SHARED_INSNCOUNT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
+                                "tools", "insncount")
+PROMPT = "linerate> "
+SEED1 = {64: (427076224, 408209600, 68), 128: (737290240, 757440900, 60),
+         256: (907745280, 917091400, 35), 512: (951570432, 981357600, 20),
+         1024: (975175680, 1005658000, 12)}   # size: sent bps, received bps (e1000e NAPI), CPU% of 200
+
+
+def boot(nics, append, extra=()):
+    q = Qemu(boot="kernel", mem="256M", nics=nics, append=append, extra=list(extra))
+    q.expect(r"apps:.*\n", 90)
+    q.pos = 0
+    q.expect(r"port0: link up", 60)     # before or after the apps line
+    q.send("\r")
+    q.expect(PROMPT, 30)
+    return q
+
+
+def shell(q, line, timeout=30):
+    q.send(line + "\r")
+    m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
+    return m.group(1).decode(errors="replace")
+
+
+def tx_status(q):
+    m = re.search(r"pktgen port0: \w+ .*? sent (\d+) .*since start (\d+) pps ([\d.]+) Mb/s", shell(q, "pktgen"))
+    return int(m.group(1)), int(m.group(2)), float(m.group(3))
+
+
+def tx_rates():
+    rows = []
+    q = boot(["e1000e"], "stats=0 app=pktgen count=0 lat_rate=0")
+    with q:
+        for size in (64, 1518):
+            for clone in (0, 1000):
+                shell(q, f"pktgen set pkt_size {size - 4}")
+                shell(q, f"pktgen set clone_skb {clone}")
+                shell(q, "pktgen start")
+                time.sleep(SECONDS)
+                shell(q, "pktgen stop")
+                _, pps, mbps = tx_status(q)
+                rows.append({"size": size, "clone_skb": clone, "tx_pps": pps, "tx_mbps": mbps})
+    print("\npktgen TX rate, one core, e1000e, rate=max into a NIC with no backend")
+    print(f"{'size':>5} {'clone_skb':>9} {'kpps':>9} {'Mb/s':>10}")
+    for r in rows:
+        print(f"{r['size']:>5} {r['clone_skb']:>9} {r['tx_pps'] / 1e3:>9.1f} {r['tx_mbps']:>10.1f}")
+    return rows
+
+
+def plugin():
+    """The insncount plugin: INSNCOUNT=, or build/insncount/insncount.so
+    (built from ../shared/tools/insncount when that is there)."""
+    if os.environ.get("INSNCOUNT") and os.path.exists(os.environ["INSNCOUNT"]):
+        return os.environ["INSNCOUNT"]
+    so = os.path.join(BUILD, "insncount", "insncount.so")
+    if not os.path.exists(so) and os.path.exists(os.path.join(SHARED_INSNCOUNT, "build.sh")):
+        subprocess.run(["bash", os.path.join(SHARED_INSNCOUNT, "build.sh"), os.path.dirname(so)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return so if os.path.exists(so) else None
+
+
+def insns_at(log, t):
+    """Guest instructions executed at host CLOCK_MONOTONIC ns t, interpolated."""
+    rows = [tuple(map(int, ln.split())) for ln in open(log) if len(ln.split()) == 2]
+    for (a, x), (b, y) in zip(rows, rows[1:]):
+        if a <= t <= b:
+            return x + (y - x) * (t - a) / max(b - a, 1)
+    return None
+
+
+def insn_per_frame():
+    so = plugin()
+    if not so:
+        print("\ninstructions per frame: skipped (no QEMU plugin: ../shared/tools/insncount/build.sh "
+              "build/insncount, or INSNCOUNT=)")
+        return []
+    log = os.path.join(BUILD, "bench", "pktgen_insncount.log")
+    rows = []
+    q = boot(["e1000e"], "stats=0 app=pktgen count=0 lat_rate=0",
+             ["-plugin", f"{so},log={log},period_ms=50"])
+    with q:
+        for clone, burst in ((1000, 32), (1000, 64), (1000, 128), (0, 32)):
+            shell(q, f"pktgen set clone_skb {clone}")
+            shell(q, f"pktgen set burst {burst}")
+            shell(q, "pktgen start")
+            time.sleep(0.5)
+            s0, t0 = tx_status(q)[0], time.monotonic_ns()
+            time.sleep(SECONDS)
+            s1, t1 = tx_status(q)[0], time.monotonic_ns()
+            shell(q, "pktgen stop")
+            time.sleep(0.2)
+            n = insns_at(log, t1) - insns_at(log, t0)
+            rows.append({"size": 64, "clone_skb": clone, "burst": burst, "frames": s1 - s0, "insns": int(n),
+                         "insns_per_frame": round(n / max(s1 - s0, 1), 1)})
+    print("\nGuest instructions per generated frame (64 B, rate=max, poll=busy; the whole loop)")
+    print(f"{'clone_skb':>9} {'burst':>5} {'frames':>10} {'insns/frame':>12}   (target <= 60 with clone_skb)")
+    for r in rows:
+        print(f"{r['clone_skb']:>9} {r['burst']:>5} {r['frames']:>10} {r['insns_per_frame']:>12.1f}")
+    return rows
+
+
+def reports(text, kind):
+    out = []
+    for ln in text.splitlines():
+        if '{"stats":"%s"' % kind in ln:
+            try:
+                out.append(json.loads(ln[ln.index("{"):]))
+            except ValueError:
+                pass
+    return out
+
+
+def rx_drp(q):
+    """RX-DRP of port0 in q's last periodic report."""
+    r = reports(q.out.decode(errors="replace"), "port")
+    return r[-1]["rx_drp"] if r else 0
+
+
+def seed1():
+    rows = []
+    a = boot(["e1000e:netdev=stream"], "stats=0 app=pktgen count=0 lat_rate=0 dst_mac=52:54:00:00:00:02")
+    b = boot([f"e1000e:netdev=stream,connect={a.nic_sock(0)},mac=52:54:00:00:00:02"],
+             "app=sink poll=napi InterruptThrottleRate=1 stats=1 stats_format=json")
+    with a, b:
+        for size in SEED1:
+            shell(a, f"pktgen set pkt_size {size - 4}")
+            b.send("sink clear\r")     # B's console carries reports: no echo matching
+            sent0 = tx_status(a)[0]
+            drp0 = rx_drp(b)
+            shell(a, "pktgen start")
+            start = len(b.out)
+            end = time.monotonic() + SECONDS + 2.2
+            while time.monotonic() < end:
+                b._read(0.2)
+            shell(a, "pktgen stop")
+            sent, pps, _ = tx_status(a)
+            text = b.out[start:].decode(errors="replace")
+            time.sleep(1)
+            b.send("sink\r")
+            got = int(b.expect(r"sink port0 q0: (\d+) packets", 30).group(1))
+            b.expect(r'"stats":"port"', 5)
+            ports = [r for r in reports(text, "port") if r["rx_pps"] > 0][1:-1] or reports(text, "port")
+            times = {r["t_ms"] for r in ports}
+            cores = [r for r in reports(text, "core") if r["t_ms"] in times]
+            rx_pps = statistics.median(r["rx_pps"] for r in ports) if ports else 0
+            cpu = statistics.median(r["cpu_pct"] for r in cores) if cores else 0
+            rows.append({"size": size, "sent": sent - sent0, "lost": sent - sent0 - got, "rx_drp": rx_drp(b) - drp0,
+                         "sent_bps": pps * size * 8, "received_bps": int(rx_pps * size * 8),
+                         "cpu_pct": cpu, "seed_sent_bps": SEED1[size][0], "seed_received_bps": SEED1[size][1],
+                         "seed_cpu_pct_of_200": SEED1[size][2]})
+    print("\nSeed 1 with linerate on both ends: pktgen guest (rate=max) -> sink guest (poll=napi "
+          "InterruptThrottleRate=1), -netdev stream pair; bps = pps x size x 8;\n"
+          "lost = sent - counted by sink, RX-DRP = those the sink's NIC dropped (netstat -i)")
+    print(f"{'size':>5} {'sent':>8} {'lost':>6} {'RX-DRP':>6} {'sent Mb/s':>10} {'recv Mb/s':>10} {'CPU%':>6} | {'seed sent':>10} "
+          f"{'seed recv':>10} {'seed CPU% of 200':>17}")
+    for r in rows:
+        print(f"{r['size']:>5} {r['sent']:>8} {r['lost']:>6} {r['rx_drp']:>6} {r['sent_bps'] / 1e6:>10.1f} {r['received_bps'] / 1e6:>10.1f} {r['cpu_pct']:>6.1f} | "
+              f"{r['seed_sent_bps'] / 1e6:>10.1f} {r['seed_received_bps'] / 1e6:>10.1f} "
+              f"{r['seed_cpu_pct_of_200']:>17}")
+    return rows
+
+
+def save(name, rows):
+    if not rows:
+        return
+    path = os.path.join(BUILD, "bench", name)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"CSV: {path}")
+
+
+def main():
+    os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
+    save("pktgen_tx.csv", tx_rates())
+    save("pktgen_insns.csv", insn_per_frame())
+    save("pktgen_seed1.csv", seed1())
+
+
+if __name__ == "__main__":
+    main()
