@@ -126,7 +126,7 @@ int e1000x_copper_link_setup(struct e1000x_port *p)
 static uint32_t stat32(struct e1000x_port *p, uint32_t reg)
 {
 	uint32_t i = (reg - CRCERRS) / 4;
-	if (p->family->absent_stats & (1ull << i))
+	if (p->absent_stats & (1ull << i))
 		return 0;	/* the part has no such register: not read */
 	uint32_t v = rd32(p->regs, reg);
 	if (!(p->stat_cumulative & (1ull << i)))

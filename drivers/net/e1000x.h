@@ -239,6 +239,7 @@ struct e1000x_port {
 	const void *part;	/* the family's per-device data (struct igb_part...) */
 	uint64_t wd_rx_bytes, wd_tx_bytes;	/* octets at the last watchdog (ITR mode 4) */
 	uint64_t stat_cumulative;	/* statistics registers that do not clear on read, by STAT_BIT */
+	uint64_t absent_stats;		/* statistics registers the part lacks (not read), by STAT_BIT */
 	uint32_t stat_last[64];		/* their last raw values, by (reg - 0x4000) / 4 */
 	uint8_t phy_addr;	/* MDIO address of the PHY (1 on the internal copper PHYs) */
 	int phy_hang_count;	/* 82574: watchdogs in a row that found the PHY hung */
@@ -259,7 +260,6 @@ struct e1000x_family {
 	int max_queues;
 	uint32_t eimc;			/* extended interrupt mask clear register, 0 if none */
 	int pcie;			/* 1: CTRL.GIO_MASTER_DISABLE and DRV_LOAD exist */
-	uint64_t absent_stats;		/* STAT_BITs of statistics registers the part lacks */
 	/* Optional, at probe before the port is registered: per-device set-up
 	 * (p->part, queue count, DMA limit, PCI errata); 0, or -1 after
 	 * printing why the device is refused. */

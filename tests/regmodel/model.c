@@ -279,8 +279,8 @@ static void write_reg(uint32_t reg, uint32_t v)
 uint32_t model_rd32(volatile uint8_t *base, uint32_t reg)
 {
 	(void)base;
-	if (M.flav == M_82574 && reg == R_TNCRS)
-		M.absent_reads++;	/* not a statistics register of the 82574 */
+	if ((M.flav == M_82574 || M.flav == M_I210) && reg == R_TNCRS)
+		M.absent_reads++;	/* not a statistics register of the 82574; invalid on the I210 */
 	uint32_t v = read_reg(reg);
 	log_access('R', reg, v, 0);
 	return v;

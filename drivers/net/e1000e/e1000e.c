@@ -265,6 +265,7 @@ static int e1000e_check_hang(struct e1000x_port *p)
 static int e1000e_attach(struct e1000x_port *p, const struct pci_id *id)
 {
 	(void)id;
+	p->absent_stats = STAT_BIT(TNCRS);	/* not in the 82574's statistics (10.2.5) */
 	pci_aspm_disable(p->nic.pci, PCI_EXP_LNKCTL_ASPM_L0S | PCI_EXP_LNKCTL_ASPM_L1);
 	return 0;
 }
@@ -284,7 +285,6 @@ static const struct nic_ops e1000e_ops = {
 
 static const struct e1000x_family e1000e_family = {
 	.driver = "e1000e", .ops = &e1000e_ops, .max_queues = E1000E_QUEUES, .pcie = 1,
-	.absent_stats = STAT_BIT(TNCRS),	/* not in the 82574's statistics (10.2.5) */
 	.attach = e1000e_attach, .setup_vectors = e1000e_setup_vectors, .hw_init = e1000e_hw_init,
 	.pre_reset = e1000e_pre_reset, .post_reset = e1000e_post_reset,
 	.phy_acquire = e1000e_phy_acquire, .phy_release = e1000e_phy_release,

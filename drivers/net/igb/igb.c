@@ -334,11 +334,15 @@ static int igb_attach(struct e1000x_port *p, const struct pci_id *id)
 		if (igb_parts[i].device == id->device)
 			p->part = &igb_parts[i];
 	const struct igb_part *part = p->part;
+	if (!part)
+		return -1;	/* igb_ids and igb_parts list the same devices */
 	if (!part->copper) {
 		printf("igb: %04x:%04x %s: fiber/SerDes/SGMII link (PCS) not supported; device left alone\n",
 		       id->vendor, id->device, part->name);
 		return -1;
 	}
+	if (part->mac >= IGB_I210)
+		p->absent_stats = STAT_BIT(TNCRS);	/* invalid on the I210/I211 (Linux igb_update_stats) */
 	if (p->nic.nqueues > igb_macs[part->mac].queues)
 		p->nic.nqueues = igb_macs[part->mac].queues;
 	return 0;
