@@ -90,7 +90,7 @@ test: deps all unit fuzz-ci qemu-test host-test
 qemu-test: all
 	$(PYTHON) -m pytest -q tests/qemu
 
-host-test: $(BUILD)/trafgen
+host-test: $(BUILD)/trafgen $(BUILD)/rrclient
 	$(PYTHON) -m pytest -q tests/host
 
 bench: deps all

@@ -109,6 +109,8 @@ static int tcp_check(struct nic *nic, struct pkt *p, const uint8_t *l4, unsigned
 
 int rr_filter(struct nic *nic, struct pkt *p)
 {
+	if (!rr_port_of_addr_port(nic->port))
+		return drop(nic, p, RR_not_ours);	/* a port without an address */
 	if (p->len < ETH_HLEN)
 		return drop(nic, p, RR_too_short);
 	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;

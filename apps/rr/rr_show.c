@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "apps/app.h"
 #include "apps/rr/rr.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
@@ -95,12 +96,14 @@ static void show_lwip(int json)
 	printf(json ? "}\n" : "\n");
 }
 
-/* Print the rr counters of every port with an lwIP interface, then lwIP's:
+extern const struct app app_rr;
+
+/* Print the rr counters of every port rr runs on, then lwIP's:
  * as text, or (json=1) one JSON object per line. */
 void rr_report(int json)
 {
 	for (int p = 0; p < nic_count; p++)
-		if (rr_port_of_addr_port(p))
+		if (app_runs_on(&app_rr, p))
 			show_port(p, json);
 	show_lwip(json);
 }
