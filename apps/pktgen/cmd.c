@@ -110,10 +110,10 @@ static void print_rx(int p, int json)
 {
 	const struct pg_rx *r = &pg_rx[p];
 	printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"rx\",\"port\":\"%s\",\"rx\":%llu,\"ours\":%llu,"
-		      "\"bad\":%llu,\"other\":%llu,\"streams_full\":%llu}\n"
-		    : "pktgen %s rx: %llu frames: ours %llu bad %llu other %llu streams_full %llu\n",
+		      "\"bad\":%llu,\"arp\":%llu,\"other\":%llu,\"streams_full\":%llu}\n"
+		    : "pktgen %s rx: %llu frames: ours %llu bad %llu arp %llu other %llu streams_full %llu\n",
 	       nics[p]->name, (unsigned long long)r->rx, (unsigned long long)r->ours, (unsigned long long)r->bad,
-	       (unsigned long long)r->other, (unsigned long long)r->streams_full);
+	       (unsigned long long)r->arp, (unsigned long long)r->other, (unsigned long long)r->streams_full);
 	for (int i = 0; i < PG_STREAMS && r->streams[i].used; i++) {
 		const struct pg_stream *s = &r->streams[i];
 		printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"stream\",\"port\":\"%s\",\"stream\":%u,"

@@ -12,8 +12,10 @@
  * frame built is sent N times (the same buffer, as Linux's pktgen_xmit).
  *
  * RX (rx.c): every frame a pktgen port receives is counted once: ours (by
- * stream: received, lost, reordered, duplicates), bad, other or
- * streams_full; probes also go into the port's latency histogram.
+ * stream: received, lost, reordered, duplicates), bad, arp (a request for
+ * one of our addresses, answered, so a router can sit between two pktgen
+ * ports), other or streams_full; probes also go into the port's latency
+ * histogram.
  *
  * conf.c holds the knobs and their checks, cmd.c the shell and reports.
  */
@@ -32,6 +34,7 @@
 #define PG_MIN_SIZE	60	/* pkt_size: frame bytes without the FCS */
 #define PG_WIRE_EXTRA	24	/* FCS + preamble/SFD + inter-frame gap, bytes */
 #define PG_BURST_MAX	256	/* frames per tx_burst call, pktgen set burst */
+#define PG_CREDIT_MS	100	/* token bucket: credit kept at most, ms of frames */
 #define PG_STREAMS	16	/* streams told apart per receiving port */
 #define PG_SEQ_WINDOW	4096	/* duplicates recognised this far below the highest seq */
 
@@ -95,9 +98,10 @@ struct pg_stream {
 	uint64_t seen[PG_SEQ_WINDOW / 64];
 };
 
-/* Per receiving port. rx = ours + bad + other + streams_full. */
+/* Per receiving port. rx = ours + bad + arp + other + streams_full; arp:
+ * requests for an address in src_min..src_max or dst_min..dst_max, answered. */
 struct pg_rx {
-	uint64_t rx, ours, bad, other, streams_full;
+	uint64_t rx, ours, bad, arp, other, streams_full;
 	struct pg_stream streams[PG_STREAMS];
 	struct hist lat;		/* probes: receive - send time, ns (TSC) */
 };

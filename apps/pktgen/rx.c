@@ -94,6 +94,24 @@ static const uint8_t *payload(const struct pkt *p, int *bad)
 	return *bad ? 0 : pl;
 }
 
+/* An ARP request for one of the addresses we send from or to (a router in
+ * front of us resolving its next hop): answered from the port's MAC.
+ * Returns 1 if the frame was such a request. */
+static int arp_answer(struct nic *nic, const struct pkt *p)
+{
+	struct arp_info a;
+	if (arp_parse(p->data, p->len, &a) != ARP_OK || a.op != ARP_REQUEST ||
+	    !((a.tpa >= pg.src_min && a.tpa <= pg.src_max) || (a.tpa >= pg.dst_min && a.tpa <= pg.dst_max)))
+		return 0;
+	struct pkt *r = pg_tx[nic->port].pool ? pkt_alloc(pg_tx[nic->port].pool) : 0;
+	if (!r)
+		return 1;
+	r->len = (uint16_t)arp_build(r->data, r->pool->buf_size, ARP_REPLY, nic->mac, a.tpa, a.sha, a.spa);
+	if (!nic->ops->tx_burst(nic, 0, &r, 1))
+		pkt_free(r);
+	return 1;
+}
+
 void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	(void)q;
@@ -104,8 +122,10 @@ void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 		int bad;
 		const uint8_t *pl = payload(pkts[i], &bad);
 		if (!pl) {
+			int arp = !bad && arp_answer(nic, pkts[i]);
 			r->bad += (uint64_t)bad;
-			r->other += (uint64_t)!bad;
+			r->arp += (uint64_t)arp;
+			r->other += (uint64_t)(!bad && !arp);
 			continue;
 		}
 		uint16_t id = (uint16_t)get16(pl + 2);

@@ -189,16 +189,20 @@ void pg_stop(int port)
 	t->stop_tsc = rdtsc();
 }
 
-/* Frames the token bucket allows now, at most max (bucket depth: burst). */
+/* Frames the token bucket allows now, at most max per call. Credit builds
+ * up while the core is away (a TCG vCPU is descheduled for milliseconds)
+ * and is spent max frames a call, so the rate holds over time; credit
+ * older than PG_CREDIT_MS is dropped, so a long stall (ring full, link
+ * gone) is not made up at line rate. */
 static int tokens(struct pg_tx *t, uint64_t now, int max)
 {
 	if (!t->num)
 		return max;
 	if (now < t->next_tsc)
 		return 0;
-	uint64_t depth = t->ivl * (uint64_t)max;
+	uint64_t depth = tsc.hz / 1000 * PG_CREDIT_MS;
 	if (now - t->next_tsc > depth)
-		t->next_tsc = now - depth;	/* credit beyond one burst is lost */
+		t->next_tsc = now - depth;
 	uint64_t n = 1 + (now - t->next_tsc) / (t->ivl ? t->ivl : 1);
 	return n < (uint64_t)max ? (int)n : max;
 }

@@ -253,4 +253,33 @@ def test_two_guests_back_to_back_lose_nothing(guests):
     assert s[0x8000]["received"] == tx["probes"] and s[0x8000]["lost"] == 0
     m = re.search(r"latency \(clock tsc\): n (\d+)", b.shell("pktgen"))
     assert int(m.group(1)) == tx["probes"]
-    assert re.search(r"pktgen port0 rx: 20\d+ frames: ours (\d+) bad 0 other 0", b.shell("pktgen"))
+    assert re.search(r"pktgen port0 rx: 20\d+ frames: ours (\d+) bad 0 arp 0 other 0", b.shell("pktgen"))
+
+
+def test_through_the_l3_router_arp_answered_nothing_lost(guests):
+    # A's port0 -> router B (app=fwd, L3) -> A's port1; A answers the
+    # router's ARP for 10.2.0.2 on port1. Latency is A's own TSC both ends.
+    a = guests(["e1000e:netdev=stream", "e1000e:netdev=stream"],
+               "app=pktgen src_min=10.1.0.2 src_max=10.1.0.2 dst=10.2.0.2 dst_mac=52:54:00:00:01:00 "
+               "ratep=4000 lat_rate=200 count=1", links=2)
+    b = guests([f"e1000e:netdev=stream,connect={a.q.nic_sock(0)},mac=52:54:00:00:01:00",
+                f"e1000e:netdev=stream,connect={a.q.nic_sock(1)},mac=52:54:00:00:01:01"],
+               "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24", links=2)
+    # one frame first: the router holds it while it resolves 10.2.0.2
+    a.shell("pktgen start port0")
+    a.wait_done()
+    end = time.monotonic() + 30
+    while a.streams().get(0, {}).get("received") != 1 and time.monotonic() < end:
+        time.sleep(0.3)
+    m = re.search(r"pktgen port1 rx: \d+ frames: ours \d+ bad 0 arp (\d+) other 0 ", a.shell("pktgen"))
+    assert m and int(m.group(1)) >= 1
+    a.shell("pktgen clear")
+    a.set(count=8000)
+    a.shell("pktgen start port0")
+    a.wait_done()
+    time.sleep(1)
+    tx, s = a.tx(), a.streams()
+    assert s[0x0000] == {"received": 8000, "lost": 0, "reordered": 0, "duplicates": 0}
+    assert s[0x8000] == {"received": tx["probes"], "lost": 0, "reordered": 0, "duplicates": 0}
+    m = re.search(r"n (\d+) min (\d+) .* max (\d+) ns", a.shell("pktgen lat port1"))
+    assert int(m.group(1)) == tx["probes"] > 0 and 0 < int(m.group(2)) <= int(m.group(3)) < 10**9
