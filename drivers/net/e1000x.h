@@ -243,9 +243,9 @@ struct e1000x_port {
 	uint32_t stat_last[64];		/* their last raw values, by (reg - 0x4000) / 4 */
 	uint8_t phy_addr;	/* MDIO address of the PHY (1 on the internal copper PHYs) */
 	int phy_hang_count;	/* 82574: watchdogs in a row that found the PHY hung */
-	volatile int reset_pending;
+	volatile int reset_pending;	/* a cause (igb DRSTA) asks the watchdog for a reset */
 	int rx_ts_in_buf;	/* set before hw_init (PTP): RX timestamps in the buffer
-				 * (igb I350/I210 SRRCTL.TIMESTAMP), see e1000x_rxq.tsip_bit */	/* a cause (igb DRSTA) asks the watchdog for a reset */
+				 * (igb I350/I210 SRRCTL.TIMESTAMP), see e1000x_rxq.tsip_bit */
 };
 
 static inline struct e1000x_port *to_port(struct nic *nic)

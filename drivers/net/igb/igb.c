@@ -70,16 +70,6 @@ static void igb_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
 	nic->q[q].itr = ints_per_s;
 }
 
-/*
- * Copper link (4.5.7.2). QEMU's igb keeps STATUS.LU at 0 after reset
- * until autonegotiation is restarted (QEMU-NICS.md D); on silicon it
- * restarts the same negotiation.
- */
-static void igb_link_setup(struct e1000x_port *p)
-{
-	e1000x_copper_link_setup(p);
-}
-
 /* Disable queue register block q's queue (RXDCTL/TXDCTL at ctl) and poll it
  * off (4.5.9, 4.5.10): its registers may be written only then. */
 static int queue_wait(struct e1000x_port *p, uint32_t ctl, uint32_t want)
@@ -270,9 +260,12 @@ static void igb_program_irq(struct e1000x_port *p)
 	wr32(p->regs, IMS, ICR_LSC | ICR_DOUTSYNC | ICR_DRSTA);
 }
 
+/* Copper link (4.5.7.2), then rings and interrupts. QEMU's igb keeps
+ * STATUS.LU at 0 after reset until autonegotiation is restarted
+ * (QEMU-NICS.md D); silicon renegotiates the same way. */
 static int igb_hw_init(struct e1000x_port *p)
 {
-	igb_link_setup(p);
+	e1000x_copper_link_setup(p);
 	e1000x_clear_stats(p);
 	if (igb_init_rx(p) || igb_init_tx(p))
 		return -1;
