@@ -195,7 +195,7 @@ static uint32_t read_reg(uint32_t reg)
 		return nvm_loaded() ? v : 0;
 	case R_SWSM:
 		*r |= 1u;	/* SMBI: the read that finds it clear sets it */
-		return v;
+		return M.s.smbi_held ? v | 1u : v;
 	case R_SW_FW_SYNC:
 		return v | M.s.fw_sync;
 	case R_EEMNGCTL:

@@ -103,6 +103,11 @@ static void test_firmware_holds_phy(void **st)
 	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
 	assert_true(model_console_has("SWSM.SWESMBI not granted in 100 ms"));
 	assert_int_equal(M.mdic_unowned, 0);
+	model_init(M_82576);
+	M.s.smbi_held = 1;
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_true(model_console_has("SWSM.SMBI held by another agent for 100 ms"));
+	assert_int_equal(M.mdic_unowned, 0);
 }
 
 /* Queue disabled (and seen disabled) before its ring registers, enabled with
@@ -161,6 +166,26 @@ static void test_eitr_and_masks(void **st)
 	model_nic->ops->watchdog(model_nic);
 	assert_int_equal(model_nic->stats[NS_resets], 1);
 	assert_true(model_console_has("the NIC asked for a reset"));
+}
+
+/* Without MSI-X: every cause on one vector, IVAR entries to vector 0 (QEMU
+ * raises TXDW only for a valid entry), IMS with the link and DRSTA. */
+static void test_legacy_mode(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	M.s.int_mode = INT_MODE_MSI;
+	assert_int_equal(probe(M_82576, 0x10c9, 4), 0);
+	assert_int_equal(model_nic->nqueues, 1);
+	assert_int_equal(model_peek(0x1700), 0x00008080);
+	assert_int_equal(M.ims, 1u << 2 | 1u << 30);
+	assert_int_equal(model_peek(0x1514) & (1u << 4), 0);	/* GPIE.MSIX_MODE off */
+	M.icr = 1u << 7;	/* RXDW */
+	M.handlers[0](0, M.args[0]);
+	assert_int_equal(M.queue_irqs[0], 1);
+	M.icr = 0;	/* a shared line, not us */
+	M.handlers[0](0, M.args[0]);
+	assert_int_equal(M.queue_irqs[0], 1);
 }
 
 /* 82576: column-major IVAR0[q] RX byte 0, TX byte 1. */
@@ -391,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_queue_enable_order),
 		cmocka_unit_test(test_queue_enable_timeout),
 		cmocka_unit_test(test_eitr_and_masks),
+		cmocka_unit_test(test_legacy_mode),
 		cmocka_unit_test(test_ivar_82576),
 		cmocka_unit_test(test_ivar_row_major),
 		cmocka_unit_test(test_part_queue_counts),
