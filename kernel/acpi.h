@@ -44,4 +44,17 @@ extern struct acpi_info acpi;
 /* Find and parse the tables, starting from rsdp (0: scan the BIOS areas,
  * ACPI 6.4 5.2.5.1). Returns 0, or -1 if no valid RSDP was found. */
 int acpi_init(uint64_t rsdp);
+
+/* Largest table read, bytes: a longer length is a lie. */
+#define ACPI_TABLE_MAX (1u << 20)
+/* 1 if [addr, addr + len) may be read (the kernel: inside its identity map). */
+typedef int (*acpi_mapped_fn)(uint64_t addr, uint64_t len);
+/* 1 if addr holds a valid RSDP (signature, checksums, revision 2 length). */
+int acpi_rsdp_valid(uint64_t addr, acpi_mapped_fn ok);
+/* Parse the tables from a valid RSDP into *ai (kernel/acpitab.c): the
+ * XSDT (revision 2 with an address) or RSDT, then each table it lists;
+ * MADT and MCFG are decoded. A table outside ok(), shorter than its
+ * header, longer than ACPI_TABLE_MAX or with a bad checksum is skipped.
+ * Returns 0, or -1 if the RSDP or root table is not valid. */
+int acpi_parse(struct acpi_info *ai, uint64_t rsdp, acpi_mapped_fn ok);
 #endif

@@ -73,6 +73,33 @@ def pci_spaces():
     return out
 
 
+def acpi_tables():
+    """RSDP (revision 2) at the arena's start, an XSDT and an RSDT listing a
+    MADT (2 LAPICs, an I/O APIC, an override) and an MCFG, at fuzz_acpi's
+    fixed address; flags byte 7: the harness fixes every checksum."""
+    A = 0x20000000
+    def sdt(sig, body):
+        return sig + struct.pack("<IBB6s8sIII", 36 + len(body), 1, 0, b"LINERA", b"FUZZTBL", 1, 0, 0) + body
+    madt = sdt(b"APIC", struct.pack("<II", 0xfee00000, 1) + bytes([0, 8, 0, 0, 1, 0, 0, 0]) +
+               bytes([0, 8, 1, 1, 1, 0, 0, 0]) + bytes([1, 12, 0, 0]) + struct.pack("<II", 0xfec00000, 0) +
+               bytes([2, 10, 0, 0]) + struct.pack("<IH", 2, 0))
+    mcfg = sdt(b"MCFG", bytes(8) + struct.pack("<QHBBI", 0xb0000000, 0, 0, 255, 0))
+    img = bytearray(0x400)
+    img[0x100:0x100 + len(madt)] = madt
+    img[0x200:0x200 + len(mcfg)] = mcfg
+    xsdt = sdt(b"XSDT", struct.pack("<QQ", A + 0x100, A + 0x200))
+    rsdt = sdt(b"RSDT", struct.pack("<II", A + 0x100, A + 0x200))
+    img[0x40:0x40 + len(xsdt)] = xsdt
+    img[0x300:0x300 + len(rsdt)] = rsdt
+    out = []
+    for rev, root in ((2, A + 0x40), (0, A + 0x300)):
+        r = b"RSD PTR " + b"\0" + b"LINERA" + bytes([rev]) + struct.pack("<II", A + 0x300, 36)
+        r += struct.pack("<Q", root if rev else 0) + bytes(4)
+        img[0:36] = r
+        out.append(b"\x07" + bytes(img))
+    return out
+
+
 def write(name, seeds):
     d = os.path.join(SEEDS, name)
     shutil.rmtree(d, ignore_errors=True)
@@ -100,6 +127,8 @@ def main():
         "InterruptThrottleRate=4 poll=napi napi_weight=16 burst=8 copybreak=128 prefetch=0 stats_format=json",
         "selftest=exit IntMode=1 irqtest=1 RxIntDelay=0 RxAbsIntDelay=8 TxIntDelay=8 TxAbsIntDelay=32",
     )])
+    write("trafgen", frames)
+    write("acpi", acpi_tables())
     write("shell", [s.encode() for s in (
         "help\r", "set InterruptThrottleRate 4\rshow config\r", "ethtool -S port0\r",
         "stats\x1b[A\x1b[D\x7f\r", "fwd\x01\x05\x15x\r\n", "set stats 5" + " " * 120 + "extra\r",

@@ -26,6 +26,8 @@ UNIT_BINS += $(UNIT_DIR)/test_bootinfo
 UNIT_BINS += $(UNIT_DIR)/test_hist
 # The boot paths' parsers with lying sizes (kernel/bootparse.c).
 UNIT_BINS += $(UNIT_DIR)/test_bootparse
+# ACPI tables with lying lengths (kernel/acpitab.c).
+UNIT_BINS += $(UNIT_DIR)/test_acpitab
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
 # parse_u64; memmap uses the shared region types.
@@ -65,6 +67,10 @@ $(UNIT_DIR)/test_pcidecode: tests/unit/test_pcidecode.c tests/unit/pci_images.h 
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 $(UNIT_DIR)/test_bootparse: tests/unit/test_bootparse.c kernel/bootparse.c kernel/boot.h kernel/boot_info.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(UNIT_DIR)/test_acpitab: tests/unit/test_acpitab.c kernel/acpitab.c kernel/acpi.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 

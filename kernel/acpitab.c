@@ -1,0 +1,158 @@
+/* ACPI tables (ACPI 6.4 5.2.5 - 5.2.12; PCI Firmware 3.2 4.1.2): RSDP,
+ * XSDT/RSDT, MADT, MCFG. Portable: every address is checked with the
+ * caller's ok() before it is read, so lying lengths and pointers are
+ * refused (tests/fuzz/fuzz_acpi.c). */
+#include <string.h>
+#include "kernel/acpi.h"
+
+struct rsdp {
+	char sig[8];
+	uint8_t checksum;
+	char oem[6];
+	uint8_t revision;
+	uint32_t rsdt;
+	uint32_t length;
+	uint64_t xsdt;
+	uint8_t xchecksum, reserved[3];
+} __attribute__((packed));
+
+struct sdt_header {
+	char sig[4];
+	uint32_t length;
+	uint8_t revision, checksum;
+	char oem[6], oem_table[8];
+	uint32_t oem_rev, creator, creator_rev;
+} __attribute__((packed));
+
+static int checksum_ok(const void *p, uint32_t len)
+{
+	uint8_t sum = 0;
+	for (uint32_t i = 0; i < len; i++)
+		sum += ((const uint8_t *)p)[i];
+	return sum == 0;
+}
+
+int acpi_rsdp_valid(uint64_t addr, acpi_mapped_fn ok)
+{
+	const struct rsdp *r = (const struct rsdp *)addr;
+	if (!ok(addr, 20) || memcmp(r->sig, "RSD PTR ", 8) || !checksum_ok(r, 20))
+		return 0;
+	if (r->revision < 2)
+		return 1;
+	return ok(addr, 24) && r->length >= sizeof(*r) && r->length <= ACPI_TABLE_MAX && ok(addr, r->length) &&
+	       checksum_ok(r, r->length);
+}
+
+/* MADT: Processor Local APIC (0), I/O APIC (1), Interrupt Source Override (2), x2APIC (9).
+ * An entry shorter than its type's structure is skipped. */
+static const uint8_t madt_min_len[10] = { [0] = 8, [1] = 12, [2] = 10, [9] = 16 };
+
+static void parse_madt(struct acpi_info *ai, const struct sdt_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	if (h->length < 44)
+		return;
+	uint32_t lapic;
+	memcpy(&lapic, p + 36, 4);	/* tables need not be aligned */
+	ai->lapic_addr = lapic;
+	for (uint32_t off = 44; off + 2 <= h->length;) {
+		uint8_t type = p[off], len = p[off + 1];
+		if (len < 2 || off + len > h->length)
+			break;
+		const uint8_t *e = p + off;
+		uint32_t flags;
+		if (type < sizeof(madt_min_len) && len < madt_min_len[type]) {
+			off += len;
+			continue;
+		}
+		switch (type) {
+		case 0:
+			memcpy(&flags, e + 4, 4);
+			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS)
+				ai->apic_ids[ai->ncpus++] = e[3];
+			break;
+		case 9:
+			memcpy(&flags, e + 8, 4);
+			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS)
+				ai->apic_ids[ai->ncpus++] = e[4];
+			break;
+		case 1:
+			if (ai->nioapics < ACPI_MAX_IOAPICS) {
+				int i = ai->nioapics++;
+				ai->ioapics[i].id = e[2];
+				memcpy(&ai->ioapics[i].addr, e + 4, 4);
+				memcpy(&ai->ioapics[i].gsi_base, e + 8, 4);
+			}
+			break;
+		case 2:
+			if (ai->noverrides < ACPI_MAX_OVERRIDES) {
+				struct acpi_override *o = &ai->overrides[ai->noverrides++];
+				o->irq = e[3];
+				memcpy(&o->gsi, e + 4, 4);
+				memcpy(&o->flags, e + 8, 2);
+			}
+			break;
+		}
+		off += len;
+	}
+}
+
+/* MCFG: 16-byte entries after a 44-byte header. */
+static void parse_mcfg(struct acpi_info *ai, const struct sdt_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	for (uint32_t off = 44; off + 16 <= h->length && ai->nmcfg < ACPI_MAX_MCFG; off += 16) {
+		struct acpi_mcfg *m = &ai->mcfg[ai->nmcfg++];
+		memcpy(&m->base, p + off, 8);
+		memcpy(&m->segment, p + off + 8, 2);
+		m->bus_start = p[off + 10];
+		m->bus_end = p[off + 11];
+	}
+}
+
+/* A table's header and length, checked: inside memory the kernel may read,
+ * at least a header, at most ACPI_TABLE_MAX, checksum zero. */
+static const struct sdt_header *table_at(uint64_t addr, acpi_mapped_fn ok)
+{
+	const struct sdt_header *h = (const struct sdt_header *)addr;
+	if (!ok(addr, sizeof(*h)) || h->length < sizeof(*h) || h->length > ACPI_TABLE_MAX ||
+	    !ok(addr, h->length) || !checksum_ok(h, h->length))
+		return 0;
+	return h;
+}
+
+static void parse_table(struct acpi_info *ai, uint64_t addr, acpi_mapped_fn ok)
+{
+	const struct sdt_header *h = table_at(addr, ok);
+	if (!h)
+		return;
+	if (ai->ntables < ACPI_MAX_TABLES)
+		memcpy(ai->tables[ai->ntables++], h->sig, 4);
+	if (!memcmp(h->sig, "APIC", 4))
+		parse_madt(ai, h);
+	else if (!memcmp(h->sig, "MCFG", 4))
+		parse_mcfg(ai, h);
+}
+
+int acpi_parse(struct acpi_info *ai, uint64_t rsdp, acpi_mapped_fn ok)
+{
+	if (!acpi_rsdp_valid(rsdp, ok))
+		return -1;
+	ai->rsdp = rsdp;
+	const struct rsdp *r = (const struct rsdp *)rsdp;
+	ai->revision = r->revision;
+	int wide = r->revision >= 2 && r->xsdt;
+	const struct sdt_header *root = table_at(wide ? r->xsdt : r->rsdt, ok);
+	if (!root)
+		return -1;
+	if (ai->ntables < ACPI_MAX_TABLES)
+		memcpy(ai->tables[ai->ntables++], root->sig, 4);
+	uint32_t esize = wide ? 8 : 4;
+	const uint8_t *entries = (const uint8_t *)root + sizeof(*root);
+	for (uint32_t i = 0; i < (root->length - sizeof(*root)) / esize; i++) {
+		uint64_t a = 0;
+		memcpy(&a, entries + i * esize, esize);
+		parse_table(ai, a, ok);
+	}
+	return 0;
+}

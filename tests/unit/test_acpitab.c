@@ -1,0 +1,115 @@
+/* Unit tests for kernel/acpitab.c with lying tables (found by
+ * tests/fuzz/fuzz_acpi): each image is a heap block of its exact size and
+ * ok() accepts exactly it, so ASan catches a read past it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include <string.h>
+#include "kernel/acpi.h"
+
+static uint8_t *img;
+static size_t img_len;
+
+static int ok(uint64_t addr, uint64_t len)
+{
+	uint64_t a = (uint64_t)img;
+	return addr >= a && len <= img_len && addr - a <= img_len - len;
+}
+
+static void sum(uint8_t *p, size_t len, size_t at)
+{
+	uint8_t s = 0;
+	p[at] = 0;
+	for (size_t i = 0; i < len; i++)
+		s += p[i];
+	p[at] = (uint8_t)-s;
+}
+
+/* An image of n bytes: RSDP (revision rev) at 0 with an RSDT at 36; for
+ * n >= 88, an XSDT at 36 (revision 2) listing one table at 80 of tlen
+ * bytes with signature sig, body from body. */
+static void make(size_t n, int rev, const char *sig, uint32_t tlen, const uint8_t *body, size_t blen)
+{
+	img = calloc(1, n);
+	img_len = n;
+	uint64_t base = (uint64_t)img;
+	memcpy(img, "RSD PTR ", 8);
+	img[15] = (uint8_t)rev;
+	if (n >= 36) {
+		uint32_t rsdt = (uint32_t)(base + 36), len = 36;
+		uint64_t xsdt = base + 36;
+		memcpy(img + 16, &rsdt, 4);
+		memcpy(img + 20, &len, 4);
+		if (rev >= 2)
+			memcpy(img + 24, &xsdt, 8);
+	}
+	sum(img, 20, 8);
+	if (n >= 36)
+		sum(img, 36, 32);
+	if (n >= 80 + 8) {
+		uint32_t rl = 44;
+		uint64_t t = base + 80;
+		memcpy(img + 36, "XSDT", 4);
+		memcpy(img + 40, &rl, 4);
+		memcpy(img + 72, &t, 8);
+		sum(img + 36, 44, 9);
+		memcpy(img + 80, sig, 4);
+		memcpy(img + 84, &tlen, 4);
+		memcpy(img + 80 + 36, body, blen);
+		sum(img + 80, n - 80, 9);
+	}
+}
+
+static void test_rsdp_rev2_cut_short(void **state)
+{
+	(void)state;
+	/* Revision 2 in a 20-byte image: its length field lies beyond. */
+	make(20, 2, "", 0, 0, 0);
+	struct acpi_info ai = { 0 };
+	assert_int_equal(acpi_rsdp_valid((uint64_t)img, ok), 0);
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), -1);
+	free(img);
+}
+
+static void test_root_outside_memory(void **state)
+{
+	(void)state;
+	/* The RSDT pointer leads outside what may be read: no tables. */
+	make(36, 0, "", 0, 0, 0);
+	struct acpi_info ai = { 0 };
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), -1);
+	assert_int_equal(ai.ntables, 0);
+	free(img);
+}
+
+static void test_madt_short_entry(void **state)
+{
+	(void)state;
+	/* A MADT whose last entry claims to be a LAPIC in 2 bytes, at the very
+	 * end of memory. */
+	uint8_t body[8 + 8 + 2] = { 0 };
+	uint8_t lapic[8] = { 0, 8, 0, 3, 1, 0, 0, 0 };
+	memcpy(body + 8, lapic, 8);
+	body[16] = 0;
+	body[17] = 2;
+	make(80 + 36 + sizeof(body), 2, "APIC", 36 + sizeof(body), body, sizeof(body));
+	struct acpi_info ai = { 0 };
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), 0);
+	assert_int_equal(ai.ntables, 2);
+	assert_int_equal(ai.ncpus, 1);
+	assert_int_equal(ai.apic_ids[0], 3);
+	free(img);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rsdp_rev2_cut_short),
+		cmocka_unit_test(test_root_outside_memory),
+		cmocka_unit_test(test_madt_short_entry),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
