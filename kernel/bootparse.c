@@ -63,8 +63,9 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t info)
 			if (esize < sizeof(struct mb2_mmap_entry))
 				return -1;
 			for (uint32_t o = 8; o + esize <= t->size - 8 && bi->nregions < BOOT_MMAP_MAX; o += esize) {
-				const struct mb2_mmap_entry *e = (const void *)(body + o);
-				add_region(bi, e->base, e->len, e->type);
+				struct mb2_mmap_entry e;
+				memcpy(&e, body + o, sizeof(e));	/* entry_size need not keep alignment */
+				add_region(bi, e.base, e.len, e.type);
 			}
 		} else if ((t->type == 14 || (t->type == 15 && !bi->rsdp)) && t->size >= 8 + 20) {
 			uint32_t n = t->size - 8 < sizeof(rsdp_copy) ? t->size - 8 : sizeof(rsdp_copy);

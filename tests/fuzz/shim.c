@@ -12,7 +12,15 @@
 
 uint64_t fuzz_tsc = 1000000000ull;
 struct tsc_info tsc = { .hz = 1000000000ull };
-struct lcore lcores[1];
+struct lcore lcores[MAX_CPUS];
+struct cpu cpus[MAX_CPUS];
+int ncpus = 1, nlcores = 1;
+
+void lapic_ipi(uint32_t apic_id, uint32_t icr)
+{
+	(void)apic_id;
+	(void)icr;
+}
 struct mem_info mem;
 
 void *dma_alloc(size_t bytes, size_t align)
