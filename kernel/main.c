@@ -3,6 +3,7 @@
 #include <string.h>
 #include "apps/app.h"
 #include "apps/selftest/irqtest.h"
+#include "drivers/net/phc.h"
 #include "drivers/pci/pci.h"
 #include "kernel/acpi.h"
 #include "kernel/boot.h"
@@ -195,6 +196,7 @@ void kernel_main(void)
 	irq_on();
 	irqtest_run();
 	pci_probe_drivers();
+	phc_report();
 	run_selftest();
 	apps_start();
 	lcore_place();

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "drivers/net/e1000x.h"
 #include "drivers/net/e1000x_ring.h"
+#include "drivers/net/phc.h"
 #include "kernel/mem.h"
 
 /* Descriptor stores must reach memory before the tail write that hands
@@ -170,8 +171,12 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 				out->len = len;
 				out->port = (uint16_t)nic->port;
 				out->queue = (uint16_t)rq->q;
-				out->flags = csum_flags(st, sw) | (st & rq->ts_bit || off ? PKT_RX_TSTAMP : 0);
+				out->flags = csum_flags(st, sw) | (off ? PKT_RX_TSTAMP : 0);
 				out->tstamp = ts;
+				if (st & rq->ts_bit) {
+					out->flags |= PKT_RX_TSTAMP;
+					phc_rx_hwtstamp(nic, out);
+				}
 				pkts[got++] = out;
 				bytes += len;
 			}
@@ -225,7 +230,7 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 		volatile union tx_desc *d = &tq->ring[t];
 		d->d.addr = (uint64_t)p->data;
 		if (tq->adv) {
-			uint32_t ts = p->flags & PKT_TX_TSTAMP ? ADVTXD_MAC_TSTAMP : 0;
+			uint32_t ts = p->flags & PKT_TX_TSTAMP && phc_tx_request(nic, tq->q, t) ? ADVTXD_MAC_TSTAMP : 0;
 			d->d.cmd_type_len = p->len | ADVTXD_DTYP_DATA | ADVTXD_DCMD_EOP | ADVTXD_DCMD_IFCS |
 					    ADVTXD_DCMD_RS | ADVTXD_DCMD_DEXT | ts;
 			d->d.status = (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "drivers/net/nic.h"
+#include "drivers/net/phc.h"
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
 #include "kernel/lapic.h"
@@ -237,6 +238,7 @@ void nic_housekeeping(void)
 	for (int i = 0; i < nic_count; i++) {
 		nics[i]->ops->update_stats(nics[i]);
 		nics[i]->ops->watchdog(nics[i]);
+		phc_housekeeping(nics[i]);
 	}
 }
 
@@ -250,13 +252,17 @@ struct nic *nic_find(const char *name)
 
 static int cmd_ethtool(int argc, char **argv)
 {
-	struct nic *nic = argc == 3 && !strcmp(argv[1], "-S") ? nic_find(argv[2]) : 0;
+	struct nic *nic = argc == 3 && (!strcmp(argv[1], "-S") || !strcmp(argv[1], "-T")) ? nic_find(argv[2]) : 0;
 	if (!nic) {
-		printf("usage: ethtool -S <port>; ports:");
+		printf("usage: ethtool -S|-T <port>; ports:");
 		for (int i = 0; i < nic_count; i++)
 			printf(" %s", nics[i]->name);
 		printf("%s\n", nic_count ? "" : " none");
 		return -1;
+	}
+	if (!strcmp(argv[1], "-T")) {
+		phc_ethtool_T(nic);
+		return 0;
 	}
 	nic->ops->update_stats(nic);
 	printf("NIC statistics:\n");
@@ -276,4 +282,5 @@ static int cmd_ethtool(int argc, char **argv)
 	       nic->small_pool->size);
 	return 0;
 }
-SHELL_CMD(ethtool, "ethtool", "ethtool -S <port>", "every hardware and software counter of a port", cmd_ethtool);
+SHELL_CMD(ethtool, "ethtool", "ethtool -S|-T <port>",
+	  "-S: every hardware and software counter of a port; -T: its timestamping and clock", cmd_ethtool);

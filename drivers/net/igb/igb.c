@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include "drivers/net/igb/igb.h"
+#include "drivers/net/igb/ptp.h"
 #include "drivers/net/igb/regs.h"
 
 const struct igb_mac_info igb_macs[] = {
@@ -271,6 +272,7 @@ static int igb_hw_init(struct e1000x_port *p)
 		return -1;
 	igb_program_irq(p);
 	nic_itr_init(&p->nic);
+	igb_ptp_init(p);
 	return 0;
 }
 

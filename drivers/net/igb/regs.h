@@ -122,6 +122,49 @@
 #define EITR_INTERVAL_MIN 0x4u		/* never 0 (Linux igb_write_itr) */
 #define EITR_CNT_IGNR	(1u << 31)	/* the write does not change the counter */
 
+/* IEEE 1588 (8.16): time sync registers */
+#define IGB_TSYNCTXCTL	0x0b614	/* TX Time Sync Control - RW */
+#define IGB_TXSTMPL	0x0b618	/* TX Timestamp Value Low - RO */
+#define IGB_TXSTMPH	0x0b61c	/* TX Timestamp Value High - RO (read releases the latch) */
+#define IGB_TSYNCRXCTL	0x0b620	/* RX Time Sync Control - RW */
+#define IGB_RXSTMPL	0x0b624	/* RX Timestamp Low - RO */
+#define IGB_RXSTMPH	0x0b628	/* RX Timestamp High - RO (read releases the latch) */
+#define IGB_RXSATRL	0x0b62c	/* RX Timestamp Attributes Low - RO */
+#define IGB_RXSATRH	0x0b630	/* RX Timestamp Attributes High - RO */
+#define IGB_SYSTIML	0x0b600	/* System Time Low - RW */
+#define IGB_SYSTIMH	0x0b604	/* System Time High - RW */
+#define IGB_TIMINCA	0x0b608	/* Increment Attributes - RW */
+#define IGB_TSYNCRXCFG	0x05f50	/* RX Time Sync Configuration - RW */
+#define IGB_ETQF(n)	(0x05cb0 + 4 * (n))	/* EType Queue Filter - RW */
+#define IGB_SPQF(n)	(0x05960 + 4 * (n))	/* Source Port Queue Filter - RW */
+#define IGB_FTQF(n)	(0x059e0 + 4 * (n))	/* Five-Tuple Queue Filter - RW */
+#define IGB_IMIR(n)	(0x05a80 + 4 * (n))	/* Immediate Interrupt RX (destination port) - RW */
+#define IGB_IMIREXT(n)	(0x05aa0 + 4 * (n))	/* Immediate Interrupt RX Extended - RW */
+
+/* TSYNCTXCTL / TSYNCRXCTL (8.16.1, 8.16.2) */
+#define TSYNCTXCTL_VALID	(1u << 0)
+#define TSYNCTXCTL_ENABLED	(1u << 4)
+#define TSYNCRXCTL_VALID	(1u << 0)
+#define TSYNCRXCTL_TYPE_MASK	(7u << 1)
+#define TSYNCRXCTL_TYPE_EVENT_V2 (5u << 1)	/* V2 event messages, L2 and L4 */
+#define TSYNCRXCTL_ENABLED	(1u << 4)
+/* TSYNCRXCFG (8.16.4): V2 messageId in bits 15:8 */
+#define TSYNCRXCFG_V2_MSGID_SHIFT 8
+/* TIMINCA (8.16.3): INCPERIOD in bits 31:24, INCVALUE in 23:0 */
+#define TIMINCA_INCPERIOD_SHIFT	24
+#define IGB_82576_TSYNC_SHIFT	19	/* SYSTIM fraction bits with INCVALUE 16 << 19 */
+/* ETQF (8.10.19) */
+#define ETQF_FILTER_ENABLE	(1u << 26)
+#define ETQF_1588		(1u << 30)
+/* FTQF (8.10.22), IMIREXT (8.10.24) */
+#define FTQF_VF_BP		(1u << 15)
+#define FTQF_1588_TIME_STAMP	(1u << 27)
+#define FTQF_MASK		0xf0000000u	/* mask every field */
+#define FTQF_MASK_PROTO_BP	(1u << 28)
+#define FTQF_MASK_SOURCE_PORT_BP (1u << 29)
+#define IMIREXT_SIZE_BP		(1u << 12)
+#define IMIREXT_CTRL_BP		(1u << 19)
+
 /* Advanced RX write-back: timestamp in this frame's register (7.1.5.2, TS) */
 #define IGB_RXD_STAT_TS	(1u << 16)
 

@@ -1,0 +1,122 @@
+/* Register-free timestamping logic; see hwtstamp.h. */
+#include "drivers/net/hwtstamp.h"
+
+void systim_tc_init(struct systim_tc *tc, int shift, uint64_t cycles, int64_t start_ns)
+{
+	tc->shift = shift;
+	tc->base_cycles = cycles;
+	tc->base_ns = start_ns;
+}
+
+int64_t systim_tc_cyc2ns(const struct systim_tc *tc, uint64_t cycles)
+{
+	int64_t d = (int64_t)(cycles - tc->base_cycles);
+	/* Arithmetic shift of a signed difference: rounds toward minus infinity. */
+	return tc->base_ns + (d >> tc->shift);
+}
+
+int64_t systim_tc_read(struct systim_tc *tc, uint64_t cycles)
+{
+	int64_t d = (int64_t)(cycles - tc->base_cycles);
+	/* Keep the fraction below a nanosecond in the base, so that repeated
+	 * reads do not lose it. */
+	int64_t ns = d >> tc->shift;
+	tc->base_ns += ns;
+	tc->base_cycles += (uint64_t)ns << tc->shift;
+	return tc->base_ns;
+}
+
+void systim_tc_adjust(struct systim_tc *tc, int64_t delta_ns)
+{
+	tc->base_ns += delta_ns;
+}
+
+uint32_t timinca_incvalue(uint32_t base, int64_t ppb)
+{
+	int neg = ppb < 0;
+	uint64_t mag = (uint64_t)(neg ? -ppb : ppb);
+	uint64_t d = ((uint64_t)base * mag + 500000000u) / 1000000000u;
+	int64_t v = (int64_t)base + (neg ? -(int64_t)d : (int64_t)d);
+	if (v < 1)
+		v = 1;
+	if (v > 0xffffff)
+		v = 0xffffff;
+	return (uint32_t)v;
+}
+
+enum hwts_action hwts_tx_request(struct hwts_tx *t, uint64_t now_ns, int latched, int *clear)
+{
+	*clear = 0;
+	if (t->state == HWTS_TX_INFLIGHT || (t->state == HWTS_TX_ORPHAN && !latched)) {
+		/* One in flight; or a timed-out frame that may still latch (unless
+		 * poll sees its descriptor done first). */
+		t->skipped++;
+		return HWTS_SKIP;
+	}
+	if (latched) {
+		/* A late stamp of a timed-out frame, or one nobody asked for:
+		 * never hand it to this frame. */
+		*clear = 1;
+		t->stale++;
+	}
+	t->state = HWTS_TX_INFLIGHT;
+	t->start_ns = now_ns;
+	t->seq++;
+	if (!t->seq)
+		t->seq = 1;	/* 0 means "none" to ready_seq */
+	return HWTS_GRANT;
+}
+
+enum hwts_action hwts_tx_poll(struct hwts_tx *t, uint64_t now_ns, int latched, int frame_done)
+{
+	switch (t->state) {
+	case HWTS_TX_INFLIGHT:
+		if (latched)
+			return HWTS_READ;
+		if (now_ns - t->start_ns <= t->timeout_ns)
+			return HWTS_NOTHING;
+		t->timeouts++;
+		t->state = frame_done ? HWTS_TX_IDLE : HWTS_TX_ORPHAN;
+		return HWTS_NOTHING;
+	case HWTS_TX_ORPHAN:
+		if (latched) {
+			t->stale++;
+			t->state = HWTS_TX_IDLE;
+			return HWTS_CLEAR;
+		}
+		if (frame_done)
+			t->state = HWTS_TX_IDLE;
+		return HWTS_NOTHING;
+	default:
+		if (!latched)
+			return HWTS_NOTHING;
+		t->stale++;
+		return HWTS_CLEAR;
+	}
+}
+
+void hwts_tx_done(struct hwts_tx *t, uint64_t cycles)
+{
+	t->ready_seq = t->seq;
+	t->ready_cycles = cycles;
+	t->state = HWTS_TX_IDLE;
+}
+
+int hwts_tx_take(struct hwts_tx *t, uint32_t seq, uint64_t *cycles)
+{
+	if (!seq || t->ready_seq != seq)
+		return 0;
+	*cycles = t->ready_cycles;
+	t->ready_seq = 0;
+	return 1;
+}
+
+int hwts_rx_check(struct hwts_rx *r, int latched)
+{
+	int release = latched && r->latched_at_check && r->frames == r->frames_at_check;
+	if (release)
+		r->cleared++;
+	r->latched_at_check = latched && !release;
+	r->frames_at_check = r->frames;
+	return release;
+}

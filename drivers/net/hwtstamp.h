@@ -1,0 +1,108 @@
+/*
+ * The register-free logic of IEEE 1588 hardware timestamping, shared by
+ * the families and unit-tested against a register model
+ * (tests/unit/test_hwtstamp.c): the SYSTIM time counter (a free-running
+ * count in units of 2^-shift ns, extended past its wrap, with the offset
+ * that settime/adjtime set in software as Linux does for the 82576 and
+ * 82574), the TIMINCA increment for a frequency adjustment, the one TX
+ * timestamp the hardware holds at a time, and the RX latch lock-up check.
+ */
+#ifndef HWTSTAMP_H
+#define HWTSTAMP_H
+#include <stdint.h>
+
+/*
+ * SYSTIM as a clock (Linux's cyclecounter/timecounter): ns = base_ns +
+ * (cycles - base_cycles) >> shift, with the 64-bit difference taken as
+ * signed, so a timestamp latched slightly before the last read converts
+ * correctly and the counter's wrap (2^64 units: 9.8 hours at shift 19)
+ * is crossed as long as systim_tc_read runs more often than every half
+ * wrap (the port's housekeeping reads it every second).
+ */
+struct systim_tc {
+	uint64_t base_cycles;	/* SYSTIM at the last read */
+	int64_t base_ns;	/* clock time then, ns */
+	int shift;		/* SYSTIM units per ns = 2^shift */
+};
+/* Start at ns = start_ns for the reading cycles. */
+void systim_tc_init(struct systim_tc *tc, int shift, uint64_t cycles, int64_t start_ns);
+/* A new reading of the counter: move the base there, return its ns. */
+int64_t systim_tc_read(struct systim_tc *tc, uint64_t cycles);
+/* ns of a latched counter value (RX/TX timestamp), without moving the base. */
+int64_t systim_tc_cyc2ns(const struct systim_tc *tc, uint64_t cycles);
+/* Shift the clock by delta ns (adjtime; settime is adjtime by the difference). */
+void systim_tc_adjust(struct systim_tc *tc, int64_t delta_ns);
+
+/* TIMINCA increment value for a frequency adjustment of ppb parts per
+ * billion from the nominal base (82576: 16 << 19 per 16 ns; 82574:
+ * 40 << 18 per 40 ns): base + base * ppb / 1e9, rounded, limited to the
+ * 24-bit field (82576 8.16.3, 82574 10.2.12.3). */
+uint32_t timinca_incvalue(uint32_t base, int64_t ppb);
+
+/* The TX timestamp slot (82576 7.9.3.2: one frame at a time is stamped;
+ * TSYNCTXCTL.VALID stays set, and later requests are ignored, until
+ * TXSTMPH is read). */
+enum hwts_tx_state {
+	HWTS_TX_IDLE,		/* nothing asked */
+	HWTS_TX_INFLIGHT,	/* a frame was sent with the request */
+	HWTS_TX_ORPHAN,		/* timed out while its frame was not yet sent: it may still latch */
+};
+
+struct hwts_tx {
+	enum hwts_tx_state state;
+	uint64_t start_ns;	/* when the request was granted */
+	uint64_t timeout_ns;	/* tx_timestamp_timeout */
+	uint32_t seq;		/* requests granted so far; the one in flight is seq */
+	uint32_t ready_seq;	/* the request ready_ns belongs to; 0: none ready */
+	uint64_t ready_cycles;	/* its TXSTMP value, for the caller to convert */
+	uint64_t skipped, timeouts, stale;	/* tx_hwtstamp_skipped, _timeouts, _stale */
+};
+
+/* What the caller must do after hwts_tx_request or hwts_tx_poll. */
+enum hwts_action {
+	HWTS_NOTHING,
+	HWTS_GRANT,		/* request: set the descriptor's timestamp bit */
+	HWTS_SKIP,		/* request: send without it (counted tx_hwtstamp_skipped) */
+	HWTS_READ,		/* poll: read TXSTMPL/H (releases the latch), then hwts_tx_done */
+	HWTS_CLEAR,		/* read TXSTMPH to release a latch that is not ours (counted stale) */
+};
+
+/*
+ * A frame asks for a TX timestamp at now_ns; latched is TSYNCTXCTL.VALID
+ * read now. Returns HWTS_GRANT or HWTS_SKIP; *clear is set to 1 when a
+ * stale latch must be released first (read TXSTMPH before sending), which
+ * is counted in stale.
+ */
+enum hwts_action hwts_tx_request(struct hwts_tx *t, uint64_t now_ns, int latched, int *clear);
+/*
+ * Poll at now_ns: latched is TSYNCTXCTL.VALID, frame_done 1 when the
+ * descriptor of the frame granted last is done. Returns HWTS_READ (ours
+ * is latched: read it and call hwts_tx_done), HWTS_CLEAR (a late stamp of
+ * a timed-out frame: release it; counted stale), or HWTS_NOTHING (waiting,
+ * or idle; a request older than timeout_ns is dropped and counted in
+ * timeouts).
+ */
+enum hwts_action hwts_tx_poll(struct hwts_tx *t, uint64_t now_ns, int latched, int frame_done);
+/* The latched value of the granted request after HWTS_READ. */
+void hwts_tx_done(struct hwts_tx *t, uint64_t cycles);
+/* The caller's side: if the stamp of request seq is ready, put its
+ * counter value in *cycles, forget it and return 1; else 0. */
+int hwts_tx_take(struct hwts_tx *t, uint32_t seq, uint64_t *cycles);
+
+/*
+ * RX latch lock-up (82576 7.9.3.1: the RX timestamp registers latch on a
+ * PTP frame before the address filter and ring checks; a frame that never
+ * reaches software leaves them latched and no later frame is stamped).
+ * Checked once per housekeeping period: latched at two checks in a row
+ * with no stamped frame received in between means a lock-up.
+ */
+struct hwts_rx {
+	uint64_t frames;	/* stamped frames received (descriptor TS bit) */
+	uint64_t frames_at_check;
+	int latched_at_check;
+	uint64_t cleared;	/* rx_hwtstamp_cleared */
+};
+/* latched: TSYNCRXCTL.VALID now. Returns 1 when the caller must release
+ * the latch (read RXSTMPL/H and RXSATRL/H); counted in cleared. */
+int hwts_rx_check(struct hwts_rx *r, int latched);
+#endif

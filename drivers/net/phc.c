@@ -1,0 +1,292 @@
+/* Port clocks and timestamps; see phc.h. */
+#include <stdio.h>
+#include "drivers/net/phc.h"
+#include "kernel/cpu.h"
+#include "kernel/knobs.h"
+#include "kernel/time.h"
+
+struct phc phcs[NIC_MAX_PORTS];
+
+int64_t phc_tx_timeout_ms = 10;
+static const struct knob_range tx_timeout_range[] = { { 1, 60000 } };
+KNOB(tx_timestamp_timeout, .name = "tx_timestamp_timeout", .type = KNOB_INT, .ranges = tx_timeout_range,
+     .nranges = 1, .ival = &phc_tx_timeout_ms,
+     .help = "ms a hardware TX timestamp may take before it is given up (tx_hwtstamp_timeouts); default 10");
+
+#define XT_READS 4
+#define XT_MAX_AGE_NS 10000000	/* software stamps on a hardware clock re-cross after 10 ms */
+
+static double nominal_ns_per_tsc(void)
+{
+	return 1e9 / (double)tsc.hz;
+}
+
+struct phc *phc_of(struct nic *nic)
+{
+	struct phc *c = &phcs[nic->port];
+	if (!c->nic) {
+		c->nic = nic;
+		c->sw_base_tsc = rdtsc();
+		c->ns_per_tsc = nominal_ns_per_tsc();
+		c->tx.timeout_ns = (uint64_t)phc_tx_timeout_ms * 1000000u;
+		phc_cross(c);
+	}
+	return c;
+}
+
+int phc_is_hw(const struct phc *c)
+{
+	return c->ops != 0;
+}
+
+void phc_register(struct nic *nic, const struct phc_ops *ops)
+{
+	struct phc *c = phc_of(nic);
+	if (c->ops) {	/* after a reset: the clock runs on, the set-up is restored */
+		ops->set_freq(nic, c->ppb);
+		ops->hwtstamp_set(nic, c->rx_on ? c->rx_msg : -1, c->tx_on, c->udp_on);
+		return;
+	}
+	c->ops = ops;
+	ops->set_freq(nic, 0);
+	systim_tc_init(&c->tc, ops->shift, ops->read_systim(nic), 0);
+	ops->hwtstamp_set(nic, -1, 0, 0);
+	phc_cross(c);
+}
+
+int64_t phc_gettime(struct phc *c)
+{
+	if (c->ops)
+		return systim_tc_read(&c->tc, c->ops->read_systim(c->nic));
+	return phc_from_tsc(c, rdtsc());
+}
+
+void phc_cross(struct phc *c)
+{
+	if (!c->ops) {
+		uint64_t t = rdtsc();
+		c->xt = (struct phc_xtstamp){ t, phc_from_tsc(c, t), 0 };
+		return;
+	}
+	struct phc_xtstamp best = { 0, 0, ~0ull };
+	for (int i = 0; i < XT_READS; i++) {
+		uint64_t t0 = rdtsc();
+		uint64_t cyc = c->ops->read_systim(c->nic);
+		uint64_t t1 = rdtsc();
+		if (t1 - t0 < best.window)
+			best = (struct phc_xtstamp){ t0 + (t1 - t0) / 2, systim_tc_read(&c->tc, cyc), t1 - t0 };
+	}
+	c->xt = best;
+}
+
+int64_t phc_from_tsc(const struct phc *c, uint64_t t)
+{
+	if (!c->ops)
+		return c->sw_base_ns + (int64_t)((double)(int64_t)(t - c->sw_base_tsc) * c->ns_per_tsc);
+	return c->xt.ns + (int64_t)((double)(int64_t)(t - c->xt.tsc) * c->ns_per_tsc);
+}
+
+uint64_t phc_to_tsc(const struct phc *c, int64_t ns)
+{
+	if (!c->ops)
+		return c->sw_base_tsc + (uint64_t)(int64_t)((double)(ns - c->sw_base_ns) / c->ns_per_tsc);
+	return c->xt.tsc + (uint64_t)(int64_t)((double)(ns - c->xt.ns) / c->ns_per_tsc);
+}
+
+int64_t phc_sw_stamp(struct phc *c, uint64_t t)
+{
+	if (c->ops && tsc_to_ns(rdtsc() - c->xt.tsc) > XT_MAX_AGE_NS)
+		phc_cross(c);
+	return phc_from_tsc(c, t);
+}
+
+/* Re-base the software clock at now so that a rate change applies from here. */
+static void sw_rebase(struct phc *c)
+{
+	uint64_t t = rdtsc();
+	c->sw_base_ns = phc_from_tsc(c, t);
+	c->sw_base_tsc = t;
+}
+
+void phc_adjfreq(struct phc *c, int64_t ppb)
+{
+	int64_t max = c->ops ? c->ops->max_adj : 500000000;
+	if (ppb > max)
+		ppb = max;
+	if (ppb < -max)
+		ppb = -max;
+	if (c->ops) {
+		systim_tc_read(&c->tc, c->ops->read_systim(c->nic));
+		c->ops->set_freq(c->nic, ppb);
+	} else {
+		sw_rebase(c);
+	}
+	c->ns_per_tsc *= (1e9 + (double)ppb) / (1e9 + (double)c->ppb);
+	c->ppb = ppb;
+	phc_cross(c);
+}
+
+void phc_adjtime(struct phc *c, int64_t delta)
+{
+	if (c->ops) {
+		systim_tc_adjust(&c->tc, delta);
+		c->xt.ns += delta;
+	} else {
+		c->sw_base_ns += delta;
+		c->xt.ns += delta;
+	}
+}
+
+void phc_settime(struct phc *c, int64_t ns)
+{
+	phc_adjtime(c, ns - phc_gettime(c));
+}
+
+void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp)
+{
+	if (!c->ops)
+		return;
+	c->rx_on = rx_msg >= 0;
+	c->rx_msg = rx_msg;
+	c->tx_on = tx;
+	c->udp_on = udp;
+	c->tx.timeout_ns = (uint64_t)phc_tx_timeout_ms * 1000000u;
+	c->ops->hwtstamp_set(c->nic, rx_msg, tx, udp);
+}
+
+void phc_rx_hwtstamp(struct nic *nic, struct pkt *p)
+{
+	struct phc *c = &phcs[nic->port];
+	if (!c->ops || !c->ops->rx_latched(nic)) {
+		p->flags &= ~PKT_RX_TSTAMP;
+		return;
+	}
+	p->tstamp = (uint64_t)systim_tc_cyc2ns(&c->tc, c->ops->rx_read(nic));
+	c->rx.frames++;
+}
+
+/* Counters of the TX slot and the RX latch into the port's ethtool -S. */
+static void sync_counters(struct phc *c)
+{
+	uint64_t *s = c->nic->stats;
+	s[NS_tx_hwtstamp_skipped] += c->tx.skipped - c->cnt_skipped;
+	s[NS_tx_hwtstamp_timeouts] += c->tx.timeouts - c->cnt_timeouts;
+	s[NS_tx_hwtstamp_stale] += c->tx.stale - c->cnt_stale;
+	s[NS_rx_hwtstamp_cleared] += c->rx.cleared - c->cnt_cleared;
+	c->cnt_skipped = c->tx.skipped;
+	c->cnt_timeouts = c->tx.timeouts;
+	c->cnt_stale = c->tx.stale;
+	c->cnt_cleared = c->rx.cleared;
+}
+
+int phc_tx_request(struct nic *nic, int q, uint32_t desc)
+{
+	struct phc *c = &phcs[nic->port];
+	if (!c->ops || !c->tx_on) {
+		nic->stats[NS_tx_hwtstamp_skipped]++;
+		return 0;
+	}
+	int clear;
+	enum hwts_action a = hwts_tx_request(&c->tx, now_ns(), c->ops->tx_latched(nic), &clear);
+	if (clear)
+		c->ops->tx_read(nic);
+	if (a == HWTS_GRANT) {
+		c->tx_q = q;
+		c->tx_desc = desc;
+	}
+	sync_counters(c);
+	return a == HWTS_GRANT;
+}
+
+static void tx_poll(struct phc *c)
+{
+	struct nic *nic = c->nic;
+	if (!c->tx_on)
+		return;
+	int done = c->tx.state != HWTS_TX_IDLE && c->ops->tx_desc_done(nic, c->tx_q, c->tx_desc);
+	switch (hwts_tx_poll(&c->tx, now_ns(), c->ops->tx_latched(nic), done)) {
+	case HWTS_READ:
+		hwts_tx_done(&c->tx, c->ops->tx_read(nic));
+		break;
+	case HWTS_CLEAR:
+		c->ops->tx_read(nic);
+		break;
+	default:
+		break;
+	}
+	sync_counters(c);
+}
+
+int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns)
+{
+	if (!c->ops)
+		return -1;
+	tx_poll(c);
+	uint64_t cyc;
+	if (hwts_tx_take(&c->tx, seq, &cyc)) {
+		*ns = systim_tc_cyc2ns(&c->tc, cyc);
+		return 1;
+	}
+	return seq == c->tx.seq && c->tx.state == HWTS_TX_INFLIGHT ? 0 : -1;
+}
+
+void phc_housekeeping(struct nic *nic)
+{
+	struct phc *c = &phcs[nic->port];
+	if (!c->ops)
+		return;
+	phc_cross(c);
+	tx_poll(c);
+	if (c->rx_on && hwts_rx_check(&c->rx, c->ops->rx_latched(nic))) {
+		c->ops->rx_read(nic);
+		printf("%s: RX timestamp latched with no frame for it; released (rx_hwtstamp_cleared %lu)\n",
+		       nic->name, c->rx.cleared);
+	}
+	sync_counters(c);
+}
+
+void phc_report(void)
+{
+	int hw = 0;
+	printf("ptp: hardware timestamps on");
+	for (int i = 0; i < nic_count; i++)
+		if (phc_of(nics[i])->ops) {
+			printf(" %s (%s %s, PHC %d)", nics[i]->name, nics[i]->driver, phc_of(nics[i])->ops->name, i);
+			hw++;
+		}
+	printf("%s; software timestamps on", hw ? "" : " no port");
+	int sw = 0;
+	for (int i = 0; i < nic_count; i++)
+		if (!phc_of(nics[i])->ops) {
+			printf(" %s (%s)", nics[i]->name, nics[i]->driver);
+			sw++;
+		}
+	printf("%s\n", sw ? "" : " no port");
+}
+
+void phc_ethtool_T(struct nic *nic)
+{
+	struct phc *c = phc_of(nic);
+	printf("Time stamping parameters for %s:\nCapabilities:\n", nic->name);
+	if (c->ops)
+		printf("\thardware-transmit\n");
+	printf("\tsoftware-transmit\n");
+	if (c->ops)
+		printf("\thardware-receive\n");
+	printf("\tsoftware-receive\n\tsoftware-system-clock\n");
+	if (c->ops)
+		printf("\thardware-raw-clock\n");
+	if (!c->ops) {
+		printf("PTP Hardware Clock: none (software clock: TSC, adjfreq %ld ppb)\n", c->ppb);
+		printf("Hardware Transmit Timestamp Modes: none\nHardware Receive Filter Modes: none\n");
+		return;
+	}
+	printf("PTP Hardware Clock: %d (%s, adjfreq %ld ppb, max %ld)\n", nic->port, c->ops->name, c->ppb,
+	       c->ops->max_adj);
+	printf("Hardware Transmit Timestamp Modes:\n\toff\n\ton\n");
+	printf("Hardware Receive Filter Modes:\n%s", c->ops->rx_filters);
+	printf("In use: tx %s, rx %s", c->tx_on ? "on" : "off", c->rx_on ? "ptpv2-event" : "none");
+	if (c->rx_on)
+		printf(" (message type %d first%s)", c->rx_msg, c->udp_on ? ", L2 and UDP/IPv4" : ", L2");
+	printf("\n");
+}

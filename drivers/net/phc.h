@@ -1,0 +1,132 @@
+/*
+ * The PTP clock of each port and its packet timestamps (Linux's
+ * ptp_clock_info, hwtstamp_config and the driver's TX timestamp work).
+ *
+ * A port whose driver registers phc_ops has a hardware clock (igb: SYSTIM)
+ * and stamps PTP frames in hardware; every other port gets a software
+ * clock: TSC time scaled by a frequency adjustment plus an offset, and
+ * software timestamps taken by the app at the burst (phc_sw_stamp). Either
+ * way the app sees one clock per port, in ns, that adjfreq/adjtime/settime
+ * steer, and timestamps in that clock.
+ *
+ * Cost to other traffic: none beyond the descriptor status bit test that
+ * rx_burst already makes (the TS bit selects phc_rx_hwtstamp) and the
+ * PKT_TX_TSTAMP flag test in tx_burst. No frame is parsed to decide.
+ */
+#ifndef PHC_H
+#define PHC_H
+#include <stdint.h>
+#include "drivers/net/hwtstamp.h"
+#include "drivers/net/nic.h"
+
+/* What a family provides (all called on the port's core). */
+struct phc_ops {
+	const char *name;		/* "82576 SYSTIM" */
+	int64_t max_adj;		/* largest |ppb| adjfreq accepts */
+	int shift;			/* SYSTIM units per ns: 2^shift */
+	/* SYSTIM in the datasheet's latch order (low, then high). */
+	uint64_t (*read_systim)(struct nic *nic);
+	/* Set TIMINCA for a frequency adjustment of ppb. */
+	void (*set_freq)(struct nic *nic, int64_t ppb);
+	/* Program RX/TX timestamping: rx_msg is the PTP messageType whose
+	 * RX stamp matters most (QEMU's igb stamps only that one; silicon
+	 * stamps every V2 event), -1 for RX off; tx 1 to allow TX requests;
+	 * udp 1 to stamp UDP/IPv4 port 319 too. Also called after a reset. */
+	void (*hwtstamp_set)(struct nic *nic, int rx_msg, int tx, int udp);
+	/* TSYNCTXCTL.VALID / TSYNCRXCTL.VALID. */
+	int (*tx_latched)(struct nic *nic);
+	int (*rx_latched)(struct nic *nic);
+	/* Read TXSTMPL then TXSTMPH (which releases the latch). */
+	uint64_t (*tx_read)(struct nic *nic);
+	/* Read RXSTMPL, RXSTMPH, RXSATRL, RXSATRH: the latched time, and the
+	 * latch released whichever register the device releases on. */
+	uint64_t (*rx_read)(struct nic *nic);
+	/* 1 when TX descriptor desc of queue q is done (written back). */
+	int (*tx_desc_done)(struct nic *nic, int q, uint32_t desc);
+	int udp_rx;			/* stamps UDP/IPv4 in hardware when asked */
+	const char *rx_filters;		/* `ethtool -T` filter lines */
+};
+
+/* A PHC <-> TSC cross-timestamp: the narrowest of a few SYSTIM reads
+ * bracketed by TSC reads. */
+struct phc_xtstamp {
+	uint64_t tsc;		/* TSC at the middle of the read */
+	int64_t ns;		/* clock time then */
+	uint64_t window;	/* TSC cycles between the bracketing reads */
+};
+
+struct phc {
+	struct nic *nic;
+	const struct phc_ops *ops;	/* NULL: software clock */
+	int rx_on, tx_on, udp_on;	/* hardware timestamping in force */
+	int rx_msg;
+	int64_t ppb;			/* frequency adjustment in force */
+	struct systim_tc tc;		/* hardware clock */
+	int64_t sw_base_ns;		/* software clock at sw_base_tsc */
+	uint64_t sw_base_tsc;
+	struct phc_xtstamp xt;		/* the last cross-timestamp */
+	double ns_per_tsc;		/* clock ns per TSC cycle, at ppb */
+	struct hwts_tx tx;
+	struct hwts_rx rx;
+	int tx_q;			/* queue and descriptor of the frame granted last */
+	uint32_t tx_desc;
+	uint64_t cnt_skipped, cnt_timeouts, cnt_stale, cnt_cleared;	/* copied into nic->stats */
+};
+
+extern struct phc phcs[NIC_MAX_PORTS];
+
+/* A driver registers its port's hardware clock (at probe; again after a
+ * reset, when it restores the timestamping set-up in force). */
+void phc_register(struct nic *nic, const struct phc_ops *ops);
+/* The clock of a port (software unless registered). */
+struct phc *phc_of(struct nic *nic);
+/* 1 if the port stamps frames in hardware. */
+int phc_is_hw(const struct phc *c);
+
+/* Clock time, ns. */
+int64_t phc_gettime(struct phc *c);
+/* Frequency adjustment, ppb (clamped to the clock's max_adj). */
+void phc_adjfreq(struct phc *c, int64_t ppb);
+/* Step by delta ns; set to ns. */
+void phc_adjtime(struct phc *c, int64_t delta);
+void phc_settime(struct phc *c, int64_t ns);
+/* Take a new cross-timestamp (narrowest window of 4 reads) into c->xt. */
+void phc_cross(struct phc *c);
+/* TSC -> clock ns and back, through the last cross-timestamp and the rate. */
+int64_t phc_from_tsc(const struct phc *c, uint64_t tsc);
+uint64_t phc_to_tsc(const struct phc *c, int64_t ns);
+/* A software timestamp: the clock at the TSC value taken at the burst. */
+int64_t phc_sw_stamp(struct phc *c, uint64_t tsc);
+
+/* Turn hardware timestamping on for an app (SIOCSHWTSTAMP): see
+ * phc_ops.hwtstamp_set. No effect on a software clock. */
+void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp);
+
+/* Fast-path hooks of the rings, called only when the descriptor's TS bit /
+ * the packet's PKT_TX_TSTAMP flag is set. */
+void phc_rx_hwtstamp(struct nic *nic, struct pkt *p);
+/* Returns 1 if the frame going into descriptor desc of queue q may carry
+ * the timestamp request (else it is sent without one). */
+int phc_tx_request(struct nic *nic, int q, uint32_t desc);
+
+/* Requests granted so far: compare before and after tx_burst to learn
+ * whether the frame got one; then phc_tx_tstamp with the new value. */
+static inline uint32_t phc_tx_seq(const struct phc *c)
+{
+	return c->tx.seq;
+}
+/* The TX timestamp of request seq: 1 and *ns when it has come, 0 while
+ * waiting, -1 when it never will (timed out). Polls the registers. */
+int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns);
+
+/* Once a second per port: the counter's wrap, the cross-timestamp, TX
+ * timeouts, the RX latch lock-up; counters into nic->stats. */
+void phc_housekeeping(struct nic *nic);
+/* The boot line: which ports stamp in hardware. */
+void phc_report(void);
+/* `ethtool -T <port>`. */
+void phc_ethtool_T(struct nic *nic);
+
+/* tx_timestamp_timeout knob, ms. */
+extern int64_t phc_tx_timeout_ms;
+#endif

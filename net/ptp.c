@@ -1,0 +1,361 @@
+/* IEEE 1588-2008 messages, framing and dataset comparison; see ptp.h. */
+#include <string.h>
+#include "net/ipv4.h"
+#include "net/ptp.h"
+
+#define UDP_HLEN 8
+
+const uint8_t ptp_l2_mcast[6] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
+const uint8_t ptp_ipv4_mcast_mac[6] = { 0x01, 0x00, 0x5e, 0x00, 0x01, 0x81 };
+
+static const char *const err_names[PTP_ERR_N] = {
+	"ok",
+#define PTP_ERR_NAME(name) #name,
+	PTP_ERRORS(PTP_ERR_NAME)
+};
+
+const char *ptp_err_name(enum ptp_err e)
+{
+	return (unsigned)e < PTP_ERR_N ? err_names[e] : "?";
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+static struct ptp_ts get_ts(const uint8_t *p)
+{
+	struct ptp_ts t = { (uint64_t)get16(p) << 32 | get32(p + 2), get32(p + 6) };
+	return t;
+}
+
+static void put_ts(uint8_t *p, struct ptp_ts t)
+{
+	put16(p, (uint16_t)(t.sec >> 32));
+	put32(p + 2, (uint32_t)t.sec);
+	put32(p + 6, t.ns);
+}
+
+static void get_port_id(const uint8_t *p, struct ptp_port_id *id)
+{
+	memcpy(id->clock_id, p, 8);
+	id->port = get16(p + 8);
+}
+
+static void put_port_id(uint8_t *p, const struct ptp_port_id *id)
+{
+	memcpy(p, id->clock_id, 8);
+	put16(p + 8, id->port);
+}
+
+size_t ptp_body_len(uint8_t msg_type)
+{
+	switch (msg_type) {
+	case PTP_SYNC:
+	case PTP_DELAY_REQ:
+	case PTP_FOLLOW_UP:
+		return 10;
+	case PTP_DELAY_RESP:
+		return 20;
+	case PTP_ANNOUNCE:
+		return 30;
+	default:
+		return 0;
+	}
+}
+
+uint8_t ptp_control(uint8_t msg_type)
+{
+	switch (msg_type) {
+	case PTP_SYNC: return 0;
+	case PTP_DELAY_REQ: return 1;
+	case PTP_FOLLOW_UP: return 2;
+	case PTP_DELAY_RESP: return 3;
+	case PTP_MANAGEMENT: return 4;
+	default: return 5;
+	}
+}
+
+static void parse_header(const uint8_t *b, struct ptp_msg *m)
+{
+	m->msg_type = b[0] & 0xf;
+	m->transport_specific = b[0] >> 4;
+	m->version = b[1] & 0xf;
+	m->length = get16(b + 2);
+	m->domain = b[4];
+	m->flags = get16(b + 6);
+	m->correction = (int64_t)((uint64_t)get32(b + 8) << 32 | get32(b + 12));
+	get_port_id(b + 20, &m->source);
+	m->seq = get16(b + 30);
+	m->control = b[32];
+	m->log_interval = (int8_t)b[33];
+}
+
+static void parse_body(const uint8_t *b, struct ptp_msg *m)
+{
+	m->ts = get_ts(b);
+	if (m->msg_type == PTP_DELAY_RESP)
+		get_port_id(b + 10, &m->requesting);
+	if (m->msg_type != PTP_ANNOUNCE)
+		return;
+	struct ptp_announce *a = &m->announce;
+	a->origin = m->ts;
+	a->utc_offset = (int16_t)get16(b + 10);
+	a->priority1 = b[13];
+	a->quality.clock_class = b[14];
+	a->quality.clock_accuracy = b[15];
+	a->quality.offset_scaled_log_variance = get16(b + 16);
+	a->priority2 = b[18];
+	memcpy(a->gm_id, b + 19, 8);
+	a->steps_removed = get16(b + 27);
+	a->time_source = b[29];
+}
+
+/* TLVs between the body and messageLength (14.1): type, length, value. */
+static enum ptp_err parse_tlvs(const uint8_t *p, size_t left, struct ptp_msg *m)
+{
+	while (left) {
+		if (left < 4)
+			return PTP_ERR_bad_tlv;
+		uint16_t type = get16(p), len = get16(p + 2);
+		if ((size_t)len + 4 > left)
+			return PTP_ERR_bad_tlv;
+		m->tlvs++;
+		if (type != PTP_TLV_PATH_TRACE && type != PTP_TLV_ORGANIZATION_EXTENSION)
+			m->unknown_tlvs++;
+		p += 4 + len;
+		left -= 4 + (size_t)len;
+	}
+	return PTP_OK;
+}
+
+enum ptp_err ptp_parse(const uint8_t *buf, size_t len, struct ptp_msg *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (len < PTP_HLEN)
+		return PTP_ERR_too_short;
+	parse_header(buf, m);
+	if (m->version != PTP_VERSION)
+		return PTP_ERR_bad_version;
+	size_t body = ptp_body_len(m->msg_type);
+	if (!body)
+		return PTP_ERR_unsupported_type;
+	if (len < PTP_HLEN + body)
+		return PTP_ERR_too_short;
+	if (m->length > len || m->length < PTP_HLEN + body)
+		return PTP_ERR_bad_length;
+	parse_body(buf + PTP_HLEN, m);
+	return parse_tlvs(buf + PTP_HLEN + body, m->length - PTP_HLEN - body, m);
+}
+
+size_t ptp_build(uint8_t *buf, size_t cap, const struct ptp_msg *m)
+{
+	size_t body = ptp_body_len(m->msg_type), len = PTP_HLEN + body;
+	if (!body || cap < len)
+		return 0;
+	memset(buf, 0, len);
+	buf[0] = (uint8_t)(m->transport_specific << 4 | m->msg_type);
+	buf[1] = PTP_VERSION;
+	put16(buf + 2, (uint16_t)len);
+	buf[4] = m->domain;
+	put16(buf + 6, m->flags);
+	put32(buf + 8, (uint32_t)((uint64_t)m->correction >> 32));
+	put32(buf + 12, (uint32_t)m->correction);
+	put_port_id(buf + 20, &m->source);
+	put16(buf + 30, m->seq);
+	buf[32] = ptp_control(m->msg_type);
+	buf[33] = (uint8_t)m->log_interval;
+	uint8_t *b = buf + PTP_HLEN;
+	if (m->msg_type != PTP_ANNOUNCE) {
+		put_ts(b, m->ts);
+		if (m->msg_type == PTP_DELAY_RESP)
+			put_port_id(b + 10, &m->requesting);
+		return len;
+	}
+	const struct ptp_announce *a = &m->announce;
+	put_ts(b, a->origin);
+	put16(b + 10, (uint16_t)a->utc_offset);
+	b[13] = a->priority1;
+	b[14] = a->quality.clock_class;
+	b[15] = a->quality.clock_accuracy;
+	put16(b + 16, a->quality.offset_scaled_log_variance);
+	b[18] = a->priority2;
+	memcpy(b + 19, a->gm_id, 8);
+	put16(b + 27, a->steps_removed);
+	b[29] = a->time_source;
+	return len;
+}
+
+struct ptp_ts ptp_ts_from_ns(int64_t ns)
+{
+	struct ptp_ts t = { 0, 0 };
+	if (ns <= 0)
+		return t;
+	t.sec = (uint64_t)ns / 1000000000u;
+	t.ns = (uint32_t)((uint64_t)ns % 1000000000u);
+	return t;
+}
+
+int64_t ptp_ts_to_ns(struct ptp_ts t)
+{
+	return (int64_t)(t.sec * 1000000000u + t.ns);
+}
+
+size_t ptp_frame_hlen(enum ptp_transport t)
+{
+	return t == PTP_UDP4 ? ETH_HLEN + IPV4_HLEN + UDP_HLEN : ETH_HLEN;
+}
+
+static enum ptp_frame_kind parse_udp4(const uint8_t *frame, size_t len, struct ptp_frame *f)
+{
+	const uint8_t *ip = frame + ETH_HLEN;
+	size_t left = len - ETH_HLEN;
+	if (left < IPV4_HLEN || ip[9] != 17)
+		return PTP_FRAME_NONE;
+	size_t ihl = (size_t)(ip[0] & 0xf) * 4;
+	if (left < ihl + UDP_HLEN)
+		return PTP_FRAME_NONE;
+	const uint8_t *udp = ip + ihl;
+	uint16_t dport = get16(udp + 2);
+	if (dport != PTP_EVENT_PORT && dport != PTP_GENERAL_PORT)
+		return PTP_FRAME_NONE;
+	enum ipv4_check c = ipv4_check(ip, left);	/* TTL 1 is PTP's normal TTL */
+	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
+		return PTP_FRAME_BAD_IP;
+	if (get16(ip + 6) & (IPV4_MF | IPV4_OFFSET))
+		return PTP_FRAME_BAD_IP;
+	size_t tot = get16(ip + 2), ulen = get16(udp + 4);
+	if (ulen < UDP_HLEN || ihl + ulen > tot)
+		return PTP_FRAME_BAD_IP;
+	f->msg = udp + UDP_HLEN;
+	f->len = ulen - UDP_HLEN;
+	f->src_ip = get32(ip + 12);
+	return PTP_FRAME_OK;
+}
+
+enum ptp_frame_kind ptp_frame_parse(const uint8_t *frame, size_t len, enum ptp_transport t,
+				    struct ptp_frame *f)
+{
+	if (len < ETH_HLEN)
+		return PTP_FRAME_NONE;
+	uint16_t type = get16(frame + 12);
+	if (t == PTP_L2) {
+		if (type != PTP_ETHERTYPE)
+			return PTP_FRAME_NONE;
+		f->msg = frame + ETH_HLEN;
+		f->len = len - ETH_HLEN;
+		f->src_ip = 0;
+		return PTP_FRAME_OK;
+	}
+	return type == ETHERTYPE_IPV4 ? parse_udp4(frame, len, f) : PTP_FRAME_NONE;
+}
+
+size_t ptp_frame_build(uint8_t *frame, enum ptp_transport t, const uint8_t src_mac[6],
+		       uint32_t src_ip, uint8_t msg_type, size_t msg_len)
+{
+	memcpy(frame, t == PTP_UDP4 ? ptp_ipv4_mcast_mac : ptp_l2_mcast, 6);
+	memcpy(frame + 6, src_mac, 6);
+	put16(frame + 12, t == PTP_UDP4 ? ETHERTYPE_IPV4 : PTP_ETHERTYPE);
+	size_t len = ptp_frame_hlen(t) + msg_len;
+	if (t == PTP_UDP4) {
+		uint8_t *ip = frame + ETH_HLEN, *udp = ip + IPV4_HLEN;
+		uint16_t port = ptp_is_event(msg_type) ? PTP_EVENT_PORT : PTP_GENERAL_PORT;
+		memset(ip, 0, IPV4_HLEN);
+		ip[0] = 0x45;
+		put16(ip + 2, (uint16_t)(IPV4_HLEN + UDP_HLEN + msg_len));
+		put16(ip + 6, 0x4000);	/* DF, as Linux sends it */
+		ip[8] = PTP_UDP_TTL;
+		ip[9] = 17;
+		put32(ip + 12, src_ip);
+		put32(ip + 16, PTP_IPV4_MCAST);
+		put16(ip + 10, inet_csum(ip, IPV4_HLEN));
+		put16(udp, port);
+		put16(udp + 2, port);
+		put16(udp + 4, (uint16_t)(UDP_HLEN + msg_len));
+		put16(udp + 6, 0);
+	}
+	if (len < ETH_ZLEN) {
+		memset(frame + len, 0, ETH_ZLEN - len);
+		len = ETH_ZLEN;
+	}
+	return len;
+}
+
+static int port_id_cmp(const struct ptp_port_id *a, const struct ptp_port_id *b)
+{
+	int d = memcmp(a->clock_id, b->clock_id, 8);
+	if (d)
+		return d;
+	return a->port < b->port ? -1 : a->port > b->port;
+}
+
+/* Figure 28: the same grandmaster, compared by topology. */
+static int cmp_topology(const struct ptp_dataset *a, const struct ptp_dataset *b)
+{
+	unsigned sa = a->steps_removed, sb = b->steps_removed;
+	if (sa + 1 < sb)
+		return 2;
+	if (sb + 1 < sa)
+		return -2;
+	if (sa < sb) {
+		int d = port_id_cmp(&b->receiver, &b->sender);
+		return d < 0 ? 2 : d > 0 ? 1 : 0;
+	}
+	if (sa > sb) {
+		int d = port_id_cmp(&a->receiver, &a->sender);
+		return d < 0 ? -2 : d > 0 ? -1 : 0;
+	}
+	int d = port_id_cmp(&a->sender, &b->sender);
+	if (d)
+		return d < 0 ? 1 : -1;
+	if (a->receiver.port != b->receiver.port)
+		return a->receiver.port < b->receiver.port ? 1 : -1;
+	return 0;
+}
+
+/* Lower wins: +2 when a's value is lower, -2 when b's, 0 when equal. */
+static int lower(unsigned a, unsigned b)
+{
+	return a < b ? 2 : a > b ? -2 : 0;
+}
+
+int ptp_dataset_cmp(const struct ptp_dataset *a, const struct ptp_dataset *b)
+{
+	int d = memcmp(a->gm_id, b->gm_id, 8);
+	if (!d)
+		return cmp_topology(a, b);
+	int r;
+	if ((r = lower(a->priority1, b->priority1)) ||
+	    (r = lower(a->quality.clock_class, b->quality.clock_class)) ||
+	    (r = lower(a->quality.clock_accuracy, b->quality.clock_accuracy)) ||
+	    (r = lower(a->quality.offset_scaled_log_variance, b->quality.offset_scaled_log_variance)) ||
+	    (r = lower(a->priority2, b->priority2)))
+		return r;
+	return d < 0 ? 2 : -2;
+}
+
+void ptp_clock_id_from_mac(uint8_t id[8], const uint8_t mac[6])
+{
+	memcpy(id, mac, 3);
+	id[3] = 0xff;
+	id[4] = 0xfe;
+	memcpy(id + 5, mac + 3, 3);
+}
