@@ -53,6 +53,17 @@ void e1000x_ring_regs(volatile uint8_t *base, uint32_t blk, const volatile void 
 	wr32(base, blk + 0x18, 0);
 }
 
+void e1000x_port_set_mc(struct nic *nic)
+{
+	volatile uint8_t *base = to_port(nic)->regs;
+	for (int i = 0; i < nic->nmc; i++) {
+		/* RCTL.MO 00: the hash is address bits 47:36 (8254x 13.4.22) */
+		const uint8_t *m = nic->mc[i];
+		uint32_t h = ((uint32_t)m[4] >> 4 | (uint32_t)m[5] << 4) & 0xfff;
+		set_flags32(base, MTA(h >> 5), 1u << (h & 31));
+	}
+}
+
 uint32_t e1000x_rctl_filters(void)
 {
 	return RCTL_BAM | (nic_cfg.promisc ? RCTL_UPE | RCTL_MPE : 0);
@@ -275,6 +286,8 @@ static void recover(struct e1000x_port *p, const char *why)
 		err = p->family->hw_init(p);
 		for (int i = 0; i < NIC_STAT_N; i++)
 			nic->stats[i] += keep[i];
+		if (!err)
+			e1000x_port_set_mc(nic);
 	}
 	nic->stats[NS_resets]++;
 	p->reset_pending = 0;

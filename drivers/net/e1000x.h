@@ -389,6 +389,8 @@ void e1000x_ring_regs(volatile uint8_t *base, uint32_t blk, const volatile void 
 /* RCTL acceptance bits from the promisc knob: broadcast always (BAM);
  * with promisc=1 every unicast and multicast too (UPE, MPE). */
 uint32_t e1000x_rctl_filters(void);
+/* nic_ops.set_mc: set the Multicast Table Array bit of every group in nic->mc. */
+void e1000x_port_set_mc(struct nic *nic);
 /* PHY register access through MDIC (8254x 13.4.7) to the PHY at
  * p->phy_addr, inside the family's phy_acquire/phy_release. Return 0, or
  * -1 after printing (ownership refused, MDIC error or timeout). */

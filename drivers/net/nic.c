@@ -242,6 +242,19 @@ void nic_housekeeping(void)
 	}
 }
 
+int nic_mc_add(struct nic *nic, const uint8_t mc[6])
+{
+	for (int i = 0; i < nic->nmc; i++)
+		if (!memcmp(nic->mc[i], mc, 6))
+			return 0;
+	if (nic->nmc == NIC_MC_MAX)
+		return -1;
+	memcpy(nic->mc[nic->nmc++], mc, 6);
+	if (nic->ops->set_mc)
+		nic->ops->set_mc(nic);
+	return 0;
+}
+
 struct nic *nic_find(const char *name)
 {
 	for (int i = 0; i < nic_count; i++)

@@ -32,6 +32,7 @@
 #define NIC_MAX_PORTS 8
 #define NIC_MAX_QUEUES 8
 #define NIC_BURST_MAX 32
+#define NIC_MC_MAX 8
 
 /* Port counters, `ethtool -S` names. X(name, kind): kind hw = from the
  * statistics registers, sw = counted by the driver outside the fast path,
@@ -97,6 +98,8 @@ struct nic_ops {
 	void (*tx_clean)(struct nic *nic, int q);
 	/* Interrupt rate for queue q in ints/s (0 = no throttling). */
 	void (*set_itr)(struct nic *nic, int q, uint32_t ints_per_s);
+	/* Program the multicast filter with nic->mc (may be NULL: no filter). */
+	void (*set_mc)(struct nic *nic);
 };
 
 /* Per-queue interrupt moderation state (Linux e1000e's dynamic ITR). */
@@ -129,6 +132,8 @@ struct nic {
 	volatile int sched[NIC_MAX_QUEUES];	/* set by the queue's interrupt */
 	volatile int other_pending;	/* link or other cause seen */
 	struct nic_itr itr[NIC_MAX_QUEUES];
+	uint8_t mc[NIC_MC_MAX][6];	/* multicast groups joined (nic_mc_add) */
+	int nmc;
 	uint64_t stats[NIC_STAT_N];
 	struct nic_qstats q[NIC_MAX_QUEUES];
 	int owner[NIC_MAX_QUEUES];	/* core that polls each queue (kernel/lcore.c) */
@@ -201,6 +206,9 @@ static inline void nic_stats_fold(struct nic *nic)
 }
 /* Once a second for every port: update_stats and watchdog. */
 void nic_housekeeping(void);
+/* Accept frames to the multicast MAC mc on the port (SIOCADDMULTI); kept
+ * across resets. Returns 0, or -1 if NIC_MC_MAX groups are joined. */
+int nic_mc_add(struct nic *nic, const uint8_t mc[6]);
 /* The port called name ("port0"), or NULL. */
 struct nic *nic_find(const char *name);
 #endif

@@ -71,6 +71,7 @@ struct phc {
 	int tx_q;			/* queue and descriptor of the frame granted last */
 	uint32_t tx_desc;
 	uint64_t cnt_skipped, cnt_timeouts, cnt_stale, cnt_cleared;	/* copied into nic->stats */
+	uint64_t timinca_jumps;		/* SYSTIM discontinuities at a TIMINCA write, absorbed */
 };
 
 extern struct phc phcs[NIC_MAX_PORTS];

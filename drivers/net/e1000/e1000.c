@@ -152,6 +152,7 @@ static const struct nic_ops e1000_ops = {
 	.watchdog = e1000x_port_watchdog,
 	.tx_clean = e1000x_port_tx_clean,
 	.set_itr = e1000_set_itr,
+	.set_mc = e1000x_port_set_mc,
 };
 
 /* INTx only: one vector for every cause. */

@@ -281,6 +281,7 @@ static const struct nic_ops e1000e_ops = {
 	.watchdog = e1000x_port_watchdog,
 	.tx_clean = e1000x_port_tx_clean,
 	.set_itr = e1000e_set_itr,
+	.set_mc = e1000x_port_set_mc,
 };
 
 static const struct e1000x_family e1000e_family = {

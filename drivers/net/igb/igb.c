@@ -303,6 +303,7 @@ static const struct nic_ops igb_ops = {
 	.watchdog = e1000x_port_watchdog,
 	.tx_clean = e1000x_port_tx_clean,
 	.set_itr = igb_set_itr,
+	.set_mc = e1000x_port_set_mc,
 };
 
 static const struct igb_part igb_parts[] = {

@@ -1,0 +1,53 @@
+/* ptp knobs: ptp4l's option names (ptp4l(8), default.cfg) where ptp4l has
+ * one, with its defaults, except network_transport (L2 here: UDPv4 needs
+ * the port's ipN= address) and ptp_role (ptp4l's slaveOnly/masterOnly). */
+#include "apps/ptp/ptp.h"
+#include "kernel/knobs.h"
+
+struct ptp_conf ptp_conf = {
+	.role = ROLE_AUTO, .transport = PTP_L2, .domain = 0,
+	.priority1 = 128, .priority2 = 128, .clock_class = 248,
+	.log_announce = 1, .log_sync = 0, .log_min_delay_req = 0,
+	.announce_receipt_timeout = 3, .summary_interval = 3, .time_stamping = 0,
+};
+
+static const char *const role_choices[] = { "auto", "master", "slave", 0 };
+static const char *const transport_choices[] = { "L2", "UDPv4", 0 };
+static const char *const tstamp_choices[] = { "hardware", "software", 0 };
+static const struct knob_range u8_range[] = { { 0, 255 } };
+static const struct knob_range class_range[] = { { 0, 254 } };	/* 255: slave-only, by ptp_role */
+static const struct knob_range log_range[] = { { -7, 7 } };
+static const struct knob_range receipt_range[] = { { 2, 255 } };
+static const struct knob_range summary_range[] = { { -3, 10 } };
+
+KNOB(ptp_role, .name = "ptp_role", .type = KNOB_ENUM, .choices = role_choices, .ival = &ptp_conf.role,
+     .help = "ptp: auto (best master clock algorithm), master (ptp4l masterOnly), slave "
+	     "(slaveOnly, clockClass 255); default auto");
+KNOB(network_transport, .name = "network_transport", .type = KNOB_ENUM, .choices = transport_choices,
+     .ival = &ptp_conf.transport,
+     .help = "ptp: L2 (EtherType 0x88F7 to 01:1B:19:00:00:00) or UDPv4 (224.0.1.129 ports 319/320, "
+	     "source address from the port's ipN=); default L2");
+KNOB(domainNumber, .name = "domainNumber", .type = KNOB_INT, .ranges = u8_range, .nranges = 1,
+     .ival = &ptp_conf.domain, .help = "ptp: domain; messages of other domains are dropped (wrong_domain); default 0");
+KNOB(priority1, .name = "priority1", .type = KNOB_INT, .ranges = u8_range, .nranges = 1,
+     .ival = &ptp_conf.priority1, .help = "ptp: BMCA priority1 (lower wins); default 128");
+KNOB(priority2, .name = "priority2", .type = KNOB_INT, .ranges = u8_range, .nranges = 1,
+     .ival = &ptp_conf.priority2, .help = "ptp: BMCA priority2; default 128");
+KNOB(clockClass, .name = "clockClass", .type = KNOB_INT, .ranges = class_range, .nranges = 1,
+     .ival = &ptp_conf.clock_class, .help = "ptp: clockClass announced; default 248");
+KNOB(logAnnounceInterval, .name = "logAnnounceInterval", .type = KNOB_INT, .ranges = log_range, .nranges = 1,
+     .ival = &ptp_conf.log_announce, .help = "ptp: master's Announce interval, log2 s; default 1");
+KNOB(logSyncInterval, .name = "logSyncInterval", .type = KNOB_INT, .ranges = log_range, .nranges = 1,
+     .ival = &ptp_conf.log_sync, .help = "ptp: master's Sync interval, log2 s; default 0");
+KNOB(logMinDelayReqInterval, .name = "logMinDelayReqInterval", .type = KNOB_INT, .ranges = log_range,
+     .nranges = 1, .ival = &ptp_conf.log_min_delay_req,
+     .help = "ptp: Delay_Req interval, log2 s (a slave follows its master's Delay_Resp); default 0");
+KNOB(announceReceiptTimeout, .name = "announceReceiptTimeout", .type = KNOB_INT, .ranges = receipt_range,
+     .nranges = 1, .ival = &ptp_conf.announce_receipt_timeout,
+     .help = "ptp: Announce intervals without one from the master before it is given up; default 3");
+KNOB(summary_interval, .name = "summary_interval", .type = KNOB_INT, .ranges = summary_range, .nranges = 1,
+     .ival = &ptp_conf.summary_interval,
+     .help = "ptp: slave's rms/max/freq/delay summary line every 2^N s; default 3");
+KNOB(time_stamping, .name = "time_stamping", .type = KNOB_ENUM, .choices = tstamp_choices,
+     .ival = &ptp_conf.time_stamping,
+     .help = "ptp: hardware (on ports that stamp in hardware; software elsewhere) or software; default hardware");

@@ -1,0 +1,524 @@
+/*
+ * The ordinary clock's port: state machine (9.2), foreign masters and the
+ * state decision (9.3, dataset comparison in net/ptp.c), the E2E exchange
+ * (11.3) and the servo, with ptp4l's log lines.
+ *
+ * Slave: t1 = Follow_Up preciseOriginTimestamp + Sync and Follow_Up
+ * corrections, t2 = Sync receive time; t3 = Delay_Req send time, t4 =
+ * Delay_Resp receiveTimestamp - its correction. path delay = median of
+ * ((t2 - t1) + (t4 - t3)) / 2 over the last 10, offset = t2 - t1 - delay.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/ptp/ptp.h"
+#include "kernel/time.h"
+
+#define FOREIGN_THRESHOLD 2	/* Announces within 4 intervals to qualify (9.3.2.4.4) */
+#define FOREIGN_WINDOW 4
+
+const char *const ptp_state_names[PS_N] = {
+#define PTP_STATE_NAME(n) #n,
+	PTP_STATES(PTP_STATE_NAME)
+};
+
+static uint64_t interval_ns(int log2s)
+{
+	return log2s >= 0 ? 1000000000ull << log2s : 1000000000ull >> -log2s;
+}
+
+void ptp_fmt_id(char *buf, size_t len, const uint8_t id[8], int port)
+{
+	int n = snprintf(buf, len, "%02x%02x%02x.%02x%02x.%02x%02x%02x", id[0], id[1], id[2], id[3], id[4],
+			 id[5], id[6], id[7]);
+	if (port >= 0 && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "-%d", port);
+}
+
+static void say(const struct ptp_port *pp, const char *fmt, const char *a, const char *b)
+{
+	uint64_t t = now_ns();
+	printf("ptp[%lu.%03lu]: %s: ", t / 1000000000u, t / 1000000u % 1000, pp->nic->name);
+	printf(fmt, a, b);
+	printf("\n");
+}
+
+/* Our defaultDS as a dataset (9.3.4: D0). */
+static void own_dataset(const struct ptp_port *pp, struct ptp_dataset *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->priority1 = (uint8_t)ptp_conf.priority1;
+	d->priority2 = (uint8_t)ptp_conf.priority2;
+	d->quality.clock_class = ptp_conf.role == ROLE_SLAVE ? 255 : (uint8_t)ptp_conf.clock_class;
+	d->quality.clock_accuracy = 0xfe;	/* unknown */
+	d->quality.offset_scaled_log_variance = 0xffff;
+	memcpy(d->gm_id, pp->id.clock_id, 8);
+	d->sender = pp->id;
+	d->receiver = pp->id;
+}
+
+/* RX timestamping follows the state: a master needs Delay_Req times, a
+ * slave Sync times (QEMU's igb stamps one message type). */
+static void set_hwtstamp(struct ptp_port *pp)
+{
+	if (!pp->hw)
+		return;
+	int rx = pp->state == PS_MASTER ? PTP_DELAY_REQ : PTP_SYNC;
+	phc_hwtstamp(pp->clk, rx, 1, ptp_conf.transport == PTP_UDP4);
+}
+
+static void to_state(struct ptp_port *pp, enum port_state s, const char *event)
+{
+	if (pp->state == s)
+		return;
+	printf("ptp[%lu]: %s: port 1: %s to %s on %s\n", now_ns() / 1000000000u, pp->nic->name,
+	       ptp_state_names[pp->state], ptp_state_names[s], event);
+	pp->state = s;
+	pp->state_since = now_ns();
+	pp->sync_valid = 0;
+	pp->dreq_state = 0;
+	pp->fup_pending = 0;
+	if (s == PS_MASTER) {
+		uint64_t now = now_ns();
+		pp->next_announce = now;
+		pp->next_sync = now;
+		pp->parent = -1;
+	}
+	set_hwtstamp(pp);
+}
+
+void ptp_port_init(struct ptp_port *pp, struct nic *nic)
+{
+	memset(pp, 0, sizeof(*pp));
+	pp->nic = nic;
+	pp->clk = phc_of(nic);
+	pp->hw = phc_is_hw(pp->clk) && ptp_conf.time_stamping == 0;
+	ptp_clock_id_from_mac(pp->id.clock_id, nic->mac);
+	pp->id.port = 1;
+	pp->parent = -1;
+	pp->state = PS_INITIALIZING;
+	pp->log_min_delay_req = (int8_t)ptp_conf.log_min_delay_req;
+	pi_servo_init(&pp->servo, !pp->hw, 0, 0);
+	pp->next_summary = now_ns() + interval_ns((int)ptp_conf.summary_interval);
+	to_state(pp, PS_LISTENING, "INIT_COMPLETE");
+}
+
+/* Foreign master record for an Announce's sender; NULL if the table is full. */
+static struct foreign *foreign_of(struct ptp_port *pp, const struct ptp_port_id *id)
+{
+	struct foreign *free = 0;
+	for (int i = 0; i < FOREIGN_MAX; i++) {
+		struct foreign *f = &pp->foreign[i];
+		if (f->used && !memcmp(&f->id, id, sizeof(*id)))
+			return f;
+		if (!f->used && !free)
+			free = f;
+	}
+	if (free) {
+		char b[32];
+		memset(free, 0, sizeof(*free));
+		free->used = 1;
+		free->id = *id;
+		ptp_fmt_id(b, sizeof(b), id->clock_id, id->port);
+		say(pp, "new foreign master %s%s", b, "");
+	}
+	return free;
+}
+
+/* Qualified (two Announces within four intervals) and not timed out. */
+static int foreign_ok(const struct foreign *f, uint64_t now)
+{
+	uint64_t iv = interval_ns(f->log_interval);
+	if (!f->used || !f->last_ns[1])
+		return 0;
+	if (now - f->last_ns[0] > (uint64_t)ptp_conf.announce_receipt_timeout * iv)
+		return 0;
+	return f->last_ns[0] - f->last_ns[1] <= FOREIGN_WINDOW * iv;
+}
+
+static int best_foreign(struct ptp_port *pp, uint64_t now)
+{
+	int best = -1;
+	for (int i = 0; i < FOREIGN_MAX; i++) {
+		struct foreign *f = &pp->foreign[i];
+		if (f->used && !foreign_ok(f, now) && now - f->last_ns[0] > 4 * FOREIGN_WINDOW * interval_ns(f->log_interval))
+			f->used = 0;	/* long gone */
+		if (foreign_ok(f, now) && (best < 0 || ptp_dataset_cmp(&f->ds, &pp->foreign[best].ds) > 0))
+			best = i;
+	}
+	return best;
+}
+
+static void new_parent(struct ptp_port *pp, int best)
+{
+	char b[32];
+	pp->parent = best;
+	ptp_fmt_id(b, sizeof(b), pp->foreign[best].ds.gm_id, -1);
+	say(pp, "selected best master clock %s%s", b, "");
+	pp->sync_valid = 0;
+	pp->dreq_state = 0;
+	pp->have_delay = 0;
+	pp->have_pair = 0;
+	delay_filter_reset(&pp->df);
+	pi_servo_reset(&pp->servo);
+	pp->next_delay_req = now_ns();
+	if (pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE)
+		return;
+	to_state(pp, PS_UNCALIBRATED, "RS_SLAVE");
+}
+
+/* State decision (9.3.3) for one port. */
+static void decide(struct ptp_port *pp, uint64_t now)
+{
+	uint64_t timeout = (uint64_t)ptp_conf.announce_receipt_timeout * interval_ns((int)ptp_conf.log_announce);
+	if (ptp_conf.role == ROLE_MASTER) {
+		if (pp->state == PS_LISTENING && now - pp->state_since >= timeout)
+			to_state(pp, PS_MASTER, "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
+		return;
+	}
+	int best = best_foreign(pp, now);
+	struct ptp_dataset own;
+	own_dataset(pp, &own);
+	if (best >= 0 && (ptp_conf.role == ROLE_SLAVE || ptp_dataset_cmp(&pp->foreign[best].ds, &own) > 0)) {
+		if (best != pp->parent || (pp->state != PS_UNCALIBRATED && pp->state != PS_SLAVE))
+			new_parent(pp, best);
+		return;
+	}
+	if (pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE) {
+		pp->parent = -1;
+		to_state(pp, ptp_conf.role == ROLE_SLAVE ? PS_LISTENING : PS_MASTER,
+			 "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
+	} else if (pp->state == PS_LISTENING && ptp_conf.role == ROLE_AUTO && now - pp->state_since >= timeout) {
+		to_state(pp, PS_MASTER, "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
+		say(pp, "assuming the grand master role%s%s", "", "");
+	}
+}
+
+static int from_parent(const struct ptp_port *pp, const struct ptp_msg *m)
+{
+	return pp->parent >= 0 && !memcmp(&pp->foreign[pp->parent].id, &m->source, sizeof(m->source));
+}
+
+static void count(struct ptp_port *pp, enum ptp_rx_count c)
+{
+	pp->rx_count[c]++;
+}
+
+static void rx_announce(struct ptp_port *pp, const struct ptp_msg *m, uint64_t now)
+{
+	struct foreign *f = foreign_of(pp, &m->source);
+	if (!f) {
+		count(pp, PC_foreign_table_full);
+		return;
+	}
+	f->last_ns[1] = f->last_ns[0];
+	f->last_ns[0] = now;
+	f->log_interval = m->log_interval;
+	struct ptp_dataset *d = &f->ds;
+	d->priority1 = m->announce.priority1;
+	d->priority2 = m->announce.priority2;
+	d->quality = m->announce.quality;
+	memcpy(d->gm_id, m->announce.gm_id, 8);
+	d->steps_removed = m->announce.steps_removed;
+	d->sender = m->source;
+	d->receiver = pp->id;
+	decide(pp, now);
+	int idx = (int)(f - pp->foreign);
+	count(pp, ptp_conf.role != ROLE_MASTER && idx == pp->parent ? PC_announce : PC_other_master);
+}
+
+/* Summary every summary_interval (ptp4l's clock_stats_update). */
+static void summary(struct ptp_port *pp, uint64_t now)
+{
+	if (now < pp->next_summary)
+		return;
+	pp->next_summary = now + interval_ns((int)ptp_conf.summary_interval);
+	struct series_result o, f, d;
+	if (series_result(&pp->s_offset, &o) || series_result(&pp->s_freq, &f))
+		return;
+	printf("ptp[%lu]: %s: rms %4ld max %4ld freq %+6ld +/- %3ld", now / 1000000000u, pp->nic->name,
+	       (int64_t)(o.rms + 0.5), (int64_t)(o.max_abs + 0.5), (int64_t)f.mean, (int64_t)(f.stddev + 0.5));
+	if (!series_result(&pp->s_delay, &d))
+		printf(" delay %5ld +/- %3ld", (int64_t)(d.mean + 0.5), (int64_t)(d.stddev + 0.5));
+	printf("\n");
+	series_reset(&pp->s_offset);
+	series_reset(&pp->s_freq);
+	series_reset(&pp->s_delay);
+}
+
+/* One offset sample into the servo (ptp4l clock_synchronize). */
+static void synchronize(struct ptp_port *pp, int64_t t1c, int64_t t2)
+{
+	pp->pair_t1c = t1c;
+	pp->pair_t2 = t2;
+	pp->have_pair = 1;
+	if (!pp->have_delay)
+		return;
+	int64_t offset = t2 - t1c - pp->path_delay;
+	enum servo_state st;
+	int8_t li = pp->sync_log_interval;
+	pi_servo_sync_interval(&pp->servo, li >= 0 ? (double)(1 << li) : 1.0 / (1 << -li));
+	double adj = pi_servo_sample(&pp->servo, offset, (uint64_t)t2, &st);
+	pp->sstate = st;
+	pp->last_offset = offset;
+	pp->last_freq = adj;
+	printf("ptp[%lu]: %s: master offset %10ld s%d freq %+7ld path delay %9ld\n", now_ns() / 1000000000u,
+	       pp->nic->name, offset, st, (int64_t)(adj < 0 ? adj - 0.5 : adj + 0.5), pp->path_delay);
+	switch (st) {
+	case SERVO_JUMP:
+		phc_adjfreq(pp->clk, (int64_t)-adj);
+		phc_adjtime(pp->clk, -offset);
+		pp->ev[PE_steps]++;
+		pp->dreq_state = 0;	/* its t3 was taken before the step */
+		pp->sync_valid = 0;
+		pp->have_pair = 0;
+		break;
+	case SERVO_LOCKED:
+		phc_adjfreq(pp->clk, (int64_t)-adj);
+		series_add(&pp->s_offset, (double)offset);
+		series_add(&pp->s_freq, adj);
+		series_add(&pp->s_delay, (double)pp->path_delay);
+		if (pp->state == PS_UNCALIBRATED)
+			to_state(pp, PS_SLAVE, "MASTER_CLOCK_SELECTED");
+		break;
+	default:
+		break;
+	}
+}
+
+static void rx_sync(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts)
+{
+	pp->sync_valid = 1;
+	pp->sync_seq = m->seq;
+	pp->t2 = ts;
+	pp->sync_corr = m->correction >> 16;
+	pp->sync_log_interval = m->log_interval;
+	count(pp, PC_sync);
+	if (!(m->flags & PTP_FLAG_TWO_STEP)) {	/* one-step: the origin is in the Sync */
+		synchronize(pp, ptp_ts_to_ns(m->ts) + pp->sync_corr, pp->t2);
+	}
+}
+
+static void rx_follow_up(struct ptp_port *pp, const struct ptp_msg *m)
+{
+	if (!pp->sync_valid || m->seq != pp->sync_seq) {
+		count(pp, PC_no_matching_sync);
+		return;
+	}
+	count(pp, PC_follow_up);
+	pp->sync_valid = 0;
+	synchronize(pp, ptp_ts_to_ns(m->ts) + pp->sync_corr + (m->correction >> 16), pp->t2);
+}
+
+/* Both halves of the Delay_Req exchange in: a path delay sample. */
+static void delay_done(struct ptp_port *pp)
+{
+	if (!pp->have_t3 || !pp->have_t4)
+		return;
+	pp->dreq_state = 0;
+	int64_t d = ((pp->t2c - pp->t1c) + (pp->t4c - pp->t3)) / 2;
+	pp->path_delay = delay_filter_add(&pp->df, d);
+	pp->have_delay = 1;
+}
+
+static void rx_delay_resp(struct ptp_port *pp, const struct ptp_msg *m)
+{
+	if (pp->dreq_state != 1 || m->seq != pp->dreq_seq ||
+	    memcmp(&m->requesting, &pp->id, sizeof(pp->id))) {
+		count(pp, PC_not_our_request);
+		return;
+	}
+	count(pp, PC_delay_resp);
+	pp->t4c = ptp_ts_to_ns(m->ts) - (m->correction >> 16);
+	pp->have_t4 = 1;
+	pp->log_min_delay_req = m->log_interval;
+	delay_done(pp);
+}
+
+/* Master: answer a Delay_Req with its receive time (11.3.2). */
+static void rx_delay_req(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts)
+{
+	count(pp, PC_delay_req);
+	struct ptp_msg r;
+	memset(&r, 0, sizeof(r));
+	r.msg_type = PTP_DELAY_RESP;
+	r.domain = (uint8_t)ptp_conf.domain;
+	r.correction = m->correction;
+	r.source = pp->id;
+	r.seq = m->seq;
+	r.log_interval = (int8_t)ptp_conf.log_min_delay_req;
+	r.ts = ptp_ts_from_ns(ts);
+	r.requesting = m->source;
+	if (!ptp_send(pp, &r, 0, 0))
+		pp->ev[PE_tx_delay_resp]++;
+}
+
+void ptp_port_rx(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts)
+{
+	uint64_t now = now_ns();
+	int slave = pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE;
+	switch (m->msg_type) {
+	case PTP_ANNOUNCE:
+		rx_announce(pp, m, now);
+		return;
+	case PTP_DELAY_REQ:
+		if (pp->state != PS_MASTER)
+			count(pp, PC_wrong_state);
+		else
+			rx_delay_req(pp, m, ts);
+		return;
+	default:
+		break;
+	}
+	if (!slave) {
+		count(pp, PC_wrong_state);
+		return;
+	}
+	if (!from_parent(pp, m)) {
+		count(pp, PC_not_from_master);
+		return;
+	}
+	if (m->msg_type == PTP_SYNC)
+		rx_sync(pp, m, ts);
+	else if (m->msg_type == PTP_FOLLOW_UP)
+		rx_follow_up(pp, m);
+	else
+		rx_delay_resp(pp, m);
+}
+
+static void header(const struct ptp_port *pp, struct ptp_msg *m, uint8_t type, uint16_t seq, int8_t li)
+{
+	memset(m, 0, sizeof(*m));
+	m->msg_type = type;
+	m->domain = (uint8_t)ptp_conf.domain;
+	m->source = pp->id;
+	m->seq = seq;
+	m->log_interval = li;
+}
+
+static void send_announce(struct ptp_port *pp)
+{
+	struct ptp_msg m;
+	struct ptp_dataset own;
+	own_dataset(pp, &own);
+	header(pp, &m, PTP_ANNOUNCE, pp->seq_announce++, (int8_t)ptp_conf.log_announce);
+	m.flags = PTP_FLAG_PTP_TIMESCALE;
+	m.announce.origin = ptp_ts_from_ns(phc_gettime(pp->clk));
+	m.announce.utc_offset = 37;
+	m.announce.priority1 = own.priority1;
+	m.announce.quality = own.quality;
+	m.announce.priority2 = own.priority2;
+	memcpy(m.announce.gm_id, own.gm_id, 8);
+	m.announce.time_source = 0xa0;	/* INTERNAL_OSCILLATOR */
+	if (!ptp_send(pp, &m, 0, 0))
+		pp->ev[PE_tx_announce]++;
+}
+
+static void send_follow_up(struct ptp_port *pp, int64_t t1)
+{
+	struct ptp_msg m;
+	header(pp, &m, PTP_FOLLOW_UP, pp->fup_seq, (int8_t)ptp_conf.log_sync);
+	m.ts = ptp_ts_from_ns(t1);
+	if (!ptp_send(pp, &m, 0, 0))
+		pp->ev[PE_tx_follow_up]++;
+}
+
+static void send_sync(struct ptp_port *pp)
+{
+	struct ptp_msg m;
+	int64_t sw = 0;
+	uint32_t txseq = 0;
+	header(pp, &m, PTP_SYNC, pp->seq_sync++, (int8_t)ptp_conf.log_sync);
+	m.flags = PTP_FLAG_TWO_STEP;
+	m.ts = ptp_ts_from_ns(phc_gettime(pp->clk));
+	if (ptp_send(pp, &m, &txseq, &sw))
+		return;
+	pp->ev[PE_tx_sync]++;
+	pp->fup_seq = m.seq;
+	if (!txseq) {
+		send_follow_up(pp, sw);
+		return;
+	}
+	pp->fup_pending = 1;
+	pp->fup_txseq = txseq;
+}
+
+static void send_delay_req(struct ptp_port *pp)
+{
+	struct ptp_msg m;
+	int64_t sw = 0;
+	uint32_t txseq = 0;
+	header(pp, &m, PTP_DELAY_REQ, pp->seq_delay_req++, 0x7f);
+	if (ptp_send(pp, &m, &txseq, &sw))
+		return;
+	pp->ev[PE_tx_delay_req]++;
+	pp->dreq_state = 1;
+	pp->dreq_seq = m.seq;
+	pp->dreq_txseq = txseq;
+	pp->t1c = pp->pair_t1c;
+	pp->t2c = pp->pair_t2;
+	pp->have_t4 = 0;
+	pp->have_t3 = !txseq;
+	pp->t3 = sw;
+}
+
+/* Poll the hardware TX timestamp a Follow_Up or delay sample waits for. */
+static int tx_stamps(struct ptp_port *pp)
+{
+	int64_t ns;
+	int r;
+	if (pp->fup_pending && (r = phc_tx_tstamp(pp->clk, pp->fup_txseq, &ns))) {
+		pp->fup_pending = 0;
+		if (r < 0) {
+			pp->ev[PE_tx_tstamp_missing]++;
+			return 1;
+		}
+		pp->ev[PE_tx_hwtstamp]++;
+		send_follow_up(pp, ns);
+		return 1;
+	}
+	if (pp->dreq_state == 1 && !pp->have_t3 && (r = phc_tx_tstamp(pp->clk, pp->dreq_txseq, &ns))) {
+		if (r < 0) {
+			pp->ev[PE_tx_tstamp_missing]++;
+			pp->dreq_state = 0;
+			return 1;
+		}
+		pp->ev[PE_tx_hwtstamp]++;
+		pp->t3 = ns;
+		pp->have_t3 = 1;
+		delay_done(pp);
+		return 1;
+	}
+	return 0;
+}
+
+int ptp_port_tick(struct ptp_port *pp, uint64_t now)
+{
+	int did = tx_stamps(pp);
+	if (pp->state == PS_MASTER) {
+		if (now >= pp->next_announce) {
+			pp->next_announce = now + interval_ns((int)ptp_conf.log_announce);
+			send_announce(pp);
+			decide(pp, now);
+			did = 1;
+		}
+		if (now >= pp->next_sync && !pp->fup_pending) {
+			pp->next_sync = now + interval_ns((int)ptp_conf.log_sync);
+			send_sync(pp);
+			did = 1;
+		}
+		return did;
+	}
+	if ((pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE) && now >= pp->next_delay_req) {
+		pp->next_delay_req = now + interval_ns(pp->log_min_delay_req);
+		if (pp->have_pair) {	/* a Delay_Req still unanswered is given up */
+			send_delay_req(pp);
+			did = 1;
+		}
+	}
+	if (now >= pp->next_announce) {	/* state decision once per announce interval */
+		pp->next_announce = now + interval_ns((int)ptp_conf.log_announce);
+		decide(pp, now);
+	}
+	summary(pp, now);
+	return did;
+}

@@ -1,0 +1,200 @@
+/*
+ * ptp app hooks: start an ordinary clock on each port app=ptp runs on,
+ * receive (every frame ends in one counter: a message used, or a named
+ * drop), send with timestamps, timers from idle(), the report line after
+ * each statistics report, and the `ptp` shell command.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/app.h"
+#include "apps/fwd/l3.h"
+#include "apps/ptp/ptp.h"
+#include "kernel/cpu.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+
+struct ptp_port ptp_ports[NIC_MAX_PORTS];
+extern const struct app app_ptp;
+
+static const char *const rx_names[PC_N] = {
+#define PTP_NAME(n) #n,
+	PTP_RX_USED(PTP_NAME) PTP_RX_DROPS(PTP_NAME)
+};
+static const char *const ev_names[PE_N] = { PTP_EVENTS(PTP_NAME) };
+
+static int ptp_init(void)
+{
+	int n = 0;
+	for (int p = 0; p < nic_count; p++) {
+		if (!app_runs_on(&app_ptp, p))
+			continue;
+		struct nic *nic = nics[p];
+		if (ptp_conf.transport == PTP_UDP4 && !l3_if[p].addr) {
+			printf("ptp: %s: network_transport=UDPv4 needs the port's address: ip%d=A.B.C.D/LEN\n",
+			       nic->name, p);
+			return -1;
+		}
+		struct ptp_port *pp = &ptp_ports[p];
+		nic_mc_add(nic, ptp_conf.transport == PTP_UDP4 ? ptp_ipv4_mcast_mac : ptp_l2_mcast);
+		ptp_port_init(pp, nic);
+		pp->ip = l3_if[p].addr;
+		char id[32];
+		ptp_fmt_id(id, sizeof(id), pp->id.clock_id, pp->id.port);
+		printf("ptp: %s: ordinary clock %s, role %s, %s, domain %ld, %s timestamps\n", nic->name, id,
+		       ptp_conf.role == ROLE_AUTO ? "auto" : ptp_conf.role == ROLE_MASTER ? "master" : "slave",
+		       ptp_conf.transport == PTP_UDP4 ? "UDPv4" : "L2", ptp_conf.domain,
+		       pp->hw ? "hardware" : "software");
+		n++;
+	}
+	return n ? 0 : -1;
+}
+
+/* The message's timestamp: the hardware's, or the clock at the burst. */
+static int64_t rx_stamp(struct ptp_port *pp, const struct pkt *p, const struct ptp_msg *m)
+{
+	if (!ptp_is_event(m->msg_type))
+		return 0;
+	if (pp->hw && (p->flags & PKT_RX_TSTAMP)) {
+		pp->ev[PE_rx_hwtstamp]++;
+		return (int64_t)p->tstamp;
+	}
+	pp->ev[PE_rx_swtstamp]++;
+	return phc_sw_stamp(pp->clk, pp->burst_tsc);
+}
+
+static void rx_one(struct ptp_port *pp, struct pkt *p)
+{
+	struct ptp_frame f;
+	struct ptp_msg m;
+	pp->rx++;
+	enum ptp_frame_kind k = ptp_frame_parse(p->data, p->len, (enum ptp_transport)ptp_conf.transport, &f);
+	if (k != PTP_FRAME_OK) {
+		pp->rx_count[k == PTP_FRAME_BAD_IP ? PC_bad_ip : PC_not_ptp]++;
+		return;
+	}
+	enum ptp_err e = ptp_parse(f.msg, f.len, &m);
+	if (e != PTP_OK) {
+		pp->rx_count[PC_bad_ip + e]++;	/* the parser reasons follow bad_ip in order */
+		return;
+	}
+	pp->ev[PE_unknown_tlv] += m.unknown_tlvs;
+	if (m.domain != ptp_conf.domain) {
+		pp->rx_count[PC_wrong_domain]++;
+		return;
+	}
+	if (!memcmp(m.source.clock_id, pp->id.clock_id, 8)) {
+		pp->rx_count[PC_from_self]++;
+		return;
+	}
+	ptp_port_rx(pp, &m, rx_stamp(pp, p, &m));
+}
+
+static void ptp_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)q;
+	struct ptp_port *pp = &ptp_ports[nic->port];
+	pp->burst_tsc = rdtsc();
+	for (int i = 0; i < n; i++)
+		rx_one(pp, pkts[i]);
+	pkt_free_bulk(pkts, n);
+}
+
+int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *sw_ts)
+{
+	struct nic *nic = pp->nic;
+	struct pkt *p = pkt_alloc(nic->pool);
+	if (!p) {
+		pp->ev[PE_tx_failed]++;
+		return -1;
+	}
+	enum ptp_transport t = (enum ptp_transport)ptp_conf.transport;
+	size_t hl = ptp_frame_hlen(t);
+	size_t ml = ptp_build(p->data + hl, PKT_BUF_SIZE - hl, m);
+	p->len = (uint16_t)ptp_frame_build(p->data, t, nic->mac, pp->ip, m->msg_type, ml);
+	int event = ptp_is_event(m->msg_type) && txseq;
+	if (event && pp->hw)
+		p->flags |= PKT_TX_TSTAMP;
+	uint32_t before = phc_tx_seq(pp->clk);
+	int64_t sw = event ? phc_sw_stamp(pp->clk, rdtsc()) : 0;
+	if (nic->ops->tx_burst(nic, 0, &p, 1) != 1) {
+		pkt_free(p);
+		pp->ev[PE_tx_failed]++;
+		return -1;
+	}
+	if (!event)
+		return 0;
+	*txseq = pp->hw && phc_tx_seq(pp->clk) != before ? phc_tx_seq(pp->clk) : 0;
+	if (!*txseq) {
+		pp->ev[PE_tx_swtstamp]++;
+		*sw_ts = sw;
+	}
+	return 0;
+}
+
+static int ptp_idle(void)
+{
+	int did = 0;
+	uint64_t now = now_ns();
+	for (int p = 0; p < nic_count; p++)
+		if (ptp_ports[p].nic)
+			did += ptp_port_tick(&ptp_ports[p], now);
+	return did;
+}
+
+static void ptp_report(int json)
+{
+	for (int p = 0; p < nic_count; p++) {
+		struct ptp_port *pp = &ptp_ports[p];
+		if (!pp->nic)
+			continue;
+		if (json)
+			printf("{\"stats\":\"ptp\",\"port\":\"%s\",\"state\":\"%s\",\"servo\":%d,\"offset_ns\":%ld,"
+			       "\"freq_ppb\":%ld,\"path_delay_ns\":%ld,\"rx\":%lu}\n", pp->nic->name,
+			       ptp_state_names[pp->state], pp->sstate, pp->last_offset, (int64_t)pp->last_freq,
+			       pp->path_delay, pp->rx);
+		else
+			printf("ptp %s: %s s%d offset %ld ns freq %+ld ppb path delay %ld ns\n", pp->nic->name,
+			       ptp_state_names[pp->state], pp->sstate, pp->last_offset, (int64_t)pp->last_freq,
+			       pp->path_delay);
+	}
+}
+
+APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock (E2E, two-step, L2 or UDPv4)", .init = ptp_init,
+    .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report);
+
+static void show_port(struct ptp_port *pp)
+{
+	char id[32], par[32] = "none";
+	ptp_fmt_id(id, sizeof(id), pp->id.clock_id, pp->id.port);
+	if (pp->parent >= 0)
+		ptp_fmt_id(par, sizeof(par), pp->foreign[pp->parent].id.clock_id, pp->foreign[pp->parent].id.port);
+	printf("ptp %s: state %s clock %s parent %s timestamps %s servo s%d offset %ld freq %+ld path_delay %ld\n",
+	       pp->nic->name, ptp_state_names[pp->state], id, par, pp->hw ? "hardware" : "software", pp->sstate,
+	       pp->last_offset, (int64_t)pp->last_freq, pp->path_delay);
+	printf("ptp %s: rx %lu", pp->nic->name, pp->rx);
+	for (int i = 0; i < PC_N; i++)
+		printf(" %s %lu", rx_names[i], pp->rx_count[i]);
+	printf("\nptp %s:", pp->nic->name);
+	for (int i = 0; i < PE_N; i++)
+		printf(" %s %lu", ev_names[i], pp->ev[i]);
+	printf("\n");
+}
+
+static int cmd_ptp(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		printf("usage: ptp\n");
+		return -1;
+	}
+	int n = 0;
+	for (int p = 0; p < nic_count; p++)
+		if (ptp_ports[p].nic) {
+			show_port(&ptp_ports[p]);
+			n++;
+		}
+	if (!n)
+		printf("ptp: the app runs on no port (app=ptp)\n");
+	return 0;
+}
+SHELL_CMD(ptp, "ptp", "ptp", "each PTP port: state, parent, servo, frames by use and drop reason, events", cmd_ptp);

@@ -1,0 +1,139 @@
+/*
+ * ptp: an IEEE 1588-2008 ordinary clock on each port app=ptp runs on:
+ * end-to-end delay mechanism, two-step, L2 or UDP/IPv4, the best master
+ * clock algorithm (role auto) or a fixed role, ptp4l's PI servo steering
+ * the port's clock (drivers/net/phc.h) with hardware timestamps where the
+ * port has them. Log lines are shaped like ptp4l's.
+ *
+ * Files: conf.c (knobs), port.c (state machine, BMCA, messages, servo),
+ * ptp.c (app hooks, transmit, the `ptp` command).
+ */
+#ifndef APPS_PTP_H
+#define APPS_PTP_H
+#include <stdint.h>
+#include "drivers/net/phc.h"
+#include "net/ptp.h"
+#include "net/ptp_servo.h"
+
+/* Knobs (conf.c), ptp4l's names where ptp4l has the option. */
+struct ptp_conf {
+	int64_t role;			/* enum ptp_role */
+	int64_t transport;		/* enum ptp_transport (network_transport) */
+	int64_t domain;			/* domainNumber */
+	int64_t priority1, priority2, clock_class;
+	int64_t log_announce, log_sync, log_min_delay_req;	/* log2 s */
+	int64_t announce_receipt_timeout;	/* announce intervals */
+	int64_t summary_interval;	/* log2 s */
+	int64_t time_stamping;		/* 0 hardware (where the port has it), 1 software */
+};
+extern struct ptp_conf ptp_conf;
+enum ptp_role { ROLE_AUTO, ROLE_MASTER, ROLE_SLAVE };
+
+/* Port states (9.2.5), printed with ptp4l's names. */
+#define PTP_STATES(X) X(INITIALIZING) X(FAULTY) X(DISABLED) X(LISTENING) X(PRE_MASTER) \
+	X(MASTER) X(PASSIVE) X(UNCALIBRATED) X(SLAVE)
+#define PTP_STATE_ENUM(n) PS_##n,
+enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
+
+/* Where each received frame ends: used by message type, or one drop. */
+#define PTP_RX_USED(X) X(sync) X(follow_up) X(delay_req) X(delay_resp) X(announce)
+#define PTP_RX_DROPS(X) \
+	X(not_ptp)		/* not PTP over the configured transport */ \
+	X(bad_ip)		/* UDP to port 319/320 with a bad IPv4/UDP header */ \
+	PTP_ERRORS(X)		/* the parser's reasons (net/ptp.h) */ \
+	X(wrong_domain)		/* domainNumber is not ours */ \
+	X(from_self)		/* our own clock identity */ \
+	X(wrong_state)		/* e.g. Sync while master, Delay_Req while not master */ \
+	X(not_from_master)	/* Sync/Follow_Up/Delay_Resp from a port that is not our parent */ \
+	X(other_master)		/* Announce from a master that is not the best (kept as a fallback) */ \
+	X(no_matching_sync)	/* Follow_Up whose Sync we did not see (sequenceId) */ \
+	X(not_our_request)	/* Delay_Resp to another port or an old Delay_Req */ \
+	X(foreign_table_full)	/* Announce from a fifth foreign master */
+#define PTP_COUNT_ENUM(n) PC_##n,
+enum ptp_rx_count { PTP_RX_USED(PTP_COUNT_ENUM) PTP_RX_DROPS(PTP_COUNT_ENUM) PC_N };
+#define PC_FIRST_DROP PC_not_ptp
+
+/* Events that are not received frames. */
+#define PTP_EVENTS(X) \
+	X(tx_sync) X(tx_follow_up) X(tx_delay_req) X(tx_delay_resp) X(tx_announce) \
+	X(tx_failed)		/* no buffer, or the TX ring refused the frame */ \
+	X(rx_hwtstamp) X(rx_swtstamp)	/* event messages stamped in hardware / software */ \
+	X(tx_hwtstamp) X(tx_swtstamp) \
+	X(tx_tstamp_missing)	/* a hardware TX timestamp that never came: no Follow_Up / no delay */ \
+	X(unknown_tlv)		/* TLVs of a type we do not know, skipped (14.1.1) */ \
+	X(steps)		/* clock steps (servo s1) */
+#define PTP_EVENT_ENUM(n) PE_##n,
+enum ptp_event { PTP_EVENTS(PTP_EVENT_ENUM) PE_N };
+
+#define FOREIGN_MAX 4
+
+/* A master we hear Announce messages from (9.3.2.4). */
+struct foreign {
+	int used;
+	struct ptp_port_id id;
+	struct ptp_dataset ds;
+	uint64_t last_ns[2];		/* the last two Announce arrivals */
+	int8_t log_interval;		/* its logAnnounceInterval */
+};
+
+/* One ordinary clock (one port). */
+struct ptp_port {
+	struct nic *nic;
+	struct phc *clk;
+	int hw;				/* hardware timestamps in use */
+	enum port_state state;
+	struct ptp_port_id id;		/* our portIdentity: clock id from the MAC, port 1 */
+	uint32_t ip;			/* UDPv4 source address (ipN=), host order */
+	uint64_t state_since;
+	uint16_t seq_sync, seq_announce, seq_delay_req;
+	uint64_t next_announce, next_sync, next_delay_req, next_summary;
+	struct foreign foreign[FOREIGN_MAX];
+	int parent;			/* index in foreign[], -1 none */
+	/* slave: the Sync/Follow_Up pair and the Delay_Req exchange */
+	int sync_valid;
+	uint16_t sync_seq;
+	int64_t t2, sync_corr;		/* ns, correction ns */
+	int8_t sync_log_interval;
+	int dreq_state;			/* 0 none, 1 sent, waiting for t3 and Delay_Resp */
+	uint16_t dreq_seq;
+	uint32_t dreq_txseq;		/* phc TX request, 0: software stamp */
+	int64_t pair_t1c, pair_t2;	/* the last complete Sync: t1 + corrections, t2 */
+	int have_pair;
+	int64_t t1c, t2c, t3, t4c;	/* the pair a Delay_Req goes with; t3; t4 - correction */
+	int have_t3, have_t4;
+	int8_t log_min_delay_req;
+	struct delay_filter df;
+	int64_t path_delay;
+	int have_delay;
+	struct pi_servo servo;
+	enum servo_state sstate;
+	int64_t last_offset;
+	double last_freq;
+	/* master: Sync waiting for its TX timestamp */
+	int fup_pending;
+	uint16_t fup_seq;
+	uint32_t fup_txseq;
+	uint64_t burst_tsc;		/* TSC at the receive burst (software stamps) */
+	struct series_stats s_offset, s_freq, s_delay;
+	uint64_t rx_count[PC_N];
+	uint64_t ev[PE_N];
+	uint64_t rx;			/* frames received */
+};
+
+extern struct ptp_port ptp_ports[NIC_MAX_PORTS];
+extern const char *const ptp_state_names[PS_N];
+
+/* port.c */
+void ptp_port_init(struct ptp_port *pp, struct nic *nic);
+/* One received PTP message with its timestamp (ns of the port clock). */
+void ptp_port_rx(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts);
+/* Timers and pending TX timestamps; returns 1 if it did anything. */
+int ptp_port_tick(struct ptp_port *pp, uint64_t now);
+/* Port identity as ptp4l prints it: 3aa283.fffe.e0fd80-1 (port < 0: no suffix). */
+void ptp_fmt_id(char *buf, size_t len, const uint8_t id[8], int port);
+
+/* ptp.c: send message m (header fields set by the caller) from pp; event
+ * messages get a TX timestamp: *txseq the phc request (0 if a software
+ * stamp was taken, in *sw_ts). Returns 0, or -1 counted in tx_failed. */
+int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *sw_ts);
+#endif
