@@ -20,6 +20,9 @@ UNIT_BINS += $(UNIT_DIR)/test_pcidecode
 # The router's building blocks live in net/.
 UNIT_NET := lpm ipv4
 UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
+# PTP: messages (against ptp4l captures in tests/unit/data), the servo, and
+# the register-free timestamping logic of the drivers.
+UNIT_BINS += $(UNIT_DIR)/test_ptp $(UNIT_DIR)/test_ptp_servo $(UNIT_DIR)/test_hwtstamp
 # Header-only: the boot paths' command line cut (kernel/boot_info.h).
 UNIT_BINS += $(UNIT_DIR)/test_bootinfo
 # pktgen's latency histogram.
@@ -79,6 +82,19 @@ $(UNIT_DIR)/test_bootinfo: tests/unit/test_bootinfo.c kernel/boot_info.h
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 $(UNIT_NET:%=$(UNIT_DIR)/test_%): $(UNIT_DIR)/test_%: tests/unit/test_%.c net/%.c net/%.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(UNIT_DIR)/test_ptp: tests/unit/test_ptp.c net/ptp.c net/ptp.h net/ipv4.c net/ipv4.h \
+		tests/unit/data/ptp4l-l2-e2e-twostep.pcap tests/unit/data/ptp4l-udp4-e2e-twostep.pcap
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(UNIT_DIR)/test_ptp_servo: tests/unit/test_ptp_servo.c net/ptp_servo.c net/ptp_servo.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka -lm
+
+$(UNIT_DIR)/test_hwtstamp: tests/unit/test_hwtstamp.c drivers/net/hwtstamp.c drivers/net/hwtstamp.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 

@@ -1,0 +1,236 @@
+/*
+ * Unit tests for drivers/net/hwtstamp.c against a small model of the
+ * 82576 timestamp registers (7.9.3): TSYNCTXCTL.VALID latches TXSTMP when a
+ * frame sent with the request bit goes out, later requests are ignored
+ * while VALID is set, and reading TXSTMPH releases it; the RX latch holds
+ * until read. The driver side below does what drivers/net/phc.c does with
+ * each action.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include "drivers/net/hwtstamp.h"
+
+#define MS 1000000ull
+
+/* The register model: frames queued for transmission, each with or
+ * without the timestamp request, sent when the test says so. */
+struct model {
+	int valid;		/* TSYNCTXCTL.VALID */
+	uint64_t txstmp;	/* TXSTMPL/H */
+	int queued_req[8];	/* frames not yet sent: request bit */
+	uint64_t queued_id[8];
+	int nq;
+	int rx_valid;		/* TSYNCRXCTL.VALID */
+};
+
+static void model_queue(struct model *m, int req, uint64_t id)
+{
+	m->queued_req[m->nq] = req;
+	m->queued_id[m->nq++] = id;
+}
+
+/* The oldest queued frame goes out: stamped with its id as the time. */
+static void model_send_one(struct model *m)
+{
+	assert_true(m->nq > 0);
+	if (m->queued_req[0] && !m->valid) {
+		m->valid = 1;
+		m->txstmp = m->queued_id[0];
+	}
+	for (int i = 1; i < m->nq; i++) {
+		m->queued_req[i - 1] = m->queued_req[i];
+		m->queued_id[i - 1] = m->queued_id[i];
+	}
+	m->nq--;
+}
+
+static uint64_t model_read_txstmp(struct model *m)
+{
+	m->valid = 0;	/* the TXSTMPH read releases the latch */
+	return m->txstmp;
+}
+
+/* The driver: tx_burst with PKT_TX_TSTAMP, then polls. */
+static int drv_send(struct hwts_tx *t, struct model *m, uint64_t now, uint64_t id)
+{
+	int clear;
+	enum hwts_action a = hwts_tx_request(t, now, m->valid, &clear);
+	if (clear)
+		model_read_txstmp(m);
+	model_queue(m, a == HWTS_GRANT, id);
+	return a == HWTS_GRANT;
+}
+
+static void drv_poll(struct hwts_tx *t, struct model *m, uint64_t now)
+{
+	int done = m->nq == 0;	/* the granted frame is the oldest queued one in these tests */
+	switch (hwts_tx_poll(t, now, m->valid, done)) {
+	case HWTS_READ:
+		hwts_tx_done(t, model_read_txstmp(m));
+		break;
+	case HWTS_CLEAR:
+		model_read_txstmp(m);
+		break;
+	default:
+		break;
+	}
+}
+
+static struct hwts_tx new_slot(void)
+{
+	struct hwts_tx t = { 0 };
+	t.timeout_ns = 10 * MS;
+	return t;
+}
+
+static void test_tx_normal(void **state)
+{
+	(void)state;
+	struct model m = { 0 };
+	struct hwts_tx t = new_slot();
+	uint64_t cyc;
+	assert_true(drv_send(&t, &m, 0, 111));
+	uint32_t seq = t.seq;
+	drv_poll(&t, &m, 1 * MS);
+	assert_int_equal(hwts_tx_take(&t, seq, &cyc), 0);	/* not sent yet */
+	model_send_one(&m);
+	drv_poll(&t, &m, 2 * MS);
+	assert_int_equal(hwts_tx_take(&t, seq, &cyc), 1);
+	assert_int_equal(cyc, 111);
+	assert_int_equal(m.valid, 0);
+	assert_int_equal(hwts_tx_take(&t, seq, &cyc), 0);	/* taken once */
+	assert_int_equal(t.skipped + t.timeouts + t.stale, 0);
+}
+
+/* A second request while one is in flight goes out without the bit. */
+static void test_tx_skipped(void **state)
+{
+	(void)state;
+	struct model m = { 0 };
+	struct hwts_tx t = new_slot();
+	uint64_t cyc;
+	assert_true(drv_send(&t, &m, 0, 1));
+	uint32_t seq = t.seq;
+	assert_false(drv_send(&t, &m, 1, 2));
+	assert_int_equal(t.skipped, 1);
+	model_send_one(&m);
+	model_send_one(&m);
+	drv_poll(&t, &m, 2);
+	assert_int_equal(hwts_tx_take(&t, seq, &cyc), 1);
+	assert_int_equal(cyc, 1);
+}
+
+/* The stamp does not come in time: counted, the slot waits for the frame
+ * (it may still latch); its late stamp is released, never handed on. */
+static void test_tx_timeout_then_stale(void **state)
+{
+	(void)state;
+	struct model m = { 0 };
+	struct hwts_tx t = new_slot();
+	uint64_t cyc;
+	assert_true(drv_send(&t, &m, 0, 1));
+	uint32_t old = t.seq;
+	drv_poll(&t, &m, 11 * MS);
+	assert_int_equal(t.timeouts, 1);
+	assert_int_equal(t.state, HWTS_TX_ORPHAN);
+	assert_false(drv_send(&t, &m, 12 * MS, 2));	/* the old frame has not gone out */
+	assert_int_equal(t.skipped, 1);
+	model_send_one(&m);	/* the old frame goes out late: it latches 1 */
+	drv_poll(&t, &m, 13 * MS);
+	assert_int_equal(t.stale, 1);
+	assert_int_equal(m.valid, 0);
+	assert_int_equal(hwts_tx_take(&t, old, &cyc), 0);
+	model_send_one(&m);	/* the skipped frame: no request bit */
+	assert_true(drv_send(&t, &m, 14 * MS, 3));
+	uint32_t seq = t.seq;
+	model_send_one(&m);
+	drv_poll(&t, &m, 15 * MS);
+	assert_int_equal(hwts_tx_take(&t, seq, &cyc), 1);
+	assert_int_equal(cyc, 3);
+}
+
+/* Timed out after its frame went out unstamped; a latch that shows up
+ * later anyway is found at the next request and released first. */
+static void test_tx_stale_at_request(void **state)
+{
+	(void)state;
+	struct model m = { 0 };
+	struct hwts_tx t = new_slot();
+	uint64_t cyc;
+	assert_true(drv_send(&t, &m, 0, 1));
+	m.queued_req[0] = 0;	/* the hardware lost the request */
+	model_send_one(&m);
+	drv_poll(&t, &m, 11 * MS);
+	assert_int_equal(t.timeouts, 1);
+	assert_int_equal(t.state, HWTS_TX_IDLE);
+	m.valid = 1;		/* a latch nobody asked for */
+	m.txstmp = 99;
+	assert_true(drv_send(&t, &m, 12 * MS, 4));
+	assert_int_equal(t.stale, 1);
+	uint32_t seq = t.seq;
+	model_send_one(&m);
+	drv_poll(&t, &m, 13 * MS);
+	assert_int_equal(hwts_tx_take(&t, seq, &cyc), 1);
+	assert_int_equal(cyc, 4);
+}
+
+/* RX: latched at two checks in a row with no stamped frame in between. */
+static void test_rx_lockup(void **state)
+{
+	(void)state;
+	struct hwts_rx r = { 0 };
+	assert_int_equal(hwts_rx_check(&r, 1), 0);	/* first sight */
+	r.frames++;					/* a stamped frame was read meanwhile */
+	assert_int_equal(hwts_rx_check(&r, 1), 0);
+	assert_int_equal(hwts_rx_check(&r, 1), 1);	/* stuck */
+	assert_int_equal(r.cleared, 1);
+	assert_int_equal(hwts_rx_check(&r, 1), 0);	/* a new latch starts over */
+	assert_int_equal(hwts_rx_check(&r, 0), 0);
+	assert_int_equal(hwts_rx_check(&r, 1), 0);
+	assert_int_equal(r.cleared, 1);
+}
+
+static void test_systim_counter(void **state)
+{
+	(void)state;
+	struct systim_tc tc;
+	uint64_t start = ~0ull - (5ull << 19) + 1;	/* 5 ns before the 64-bit wrap */
+	systim_tc_init(&tc, 19, start, 1000);
+	assert_int_equal(systim_tc_read(&tc, start + (3ull << 19)), 1003);
+	assert_int_equal(systim_tc_read(&tc, start + (10ull << 19)), 1010);	/* across the wrap */
+	assert_int_equal(systim_tc_cyc2ns(&tc, start + (8ull << 19)), 1008);	/* latched earlier */
+	systim_tc_adjust(&tc, -1000);
+	assert_int_equal(systim_tc_cyc2ns(&tc, start + (12ull << 19)), 12);
+	/* fractions are kept: 1.5 ns twice makes 3 */
+	systim_tc_init(&tc, 19, 0, 0);
+	assert_int_equal(systim_tc_read(&tc, 3ull << 18), 1);
+	assert_int_equal(systim_tc_read(&tc, 6ull << 18), 3);
+}
+
+static void test_timinca(void **state)
+{
+	(void)state;
+	uint32_t base = 16u << 19;
+	assert_int_equal(timinca_incvalue(base, 0), base);
+	assert_int_equal(timinca_incvalue(base, 1000000), base + 8389);	/* +1000 ppm */
+	assert_int_equal(timinca_incvalue(base, -1000000), base - 8389);
+	assert_int_equal(timinca_incvalue(base, 999999881), 0xffffff);
+	assert_int_equal(timinca_incvalue(40u << 18, 500), (40u << 18) + 5);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tx_normal),
+		cmocka_unit_test(test_tx_skipped),
+		cmocka_unit_test(test_tx_timeout_then_stale),
+		cmocka_unit_test(test_tx_stale_at_request),
+		cmocka_unit_test(test_rx_lockup),
+		cmocka_unit_test(test_systim_counter),
+		cmocka_unit_test(test_timinca),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
