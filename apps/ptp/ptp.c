@@ -56,9 +56,19 @@ static int64_t rx_stamp(struct ptp_port *pp, const struct pkt *p, const struct p
 		return 0;
 	if (pp->hw && (p->flags & PKT_RX_TSTAMP)) {
 		pp->ev[PE_rx_hwtstamp]++;
+		pp->sw_syncs = 0;
 		return (int64_t)p->tstamp;
 	}
 	pp->ev[PE_rx_swtstamp]++;
+	if (pp->hw && m->msg_type == PTP_SYNC && ++pp->sw_syncs == SW_SYNCS_FOR_SWTS && !pp->servo_sw) {
+		/* QEMU's igb never stamps UDP (QEMU-NICS.md C.3): software RX
+		 * stamps want ptp4l's software servo constants. */
+		pp->servo_sw = 1;
+		pp->servo.kp_scale = PI_SWTS_KP_SCALE;
+		pp->servo.ki_scale = PI_SWTS_KI_SCALE;
+		printf("ptp: %s: Sync messages arrive without hardware timestamps; software servo constants\n",
+		       pp->nic->name);
+	}
 	return phc_sw_stamp(pp->clk, pp->burst_tsc);
 }
 

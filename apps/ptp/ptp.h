@@ -66,6 +66,7 @@ enum ptp_rx_count { PTP_RX_USED(PTP_COUNT_ENUM) PTP_RX_DROPS(PTP_COUNT_ENUM) PC_
 enum ptp_event { PTP_EVENTS(PTP_EVENT_ENUM) PE_N };
 
 #define FOREIGN_MAX 4
+#define SW_SYNCS_FOR_SWTS 4	/* unstamped Syncs in a row that switch the servo to software constants */
 
 /* A master we hear Announce messages from (9.3.2.4). */
 struct foreign {
@@ -114,6 +115,8 @@ struct ptp_port {
 	uint16_t fup_seq;
 	uint32_t fup_txseq;
 	uint64_t burst_tsc;		/* TSC at the receive burst (software stamps) */
+	int sw_syncs;			/* Sync messages in a row without a hardware stamp */
+	int servo_sw;			/* servo on software constants although the port is hw */
 	struct series_stats s_offset, s_freq, s_delay;
 	uint64_t rx_count[PC_N];
 	uint64_t ev[PE_N];

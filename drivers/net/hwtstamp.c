@@ -6,10 +6,13 @@ void systim_tc_init(struct systim_tc *tc, int shift, uint64_t cycles, int64_t st
 	tc->shift = shift;
 	tc->base_cycles = cycles;
 	tc->base_ns = start_ns;
+	tc->has_prev = 0;
 }
 
 int64_t systim_tc_cyc2ns(const struct systim_tc *tc, uint64_t cycles)
 {
+	if (tc->has_prev && (int64_t)(cycles - tc->split) < 0)
+		return tc->prev_ns + ((int64_t)(cycles - tc->prev_cycles) >> tc->shift);
 	int64_t d = (int64_t)(cycles - tc->base_cycles);
 	/* Arithmetic shift of a signed difference: rounds toward minus infinity. */
 	return tc->base_ns + (d >> tc->shift);
@@ -26,9 +29,20 @@ int64_t systim_tc_read(struct systim_tc *tc, uint64_t cycles)
 	return tc->base_ns;
 }
 
+void systim_tc_jump(struct systim_tc *tc, uint64_t before, uint64_t after, int64_t after_ns)
+{
+	tc->prev_cycles = tc->base_cycles;
+	tc->prev_ns = tc->base_ns;
+	tc->split = before + (after - before) / 2;
+	tc->has_prev = 1;
+	tc->base_cycles = after;
+	tc->base_ns = after_ns;
+}
+
 void systim_tc_adjust(struct systim_tc *tc, int64_t delta_ns)
 {
 	tc->base_ns += delta_ns;
+	tc->prev_ns += delta_ns;
 }
 
 uint32_t timinca_incvalue(uint32_t base, int64_t ppb)

@@ -23,6 +23,11 @@ struct systim_tc {
 	uint64_t base_cycles;	/* SYSTIM at the last read */
 	int64_t base_ns;	/* clock time then, ns */
 	int shift;		/* SYSTIM units per ns = 2^shift */
+	/* Before the last forward jump of the count (systim_tc_jump): values
+	 * below split convert through the base in force before it. */
+	int has_prev;
+	uint64_t prev_cycles, split;
+	int64_t prev_ns;
 };
 /* Start at ns = start_ns for the reading cycles. */
 void systim_tc_init(struct systim_tc *tc, int shift, uint64_t cycles, int64_t start_ns);
@@ -30,6 +35,11 @@ void systim_tc_init(struct systim_tc *tc, int shift, uint64_t cycles, int64_t st
 int64_t systim_tc_read(struct systim_tc *tc, uint64_t cycles);
 /* ns of a latched counter value (RX/TX timestamp), without moving the base. */
 int64_t systim_tc_cyc2ns(const struct systim_tc *tc, uint64_t cycles);
+/* The count jumped forward between two readings, before (converted by
+ * the current base) and after, while after_ns passed on the clock: go on
+ * from after_ns at after, and keep converting latched values taken before
+ * the jump (below the midpoint of the two readings) as they were. */
+void systim_tc_jump(struct systim_tc *tc, uint64_t before, uint64_t after, int64_t after_ns);
 /* Shift the clock by delta ns (adjtime; settime is adjtime by the difference). */
 void systim_tc_adjust(struct systim_tc *tc, int64_t delta_ns);
 

@@ -111,20 +111,23 @@ static void sw_rebase(struct phc *c)
 /*
  * TIMINCA write with SYSTIM read on both sides. The count may not move by
  * more than the TSC says elapsed: QEMU 10's igb adds about 2^60 units
- * (2^41 ns) to SYSTIM when INCVALUE decreases (seen on 10.0.2, see
- * tests/qemu/test_ptp.py); such a jump is taken out of the time counter,
- * so the clock stays continuous. Silicon never jumps.
+ * (2^41 ns) to SYSTIM when INCVALUE decreases, and up to seconds when it
+ * increases, growing with uptime (seen on 10.0.2: its re-basing of timadj
+ * lacks the 16 ns period factor); such a jump is taken out of the time
+ * counter, so the clock stays continuous, and timestamps latched before
+ * it still convert through the old base. Silicon never jumps.
  */
 static void set_freq_continuous(struct phc *c, int64_t ppb)
 {
 	uint64_t t0 = rdtsc();
-	int64_t before = systim_tc_read(&c->tc, c->ops->read_systim(c->nic));
+	uint64_t raw = c->ops->read_systim(c->nic);
+	int64_t before = systim_tc_read(&c->tc, raw);
 	c->ops->set_freq(c->nic, ppb);
 	uint64_t after = c->ops->read_systim(c->nic);
 	int64_t elapsed = (int64_t)tsc_to_ns(rdtsc() - t0);
 	int64_t moved = systim_tc_cyc2ns(&c->tc, after) - before;
-	if (moved - elapsed > 1000 + elapsed / 100 || moved < 0) {
-		systim_tc_init(&c->tc, c->ops->shift, after, before + elapsed);
+	if (moved - elapsed > 1000 + elapsed / 100) {
+		systim_tc_jump(&c->tc, raw, after, before + elapsed);
 		c->timinca_jumps++;
 	}
 }

@@ -210,6 +210,25 @@ static void test_systim_counter(void **state)
 	assert_int_equal(systim_tc_read(&tc, 6ull << 18), 3);
 }
 
+/* QEMU 10's igb: the count leaps at a TIMINCA write; stamps latched
+ * before it convert through the old base, later ones through the new. */
+static void test_systim_jump(void **state)
+{
+	(void)state;
+	struct systim_tc tc;
+	uint64_t u = 1ull << 19;	/* one ns */
+	systim_tc_init(&tc, 19, 1000 * u, 5000);
+	uint64_t before = 2000 * u, after = before + (1ull << 60) + 10 * u;	/* +2^41 ns + 10 ns */
+	assert_int_equal(systim_tc_read(&tc, before), 6000);
+	systim_tc_jump(&tc, before, after, 6010);
+	assert_int_equal(systim_tc_cyc2ns(&tc, 1990 * u), 5990);	/* latched before the write */
+	assert_int_equal(systim_tc_cyc2ns(&tc, after + 7 * u), 6017);
+	assert_int_equal(systim_tc_read(&tc, after + 20 * u), 6030);
+	systim_tc_adjust(&tc, 100);
+	assert_int_equal(systim_tc_cyc2ns(&tc, 1990 * u), 6090);
+	assert_int_equal(systim_tc_cyc2ns(&tc, after + 20 * u), 6130);
+}
+
 static void test_timinca(void **state)
 {
 	(void)state;
@@ -230,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_tx_stale_at_request),
 		cmocka_unit_test(test_rx_lockup),
 		cmocka_unit_test(test_systim_counter),
+		cmocka_unit_test(test_systim_jump),
 		cmocka_unit_test(test_timinca),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
