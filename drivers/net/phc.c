@@ -21,47 +21,35 @@ static double nominal_ns_per_tsc(void)
 	return 1e9 / (double)tsc.hz;
 }
 
-struct phc *phc_of(struct nic *nic)
+/* One core at a time per clock: the queue's owner (timestamps, the app)
+ * and core 0 (housekeeping) both use it. Taken only on PTP work. */
+static void lock(struct phc *c)
 {
-	struct phc *c = &phcs[nic->port];
-	if (!c->nic) {
-		c->nic = nic;
-		c->sw_base_tsc = rdtsc();
-		c->ns_per_tsc = nominal_ns_per_tsc();
-		c->tx.timeout_ns = (uint64_t)phc_tx_timeout_ms * 1000000u;
-		phc_cross(c);
-	}
-	return c;
+	while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
 }
 
-int phc_is_hw(const struct phc *c)
+static void unlock(struct phc *c)
 {
-	return c->ops != 0;
+	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
 }
 
-void phc_register(struct nic *nic, const struct phc_ops *ops)
+int64_t phc_from_tsc(const struct phc *c, uint64_t t)
 {
-	struct phc *c = phc_of(nic);
-	if (c->ops) {	/* after a reset: the clock runs on, the set-up is restored */
-		ops->set_freq(nic, c->ppb);
-		ops->hwtstamp_set(nic, c->rx_on ? c->rx_msg : -1, c->tx_on, c->udp_on);
-		return;
-	}
-	c->ops = ops;
-	ops->set_freq(nic, 0);
-	systim_tc_init(&c->tc, ops->shift, ops->read_systim(nic), 0);
-	ops->hwtstamp_set(nic, -1, 0, 0);
-	phc_cross(c);
+	if (!c->ops)
+		return c->sw_base_ns + (int64_t)((double)(int64_t)(t - c->sw_base_tsc) * c->ns_per_tsc);
+	return c->xt.ns + (int64_t)((double)(int64_t)(t - c->xt.tsc) * c->ns_per_tsc);
 }
 
-int64_t phc_gettime(struct phc *c)
+uint64_t phc_to_tsc(const struct phc *c, int64_t ns)
 {
-	if (c->ops)
-		return systim_tc_read(&c->tc, c->ops->read_systim(c->nic));
-	return phc_from_tsc(c, rdtsc());
+	if (!c->ops)
+		return c->sw_base_tsc + (uint64_t)(int64_t)((double)(ns - c->sw_base_ns) / c->ns_per_tsc);
+	return c->xt.tsc + (uint64_t)(int64_t)((double)(ns - c->xt.ns) / c->ns_per_tsc);
 }
 
-void phc_cross(struct phc *c)
+/* The narrowest of XT_READS SYSTIM reads between TSC reads. */
+static void cross(struct phc *c)
 {
 	if (!c->ops) {
 		uint64_t t = rdtsc();
@@ -79,25 +67,76 @@ void phc_cross(struct phc *c)
 	c->xt = best;
 }
 
-int64_t phc_from_tsc(const struct phc *c, uint64_t t)
+struct phc *phc_of(struct nic *nic)
 {
-	if (!c->ops)
-		return c->sw_base_ns + (int64_t)((double)(int64_t)(t - c->sw_base_tsc) * c->ns_per_tsc);
-	return c->xt.ns + (int64_t)((double)(int64_t)(t - c->xt.tsc) * c->ns_per_tsc);
+	struct phc *c = &phcs[nic->port];
+	if (!c->nic) {
+		c->nic = nic;
+		c->sw_base_tsc = rdtsc();
+		c->ns_per_tsc = nominal_ns_per_tsc();
+		c->tx.timeout_ns = (uint64_t)phc_tx_timeout_ms * 1000000u;
+		cross(c);
+	}
+	return c;
 }
 
-uint64_t phc_to_tsc(const struct phc *c, int64_t ns)
+int phc_is_hw(const struct phc *c)
 {
-	if (!c->ops)
-		return c->sw_base_tsc + (uint64_t)(int64_t)((double)(ns - c->sw_base_ns) / c->ns_per_tsc);
-	return c->xt.tsc + (uint64_t)(int64_t)((double)(ns - c->xt.ns) / c->ns_per_tsc);
+	return c->ops != 0;
+}
+
+void phc_register(struct nic *nic, const struct phc_ops *ops)
+{
+	struct phc *c = phc_of(nic);
+	lock(c);
+	if (c->ops) {
+		/* After a reset SYSTIM starts over: the clock goes on from the
+		 * time the TSC says, with the adjustment and set-up in force. */
+		int64_t now = phc_from_tsc(c, rdtsc());
+		ops->set_freq(nic, c->ppb);
+		systim_tc_init(&c->tc, ops->shift, ops->read_systim(nic), now);
+		ops->hwtstamp_set(nic, c->rx_on ? c->rx_msg : -1, c->tx_on, c->udp_on);
+		c->tx.state = HWTS_TX_IDLE;
+	} else {
+		c->ops = ops;
+		ops->set_freq(nic, 0);
+		systim_tc_init(&c->tc, ops->shift, ops->read_systim(nic), 0);
+		ops->hwtstamp_set(nic, -1, 0, 0);
+	}
+	cross(c);
+	unlock(c);
+}
+
+static int64_t gettime(struct phc *c)
+{
+	if (c->ops)
+		return systim_tc_read(&c->tc, c->ops->read_systim(c->nic));
+	return phc_from_tsc(c, rdtsc());
+}
+
+int64_t phc_gettime(struct phc *c)
+{
+	lock(c);
+	int64_t t = gettime(c);
+	unlock(c);
+	return t;
+}
+
+void phc_cross(struct phc *c)
+{
+	lock(c);
+	cross(c);
+	unlock(c);
 }
 
 int64_t phc_sw_stamp(struct phc *c, uint64_t t)
 {
+	lock(c);
 	if (c->ops && tsc_to_ns(rdtsc() - c->xt.tsc) > XT_MAX_AGE_NS)
-		phc_cross(c);
-	return phc_from_tsc(c, t);
+		cross(c);
+	int64_t ns = phc_from_tsc(c, t);
+	unlock(c);
+	return ns;
 }
 
 /* Re-base the software clock at now so that a rate change applies from here. */
@@ -139,93 +178,88 @@ void phc_adjfreq(struct phc *c, int64_t ppb)
 		ppb = max;
 	if (ppb < -max)
 		ppb = -max;
-	if (c->ops) {
+	lock(c);
+	if (c->ops)
 		set_freq_continuous(c, ppb);
-	} else {
+	else
 		sw_rebase(c);
-	}
 	c->ns_per_tsc *= (1e9 + (double)ppb) / (1e9 + (double)c->ppb);
 	c->ppb = ppb;
-	phc_cross(c);
+	cross(c);
+	unlock(c);
+}
+
+static void adjtime(struct phc *c, int64_t delta)
+{
+	if (c->ops)
+		systim_tc_adjust(&c->tc, delta);
+	else
+		c->sw_base_ns += delta;
+	c->xt.ns += delta;
 }
 
 void phc_adjtime(struct phc *c, int64_t delta)
 {
-	if (c->ops) {
-		systim_tc_adjust(&c->tc, delta);
-		c->xt.ns += delta;
-	} else {
-		c->sw_base_ns += delta;
-		c->xt.ns += delta;
-	}
+	lock(c);
+	adjtime(c, delta);
+	unlock(c);
 }
 
 void phc_settime(struct phc *c, int64_t ns)
 {
-	phc_adjtime(c, ns - phc_gettime(c));
+	lock(c);
+	adjtime(c, ns - gettime(c));
+	unlock(c);
 }
 
 void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp)
 {
 	if (!c->ops)
 		return;
+	lock(c);
 	c->rx_on = rx_msg >= 0;
 	c->rx_msg = rx_msg;
 	c->tx_on = tx;
 	c->udp_on = udp;
 	c->tx.timeout_ns = (uint64_t)phc_tx_timeout_ms * 1000000u;
 	c->ops->hwtstamp_set(c->nic, rx_msg, tx, udp);
+	unlock(c);
 }
 
 void phc_rx_hwtstamp(struct nic *nic, struct pkt *p)
 {
 	struct phc *c = &phcs[nic->port];
-	if (!c->ops || !c->ops->rx_latched(nic)) {
+	if (!c->ops) {
 		p->flags &= ~PKT_RX_TSTAMP;
 		return;
 	}
-	p->tstamp = (uint64_t)systim_tc_cyc2ns(&c->tc, c->ops->rx_read(nic));
-	c->rx.frames++;
+	lock(c);
+	if (c->ops->rx_latched(nic)) {
+		p->tstamp = (uint64_t)systim_tc_cyc2ns(&c->tc, c->ops->rx_read(nic));
+		c->rx.frames++;
+	} else {
+		p->flags &= ~PKT_RX_TSTAMP;
+	}
+	unlock(c);
 }
 
-/* Counters of the TX slot and the RX latch into the port's ethtool -S. */
-static void sync_counters(struct phc *c)
+/* The TX slot's counters into the queue's fast-path counters (this runs
+ * on the core that owns queue tx_q). */
+static void sync_tx_counters(struct phc *c)
 {
-	uint64_t *s = c->nic->stats;
-	s[NS_tx_hwtstamp_skipped] += c->tx.skipped - c->cnt_skipped;
-	s[NS_tx_hwtstamp_timeouts] += c->tx.timeouts - c->cnt_timeouts;
-	s[NS_tx_hwtstamp_stale] += c->tx.stale - c->cnt_stale;
-	s[NS_rx_hwtstamp_cleared] += c->rx.cleared - c->cnt_cleared;
+	uint64_t *sw = c->nic->qsw[c->tx_q];
+	sw[NS_tx_hwtstamp_skipped] += c->tx.skipped - c->cnt_skipped;
+	sw[NS_tx_hwtstamp_timeouts] += c->tx.timeouts - c->cnt_timeouts;
+	sw[NS_tx_hwtstamp_stale] += c->tx.stale - c->cnt_stale;
 	c->cnt_skipped = c->tx.skipped;
 	c->cnt_timeouts = c->tx.timeouts;
 	c->cnt_stale = c->tx.stale;
-	c->cnt_cleared = c->rx.cleared;
 }
 
-int phc_tx_request(struct nic *nic, int q, uint32_t desc)
-{
-	struct phc *c = &phcs[nic->port];
-	if (!c->ops || !c->tx_on) {
-		nic->stats[NS_tx_hwtstamp_skipped]++;
-		return 0;
-	}
-	int clear;
-	enum hwts_action a = hwts_tx_request(&c->tx, now_ns(), c->ops->tx_latched(nic), &clear);
-	if (clear)
-		c->ops->tx_read(nic);
-	if (a == HWTS_GRANT) {
-		c->tx_q = q;
-		c->tx_desc = desc;
-	}
-	sync_counters(c);
-	return a == HWTS_GRANT;
-}
-
+/* Timeouts and late latches of the TX slot. */
 static void tx_poll(struct phc *c)
 {
 	struct nic *nic = c->nic;
-	if (!c->tx_on)
-		return;
 	int done = c->tx.state != HWTS_TX_IDLE && c->ops->tx_desc_done(nic, c->tx_q, c->tx_desc);
 	switch (hwts_tx_poll(&c->tx, now_ns(), c->ops->tx_latched(nic), done)) {
 	case HWTS_READ:
@@ -237,35 +271,66 @@ static void tx_poll(struct phc *c)
 	default:
 		break;
 	}
-	sync_counters(c);
+}
+
+int phc_tx_request(struct nic *nic, int q, uint32_t desc)
+{
+	struct phc *c = &phcs[nic->port];
+	if (!c->ops || !c->tx_on) {
+		nic->qsw[q][NS_tx_hwtstamp_skipped]++;
+		return 0;
+	}
+	lock(c);
+	tx_poll(c);
+	int clear;
+	enum hwts_action a = hwts_tx_request(&c->tx, now_ns(), c->ops->tx_latched(nic), &clear);
+	if (clear)
+		c->ops->tx_read(nic);
+	if (a == HWTS_GRANT) {
+		c->tx_q = q;
+		c->tx_desc = desc;
+	}
+	sync_tx_counters(c);
+	unlock(c);
+	return a == HWTS_GRANT;
 }
 
 int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns)
 {
-	if (!c->ops)
+	if (!c->ops || !c->tx_on)
 		return -1;
+	lock(c);
 	tx_poll(c);
+	sync_tx_counters(c);
 	uint64_t cyc;
+	int r = seq == c->tx.seq && c->tx.state == HWTS_TX_INFLIGHT ? 0 : -1;
 	if (hwts_tx_take(&c->tx, seq, &cyc)) {
 		*ns = systim_tc_cyc2ns(&c->tc, cyc);
-		return 1;
+		r = 1;
 	}
-	return seq == c->tx.seq && c->tx.state == HWTS_TX_INFLIGHT ? 0 : -1;
+	unlock(c);
+	return r;
 }
 
+/* Core 0, once a second: the count's wrap, the cross-timestamp and the
+ * RX latch lock-up. The TX slot is left to the queue's owner (its next
+ * request or poll times it out). */
 void phc_housekeeping(struct nic *nic)
 {
 	struct phc *c = &phcs[nic->port];
 	if (!c->ops)
 		return;
-	phc_cross(c);
-	tx_poll(c);
-	if (c->rx_on && hwts_rx_check(&c->rx, c->ops->rx_latched(nic))) {
+	lock(c);
+	cross(c);
+	int release = c->rx_on && hwts_rx_check(&c->rx, c->ops->rx_latched(nic));
+	if (release)
 		c->ops->rx_read(nic);
+	unlock(c);
+	if (release) {
+		nic->stats[NS_rx_hwtstamp_cleared]++;
 		printf("%s: RX timestamp latched with no frame for it; released (rx_hwtstamp_cleared %lu)\n",
 		       nic->name, c->rx.cleared);
 	}
-	sync_counters(c);
 }
 
 void phc_report(void)

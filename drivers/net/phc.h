@@ -70,7 +70,8 @@ struct phc {
 	struct hwts_rx rx;
 	int tx_q;			/* queue and descriptor of the frame granted last */
 	uint32_t tx_desc;
-	uint64_t cnt_skipped, cnt_timeouts, cnt_stale, cnt_cleared;	/* copied into nic->stats */
+	uint64_t cnt_skipped, cnt_timeouts, cnt_stale;	/* copied into the queue's counters */
+	volatile int lock;		/* see phc.c */
 	uint64_t timinca_jumps;		/* SYSTIM discontinuities at a TIMINCA write, absorbed */
 };
 
@@ -120,8 +121,8 @@ static inline uint32_t phc_tx_seq(const struct phc *c)
  * waiting, -1 when it never will (timed out). Polls the registers. */
 int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns);
 
-/* Once a second per port: the counter's wrap, the cross-timestamp, TX
- * timeouts, the RX latch lock-up; counters into nic->stats. */
+/* Once a second per port (core 0): the counter's wrap, the
+ * cross-timestamp, the RX latch lock-up (rx_hwtstamp_cleared). */
 void phc_housekeeping(struct nic *nic);
 /* The boot line: which ports stamp in hardware. */
 void phc_report(void);

@@ -34,6 +34,12 @@ static int is_pcie(void) { return M.flav != M_82540EM; }
 uint64_t now_ns(void) { return vt_ns; }
 void udelay(uint64_t us) { vt_ns += us * 1000; }
 
+/* The PTP hooks of the rings and of igb (drivers/net/phc.c, igb/ptp.c)
+ * are not modelled here: no clock, no frame timestamped in hardware. */
+void phc_rx_hwtstamp(struct nic *nic, struct pkt *p) { (void)nic; p->flags &= ~PKT_RX_TSTAMP; }
+int phc_tx_request(struct nic *nic, int q, uint32_t desc) { (void)nic; (void)q; (void)desc; return 0; }
+void igb_ptp_init(struct e1000x_port *p) { (void)p; }
+
 int model_printf(const char *fmt, ...)
 {
 	va_list ap;
