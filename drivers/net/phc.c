@@ -214,8 +214,8 @@ void phc_settime(struct phc *c, int64_t ns)
 
 void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp)
 {
-	if (!c->ops)
-		return;
+	if (!c->ops || (c->rx_on == (rx_msg >= 0) && c->rx_msg == rx_msg && c->tx_on == tx && c->udp_on == udp))
+		return;	/* unchanged: a frame latched now keeps its timestamp */
 	lock(c);
 	c->rx_on = rx_msg >= 0;
 	c->rx_msg = rx_msg;

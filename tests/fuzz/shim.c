@@ -23,6 +23,10 @@ void lapic_ipi(uint32_t apic_id, uint32_t icr)
 }
 struct mem_info mem;
 
+/* Port clocks (drivers/net/phc.c): nic.c's housekeeping and ethtool -T. */
+void phc_housekeeping(struct nic *nic) { (void)nic; }
+void phc_ethtool_T(struct nic *nic) { (void)nic; }
+
 void *dma_alloc(size_t bytes, size_t align)
 {
 	size_t a = align < 4096 ? 4096 : align;

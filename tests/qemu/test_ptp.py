@@ -278,7 +278,7 @@ def test_two_appliances_hardware_timestamps():
         reader.start()
         try:
             with Qemu(boot="kernel", mem="256M",
-                      nics=[f"igb:bus=rp,netdev=connect,path={m.nic_sock(0)},mac=52:54:00:00:00:02"],
+                      nics=[f"igb:bus=rp,netdev=stream,connect={m.nic_sock(0)},mac=52:54:00:00:00:02"],
                       append=common + " ptp_role=slave") as s:
                 s.expect("UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED", 90)
                 got = samples(s, 32, 40)

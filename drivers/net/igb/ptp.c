@@ -17,10 +17,10 @@
  * byte equals TSYNCRXCFG[15:8], hence rx_msg. TX by the advanced
  * descriptor's MAC_TSTAMP bit, one frame at a time, read from TXSTMPL/H.
  */
-#include "drivers/net/e1000x.h"
+#include "drivers/net/igb/igb.h"
+#include "drivers/net/igb/ptp.h"
 #include "drivers/net/igb/regs.h"
 #include "drivers/net/phc.h"
-#include "drivers/net/igb/ptp.h"
 #include "net/ipv4.h"
 #include "net/ptp.h"
 
@@ -147,5 +147,6 @@ static const struct phc_ops igb_phc_ops = {
 
 void igb_ptp_init(struct e1000x_port *p)
 {
-	phc_register(&p->nic, &igb_phc_ops);
+	if (igb_part_of(p)->mac == IGB_82576)
+		phc_register(&p->nic, &igb_phc_ops);
 }
