@@ -85,13 +85,17 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	return ERR_OK;
 }
 
+/* The peer acknowledged data: the service may send more, and data refused
+ * for want of send buffer is offered again now (lwIP would wait for its
+ * 250 ms timer, and drop new segments meanwhile). */
 static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
-	(void)pcb;
 	(void)len;
 	struct rr_conn *c = arg;
 	if (rr_svc_ops[c->svc].sent)
 		rr_svc_ops[c->svc].sent(c);
+	if (pcb->refused_data && tcp_process_refused_data(pcb) == ERR_ABRT)
+		return ERR_ABRT;
 	return ERR_OK;
 }
 
