@@ -23,7 +23,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemurun import BUILD, Qemu  # noqa: E402
 
-NS, TAP, GUEST, PEER = "lrbench", "lrbenchtap", "10.5.0.1", "10.5.0.2"
+NS, TAP = f"lrbench{os.getpid()}", f"lrbencht{os.getpid() % 100000}"
+GUEST, PEER = "10.5.0.1", "10.5.0.2"
 SHARED_INSNCOUNT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
                                 "tools", "insncount")
 

@@ -18,7 +18,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemurun import BUILD, Qemu  # noqa: E402
 
-NS, TAP, GUEST, PEER = "lrdemo", "lrdemotap", "10.3.0.1", "10.3.0.2"
+NS, TAP = f"lrdemo{os.getpid()}", f"lrdemota{os.getpid() % 100000}"
+GUEST, PEER = "10.3.0.1", "10.3.0.2"
 
 
 def sh(*cmd, ns=None, check=True):

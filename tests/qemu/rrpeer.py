@@ -12,7 +12,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from qemurun import Qemu  # noqa: E402
 
 PROMPT = "linerate> "
-NS, TAP = "lrrpeer", "lrrtap"
+# Names of this process's own: tests of other checkouts may run at once.
+NS, TAP = f"lrrpeer{os.getpid()}", f"lrrtap{os.getpid() % 100000}"
 GUEST, PEER = "10.3.0.1", "10.3.0.2"
 BUILD = os.path.join(os.path.dirname(__file__), "..", "..", "build")
 RRCLIENT = os.path.abspath(os.path.join(BUILD, "rrclient"))
