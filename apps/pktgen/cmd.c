@@ -58,19 +58,20 @@ static void print_tx(int p, int json)
 {
 	const struct pg_tx *t = &pg_tx[p];
 	uint64_t pps, kbps;
+	unsigned size = t->size ? t->size : (unsigned)(pg.nsweep ? pg.sweep[0] : pg.pkt_size);
 	tx_rate(p, &pps, &kbps);
 	if (json)
 		printf("{\"stats\":\"pktgen\",\"kind\":\"tx\",\"t_ms\":%llu,\"port\":\"%s\",\"state\":\"%s\","
 		       "\"step\":%d,\"pkt_size\":%u,\"sent\":%llu,\"built\":%llu,\"probes\":%llu,"
 		       "\"ring_full\":%llu,\"alloc_failed\":%llu,\"clamped\":%llu,\"tx_pps\":%llu,\"tx_kbps\":%llu}\n",
-		       (unsigned long long)(now_ns() / 1000000), nics[p]->name, state(t), t->step, t->size,
+		       (unsigned long long)(now_ns() / 1000000), nics[p]->name, state(t), t->step, size,
 		       (unsigned long long)t->sent, (unsigned long long)t->built, (unsigned long long)t->probes,
 		       (unsigned long long)t->ring_full, (unsigned long long)t->alloc_failed,
 		       (unsigned long long)t->clamped, (unsigned long long)pps, (unsigned long long)kbps);
 	else
 		printf("pktgen %s: %s step %d/%d pkt_size %u sent %llu built %llu probes %llu ring_full %llu "
 		       "alloc_failed %llu clamped %llu; since start %llu pps %llu.%03llu Mb/s\n",
-		       nics[p]->name, state(t), t->step + 1, pg.nsweep ? pg.nsweep : 1, t->size,
+		       nics[p]->name, state(t), t->step + 1, pg.nsweep ? pg.nsweep : 1, size,
 		       (unsigned long long)t->sent, (unsigned long long)t->built, (unsigned long long)t->probes,
 		       (unsigned long long)t->ring_full, (unsigned long long)t->alloc_failed,
 		       (unsigned long long)t->clamped, (unsigned long long)pps, (unsigned long long)(kbps / 1000),

@@ -253,9 +253,10 @@ static void probe(struct pg_tx *t, struct nic *nic, uint64_t now, uint64_t ns)
 		if (!t->probe_ivl || now < t->next_probe || !(t->probe = pkt_alloc_inline(t->pool)))
 			return;
 		build(t, t->probe, (uint16_t)(t->stream | PG_PROBE), t->probe_seq++, ns);
-		t->next_probe += t->probe_ivl;
-		if (t->next_probe < now)
-			t->next_probe = now;
+		t->next_probe += t->probe_ivl;	/* credit kept as in tokens() */
+		uint64_t depth = tsc.hz / 1000 * PG_CREDIT_MS;
+		if (now > t->next_probe && now - t->next_probe > depth)
+			t->next_probe = now - depth;
 	}
 	if (nic->ops->tx_burst(nic, 0, &t->probe, 1)) {
 		t->probes++;
