@@ -11,6 +11,7 @@
 #include "apps/app.h"
 #include "apps/pktgen/pktgen.h"
 #include "kernel/cpu.h"
+#include "kernel/lcore.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 
@@ -34,6 +35,7 @@ static void pg_app_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 }
 
 static void pg_report(int json);
+static int pg_core(void);
 
 APP(pktgen, .name = "pktgen", .help = "traffic generator and loss/latency meter (Linux pktgen's knobs)",
     .init = pg_init, .rx = pg_app_rx, .idle = pg_idle, .report = pg_report);
@@ -146,10 +148,10 @@ static void print_all(int json, int all)
 			print_rx(p, json);
 	}
 	if (json)
-		printf("{\"stats\":\"pktgen\",\"kind\":\"core\",\"core\":0,\"sent\":%llu,\"tx_pps\":%llu}\n",
-		       (unsigned long long)sent, (unsigned long long)pps_sum);
+		printf("{\"stats\":\"pktgen\",\"kind\":\"core\",\"core\":%d,\"sent\":%llu,\"tx_pps\":%llu}\n",
+		       pg_core(), (unsigned long long)sent, (unsigned long long)pps_sum);
 	else
-		printf("pktgen core0: sent %llu, sending now at %llu pps\n", (unsigned long long)sent,
+		printf("pktgen core%d: sent %llu, sending now at %llu pps\n", pg_core(), (unsigned long long)sent,
 		       (unsigned long long)pps_sum);
 }
 
@@ -174,29 +176,70 @@ static int port_arg(int argc, char **argv, int i)
 	return -2;
 }
 
-static int start_stop(int start, int port)
+/* What the shell asks of pktgen's ports, done on pktgen's core (the one
+ * polling its queues: its TX state and pool are that core's alone). */
+static int do_request(int what, int port)
 {
 	int err = 0;
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_pktgen, p) || (port >= 0 && p != port))
 			continue;
-		if (start)
+		if (what == PG_REQ_START) {
 			err |= pg_start(p);
-		else
+		} else if (what == PG_REQ_STOP) {
 			pg_stop(p);
+		} else if (what == PG_REQ_RATE) {
+			if (pg_tx[p].running)
+				pg_rate_update(p);
+		} else {
+			struct pg_tx *t = &pg_tx[p];
+			t->sent = t->bytes = t->probes = t->built = t->ring_full = t->alloc_failed = t->clamped = 0;
+			t->sent_at_start = t->bytes_at_start = 0;
+			t->start_tsc = t->running ? rdtsc() : 0;
+			memset(&pg_rx[p], 0, sizeof(pg_rx[p]));
+		}
 	}
 	return err ? -1 : 0;
 }
 
-static void clear(void)
+static volatile int req, req_port, req_err, req_done;
+
+/* The core polling pktgen's ports (one core: the app has no domain hook). */
+static int pg_core(void)
 {
-	for (int p = 0; p < nic_count; p++) {
-		struct pg_tx *t = &pg_tx[p];
-		t->sent = t->bytes = t->probes = t->built = t->ring_full = t->alloc_failed = t->clamped = 0;
-		t->sent_at_start = t->bytes_at_start = 0;
-		t->start_tsc = t->running ? rdtsc() : 0;
-		memset(&pg_rx[p], 0, sizeof(pg_rx[p]));
+	for (int c = 0; c < nlcores; c++)
+		for (int k = 0; k < lcores[c].nq; k++)
+			if (app_runs_on(&app_pktgen, lcores[c].qs[k].nic->port))
+				return c;
+	return cpu_id();
+}
+
+void pg_requests(void)
+{
+	if (!req)
+		return;
+	req_err = do_request(req, req_port);
+	req = 0;
+	__sync_synchronize();
+	req_done = 1;
+}
+
+int pg_request(int what, int port)
+{
+	int core = pg_core();
+	if (core == cpu_id())
+		return do_request(what, port);
+	req_done = 0;
+	req_port = port;
+	__sync_synchronize();
+	req = what;
+	for (uint64_t end = rdtsc() + 2 * tsc.hz; !req_done && rdtsc() < end;)
+		cpu_relax();
+	if (!req_done) {
+		printf("pktgen: core %d has not taken the request in 2 s; it will when it polls again\n", core);
+		return -1;
 	}
+	return req_err;
 }
 
 static int usage(void)
@@ -215,10 +258,8 @@ static int cmd_pktgen(int argc, char **argv)
 	const char *c = argv[1];
 	if (!strcmp(c, "set") && argc == 4)
 		return pg_set(argv[2], argv[3]);
-	if (!strcmp(c, "clear") && argc == 2) {
-		clear();
-		return 0;
-	}
+	if (!strcmp(c, "clear") && argc == 2)
+		return pg_request(PG_REQ_CLEAR, -1);
 	int port = (!strcmp(c, "start") || !strcmp(c, "stop") || !strcmp(c, "lat")) && argc <= 3 ? port_arg(argc, argv, 2)
 												: -3;
 	if (port == -3)
@@ -231,7 +272,7 @@ static int cmd_pktgen(int argc, char **argv)
 				print_lat(p, 0, 1);
 		return 0;
 	}
-	return start_stop(!strcmp(c, "start"), port);
+	return pg_request(!strcmp(c, "start") ? PG_REQ_START : PG_REQ_STOP, port);
 }
 SHELL_CMD(pktgen, "pktgen", "pktgen [start|stop [port] | set <knob> <value> | lat [port] | clear]",
 	  "traffic generator: status, start/stop, knobs, latency histogram", cmd_pktgen);

@@ -291,10 +291,7 @@ int pg_set(const char *name, const char *value)
 	}
 	knob_value(k, msg, sizeof(msg));
 	printf("%s=%s\n", name, msg);
-	for (int p = 0; p < NIC_MAX_PORTS; p++)
-		if (pg_tx[p].running)
-			pg_rate_update(p);
-	return 0;
+	return running ? pg_request(PG_REQ_RATE, -1) : 0;
 }
 
 static int check_range(const char *what, uint64_t lo, uint64_t hi, const char *accepted)

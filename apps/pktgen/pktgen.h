@@ -120,6 +120,14 @@ int pg_set(const char *name, const char *value);
 /* conf.c: the knob names `pktgen set` takes, space-separated. */
 extern const char pg_knob_names[];
 
+/* cmd.c: run a shell request (PG_REQ_*) for port (-1: every pktgen port)
+ * on pktgen's core: at once when that is the caller's, else through a
+ * mailbox its idle hook empties (waiting up to 2 s). Returns its result. */
+enum { PG_REQ_START = 1, PG_REQ_STOP, PG_REQ_RATE, PG_REQ_CLEAR };
+int pg_request(int what, int port);
+/* cmd.c: pktgen's core takes a pending request (from pg_idle). */
+void pg_requests(void);
+
 /* tx.c: create the TX pools of every pktgen port; 0 or -1. */
 int pg_tx_init(void);
 /* tx.c: start (after pg_check and a link check) / stop port p. 0 or -1. */

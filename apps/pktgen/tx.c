@@ -311,6 +311,7 @@ int pg_idle(void)
 {
 	int work = 0;
 	uint64_t now = 0, ns = 0;
+	pg_requests();
 	for (int p = 0; p < nic_count; p++) {
 		if (!pg_tx[p].running)
 			continue;

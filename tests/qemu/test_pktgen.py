@@ -24,8 +24,8 @@ GUEST_MAC = bytes.fromhex("525400123456")   # QEMU's default for the first NIC
 
 
 class Guest:
-    def __init__(self, nics, append, links=1):
-        self.q = Qemu(boot="kernel", mem="256M", nics=nics, append="stats=0 " + append)
+    def __init__(self, nics, append, links=1, smp=1):
+        self.q = Qemu(boot="kernel", mem="256M", smp=smp, nics=nics, append="stats=0 " + append)
         self.q.expect(r"apps:.*\n", 120)
         for i in range(links):
             # e1000e's link is up before the apps start, igb's after
@@ -235,6 +235,22 @@ def test_loopback_receive_side_and_latency_histogram(guests):
     j = json.loads(m.group(0))
     assert (j["clock"], j["n"], j["p50_ns"], j["max_ns"]) == ("tsc", n, p50, hi)
     assert [tuple(b) for b in j["buckets"]] == buckets
+
+
+def test_shell_on_core0_drives_pktgen_on_core1(guests):
+    # port0 (sink) is core 0's, port1 (pktgen) core 1's: the shell's
+    # requests run on core 1 through pktgen's mailbox.
+    g = guests(["e1000e:netdev=hub", "e1000e:netdev=hub"], "app=sink,pktgen promisc=1 count=3000 ratep=20000 "
+               "lat_rate=0", links=2, smp=2)
+    assert re.search(r"core1: port1/q0", g.q.text())
+    g.shell("pktgen start")
+    g.wait_done("port1")
+    time.sleep(1)
+    assert g.tx("port1") == {"sent": 3000, "built": 3000, "probes": 0}
+    assert "pktgen core1: sent 3000" in g.shell("pktgen")
+    assert re.search(r"sink port0 q0: 3000 packets 180000 bytes", g.shell("sink"))
+    g.shell("pktgen clear")
+    assert g.tx("port1")["sent"] == 0
 
 
 def test_two_guests_back_to_back_lose_nothing(guests):
