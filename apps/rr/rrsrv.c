@@ -7,8 +7,8 @@
  *  - TCP RR: every req bytes of the stream are one transaction, answered by
  *    rsp bytes; bytes of an unfinished request when the peer closes count
  *    as tcp_rr_partial.
- *  - Responses are sent without a copy from a constant buffer (PBUF_ROM,
- *    tcp_write without TCP_WRITE_FLAG_COPY); echo sends UDP datagrams back
+ *  - Responses over RR_COPY_MAX bytes are sent without a copy from a
+ *    constant buffer (PBUF_ROM, tcp_write without TCP_WRITE_FLAG_COPY); echo sends UDP datagrams back
  *    in the received pbuf and copies TCP data into lwIP's send buffer.
  */
 #include <stdio.h>
@@ -18,6 +18,9 @@
 #include "lwip/udp.h"
 
 static uint8_t rsp_data[65535];
+/* Responses up to this many bytes are copied into the header's buffer (one
+ * allocation); longer ones are sent by reference (PBUF_ROM, no copy). */
+#define RR_COPY_MAX 128
 
 /* The rr port a UDP callback runs for: the netif lwIP received on. */
 int rr_rx_port_of(void)
@@ -36,12 +39,16 @@ static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 		rr_count(pt, len < rr_cfg.req ? RR_udp_rr_short : RR_udp_rr_long, 1);
 		return;
 	}
-	struct pbuf *r = pbuf_alloc(PBUF_TRANSPORT, (u16_t)rr_cfg.rsp, PBUF_ROM);
+	int small = rr_cfg.rsp <= RR_COPY_MAX;
+	struct pbuf *r = pbuf_alloc(PBUF_TRANSPORT, (u16_t)rr_cfg.rsp, small ? PBUF_RAM : PBUF_ROM);
 	if (!r) {
 		rr_count(pt, RR_tx_no_buffer, 1);
 		return;
 	}
-	r->payload = rsp_data;
+	if (small)
+		memcpy(r->payload, rsp_data, (size_t)rr_cfg.rsp);
+	else
+		r->payload = rsp_data;
 	udp_sendto(pcb, r, addr, port);
 	pbuf_free(r);
 	rr_count(pt, RR_udp_rr, 1);
@@ -59,7 +66,8 @@ static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const 
 static void rr_flush_owed(struct rr_conn *c)
 {
 	while (c->owed && tcp_sndbuf(c->pcb) >= rr_cfg.rsp && tcp_sndqueuelen(c->pcb) < TCP_SND_QUEUELEN - 4) {
-		if (tcp_write(c->pcb, rsp_data, (u16_t)rr_cfg.rsp, 0) != ERR_OK)
+		if (tcp_write(c->pcb, rsp_data, (u16_t)rr_cfg.rsp,
+			      rr_cfg.rsp <= RR_COPY_MAX ? TCP_WRITE_FLAG_COPY : 0) != ERR_OK)
 			break;
 		c->owed--;
 	}
