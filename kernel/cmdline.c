@@ -72,6 +72,66 @@ void knob_accepted(const struct knob *k, char *buf, size_t len)
 		append(buf, len, k->accepted != NULL ? k->accepted : "");
 		break;
 	}
+	if (k->per_port)
+		append(buf, len, ", or one per port: V,V,... (up to 8)");
+}
+
+/* One value of an INT or ENUM knob into *v; 0, or -1 with why. */
+static int one_value(const struct knob *k, const char *s, int64_t *v, char *why, size_t len)
+{
+	if (k->type == KNOB_ENUM) {
+		for (int i = 0; k->choices[i] != NULL; i++)
+			if (strcmp(s, k->choices[i]) == 0) {
+				*v = i;
+				return 0;
+			}
+		return -1;
+	}
+	if (parse_i64(s, v) != 0 || !in_ranges(k, *v))
+		return -1;
+	return k->check != NULL ? k->check(*v, why, len) : 0;
+}
+
+/* "V" or "V0,V1,...": every port, or the first ones. */
+static int set_per_port(const struct knob *k, const char *value, char *why, size_t len)
+{
+	int64_t v[KNOB_MAX_PORTS];
+	char elem[64];
+	int n = 0;
+	for (const char *s = value;; n++) {
+		size_t w = strcspn(s, ",");
+		if (n == KNOB_MAX_PORTS) {
+			snprintf(why, len, "more than %d values", KNOB_MAX_PORTS);
+			return -1;
+		}
+		snprintf(elem, sizeof(elem), "%.*s", (int)(w < sizeof(elem) - 1 ? w : sizeof(elem) - 1), s);
+		if (w == 0 || w >= sizeof(elem) || one_value(k, elem, &v[n], why, len) != 0) {
+			if (why[0] == '\0')
+				snprintf(why, len, "port %d: '%s'", n, elem);
+			return -1;
+		}
+		s += w;
+		if (*s++ == '\0')
+			break;
+	}
+	for (int i = 0; i < KNOB_MAX_PORTS; i++)	/* n + 1 values were given */
+		if (n == 0 || i <= n)
+			k->ival[i] = v[n == 0 ? 0 : i];
+	return 0;
+}
+
+int knob_set_port(const struct knob *k, int port, const char *value, char *err, size_t errlen)
+{
+	char why[128] = "", acc[256];
+	int64_t v;
+	if (k->per_port && port >= 0 && port < KNOB_MAX_PORTS && one_value(k, value, &v, why, sizeof(why)) == 0) {
+		k->ival[port] = v;
+		return 0;
+	}
+	knob_accepted(k, acc, sizeof(acc));
+	snprintf(err, errlen, "cmdline: bad value '%.64s' for %s= of port%d (%s%saccepted: %s)", value, k->name,
+		 port, why, why[0] != '\0' ? "; " : "", acc);
+	return -1;
 }
 
 int knob_set(const struct knob *k, const char *value, char *err, size_t errlen)
@@ -81,9 +141,12 @@ int knob_set(const struct knob *k, const char *value, char *err, size_t errlen)
 	int64_t v;
 	int i;
 
-	switch (k->type) {
+	if (k->per_port) {
+		if (set_per_port(k, value, why, sizeof(why)) == 0)
+			return 0;
+	} else switch (k->type) {
 	case KNOB_INT:
-		if (parse_i64(value, &v) == 0 && in_ranges(k, v)) {
+		if (one_value(k, value, &v, why, sizeof(why)) == 0) {
 			*k->ival = v;
 			return 0;
 		}

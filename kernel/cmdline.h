@@ -12,6 +12,8 @@
 
 /* Longest message cmdline_parse() passes to report(), including the NUL. */
 #define CMDLINE_MSG_MAX 1024
+/* Values a per-port knob holds: one per port, as NIC_MAX_PORTS. */
+#define KNOB_MAX_PORTS 8
 /* Longest word cmdline_parse() accepts, in bytes; longer ones are errors. */
 #define CMDLINE_WORD_MAX 256
 
@@ -46,6 +48,16 @@ struct knob {
 	 * (len bytes, NUL included), for the shell's `show config`. */
 	void (*show)(char *buf, size_t len);
 	int repeatable;		/* may appear more than once (e.g. route=) */
+	/*
+	 * KNOB_INT and KNOB_ENUM: one value per port, as Linux e1000e module
+	 * parameters take one per board: *ival is an array of KNOB_MAX_PORTS;
+	 * "v" sets every port, "v0,v1,..." ports 0, 1, ... (the rest keep
+	 * theirs).
+	 */
+	int per_port;
+	/* KNOB_INT, may be NULL: a check beyond the ranges; 0, or -1 with a
+	 * reason in err (e.g. rxd= must be a multiple of 8). */
+	int (*check)(int64_t v, char *err, size_t errlen);
 };
 
 /*
@@ -54,9 +66,12 @@ struct knob {
  * choice. Returns 0, or -1 with a message in err (errlen bytes, NUL
  * included) naming the knob, the bad value and the accepted forms:
  * "cmdline: bad value 'abc' for InterruptThrottleRate= (accepted: 0|1|...)".
- * *ival is written only on success.
+ * *ival is written only on success. A per-port knob takes a comma list of
+ * up to KNOB_MAX_PORTS such values.
  */
 int knob_set(const struct knob *k, const char *value, char *err, size_t errlen);
+/* Set only port's entry of per-port knob k from one value; as knob_set. */
+int knob_set_port(const struct knob *k, int port, const char *value, char *err, size_t errlen);
 
 /* The knob of knobs[0..n) called name (case-sensitive), or NULL. */
 const struct knob *knob_find(const struct knob *knobs, size_t n, const char *name);

@@ -23,10 +23,14 @@ static void append_names(char *msg, size_t len, const struct knob *knobs, size_t
 }
 
 int config_set(const struct knob *knobs, size_t n, const struct knob_live *live, size_t nlive,
-	       const char *name, const char *value, char *msg, size_t len)
+	       int port, const char *name, const char *value, char *msg, size_t len)
 {
 	const struct knob *k = knob_find(knobs, n, name);
 	const struct knob_live *l = live_find(live, nlive, name);
+	if (k && l && port >= 0 && !k->per_port) {
+		snprintf(msg, len, "set: %s is one value for every port: set %s <value>", k->name, k->name);
+		return -1;
+	}
 	if (!k) {
 		snprintf(msg, len, "set: unknown knob '%.64s' (knobs:", name);
 		append_names(msg, len, knobs, n, 0, 0);
@@ -34,7 +38,7 @@ int config_set(const struct knob *knobs, size_t n, const struct knob_live *live,
 		snprintf(msg, len, "set: %s is read at boot only: give %s= on the kernel command line "
 			 "(run-time knobs:", k->name, k->name);
 		append_names(msg, len, 0, 0, live, nlive);
-	} else if (knob_set(k, value, msg, len)) {
+	} else if (port >= 0 ? knob_set_port(k, port, value, msg, len) : knob_set(k, value, msg, len)) {
 		/* knob_set words it for the command line: "cmdline: bad value ..." */
 		if (!strncmp(msg, "cmdline: ", 9)) {
 			memcpy(msg, "set: ", 5);
@@ -44,7 +48,7 @@ int config_set(const struct knob *knobs, size_t n, const struct knob_live *live,
 	} else {
 		if (l->apply)
 			l->apply();
-		char v[64];
+		char v[160];
 		knob_value(k, v, sizeof(v));
 		snprintf(msg, len, "%s=%s", k->name, v);
 		return 0;
@@ -54,8 +58,28 @@ int config_set(const struct knob *knobs, size_t n, const struct knob_live *live,
 	return -1;
 }
 
+/* A per-port knob: "v" when every port has the same, else "v0,v1,...". */
+static void per_port_value(const struct knob *k, char *buf, size_t len)
+{
+	int same = 1;
+	size_t used = 0;
+	for (int i = 1; i < KNOB_MAX_PORTS; i++)
+		same &= k->ival[i] == k->ival[0];
+	buf[0] = 0;
+	for (int i = 0; i < (same ? 1 : KNOB_MAX_PORTS) && used < len; i++) {
+		if (k->type == KNOB_ENUM)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", k->choices[k->ival[i]]);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%lld", i ? "," : "", (long long)k->ival[i]);
+	}
+}
+
 void knob_value(const struct knob *k, char *buf, size_t len)
 {
+	if (k->per_port) {
+		per_port_value(k, buf, len);
+		return;
+	}
 	switch (k->type) {
 	case KNOB_INT:
 		snprintf(buf, len, "%lld", (long long)*k->ival);

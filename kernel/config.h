@@ -18,7 +18,8 @@ struct knob_live {
 
 /*
  * Set knob name of knobs[0..n) to value, if live[0..nlive) names it, then
- * call its apply. Writes one line of reply into msg (len bytes, no newline):
+ * call its apply. port >= 0: only that port's value of a per-port knob
+ * ("set: X is one value for every port" for the others); -1: as given. Writes one line of reply into msg (len bytes, no newline):
  *   "InterruptThrottleRate=4"                          (returns 0)
  *   "set: unknown knob 'x' (knobs: a b c)"             (returns -1)
  *   "set: rxd is read at boot only: give rxd= on the kernel command line
@@ -27,7 +28,7 @@ struct knob_live {
  * A bad value leaves the knob as it was.
  */
 int config_set(const struct knob *knobs, size_t n, const struct knob_live *live, size_t nlive,
-	       const char *name, const char *value, char *msg, size_t len);
+	       int port, const char *name, const char *value, char *msg, size_t len);
 
 /* The current value of k as text into buf (len bytes): the number, the
  * choice's name, or what k->show writes ("?" without show). */

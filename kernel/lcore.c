@@ -1,6 +1,6 @@
 /*
  * The poll loop (DESIGN.md, execution model), one per core over the queues
- * kernel/place.c gave it. Per queue, by poll=:
+ * kernel/place.c gave it. Per queue, by its port's poll=:
  *  busy  rx_burst forever, interrupts off;
  *  napi  the queue's interrupt masks it and schedules it; poll rounds of up
  *        to napi_weight packets; a short round unmasks and polls once more
@@ -61,7 +61,7 @@ static int poll_queue(struct lcore *lc, struct nic *nic, int q, int max)
 /* NAPI round on a scheduled queue; returns packets handled. */
 static int napi_poll(struct lcore *lc, struct nic *nic, int q)
 {
-	int weight = (int)nic_cfg.napi_weight;
+	int weight = (int)nic->cfg.napi_weight;
 	int done = poll_queue(lc, nic, q, weight);
 	if (done == weight) {
 		lc->time_squeeze++;
@@ -82,7 +82,7 @@ static int napi_poll(struct lcore *lc, struct nic *nic, int q)
  * from an interrupt (and ITR paces them) and none waits for the next frame. */
 static int irq_pass(struct lcore *lc, struct nic *nic, int q)
 {
-	int done = poll_queue(lc, nic, q, (int)nic_cfg.napi_weight);
+	int done = poll_queue(lc, nic, q, (int)nic->cfg.napi_weight);
 	nic->sched[q] = 0;
 	nic->ops->irq_enable(nic, q);
 	if (nic->ops->rx_pending(nic, q))
@@ -125,12 +125,12 @@ static int idle_apps(const struct lcore *lc, const struct app **out)
 	return n;
 }
 
-static int poll_all(struct lcore *lc, int mode, int *pending)
+static int poll_all(struct lcore *lc, int *pending)
 {
 	int work = 0;
 	for (int k = 0; k < lc->nq; k++) {
 		struct nic *nic = lc->qs[k].nic;
-		int q = lc->qs[k].q;
+		int q = lc->qs[k].q, mode = (int)nic->cfg.poll;
 		if (mode == POLL_BUSY) {
 			work += poll_queue(lc, nic, q, (int)nic_cfg.burst);
 		} else if (nic->sched[q]) {
@@ -146,16 +146,21 @@ void lcore_run(void)
 {
 	struct lcore *lc = this_lcore();
 	const struct app *idle[NIC_MAX_PORTS];
-	int mode = (int)nic_cfg.poll, bsp = lc->id == 0;
+	int bsp = lc->id == 0, busy = 0;
 	uint64_t next_hk = rdtsc() + tsc.hz, next_shell = 0, next_clean = next_hk;
 
 	int nidle = idle_apps(lc, idle);
 	lc->start_tsc = rdtsc();
-	for (int k = 0; k < lc->nq && mode != POLL_BUSY; k++)
-		lc->qs[k].nic->ops->irq_enable(lc->qs[k].nic, lc->qs[k].q);
+	for (int k = 0; k < lc->nq; k++) {
+		struct nic *nic = lc->qs[k].nic;
+		if (nic->cfg.poll == POLL_BUSY)
+			busy = 1;	/* a busy-polled queue keeps the core awake */
+		else
+			nic->ops->irq_enable(nic, lc->qs[k].q);
+	}
 	irq_on();
 	for (;;) {
-		int pending = 0, work = poll_all(lc, mode, &pending);
+		int pending = 0, work = poll_all(lc, &pending);
 		for (int i = 0; i < nidle; i++)
 			work += idle[i]->idle();
 		uint64_t now = rdtsc();
@@ -172,7 +177,7 @@ void lcore_run(void)
 			housekeeping(&next_hk);
 			next_shell = now + tsc.hz / 1000;
 		}
-		if ((mode != POLL_BUSY || !lc->nq) && !work && !pending) {
+		if (!busy && !work && !pending) {
 			uint64_t t0 = rdtsc();
 			safe_halt();
 			lc->halted_cycles += rdtsc() - t0;

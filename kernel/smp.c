@@ -192,10 +192,15 @@ void smp_report(void)
 		       failed_ids[i]);
 }
 
+void smp_wake(int core)
+{
+	lapic_ipi(cpus[core].apic_id, LAPIC_ICR_FIXED | VEC_WAKE);
+}
+
 void smp_release(void (*fn)(void))
 {
 	for (int i = 1; i < ncpus; i++) {
 		cpus[i].run = fn;
-		lapic_ipi(cpus[i].apic_id, LAPIC_ICR_FIXED | VEC_WAKE);
+		smp_wake(i);
 	}
 }

@@ -48,6 +48,8 @@ void smp_init_bsp(void);
 int smp_start(int want);
 /* Print the cores, their APIC IDs, TSC skew and any AP that did not start. */
 void smp_report(void);
+/* Wake core (out of hlt) with an IPI on VEC_WAKE. */
+void smp_wake(int core);
 /* Release every started AP into fn (never returns on the AP). */
 void smp_release(void (*fn)(void));
 #endif

@@ -128,6 +128,7 @@ SHELL_CMD(link, "link", "link [port]", "the same as ifconfig", cmd_ifconfig);
  * mode, as at boot. */
 static void apply_itr(void)
 {
+	nic_config_refresh();
 	for (int i = 0; i < nic_count; i++)
 		nic_itr_init(nics[i]);
 }
@@ -140,15 +141,16 @@ static void apply_stats(void)
 
 /*
  * Knobs the shell may change. napi_weight, copybreak and prefetch are read
- * by the poll loop and the RX path on every burst. Not here, read at boot
+ * by the poll loop and the RX path on every burst, from each port's copy
+ * (nic_config_refresh puts the new values there). Not here, read at boot
  * only: poll (the loop picks its mode once), burst (the RX pools are sized
  * for it), ring sizes, queues, interrupt delays, IntMode, app, selftest.
  */
 static const struct knob_live live[] = {
 	{ "InterruptThrottleRate", apply_itr },
-	{ "napi_weight", 0 },
-	{ "copybreak", 0 },
-	{ "prefetch", 0 },
+	{ "napi_weight", nic_config_refresh },
+	{ "copybreak", nic_config_refresh },
+	{ "prefetch", nic_config_refresh },
 	{ "stats", apply_stats },
 	{ "stats_format", 0 },
 };
@@ -157,18 +159,26 @@ static const struct knob_live live[] = {
 static int cmd_set(int argc, char **argv)
 {
 	char msg[CMDLINE_MSG_MAX];
-	if (argc != 3) {
-		printf("usage: set <knob> <value>; run-time knobs:");
+	struct nic *nic = argc == 4 ? nic_find(argv[1]) : 0;
+	if (argc == 4 && !nic) {
+		printf("set: no port '%s'; ", argv[1]);
+		list_ports();
+		return -1;
+	}
+	if (argc != 3 && argc != 4) {
+		printf("usage: set [port] <knob> <value>; run-time knobs:");
 		for (size_t i = 0; i < NLIVE; i++)
 			printf(" %s", live[i].name);
 		printf(" (show config lists them all)\n");
 		return -1;
 	}
-	int err = config_set(__knobs_start, KNOBS_COUNT, live, NLIVE, argv[1], argv[2], msg, sizeof(msg));
+	int err = config_set(__knobs_start, KNOBS_COUNT, live, NLIVE, nic ? nic->port : -1, argv[argc - 2],
+			     argv[argc - 1], msg, sizeof(msg));
 	printf("%s\n", msg);
 	return err;
 }
-SHELL_CMD(set, "set", "set <knob> <value>", "change a run-time knob (show config lists them)", cmd_set);
+SHELL_CMD(set, "set", "set [port] <knob> <value>",
+	  "change a run-time knob, for every port or one (show config lists them)", cmd_set);
 
 static int cmd_show(int argc, char **argv)
 {

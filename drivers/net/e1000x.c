@@ -297,7 +297,7 @@ static void recover(struct e1000x_port *p, const char *why)
 		return;
 	}
 	for (int q = 0; q < nic->nqueues; q++)
-		if (nic_cfg.poll != POLL_BUSY)
+		if (nic->cfg.poll != POLL_BUSY)
 			nic->ops->irq_enable(nic, q);
 	nic->link_up = -1;
 }
@@ -438,8 +438,9 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 		return -1;
 	struct nic *nic = &p->nic;
 	*nic = (struct nic){ .driver = f->driver, .model = id->name, .pci = d, .ops = f->ops,
-			     .rxd = (int)nic_cfg.rxd, .txd = (int)nic_cfg.txd, .link_up = -1,
-			     .nqueues = nic_cfg.queues < f->max_queues ? (int)nic_cfg.queues : f->max_queues };
+			     .link_up = -1 };
+	nic_config_init(nic);
+	nic->nqueues = nic->cfg.queues < f->max_queues ? (int)nic->cfg.queues : f->max_queues;
 	p->family = f;
 	p->phy_addr = 1;
 	p->regs = (volatile uint8_t *)pci_map_bar(d, 0);

@@ -121,7 +121,7 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 	uint64_t *sw = nic->qsw[rq->q];
 	uint32_t i = rq->next, last = rq->n;
 	uint64_t bytes = 0;
-	int got = 0, copybreak = (int)nic_cfg.copybreak, prefetch = (int)nic_cfg.prefetch;
+	int got = 0, copybreak = (int)nic->cfg.copybreak, prefetch = (int)nic->cfg.prefetch;
 
 	while (got < n) {
 		uint16_t len;
@@ -237,7 +237,7 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 		} else {
 			if (p->flags & PKT_TX_TSTAMP)
 				sw[NS_tx_hwtstamp_skipped]++;
-			uint32_t cmd = TXD_CMD_EOP | TXD_CMD_IFCS | TXD_CMD_RS | (nic_cfg.tx_int_delay ? TXD_CMD_IDE : 0);
+			uint32_t cmd = TXD_CMD_EOP | TXD_CMD_IFCS | TXD_CMD_RS | (nic->cfg.tx_int_delay ? TXD_CMD_IDE : 0);
 			d->d.cmd_type_len = p->len | cmd << 24;
 			d->d.status = 0;
 		}

@@ -6,7 +6,6 @@
 #include "drivers/net/phc.h"
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
-#include "kernel/lapic.h"
 #include "kernel/mem.h"
 #include "kernel/shell.h"
 #include "kernel/smp.h"
@@ -25,72 +24,90 @@ const char *const nic_stat_names[NIC_STAT_N] = { NIC_STATS(NIC_STAT_NAME) };
 
 /* Defaults as Linux e1000e's module parameters (param.c), ours beside them. */
 struct nic_config nic_cfg = {
-	.rxd = 512, .txd = 512, .burst = 32, .queues = 1, .itr = 3,
-	.rx_int_delay = 0, .rx_abs_int_delay = 8, .tx_int_delay = 8, .tx_abs_int_delay = 32,
-	.copybreak = 0, .prefetch = 1, .poll = POLL_BUSY, .napi_weight = 64,
+	.burst = 32, .promisc = 0,
+	.rxd = { [0 ... NIC_MAX_PORTS - 1] = 512 }, .txd = { [0 ... NIC_MAX_PORTS - 1] = 512 }, .queues = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .itr = { [0 ... NIC_MAX_PORTS - 1] = 3 },
+	.rx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .rx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 },
+	.tx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 }, .tx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 32 },
+	.copybreak = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .prefetch = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .poll = { [0 ... NIC_MAX_PORTS - 1] = POLL_BUSY }, .napi_weight = { [0 ... NIC_MAX_PORTS - 1] = 64 },
 };
 
-/* rxd=/txd=: 80-4096 and a multiple of 8; *out is written only when the
- * value is good, so a refused one leaves the default in force. */
-static int ring_check(const char *v, char *err, size_t len, int64_t *out)
+void nic_config_init(struct nic *nic)
 {
-	uint64_t n;
-	if (parse_u64(v, &n) || n < 80 || n > 4096) {
-		snprintf(err, len, "not a number from 80 to 4096");
-		return -1;
+	int p = nic_count < NIC_MAX_PORTS ? nic_count : NIC_MAX_PORTS - 1;
+	nic->cfg = (struct nic_port_config){
+		.rxd = nic_cfg.rxd[p], .txd = nic_cfg.txd[p], .queues = nic_cfg.queues[p], .itr = nic_cfg.itr[p],
+		.rx_int_delay = nic_cfg.rx_int_delay[p], .rx_abs_int_delay = nic_cfg.rx_abs_int_delay[p],
+		.tx_int_delay = nic_cfg.tx_int_delay[p], .tx_abs_int_delay = nic_cfg.tx_abs_int_delay[p],
+		.copybreak = nic_cfg.copybreak[p], .prefetch = nic_cfg.prefetch[p], .poll = nic_cfg.poll[p],
+		.napi_weight = nic_cfg.napi_weight[p],
+	};
+	nic->rxd = (int)nic->cfg.rxd;
+	nic->txd = (int)nic->cfg.txd;
+}
+
+void nic_config_refresh(void)
+{
+	for (int i = 0; i < nic_count; i++) {
+		struct nic_port_config *c = &nics[i]->cfg;
+		c->itr = nic_cfg.itr[i];
+		c->napi_weight = nic_cfg.napi_weight[i];
+		c->copybreak = nic_cfg.copybreak[i];
+		c->prefetch = nic_cfg.prefetch[i];
 	}
+}
+
+/* rxd=/txd=: a multiple of 8 descriptors; a refused value leaves the
+ * default in force (knob_set writes nothing on error). */
+static int ring_check(int64_t n, char *err, size_t len)
+{
 	if (n % 8) {
-		snprintf(err, len, "%lu is not a multiple of 8 descriptors (128-byte granularity of RDLEN/TDLEN)",
-			 (unsigned long)n);
+		snprintf(err, len, "%ld is not a multiple of 8 descriptors (128-byte granularity of RDLEN/TDLEN)",
+			 (long)n);
 		return -1;
 	}
-	*out = (int64_t)n;
 	return 0;
 }
-static int parse_rxd(const char *v, char *err, size_t len) { return ring_check(v, err, len, &nic_cfg.rxd); }
-static int parse_txd(const char *v, char *err, size_t len) { return ring_check(v, err, len, &nic_cfg.txd); }
-static void show_rxd(char *buf, size_t len) { snprintf(buf, len, "%ld", nic_cfg.rxd); }
-static void show_txd(char *buf, size_t len) { snprintf(buf, len, "%ld", nic_cfg.txd); }
-KNOB(rxd, .name = "rxd", .type = KNOB_FUNC, .parse = parse_rxd, .show = show_rxd,
-     .accepted = "80-4096, a multiple of 8", .help = "RX ring size, descriptors; default 512");
-KNOB(txd, .name = "txd", .type = KNOB_FUNC, .parse = parse_txd, .show = show_txd,
-     .accepted = "80-4096, a multiple of 8", .help = "TX ring size, descriptors; default 512");
+static const struct knob_range ring_range[] = { { 80, 4096 } };
+KNOB(rxd, .name = "rxd", .type = KNOB_INT, .ranges = ring_range, .nranges = 1, .check = ring_check,
+     .ival = nic_cfg.rxd, .per_port = 1, .help = "RX ring size, descriptors, a multiple of 8; default 512");
+KNOB(txd, .name = "txd", .type = KNOB_INT, .ranges = ring_range, .nranges = 1, .check = ring_check,
+     .ival = nic_cfg.txd, .per_port = 1, .help = "TX ring size, descriptors, a multiple of 8; default 512");
 
 static const struct knob_range burst_range[] = { { 1, NIC_BURST_MAX } };
 KNOB(burst, .name = "burst", .type = KNOB_INT, .ranges = burst_range, .nranges = 1, .ival = &nic_cfg.burst,
      .help = "packets per rx_burst/tx_burst call; default 32");
 static const struct knob_range queues_range[] = { { 1, NIC_MAX_QUEUES } };
-KNOB(queues, .name = "queues", .type = KNOB_INT, .ranges = queues_range, .nranges = 1, .ival = &nic_cfg.queues,
+KNOB(queues, .name = "queues", .type = KNOB_INT, .ranges = queues_range, .nranges = 1, .ival = nic_cfg.queues, .per_port = 1,
      .help = "RX/TX queue pairs per port (RSS when > 1; e1000 1, e1000e 2, igb 8); default 1");
 static const struct knob_range itr_range[] = { { 0, 1 }, { 3, 4 }, { 100, 100000 } };
 KNOB(itr, .name = "InterruptThrottleRate", .type = KNOB_INT, .ranges = itr_range, .nranges = 3,
-     .ival = &nic_cfg.itr,
+     .ival = nic_cfg.itr, .per_port = 1,
      .help = "0 off, 1 dynamic, 3 dynamic conservative, 4 simplified, 100-100000 ints/s; default 3");
 static const struct knob_range delay_range[] = { { 0, 65535 } };
 KNOB(rdtr, .name = "RxIntDelay", .type = KNOB_INT, .ranges = delay_range, .nranges = 1,
-     .ival = &nic_cfg.rx_int_delay, .help = "RDTR, 1.024 us units; default 0");
+     .ival = nic_cfg.rx_int_delay, .per_port = 1, .help = "RDTR, 1.024 us units; default 0");
 KNOB(radv, .name = "RxAbsIntDelay", .type = KNOB_INT, .ranges = delay_range, .nranges = 1,
-     .ival = &nic_cfg.rx_abs_int_delay, .help = "RADV, 1.024 us units; default 8");
+     .ival = nic_cfg.rx_abs_int_delay, .per_port = 1, .help = "RADV, 1.024 us units; default 8");
 KNOB(tidv, .name = "TxIntDelay", .type = KNOB_INT, .ranges = delay_range, .nranges = 1,
-     .ival = &nic_cfg.tx_int_delay, .help = "TIDV, 1.024 us units; default 8");
+     .ival = nic_cfg.tx_int_delay, .per_port = 1, .help = "TIDV, 1.024 us units; default 8");
 KNOB(tadv, .name = "TxAbsIntDelay", .type = KNOB_INT, .ranges = delay_range, .nranges = 1,
-     .ival = &nic_cfg.tx_abs_int_delay, .help = "TADV, 1.024 us units; default 32");
+     .ival = nic_cfg.tx_abs_int_delay, .per_port = 1, .help = "TADV, 1.024 us units; default 32");
 static const struct knob_range copybreak_range[] = { { 0, 256 } };
 KNOB(copybreak, .name = "copybreak", .type = KNOB_INT, .ranges = copybreak_range, .nranges = 1,
-     .ival = &nic_cfg.copybreak,
+     .ival = nic_cfg.copybreak, .per_port = 1,
      .help = "bytes: received frames up to this size are copied and the ring buffer reused; 0 off; default 0");
 static const struct knob_range bool_range[] = { { 0, 1 } };
-KNOB(prefetch, .name = "prefetch", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &nic_cfg.prefetch,
+KNOB(prefetch, .name = "prefetch", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = nic_cfg.prefetch, .per_port = 1,
      .help = "1: prefetch the next RX descriptor and the packet header; default 1");
 KNOB(promisc, .name = "promisc", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &nic_cfg.promisc,
      .help = "1: ports accept every unicast and multicast frame (RCTL.UPE, MPE), as an L2 cross-connect needs; "
 	     "0: their own MAC, broadcast; default 0");
 static const char *const poll_choices[] = { "busy", "napi", "irq", 0 };
-KNOB(poll, .name = "poll", .type = KNOB_ENUM, .choices = poll_choices, .ival = &nic_cfg.poll,
+KNOB(poll, .name = "poll", .type = KNOB_ENUM, .choices = poll_choices, .ival = nic_cfg.poll, .per_port = 1,
      .help = "busy: poll forever; napi: interrupt wakes, poll until short; irq: one pass per interrupt; default busy");
 static const struct knob_range weight_range[] = { { 1, 4096 } };
 KNOB(napi_weight, .name = "napi_weight", .type = KNOB_INT, .ranges = weight_range, .nranges = 1,
-     .ival = &nic_cfg.napi_weight, .help = "packets per NAPI round; default 64");
+     .ival = nic_cfg.napi_weight, .per_port = 1, .help = "packets per NAPI round; default 64");
 
 int nic_register(struct nic *nic)
 {
@@ -119,7 +136,7 @@ int nic_pools_create(struct nic *nic)
 {
 	/* Every ring slot holds a buffer, plus what is in flight in the apps:
 	 * a burst per queue on the way to TX, and the TX ring of a peer port. */
-	uint32_t n = (uint32_t)(nic->nqueues * (nic->rxd + 2 * nic_cfg.burst) + nic_cfg.txd);
+	uint32_t n = (uint32_t)(nic->nqueues * (nic->rxd + 2 * nic_cfg.burst) + nic->txd);
 	uint32_t small = (uint32_t)(nic->nqueues * nic->rxd);
 	nic->pool = pktpool_create_below(nic->name, n, PKT_SLOT, nic->dma_limit);
 	nic->small_pool = nic->pool ? pktpool_create(nic->name, small, PKT_SMALL_SLOT) : 0;
@@ -155,7 +172,7 @@ void nic_queue_irq(struct trapframe *tf, void *arg)
 	nic->sched[a->q] = 1;
 	int owner = nic->owner[a->q];
 	if (owner != cpu_id())	/* MSI or INTx reach the BSP only: wake the owner */
-		lapic_ipi(cpus[owner].apic_id, LAPIC_ICR_FIXED | VEC_WAKE);
+		smp_wake(owner);
 }
 
 enum { LOWEST_LATENCY, LOW_LATENCY, BULK_LATENCY };
@@ -218,7 +235,7 @@ uint32_t nic_itr_update(struct nic_itr *it)
 
 void nic_itr_init(struct nic *nic)
 {
-	uint32_t s = (uint32_t)nic_cfg.itr;
+	uint32_t s = (uint32_t)nic->cfg.itr;
 	for (int q = 0; q < nic->nqueues; q++) {
 		nic->itr[q] = (struct nic_itr){ .setting = s, .rx_class = LOW_LATENCY, .tx_class = LOW_LATENCY };
 		nic->itr[q].current = s == 0 ? 0 : s == 4 ? 8000 : s < 100 ? 20000 : s;

@@ -110,6 +110,21 @@ struct nic_itr {
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;	/* since the last interrupt */
 };
 
+/* Per-port knobs (Linux module parameters take one value per board):
+ * probe copies each port's values into nic->cfg, and only that copy is read
+ * on the fast path. */
+struct nic_port_config {
+	int64_t rxd, txd;		/* ring sizes, descriptors */
+	int64_t queues;			/* queue pairs wanted */
+	int64_t itr;			/* InterruptThrottleRate */
+	int64_t rx_int_delay, rx_abs_int_delay;	/* RDTR, RADV: 1.024 us units */
+	int64_t tx_int_delay, tx_abs_int_delay;	/* TIDV, TADV: 1.024 us units */
+	int64_t copybreak;		/* bytes; 0 = off */
+	int64_t prefetch;		/* 0|1 */
+	int64_t poll;			/* enum poll_mode */
+	int64_t napi_weight;		/* packets per NAPI round */
+};
+
 /* One port. Drivers embed it at the start of their own struct. */
 struct nic {
 	char name[8];		/* "port0" */
@@ -137,6 +152,7 @@ struct nic {
 	uint64_t stats[NIC_STAT_N];
 	struct nic_qstats q[NIC_MAX_QUEUES];
 	int owner[NIC_MAX_QUEUES];	/* core that polls each queue (kernel/lcore.c) */
+	struct nic_port_config cfg;	/* this port's knob values */
 	/* Fast-path counters (kind q) per queue; nic->stats holds their sum as of
 	 * the last nic_stats_fold, which remembers what it already added. */
 	uint64_t qsw[NIC_MAX_QUEUES][NIC_STAT_N] __attribute__((aligned(64)));
@@ -146,23 +162,26 @@ struct nic {
 extern struct nic *nics[NIC_MAX_PORTS];
 extern int nic_count;
 
-/* Knobs shared by every driver (module parameters). */
+/* The knobs: one value per port for each per-port knob (index = port),
+ * and the two that are the same for every port. */
 struct nic_config {
-	int64_t rxd, txd;		/* ring sizes, descriptors */
 	int64_t burst;			/* rx_burst size, packets */
-	int64_t queues;			/* queue pairs wanted per port */
-	int64_t itr;			/* InterruptThrottleRate */
-	int64_t rx_int_delay, rx_abs_int_delay;	/* RDTR, RADV: 1.024 us units */
-	int64_t tx_int_delay, tx_abs_int_delay;	/* TIDV, TADV: 1.024 us units */
-	int64_t copybreak;		/* bytes; 0 = off */
-	int64_t prefetch;		/* 0|1 */
-	int64_t poll;			/* enum poll_mode */
 	int64_t promisc;		/* 0|1: accept every unicast and multicast */
-	int64_t napi_weight;		/* packets per NAPI round */
+	int64_t rxd[NIC_MAX_PORTS], txd[NIC_MAX_PORTS], queues[NIC_MAX_PORTS], itr[NIC_MAX_PORTS];
+	int64_t rx_int_delay[NIC_MAX_PORTS], rx_abs_int_delay[NIC_MAX_PORTS];
+	int64_t tx_int_delay[NIC_MAX_PORTS], tx_abs_int_delay[NIC_MAX_PORTS];
+	int64_t copybreak[NIC_MAX_PORTS], prefetch[NIC_MAX_PORTS], poll[NIC_MAX_PORTS];
+	int64_t napi_weight[NIC_MAX_PORTS];
 };
 extern struct nic_config nic_cfg;
 enum poll_mode { POLL_BUSY, POLL_NAPI, POLL_IRQ };
 
+/* Fill nic->cfg with the knob values of the port nic_register will give it
+ * (the next number), and rxd/txd from them; before nic_register. */
+void nic_config_init(struct nic *nic);
+/* Copy the run-time knobs (InterruptThrottleRate, napi_weight, copybreak,
+ * prefetch) of every port into its nic->cfg, after `set`. */
+void nic_config_refresh(void);
 /* Give a probed port its number and name; returns the port, or -1 when
  * NIC_MAX_PORTS are taken. */
 int nic_register(struct nic *nic);

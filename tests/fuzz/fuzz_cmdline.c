@@ -28,8 +28,10 @@ static uint32_t mask_of(int len)
 
 static void check_state(void)
 {
-	assert(nic_cfg.rxd % 8 == 0 && nic_cfg.rxd >= 80 && nic_cfg.rxd <= 4096);
-	assert(nic_cfg.txd % 8 == 0 && nic_cfg.txd >= 80 && nic_cfg.txd <= 4096);
+	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+		assert(nic_cfg.rxd[p] % 8 == 0 && nic_cfg.rxd[p] >= 80 && nic_cfg.rxd[p] <= 4096);
+		assert(nic_cfg.txd[p] % 8 == 0 && nic_cfg.txd[p] >= 80 && nic_cfg.txd[p] <= 4096);
+	}
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		if (!l3_if[p].addr)
 			continue;
@@ -76,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		if (!eq)
 			continue;
 		*eq = 0;
-		config_set(__knobs_start, KNOBS_COUNT, live, nlive, w, eq + 1, msg, sizeof(msg));
+		config_set(__knobs_start, KNOBS_COUNT, live, nlive, -1, w, eq + 1, msg, sizeof(msg));
 		assert(strlen(msg) < sizeof(msg));
 		check_state();
 	}

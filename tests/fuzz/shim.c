@@ -16,10 +16,9 @@ struct lcore lcores[MAX_CPUS];
 struct cpu cpus[MAX_CPUS];
 int ncpus = 1, nlcores = 1;
 
-void lapic_ipi(uint32_t apic_id, uint32_t icr)
+void smp_wake(int core)
 {
-	(void)apic_id;
-	(void)icr;
+	(void)core;
 }
 struct mem_info mem;
 

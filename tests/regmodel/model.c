@@ -441,10 +441,26 @@ void dma_free(void *p, size_t bytes) { munmap(p, bytes); }
 /* ---- the NIC layer ---- */
 
 struct nic_config nic_cfg = {
-	.rxd = 128, .txd = 128, .burst = 32, .queues = 1, .itr = 3,
-	.rx_int_delay = 0, .rx_abs_int_delay = 8, .tx_int_delay = 8, .tx_abs_int_delay = 32,
-	.copybreak = 0, .prefetch = 1, .poll = POLL_BUSY, .napi_weight = 64,
+	.burst = 32,
+	.rxd = { [0 ... NIC_MAX_PORTS - 1] = 128 }, .txd = { [0 ... NIC_MAX_PORTS - 1] = 128 }, .queues = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .itr = { [0 ... NIC_MAX_PORTS - 1] = 3 },
+	.rx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .rx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 },
+	.tx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 }, .tx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 32 },
+	.copybreak = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .prefetch = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .poll = { [0 ... NIC_MAX_PORTS - 1] = POLL_BUSY }, .napi_weight = { [0 ... NIC_MAX_PORTS - 1] = 64 },
 };
+
+/* As drivers/net/nic.c: the model has one port, port 0. */
+void nic_config_init(struct nic *nic)
+{
+	nic->cfg = (struct nic_port_config){
+		.rxd = nic_cfg.rxd[0], .txd = nic_cfg.txd[0], .queues = nic_cfg.queues[0], .itr = nic_cfg.itr[0],
+		.rx_int_delay = nic_cfg.rx_int_delay[0], .rx_abs_int_delay = nic_cfg.rx_abs_int_delay[0],
+		.tx_int_delay = nic_cfg.tx_int_delay[0], .tx_abs_int_delay = nic_cfg.tx_abs_int_delay[0],
+		.copybreak = nic_cfg.copybreak[0], .prefetch = nic_cfg.prefetch[0], .poll = nic_cfg.poll[0],
+		.napi_weight = nic_cfg.napi_weight[0],
+	};
+	nic->rxd = (int)nic->cfg.rxd;
+	nic->txd = (int)nic->cfg.txd;
+}
 struct nic *model_nic;
 static int qarg[NIC_MAX_QUEUES];
 
@@ -470,7 +486,7 @@ void nic_unregister(struct nic *nic)
 
 int nic_pools_create(struct nic *nic)
 {
-	uint32_t n = (uint32_t)(nic->nqueues * (nic->rxd + 2 * nic_cfg.burst) + nic_cfg.txd);
+	uint32_t n = (uint32_t)(nic->nqueues * (nic->rxd + 2 * nic_cfg.burst) + nic->txd);
 	nic->pool = pktpool_create_below(nic->name, n, PKT_SLOT, nic->dma_limit);
 	nic->small_pool = pktpool_create(nic->name, (uint32_t)(nic->nqueues * nic->rxd), PKT_SMALL_SLOT);
 	return nic->pool && nic->small_pool ? 0 : -1;
@@ -492,7 +508,7 @@ void nic_queue_irq(struct trapframe *tf, void *arg)
 void nic_itr_init(struct nic *nic)
 {
 	for (int q = 0; q < nic->nqueues; q++) {
-		nic->itr[q].setting = (uint32_t)nic_cfg.itr;
+		nic->itr[q].setting = (uint32_t)nic->cfg.itr;
 		nic->itr[q].current = 20000;
 		nic->ops->set_itr(nic, q, 20000);
 	}
@@ -521,8 +537,8 @@ void model_init(enum model_flavour f)
 	M.resets = 0;
 	M.phy[1] = 0x796d;
 	model_nic = 0;
-	nic_cfg.queues = 1;
-	nic_cfg.poll = POLL_BUSY;
+	nic_cfg.queues[0] = 1;
+	nic_cfg.poll[0] = POLL_BUSY;
 }
 
 int model_probe(const struct pci_driver *drv, uint16_t device)

@@ -74,7 +74,7 @@ static void test_errata_bits(void **st)
 	assert_int_equal(model_peek(0x5b00) & (1u << 22 | 1u << 27), 1u << 22 | 1u << 27);	/* GCR */
 	assert_true(model_peek(0x5b64) & 1);	/* GCR2 */
 	/* TXDCTL of both queues the same, with queues=1 */
-	assert_int_equal(nic_cfg.queues, 1);
+	assert_int_equal(nic_cfg.queues[0], 1);
 	assert_int_equal(model_peek(0x3828), model_peek(0x3928));
 	assert_true(model_peek(0x3828) & (1u << 22));
 	/* RFCTL: extended descriptors, ACK_DIS in MSI-X mode */
@@ -99,11 +99,11 @@ static void test_ivar(void **st)
 	assert_int_equal(probe(), 0);
 	assert_int_equal(model_peek(0xe4), 0x00090808);	/* RXQ0, TXQ0 -> 0; other -> 1 */
 	model_init(M_82574);
-	nic_cfg.queues = 2;
+	nic_cfg.queues[0] = 2;
 	assert_int_equal(probe(), 0);
 	assert_int_equal(model_peek(0xe4), 0x000a9898);	/* RXQ1, TXQ1 -> 1; other -> 2 */
 	assert_int_equal(model_peek(0xdc), 0x00f00000);	/* EIAC: the four queue causes */
-	nic_cfg.queues = 1;
+	nic_cfg.queues[0] = 1;
 }
 
 /* The "other" vector re-raises queue causes its ICR read cleared. */
@@ -111,7 +111,7 @@ static void test_other_reraises(void **st)
 {
 	(void)st;
 	model_init(M_82574);
-	nic_cfg.queues = 2;
+	nic_cfg.queues[0] = 2;
 	assert_int_equal(probe(), 0);
 	M.icr = 1u << 21 | 1u << 22 | 1u << 2 | 1u << 24;	/* RXQ1, TXQ0 pending; LSC; OTHER */
 	int from = M.nlog;
@@ -127,7 +127,7 @@ static void test_other_reraises(void **st)
 	from = M.nlog;
 	M.handlers[2](0, M.args[2]);
 	assert_int_equal(model_find_write(from, ICS, 0, 0), -1);
-	nic_cfg.queues = 1;
+	nic_cfg.queues[0] = 1;
 }
 
 /* A PHY left powered down is powered up and autonegotiates. */

@@ -16,9 +16,9 @@ extern struct nic *model_nic;
 static int probe(enum model_flavour f, uint16_t dev, int queues)
 {
 	(void)f;
-	nic_cfg.queues = queues;
+	nic_cfg.queues[0] = queues;
 	int r = model_probe(&pci_driver_igb, dev);
-	nic_cfg.queues = 1;
+	nic_cfg.queues[0] = 1;
 	return r;
 }
 

@@ -65,7 +65,7 @@ static const struct knob_live live[] = {
 
 static int set(const char *name, const char *value, char *msg, size_t len)
 {
-	return config_set(knobs, NKNOBS, live, NLIVE, name, value, msg, len);
+	return config_set(knobs, NKNOBS, live, NLIVE, -1, name, value, msg, len);
 }
 
 static void test_set_ok(void **state)

@@ -45,8 +45,8 @@ static int e1000_init_rx(struct e1000x_port *p)
 		return -1;
 	e1000x_ring_regs(p->regs, E1000_RDBAL, p->rxq[0].ring, p->rxq[0].n * (uint32_t)sizeof(union rx_desc));
 	wr32(p->regs, E1000_RDT, p->rxq[0].n - 1);
-	wr32(p->regs, E1000_RDTR, (uint32_t)nic_cfg.rx_int_delay);
-	wr32(p->regs, E1000_RADV, (uint32_t)nic_cfg.rx_abs_int_delay);
+	wr32(p->regs, E1000_RDTR, (uint32_t)p->nic.cfg.rx_int_delay);
+	wr32(p->regs, E1000_RADV, (uint32_t)p->nic.cfg.rx_abs_int_delay);
 	wr32(p->regs, RXCSUM, RXCSUM_IPOFL | RXCSUM_TUOFL);
 	e1000x_set_filters(p->regs, p->nic.mac, 16);
 	wr32(p->regs, RCTL, e1000x_rctl_filters() | RCTL_EN | RCTL_BSIZE_2048 | RCTL_SECRC | RCTL_RDMTS_HALF);
@@ -59,8 +59,8 @@ static int e1000_init_tx(struct e1000x_port *p)
 	if (e1000x_setup_txq(p, 0, E1000_TDT, 0))
 		return -1;
 	e1000x_ring_regs(p->regs, E1000_TDBAL, p->txq[0].ring, p->txq[0].n * (uint32_t)sizeof(union tx_desc));
-	wr32(p->regs, E1000_TIDV, (uint32_t)nic_cfg.tx_int_delay);
-	wr32(p->regs, E1000_TADV, (uint32_t)nic_cfg.tx_abs_int_delay);
+	wr32(p->regs, E1000_TIDV, (uint32_t)p->nic.cfg.tx_int_delay);
+	wr32(p->regs, E1000_TADV, (uint32_t)p->nic.cfg.tx_abs_int_delay);
 	wr32(p->regs, TIPG, 10 | 8u << 10 | 6u << 20);	/* copper IPGT/IPGR1/IPGR2, table 13-77 */
 	wr32(p->regs, TCTL, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x40) | TCTL_RTLC);
 	return 0;

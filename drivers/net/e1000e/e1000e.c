@@ -62,8 +62,8 @@ static int e1000e_init_rx(struct e1000x_port *p)
 	/* Extended descriptors; in MSI-X mode no ACK interrupts, which the
 	 * 82574 raises spuriously there (Linux e1000_configure_msix). */
 	set_flags32(p->regs, E1000E_RFCTL, RFCTL_EXTEN | (p->msix ? RFCTL_ACK_DIS : 0));
-	wr32(p->regs, E1000E_RDTR, (uint32_t)nic_cfg.rx_int_delay);
-	wr32(p->regs, E1000E_RADV, (uint32_t)nic_cfg.rx_abs_int_delay);
+	wr32(p->regs, E1000E_RDTR, (uint32_t)p->nic.cfg.rx_int_delay);
+	wr32(p->regs, E1000E_RADV, (uint32_t)p->nic.cfg.rx_abs_int_delay);
 	uint32_t rxcsum = RXCSUM_IPOFL | RXCSUM_TUOFL;
 	if (nic->nqueues > 1) {
 		/* RSS over both queues (7.1.9): a fixed key; RETA bit 7 picks the queue. */
@@ -97,8 +97,8 @@ static int e1000e_init_tx(struct e1000x_port *p)
 	}
 	for (int q = 0; q < E1000E_QUEUES; q++)
 		wr32(p->regs, E1000E_TXDCTL(q), TXDCTL_VALUE);
-	wr32(p->regs, E1000E_TIDV, (uint32_t)nic_cfg.tx_int_delay);
-	wr32(p->regs, E1000E_TADV, (uint32_t)nic_cfg.tx_abs_int_delay);
+	wr32(p->regs, E1000E_TIDV, (uint32_t)p->nic.cfg.tx_int_delay);
+	wr32(p->regs, E1000E_TADV, (uint32_t)p->nic.cfg.tx_abs_int_delay);
 	wr32(p->regs, TIPG, 8 | 8u << 10 | 6u << 20);
 	wr32(p->regs, TCTL, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x3f) | TCTL_RTLC);
 	return 0;
