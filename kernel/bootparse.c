@@ -62,7 +62,9 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t info)
 			uint32_t esize = *(const uint32_t *)body;
 			if (esize < sizeof(struct mb2_mmap_entry))
 				return -1;
-			for (uint32_t o = 8; o + esize <= t->size - 8 && bi->nregions < BOOT_MMAP_MAX; o += esize) {
+			/* 64-bit: a lying entry size must not wrap the bound */
+			for (uint64_t o = 8; o + esize <= (uint64_t)t->size - 8 && bi->nregions < BOOT_MMAP_MAX;
+			     o += esize) {
 				struct mb2_mmap_entry e;
 				memcpy(&e, body + o, sizeof(e));	/* entry_size need not keep alignment */
 				add_region(bi, e.base, e.len, e.type);

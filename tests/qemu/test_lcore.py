@@ -146,3 +146,31 @@ def test_queues_on_their_own_cores(box, model):
                           re.findall(r"0x\w+ +\d+ +(\d+) +(\d+)  \S+ " + model + r"\r", irq)))
     assert rows[0][0] > 0 and rows[0][1] == 0, irq
     assert rows[1][1] > 0 and rows[1][0] == 0, irq
+
+
+def qitr(b, port):
+    return int(re.search(r"queue_0_itr: (\d+)", b.shell(f"ethtool -S port{port}")).group(1))
+
+
+def test_per_port_knob_lists(box):
+    """InterruptThrottleRate=100,0: port0 throttled to 100 ints/s, port1 off;
+    set port1 changes port1 only; a bad list is refused whole."""
+    b = box("app=sink InterruptThrottleRate=100,0 poll=napi,irq rxd=512,256", nports=2)
+    assert (qitr(b, 0), qitr(b, 1)) == (100, 0)
+    out = b.shell("ifconfig")
+    assert re.search(r"port0:.*\n.*\n +queues 1 +rxd 512", out) and re.search(r"port1:.*\n.*\n +queues 1 +rxd 256", out), out
+    cfg = b.shell("show config")
+    assert "InterruptThrottleRate=100,0,3,3,3,3,3,3" in cfg and "poll=napi,irq,busy,busy,busy,busy,busy,busy" in cfg
+    assert b.shell("set port1 InterruptThrottleRate 8000") .strip() == "InterruptThrottleRate=100,8000,3,3,3,3,3,3"
+    assert (qitr(b, 0), qitr(b, 1)) == (100, 8000)
+    assert "set: rxd is read at boot only" in b.shell("set port0 rxd 128")
+    assert "set: stats is one value for every port" in b.shell("set port0 stats 5")
+    assert "set: no port 'port9'" in b.shell("set port9 InterruptThrottleRate 100")
+
+
+def test_bad_per_port_list_keeps_defaults(box):
+    b = box("app=sink InterruptThrottleRate=100,2 rxd=512,84", nports=2)
+    out = b.q.text()
+    assert "bad value '100,2' for InterruptThrottleRate= (port 1: '2'; accepted:" in out, out
+    assert "bad value '512,84' for rxd= (84 is not a multiple of 8" in out, out
+    assert (qitr(b, 0), qitr(b, 1)) == (20000, 20000)   # default 3: dynamic, starting at 20000

@@ -59,6 +59,16 @@ static void test_map_entry_size_zero(void **state)
 	assert_int_equal(bi.nregions, 0);
 }
 
+static void test_map_entry_size_wraps(void **state)
+{
+	(void)state;
+	/* entry_size 0xfffffff8: 8 + it wrapped the 32-bit bound check and an
+	 * entry was read past the tag (found by fuzz_bootinfo). */
+	const uint32_t w[] = { 0, 0, 6, 24, 0xfffffff8u, 0, 0, 0 };
+	assert_int_equal(parse(w, sizeof(w) / 4), 0);
+	assert_int_equal(bi.nregions, 0);
+}
+
 static void test_cmdline_without_nul(void **state)
 {
 	(void)state;
@@ -74,6 +84,7 @@ int main(void)
 		cmocka_unit_test(test_good_block),
 		cmocka_unit_test(test_tag_past_block),
 		cmocka_unit_test(test_map_entry_size_zero),
+		cmocka_unit_test(test_map_entry_size_wraps),
 		cmocka_unit_test(test_cmdline_without_nul),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -347,9 +347,73 @@ static void test_unknown_long_list_truncated(void **state)
 	assert_memory_equal(msgs[0], "cmdline: unknown knob 'zzz' (accepted: a_rather_long_knob_00= ", 62);
 }
 
+/* Per-port knobs: one value for every port, or a list by port; each
+ * element checked; the rest of the ports keep theirs. */
+static int64_t pp_itr[KNOB_MAX_PORTS], pp_poll[KNOB_MAX_PORTS];
+
+static int multiple_of_8(int64_t v, char *err, size_t len)
+{
+	if (v % 8) {
+		snprintf(err, len, "%lld is not a multiple of 8", (long long)v);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct knob pp_itr_knob = { .name = "InterruptThrottleRate", .type = KNOB_INT,
+	.ranges = itr_ranges, .nranges = 3, .ival = pp_itr, .per_port = 1 };
+static const struct knob pp_poll_knob = { .name = "poll", .type = KNOB_ENUM, .choices = poll_choices,
+	.ival = pp_poll, .per_port = 1 };
+static const struct knob pp_rxd_knob = { .name = "rxd", .type = KNOB_INT, .ranges = rxd_ranges,
+	.nranges = 1, .ival = pp_itr, .per_port = 1, .check = multiple_of_8 };
+
+static void test_per_port_lists(void **state)
+{
+	char err[CMDLINE_MSG_MAX];
+	(void)state;
+	for (int i = 0; i < KNOB_MAX_PORTS; i++)
+		pp_itr[i] = 3;
+	assert_int_equal(knob_set(&pp_itr_knob, "8000", err, sizeof(err)), 0);
+	for (int i = 0; i < KNOB_MAX_PORTS; i++)
+		assert_int_equal(pp_itr[i], 8000);
+	assert_int_equal(knob_set(&pp_itr_knob, "1,0,100", err, sizeof(err)), 0);
+	assert_int_equal(pp_itr[0], 1);
+	assert_int_equal(pp_itr[1], 0);
+	assert_int_equal(pp_itr[2], 100);
+	assert_int_equal(pp_itr[3], 8000);
+	assert_int_equal(knob_set(&pp_poll_knob, "napi,busy", err, sizeof(err)), 0);
+	assert_int_equal(pp_poll[0], 1);
+	assert_int_equal(pp_poll[1], 0);
+	assert_int_equal(knob_set_port(&pp_itr_knob, 5, "4", err, sizeof(err)), 0);
+	assert_int_equal(pp_itr[5], 4);
+}
+
+static void test_per_port_bad_lists(void **state)
+{
+	char err[CMDLINE_MSG_MAX];
+	(void)state;
+	for (int i = 0; i < KNOB_MAX_PORTS; i++)
+		pp_itr[i] = 3;
+	assert_int_equal(knob_set(&pp_itr_knob, "1,2,3", err, sizeof(err)), -1);
+	assert_string_equal(err, "cmdline: bad value '1,2,3' for InterruptThrottleRate= (port 1: '2'; accepted: "
+				 "0-1|3-4|100-100000, or one per port: V,V,... (up to 8))");
+	assert_int_equal(knob_set(&pp_itr_knob, "1,,3", err, sizeof(err)), -1);
+	assert_int_equal(knob_set(&pp_itr_knob, "1,3,", err, sizeof(err)), -1);
+	assert_int_equal(knob_set(&pp_itr_knob, "0,0,0,0,0,0,0,0,0", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "more than 8 values"));
+	for (int i = 0; i < KNOB_MAX_PORTS; i++)
+		assert_int_equal(pp_itr[i], 3);	/* a refused list changes nothing */
+	assert_int_equal(knob_set(&pp_rxd_knob, "512,84", err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "84 is not a multiple of 8"));
+	assert_int_equal(knob_set_port(&pp_itr_knob, 2, "7", err, sizeof(err)), -1);
+	assert_int_equal(pp_itr[2], 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_per_port_lists),
+		cmocka_unit_test(test_per_port_bad_lists),
 		cmocka_unit_test_setup(test_int_values, reset),
 		cmocka_unit_test_setup(test_int_errors, reset),
 		cmocka_unit_test_setup(test_int64_limits, reset),
