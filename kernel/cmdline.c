@@ -60,6 +60,10 @@ void knob_accepted(const struct knob *k, char *buf, size_t len)
 					 (long long)r->hi);
 			append(buf, len, part);
 		}
+		if (k->accepted != NULL) {	/* what the check adds, e.g. "a multiple of 8" */
+			append(buf, len, ", ");
+			append(buf, len, k->accepted);
+		}
 		break;
 	case KNOB_ENUM:
 		for (i = 0; k->choices[i] != NULL; i++) {
@@ -106,7 +110,7 @@ static int set_per_port(const struct knob *k, const char *value, char *why, size
 		}
 		snprintf(elem, sizeof(elem), "%.*s", (int)(w < sizeof(elem) - 1 ? w : sizeof(elem) - 1), s);
 		if (w == 0 || w >= sizeof(elem) || one_value(k, elem, &v[n], why, len) != 0) {
-			if (why[0] == '\0')
+			if (why[0] == '\0' && (n > 0 || s[w] == ','))
 				snprintf(why, len, "port %d: '%s'", n, elem);
 			return -1;
 		}

@@ -40,7 +40,8 @@ struct knob {
 	const char *const *choices;
 	/*
 	 * KNOB_FUNC: parse(value, err, errlen) returns 0, or -1 with a reason
-	 * in err; accepted is the text of the accepted forms.
+	 * in err; accepted is the text of the accepted forms (KNOB_INT: what a
+	 * check adds to the ranges, e.g. "a multiple of 8").
 	 */
 	int (*parse)(const char *value, char *err, size_t errlen);
 	const char *accepted;

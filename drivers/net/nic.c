@@ -69,9 +69,9 @@ static int ring_check(int64_t n, char *err, size_t len)
 }
 static const struct knob_range ring_range[] = { { 80, 4096 } };
 KNOB(rxd, .name = "rxd", .type = KNOB_INT, .ranges = ring_range, .nranges = 1, .check = ring_check,
-     .ival = nic_cfg.rxd, .per_port = 1, .help = "RX ring size, descriptors, a multiple of 8; default 512");
+     .accepted = "a multiple of 8", .ival = nic_cfg.rxd, .per_port = 1, .help = "RX ring size, descriptors, a multiple of 8; default 512");
 KNOB(txd, .name = "txd", .type = KNOB_INT, .ranges = ring_range, .nranges = 1, .check = ring_check,
-     .ival = nic_cfg.txd, .per_port = 1, .help = "TX ring size, descriptors, a multiple of 8; default 512");
+     .accepted = "a multiple of 8", .ival = nic_cfg.txd, .per_port = 1, .help = "TX ring size, descriptors, a multiple of 8; default 512");
 
 static const struct knob_range burst_range[] = { { 1, NIC_BURST_MAX } };
 KNOB(burst, .name = "burst", .type = KNOB_INT, .ranges = burst_range, .nranges = 1, .ival = &nic_cfg.burst,

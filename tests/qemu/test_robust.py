@@ -47,8 +47,9 @@ def test_bad_knobs_refused_whole_and_defaults_kept():
             r"a route to this prefix was given before; accepted: .*\)",
             r"cmdline: bad value '0-1,' for pairs= \(bad pair at '0-1,'; accepted: .*\)",
             r"cmdline: bad value '81' for rxd= \(81 is not a multiple of 8 descriptors .*; "
-            r"accepted: 80-4096, a multiple of 8\)",
-            r"cmdline: bad value '4104' for txd= \(not a number from 80 to 4096; accepted: 80-4096, a multiple of 8\)",
+            r"accepted: 80-4096, a multiple of 8, or one per port: V,V,\.\.\. \(up to 8\)\)",
+            r"cmdline: bad value '4104' for txd= \(accepted: 80-4096, a multiple of 8, "
+            r"or one per port: V,V,\.\.\. \(up to 8\)\)",
             r"cmdline: copybreak= given more than once, ignoring '64' \(the default stays\)",
             r"cmdline: copybreak= given more than once, ignoring '128' \(the default stays\)",
         ]

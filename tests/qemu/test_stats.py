@@ -159,9 +159,11 @@ def test_set_show_and_clear():
         "InterruptThrottleRate napi_weight copybreak prefetch stats stats_format)")
     assert replies["set poll busy"].startswith("set: poll is read at boot only")
     assert replies["set InterruptThrottleRate 2"].strip() == (
-        "set: bad value '2' for InterruptThrottleRate= (accepted: 0-1|3-4|100-100000)")
-    for usage in ("set InterruptThrottleRate", "set copybreak 256 extra"):
-        assert replies[usage].startswith("usage: set <knob> <value>; run-time knobs: InterruptThrottleRate")
+        "set: bad value '2' for InterruptThrottleRate= (accepted: 0-1|3-4|100-100000, "
+        "or one per port: V,V,... (up to 8))")
+    assert replies["set InterruptThrottleRate"].startswith(
+        "usage: set [port] <knob> <value>; run-time knobs: InterruptThrottleRate")
+    assert replies["set copybreak 256 extra"].startswith("set: no port 'copybreak'; ports: port0")
     assert replies["set frobnicate 1"].startswith("set: unknown knob 'frobnicate' (knobs:")
     assert "accepted: table|json" in replies["set stats_format xml"]
     for cmd in ("show", "show confi"):
