@@ -216,7 +216,7 @@ def lat_step(a, ratep, count):
     time.sleep(1)
     out = shell(a, "pktgen")
     got = re.search(r"stream 0x0000: received (\d+) lost (\d+)", out)
-    m = re.search(r"latency \(clock tsc\): n (\d+) min (\d+) mean (\d+) p50 (\d+) p90 (\d+) p99 (\d+) "
+    m = re.search(r"latency \(clock \S+, \d+ NIC-stamped\): n (\d+) min (\d+) mean (\d+) p50 (\d+) p90 (\d+) p99 (\d+) "
                   r"p99.9 (\d+) max (\d+) ns", out)
     keys = ("n", "min_ns", "mean_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns")
     return {"received": int(got.group(1)) if got else 0, "lost": int(got.group(2)) if got else 0,

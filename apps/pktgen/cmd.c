@@ -24,8 +24,8 @@ static int pg_init(void)
 	printf("pktgen: on");
 	for (int p = 0; p < nic_count; p++)
 		if (app_runs_on(&app_pktgen, p))
-			printf(" %s", nics[p]->name);
-	printf("; timestamps: TSC (software); `pktgen start` sends\n");
+			printf(" %s (%s)", nics[p]->name, pg_tx[p].hw ? "NIC timestamps" : "TSC timestamps");
+	printf("; `pktgen start` sends\n");
 	return 0;
 }
 
@@ -80,6 +80,12 @@ static void print_tx(int p, int json)
 		       (unsigned long long)(kbps % 1000));
 }
 
+/* Which clock timed a port's probes: both NIC stamps, the TSC, or some each. */
+static const char *lat_clock(const struct pg_rx *r)
+{
+	return r->lat_hw && r->lat_sw ? "nic+tsc" : r->lat_hw ? "nic" : "tsc";
+}
+
 static void print_lat(int p, int json, int buckets)
 {
 	const struct hist *h = &pg_rx[p].lat;
@@ -87,12 +93,12 @@ static void print_lat(int p, int json, int buckets)
 	uint64_t v[4];
 	for (int i = 0; i < 4; i++)
 		v[i] = hist_quantile(h, q[i]);
-	printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"lat\",\"port\":\"%s\",\"clock\":\"tsc\",\"n\":%llu,"
-		      "\"min_ns\":%llu,\"mean_ns\":%llu,\"p50_ns\":%llu,\"p90_ns\":%llu,\"p99_ns\":%llu,"
+	printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"lat\",\"port\":\"%s\",\"clock\":\"%s\",\"nic_stamped\":%llu,"
+		      "\"n\":%llu,\"min_ns\":%llu,\"mean_ns\":%llu,\"p50_ns\":%llu,\"p90_ns\":%llu,\"p99_ns\":%llu,"
 		      "\"p999_ns\":%llu,\"max_ns\":%llu"
-		    : "pktgen %s latency (clock tsc): n %llu min %llu mean %llu p50 %llu p90 %llu p99 %llu "
-		      "p99.9 %llu max %llu ns\n",
-	       nics[p]->name, (unsigned long long)h->n, (unsigned long long)h->min,
+		    : "pktgen %s latency (clock %s, %llu NIC-stamped): n %llu min %llu mean %llu p50 %llu p90 %llu "
+		      "p99 %llu p99.9 %llu max %llu ns\n",
+	       nics[p]->name, lat_clock(&pg_rx[p]), (unsigned long long)pg_rx[p].lat_hw, (unsigned long long)h->n, (unsigned long long)h->min,
 	       (unsigned long long)(h->n ? h->sum / h->n : 0), (unsigned long long)v[0], (unsigned long long)v[1],
 	       (unsigned long long)v[2], (unsigned long long)v[3], (unsigned long long)h->max);
 	if (json)

@@ -16,7 +16,7 @@ struct pg_config pg = {
 	.pkt_size = PG_MIN_SIZE, .count = 1000, .rate_kind = PG_RATE_MAX,
 	.dst_min = 0x0a020002, .dst_max = 0x0a020002, .src_min = 0x0a010002, .src_max = 0x0a010002,
 	.udp_src_min = 9, .udp_src_max = 9, .udp_dst_min = 9, .udp_dst_max = 9,
-	.dst_mac = { 0x02, 0, 0, 0, 0, 0x02 }, .flowlen = 1, .burst = 32, .lat_rate = 1000,
+	.dst_mac = { 0x02, 0, 0, 0, 0, 0x02 }, .flowlen = 1, .burst = 32, .lat_rate = 1000, .lat_hwts = 1,
 };
 
 static const struct knob_range size_range[] = { { PG_MIN_SIZE, 1514 } };
@@ -26,6 +26,7 @@ static const struct knob_range flows_range[] = { { 0, 65535 } };
 static const struct knob_range flowlen_range[] = { { 1, 1000000000 } };
 static const struct knob_range clone_range[] = { { 0, 65535 } };
 static const struct knob_range lat_range[] = { { 0, 100000 } };
+static const struct knob_range bool_range[] = { { 0, 1 } };
 
 KNOB(pkt_size, .name = "pkt_size", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &pg.pkt_size,
      .help = "pktgen: frame bytes without the 4-byte FCS (60 = 64 on the wire), up to the MTU + 14; default 60");
@@ -47,6 +48,9 @@ KNOB(clone_skb, .name = "clone_skb", .type = KNOB_INT, .ranges = clone_range, .n
      .help = "pktgen: sends of each frame built (the same buffer; one sequence number); 0 and 1 = a new frame each; default 0");
 KNOB(lat_rate, .name = "lat_rate", .type = KNOB_INT, .ranges = lat_range, .nranges = 1, .ival = &pg.lat_rate,
      .help = "pktgen: latency probes per second per port, besides count; 0 off; default 1000");
+KNOB(lat_hwts, .name = "lat_hwts", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &pg.lat_hwts,
+     .help = "pktgen: 1: on ports that stamp in hardware (igb) probes are L2 PTP Sync frames timed by the NIC; "
+	     "0: UDP probes timed by the TSC (routable); default 1");
 
 static int parse_num(const char *v, uint64_t lo, uint64_t hi, uint64_t *out, char *err, size_t len)
 {
@@ -239,7 +243,7 @@ KNOB(src_mac, .name = "src_mac", .type = KNOB_FUNC, .parse = parse_src_mac, .sho
 
 const char pg_knob_names[] = "pkt_size sweep count rate ratep delay dst dst_min dst_max src_min src_max "
 			     "dst_mac src_mac udp_src_min udp_src_max udp_dst_min udp_dst_max flows flowlen "
-			     "burst clone_skb lat_rate";
+			     "burst clone_skb lat_rate lat_hwts";
 
 static int is_pg_knob(const char *name)
 {

@@ -25,6 +25,7 @@
 #include "apps/app.h"
 #include "apps/pktgen/hist.h"
 #include "drivers/net/nic.h"
+#include "net/ipv4.h"
 
 #define PG_SWEEP_MAX	16
 #define PG_PROBE	0x8000u	/* stream id bit of latency probes */
@@ -35,7 +36,11 @@
 #define PG_WIRE_EXTRA	24	/* FCS + preamble/SFD + inter-frame gap, bytes */
 #define PG_BURST_MAX	256	/* frames per tx_burst call, pktgen set burst */
 #define PG_CREDIT_MS	100	/* token bucket: credit kept at most, ms of frames */
-#define PG_STREAMS	16	/* streams told apart per receiving port */
+#define PG_STREAMS	16
+#define PG_PTP_HLEN	34	/* PTPv2 header in front of ours in hardware-stamped probes */
+#define PG_ETHERTYPE_PTP 0x88f7	/* IEEE 1588 annex F: PTP over Ethernet */
+#define PG_PTP_PROBE_LEN (ETH_HLEN + PG_PTP_HLEN + PG_PAYLOAD_LEN)	/* 66 bytes */
+#define PG_HWTS		64	/* TX timestamps of recent probes kept per port */	/* streams told apart per receiving port */
 #define PG_SEQ_WINDOW	4096	/* duplicates recognised this far below the highest seq */
 
 enum pg_rate_kind { PG_RATE_MAX, PG_RATE_MBPS, PG_RATE_PPS, PG_RATE_DELAY };
@@ -58,6 +63,7 @@ struct pg_config {
 	int64_t burst;			/* frames per tx_burst call */
 	int64_t clone_skb;		/* sends per frame built; 0 and 1: one */
 	int64_t lat_rate;		/* probes/s per port; 0 off */
+	int64_t lat_hwts;		/* 1: PTP-typed probes on ports that stamp in hardware */
 };
 extern struct pg_config pg;
 
@@ -77,6 +83,14 @@ struct pg_tx {
 	int npend;
 	struct pkt *probe;		/* a probe the ring refused */
 	uint64_t probe_seq;
+	struct pktpool *probe_pool;	/* probes: PTP-typed ones are longer than 60 bytes */
+	int hw;				/* port stamps PTP frames in hardware (igb) */
+	struct pg_hwts {		/* TX stamp of probe seq: request txseq of the port's clock */
+		uint64_t seq;
+		uint32_t txseq;
+		int state;		/* 0 none, 1 requested, 2 ns known */
+		int64_t ns;
+	} hwts[PG_HWTS];
 	/* address walk: tuple index and offsets into each range */
 	uint64_t flow, inflow, off_dst, off_src, off_sport, off_dport;
 	uint32_t ip_sum;		/* IPv4 checksum of the fixed words of this step */
@@ -103,7 +117,8 @@ struct pg_stream {
 struct pg_rx {
 	uint64_t rx, ours, bad, arp, other, streams_full;
 	struct pg_stream streams[PG_STREAMS];
-	struct hist lat;		/* probes: receive - send time, ns (TSC) */
+	struct hist lat;		/* probes: receive - send time, ns */
+	uint64_t lat_hw, lat_sw;	/* probes timed by NIC stamps both ends / by the TSC */
 };
 
 /* cmd.c: the app (app_runs_on asks about it). */

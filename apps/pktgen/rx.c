@@ -1,13 +1,15 @@
 /*
  * pktgen's receiver: sequence checking per stream (received, lost,
  * reordered, duplicates, as build/trafgen counts them) and the latency of
- * probes, for frames with trafgen's payload header (pktgen.h). Software
- * timestamps: the TSC read once per received burst, against the sender's
- * TSC in the payload, so latency is meaningful when one guest both sends
- * and receives.
+ * probes, for frames with trafgen's payload header (pktgen.h). A probe's
+ * latency comes from the NIC stamps of both ends when both stamped it
+ * (igb), else from the TSC read once per received burst against the
+ * sender's TSC in the payload; either way it is meaningful when one guest
+ * both sends and receives.
  */
 #include <string.h>
 #include "apps/pktgen/pktgen.h"
+#include "drivers/net/phc.h"
 #include "kernel/time.h"
 #include "net/ipv4.h"
 
@@ -81,6 +83,10 @@ static const uint8_t *payload(const struct pkt *p, int *bad)
 {
 	const uint8_t *d = p->data, *ip = d + ETH_HLEN;
 	*bad = 0;
+	if (get16(d + 12) == PG_ETHERTYPE_PTP) {	/* a hardware-stamped probe */
+		const uint8_t *pl = ip + PG_PTP_HLEN;
+		return p->len >= PG_PTP_PROBE_LEN && (ip[1] & 15) == 2 && get16(pl) == PG_MAGIC ? pl : 0;
+	}
 	if (p->len < PG_MIN_SIZE || get16(d + 12) != ETHERTYPE_IPV4 || ip[0] >> 4 != 4 || ip[9] != 17)
 		return 0;
 	uint32_t ihl = (ip[0] & 15u) * 4, tot = get16(ip + 2);
@@ -112,6 +118,33 @@ static int arp_answer(struct nic *nic, const struct pkt *p)
 	return 1;
 }
 
+/* Latency of probe seq of stream id from the NIC stamps of both ends: the
+ * sender's TX stamp (asked for now if not yet had) and rx_ns, each mapped
+ * to the TSC through its port's clock. 0 when either is missing (the
+ * sender is not a pktgen port here, its request was not granted or timed
+ * out). */
+static int hw_latency(struct nic *nic, uint16_t id, uint64_t seq, int64_t rx_ns, uint64_t *lat)
+{
+	int sp = id >> 8 & 0x7f;
+	if (sp >= nic_count || !pg_tx[sp].hw)
+		return 0;
+	struct pg_hwts *h = &pg_tx[sp].hwts[seq % PG_HWTS];
+	if (h->seq != seq || !h->state)
+		return 0;
+	struct phc *tc = phc_of(nics[sp]);
+	if (h->state == 1) {
+		int r = phc_tx_tstamp(tc, h->txseq, &h->ns);
+		if (r <= 0) {
+			h->state = r < 0 ? 0 : 1;
+			return 0;
+		}
+		h->state = 2;
+	}
+	uint64_t tx = phc_to_tsc(tc, h->ns), rx = phc_to_tsc(phc_of(nic), rx_ns);
+	*lat = rx > tx ? tsc_to_ns(rx - tx) : 0;
+	return 1;
+}
+
 void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	(void)q;
@@ -138,8 +171,17 @@ void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 		s->received++;
 		s->bytes += pkts[i]->len;
 		seq_add(s, (uint64_t)get32(pl + 4) << 32 | get32(pl + 8));
-		if (id & PG_PROBE)
-			hist_add(&r->lat, (ns - ((uint64_t)get16(pl + 12) << 32 | get32(pl + 14))) & TS_MASK);
+		if (id & PG_PROBE) {
+			uint64_t seq = (uint64_t)get32(pl + 4) << 32 | get32(pl + 8), lat;
+			if ((pkts[i]->flags & PKT_RX_TSTAMP) &&
+			    hw_latency(nic, id, seq, (int64_t)pkts[i]->tstamp, &lat)) {
+				r->lat_hw++;
+			} else {
+				lat = (ns - ((uint64_t)get16(pl + 12) << 32 | get32(pl + 14))) & TS_MASK;
+				r->lat_sw++;
+			}
+			hist_add(&r->lat, lat);
+		}
 	}
 	pkt_free_bulk(pkts, n);
 }

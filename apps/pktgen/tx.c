@@ -7,6 +7,7 @@
 #include <string.h>
 #include "apps/app.h"
 #include "apps/pktgen/pktgen.h"
+#include "drivers/net/phc.h"
 #include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "net/ipv4.h"
@@ -21,10 +22,15 @@ int pg_tx_init(void)
 		/* the ring's worth, what waits in pend, a probe, slack */
 		uint32_t n = (uint32_t)nics[p]->txd + PG_BURST_MAX + 8;
 		pg_tx[p].pool = pktpool_create("pktgen", n, PKT_SLOT);
-		if (!pg_tx[p].pool) {
+		pg_tx[p].probe_pool = pktpool_create("pktgen probes", 16, PKT_SLOT);
+		if (!pg_tx[p].pool || !pg_tx[p].probe_pool) {
 			printf("pktgen: %s: no memory for %u TX buffers\n", nics[p]->name, n);
 			return -1;
 		}
+		struct phc *c = phc_of(nics[p]);
+		pg_tx[p].hw = phc_is_hw(c);
+		if (pg_tx[p].hw)
+			phc_hwtstamp(c, 0, 1, 1);	/* Sync, TX requests, UDP too */
 	}
 	return 0;
 }
@@ -246,19 +252,46 @@ static void fill(struct pg_tx *t, int want, uint64_t ns)
 	}
 }
 
-/* A probe (fresh frame, stream | PG_PROBE) when one is due. */
+/* Make probe p a PTPv2 Sync over Ethernet (IEEE 1588-2008 13.3, annex F)
+ * carrying our header after the PTP header, with a TX timestamp request. */
+static void ptp_probe(struct pkt *p, uint64_t seq)
+{
+	uint8_t *d = p->data, ours[PG_PAYLOAD_LEN], *ptp = d + ETH_HLEN;
+	__builtin_memcpy(ours, d + PG_HDR_LEN, PG_PAYLOAD_LEN);
+	put16(d + 12, PG_ETHERTYPE_PTP);
+	__builtin_memset(ptp, 0, PG_PTP_HLEN);
+	ptp[0] = 0;		/* transportSpecific 0, messageType Sync */
+	ptp[1] = 2;		/* versionPTP */
+	put16(ptp + 2, PG_PTP_HLEN + PG_PAYLOAD_LEN);	/* messageLength */
+	put16(ptp + 30, (uint32_t)seq);			/* sequenceId */
+	__builtin_memcpy(ptp + PG_PTP_HLEN, ours, PG_PAYLOAD_LEN);
+	p->len = PG_PTP_PROBE_LEN;
+	p->flags |= PKT_TX_TSTAMP;
+}
+
+/* A probe (fresh frame, stream | PG_PROBE) when one is due; on a port that
+ * stamps in hardware, a PTP-typed one whose TX stamp request is noted. */
 static void probe(struct pg_tx *t, struct nic *nic, uint64_t now, uint64_t ns)
 {
 	if (!t->probe) {
-		if (!t->probe_ivl || now < t->next_probe || !(t->probe = pkt_alloc_inline(t->pool)))
+		if (!t->probe_ivl || now < t->next_probe || !(t->probe = pkt_alloc_inline(t->probe_pool)))
 			return;
-		build(t, t->probe, (uint16_t)(t->stream | PG_PROBE), t->probe_seq++, ns);
+		build(t, t->probe, (uint16_t)(t->stream | PG_PROBE), t->probe_seq, ns);
+		if (t->hw && pg.lat_hwts)
+			ptp_probe(t->probe, t->probe_seq);
+		t->probe_seq++;
 		t->next_probe += t->probe_ivl;	/* credit kept as in tokens() */
 		uint64_t depth = tsc.hz / 1000 * PG_CREDIT_MS;
 		if (now > t->next_probe && now - t->next_probe > depth)
 			t->next_probe = now - depth;
 	}
+	struct phc *c = phc_of(nic);
+	uint32_t before = phc_tx_seq(c);
 	if (nic->ops->tx_burst(nic, 0, &t->probe, 1)) {
+		if (t->hw && pg.lat_hwts && phc_tx_seq(c) != before) {
+			struct pg_hwts *h = &t->hwts[(t->probe_seq - 1) % PG_HWTS];
+			*h = (struct pg_hwts){ .seq = t->probe_seq - 1, .txseq = phc_tx_seq(c), .state = 1 };
+		}
 		t->probes++;
 		t->probe = 0;
 	}
