@@ -99,6 +99,7 @@ bench: deps all
 	$(PYTHON) tools/bench_fwd.py
 	$(PYTHON) tools/bench_rr.py
 	$(PYTHON) tools/bench_pktgen.py
+	$(PYTHON) tools/bench_ptp.py
 
 # Seed report 3's graphs: CPU% and packets per interrupt against offered
 # load, per InterruptThrottleRate (tools/statplot.py sweep; a few minutes).

@@ -40,11 +40,12 @@ def sh(*cmd, ns=None, check=True, timeout=120):
 class Guest:
     """app=rr on one port wired to the tap in NS."""
 
-    def __init__(self, nic, poll, size, extra=()):
+    def __init__(self, nic, poll, size, extra=(), append=""):
         sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
         bus = ",bus=rp" if nic == "igb" else ""
         self.q = Qemu(boot="kernel", mem="256M", nics=[f"{nic}:netdev=tap,ifname={TAP}{bus}"], extra=extra,
-                      append=f"app=rr ip0={GUEST}/24 req={size} rsp={size} poll={poll} stats=0 rr_conns=1024")
+                      append=f"app=rr ip0={GUEST}/24 req={size} rsp={size} poll={poll} stats=0 rr_conns=1024 "
+                      + append)
         self.q.__enter__()
         self.q.expect("rr: lwIP on", 60)
         self.q.expect("linerate> ", 30)

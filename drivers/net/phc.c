@@ -13,6 +13,12 @@ KNOB(tx_timestamp_timeout, .name = "tx_timestamp_timeout", .type = KNOB_INT, .ra
      .nranges = 1, .ival = &phc_tx_timeout_ms,
      .help = "ms a hardware TX timestamp may take before it is given up (tx_hwtstamp_timeouts); default 10");
 
+static int64_t hwtstamp_knob;
+static const struct knob_range bool_range[] = { { 0, 1 } };
+KNOB(hwtstamp, .name = "hwtstamp", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &hwtstamp_knob,
+     .help = "1: RX (PTPv2 event messages) and TX timestamping on at boot on every port with a hardware "
+	     "clock, whatever app runs there (as hwstamp_ctl -t 1 -r 12); default 0");
+
 #define XT_READS 4
 #define XT_MAX_AGE_NS 10000000	/* software stamps on a hardware clock re-cross after 10 ms */
 
@@ -336,13 +342,16 @@ void phc_housekeeping(struct nic *nic)
 void phc_report(void)
 {
 	int hw = 0;
+	for (int i = 0; i < nic_count && hwtstamp_knob; i++)
+		if (phc_of(nics[i])->ops)
+			phc_hwtstamp(phc_of(nics[i]), 0 /* Sync */, 1, 1);
 	printf("ptp: hardware timestamps on");
 	for (int i = 0; i < nic_count; i++)
 		if (phc_of(nics[i])->ops) {
 			printf(" %s (%s %s, PHC %d)", nics[i]->name, nics[i]->driver, phc_of(nics[i])->ops->name, i);
 			hw++;
 		}
-	printf("%s; software timestamps on", hw ? "" : " no port");
+	printf("%s%s; software timestamps on", hw ? "" : " no port", hw && hwtstamp_knob ? ", on from boot (hwtstamp=1)" : "");
 	int sw = 0;
 	for (int i = 0; i < nic_count; i++)
 		if (!phc_of(nics[i])->ops) {

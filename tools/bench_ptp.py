@@ -1,0 +1,235 @@
+#!/usr/bin/python3
+"""PTP benchmark (make bench): servo offset rms and max after convergence
+for the appliance as slave of linuxptp's ptp4l (L2, igb hardware stamps on
+the appliance, software stamps in ptp4l), for two appliances with igb
+hardware stamps on both sides (-netdev stream pair), and for ptp4l against
+ptp4l over a veth pair in two namespaces (the same kind of link; ptp4l runs
+with --free_running 1, as always here, so its figures are the residuals of
+its offsets around their trend: what its servo would have to follow). Then
+the seed-4 check: app=rr transactions/s and guest instructions per
+transaction on igb with hardware timestamping off and on (hwtstamp=1):
+frames that are not PTP must cost nothing. Prints tables and CSV under
+build/bench/; never passes or fails. QEMU TCG figures: compare rows, not
+machines.
+
+    tools/bench_ptp.py [--seconds 20] [--rr-seconds 3]
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qemurun import BUILD, Qemu  # noqa: E402
+import bench_rr  # noqa: E402
+
+NS, TAP = "lrptpb", "lrptpbtap"
+INTERVALS = "logSyncInterval=-2 logAnnounceInterval=0 logMinDelayReqInterval=-2"
+PTP4L_INTERVALS = ["--logSyncInterval", "-2", "--logAnnounceInterval", "0", "--logMinDelayReqInterval", "-2"]
+SAMPLE = re.compile(rb"master offset\s+(-?\d+) s2 freq\s+[+-]?\d+ path delay\s+(-?\d+)")
+PTP4L_SAMPLE = re.compile(r"ptp4l\[([\d.]+)\]: master offset\s+(-?\d+) s0 freq\s+[+-]?\d+ path delay\s+(-?\d+)")
+
+
+def sh(*cmd, ns=None, check=True):
+    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
+    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    if check and r.returncode:
+        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
+    return r.stdout
+
+
+def ptp4l(ns, iface, *args):
+    """ptp4l -S --free_running 1 in ns; returns (process, lines list filled by a thread)."""
+    p = subprocess.Popen(["ip", "netns", "exec", ns, "ptp4l", "-i", iface, "-S", "-m", "-q", "-2",
+                          "--free_running", "1"] + PTP4L_INTERVALS + list(args),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    threading.Thread(target=lambda: [lines.append(x) for x in p.stdout], daemon=True).start()
+    return p, lines
+
+
+def stop(p):
+    p.terminate()
+    try:
+        p.wait(10)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+
+
+def stats(offsets):
+    n = len(offsets)
+    if not n:
+        return {"samples": 0, "rms_ns": None, "max_ns": None}
+    return {"samples": n, "rms_ns": round(math.sqrt(sum(o * o for o in offsets) / n)),
+            "max_ns": max(abs(o) for o in offsets)}
+
+
+def residuals(pts):
+    """Offsets less their least-squares line over time (free-running ptp4l)."""
+    if len(pts) < 3:
+        return []
+    o0 = pts[0][1]
+    pts = [(t, o - o0) for t, o in pts]
+    n = len(pts)
+    mt = sum(t for t, _ in pts) / n
+    mo = sum(o for _, o in pts) / n
+    slope = sum((t - mt) * (o - mo) for t, o in pts) / sum((t - mt) ** 2 for t, _ in pts)
+    return [round(o - (mo + slope * (t - mt))) for t, o in pts]
+
+
+def appliance_samples(q, seconds, settle=40):
+    """s2 offsets over seconds after settle samples."""
+    end = time.monotonic() + 120
+    got = []
+    while time.monotonic() < end:
+        m = q.expect(SAMPLE, 60)
+        got.append(int(m.group(1)))
+        if len(got) == settle:
+            end = time.monotonic() + seconds
+    return got[settle:]
+
+
+def appliance_vs_ptp4l(seconds):
+    sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
+    try:
+        with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={TAP}"],
+                  append=f"app=ptp ptp_role=slave stats=0 {INTERVALS}") as q:
+            q.expect("port0: link up", 90)
+            sh("ip", "netns", "add", NS)
+            sh("ip", "link", "set", TAP, "netns", NS)
+            sh("ip", "link", "set", TAP, "up", ns=NS)
+            p, _ = ptp4l(NS, TAP, "--priority1", "1")
+            try:
+                return stats(appliance_samples(q, seconds))
+            finally:
+                stop(p)
+    finally:
+        sh("ip", "link", "del", TAP, check=False)
+        sh("ip", "netns", "del", NS, check=False)
+
+
+def appliance_vs_appliance(seconds):
+    common = f"app=ptp stats=0 {INTERVALS}"
+    with Qemu(boot="kernel", mem="256M", nics=["igb:bus=rp,netdev=stream"],
+              append=common + " ptp_role=master") as m:
+        m.expect("port0: link up", 90)
+        halt = threading.Event()
+        t = threading.Thread(target=lambda: [m._read(0.2) for _ in iter(halt.is_set, True)], daemon=True)
+        t.start()
+        try:
+            with Qemu(boot="kernel", mem="256M",
+                      nics=[f"igb:bus=rp,netdev=stream,connect={m.nic_sock(0)},mac=52:54:00:00:00:02"],
+                      append=common + " ptp_role=slave") as s:
+                return stats(appliance_samples(s, seconds))
+        finally:
+            halt.set()
+            t.join(5)
+
+
+def ptp4l_vs_ptp4l(seconds):
+    a, b = NS + "a", NS + "b"
+    sh("ip", "netns", "add", a)
+    sh("ip", "netns", "add", b)
+    try:
+        sh("ip", "link", "add", "lrpva", "type", "veth", "peer", "name", "lrpvb")
+        sh("ip", "link", "set", "lrpva", "netns", a)
+        sh("ip", "link", "set", "lrpvb", "netns", b)
+        sh("ip", "link", "set", "lrpva", "up", ns=a)
+        sh("ip", "link", "set", "lrpvb", "up", ns=b)
+        pm, _ = ptp4l(a, "lrpva", "--priority1", "1")
+        ps, lines = ptp4l(b, "lrpvb", "-s", "--summary_interval", "-2")
+        try:
+            time.sleep(15 + seconds)	# announce timeout, master qualification, then samples
+        finally:
+            stop(ps)
+            stop(pm)
+        pts = []
+        for ln in lines:
+            mm = PTP4L_SAMPLE.search(ln)
+            if mm:
+                pts.append((float(mm.group(1)), int(mm.group(2))))
+        return stats(residuals(pts[8:]))
+    finally:
+        sh("ip", "netns", "del", a, check=False)
+        sh("ip", "netns", "del", b, check=False)
+
+
+def rr_tstamp(seconds):
+    """seed 4: rr on igb, UDP 1/1, one session, hardware timestamping off and on."""
+    so = bench_rr.plugin()
+    log = os.path.join(BUILD, "bench", "ptp-rr-insns.log")
+    rows = []
+    for on in (0, 1):
+        extra = ("-plugin", f"{so},log={log},period_ms=50") if so else ()
+        g = bench_rr.Guest("igb", "napi", 1, extra=extra, append=f"hwtstamp={on}")
+        try:
+            time.sleep(1)
+            t0 = time.monotonic_ns()
+            time.sleep(1)
+            t1 = time.monotonic_ns()
+            r = g.client("udp", 1, 1, seconds)
+            t2 = time.monotonic_ns()
+            time.sleep(0.2)
+            row = {"hwtstamp": on, "tps": round(r["transactions"] / seconds), "transactions": r["transactions"]}
+            if so:
+                s = bench_rr.samples(log)
+                idle = (bench_rr.insns_at(s, t1) - bench_rr.insns_at(s, t0)) / max(1, t1 - t0)
+                busy = bench_rr.insns_at(s, t2) - bench_rr.insns_at(s, t1)
+                row["insns_per_transaction"] = round((busy - idle * (t2 - t1)) / max(1, r["transactions"]))
+            rows.append(row)
+        finally:
+            g.close()
+    return rows
+
+
+def save(name, rows):
+    with open(os.path.join(BUILD, "bench", name), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=20)
+    ap.add_argument("--rr-seconds", type=float, default=3)
+    a = ap.parse_args()
+    if os.geteuid() != 0:
+        print("bench_ptp: skipped (needs root for network namespaces and tap devices)")
+        return 0
+    os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
+    print(f"\nPTP: offset after 40 samples (4 Hz Sync), then over {a.seconds:.0f} s; ns")
+    rows = []
+    for name, fn in (("appliance slave of ptp4l (L2, igb hw stamps; ptp4l -S)", appliance_vs_ptp4l),
+                     ("appliance slave of appliance (igb hw stamps both)", appliance_vs_appliance),
+                     ("ptp4l slave of ptp4l, veth (-S, free running: residuals)", ptp4l_vs_ptp4l)):
+        r = {"pair": name, **fn(a.seconds)}
+        rows.append(r)
+        print(f"  {name:58} samples {r['samples']:4} rms {r['rms_ns']!s:>9} max {r['max_ns']!s:>9}", flush=True)
+    save("ptp.csv", rows)
+    print(f"\nSeed 4: app=rr on igb, UDP 1/1 B, 1 session, {a.rr_seconds:.0f} s; hardware timestamping off / on")
+    rr = rr_tstamp(a.rr_seconds)
+    for r in rr:
+        ins = r.get("insns_per_transaction")
+        print(f"  hwtstamp={r['hwtstamp']}: {r['tps']:7} transactions/s"
+              + (f", {ins} guest instructions/transaction" if ins is not None else ""), flush=True)
+    if len(rr) == 2 and rr[0]["tps"]:
+        d = 100.0 * (rr[1]["tps"] - rr[0]["tps"]) / rr[0]["tps"]
+        line = f"  on vs off: {d:+.1f} % transactions/s"
+        if "insns_per_transaction" in rr[0] and rr[0]["insns_per_transaction"]:
+            di = 100.0 * (rr[1]["insns_per_transaction"] - rr[0]["insns_per_transaction"]) \
+                / rr[0]["insns_per_transaction"]
+            line += f", {di:+.1f} % instructions/transaction"
+        print(line)
+    save("ptp-rr.csv", rr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
