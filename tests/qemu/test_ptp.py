@@ -102,11 +102,11 @@ def samples(q, n, timeout):
     return out
 
 
-def ptp_counters(q):
+def ptp_counters(q, port=0):
     """`ptp` command: {name: count} of the frames and events lines."""
     q.send("ptp\r")
-    rx = q.expect(rb"ptp port0: (rx \d+[^\r\n]*)\r\n", 20).group(1).decode()
-    ev = q.expect(rb"ptp port0: (tx_sync[^\r\n]*)\r\n", 20).group(1).decode()
+    rx = q.expect(rb"ptp port%d: (rx \d+[^\r\n]*)\r\n" % port, 20).group(1).decode()
+    ev = q.expect(rb"ptp port%d: (tx_sync[^\r\n]*)\r\n" % port, 20).group(1).decode()
     return {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", rx + " " + ev)}
 
 
@@ -218,10 +218,10 @@ def ptp_msg(msg_type, seq, dst=b"\x01\x1b\x19\x00\x00\x00", domain=0):
     return dst + b"\x02\x00\x00\x00\x00\x01" + struct.pack(">H", 0x88F7) + body
 
 
-def wait_count(q, name, want, timeout=20):
+def wait_count(q, name, want, timeout=20, port=0):
     end = time.monotonic() + timeout
     while True:
-        c = ptp_counters(q)
+        c = ptp_counters(q, port)
         if c[name] >= want or time.monotonic() > end:
             return c
         time.sleep(0.5)
@@ -295,3 +295,50 @@ def test_two_appliances_hardware_timestamps():
     assert cs["tx_swtstamp"] == 0 and cs["tx_hwtstamp"] > 0, cs
     assert cm["rx_swtstamp"] == 0 and cm["rx_hwtstamp"] == cm["delay_req"] > 0, cm
     assert cm["tx_swtstamp"] == 0 and cm["tx_hwtstamp"] > 16, cm
+
+
+PDELAY_REQ, ANNOUNCE = 0x02, 0x0b
+
+
+def test_ptp_beside_sink_and_bad_input():
+    """app=sink,ptp: port0 (e1000e, no hardware clock) counts frames, port1
+    (igb) is a slave-only ordinary clock. The boot line and ethtool -T say
+    which port stamps in hardware; malformed messages land in their named
+    counters, nothing else moves, and the sink still counts its frames."""
+    with Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream", "igb:bus=rp,netdev=stream"],
+              append="app=sink,ptp ptp_role=slave stats=0") as q:
+        q.expect(r"ptp: hardware timestamps on port1 \(igb 82576 SYSTIM, PHC 1\); "
+                 r"software timestamps on port0 \(e1000e\)", 60)
+        q.expect("port1: link up", 90)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        q.send("ethtool -T port0\r")
+        q.expect(r"PTP Hardware Clock: none", 20)
+        q.send("ethtool -T port1\r")
+        q.expect(r"PTP Hardware Clock: 1 \(82576 SYSTIM", 20)
+        q.expect(r"In use: tx on, rx ptpv2-event", 20)
+        sink, ptp = StreamPort(q.nic_sock(0)), StreamPort(q.nic_sock(1))
+        good = ptp_msg(0, 1)
+        bad = {
+            # an Announce (64 bytes) cut at 46: frames shorter than 60 bytes are padded
+            "too_short": good[:14] + bytes([ANNOUNCE]) + good[15:16] + struct.pack(">H", 64) + good[18:],
+            "bad_version": good[:15] + bytes([1]) + good[16:],
+            "bad_length": good[:16] + struct.pack(">H", 200) + good[18:],
+            "unsupported_type": good[:14] + bytes([PDELAY_REQ]) + good[15:],
+            "wrong_domain": ptp_msg(0, 2, domain=7),
+            "not_ptp": good[:12] + struct.pack(">H", 0x88b5) + good[14:],
+        }
+        for frame in bad.values():
+            ptp.send([frame])
+        # a Sync with an unknown TLV after its body: counted, skipped, the message used
+        tlv = struct.pack(">HH", 0x7ff0, 2) + b"\xaa\xbb"
+        with_tlv = good[:16] + struct.pack(">H", 44 + len(tlv)) + good[18:] + tlv
+        ptp.send([with_tlv])
+        sink.send([b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x09" + b"\x88\xb5" + bytes(46)] * 5)
+        c = wait_count(q, "rx", 7, port=1)
+        for name in bad:
+            assert c[name] == 1, (name, c)
+        assert c["wrong_state"] == 1 and c["unknown_tlv"] == 1, c	# the TLV Sync, listening
+        assert c["rx"] == 7, c
+        q.send("sink\r")
+        q.expect(r"sink port0 q0: 5 packets", 20)
