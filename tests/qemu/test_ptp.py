@@ -140,7 +140,7 @@ def test_ptp4l_interop(tap, transport):
         last = [off for off, _, _, _ in s[-8:]]
         # ns. QEMU stamps a frame when its model handles it, under TCG on a
         # busy machine milliseconds late, unevenly (make bench measures it).
-        assert median_abs(last) < 20_000_000, s
+        assert median_abs(last) < 50_000_000, s
         # QEMU stamps a frame when its model sees it, ptp4l when the host
         # kernel does: the two directions differ, a few samples come out < 0.
         assert all(abs(d) < 10_000_000 for _, _, _, d in s), s
@@ -174,7 +174,7 @@ def test_ptp4l_interop(tap, transport):
             slave.stop()
         pts = offsets(slave.lines)[-14:]
         assert len(pts) == 14, slave.lines[-30:]
-        assert max_residual(pts) < 20_000_000, pts
+        assert max_residual(pts) < 50_000_000, pts
         c = ptp_counters(q)
         sent = c["tx_sync"] - c["tx_tstamp_missing"]	# a Follow_Up may still wait for its stamp
         assert c["tx_sync"] > 14 and sent - 1 <= c["tx_follow_up"] <= sent, c
@@ -289,8 +289,9 @@ def test_two_appliances_hardware_timestamps():
         cm = ptp_counters(m)
     assert all(st == 2 for _, st, _, _ in got), got
     # Each QEMU stamps a frame when its model handles it: between two TCG
-    # QEMUs on a busy machine that is milliseconds late, unevenly.
-    assert median_abs([o for o, _, _, _ in got[-8:]]) < 20_000_000, got
+    # QEMUs on a busy machine that is milliseconds late, unevenly (path
+    # delays of 1-7 ms, make bench); the bound only tells a lock from none.
+    assert median_abs([o for o, _, _, _ in got[-8:]]) < 100_000_000, got
     assert cs["rx_swtstamp"] == 0 and cs["rx_hwtstamp"] >= cs["sync"] > 16, cs
     assert cs["tx_swtstamp"] == 0 and cs["tx_hwtstamp"] > 0, cs
     assert cm["rx_swtstamp"] == 0 and cm["rx_hwtstamp"] == cm["delay_req"] > 0, cm
