@@ -13,7 +13,7 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -mno-red-zone -fno-pic -fno-p
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \
 	--build-id=none -T boot/kernel.ld
 
-KSRC := $(wildcard kernel/*.c drivers/*/*.c drivers/net/*/*.c net/*.c apps/*.c apps/*/*.c)
+KSRC := $(wildcard kernel/*.c run/*.c drivers/*/*.c drivers/net/*/*.c net/*.c apps/*.c apps/*/*.c)
 KASM := boot/entry.S boot/ap.S kernel/vectors.S
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC))
 NEWLIB := $(SYSROOT)/lib/libc.a

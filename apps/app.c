@@ -4,7 +4,7 @@
 #include <string.h>
 #include "apps/app.h"
 #include "kernel/knobs.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 
 static const struct app *placed[NIC_MAX_PORTS];	/* NULL: the default, sink */
 static int nplaced;				/* values given; 1 = every port */

@@ -25,7 +25,7 @@ struct app {
 	 * rx and idle, on the same core). Otherwise the app is safe on several
 	 * cores at once and this returns a key per port: ports with equal keys
 	 * send through each other's TX queues, so queue q of all of them is
-	 * polled by one core (kernel/place.c). idle then runs on every core that
+	 * polled by one core (run/place.c). idle then runs on every core that
 	 * polls one of the app's queues, and must touch only that core's state. */
 	int (*domain)(int port);
 };

@@ -2,7 +2,7 @@
  * Knobs from the serial shell: `set <knob> <value>` for the knobs that may
  * change while the appliance runs, and `show config` for all of them.
  * Portable (host unit tests): replies are written into buffers. The shell
- * commands themselves are in kernel/statscmds.c.
+ * commands themselves are in run/statscmds.c.
  */
 #ifndef KERNEL_CONFIG_H
 #define KERNEL_CONFIG_H

@@ -72,7 +72,7 @@ void pkt_free(struct pkt *p);
 void pkt_free_bulk(struct pkt **p, int n);
 
 /* A pool whose port's queues are polled by more than one core is marked
- * shared at placement (kernel/lcore.c); its free stack is then guarded by a
+ * shared at placement (run/lcore.c); its free stack is then guarded by a
  * spinlock. Pools used by one core (every pool with queues=1) take none. */
 static inline void pktpool_lock(struct pktpool *pool)
 {

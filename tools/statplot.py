@@ -12,7 +12,7 @@ per interrupt against offered load, one curve per configuration.
                                               last {"stats":"pktgen","kind":"lat"}
                                               line of port P) as a bar chart
 
-A log is the console text; the JSON objects (kernel/stats.h) may follow a
+A log is the console text; the JSON objects (run/stats.h) may follow a
 prompt on the same line. Lines `statplot: {"config": ..., "offered_pps": ...}`
 (written by `sweep`) label the reports after them, `statplot: {}` ends a
 label; in a labelled log, reports outside labels are left out. Without

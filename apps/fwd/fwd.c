@@ -9,7 +9,7 @@
 #include "apps/app.h"
 #include "apps/fwd/fwd.h"
 #include "kernel/knobs.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 #include "kernel/shell.h"
 #include "net/ipv4.h"
 

@@ -14,7 +14,7 @@
 #include "apps/fwd/fwd.h"
 #include "apps/fwd/l3.h"
 #include "kernel/cpu.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 #include "kernel/time.h"
 #include "net/ipv4.h"
 

@@ -11,7 +11,7 @@
 #include "apps/app.h"
 #include "apps/pktgen/pktgen.h"
 #include "kernel/cpu.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 

@@ -12,7 +12,7 @@
 #include "apps/rr/rr.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 #include "kernel/time.h"
 #include "lwip/timeouts.h"
 

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 

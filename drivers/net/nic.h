@@ -15,7 +15,7 @@
  *
  * Interrupts (poll=napi|irq): a queue's vector handler calls
  * nic_queue_irq(), which masks the queue (irq_disable) and marks it
- * scheduled; the poll loop (kernel/lcore.c) polls it and calls irq_enable
+ * scheduled; the poll loop (run/lcore.c) polls it and calls irq_enable
  * when a round comes back short, then polls once more so a frame that
  * arrived in between is not left until the next interrupt.
  *
@@ -151,7 +151,7 @@ struct nic {
 	int nmc;
 	uint64_t stats[NIC_STAT_N];
 	struct nic_qstats q[NIC_MAX_QUEUES];
-	int owner[NIC_MAX_QUEUES];	/* core that polls each queue (kernel/lcore.c) */
+	int owner[NIC_MAX_QUEUES];	/* core that polls each queue (run/lcore.c) */
 	struct nic_port_config cfg;	/* this port's knob values */
 	/* Fast-path counters (kind q) per queue; nic->stats holds their sum as of
 	 * the last nic_stats_fold, which remembers what it already added. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "drivers/net/nic.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 #include "kernel/mem.h"
 #include "kernel/time.h"
 

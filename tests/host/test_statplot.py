@@ -12,7 +12,7 @@ import statplot  # noqa: E402
 
 
 def report(t_ms, rx_pps, irqs_per_s, cpu_pct, itr=3, dt_ms=1000, prompt=""):
-    """One report as the kernel prints it with stats_format=json (kernel/stats.h)."""
+    """One report as the kernel prints it with stats_format=json (run/stats.h)."""
     q = {"stats": "queue", "t_ms": t_ms, "dt_ms": dt_ms, "port": "port0", "queue": 0,
          "rx_packets": rx_pps * t_ms // 1000, "rx_bytes": 0, "tx_packets": 0, "tx_bytes": 0,
          "irqs": 0, "polls": 0, "rx_pps": rx_pps, "rx_bps": rx_pps * 480, "tx_pps": 0, "tx_bps": 0,

@@ -1,4 +1,4 @@
-/* Unit tests for kernel/stats.c: the netstat -i column mapping, and the
+/* Unit tests for run/stats.c: the netstat -i column mapping, and the
  * exact table and JSON text of a report. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
-#include "kernel/stats.h"
+#include "run/stats.h"
 
 #define HZ 1000000ull	/* a 1 MHz TSC keeps the expected figures readable */
 

@@ -37,7 +37,7 @@ UNIT_BINS += $(UNIT_DIR)/test_acpitab
 $(UNIT_DIR)/test_cmdline: kernel/fmt.c kernel/fmt.h
 $(UNIT_DIR)/test_memmap: kernel/boot_info.h
 # stats reads struct nic and struct lcore (headers only).
-$(UNIT_DIR)/test_stats: drivers/net/nic.h kernel/lcore.h
+$(UNIT_DIR)/test_stats: drivers/net/nic.h run/lcore.h
 # config sets knobs through cmdline's knob_set.
 $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/fmt.h
 

@@ -25,12 +25,12 @@
  * So a frame that arrives on the wire ends in exactly one of RX-OK, RX-ERR,
  * RX-DRP (and in flight in the ring between two reports).
  */
-#ifndef KERNEL_STATS_H
-#define KERNEL_STATS_H
+#ifndef RUN_STATS_H
+#define RUN_STATS_H
 #include <stddef.h>
 #include <stdint.h>
 #include "drivers/net/nic.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 
 #define STATS_MAX_CORES 8
 
@@ -98,7 +98,7 @@ void stats_sample_core(struct stats_core *c, const struct lcore *lc);
 size_t stats_format(char *buf, size_t len, const struct stats_snap *a, const struct stats_snap *b,
 		    uint64_t tsc_hz, enum stats_format fmt, int port);
 
-/* Kernel side (kernel/statscmds.c): called by the poll loop's housekeeping
+/* Kernel side (run/statscmds.c): called by the poll loop's housekeeping
  * once a second, after nic_housekeeping; prints the report every stats=
  * seconds. */
 void stats_tick(uint64_t now_tsc);

@@ -1,5 +1,5 @@
 /*
- * Which core polls which queue (kernel/lcore.h, lcore_place).
+ * Which core polls which queue (run/lcore.h, lcore_place).
  *
  * Ports are grouped into domains: ports whose frames may leave through
  * each other (an app's domain hook says which, e.g. an L2 pair, or every
@@ -20,7 +20,7 @@
 #include "apps/app.h"
 #include "drivers/net/nic.h"
 #include "kernel/knobs.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 
 static int64_t cores_knob;
 static const struct knob_range cores_range[] = { { 0, MAX_CPUS } };

@@ -1,7 +1,7 @@
 /*
  * The periodic statistics report (knobs stats=, stats_format=) and the shell
  * commands about ports and knobs: stats, ifconfig/link, set, show config,
- * clear stats. Formatting lives in kernel/stats.c and kernel/config.c.
+ * clear stats. Formatting lives in run/stats.c and kernel/config.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,9 +10,9 @@
 #include "kernel/config.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 #include "kernel/shell.h"
-#include "kernel/stats.h"
+#include "run/stats.h"
 #include "kernel/time.h"
 
 static int64_t stats_period = 1;	/* seconds; 0 = off */

@@ -1,6 +1,6 @@
 /*
  * The poll loop (DESIGN.md, execution model), one per core over the queues
- * kernel/place.c gave it. Per queue, by its port's poll=:
+ * run/place.c gave it. Per queue, by its port's poll=:
  *  busy  rx_burst forever, interrupts off;
  *  napi  the queue's interrupt masks it and schedules it; poll rounds of up
  *        to napi_weight packets; a short round unmasks and polls once more
@@ -13,9 +13,9 @@
 #include "apps/app.h"
 #include "drivers/net/nic.h"
 #include "kernel/cpu.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 #include "kernel/shell.h"
-#include "kernel/stats.h"
+#include "run/stats.h"
 #include "kernel/time.h"
 
 struct lcore lcores[MAX_CPUS];

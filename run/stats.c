@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "kernel/stats.h"
+#include "run/stats.h"
 
 void stats_sample_port(struct stats_port *p, const struct nic *nic)
 {

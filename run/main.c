@@ -11,7 +11,7 @@
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
 #include "kernel/lapic.h"
-#include "kernel/lcore.h"
+#include "run/lcore.h"
 #include "kernel/mem.h"
 #include "kernel/memmap.h"
 #include "kernel/shell.h"

@@ -1,8 +1,8 @@
 /* The per-core poll loops: run to completion, one loop per core, each
  * owning its queues (every queue of every port is polled by exactly one
  * core) and its counters. */
-#ifndef LCORE_H
-#define LCORE_H
+#ifndef RUN_LCORE_H
+#define RUN_LCORE_H
 #include <stdint.h>
 #include "kernel/smp.h"
 
