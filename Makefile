@@ -97,6 +97,7 @@ bench: deps all
 	$(PYTHON) tools/bench_boot.py 5
 	$(PYTHON) tools/bench_rx.py
 	$(PYTHON) tools/bench_fwd.py
+	$(PYTHON) tools/bench_smp.py
 	$(PYTHON) tools/bench_rr.py
 	$(PYTHON) tools/bench_pktgen.py
 	$(PYTHON) tools/bench_ptp.py

@@ -1,0 +1,106 @@
+#!/usr/bin/python3
+"""Seed-2 set-up on more than one core (make bench): two L2 port pairs
+(app=fwd pairs=0-1,2-3 promisc=1, four e1000e ports), trafgen pushing
+64-byte frames at --rate max into port0 and port2 and receiving on port1
+and port3, with the two pairs on one core (cores=1) and on two cores
+(cores=2, pair i on core i, as seed 2 ran eth0->eth1 on CPU0 and
+eth2->eth3 on CPU1). Prints aggregate kpps, the netstat-style table per
+port and the softnet-style table per core, and guest instructions per
+forwarded frame (QEMU's insncount plugin, all vCPUs summed): per-core cost
+must not grow from one core to two. QEMU TCG figures on a 2-core host whose
+cores also run QEMU's device emulation: compare rows; never passes or
+fails. CSV under build/bench/smp.csv."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_pktgen import insns_at, plugin  # noqa: E402
+from qemurun import BUILD, Qemu  # noqa: E402
+
+SECONDS = 4
+KNOBS = "app=fwd pairs=0-1,2-3 promisc=1 stats=1 stats_format=json"
+
+
+def reports(text, kind):
+    out = []
+    for ln in text.splitlines():
+        if '{"stats":"%s"' % kind in ln:
+            try:
+                out.append(json.loads(ln[ln.index("{"):]))
+            except ValueError:
+                pass   # a line the console was cut in
+    return out
+
+
+def run(cores, poll, so):
+    log = os.path.join(BUILD, "bench", f"smp_insn_{cores}_{poll}.log")
+    extra = ["-plugin", f"{so},log={log},period_ms=50"] if so else []
+    q = Qemu(boot="kernel", mem="256M", smp=2, nics=["e1000e:netdev=stream"] * 4,
+             append=f"{KNOBS} cores={cores} poll={poll}", extra=extra)
+    with q:
+        q.expect("port3: link up", 90)
+        start = len(q.out)
+        tgs = [subprocess.Popen([os.path.join(BUILD, "trafgen"), "both", "--port", "stream:" + q.nic_sock(a),
+                                 "--port", "stream:" + q.nic_sock(b), "--rate", "max", "--size", "64",
+                                 "--duration", str(SECONDS), "--src-mac", f"02:00:00:00:0{a}:01",
+                                 "--quiet", "--max-time", str(SECONDS + 30)], stdout=subprocess.PIPE, text=True)
+               for a, b in ((0, 1), (2, 3))]
+        time.sleep(1)
+        t0 = time.monotonic_ns()
+        f0 = sum(r["tx_ok"] for r in reports(q.out[start:].decode(errors="replace"), "port")[-4:])
+        time.sleep(SECONDS - 2)
+        q._read(0.5)
+        t1 = time.monotonic_ns()
+        ports = reports(q.out[start:].decode(errors="replace"), "port")[-4:]
+        f1 = sum(r["tx_ok"] for r in ports)
+        while any(t.poll() is None for t in tgs):
+            q._read(0.2)
+        res = [json.loads(t.stdout.read().split("RESULT ", 1)[1]) for t in tgs]
+        text = q.out[start:].decode(errors="replace")
+        core_rows = reports(text, "core")
+        n = insns_at(log, t1) - insns_at(log, t0) if so else None
+    per_core = {}
+    for r in core_rows:
+        per_core.setdefault(r["core"], []).append(r)
+    return {"cores": cores, "poll": poll, "kpps": sum(r["pps"] for r in res) / 1e3,
+            "pair_kpps": [round(r["pps"] / 1e3, 1) for r in res],
+            "lost": sum(r["lost"] for r in res),
+            "insns_per_frame": round(n / max(f1 - f0, 1), 1) if n else None,
+            "ports": {p["port"]: p for p in ports},
+            "cores_last": {c: rows[-2] if len(rows) > 1 else rows[-1] for c, rows in per_core.items()}}
+
+
+def main():
+    os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
+    so = plugin()
+    rows = [run(c, poll, so) for poll in ("napi", "busy") for c in (1, 2)]
+    print("\nSeed 2 on cores: two L2 pairs (0->1, 2->3), e1000e, 64 B, trafgen --rate max into both")
+    print(f"{'poll':5} {'cores':>5} {'aggregate kpps':>15} {'pair kpps':>14} {'lost':>6} {'insns/frame':>12}")
+    for r in rows:
+        ipf = f"{r['insns_per_frame']:.1f}" if r["insns_per_frame"] else "-"
+        print(f"{r['poll']:5} {r['cores']:>5} {r['kpps']:>15.1f} {str(r['pair_kpps']):>14} {r['lost']:>6} {ipf:>12}")
+    for r in rows:
+        print(f"\nnetstat -i, poll={r['poll']} cores={r['cores']} (since boot)")
+        print(f"{'Iface':6} {'RX-OK':>10} {'RX-ERR':>7} {'RX-DRP':>8} {'RX-OVR':>8} {'TX-OK':>10} {'TX-DRP':>7}")
+        for name, p in sorted(r["ports"].items()):
+            print(f"{name:6} {p['rx_ok']:>10} {p['rx_err']:>7} {p['rx_drp']:>8} {p['rx_ovr']:>8} "
+                  f"{p['tx_ok']:>10} {p['tx_drp']:>7}")
+        print(f"softnet, poll={r['poll']} cores={r['cores']}")
+        print(f"{'core':>4} {'processed':>10} {'dropped':>8} {'time_squeeze':>13} {'CPU%':>6}")
+        for c, x in sorted(r["cores_last"].items()):
+            print(f"{c:>4} {x['processed']:>10} {x['dropped']:>8} {x['time_squeeze']:>13} {x['cpu_pct']:>6.1f}")
+    path = os.path.join(BUILD, "bench", "smp.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["poll", "cores", "kpps", "pair0_kpps", "pair1_kpps", "lost", "insns_per_frame"])
+        for r in rows:
+            w.writerow([r["poll"], r["cores"], r["kpps"], *r["pair_kpps"], r["lost"], r["insns_per_frame"]])
+    print(f"CSV: {path}")
+
+
+if __name__ == "__main__":
+    main()
