@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
+#include "apps/mgmt/mgmt.h"
 #include "kernel/knobs.h"
 #include "run/lcore.h"
 
@@ -50,9 +51,9 @@ static void show_app(char *buf, size_t len)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", p ? "," : "", app_of_port(p)->name);
 }
 KNOB(app, .name = "app", .type = KNOB_FUNC, .parse = parse_app, .show = show_app,
-     .accepted = "NAME or NAME,NAME,... (one per port from port0; NAME sink|fwd|rr|ptp|pktgen)",
+     .accepted = "NAME or NAME,NAME,... (one per port from port0; NAME sink|fwd|rr|ptp|pktgen|mgmt)",
      .help = "what each port does with received packets: one app for every port, or a list by port "
-	     "(ports past the list run sink); default sink");
+	     "(ports past the list run sink; mgmt= overrides its port); default sink");
 
 static const struct app *default_app(void)
 {
@@ -61,6 +62,8 @@ static const struct app *default_app(void)
 
 const struct app *app_of_port(int port)
 {
+	if (port == mgmt_port)
+		return &app_mgmt;
 	if (nplaced == 1)
 		return placed[0];
 	if (port < nplaced && placed[port])

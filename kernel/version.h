@@ -4,5 +4,6 @@
 #ifndef GIT_DESCRIBE
 #define GIT_DESCRIBE "unknown"
 #endif
-#define LINERATE_VERSION "0.1.0 (" GIT_DESCRIBE ")"
+#define LINERATE_RELEASE "0.1.0"
+#define LINERATE_VERSION LINERATE_RELEASE " (" GIT_DESCRIBE ")"
 #endif

@@ -180,6 +180,11 @@ static int cmd_set(int argc, char **argv)
 SHELL_CMD(set, "set", "set [port] <knob> <value>",
 	  "change a run-time knob, for every port or one (show config lists them)", cmd_set);
 
+size_t config_text(char *buf, size_t len)
+{
+	return config_show(buf, len, __knobs_start, KNOBS_COUNT, live, NLIVE);
+}
+
 static int cmd_show(int argc, char **argv)
 {
 	if (argc != 2 || strcmp(argv[1], "config")) {

@@ -74,8 +74,14 @@ void fwd_stats_sum(int port, struct fwd_stats *out)
 
 extern const struct app app_fwd;
 
+/* fwd_out_ok[p]: port p runs fwd, so L2 frames may leave through it (a
+ * port of another app, e.g. the management port, never carries them). */
+static uint8_t fwd_out_ok[NIC_MAX_PORTS];
+
 static int fwd_init(void)
 {
+	for (int p = 0; p < nic_count; p++)
+		fwd_out_ok[p] = (uint8_t)app_runs_on(&app_fwd, p);
 	if (fwd_l3_init())
 		return -1;
 	int l2 = 0;
@@ -162,7 +168,7 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		fwd_l3_rx(nic, q, pkts, n);
 		return;
 	}
-	if (peer < 0 || peer >= nic_count) {
+	if (peer < 0 || peer >= nic_count || !fwd_out_ok[peer]) {
 		fwd_drop(nic->port, FWD_DROP_no_peer, (uint64_t)n);
 		pkt_free_bulk(pkts, n);
 		return;

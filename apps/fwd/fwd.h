@@ -26,6 +26,10 @@ enum fwd_event { FWD_EVENTS(FWD_EVENT_ENUM) FWD_EV_N };
 #define FWD_DROP_ENUM(name) FWD_DROP_##name,
 enum fwd_drop { FWD_DROPS(FWD_DROP_ENUM) FWD_DROP_N };
 
+struct app;
+/* The app (apps/app.h): L3 routes only to ports it runs on. */
+extern const struct app app_fwd;
+
 /* Per-port forwarding counters, one set per core (a port's queues may be
  * polled by several cores); each core writes only its own. */
 struct fwd_stats {

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "apps/app.h"
 #include "apps/fwd/fwd.h"
 #include "apps/fwd/l3.h"
 #include "kernel/knobs.h"
@@ -226,6 +227,8 @@ int fwd_l3_init(void)
 			l3_if[p].addr = 0;
 			continue;
 		}
+		if (!app_runs_on(&app_fwd, p))
+			continue;	/* another app's address (rr, mgmt): never routed to */
 		uint32_t m = mask_of(l3_if[p].len);
 		l3_nh[p] = (struct l3_nh){ .gw = 0, .port = (uint8_t)p };
 		if (lpm_add(&l3_lpm, l3_if[p].addr & m, l3_if[p].len, (uint16_t)p)) {

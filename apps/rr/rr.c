@@ -69,7 +69,7 @@ static int rr_init(void)
 	return 0;
 }
 
-static void rr_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+void rr_input(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	(void)q;
 	struct rr_stats *st = &rr_stats[nic->port];
@@ -94,7 +94,7 @@ static void rr_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 }
 
 /* lwIP's timers (TCP every 250 ms, ARP, reassembly), checked every ms. */
-static int rr_idle(void)
+int rr_timers(void)
 {
 	uint64_t now = rdtsc();
 	if (now < next_timer_tsc)
@@ -105,4 +105,4 @@ static int rr_idle(void)
 	return 0;
 }
 APP(rr, .name = "rr", .help = "request-response server on lwIP: netperf-style RR, echo, sockperf",
-    .init = rr_init, .rx = rr_rx, .idle = rr_idle, .report = rr_report);
+    .init = rr_init, .rx = rr_input, .idle = rr_timers, .report = rr_report);

@@ -60,6 +60,12 @@ extern struct rr_config rr_cfg;
 /* Total TCP connections open on every port (established or half-open). */
 int rr_conns_total(void);
 
+/* rr.c: a received burst through rr's checks into lwIP (the rx hook of rr
+ * and of the management port, apps/mgmt). */
+void rr_input(struct nic *nic, int q, struct pkt **pkts, int n);
+/* rr.c: lwIP's timers, at most once a millisecond (the idle hook). */
+int rr_timers(void);
+
 /* rr_filter.c: rr's checks in front of lwIP. Returns -1 (dropped, counted,
  * freed) or the RR_STACK class of a frame to hand to lwIP. */
 int rr_filter(struct nic *nic, struct pkt *p);

@@ -1,0 +1,265 @@
+/*
+ * The management port's HTTP/1.0 server on lwIP's raw TCP API (RFC 9112
+ * request line; every answer closes the connection). Callbacks only collect
+ * the request; the poll loop's round (http_poll) builds at most one answer
+ * and writes at most HTTP_BUDGET bytes, so serving never stalls the fast
+ * path. Refused or broken requests end in a named counter: bad_request (no
+ * request line, binary bytes), bad_method (405, not GET), not_found (404),
+ * too_large (431, over HTTP_REQ_MAX), timeouts (silent HTTP_IDLE_MS, e.g.
+ * half requests), conns_refused (over HTTP_CONNS).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/mgmt/mgmt.h"
+#include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
+#include "lwip/sys.h"
+#include "lwip/tcp.h"
+
+#define OUT_MAX (256 * 1024)	/* the largest page: /metrics of 8 ports of 8 queues */
+
+uint64_t mgmt_http[HTTP_N];
+#define HTTP_NAME(name) #name,
+const char *const mgmt_http_names[HTTP_N] = { HTTP_COUNTERS(HTTP_NAME) };
+
+enum { C_FREE, C_READING, C_READY, C_SENDING };
+struct hconn {
+	int state;
+	struct tcp_pcb *pcb;
+	uint32_t last_ms;
+	size_t have;
+	char req[HTTP_REQ_MAX + 1];
+};
+static struct hconn conns[HTTP_CONNS];
+static char *out;		/* the answer being sent (one at a time) */
+static size_t out_len, out_off;
+static struct hconn *sending;
+
+static void conn_free(struct hconn *c)
+{
+	if (c == sending)
+		sending = 0;
+	c->state = C_FREE;
+	c->pcb = 0;
+}
+
+static void conn_abort(struct hconn *c, enum http_counter why)
+{
+	mgmt_http[why]++;
+	tcp_arg(c->pcb, 0);
+	tcp_abort(c->pcb);
+	conn_free(c);
+}
+
+static void on_err(void *arg, err_t err)
+{
+	struct hconn *c = arg;
+	(void)err;
+	if (c) {
+		mgmt_http[HTTP_conns_reset]++;
+		conn_free(c);	/* lwIP freed the pcb */
+	}
+}
+
+/* 1 once the request's header ends; -1 if it holds a byte no HTTP request
+ * has (binary): control characters other than CR, LF and TAB. */
+static int header_done(const struct hconn *c)
+{
+	for (size_t i = 0; i < c->have; i++) {
+		unsigned char b = (unsigned char)c->req[i];
+		if ((b < 32 && b != '\r' && b != '\n' && b != '\t') || b == 127)
+			return -1;
+	}
+	return strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n");
+}
+
+static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	struct hconn *c = arg;
+	(void)err;
+	if (!c) {
+		if (p)
+			pbuf_free(p);
+		return ERR_OK;
+	}
+	if (!p) {	/* the peer closed before its request ended */
+		if (c->state != C_READING)
+			return ERR_OK;
+		mgmt_http[HTTP_bad_request]++;
+		conn_free(c);
+		tcp_arg(pcb, 0);
+		if (tcp_close(pcb) == ERR_OK)
+			return ERR_OK;
+		tcp_abort(pcb);
+		return ERR_ABRT;
+	}
+	tcp_recved(pcb, p->tot_len);
+	c->last_ms = sys_now();
+	if (c->state == C_READING) {
+		size_t room = HTTP_REQ_MAX - c->have, n = p->tot_len < room ? p->tot_len : room;
+		pbuf_copy_partial(p, c->req + c->have, (u16_t)n, 0);
+		c->have += n;
+		c->req[c->have] = 0;
+		if (header_done(c) || c->have == HTTP_REQ_MAX)
+			c->state = C_READY;	/* http_poll answers, or refuses */
+	}
+	pbuf_free(p);
+	return ERR_OK;
+}
+
+static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+	(void)arg;
+	if (err != ERR_OK || !pcb)
+		return ERR_VAL;
+	for (int i = 0; i < HTTP_CONNS; i++) {
+		struct hconn *c = &conns[i];
+		if (c->state != C_FREE)
+			continue;
+		*c = (struct hconn){ .state = C_READING, .pcb = pcb, .last_ms = sys_now() };
+		tcp_arg(pcb, c);
+		tcp_recv(pcb, on_recv);
+		tcp_err(pcb, on_err);
+		mgmt_http[HTTP_conns_accepted]++;
+		return ERR_OK;
+	}
+	mgmt_http[HTTP_conns_refused]++;
+	tcp_abort(pcb);
+	return ERR_ABRT;
+}
+
+int http_init(void)
+{
+	out = dma_alloc(OUT_MAX, 64);
+	struct tcp_pcb *pcb = tcp_new();
+	if (!out || !pcb || tcp_bind(pcb, IP_ANY_TYPE, HTTP_PORT) != ERR_OK) {
+		printf("mgmt: cannot listen on TCP %d\n", HTTP_PORT);
+		return -1;
+	}
+	pcb = tcp_listen(pcb);
+	if (!pcb)
+		return -1;
+	tcp_accept(pcb, on_accept);
+	return 0;
+}
+
+static void answer(int code, const char *reason, const char *ctype, size_t body, const char *extra)
+{
+	char head[256];
+	int h = snprintf(head, sizeof(head),
+			 "HTTP/1.0 %d %s\r\nContent-Type: %s\r\nContent-Length: %lu\r\n%sConnection: close\r\n\r\n",
+			 code, reason, ctype, (unsigned long)body, extra);
+	memmove(out + h, out, body);
+	memcpy(out, head, (size_t)h);
+	out_len = (size_t)h + body;
+	out_off = 0;
+}
+
+static void error_page(int code, const char *reason, enum http_counter why, const char *extra)
+{
+	mgmt_http[why]++;
+	int n = snprintf(out, OUT_MAX, "%d %s\n", code, reason);
+	answer(code, reason, "text/plain; charset=utf-8", (size_t)n, extra);
+}
+
+/* The request line "METHOD SP PATH SP HTTP/1.x" (RFC 9112 3): method and
+ * path into their buffers (NUL-terminated); 0, or -1 if it is not one. */
+static int request_line(const char *r, char *method, size_t mlen, char *path, size_t plen)
+{
+	size_t m = strspn(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
+	if (!m || m >= mlen || r[m] != ' ')
+		return -1;
+	const char *p = r + m + 1;
+	size_t n = strcspn(p, " \r\n");
+	if (!n || n >= plen || p[0] != '/' || strncmp(p + n, " HTTP/1.", 8) || p[n + 8] < '0' || p[n + 8] > '9' ||
+	    (p[n + 9] != '\r' && p[n + 9] != '\n'))
+		return -1;
+	memcpy(method, r, m);
+	method[m] = 0;
+	memcpy(path, p, n);
+	path[n] = 0;
+	return 0;
+}
+
+/* Build the answer to c's request into out. */
+static void respond(struct hconn *c)
+{
+	char method[16], path[256];
+	if (header_done(c) < 0 || request_line(c->req, method, sizeof(method), path, sizeof(path)))
+		return error_page(400, "Bad Request", HTTP_bad_request, "");
+	if (header_done(c) == 0)
+		return error_page(431, "Request Header Fields Too Large", HTTP_too_large, "");
+	if (strcmp(method, "GET"))
+		return error_page(405, "Method Not Allowed", HTTP_bad_method, "Allow: GET\r\n");
+	char *q = strchr(path, '?');
+	if (q)
+		*q = 0;
+	const char *ctype;
+	size_t len;
+	int truncated = 0;
+	/* Leave room for the header, which answer() puts in front. */
+	if (mgmt_page(path, out, OUT_MAX - 256, &len, &ctype, &truncated) != 200)
+		return error_page(404, "Not Found", HTTP_not_found, "");
+	mgmt_http[truncated ? HTTP_truncated : HTTP_ok]++;
+	answer(200, "OK", ctype, len, "");
+}
+
+/* Write what fits of the answer, at most budget bytes; 0 when all is queued. */
+static size_t send_some(struct hconn *c, size_t budget)
+{
+	size_t left = out_len - out_off, room = tcp_sndbuf(c->pcb), n = left;
+	if (n > room)
+		n = room;
+	if (n > budget)
+		n = budget;
+	if (n > 0xffff)
+		n = 0xffff;
+	if (n && tcp_sndqueuelen(c->pcb) < TCP_SND_QUEUELEN - 4) {
+		if (tcp_write(c->pcb, out + out_off, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
+			mgmt_http[HTTP_no_memory]++;
+			n = 0;
+		}
+		out_off += n;
+		tcp_output(c->pcb);
+	} else {
+		n = 0;
+	}
+	return n;
+}
+
+int http_poll(void)
+{
+	int work = 0;
+	uint32_t now = sys_now();
+	for (int i = 0; i < HTTP_CONNS; i++) {
+		struct hconn *c = &conns[i];
+		if (c->state != C_FREE && c->state != C_SENDING && now - c->last_ms > HTTP_IDLE_MS)
+			conn_abort(c, HTTP_timeouts);
+	}
+	if (!sending) {
+		for (int i = 0; i < HTTP_CONNS && !sending; i++)
+			if (conns[i].state == C_READY) {
+				sending = &conns[i];
+				sending->state = C_SENDING;
+				respond(sending);
+				work++;
+			}
+	}
+	if (sending) {
+		struct hconn *c = sending;
+		if (send_some(c, HTTP_BUDGET)) {
+			c->last_ms = now;
+			work++;
+		}
+		if (out_off == out_len) {
+			tcp_arg(c->pcb, 0);
+			tcp_recv(c->pcb, 0);
+			tcp_err(c->pcb, 0);
+			if (tcp_close(c->pcb) != ERR_OK)
+				tcp_abort(c->pcb);
+			conn_free(c);
+		} else if (now - c->last_ms > 4 * HTTP_IDLE_MS) {
+			conn_abort(c, HTTP_timeouts);	/* a reader that stopped reading */
+		}
+	}
+	return work;
+}

@@ -1,0 +1,45 @@
+/*
+ * mgmt: the management port (mgmt=portN). lwIP (the same NO_SYS raw-API
+ * build as app=rr, apps/rr) answers ARP and ping on the port's ipN= address
+ * and a minimal HTTP/1.0 server (http.c) serves /metrics in the Prometheus
+ * text format 0.0.4 (metrics.c), / (status) and /config. The port never
+ * carries forwarded traffic: fwd neither pairs with nor routes to it.
+ * Received frames are counted as rr counts them (rr_filter.c: handed to
+ * lwIP by protocol, or a named drop); HTTP outcomes in mgmt_http.
+ */
+#ifndef APPS_MGMT_H
+#define APPS_MGMT_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct app;
+extern const struct app app_mgmt;
+/* The management port from mgmt=portN, or -1 (off, the default). */
+extern int mgmt_port;
+
+#define HTTP_PORT	80
+#define HTTP_CONNS	8	/* connections at once; more are reset (conns_refused) */
+#define HTTP_REQ_MAX	2048	/* request line and headers, bytes; more: 431 */
+#define HTTP_IDLE_MS	5000	/* a connection silent this long is reset (timeouts) */
+#define HTTP_BUDGET	16384	/* bytes written to TCP per poll round */
+
+/* HTTP outcomes: one per request answered, or one per connection dropped. */
+#define HTTP_COUNTERS(X) \
+	X(ok) X(not_found) X(bad_method) X(bad_request) X(too_large) X(truncated) \
+	X(timeouts) X(conns_refused) X(conns_accepted) X(conns_reset) X(no_memory)
+#define HTTP_ENUM(name) HTTP_##name,
+enum http_counter { HTTP_COUNTERS(HTTP_ENUM) HTTP_N };
+extern uint64_t mgmt_http[HTTP_N];
+extern const char *const mgmt_http_names[HTTP_N];
+
+/* http.c: listen on HTTP_PORT; 0 or -1. */
+int http_init(void);
+/* http.c: from the poll loop: answer at most one request and write at most
+ * HTTP_BUDGET bytes; reset idle connections. Returns work done (> 0 busy). */
+int http_poll(void);
+
+/* metrics.c: the page for path into buf (len bytes): 200 and its length,
+ * or 404 (len 0). ctype: its Content-Type. A page that does not fit is cut
+ * at the last whole line (*truncated set). */
+int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char **ctype, int *truncated);
+#endif

@@ -1,0 +1,59 @@
+"""Raw HTTP clients for tests/qemu/test_mgmt.py, run inside the test's
+network namespace: `httpraw.py HOST CASE` sends one case's bytes and
+prints the status line it got back (or "closed" / "reset"); CASE "hold N"
+opens N connections that send half a request and prints how many the
+server reset within 10 s."""
+import socket
+import sys
+import time
+
+CASES = {
+    "no_request_line": b"\r\n\r\n",
+    "post": b"POST /metrics HTTP/1.0\r\n\r\n",
+    "not_found": b"GET /nope HTTP/1.0\r\n\r\n",
+    "huge_headers": b"GET / HTTP/1.0\r\n" + b"X-Pad: " + b"a" * 4000 + b"\r\n\r\n",
+    "binary": bytes(range(256)),
+    "ok": b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+}
+
+
+def one(host, data):
+    s = socket.create_connection((host, 80), timeout=20)
+    try:
+        s.sendall(data)
+    except OSError:
+        pass
+    got = b""
+    try:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            got += d
+    except ConnectionResetError:
+        return "reset" if not got else got.split(b"\r\n", 1)[0].decode()
+    s.close()
+    return got.split(b"\r\n", 1)[0].decode() if got else "closed"
+
+
+def hold(host, n):
+    socks = []
+    for _ in range(n):
+        s = socket.create_connection((host, 80), timeout=20)
+        s.sendall(b"GET / HTTP/1.0\r\nX-Slow: ")
+        socks.append(s)
+    reset, end = 0, time.monotonic() + 15
+    for s in socks:
+        s.settimeout(max(0.1, end - time.monotonic()))
+        try:
+            if s.recv(1) == b"":
+                reset += 1
+        except (ConnectionResetError, socket.timeout):
+            reset += 1
+        s.close()
+    return reset
+
+
+if __name__ == "__main__":
+    host, case = sys.argv[1], sys.argv[2]
+    print(hold(host, int(sys.argv[3])) if case == "hold" else one(host, CASES[case]))

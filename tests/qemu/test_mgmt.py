@@ -1,0 +1,178 @@
+"""The management port (mgmt=port2) beside fwd on port0/port1: ping and
+HTTP from a network namespace over a tap, /metrics checked by promtool and
+scraped every second by Debian's Prometheus server started in the
+namespace, whose HTTP API must show port0's rx_packets equal to the frames
+the test sent through the data ports, and up 1; malformed HTTP answered or
+dropped under named counters while forwarding goes on. Needs root."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+import pytest
+
+from netio import StreamPort, frame
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from qemurun import Qemu  # noqa: E402
+
+NS, TAP = f"lrmgmt{os.getpid()}", f"lrmtap{os.getpid() % 100000}"
+GUEST, PEER = "10.5.0.1", "10.5.0.2"
+HTTPRAW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "httpraw.py")
+
+
+def sh(*cmd, ns=NS, timeout=60, check=True):
+    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
+    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    if check and r.returncode:
+        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
+    return r.stdout
+
+
+@pytest.fixture
+def box():
+    if os.geteuid() != 0:
+        pytest.fail("this test needs root for network namespaces and tap devices")
+    sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap", ns=None)
+    q = Qemu(boot="kernel", mem="256M",
+             nics=["e1000e:netdev=stream", "e1000e:netdev=stream", f"e1000e:netdev=tap,ifname={TAP}"],
+             append=f"app=fwd mgmt=port2 ip2={GUEST}/24 stats=0")
+    try:
+        q.expect(r"apps: port0=fwd port1=fwd port2=mgmt", 90)
+        q.expect("linerate> ", 30)
+        sh("ip", "netns", "add", NS, ns=None)
+        sh("ip", "link", "set", TAP, "netns", NS, ns=None)
+        sh("ip", "addr", "add", f"{PEER}/24", "dev", TAP)
+        sh("ip", "link", "set", TAP, "up")
+        sh("ip", "link", "set", "lo", "up")
+        yield q
+    finally:
+        q.__exit__(None, None, None)
+        sh("ip", "link", "del", TAP, ns=None, check=False)
+        sh("ip", "netns", "del", NS, ns=None, check=False)
+
+
+def get(path):
+    return sh("curl", "-sS", "--max-time", "20", f"http://{GUEST}{path}")
+
+
+def metric(text, name, **labels):
+    want = ",".join(f'{k}="{v}"' for k, v in labels.items())
+    m = re.search(rf"^{re.escape(name)}{{{re.escape(want)}}} (\S+)$", text, re.M) if labels else \
+        re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
+    assert m, (name, labels)
+    return float(m.group(1))
+
+
+def forward(q, n, seq0=0):
+    """n frames into port0; all n must come out of port1."""
+    p0, p1 = StreamPort(q.nic_sock(0)), StreamPort(q.nic_sock(1))
+    try:
+        p0.send([frame(64, seq=seq0 + i) for i in range(n)])
+        got = p1.recv(n, timeout=60)
+        assert len(got) == n
+    finally:
+        p0.close()
+        p1.close()
+
+
+def wait_metric(name, want, **labels):
+    """/metrics until the sample reads want (hardware counters are folded
+    once a second); returns the page."""
+    for _ in range(20):
+        page = get("/metrics")
+        if metric(page, name, **labels) == want:
+            return page
+        time.sleep(1)
+    assert metric(page, name, **labels) == want
+    return page
+
+
+def prom_query(expr):
+    url = "http://127.0.0.1:9090/api/v1/query?query=" + urllib.parse.quote(expr)
+    r = json.loads(sh("curl", "-sS", "--max-time", "10", url))
+    assert r["status"] == "success", r
+    return [(s["metric"], float(s["value"][1])) for s in r["data"]["result"]]
+
+
+def test_metrics_promtool_and_prometheus(box, tmp_path):
+    q = box
+    out = sh("ping", "-c", "3", "-i", "0.3", "-W", "2", GUEST)
+    assert "3 received" in out, out
+    sent = 300
+    forward(q, sent)
+    page = wait_metric("linerate_rx_packets_total", sent, port="port0")
+    assert metric(page, "linerate_tx_packets_total", port="port1") == sent
+    assert metric(page, "linerate_fwd_forwarded_total", port="port0") == sent
+    assert metric(page, "linerate_fwd_dropped_total", port="port0", reason="no_peer") == 0
+    assert metric(page, "linerate_rr_stack_total", port="port2", proto="icmp") == 3
+    assert metric(page, "linerate_build_info", version="0.1.0", git=re.search(
+        r'git="([^"]*)"', page).group(1)) == 1
+    assert 'linerate_rx_queue_packets_total{port="port0",queue="0"} 300' in page
+    assert 'linerate_softnet_processed_total{core="0"}' in page
+    prom_file = tmp_path / "metrics.txt"
+    prom_file.write_text(page)
+    r = subprocess.run(["promtool", "check", "metrics"], stdin=open(prom_file), stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout
+    assert "linerate" in get("/") and "RX-OK" in get("/")
+    assert "mgmt=port2" in get("/config")
+
+    # Prometheus in the namespace, scraping every second for a bounded time.
+    cfg = tmp_path / "prometheus.yml"
+    cfg.write_text("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                   "scrape_configs:\n  - job_name: linerate\n"
+                   f"    static_configs:\n      - targets: ['{GUEST}:80']\n")
+    log = open(tmp_path / "prometheus.log", "w+")
+    prom = subprocess.Popen(["ip", "netns", "exec", NS, "prometheus", f"--config.file={cfg}",
+                             f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+                             "--web.listen-address=127.0.0.1:9090"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            time.sleep(2)
+            try:
+                up = prom_query("up")
+                samples = prom_query("scrape_samples_scraped")
+                rx = prom_query('linerate_rx_packets_total{port="port0"}')
+            except (RuntimeError, json.JSONDecodeError, KeyError):
+                continue
+            if up and rx and samples:
+                break
+        assert up and up[0][1] == 1, up
+        assert rx and rx[0][1] == sent, rx
+        assert samples[0][1] > 100, samples
+    finally:
+        prom.terminate()
+        prom.wait(timeout=30)
+    log.seek(0)
+    text = log.read()
+    assert "Server is ready to receive web requests" in text, text[-2000:]
+    assert not re.search(r"level=(warn|error).*(scrape|append|parse)", text), text[-2000:]
+
+
+def raw(case, *extra):
+    return sh("/usr/bin/python3", HTTPRAW, GUEST, case, *extra, timeout=60).strip()
+
+
+def test_malformed_http(box):
+    q = box
+    assert raw("no_request_line").startswith("HTTP/1.0 400")
+    assert raw("binary").startswith("HTTP/1.0 400")
+    assert raw("post").startswith("HTTP/1.0 405")
+    assert raw("not_found").startswith("HTTP/1.0 404")
+    assert raw("huge_headers").startswith("HTTP/1.0 431")
+    assert raw("ok").startswith("HTTP/1.0 200")
+    # Twelve half requests at once: eight are held and time out, four refused.
+    assert raw("hold", "12") == "12"
+    forward(q, 100)
+    page = get("/metrics")
+    c = {e: metric(page, "linerate_mgmt_http_total", event=e) for e in
+         ("bad_request", "bad_method", "not_found", "too_large", "ok", "timeouts", "conns_refused")}
+    assert c == {"bad_request": 2, "bad_method": 1, "not_found": 1, "too_large": 1, "ok": 1,
+                 "timeouts": 8, "conns_refused": 4}, c
+    assert metric(page, "linerate_fwd_forwarded_total", port="port0") == 100
