@@ -47,7 +47,4 @@ void knob_value(const struct knob *k, char *buf, size_t len);
  */
 size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n,
 		   const struct knob_live *live, size_t nlive);
-
-/* Kernel side (kernel/statscmds.c): `show config` of every knob into buf. */
-size_t config_text(char *buf, size_t len);
 #endif

@@ -102,4 +102,7 @@ size_t stats_format(char *buf, size_t len, const struct stats_snap *a, const str
  * once a second, after nic_housekeeping; prints the report every stats=
  * seconds. */
 void stats_tick(uint64_t now_tsc);
+/* run/statscmds.c: `show config` of every knob into buf (len bytes,
+ * NUL-terminated); returns the length written. */
+size_t config_text(char *buf, size_t len);
 #endif

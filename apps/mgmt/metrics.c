@@ -16,10 +16,10 @@
 #include "apps/rr/rr.h"
 #include "kernel/config.h"
 #include "kernel/cpu.h"
-#include "kernel/lcore.h"
-#include "kernel/stats.h"
 #include "kernel/time.h"
 #include "kernel/version.h"
+#include "run/lcore.h"
+#include "run/stats.h"
 
 extern const struct app app_rr;
 
