@@ -39,6 +39,7 @@ void udelay(uint64_t us) { vt_ns += us * 1000; }
 void phc_rx_hwtstamp(struct nic *nic, struct pkt *p) { (void)nic; p->flags &= ~PKT_RX_TSTAMP; }
 int phc_tx_request(struct nic *nic, int q, uint32_t desc) { (void)nic; (void)q; (void)desc; return 0; }
 void igb_ptp_init(struct e1000x_port *p) { (void)p; }
+void e1000e_ptp_init(struct e1000x_port *p) { (void)p; }
 
 int model_printf(const char *fmt, ...)
 {

@@ -6,6 +6,7 @@
  * section 4.6, interrupts in 7.4, registers in 10.2.
  */
 #include <stdio.h>
+#include "drivers/net/e1000e/ptp.h"
 #include "drivers/net/e1000e/regs.h"
 #include "drivers/net/e1000x.h"
 #include "drivers/pci/pcidecode.h"
@@ -200,6 +201,7 @@ static int e1000e_hw_init(struct e1000x_port *p)
 		return -1;
 	nic_itr_init(&p->nic);
 	e1000e_program_irq(p);
+	e1000e_ptp_init(p);
 	return 0;
 }
 

@@ -1,0 +1,162 @@
+/*
+ * e1000e 82574: IEEE 1588 clock and RX timestamps (82574 datasheet rev 3.4,
+ * 7.8 "Time SYNC", registers 10.2.12; Linux e1000e ptp.c and netdev.c).
+ *
+ * The clock: the 82574 runs SYSTIM from a 25 MHz clock: every INCPERIOD
+ * ticks of 40 ns it adds INCVALUE. INCPERIOD 1 and INCVALUE 40 << 18
+ * (Linux's choice for the 82574/82583) count 2^18 units per ns: adjfreq
+ * steps of 1/(40 << 18) = 0.095 ppb, a wrap after 2^46 ns (19.5 hours).
+ * settime/adjtime are a software offset, as for the 82576 (igb/ptp.c).
+ *
+ * Timestamps: RX by EtherType (RXCFGL 0x88F7) and UDP port (RXUDP, 319
+ * from reset),
+ * TSYNCRXCTL "V2 event messages", the extended descriptor's TST status
+ * bit, RXSTMPL/H then RXSATRL/H. TX needs the extended data descriptor
+ * with its TSTAMP command (7.8.2); this driver sends with legacy
+ * descriptors, so TX is stamped in software on this port.
+ *
+ * QEMU 10's e1000e has the registers but stamps nothing and scales TIMINCA
+ * as igb does (INCVALUE per 16 ns, QEMU-NICS.md C.1/C.2): SYSTIM then runs
+ * 2.5 times fast. The rate check at init catches that and keeps the port
+ * on the software clock.
+ */
+#include <stdio.h>
+#include "drivers/net/e1000e/ptp.h"
+#include "drivers/net/phc.h"
+#include "kernel/cpu.h"
+#include "kernel/time.h"
+#include "net/ipv4.h"
+#include "net/ptp.h"
+
+/* 10.2.12: the time sync block (the same offsets as the 82576's) */
+#define E1000E_TSYNCTXCTL	0x0b614	/* TX Time Sync Control - RW */
+#define E1000E_TSYNCRXCTL	0x0b620	/* RX Time Sync Control - RW */
+#define E1000E_RXSTMPL		0x0b624	/* RX Timestamp Low - RO */
+#define E1000E_RXSTMPH		0x0b628	/* RX Timestamp High - RO */
+#define E1000E_RXSATRL		0x0b62c	/* RX Timestamp Attributes Low - RO */
+#define E1000E_RXSATRH		0x0b630	/* RX Timestamp Attributes High - RO (read releases) */
+#define E1000E_RXCFGL		0x0b634	/* RX EtherType and message type - RW */
+#define E1000E_SYSTIML		0x0b600	/* System Time Low - RO */
+#define E1000E_SYSTIMH		0x0b604	/* System Time High - RO */
+#define E1000E_TIMINCA		0x0b608	/* Increment Attributes - RW */
+#define TSYNC_VALID		(1u << 0)
+#define TSYNC_ENABLED		(1u << 4)
+#define TSYNCRXCTL_TYPE_MASK	(7u << 1)
+#define TSYNCRXCTL_TYPE_EVENT_V2 (5u << 1)
+#define TIMINCA_PERIOD_25MHZ	(1u << 24)
+#define INCVALUE_25MHZ		(40u << 18)
+#define SHIFT_25MHZ		18
+#define RATE_CHECK_US		1000
+
+static uint64_t read_systim(struct nic *nic)
+{
+	volatile uint8_t *r = to_port(nic)->regs;
+	uint64_t lo = rd32(r, E1000E_SYSTIML);
+	return (uint64_t)rd32(r, E1000E_SYSTIMH) << 32 | lo;
+}
+
+static void set_freq(struct nic *nic, int64_t ppb)
+{
+	wr32(to_port(nic)->regs, E1000E_TIMINCA, TIMINCA_PERIOD_25MHZ | timinca_incvalue(INCVALUE_25MHZ, ppb));
+}
+
+/* 7.8.1: RX stamping of V2 event messages over L2 and UDP/319 (rx_msg is
+ * the message type RXCFGL asks for first); TX stays off (legacy TX
+ * descriptors cannot ask for it). */
+static void hwtstamp_set(struct nic *nic, int rx_msg, int tx, int udp)
+{
+	(void)tx;
+	volatile uint8_t *r = to_port(nic)->regs;
+	clear_flags32(r, E1000E_TSYNCTXCTL, TSYNC_ENABLED);
+	uint32_t rxc = rd32(r, E1000E_TSYNCRXCTL) & ~(TSYNC_ENABLED | TSYNCRXCTL_TYPE_MASK);
+	(void)udp;	/* RXUDP keeps its reset value, port 319 */
+	if (rx_msg >= 0) {
+		/* EtherType in 15:0, the V2 messageId in 31:24 (Linux's RXMTRL) */
+		wr32(r, E1000E_RXCFGL, PTP_ETHERTYPE | (uint32_t)rx_msg << 24);
+		rxc |= TSYNC_ENABLED | TSYNCRXCTL_TYPE_EVENT_V2;
+	}
+	wr32(r, E1000E_TSYNCRXCTL, rxc);
+	rd32(r, E1000E_RXSTMPH);
+	rd32(r, E1000E_RXSATRH);
+}
+
+static int rx_latched(struct nic *nic)
+{
+	return rd32(to_port(nic)->regs, E1000E_TSYNCRXCTL) & TSYNC_VALID;
+}
+
+static uint64_t rx_read(struct nic *nic)
+{
+	volatile uint8_t *r = to_port(nic)->regs;
+	uint64_t lo = rd32(r, E1000E_RXSTMPL);
+	uint64_t t = (uint64_t)rd32(r, E1000E_RXSTMPH) << 32 | lo;
+	rd32(r, E1000E_RXSATRL);
+	rd32(r, E1000E_RXSATRH);
+	return t;
+}
+
+static int tx_latched(struct nic *nic)
+{
+	(void)nic;
+	return 0;	/* never asked: see hwtstamp_set */
+}
+
+static uint64_t tx_read(struct nic *nic)
+{
+	(void)nic;
+	return 0;
+}
+
+static int tx_desc_done(struct nic *nic, int q, uint32_t desc)
+{
+	(void)nic;
+	(void)q;
+	(void)desc;
+	return 1;
+}
+
+static const struct phc_ops e1000e_phc_ops = {
+	.name = "82574 SYSTIM",
+	.max_adj = 600000000,	/* Linux e1000e's limit for the 82574 */
+	.shift = SHIFT_25MHZ,
+	.read_systim = read_systim,
+	.set_freq = set_freq,
+	.hwtstamp_set = hwtstamp_set,
+	.tx_latched = tx_latched,
+	.rx_latched = rx_latched,
+	.tx_read = tx_read,
+	.rx_read = rx_read,
+	.tx_desc_done = tx_desc_done,
+	.udp_rx = 1,
+	.rx_filters = "\tnone\n\tptpv2-event\n",
+};
+
+/* SYSTIM's rate against the TSC over RATE_CHECK_US, in parts per thousand
+ * of the nominal 2^18 units per ns. */
+static int64_t rate_permille(struct nic *nic)
+{
+	uint64_t t0 = rdtsc(), s0 = read_systim(nic);
+	udelay(RATE_CHECK_US);
+	uint64_t t1 = rdtsc(), s1 = read_systim(nic);
+	uint64_t ns = tsc_to_ns(t1 - t0);
+	return ns ? (int64_t)(((s1 - s0) >> SHIFT_25MHZ) * 1000 / ns) : 0;
+}
+
+void e1000e_ptp_init(struct e1000x_port *p)
+{
+	struct nic *nic = &p->nic;
+	if (phc_is_hw(phc_of(nic))) {
+		phc_register(nic, &e1000e_phc_ops);
+		return;
+	}
+	set_freq(nic, 0);
+	int64_t r = rate_permille(nic);
+	if (r < 990 || r > 1010) {
+		printf("%s: 82574 SYSTIM counts %ld.%03ld times the rate TIMINCA sets: not used as the "
+		       X
+		       nic->name, r / 1000, r % 1000);
+		wr32(p->regs, E1000E_TIMINCA, 0);
+		return;
+	}
+	phc_register(nic, &e1000e_phc_ops);
+}
