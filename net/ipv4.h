@@ -22,6 +22,7 @@
 
 #define IPV4_HLEN	20	/* header without options, bytes */
 #define IP_PROTO_ICMP	1
+#define IPV4_DF		0x4000	/* frag_off: don't fragment */
 #define IPV4_MF		0x2000	/* frag_off: more fragments */
 #define IPV4_OFFSET	0x1fff	/* frag_off: fragment offset, 8-byte units */
 
@@ -29,6 +30,7 @@
 #define ICMP_DEST_UNREACH	3	/* RFC 792: codes below */
 #define ICMP_NET_UNREACH	0
 #define ICMP_HOST_UNREACH	1
+#define ICMP_FRAG_NEEDED	4	/* fragmentation needed and DF set */
 #define ICMP_TIME_EXCEEDED	11
 #define ICMP_EXC_TTL		0	/* time to live exceeded in transit */
 #define ICMP_ERROR_TTL		64	/* TTL of the errors we send */

@@ -12,7 +12,8 @@
 #define FWD_DROPS(X) \
 	X(runt) X(no_peer) X(tx_ring_full) X(not_ipv4) X(not_our_mac) \
 	X(too_short) X(bad_version) X(bad_ihl) X(bad_totlen) X(bad_csum) \
-	X(ttl_expired) X(not_unicast) X(no_route) X(arp_unresolved) \
+	X(martian_src) X(ttl_expired) X(not_unicast) X(martian_dst) X(directed_broadcast) \
+	X(source_route) X(no_route) X(mtu_exceeded) X(arp_unresolved) \
 	X(arp_queue_full) X(arp_table_full) X(arp_bad) X(arp_not_ours)
 
 /* Things the L3 router does besides handling received frames: frames of

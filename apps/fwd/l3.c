@@ -147,6 +147,9 @@ static struct arp_entry *arp_new(int port, uint32_t ip)
 static void forward(struct pkt *p, int port, const uint8_t mac[ETH_ALEN])
 {
 	struct eth_hdr *eth = (struct eth_hdr *)p->data;
+	/* Bytes past the IPv4 total length (Ethernet padding, or trailing
+	 * garbage) are not part of the datagram (RFC 1812 5.2.2): not sent on. */
+	p->len = (uint16_t)(ETH_HLEN + ntoh16(((struct ipv4_hdr *)(p->data + ETH_HLEN))->tot_len));
 	memcpy(eth->dst, mac, ETH_ALEN);
 	memcpy(eth->src, nics[port]->mac, ETH_ALEN);
 	ipv4_ttl_dec((struct ipv4_hdr *)(p->data + ETH_HLEN));
@@ -278,6 +281,29 @@ static int icmp_echo(struct nic *nic, struct pkt *p, struct ipv4_hdr *ip)
 	return 1;
 }
 
+/* 1 if the header carries a loose or strict source route option (LSRR
+ * 131, SSRR 137; RFC 791). Options are walked with their lengths checked. */
+static int ip_source_routed(const struct ipv4_hdr *ip)
+{
+	const uint8_t *o = (const uint8_t *)ip + IPV4_HLEN;
+	unsigned n = (ip->ver_ihl & 15u) * 4 - IPV4_HLEN;
+	for (unsigned i = 0; i < n;) {
+		uint8_t t = o[i];
+		if (t == 0)
+			return 0;	/* end of options */
+		if (t == 1) {
+			i++;		/* no-op */
+			continue;
+		}
+		if (t == 131 || t == 137)
+			return 1;
+		if (i + 1 >= n || o[i + 1] < 2)
+			return 0;	/* malformed: passed on as received */
+		i += o[i + 1];
+	}
+	return 0;
+}
+
 static const enum fwd_drop check_drop[IPV4_CHECK_N] = {
 	[IPV4_TOO_SHORT] = FWD_DROP_too_short, [IPV4_BAD_VERSION] = FWD_DROP_bad_version,
 	[IPV4_BAD_IHL] = FWD_DROP_bad_ihl, [IPV4_BAD_TOTLEN] = FWD_DROP_bad_totlen,
@@ -292,7 +318,11 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	enum ipv4_check c = ipv4_check(ip, p->len - ETH_HLEN);
 	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
 		return check_drop[c];
-	uint32_t dst = ntoh32(ip->daddr);
+	uint32_t dst = ntoh32(ip->daddr), src = ntoh32(ip->saddr);
+	/* RFC 1812 5.3.7: no packet from an invalid source, or from one of our
+	 * own addresses (a loop or a spoof), is forwarded or answered. */
+	if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || l3_is_local(src))
+		return FWD_DROP_martian_src;
 	if (l3_is_local(dst)) {
 		if (!icmp_echo(nic, p, ip)) {
 			fwd_st(nic->port)->local++;
@@ -302,6 +332,12 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	}
 	if (dst >= 0xe0000000u || dst == 0)
 		return FWD_DROP_not_unicast;
+	if ((dst >> 24) == 0 || (dst >> 24) == 127)
+		return FWD_DROP_martian_dst;	/* RFC 1812 5.3.7: never forwarded */
+	if (l3_directed_broadcast(dst))
+		return FWD_DROP_directed_broadcast;	/* RFC 2644: off by default */
+	if (ip_source_routed(ip))
+		return FWD_DROP_source_route;	/* RFC 7126 4.3, 4.4 */
 	if (c == IPV4_TTL_EXPIRED) {
 		icmp_error(nic, p, ICMP_TIME_EXCEEDED, ICMP_EXC_TTL, now);
 		return FWD_DROP_ttl_expired;
@@ -313,6 +349,13 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	}
 	int out = l3_nh[nh].port;
 	uint32_t hop = l3_nh[nh].gw ? l3_nh[nh].gw : dst;
+	if (ntoh16(ip->tot_len) > nics[out]->mtu) {
+		/* No fragmentation here: DF or not, the datagram is dropped and a
+		 * DF one answered with fragmentation needed (RFC 1812 5.2.6, 4.3.2.5). */
+		if (ntoh16(ip->frag_off) & IPV4_DF)
+			icmp_error(nic, p, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, now);
+		return FWD_DROP_mtu_exceeded;
+	}
 	struct arp_entry *e = arp_find(out, hop);
 	if (e && e->state == ARP_REACHABLE) {
 		forward(p, out, e->mac);

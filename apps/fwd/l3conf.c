@@ -185,9 +185,22 @@ KNOB(route, .name = "route", .type = KNOB_FUNC, .parse = parse_route, .show = sh
 
 int l3_is_local(uint32_t addr)
 {
+	if (!addr)
+		return 0;	/* ports without an address hold 0 */
 	for (int p = 0; p < NIC_MAX_PORTS; p++)
 		if (l3_if[p].addr == addr)
 			return 1;
+	return 0;
+}
+
+int l3_directed_broadcast(uint32_t addr)
+{
+	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+		uint32_t host = ~mask_of(l3_if[p].len);
+		if (l3_if[p].addr && l3_if[p].len <= 30 && ((addr ^ l3_if[p].addr) & ~host) == 0 &&
+		    ((addr & host) == host || (addr & host) == 0))
+			return 1;
+	}
 	return 0;
 }
 
