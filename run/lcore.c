@@ -21,6 +21,32 @@
 struct lcore lcores[MAX_CPUS];
 int nlcores = 1;
 
+/* Stop-the-world for a port reset (nic_stop_others): core 0 raises
+ * stop_req; every other core parks at the top of its loop, counts itself
+ * in parked and waits until stop_req falls. */
+static volatile int stop_req, parked;
+
+static void stop_others(int stop)
+{
+	if (!stop) {
+		__atomic_store_n(&stop_req, 0, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_store_n(&parked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&stop_req, 1, __ATOMIC_RELEASE);
+	for (int c = 1; c < nlcores; c++)
+		smp_wake(c);	/* out of hlt */
+	while (__atomic_load_n(&parked, __ATOMIC_ACQUIRE) < nlcores - 1)
+		cpu_relax();
+}
+
+static void park(void)
+{
+	__atomic_add_fetch(&parked, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&stop_req, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
 /* The app of each port, or NULL when it did not start (frames dropped). */
 static const struct app *port_app[NIC_MAX_PORTS];
 
@@ -38,6 +64,8 @@ static void deliver(struct lcore *lc, struct nic *nic, int q, struct pkt **pkts,
 
 void lcore_bind_apps(void)
 {
+	if (nlcores > 1)
+		nic_stop_others = stop_others;
 	for (int i = 0; i < nic_count; i++)
 		port_app[i] = app_runs_on(app_of_port(i), i) ? app_of_port(i) : 0;
 }
@@ -160,6 +188,8 @@ void lcore_run(void)
 	}
 	irq_on();
 	for (;;) {
+		if (!bsp && stop_req)
+			park();
 		int pending = 0, work = poll_all(lc, &pending);
 		for (int i = 0; i < nidle; i++)
 			work += idle[i]->idle();

@@ -41,7 +41,8 @@ int lcore_start_cores(void);
  * send MSI-X vectors to their owners, mark pools used by two cores shared,
  * and print the placement. After apps_start. */
 void lcore_place(void);
-/* Note which app gets each port's frames (after apps_start). */
+/* Note which app gets each port's frames (after apps_start) and, with more
+ * than one core, hook nic_stop_others for port resets. */
 void lcore_bind_apps(void);
 /* Print the placement (boot report and `show config`). */
 void lcore_print(void);

@@ -186,10 +186,10 @@ int lcore_start_cores(void)
 
 void lcore_place(void)
 {
-	lcore_bind_apps();
 	nlcores = ncpus;
 	for (int i = 0; i < nlcores; i++)
 		lcores[i].id = i;
+	lcore_bind_apps();
 	place_default(nlcores);
 	if (nmap && place_map(nlcores)) {
 		printf("lcore_map: refused; the default placement stays\n");

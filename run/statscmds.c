@@ -124,6 +124,22 @@ SHELL_CMD(ifconfig, "ifconfig", "ifconfig [port]", "ports: driver, PCI address, 
 	  cmd_ifconfig);
 SHELL_CMD(link, "link", "link [port]", "the same as ifconfig", cmd_ifconfig);
 
+/* reset <port>: the driver's recovery path on demand (count in resets). */
+static int cmd_reset(int argc, char **argv)
+{
+	struct nic *nic = argc == 2 ? nic_find(argv[1]) : 0;
+	if (!nic) {
+		printf("usage: reset <port>; ");
+		list_ports();
+		return -1;
+	}
+	nic->ops->reset(nic);
+	printf("%s: reset requested (the watchdog resets it now; ethtool -S counts resets)\n", nic->name);
+	return 0;
+}
+SHELL_CMD(reset, "reset", "reset <port>", "reset a port as after a TX hang: stop DMA, reset, set it up again",
+	  cmd_reset);
+
 /* InterruptThrottleRate: every queue of every port starts over in the new
  * mode, as at boot. */
 static void apply_itr(void)

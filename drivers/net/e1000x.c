@@ -241,6 +241,12 @@ void e1000x_port_tx_clean(struct nic *nic, int q)
 	e1000x_tx_reclaim(&to_port(nic)->txq[q]);
 }
 
+void e1000x_port_request_reset(struct nic *nic)
+{
+	to_port(nic)->reset_pending = 2;
+	nic->other_pending = 1;	/* the watchdog runs at core 0's next shell tick */
+}
+
 void e1000x_clear_stats(struct e1000x_port *p)
 {
 	e1000x_update_stats(p);
@@ -275,6 +281,8 @@ static void recover(struct e1000x_port *p, const char *why)
 	struct nic *nic = &p->nic;
 	uint64_t keep[NIC_STAT_N];
 	printf("%s: %s: resetting\n", nic->name, why);
+	if (nic_stop_others)
+		nic_stop_others(1);
 	int err = e1000x_reset(p);
 	for (int q = 0; q < nic->nqueues; q++) {
 		e1000x_rxq_release(&p->rxq[q]);
@@ -294,12 +302,14 @@ static void recover(struct e1000x_port *p, const char *why)
 	p->phy_hang_count = 0;
 	if (err) {
 		printf("%s: reset failed; port stopped\n", nic->name);
-		return;
+	} else {
+		for (int q = 0; q < nic->nqueues; q++)
+			if (nic->cfg.poll != POLL_BUSY)
+				nic->ops->irq_enable(nic, q);
+		nic->link_up = -1;
 	}
-	for (int q = 0; q < nic->nqueues; q++)
-		if (nic->cfg.poll != POLL_BUSY)
-			nic->ops->irq_enable(nic, q);
-	nic->link_up = -1;
+	if (nic_stop_others)
+		nic_stop_others(0);
 }
 
 void e1000x_port_watchdog(struct nic *nic)
@@ -314,7 +324,7 @@ void e1000x_port_watchdog(struct nic *nic)
 			break;
 		}
 	if (p->reset_pending)
-		recover(p, "the NIC asked for a reset");
+		recover(p, p->reset_pending == 2 ? "reset asked for from the shell" : "the NIC asked for a reset");
 	else if (p->family->check_hang && nic->link_up == 1 && p->family->check_hang(p))
 		recover(p, "PHY hung");
 	if (nic->itr[0].setting == 4) {

@@ -243,7 +243,8 @@ struct e1000x_port {
 	uint32_t stat_last[64];		/* their last raw values, by (reg - 0x4000) / 4 */
 	uint8_t phy_addr;	/* MDIO address of the PHY (1 on the internal copper PHYs) */
 	int phy_hang_count;	/* 82574: watchdogs in a row that found the PHY hung */
-	volatile int reset_pending;	/* a cause (igb DRSTA) asks the watchdog for a reset */
+	volatile int reset_pending;	/* the watchdog resets the port: 1 a cause (igb DRSTA)
+				   asked for it, 2 the shell did */
 	int rx_ts_in_buf;	/* set before hw_init (PTP): RX timestamps in the buffer
 				 * (igb I350/I210 SRRCTL.TIMESTAMP), see e1000x_rxq.tsip_bit */
 };
@@ -318,6 +319,7 @@ int e1000x_port_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
 int e1000x_port_rx_pending(struct nic *nic, int q);
 void e1000x_port_update_stats(struct nic *nic);
 void e1000x_port_tx_clean(struct nic *nic, int q);
+void e1000x_port_request_reset(struct nic *nic);
 /* Link check, TX hang recovery (count tx_timeout_count, reset, restore,
  * carry on), ITR simplified mode. */
 void e1000x_port_watchdog(struct nic *nic);

@@ -13,6 +13,7 @@
 #include "kernel/trap.h"
 
 struct nic *nics[NIC_MAX_PORTS];
+void (*nic_stop_others)(int stop);
 
 /* Queue interrupt arguments: one per (port, queue), filled when the port
  * registers, so a handler needs no lookup. */

@@ -96,6 +96,9 @@ struct nic_ops {
 	/* Once a second, on the core that owns queue q: free what the NIC has
 	 * sent (a queue that stops sending keeps no buffers). */
 	void (*tx_clean)(struct nic *nic, int q);
+	/* Reset the port (as after a TX hang) at the next watchdog, on core 0:
+	 * the shell's `reset <port>`. */
+	void (*reset)(struct nic *nic);
 	/* Interrupt rate for queue q in ints/s (0 = no throttling). */
 	void (*set_itr)(struct nic *nic, int q, uint32_t ints_per_s);
 	/* Program the multicast filter with nic->mc (may be NULL: no filter). */
@@ -207,6 +210,14 @@ uint32_t nic_itr_update(struct nic_itr *it);
 void nic_itr_init(struct nic *nic);
 /* Simplified mode (setting 4): 2000-8000 ints/s from the RX/TX byte balance. */
 uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes);
+/*
+ * Set by the layer that runs the poll loops (run/lcore.c): stop(1) parks
+ * every other core outside the fast path and returns once they are parked;
+ * stop(0) lets them go. A driver brackets a port reset with it, since the
+ * reset frees ring buffers that another core's rx_burst or tx_burst (into
+ * this port, from a paired one) may be using. NULL: one core, nothing to do.
+ */
+extern void (*nic_stop_others)(int stop);
 /* Add what the queues counted (kind q) since the last fold into
  * nic->stats; update_stats calls it, so readers see current totals. */
 #define NIC_STAT_IS_Q(name, kind) [NS_##name] = sizeof(#kind) == 2,

@@ -174,3 +174,34 @@ def test_bad_per_port_list_keeps_defaults(box):
     assert "bad value '100,2' for InterruptThrottleRate= (port 1: '2'; accepted:" in out, out
     assert "bad value '512,84' for rxd= (84 is not a multiple of 8" in out, out
     assert (qitr(b, 0), qitr(b, 1)) == (20000, 20000)   # default 3: dynamic, starting at 20000
+
+
+def test_reset_under_traffic_on_two_cores(box):
+    """`reset port3` while core 1 forwards 2->3: core 0 parks core 1, resets
+    the port and lets it go; forwarding carries on, nothing leaks."""
+    b = box("app=fwd pairs=0-1,2-3", nports=4, smp=2)
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(b.p[3].recv(3000, timeout=60)))
+    reader.start()
+    t = b.p[2].send_background([frame(64, seq=i) for i in range(3000)])
+    time.sleep(0.3)
+    assert "port3: reset requested" in b.shell("reset port3")
+    b.q.expect("port3: reset asked for from the shell: resetting", 30)
+    t.join()
+    reader.join()
+    b.q.expect("port3: link up", 60)
+    after = []
+    reader = threading.Thread(target=lambda: after.extend(b.p[3].recv(200, timeout=60)))
+    reader.start()
+    b.p[2].send([frame(64, seq=5000 + i) for i in range(200)])
+    reader.join()
+    assert len(after) == 200
+    e = b.shell("ethtool -S port3")
+    assert re.search(r"resets: 1\r", e), e
+    f = b.fwd()[2]
+    assert f[0] == 3200 and f[1] <= 3200   # rx, forwarded: frames in port3's TX ring at the reset are tx_dropped
+    time.sleep(1.2)
+    for p in range(4):
+        c = dict(re.findall(r"(\w+): (\d+)", b.shell(f"ethtool -S port{p}")))
+        assert int(c["pool_free"]) + 512 == int(c["pool_size"]), (p, c)
+    assert "reset <port>" in b.shell("reset")

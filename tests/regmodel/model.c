@@ -463,6 +463,7 @@ void nic_config_init(struct nic *nic)
 	nic->txd = (int)nic->cfg.txd;
 }
 struct nic *model_nic;
+void (*nic_stop_others)(int stop);	/* one core in the model */
 static int qarg[NIC_MAX_QUEUES];
 
 static struct nic *all_nics[256];	/* every port probed: reachable, so no leak reports */

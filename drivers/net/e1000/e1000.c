@@ -151,6 +151,7 @@ static const struct nic_ops e1000_ops = {
 	.update_stats = e1000x_port_update_stats,
 	.watchdog = e1000x_port_watchdog,
 	.tx_clean = e1000x_port_tx_clean,
+	.reset = e1000x_port_request_reset,
 	.set_itr = e1000_set_itr,
 	.set_mc = e1000x_port_set_mc,
 };

@@ -302,6 +302,7 @@ static const struct nic_ops igb_ops = {
 	.update_stats = igb_update_stats,
 	.watchdog = e1000x_port_watchdog,
 	.tx_clean = e1000x_port_tx_clean,
+	.reset = e1000x_port_request_reset,
 	.set_itr = igb_set_itr,
 	.set_mc = e1000x_port_set_mc,
 };
