@@ -5,12 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "apps/app.h"
 #include "drivers/net/nic.h"
 #include "run/lcore.h"
 #include "kernel/mem.h"
 #include "kernel/time.h"
 
 uint64_t fuzz_tsc = 1000000000ull;
+/* apps/mgmt (lwIP, HTTP) is not built for the host: no management port. */
+int mgmt_port = -1;
+const struct app app_mgmt = { .name = "mgmt" };
 struct tsc_info tsc = { .hz = 1000000000ull };
 struct lcore lcores[MAX_CPUS];
 struct cpu cpus[MAX_CPUS];
