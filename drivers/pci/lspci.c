@@ -25,7 +25,7 @@ static const char *size_str(char *buf, size_t len, uint64_t x)
 
 static void print_bars(const struct pci_dev *d, uint16_t cmd)
 {
-	char s[16];
+	char s[24];	/* a 64-bit size and its unit */
 	for (int i = 0; i < 6; i++) {
 		const struct pci_bar *b = &d->bar[i];
 		if (b->type == PCI_BAR_NONE)

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""Guest instructions per frame (make bench): how much work the fast path
+does per frame, counted by QEMU's insncount TCG plugin (tools/insncount,
+built into build/insncount/ by `make insncount`): deterministic, unlike
+time under TCG. Paths, 64-byte frames, e1000e and igb, two ports:
+  l2     fwd pairs=0-1 promisc=1, trafgen both --rate max    (napi, busy)
+  l3     fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24, --rate max     (napi, busy)
+  l2     at --rate 20kpps, interrupt-driven                  (napi)
+  sink   app=sink, trafgen send --rate max on port0          (napi)
+Per run: the guest's frame counter (`fwd` / `sink` in the shell) and the
+plugin's instruction count are read twice while traffic flows; the
+figure is instructions / frames received between the two readings (the
+whole guest: drivers, app, poll loop, interrupts, timers). Also the
+forwarded (or received) pps and the appliance's CPU% in the same window.
+Targets (issue 13): l2 <= 100, l3 <= 200 with napi at max rate; l2 at
+20 kpps <= 300. Prints a table, saves build/bench/insn.csv; never fails.
+Usage: bench_insn.py [profile] [nic ...] [path ...] [napi|busy] [max|Nkpps]
+(default: every run). With `profile`, QEMU's hotblocks plugin runs beside
+it and tools/insncount/profile.py prints each run's per-function table,
+with each function's share of the instructions per frame."""
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from qemurun import BUILD, Qemu  # noqa: E402
+
+WARMUP = 1.0     # s of traffic before the first reading
+WINDOW = 2.0     # s between the readings
+RUNS = [("l2", "napi", "max"), ("l2", "busy", "max"), ("l3", "napi", "max"),
+        ("l3", "busy", "max"), ("l2", "napi", "20kpps"), ("sink", "napi", "max")]
+KNOBS = {"l2": "app=fwd pairs=0-1 promisc=1", "l3": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24",
+         "sink": "app=sink promisc=1"}
+TARGET = {("l2", "napi", "max"): 100, ("l3", "napi", "max"): 200, ("l2", "napi", "20kpps"): 300}
+
+
+def plugin():
+    """build/insncount/insncount.so (make insncount), or INSNCOUNT=."""
+    so = os.environ.get("INSNCOUNT") or os.path.join(BUILD, "insncount", "insncount.so")
+    if not os.path.exists(so):
+        subprocess.run(["make", "-s", "insncount"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return so if os.path.exists(so) else None
+
+
+def samples(log):
+    with open(log) as f:
+        return [tuple(map(int, ln.split())) for ln in f if len(ln.split()) == 2]
+
+
+def insns_at(log, t_ns):
+    """Instructions executed by host CLOCK_MONOTONIC time t_ns, interpolated
+    between the plugin's samples."""
+    s = samples(log)
+    for (a, x), (b, y) in zip(s, s[1:]):
+        if a <= t_ns <= b:
+            return x + (y - x) * (t_ns - a) / max(b - a, 1)
+    return None
+
+
+def reading(q, path):
+    """(frames received so far by the app on port0, host ns of the reading)."""
+    cmd, rx = ("sink", r"sink port0 q0: (\d+) packets") if path == "sink" else \
+              ("fwd", r"fwd port0: rx (\d+) forwarded")
+    t0 = time.monotonic_ns()
+    q.send(cmd + "\n")
+    m = q.expect(rx, 30)
+    t1 = time.monotonic_ns()
+    return int(m.group(1)), (t0 + t1) // 2
+
+
+def cpu_pct(text):
+    """Median CPU% of core 0 over the JSON reports in text."""
+    v = sorted(json.loads(ln[ln.index("{"):]).get("cpu_pct") or 0 for ln in text.splitlines()
+               if '{"stats":"core"' in ln and ln.rstrip().endswith("}"))
+    return v[len(v) // 2] if v else 0
+
+
+def run(so, nic, path, poll, rate, profile=False):
+    log = os.path.join(BUILD, "bench", f"insn-{nic}-{path}-{poll}-{rate}.log")
+    hot = os.path.join(BUILD, "bench", f"hot-{nic}-{path}-{poll}-{rate}.log")
+    for f in (log, hot):
+        if os.path.exists(f):
+            os.remove(f)
+    extra = ["-plugin", f"{so},period_ms=20,log={log}"]
+    if profile:
+        extra += ["-plugin", os.path.join(os.path.dirname(so), "hotblocks.so") + ",inline=on",
+                  "-d", "plugin", "-D", hot]
+    bus = ",bus=rp" if nic == "igb" else ""
+    q = Qemu(boot="kernel", mem="256M", nics=[f"{nic}:netdev=stream{bus}"] * 2,
+             append=f"{KNOBS[path]} poll={poll} stats=1 stats_format=json",
+             extra=extra)
+    with q:
+        mac0 = q.expect(r"port0: \S+ .*MAC ([0-9a-f:]{17})", 60).group(1).decode()
+        q.expect("linerate> ", 30)
+        for p in ("port0", "port1"):
+            if f"{p}: link up" not in q.text():
+                q.expect(f"{p}: link up", 30)
+        tg = [os.path.join(BUILD, "trafgen"), "send" if path == "sink" else "both",
+              "--port", "stream:" + q.nic_sock(0)]
+        if path != "sink":
+            tg += ["--port", "stream:" + q.nic_sock(1), "--arp-reply"]
+        tg += ["--rate", rate, "--duration", str(WARMUP + WINDOW + 1), "--size", "64", "--quiet",
+               "--src-ip", "10.1.0.2", "--dst-ip", "10.2.0.2", "--dst-mac", mac0,
+               "--rx-mac", "02:00:00:00:00:02", "--max-time", str(WARMUP + WINDOW + 40)]
+        proc = subprocess.Popen(tg, stdout=subprocess.PIPE, text=True)
+        try:
+            end = time.monotonic() + WARMUP
+            while time.monotonic() < end:
+                q._read(0.1)
+            start = len(q.out)
+            f0, t0 = reading(q, path)
+            end = time.monotonic() + WINDOW
+            while time.monotonic() < end:
+                q._read(0.1)
+            f1, t1 = reading(q, path)
+            text = q.out[start:].decode(errors="replace")
+            while proc.poll() is None:
+                q._read(0.2)
+            f2 = reading(q, path)[0] if profile else 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    i0, i1 = insns_at(log, t0), insns_at(log, t1)
+    frames = f1 - f0
+    per = (i1 - i0) / frames if frames and i0 is not None and i1 is not None else float("nan")
+    return {"nic": nic, "path": path, "poll": poll, "rate": rate, "frames": frames,
+            "insns": int(i1 - i0) if i0 is not None and i1 is not None else 0,
+            "insns_per_frame": round(per, 1), "kpps": round(frames / ((t1 - t0) / 1e9) / 1e3, 1),
+            "cpu_pct": cpu_pct(text), "run_frames": f2}
+
+
+def print_profile(r, top=25):
+    """Per-function table of the run's hotblocks log: each function's share
+    of the listed blocks (the whole run, boot included) and its
+    instructions per frame received in the run."""
+    hot = os.path.join(BUILD, "bench", "hot-{nic}-{path}-{poll}-{rate}.log".format(**r))
+    out = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "insncount", "profile.py"),
+                          hot, os.path.join(BUILD, "linerate.elf"), str(top)],
+                         capture_output=True, text=True).stdout
+    print("\nprofile {nic} {path} {poll} {rate} ({insns_per_frame} insns/frame; {run_frames} frames "
+          "in the run):".format(**r))
+    print(f"  {'function':32} {'share':>6} {'insns/frame':>11}")
+    for ln in out.splitlines():
+        m = re.match(r"(\S+)\s+([\d.]+)%\s+(\S+) insns", ln)
+        if m and not ln.startswith("(listed"):
+            print(f"  {m.group(1):32} {float(m.group(2)):5.1f}% {float(m.group(3)) / max(r['run_frames'], 1):11.1f}")
+
+
+def main():
+    args = sys.argv[1:]
+    nics = [a for a in args if a in ("e1000e", "igb")] or ["e1000e", "igb"]
+    paths = [a for a in args if a in KNOBS] or list(KNOBS)
+    polls = [a for a in args if a in ("napi", "busy")] or ["napi", "busy"]
+    rates = [a for a in args if re.fullmatch(r"max|\d+kpps", a)] or ["max", "20kpps"]
+    so = plugin()
+    if not so:
+        print("\ninstructions per frame: skipped (no QEMU plugin: make insncount)")
+        return
+    os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
+    rows = []
+    print("\nGuest instructions per frame, 64 B (insncount plugin; the whole guest)")
+    print(f"{'nic':7} {'path':5} {'poll':5} {'rate':>7} {'frames':>8} {'insn/frame':>11} "
+          f"{'kpps':>7} {'CPU%':>6} {'target':>7}")
+    for nic in nics:
+        for path, poll, rate in RUNS:
+            if path not in paths or poll not in polls or rate not in rates:
+                continue
+            r = run(so, nic, path, poll, rate, "profile" in args)
+            rows.append(r)
+            t = TARGET.get((path, poll, rate))
+            print(f"{nic:7} {path:5} {poll:5} {rate:>7} {r['frames']:>8} {r['insns_per_frame']:>11.1f} "
+                  f"{r['kpps']:>7.1f} {r['cpu_pct']:>6.1f} {'<= %d' % t if t else '':>7}", flush=True)
+    if "profile" in args:
+        for r in rows:
+            print_profile(r)
+    for r in rows:
+        del r["run_frames"]
+    if rows:
+        path = os.path.join(BUILD, "bench", "insn.csv")
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        print(f"CSV: {path}")
+
+
+if __name__ == "__main__":
+    main()
