@@ -267,7 +267,8 @@ int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv)
 {
 	struct e1000x_txq *tq = &p->txq[q];
 	*tq = (struct e1000x_txq){ .nic = &p->nic, .q = q, .n = (uint32_t)p->nic.txd, .regs = p->regs,
-				   .tdt = tdt, .adv = adv, .ring = tq->ring, .bufs = tq->bufs };
+				   .tdt = tdt, .adv = adv, .ring = tq->ring, .bufs = tq->bufs,
+				   .rs_at = tq->rs_at };
 	return e1000x_txq_init(tq);
 }
 

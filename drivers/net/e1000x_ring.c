@@ -47,7 +47,9 @@ int e1000x_txq_init(struct e1000x_txq *tq)
 		tq->ring = dma_alloc_below(tq->n * sizeof(union tx_desc), 128, tq->nic->dma_limit);
 	if (!tq->bufs)
 		tq->bufs = calloc(tq->n, sizeof(*tq->bufs));
-	if (!tq->ring || !tq->bufs) {
+	if (!tq->rs_at)
+		tq->rs_at = calloc(tq->n, sizeof(*tq->rs_at));
+	if (!tq->ring || !tq->bufs || !tq->rs_at) {
 		printf("%s: no memory for TX queue %d (%u descriptors)\n", tq->nic->name, tq->q, tq->n);
 		return -1;
 	}
@@ -74,27 +76,44 @@ void e1000x_txq_release(struct e1000x_txq *tq)
 	}
 }
 
-/* Hardware checksum results into pkt flags. */
-static uint32_t csum_flags(uint32_t st, uint64_t *sw)
+/* The descriptor's checksum results (82574 7.1.4.2 / 82576 7.1.5.2: IPCS,
+ * TCPCS, UDPCS and the IPE, TCPE errors), 5 bits of it as csum_index()
+ * packs them, decided once: the pkt flags (a flag only where the NIC set
+ * its "checked" bit) in bits 7:0, and the counts for rx_csum_offload_good
+ * in bits 19:8 and rx_csum_offload_errors in bits 31:20, so that a burst
+ * sums both counts in one add (at most 2 per frame, 64 per burst). */
+#define CS_L4(i)	(((i) & 3) != 0)	/* TCPCS or UDPCS */
+#define CS_IP(i)	(((i) & 4) != 0)	/* IPCS */
+#define CS_L4E(i)	(((i) & 8) != 0)	/* TCPE */
+#define CS_IPE(i)	(((i) & 16) != 0)	/* IPE */
+#define CSUM_RES(i) \
+	((CS_IP(i) ? (CS_IPE(i) ? PKT_RX_IP_CSUM_BAD : PKT_RX_IP_CSUM_OK) : 0) | \
+	 (CS_L4(i) ? (CS_L4E(i) ? PKT_RX_L4_CSUM_BAD : PKT_RX_L4_CSUM_OK) : 0) | \
+	 (uint32_t)((CS_IP(i) && !CS_IPE(i)) + (CS_L4(i) && !CS_L4E(i))) << 8 | \
+	 (uint32_t)((CS_IP(i) && CS_IPE(i)) + (CS_L4(i) && CS_L4E(i))) << 20)
+#define CSUM_RES4(i) CSUM_RES(i), CSUM_RES(i + 1), CSUM_RES(i + 2), CSUM_RES(i + 3)
+#define CSUM_RES16(i) CSUM_RES4(i), CSUM_RES4(i + 4), CSUM_RES4(i + 8), CSUM_RES4(i + 12)
+static const uint32_t csum_res[32] = { CSUM_RES16(0), CSUM_RES16(16) };
+
+/* Index into csum_res: status bits 4-6 (UDPCS, TCPCS, IPCS) and 29-30
+ * (TCPE, IPE). */
+static inline uint32_t csum_index(uint32_t st)
 {
-	uint32_t f = 0;
-	if (st & RXDEXT_IPCS) {
-		f |= st & RXDEXT_ERR_IPE ? PKT_RX_IP_CSUM_BAD : PKT_RX_IP_CSUM_OK;
-		sw[st & RXDEXT_ERR_IPE ? NS_rx_csum_offload_errors : NS_rx_csum_offload_good]++;
-	}
-	if (st & (RXDEXT_TCPCS | RXDEXT_UDPCS)) {
-		f |= st & RXDEXT_ERR_TCPE ? PKT_RX_L4_CSUM_BAD : PKT_RX_L4_CSUM_OK;
-		sw[st & RXDEXT_ERR_TCPE ? NS_rx_csum_offload_errors : NS_rx_csum_offload_good]++;
-	}
-	return f;
+	return (st >> 4 & 7) | (st >> 26 & 0x18);
 }
 
-/* Status of descriptor i in the extended layout (legacy converted): DD, EOP,
- * checksum bits and errors in their extended positions. */
-static inline uint32_t rx_status(const struct e1000x_rxq *rq, uint32_t i, uint16_t *len)
+/* Add a burst's summed csum_res counts to the port's counters. */
+static inline void csum_count(uint64_t *sw, uint32_t sum)
 {
-	volatile union rx_desc *d = &rq->ring[i];
-	if (!rq->legacy) {
+	sw[NS_rx_csum_offload_good] += sum & 0xfff;
+	sw[NS_rx_csum_offload_errors] += sum >> 12;
+}
+
+/* Status of descriptor d in the extended layout (legacy converted): DD, EOP,
+ * checksum bits and errors in their extended positions. */
+static inline uint32_t desc_status(volatile union rx_desc *d, int legacy, uint16_t *len)
+{
+	if (!legacy) {
 		uint32_t st = d->wb.staterr;
 		dma_rmb();
 		*len = d->wb.length;
@@ -112,84 +131,157 @@ static inline uint32_t rx_status(const struct e1000x_rxq *rq, uint32_t i, uint16
 int e1000x_rx_pending(const struct e1000x_rxq *rq)
 {
 	uint16_t len;
-	return rx_status(rq, rq->next, &len) & RXDEXT_DD;
+	return desc_status(&rq->ring[rq->next], rq->legacy, &len) & RXDEXT_DD;
 }
+
+/* The frame in descriptor i that is not the common case (see rx_burst):
+ * a piece of a long frame, a descriptor error, a timestamp, a copybreak
+ * copy. Returns the packet to deliver or NULL (dropped, counted); the
+ * descriptor's buffer is replaced when it is delivered. */
+static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint16_t len)
+{
+	struct nic *nic = rq->nic;
+	uint64_t *sw = nic->qsw[rq->q];
+	struct pkt *p = rq->bufs[i], *out = p;
+	uint32_t off = 0;
+	uint64_t ts = 0;
+	if (!(st & RXDEXT_EOP) || rq->discarding || len > ETH_MAX_FRAME) {
+		/* Longer than a VLAN-tagged 1518-byte frame (QEMU's igb passes those
+		 * with RCTL.LPE clear), or spread over buffers: drop every piece,
+		 * count the frame once. */
+		if (!rq->discarding)
+			sw[NS_rx_drop_oversize]++;
+		rq->discarding = !(st & RXDEXT_EOP);
+		return 0;
+	}
+	if (st & RXDEXT_ERR_FRAME) {
+		sw[NS_rx_drop_desc_error]++;
+		return 0;
+	}
+	if ((st & rq->tsip_bit) && len > RX_TS_HDR_LEN) {
+		memcpy(&ts, p->buf + 8, 8);	/* I350/I210 7.1.5: SYSTIM leads the frame */
+		off = RX_TS_HDR_LEN;
+		len = (uint16_t)(len - off);
+	}
+	if (nic->small_pool && len <= nic->cfg.copybreak && (out = pkt_alloc_inline(nic->small_pool))) {
+		memcpy(out->data, p->buf + off, len);
+		sw[NS_rx_copybreak]++;
+	} else {
+		struct pkt *fresh = pkt_alloc_inline(nic->pool);
+		if (!fresh) {
+			sw[NS_alloc_rx_buff_failed]++;
+			return 0;
+		}
+		rq->bufs[i] = fresh;
+		out = p;
+		out->data = p->buf + off;
+	}
+	uint32_t cr = csum_res[csum_index(st)];
+	out->len = len;
+	out->port = (uint16_t)nic->port;
+	out->queue = (uint16_t)rq->q;
+	out->flags = (cr & 0xff) | (off ? PKT_RX_TSTAMP : 0);
+	out->tstamp = ts;
+	if (st & rq->ts_bit) {
+		out->flags |= PKT_RX_TSTAMP;
+		phc_rx_hwtstamp(nic, out);
+	}
+	csum_count(sw, cr >> 8);
+	return out;
+}
+
+/* The burst loop of rx_burst, specialised by the compiler for each
+ * descriptor format and prefetch setting (constants at each call). The
+ * common frame (DD and EOP, no frame error or timestamp bit, not inside a
+ * long frame, longer than copybreak and at most ETH_MAX_FRAME) takes the
+ * fast path; every other goes to rx_rare. Returns frames delivered; adds
+ * their bytes and summed csum_res counts to *bytes and *csum. */
+static inline __attribute__((always_inline))
+int rx_loop(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int legacy, const int prefetch,
+	    uint64_t *bytes_out, uint32_t *csum_out)
+{
+	struct pktpool *pool = rq->nic->pool;
+	volatile union rx_desc *ring = rq->ring;
+	struct pkt **bufs = rq->bufs;
+	uint32_t i = rq->next, last = rq->n, nd = rq->n, csum = 0;
+	uint64_t bytes = 0;
+	uint32_t portq = (uint32_t)rq->nic->port | (uint32_t)rq->q << 16;
+	int got = 0;
+	uint32_t mask = RXDEXT_DD | RXDEXT_EOP | RXDEXT_ERR_FRAME | rq->ts_bit | rq->tsip_bit;
+	uint32_t want = rq->discarding ? 0 : RXDEXT_DD | RXDEXT_EOP;
+	uint32_t lo = rq->nic->cfg.copybreak > 0 ? (uint32_t)rq->nic->cfg.copybreak + 1 : 1;
+	uint32_t span = ETH_MAX_FRAME - lo;	/* copybreak <= 256 */
+
+	/* The pool's free stack is held for the burst: one lock, and its
+	 * fields in registers. */
+	pktpool_lock(pool);
+	struct pkt **stack = pool->free;
+	uint32_t nfree = pool->nfree;
+	while (got < n) {
+		uint16_t len;
+		uint32_t st = desc_status(&ring[i], legacy, &len);
+		if (!(st & RXDEXT_DD))
+			break;
+		uint32_t next = i + 1 == nd ? 0 : i + 1;
+		struct pkt *p = bufs[i];
+		if (prefetch) {
+			__builtin_prefetch((const void *)&ring[next]);
+			__builtin_prefetch(p->buf);
+		}
+		if (__builtin_expect((st & mask) != want || (uint32_t)len - lo > span, 0)) {
+			pool->nfree = nfree;
+			pktpool_unlock(pool);
+			struct pkt *out = rx_rare(rq, i, st, len);
+			pktpool_lock(pool);
+			nfree = pool->nfree;
+			want = rq->discarding ? 0 : RXDEXT_DD | RXDEXT_EOP;
+			if (out) {
+				pkts[got++] = out;
+				bytes += out->len;
+			}
+		} else if (__builtin_expect(nfree != 0, 1)) {
+			uint32_t cr = csum_res[csum_index(st)];
+			bufs[i] = stack[--nfree];
+			p->data = p->buf;
+			p->len = len;
+			memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
+			p->flags = cr & 0xff;
+			csum += cr >> 8;
+			pkts[got++] = p;
+			bytes += len;
+		} else {
+			pool->alloc_failed++;
+			rq->nic->qsw[rq->q][NS_alloc_rx_buff_failed]++;
+		}
+		ring[i].read.addr = (uint64_t)bufs[i]->buf;
+		ring[i].read.hdr_addr = 0;	/* clears the write-back status, DD included */
+		last = i;
+		i = next;
+	}
+	pool->nfree = nfree;
+	pktpool_unlock(pool);
+	if (last != nd) {
+		dma_wmb();
+		wr32(rq->regs, rq->rdt, last);
+	}
+	rq->next = i;
+	*bytes_out = bytes;
+	*csum_out = csum;
+	return got;
+}
+
+_Static_assert(__builtin_offsetof(struct pkt, queue) == __builtin_offsetof(struct pkt, port) + 2,
+	       "rx_loop stores port and queue as one 32-bit word");
 
 int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 {
 	struct nic *nic = rq->nic;
 	uint64_t *sw = nic->qsw[rq->q];
-	uint32_t i = rq->next, last = rq->n;
-	uint64_t bytes = 0;
-	int got = 0, copybreak = (int)nic->cfg.copybreak, prefetch = (int)nic->cfg.prefetch;
-
-	while (got < n) {
-		uint16_t len;
-		uint32_t st = rx_status(rq, i, &len);
-		if (!(st & RXDEXT_DD))
-			break;
-		uint32_t next = i + 1 == rq->n ? 0 : i + 1;
-		struct pkt *p = rq->bufs[i];
-		if (prefetch) {
-			__builtin_prefetch((const void *)&rq->ring[next]);
-			__builtin_prefetch(p->buf);
-		}
-		if (!(st & RXDEXT_EOP) || rq->discarding || len > ETH_MAX_FRAME) {
-			/* Longer than a VLAN-tagged 1518-byte frame (QEMU's igb passes those
-			 * with RCTL.LPE clear), or spread over buffers: drop every piece,
-			 * count the frame once. */
-			if (!rq->discarding)
-				sw[NS_rx_drop_oversize]++;
-			rq->discarding = !(st & RXDEXT_EOP);
-		} else if (st & RXDEXT_ERR_FRAME) {
-			sw[NS_rx_drop_desc_error]++;
-		} else {
-			struct pkt *out = p;
-			uint32_t off = 0;
-			uint64_t ts = 0;
-			if ((st & rq->tsip_bit) && len > RX_TS_HDR_LEN) {
-				memcpy(&ts, p->buf + 8, 8);	/* I350/I210 7.1.5: SYSTIM leads the frame */
-				off = RX_TS_HDR_LEN;
-				len = (uint16_t)(len - off);
-			}
-			if (len <= copybreak && (out = pkt_alloc_inline(nic->small_pool))) {
-				memcpy(out->data, p->buf + off, len);
-				sw[NS_rx_copybreak]++;
-			} else {
-				struct pkt *fresh = pkt_alloc_inline(nic->pool);
-				if (fresh) {
-					rq->bufs[i] = fresh;
-					out = p;
-				} else {
-					sw[NS_alloc_rx_buff_failed]++;
-					out = 0;
-				}
-			}
-			if (out) {
-				if (out == p)
-					out->data = p->buf + off;
-				out->len = len;
-				out->port = (uint16_t)nic->port;
-				out->queue = (uint16_t)rq->q;
-				out->flags = csum_flags(st, sw) | (off ? PKT_RX_TSTAMP : 0);
-				out->tstamp = ts;
-				if (st & rq->ts_bit) {
-					out->flags |= PKT_RX_TSTAMP;
-					phc_rx_hwtstamp(nic, out);
-				}
-				pkts[got++] = out;
-				bytes += len;
-			}
-		}
-		rx_arm(rq, i);
-		last = i;
-		i = next;
-	}
-	if (last != rq->n) {
-		dma_wmb();
-		wr32(rq->regs, rq->rdt, last);
-	}
-	rq->next = i;
+	uint64_t bytes;
+	uint32_t csum;
+	int got = rq->legacy ? rx_loop(rq, pkts, n, 1, nic->cfg.prefetch, &bytes, &csum) :
+		  nic->cfg.prefetch ? rx_loop(rq, pkts, n, 0, 1, &bytes, &csum) :
+		  rx_loop(rq, pkts, n, 0, 0, &bytes, &csum);
 	struct nic_qstats *qs = &nic->q[rq->q];
 	qs->polls++;
 	qs->poll_pkts += (uint64_t)got;
@@ -198,18 +290,48 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 	nic->itr[rq->q].rx_pkts += (uint64_t)got;
 	nic->itr[rq->q].rx_bytes += bytes;
 	sw[NS_rx_delivered] += (uint64_t)got;
+	csum_count(sw, csum);
 	return got;
+}
+
+/* Give back to their pools the sent packets in bufs[c..e] (ring order,
+ * wrapping at n): one lock per run of packets from the same pool. */
+static void tx_free(struct pkt **bufs, uint32_t c, uint32_t e, uint32_t n)
+{
+	struct pktpool *pool = 0;
+	for (;; c = c + 1 == n ? 0 : c + 1) {
+		struct pkt *p = bufs[c];
+		if (p->clones) {
+			p->clones--;
+		} else {
+			if (p->pool != pool) {
+				if (pool)
+					pktpool_unlock(pool);
+				pool = p->pool;
+				pktpool_lock(pool);
+			}
+			pool->free[pool->nfree++] = p;
+		}
+		if (c == e)
+			break;
+	}
+	if (pool)
+		pktpool_unlock(pool);
 }
 
 uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 {
-	/* locals: pkt_free's stores could alias the queue's fields */
+	/* locals: the frees' stores could alias the queue's fields. Only the
+	 * last descriptor of each tx_burst asks for a status write-back (RS);
+	 * rs_at[first] holds it, and its DD means the whole batch is sent. */
 	uint32_t c = tq->clean, tail = tq->tail, n = tq->n;
 	volatile union tx_desc *ring = tq->ring;
-	struct pkt **bufs = tq->bufs;
-	while (c != tail && (ring[c].d.status & TXD_DD)) {
-		pkt_free(bufs[c]);
-		c = c + 1 == n ? 0 : c + 1;
+	while (c != tail) {
+		uint32_t e = tq->rs_at[c];
+		if (!(ring[e].d.status & TXD_DD))
+			break;
+		tx_free(tq->bufs, c, e, n);
+		c = e + 1 == n ? 0 : e + 1;
 	}
 	if (c != tq->clean)
 		tq->stall_since = 0;
@@ -221,35 +343,54 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 {
 	struct nic *nic = tq->nic;
 	uint64_t *sw = nic->qsw[tq->q];
-	uint32_t inflight = e1000x_tx_reclaim(tq), t = tq->tail;
-	int room = (int)(tq->n - 1 - inflight), sent = 0;
+	uint32_t inflight = e1000x_tx_reclaim(tq), t = tq->tail, first = t, nd = tq->n;
+	int room = (int)(nd - 1 - inflight), sent = n < room ? n : room;
+	volatile union tx_desc *ring = tq->ring, *d = 0;
+	struct pkt **bufs = tq->bufs;
 	uint64_t bytes = 0;
 
-	for (; sent < n && sent < room; sent++) {
-		struct pkt *p = pkts[sent];
-		volatile union tx_desc *d = &tq->ring[t];
-		d->d.addr = (uint64_t)p->data;
-		if (tq->adv) {
-			uint32_t ts = p->flags & PKT_TX_TSTAMP && phc_tx_request(nic, tq->q, t) ? ADVTXD_MAC_TSTAMP : 0;
+	if (sent <= 0) {
+		if (n > 0)
+			sw[NS_tx_ring_full]++;
+		return 0;
+	}
+	if (tq->adv) {
+		for (int k = 0; k < sent; k++) {
+			struct pkt *p = pkts[k];
+			/* a timestamped frame asks for its own write-back (the PHC
+			 * waits for its DD) */
+			uint32_t ts = p->flags & PKT_TX_TSTAMP && phc_tx_request(nic, tq->q, t) ?
+				      ADVTXD_MAC_TSTAMP | ADVTXD_DCMD_RS : 0;
+			d = &ring[t];
+			d->d.addr = (uint64_t)p->data;
 			d->d.cmd_type_len = p->len | ADVTXD_DTYP_DATA | ADVTXD_DCMD_EOP | ADVTXD_DCMD_IFCS |
-					    ADVTXD_DCMD_RS | ADVTXD_DCMD_DEXT | ts;
+					    ADVTXD_DCMD_DEXT | ts;
 			d->d.status = (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT;
-		} else {
+			bufs[t] = p;
+			bytes += p->len;
+			t = t + 1 == nd ? 0 : t + 1;
+		}
+		d->d.cmd_type_len |= ADVTXD_DCMD_RS;
+	} else {
+		uint32_t cmd = (TXD_CMD_EOP | TXD_CMD_IFCS | (nic->cfg.tx_int_delay ? TXD_CMD_IDE : 0)) << 24;
+		for (int k = 0; k < sent; k++) {
+			struct pkt *p = pkts[k];
 			if (p->flags & PKT_TX_TSTAMP)
 				sw[NS_tx_hwtstamp_skipped]++;
-			uint32_t cmd = TXD_CMD_EOP | TXD_CMD_IFCS | TXD_CMD_RS | (nic->cfg.tx_int_delay ? TXD_CMD_IDE : 0);
-			d->d.cmd_type_len = p->len | cmd << 24;
+			d = &ring[t];
+			d->d.addr = (uint64_t)p->data;
+			d->d.cmd_type_len = p->len | cmd;
 			d->d.status = 0;
+			bufs[t] = p;
+			bytes += p->len;
+			t = t + 1 == nd ? 0 : t + 1;
 		}
-		tq->bufs[t] = p;
-		bytes += p->len;
-		t = t + 1 == tq->n ? 0 : t + 1;
+		d->d.cmd_type_len |= (uint32_t)TXD_CMD_RS << 24;
 	}
-	if (sent) {
-		tq->tail = t;
-		dma_wmb();
-		wr32(tq->regs, tq->tdt, t);
-	}
+	tq->rs_at[first] = t ? t - 1 : nd - 1;
+	tq->tail = t;
+	dma_wmb();
+	wr32(tq->regs, tq->tdt, t);
 	if (sent < n)
 		sw[NS_tx_ring_full]++;
 	struct nic_qstats *qs = &nic->q[tq->q];
@@ -265,9 +406,9 @@ int e1000x_tx_hung(struct e1000x_txq *tq, uint64_t timeout_ns)
 {
 	/* Read-only: this runs on core 0 while the queue's owner may be in
 	 * tx_burst; only the owner reclaims. Hung = the oldest descriptor not
-	 * yet reclaimed is still not done. */
+	 * yet reclaimed is still not done (its batch's RS descriptor). */
 	uint32_t c = tq->clean;
-	if (c == tq->tail || (tq->ring[c].d.status & TXD_DD) || !tq->nic->link_up) {
+	if (c == tq->tail || (tq->ring[tq->rs_at[c]].d.status & TXD_DD) || !tq->nic->link_up) {
 		tq->stall_since = 0;
 		return 0;
 	}

@@ -83,6 +83,8 @@ struct e1000x_txq {
 	int q;
 	volatile union tx_desc *ring;
 	struct pkt **bufs;
+	uint32_t *rs_at;	/* [first descriptor of a tx_burst batch] = its last, the
+				 * one with RS (only it gets a DD write-back) */
 	uint32_t n;
 	uint32_t tail;		/* next descriptor to fill */
 	uint32_t clean;		/* oldest descriptor not yet reclaimed */
