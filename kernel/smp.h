@@ -40,6 +40,16 @@ static inline int cpu_id(void)
 	return id;
 }
 
+/* cpu_id() for fast paths that run only on a core that is up (poll loop,
+ * apps): not volatile, so the compiler reads %gs once per function and
+ * reuses it (a core's id never changes under its code). */
+static inline int cpu_id_fast(void)
+{
+	int id;
+	__asm__("movl %%gs:%c1, %0" : "=r"(id) : "i"(__builtin_offsetof(struct cpu, id)));
+	return id;
+}
+
 /* Make the BSP cpus[0]; before anything calls cpu_id(). */
 void smp_init_bsp(void);
 /* Start up to want - 1 APs from the MADT (want <= 0: all). An AP that does

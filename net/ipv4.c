@@ -28,23 +28,6 @@ uint16_t inet_csum_update(uint16_t hc, uint16_t m, uint16_t m_new)
 	return (uint16_t)~fold((uint32_t)(uint16_t)~hc + (uint16_t)~m + m_new);
 }
 
-enum ipv4_check ipv4_check_fields(const void *ip, size_t len)
-{
-	const struct ipv4_hdr *h = ip;
-
-	if (len < IPV4_HLEN)
-		return IPV4_TOO_SHORT;
-	if (h->ver_ihl >> 4 != 4)
-		return IPV4_BAD_VERSION;
-	size_t hlen = (size_t)(h->ver_ihl & 0xf) * 4;
-	if (hlen < IPV4_HLEN || hlen > len)
-		return IPV4_BAD_IHL;
-	size_t tot = ntoh16(h->tot_len);
-	if (tot < hlen || tot > len)
-		return IPV4_BAD_TOTLEN;
-	return IPV4_OK;
-}
-
 enum ipv4_check ipv4_check(const void *ip, size_t len)
 {
 	const struct ipv4_hdr *h = ip;
@@ -66,14 +49,6 @@ const char *ipv4_check_name(enum ipv4_check c)
 		"ttl_expired",
 	};
 	return (unsigned)c < IPV4_CHECK_N ? names[c] : "?";
-}
-
-void ipv4_ttl_dec(struct ipv4_hdr *ip)
-{
-	uint16_t m = (uint16_t)(ip->ttl << 8 | ip->proto);	/* the word holding TTL */
-
-	ip->ttl--;
-	ip->csum = hton16(inet_csum_update(ntoh16(ip->csum), m, (uint16_t)(m - 0x100)));
 }
 
 /* May a router send an ICMP error about this datagram (RFC 1812 4.3.2.7)? */

@@ -130,16 +130,69 @@ enum ipv4_check {
 enum ipv4_check ipv4_check(const void *ip, size_t len);
 
 /* The checks of ipv4_check before the checksum (length, version, IHL,
- * total length), for a receiver whose NIC verified the header checksum. */
-enum ipv4_check ipv4_check_fields(const void *ip, size_t len);
+ * total length), for a receiver whose NIC verified the header checksum.
+ * Inline: it runs once per routed frame. */
+static inline enum ipv4_check ipv4_check_fields(const void *ip, size_t len)
+{
+	const struct ipv4_hdr *h = ip;
+
+	if (len < IPV4_HLEN)
+		return IPV4_TOO_SHORT;
+	if (h->ver_ihl >> 4 != 4)
+		return IPV4_BAD_VERSION;
+	size_t hlen = (size_t)(h->ver_ihl & 0xf) * 4;
+	if (hlen < IPV4_HLEN || hlen > len)
+		return IPV4_BAD_IHL;
+	size_t tot = ntoh16(h->tot_len);
+	if (tot < hlen || tot > len)
+		return IPV4_BAD_TOTLEN;
+	return IPV4_OK;
+}
+
+/* What the NIC found of an IPv4 header checksum (its descriptor's IPCS
+ * and IPE bits, 82574 7.1.4.2 / 82576 7.1.5.2). */
+enum ipv4_hw_csum {
+	IPV4_HW_UNCHECKED,	/* the NIC did not check it (IPCS clear) */
+	IPV4_HW_GOOD,		/* checked, correct */
+	IPV4_HW_BAD,		/* checked, wrong (IPE) */
+};
+
+/* ipv4_check for a received header whose checksum the NIC may have
+ * verified: hw GOOD skips the software sum, BAD fails it, UNCHECKED sums
+ * it in software. The checks run in ipv4_check's order, so the result is
+ * the same as ipv4_check's whenever the NIC's verdict is right. */
+static inline enum ipv4_check ipv4_check_hw(const void *ip, size_t len, enum ipv4_hw_csum hw)
+{
+	const struct ipv4_hdr *h = ip;
+	enum ipv4_check c = ipv4_check_fields(ip, len);
+
+	if (c != IPV4_OK)
+		return c;
+	if (hw != IPV4_HW_GOOD &&
+	    (hw == IPV4_HW_BAD || inet_csum(ip, (size_t)(h->ver_ihl & 0xf) * 4) != 0))
+		return IPV4_BAD_CSUM;
+	if (h->ttl <= 1)
+		return IPV4_TTL_EXPIRED;
+	return IPV4_OK;
+}
 
 /* Name of a check result for counters: "ok", "too_short", "bad_version",
  * "bad_ihl", "bad_totlen", "bad_csum", "ttl_expired". */
 const char *ipv4_check_name(enum ipv4_check c);
 
 /* Decrement the TTL of a checked header (TTL >= 1) and update its checksum
- * incrementally (RFC 1624 eqn. 3; RFC 1812 5.3.1). */
-void ipv4_ttl_dec(struct ipv4_hdr *ip);
+ * incrementally (RFC 1624 eqn. 3; RFC 1812 5.3.1). The TTL is the high
+ * byte of its 16-bit word m, so m' = m - 0x100 and ~m + m' = 0xfeff: the
+ * new checksum is ~(~HC + 0xfeff), one carry folded (the sum is at most
+ * 0x1fefe). Inline: it runs once per routed frame. */
+static inline void ipv4_ttl_dec(struct ipv4_hdr *ip)
+{
+	uint32_t sum = (uint32_t)(uint16_t)~ntoh16(ip->csum) + 0xfeffu;
+
+	sum = (sum & 0xffff) + (sum >> 16);
+	ip->ttl--;
+	ip->csum = hton16((uint16_t)~sum);
+}
 
 /* Build into out (cap bytes) the ICMP error (type, code) a router sends
  * about the IPv4 frame `frame` (len bytes, from its Ethernet header): an

@@ -146,8 +146,11 @@ static void rewrite_macs(struct pkt **pkts, int n, const struct nic *out)
  * silicon drops them), but nothing shorter may reach a TX ring. */
 static int drop_runts(int port, struct pkt **pkts, int n)
 {
-	int k = 0;
-	for (int i = 0; i < n; i++) {
+	int i = 0;
+	while (i < n && pkts[i]->len >= ETH_HLEN)
+		i++;
+	int k = i;
+	for (; i < n; i++) {
 		if (pkts[i]->len >= ETH_HLEN) {
 			pkts[k++] = pkts[i];
 			continue;

@@ -46,7 +46,7 @@ extern struct fwd_stats fwd_stats[MAX_CPUS][NIC_MAX_PORTS];
 /* The calling core's counters of port. */
 static inline struct fwd_stats *fwd_st(int port)
 {
-	return &fwd_stats[cpu_id()][port];
+	return &fwd_stats[cpu_id_fast()][port];
 }
 /* Port's counters summed over every core, into out. */
 void fwd_stats_sum(int port, struct fwd_stats *out);

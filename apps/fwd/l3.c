@@ -55,12 +55,13 @@ static struct l3_core {
 	} icmp[NIC_MAX_PORTS];
 	uint64_t next_timer_tsc;
 	int q;			/* TX queue of this burst */
+	struct arp_entry *last;	/* the entry the last routed frame used (any state) */
 } l3_cores[MAX_CPUS];
 
 /* The calling core's router state. */
 static inline struct l3_core *me(void)
 {
-	return &l3_cores[cpu_id()];
+	return &l3_cores[cpu_id_fast()];
 }
 
 static void tx_flush(int port)
@@ -315,15 +316,17 @@ static const enum fwd_drop check_drop[IPV4_CHECK_N] = {
 static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 {
 	struct ipv4_hdr *ip = (struct ipv4_hdr *)(p->data + ETH_HLEN);
-	enum ipv4_check c = ipv4_check(ip, p->len - ETH_HLEN);
+	enum ipv4_hw_csum hw = p->flags & PKT_RX_IP_CSUM_OK ? IPV4_HW_GOOD :
+			       p->flags & PKT_RX_IP_CSUM_BAD ? IPV4_HW_BAD : IPV4_HW_UNCHECKED;
+	enum ipv4_check c = ipv4_check_hw(ip, p->len - ETH_HLEN, hw);
 	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
 		return check_drop[c];
 	uint32_t dst = ntoh32(ip->daddr), src = ntoh32(ip->saddr);
 	/* RFC 1812 5.3.7: no packet from an invalid source, or from one of our
 	 * own addresses (a loop or a spoof), is forwarded or answered. */
-	if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || l3_is_local(src))
+	if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || l3_local(src))
 		return FWD_DROP_martian_src;
-	if (l3_is_local(dst)) {
+	if (l3_local(dst)) {
 		if (!icmp_echo(nic, p, ip)) {
 			fwd_st(nic->port)->local++;
 			pkt_free(p);
@@ -356,7 +359,11 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 			icmp_error(nic, p, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, now);
 		return FWD_DROP_mtu_exceeded;
 	}
-	struct arp_entry *e = arp_find(out, hop);
+	/* Frames of a burst mostly share a next hop: the entry the last one
+	 * used, if it is still about hop (no two entries are), saves the search. */
+	struct arp_entry *e = me()->last;
+	if (!e || e->state == ARP_FREE || e->ip != hop || e->port != out)
+		e = me()->last = arp_find(out, hop);
 	if (e && e->state == ARP_REACHABLE) {
 		forward(p, out, e->mac);
 		return -1;

@@ -30,4 +30,17 @@ int l3_is_local(uint32_t addr);
  * /30 or wider (a directed broadcast, RFC 1812 5.3.5.2; the network
  * address is the old all-zeros form). */
 int l3_directed_broadcast(uint32_t addr);
+
+/* Bit l3_local_hash(a) is set for every address a ipN= ever gave, so a
+ * clear bit means "not ours" without looking (set bits may be stale). */
+extern uint64_t l3_local_hint;
+static inline unsigned l3_local_hash(uint32_t addr)
+{
+	return (addr * 2654435761u) >> 26;
+}
+/* l3_is_local for the fast path: most addresses are ruled out by the hint. */
+static inline int l3_local(uint32_t addr)
+{
+	return (l3_local_hint >> l3_local_hash(addr) & 1) && l3_is_local(addr);
+}
 #endif
