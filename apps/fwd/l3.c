@@ -337,7 +337,7 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 		return FWD_DROP_not_unicast;
 	if ((dst >> 24) == 0 || (dst >> 24) == 127)
 		return FWD_DROP_martian_dst;	/* RFC 1812 5.3.7: never forwarded */
-	if (l3_directed_broadcast(dst))
+	if (l3_bcast(dst))
 		return FWD_DROP_directed_broadcast;	/* RFC 2644: off by default */
 	if (ip_source_routed(ip))
 		return FWD_DROP_source_route;	/* RFC 7126 4.3, 4.4 */

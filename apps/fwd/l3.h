@@ -31,16 +31,26 @@ int l3_is_local(uint32_t addr);
  * address is the old all-zeros form). */
 int l3_directed_broadcast(uint32_t addr);
 
-/* Bit l3_local_hash(a) is set for every address a ipN= ever gave, so a
- * clear bit means "not ours" without looking (set bits may be stale). */
-extern uint64_t l3_local_hint;
-static inline unsigned l3_local_hash(uint32_t addr)
+/* Bit l3_addr_hash(a) is set for every address ipN= ever gave and for
+ * the network and broadcast addresses of its subnet, so a clear bit means
+ * "none of those" without looking (set bits may be stale). */
+extern uint64_t l3_addr_hint;
+static inline unsigned l3_addr_hash(uint32_t addr)
 {
 	return (addr * 2654435761u) >> 26;
 }
-/* l3_is_local for the fast path: most addresses are ruled out by the hint. */
+static inline int l3_hinted(uint32_t addr)
+{
+	return l3_addr_hint >> l3_addr_hash(addr) & 1;
+}
+/* l3_is_local and l3_directed_broadcast for the fast path: most addresses
+ * are ruled out by the hint. */
 static inline int l3_local(uint32_t addr)
 {
-	return (l3_local_hint >> l3_local_hash(addr) & 1) && l3_is_local(addr);
+	return l3_hinted(addr) && l3_is_local(addr);
+}
+static inline int l3_bcast(uint32_t addr)
+{
+	return l3_hinted(addr) && l3_directed_broadcast(addr);
 }
 #endif

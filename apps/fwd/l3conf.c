@@ -17,7 +17,7 @@
 #define L3_LPM_GROUPS	64
 
 struct l3_if l3_if[NIC_MAX_PORTS];
-uint64_t l3_local_hint;
+uint64_t l3_addr_hint;
 struct l3_nh l3_nh[L3_NH_MAX];
 struct lpm l3_lpm;
 uint8_t fwd_l3_port[NIC_MAX_PORTS];
@@ -110,7 +110,8 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 		}
 	}
 	l3_if[port] = (struct l3_if){ .addr = a, .len = (uint8_t)len };
-	l3_local_hint |= 1ull << l3_local_hash(a);
+	l3_addr_hint |= 1ull << l3_addr_hash(a) | 1ull << l3_addr_hash(a & mask_of(len)) |
+			1ull << l3_addr_hash(a | ~mask_of(len));
 	return 0;
 }
 

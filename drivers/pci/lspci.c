@@ -123,6 +123,7 @@ static void print_dev(const struct pci_dev *d)
 
 void pci_print(void)
 {
+	pci_size_bars();
 	printf("pci: %d functions, config space through %s\n", pci_ndevs, pci_access);
 	for (int i = 0; i < pci_nnotes; i++)
 		printf("pci: %s\n", pci_notes[i]);

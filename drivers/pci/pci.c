@@ -181,10 +181,9 @@ static void power_on(struct pci_dev *d)
 	     pci_read16(d, d->cap_pm + PCI_PM_CTRL) & PCI_PM_CTRL_STATE_MASK);
 }
 
-/* Fill d from its config space: IDs, BARs, capabilities; then D0. */
+/* Fill d from its config space: IDs and capabilities (BARs: pci_size_bars); then D0. */
 static void probe_function(struct pci_dev *d)
 {
-	char b[PCI_BDF_LEN], err[96];
 	struct pci_cfg c;
 	struct pci_cap caps[PCI_CAPS_MAX];
 	uint32_t class = pci_read32(d, PCI_REVISION_ID);
@@ -219,8 +218,23 @@ static void probe_function(struct pci_dev *d)
 	}
 	if (d->cap_pm)
 		power_on(d);
-	if (pci_bars_decode(&c, d->bar, err, sizeof(err)) < 0)
-		note("%s: %s", pci_bdf(d, b), err);
+}
+
+static int bars_sized;
+
+void pci_size_bars(void)
+{
+	char b[PCI_BDF_LEN], err[96];
+	if (bars_sized)
+		return;
+	bars_sized = 1;
+	for (int i = 0; i < pci_ndevs; i++) {
+		struct pci_dev *d = &pci_devs[i];
+		struct pci_cfg c;
+		pci_cfg_of(d, &c);
+		if (pci_bars_decode(&c, d->bar, err, sizeof(err)) < 0)
+			note("%s: %s", pci_bdf(d, b), err);
+	}
 }
 
 static void scan_bus(uint16_t seg, uint8_t bus);
@@ -437,6 +451,7 @@ static int offer(struct pci_dev *d, const struct pci_driver *r)
 
 void pci_probe_drivers(void)
 {
+	pci_size_bars();
 	for (int i = 0; i < pci_ndevs; i++)
 		for (const struct pci_driver *r = __pci_drivers_start; r < __pci_drivers_end && !pci_devs[i].driver; r++)
 			offer(&pci_devs[i], r);

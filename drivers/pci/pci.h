@@ -76,6 +76,11 @@ void pci_init(void);
  * leaves the device as it was (interrupts released, command register
  * restored) for the next matching driver. */
 void pci_probe_drivers(void);
+/* Size every function's BARs (bar[]): pci_init leaves it for after ready,
+ * since each decode toggle around the sizing makes QEMU rebuild the
+ * guest's memory map (about 1 ms a function under TCG). pci_print and
+ * pci_probe_drivers call it first; once only. */
+void pci_size_bars(void);
 /* Print the device list as the lspci shell command does. */
 void pci_print(void);
 
