@@ -73,17 +73,6 @@ start32:
 	btl $29, %edx
 	jnc no_long_mode
 
-	/* Zero .bss: not every loader promises to. Four bytes a step (its
-	 * ends are 8-byte aligned): under QEMU TCG each step of a rep is
-	 * emulated on its own, and .bss is megabytes. */
-	movl $__bss_start, %edi
-	movl $__bss_end, %ecx
-	subl %edi, %ecx
-	shrl $2, %ecx
-	xorl %eax, %eax
-	cld
-	rep stosl
-
 	/* PAE, CR3, EFER.LME, then paging (SDM vol. 3A 9.8.5). */
 	movl %cr4, %eax
 	orl $(1 << 5), %eax
@@ -98,7 +87,7 @@ start32:
 	orl $0x80000001, %eax
 	movl %eax, %cr0
 	lgdt gdt64_ptr
-	ljmp $0x08, $start64
+	ljmp $0x08, $start64_zero
 
 no_long_mode:
 	movl $msg_no_lm, %esi
@@ -145,7 +134,20 @@ _start_efi:
 	rep movsq
 	leaq early_pml4(%rip), %rax
 	movq %rax, %cr3
+	jmp start64
 
+	/* Multiboot2/PVH: zero .bss here, not every loader promises to (the
+	 * stack is in it: nothing was pushed yet). Eight bytes a step, its ends
+	 * are 8-byte aligned: under QEMU TCG each step of a rep is emulated on
+	 * its own, and .bss is megabytes. */
+start64_zero:
+	movl $__bss_start, %edi
+	movl $__bss_end, %ecx
+	subl %edi, %ecx
+	shrl $3, %ecx
+	xorl %eax, %eax
+	cld
+	rep stosq
 start64:
 	movw $0x10, %ax
 	movw %ax, %ds
