@@ -77,6 +77,12 @@ void tsc_calibrate(void)
 		tsc.invariant = (r[3] >> 8) & 1;
 	}
 	tsc.hz = tsc_from_pit();
+	if (!tsc.hz && cal_pit_ok) {
+		/* The overlapped window outlived the PIT's 16-bit count (init took
+		 * over 54 ms, as on a loaded TCG host): measure a fresh one now. */
+		tsc_calibrate_start();
+		tsc.hz = tsc_from_pit();
+	}
 	tsc.method = "PIT channel 2, >= 2 ms";
 	uint64_t crystal = tsc_from_cpuid();
 	if (crystal) {
