@@ -202,9 +202,16 @@ APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 betwe
 
 static int cmd_fwd(int argc, char **argv)
 {
-	(void)argv;
+	if (argc == 2 && !strcmp(argv[1], "arp")) {
+		fwd_l3_arp_show();
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "routes")) {
+		fwd_l3_routes_show();
+		return 0;
+	}
 	if (argc != 1) {
-		printf("usage: fwd\n");
+		printf("usage: fwd | fwd arp | fwd routes\n");
 		return -1;
 	}
 	for (int p = 0; p < nic_count; p++) {
@@ -221,4 +228,4 @@ static int cmd_fwd(int argc, char **argv)
 	}
 	return 0;
 }
-SHELL_CMD(fwd, "fwd", "fwd", "forwarding counters per port: rx, forwarded, drops by reason, local, arp; L3 ports: held and ICMP/ARP events", cmd_fwd);
+SHELL_CMD(fwd, "fwd", "fwd [arp|routes]", "forwarding counters per port: rx, forwarded, drops by reason, local, arp; L3 ports: held and ICMP/ARP events; arp: the ARP tables; routes: the routing table", cmd_fwd);

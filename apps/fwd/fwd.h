@@ -20,7 +20,7 @@
  * its own (ICMP errors, ARP requests and replies) and why some were not sent. */
 #define FWD_EVENTS(X) \
 	X(icmp_sent) X(icmp_rate_limited) X(icmp_no_buffer) X(icmp_suppressed) \
-	X(arp_requests) X(arp_no_buffer) X(own_tx_ring_full)
+	X(arp_requests) X(arp_no_buffer) X(arp_conflict) X(own_tx_ring_full)
 #define FWD_EVENT_ENUM(name) FWD_EV_##name,
 enum fwd_event { FWD_EVENTS(FWD_EVENT_ENUM) FWD_EV_N };
 
@@ -64,6 +64,11 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n);
 int fwd_l3_idle(void);
 /* Frames waiting for ARP that arrived on port p. */
 uint64_t fwd_l3_held(int port);
+/* `fwd arp`: every ARP entry of every core: port, address, MAC, state, ms
+ * since it was last confirmed, frames held. */
+void fwd_l3_arp_show(void);
+/* `fwd routes`: the connected subnets and the routes, with next hop and port. */
+void fwd_l3_routes_show(void);
 /* Print the port's address line for the fwd command. */
 void fwd_l3_show(int port);
 #endif

@@ -10,30 +10,38 @@
  * TTL expiry and no route send ICMP errors, ICMP_RATE per second per port.
  * Nothing is allocated per frame except the ICMP errors and ARP requests.
  */
+#include <stdio.h>
 #include <string.h>
 #include "apps/fwd/fwd.h"
 #include "apps/fwd/l3.h"
 #include "kernel/cpu.h"
+#include "kernel/knobs.h"
 #include "run/lcore.h"
 #include "kernel/time.h"
 #include "net/ipv4.h"
 
-#define ARP_SLOTS	64	/* ARP table entries per core */
+#define ARP_SLOTS	32	/* ARP table entries per port and core */
 #define ARP_PROBE	8	/* slots an address may sit in, from its hash */
+#define ARP_NEG_MS	1000	/* a next hop that never answered: frames dropped for this long */
 #define ARP_HOLD	8	/* frames held per unresolved next hop */
 #define ARP_TRIES	3	/* requests before giving up */
 #define ARP_RETRY_MS	100
 #define ICMP_RATE	100	/* ICMP errors per second per port (and burst) */
 #define TXB_MAX		64
 
-enum { ARP_FREE, ARP_INCOMPLETE, ARP_REACHABLE };
+/* Entry states (Linux neighbour names): INCOMPLETE asks, REACHABLE is
+ * confirmed within arp_timeout, PROBE still forwards with the old MAC
+ * while it asks again, FAILED is the negative cache. */
+enum { ARP_FREE, ARP_INCOMPLETE, ARP_REACHABLE, ARP_PROBE_STATE, ARP_FAILED };
+static const char *const arp_state_names[] = { "free", "incomplete", "reachable", "probe", "failed" };
 enum { TX_FWD, TX_ARP_REPLY, TX_LOCAL, TX_OWN };	/* what a queued frame counts as */
 
 struct arp_entry {
 	uint32_t ip;
 	uint8_t port, state, tries, nheld;
 	uint8_t mac[ETH_ALEN];
-	uint64_t retry_tsc;	/* ARP_INCOMPLETE: next request or give-up */
+	uint64_t retry_tsc;	/* INCOMPLETE, PROBE: next request or give-up; FAILED: end */
+	uint64_t confirmed_tsc;	/* last reply or request from it */
 	struct pkt *held[ARP_HOLD];
 };
 
@@ -47,7 +55,7 @@ struct txb {
 /* One core's router state: each core routes with its own ARP table, TX
  * batches and ICMP rate buckets (so the rate limit is per core). */
 static struct l3_core {
-	struct arp_entry arp[ARP_SLOTS];
+	struct arp_entry arp[NIC_MAX_PORTS][ARP_SLOTS];	/* one table per port */
 	struct txb tx[NIC_MAX_PORTS];
 	struct bucket {
 		uint64_t last_tsc;
@@ -108,35 +116,43 @@ static void tx_flush_all(void)
 			tx_flush(p);
 }
 
+static int64_t arp_timeout = 60;
+static const struct knob_range arp_timeout_range[] = { { 1, 3600 } };
+KNOB(arp_timeout, .name = "arp_timeout", .type = KNOB_INT, .ranges = arp_timeout_range, .nranges = 1,
+     .ival = &arp_timeout,
+     .help = "fwd: seconds an ARP entry stays reachable without news before it is asked again "
+	     "(3 requests 100 ms apart, forwarding meanwhile); default 60");
+
 static unsigned arp_hash(uint32_t ip)
 {
-	return (ip * 2654435761u) >> 26;	/* 6 bits: ARP_SLOTS */
+	return (ip * 2654435761u) >> 27;	/* 5 bits: ARP_SLOTS */
 }
 
 static struct arp_entry *arp_find(int port, uint32_t ip)
 {
 	unsigned h = arp_hash(ip);
 	for (unsigned i = 0; i < ARP_PROBE; i++) {
-		struct arp_entry *e = &me()->arp[(h + i) % ARP_SLOTS];
-		if (e->state != ARP_FREE && e->ip == ip && e->port == port)
+		struct arp_entry *e = &me()->arp[port][(h + i) % ARP_SLOTS];
+		if (e->state != ARP_FREE && e->ip == ip)
 			return e;
 	}
 	return 0;
 }
 
-/* A free slot for ip, or a resolved one to reuse; NULL when every slot
- * ip may use is waiting for a reply. */
+/* A slot for ip on port: a free or failed one, else a resolved one that is
+ * not the next hop of a configured route (so strangers' ARP can never push
+ * those out); NULL when none of the slots ip may use can go. */
 static struct arp_entry *arp_new(int port, uint32_t ip)
 {
 	unsigned h = arp_hash(ip);
 	struct arp_entry *victim = 0;
 	for (unsigned i = 0; i < ARP_PROBE; i++) {
-		struct arp_entry *e = &me()->arp[(h + i) % ARP_SLOTS];
-		if (e->state == ARP_FREE) {
+		struct arp_entry *e = &me()->arp[port][(h + i) % ARP_SLOTS];
+		if (e->state == ARP_FREE || e->state == ARP_FAILED) {
 			victim = e;
 			break;
 		}
-		if (e->state == ARP_REACHABLE && !victim)
+		if (e->state == ARP_REACHABLE && !victim && !l3_is_next_hop(port, e->ip))
 			victim = e;
 	}
 	if (victim)
@@ -172,14 +188,14 @@ static void arp_request(struct arp_entry *e)
 	tx_add(e->port, p, TX_OWN);
 }
 
-/* Learn ip -> mac on port; frames held for it leave now. */
-static void arp_learn(int port, uint32_t ip, const uint8_t mac[ETH_ALEN])
+/* ip is at mac on port (entry e, or a new one): frames held for it leave now. */
+static void arp_update(struct arp_entry *e, int port, uint32_t ip, const uint8_t mac[ETH_ALEN])
 {
-	struct arp_entry *e = arp_find(port, ip);
 	if (!e && !(e = arp_new(port, ip)))
 		return;
 	memcpy(e->mac, mac, ETH_ALEN);
 	e->state = ARP_REACHABLE;
+	e->confirmed_tsc = rdtsc();
 	for (int i = 0; i < e->nheld; i++)
 		forward(e->held[i], port, mac);
 	e->nheld = 0;
@@ -195,14 +211,27 @@ static void arp_input(struct nic *nic, struct pkt *p)
 		pkt_free(p);
 		return;
 	}
+	/* Someone else claims our address (RFC 5227 2.4): say so, never learn it. */
+	if (a.spa == our && memcmp(a.sha, nic->mac, ETH_ALEN)) {
+		if (!fwd_st(port)->ev[FWD_EV_arp_conflict]++)
+			printf("fwd: %s: ARP from %02x:%02x:%02x:%02x:%02x:%02x claims our address\n", nic->name,
+			       a.sha[0], a.sha[1], a.sha[2], a.sha[3], a.sha[4], a.sha[5]);
+	}
+	/* RFC 826 "Packet Reception": a sender already in the table is updated
+	 * from any ARP packet (gratuitous ones too), before asking whether the
+	 * packet is for us; a new sender is learnt only from packets for us
+	 * (not an RFC 5227 probe's sender 0, not one off our subnet). */
+	int ok_sender = a.spa && (a.spa & m) == (our & m) && a.spa != our;
+	struct arp_entry *e = ok_sender ? arp_find(port, a.spa) : 0;
+	if (e)
+		arp_update(e, port, a.spa, a.sha);
 	if (a.tpa != our) {
 		fwd_drop(port, FWD_DROP_arp_not_ours, 1);
 		pkt_free(p);
 		return;
 	}
-	/* RFC 826: the target learns the sender (not an RFC 5227 probe's 0). */
-	if (a.spa && (a.spa & m) == (our & m) && a.spa != our)
-		arp_learn(port, a.spa, a.sha);
+	if (ok_sender && !e)
+		arp_update(0, port, a.spa, a.sha);
 	if (a.op == ARP_REQUEST) {
 		p->len = (uint16_t)arp_build(p->data, p->pool->buf_size, ARP_REPLY, nic->mac, our,
 					     a.sha, a.spa);
@@ -364,9 +393,15 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	struct arp_entry *e = me()->last;
 	if (!e || e->state == ARP_FREE || e->ip != hop || e->port != out)
 		e = me()->last = arp_find(out, hop);
-	if (e && e->state == ARP_REACHABLE) {
+	if (e && (e->state == ARP_REACHABLE || e->state == ARP_PROBE_STATE)) {
 		forward(p, out, e->mac);
 		return -1;
+	}
+	if (e && e->state == ARP_FAILED) {
+		if (now < e->retry_tsc)
+			return FWD_DROP_arp_unresolved;	/* negative cache: no request per frame */
+		e->state = ARP_FREE;
+		e = 0;
 	}
 	if (!e) {
 		if (!(e = arp_new(out, hop)))
@@ -417,24 +452,35 @@ int fwd_l3_idle(void)
 	if (now < me()->next_timer_tsc)
 		return 0;
 	me()->next_timer_tsc = now + tsc.hz / 100;
-	for (int i = 0; i < ARP_SLOTS; i++) {
-		struct arp_entry *e = &me()->arp[i];
-		if (e->state != ARP_INCOMPLETE || now < e->retry_tsc)
-			continue;
-		if (e->tries < ARP_TRIES) {
-			e->tries++;
-			e->retry_tsc = now + tsc.hz * ARP_RETRY_MS / 1000;
-			arp_request(e);
-			done++;
-			continue;
+	uint64_t stale = (uint64_t)arp_timeout * tsc.hz;
+	for (int p = 0; p < nic_count; p++) {
+		for (int i = 0; i < ARP_SLOTS; i++) {
+			struct arp_entry *e = &me()->arp[p][i];
+			if (e->state == ARP_REACHABLE && now - e->confirmed_tsc > stale) {
+				e->state = ARP_PROBE_STATE;	/* re-resolve, forwarding meanwhile */
+				e->tries = 1;
+				e->retry_tsc = now + tsc.hz * ARP_RETRY_MS / 1000;
+				arp_request(e);
+				continue;
+			}
+			if ((e->state != ARP_INCOMPLETE && e->state != ARP_PROBE_STATE) || now < e->retry_tsc)
+				continue;
+			if (e->tries < ARP_TRIES) {
+				e->tries++;
+				e->retry_tsc = now + tsc.hz * ARP_RETRY_MS / 1000;
+				arp_request(e);
+				done++;
+				continue;
+			}
+			for (int k = 0; k < e->nheld; k++) {
+				fwd_drop(e->held[k]->port, FWD_DROP_arp_unresolved, 1);
+				pkt_free(e->held[k]);
+			}
+			done += e->nheld;
+			e->nheld = 0;
+			e->state = ARP_FAILED;
+			e->retry_tsc = now + tsc.hz * ARP_NEG_MS / 1000;
 		}
-		for (int k = 0; k < e->nheld; k++) {
-			fwd_drop(e->held[k]->port, FWD_DROP_arp_unresolved, 1);
-			pkt_free(e->held[k]);
-		}
-		done += e->nheld;
-		e->nheld = 0;
-		e->state = ARP_FREE;
 	}
 	tx_flush_all();
 	return done;
@@ -444,8 +490,31 @@ uint64_t fwd_l3_held(int port)
 {
 	uint64_t n = 0;
 	for (int c = 0; c < MAX_CPUS; c++)
-		for (int i = 0; i < ARP_SLOTS; i++)
-			for (int k = 0; k < l3_cores[c].arp[i].nheld; k++)
-				n += l3_cores[c].arp[i].held[k]->port == port;
+		for (int q = 0; q < NIC_MAX_PORTS; q++)
+			for (int i = 0; i < ARP_SLOTS; i++)
+				for (int k = 0; k < l3_cores[c].arp[q][i].nheld; k++)
+					n += l3_cores[c].arp[q][i].held[k]->port == port;
 	return n;
+}
+
+void fwd_l3_arp_show(void)
+{
+	uint64_t now = rdtsc();
+	printf("%-4s %-6s %-15s %-17s %-10s %10s %4s\n", "core", "port", "address", "mac", "state", "age_ms",
+	       "held");
+	for (int c = 0; c < MAX_CPUS; c++)
+		for (int p = 0; p < nic_count; p++)
+			for (int i = 0; i < ARP_SLOTS; i++) {
+				const struct arp_entry *e = &l3_cores[c].arp[p][i];
+				if (e->state == ARP_FREE)
+					continue;
+				const uint8_t *m = e->mac;
+				char a[16];
+				snprintf(a, sizeof(a), "%u.%u.%u.%u", e->ip >> 24, (e->ip >> 16) & 255,
+					 (e->ip >> 8) & 255, e->ip & 255);
+				printf("%-4d %-6s %-15s %02x:%02x:%02x:%02x:%02x:%02x %-10s %10lu %4u\n", c,
+				       nics[p]->name, a, m[0], m[1], m[2], m[3], m[4], m[5], arp_state_names[e->state],
+				       e->confirmed_tsc ? (unsigned long)((now - e->confirmed_tsc) / (tsc.hz / 1000)) : 0ul,
+				       e->nheld);
+			}
 }

@@ -26,6 +26,9 @@ extern struct lpm l3_lpm;
 
 /* 1 if addr (host order) is one of our interface addresses. */
 int l3_is_local(uint32_t addr);
+/* 1 if addr is the next hop of a configured route out of port (its ARP
+ * entry is never evicted for another). */
+int l3_is_next_hop(int port, uint32_t addr);
 /* 1 if addr is the broadcast or network address of a connected subnet of
  * /30 or wider (a directed broadcast, RFC 1812 5.3.5.2; the network
  * address is the old all-zeros form). */

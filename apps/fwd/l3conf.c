@@ -196,6 +196,34 @@ int l3_is_local(uint32_t addr)
 	return 0;
 }
 
+int l3_is_next_hop(int port, uint32_t addr)
+{
+	for (int i = 0; i < L3_NH_MAX; i++)
+		if (l3_nh[i].gw == addr && l3_nh[i].port == port && addr)
+			return 1;
+	return 0;
+}
+
+void fwd_l3_routes_show(void)
+{
+	char a[16], g[16];
+	printf("%-18s %-15s %s\n", "prefix", "via", "port");
+	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+		if (!fwd_l3_port[p])
+			continue;
+		fmt_quad(a, sizeof(a), l3_if[p].addr & mask_of(l3_if[p].len));
+		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), l3_if[p].len, "connected", nics[p]->name);
+	}
+	for (int i = 0; i < nroutes; i++) {
+		uint16_t nh = (uint16_t)(NIC_MAX_PORTS + i);
+		if (l3_nh[nh].gw != routes[i].gw)
+			continue;	/* refused at boot */
+		fmt_quad(a, sizeof(a), routes[i].prefix);
+		fmt_quad(g, sizeof(g), routes[i].gw);
+		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), routes[i].len, g, nics[l3_nh[nh].port]->name);
+	}
+}
+
 int l3_directed_broadcast(uint32_t addr)
 {
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {

@@ -322,11 +322,12 @@ def battery(r, model):
     f1, e1, n1 = r.fwd(), r.ethtool(), r.netstat()
     delta = {k: f1[k] - f0.get(k, 0) for k in f1}
     names = set(delta) - {"rx", "held", "icmp_sent", "icmp_rate_limited", "icmp_no_buffer", "icmp_suppressed",
-                           "arp_requests", "arp_no_buffer", "own_tx_ring_full"}
+                           "arp_requests", "arp_no_buffer", "arp_conflict", "own_tx_ring_full"}
     moved = {k: delta[k] for k in names if delta[k]}
     assert moved == want, (moved, want)
     assert delta["rx"] == sum(want.values()) == delivered
     assert f1["held"] == 0
+    assert delta["arp_conflict"] == 1      # the claim of 10.1.0.1: logged, not learnt
     assert out1 == len([k for k, f in kinds(r.mac[0]) if classify(as_received(f, model), mac0) ==
                         "forwarded" and k not in OVERSIZE])
     icmp_err = [g for g in back0 if ICMP in g and g[ICMP].type in (3, 11)]

@@ -234,3 +234,56 @@ def test_bad_knobs_are_reported():
         assert "port1 routes at L3" not in q.text()
     finally:
         q.stop()
+
+
+def test_arp_rules(r):
+    """RFC 826 merge and a table strangers cannot take over: 251 unsolicited
+    replies and stray requests from other hosts of 10.2.0.0/24 leave the
+    next hop of 10.3.0.0/16 resolved (no new request, every frame through);
+    a gratuitous ARP from the next hop with a new MAC (not addressed to us)
+    moves it; a next hop that never answers is asked 3 times, then frames
+    to it are dropped at once for a second (negative cache)."""
+    r.p[0].send(udp_to(r, "10.3.0.9", n=1, sport=1500))
+    first = r.recv(1, 5)
+    if first and ARP in first[0]:      # not resolved yet by an earlier test
+        r.p[1].send([raw(Ether(src=H1_MAC, dst=r.mac[1]) /
+                         ARP(op=2, hwsrc=H1_MAC, psrc=H1_IP, hwdst=r.mac[1], pdst="10.2.0.1"))])
+        r.recv(1, 5)
+    hosts = [h for h in range(3, 255) if h != 99]      # 251 strangers; .99 stays silent
+    strangers = [raw(Ether(src="02:00:00:01:00:%02x" % h, dst=r.mac[1]) /
+                     ARP(op=2, hwsrc="02:00:00:01:00:%02x" % h, psrc="10.2.0.%d" % h,
+                         hwdst=r.mac[1], pdst="10.2.0.1")) for h in hosts]
+    strangers += [raw(Ether(src="02:00:00:02:00:%02x" % i, dst="ff:ff:ff:ff:ff:ff") /
+                      ARP(op=1, hwsrc="02:00:00:02:00:%02x" % i, psrc="10.2.0.%d" % (i + 3),
+                          pdst="10.2.0.1")) for i in range(4)]
+    r.p[1].send(strangers)
+    replies = r.recv(1, 4, timeout=5)
+    assert len(replies) == 4 and all(ARP in g and g[ARP].op == 2 for g in replies)
+    r.p[0].send(udp_to(r, "10.3.0.9", n=50, sport=1501))
+    got = r.recv(1, 50)
+    assert len(got) == 50 and all(IP in g and g.dst == H1_MAC for g in got), [g.summary() for g in got[:3]]
+    table = r.shell("fwd arp")
+    assert re.search(r"port1\s+10\.2\.0\.2\s+" + H1_MAC + r"\s+reachable", table), table
+    routes = r.shell("fwd routes")
+    assert re.search(r"^10\.3\.0\.0/16\s+10\.2\.0\.2\s+port1", routes, re.M), routes
+    assert re.search(r"^10\.1\.0\.0/24\s+connected\s+port0", routes, re.M), routes
+    # Merge: a gratuitous request from the next hop, for itself, moves it.
+    new_mac = "02:00:00:00:00:33"
+    r.p[1].send([raw(Ether(src=new_mac, dst="ff:ff:ff:ff:ff:ff") /
+                     ARP(op=1, hwsrc=new_mac, psrc=H1_IP, pdst=H1_IP))])
+    time.sleep(0.2)
+    r.p[0].send(udp_to(r, "10.3.0.9", n=1, sport=1502))
+    got = r.recv(1, 1)
+    assert got and got[0].dst == new_mac
+    r.p[1].send([raw(Ether(src=H1_MAC, dst="ff:ff:ff:ff:ff:ff") /
+                     ARP(op=1, hwsrc=H1_MAC, psrc=H1_IP, pdst=H1_IP))])
+    # Negative cache: 10.2.0.99 never answers.
+    before = r.fwd()[1]
+    r.p[0].send(udp_to(r, "10.4.0.1", n=1, sport=1503))
+    asks = r.recv(1, 3, timeout=3)
+    assert len(asks) == 3 and all(ARP in g and g[ARP].pdst == "10.2.0.99" for g in asks)
+    r.p[0].send(udp_to(r, "10.4.0.1", n=5, sport=1504))
+    assert r.recv(1, 1, timeout=0.3) == []
+    after = r.fwd()
+    assert after[1]["arp_requests"] - before["arp_requests"] == 3
+    assert after[0]["arp_unresolved"] >= 6
