@@ -31,7 +31,7 @@ LWIP_FILES := core/def core/inet_chksum core/init core/ip core/mem core/memp cor
 LWIP_OBJ := $(patsubst %,$(BUILD)/lwip/obj/%.o,$(LWIP_FILES))
 LWIP_LIB := $(BUILD)/lwip/liblwip.a
 
-.PHONY: all deps run shell test unit qemu-test host-test bench plot clean insncount
+.PHONY: all deps run shell test unit qemu-test host-test bench plot clean reliability insncount
 all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen $(BUILD)/rrclient
 
 deps:
@@ -94,6 +94,10 @@ qemu-test: all
 
 host-test: $(BUILD)/trafgen $(BUILD)/rrclient
 	$(PYTHON) -m pytest -q tests/host
+
+# Fuzzing (FUZZ_SECONDS per harness) and the malformed-frame battery, one table.
+reliability: deps all fuzz-build
+	$(PYTHON) tools/reliability.py $(FUZZ_HARNESSES)
 
 bench: deps all insncount
 	$(PYTHON) tools/bench_boot.py 5

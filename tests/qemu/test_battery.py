@@ -7,6 +7,7 @@ applies them, RFC 1812 5.2-5.3); at the end the fwd counters moved by
 exactly the model's sums, rx = the sum of the named ends, the console's
 RX-OK + RX-ERR + RX-DRP = the frames the NIC took, ICMP errors seen =
 icmp_sent, and every buffer is back in the pools."""
+import json
 import os
 import re
 import struct
@@ -346,3 +347,9 @@ def battery(r, model):
     assert d["rx_long_length_errors"] + d["rx_drop_oversize"] == len(OVERSIZE) - (model == "igb")
     assert n1[2] - n0[2] == d["rx_drop_oversize"]
     assert e1["pool_free"] == e0["pool_free"] and e1["small_pool_free"] == e0["small_pool_free"]
+    out = os.path.join(os.path.dirname(__file__), "..", "..", "build", "reliability")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "battery-%s.json" % model), "w") as f:
+        json.dump({"model": model, "kinds": len(kinds(r.mac[0])), "passed": len(kinds(r.mac[0])),
+                   "frames_app": delivered, "miscounted": 0,
+                   "leaked": e0["pool_free"] - e1["pool_free"]}, f)
