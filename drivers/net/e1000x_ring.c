@@ -295,28 +295,38 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 }
 
 /* Give back to their pools the sent packets in bufs[c..e] (ring order,
- * wrapping at n): one lock per run of packets from the same pool. */
+ * wrapping at n): one lock per run of packets from the same pool, whose
+ * free stack is kept in registers meanwhile. */
 static void tx_free(struct pkt **bufs, uint32_t c, uint32_t e, uint32_t n)
 {
 	struct pktpool *pool = 0;
-	for (;; c = c + 1 == n ? 0 : c + 1) {
+	struct pkt **stack = 0;
+	uint32_t nfree = 0;
+	for (;;) {
 		struct pkt *p = bufs[c];
-		if (p->clones) {
+		if (__builtin_expect(p->clones != 0, 0)) {
 			p->clones--;
 		} else {
 			if (p->pool != pool) {
-				if (pool)
+				if (pool) {
+					pool->nfree = nfree;
 					pktpool_unlock(pool);
+				}
 				pool = p->pool;
 				pktpool_lock(pool);
+				stack = pool->free;
+				nfree = pool->nfree;
 			}
-			pool->free[pool->nfree++] = p;
+			stack[nfree++] = p;
 		}
 		if (c == e)
 			break;
+		c = c + 1 == n ? 0 : c + 1;
 	}
-	if (pool)
+	if (pool) {
+		pool->nfree = nfree;
 		pktpool_unlock(pool);
+	}
 }
 
 uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
