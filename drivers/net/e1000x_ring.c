@@ -279,6 +279,11 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 	uint64_t *sw = nic->qsw[rq->q];
 	uint64_t bytes;
 	uint32_t csum;
+	uint16_t len;
+	if (!(desc_status(&rq->ring[rq->next], rq->legacy, &len) & RXDEXT_DD)) {
+		nic->q[rq->q].polls++;	/* nothing: the NAPI re-poll after unmasking, mostly */
+		return 0;
+	}
 	int got = rq->legacy ? rx_loop(rq, pkts, n, 1, nic->cfg.prefetch, &bytes, &csum) :
 		  nic->cfg.prefetch ? rx_loop(rq, pkts, n, 0, 1, &bytes, &csum) :
 		  rx_loop(rq, pkts, n, 0, 0, &bytes, &csum);
