@@ -18,22 +18,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_pktgen import insns_at, plugin  # noqa: E402
+from bench_pktgen import insns_at, plugin, reports  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
 SECONDS = 4
 KNOBS = "app=fwd pairs=0-1,2-3 promisc=1 stats=1 stats_format=json"
-
-
-def reports(text, kind):
-    out = []
-    for ln in text.splitlines():
-        if '{"stats":"%s"' % kind in ln:
-            try:
-                out.append(json.loads(ln[ln.index("{"):]))
-            except ValueError:
-                pass   # a line the console was cut in
-    return out
 
 
 def run(cores, poll, so):
