@@ -138,6 +138,10 @@ static inline enum ipv4_check ipv4_check_fields(const void *ip, size_t len)
 
 	if (len < IPV4_HLEN)
 		return IPV4_TOO_SHORT;
+	if (h->ver_ihl == 0x45) {	/* the common header: version 4, no options */
+		size_t tot = ntoh16(h->tot_len);
+		return tot < IPV4_HLEN || tot > len ? IPV4_BAD_TOTLEN : IPV4_OK;
+	}
 	if (h->ver_ihl >> 4 != 4)
 		return IPV4_BAD_VERSION;
 	size_t hlen = (size_t)(h->ver_ihl & 0xf) * 4;

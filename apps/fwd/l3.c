@@ -99,7 +99,8 @@ static void tx_flush(int port)
 	b->n = 0;
 }
 
-static void tx_add(int port, struct pkt *p, int kind)
+/* Inline: it runs once per routed frame. */
+static inline __attribute__((always_inline)) void tx_add(int port, struct pkt *p, int kind)
 {
 	struct txb *b = &me()->tx[port];
 	if (b->n == TXB_MAX)
@@ -161,7 +162,8 @@ static struct arp_entry *arp_new(int port, uint32_t ip)
 }
 
 /* Rewrite a routed frame for its next hop and queue it out of port. */
-static void forward(struct pkt *p, int port, const uint8_t mac[ETH_ALEN])
+static inline __attribute__((always_inline))
+void forward(struct pkt *p, int port, const uint8_t mac[ETH_ALEN])
 {
 	struct eth_hdr *eth = (struct eth_hdr *)p->data;
 	/* Bytes past the IPv4 total length (Ethernet padding, or trailing
