@@ -31,7 +31,7 @@ LWIP_FILES := core/def core/inet_chksum core/init core/ip core/mem core/memp cor
 LWIP_OBJ := $(patsubst %,$(BUILD)/lwip/obj/%.o,$(LWIP_FILES))
 LWIP_LIB := $(BUILD)/lwip/liblwip.a
 
-.PHONY: all deps run shell test unit qemu-test host-test bench plot clean reliability insncount
+.PHONY: all deps run shell test unit qemu-test host-test bench plot clean reliability insncount netboot
 all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen $(BUILD)/rrclient
 
 deps:
@@ -75,6 +75,21 @@ $(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg
 		--install-modules="$(GRUB_MODS)" $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
+# Network boot tree for TFTP/HTTP (README "Many test boxes"): GRUB for BIOS
+# PXE (boot/grub/i386-pc/core.0) and UEFI (boot/grub/x86_64-efi/core.efi,
+# also BOOTX64.EFI at the top for UEFI HTTP boot), boot/netboot/grub.cfg,
+# the image, and linerate/default.cfg; per-box linerate/mac-<MAC>.cfg files
+# are the lab's.
+NETBOOT := $(BUILD)/netboot
+netboot: $(BUILD)/linerate.elf boot/netboot/grub.cfg boot/netboot/default.cfg
+	rm -rf $(NETBOOT) && mkdir -p $(NETBOOT)/linerate
+	grub-mknetdir --net-directory=$(NETBOOT) --subdir=boot/grub -d /usr/lib/grub/i386-pc
+	grub-mknetdir --net-directory=$(NETBOOT) --subdir=boot/grub -d /usr/lib/grub/x86_64-efi
+	cp $(NETBOOT)/boot/grub/x86_64-efi/core.efi $(NETBOOT)/BOOTX64.EFI
+	cp boot/netboot/grub.cfg $(NETBOOT)/boot/grub/grub.cfg
+	cp boot/netboot/default.cfg $(NETBOOT)/linerate/default.cfg
+	cp $(BUILD)/linerate.elf $(NETBOOT)/linerate/linerate.elf
+
 include boot/efi/efi.mk
 include tests/unit/unit.mk
 include tools/trafgen/trafgen.mk
@@ -89,7 +104,7 @@ shell: deps all
 
 test: deps all unit fuzz-ci qemu-test host-test
 
-qemu-test: all
+qemu-test: all netboot
 	$(PYTHON) -m pytest -q tests/qemu
 
 host-test: $(BUILD)/trafgen $(BUILD)/rrclient

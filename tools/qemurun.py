@@ -10,7 +10,9 @@ console and QMP for tests:
         q.wait()                      # QEMU's exit status
 
 Boot paths: kernel (-kernel, PVH), iso-bios (GRUB on SeaBIOS), iso-uefi
-(GRUB on OVMF), efi (BOOTX64.EFI from an EFI system partition on OVMF).
+(GRUB on OVMF), efi (BOOTX64.EFI from an EFI system partition on OVMF),
+net-bios (-boot n: the first NIC's iPXE ROM on SeaBIOS loads the bootfile
+of its netdev=user,tftp=DIR,bootfile=PATH NIC, e.g. make netboot's tree).
 The guest exits through isa-debug-exit: status 33 = success, 35 = failure.
 TCG only: this machine's /dev/kvm cannot run SSE code (see README).
 """
@@ -31,7 +33,9 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 OVMF = "/usr/share/ovmf/OVMF.fd"
-BOOTS = ("kernel", "iso-bios", "iso-uefi", "efi")
+BOOTS = ("kernel", "iso-bios", "iso-uefi", "efi", "net-bios")
+# iPXE option ROMs for -boot n (Debian ipxe-qemu; QEMU 10 from backports looks elsewhere).
+IPXE_ROMS = "/usr/lib/ipxe/qemu"
 EXIT_OK, EXIT_FAIL = 33, 35
 
 
@@ -45,8 +49,9 @@ def nic_args(i, spec, machine, sockdir):
     stream: QEMU listens on SOCKDIR/nicI.sock, or with connect=PATH connects
     to another QEMU's stream socket (two guests wired back to back);
     dgram: QEMU uses UDP 127.0.0.1 port 40000+2I and sends to 40001+2I;
-    hub: QEMU's hub 0, so the guest's NICs on it are wired to each other),
-    mac=..."""
+    hub: QEMU's hub 0, so the guest's NICs on it are wired to each other;
+    user: QEMU's user network, restricted, with tftp=DIR and bootfile=PATH
+    for network boot), mac=..., rom=1 (the NIC's iPXE boot ROM)"""
     model, _, rest = spec.partition(":")
     opts = dict(kv.split("=", 1) for kv in rest.split(",") if kv)
     bus, netdev = opts.get("bus", "root"), opts.get("netdev", "none")
@@ -80,7 +85,10 @@ def nic_args(i, spec, machine, sockdir):
         args += ["-netdev", f"dgram,id=n{i},local.type=inet,local.host=127.0.0.1,local.port={lp},"
                  f"remote.type=inet,remote.host=127.0.0.1,remote.port={rp}"]
     elif netdev == "user":
-        args += ["-netdev", f"user,id=n{i},restrict=on"]
+        nd = f"user,id=n{i},restrict=on"
+        if "tftp" in opts:
+            nd += f",tftp={opts['tftp']},bootfile={opts.get('bootfile', '')}"
+        args += ["-netdev", nd]
     elif netdev == "tap":
         # An existing tap device (ifname= option, made by the caller; root).
         if "ifname" not in opts:
@@ -90,6 +98,8 @@ def nic_args(i, spec, machine, sockdir):
         raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|tap|hub|none")
     if netdev != "none":
         dev += f",netdev=n{i}"
+    if opts.get("rom") == "1":
+        dev += f",romfile={IPXE_ROMS}/pxe-{model}.rom"
     if "mac" in opts:
         dev += f",mac={opts['mac']}"
     return args + ["-device", dev]
@@ -116,6 +126,10 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
         cmd += ["-kernel", os.path.join(BUILD, "linerate.elf")]
         if append:
             cmd += ["-append", append]
+    elif boot == "net-bios":
+        if append:
+            raise SystemExit("--append needs boot kernel or efi; netboot takes the command line from the TFTP tree")
+        cmd += ["-boot", "n"]
     elif boot.startswith("iso"):
         if append:
             raise SystemExit("--append needs boot kernel or efi; on the ISO edit the GRUB entry ('e')")

@@ -1,0 +1,42 @@
+"""Network boot (make netboot): SeaBIOS and the NIC's iPXE ROM load GRUB's
+PXE image from QEMU's built-in DHCP/TFTP (-boot n, -netdev
+user,tftp=,bootfile=), GRUB loads linerate.elf with the command line of
+the box's MAC file, or the default file for a MAC without one."""
+import os
+import shutil
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from qemurun import BUILD, Qemu  # noqa: E402
+
+TREE = os.path.join(BUILD, "netboot")
+
+
+@pytest.fixture
+def tree(tmp_path):
+    if not os.path.exists(os.path.join(TREE, "boot", "grub", "i386-pc", "core.0")):
+        pytest.fail("build/netboot is missing: run make netboot (make qemu-test does)")
+    t = tmp_path / "tftp"
+    shutil.copytree(TREE, t)
+    (t / "linerate" / "mac-52:54:00:12:34:70.cfg").write_text('set linerate_args="stats=0 app=sink rxd=256"\n')
+    return str(t)
+
+
+def boot(tree, mac):
+    nic = f"e1000e:netdev=user,tftp={tree},bootfile=boot/grub/i386-pc/core.0,rom=1,mac={mac}"
+    with Qemu(boot="net-bios", mem="256M", nics=[nic]) as q:
+        m = q.expect(r'boot: path multiboot2, cmdline "([^"]*)"', 180)
+        q.expect("linerate> ", 60)
+        text = q.text()
+        return m.group(1).decode(), text
+
+
+def test_bios_pxe_mac_file_and_default(tree):
+    cmdline, text = boot(tree, "52:54:00:12:34:70")
+    assert cmdline == "stats=0 app=sink rxd=256"
+    assert "MAC 52:54:00:12:34:70, 1 queue(s), rxd 256 txd 512" in text
+    cmdline, text = boot(tree, "52:54:00:12:34:71")
+    assert cmdline == "stats=0"
+    assert "MAC 52:54:00:12:34:71, 1 queue(s), rxd 512 txd 512" in text
