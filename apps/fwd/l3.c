@@ -370,7 +370,7 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 		return FWD_DROP_martian_dst;	/* RFC 1812 5.3.7: never forwarded */
 	if (l3_bcast(dst))
 		return FWD_DROP_directed_broadcast;	/* RFC 2644: off by default */
-	if (ip_source_routed(ip))
+	if ((ip->ver_ihl & 15u) > 5 && ip_source_routed(ip))	/* options only */
 		return FWD_DROP_source_route;	/* RFC 7126 4.3, 4.4 */
 	if (c == IPV4_TTL_EXPIRED) {
 		icmp_error(nic, p, ICMP_TIME_EXCEEDED, ICMP_EXC_TTL, now);
