@@ -96,10 +96,13 @@ def core_counts(b):
     return {int(c): int(p) for c, p in re.findall(r'"stats":"core".*?"core":(\d+).*?"processed":(\d+)', out)}
 
 
-def test_two_pairs_on_two_cores(box):
-    b = box("app=fwd pairs=0-1,2-3", nports=4, smp=2)
+@pytest.mark.parametrize("smp", [2, 4])
+def test_two_pairs_on_two_cores(box, smp):
+    """Seed 2's placement: pair 0-1 on core 0, pair 2-3 on core 1; with four
+    cores the other two have no queues (and halt)."""
+    b = box("app=fwd pairs=0-1,2-3", nports=4, smp=smp)
     out = b.q.text()
-    assert "smp: 2 core(s) running" in out
+    assert f"smp: {smp} core(s) running" in out
     assert "core0: port0/q0 port1/q0" in out and "core1: port2/q0 port3/q0" in out, out
     # Both outputs are read while the inputs are written: with two vCPUs,
     # QEMU 10's stream backend loses frames a port sends while nobody reads
@@ -118,7 +121,9 @@ def test_two_pairs_on_two_cores(box):
     assert len(got0) == 200 and len(got2) == 300
     assert [g[14:18] for g in got2] == [i.to_bytes(4, "big") for i in range(300)]
     assert b.fwd() == {0: (200, 200), 1: (0, 0), 2: (300, 300), 3: (0, 0)}
-    assert core_counts(b) == {0: 200, 1: 300}
+    assert core_counts(b) == {0: 200, 1: 300, **{c: 0 for c in range(2, smp)}}
+    if smp == 4:
+        assert "core2: no queues" in out and "core3: no queues" in out
 
 
 @pytest.mark.parametrize("model", ["e1000e", "igb"])
