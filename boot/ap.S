@@ -10,6 +10,7 @@
  * ap_params.arg on its own stack. kernel/smp.c fills ap_params in the copy
  * before each STARTUP IPI and starts one AP at a time.
  */
+#include "boot/sse.h"
 #include "kernel/smp.h"
 
 #define REL(x) ((x) - ap_tramp_start)
@@ -67,14 +68,7 @@ ap_long:
 	pushq $0x08
 	movq ABS(ap_entry), %rax
 	pushq %rax
-	/* SSE before any C (SDM vol. 3A 13.1.3), as boot/entry.S. */
-	movq %cr0, %rax
-	andq $~(1 << 2), %rax
-	orq $(1 << 1), %rax
-	movq %rax, %cr0
-	movq %cr4, %rax
-	orq $(1 << 9) | (1 << 10), %rax
-	movq %rax, %cr4
+	enable_sse
 	xorl %ebp, %ebp
 	lretq				/* to ap_entry in the kernel's code segment */
 

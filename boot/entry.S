@@ -7,6 +7,7 @@
  *               EBX = struct hvm_start_info (xen/include/public/arch-x86/hvm/start_info.h).
  *   _start_efi  the GNU-EFI loader: long mode, RDI = struct boot_info *.
  */
+#include "boot/sse.h"
 #include "kernel/boot_info.h"
 
 #define MB2_MAGIC 0xe85250d6
@@ -157,14 +158,7 @@ start64:
 	movw %ax, %fs
 	movw %ax, %gs
 	leaq boot_stack_top(%rip), %rsp
-	/* SSE before any C: newlib uses it (SDM vol. 3A 13.1.3). CR0.EM=0, MP=1, CR4.OSFXSR|OSXMMEXCPT. */
-	movq %cr0, %rax
-	andq $~(1 << 2), %rax
-	orq $(1 << 1), %rax
-	movq %rax, %cr0
-	movq %cr4, %rax
-	orq $(1 << 9) | (1 << 10), %rax
-	movq %rax, %cr4
+	enable_sse
 	xorl %ebp, %ebp
 	call kernel_main
 3:	hlt
