@@ -10,7 +10,7 @@
  * ap_params.arg on its own stack. kernel/smp.c fills ap_params in the copy
  * before each STARTUP IPI and starts one AP at a time.
  */
-#include "boot/sse.h"
+#include "boot/cpu64.h"
 #include "kernel/smp.h"
 
 #define REL(x) ((x) - ap_tramp_start)
@@ -55,13 +55,7 @@ ap_prot:
 ap_long:
 	movq ABS(ap_gdt64), %rax
 	lgdt (%rax)
-	movw $0x10, %ax
-	movw %ax, %ds
-	movw %ax, %es
-	movw %ax, %ss
-	xorw %ax, %ax
-	movw %ax, %fs
-	movw %ax, %gs
+	load_data_segments
 	movq ABS(ap_stack), %rsp
 	movq ABS(ap_arg), %rdi
 	pushq $0			/* no return address: ABI stack alignment at entry */

@@ -7,7 +7,7 @@
  *               EBX = struct hvm_start_info (xen/include/public/arch-x86/hvm/start_info.h).
  *   _start_efi  the GNU-EFI loader: long mode, RDI = struct boot_info *.
  */
-#include "boot/sse.h"
+#include "boot/cpu64.h"
 #include "kernel/boot_info.h"
 
 #define MB2_MAGIC 0xe85250d6
@@ -150,13 +150,7 @@ start64_zero:
 	cld
 	rep stosq
 start64:
-	movw $0x10, %ax
-	movw %ax, %ds
-	movw %ax, %es
-	movw %ax, %ss
-	xorw %ax, %ax
-	movw %ax, %fs
-	movw %ax, %gs
+	load_data_segments
 	leaq boot_stack_top(%rip), %rsp
 	enable_sse
 	xorl %ebp, %ebp
