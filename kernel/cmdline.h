@@ -59,6 +59,14 @@ struct knob {
 	/* KNOB_INT, may be NULL: a check beyond the ranges; 0, or -1 with a
 	 * reason in err (e.g. rxd= must be a multiple of 8). */
 	int (*check)(int64_t v, char *err, size_t errlen);
+	/*
+	 * live: the shell's `set` may change it while the appliance runs
+	 * (0: read at boot only; `set` refuses it). apply, may be NULL when
+	 * the value is read where it is used: called after `set` stored a new
+	 * value, to put it in effect.
+	 */
+	int live;
+	void (*apply)(void);
 };
 
 /*

@@ -3,41 +3,34 @@
 #include <string.h>
 #include "kernel/config.h"
 
-static const struct knob_live *live_find(const struct knob_live *live, size_t nlive, const char *name)
-{
-	for (size_t i = 0; i < nlive; i++)
-		if (!strcmp(live[i].name, name))
-			return &live[i];
-	return 0;
-}
-
-/* Append " name" for each knob (or live knob) to msg of len bytes. */
-static void append_names(char *msg, size_t len, const struct knob *knobs, size_t n,
-			 const struct knob_live *live, size_t nlive)
+/* Append " name" for each knob of knobs[0..n) (only the live ones if
+ * live_only) to msg of len bytes. */
+static void append_names(char *msg, size_t len, const struct knob *knobs, size_t n, int live_only)
 {
 	size_t used = strlen(msg);
-	for (size_t i = 0; i < (knobs ? n : nlive) && used + 1 < len; i++) {
-		snprintf(msg + used, len - used, " %s", knobs ? knobs[i].name : live[i].name);
+	for (size_t i = 0; i < n && used + 1 < len; i++) {
+		if (live_only && !knobs[i].live)
+			continue;
+		snprintf(msg + used, len - used, " %s", knobs[i].name);
 		used += strlen(msg + used);
 	}
 }
 
-int config_set(const struct knob *knobs, size_t n, const struct knob_live *live, size_t nlive,
-	       int port, const char *name, const char *value, char *msg, size_t len)
+int config_set(const struct knob *knobs, size_t n, int port, const char *name, const char *value, char *msg,
+	       size_t len)
 {
 	const struct knob *k = knob_find(knobs, n, name);
-	const struct knob_live *l = live_find(live, nlive, name);
-	if (k && l && port >= 0 && !k->per_port) {
+	if (k && k->live && port >= 0 && !k->per_port) {
 		snprintf(msg, len, "set: %s is one value for every port: set %s <value>", k->name, k->name);
 		return -1;
 	}
 	if (!k) {
 		snprintf(msg, len, "set: unknown knob '%.64s' (knobs:", name);
-		append_names(msg, len, knobs, n, 0, 0);
-	} else if (!l) {
+		append_names(msg, len, knobs, n, 0);
+	} else if (!k->live) {
 		snprintf(msg, len, "set: %s is read at boot only: give %s= on the kernel command line "
 			 "(run-time knobs:", k->name, k->name);
-		append_names(msg, len, 0, 0, live, nlive);
+		append_names(msg, len, knobs, n, 1);
 	} else if (port >= 0 ? knob_set_port(k, port, value, msg, len) : knob_set(k, value, msg, len)) {
 		/* knob_set words it for the command line: "cmdline: bad value ..." */
 		if (!strncmp(msg, "cmdline: ", 9)) {
@@ -46,8 +39,8 @@ int config_set(const struct knob *knobs, size_t n, const struct knob_live *live,
 		}
 		return -1;
 	} else {
-		if (l->apply)
-			l->apply();
+		if (k->apply)
+			k->apply();
 		char v[160];
 		knob_value(k, v, sizeof(v));
 		snprintf(msg, len, "%s=%s", k->name, v);
@@ -96,8 +89,7 @@ void knob_value(const struct knob *k, char *buf, size_t len)
 	}
 }
 
-size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n,
-		   const struct knob_live *live, size_t nlive)
+size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n)
 {
 	size_t used = 0;
 	if (!len)
@@ -109,7 +101,7 @@ size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n,
 		int kv = (int)strlen(knobs[i].name) + 1 + (int)strlen(v);
 		int w = snprintf(buf + used, len - used, "%s=%s%*s %-4s  %s\n", knobs[i].name, v,
 				 kv < 30 ? 30 - kv : 0, "",
-				 live_find(live, nlive, knobs[i].name) ? "run" : "boot",
+				 knobs[i].live ? "run" : "boot",
 				 knobs[i].help ? knobs[i].help : "");
 		if (w < 0 || (size_t)w >= len - used) {
 			buf[used] = 0;

@@ -9,16 +9,9 @@
 #include <stddef.h>
 #include "kernel/cmdline.h"
 
-/* A knob the shell may set at run time. */
-struct knob_live {
-	const char *name;	/* the knob's name */
-	void (*apply)(void);	/* puts the new value in effect; NULL when the
-				   value is read where it is used */
-};
-
 /*
- * Set knob name of knobs[0..n) to value, if live[0..nlive) names it, then
- * call its apply. port >= 0: only that port's value of a per-port knob
+ * Set knob name of knobs[0..n) to value, if the knob is live, then call
+ * its apply. port >= 0: only that port's value of a per-port knob
  * ("set: X is one value for every port" for the others); -1: as given. Writes one line of reply into msg (len bytes, no newline):
  *   "InterruptThrottleRate=4"                          (returns 0)
  *   "set: unknown knob 'x' (knobs: a b c)"             (returns -1)
@@ -27,8 +20,7 @@ struct knob_live {
  *   "set: bad value 'x' for InterruptThrottleRate= (accepted: 0-1|3-4|100-100000)"
  * A bad value leaves the knob as it was.
  */
-int config_set(const struct knob *knobs, size_t n, const struct knob_live *live, size_t nlive,
-	       int port, const char *name, const char *value, char *msg, size_t len);
+int config_set(const struct knob *knobs, size_t n, int port, const char *name, const char *value, char *msg, size_t len);
 
 /* The current value of k as text into buf (len bytes): the number, the
  * choice's name, or what k->show writes ("?" without show). */
@@ -41,10 +33,9 @@ void knob_value(const struct knob *k, char *buf, size_t len);
 /*
  * `show config`: one line per knob of knobs[0..n), in their order:
  *   "InterruptThrottleRate=3        run   0 off, 1 dynamic, ...; default 3"
- * ("run": settable at run time, in live; "boot": kernel command line only).
+ * ("run": settable at run time, knob.live; "boot": kernel command line only).
  * Writes whole lines into buf (len bytes, NUL-terminated); returns the
  * length written.
  */
-size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n,
-		   const struct knob_live *live, size_t nlive);
+size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n);
 #endif

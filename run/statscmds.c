@@ -17,16 +17,23 @@
 
 static int64_t stats_period = 1;	/* seconds; 0 = off */
 static int64_t stats_fmt = STATS_TABLE;
+static int64_t since_report;	/* housekeeping calls since the last periodic report */
+
+/* set stats: a new period starts now. */
+static void stats_apply(void)
+{
+	since_report = 0;
+}
 static const struct knob_range period_range[] = { { 0, 3600 } };
 KNOB(stats, .name = "stats", .type = KNOB_INT, .ranges = period_range, .nranges = 1, .ival = &stats_period,
+     .live = 1, .apply = stats_apply,
      .help = "seconds between statistics reports on the console; 0 off; default 1");
 static const char *const format_choices[] = { "table", "json", 0 };
-KNOB(stats_format, .name = "stats_format", .type = KNOB_ENUM, .choices = format_choices, .ival = &stats_fmt,
+KNOB(stats_format, .name = "stats_format", .type = KNOB_ENUM, .choices = format_choices, .ival = &stats_fmt, .live = 1,
      .help = "table: netstat -i style text; json: one object per line for tools/statplot.py; default table");
 
 static struct stats_snap base, now;	/* the last report, and this one */
 static char report[32768];		/* 8 ports of 8 queues in JSON fit */
-static int64_t since_report;	/* housekeeping calls since the last periodic report */
 
 #define NCORES nlcores
 _Static_assert(MAX_CPUS <= STATS_MAX_CORES, "STATS_MAX_CORES is below MAX_CPUS");
@@ -140,38 +147,6 @@ static int cmd_reset(int argc, char **argv)
 SHELL_CMD(reset, "reset", "reset <port>", "reset a port as after a TX hang: stop DMA, reset, set it up again",
 	  cmd_reset);
 
-/* InterruptThrottleRate: every queue of every port starts over in the new
- * mode, as at boot. */
-static void apply_itr(void)
-{
-	nic_config_refresh();
-	for (int i = 0; i < nic_count; i++)
-		nic_itr_init(nics[i]);
-}
-
-/* A new period starts now. */
-static void apply_stats(void)
-{
-	since_report = 0;
-}
-
-/*
- * Knobs the shell may change. napi_weight, copybreak and prefetch are read
- * by the poll loop and the RX path on every burst, from each port's copy
- * (nic_config_refresh puts the new values there). Not here, read at boot
- * only: poll (the loop picks its mode once), burst (the RX pools are sized
- * for it), ring sizes, queues, interrupt delays, IntMode, app, selftest.
- */
-static const struct knob_live live[] = {
-	{ "InterruptThrottleRate", apply_itr },
-	{ "napi_weight", nic_config_refresh },
-	{ "copybreak", nic_config_refresh },
-	{ "prefetch", nic_config_refresh },
-	{ "stats", apply_stats },
-	{ "stats_format", 0 },
-};
-#define NLIVE (sizeof(live) / sizeof(live[0]))
-
 static int cmd_set(int argc, char **argv)
 {
 	char msg[CMDLINE_MSG_MAX];
@@ -183,12 +158,13 @@ static int cmd_set(int argc, char **argv)
 	}
 	if (argc != 3 && argc != 4) {
 		printf("usage: set [port] <knob> <value>; run-time knobs:");
-		for (size_t i = 0; i < NLIVE; i++)
-			printf(" %s", live[i].name);
+		for (const struct knob *k = __knobs_start; k < __knobs_end; k++)
+			if (k->live)
+				printf(" %s", k->name);
 		printf(" (show config lists them all)\n");
 		return -1;
 	}
-	int err = config_set(__knobs_start, KNOBS_COUNT, live, NLIVE, nic ? nic->port : -1, argv[argc - 2],
+	int err = config_set(__knobs_start, KNOBS_COUNT, nic ? nic->port : -1, argv[argc - 2],
 			     argv[argc - 1], msg, sizeof(msg));
 	printf("%s\n", msg);
 	return err;
@@ -198,7 +174,7 @@ SHELL_CMD(set, "set", "set [port] <knob> <value>",
 
 size_t config_text(char *buf, size_t len)
 {
-	return config_show(buf, len, __knobs_start, KNOBS_COUNT, live, NLIVE);
+	return config_show(buf, len, __knobs_start, KNOBS_COUNT);
 }
 
 static int cmd_show(int argc, char **argv)
@@ -207,7 +183,7 @@ static int cmd_show(int argc, char **argv)
 		printf("usage: show config\n");
 		return -1;
 	}
-	config_show(report, sizeof(report), __knobs_start, KNOBS_COUNT, live, NLIVE);
+	config_show(report, sizeof(report), __knobs_start, KNOBS_COUNT);
 	fputs(report, stdout);
 	return 0;
 }

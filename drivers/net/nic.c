@@ -81,8 +81,15 @@ static const struct knob_range queues_range[] = { { 1, NIC_MAX_QUEUES } };
 KNOB(queues, .name = "queues", .type = KNOB_INT, .ranges = queues_range, .nranges = 1, .ival = nic_cfg.queues, .per_port = 1,
      .help = "RX/TX queue pairs per port (RSS when > 1; e1000 1, e1000e 2, igb 8); default 1");
 static const struct knob_range itr_range[] = { { 0, 1 }, { 3, 4 }, { 100, 100000 } };
+/* set: every queue of every port starts over in the new mode, as at boot. */
+static void itr_apply(void)
+{
+	nic_config_refresh();
+	for (int i = 0; i < nic_count; i++)
+		nic_itr_init(nics[i]);
+}
 KNOB(itr, .name = "InterruptThrottleRate", .type = KNOB_INT, .ranges = itr_range, .nranges = 3,
-     .ival = nic_cfg.itr, .per_port = 1,
+     .ival = nic_cfg.itr, .per_port = 1, .live = 1, .apply = itr_apply,
      .help = "0 off, 1 dynamic, 3 dynamic conservative, 4 simplified, 100-100000 ints/s; default 3");
 static const struct knob_range delay_range[] = { { 0, 65535 } };
 KNOB(rdtr, .name = "RxIntDelay", .type = KNOB_INT, .ranges = delay_range, .nranges = 1,
@@ -95,10 +102,11 @@ KNOB(tadv, .name = "TxAbsIntDelay", .type = KNOB_INT, .ranges = delay_range, .nr
      .ival = nic_cfg.tx_abs_int_delay, .per_port = 1, .help = "TADV, 1.024 us units; default 32");
 static const struct knob_range copybreak_range[] = { { 0, 256 } };
 KNOB(copybreak, .name = "copybreak", .type = KNOB_INT, .ranges = copybreak_range, .nranges = 1,
-     .ival = nic_cfg.copybreak, .per_port = 1,
+     .ival = nic_cfg.copybreak, .per_port = 1, .live = 1, .apply = nic_config_refresh,
      .help = "bytes: received frames up to this size are copied and the ring buffer reused; 0 off; default 0");
 static const struct knob_range bool_range[] = { { 0, 1 } };
 KNOB(prefetch, .name = "prefetch", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = nic_cfg.prefetch, .per_port = 1,
+     .live = 1, .apply = nic_config_refresh,
      .help = "1: prefetch the next RX descriptor and the packet header; default 1");
 KNOB(promisc, .name = "promisc", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &nic_cfg.promisc,
      .help = "1: ports accept every unicast and multicast frame (RCTL.UPE, MPE), as an L2 cross-connect needs; "
@@ -108,7 +116,7 @@ KNOB(poll, .name = "poll", .type = KNOB_ENUM, .choices = poll_choices, .ival = n
      .help = "busy: poll forever; napi: interrupt wakes, poll until short; irq: one pass per interrupt; default busy");
 static const struct knob_range weight_range[] = { { 1, 4096 } };
 KNOB(napi_weight, .name = "napi_weight", .type = KNOB_INT, .ranges = weight_range, .nranges = 1,
-     .ival = nic_cfg.napi_weight, .per_port = 1, .help = "packets per NAPI round; default 64");
+     .ival = nic_cfg.napi_weight, .per_port = 1, .live = 1, .apply = nic_config_refresh, .help = "packets per NAPI round; default 64");
 
 int nic_register(struct nic *nic)
 {

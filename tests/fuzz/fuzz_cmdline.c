@@ -48,13 +48,17 @@ static void check_state(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-	static struct knob_live live[64];
-	static size_t nlive;
+	/* Every knob made live without its apply, so `set` reaches every parser. */
+	static struct knob live[256];
 	static char big[1 << 16], v[CONFIG_VALUE_MAX];
 	if (!kstate_saved) {
 		kstate_save();
-		for (const struct knob *k = __knobs_start; k < __knobs_end && nlive < 64; k++)
-			live[nlive++] = (struct knob_live){ k->name, 0 };
+		assert(KNOBS_COUNT <= 256);
+		for (size_t i = 0; i < KNOBS_COUNT; i++) {
+			live[i] = __knobs_start[i];
+			live[i].live = 1;
+			live[i].apply = 0;
+		}
 	}
 	kstate_restore();
 	char *line = malloc(len + 1);
@@ -69,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		knob_accepted(k, big, 256);
 		assert(strlen(big) < 256);
 	}
-	size_t n = config_show(big, sizeof(big), __knobs_start, KNOBS_COUNT, live, nlive);
+	size_t n = config_show(big, sizeof(big), live, KNOBS_COUNT);
 	assert(n == strlen(big));
 	/* The same words through `set <knob> <value>`, as the shell splits them. */
 	char msg[CMDLINE_MSG_MAX], *save = 0;
@@ -78,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		if (!eq)
 			continue;
 		*eq = 0;
-		config_set(__knobs_start, KNOBS_COUNT, live, nlive, -1, w, eq + 1, msg, sizeof(msg));
+		config_set(live, KNOBS_COUNT, -1, w, eq + 1, msg, sizeof(msg));
 		assert(strlen(msg) < sizeof(msg));
 		check_state();
 	}

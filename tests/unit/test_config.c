@@ -37,13 +37,18 @@ static void show_routes(char *buf, size_t len)
 					 i ? " " : "", i);
 }
 
+static void apply_itr(void)
+{
+	applied++;
+}
+
 static const struct knob knobs[] = {
 	{ .name = "InterruptThrottleRate", .type = KNOB_INT, .help = "ints/s; default 3",
-	  .ranges = itr_ranges, .nranges = 3, .ival = &itr },
+	  .ranges = itr_ranges, .nranges = 3, .ival = &itr, .live = 1, .apply = apply_itr },
 	{ .name = "rxd", .type = KNOB_INT, .help = "RX ring size; default 512",
 	  .ranges = rxd_ranges, .nranges = 1, .ival = &rxd },
 	{ .name = "stats_format", .type = KNOB_ENUM, .help = "table|json; default table",
-	  .choices = fmt_choices, .ival = &fmt },
+	  .choices = fmt_choices, .ival = &fmt, .live = 1 },
 	{ .name = "app", .type = KNOB_FUNC, .help = "what to run", .parse = parse_app,
 	  .accepted = "sink", .show = show_app },
 	{ .name = "route", .type = KNOB_FUNC, .help = "a route", .parse = parse_app, .accepted = "A/len" },
@@ -52,20 +57,10 @@ static const struct knob knobs[] = {
 };
 #define NKNOBS (sizeof(knobs) / sizeof(knobs[0]))
 
-static void apply_itr(void)
-{
-	applied++;
-}
-
-static const struct knob_live live[] = {
-	{ "InterruptThrottleRate", apply_itr },
-	{ "stats_format", NULL },
-};
-#define NLIVE (sizeof(live) / sizeof(live[0]))
 
 static int set(const char *name, const char *value, char *msg, size_t len)
 {
-	return config_set(knobs, NKNOBS, live, NLIVE, -1, name, value, msg, len);
+	return config_set(knobs, NKNOBS, -1, name, value, msg, len);
 }
 
 static void test_set_ok(void **state)
@@ -147,7 +142,7 @@ static void test_show(void **state)
 	show_routes(routes, sizeof(routes));
 	assert_int_equal(strlen(routes), 64 * 31 - 1);
 	snprintf(line, sizeof(line), "routes=%s boot  64 routes\n", routes);
-	size_t n = config_show(buf, sizeof(buf), knobs, NKNOBS, live, NLIVE);
+	size_t n = config_show(buf, sizeof(buf), knobs, NKNOBS);
 	const char *head =
 		"InterruptThrottleRate=3        run   ints/s; default 3\n"
 		"rxd=512                        boot  RX ring size; default 512\n"
@@ -159,7 +154,7 @@ static void test_show(void **state)
 	assert_string_equal(buf + strlen(head), line);
 	assert_int_equal(n, strlen(buf));
 	/* Whole lines only. */
-	n = config_show(buf, 60, knobs, NKNOBS, live, NLIVE);
+	n = config_show(buf, 60, knobs, NKNOBS);
 	assert_string_equal(buf, "InterruptThrottleRate=3        run   ints/s; default 3\n");
 }
 
