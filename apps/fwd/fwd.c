@@ -7,17 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
+#include "apps/fwd/counters.h"
 #include "apps/fwd/fwd.h"
+#include "apps/fwd/l3.h"
 #include "kernel/knobs.h"
 #include "run/lcore.h"
 #include "kernel/shell.h"
 #include "net/ipv4.h"
 
-struct fwd_stats fwd_stats[MAX_CPUS][NIC_MAX_PORTS];
 static int8_t peer_of[NIC_MAX_PORTS] = { 1, 0, -1, -1, -1, -1, -1, -1 };
-
-#define FWD_DROP_NAME(name) #name,
-static const char *const drop_names[FWD_DROP_N] = { FWD_DROPS(FWD_DROP_NAME) };
 
 /* pairs=A-B[,C-D...]: ports A and B forward to each other. */
 static int parse_pairs(const char *v, char *err, size_t len)
@@ -54,25 +52,6 @@ static void show_pairs(char *buf, size_t len)
 KNOB(pairs, .name = "pairs", .type = KNOB_FUNC, .parse = parse_pairs, .show = show_pairs,
      .accepted = "A-B[,C-D...] with ports 0-7, e.g. 0-1,2-3 or 0-0",
      .help = "fwd: ports that forward to each other; default 0-1");
-
-void fwd_drop(int port, enum fwd_drop reason, uint64_t n)
-{
-	fwd_st(port)->drop[reason] += n;
-	this_lcore()->dropped += n;
-}
-
-void fwd_stats_sum(int port, struct fwd_stats *out)
-{
-	uint64_t *o = (uint64_t *)out;
-	memset(out, 0, sizeof(*out));
-	for (int c = 0; c < MAX_CPUS; c++) {
-		const uint64_t *in = (const uint64_t *)&fwd_stats[c][port];
-		for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
-			o[i] += in[i];
-	}
-}
-
-extern const struct app app_fwd;
 
 /* fwd_out_ok[p]: port p runs fwd, so L2 frames may leave through it (a
  * port of another app, e.g. the management port, never carries them). */
@@ -221,7 +200,7 @@ static int cmd_fwd(int argc, char **argv)
 		fwd_stats_sum(p, st);
 		printf("fwd %s: rx %lu forwarded %lu", nics[p]->name, st->rx, st->forwarded);
 		for (int i = 0; i < FWD_DROP_N; i++)
-			printf(" %s %lu", drop_names[i], st->drop[i]);
+			printf(" %s %lu", fwd_drop_names[i], st->drop[i]);
 		printf(" local %lu arp %lu\n", st->local, st->arp);
 		if (fwd_l3_port[p])
 			fwd_l3_show(p);

@@ -12,7 +12,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "apps/fwd/fwd.h"
+#include "apps/fwd/counters.h"
 #include "apps/fwd/l3.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"

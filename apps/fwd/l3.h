@@ -1,9 +1,28 @@
-/* fwd L3: what the configuration (l3conf.c) hands the fast path (l3.c). */
+/* fwd L3, the IPv4 router: its entry points for the app (fwd.c), and what
+ * the configuration (l3conf.c) hands the fast path (l3.c). */
 #ifndef FWD_L3_H
 #define FWD_L3_H
 #include <stdint.h>
 #include "drivers/net/nic.h"
 #include "net/lpm.h"
+
+/* fwd_l3_port[p]: port p has an address. */
+extern uint8_t fwd_l3_port[NIC_MAX_PORTS];
+/* Build the routing table from ipN= and route=; 0, or -1 after printing why. */
+int fwd_l3_init(void);
+/* A burst received on an L3 port. */
+void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n);
+/* ARP retries and give-ups; returns frames handled. */
+int fwd_l3_idle(void);
+/* Frames waiting for ARP that arrived on port p. */
+uint64_t fwd_l3_held(int port);
+/* `fwd arp`: every ARP entry of every core: port, address, MAC, state, ms
+ * since it was last confirmed, frames held. */
+void fwd_l3_arp_show(void);
+/* `fwd routes`: the connected subnets and the routes, with next hop and port. */
+void fwd_l3_routes_show(void);
+/* Print the port's address line for the fwd command. */
+void fwd_l3_show(int port);
 
 #define L3_ROUTES_MAX	64	/* route= knobs */
 #define L3_NH_MAX	(NIC_MAX_PORTS + L3_ROUTES_MAX)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
+#include "apps/fwd/counters.h"
 #include "apps/fwd/fwd.h"
 #include "apps/mgmt/mgmt.h"
 #include "apps/pktgen/pktgen.h"
@@ -109,8 +110,6 @@ static void port_counters(struct out *o)
 }
 
 #define NAME_OF(name) #name,
-static const char *const fwd_drop_names[] = { FWD_DROPS(NAME_OF) };
-static const char *const fwd_ev_names[] = { FWD_EVENTS(NAME_OF) };
 
 static void fwd_counters(struct out *o)
 {

@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "apps/app.h"
+#include "apps/fwd/counters.h"
 #include "apps/fwd/fwd.h"
+#include "apps/fwd/l3.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"

@@ -1,0 +1,27 @@
+/* fwd's counters (apps/fwd/counters.h). */
+#include <string.h>
+#include "apps/fwd/counters.h"
+#include "run/lcore.h"
+
+struct fwd_stats fwd_stats[MAX_CPUS][NIC_MAX_PORTS];
+
+#define FWD_NAME(name) #name,
+const char *const fwd_drop_names[FWD_DROP_N] = { FWD_DROPS(FWD_NAME) };
+const char *const fwd_ev_names[FWD_EV_N] = { FWD_EVENTS(FWD_NAME) };
+
+void fwd_drop(int port, enum fwd_drop reason, uint64_t n)
+{
+	fwd_st(port)->drop[reason] += n;
+	this_lcore()->dropped += n;
+}
+
+void fwd_stats_sum(int port, struct fwd_stats *out)
+{
+	uint64_t *o = (uint64_t *)out;
+	memset(out, 0, sizeof(*out));
+	for (int c = 0; c < MAX_CPUS; c++) {
+		const uint64_t *in = (const uint64_t *)&fwd_stats[c][port];
+		for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
+			o[i] += in[i];
+	}
+}
