@@ -14,6 +14,7 @@
 #include "kernel/shell.h"
 #include "run/stats.h"
 #include "kernel/time.h"
+#include "net/addr.h"
 
 static int64_t stats_period = 1;	/* seconds; 0 = off */
 static int64_t stats_fmt = STATS_TABLE;
@@ -117,8 +118,8 @@ static int cmd_ifconfig(int argc, char **argv)
 		if (n->pci)
 			printf(" at %02x:%02x.%x, %s", n->pci->bus, n->pci->dev, n->pci->fn,
 			       n->pci->int_mode >= 0 && n->pci->int_mode <= 2 ? int_modes[n->pci->int_mode] : "no interrupts");
-		printf("\n    ether %02x:%02x:%02x:%02x:%02x:%02x  mtu %u  ", n->mac[0], n->mac[1], n->mac[2],
-		       n->mac[3], n->mac[4], n->mac[5], n->mtu);
+		char m[MAC_STR_MAX];
+		printf("\n    ether %s  mtu %u  ", mac_str(m, n->mac), n->mtu);
 		if (n->link_up == 1)
 			printf("link up %u Mb/s %s duplex\n", n->speed, n->full_duplex ? "full" : "half");
 		else

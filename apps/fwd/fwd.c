@@ -13,6 +13,7 @@
 #include "kernel/knobs.h"
 #include "run/lcore.h"
 #include "kernel/shell.h"
+#include "net/addr.h"
 #include "net/ipv4.h"
 
 static int8_t peer_of[NIC_MAX_PORTS] = { 1, 0, -1, -1, -1, -1, -1, -1 };
@@ -85,26 +86,18 @@ static int l2_rewrite;
 
 static int parse_l2_dmac(const char *v, char *err, size_t len)
 {
-	unsigned m[6];
-	int n = 0;
-	if (sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%n", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &n) != 6 ||
-	    v[n]) {
+	if (mac_parse(v, l2_dmac)) {
 		snprintf(err, len, "'%s' is not a MAC address", v);
 		return -1;
 	}
-	for (int i = 0; i < 6; i++)
-		l2_dmac[i] = (uint8_t)m[i];
 	l2_rewrite = 1;
 	return 0;
 }
 
 static void show_l2_dmac(char *buf, size_t len)
 {
-	if (!l2_rewrite)
-		snprintf(buf, len, "unset");
-	else
-		snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", l2_dmac[0], l2_dmac[1], l2_dmac[2],
-			 l2_dmac[3], l2_dmac[4], l2_dmac[5]);
+	char m[MAC_STR_MAX];
+	snprintf(buf, len, "%s", l2_rewrite ? mac_str(m, l2_dmac) : "unset");
 }
 KNOB(l2_dmac, .name = "l2_dmac", .type = KNOB_FUNC, .parse = parse_l2_dmac, .show = show_l2_dmac,
      .accepted = "xx:xx:xx:xx:xx:xx",

@@ -18,6 +18,7 @@
 #include "kernel/knobs.h"
 #include "run/lcore.h"
 #include "kernel/time.h"
+#include "net/addr.h"
 #include "net/ipv4.h"
 
 #define ARP_SLOTS	32	/* ARP table entries per port and core */
@@ -215,9 +216,9 @@ static void arp_input(struct nic *nic, struct pkt *p)
 	}
 	/* Someone else claims our address (RFC 5227 2.4): say so, never learn it. */
 	if (a.spa == our && memcmp(a.sha, nic->mac, ETH_ALEN)) {
+		char who[MAC_STR_MAX];
 		if (!fwd_st(port)->ev[FWD_EV_arp_conflict]++)
-			printf("fwd: %s: ARP from %02x:%02x:%02x:%02x:%02x:%02x claims our address\n", nic->name,
-			       a.sha[0], a.sha[1], a.sha[2], a.sha[3], a.sha[4], a.sha[5]);
+			printf("fwd: %s: ARP from %s claims our address\n", nic->name, mac_str(who, a.sha));
 	}
 	/* RFC 826 "Packet Reception": a sender already in the table is updated
 	 * from any ARP packet (gratuitous ones too), before asking whether the
@@ -510,12 +511,9 @@ void fwd_l3_arp_show(void)
 				const struct arp_entry *e = &l3_cores[c].arp[p][i];
 				if (e->state == ARP_FREE)
 					continue;
-				const uint8_t *m = e->mac;
-				char a[16];
-				snprintf(a, sizeof(a), "%u.%u.%u.%u", e->ip >> 24, (e->ip >> 16) & 255,
-					 (e->ip >> 8) & 255, e->ip & 255);
-				printf("%-4d %-6s %-15s %02x:%02x:%02x:%02x:%02x:%02x %-10s %10lu %4u\n", c,
-				       nics[p]->name, a, m[0], m[1], m[2], m[3], m[4], m[5], arp_state_names[e->state],
+				char a[IPV4_STR_MAX], m[MAC_STR_MAX];
+				printf("%-4d %-6s %-15s %s %-10s %10lu %4u\n", c, nics[p]->name, ipv4_str(a, e->ip),
+				       mac_str(m, e->mac), arp_state_names[e->state],
 				       e->confirmed_tsc ? (unsigned long)((now - e->confirmed_tsc) / (tsc.hz / 1000)) : 0ul,
 				       e->nheld);
 			}

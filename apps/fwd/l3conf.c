@@ -11,6 +11,7 @@
 #include "apps/fwd/l3.h"
 #include "kernel/knobs.h"
 #include "kernel/mem.h"
+#include "net/addr.h"
 
 /* LPM first-level stride: 3 MiB + 12 KiB per group of prefixes longer
  * than /20 (net/lpm.h), small enough for a 128 MiB guest. */
@@ -29,57 +30,9 @@ static struct {
 } routes[L3_ROUTES_MAX];
 static int nroutes;
 
-/* Decimal number of 1-3 digits at *s, without a leading zero (inet_aton
- * reads 010 as octal 8, we would read 10: ambiguous, so refused); advances
- * *s. Returns the value, or -1. */
-static int parse_dec3(const char **s)
-{
-	int v = 0, digits = 0;
-	if (**s == '0' && (*s)[1] >= '0' && (*s)[1] <= '9')
-		return -1;
-	while (**s >= '0' && **s <= '9' && digits < 4) {
-		v = v * 10 + (**s - '0');
-		(*s)++;
-		digits++;
-	}
-	return digits && digits <= 3 ? v : -1;
-}
-
-/* Strict dotted quad "A.B.C.D" (decimal 0-255 each, no leading zeros,
- * signs or spaces) at *s; advances *s past it. Returns 0 or -1. */
-static int parse_quad(const char **s, uint32_t *out)
-{
-	uint32_t a = 0;
-	for (int i = 0; i < 4; i++) {
-		int v = parse_dec3(s);
-		if (v < 0 || v > 255 || (i < 3 && *(*s)++ != '.'))
-			return -1;
-		a = a << 8 | (uint32_t)v;
-	}
-	*out = a;
-	return 0;
-}
-
-/* "A.B.C.D/LEN" at *s. */
-static int parse_prefix(const char **s, uint32_t *addr, int *len)
-{
-	if (parse_quad(s, addr) || *(*s)++ != '/')
-		return -1;
-	int l = parse_dec3(s);
-	if (l < 0 || l > 32)
-		return -1;
-	*len = l;
-	return 0;
-}
-
 static uint32_t mask_of(int len)
 {
 	return len ? ~0u << (32 - len) : 0;
-}
-
-static int fmt_quad(char *buf, size_t len, uint32_t a)
-{
-	return snprintf(buf, len, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
 }
 
 static int parse_ip(int port, const char *v, char *err, size_t errlen)
@@ -87,7 +40,7 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 	uint32_t a;
 	int len;
 	const char *s = v;
-	if (parse_prefix(&s, &a, &len) || *s || len < 1) {
+	if (ipv4_prefix_parse(&s, &a, &len) || *s || len < 1) {
 		snprintf(err, errlen, "'%s' is not A.B.C.D/LEN", v);
 		return -1;
 	}
@@ -103,10 +56,9 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		int l = len < l3_if[p].len ? len : l3_if[p].len;
 		if (p != port && l3_if[p].addr && !((a ^ l3_if[p].addr) & mask_of(l))) {
-			char o[16];
-			fmt_quad(o, sizeof(o), l3_if[p].addr);
+			char o[IPV4_STR_MAX];
 			snprintf(err, errlen, "'%s' overlaps ip%d=%s/%u: a subnet may be on one port only",
-				 v, p, o, l3_if[p].len);
+				 v, p, ipv4_str(o, l3_if[p].addr), l3_if[p].len);
 			return -1;
 		}
 	}
@@ -118,11 +70,10 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 
 static void show_ip(int port, char *buf, size_t len)
 {
+	char a[IPV4_STR_MAX];
 	buf[0] = 0;
-	if (l3_if[port].addr) {
-		int n = fmt_quad(buf, len, l3_if[port].addr);
-		snprintf(buf + n, len - (size_t)n, "/%u", l3_if[port].len);
-	}
+	if (l3_if[port].addr)
+		snprintf(buf, len, "%s/%u", ipv4_str(a, l3_if[port].addr), l3_if[port].len);
 }
 
 #define IP_KNOB(n) \
@@ -147,7 +98,7 @@ static int parse_route(const char *v, char *err, size_t errlen)
 	uint32_t prefix, gw;
 	int len;
 	const char *s = v;
-	if (parse_prefix(&s, &prefix, &len) || *s++ != ',' || parse_quad(&s, &gw) || *s) {
+	if (ipv4_prefix_parse(&s, &prefix, &len) || *s++ != ',' || ipv4_parse(&s, &gw) || *s) {
 		snprintf(err, errlen, "'%s' is not A.B.C.D/LEN,A.B.C.D", v);
 		return -1;
 	}
@@ -173,14 +124,12 @@ static int parse_route(const char *v, char *err, size_t errlen)
 
 static void show_route(char *buf, size_t len)
 {
+	char p[IPV4_STR_MAX], g[IPV4_STR_MAX];
 	size_t used = 0;
 	buf[0] = 0;
-	for (int i = 0; i < nroutes && used + 40 < len; i++) {
-		used += (size_t)snprintf(buf + used, len - used, "%s", i ? " " : "");
-		used += (size_t)fmt_quad(buf + used, len - used, routes[i].prefix);
-		used += (size_t)snprintf(buf + used, len - used, "/%u,", routes[i].len);
-		used += (size_t)fmt_quad(buf + used, len - used, routes[i].gw);
-	}
+	for (int i = 0; i < nroutes && used + 40 < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s/%u,%s", i ? " " : "",
+					 ipv4_str(p, routes[i].prefix), routes[i].len, ipv4_str(g, routes[i].gw));
 }
 KNOB(route, .name = "route", .type = KNOB_FUNC, .parse = parse_route, .show = show_route,
      .repeatable = 1,
@@ -207,20 +156,20 @@ int l3_is_next_hop(int port, uint32_t addr)
 
 void fwd_l3_routes_show(void)
 {
-	char a[16], g[16];
+	char a[IPV4_STR_MAX], g[IPV4_STR_MAX];
 	printf("%-18s %-15s %s\n", "prefix", "via", "port");
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		if (!fwd_l3_port[p])
 			continue;
-		fmt_quad(a, sizeof(a), l3_if[p].addr & mask_of(l3_if[p].len));
+		ipv4_str(a, l3_if[p].addr & mask_of(l3_if[p].len));
 		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), l3_if[p].len, "connected", nics[p]->name);
 	}
 	for (int i = 0; i < nroutes; i++) {
 		uint16_t nh = (uint16_t)(NIC_MAX_PORTS + i);
 		if (l3_nh[nh].gw != routes[i].gw)
 			continue;	/* refused at boot */
-		fmt_quad(a, sizeof(a), routes[i].prefix);
-		fmt_quad(g, sizeof(g), routes[i].gw);
+		ipv4_str(a, routes[i].prefix);
+		ipv4_str(g, routes[i].gw);
 		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), routes[i].len, g, nics[l3_nh[nh].port]->name);
 	}
 }
@@ -244,10 +193,9 @@ static void *lpm_dma(void *ctx, size_t bytes)
 
 static void print_route(const char *what, int i)
 {
-	char p[16], g[16];
-	fmt_quad(p, sizeof(p), routes[i].prefix);
-	fmt_quad(g, sizeof(g), routes[i].gw);
-	printf("fwd: route=%s/%u,%s %s\n", p, routes[i].len, g, what);
+	char p[IPV4_STR_MAX], g[IPV4_STR_MAX];
+	printf("fwd: route=%s/%u,%s %s\n", ipv4_str(p, routes[i].prefix), routes[i].len, ipv4_str(g, routes[i].gw),
+	       what);
 }
 
 int fwd_l3_init(void)
@@ -265,8 +213,8 @@ int fwd_l3_init(void)
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		if (!l3_if[p].addr)
 			continue;
-		char a[16];
-		fmt_quad(a, sizeof(a), l3_if[p].addr);
+		char a[IPV4_STR_MAX];
+		ipv4_str(a, l3_if[p].addr);
 		if (p >= nic_count) {
 			printf("fwd: ip%d=%s/%u: no port%d; ignored\n", p, a, l3_if[p].len, p);
 			l3_if[p].addr = 0;
@@ -306,8 +254,8 @@ int fwd_l3_init(void)
 
 void fwd_l3_show(int port)
 {
-	char a[16];
-	fmt_quad(a, sizeof(a), l3_if[port].addr);
+	char a[IPV4_STR_MAX];
+	ipv4_str(a, l3_if[port].addr);
 	struct fwd_stats sum, *st = &sum;
 	fwd_stats_sum(port, st);
 	printf("fwd %s l3 %s/%u: held %lu", nics[port]->name, a, l3_if[port].len,

@@ -9,6 +9,7 @@
 #include "apps/app.h"
 #include "apps/fwd/l3.h"
 #include "apps/mgmt/mgmt.h"
+#include "net/addr.h"
 #include "apps/rr/rr.h"
 #include "kernel/knobs.h"
 
@@ -62,10 +63,8 @@ static int mgmt_init(void)
 			printf("mgmt: %s: lwIP refused the interface\n", nics[p]->name);
 			return -1;
 		}
-		char a[16];
-		snprintf(a, sizeof(a), "%u.%u.%u.%u", l3_if[p].addr >> 24, l3_if[p].addr >> 16 & 255,
-			 l3_if[p].addr >> 8 & 255, l3_if[p].addr & 255);
-		printf("mgmt: %s at %s/%u: ping, HTTP on %d (/metrics, /, /config)\n", nics[p]->name, a,
+		char a[IPV4_STR_MAX];
+		printf("mgmt: %s at %s/%u: ping, HTTP on %d (/metrics, /, /config)\n", nics[p]->name, ipv4_str(a, l3_if[p].addr),
 		       l3_if[p].len, HTTP_PORT);
 		n++;
 	}

@@ -11,6 +11,7 @@
 #include "kernel/config.h"
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
+#include "net/addr.h"
 
 struct pg_config pg = {
 	.pkt_size = PG_MIN_SIZE, .count = 1000, .rate_kind = PG_RATE_MAX,
@@ -156,24 +157,12 @@ KNOB(sweep, .name = "sweep", .type = KNOB_FUNC, .parse = parse_sweep, .show = sh
      .accepted = "S,S,... (up to 16 pkt_sizes, 60-1514) or off",
      .help = "pktgen: one step per size (count frames each, its own stream id) instead of pkt_size; default off");
 
-/* Strict dotted quad. */
+/* A whole dotted quad (net/addr.h). */
 static int parse_ip(const char *v, uint32_t *out, char *err, size_t len)
 {
-	uint32_t a = 0;
 	const char *s = v;
-	for (int i = 0; i < 4; i++) {
-		unsigned x = 0, digits = 0;
-		while (*s >= '0' && *s <= '9' && digits < 4) {
-			x = x * 10 + (unsigned)(*s++ - '0');
-			digits++;
-		}
-		if (!digits || digits > 3 || x > 255 || (i < 3 && *s++ != '.')) {
-			snprintf(err, len, "'%s' is not an IPv4 address", v);
-			return -1;
-		}
-		a = a << 8 | x;
-	}
-	if (*s) {
+	uint32_t a;
+	if (ipv4_parse(&s, &a) || *s) {
 		snprintf(err, len, "'%s' is not an IPv4 address", v);
 		return -1;
 	}
@@ -182,7 +171,8 @@ static int parse_ip(const char *v, uint32_t *out, char *err, size_t len)
 }
 static void show_ip(char *buf, size_t len, uint32_t a)
 {
-	snprintf(buf, len, "%u.%u.%u.%u", a >> 24, a >> 16 & 255, a >> 8 & 255, a & 255);
+	char q[IPV4_STR_MAX];
+	snprintf(buf, len, "%s", ipv4_str(q, a));
 }
 static int parse_dst(const char *v, char *e, size_t l)
 {
@@ -196,29 +186,26 @@ static int parse_dst(const char *v, char *e, size_t l)
 	static int parse_##field(const char *v, char *e, size_t l) { return parse_ip(v, &pg.field, e, l); } \
 	static void show_##field(char *b, size_t l) { show_ip(b, l, pg.field); }			\
 	KNOB(field, .name = #field, .type = KNOB_FUNC, .parse = parse_##field, .show = show_##field, \
-	     .accepted = "A.B.C.D", .help = "pktgen: " what)
+	     .accepted = "A.B.C.D (decimal, no leading zeros)", .help = "pktgen: " what)
 IP_KNOB(dst_min, "lowest IPv4 destination, walked up to dst_max; default 10.2.0.2");
 IP_KNOB(dst_max, "highest IPv4 destination; default 10.2.0.2");
 IP_KNOB(src_min, "lowest IPv4 source, walked up to src_max; default 10.1.0.2");
 IP_KNOB(src_max, "highest IPv4 source; default 10.1.0.2");
-KNOB(dst, .name = "dst", .type = KNOB_FUNC, .parse = parse_dst, .show = show_dst_min, .accepted = "A.B.C.D",
+KNOB(dst, .name = "dst", .type = KNOB_FUNC, .parse = parse_dst, .show = show_dst_min, .accepted = "A.B.C.D (decimal, no leading zeros)",
      .help = "pktgen: one IPv4 destination (dst_min = dst_max)");
 
 static int parse_mac(const char *v, uint8_t *mac, char *err, size_t len)
 {
-	unsigned m[6];
-	int n = 0;
-	if (sscanf(v, "%2x:%2x:%2x:%2x:%2x:%2x%n", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5], &n) != 6 || v[n]) {
+	if (mac_parse(v, mac)) {
 		snprintf(err, len, "'%s' is not a MAC address", v);
 		return -1;
 	}
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)m[i];
 	return 0;
 }
 static void show_mac(char *buf, size_t len, const uint8_t *m)
 {
-	snprintf(buf, len, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
+	char t[MAC_STR_MAX];
+	snprintf(buf, len, "%s", mac_str(t, m));
 }
 static int parse_dst_mac(const char *v, char *e, size_t l) { return parse_mac(v, pg.dst_mac, e, l); }
 static void show_dst_mac(char *b, size_t l) { show_mac(b, l, pg.dst_mac); }

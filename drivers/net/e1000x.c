@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "drivers/net/e1000x.h"
+#include "net/addr.h"
 
 int wait_reg32(volatile uint8_t *base, const char *who, uint32_t reg, uint32_t mask,
 	       uint32_t want, uint64_t timeout_us)
@@ -343,10 +344,9 @@ void e1000x_print_probe(struct e1000x_port *p)
 	struct nic *nic = &p->nic;
 	struct pci_dev *d = nic->pci;
 	static const char *const modes[] = { "INTx", "MSI", "MSI-X" };
-	printf("%s: %s %s at %02x:%02x.%x, MAC %02x:%02x:%02x:%02x:%02x:%02x, %d queue(s), "
-	       "rxd %d txd %d, %s\n", nic->name, nic->driver, nic->model, d->bus, d->dev, d->fn,
-	       nic->mac[0], nic->mac[1], nic->mac[2], nic->mac[3], nic->mac[4], nic->mac[5],
-	       nic->nqueues, nic->rxd, nic->txd,
+	char m[MAC_STR_MAX];
+	printf("%s: %s %s at %02x:%02x.%x, MAC %s, %d queue(s), rxd %d txd %d, %s\n", nic->name, nic->driver,
+	       nic->model, d->bus, d->dev, d->fn, mac_str(m, nic->mac), nic->nqueues, nic->rxd, nic->txd,
 	       d->int_mode >= 0 && d->int_mode <= 2 ? modes[d->int_mode] : "no interrupts");
 	printf("%s: DMA: RX ring %#lx, buffers %#lx%s\n", nic->name, (unsigned long)p->rxq[0].ring,
 	       (unsigned long)nic->pool->mem, nic->dma_limit ? " (32-bit device: below 4 GiB)" : "");

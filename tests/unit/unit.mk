@@ -17,8 +17,8 @@ UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 # PCI config-space decoding lives in drivers/pci/, checked against images
 # captured from QEMU (tests/unit/pci_images.h, tools/pci_capture.py).
 UNIT_BINS += $(UNIT_DIR)/test_pcidecode
-# The router's building blocks live in net/.
-UNIT_NET := lpm ipv4
+# The router's building blocks and the address parsers live in net/
+UNIT_NET := lpm ipv4 addr
 UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 # PTP: messages (against ptp4l captures in tests/unit/data), the servo, and
 # the register-free timestamping logic of the drivers.
@@ -49,7 +49,7 @@ $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/f
 # helpers link in as they are. printf is the model's (console captured).
 REGMODEL := e1000 e1000e igb
 REGMODEL_BINS := $(REGMODEL:%=$(UNIT_DIR)/test_regmodel_%)
-REGMODEL_SRC := tests/regmodel/model.c drivers/net/e1000x.c drivers/net/e1000x_ring.c \
+REGMODEL_SRC := tests/regmodel/model.c drivers/net/e1000x.c drivers/net/e1000x_ring.c net/addr.c \
 	net/pkt.c drivers/pci/pcidecode.c
 REGMODEL_DEPS := $(REGMODEL_SRC) tests/regmodel/model.h drivers/net/e1000x.h \
 	drivers/net/e1000x_ring.h drivers/net/nic.h net/pkt.h drivers/pci/pcidecode.h
