@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "kernel/cpu.h"
+#include "kernel/knobs.h"
 #include "kernel/acpi.h"
 #include "kernel/lapic.h"
 #include "kernel/mem.h"
@@ -38,6 +39,18 @@ struct cpu cpus[MAX_CPUS];
 int ncpus = 1;
 static uint32_t failed_ids[MAX_CPUS];
 static int nfailed;
+
+/* A fault to try the path of a CPU that never answers: the AP with this
+ * APIC ID gets a trampoline of "cli; hlt; jmp back to hlt" instead of the
+ * real one, so it wakes from the STARTUP IPI and never reaches C, as a
+ * dead core would; the BSP then waits out the 100 ms and reports it. */
+static int64_t dead_apicid = -1;
+static const struct knob_range apicid_range[] = { { -1, 255 } };
+KNOB(smp_dead_apicid, .name = "smp_dead_apicid", .type = KNOB_INT, .ranges = apicid_range, .nranges = 1,
+     .ival = &dead_apicid,
+     .help = "test: the CPU with this APIC ID is started into a halt, as one that never answers INIT-SIPI-SIPI; "
+	     "-1 none; default -1");
+static const uint8_t halt_forever[] = { 0xfa, 0xf4, 0xeb, 0xfd };	/* cli; 1: hlt; jmp 1b */
 
 extern const char ap_tramp_start[], ap_tramp_end[], ap_params[];
 extern char boot_stack[], boot_stack_top[];
@@ -141,7 +154,10 @@ static int start_ap(struct cpu *c)
 		return 0;
 	c->stack_lo = (uint64_t)stack;
 	c->stack_hi = (uint64_t)stack + AP_STACK_SIZE;
-	memcpy(tramp, ap_tramp_start, len);
+	if (c->apic_id == dead_apicid)
+		memcpy(tramp, halt_forever, sizeof(halt_forever));
+	else
+		memcpy(tramp, ap_tramp_start, len);
 	struct ap_params *p = (struct ap_params *)(tramp + (ap_params - ap_tramp_start));
 	*p = (struct ap_params){ .cr3 = read_cr3(), .gdt_ptr = (uint64_t)gdt64_ptr, .stack = c->stack_hi,
 				 .entry = (uint64_t)ap_main, .arg = (uint64_t)c };

@@ -21,9 +21,10 @@
 struct lcore lcores[MAX_CPUS];
 int nlcores = 1;
 
-/* Stop-the-world for a port reset (nic_stop_others): core 0 raises
- * stop_req; every other core parks at the top of its loop, counts itself
- * in parked and waits until stop_req falls. */
+/* Stop-the-world for a port reset or `clear stats` (nic_stop_others):
+ * core 0 raises stop_req; every other core parks at the top of its loop
+ * with interrupts off (so not even its interrupt handlers write a
+ * counter), counts itself in parked and waits until stop_req falls. */
 static volatile int stop_req, parked;
 
 static void stop_others(int stop)
@@ -42,9 +43,11 @@ static void stop_others(int stop)
 
 static void park(void)
 {
+	irq_off();
 	__atomic_add_fetch(&parked, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&stop_req, __ATOMIC_ACQUIRE))
 		cpu_relax();
+	irq_on();
 }
 
 /* The app of each port, or NULL when it did not start (frames dropped). */

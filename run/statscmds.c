@@ -191,13 +191,18 @@ static int cmd_show(int argc, char **argv)
 SHELL_CMD(show, "show", "show config", "every knob: value, run or boot, meaning", cmd_show);
 
 /* Zero every port's and core's counters; the hardware registers are read
- * (they clear on read) and their counts discarded. */
+ * (they clear on read) and their counts discarded. The other cores are
+ * parked meanwhile: each counter has one writer, its core, and a core
+ * that incremented a counter while core 0 zeroed it could write the old
+ * count back. */
 static int cmd_clear(int argc, char **argv)
 {
 	if (argc != 2 || strcmp(argv[1], "stats")) {
 		printf("usage: clear stats\n");
 		return -1;
 	}
+	if (nic_stop_others)
+		nic_stop_others(1);
 	for (int i = 0; i < nic_count; i++) {
 		struct nic *n = nics[i];
 		n->ops->update_stats(n);
@@ -207,6 +212,8 @@ static int cmd_clear(int argc, char **argv)
 	}
 	for (int i = 0; i < NCORES; i++)
 		lcores[i].processed = lcores[i].dropped = lcores[i].time_squeeze = 0;
+	if (nic_stop_others)
+		nic_stop_others(0);
 	sample(&base, rdtsc());
 	since_report = 0;
 	printf("counters of %d port(s) and %d core(s) cleared\n", nic_count, NCORES);

@@ -210,3 +210,57 @@ def test_reset_under_traffic_on_two_cores(box):
         c = dict(re.findall(r"(\w+): (\d+)", b.shell(f"ethtool -S port{p}")))
         assert int(c["pool_free"]) + 512 == int(c["pool_size"]), (p, c)
     assert "reset <port>" in b.shell("reset")
+
+
+def test_core_that_does_not_start(box):
+    """A CPU the MADT lists that never answers INIT-SIPI-SIPI (smp_dead_apicid
+    starts it into a halt) is waited for 100 ms, reported, and left out; the
+    two that started forward a pair each with exact counts."""
+    b = box("app=fwd pairs=0-1,2-3 smp_dead_apicid=1", nports=4, smp=3)
+    out = b.q.text()
+    assert "smp: 2 core(s) running (MADT lists 3)" in out, out
+    assert "smp: CPU with APIC ID 1 did not start (no answer to INIT-SIPI-SIPI within 100 ms)" in out
+    assert re.search(r"core1 apic 2 skew", out), out
+    assert "core0: port0/q0 port1/q0" in out and "core1: port2/q0 port3/q0" in out, out
+    got = {}
+    readers = [threading.Thread(target=lambda i=i, n=n: got.__setitem__(i, b.p[i].recv(n, timeout=60)))
+               for i, n in ((1, 150), (3, 250))]
+    for r in readers:
+        r.start()
+    t = b.p[2].send_background([frame(64, seq=i) for i in range(250)])
+    b.p[0].send([frame(64, seq=i) for i in range(150)])
+    t.join()
+    for r in readers:
+        r.join()
+    assert len(got[1]) == 150 and len(got[3]) == 250
+    assert b.fwd() == {0: (150, 150), 1: (0, 0), 2: (250, 250), 3: (0, 0)}
+    assert core_counts(b) == {0: 150, 1: 250}
+
+
+def test_clear_stats_while_another_core_forwards(box):
+    """`clear stats` while core 1 forwards 2->3 zeroes core 1's counters with
+    core 1 parked between bursts: afterwards port2's rx_delivered and core
+    1's processed count the same frames, and both count exactly the frames
+    sent after the clear plus those in flight at it."""
+    b = box("app=fwd pairs=0-1,2-3", nports=4, smp=2)
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(b.p[3].recv(4000, timeout=90)))
+    reader.start()
+
+    def paced():   # 40 bursts of 100 over ~2 s, so the clear falls inside
+        for k in range(40):
+            b.p[2].send([frame(64, seq=k * 100 + i) for i in range(100)])
+            time.sleep(0.05)
+    t = threading.Thread(target=paced)
+    t.start()
+    time.sleep(0.6)
+    assert "counters of 4 port(s) and 2 core(s) cleared" in b.shell("clear stats")
+    t.join()
+    reader.join()
+    assert len(got) == 4000
+    e = dict(re.findall(r"(\w+): (\d+)", b.shell("ethtool -S port2")))
+    cores = core_counts(b)
+    assert 0 < int(e["rx_delivered"]) < 4000, e
+    assert cores == {0: 0, 1: int(e["rx_delivered"])}, (cores, e["rx_delivered"])
+    tx = dict(re.findall(r"(\w+): (\d+)", b.shell("ethtool -S port3")))
+    assert int(tx["tx_sent"]) == int(e["rx_delivered"]), (tx, e)
