@@ -5,11 +5,11 @@
 #include "apps/app.h"
 #include "apps/mgmt/mgmt.h"
 #include "kernel/knobs.h"
-#include "run/lcore.h"
 
 static const struct app *placed[NIC_MAX_PORTS];	/* NULL: the default, sink */
 static int nplaced;				/* values given; 1 = every port */
 const struct app *apps_running[NIC_MAX_PORTS + 1];
+struct app_drops app_drops[MAX_CPUS];
 
 static const struct app *app_find(const char *name, size_t len)
 {

@@ -4,6 +4,7 @@
 #ifndef APP_H
 #define APP_H
 #include "drivers/net/nic.h"
+#include "kernel/smp.h"
 
 struct app {
 	const char *name;
@@ -35,6 +36,19 @@ struct app {
 	__attribute__((used, section(".apps"), aligned(8))) = { __VA_ARGS__ }
 
 extern const struct app __apps_start[], __apps_end[];
+
+/* Frames dropped after the driver delivered them, per core: softnet_stat's
+ * "dropped" (the apps' named drops, and frames of a port whose app did not
+ * start). Each core writes only its own line (app_count_drops); the report
+ * reads them without locks. */
+struct app_drops {
+	uint64_t n;
+} __attribute__((aligned(64)));
+extern struct app_drops app_drops[MAX_CPUS];
+static inline void app_count_drops(uint64_t n)
+{
+	app_drops[cpu_id_fast()].n += n;
+}
 
 /* The app placed on port p (0..NIC_MAX_PORTS-1) by app=; never NULL. */
 const struct app *app_of_port(int port);

@@ -60,7 +60,7 @@ static void deliver(struct lcore *lc, struct nic *nic, int q, struct pkt **pkts,
 	if (app) {
 		app->rx(nic, q, pkts, n);
 	} else {
-		lc->dropped += (uint64_t)n;
+		app_drops[lc->id].n += (uint64_t)n;
 		pkt_free_bulk(pkts, n);
 	}
 }

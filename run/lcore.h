@@ -21,7 +21,6 @@ struct lcore {
 	int nq;
 	struct lcore_queue qs[LCORE_MAX_QUEUES];
 	uint64_t processed;	/* packets handed to the apps */
-	uint64_t dropped;	/* packets the apps dropped (they count them here too) */
 	uint64_t time_squeeze;	/* NAPI rounds that ran out of napi_weight with work left */
 	uint64_t halted_cycles;	/* TSC cycles spent in hlt */
 	uint64_t start_tsc;

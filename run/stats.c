@@ -27,7 +27,7 @@ void stats_sample_port(struct stats_port *p, const struct nic *nic)
 
 void stats_sample_core(struct stats_core *c, const struct lcore *lc)
 {
-	*c = (struct stats_core){ .id = lc->id, .processed = lc->processed, .dropped = lc->dropped,
+	*c = (struct stats_core){ .id = lc->id, .processed = lc->processed, .dropped = app_drops[lc->id].n,
 				  .time_squeeze = lc->time_squeeze, .halted_cycles = lc->halted_cycles };
 }
 

@@ -29,6 +29,7 @@
 #define RUN_STATS_H
 #include <stddef.h>
 #include <stdint.h>
+#include "apps/app.h"
 #include "drivers/net/nic.h"
 #include "run/lcore.h"
 

@@ -211,7 +211,7 @@ static int cmd_clear(int argc, char **argv)
 			n->q[q] = (struct nic_qstats){ .itr = n->q[q].itr };
 	}
 	for (int i = 0; i < NCORES; i++)
-		lcores[i].processed = lcores[i].dropped = lcores[i].time_squeeze = 0;
+		lcores[i].processed = lcores[i].time_squeeze = app_drops[i].n = 0;
 	if (nic_stop_others)
 		nic_stop_others(0);
 	sample(&base, rdtsc());

@@ -1,7 +1,7 @@
 /* fwd's counters (apps/fwd/counters.h). */
 #include <string.h>
 #include "apps/fwd/counters.h"
-#include "run/lcore.h"
+#include "apps/app.h"
 
 struct fwd_stats fwd_stats[MAX_CPUS][NIC_MAX_PORTS];
 
@@ -12,7 +12,7 @@ const char *const fwd_ev_names[FWD_EV_N] = { FWD_EVENTS(FWD_NAME) };
 void fwd_drop(int port, enum fwd_drop reason, uint64_t n)
 {
 	fwd_st(port)->drop[reason] += n;
-	this_lcore()->dropped += n;
+	app_count_drops(n);
 }
 
 void fwd_stats_sum(int port, struct fwd_stats *out)

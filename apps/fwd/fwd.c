@@ -11,7 +11,6 @@
 #include "apps/fwd/fwd.h"
 #include "apps/fwd/l3.h"
 #include "kernel/knobs.h"
-#include "run/lcore.h"
 #include "kernel/shell.h"
 #include "net/addr.h"
 #include "net/ipv4.h"

@@ -16,7 +16,6 @@
 #include "apps/fwd/l3.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
-#include "run/lcore.h"
 #include "kernel/time.h"
 #include "net/addr.h"
 #include "net/ipv4.h"

@@ -236,7 +236,7 @@ static void core_counters(struct out *o)
 		put(o, "linerate_softnet_processed_total{core=\"%d\"} %lu\n", c, lcores[c].processed);
 	family(o, "softnet_dropped_total", "counter", "packets the core's apps dropped");
 	for (int c = 0; c < nlcores; c++)
-		put(o, "linerate_softnet_dropped_total{core=\"%d\"} %lu\n", c, lcores[c].dropped);
+		put(o, "linerate_softnet_dropped_total{core=\"%d\"} %lu\n", c, app_drops[c].n);
 	family(o, "softnet_time_squeeze_total", "counter", "poll rounds that ran out of napi_weight with work left");
 	for (int c = 0; c < nlcores; c++)
 		put(o, "linerate_softnet_time_squeeze_total{core=\"%d\"} %lu\n", c, lcores[c].time_squeeze);

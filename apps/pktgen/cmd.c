@@ -11,7 +11,6 @@
 #include "apps/app.h"
 #include "apps/pktgen/pktgen.h"
 #include "kernel/cpu.h"
-#include "run/lcore.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 
@@ -213,10 +212,9 @@ static volatile int req, req_port, req_err, req_done;
 /* The core polling pktgen's ports (one core: the app has no domain hook). */
 static int pg_core(void)
 {
-	for (int c = 0; c < nlcores; c++)
-		for (int k = 0; k < lcores[c].nq; k++)
-			if (app_runs_on(&app_pktgen, lcores[c].qs[k].nic->port))
-				return c;
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_pktgen, p))
+			return nics[p]->owner[0];
 	return cpu_id();
 }
 

@@ -12,7 +12,6 @@
 #include "apps/rr/rr.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
-#include "run/lcore.h"
 #include "kernel/time.h"
 #include "lwip/timeouts.h"
 
@@ -79,12 +78,12 @@ void rr_input(struct nic *nic, int q, struct pkt **pkts, int n)
 		st->ev[RR_rx_bytes] += p->len;
 		int cls = rr_filter(nic, p);
 		if (cls < 0) {
-			this_lcore()->dropped++;
+			app_count_drops(1);
 			continue;
 		}
 		if (rr_netif_input(nic, p)) {
 			st->drop[RR_no_pbuf]++;
-			this_lcore()->dropped++;
+			app_count_drops(1);
 			pkt_free(p);
 			continue;
 		}

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
-#include "run/lcore.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 

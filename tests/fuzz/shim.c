@@ -7,7 +7,6 @@
 #include <string.h>
 #include "apps/app.h"
 #include "drivers/net/nic.h"
-#include "run/lcore.h"
 #include "kernel/mem.h"
 #include "kernel/time.h"
 
@@ -16,9 +15,8 @@ uint64_t fuzz_tsc = 1000000000ull;
 int mgmt_port = -1;
 const struct app app_mgmt = { .name = "mgmt" };
 struct tsc_info tsc = { .hz = 1000000000ull };
-struct lcore lcores[MAX_CPUS];
 struct cpu cpus[MAX_CPUS];
-int ncpus = 1, nlcores = 1;
+int ncpus = 1;
 
 void smp_wake(int core)
 {

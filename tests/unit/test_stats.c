@@ -8,6 +8,8 @@
 #include <string.h>
 #include "run/stats.h"
 
+struct app_drops app_drops[MAX_CPUS];	/* apps/app.c's, which is not linked here */
+
 #define HZ 1000000ull	/* a 1 MHz TSC keeps the expected figures readable */
 
 static void test_sample_port_columns(void **state)
@@ -51,7 +53,8 @@ static void test_sample_port_columns(void **state)
 
 static void test_sample_core(void **state)
 {
-	struct lcore lc = { .id = 1, .processed = 5, .dropped = 6, .time_squeeze = 7, .halted_cycles = 8 };
+	struct lcore lc = { .id = 1, .processed = 5, .time_squeeze = 7, .halted_cycles = 8 };
+	app_drops[1].n = 6;
 	struct stats_core c;
 	(void)state;
 	stats_sample_core(&c, &lc);
