@@ -83,7 +83,7 @@ char *fmt_rate(char *buf, size_t len, uint64_t v, const char *unit)
 	return buf;
 }
 
-static int digit_value(char c)
+int digit_value(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';

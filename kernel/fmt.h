@@ -39,5 +39,7 @@ char *fmt_rate(char *buf, size_t len, uint64_t v, const char *unit);
  * does not fit in 64 bits.
  */
 int parse_u64(const char *s, uint64_t *out);
+/* The value of c as a hex digit (0-9, a-f, A-F): 0-15, else 99. */
+int digit_value(char c);
 
 #endif

@@ -1,5 +1,6 @@
 /* Text forms of addresses; see addr.h. */
 #include <stdio.h>
+#include "kernel/fmt.h"
 #include "net/addr.h"
 
 /* 1-3 decimal digits at *s without a leading zero; advances *s. Returns
@@ -49,23 +50,12 @@ char *ipv4_str(char buf[IPV4_STR_MAX], uint32_t a)
 	return buf;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int mac_parse(const char *s, uint8_t mac[6])
 {
 	uint8_t m[6];
 	for (int i = 0; i < 6; i++, s += 3) {
-		int hi = hexval(s[0]), lo = hi < 0 ? -1 : hexval(s[1]);
-		if (lo < 0 || s[2] != (i < 5 ? ':' : 0))
+		int hi = digit_value(s[0]), lo = hi > 15 ? 99 : digit_value(s[1]);
+		if (lo > 15 || s[2] != (i < 5 ? ':' : 0))
 			return -1;
 		m[i] = (uint8_t)(hi << 4 | lo);
 	}

@@ -36,6 +36,7 @@ UNIT_BINS += $(UNIT_DIR)/test_acpitab
 # parse_u64; memmap uses the shared region types.
 $(UNIT_DIR)/test_cmdline: kernel/fmt.c kernel/fmt.h
 $(UNIT_DIR)/test_memmap: kernel/boot_info.h
+$(UNIT_DIR)/test_addr: kernel/fmt.c kernel/fmt.h
 # stats is run/stats.c (the report above drivers and apps); it reads struct
 # nic and struct lcore (headers only).
 $(UNIT_DIR)/test_stats: tests/unit/test_stats.c run/stats.c run/stats.h drivers/net/nic.h run/lcore.h
@@ -49,7 +50,7 @@ $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/f
 # helpers link in as they are. printf is the model's (console captured).
 REGMODEL := e1000 e1000e igb
 REGMODEL_BINS := $(REGMODEL:%=$(UNIT_DIR)/test_regmodel_%)
-REGMODEL_SRC := tests/regmodel/model.c drivers/net/e1000x.c drivers/net/e1000x_ring.c net/addr.c \
+REGMODEL_SRC := tests/regmodel/model.c drivers/net/e1000x.c drivers/net/e1000x_ring.c net/addr.c kernel/fmt.c \
 	net/pkt.c drivers/pci/pcidecode.c
 REGMODEL_DEPS := $(REGMODEL_SRC) tests/regmodel/model.h drivers/net/e1000x.h \
 	drivers/net/e1000x_ring.h drivers/net/nic.h net/pkt.h drivers/pci/pcidecode.h
