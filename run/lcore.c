@@ -3,10 +3,11 @@
  * run/place.c gave it. Per queue, by its port's poll=:
  *  busy  rx_burst forever, interrupts off;
  *  napi  the queue's interrupt masks it and schedules it; poll rounds of up
- *        to napi_weight packets; a short round unmasks and polls once more
- *        (a frame that slipped in between is not left behind); hlt when
- *        nothing is scheduled;
+ *        to napi_weight packets; a short round unmasks it (a frame that
+ *        slipped in meanwhile keeps it scheduled); hlt when nothing is
+ *        scheduled;
  *  irq   one pass of up to napi_weight packets per interrupt, then unmask.
+ * Scheduling and interrupt moderation: drivers/net/napi.h.
  * CPU use is measured, not guessed: TSC cycles spent in hlt. Core 0 also
  * runs the shell, the once-a-second housekeeping and the statistics report.
  */
@@ -89,48 +90,6 @@ static int poll_queue(struct lcore *lc, struct nic *nic, int q, int max)
 	return done;
 }
 
-/* NAPI round on a scheduled queue; returns packets handled. */
-static int napi_poll(struct lcore *lc, struct nic *nic, int q)
-{
-	int weight = (int)nic->cfg.napi_weight;
-	int done = poll_queue(lc, nic, q, weight);
-	if (done == weight) {
-		lc->time_squeeze++;
-		return done;	/* still scheduled: more next round */
-	}
-	nic->sched[q] = 0;
-	nic->ops->irq_enable(nic, q);
-	int more = poll_queue(lc, nic, q, weight);
-	if (more) {
-		nic->ops->irq_disable(nic, q);
-		nic->sched[q] = 1;
-	}
-	return done + more;
-}
-
-/* poll=irq: one pass of up to napi_weight per interrupt, then unmask. If
- * frames are left, raise the queue's interrupt again, so every pass starts
- * from an interrupt (and ITR paces them) and none waits for the next frame. */
-static int irq_pass(struct lcore *lc, struct nic *nic, int q)
-{
-	int done = poll_queue(lc, nic, q, (int)nic->cfg.napi_weight);
-	nic->sched[q] = 0;
-	nic->ops->irq_enable(nic, q);
-	if (nic->ops->rx_pending(nic, q))
-		nic->ops->irq_raise(nic, q);
-	return done;
-}
-
-/* Dynamic ITR re-evaluated at each interrupt-driven poll, from the traffic
- * since the last one (e1000e's e1000_set_itr at the start of its poll). */
-static void itr_after_irq(struct nic *nic, int q)
-{
-	struct nic_itr *it = &nic->itr[q];
-	uint32_t old = it->current;
-	if (nic_itr_update(it) != old)
-		nic->ops->set_itr(nic, q, it->current);
-}
-
 static void housekeeping(uint64_t *next_tsc)
 {
 	uint64_t now = rdtsc();
@@ -156,21 +115,48 @@ static int idle_apps(const struct lcore *lc, const struct app **out)
 	return n;
 }
 
+/* One look at every queue of the core: busy ones polled for a burst,
+ * scheduled ones for a NAPI round (drivers/net/napi.h). Returns packets
+ * handled; *pending is set when a queue stays scheduled. */
 static int poll_all(struct lcore *lc, int *pending)
 {
 	int work = 0;
 	for (int k = 0; k < lc->nq; k++) {
 		struct nic *nic = lc->qs[k].nic;
-		int q = lc->qs[k].q, mode = (int)nic->cfg.poll;
-		if (mode == POLL_BUSY) {
+		int q = lc->qs[k].q;
+		if (nic->cfg.poll == POLL_BUSY) {
 			work += poll_queue(lc, nic, q, (int)nic_cfg.burst);
 		} else if (nic->sched[q]) {
-			itr_after_irq(nic, q);
-			work += mode == POLL_NAPI ? napi_poll(lc, nic, q) : irq_pass(lc, nic, q);
-			*pending |= nic->sched[q];
+			int weight = (int)nic->cfg.napi_weight;
+			napi_begin(nic, q);
+			int done = poll_queue(lc, nic, q, weight);
+			if (done == weight && nic->cfg.poll == POLL_NAPI)
+				lc->time_squeeze++;
+			*pending |= napi_complete(nic, q, done, weight);
+			work += done;
 		}
 	}
 	return work;
+}
+
+/* hlt until an interrupt schedules one of this core's queues (its
+ * napi_wakes count moves away from seen), a port reset wants the core
+ * parked, or until (TSC) passes: other interrupts (QEMU's duplicate MSI-X
+ * messages, the timer) halt again at once. Interrupts are off from each
+ * check to its hlt (sti; hlt), so no wake is lost in between. */
+static void halt(struct lcore *lc, uint32_t seen, uint64_t until)
+{
+	volatile uint32_t *wakes = &napi_wakes[lc->id].n;
+	uint64_t t0 = rdtsc(), t = t0;
+	while (*wakes == seen && !stop_req && t < until) {
+		irq_off();
+		if (*wakes == seen && !stop_req)
+			safe_halt();
+		else
+			irq_on();
+		t = rdtsc();
+	}
+	lc->halted_cycles += t - t0;
 }
 
 void lcore_run(void)
@@ -178,6 +164,7 @@ void lcore_run(void)
 	struct lcore *lc = this_lcore();
 	const struct app *idle[NIC_MAX_PORTS];
 	int bsp = lc->id == 0, busy = 0;
+	uint64_t ms = tsc.hz / 1000;
 	uint64_t next_hk = rdtsc() + tsc.hz, next_shell = 0, next_clean = next_hk;
 
 	int nidle = idle_apps(lc, idle);
@@ -187,15 +174,17 @@ void lcore_run(void)
 		if (nic->cfg.poll == POLL_BUSY)
 			busy = 1;	/* a busy-polled queue keeps the core awake */
 		else
-			nic->ops->irq_enable(nic, lc->qs[k].q);
+			napi_start(nic, lc->qs[k].q);
 	}
 	irq_on();
 	for (;;) {
 		if (!bsp && stop_req)
 			park();
-		int pending = 0, work = poll_all(lc, &pending);
+		uint32_t seen = napi_wakes[lc->id].n;
+		int pending = 0, idle_work = 0;
+		poll_all(lc, &pending);
 		for (int i = 0; i < nidle; i++)
-			work += idle[i]->idle();
+			idle_work += idle[i]->idle();
 		uint64_t now = rdtsc();
 		if (now >= next_clean) {
 			for (int k = 0; k < lc->nq; k++)
@@ -208,13 +197,10 @@ void lcore_run(void)
 					nics[i]->ops->watchdog(nics[i]);
 			shell_poll();
 			housekeeping(&next_hk);
-			next_shell = now + tsc.hz / 1000;
+			next_shell = now + ms;
 		}
-		if (!busy && !work && !pending) {
-			uint64_t t0 = rdtsc();
-			safe_halt();
-			lc->halted_cycles += rdtsc() - t0;
-			next_shell = 0;
-		}
+		/* NAPI work done and nothing left scheduled: halt right away. */
+		if (!busy && !pending && !idle_work)
+			halt(lc, seen, bsp ? next_shell : now + ms);
 	}
 }

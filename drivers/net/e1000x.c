@@ -307,7 +307,7 @@ static void recover(struct e1000x_port *p, const char *why)
 	} else {
 		for (int q = 0; q < nic->nqueues; q++)
 			if (nic->cfg.poll != POLL_BUSY)
-				nic->ops->irq_enable(nic, q);
+				(void)nic->ops->irq_enable(nic, q);
 		nic->link_up = -1;
 	}
 	if (nic_stop_others)
@@ -329,14 +329,7 @@ void e1000x_port_watchdog(struct nic *nic)
 		recover(p, p->reset_pending == 2 ? "reset asked for from the shell" : "the NIC asked for a reset");
 	else if (p->family->check_hang && nic->link_up == 1 && p->family->check_hang(p))
 		recover(p, "PHY hung");
-	if (nic->itr[0].setting == 4) {
-		uint32_t r = nic_itr_simplified(nic->stats[NS_rx_bytes] - p->wd_rx_bytes,
-						nic->stats[NS_tx_bytes] - p->wd_tx_bytes);
-		for (int q = 0; q < nic->nqueues; q++)
-			nic->ops->set_itr(nic, q, r);
-	}
-	p->wd_rx_bytes = nic->stats[NS_rx_bytes];
-	p->wd_tx_bytes = nic->stats[NS_tx_bytes];
+	napi_watchdog(nic);
 }
 
 void e1000x_print_probe(struct e1000x_port *p)

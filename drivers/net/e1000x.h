@@ -237,7 +237,6 @@ struct e1000x_port {
 	int msix;		/* 1 when each queue pair has its own MSI-X vector */
 	const struct e1000x_family *family;
 	const void *part;	/* the family's per-device data (struct igb_part...) */
-	uint64_t wd_rx_bytes, wd_tx_bytes;	/* octets at the last watchdog (ITR mode 4) */
 	uint64_t stat_cumulative;	/* statistics registers that do not clear on read, by STAT_BIT */
 	uint64_t absent_stats;		/* statistics registers the part lacks (not read), by STAT_BIT */
 	uint32_t stat_last[64];		/* their last raw values, by (reg - 0x4000) / 4 */
@@ -321,7 +320,7 @@ void e1000x_port_update_stats(struct nic *nic);
 void e1000x_port_tx_clean(struct nic *nic, int q);
 void e1000x_port_request_reset(struct nic *nic);
 /* Link check, TX hang recovery (count tx_timeout_count, reset, restore,
- * carry on), ITR simplified mode. */
+ * carry on), ITR simplified mode (napi_watchdog). */
 void e1000x_port_watchdog(struct nic *nic);
 /* Zero the counters after a reset (reading the statistics registers clears them). */
 void e1000x_clear_stats(struct e1000x_port *p);

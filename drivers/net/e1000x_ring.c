@@ -292,8 +292,6 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 	qs->poll_pkts += (uint64_t)got;
 	qs->rx_packets += (uint64_t)got;
 	qs->rx_bytes += bytes;
-	nic->itr[rq->q].rx_pkts += (uint64_t)got;
-	nic->itr[rq->q].rx_bytes += bytes;
 	sw[NS_rx_delivered] += (uint64_t)got;
 	csum_count(sw, csum);
 	return got;
@@ -411,8 +409,6 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 	struct nic_qstats *qs = &nic->q[tq->q];
 	qs->tx_packets += (uint64_t)sent;
 	qs->tx_bytes += bytes;
-	nic->itr[tq->q].tx_pkts += (uint64_t)sent;
-	nic->itr[tq->q].tx_bytes += bytes;
 	sw[NS_tx_sent] += (uint64_t)sent;
 	return sent;
 }

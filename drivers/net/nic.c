@@ -1,5 +1,4 @@
-/* Port registry, shared knobs, interrupt moderation policy and the
- * `ethtool -S` command; see nic.h. */
+/* Port registry, shared knobs and the `ethtool -S` command; see nic.h. */
 #include <stdio.h>
 #include <string.h>
 #include "drivers/net/nic.h"
@@ -8,16 +7,10 @@
 #include "kernel/knobs.h"
 #include "kernel/mem.h"
 #include "kernel/shell.h"
-#include "kernel/smp.h"
-#include "kernel/time.h"
-#include "kernel/trap.h"
 
 struct nic *nics[NIC_MAX_PORTS];
 void (*nic_stop_others)(int stop);
 
-/* Queue interrupt arguments: one per (port, queue), filled when the port
- * registers, so a handler needs no lookup. */
-static struct nic_qarg { struct nic *nic; int q; } qargs[NIC_MAX_PORTS][NIC_MAX_QUEUES];
 int nic_count;
 
 #define NIC_STAT_NAME(name, kind) #name,
@@ -127,8 +120,6 @@ int nic_register(struct nic *nic)
 	nic->port = nic_count;
 	snprintf(nic->name, sizeof(nic->name), "port%d", nic->port);
 	nic->mtu = 1500;
-	for (int q = 0; q < NIC_MAX_QUEUES; q++)
-		qargs[nic->port][q] = (struct nic_qarg){ nic, q };
 	nics[nic_count++] = nic;
 	return nic->port;
 }
@@ -158,105 +149,6 @@ int nic_pools_create(struct nic *nic)
 		return -1;
 	}
 	return 0;
-}
-
-void *nic_queue_arg(struct nic *nic, int q)
-{
-	return &qargs[nic->port][q];
-}
-
-void nic_queue_irq(struct trapframe *tf, void *arg)
-{
-	(void)tf;
-	struct nic_qarg *a = arg;
-	struct nic *nic = a->nic;
-	if (nic->sched[a->q] || !nic->ops->rx_pending(nic, a->q)) {
-		nic->q[a->q].irqs_spurious++;
-		if (!nic->sched[a->q])
-			nic->ops->irq_enable(nic, a->q);	/* undo any auto-mask */
-		return;
-	}
-	nic->q[a->q].irqs++;
-	nic->ops->irq_disable(nic, a->q);
-	nic->sched[a->q] = 1;
-	int owner = nic->owner[a->q];
-	if (owner != cpu_id())	/* MSI or INTx reach the BSP only: wake the owner */
-		smp_wake(owner);
-}
-
-enum { LOWEST_LATENCY, LOW_LATENCY, BULK_LATENCY };
-
-/* Linux e1000e e1000_update_itr: the traffic class from one interval. */
-static uint8_t itr_class(uint8_t cls, uint64_t packets, uint64_t bytes)
-{
-	if (!packets)
-		return cls;
-	switch (cls) {
-	case LOWEST_LATENCY:
-		if (bytes / packets > 8000)
-			return BULK_LATENCY;
-		if (packets < 5 && bytes > 512)
-			return LOW_LATENCY;
-		return cls;
-	case LOW_LATENCY:
-		if (bytes > 10000) {
-			if (bytes / packets > 8000 || packets < 10 || bytes / packets > 1200)
-				return BULK_LATENCY;
-			if (packets > 35)
-				return LOWEST_LATENCY;
-		} else if (bytes / packets > 2000) {
-			return BULK_LATENCY;
-		} else if (packets <= 2 && bytes < 512) {
-			return LOWEST_LATENCY;
-		}
-		return cls;
-	default:
-		if (bytes > 25000) {
-			if (packets > 35)
-				return LOW_LATENCY;
-		} else if (bytes < 6000) {
-			return LOW_LATENCY;
-		}
-		return cls;
-	}
-}
-
-uint32_t nic_itr_update(struct nic_itr *it)
-{
-	static const uint32_t rate[] = { 70000, 20000, 4000 };
-	if (it->setting != 1 && it->setting != 3)
-		return it->current;
-	it->rx_class = itr_class(it->rx_class, it->rx_pkts, it->rx_bytes);
-	it->tx_class = itr_class(it->tx_class, it->tx_pkts, it->tx_bytes);
-	it->rx_pkts = it->rx_bytes = it->tx_pkts = it->tx_bytes = 0;
-	uint8_t cls = it->rx_class > it->tx_class ? it->rx_class : it->tx_class;
-	if (it->setting == 3 && cls == LOWEST_LATENCY)	/* conservative: no lowest_latency */
-		cls = LOW_LATENCY;
-	uint32_t want = rate[cls];
-	/* Rising rates go up in steps, biasing towards bulk (e1000_set_itr). */
-	if (want > it->current) {
-		uint32_t step = it->current + (want >> 2);
-		want = step < want ? step : want;
-	}
-	it->current = want;
-	return want;
-}
-
-void nic_itr_init(struct nic *nic)
-{
-	uint32_t s = (uint32_t)nic->cfg.itr;
-	for (int q = 0; q < nic->nqueues; q++) {
-		nic->itr[q] = (struct nic_itr){ .setting = s, .rx_class = LOW_LATENCY, .tx_class = LOW_LATENCY };
-		nic->itr[q].current = s == 0 ? 0 : s == 4 ? 8000 : s < 100 ? 20000 : s;
-		nic->ops->set_itr(nic, q, nic->itr[q].current);
-	}
-}
-
-uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes)
-{
-	uint64_t goc = (rx_bytes + tx_bytes) / 10000;
-	uint64_t dif = (rx_bytes > tx_bytes ? rx_bytes - tx_bytes : tx_bytes - rx_bytes) / 10000;
-	return goc ? (uint32_t)(dif * 6000 / goc + 2000) : 8000;
 }
 
 void nic_housekeeping(void)

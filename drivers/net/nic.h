@@ -13,11 +13,8 @@
  *    ring from its port's pool; a packet it cannot replace stays in the
  *    ring (the frame is dropped and counted in alloc_rx_buff_failed).
  *
- * Interrupts (poll=napi|irq): a queue's vector handler calls
- * nic_queue_irq(), which masks the queue (irq_disable) and marks it
- * scheduled; the poll loop (run/lcore.c) polls it and calls irq_enable
- * when a round comes back short, then polls once more so a frame that
- * arrived in between is not left until the next interrupt.
+ * Interrupts (poll=napi|irq): drivers/net/napi.h owns the scheduling of
+ * queues from their interrupts and the interrupt moderation (ITR).
  *
  * Counters: hardware statistics registers are read before they can wrap
  * (every second, and on demand) and added into 64-bit counters named as
@@ -26,6 +23,7 @@
 #ifndef NIC_H
 #define NIC_H
 #include <stdint.h>
+#include "drivers/net/napi.h"
 #include "drivers/pci/pci.h"
 #include "net/pkt.h"
 
@@ -81,8 +79,11 @@ struct nic_ops {
 	int (*rx_burst)(struct nic *nic, int q, struct pkt **pkts, int n);
 	/* Queue up to n packets for sending; returns how many were taken. */
 	int (*tx_burst)(struct nic *nic, int q, struct pkt **pkts, int n);
-	/* Unmask / mask queue q's interrupt (RX and TX of the pair). */
-	void (*irq_enable)(struct nic *nic, int q);
+	/* Unmask queue q's interrupt; returns 1 if a received frame already
+	 * waits (read after unmasking: a frame that came in before it raises
+	 * no interrupt the caller can count on). */
+	int (*irq_enable)(struct nic *nic, int q);
+	/* Mask queue q's interrupt. */
 	void (*irq_disable)(struct nic *nic, int q);
 	/* Raise queue q's interrupt from software (ICS/EICS). */
 	void (*irq_raise)(struct nic *nic, int q);
@@ -103,14 +104,6 @@ struct nic_ops {
 	void (*set_itr)(struct nic *nic, int q, uint32_t ints_per_s);
 	/* Program the multicast filter with nic->mc (may be NULL: no filter). */
 	void (*set_mc)(struct nic *nic);
-};
-
-/* Per-queue interrupt moderation state (Linux e1000e's dynamic ITR). */
-struct nic_itr {
-	uint32_t setting;	/* InterruptThrottleRate knob: 0, 1, 3, 4 or ints/s */
-	uint32_t current;	/* ints/s written to the hardware */
-	uint8_t rx_class, tx_class;	/* lowest/low/bulk latency */
-	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;	/* since the last interrupt */
 };
 
 /* Per-port knobs (Linux module parameters take one value per board):
@@ -194,22 +187,6 @@ void nic_unregister(struct nic *nic);
 /* Make the port's RX pools: rxd + 2 * burst + slack buffers, and the
  * copybreak pool when copybreak is on. Returns 0 or -1 (no memory). */
 int nic_pools_create(struct nic *nic);
-/* Vector handlers a driver installs: queue q of nic, and "other". */
-void nic_queue_irq(struct trapframe *tf, void *arg);
-/* The arg nic_queue_irq expects for queue q of nic. */
-void *nic_queue_arg(struct nic *nic, int q);
-/*
- * Dynamic ITR (Linux e1000e e1000_update_itr/e1000_set_itr): classify the
- * traffic since the last interrupt and return the new rate in ints/s for
- * setting 1 (dynamic) or 3 (conservative); other settings return current.
- */
-uint32_t nic_itr_update(struct nic_itr *it);
-/* Start every queue of nic over in the InterruptThrottleRate mode (boot,
- * reset, `set InterruptThrottleRate`): dynamic modes start at 20000 ints/s
- * in the low-latency class as Linux does, mode 4 at 8000. */
-void nic_itr_init(struct nic *nic);
-/* Simplified mode (setting 4): 2000-8000 ints/s from the RX/TX byte balance. */
-uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes);
 /*
  * Set by the layer that runs the poll loops (run/lcore.c): stop(1) parks
  * every other core outside the fast path and returns once they are parked;

@@ -516,11 +516,9 @@ void nic_itr_init(struct nic *nic)
 	}
 }
 
-uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes)
+void napi_watchdog(struct nic *nic)
 {
-	(void)rx_bytes;
-	(void)tx_bytes;
-	return 8000;
+	(void)nic;
 }
 
 /* ---- set-up ---- */

@@ -8,12 +8,14 @@
 #include "drivers/net/e1000/regs.h"
 #include "drivers/net/e1000x.h"
 
-#define E1000_CAUSES (ICR_RXT0 | ICR_RXDMT0 | ICR_RXO | ICR_TXDW)
+/* Queue causes: RX only; TX completions are reclaimed by tx_burst and
+ * once a second (tx_clean), not by interrupt. */
+#define E1000_CAUSES (ICR_RXT0 | ICR_RXDMT0 | ICR_RXO)
 
-static void e1000_irq_enable(struct nic *nic, int q)
+static int e1000_irq_enable(struct nic *nic, int q)
 {
-	(void)q;
 	wr32(to_port(nic)->regs, IMS, E1000_CAUSES);
+	return e1000x_port_rx_pending(nic, q);
 }
 
 static void e1000_irq_disable(struct nic *nic, int q)

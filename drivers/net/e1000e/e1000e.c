@@ -13,17 +13,20 @@
 
 #define E1000E_QUEUES 2
 
-/* The causes queue q raises, by interrupt mode (7.4.2). */
+/* The causes queue q raises, by interrupt mode (7.4.2): RX only. TX
+ * completions are reclaimed by tx_burst and once a second (tx_clean): an
+ * interrupt per sent batch would only wake the core for nothing. */
 static uint32_t queue_causes(struct e1000x_port *p, int q)
 {
 	if (p->msix)
-		return ICR_RXQ(q) | ICR_TXQ(q);
-	return ICR_RXT0 | ICR_RXDMT0 | ICR_RXO | ICR_TXDW;
+		return ICR_RXQ(q);
+	return ICR_RXT0 | ICR_RXDMT0 | ICR_RXO;
 }
 
-static void e1000e_irq_enable(struct nic *nic, int q)
+static int e1000e_irq_enable(struct nic *nic, int q)
 {
 	wr32(to_port(nic)->regs, IMS, queue_causes(to_port(nic), q));
+	return e1000x_port_rx_pending(nic, q);
 }
 
 static void e1000e_irq_disable(struct nic *nic, int q)

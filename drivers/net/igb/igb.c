@@ -18,18 +18,21 @@ const struct igb_mac_info igb_macs[] = {
 	[IGB_I211] = { "I211", 2, 1, 1, 1, 1, IGB_EEMNGCTL_I210 },
 };
 
+/* Queue causes without MSI-X: RX only (TX completions are reclaimed by
+ * tx_burst and tx_clean, as on e1000e). */
 static uint32_t legacy_causes(void)
 {
-	return ICR_RXDW | ICR_RXDMT0 | ICR_RXO | ICR_TXDW;
+	return ICR_RXDW | ICR_RXDMT0 | ICR_RXO;
 }
 
-static void igb_irq_enable(struct nic *nic, int q)
+static int igb_irq_enable(struct nic *nic, int q)
 {
 	struct e1000x_port *p = to_port(nic);
 	if (p->msix)
 		wr32(p->regs, IGB_EIMS, 1u << q);
 	else
 		wr32(p->regs, IMS, legacy_causes());
+	return e1000x_port_rx_pending(nic, q);
 }
 
 static void igb_irq_disable(struct nic *nic, int q)
@@ -232,9 +235,10 @@ static uint32_t igb_ivar_reg(const struct e1000x_port *p, int q, int *shift)
 }
 
 /*
- * Route causes to vectors (7.3.2). The IVAR is written in every mode:
- * QEMU raises TXDW only for a TX queue with a valid IVAR entry, even
- * without MSI-X (QEMU-NICS.md A.3). In MSI-X mode as Linux igb_irq_enable:
+ * Route causes to vectors (7.3.2): RX queue q to vector q; the TX queues'
+ * entries stay invalid, so sent frames raise nothing (QEMU raises TXDW
+ * only for a TX queue with a valid IVAR entry, even without MSI-X:
+ * QEMU-NICS.md A.3). In MSI-X mode as Linux igb_irq_enable:
  * every vector auto-clears (EIAC) and auto-masks (EIAM); only "other" is
  * unmasked here (queues by the poll loop); IMS holds LSC, DOUTSYNC and
  * DRSTA, which all fire "other".
@@ -246,7 +250,7 @@ static void igb_program_irq(struct e1000x_port *p)
 		int sh;
 		uint32_t reg = igb_ivar_reg(p, q, &sh), v = p->msix ? (uint32_t)q : 0;
 		uint32_t ivar = rd32(p->regs, reg) & ~(0xffffu << sh);
-		wr32(p->regs, reg, ivar | (IVAR_VALID | v) << sh | (IVAR_VALID | v) << (sh + 8));
+		wr32(p->regs, reg, ivar | (IVAR_VALID | v) << sh);
 	}
 	if (!p->msix) {
 		wr32(p->regs, IMS, ICR_LSC | ICR_DRSTA);
