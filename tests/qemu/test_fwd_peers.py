@@ -16,32 +16,22 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from qemurun import Qemu  # noqa: E402
 
+from netns import TapPeer, sh  # noqa: E402
+
 PROMPT = "linerate> "
-NS = ("lrpeer1", "lrpeer2")
-TAP = ("lrtap1", "lrtap2")
 SUBNET = ("10.1.0", "10.2.0")
-
-
-def sh(*cmd, ns=None, timeout=60, check=True):
-    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
-    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=timeout)
-    if check and r.returncode:
-        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
-    return r.stdout
 
 
 @pytest.fixture
 def peers():
-    if os.geteuid() != 0:
-        pytest.fail("this test needs root for network namespaces and tap devices")
-    for tap in TAP:
-        sh("ip", "tuntap", "add", "dev", tap, "mode", "tap")
-    yield
-    for tap in TAP:
-        sh("ip", "link", "del", tap, check=False)
-    for ns in NS:
-        sh("ip", "netns", "del", ns, check=False)
+    made = []
+    try:
+        for tag in ("fp1", "fp2"):
+            made.append(TapPeer(tag))
+        yield made
+    finally:
+        for p in made:
+            p.close()
 
 
 def fwd_counters(q):
@@ -53,21 +43,16 @@ def fwd_counters(q):
 
 
 def test_ping_and_iperf3_through_router(peers):
-    nics = [f"e1000e:netdev=tap,ifname={t}" for t in TAP]
+    nics = [f"e1000e:netdev=tap,ifname={p.tap}" for p in peers]
+    NS = [p.ns for p in peers]
     with Qemu(boot="kernel", mem="256M", nics=nics,
               append="app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 stats=0") as q:
         q.expect("port1: link up", 60)
         q.send("\r")
         q.expect(PROMPT, 30)
         # The taps move into their namespaces with QEMU holding them open.
-        for ns, tap, net in zip(NS, TAP, SUBNET):
-            sh("ip", "netns", "add", ns)
-            sh("ip", "link", "set", tap, "netns", ns)
-            sh("ip", "addr", "add", f"{net}.2/24", "dev", tap, ns=ns)
-            sh("ip", "link", "set", tap, "up", ns=ns)
-            sh("ip", "link", "set", "lo", "up", ns=ns)
-            other = SUBNET[1] if net == SUBNET[0] else SUBNET[0]
-            sh("ip", "route", "add", f"{other}.0/24", "via", f"{net}.1", ns=ns)
+        for p, net, other in zip(peers, SUBNET, reversed(SUBNET)):
+            p.wire(f"{net}.2/24", [(f"{other}.0/24", f"{net}.1")])
         out = sh("ping", "-c", "5", "-i", "0.2", "-W", "2", "10.2.0.2", ns=NS[0], timeout=30)
         assert "5 received" in out, out
         server = subprocess.Popen(["ip", "netns", "exec", NS[1], "iperf3", "-s", "-1", "-J"],
