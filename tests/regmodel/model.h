@@ -13,7 +13,7 @@
 #ifndef REGMODEL_H
 #define REGMODEL_H
 #include <stdint.h>
-#include "drivers/net/e1000x.h"
+#include "drivers/net/e1000x/e1000x.h"
 
 enum model_flavour { M_82540EM, M_82574, M_82576, M_I350, M_I210 };
 

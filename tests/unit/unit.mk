@@ -46,14 +46,14 @@ $(UNIT_DIR)/test_stats: tests/unit/test_stats.c run/stats.c run/stats.h drivers/
 $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/fmt.h
 
 # The drivers against a register model (tests/regmodel/): each test
-# includes its family's .c files; e1000x*.c, the packet pools and the PCIe
+# includes its family's .c files; e1000x/*.c, the packet pools and the PCIe
 # helpers link in as they are. printf is the model's (console captured).
 REGMODEL := e1000 e1000e igb
 REGMODEL_BINS := $(REGMODEL:%=$(UNIT_DIR)/test_regmodel_%)
-REGMODEL_SRC := tests/regmodel/model.c drivers/net/e1000x.c drivers/net/e1000x_ring.c net/addr.c kernel/fmt.c \
+REGMODEL_SRC := tests/regmodel/model.c drivers/net/e1000x/e1000x.c drivers/net/e1000x/ring.c net/addr.c kernel/fmt.c \
 	net/pkt.c drivers/pci/pcidecode.c
-REGMODEL_DEPS := $(REGMODEL_SRC) tests/regmodel/model.h drivers/net/e1000x.h \
-	drivers/net/e1000x_ring.h drivers/net/nic.h net/pkt.h drivers/pci/pcidecode.h
+REGMODEL_DEPS := $(REGMODEL_SRC) tests/regmodel/model.h drivers/net/e1000x/e1000x.h drivers/net/e1000x/regs.h \
+	drivers/net/e1000x/desc.h drivers/net/e1000x/ring.h drivers/net/nic.h net/pkt.h drivers/pci/pcidecode.h
 UNIT_BINS += $(REGMODEL_BINS)
 $(UNIT_DIR)/test_regmodel_e1000: drivers/net/e1000/e1000.c drivers/net/e1000/regs.h
 $(UNIT_DIR)/test_regmodel_e1000e: drivers/net/e1000e/e1000e.c drivers/net/e1000e/regs.h

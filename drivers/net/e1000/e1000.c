@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 #include "drivers/net/e1000/regs.h"
-#include "drivers/net/e1000x.h"
+#include "drivers/net/e1000x/e1000x.h"
 
 /* Queue causes: RX only; TX completions are reclaimed by tx_burst and
  * once a second (tx_clean), not by interrupt. */

@@ -1,5 +1,5 @@
 /*
- * 82540EM registers beyond the shared set in drivers/net/e1000x.h.
+ * 82540EM registers beyond the shared set in drivers/net/e1000x/regs.h.
  * Intel PCI/PCI-X Family of Gigabit Ethernet Controllers Software
  * Developer's Manual (8254x), rev 4.0, section 13.
  */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include "drivers/net/e1000e/ptp.h"
 #include "drivers/net/e1000e/regs.h"
-#include "drivers/net/e1000x.h"
+#include "drivers/net/e1000x/e1000x.h"
 #include "drivers/pci/pcidecode.h"
 
 #define E1000E_QUEUES 2

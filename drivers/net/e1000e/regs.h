@@ -1,5 +1,5 @@
 /*
- * 82574L registers beyond the shared set in drivers/net/e1000x.h.
+ * 82574L registers beyond the shared set in drivers/net/e1000x/regs.h.
  * Intel 82574 GbE Controller Family datasheet rev 3.4, section 10.2.
  */
 #ifndef E1000E_REGS_H

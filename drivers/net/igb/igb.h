@@ -5,7 +5,7 @@
 #ifndef IGB_H
 #define IGB_H
 #include <stdint.h>
-#include "drivers/net/e1000x.h"
+#include "drivers/net/e1000x/e1000x.h"
 
 enum igb_mac { IGB_82576, IGB_I350, IGB_I210, IGB_I211 };
 

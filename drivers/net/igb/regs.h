@@ -1,6 +1,6 @@
 /*
  * 82576, I350 and I210/I211 registers beyond the shared set in
- * drivers/net/e1000x.h. Intel 82576EB GbE Controller datasheet rev 2.63
+ * drivers/net/e1000x/regs.h. Intel 82576EB GbE Controller datasheet rev 2.63
  * section 8; I350 datasheet rev 2.4 section 8; I210 datasheet rev 3.7
  * section 8. Where the later parts differ, the comment says so.
  */

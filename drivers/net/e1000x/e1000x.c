@@ -1,7 +1,7 @@
 /* Code the three gigabit families share; see e1000x.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "drivers/net/e1000x.h"
+#include "drivers/net/e1000x/e1000x.h"
 #include "net/addr.h"
 
 int wait_reg32(volatile uint8_t *base, const char *who, uint32_t reg, uint32_t mask,

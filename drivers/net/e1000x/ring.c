@@ -1,9 +1,9 @@
-/* RX and TX descriptor rings shared by the gigabit families; see e1000x_ring.h. */
+/* RX and TX descriptor rings shared by the gigabit families; see ring.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "drivers/net/e1000x.h"
-#include "drivers/net/e1000x_ring.h"
+#include "drivers/net/e1000x/e1000x.h"
+#include "drivers/net/e1000x/ring.h"
 #include "drivers/net/phc.h"
 #include "kernel/mem.h"
 

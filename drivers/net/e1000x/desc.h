@@ -1,0 +1,85 @@
+/*
+ * Descriptor formats of e1000, e1000e and igb.
+ * RX: legacy descriptors (8254x 3.2.3) or the 16-byte extended (82574
+ * 7.1.4.2) / advanced one-buffer (82576 7.1.5) format, whose read and
+ * write-back layouts are the same where this code looks.
+ * TX: legacy (8254x 3.3.3) or advanced data descriptors (82576 7.2.2.3).
+ * Both report DD in bit 0 of byte 12.
+ */
+#ifndef E1000X_DESC_H
+#define E1000X_DESC_H
+#include <stdint.h>
+
+union rx_desc {
+	struct { uint64_t addr, hdr_addr; } read;
+	struct {
+		uint32_t info;		/* MRQ / packet type (unused here) */
+		uint32_t rss_hash;
+		uint32_t staterr;	/* status 19:0, errors 31:20 */
+		uint16_t length;
+		uint16_t vlan;
+	} wb;
+	struct {			/* legacy */
+		uint64_t addr;
+		uint16_t length, csum;
+		uint8_t status, errors;
+		uint16_t special;
+	} legacy;
+};
+
+/* Extended/advanced write-back status and error bits (82574 7.1.4.2, 82576 7.1.5.2) */
+#define RXDEXT_DD	(1u << 0)
+#define RXDEXT_EOP	(1u << 1)
+#define RXDEXT_UDPCS	(1u << 4)
+#define RXDEXT_TCPCS	(1u << 5)
+#define RXDEXT_IPCS	(1u << 6)
+#define RXDADV_STAT_TSIP (1u << 15)	/* I350/I210: timestamp in packet buffer */
+#define RX_TS_HDR_LEN	16	/* its header: 8 reserved bytes, SYSTIML, SYSTIMH */
+#define RXDEXT_ERR_CE	(1u << 24)
+#define RXDEXT_ERR_SE	(1u << 25)
+#define RXDEXT_ERR_SEQ	(1u << 26)
+#define RXDEXT_ERR_CXE	(1u << 28)
+#define RXDEXT_ERR_TCPE	(1u << 29)
+#define RXDEXT_ERR_IPE	(1u << 30)
+#define RXDEXT_ERR_RXE	(1u << 31)
+#define RXDEXT_ERR_FRAME (RXDEXT_ERR_CE | RXDEXT_ERR_SE | RXDEXT_ERR_SEQ | RXDEXT_ERR_CXE | RXDEXT_ERR_RXE)
+
+union tx_desc {
+	struct {
+		uint64_t addr;
+		uint32_t cmd_type_len;	/* legacy: length 15:0, cso, cmd 31:24 */
+		uint32_t status;	/* DD in bit 0 (legacy: status byte; advanced: STA) */
+	} d;
+};
+#define TXD_DD		(1u << 0)
+/* Advanced data descriptor (82576 7.2.2.3) */
+#define ADVTXD_DTYP_DATA (3u << 20)
+#define ADVTXD_DCMD_EOP	(1u << 24)
+#define ADVTXD_DCMD_IFCS (1u << 25)
+#define ADVTXD_DCMD_RS	(1u << 27)
+#define ADVTXD_DCMD_DEXT (1u << 29)
+#define ADVTXD_MAC_TSTAMP (1u << 19)
+#define ADVTXD_PAYLEN_SHIFT 14
+
+/* Legacy RX descriptor status and error bits (8254x 3.2.3.1, 3.2.3.2): the e1000 format. */
+#define RXD_STAT_DD	(1u << 0)	/* descriptor done */
+#define RXD_STAT_EOP	(1u << 1)	/* end of packet */
+#define RXD_STAT_IXSM	(1u << 2)	/* ignore checksum indication */
+#define RXD_STAT_TCPCS	(1u << 5)
+#define RXD_STAT_IPCS	(1u << 6)
+#define RXD_ERR_CE	(1u << 0)	/* CRC or alignment error */
+#define RXD_ERR_SE	(1u << 1)
+#define RXD_ERR_SEQ	(1u << 2)
+#define RXD_ERR_CXE	(1u << 4)
+#define RXD_ERR_TCPE	(1u << 5)
+#define RXD_ERR_IPE	(1u << 6)
+#define RXD_ERR_RXE	(1u << 7)
+#define RXD_ERR_FRAME	(RXD_ERR_CE | RXD_ERR_SE | RXD_ERR_SEQ | RXD_ERR_CXE | RXD_ERR_RXE)
+
+/* Legacy TX descriptor command and status bits (8254x 3.3.3.1): e1000 and e1000e. */
+#define TXD_CMD_EOP	(1u << 0)
+#define TXD_CMD_IFCS	(1u << 1)	/* insert FCS */
+#define TXD_CMD_RS	(1u << 3)	/* report status */
+#define TXD_CMD_IDE	(1u << 7)	/* interrupt delay enable */
+#define TXD_STAT_DD	(1u << 0)
+#endif
