@@ -80,8 +80,9 @@ void e1000x_txq_release(struct e1000x_txq *tq)
  * TCPCS, UDPCS and the IPE, TCPE errors), 5 bits of it as csum_index()
  * packs them, decided once: the pkt flags (a flag only where the NIC set
  * its "checked" bit) in bits 7:0, and the counts for rx_csum_offload_good
- * in bits 19:8 and rx_csum_offload_errors in bits 31:20, so that a burst
- * sums both counts in one add (at most 2 per frame, 64 per burst). */
+ * in bits 43:32 and rx_csum_offload_errors in bits 55:44, so that a burst
+ * sums both counts by adding the entries (at most 2 per frame; the flags
+ * summed below bit 32 are discarded). */
 #define CS_L4(i)	(((i) & 3) != 0)	/* TCPCS or UDPCS */
 #define CS_IP(i)	(((i) & 4) != 0)	/* IPCS */
 #define CS_L4E(i)	(((i) & 8) != 0)	/* TCPE */
@@ -89,24 +90,25 @@ void e1000x_txq_release(struct e1000x_txq *tq)
 #define CSUM_RES(i) \
 	((CS_IP(i) ? (CS_IPE(i) ? PKT_RX_IP_CSUM_BAD : PKT_RX_IP_CSUM_OK) : 0) | \
 	 (CS_L4(i) ? (CS_L4E(i) ? PKT_RX_L4_CSUM_BAD : PKT_RX_L4_CSUM_OK) : 0) | \
-	 (uint32_t)((CS_IP(i) && !CS_IPE(i)) + (CS_L4(i) && !CS_L4E(i))) << 8 | \
-	 (uint32_t)((CS_IP(i) && CS_IPE(i)) + (CS_L4(i) && CS_L4E(i))) << 20)
+	 (uint64_t)((CS_IP(i) && !CS_IPE(i)) + (CS_L4(i) && !CS_L4E(i))) << 32 | \
+	 (uint64_t)((CS_IP(i) && CS_IPE(i)) + (CS_L4(i) && CS_L4E(i))) << 44)
 #define CSUM_RES4(i) CSUM_RES(i), CSUM_RES(i + 1), CSUM_RES(i + 2), CSUM_RES(i + 3)
 #define CSUM_RES16(i) CSUM_RES4(i), CSUM_RES4(i + 4), CSUM_RES4(i + 8), CSUM_RES4(i + 12)
-static const uint32_t csum_res[32] = { CSUM_RES16(0), CSUM_RES16(16) };
+static const uint64_t csum_res[32] = { CSUM_RES16(0), CSUM_RES16(16) };
 
 /* Index into csum_res: status bits 4-6 (UDPCS, TCPCS, IPCS) and 29-30
- * (TCPE, IPE). */
+ * (TCPE, IPE) as bits 0-4. The multiply adds a copy of bits 4-6 moved up
+ * to 26-28, right under 29-30 (no two set bits meet, so no carries). */
 static inline uint32_t csum_index(uint32_t st)
 {
-	return (st >> 4 & 7) | (st >> 26 & 0x18);
+	return ((st & 0x60000070u) * 0x400001u) >> 26;
 }
 
-/* Add a burst's summed csum_res counts to the port's counters. */
-static inline void csum_count(uint64_t *sw, uint32_t sum)
+/* Add a burst's summed csum_res entries to the port's counters. */
+static inline void csum_count(uint64_t *sw, uint64_t sum)
 {
-	sw[NS_rx_csum_offload_good] += sum & 0xfff;
-	sw[NS_rx_csum_offload_errors] += sum >> 12;
+	sw[NS_rx_csum_offload_good] += sum >> 32 & 0xfff;
+	sw[NS_rx_csum_offload_errors] += sum >> 44 & 0xfff;
 }
 
 /* Status of descriptor d in the extended layout (legacy converted): DD, EOP,
@@ -176,7 +178,7 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 		out = p;
 		out->data = p->buf + off;
 	}
-	uint32_t cr = csum_res[csum_index(st)];
+	uint64_t cr = csum_res[csum_index(st)];
 	out->len = len;
 	out->port = (uint16_t)nic->port;
 	out->queue = (uint16_t)rq->q;
@@ -186,80 +188,95 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 		out->flags |= PKT_RX_TSTAMP;
 		phc_rx_hwtstamp(nic, out);
 	}
-	csum_count(sw, cr >> 8);
+	csum_count(sw, cr);
 	return out;
 }
 
 /* The burst loop of rx_burst, specialised by the compiler for each
- * descriptor format and prefetch setting (constants at each call). The
- * common frame (DD and EOP, no frame error or timestamp bit, not inside a
- * long frame, longer than copybreak and at most ETH_MAX_FRAME) takes the
- * fast path; every other goes to rx_rare. Returns frames delivered; adds
- * their bytes and summed csum_res counts to *bytes and *csum. */
+ * descriptor format and prefetch setting (constants at each call). Runs
+ * of common frames (DD and EOP, no frame error or timestamp bit, not
+ * inside a long frame, longer than copybreak and at most ETH_MAX_FRAME)
+ * take the fast loop, each run bounded up front by the ring's end, the
+ * frames wanted and the free buffers, so that the loop checks nothing
+ * else; any other frame goes to rx_rare. Returns frames delivered; sets
+ * *bytes_out to their bytes and *csum_out to their summed csum_res. */
 static inline __attribute__((always_inline))
 int rx_loop(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int legacy, const int prefetch,
-	    uint64_t *bytes_out, uint32_t *csum_out)
+	    uint64_t *bytes_out, uint64_t *csum_out)
 {
 	struct pktpool *pool = rq->nic->pool;
 	volatile union rx_desc *ring = rq->ring;
-	struct pkt **bufs = rq->bufs;
-	uint32_t i = rq->next, last = rq->n, nd = rq->n, csum = 0;
-	uint64_t bytes = 0;
+	uint32_t i = rq->next, nd = rq->n, last = nd;
 	uint32_t portq = (uint32_t)rq->nic->port | (uint32_t)rq->q << 16;
-	int got = 0;
 	uint32_t mask = RXDEXT_DD | RXDEXT_EOP | RXDEXT_ERR_FRAME | rq->ts_bit | rq->tsip_bit;
-	uint32_t want = rq->discarding ? 0 : RXDEXT_DD | RXDEXT_EOP;
-	uint32_t lo = rq->nic->cfg.copybreak > 0 ? (uint32_t)rq->nic->cfg.copybreak + 1 : 1;
-	uint32_t span = ETH_MAX_FRAME - lo;	/* copybreak <= 256 */
+	uint32_t cb = rq->nic->cfg.copybreak > 0 ? (uint32_t)rq->nic->cfg.copybreak : 0;
+	uint64_t bytes = 0, csum = 0;
+	struct pkt **out = pkts, **end = pkts + n;
 
-	/* The pool's free stack is held for the burst: one lock, and its
-	 * fields in registers. */
+	/* The pool's free stack is held for the burst: one lock, and its top
+	 * in a register. */
 	pktpool_lock(pool);
-	struct pkt **stack = pool->free;
-	uint32_t nfree = pool->nfree;
-	while (got < n) {
+	struct pkt **top = pool->free + pool->nfree;
+	while (out != end) {
+		uint32_t run = (uint32_t)(end - out), room = nd - i, nfree = (uint32_t)(top - pool->free);
+		run = run < room ? run : room;
+		run = run < nfree ? run : nfree;
+		volatile union rx_desc *d = &ring[i], *stop = d + (rq->discarding ? 0 : run);
+		struct pkt **bp = &rq->bufs[i];
+		for (; d != stop; d++, bp++) {
+			uint16_t len;
+			uint32_t st = desc_status(d, legacy, &len);
+			if (__builtin_expect((st & mask) != (RXDEXT_DD | RXDEXT_EOP) ||
+					     (uint32_t)len - 1 >= ETH_MAX_FRAME || len <= cb, 0))
+				break;
+			struct pkt *p = *bp, *fresh = *--top;
+			*bp = fresh;
+			d->read.addr = (uint64_t)fresh->buf;
+			d->read.hdr_addr = 0;	/* clears the write-back status, DD included */
+			p->data = p->buf;
+			if (prefetch)
+				__builtin_prefetch(p->buf);
+			p->len = len;
+			memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
+			uint64_t cr = csum_res[csum_index(st)];
+			p->flags = (uint8_t)cr;
+			csum += cr;
+			bytes += len;
+			*out++ = p;
+		}
+		uint32_t k = (uint32_t)(d - &ring[i]);
+		if (k) {
+			i += k;
+			last = i - 1;
+			if (i == nd)
+				i = 0;
+		}
+		if (out == end || (k == run && k == room))
+			continue;	/* done, or on from the ring's start */
+		/* Descriptor i is not done, or not the common case, or no
+		 * buffer is left to replace its own. */
 		uint16_t len;
 		uint32_t st = desc_status(&ring[i], legacy, &len);
 		if (!(st & RXDEXT_DD))
 			break;
-		uint32_t next = i + 1 == nd ? 0 : i + 1;
-		struct pkt *p = bufs[i];
-		if (prefetch) {
-			__builtin_prefetch((const void *)&ring[next]);
-			__builtin_prefetch(p->buf);
+		pool->nfree = (uint32_t)(top - pool->free);
+		pktpool_unlock(pool);
+		struct pkt *p = rx_rare(rq, i, st, len);
+		pktpool_lock(pool);
+		top = pool->free + pool->nfree;
+		if (p) {
+			*out++ = p;
+			bytes += p->len;
 		}
-		if (__builtin_expect((st & mask) != want || (uint32_t)len - lo > span, 0)) {
-			pool->nfree = nfree;
-			pktpool_unlock(pool);
-			struct pkt *out = rx_rare(rq, i, st, len);
-			pktpool_lock(pool);
-			nfree = pool->nfree;
-			want = rq->discarding ? 0 : RXDEXT_DD | RXDEXT_EOP;
-			if (out) {
-				pkts[got++] = out;
-				bytes += out->len;
-			}
-		} else if (__builtin_expect(nfree != 0, 1)) {
-			uint32_t cr = csum_res[csum_index(st)];
-			bufs[i] = stack[--nfree];
-			p->data = p->buf;
-			p->len = len;
-			memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
-			p->flags = cr & 0xff;
-			csum += cr >> 8;
-			pkts[got++] = p;
-			bytes += len;
-		} else {
-			pool->alloc_failed++;
-			rq->nic->qsw[rq->q][NS_alloc_rx_buff_failed]++;
-		}
-		ring[i].read.addr = (uint64_t)bufs[i]->buf;
-		ring[i].read.hdr_addr = 0;	/* clears the write-back status, DD included */
+		ring[i].read.addr = (uint64_t)rq->bufs[i]->buf;
+		ring[i].read.hdr_addr = 0;
 		last = i;
-		i = next;
+		i = i + 1 == nd ? 0 : i + 1;
 	}
-	pool->nfree = nfree;
+	pool->nfree = (uint32_t)(top - pool->free);
 	pktpool_unlock(pool);
+	if (prefetch)
+		__builtin_prefetch((const void *)&ring[i]);
 	if (last != nd) {
 		dma_wmb();
 		wr32(rq->regs, rq->rdt, last);
@@ -267,7 +284,7 @@ int rx_loop(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int legacy, c
 	rq->next = i;
 	*bytes_out = bytes;
 	*csum_out = csum;
-	return got;
+	return (int)(out - pkts);
 }
 
 _Static_assert(__builtin_offsetof(struct pkt, queue) == __builtin_offsetof(struct pkt, port) + 2,
@@ -277,11 +294,10 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 {
 	struct nic *nic = rq->nic;
 	uint64_t *sw = nic->qsw[rq->q];
-	uint64_t bytes;
-	uint32_t csum;
+	uint64_t bytes, csum;
 	uint16_t len;
 	if (!(desc_status(&rq->ring[rq->next], rq->legacy, &len) & RXDEXT_DD)) {
-		nic->q[rq->q].polls++;	/* nothing: the NAPI re-poll after unmasking, mostly */
+		nic->q[rq->q].polls++;	/* nothing */
 		return 0;
 	}
 	int got = rq->legacy ? rx_loop(rq, pkts, n, 1, nic->cfg.prefetch, &bytes, &csum) :
@@ -297,37 +313,32 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 	return got;
 }
 
-/* Give back to their pools the sent packets in bufs[c..e] (ring order,
- * wrapping at n): one lock per run of packets from the same pool, whose
- * free stack is kept in registers meanwhile. */
-static void tx_free(struct pkt **bufs, uint32_t c, uint32_t e, uint32_t n)
+/* Give back to their pools the sent packets bufs[a..b) (no wrap): one
+ * lock per run of packets from the same pool, whose free stack top is kept
+ * in a register meanwhile. */
+static void tx_free(struct pkt **bufs, uint32_t a, uint32_t b)
 {
 	struct pktpool *pool = 0;
-	struct pkt **stack = 0;
-	uint32_t nfree = 0;
-	for (;;) {
-		struct pkt *p = bufs[c];
-		if (__builtin_expect(p->clones != 0, 0)) {
-			p->clones--;
-		} else {
-			if (p->pool != pool) {
-				if (pool) {
-					pool->nfree = nfree;
-					pktpool_unlock(pool);
-				}
-				pool = p->pool;
-				pktpool_lock(pool);
-				stack = pool->free;
-				nfree = pool->nfree;
+	struct pkt **top = 0;
+	for (struct pkt **bp = bufs + a, **end = bufs + b; bp != end; bp++) {
+		struct pkt *p = *bp;
+		if (__builtin_expect(p->clones != 0 || p->pool != pool, 0)) {
+			if (p->clones) {
+				p->clones--;
+				continue;
 			}
-			stack[nfree++] = p;
+			if (pool) {
+				pool->nfree = (uint32_t)(top - pool->free);
+				pktpool_unlock(pool);
+			}
+			pool = p->pool;
+			pktpool_lock(pool);
+			top = pool->free + pool->nfree;
 		}
-		if (c == e)
-			break;
-		c = c + 1 == n ? 0 : c + 1;
+		*top++ = p;
 	}
 	if (pool) {
-		pool->nfree = nfree;
+		pool->nfree = (uint32_t)(top - pool->free);
 		pktpool_unlock(pool);
 	}
 }
@@ -343,7 +354,11 @@ uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 		uint32_t e = tq->rs_at[c];
 		if (!(ring[e].d.status & TXD_DD))
 			break;
-		tx_free(tq->bufs, c, e, n);
+		if (e < c) {	/* the batch wraps */
+			tx_free(tq->bufs, c, n);
+			c = 0;
+		}
+		tx_free(tq->bufs, c, e + 1);
 		c = e + 1 == n ? 0 : e + 1;
 	}
 	if (c != tq->clean)
