@@ -10,18 +10,17 @@
 
 /* Queue causes: RX only; TX completions are reclaimed by tx_burst and
  * once a second (tx_clean), not by interrupt. */
-#define E1000_CAUSES (ICR_RXT0 | ICR_RXDMT0 | ICR_RXO)
 
 static int e1000_irq_enable(struct nic *nic, int q)
 {
-	wr32(to_port(nic)->regs, IMS, E1000_CAUSES);
+	wr32(to_port(nic)->regs, IMS, ICR_RX_CAUSES);
 	return e1000x_port_rx_pending(nic, q);
 }
 
 static void e1000_irq_disable(struct nic *nic, int q)
 {
 	(void)q;
-	wr32(to_port(nic)->regs, IMC, E1000_CAUSES);
+	wr32(to_port(nic)->regs, IMC, ICR_RX_CAUSES);
 }
 
 static void e1000_irq_raise(struct nic *nic, int q)
@@ -67,20 +66,6 @@ static int e1000_init_tx(struct e1000x_port *p)
 	wr32(p->regs, TCTL, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x40) | TCTL_RTLC);
 	return 0;
 }
-
-/* INTx: reading ICR clears it (13.4.17). */
-static void e1000_irq(struct trapframe *tf, void *arg)
-{
-	struct e1000x_port *p = arg;
-	uint32_t icr = rd32(p->regs, ICR);
-	if (!icr)
-		return;		/* a shared line, not us */
-	if (icr & ICR_LSC)
-		p->nic.other_pending = 1;
-	if (icr & E1000_CAUSES)
-		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
-}
-
 
 /* Link, statistics, rings and interrupts after e1000x_reset (14.3-14.5). */
 static int e1000_hw_init(struct e1000x_port *p)
@@ -158,13 +143,11 @@ static const struct nic_ops e1000_ops = {
 	.set_mc = e1000x_port_set_mc,
 };
 
-/* INTx only: one vector for every cause. */
+/* The 82540EM has INTx only (no MSI, no MSI-X): one vector, every cause,
+ * e1000x_legacy_irq. */
 static int e1000_setup_vectors(struct e1000x_port *p)
 {
-	irq_handler_t h = e1000_irq;
-	void *arg = p;
-	const char *name = "e1000";
-	return pci_irq_setup(p->nic.pci, 1, &h, &arg, &name) < 0 ? -1 : 0;
+	return e1000x_setup_vectors(p, e1000x_legacy_irq);
 }
 
 static const struct e1000x_family e1000_family = {

@@ -20,7 +20,7 @@ static uint32_t queue_causes(struct e1000x_port *p, int q)
 {
 	if (p->msix)
 		return ICR_RXQ(q);
-	return ICR_RXT0 | ICR_RXDMT0 | ICR_RXO;
+	return ICR_RX_CAUSES;
 }
 
 static int e1000e_irq_enable(struct nic *nic, int q)
@@ -135,23 +135,10 @@ static void e1000e_other_irq(struct trapframe *tf, void *arg)
 	wr32(p->regs, IMS, ICR_OTHER | ICR_LSC);
 }
 
-/* One vector for every cause (MSI, INTx): reading ICR clears it (7.4.3). */
-static void e1000e_legacy_irq(struct trapframe *tf, void *arg)
-{
-	struct e1000x_port *p = arg;
-	uint32_t icr = rd32(p->regs, ICR);
-	if (!icr)
-		return;		/* a shared INTx line, not us */
-	if (icr & ICR_LSC)
-		p->nic.other_pending = 1;
-	if (icr & queue_causes(p, 0))
-		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
-}
-
 /* Vectors (7.4): one per queue pair plus "other" under MSI-X, else one. */
 static int e1000e_setup_vectors(struct e1000x_port *p)
 {
-	return e1000x_setup_vectors(p, e1000e_other_irq, e1000e_legacy_irq);
+	return e1000x_setup_vectors(p, e1000e_other_irq);
 }
 
 /* Route causes to vectors (IVAR, 10.2.4.9) and unmask link changes; queue

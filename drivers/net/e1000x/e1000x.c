@@ -407,7 +407,21 @@ int e1000x_reset(struct e1000x_port *p)
 	return 0;
 }
 
-int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other, irq_handler_t legacy)
+void e1000x_legacy_irq(struct trapframe *tf, void *arg)
+{
+	struct e1000x_port *p = arg;
+	uint32_t icr = rd32(p->regs, ICR);
+	if (!icr)
+		return;		/* a shared INTx line, not us */
+	if (icr & ICR_LSC)
+		p->nic.other_pending = 1;
+	if (icr & p->family->icr_reset)
+		p->reset_pending = 1;
+	if (icr & ICR_RX_CAUSES)
+		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
+}
+
+int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other)
 {
 	struct nic *nic = &p->nic;
 	int nq = nic->nqueues;
@@ -430,7 +444,7 @@ int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other, irq_handler
 		if (nq > 1)
 			printf("%s: one interrupt vector: 1 queue instead of %d\n", nic->name, nq);
 		nic->nqueues = 1;
-		pci_irq_set_handler(nic->pci, 0, legacy, p);
+		pci_irq_set_handler(nic->pci, 0, e1000x_legacy_irq, p);
 	}
 	return 0;
 }

@@ -62,6 +62,7 @@ struct e1000x_family {
 	int max_queues;
 	uint32_t eimc;			/* extended interrupt mask clear register, 0 if none */
 	int pcie;			/* 1: CTRL.GIO_MASTER_DISABLE and DRV_LOAD exist */
+	uint32_t icr_reset;		/* ICR causes asking for a port reset (igb DRSTA), 0 if none */
 	/* Optional, at probe before the port is registered: per-device set-up
 	 * (p->part, queue count, DMA limit, PCI errata); 0, or -1 after
 	 * printing why the device is refused. */
@@ -91,8 +92,13 @@ struct e1000x_family {
 int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x_family *f);
 /* Vectors from the PCI layer: queue pair q on vector q (nic_queue_irq) and
  * other causes on vector nqueues when MSI-X gives them all (p->msix = 1);
- * else every cause on one vector (legacy) and one queue. 0 or -1. */
-int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other, irq_handler_t legacy);
+ * else every cause on one vector (e1000x_legacy_irq) and one queue. 0 or -1. */
+int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other);
+/* The single vector of INTx or MSI, the same on the three families
+ * (8254x 13.4.17, 82574 10.2.4.1, 82576 8.8.1): reading ICR clears it; link
+ * changes go to the watchdog, family->icr_reset causes ask for a reset,
+ * ICR_RX_CAUSES schedule queue 0. */
+void e1000x_legacy_irq(struct trapframe *tf, void *arg);
 /*
  * Stop and reset the port (8254x 14.3 and 14.8, 82574 4.6.1-4.6.2, 82576
  * 4.3.1 and 4.5.1): interrupts masked; on PCIe parts bus mastering

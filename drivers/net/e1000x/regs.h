@@ -98,6 +98,8 @@
 #define ICR_RXDMT0	(1u << 4)	/* receive descriptor minimum threshold */
 #define ICR_RXO		(1u << 6)	/* receiver overrun */
 #define ICR_RXT0	(1u << 7)	/* receiver timer interrupt */
+/* Queue 0's causes on a single vector (INTx, MSI): igb calls bit 7 RXDW. */
+#define ICR_RX_CAUSES	(ICR_RXT0 | ICR_RXDMT0 | ICR_RXO)
 #define ICR_MDAC	(1u << 9)
 #define ICR_INT_ASSERTED (1u << 31)
 

@@ -18,20 +18,13 @@ const struct igb_mac_info igb_macs[] = {
 	[IGB_I211] = { "I211", 2, 1, 1, 1, 1, IGB_EEMNGCTL_I210 },
 };
 
-/* Queue causes without MSI-X: RX only (TX completions are reclaimed by
- * tx_burst and tx_clean, as on e1000e). */
-static uint32_t legacy_causes(void)
-{
-	return ICR_RXDW | ICR_RXDMT0 | ICR_RXO;
-}
-
 static int igb_irq_enable(struct nic *nic, int q)
 {
 	struct e1000x_port *p = to_port(nic);
 	if (p->msix)
 		wr32(p->regs, IGB_EIMS, 1u << q);
 	else
-		wr32(p->regs, IMS, legacy_causes());
+		wr32(p->regs, IMS, ICR_RX_CAUSES);
 	return e1000x_port_rx_pending(nic, q);
 }
 
@@ -41,7 +34,7 @@ static void igb_irq_disable(struct nic *nic, int q)
 	if (p->msix)
 		wr32(p->regs, IGB_EIMC, 1u << q);
 	else
-		wr32(p->regs, IMC, legacy_causes());
+		wr32(p->regs, IMC, ICR_RX_CAUSES);
 }
 
 /* EICS (8.8.10) raises the queue's vector in MSI-X mode; ICS otherwise. */
@@ -196,25 +189,10 @@ static void igb_other_irq(struct trapframe *tf, void *arg)
 	wr32(p->regs, IGB_EIMS, 1u << p->nic.nqueues);
 }
 
-/* One vector for every cause (MSI, INTx). */
-static void igb_legacy_irq(struct trapframe *tf, void *arg)
-{
-	struct e1000x_port *p = arg;
-	uint32_t icr = rd32(p->regs, ICR);
-	if (!icr)
-		return;
-	if (icr & ICR_LSC)
-		p->nic.other_pending = 1;
-	if (icr & ICR_DRSTA)
-		p->reset_pending = 1;
-	if (icr & legacy_causes())
-		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
-}
-
 /* Vectors (7.3): one per queue pair plus "other" under MSI-X, else one. */
 static int igb_setup_vectors(struct e1000x_port *p)
 {
-	return e1000x_setup_vectors(p, igb_other_irq, igb_legacy_irq);
+	return e1000x_setup_vectors(p, igb_other_irq);
 }
 
 /*
@@ -350,7 +328,7 @@ static int igb_attach(struct e1000x_port *p, const struct pci_id *id)
 }
 
 static const struct e1000x_family igb_family = {
-	.driver = "igb", .ops = &igb_ops, .max_queues = 8, .eimc = IGB_EIMC, .pcie = 1,
+	.driver = "igb", .ops = &igb_ops, .max_queues = 8, .eimc = IGB_EIMC, .pcie = 1, .icr_reset = ICR_DRSTA,
 	.attach = igb_attach, .setup_vectors = igb_setup_vectors, .hw_init = igb_hw_init,
 	.post_reset = igb_post_reset, .phy_acquire = igb_phy_acquire, .phy_release = igb_phy_release,
 };
