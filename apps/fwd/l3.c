@@ -3,7 +3,8 @@
  *
  * Per burst, each frame: ARP for our address is answered in place or
  * learnt from; IPv4 to our MAC is checked (ipv4_check), delivered to us
- * (counted `local`; an ICMP echo request is answered) or looked up in the LPM table; its next hop's MAC comes
+ * (counted `local`; an ICMP echo request is answered) or looked up in the LPM table (a burst's
+ * repeated source and destination are checked and looked up once); its next hop's MAC comes
  * from the ARP table, or the frame waits, held in the next hop's queue of
  * ARP_HOLD, while ARP requests go out every ARP_RETRY_MS up to ARP_TRIES
  * times. Frames leave in one tx_burst per port at the end of the burst.
@@ -47,6 +48,7 @@ struct arp_entry {
 
 struct txb {
 	int n;
+	int mixed;	/* holds a frame that is not TX_FWD from the burst's port */
 	struct pkt *p[TXB_MAX];
 	uint8_t kind[TXB_MAX];
 	uint8_t in[TXB_MAX];	/* port the frame counts on */
@@ -63,7 +65,14 @@ static struct l3_core {
 	} icmp[NIC_MAX_PORTS];
 	uint64_t next_timer_tsc;
 	int q;			/* TX queue of this burst */
+	int in;			/* port of this burst */
 	struct arp_entry *last;	/* the entry the last routed frame used (any state) */
+	/* Within a burst: the last source found valid, the last destination
+	 * found routable (not ours, unicast, not martian, not a directed
+	 * broadcast) and its LPM next hop; 0 = none (0 is never either, and a
+	 * frame carrying 0 is always checked). */
+	uint32_t ok_src, ok_dst;
+	uint16_t ok_nh;
 } l3_cores[MAX_CPUS];
 
 /* The calling core's router state. */
@@ -77,6 +86,11 @@ static void tx_flush(int port)
 	struct txb *b = &me()->tx[port];
 	struct nic *out = nics[port];
 	int sent = b->n ? out->ops->tx_burst(out, me()->q % out->nqueues, b->p, b->n) : 0;
+	if (!b->mixed && sent == b->n) {	/* the common batch: routed frames, all sent */
+		fwd_st(me()->in)->forwarded += (uint64_t)sent;
+		b->n = 0;
+		return;
+	}
 	for (int i = 0; i < b->n; i++) {
 		int in = b->in[i];
 		if (b->kind[i] == TX_OWN) {
@@ -97,14 +111,17 @@ static void tx_flush(int port)
 		}
 	}
 	b->n = 0;
+	b->mixed = 0;
 }
 
-/* Inline: it runs once per routed frame. */
+/* Queue p out of port, counted as kind (TX_FWD from the burst's port
+ * keeps the batch unmixed). Inline: it runs once per routed frame. */
 static inline __attribute__((always_inline)) void tx_add(int port, struct pkt *p, int kind)
 {
 	struct txb *b = &me()->tx[port];
 	if (b->n == TXB_MAX)
 		tx_flush(port);
+	b->mixed |= kind != TX_FWD || p->port != me()->in;
 	b->p[b->n] = p;
 	b->in[b->n] = (uint8_t)p->port;
 	b->kind[b->n++] = (uint8_t)kind;
@@ -353,33 +370,45 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
 		return check_drop[c];
 	uint32_t dst = ntoh32(ip->daddr), src = ntoh32(ip->saddr);
+	struct l3_core *core = me();
 	/* RFC 1812 5.3.7: no packet from an invalid source, or from one of our
 	 * own addresses (a loop or a spoof), is forwarded or answered. */
-	if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || l3_local(src))
-		return FWD_DROP_martian_src;
-	if (l3_local(dst)) {
-		if (!icmp_echo(nic, p, ip)) {
-			fwd_st(nic->port)->local++;
-			pkt_free(p);
-		}
-		return -1;
+	if (src != core->ok_src || !src) {
+		if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || l3_local(src))
+			return FWD_DROP_martian_src;
+		core->ok_src = src;
 	}
-	if (dst >= 0xe0000000u || dst == 0)
-		return FWD_DROP_not_unicast;
-	if ((dst >> 24) == 0 || (dst >> 24) == 127)
-		return FWD_DROP_martian_dst;	/* RFC 1812 5.3.7: never forwarded */
-	if (l3_bcast(dst))
-		return FWD_DROP_directed_broadcast;	/* RFC 2644: off by default */
+	uint16_t nh = core->ok_nh;
+	if (dst != core->ok_dst || !dst) {	/* the burst's last destination needs none of this */
+		if (l3_local(dst)) {
+			if (!icmp_echo(nic, p, ip)) {
+				fwd_st(nic->port)->local++;
+				pkt_free(p);
+			}
+			return -1;
+		}
+		if (dst >= 0xe0000000u || dst == 0)
+			return FWD_DROP_not_unicast;
+		if ((dst >> 24) == 0 || (dst >> 24) == 127)
+			return FWD_DROP_martian_dst;	/* RFC 1812 5.3.7: never forwarded */
+		if (l3_bcast(dst))
+			return FWD_DROP_directed_broadcast;	/* RFC 2644: off by default */
+		nh = LPM_NONE;
+	}
 	if ((ip->ver_ihl & 15u) > 5 && ip_source_routed(ip))	/* options only */
 		return FWD_DROP_source_route;	/* RFC 7126 4.3, 4.4 */
 	if (c == IPV4_TTL_EXPIRED) {
 		icmp_error(nic, p, ICMP_TIME_EXCEEDED, ICMP_EXC_TTL, now);
 		return FWD_DROP_ttl_expired;
 	}
-	uint16_t nh = lpm_lookup(&l3_lpm, dst);
-	if (nh == LPM_NONE) {
-		icmp_error(nic, p, ICMP_DEST_UNREACH, ICMP_NET_UNREACH, now);
-		return FWD_DROP_no_route;
+	if (nh == LPM_NONE) {	/* a new destination: looked up once per burst */
+		nh = lpm_lookup(&l3_lpm, dst);
+		if (nh == LPM_NONE) {
+			icmp_error(nic, p, ICMP_DEST_UNREACH, ICMP_NET_UNREACH, now);
+			return FWD_DROP_no_route;
+		}
+		core->ok_dst = dst;
+		core->ok_nh = nh;
 	}
 	int out = l3_nh[nh].port;
 	uint32_t hop = l3_nh[nh].gw ? l3_nh[nh].gw : dst;
@@ -392,9 +421,9 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	}
 	/* Frames of a burst mostly share a next hop: the entry the last one
 	 * used, if it is still about hop (no two entries are), saves the search. */
-	struct arp_entry *e = me()->last;
+	struct arp_entry *e = core->last;
 	if (!e || e->state == ARP_FREE || e->ip != hop || e->port != out)
-		e = me()->last = arp_find(out, hop);
+		e = core->last = arp_find(out, hop);
 	if (e && (e->state == ARP_REACHABLE || e->state == ARP_PROBE_STATE)) {
 		forward(p, out, e->mac);
 		return -1;
@@ -422,6 +451,8 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	uint64_t now = rdtsc();
 	me()->q = q;
+	me()->in = nic->port;
+	me()->ok_src = me()->ok_dst = 0;	/* the tables may have changed since the last burst */
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = pkts[i];
 		const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
