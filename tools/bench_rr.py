@@ -11,11 +11,16 @@ divided by the transactions. Prints tables and saves CSV under build/bench/;
 never passes or fails. QEMU TCG figures: compare rows, not machines.
 
     tools/bench_rr.py [--seconds 2] [--quick]   (--quick: e1000e napi only)
+    tools/bench_rr.py --insns        (only the instructions per transaction)
+    tools/bench_rr.py --profile tcp 1 (QEMU's hotblocks plugin beside it: the
+        per-function table of one run, e1000e napi, 1 session, in
+        instructions per transaction)
 """
 import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -144,22 +149,82 @@ def instructions(seconds):
     return rows
 
 
+def profile(proto, size, seconds, top=40):
+    """Two runs with QEMU's hotblocks plugin, one with the client's traffic
+    and one that only boots and idles as long: the difference, block by
+    block, is the traffic's; printed per function and per source file in
+    guest instructions per transaction."""
+    so = plugin()
+    hotso = so and os.path.join(os.path.dirname(so), "hotblocks.so")
+    if not hotso or not os.path.exists(hotso):
+        print("profile: no hotblocks plugin (make insncount)")
+        return
+    logs = {}
+    for run in ("base", "traffic"):
+        logs[run] = os.path.join(BUILD, "bench", f"rr-hot-{proto}-{size}-{run}.log")
+        g = Guest("e1000e", "napi", size, extra=("-plugin", hotso + ",inline=on", "-d", "plugin", "-D", logs[run]))
+        try:
+            if run == "base":
+                time.sleep(seconds)
+            else:
+                r = g.client(proto, 1, size, seconds)
+        finally:
+            g.close()
+    n = max(1, r["transactions"])
+    print(f"\nprofile e1000e napi {proto} {size}/{size} 1 session: {r['transactions']} transactions, "
+          "boot and idle subtracted")
+    layers = {}
+    for by in ("file", "function"):
+        out = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "insncount",
+                                                           "profile.py"), logs["traffic"],
+                              os.path.join(BUILD, "linerate.elf"), str(1000 if by == "file" else top),
+                              "--base", logs["base"], "--by", by],
+                             capture_output=True, text=True).stdout
+        print(f"  {by:40} {'share':>6} {'insns/trans':>11}")
+        for ln in out.splitlines():
+            m = re.match(r"(.+?)\s+([\d.]+)%\s+(\S+) insns", ln)
+            if not m:
+                continue
+            name, per = m.group(1), float(m.group(3)) / n
+            if by == "file" and not name.startswith("(listed"):
+                layer = layer_of(name)
+                layers[layer] = layers.get(layer, 0) + per
+            if per >= 1:
+                print(f"  {name:40} {float(m.group(2)):5.1f}% {per:11.1f}")
+    print("  by layer: " + ", ".join(f"{k} {v:.0f}" for k, v in sorted(layers.items(), key=lambda kv: -kv[1])))
+
+
+def layer_of(path):
+    """The layer a source file belongs to, for the profile's summary."""
+    for prefix, layer in (("lwip/", "lwIP"), ("apps/rr/lwip/", "lwIP"), ("apps/rr/", "rr"), ("drivers/", "driver"), ("net/pkt", "driver"),
+                          ("run/", "poll loop"), ("kernel/", "kernel (irq, clock)"), ("vectors", "kernel (irq, clock)")):
+        if path.startswith(prefix):
+            return layer
+    return "other"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=2)
     ap.add_argument("--quick", action="store_true", help="e1000e poll=napi only")
+    ap.add_argument("--insns", action="store_true", help="only the instructions per transaction")
+    ap.add_argument("--profile", nargs=2, metavar=("PROTO", "BYTES"), help="per-function profile of one run")
     a = ap.parse_args()
     if os.geteuid() != 0:
         print("bench_rr: skipped (needs root for a network namespace and a tap device)")
         return 0
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
+    if a.profile:
+        profile(a.profile[0], int(a.profile[1]), a.seconds)
+        return 0
     configs = [("e1000e", "napi")] if a.quick else \
         [("e1000e", "napi"), ("e1000e", "busy"), ("igb", "napi"), ("igb", "busy")]
-    rows = table(a.seconds, configs)
-    with open(os.path.join(BUILD, "bench", "rr.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    if not a.insns:
+        rows = table(a.seconds, configs)
+        with open(os.path.join(BUILD, "bench", "rr.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
     ins = instructions(a.seconds)
     if ins:
         with open(os.path.join(BUILD, "bench", "rr-insns.csv"), "w", newline="") as f:
