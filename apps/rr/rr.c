@@ -36,11 +36,6 @@ KNOB(rr_idle, .name = "rr_idle", .type = KNOB_INT, .ranges = idle_range, .nrange
 static uint64_t next_timer_tsc;
 extern const struct app app_rr;
 
-void rr_count(int port, enum rr_event e, uint64_t n)
-{
-	rr_stats[port].ev[e] += n;
-}
-
 static int rr_init(void)
 {
 	int n = 0;

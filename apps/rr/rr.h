@@ -95,9 +95,9 @@ struct rr_conn {
 	struct tcp_pcb *pcb;
 	uint8_t port;		/* the rr port it arrived on */
 	uint8_t svc;		/* enum rr_svc */
-	uint32_t last_ms;	/* sys_now of the last segment received */
 	uint32_t have;		/* RR: bytes of the current request so far */
 	uint32_t owed;		/* RR: responses not yet written (no send buffer) */
+	uint32_t unread;	/* bytes taken but not yet given back to the window */
 	uint8_t hdr[14];	/* sockperf: the current message's header */
 	uint8_t hlen;		/* ... bytes of it so far */
 	uint8_t reply;		/* ... the client asked for a reply */
@@ -124,5 +124,9 @@ int sockperf_init(void);
 int rr_sockperf_recv(struct rr_conn *c, struct pbuf *p);
 /* The rr port whose netif lwIP is receiving on (inside a UDP callback). */
 int rr_rx_port_of(void);
-void rr_count(int port, enum rr_event e, uint64_t n);
+/* Count n events e on port. */
+static inline void rr_count(int port, enum rr_event e, uint64_t n)
+{
+	rr_stats[port].ev[e] += n;
+}
 #endif

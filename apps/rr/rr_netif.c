@@ -90,7 +90,10 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
 		rr_count(nic->port, RR_tx_no_buffer, 1);
 		return ERR_MEM;
 	}
-	pbuf_copy_partial(p, k->data, p->tot_len, 0);
+	if (!p->next)
+		memcpy(k->data, p->payload, p->len);
+	else
+		pbuf_copy_partial(p, k->data, p->tot_len, 0);
 	k->len = p->tot_len;
 	if (k->len < ETH_MIN_FRAME) {
 		memset(k->data + k->len, 0, ETH_MIN_FRAME - k->len);

@@ -4,14 +4,14 @@
  * the service, close when the peer closes (FIN), count resets and aborts
  * (lwIP's err callback), and reset connections that received no segment
  * for rr_idle seconds (a peer that vanished mid-transaction), from a 1 s
- * tcp_poll.
+ * tcp_poll: lwIP stamps pcb->tmr with its 500 ms tcp_ticks on every
+ * segment it accepts, so the receive path does no clock reading of ours.
  */
 #include <stdio.h>
 #include "apps/rr/rr.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/tcp.h"
 #include "rr_hooks.h"
-#include "lwip/sys.h"
 #include "lwip/tcp.h"
 
 #define POLL_HALF_SECONDS 2	/* tcp_poll interval: lwIP's coarse timer is 500 ms */
@@ -54,6 +54,10 @@ static void conn_abort(struct rr_conn *c)
 	tcp_abort(pcb);
 }
 
+/* Data taken is given back to the receive window a segment's worth at a
+ * time (on_recv): lwIP moves the announced window only by a segment
+ * anyway (RFC 9293 3.8.6.2.2), and small requests skip the update. */
+
 /* The peer closed its side (FIN): close ours. ERR_OK, or ERR_ABRT when
  * lwIP had no memory for our FIN and the connection was reset instead. */
 static err_t conn_close(struct rr_conn *c)
@@ -62,6 +66,8 @@ static err_t conn_close(struct rr_conn *c)
 		rr_count(c->port, RR_tcp_rr_partial, 1);
 	rr_count(c->port, RR_conns_closed, 1);
 	struct tcp_pcb *pcb = c->pcb;
+	if (c->unread)	/* lwIP resets instead of a FIN while data is unread */
+		tcp_recved(pcb, (u16_t)c->unread);
 	conn_free(c);
 	if (tcp_close(pcb) == ERR_OK)
 		return ERR_OK;
@@ -80,7 +86,11 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	}
 	if (rr_svc_ops[c->svc].recv(c, p))
 		return ERR_MEM;
-	tcp_recved(pcb, p->tot_len);
+	c->unread += p->tot_len;
+	if (c->unread >= TCP_MSS) {
+		tcp_recved(pcb, (u16_t)c->unread);
+		c->unread = 0;
+	}
 	pbuf_free(p);
 	return ERR_OK;
 }
@@ -114,9 +124,8 @@ static void on_err(void *arg, err_t err)
 
 static err_t on_poll(void *arg, struct tcp_pcb *pcb)
 {
-	(void)pcb;
 	struct rr_conn *c = arg;
-	if (rr_cfg.idle_s && sys_now() - c->last_ms >= (uint32_t)rr_cfg.idle_s * 1000) {
+	if (rr_cfg.idle_s && tcp_ticks - pcb->tmr >= (uint32_t)rr_cfg.idle_s * 1000 / TCP_SLOW_INTERVAL) {
 		rr_count(c->port, RR_conns_idle_reclaimed, 1);
 		conn_abort(c);
 		return ERR_ABRT;
@@ -136,8 +145,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	}
 	struct rr_conn *c = free_list;
 	free_list = c->next_free;
-	*c = (struct rr_conn){ .pcb = pcb, .port = (uint8_t)port, .svc = (uint8_t)(uintptr_t)arg,
-			       .last_ms = sys_now() };
+	*c = (struct rr_conn){ .pcb = pcb, .port = (uint8_t)port, .svc = (uint8_t)(uintptr_t)arg };
 	nopen++;
 	rr_stats[port].conns_open++;
 	rr_count(port, RR_conns_accepted, 1);
@@ -156,14 +164,11 @@ err_t rr_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u1
 	(void)optlen;
 	(void)opt1len;
 	(void)opt2;
-	int port = rr_rx_port_of();
-	if (pcb->state >= ESTABLISHED && pcb->recv == on_recv && pcb->callback_arg)
-		((struct rr_conn *)pcb->callback_arg)->last_ms = sys_now();
 	if (TCPH_FLAGS(hdr) & TCP_RST)
-		rr_count(port, RR_tcp_rst_received, 1);
+		rr_count(rr_rx_port_of(), RR_tcp_rst_received, 1);
 	else if (pcb->state >= ESTABLISHED && p->tot_len &&
 		 !TCP_SEQ_BETWEEN(hdr->seqno, pcb->rcv_nxt, pcb->rcv_nxt + pcb->rcv_wnd - 1))
-		rr_count(port, RR_tcp_out_of_window, 1);
+		rr_count(rr_rx_port_of(), RR_tcp_out_of_window, 1);
 	return ERR_OK;
 }
 

@@ -65,6 +65,7 @@ extern unsigned char *rr_lwip_heap;
 #define TCP_WND			(8 * TCP_MSS)
 #define TCP_SND_BUF		(16 * TCP_MSS)
 #define TCP_SND_QUEUELEN	64
+#define TCP_OVERSIZE		0	/* a small response's pbuf is its size (no trim at output) */
 #define TCP_QUEUE_OOSEQ		0
 #define TCP_LISTEN_BACKLOG	0
 #define LWIP_TCP_KEEPALIVE	0
@@ -73,10 +74,10 @@ extern unsigned char *rr_lwip_heap;
 #define LWIP_WND_SCALE		0
 
 /* Received checksums: the netif turns checking off per frame for what the
- * NIC verified (PKT_RX_*_CSUM_OK). Sent checksums are computed by lwIP. */
+ * NIC verified (PKT_RX_*_CSUM_OK). Sent checksums are computed by lwIP,
+ * with the inline sum of arch/chksum.h (LWIP_CHKSUM, arch/cc.h). */
 #define LWIP_CHECKSUM_CTRL_PER_NETIF 1
 #define LWIP_CHECKSUM_ON_COPY	0
-#define LWIP_CHKSUM_ALGORITHM	3	/* 32 bits at a time */
 
 /* Counters for the rr command: lwIP's per-protocol errors and pool use. */
 #define LWIP_STATS		1

@@ -18,7 +18,13 @@
 #define lwip_htons(x) ((u16_t)__builtin_bswap16((u16_t)(x)))
 #define lwip_htonl(x) ((u32_t)__builtin_bswap32((u32_t)(x)))
 #define LWIP_RAND() ((u32_t)rand())
+
+#include "arch/chksum.h"
+#define LWIP_CHKSUM rr_chksum
 #define LWIP_PLATFORM_DIAG(x) do { printf x; } while (0)
+/* Assertions are lwIP's own consistency checks, off on the fast path;
+ * LWIP_ERROR's checks of arguments stay. */
+#define LWIP_NOASSERT
 #define LWIP_PLATFORM_ASSERT(x) do { printf("lwip: assertion \"%s\" failed at %s:%d\n", x, __FILE__, __LINE__); abort(); } while (0)
 #define LWIP_NO_STDINT_H 0
 #define LWIP_NO_INTTYPES_H 0
