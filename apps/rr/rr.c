@@ -16,12 +16,15 @@
 #include "lwip/timeouts.h"
 
 struct rr_stats rr_stats[NIC_MAX_PORTS];
-struct rr_config rr_cfg = { .req = 1, .rsp = 1, .port = 12866, .conns = 512, .idle_s = 60 };
+struct rr_config rr_cfg = { .req = 1, .rsp = 1, .port = 12866, .conns = 512, .idle_s = 60, .heap_kib = 4096,
+			    .pbufs = 8192 };
 
 static const struct knob_range size_range[] = { { 1, 65535 } };
 static const struct knob_range port_range[] = { { 1, 65535 } };
 static const struct knob_range conns_range[] = { { 1, RR_CONNS_MAX } };
 static const struct knob_range idle_range[] = { { 0, 3600 } };
+static const struct knob_range heap_range[] = { { 64, 1048576 } };
+static const struct knob_range pbufs_range[] = { { 64, 1048576 } };
 KNOB(req, .name = "req", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &rr_cfg.req,
      .help = "rr: request size of a transaction, bytes (netperf -r REQ,RSP); default 1");
 KNOB(rsp, .name = "rsp", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &rr_cfg.rsp,
@@ -29,7 +32,11 @@ KNOB(rsp, .name = "rsp", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .
 KNOB(rr_port, .name = "rr_port", .type = KNOB_INT, .ranges = port_range, .nranges = 1, .ival = &rr_cfg.port,
      .help = "rr: UDP and TCP port of the request-response service; default 12866");
 KNOB(rr_conns, .name = "rr_conns", .type = KNOB_INT, .ranges = conns_range, .nranges = 1,
-     .ival = &rr_cfg.conns, .help = "rr: TCP connections at most (open or half-open); more SYNs are dropped and counted; default 512");
+     .ival = &rr_cfg.conns, .help = "rr: TCP connections at most (open or half-open); more SYNs are dropped and counted; lwIP's PCB pool holds 16 more; default 512");
+KNOB(rr_heap, .name = "rr_heap", .type = KNOB_INT, .ranges = heap_range, .nranges = 1, .ival = &rr_cfg.heap_kib,
+     .help = "rr: lwIP's heap (segments awaiting their ACK, small responses, ICMP replies), KiB; default 4096");
+KNOB(rr_pbufs, .name = "rr_pbufs", .type = KNOB_INT, .ranges = pbufs_range, .nranges = 1, .ival = &rr_cfg.pbufs,
+     .help = "rr: lwIP's TCP segments, and as many pbuf headers (responses sent by reference); default 8192");
 KNOB(rr_idle, .name = "rr_idle", .type = KNOB_INT, .ranges = idle_range, .nranges = 1, .ival = &rr_cfg.idle_s,
      .help = "rr: a TCP connection idle this long is reset and counted, s (0: never); default 60");
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include "drivers/net/nic.h"
 
-#define RR_CONNS_MAX	1024	/* ceiling of rr_conns (lwIP's TCP PCB pool holds it) */
+#define RR_CONNS_MAX	65535	/* ceiling of rr_conns */
 #define RR_ECHO_PORT	7	/* RFC 862 */
 #define RR_SOCKPERF_PORT 11111	/* sockperf's default */
 
@@ -54,6 +54,8 @@ struct rr_config {
 	int64_t port;			/* rr_port */
 	int64_t conns;			/* rr_conns: TCP connections at most */
 	int64_t idle_s;			/* rr_idle: idle TCP connections reclaimed after s */
+	int64_t heap_kib;		/* rr_heap: lwIP's heap, KiB */
+	int64_t pbufs;			/* rr_pbufs: TCP segments, and pbuf headers */
 };
 extern struct rr_config rr_cfg;
 
@@ -69,6 +71,15 @@ int rr_timers(void);
 /* rr_filter.c: rr's checks in front of lwIP. Returns -1 (dropped, counted,
  * freed) or the RR_STACK class of a frame to hand to lwIP. */
 int rr_filter(struct nic *nic, struct pkt *p);
+
+/* rr_pools.c: lwIP's heap and pools from free pages, sized by rr_heap,
+ * rr_conns and rr_pbufs, then lwip_init; once (later calls return 0).
+ * 0, or -1 with what ran out printed. */
+int rr_lwip_init(void);
+/* Fill lwIP pool desc with n fresh elements from free pages, after
+ * emptying it (replace=1) or beside what it holds. 0, or -1 (no memory). */
+struct memp_desc;
+int rr_pool_fill(const struct memp_desc *desc, uint32_t n, int replace);
 
 /* rr_netif.c: lwIP netif of a port. */
 int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len);
@@ -86,6 +97,8 @@ int rr_port_of_addr_port(int port);
 void rr_report(int json);
 /* Custom RX pbufs in use (each holds a received pkt). */
 uint32_t rr_netif_rx_pbufs(void);
+/* ... in all: every buffer of the RX pools of every lwIP port. */
+uint32_t rr_netif_rx_pbufs_avail(void);
 
 /* A TCP connection of one of rr's services (rr_tcp.c). */
 enum rr_svc { RR_SVC_RR, RR_SVC_ECHO, RR_SVC_SOCKPERF, RR_SVC_N };

@@ -8,6 +8,7 @@
  * PBUF_ROM/REF chains, so that is the only copy) and hands the frames to
  * tx_burst in bursts, at rr_netif_flush.
  */
+#include <stdio.h>
 #include <string.h>
 #include "apps/rr/rr.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
@@ -19,8 +20,9 @@
 #include "lwip/pbuf.h"
 #include "netif/ethernet.h"
 
-/* Every buffer of every port's pools could be inside lwIP at once. */
-#define RX_PBUFS 8192
+/* Every buffer of every port's pools could be inside lwIP at once: the
+ * pool is filled as ports join (rr_pools.c); one token element here. */
+#define RX_PBUFS 1
 #define ETH_MIN_FRAME 60	/* bytes without FCS */
 
 struct rx_pbuf {
@@ -37,7 +39,6 @@ struct rr_port {
 };
 static struct rr_port ports[NIC_MAX_PORTS];
 static uint32_t tx_pending;	/* bit p: port p has frames to flush */
-unsigned char *rr_lwip_heap;
 
 /* lwIP's clock (NO_SYS): milliseconds from the TSC. */
 u32_t sys_now(void)
@@ -55,6 +56,11 @@ static void rx_pbuf_free(struct pbuf *p)
 uint32_t rr_netif_rx_pbufs(void)
 {
 	return memp_RX_PBUF.stats->used;
+}
+
+uint32_t rr_netif_rx_pbufs_avail(void)
+{
+	return memp_RX_PBUF.stats->avail;
 }
 
 static void flush_port(struct rr_port *rp)
@@ -128,12 +134,14 @@ int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len)
 {
 	static int inited;
 	if (!inited) {
-		rr_lwip_heap = dma_alloc(MEM_SIZE + 64, 64);
-		if (!rr_lwip_heap)
+		if (rr_lwip_init())
 			return -1;
-		lwip_init();
 		LWIP_MEMPOOL_INIT(RX_PBUF);
-		inited = 1;
+	}
+	uint32_t bufs = nic->pool->size + (nic->small_pool ? nic->small_pool->size : 0);
+	if (rr_pool_fill(&memp_RX_PBUF, bufs, !inited++)) {
+		printf("rr: %s: no memory for %u RX pbufs\n", nic->name, bufs);
+		return -1;
 	}
 	struct rr_port *rp = &ports[nic->port];
 	ip4_addr_t ip, mask, gw;

@@ -83,13 +83,16 @@ static void show_lwip(int json)
 	if (!json)
 		printf("\nrr pools:");
 	printf(fmt, "rx", "pbufs", (uint64_t)rr_netif_rx_pbufs());
+	printf(fmt, "rx_pbufs", "avail", (uint64_t)rr_netif_rx_pbufs_avail());
 	printf(fmt, "conns", "open", (uint64_t)rr_conns_open());
 	for (size_t i = 0; i < sizeof(pools) / sizeof(pools[0]); i++) {
 		const struct stats_mem *m = lwip_stats.memp[pools[i].t];
+		printf(fmt, pools[i].name, "avail", (uint64_t)m->avail);
 		printf(fmt, pools[i].name, "used", (uint64_t)m->used);
 		printf(fmt, pools[i].name, "max", (uint64_t)m->max);
 		printf(fmt, pools[i].name, "err", (uint64_t)m->err);
 	}
+	printf(fmt, "heap", "avail", (uint64_t)lwip_stats.mem.avail);
 	printf(fmt, "heap", "used", (uint64_t)lwip_stats.mem.used);
 	printf(fmt, "heap", "max", (uint64_t)lwip_stats.mem.max);
 	printf(fmt, "heap", "err", (uint64_t)lwip_stats.mem.err);

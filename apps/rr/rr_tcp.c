@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include "apps/rr/rr.h"
+#include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/tcp.h"
 #include "rr_hooks.h"
@@ -16,7 +17,7 @@
 
 #define POLL_HALF_SECONDS 2	/* tcp_poll interval: lwIP's coarse timer is 500 ms */
 
-static struct rr_conn conns[RR_CONNS_MAX];
+static struct rr_conn *conns;	/* rr_conns of them, from free pages */
 static struct rr_conn *free_list;
 static int nopen;
 
@@ -174,12 +175,17 @@ err_t rr_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u1
 
 int rr_tcp_listen(uint16_t port, enum rr_svc svc)
 {
-	static int inited;
-	if (!inited++)
-		for (int i = RR_CONNS_MAX - 1; i >= 0; i--) {
+	if (!conns) {
+		conns = dma_alloc((size_t)rr_cfg.conns * sizeof(*conns), 64);
+		if (!conns) {
+			printf("rr: no memory for %ld connections (rr_conns=)\n", rr_cfg.conns);
+			return -1;
+		}
+		for (int i = (int)rr_cfg.conns - 1; i >= 0; i--) {
 			conns[i].next_free = free_list;
 			free_list = &conns[i];
 		}
+	}
 	struct tcp_pcb *pcb = tcp_new();
 	if (!pcb || tcp_bind(pcb, IP_ADDR_ANY, port) != ERR_OK) {
 		printf("rr: cannot listen on TCP port %u\n", port);

@@ -3,7 +3,7 @@ e1000e port's -netdev stream socket: each case ends in its named counter
 and the server keeps serving; at the end every frame is accounted and
 nothing is held (pbufs, TCP segments, heap, connections, packet buffers).
 Knobs: rr_conns=4 (limit), rr_idle=3 (a silent peer is reset after 3 s),
-req=8 rsp=8."""
+req=8 rsp=8, rr_pbufs=256 rr_heap=512 (lwIP's pools and heap sized by them)."""
 import os
 import re
 import sys
@@ -25,7 +25,8 @@ RR_PORT, ECHO, REQ = 12866, 7, 8
 class Guest:
     def __init__(self):
         self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"],
-                      append=f"app=rr ip0={G_IP}/24 stats=0 rr_conns=4 rr_idle=3 req={REQ} rsp={REQ}")
+                      append=f"app=rr ip0={G_IP}/24 stats=0 rr_conns=4 rr_idle=3 req={REQ} rsp={REQ} "
+                      "rr_pbufs=256 rr_heap=512")
         self.q.expect("rr: lwIP on 1 port", 90)
         self.q.send("\r")
         self.q.expect(PROMPT, 30)
@@ -304,6 +305,14 @@ def test_named_drops(g):
         assert b[k] - a[k] == 1, k
 
 
+def test_pools_sized_by_knobs(g):
+    c = g.rr()
+    eth = dict(re.findall(r"(\w+): (\d+)", g.shell("ethtool -S port0")))
+    assert (c["tcp_pcb_avail"], c["tcp_seg_avail"], c["pbuf_avail"], c["heap_avail"]) == \
+        (4 + 16, 256, 256, 512 * 1024)
+    assert c["rx_pbufs_avail"] == int(eth["pool_size"]) + int(eth["small_pool_size"])
+
+
 def test_everything_accounted(g):
     c = g.rr()
     stack = sum(c[k] for k in ("arp", "icmp", "udp", "tcp", "fragment"))
@@ -315,8 +324,10 @@ def test_everything_accounted(g):
 
 def test_port_without_address_drops_everything():
     q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2,
-             append=f"app=rr ip0={G_IP}/24 stats=0")
+             append=f"app=rr ip0={G_IP}/24 stats=0 rr_pbufs=63 rr_heap=2000000")
     try:
+        q.expect(r"cmdline: bad value '63' for rr_pbufs= \(accepted: 64-1048576\)", 90)
+        q.expect(r"cmdline: bad value '2000000' for rr_heap= \(accepted: 64-1048576\)", 30)
         q.expect(r"rr: port1 has no address", 90)
         q.expect("rr: lwIP on 1 port", 30)
         q.send("\r")

@@ -1,8 +1,9 @@
 /*
  * lwIP 2.1.3 options for app=rr (lwIP's src/include/lwip/opt.h documents
  * each): NO_SYS raw API on one core, IPv4 with ARP, ICMP echo, UDP and TCP.
- * Pool sizes are the compile-time ceilings; the rr_conns knob sets how many
- * TCP connections are taken below RR_CONNS_MAX (apps/rr/rr.h).
+ * The heap and the pools that grow with load (TCP PCBs, segments, pbuf
+ * headers) are sized by knobs at init (apps/rr/rr_pools.c): here they get
+ * token sizes only.
  */
 #ifndef LWIPOPTS_H
 #define LWIPOPTS_H
@@ -33,15 +34,20 @@
  * replies) and the fixed pools. 4 bytes of alignment is not enough for
  * x86_64 pointers in pool elements. */
 #define MEM_ALIGNMENT		8
-#define MEM_SIZE		(4 * 1024 * 1024)
-/* The heap is taken from free pages at init (apps/rr/rr_netif.c), not in the kernel's bss. */
+/* The heap: rr_heap KiB taken from free pages at init (apps/rr/rr_pools.c).
+ * MEM_SIZE is read at run time; in lwIP's "#if MEM_SIZE > 64000" (32-bit
+ * heap offsets) the variable counts as 0 and the 4 MiB stands. */
+extern unsigned long rr_heap_bytes;
 extern unsigned char *rr_lwip_heap;
+#define MEM_SIZE		(rr_heap_bytes ? rr_heap_bytes : 4194304L)
 #define LWIP_RAM_HEAP_POINTER	rr_lwip_heap
-#define MEMP_NUM_TCP_PCB	1040	/* RR_CONNS_MAX + the listening and closing ones */
+/* Token sizes, refilled at init: rr_conns + 16 PCBs, rr_pbufs segments and
+ * PBUF_ROM/REF headers (responses sent without a copy). */
+#define MEMP_NUM_TCP_PCB	1
+#define MEMP_NUM_TCP_SEG	TCP_SND_QUEUELEN
+#define MEMP_NUM_PBUF		1
 #define MEMP_NUM_TCP_PCB_LISTEN	8
 #define MEMP_NUM_UDP_PCB	8
-#define MEMP_NUM_TCP_SEG	8192
-#define MEMP_NUM_PBUF		4096	/* PBUF_ROM/REF headers: responses sent without a copy */
 #define MEMP_NUM_REASSDATA	16
 #define MEMP_NUM_FRAG_PBUF	16
 #define MEMP_NUM_ARP_QUEUE	64
