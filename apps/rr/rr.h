@@ -30,7 +30,7 @@
 	X(echo_udp) X(echo_tcp_bytes) X(sockperf_udp) X(sockperf_tcp) X(sockperf_replies) \
 	X(sockperf_bad) X(rx_bytes) X(tx_bytes) \
 	X(conns_accepted) X(conns_refused) X(conns_closed) X(conns_reset) X(conns_aborted) \
-	X(conns_idle_reclaimed) X(tcp_out_of_window) X(tcp_rst_received) X(icmp_unreach_sent) X(icmp_rate_limited) \
+	X(conns_idle_closed) X(conns_fin_timeout) X(tcp_out_of_window) X(tcp_rst_received) X(icmp_unreach_sent) X(icmp_rate_limited) \
 	X(tx_no_buffer) X(tx_ring_full) X(tx_no_room)
 
 #define RR_ENUM(name) RR_##name,

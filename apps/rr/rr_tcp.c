@@ -1,11 +1,13 @@
 /*
  * rr's TCP connections on lwIP's raw API: accept up to rr_conns (the SYN
  * check in rr_filter.c keeps half-open ones inside it too), hand data to
- * the service, close when the peer closes (FIN), count resets and aborts
- * (lwIP's err callback), and reset connections that received no segment
- * for rr_idle seconds (a peer that vanished mid-transaction), from a 1 s
- * tcp_poll: lwIP stamps pcb->tmr with its 500 ms tcp_ticks on every
- * segment it accepts, so the receive path does no clock reading of ours.
+ * the service, close with a FIN when the peer closes (FIN) and when a
+ * connection received no segment for rr_idle seconds, count resets and
+ * aborts (lwIP's err callback), and reset a closing connection whose peer
+ * does not acknowledge our FIN within FIN_WAIT_POLLS seconds (it vanished).
+ * Idle is checked from a 1 s tcp_poll: lwIP stamps pcb->tmr with its
+ * 500 ms tcp_ticks on every segment it accepts, so the receive path does
+ * no clock reading of ours.
  */
 #include <stdio.h>
 #include "apps/rr/rr.h"
@@ -16,6 +18,7 @@
 #include "lwip/tcp.h"
 
 #define POLL_HALF_SECONDS 2	/* tcp_poll interval: lwIP's coarse timer is 500 ms */
+#define FIN_WAIT_POLLS 2	/* polls a closing connection has for the ACK of our FIN */
 
 static struct rr_conn *conns;	/* rr_conns of them, from free pages */
 static struct rr_conn *free_list;
@@ -48,32 +51,65 @@ static void conn_free(struct rr_conn *c)
 	rr_stats[c->port].conns_open--;
 }
 
-static void conn_abort(struct rr_conn *c)
-{
-	struct tcp_pcb *pcb = c->pcb;
-	conn_free(c);
-	tcp_abort(pcb);
-}
-
 /* Data taken is given back to the receive window a segment's worth at a
  * time (on_recv): lwIP moves the announced window only by a segment
  * anyway (RFC 9293 3.8.6.2.2), and small requests skip the update. */
 
-/* The peer closed its side (FIN): close ours. ERR_OK, or ERR_ABRT when
- * lwIP had no memory for our FIN and the connection was reset instead. */
+/* A connection we closed, its rr_conn already back (arg: port << 8 |
+ * polls so far): reset when the peer has not acknowledged our FIN after
+ * FIN_WAIT_POLLS polls, 1-2 s (lwIP would retransmit it for minutes, or
+ * drop it silently after 2 MSL in LAST-ACK). Once the FIN is acknowledged
+ * lwIP ends the connection itself (TIME-WAIT: 2 MSL; FIN-WAIT-2 without
+ * the peer's FIN: TCP_FIN_WAIT_TIMEOUT, through on_closing_err). */
+static err_t on_closing_poll(void *arg, struct tcp_pcb *pcb)
+{
+	uintptr_t port = (uintptr_t)arg >> 8, polls = ((uintptr_t)arg & 0xff) + 1;
+	if (pcb->state != FIN_WAIT_1 && pcb->state != CLOSING && pcb->state != LAST_ACK) {
+		tcp_poll(pcb, NULL, 0);
+		return ERR_OK;
+	}
+	if (polls < FIN_WAIT_POLLS) {
+		tcp_arg(pcb, (void *)(port << 8 | polls));
+		return ERR_OK;
+	}
+	tcp_abort(pcb);
+	return ERR_ABRT;
+}
+
+/* lwIP freed a closing connection: a RST from the peer, or a timeout
+ * (ours above, or lwIP's). */
+static void on_closing_err(void *arg, err_t err)
+{
+	rr_count((int)((uintptr_t)arg >> 8), err == ERR_RST ? RR_conns_reset : RR_conns_fin_timeout, 1);
+}
+
+/* Close c with a FIN (RFC 9293 3.10.4) after what is queued, its slot
+ * back at once. ERR_OK, or ERR_ABRT when lwIP had no memory for the FIN
+ * and the connection was reset instead. */
+static err_t conn_fin(struct rr_conn *c)
+{
+	struct tcp_pcb *pcb = c->pcb;
+	uintptr_t port = c->port;
+	if (c->unread)	/* lwIP resets instead of a FIN while data is unread */
+		tcp_recved(pcb, (u16_t)c->unread);
+	conn_free(c);
+	if (tcp_close(pcb) != ERR_OK) {
+		tcp_abort(pcb);
+		return ERR_ABRT;
+	}
+	tcp_arg(pcb, (void *)(port << 8));
+	tcp_err(pcb, on_closing_err);
+	tcp_poll(pcb, on_closing_poll, POLL_HALF_SECONDS);
+	return ERR_OK;
+}
+
+/* The peer closed its side (FIN): close ours. */
 static err_t conn_close(struct rr_conn *c)
 {
 	if (c->svc == RR_SVC_RR && c->have)
 		rr_count(c->port, RR_tcp_rr_partial, 1);
 	rr_count(c->port, RR_conns_closed, 1);
-	struct tcp_pcb *pcb = c->pcb;
-	if (c->unread)	/* lwIP resets instead of a FIN while data is unread */
-		tcp_recved(pcb, (u16_t)c->unread);
-	conn_free(c);
-	if (tcp_close(pcb) == ERR_OK)
-		return ERR_OK;
-	tcp_abort(pcb);
-	return ERR_ABRT;
+	return conn_fin(c);
 }
 
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
@@ -127,9 +163,8 @@ static err_t on_poll(void *arg, struct tcp_pcb *pcb)
 {
 	struct rr_conn *c = arg;
 	if (rr_cfg.idle_s && tcp_ticks - pcb->tmr >= (uint32_t)rr_cfg.idle_s * 1000 / TCP_SLOW_INTERVAL) {
-		rr_count(c->port, RR_conns_idle_reclaimed, 1);
-		conn_abort(c);
-		return ERR_ABRT;
+		rr_count(c->port, RR_conns_idle_closed, 1);
+		return conn_fin(c);
 	}
 	return ERR_OK;
 }

@@ -233,14 +233,58 @@ def test_zero_window_peer_gets_probes_then_the_response(g):
     g.send(g.tcp(sport, "R", seq + REQ))
 
 
+def until_flag(g, sport, flag, timeout):
+    """The guest's frames to sport up to and including the first with flag."""
+    seen = []
+    g.first(timeout, lambda f: TCP in f and f[TCP].dport == sport and
+            (seen.append(f) or flag in f[TCP].flags))
+    return seen
+
+
 def test_peer_vanishes_mid_transaction(g):
+    """Idle for rr_idle: closed with a FIN; the FIN unacknowledged for 2 s:
+    reset."""
     a = g.rr()
     sport, seq, gseq = g.connect()
     g.send(g.tcp(sport, "PA", seq, gseq, b"q" * (REQ // 2)))
-    rst = g.collect(8, lambda f: TCP in f and f[TCP].dport == sport and "R" in f[TCP].flags)
-    assert len(rst) == 1
+    seen = until_flag(g, sport, "R", 20)
+    flags = [str(f[TCP].flags) for f in seen]
+    assert "F" in "".join(flags) and "R" in flags[-1] and all("R" not in x for x in flags[:-1]), flags
     b = g.rr()
-    assert b["conns_idle_reclaimed"] - a["conns_idle_reclaimed"] == 1 and b["conns_open"] == 0
+    assert b["conns_idle_closed"] - a["conns_idle_closed"] == 1
+    assert b["conns_fin_timeout"] - a["conns_fin_timeout"] == 1 and b["conns_open"] == 0
+
+
+def test_idle_connection_closed_with_fin(g):
+    """A live peer idle for rr_idle gets a FIN, not a RST, and the close
+    completes both ways."""
+    a = g.rr()
+    sport, seq, gseq = g.connect()
+    g.send(g.tcp(sport, "PA", seq, gseq, b"q" * REQ))
+    assert data_from(g.collect(2), sport) == b"r" * REQ
+    g.send(g.tcp(sport, "A", seq + REQ, gseq + REQ))
+    seen = until_flag(g, sport, "F", 10)
+    assert seen and "F" in seen[-1][TCP].flags and all("R" not in f[TCP].flags for f in seen)
+    assert seen[-1][TCP].seq == gseq + REQ
+    g.send(g.tcp(sport, "FA", seq + REQ, gseq + REQ + 1))
+    ack = g.first(3, lambda f: TCP in f and f[TCP].dport == sport)
+    assert ack is not None and ack[TCP].flags == "A" and ack[TCP].ack == seq + REQ + 1
+    b = g.rr()
+    assert b["conns_idle_closed"] - a["conns_idle_closed"] == 1 and b["conns_open"] == 0
+    assert (b["conns_fin_timeout"], b["conns_reset"]) == (a["conns_fin_timeout"], a["conns_reset"])
+
+
+def test_client_fin_then_vanishes(g):
+    """The client closes first and never acknowledges our FIN: reset after
+    2 s, counted."""
+    a = g.rr()
+    sport, seq, gseq = g.connect()
+    g.send(g.tcp(sport, "FA", seq, gseq))
+    seen = until_flag(g, sport, "R", 10)
+    assert "F" in seen[0][TCP].flags and "R" in seen[-1][TCP].flags
+    b = g.rr()
+    assert b["conns_closed"] - a["conns_closed"] == 1
+    assert b["conns_fin_timeout"] - a["conns_fin_timeout"] == 1 and b["conns_open"] == 0
 
 
 def test_udp_closed_port_unreachable_rate_limited(g):
