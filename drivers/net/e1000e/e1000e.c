@@ -263,18 +263,12 @@ static int e1000e_attach(struct e1000x_port *p, const struct pci_id *id)
 }
 
 static const struct nic_ops e1000e_ops = {
-	.rx_burst = e1000x_port_rx_burst,
-	.tx_burst = e1000x_port_tx_burst,
+	E1000X_COMMON_OPS,
 	.irq_enable = e1000e_irq_enable,
 	.irq_disable = e1000e_irq_disable,
 	.irq_raise = e1000e_irq_raise,
-	.rx_pending = e1000x_port_rx_pending,
-	.update_stats = e1000x_port_update_stats,
-	.watchdog = e1000x_port_watchdog,
-	.tx_clean = e1000x_port_tx_clean,
-	.reset = e1000x_port_request_reset,
 	.set_itr = e1000e_set_itr,
-	.set_mc = e1000x_port_set_mc,
+	.update_stats = e1000x_port_update_stats,
 };
 
 static const struct e1000x_family e1000e_family = {

@@ -130,6 +130,12 @@ void e1000x_port_request_reset(struct nic *nic);
 /* Link check, TX hang recovery (count tx_timeout_count, reset, restore,
  * carry on), ITR simplified mode (napi_watchdog). */
 void e1000x_port_watchdog(struct nic *nic);
+/* The nic_ops fields every family fills the same way, written once; each
+ * family's table adds its interrupt calls and update_stats. */
+#define E1000X_COMMON_OPS \
+	.rx_burst = e1000x_port_rx_burst, .tx_burst = e1000x_port_tx_burst, \
+	.rx_pending = e1000x_port_rx_pending, .watchdog = e1000x_port_watchdog, \
+	.tx_clean = e1000x_port_tx_clean, .reset = e1000x_port_request_reset, .set_mc = e1000x_port_set_mc
 /* Zero the counters after a reset (reading the statistics registers clears them). */
 void e1000x_clear_stats(struct e1000x_port *p);
 /* Set up rings as far as the shared code goes; the family writes the

@@ -275,18 +275,12 @@ static void igb_update_stats(struct nic *nic)
 }
 
 static const struct nic_ops igb_ops = {
-	.rx_burst = e1000x_port_rx_burst,
-	.tx_burst = e1000x_port_tx_burst,
+	E1000X_COMMON_OPS,
 	.irq_enable = igb_irq_enable,
 	.irq_disable = igb_irq_disable,
 	.irq_raise = igb_irq_raise,
-	.rx_pending = e1000x_port_rx_pending,
-	.update_stats = igb_update_stats,
-	.watchdog = e1000x_port_watchdog,
-	.tx_clean = e1000x_port_tx_clean,
-	.reset = e1000x_port_request_reset,
 	.set_itr = igb_set_itr,
-	.set_mc = e1000x_port_set_mc,
+	.update_stats = igb_update_stats,
 };
 
 static const struct igb_part igb_parts[] = {
