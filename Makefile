@@ -26,7 +26,7 @@ NEWLIB := $(SYSROOT)/lib/libc.a
 LWIP_STAMP := $(LWIP)/core/tcp.c
 LWIP_FILES := core/def core/inet_chksum core/init core/ip core/mem core/memp core/netif \
 	core/pbuf core/stats core/tcp core/tcp_in core/tcp_out core/timeouts core/udp \
-	core/ipv4/etharp core/ipv4/icmp core/ipv4/ip4 core/ipv4/ip4_addr core/ipv4/ip4_frag \
+	core/ipv4/dhcp core/ipv4/etharp core/ipv4/icmp core/ipv4/ip4 core/ipv4/ip4_addr core/ipv4/ip4_frag \
 	netif/ethernet
 LWIP_OBJ := $(patsubst %,$(BUILD)/lwip/obj/%.o,$(LWIP_FILES))
 LWIP_LIB := $(BUILD)/lwip/liblwip.a

@@ -50,8 +50,9 @@ def nic_args(i, spec, machine, sockdir):
     to another QEMU's stream socket (two guests wired back to back);
     dgram: QEMU uses UDP 127.0.0.1 port 40000+2I and sends to 40001+2I;
     hub: QEMU's hub 0, so the guest's NICs on it are wired to each other;
-    user: QEMU's user network, restricted, with tftp=DIR and bootfile=PATH
-    for network boot), mac=..., rom=1 (the NIC's iPXE boot ROM)"""
+    user: QEMU's user network, restricted, with its DHCP server, tftp=DIR
+    and bootfile=PATH for network boot, hostfwd=PORT: TCP 127.0.0.1:PORT to
+    the guest's port 80), mac=..., rom=1 (the NIC's iPXE boot ROM)"""
     model, _, rest = spec.partition(":")
     opts = dict(kv.split("=", 1) for kv in rest.split(",") if kv)
     bus, netdev = opts.get("bus", "root"), opts.get("netdev", "none")
@@ -88,6 +89,8 @@ def nic_args(i, spec, machine, sockdir):
         nd = f"user,id=n{i},restrict=on"
         if "tftp" in opts:
             nd += f",tftp={opts['tftp']},bootfile={opts.get('bootfile', '')}"
+        if "hostfwd" in opts:
+            nd += f",hostfwd=tcp:127.0.0.1:{int(opts['hostfwd'])}-:80"
         args += ["-netdev", nd]
     elif netdev == "tap":
         # An existing tap device (ifname= option, made by the caller; root).

@@ -27,10 +27,13 @@ void fwd_l3_show(int port);
 #define L3_ROUTES_MAX	64	/* route= knobs */
 #define L3_NH_MAX	(NIC_MAX_PORTS + L3_ROUTES_MAX)
 
-/* A port's address (ipN=); addr 0: none, the port is not L3. Host order. */
+/* A port's address (ipN=); addr 0: none, the port is not L3. Host order.
+ * dhcp: ipN=dhcp, the management port's address comes from a DHCP lease
+ * (apps/mgmt/dhcp.c sets addr and len while it holds one, 0 otherwise). */
 struct l3_if {
 	uint32_t addr;
 	uint8_t len;		/* prefix length, 1..32 */
+	uint8_t dhcp;
 };
 extern struct l3_if l3_if[NIC_MAX_PORTS];
 

@@ -40,8 +40,12 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 	uint32_t a;
 	int len;
 	const char *s = v;
+	if (!strcmp(v, "dhcp")) {
+		l3_if[port] = (struct l3_if){ .dhcp = 1 };
+		return 0;
+	}
 	if (ipv4_prefix_parse(&s, &a, &len) || *s || len < 1) {
-		snprintf(err, errlen, "'%s' is not A.B.C.D/LEN", v);
+		snprintf(err, errlen, "'%s' is not A.B.C.D/LEN or dhcp", v);
 		return -1;
 	}
 	uint32_t host = ~mask_of(len);
@@ -72,7 +76,9 @@ static void show_ip(int port, char *buf, size_t len)
 {
 	char a[IPV4_STR_MAX];
 	buf[0] = 0;
-	if (l3_if[port].addr)
+	if (l3_if[port].dhcp)
+		snprintf(buf, len, "dhcp");
+	else if (l3_if[port].addr)
 		snprintf(buf, len, "%s/%u", ipv4_str(a, l3_if[port].addr), l3_if[port].len);
 }
 
@@ -80,8 +86,9 @@ static void show_ip(int port, char *buf, size_t len)
 	static int parse_ip##n(const char *v, char *e, size_t l) { return parse_ip(n, v, e, l); } \
 	static void show_ip##n(char *b, size_t l) { show_ip(n, b, l); } \
 	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
-	     .accepted = "A.B.C.D/LEN, LEN 1-32, decimal without leading zeros, e.g. 10.0.0.1/24; subnets of two ports may not overlap", \
-	     .help = "fwd: port" #n "'s IPv4 address and prefix; the port routes at L3; default none (L2)")
+	     .accepted = "A.B.C.D/LEN, LEN 1-32, decimal without leading zeros, e.g. 10.0.0.1/24; subnets of two ports may not overlap; " \
+			 "or dhcp (the management port only)", \
+	     .help = "fwd: port" #n "'s IPv4 address and prefix; the port routes at L3; dhcp: the management port's address from a DHCP lease; default none (L2)")
 IP_KNOB(0);
 IP_KNOB(1);
 IP_KNOB(2);
@@ -201,8 +208,14 @@ static void print_route(const char *what, int i)
 int fwd_l3_init(void)
 {
 	int any = 0;
-	for (int p = 0; p < NIC_MAX_PORTS; p++)
+	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+		if (l3_if[p].dhcp && p < nic_count && app_runs_on(&app_fwd, p)) {
+			printf("fwd: ip%d=dhcp is for the management port (mgmt=port%d); a port that routes needs ip%d=A.B.C.D/LEN\n",
+			       p, p, p);
+			return -1;
+		}
 		any |= l3_if[p].addr != 0;
+	}
 	if (!any)
 		return 0;
 	if (lpm_init(&l3_lpm, L3_LPM_BITS, L3_LPM_GROUPS, 2 * L3_NH_MAX, lpm_dma, NULL)) {

@@ -19,6 +19,7 @@
 #include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "kernel/version.h"
+#include "net/addr.h"
 #include "run/lcore.h"
 #include "run/stats.h"
 
@@ -268,6 +269,48 @@ static void http_counters(struct out *o)
 		put(o, "linerate_mgmt_http_total{event=\"%s\"} %lu\n", mgmt_http_names[i], mgmt_http[i]);
 }
 
+/* The management port's DHCP lease (ipN=dhcp), if a port runs the client. */
+static void dhcp_gauges(struct out *o)
+{
+	struct mgmt_lease l[NIC_MAX_PORTS];
+	int any = 0, run[NIC_MAX_PORTS];
+	for (int p = 0; p < nic_count; p++)
+		any |= run[p] = mgmt_dhcp_lease(p, &l[p]) == 0;
+	if (!any)
+		return;
+	family(o, "mgmt_dhcp_bound", "gauge", "1 while the port holds a DHCP lease (ipN=dhcp)");
+	for (int p = 0; p < nic_count; p++)
+		if (run[p])
+			put(o, "linerate_mgmt_dhcp_bound{port=\"%s\"} %d\n", nics[p]->name, l[p].bound);
+	family(o, "mgmt_dhcp_lease_info", "gauge", "the DHCP lease held: address, prefix length, router (\"\" if none) and server (value 1)");
+	for (int p = 0; p < nic_count; p++) {
+		if (!run[p] || !l[p].bound)
+			continue;
+		char a[IPV4_STR_MAX], r[IPV4_STR_MAX] = "", s[IPV4_STR_MAX];	/* no router: "" */
+		ipv4_str(a, l[p].addr);
+		if (l[p].router)
+			ipv4_str(r, l[p].router);
+		ipv4_str(s, l[p].server);
+		put(o, "linerate_mgmt_dhcp_lease_info{port=\"%s\",address=\"%s\",prefix=\"%d\",router=\"%s\",server=\"%s\"} 1\n",
+		    nics[p]->name, a, l[p].mask ? 32 - __builtin_ctz(l[p].mask) : 0, r, s);
+	}
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} t[] = {
+		{ "mgmt_dhcp_lease_seconds", "lease time of the last DHCPACK", offsetof(struct mgmt_lease, lease_s) },
+		{ "mgmt_dhcp_renew_seconds", "renewal time (T1) of the last DHCPACK", offsetof(struct mgmt_lease, renew_s) },
+		{ "mgmt_dhcp_rebind_seconds", "rebinding time (T2) of the last DHCPACK", offsetof(struct mgmt_lease, rebind_s) },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		family(o, t[i].name, "gauge", t[i].help);
+		for (int p = 0; p < nic_count; p++)
+			if (run[p] && l[p].bound)
+				put(o, "linerate_%s{port=\"%s\"} %u\n", t[i].name, nics[p]->name,
+				    *(const uint32_t *)((const char *)&l[p] + t[i].off));
+	}
+}
+
 static void metrics(struct out *o)
 {
 	family(o, "build_info", "gauge", "version and git describe of the image (value 1)");
@@ -278,6 +321,7 @@ static void metrics(struct out *o)
 	pktgen_counters(o);
 	core_counters(o);
 	http_counters(o);
+	dhcp_gauges(o);
 }
 
 static void sample(struct stats_snap *s)

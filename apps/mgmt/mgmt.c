@@ -2,7 +2,8 @@
  * app=mgmt, or mgmt=portN: the management port (mgmt.h). It shares lwIP with
  * app=rr, so the two cannot run at once (lwIP is not safe on two cores).
  * Received bursts go through rr's checks into lwIP (rr_input); the idle hook
- * runs lwIP's timers and the HTTP server's budgeted round.
+ * runs lwIP's timers, the DHCP lease's check and the HTTP server's
+ * budgeted round.
  */
 #include <stdio.h>
 #include <string.h>
@@ -55,18 +56,24 @@ static int mgmt_init(void)
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_mgmt, p))
 			continue;
-		if (!l3_if[p].addr) {
-			printf("mgmt: %s has no address: give one with ip%d=A.B.C.D/LEN\n", nics[p]->name, p);
+		if (!l3_if[p].addr && !l3_if[p].dhcp) {
+			printf("mgmt: %s has no address: give one with ip%d=A.B.C.D/LEN or ip%d=dhcp\n", nics[p]->name,
+			       p, p);
 			return -1;
 		}
 		if (rr_netif_add(nics[p], l3_if[p].addr, l3_if[p].len)) {
 			printf("mgmt: %s: lwIP refused the interface\n", nics[p]->name);
 			return -1;
 		}
+		n++;
+		if (l3_if[p].dhcp) {
+			if (mgmt_dhcp_start(p))
+				return -1;
+			continue;
+		}
 		char a[IPV4_STR_MAX];
 		printf("mgmt: %s at %s/%u: ping, HTTP on %d (/metrics, /, /config)\n", nics[p]->name, ipv4_str(a, l3_if[p].addr),
 		       l3_if[p].len, HTTP_PORT);
-		n++;
 	}
 	return n ? http_init() : -1;
 }
@@ -74,6 +81,7 @@ static int mgmt_init(void)
 static int mgmt_idle(void)
 {
 	rr_timers();
+	mgmt_dhcp_poll();
 	int n = http_poll();
 	rr_netif_flush();
 	return n;

@@ -1,6 +1,7 @@
 /*
  * mgmt: the management port (mgmt=portN). lwIP (the same NO_SYS raw-API
  * build as app=rr, apps/rr) answers ARP and ping on the port's ipN= address
+ * (static, or from a DHCP lease with ipN=dhcp, dhcp.c)
  * and a minimal HTTP/1.0 server (http.c) serves /metrics in the Prometheus
  * text format 0.0.4 (metrics.c), / (status) and /config. The port never
  * carries forwarded traffic: fwd neither pairs with nor routes to it.
@@ -37,6 +38,20 @@ int http_init(void);
 /* http.c: from the poll loop: answer at most one request and write at most
  * HTTP_BUDGET bytes; reset idle connections. Returns work done (> 0 busy). */
 int http_poll(void);
+
+/* A DHCP lease of the management port (ipN=dhcp); addresses in host order. */
+struct mgmt_lease {
+	int bound;			/* 1 while the port holds a lease; the rest is 0 otherwise */
+	uint32_t addr, mask, router, server;
+	uint32_t lease_s, renew_s, rebind_s;	/* lease time, T1 and T2 of the last ACK, s */
+};
+/* dhcp.c: start lwIP's DHCP client on port (its netif added); 0 or -1. */
+int mgmt_dhcp_start(int port);
+/* dhcp.c: port's lease into *l; 0, or -1 if port does not run DHCP. */
+int mgmt_dhcp_lease(int port, struct mgmt_lease *l);
+/* dhcp.c: from the idle hook, every 10 ms at most: a lease bound, changed
+ * or lost is printed and becomes the port's address (l3_if). */
+void mgmt_dhcp_poll(void);
 
 /* metrics.c: the page for path into buf (len bytes): 200 and its length,
  * or 404 (len 0). ctype: its Content-Type. A page that does not fit is cut

@@ -91,6 +91,8 @@ int rr_netif_input(struct nic *nic, struct pkt *p);
 void rr_netif_flush(void);
 /* The port whose netif has address addr (lwIP's ip4 u32, network order), or -1. */
 int rr_port_of_addr(uint32_t addr_n);
+/* The lwIP interface of port, or NULL. */
+struct netif *rr_netif(int port);
 /* 1 if port has an lwIP interface. */
 int rr_port_of_addr_port(int port);
 /* Print the rr counters and lwIP's (rr_show.c): text, or JSON lines. */

@@ -5,7 +5,9 @@
  * it), the destination, the protocol, TCP options
  * (RFC 9293 3.1: a length below 2 or past the header), SYNs beyond
  * rr_conns, and UDP to a closed port (ICMP port unreachable, at most 100
- * per second per port, as the router's errors).
+ * per second per port, as the router's errors). On a port whose address
+ * comes from DHCP (ipN=dhcp), DHCP replies go to lwIP's client whatever
+ * their destination (the offered address or broadcast, RFC 2131 4.1).
  */
 #include "apps/fwd/l3.h"
 #include "apps/rr/rr.h"
@@ -20,6 +22,8 @@
 #define TCP_ACK		0x10
 #define ICMP_PORT_UNREACH 3
 #define ICMP_RATE	100	/* errors per second per port, and the bucket */
+#define DHCP_SERVER_PORT 67
+#define DHCP_CLIENT_PORT 68
 
 static struct {
 	uint32_t tokens;
@@ -107,6 +111,17 @@ static int tcp_check(struct nic *nic, struct pkt *p, const uint8_t *l4, unsigned
 	return RR_tcp;
 }
 
+/* 1 if the IPv4 packet is an unfragmented DHCP reply (UDP 67 to 68) on a
+ * port that takes its address from DHCP. */
+static int dhcp_reply(int port, const struct ipv4_hdr *ip)
+{
+	unsigned ihl = (unsigned)(ip->ver_ihl & 15) * 4;
+	const uint8_t *udp = (const uint8_t *)ip + ihl;
+	return l3_if[port].dhcp && ip->proto == IP_PROTO_UDP && !(ip->frag_off & hton16(IPV4_MF | IPV4_OFFSET)) &&
+	       ntoh16(ip->tot_len) >= ihl + 8 && udp[0] == 0 && udp[1] == DHCP_SERVER_PORT && udp[2] == 0 &&
+	       udp[3] == DHCP_CLIENT_PORT;
+}
+
 int rr_filter(struct nic *nic, struct pkt *p)
 {
 	if (!rr_port_of_addr_port(nic->port))
@@ -128,6 +143,8 @@ int rr_filter(struct nic *nic, struct pkt *p)
 	};
 	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
 		return drop(nic, p, why[c]);
+	if (dhcp_reply(nic->port, ip))
+		return RR_udp;
 	uint32_t dst = ntoh32(ip->daddr);
 	uint32_t our = l3_if[nic->port].addr;
 	uint32_t host = l3_if[nic->port].len >= 32 ? 0 : ~0u >> l3_if[nic->port].len;

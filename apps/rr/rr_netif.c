@@ -165,6 +165,11 @@ int rr_port_of_addr(uint32_t addr_n)
 	return -1;
 }
 
+struct netif *rr_netif(int port)
+{
+	return ports[port].nic ? &ports[port].netif : NULL;
+}
+
 int rr_port_of_addr_port(int port)
 {
 	return ports[port].nic != NULL;

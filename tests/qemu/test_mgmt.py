@@ -7,6 +7,7 @@ dropped under named counters while forwarding goes on. Needs root."""
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -176,3 +177,41 @@ def test_malformed_http(box):
     assert c == {"bad_request": 2, "bad_method": 1, "not_found": 1, "too_large": 1, "ok": 1,
                  "timeouts": 8, "conns_refused": 4}, c
     assert metric(page, "linerate_fwd_forwarded_total", port="port0") == 100
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_dhcp_lease(tmp_path):
+    """ip0=dhcp: lwIP's DHCP client takes a lease from QEMU's user network
+    (its built-in DHCP server, 10.0.2.15/24 from 10.0.2.2, no router as the
+    network is restricted); the lease is on
+    the console and in /metrics, fetched through a loopback port forward."""
+    port = free_port()
+    with Qemu(boot="kernel", mem="256M", nics=[f"e1000e:netdev=user,hostfwd={port}"],
+              append="app=sink mgmt=port0 ip0=dhcp stats=0") as q:
+        q.expect("mgmt: port0 asks DHCP for its address", 90)
+        q.expect(r"mgmt: port0: DHCP lease 10\.0\.2\.15/24 from 10\.0\.2\.2, router none, 86400 s", 60)
+        page = subprocess.run(["curl", "-sS", "--max-time", "20", f"http://127.0.0.1:{port}/metrics"],
+                              stdout=subprocess.PIPE, text=True, timeout=60, check=True).stdout
+        assert metric(page, "linerate_mgmt_dhcp_bound", port="port0") == 1
+        assert metric(page, "linerate_mgmt_dhcp_lease_info", port="port0", address="10.0.2.15", prefix="24",
+                      router="", server="10.0.2.2") == 1
+        assert metric(page, "linerate_mgmt_dhcp_lease_seconds", port="port0") == 86400
+        r = subprocess.run(["promtool", "check", "metrics"], input=page, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60)
+        assert r.returncode == 0, r.stdout
+        config = subprocess.run(["curl", "-sS", "--max-time", "20", f"http://127.0.0.1:{port}/config"],
+                                stdout=subprocess.PIPE, text=True, timeout=60, check=True).stdout
+        assert "ip0=dhcp" in config, config
+
+
+def test_dhcp_only_on_the_management_port():
+    with Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream", "e1000e:netdev=stream"],
+              append="app=fwd ip0=dhcp stats=0") as q:
+        q.expect(r"fwd: ip0=dhcp is for the management port \(mgmt=port0\); "
+                 r"a port that routes needs ip0=A\.B\.C\.D/LEN", 90)
+        q.expect("linerate> ", 30)

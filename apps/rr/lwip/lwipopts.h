@@ -20,7 +20,7 @@
 #define LWIP_RAW		0
 #define LWIP_UDP		1
 #define LWIP_TCP		1
-#define LWIP_DHCP		0
+#define LWIP_DHCP		1	/* the management port's ipN=dhcp (apps/mgmt/dhcp.c) */
 #define LWIP_AUTOIP		0
 #define LWIP_IGMP		0
 #define LWIP_DNS		0

@@ -1,0 +1,84 @@
+/*
+ * ipN=dhcp on the management port: lwIP's DHCP client (RFC 2131, lwIP
+ * 2.1.3 core/ipv4/dhcp.c) asks for the address; lwIP runs its timers
+ * (renewal, rebinding, retries). mgmt_dhcp_poll, from the idle hook, sees
+ * a lease bound, renewed to another address or lost, prints it on the
+ * console and keeps l3_if (the port's address for rr_filter and for fwd's
+ * "is it ours") in step with it.
+ */
+#include <stdio.h>
+#include "apps/fwd/l3.h"
+#include "apps/mgmt/mgmt.h"
+#include "apps/rr/rr.h"
+#include "kernel/cpu.h"
+#include "kernel/time.h"
+#include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
+#include "lwip/dhcp.h"
+#include "lwip/netif.h"
+#include "lwip/prot/dhcp.h"
+#include "net/addr.h"
+
+static uint32_t dhcp_ports;	/* bit p: port p runs the client */
+static uint64_t next_tsc;
+
+int mgmt_dhcp_start(int port)
+{
+	struct netif *n = rr_netif(port);
+	if (!n || dhcp_start(n) != ERR_OK) {
+		printf("mgmt: %s: lwIP's DHCP client did not start\n", nics[port]->name);
+		return -1;
+	}
+	dhcp_ports |= 1u << port;
+	printf("mgmt: %s asks DHCP for its address (ip%d=dhcp)\n", nics[port]->name, port);
+	return 0;
+}
+
+int mgmt_dhcp_lease(int port, struct mgmt_lease *l)
+{
+	struct netif *n = l3_if[port].dhcp ? rr_netif(port) : NULL;
+	struct dhcp *d = n ? netif_dhcp_data(n) : NULL;
+	if (!d)
+		return -1;
+	*l = (struct mgmt_lease){ .bound = dhcp_supplied_address(n) != 0 };
+	if (l->bound) {
+		l->addr = lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(n)));
+		l->mask = lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(n)));
+		l->router = lwip_ntohl(ip4_addr_get_u32(netif_ip4_gw(n)));
+		l->server = lwip_ntohl(ip4_addr_get_u32(ip_2_ip4(&d->server_ip_addr)));
+		l->lease_s = d->offered_t0_lease;
+		l->renew_s = d->offered_t1_renew;
+		l->rebind_s = d->offered_t2_rebind;
+	}
+	return 0;
+}
+
+static int prefix_len(uint32_t mask)
+{
+	return mask ? 32 - __builtin_ctz(mask) : 0;
+}
+
+void mgmt_dhcp_poll(void)
+{
+	uint64_t now = rdtsc();
+	if (!dhcp_ports || now < next_tsc)
+		return;
+	next_tsc = now + tsc.hz / 100;
+	for (int p = 0; p < nic_count; p++) {
+		struct mgmt_lease l;
+		if (!(dhcp_ports >> p & 1) || mgmt_dhcp_lease(p, &l) || l.addr == l3_if[p].addr)
+			continue;
+		char a[IPV4_STR_MAX], r[IPV4_STR_MAX], s[IPV4_STR_MAX];
+		if (!l.addr) {
+			printf("mgmt: %s: DHCP lease of %s lost; asking again\n", nics[p]->name, ipv4_str(a, l3_if[p].addr));
+			l3_if[p].addr = 0;
+			l3_if[p].len = 0;
+			continue;
+		}
+		l3_if[p].len = (uint8_t)prefix_len(l.mask);
+		l3_if[p].addr = l.addr;
+		l3_addr_hint |= 1ull << l3_addr_hash(l.addr);
+		printf("mgmt: %s: DHCP lease %s/%u from %s, router %s, %u s: ping, HTTP on %d\n", nics[p]->name,
+		       ipv4_str(a, l.addr), l3_if[p].len, ipv4_str(s, l.server), l.router ? ipv4_str(r, l.router) : "none",
+		       l.lease_s, HTTP_PORT);
+	}
+}
