@@ -121,6 +121,7 @@ reliability: deps all fuzz-build
 bench: deps all insncount
 	$(PYTHON) tools/bench_boot.py 5
 	$(PYTHON) tools/bench_insn.py
+	$(PYTHON) tools/bench_scrape.py
 	$(PYTHON) tools/bench_rx.py
 	$(PYTHON) tools/bench_fwd.py
 	$(PYTHON) tools/bench_smp.py

@@ -16,6 +16,7 @@
 #include "lwip/tcp.h"
 
 #define OUT_MAX (256 * 1024)	/* the largest page: /metrics of 8 ports of 8 queues */
+#define HEAD_ROOM 256		/* in front of the page: the status line and headers */
 
 uint64_t mgmt_http[HTTP_N];
 #define HTTP_NAME(name) #name,
@@ -31,6 +32,7 @@ struct hconn {
 };
 static struct hconn conns[HTTP_CONNS];
 static char *out;		/* the answer being sent (one at a time) */
+static char *out_start;
 static size_t out_len, out_off;
 static struct hconn *sending;
 
@@ -142,14 +144,16 @@ int http_init(void)
 	return 0;
 }
 
+/* The status line and headers in front of the body at out + HEAD_ROOM, no
+ * copy of the body: the answer is out_start .. out_start + out_len. */
 static void answer(int code, const char *reason, const char *ctype, size_t body, const char *extra)
 {
-	char head[256];
+	char head[HEAD_ROOM];
 	int h = snprintf(head, sizeof(head),
 			 "HTTP/1.0 %d %s\r\nContent-Type: %s\r\nContent-Length: %lu\r\n%sConnection: close\r\n\r\n",
 			 code, reason, ctype, (unsigned long)body, extra);
-	memmove(out + h, out, body);
-	memcpy(out, head, (size_t)h);
+	out_start = out + HEAD_ROOM - h;
+	memcpy(out_start, head, (size_t)h);
 	out_len = (size_t)h + body;
 	out_off = 0;
 }
@@ -157,7 +161,7 @@ static void answer(int code, const char *reason, const char *ctype, size_t body,
 static void error_page(int code, const char *reason, enum http_counter why, const char *extra)
 {
 	mgmt_http[why]++;
-	int n = snprintf(out, OUT_MAX, "%d %s\n", code, reason);
+	int n = snprintf(out + HEAD_ROOM, OUT_MAX - HEAD_ROOM, "%d %s\n", code, reason);
 	answer(code, reason, "text/plain; charset=utf-8", (size_t)n, extra);
 }
 
@@ -180,7 +184,7 @@ static int request_line(const char *r, char *method, size_t mlen, char *path, si
 	return 0;
 }
 
-/* Build the answer to c's request into out. */
+/* Build the answer to c's request (out_start, out_len). */
 static void respond(struct hconn *c)
 {
 	char method[16], path[256];
@@ -196,8 +200,7 @@ static void respond(struct hconn *c)
 	const char *ctype;
 	size_t len;
 	int truncated = 0;
-	/* Leave room for the header, which answer() puts in front. */
-	if (mgmt_page(path, out, OUT_MAX - 256, &len, &ctype, &truncated) != 200)
+	if (mgmt_page(path, out + HEAD_ROOM, OUT_MAX - HEAD_ROOM, &len, &ctype, &truncated) != 200)
 		return error_page(404, "Not Found", HTTP_not_found, "");
 	mgmt_http[truncated ? HTTP_truncated : HTTP_ok]++;
 	answer(200, "OK", ctype, len, "");
@@ -214,7 +217,7 @@ static size_t send_some(struct hconn *c, size_t budget)
 	if (n > 0xffff)
 		n = 0xffff;
 	if (n && tcp_sndqueuelen(c->pcb) < TCP_SND_QUEUELEN - 4) {
-		if (tcp_write(c->pcb, out + out_off, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
+		if (tcp_write(c->pcb, out_start + out_off, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
 			mgmt_http[HTTP_no_memory]++;
 			n = 0;
 		}

@@ -31,6 +31,82 @@ struct out {
 	int cut;	/* a line did not fit: nothing after it is written */
 };
 
+/* Lines are built piece by piece with add(), not vsnprintf: a page has
+ * ~700 lines, built on the core that may also forward, and newlib's
+ * formatting costs ~1000 instructions a line. add() is inline so the
+ * length of a literal piece is known when compiling. A line that does not
+ * fit is taken back whole (end_line) and nothing after it is written. */
+static inline __attribute__((always_inline)) void add(struct out *o, const char *s)
+{
+	size_t n = strlen(s);
+	if (o->cut || n >= o->len - o->used) {
+		o->cut = 1;
+		return;
+	}
+	memcpy(o->b + o->used, s, n);
+	o->used += n;
+}
+
+static void end_line(struct out *o, size_t start)
+{
+	if (o->cut)
+		o->used = start;
+	o->b[o->used] = 0;
+}
+
+/* v in decimal, in buf (21 bytes); returns where it starts. */
+static const char *dec(char *buf, uint64_t v)
+{
+	char *p = buf + 20;
+	*p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	return p;
+}
+
+/* The sample line linerate_<name>{k1="v1",k2="v2"} <value>; k2, or k1 and
+ * k2, NULL for fewer labels. value: a number's text (dec). */
+static void sample_text(struct out *o, const char *name, const char *k1, const char *v1, const char *k2,
+			const char *v2, const char *value)
+{
+	size_t start = o->used;
+	if (o->cut)
+		return;
+	add(o, "linerate_");
+	add(o, name);
+	if (k1) {
+		add(o, "{");
+		add(o, k1);
+		add(o, "=\"");
+		add(o, v1);
+		if (k2) {
+			add(o, "\",");
+			add(o, k2);
+			add(o, "=\"");
+			add(o, v2);
+		}
+		add(o, "\"}");
+	}
+	add(o, " ");
+	add(o, value);
+	add(o, "\n");
+	end_line(o, start);
+}
+
+static void sample(struct out *o, const char *name, const char *k1, const char *v1, const char *k2,
+		   const char *v2, uint64_t v)
+{
+	char num[21];
+	sample_text(o, name, k1, v1, k2, v2, dec(num, v));
+}
+
+/* A port's sample: linerate_<name>{port="portN"[,k="v"]} v. */
+static void port_sample(struct out *o, const char *name, int p, const char *k, const char *v, uint64_t value)
+{
+	sample(o, name, "port", nics[p]->name, k, v, value);
+}
+
 /* Append one or more whole lines, or nothing and set cut. */
 static void put(struct out *o, const char *fmt, ...)
 {
@@ -50,14 +126,28 @@ static void put(struct out *o, const char *fmt, ...)
 
 static void family(struct out *o, const char *name, const char *type, const char *help)
 {
-	put(o, "# HELP linerate_%s %s\n# TYPE linerate_%s %s\n", name, help, name, type);
+	size_t start = o->used;
+	if (o->cut)
+		return;
+	add(o, "# HELP linerate_");
+	add(o, name);
+	add(o, " ");
+	add(o, help);
+	add(o, "\n# TYPE linerate_");
+	add(o, name);
+	add(o, " ");
+	add(o, type);
+	add(o, "\n");
+	end_line(o, start);
 }
 
-/* Seconds of n TSC cycles, microsecond digits. */
-static void put_seconds(struct out *o, const char *sample, uint64_t cycles)
+/* n in units of 1/scale (scale 10, 100, ... 10^6) as a decimal fraction, into buf (32 bytes). */
+static const char *fixed(char *buf, uint64_t n, uint64_t scale)
 {
-	uint64_t us = cycles / (tsc.hz / 1000000);
-	put(o, "%s %lu.%06lu\n", sample, us / 1000000, us % 1000000);
+	char i[21], f[21];
+	const char *fd = dec(f, scale + n % scale);	/* leading 1 keeps the zeros */
+	snprintf(buf, 32, "%s.%s", dec(i, n / scale), fd + 1);
+	return buf;
 }
 
 static void port_counters(struct out *o)
@@ -67,7 +157,7 @@ static void port_counters(struct out *o)
 		snprintf(name, sizeof(name), "%s_total", nic_stat_names[i]);
 		family(o, name, "counter", "ethtool -S counter of the port");
 		for (int p = 0; p < nic_count; p++)
-			put(o, "linerate_%s{port=\"%s\"} %lu\n", name, nics[p]->name, nics[p]->stats[i]);
+			port_sample(o, name, p, NULL, NULL, nics[p]->stats[i]);
 	}
 	static const struct {
 		const char *name;
@@ -83,31 +173,34 @@ static void port_counters(struct out *o)
 		{ "queue_poll_packets_total", offsetof(struct nic_qstats, poll_pkts) },
 		{ "rx_queue_drops_total", offsetof(struct nic_qstats, rx_drops) },
 	};
+	static const char *const qnum[] = { "0", "1", "2", "3", "4", "5", "6", "7" };
+	_Static_assert(sizeof(qnum) / sizeof(qnum[0]) >= NIC_MAX_QUEUES, "a name per queue");
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		family(o, qs[i].name, "counter", "ethtool -S per-queue counter (rx_queue_N_packets ...)");
 		for (int p = 0; p < nic_count; p++)
 			for (int q = 0; q < nics[p]->nqueues; q++)
-				put(o, "linerate_%s{port=\"%s\",queue=\"%d\"} %lu\n", qs[i].name, nics[p]->name, q,
-				    *(const uint64_t *)((const char *)&nics[p]->q[q] + qs[i].off));
+				port_sample(o, qs[i].name, p, "queue", qnum[q],
+					    *(const uint64_t *)((const char *)&nics[p]->q[q] + qs[i].off));
 	}
 	family(o, "queue_itr_interrupts_per_second", "gauge", "interrupt rate setting of the queue (0: off)");
 	for (int p = 0; p < nic_count; p++)
 		for (int q = 0; q < nics[p]->nqueues; q++)
-			put(o, "linerate_queue_itr_interrupts_per_second{port=\"%s\",queue=\"%d\"} %lu\n",
-			    nics[p]->name, q, nics[p]->q[q].itr);
+			port_sample(o, "queue_itr_interrupts_per_second", p, "queue", qnum[q], nics[p]->q[q].itr);
 	family(o, "pool_free_buffers", "gauge", "packet buffers free in the port's pools (pool_free, small_pool_free)");
 	for (int p = 0; p < nic_count; p++)
-		put(o, "linerate_pool_free_buffers{port=\"%s\",pool=\"main\"} %u\n"
-		       "linerate_pool_free_buffers{port=\"%s\",pool=\"small\"} %u\n",
-		    nics[p]->name, nics[p]->pool->nfree, nics[p]->name, nics[p]->small_pool->nfree);
+	{
+		port_sample(o, "pool_free_buffers", p, "pool", "main", nics[p]->pool->nfree);
+		port_sample(o, "pool_free_buffers", p, "pool", "small", nics[p]->small_pool->nfree);
+	}
 	family(o, "pool_size_buffers", "gauge", "packet buffers in the port's pools (pool_size, small_pool_size)");
 	for (int p = 0; p < nic_count; p++)
-		put(o, "linerate_pool_size_buffers{port=\"%s\",pool=\"main\"} %u\n"
-		       "linerate_pool_size_buffers{port=\"%s\",pool=\"small\"} %u\n",
-		    nics[p]->name, nics[p]->pool->size, nics[p]->name, nics[p]->small_pool->size);
+	{
+		port_sample(o, "pool_size_buffers", p, "pool", "main", nics[p]->pool->size);
+		port_sample(o, "pool_size_buffers", p, "pool", "small", nics[p]->small_pool->size);
+	}
 	family(o, "link_up", "gauge", "1 if the port's link is up");
 	for (int p = 0; p < nic_count; p++)
-		put(o, "linerate_link_up{port=\"%s\"} %d\n", nics[p]->name, nics[p]->link_up == 1);
+		port_sample(o, "link_up", p, NULL, NULL, nics[p]->link_up == 1);
 }
 
 #define NAME_OF(name) #name,
@@ -136,52 +229,61 @@ static void fwd_counters(struct out *o)
 		family(o, f[i].name, "counter", f[i].help);
 		for (int p = 0; p < nic_count; p++)
 			if (app_runs_on(&app_fwd, p))
-				put(o, "linerate_%s{port=\"%s\"} %lu\n", f[i].name, nics[p]->name,
-				    *(const uint64_t *)((const char *)&st[p] + f[i].off));
+				port_sample(o, f[i].name, p, NULL, NULL, *(const uint64_t *)((const char *)&st[p] + f[i].off));
 	}
 	family(o, "fwd_dropped_total", "counter", "frames fwd dropped, by reason");
 	for (int p = 0; p < nic_count; p++)
 		for (int r = 0; r < FWD_DROP_N && app_runs_on(&app_fwd, p); r++)
-			put(o, "linerate_fwd_dropped_total{port=\"%s\",reason=\"%s\"} %lu\n", nics[p]->name,
-			    fwd_drop_names[r], st[p].drop[r]);
+			port_sample(o, "fwd_dropped_total", p, "reason", fwd_drop_names[r], st[p].drop[r]);
 	family(o, "fwd_events_total", "counter", "L3 router events (frames of its own), by event");
 	for (int p = 0; p < nic_count; p++)
 		for (int e = 0; e < FWD_EV_N && app_runs_on(&app_fwd, p); e++)
-			put(o, "linerate_fwd_events_total{port=\"%s\",event=\"%s\"} %lu\n", nics[p]->name,
-			    fwd_ev_names[e], st[p].ev[e]);
+			port_sample(o, "fwd_events_total", p, "event", fwd_ev_names[e], st[p].ev[e]);
 }
 
 static const char *const rr_stack_names[] = { RR_STACK(NAME_OF) };
 static const char *const rr_drop_names[] = { RR_DROPS(NAME_OF) };
 static const char *const rr_ev_names[] = { RR_EVENTS(NAME_OF) };
 
-static int on_lwip(int p)
-{
-	return app_runs_on(&app_rr, p) || app_runs_on(&app_mgmt, p);
-}
+/* Events of rr_stats that the management port has (the rest are rr's services). */
+#define MGMT_EVENTS(X) \
+	X(rx_bytes) X(tx_bytes) X(tcp_out_of_window) X(tcp_rst_received) X(icmp_unreach_sent) \
+	X(icmp_rate_limited) X(tx_no_buffer) X(tx_ring_full) X(tx_no_room)
+#define EVENT_BIT(name) | 1ull << RR_##name
+_Static_assert(RR_EVENT_N <= 64, "an event mask bit per rr event");
 
-/* rr's counters, on rr's ports and the management port (both use lwIP). */
-static void rr_counters(struct out *o)
+/* Frames of the ports of one lwIP app, counted by rr_input and rr_filter:
+ * rr's ports as linerate_rr_*, the management port as linerate_mgmt_*,
+ * events of the mask alone. */
+static void lwip_counters(struct out *o, const struct app *app, const char *pre, uint64_t events)
 {
-	family(o, "rr_received_total", "counter", "frames received by lwIP's app (rr, mgmt)");
+	int any = 0;
 	for (int p = 0; p < nic_count; p++)
-		if (on_lwip(p))
-			put(o, "linerate_rr_received_total{port=\"%s\"} %lu\n", nics[p]->name, rr_stats[p].rx);
-	family(o, "rr_stack_total", "counter", "frames handed to lwIP, by protocol");
+		any |= app_runs_on(app, p);
+	if (!any)
+		return;
+	char name[48];
+	snprintf(name, sizeof(name), "%s_received_total", pre);
+	family(o, name, "counter", "frames the port received");
 	for (int p = 0; p < nic_count; p++)
-		for (int i = 0; i < RR_STACK_N && on_lwip(p); i++)
-			put(o, "linerate_rr_stack_total{port=\"%s\",proto=\"%s\"} %lu\n", nics[p]->name,
-			    rr_stack_names[i], rr_stats[p].stack[i]);
-	family(o, "rr_dropped_total", "counter", "frames dropped before lwIP, by reason");
+		if (app_runs_on(app, p))
+			port_sample(o, name, p, NULL, NULL, rr_stats[p].rx);
+	snprintf(name, sizeof(name), "%s_stack_total", pre);
+	family(o, name, "counter", "frames handed to lwIP, by protocol");
 	for (int p = 0; p < nic_count; p++)
-		for (int i = 0; i < RR_DROP_N && on_lwip(p); i++)
-			put(o, "linerate_rr_dropped_total{port=\"%s\",reason=\"%s\"} %lu\n", nics[p]->name,
-			    rr_drop_names[i], rr_stats[p].drop[i]);
-	family(o, "rr_events_total", "counter", "rr transactions, bytes and connection events, by event");
+		for (int i = 0; i < RR_STACK_N && app_runs_on(app, p); i++)
+			port_sample(o, name, p, "proto", rr_stack_names[i], rr_stats[p].stack[i]);
+	snprintf(name, sizeof(name), "%s_dropped_total", pre);
+	family(o, name, "counter", "frames dropped before lwIP, by reason");
 	for (int p = 0; p < nic_count; p++)
-		for (int i = 0; i < RR_EVENT_N && on_lwip(p); i++)
-			put(o, "linerate_rr_events_total{port=\"%s\",event=\"%s\"} %lu\n", nics[p]->name,
-			    rr_ev_names[i], rr_stats[p].ev[i]);
+		for (int i = 0; i < RR_DROP_N && app_runs_on(app, p); i++)
+			port_sample(o, name, p, "reason", rr_drop_names[i], rr_stats[p].drop[i]);
+	snprintf(name, sizeof(name), "%s_events_total", pre);
+	family(o, name, "counter", "transactions, bytes and connection events, by event");
+	for (int p = 0; p < nic_count; p++)
+		for (int i = 0; i < RR_EVENT_N && app_runs_on(app, p); i++)
+			if (events >> i & 1)
+				port_sample(o, name, p, "event", rr_ev_names[i], rr_stats[p].ev[i]);
 }
 
 static void pktgen_counters(struct out *o)
@@ -217,48 +319,57 @@ static void pktgen_counters(struct out *o)
 		family(o, f[i].name, "counter", f[i].help);
 		for (int p = 0; p < nic_count; p++)
 			if (app_runs_on(&app_pktgen, p))
-				put(o, "linerate_%s{port=\"%s\"} %lu\n", f[i].name, nics[p]->name,
-				    *(const uint64_t *)((f[i].rx ? (const char *)&pg_rx[p] : (const char *)&pg_tx[p]) +
-							f[i].off));
+				port_sample(o, f[i].name, p, NULL, NULL,
+					    *(const uint64_t *)((f[i].rx ? (const char *)&pg_rx[p] : (const char *)&pg_tx[p]) +
+								f[i].off));
 	}
 	family(o, "pktgen_received_dropped_total", "counter", "received frames pktgen did not count as its own, by reason");
 	for (int p = 0; p < nic_count; p++)
 		for (size_t r = 0; r < sizeof(drops) / sizeof(drops[0]) && app_runs_on(&app_pktgen, p); r++)
-			put(o, "linerate_pktgen_received_dropped_total{port=\"%s\",reason=\"%s\"} %lu\n", nics[p]->name,
-			    drops[r].reason, *(const uint64_t *)((const char *)&pg_rx[p] + drops[r].off));
+			port_sample(o, "pktgen_received_dropped_total", p, "reason", drops[r].reason,
+				    *(const uint64_t *)((const char *)&pg_rx[p] + drops[r].off));
+}
+
+static uint16_t busy_pct100[MAX_CPUS];	/* CPU% x 100 of each core over the last whole second */
+
+void mgmt_cpu_sample(void)
+{
+	static uint64_t last_tsc, last_halted[MAX_CPUS];
+	uint64_t now = rdtsc();
+	if (now - last_tsc < tsc.hz)
+		return;
+	for (int c = 0; c < nlcores; c++) {
+		uint64_t from = last_tsc ? last_tsc : lcores[c].start_tsc, dt = now - from;
+		uint64_t halted = lcores[c].halted_cycles - (last_tsc ? last_halted[c] : 0);
+		busy_pct100[c] = (uint16_t)(dt && halted < dt ? (dt - halted) * 10000 / dt : 0);
+		last_halted[c] = lcores[c].halted_cycles;
+	}
+	last_tsc = now;
 }
 
 static void core_counters(struct out *o)
 {
-	static uint64_t last_tsc, last_halted[MAX_CPUS];
-	uint64_t now = rdtsc();
+	static const char *const cores[] = { "0", "1", "2", "3", "4", "5", "6", "7" };
+	_Static_assert(sizeof(cores) / sizeof(cores[0]) >= MAX_CPUS, "a name per core");
+	char num[32];
 	family(o, "softnet_processed_total", "counter", "packets the core handed to the apps");
 	for (int c = 0; c < nlcores; c++)
-		put(o, "linerate_softnet_processed_total{core=\"%d\"} %lu\n", c, lcores[c].processed);
+		sample(o, "softnet_processed_total", "core", cores[c], NULL, NULL, lcores[c].processed);
 	family(o, "softnet_dropped_total", "counter", "packets the core's apps dropped");
 	for (int c = 0; c < nlcores; c++)
-		put(o, "linerate_softnet_dropped_total{core=\"%d\"} %lu\n", c, app_drops[c].n);
+		sample(o, "softnet_dropped_total", "core", cores[c], NULL, NULL, app_drops[c].n);
 	family(o, "softnet_time_squeeze_total", "counter", "poll rounds that ran out of napi_weight with work left");
 	for (int c = 0; c < nlcores; c++)
-		put(o, "linerate_softnet_time_squeeze_total{core=\"%d\"} %lu\n", c, lcores[c].time_squeeze);
+		sample(o, "softnet_time_squeeze_total", "core", cores[c], NULL, NULL, lcores[c].time_squeeze);
 	family(o, "cpu_halted_seconds_total", "counter", "seconds the core spent in hlt (idle)");
-	for (int c = 0; c < nlcores; c++) {
-		char s[64];
-		snprintf(s, sizeof(s), "linerate_cpu_halted_seconds_total{core=\"%d\"}", c);
-		put_seconds(o, s, lcores[c].halted_cycles);
-	}
-	family(o, "cpu_busy_percent", "gauge", "CPU% of the core since the previous scrape (since its start at first)");
-	for (int c = 0; c < nlcores; c++) {
-		uint64_t from = last_tsc ? last_tsc : lcores[c].start_tsc, dt = now - from;
-		uint64_t halted = lcores[c].halted_cycles - (last_tsc ? last_halted[c] : 0);
-		uint64_t busy = dt && halted < dt ? (dt - halted) * 10000 / dt : 0;
-		put(o, "linerate_cpu_busy_percent{core=\"%d\"} %lu.%02lu\n", c, busy / 100, busy % 100);
-		last_halted[c] = lcores[c].halted_cycles;
-	}
-	last_tsc = now;
+	for (int c = 0; c < nlcores; c++)
+		sample_text(o, "cpu_halted_seconds_total", "core", cores[c], NULL, NULL,
+			    fixed(num, lcores[c].halted_cycles / (tsc.hz / 1000000), 1000000));
+	family(o, "cpu_busy_percent", "gauge", "CPU% of the core over the last whole second");
+	for (int c = 0; c < nlcores; c++)
+		sample_text(o, "cpu_busy_percent", "core", cores[c], NULL, NULL, fixed(num, busy_pct100[c], 100));
 	family(o, "uptime_seconds", "gauge", "seconds since boot");
-	uint64_t ms = now_ns() / 1000000;
-	put(o, "linerate_uptime_seconds %lu.%03lu\n", ms / 1000, ms % 1000);
+	sample_text(o, "uptime_seconds", NULL, NULL, NULL, NULL, fixed(num, now_ns() / 1000000, 1000));
 }
 
 static void http_counters(struct out *o)
@@ -266,7 +377,7 @@ static void http_counters(struct out *o)
 	family(o, "mgmt_http_total", "counter",
 	       "management HTTP: answers (ok, not_found, bad_method, bad_request, too_large, truncated) and connection events");
 	for (int i = 0; i < HTTP_N; i++)
-		put(o, "linerate_mgmt_http_total{event=\"%s\"} %lu\n", mgmt_http_names[i], mgmt_http[i]);
+		sample(o, "mgmt_http_total", "event", mgmt_http_names[i], NULL, NULL, mgmt_http[i]);
 }
 
 /* The management port's DHCP lease (ipN=dhcp), if a port runs the client. */
@@ -281,7 +392,7 @@ static void dhcp_gauges(struct out *o)
 	family(o, "mgmt_dhcp_bound", "gauge", "1 while the port holds a DHCP lease (ipN=dhcp)");
 	for (int p = 0; p < nic_count; p++)
 		if (run[p])
-			put(o, "linerate_mgmt_dhcp_bound{port=\"%s\"} %d\n", nics[p]->name, l[p].bound);
+			port_sample(o, "mgmt_dhcp_bound", p, NULL, NULL, (uint64_t)l[p].bound);
 	family(o, "mgmt_dhcp_lease_info", "gauge", "the DHCP lease held: address, prefix length, router (\"\" if none) and server (value 1)");
 	for (int p = 0; p < nic_count; p++) {
 		if (!run[p] || !l[p].bound)
@@ -306,8 +417,7 @@ static void dhcp_gauges(struct out *o)
 		family(o, t[i].name, "gauge", t[i].help);
 		for (int p = 0; p < nic_count; p++)
 			if (run[p] && l[p].bound)
-				put(o, "linerate_%s{port=\"%s\"} %u\n", t[i].name, nics[p]->name,
-				    *(const uint32_t *)((const char *)&l[p] + t[i].off));
+				port_sample(o, t[i].name, p, NULL, NULL, *(const uint32_t *)((const char *)&l[p] + t[i].off));
 	}
 }
 
@@ -317,14 +427,15 @@ static void metrics(struct out *o)
 	put(o, "linerate_build_info{version=\"%s\",git=\"%s\"} 1\n", LINERATE_RELEASE, GIT_DESCRIBE);
 	port_counters(o);
 	fwd_counters(o);
-	rr_counters(o);
+	lwip_counters(o, &app_rr, "rr", ~0ull);
+	lwip_counters(o, &app_mgmt, "mgmt", 0 MGMT_EVENTS(EVENT_BIT));
 	pktgen_counters(o);
 	core_counters(o);
 	http_counters(o);
 	dhcp_gauges(o);
 }
 
-static void sample(struct stats_snap *s)
+static void snap(struct stats_snap *s)
 {
 	s->tsc = rdtsc();
 	s->uptime_ms = now_ns() / 1000000;
@@ -343,7 +454,7 @@ static void status(struct out *o)
 	static struct stats_snap a, b;
 	if (!a.tsc)
 		a.tsc = lcores[0].start_tsc;
-	sample(&b);
+	snap(&b);
 	put(o, "linerate %s\napps:", LINERATE_VERSION);
 	for (int p = 0; p < nic_count; p++)
 		put(o, " %s=%s", nics[p]->name, app_runs_on(app_of_port(p), p) ? app_of_port(p)->name : "none");

@@ -82,6 +82,7 @@ static int mgmt_idle(void)
 {
 	rr_timers();
 	mgmt_dhcp_poll();
+	mgmt_cpu_sample();
 	int n = http_poll();
 	rr_netif_flush();
 	return n;

@@ -53,6 +53,10 @@ int mgmt_dhcp_lease(int port, struct mgmt_lease *l);
  * or lost is printed and becomes the port's address (l3_if). */
 void mgmt_dhcp_poll(void);
 
+/* metrics.c: from the idle hook: once a second, each core's CPU% over the
+ * second just ended (linerate_cpu_busy_percent: the same for every scraper). */
+void mgmt_cpu_sample(void);
+
 /* metrics.c: the page for path into buf (len bytes): 200 and its length,
  * or 404 (len 0). ctype: its Content-Type. A page that does not fit is cut
  * at the last whole line (*truncated set). */

@@ -110,7 +110,8 @@ def test_metrics_promtool_and_prometheus(box, tmp_path):
     assert metric(page, "linerate_tx_packets_total", port="port1") == sent
     assert metric(page, "linerate_fwd_forwarded_total", port="port0") == sent
     assert metric(page, "linerate_fwd_dropped_total", port="port0", reason="no_peer") == 0
-    assert metric(page, "linerate_rr_stack_total", port="port2", proto="icmp") == 3
+    assert metric(page, "linerate_mgmt_stack_total", port="port2", proto="icmp") == 3
+    assert "linerate_rr_" not in page
     assert metric(page, "linerate_build_info", version="0.1.0", git=re.search(
         r'git="([^"]*)"', page).group(1)) == 1
     assert 'linerate_rx_queue_packets_total{port="port0",queue="0"} 300' in page
