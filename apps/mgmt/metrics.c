@@ -6,13 +6,13 @@
  * Counters are read without locks from the cores that write them (64-bit);
  * hardware registers are as folded by the once-a-second housekeeping.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
 #include "apps/fwd/counters.h"
 #include "apps/fwd/fwd.h"
 #include "apps/mgmt/mgmt.h"
+#include "apps/mgmt/prom.h"
 #include "apps/pktgen/pktgen.h"
 #include "apps/rr/rr.h"
 #include "kernel/config.h"
@@ -25,139 +25,14 @@
 
 extern const struct app app_rr;
 
-struct out {
-	char *b;
-	size_t len, used;
-	int cut;	/* a line did not fit: nothing after it is written */
-};
-
-/* Lines are built piece by piece with add(), not vsnprintf: a page has
- * ~700 lines, built on the core that may also forward, and newlib's
- * formatting costs ~1000 instructions a line. add() is inline so the
- * length of a literal piece is known when compiling. A line that does not
- * fit is taken back whole (end_line) and nothing after it is written. */
-static inline __attribute__((always_inline)) void add(struct out *o, const char *s)
-{
-	size_t n = strlen(s);
-	if (o->cut || n >= o->len - o->used) {
-		o->cut = 1;
-		return;
-	}
-	memcpy(o->b + o->used, s, n);
-	o->used += n;
-}
-
-static void end_line(struct out *o, size_t start)
-{
-	if (o->cut)
-		o->used = start;
-	o->b[o->used] = 0;
-}
-
-/* v in decimal, in buf (21 bytes); returns where it starts. */
-static const char *dec(char *buf, uint64_t v)
-{
-	char *p = buf + 20;
-	*p = 0;
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	return p;
-}
-
-/* The sample line linerate_<name>{k1="v1",k2="v2"} <value>; k2, or k1 and
- * k2, NULL for fewer labels. value: a number's text (dec). */
-static void sample_text(struct out *o, const char *name, const char *k1, const char *v1, const char *k2,
-			const char *v2, const char *value)
-{
-	size_t start = o->used;
-	if (o->cut)
-		return;
-	add(o, "linerate_");
-	add(o, name);
-	if (k1) {
-		add(o, "{");
-		add(o, k1);
-		add(o, "=\"");
-		add(o, v1);
-		if (k2) {
-			add(o, "\",");
-			add(o, k2);
-			add(o, "=\"");
-			add(o, v2);
-		}
-		add(o, "\"}");
-	}
-	add(o, " ");
-	add(o, value);
-	add(o, "\n");
-	end_line(o, start);
-}
-
-static void sample(struct out *o, const char *name, const char *k1, const char *v1, const char *k2,
-		   const char *v2, uint64_t v)
-{
-	char num[21];
-	sample_text(o, name, k1, v1, k2, v2, dec(num, v));
-}
-
-/* A port's sample: linerate_<name>{port="portN"[,k="v"]} v. */
-static void port_sample(struct out *o, const char *name, int p, const char *k, const char *v, uint64_t value)
-{
-	sample(o, name, "port", nics[p]->name, k, v, value);
-}
-
-/* Append one or more whole lines, or nothing and set cut. */
-static void put(struct out *o, const char *fmt, ...)
-{
-	if (o->cut)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(o->b + o->used, o->len - o->used, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->len - o->used) {
-		o->b[o->used] = 0;
-		o->cut = 1;
-		return;
-	}
-	o->used += (size_t)n;
-}
-
-static void family(struct out *o, const char *name, const char *type, const char *help)
-{
-	size_t start = o->used;
-	if (o->cut)
-		return;
-	add(o, "# HELP linerate_");
-	add(o, name);
-	add(o, " ");
-	add(o, help);
-	add(o, "\n# TYPE linerate_");
-	add(o, name);
-	add(o, " ");
-	add(o, type);
-	add(o, "\n");
-	end_line(o, start);
-}
-
-/* n in units of 1/scale (scale 10, 100, ... 10^6) as a decimal fraction, into buf (32 bytes). */
-static const char *fixed(char *buf, uint64_t n, uint64_t scale)
-{
-	char i[21], f[21];
-	const char *fd = dec(f, scale + n % scale);	/* leading 1 keeps the zeros */
-	snprintf(buf, 32, "%s.%s", dec(i, n / scale), fd + 1);
-	return buf;
-}
-
-static void port_counters(struct out *o)
+static void port_counters(struct prom *o)
 {
 	for (int i = 0; i < NIC_STAT_N; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "%s_total", nic_stat_names[i]);
-		family(o, name, "counter", "ethtool -S counter of the port");
+		prom_family(o, name, "counter", "ethtool -S counter of the port");
 		for (int p = 0; p < nic_count; p++)
-			port_sample(o, name, p, NULL, NULL, nics[p]->stats[i]);
+			prom_port_sample(o, name, p, NULL, NULL, nics[p]->stats[i]);
 	}
 	static const struct {
 		const char *name;
@@ -176,36 +51,36 @@ static void port_counters(struct out *o)
 	static const char *const qnum[] = { "0", "1", "2", "3", "4", "5", "6", "7" };
 	_Static_assert(sizeof(qnum) / sizeof(qnum[0]) >= NIC_MAX_QUEUES, "a name per queue");
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
-		family(o, qs[i].name, "counter", "ethtool -S per-queue counter (rx_queue_N_packets ...)");
+		prom_family(o, qs[i].name, "counter", "ethtool -S per-queue counter (rx_queue_N_packets ...)");
 		for (int p = 0; p < nic_count; p++)
 			for (int q = 0; q < nics[p]->nqueues; q++)
-				port_sample(o, qs[i].name, p, "queue", qnum[q],
+				prom_port_sample(o, qs[i].name, p, "queue", qnum[q],
 					    *(const uint64_t *)((const char *)&nics[p]->q[q] + qs[i].off));
 	}
-	family(o, "queue_itr_interrupts_per_second", "gauge", "interrupt rate setting of the queue (0: off)");
+	prom_family(o, "queue_itr_interrupts_per_second", "gauge", "interrupt rate setting of the queue (0: off)");
 	for (int p = 0; p < nic_count; p++)
 		for (int q = 0; q < nics[p]->nqueues; q++)
-			port_sample(o, "queue_itr_interrupts_per_second", p, "queue", qnum[q], nics[p]->q[q].itr);
-	family(o, "pool_free_buffers", "gauge", "packet buffers free in the port's pools (pool_free, small_pool_free)");
+			prom_port_sample(o, "queue_itr_interrupts_per_second", p, "queue", qnum[q], nics[p]->q[q].itr);
+	prom_family(o, "pool_free_buffers", "gauge", "packet buffers free in the port's pools (pool_free, small_pool_free)");
 	for (int p = 0; p < nic_count; p++)
 	{
-		port_sample(o, "pool_free_buffers", p, "pool", "main", nics[p]->pool->nfree);
-		port_sample(o, "pool_free_buffers", p, "pool", "small", nics[p]->small_pool->nfree);
+		prom_port_sample(o, "pool_free_buffers", p, "pool", "main", nics[p]->pool->nfree);
+		prom_port_sample(o, "pool_free_buffers", p, "pool", "small", nics[p]->small_pool->nfree);
 	}
-	family(o, "pool_size_buffers", "gauge", "packet buffers in the port's pools (pool_size, small_pool_size)");
+	prom_family(o, "pool_size_buffers", "gauge", "packet buffers in the port's pools (pool_size, small_pool_size)");
 	for (int p = 0; p < nic_count; p++)
 	{
-		port_sample(o, "pool_size_buffers", p, "pool", "main", nics[p]->pool->size);
-		port_sample(o, "pool_size_buffers", p, "pool", "small", nics[p]->small_pool->size);
+		prom_port_sample(o, "pool_size_buffers", p, "pool", "main", nics[p]->pool->size);
+		prom_port_sample(o, "pool_size_buffers", p, "pool", "small", nics[p]->small_pool->size);
 	}
-	family(o, "link_up", "gauge", "1 if the port's link is up");
+	prom_family(o, "link_up", "gauge", "1 if the port's link is up");
 	for (int p = 0; p < nic_count; p++)
-		port_sample(o, "link_up", p, NULL, NULL, nics[p]->link_up == 1);
+		prom_port_sample(o, "link_up", p, NULL, NULL, nics[p]->link_up == 1);
 }
 
 #define NAME_OF(name) #name,
 
-static void fwd_counters(struct out *o)
+static void fwd_counters(struct prom *o)
 {
 	struct fwd_stats st[NIC_MAX_PORTS];
 	int any = 0;
@@ -226,19 +101,19 @@ static void fwd_counters(struct out *o)
 		{ "fwd_arp_total", "L3: ARP for our address, answered or learnt", offsetof(struct fwd_stats, arp) },
 	};
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		family(o, f[i].name, "counter", f[i].help);
+		prom_family(o, f[i].name, "counter", f[i].help);
 		for (int p = 0; p < nic_count; p++)
 			if (app_runs_on(&app_fwd, p))
-				port_sample(o, f[i].name, p, NULL, NULL, *(const uint64_t *)((const char *)&st[p] + f[i].off));
+				prom_port_sample(o, f[i].name, p, NULL, NULL, *(const uint64_t *)((const char *)&st[p] + f[i].off));
 	}
-	family(o, "fwd_dropped_total", "counter", "frames fwd dropped, by reason");
+	prom_family(o, "fwd_dropped_total", "counter", "frames fwd dropped, by reason");
 	for (int p = 0; p < nic_count; p++)
 		for (int r = 0; r < FWD_DROP_N && app_runs_on(&app_fwd, p); r++)
-			port_sample(o, "fwd_dropped_total", p, "reason", fwd_drop_names[r], st[p].drop[r]);
-	family(o, "fwd_events_total", "counter", "L3 router events (frames of its own), by event");
+			prom_port_sample(o, "fwd_dropped_total", p, "reason", fwd_drop_names[r], st[p].drop[r]);
+	prom_family(o, "fwd_events_total", "counter", "L3 router events (frames of its own), by event");
 	for (int p = 0; p < nic_count; p++)
 		for (int e = 0; e < FWD_EV_N && app_runs_on(&app_fwd, p); e++)
-			port_sample(o, "fwd_events_total", p, "event", fwd_ev_names[e], st[p].ev[e]);
+			prom_port_sample(o, "fwd_events_total", p, "event", fwd_ev_names[e], st[p].ev[e]);
 }
 
 static const char *const rr_stack_names[] = { RR_STACK(NAME_OF) };
@@ -255,7 +130,7 @@ _Static_assert(RR_EVENT_N <= 64, "an event mask bit per rr event");
 /* Frames of the ports of one lwIP app, counted by rr_input and rr_filter:
  * rr's ports as linerate_rr_*, the management port as linerate_mgmt_*,
  * events of the mask alone. */
-static void lwip_counters(struct out *o, const struct app *app, const char *pre, uint64_t events)
+static void lwip_counters(struct prom *o, const struct app *app, const char *pre, uint64_t events)
 {
 	int any = 0;
 	for (int p = 0; p < nic_count; p++)
@@ -264,29 +139,29 @@ static void lwip_counters(struct out *o, const struct app *app, const char *pre,
 		return;
 	char name[48];
 	snprintf(name, sizeof(name), "%s_received_total", pre);
-	family(o, name, "counter", "frames the port received");
+	prom_family(o, name, "counter", "frames the port received");
 	for (int p = 0; p < nic_count; p++)
 		if (app_runs_on(app, p))
-			port_sample(o, name, p, NULL, NULL, rr_stats[p].rx);
+			prom_port_sample(o, name, p, NULL, NULL, rr_stats[p].rx);
 	snprintf(name, sizeof(name), "%s_stack_total", pre);
-	family(o, name, "counter", "frames handed to lwIP, by protocol");
+	prom_family(o, name, "counter", "frames handed to lwIP, by protocol");
 	for (int p = 0; p < nic_count; p++)
 		for (int i = 0; i < RR_STACK_N && app_runs_on(app, p); i++)
-			port_sample(o, name, p, "proto", rr_stack_names[i], rr_stats[p].stack[i]);
+			prom_port_sample(o, name, p, "proto", rr_stack_names[i], rr_stats[p].stack[i]);
 	snprintf(name, sizeof(name), "%s_dropped_total", pre);
-	family(o, name, "counter", "frames dropped before lwIP, by reason");
+	prom_family(o, name, "counter", "frames dropped before lwIP, by reason");
 	for (int p = 0; p < nic_count; p++)
 		for (int i = 0; i < RR_DROP_N && app_runs_on(app, p); i++)
-			port_sample(o, name, p, "reason", rr_drop_names[i], rr_stats[p].drop[i]);
+			prom_port_sample(o, name, p, "reason", rr_drop_names[i], rr_stats[p].drop[i]);
 	snprintf(name, sizeof(name), "%s_events_total", pre);
-	family(o, name, "counter", "transactions, bytes and connection events, by event");
+	prom_family(o, name, "counter", "transactions, bytes and connection events, by event");
 	for (int p = 0; p < nic_count; p++)
 		for (int i = 0; i < RR_EVENT_N && app_runs_on(app, p); i++)
 			if (events >> i & 1)
-				port_sample(o, name, p, "event", rr_ev_names[i], rr_stats[p].ev[i]);
+				prom_port_sample(o, name, p, "event", rr_ev_names[i], rr_stats[p].ev[i]);
 }
 
-static void pktgen_counters(struct out *o)
+static void pktgen_counters(struct prom *o)
 {
 	static const struct {
 		const char *name, *help;
@@ -316,17 +191,17 @@ static void pktgen_counters(struct out *o)
 	if (!any)
 		return;
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		family(o, f[i].name, "counter", f[i].help);
+		prom_family(o, f[i].name, "counter", f[i].help);
 		for (int p = 0; p < nic_count; p++)
 			if (app_runs_on(&app_pktgen, p))
-				port_sample(o, f[i].name, p, NULL, NULL,
+				prom_port_sample(o, f[i].name, p, NULL, NULL,
 					    *(const uint64_t *)((f[i].rx ? (const char *)&pg_rx[p] : (const char *)&pg_tx[p]) +
 								f[i].off));
 	}
-	family(o, "pktgen_received_dropped_total", "counter", "received frames pktgen did not count as its own, by reason");
+	prom_family(o, "pktgen_received_dropped_total", "counter", "received frames pktgen did not count as its own, by reason");
 	for (int p = 0; p < nic_count; p++)
 		for (size_t r = 0; r < sizeof(drops) / sizeof(drops[0]) && app_runs_on(&app_pktgen, p); r++)
-			port_sample(o, "pktgen_received_dropped_total", p, "reason", drops[r].reason,
+			prom_port_sample(o, "pktgen_received_dropped_total", p, "reason", drops[r].reason,
 				    *(const uint64_t *)((const char *)&pg_rx[p] + drops[r].off));
 }
 
@@ -347,41 +222,41 @@ void mgmt_cpu_sample(void)
 	last_tsc = now;
 }
 
-static void core_counters(struct out *o)
+static void core_counters(struct prom *o)
 {
 	static const char *const cores[] = { "0", "1", "2", "3", "4", "5", "6", "7" };
 	_Static_assert(sizeof(cores) / sizeof(cores[0]) >= MAX_CPUS, "a name per core");
-	char num[32];
-	family(o, "softnet_processed_total", "counter", "packets the core handed to the apps");
+	char num[PROM_NUM_MAX];
+	prom_family(o, "softnet_processed_total", "counter", "packets the core handed to the apps");
 	for (int c = 0; c < nlcores; c++)
-		sample(o, "softnet_processed_total", "core", cores[c], NULL, NULL, lcores[c].processed);
-	family(o, "softnet_dropped_total", "counter", "packets the core's apps dropped");
+		prom_sample(o, "softnet_processed_total", "core", cores[c], NULL, NULL, lcores[c].processed);
+	prom_family(o, "softnet_dropped_total", "counter", "packets the core's apps dropped");
 	for (int c = 0; c < nlcores; c++)
-		sample(o, "softnet_dropped_total", "core", cores[c], NULL, NULL, app_drops[c].n);
-	family(o, "softnet_time_squeeze_total", "counter", "poll rounds that ran out of napi_weight with work left");
+		prom_sample(o, "softnet_dropped_total", "core", cores[c], NULL, NULL, app_drops[c].n);
+	prom_family(o, "softnet_time_squeeze_total", "counter", "poll rounds that ran out of napi_weight with work left");
 	for (int c = 0; c < nlcores; c++)
-		sample(o, "softnet_time_squeeze_total", "core", cores[c], NULL, NULL, lcores[c].time_squeeze);
-	family(o, "cpu_halted_seconds_total", "counter", "seconds the core spent in hlt (idle)");
+		prom_sample(o, "softnet_time_squeeze_total", "core", cores[c], NULL, NULL, lcores[c].time_squeeze);
+	prom_family(o, "cpu_halted_seconds_total", "counter", "seconds the core spent in hlt (idle)");
 	for (int c = 0; c < nlcores; c++)
-		sample_text(o, "cpu_halted_seconds_total", "core", cores[c], NULL, NULL,
-			    fixed(num, lcores[c].halted_cycles / (tsc.hz / 1000000), 1000000));
-	family(o, "cpu_busy_percent", "gauge", "CPU% of the core over the last whole second");
+		prom_sample_text(o, "cpu_halted_seconds_total", "core", cores[c], NULL, NULL,
+			    prom_fixed(num, lcores[c].halted_cycles / (tsc.hz / 1000000), 1000000));
+	prom_family(o, "cpu_busy_percent", "gauge", "CPU% of the core over the last whole second");
 	for (int c = 0; c < nlcores; c++)
-		sample_text(o, "cpu_busy_percent", "core", cores[c], NULL, NULL, fixed(num, busy_pct100[c], 100));
-	family(o, "uptime_seconds", "gauge", "seconds since boot");
-	sample_text(o, "uptime_seconds", NULL, NULL, NULL, NULL, fixed(num, now_ns() / 1000000, 1000));
+		prom_sample_text(o, "cpu_busy_percent", "core", cores[c], NULL, NULL, prom_fixed(num, busy_pct100[c], 100));
+	prom_family(o, "uptime_seconds", "gauge", "seconds since boot");
+	prom_sample_text(o, "uptime_seconds", NULL, NULL, NULL, NULL, prom_fixed(num, now_ns() / 1000000, 1000));
 }
 
-static void http_counters(struct out *o)
+static void http_counters(struct prom *o)
 {
-	family(o, "mgmt_http_total", "counter",
+	prom_family(o, "mgmt_http_total", "counter",
 	       "management HTTP: answers (ok, not_found, bad_method, bad_request, too_large, truncated) and connection events");
 	for (int i = 0; i < HTTP_N; i++)
-		sample(o, "mgmt_http_total", "event", mgmt_http_names[i], NULL, NULL, mgmt_http[i]);
+		prom_sample(o, "mgmt_http_total", "event", mgmt_http_names[i], NULL, NULL, mgmt_http[i]);
 }
 
 /* The management port's DHCP lease (ipN=dhcp), if a port runs the client. */
-static void dhcp_gauges(struct out *o)
+static void dhcp_gauges(struct prom *o)
 {
 	struct mgmt_lease l[NIC_MAX_PORTS];
 	int any = 0, run[NIC_MAX_PORTS];
@@ -389,11 +264,11 @@ static void dhcp_gauges(struct out *o)
 		any |= run[p] = mgmt_dhcp_lease(p, &l[p]) == 0;
 	if (!any)
 		return;
-	family(o, "mgmt_dhcp_bound", "gauge", "1 while the port holds a DHCP lease (ipN=dhcp)");
+	prom_family(o, "mgmt_dhcp_bound", "gauge", "1 while the port holds a DHCP lease (ipN=dhcp)");
 	for (int p = 0; p < nic_count; p++)
 		if (run[p])
-			port_sample(o, "mgmt_dhcp_bound", p, NULL, NULL, (uint64_t)l[p].bound);
-	family(o, "mgmt_dhcp_lease_info", "gauge", "the DHCP lease held: address, prefix length, router (\"\" if none) and server (value 1)");
+			prom_port_sample(o, "mgmt_dhcp_bound", p, NULL, NULL, (uint64_t)l[p].bound);
+	prom_family(o, "mgmt_dhcp_lease_info", "gauge", "the DHCP lease held: address, prefix length, router (\"\" if none) and server (value 1)");
 	for (int p = 0; p < nic_count; p++) {
 		if (!run[p] || !l[p].bound)
 			continue;
@@ -402,7 +277,7 @@ static void dhcp_gauges(struct out *o)
 		if (l[p].router)
 			ipv4_str(r, l[p].router);
 		ipv4_str(s, l[p].server);
-		put(o, "linerate_mgmt_dhcp_lease_info{port=\"%s\",address=\"%s\",prefix=\"%d\",router=\"%s\",server=\"%s\"} 1\n",
+		prom_put(o, "linerate_mgmt_dhcp_lease_info{port=\"%s\",address=\"%s\",prefix=\"%d\",router=\"%s\",server=\"%s\"} 1\n",
 		    nics[p]->name, a, l[p].mask ? 32 - __builtin_ctz(l[p].mask) : 0, r, s);
 	}
 	static const struct {
@@ -414,22 +289,24 @@ static void dhcp_gauges(struct out *o)
 		{ "mgmt_dhcp_rebind_seconds", "rebinding time (T2) of the last DHCPACK", offsetof(struct mgmt_lease, rebind_s) },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		family(o, t[i].name, "gauge", t[i].help);
+		prom_family(o, t[i].name, "gauge", t[i].help);
 		for (int p = 0; p < nic_count; p++)
 			if (run[p] && l[p].bound)
-				port_sample(o, t[i].name, p, NULL, NULL, *(const uint32_t *)((const char *)&l[p] + t[i].off));
+				prom_port_sample(o, t[i].name, p, NULL, NULL, *(const uint32_t *)((const char *)&l[p] + t[i].off));
 	}
 }
 
-static void metrics(struct out *o)
+static void metrics(struct prom *o)
 {
-	family(o, "build_info", "gauge", "version and git describe of the image (value 1)");
-	put(o, "linerate_build_info{version=\"%s\",git=\"%s\"} 1\n", LINERATE_RELEASE, GIT_DESCRIBE);
+	prom_family(o, "build_info", "gauge", "version and git describe of the image (value 1)");
+	prom_put(o, "linerate_build_info{version=\"%s\",git=\"%s\"} 1\n", LINERATE_RELEASE, GIT_DESCRIBE);
 	port_counters(o);
 	fwd_counters(o);
 	lwip_counters(o, &app_rr, "rr", ~0ull);
 	lwip_counters(o, &app_mgmt, "mgmt", 0 MGMT_EVENTS(EVENT_BIT));
 	pktgen_counters(o);
+	mgmt_metrics_latency(o);
+	mgmt_metrics_ptp(o);
 	core_counters(o);
 	http_counters(o);
 	dhcp_gauges(o);
@@ -449,25 +326,25 @@ static void snap(struct stats_snap *s)
 
 /* linerate's version, the apps by port, and the netstat table since the
  * previous visit (since the poll loop started, at first). */
-static void status(struct out *o)
+static void status(struct prom *o)
 {
 	static struct stats_snap a, b;
 	if (!a.tsc)
 		a.tsc = lcores[0].start_tsc;
 	snap(&b);
-	put(o, "linerate %s\napps:", LINERATE_VERSION);
+	prom_put(o, "linerate %s\napps:", LINERATE_VERSION);
 	for (int p = 0; p < nic_count; p++)
-		put(o, " %s=%s", nics[p]->name, app_runs_on(app_of_port(p), p) ? app_of_port(p)->name : "none");
-	put(o, "\n\n");
+		prom_put(o, " %s=%s", nics[p]->name, app_runs_on(app_of_port(p), p) ? app_of_port(p)->name : "none");
+	prom_put(o, "\n\n");
 	if (!o->cut)
 		o->used += stats_format(o->b + o->used, o->len - o->used, &a, &b, tsc.hz, STATS_TABLE, -1);
 	a = b;
-	put(o, "\n/metrics: Prometheus text format; /config: show config\n");
+	prom_put(o, "\n/metrics: Prometheus text format; /config: show config\n");
 }
 
 int mgmt_page(const char *path, char *buf, size_t len, size_t *n, const char **ctype, int *truncated)
 {
-	struct out o = { .b = buf, .len = len };
+	struct prom o = { .b = buf, .len = len };
 	buf[0] = 0;
 	if (!strcmp(path, "/metrics")) {
 		*ctype = "text/plain; version=0.0.4; charset=utf-8";

@@ -216,3 +216,76 @@ def test_dhcp_only_on_the_management_port():
         q.expect(r"fwd: ip0=dhcp is for the management port \(mgmt=port0\); "
                  r"a port that routes needs ip0=A\.B\.C\.D/LEN", 90)
         q.expect("linerate> ", 30)
+
+
+def fetch(port, path="/metrics"):
+    return subprocess.run(["curl", "-sS", "--max-time", "20", f"http://127.0.0.1:{port}{path}"],
+                          stdout=subprocess.PIPE, text=True, timeout=60, check=True).stdout
+
+
+def promtool(page):
+    r = subprocess.run(["promtool", "check", "metrics"], input=page, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout
+
+
+def test_pktgen_latency_histogram():
+    """pktgen's latency probes (two igb ports on QEMU's hub, as in
+    test_pktgen) as the Prometheus histogram linerate_pktgen_latency_seconds:
+    cumulative buckets, +Inf and _count equal to the probes the receiver
+    counted, promtool clean."""
+    port = free_port()
+    with Qemu(boot="kernel", mem="256M",
+              nics=["igb:netdev=hub,bus=rp", "igb:netdev=hub,bus=rp", f"e1000e:netdev=user,hostfwd={port},bus=rp"],
+              append="app=pktgen promisc=1 count=2000 ratep=5000 lat_rate=500 mgmt=port2 ip2=10.0.2.15/24 "
+                     "stats=0") as q:
+        q.expect(r"apps: port0=pktgen port1=pktgen port2=mgmt", 90)
+        q.expect("port1: link up", 60)
+        q.send("pktgen start port0\r")
+        q.expect(r"pktgen: port0: done, 2000 frames sent", 120)
+        time.sleep(1)
+        page = fetch(port)
+    probes = metric(page, "linerate_pktgen_probes_total", port="port0")
+    assert probes > 0
+    buckets = [(float(le), float(v)) for le, v in re.findall(
+        r'^linerate_pktgen_latency_seconds_bucket\{port="port1",le="([^"]+)"\} (\S+)$', page, re.M)]
+    assert buckets[-1][0] == float("inf") and buckets[-1][1] == probes
+    assert [le for le, _ in buckets] == sorted(le for le, _ in buckets)
+    assert all(a[1] <= b[1] for a, b in zip(buckets, buckets[1:]))
+    assert metric(page, "linerate_pktgen_latency_seconds_count", port="port1") == probes
+    assert metric(page, "linerate_pktgen_latency_seconds_sum", port="port1") >= 0
+    assert "# TYPE linerate_pktgen_latency_seconds histogram" in page
+    promtool(page)
+
+
+def test_ptp_gauges():
+    """Two ptp ports on QEMU's hub elect a master (BMCA); the other's state,
+    servo, offset, frequency and path delay are in /metrics; promtool clean."""
+    port = free_port()
+    with Qemu(boot="kernel", mem="256M",
+              nics=["e1000e:netdev=hub", "e1000e:netdev=hub,mac=52:54:00:12:34:57",
+                    f"e1000e:netdev=user,hostfwd={port}"],
+              append="app=ptp mgmt=port2 ip2=10.0.2.15/24 stats=0") as q:
+        q.expect(r"apps: port0=ptp port1=ptp port2=mgmt", 90)
+        q.expect("linerate> ", 30)
+        end = time.monotonic() + 90
+        while time.monotonic() < end:
+            q._read(1.0)
+            page = fetch(port)
+            if re.search(r'^linerate_ptp_port_state\{port="port\d",state="SLAVE"\} 1$', page, re.M) and \
+                    re.search(r'^linerate_ptp_path_delay_seconds\{port="port\d"\} ', page, re.M):
+                break
+    slave = re.search(r'^linerate_ptp_port_state\{port="(port\d)",state="SLAVE"\} 1$', page, re.M)
+    assert slave, page[-3000:]
+    s, m = slave.group(1), "port1" if slave.group(1) == "port0" else "port0"
+    assert metric(page, "linerate_ptp_port_state", port=m, state="MASTER") == 1
+    assert sum(metric(page, "linerate_ptp_port_state", port=s, state=st) for st in
+               re.findall(rf'^linerate_ptp_port_state\{{port="{s}",state="(\w+)"\}}', page, re.M)) == 1
+    assert abs(metric(page, "linerate_ptp_offset_seconds", port=s)) < 1
+    metric(page, "linerate_ptp_frequency_ppb", port=s)
+    assert 0 <= metric(page, "linerate_ptp_path_delay_seconds", port=s) < 1
+    assert metric(page, "linerate_ptp_servo_state", port=s) in (0, 1, 2)
+    assert metric(page, "linerate_ptp_received_total", port=s, message="sync") > 0
+    assert metric(page, "linerate_ptp_events_total", port=m, event="tx_sync") > 0
+    assert not re.search(rf'^linerate_ptp_offset_seconds\{{port="{m}"', page, re.M)
+    promtool(page)

@@ -1,0 +1,122 @@
+/*
+ * /metrics of PTP and of pktgen's latency probes (metrics.c has the rest):
+ * the ptp app's per-port state, servo, offset, frequency and path delay as
+ * gauges (the figures of the `ptp` command, apps/ptp/ptp.h) and its frame
+ * counters; pktgen's latency histogram (apps/pktgen/hist.h) as a
+ * Prometheus histogram in seconds, one bucket per power of two of
+ * nanoseconds, whose edges are edges of the log-linear histogram, so
+ * every bucket's count is exact.
+ */
+#include "apps/app.h"
+#include "apps/mgmt/prom.h"
+#include "apps/pktgen/pktgen.h"
+#include "apps/ptp/ptp.h"
+
+extern const struct app app_ptp;
+
+#define NAME_OF(name) #name,
+static const char *const ptp_rx_names[PC_N] = { PTP_RX_USED(NAME_OF) PTP_RX_DROPS(NAME_OF) };
+static const char *const ptp_ev_names[PE_N] = { PTP_EVENTS(NAME_OF) };
+
+static int any_port(const struct app *app)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(app, p))
+			return 1;
+	return 0;
+}
+
+/* 1 while the port follows a master, so its offset and frequency mean something. */
+static int following(const struct ptp_port *pp)
+{
+	return pp->state == PS_SLAVE || pp->state == PS_UNCALIBRATED;
+}
+
+static void ptp_gauges(struct prom *o)
+{
+	char num[PROM_NUM_MAX];
+	prom_family(o, "ptp_port_state", "gauge", "1 for the port's state (IEEE 1588 9.2.5, ptp4l's names), 0 for the others");
+	for (int p = 0; p < nic_count; p++)
+		for (int s = 0; s < PS_N && app_runs_on(&app_ptp, p); s++)
+			prom_port_sample(o, "ptp_port_state", p, "state", ptp_state_names[s],
+					 (int)ptp_ports[p].state == s);
+	prom_family(o, "ptp_servo_state", "gauge", "ptp4l's servo state: 0 unlocked (s0), 1 jump (s1), 2 locked (s2)");
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_ptp, p))
+			prom_port_sample(o, "ptp_servo_state", p, NULL, NULL, ptp_ports[p].sstate);
+	prom_family(o, "ptp_offset_seconds", "gauge", "offset from the master of the last Sync (slave and uncalibrated ports)");
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_ptp, p) && following(&ptp_ports[p]))
+			prom_sample_text(o, "ptp_offset_seconds", "port", nics[p]->name, NULL, NULL,
+					 prom_seconds(num, ptp_ports[p].last_offset));
+	prom_family(o, "ptp_frequency_ppb", "gauge", "the servo's frequency adjustment of the port's clock, ppb");
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_ptp, p) && following(&ptp_ports[p]))
+			prom_sample_text(o, "ptp_frequency_ppb", "port", nics[p]->name, NULL, NULL,
+					 prom_int(num, (int64_t)ptp_ports[p].last_freq));
+	prom_family(o, "ptp_path_delay_seconds", "gauge", "mean path delay to the master (median filter, end to end)");
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_ptp, p) && following(&ptp_ports[p]) && ptp_ports[p].have_delay)
+			prom_sample_text(o, "ptp_path_delay_seconds", "port", nics[p]->name, NULL, NULL,
+					 prom_seconds(num, ptp_ports[p].path_delay));
+}
+
+static void ptp_counters(struct prom *o)
+{
+	prom_family(o, "ptp_received_total", "counter", "PTP frames used, by message type");
+	for (int p = 0; p < nic_count; p++)
+		for (int i = 0; i < PC_FIRST_DROP && app_runs_on(&app_ptp, p); i++)
+			prom_port_sample(o, "ptp_received_total", p, "message", ptp_rx_names[i], ptp_ports[p].rx_count[i]);
+	prom_family(o, "ptp_dropped_total", "counter", "frames the ptp app received and did not use, by reason");
+	for (int p = 0; p < nic_count; p++)
+		for (int i = PC_FIRST_DROP; i < PC_N && app_runs_on(&app_ptp, p); i++)
+			prom_port_sample(o, "ptp_dropped_total", p, "reason", ptp_rx_names[i], ptp_ports[p].rx_count[i]);
+	prom_family(o, "ptp_events_total", "counter", "PTP messages sent, timestamps and clock steps, by event");
+	for (int p = 0; p < nic_count; p++)
+		for (int i = 0; i < PE_N && app_runs_on(&app_ptp, p); i++)
+			prom_port_sample(o, "ptp_events_total", p, "event", ptp_ev_names[i], ptp_ports[p].ev[i]);
+}
+
+void mgmt_metrics_ptp(struct prom *o)
+{
+	if (!any_port(&app_ptp))
+		return;
+	ptp_gauges(o);
+	ptp_counters(o);
+}
+
+#define LE_FIRST 8	/* bucket edges 2^8 - 1 ns (255 ns) ... */
+#define LE_LAST 34	/* ... 2^34 - 1 ns (17.2 s), then +Inf */
+
+/* One port's histogram: cumulative buckets, _sum and _count. The buckets
+ * are read once; _count is their total, so it equals the +Inf bucket. */
+static void latency(struct prom *o, int p)
+{
+	const struct hist *h = &pg_rx[p].lat;
+	char num[PROM_NUM_MAX], le[PROM_NUM_MAX];
+	uint64_t cum = 0;
+	unsigned i = 0;
+	for (int k = LE_FIRST; k <= LE_LAST; k++) {
+		uint64_t edge = (1ull << k) - 1;
+		while (i < HIST_BUCKETS && hist_hi(i) <= edge)
+			cum += h->bucket[i++];
+		prom_sample_text(o, "pktgen_latency_seconds_bucket", "port", nics[p]->name, "le",
+				 prom_seconds(le, (int64_t)edge), prom_dec(num, cum));
+	}
+	while (i < HIST_BUCKETS)
+		cum += h->bucket[i++];
+	prom_sample_text(o, "pktgen_latency_seconds_bucket", "port", nics[p]->name, "le", "+Inf", prom_dec(num, cum));
+	prom_sample_text(o, "pktgen_latency_seconds_sum", "port", nics[p]->name, NULL, NULL,
+			 prom_seconds(num, (int64_t)h->sum));
+	prom_port_sample(o, "pktgen_latency_seconds_count", p, NULL, NULL, cum);
+}
+
+void mgmt_metrics_latency(struct prom *o)
+{
+	if (!any_port(&app_pktgen))
+		return;
+	prom_family(o, "pktgen_latency_seconds", "histogram", "pktgen latency probes: receive time - send time");
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_pktgen, p))
+			latency(o, p);
+}

@@ -1,0 +1,65 @@
+/*
+ * The Prometheus text exposition format 0.0.4 built into a buffer
+ * (apps/mgmt/metrics.c, metrics_app.c): families (# HELP, # TYPE) and
+ * sample lines linerate_<name>{labels} value. Lines are whole or absent:
+ * one that does not fit sets cut and nothing after it is written. Built
+ * piece by piece, not by vsnprintf: a page has ~700 lines, built on the
+ * core that may also forward, and newlib's formatting costs ~1000
+ * instructions a line (tools/bench_scrape.py measures a scrape).
+ */
+#ifndef APPS_MGMT_PROM_H
+#define APPS_MGMT_PROM_H
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+struct prom {
+	char *b;
+	size_t len, used;
+	int cut;	/* a line did not fit: nothing after it is written */
+};
+
+#define PROM_NUM_MAX 32	/* the text of a number: prom_dec, prom_fixed, prom_seconds */
+
+/* Append s to the line being built (inline: a literal's length is known
+ * when compiling); sets cut if it does not fit. */
+static inline __attribute__((always_inline)) void prom_add(struct prom *o, const char *s)
+{
+	size_t n = strlen(s);
+	if (o->cut || n >= o->len - o->used) {
+		o->cut = 1;
+		return;
+	}
+	memcpy(o->b + o->used, s, n);
+	o->used += n;
+}
+/* End the line begun at start: kept whole, or taken back if cut. */
+void prom_end_line(struct prom *o, size_t start);
+
+/* Numbers as text into buf (PROM_NUM_MAX bytes); return where the text starts. */
+const char *prom_dec(char *buf, uint64_t v);
+/* n / scale with as many decimals as scale has zeros (scale 10 ... 10^9). */
+const char *prom_fixed(char *buf, uint64_t n, uint64_t scale);
+/* ns as seconds, nine decimals, with its sign. */
+const char *prom_seconds(char *buf, int64_t ns);
+/* v in decimal with its sign. */
+const char *prom_int(char *buf, int64_t v);
+
+/* # HELP and # TYPE (counter, gauge, histogram) of family linerate_<name>. */
+void prom_family(struct prom *o, const char *name, const char *type, const char *help);
+/* linerate_<name>{k1="v1",k2="v2"} value; k2, or k1 and k2, NULL for fewer
+ * labels; value is a number's text. */
+void prom_sample_text(struct prom *o, const char *name, const char *k1, const char *v1, const char *k2,
+		      const char *v2, const char *value);
+void prom_sample(struct prom *o, const char *name, const char *k1, const char *v1, const char *k2,
+		 const char *v2, uint64_t v);
+/* linerate_<name>{port="portN"[,k="v"]} value. */
+void prom_port_sample(struct prom *o, const char *name, int port, const char *k, const char *v, uint64_t value);
+/* metrics_app.c: the ptp app's gauges and counters, and pktgen's latency
+ * histogram; nothing when no port runs the app. */
+void mgmt_metrics_ptp(struct prom *o);
+void mgmt_metrics_latency(struct prom *o);
+
+/* printf-formatted whole lines, for the few with many labels. */
+void prom_put(struct prom *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#endif
