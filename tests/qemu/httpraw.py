@@ -37,12 +37,16 @@ def one(host, data):
 
 
 def hold(host, n):
-    socks = []
+    socks, reset = [], 0
     for _ in range(n):
-        s = socket.create_connection((host, 80), timeout=20)
-        s.sendall(b"GET / HTTP/1.0\r\nX-Slow: ")
+        try:
+            s = socket.create_connection((host, 80), timeout=20)
+            s.sendall(b"GET / HTTP/1.0\r\nX-Slow: ")
+        except ConnectionResetError:
+            reset += 1  # refused: the reset came before the half request went out
+            continue
         socks.append(s)
-    reset, end = 0, time.monotonic() + 15
+    end = time.monotonic() + 15
     for s in socks:
         s.settimeout(max(0.1, end - time.monotonic()))
         try:
