@@ -47,11 +47,11 @@ void e1000x_set_filters(volatile uint8_t *base, const uint8_t mac[6], int nregs)
 void e1000x_ring_regs(volatile uint8_t *base, uint32_t blk, const volatile void *ring, uint32_t bytes)
 {
 	uint64_t a = (uint64_t)ring;
-	wr32(base, blk + 0x00, (uint32_t)a);
-	wr32(base, blk + 0x04, (uint32_t)(a >> 32));
-	wr32(base, blk + 0x08, bytes);
-	wr32(base, blk + 0x10, 0);
-	wr32(base, blk + 0x18, 0);
+	wr32(base, blk + RING_DBAL, (uint32_t)a);
+	wr32(base, blk + RING_DBAH, (uint32_t)(a >> 32));
+	wr32(base, blk + RING_DLEN, bytes);
+	wr32(base, blk + RING_DH, 0);
+	wr32(base, blk + RING_DT, 0);
 }
 
 void e1000x_port_set_mc(struct nic *nic)

@@ -197,9 +197,8 @@ int e1000x_read_mac(volatile uint8_t *base, uint8_t mac[6]);
  * multicast table (nregs receive address registers). */
 void e1000x_set_filters(volatile uint8_t *base, const uint8_t mac[6], int nregs);
 /* Point a descriptor ring's register block at ring (bytes long), head and
- * tail 0. The block at blk is the same in every family: BAL +0x0, BAH +0x4,
- * LEN +0x8, H +0x10, T +0x18 (8254x 13.4.27-13.4.31 and 13.4.39-13.4.43,
- * 82574 10.2.6/10.2.7, 82576 8.10/8.12). */
+ * tail 0. blk is the block's RDBAL or TDBAL; the registers in it are at the
+ * RING_* offsets of regs.h in every family. */
 void e1000x_ring_regs(volatile uint8_t *base, uint32_t blk, const volatile void *ring, uint32_t bytes);
 /* RCTL acceptance bits from the promisc knob: broadcast always (BAM);
  * with promisc=1 every unicast and multicast too (UPE, MPE). */

@@ -90,6 +90,15 @@
 #define ANAR_10_100_ALL	0x01e1u	/* 10/100 half and full duplex, selector 802.3, no pause */
 #define CTRL1000_FD	(1u << 9)	/* advertise 1000BASE-T full duplex */
 
+/* A descriptor ring's registers as offsets in its block, which starts at
+ * RDBAL or TDBAL: the same layout on the three families (8254x 13.4.27-31
+ * and 13.4.38-42, 82574 10.2.6-7, 82576 8.10 and 8.12). */
+#define RING_DBAL	0x00	/* Descriptor Base Address Low - RW */
+#define RING_DBAH	0x04	/* Descriptor Base Address High - RW */
+#define RING_DLEN	0x08	/* Descriptor Length, bytes - RW */
+#define RING_DH		0x10	/* Descriptor Head - RW */
+#define RING_DT		0x18	/* Descriptor Tail - RW */
+
 /* ICR / ICS / IMS / IMC causes common to all three */
 #define ICR_TXDW	(1u << 0)	/* transmit descriptor written back */
 #define ICR_TXQE	(1u << 1)	/* transmit queue empty */
