@@ -36,7 +36,7 @@ LWIP_LIB := $(BUILD)/lwip/liblwip.a
 LWIP_CFLAGS := $(filter-out -Werror -fno-omit-frame-pointer,$(KCFLAGS)) -fomit-frame-pointer
 
 .PHONY: all deps run shell test unit qemu-test host-test bench plot clean reliability insncount netboot
-all: $(BUILD)/linerate.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen $(BUILD)/rrclient
+all: $(BUILD)/linerate.elf $(BUILD)/linerate-fault.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen $(BUILD)/rrclient
 
 deps:
 	tools/deps.sh
@@ -66,6 +66,12 @@ $(BUILD)/obj/%.S.o: %.S
 $(BUILD)/linerate.elf: $(KOBJ) boot/kernel.ld $(NEWLIB) $(LWIP_LIB)
 	ld $(KLDFLAGS) -o $@ $(KOBJ) --start-group $(LWIP_LIB) $(SYSROOT)/lib/libc.a $(SYSROOT)/lib/libm.a --end-group
 	grub-file --is-x86-multiboot2 $@
+
+# The same kernel plus the shell's `fault` command (tests/fault/fault.c),
+# for the fault-under-traffic tests only (tests/qemu/test_faults.py).
+FAULT_OBJ := $(BUILD)/obj/tests/fault/fault.c.o
+$(BUILD)/linerate-fault.elf: $(KOBJ) $(FAULT_OBJ) boot/kernel.ld $(NEWLIB) $(LWIP_LIB)
+	ld $(KLDFLAGS) -o $@ $(KOBJ) $(FAULT_OBJ) --start-group $(LWIP_LIB) $(SYSROOT)/lib/libc.a $(SYSROOT)/lib/libm.a --end-group
 
 # GRUB ISO for BIOS and UEFI, from CD or USB stick. Modules trimmed as in
 # ../shared/TOOLCHAIN.md 3a; every part_* module is needed by GRUB-EFI.
@@ -143,4 +149,4 @@ plot: deps $(BUILD)/linerate.elf $(BUILD)/trafgen
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/lwip/obj $(BUILD)/lwip/*.a $(BUILD)/iso $(BUILD)/efi $(BUILD)/unit $(BUILD)/*.elf $(BUILD)/*.iso $(BUILD)/*.EFI
 
--include $(KOBJ:.o=.d)
+-include $(KOBJ:.o=.d) $(FAULT_OBJ:.o=.d)

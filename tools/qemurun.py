@@ -48,7 +48,8 @@ def nic_args(i, spec, machine, sockdir):
     (tap: the existing tap device ifname=NAME;
     stream: QEMU listens on SOCKDIR/nicI.sock, or with connect=PATH connects
     to another QEMU's stream socket (two guests wired back to back);
-    dgram: QEMU uses UDP 127.0.0.1 port 40000+2I and sends to 40001+2I;
+    dgram: QEMU uses UDP 127.0.0.1 port 40000+2I (or lport=) and sends to
+    40001+2I (or rport=);
     hub: QEMU's hub 0, so the guest's NICs on it are wired to each other;
     user: QEMU's user network, restricted, with its DHCP server, tftp=DIR
     and bootfile=PATH for network boot, hostfwd=PORT: TCP 127.0.0.1:PORT to
@@ -82,7 +83,7 @@ def nic_args(i, spec, machine, sockdir):
         path = os.path.join(sockdir, f"nic{i}.sock")
         args += ["-netdev", f"stream,id=n{i},server=on,addr.type=unix,addr.path={path}"]
     elif netdev == "dgram":
-        lp, rp = 40000 + 2 * i, 40001 + 2 * i
+        lp, rp = int(opts.get("lport", 40000 + 2 * i)), int(opts.get("rport", 40001 + 2 * i))
         args += ["-netdev", f"dgram,id=n{i},local.type=inet,local.host=127.0.0.1,local.port={lp},"
                  f"remote.type=inet,remote.host=127.0.0.1,remote.port={rp}"]
     elif netdev == "user":
@@ -109,9 +110,11 @@ def nic_args(i, spec, machine, sockdir):
 
 
 def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics=(), extra=(),
-                 append="", qmp=None, interactive=False, workdir=None, sockdir=None):
+                 append="", qmp=None, interactive=False, workdir=None, sockdir=None,
+                 kernel="linerate.elf"):
     """The QEMU argument list for one run (see module doc); extra: more QEMU
-    arguments, e.g. other devices."""
+    arguments, e.g. other devices; kernel: the image under build/ that boot
+    kernel loads (linerate-fault.elf: with the shell's `fault` command)."""
     if boot not in BOOTS:
         raise SystemExit(f"boot {boot!r}: accepted: {'|'.join(BOOTS)}")
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-M", machine, "-m", mem, "-smp", str(smp),
@@ -126,7 +129,7 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
         cmd += nic_args(i, spec, machine, sockdir or os.path.join(BUILD, "run"))
     cmd += list(extra)
     if boot == "kernel":
-        cmd += ["-kernel", os.path.join(BUILD, "linerate.elf")]
+        cmd += ["-kernel", os.path.join(BUILD, kernel)]
         if append:
             cmd += ["-append", append]
     elif boot == "net-bios":
