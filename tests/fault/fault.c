@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "drivers/net/e1000x.h"
+#include "drivers/net/e1000x/e1000x.h"
 #include "drivers/net/nic.h"
 #include "kernel/shell.h"
 
