@@ -4,6 +4,7 @@
 #include <string.h>
 #include "apps/app.h"
 #include "apps/mgmt/mgmt.h"
+#include "kernel/config.h"
 #include "kernel/knobs.h"
 
 static const struct app *placed[NIC_MAX_PORTS];	/* NULL: the default, sink */
@@ -89,6 +90,52 @@ static int in_use(const struct app *a)
 	return 0;
 }
 
+/* Knob name has a value (ipN=, route=: empty when not given). */
+static int given(const char *name)
+{
+	char v[64];	/* route= shows nothing in less than 41 bytes */
+	const struct knob *k = knob_find(__knobs_start, KNOBS_COUNT, name);
+	if (!k)
+		return 0;
+	knob_value(k, v, sizeof(v));
+	return v[0] != 0;
+}
+
+/* The apps that read knobs flag, as "fwd, rr" into buf. */
+static const char *users(unsigned flag, char *buf, size_t len)
+{
+	size_t used = 0;
+	buf[0] = 0;
+	for (const struct app *a = __apps_start; a < __apps_end && used < len; a++)
+		if (a->uses & flag)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", a->name);
+	return buf;
+}
+
+/* ipN= and route= that nothing will read: not an error (the boot goes
+ * on), but never silent. */
+static void warn_ignored(void)
+{
+	char name[8], who[64];
+	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+		snprintf(name, sizeof(name), "ip%d", p);
+		if (!given(name))
+			continue;
+		if (p >= nic_count)
+			printf("cmdline: %s= ignored: there is no port%d\n", name, p);
+		else if (!(app_of_port(p)->uses & APP_USES_IP))
+			printf("cmdline: %s= ignored: port%d runs %s, which does not use an address (%s do)\n",
+			       name, p, app_of_port(p)->name, users(APP_USES_IP, who, sizeof(who)));
+	}
+	if (!given("route"))
+		return;
+	for (int p = 0; p < nic_count; p++)
+		if (app_of_port(p)->uses & APP_USES_ROUTES)
+			return;
+	printf("cmdline: route= ignored: no port runs an app that routes (%s)\n",
+	       users(APP_USES_ROUTES, who, sizeof(who)));
+}
+
 int apps_start(void)
 {
 	int n = 0, failed = 0;
@@ -107,5 +154,6 @@ int apps_start(void)
 	for (int p = 0; p < nic_count; p++)
 		printf(" %s=%s", nics[p]->name, app_runs_on(app_of_port(p), p) ? app_of_port(p)->name : "none");
 	printf("%s\n", nic_count ? "" : " no ports");
+	warn_ignored();
 	return failed;
 }

@@ -29,7 +29,13 @@ struct app {
 	 * polled by one core (run/place.c). idle then runs on every core that
 	 * polls one of the app's queues, and must touch only that core's state. */
 	int (*domain)(int port);
+	/* Knobs besides its own the app reads (APP_USES_*): a port's ipN= on a
+	 * port whose app does not read it, or route= with no such app on any
+	 * port, is named on the console at boot as ignored. */
+	unsigned uses;
 };
+#define APP_USES_IP	1u	/* ipN=: the port's address */
+#define APP_USES_ROUTES	2u	/* route= */
 
 #define APP(id_, ...) \
 	const struct app app_##id_ \
@@ -57,7 +63,7 @@ int app_runs_on(const struct app *a, int port);
 /* Start every app placed on an existing port (init, once each). An app whose
  * init fails is taken off its ports, which then drop what they receive
  * (counted in their core's dropped). Returns the number of apps that
- * failed. Prints the placement. */
+ * failed. Prints the placement, and the ipN=/route= knobs no app reads. */
 int apps_start(void);
 /* The apps running (started and on an existing port), NULL-terminated. */
 extern const struct app *apps_running[NIC_MAX_PORTS + 1];

@@ -169,7 +169,8 @@ static int fwd_domain(int port)
 }
 
 APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 between ports with ipN=",
-    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain);
+    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain,
+    .uses = APP_USES_IP | APP_USES_ROUTES);
 
 static int cmd_fwd(int argc, char **argv)
 {

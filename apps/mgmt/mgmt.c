@@ -100,4 +100,5 @@ static void mgmt_report(int json)
 }
 
 APP(mgmt, .name = "mgmt", .help = "management port: ping and HTTP /metrics (Prometheus), /, /config",
-    .init = mgmt_init, .rx = rr_input, .idle = mgmt_idle, .report = mgmt_report);
+    .init = mgmt_init, .rx = rr_input, .idle = mgmt_idle, .report = mgmt_report,
+    .uses = APP_USES_IP);

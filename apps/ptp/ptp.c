@@ -170,7 +170,7 @@ static void ptp_report(int json)
 }
 
 APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock (E2E, two-step, L2 or UDPv4)", .init = ptp_init,
-    .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report);
+    .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report, .uses = APP_USES_IP);
 
 static void show_port(struct ptp_port *pp)
 {

@@ -106,4 +106,5 @@ int rr_timers(void)
 	return 0;
 }
 APP(rr, .name = "rr", .help = "request-response server on lwIP: netperf-style RR, echo, sockperf",
-    .init = rr_init, .rx = rr_input, .idle = rr_timers, .report = rr_report);
+    .init = rr_init, .rx = rr_input, .idle = rr_timers, .report = rr_report,
+    .uses = APP_USES_IP);

@@ -14,7 +14,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/fuzz/shim -I.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen
+FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 
 # The kernel code of the knobs and the router, built for the host: objects
@@ -40,6 +40,7 @@ FUZZ_SRC_pcicap := drivers/pci/pcidecode.c
 FUZZ_SRC_bootinfo := kernel/bootparse.c kernel/memmap.c
 FUZZ_SRC_trafgen := tools/trafgen/frame.c
 FUZZ_SRC_acpi := kernel/acpitab.c
+FUZZ_SRC_ptp := net/ptp.c net/ipv4.c
 
 .PHONY: fuzz fuzz-ci fuzz-build
 fuzz-build: $(FUZZ_BINS)

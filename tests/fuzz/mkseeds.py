@@ -40,12 +40,13 @@ def test_frames():
     return [raw(f) for f in out]
 
 
-def capture_frames(captures):
+def capture_frames(captures, n=12):
+    """About n frames of each capture, evenly spaced."""
     frames = []
     for path in sorted(glob.glob(os.path.join(captures, "*.pcap"))):
         pk = rdpcap(path)
-        step = max(1, len(pk) // 12)
-        frames += [raw(p) for p in pk[::step][:12]]
+        step = max(1, len(pk) // n)
+        frames += [raw(p) for p in pk[::step][:n]]
     return frames
 
 
@@ -128,6 +129,8 @@ def main():
         "selftest=exit IntMode=1 irqtest=1 RxIntDelay=0 RxAbsIntDelay=8 TxIntDelay=8 TxAbsIntDelay=32",
     )])
     write("trafgen", frames)
+    ptp = [f for f in capture_frames(a.captures, 48) if f[12:14] == b"\x88\xf7" or f[36:38] in (b"\x01\x3f", b"\x01\x40")]
+    write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp])
     write("acpi", acpi_tables())
     write("shell", [s.encode() for s in (
         "help\r", "set InterruptThrottleRate 4\rshow config\r", "ethtool -S port0\r",

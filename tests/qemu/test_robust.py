@@ -115,3 +115,24 @@ def test_rings_too_big_for_memory():
     assert "EXCEPTION" not in text
     assert len(re.findall(r"port0: e1000e .* not set up: port removed", text)) == 2, text[-2000:]
     assert "port0" not in out
+
+
+def test_address_knobs_no_app_reads_are_named():
+    """ipN= on a port whose app takes no address, ipN= for a port that does
+    not exist, and route= with no routing app: said at boot, not silent."""
+    ips = "ip0=10.1.0.1/24 ip1=10.2.0.1/24 ip3=10.4.0.1/24 route=10.9.0.0/16,10.1.0.2"
+    with Qemu(boot="kernel", nics=["e1000e"] * 2, append="app=fwd,sink " + ips) as q:
+        q.expect(PROMPT, 60)
+        text = q.text()
+    assert cmdline_errors(text) == ["cmdline: ip1= ignored: port1 runs sink, which does not use an address "
+                                    "(fwd, mgmt, ptp, rr do)"], cmdline_errors(text)
+    assert "fwd: ip3=10.4.0.1/24: no port3; ignored" in text     # fwd says so itself
+    with Qemu(boot="kernel", nics=["e1000e"] * 2, append="app=sink " + ips) as q:
+        q.expect(PROMPT, 60)
+        errs = cmdline_errors(q.text())
+    assert errs == ["cmdline: ip0= ignored: port0 runs sink, which does not use an address "
+                    "(fwd, mgmt, ptp, rr do)",
+                    "cmdline: ip1= ignored: port1 runs sink, which does not use an address "
+                    "(fwd, mgmt, ptp, rr do)",
+                    "cmdline: ip3= ignored: there is no port3",
+                    "cmdline: route= ignored: no port runs an app that routes (fwd)"], errs

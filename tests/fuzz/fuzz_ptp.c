@@ -1,0 +1,94 @@
+/* Fuzz the PTP parsers (net/ptp.c, IEEE 1588-2008 13.3-13.8, 14.1, Annex
+ * D and F): byte 0 picks the transport (bit 0: UDPv4, else L2), the rest is
+ * a frame. ptp_frame_parse must point inside the frame; a message
+ * ptp_parse accepts has version 2, a type built here and a messageLength
+ * that fits the frame and the body; building it again and parsing that
+ * gives the same fields back; the dataset comparison of an accepted
+ * Announce with one made from the frame's last bytes is antisymmetric. */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+#include "net/ptp.h"
+
+static void check_rebuild(const struct ptp_msg *m)
+{
+	uint8_t buf[128];
+	struct ptp_msg b;
+	size_t n = ptp_build(buf, sizeof(buf), m);
+	assert(n == PTP_HLEN + ptp_body_len(m->msg_type));
+	assert(ptp_build(buf, n - 1, m) == 0);
+	assert(ptp_parse(buf, n, &b) == PTP_OK);
+	assert(b.msg_type == m->msg_type && b.domain == m->domain && b.flags == m->flags);
+	assert(b.correction == m->correction && b.seq == m->seq && b.log_interval == m->log_interval);
+	assert(!memcmp(&b.source, &m->source, sizeof(b.source)) && b.length == n && b.tlvs == 0);
+	if (m->msg_type == PTP_ANNOUNCE)
+		assert(!memcmp(&b.announce, &m->announce, sizeof(b.announce)));
+	else
+		assert(b.ts.sec == m->ts.sec && b.ts.ns == m->ts.ns);
+	if (m->msg_type == PTP_DELAY_RESP)
+		assert(!memcmp(&b.requesting, &m->requesting, sizeof(b.requesting)));
+}
+
+static void dataset(struct ptp_dataset *d, const struct ptp_msg *m)
+{
+	memset(d, 0, sizeof(*d));
+	d->priority1 = m->announce.priority1;
+	d->quality = m->announce.quality;
+	d->priority2 = m->announce.priority2;
+	memcpy(d->gm_id, m->announce.gm_id, 8);
+	d->steps_removed = m->announce.steps_removed;
+	d->sender = m->source;
+	d->receiver.port = 1;
+}
+
+/* Dataset comparison of m's Announce against one made from 24 bytes b:
+ * equal to itself, antisymmetric, |result| at most 2. */
+static void check_cmp(const struct ptp_msg *m, const uint8_t *b)
+{
+	struct ptp_dataset x, y;
+	dataset(&x, m);
+	y = x;
+	y.priority1 = b[0];
+	y.quality.clock_class = b[1];
+	y.quality.clock_accuracy = b[2];
+	y.quality.offset_scaled_log_variance = (uint16_t)(b[3] << 8 | b[4]);
+	y.priority2 = b[5];
+	if (b[6] & 1)
+		memcpy(y.gm_id, b + 7, 8);
+	y.steps_removed = (uint16_t)(b[15] << 8 | b[16]);
+	memcpy(y.sender.clock_id, b + 16, 8);
+	int r = ptp_dataset_cmp(&x, &y);
+	assert(ptp_dataset_cmp(&x, &x) == 0 && r == -ptp_dataset_cmp(&y, &x) && r >= -2 && r <= 2);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	if (!len)
+		return 0;
+	enum ptp_transport t = data[0] & 1 ? PTP_UDP4 : PTP_L2;
+	size_t flen = len - 1;
+	uint8_t *frame = malloc(flen ? flen : 1);
+	memcpy(frame, data + 1, flen);
+	struct ptp_frame f;
+	struct ptp_msg m;
+	enum ptp_frame_kind k = ptp_frame_parse(frame, flen, t, &f);
+	assert(k == PTP_FRAME_NONE || k == PTP_FRAME_OK || k == PTP_FRAME_BAD_IP);
+	if (k == PTP_FRAME_OK) {
+		assert(f.msg >= frame && f.msg + f.len <= frame + flen);
+		enum ptp_err e = ptp_parse(f.msg, f.len, &m);
+		assert((unsigned)e < PTP_ERR_N && ptp_err_name(e)[0] != '?');
+		if (e == PTP_OK) {
+			assert(m.version == PTP_VERSION && ptp_body_len(m.msg_type));
+			assert(m.length <= f.len && m.length >= PTP_HLEN + ptp_body_len(m.msg_type));
+			assert(m.unknown_tlvs <= m.tlvs);
+			check_rebuild(&m);
+			if (m.msg_type == PTP_ANNOUNCE && flen >= 24)
+				check_cmp(&m, frame + flen - 24);
+		}
+	}
+	/* The same bytes as a bare message (what follows the EtherType). */
+	if (ptp_parse(frame, flen, &m) == PTP_OK)
+		check_rebuild(&m);
+	free(frame);
+	return 0;
+}
