@@ -41,7 +41,8 @@ def tap():
 def boot(append="", nic="e1000e"):
     """Boot app=rr on one port wired to the tap; returns the Qemu (a context
     manager) once the prompt is up, with the tap in its namespace."""
-    q = Qemu(boot="kernel", mem="256M", nics=[f"{nic}:netdev=tap,ifname={TAP}"],
+    bus = ",bus=rp" if nic == "igb" else ""   # igb on a PCIe root port, as on real boards
+    q = Qemu(boot="kernel", mem="256M", nics=[f"{nic}:netdev=tap,ifname={TAP}{bus}"],
              append=f"app=rr ip0={GUEST}/24 stats=0 {append}")
     q.__enter__()
     try:

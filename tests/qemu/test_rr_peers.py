@@ -1,9 +1,12 @@
 """app=rr against real clients in a network namespace over a tap device:
 Debian's ping and sockperf 3.7 (ping-pong UDP and TCP, under-load,
 throughput), and build/rrclient with 300 and 128 parallel TCP sessions; exact counts on both sides,
-every frame accounted, nothing leaked. Needs root."""
+every frame accounted, nothing leaked. Then the other NIC families: 64 TCP
+sessions and one UDP session, 1024-byte transactions. Needs root."""
 import json
 import re
+
+import pytest
 
 from rrpeer import GUEST, NS, RRCLIENT, assert_accounted, assert_no_leak, boot, delta, \
     rr_counters, sh, tap  # noqa: F401
@@ -73,6 +76,32 @@ def test_ping_sockperf_and_128_sessions(tap):
         assert delta(a, b, "tcp_rr") == 128 * 50
         assert delta(a, b, "conns_accepted") == 128 and delta(a, b, "conns_closed") == 128
         assert delta(a, b, "conns_reset") == 0 and delta(a, b, "conns_refused") == 0
+        assert_accounted(b)
+    finally:
+        q.__exit__(None, None, None)
+
+
+@pytest.mark.parametrize("nic", ["igb"])
+def test_rr_on_nic(tap, nic):
+    """64 TCP sessions of 20 and one UDP session of 200 1024/1024-byte
+    transactions (frames of 1066 and 1078 bytes): exact counts on both
+    sides, every frame accounted, nothing leaked."""
+    q = boot("req=1024 rsp=1024", nic=nic)
+    try:
+        # igb's link comes up a little after the prompt: ping until it answers.
+        out = sh("ping", "-c", "1", "-w", "30", GUEST, ns=NS, timeout=60)
+        assert "1 received" in out, out
+        a = rr_counters(q)
+        r = rrclient("--sessions", "64", "--count", "20", "--req", "1024", "--rsp", "1024",
+                     "--max-time", "90", "--timeout", "10")
+        assert r["transactions"] == 64 * 20 and r["errors"] == 0 and r["connect_failed"] == 0, r
+        u = rrclient("--proto", "udp", "--sessions", "1", "--count", "200", "--req", "1024",
+                     "--rsp", "1024", "--max-time", "60", "--timeout", "10")
+        assert u["transactions"] == 200 and u["timeouts"] == 0 and u["errors"] == 0, u
+        b = assert_no_leak(q)
+        assert delta(a, b, "tcp_rr") == 64 * 20 and delta(a, b, "udp_rr") == 200
+        assert delta(a, b, "conns_accepted") == 64 and delta(a, b, "conns_closed") == 64
+        assert delta(a, b, "conns_reset") == 0 and delta(a, b, "udp_rr_short") == 0
         assert_accounted(b)
     finally:
         q.__exit__(None, None, None)
