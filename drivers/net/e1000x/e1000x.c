@@ -285,11 +285,13 @@ static void recover(struct e1000x_port *p, const char *why)
 	printf("%s: %s: resetting\n", nic->name, why);
 	if (nic_stop_others)
 		nic_stop_others(1);
+	nic->ops->update_stats(nic);	/* CTRL.RST clears the statistics registers */
 	int err = e1000x_reset(p);
 	for (int q = 0; q < nic->nqueues; q++) {
 		e1000x_rxq_release(&p->rxq[q]);
 		e1000x_txq_release(&p->txq[q]);
 	}
+	nic_stats_fold(nic);	/* the queues' counts, tx_dropped by release too */
 	if (!err) {	/* hw_init zeroes the counters: keep them across it */
 		for (int i = 0; i < NIC_STAT_N; i++)
 			keep[i] = nic->stats[i];
