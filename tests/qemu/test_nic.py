@@ -281,3 +281,27 @@ def test_l2_mac_rewrite(box):
         assert got[:6] == bytes.fromhex("02aabbccddee")
         assert got[6:12] == want_src
         assert got[12:] == sent[12:]
+
+
+@pytest.mark.parametrize("model", ["e1000e", "igb"])
+def test_rx_csum_offload_counts_once_per_frame(box, model):
+    """rx_csum_offload_good/_errors as Linux e1000e counts them: one per
+    frame, good when the NIC verified the TCP/UDP checksum, an error when
+    it found the IPv4 header or TCP/UDP checksum wrong."""
+    from scapy.all import IP, UDP, Ether, raw
+    b = box(model, append="app=sink")
+
+    def udp(**ip):
+        return Ether(dst="ff:ff:ff:ff:ff:ff", src="02:00:00:00:00:01") / IP(src="10.1.0.2", dst="10.2.0.9", **ip) \
+            / UDP(sport=1234, dport=5678) / (b"x" * 40)
+    good = [raw(udp(id=i)) for i in range(20)]
+    bad_ip = [raw(udp(id=100 + i, chksum=0x1234)) for i in range(5)]
+    p = udp(id=200)
+    p[UDP].chksum = 0x4321
+    bad_udp = [raw(p)] * 4
+    other = [frame(64, seq=i) for i in range(3)]
+    b.port.send(good + bad_ip + bad_udp + other)
+    c = b.wait_counter("rx_delivered", 32)
+    assert c["rx_delivered"] == 32, c
+    assert c["rx_csum_offload_good"] == 20, c
+    assert c["rx_csum_offload_errors"] == 9, c

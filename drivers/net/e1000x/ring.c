@@ -81,8 +81,10 @@ void e1000x_txq_release(struct e1000x_txq *tq)
  * packs them, decided once: the pkt flags (a flag only where the NIC set
  * its "checked" bit) in bits 7:0, and the counts for rx_csum_offload_good
  * in bits 43:32 and rx_csum_offload_errors in bits 55:44, so that a burst
- * sums both counts by adding the entries (at most 2 per frame; the flags
- * summed below bit 32 are discarded). */
+ * sums both counts by adding the entries (the flags summed below bit 32
+ * are discarded). The counts are Linux e1000e's (e1000_rx_checksum), one
+ * per frame: an error when IPE or TCPE is set, else good when the NIC
+ * checked the TCP or UDP checksum. */
 #define CS_L4(i)	(((i) & 3) != 0)	/* TCPCS or UDPCS */
 #define CS_IP(i)	(((i) & 4) != 0)	/* IPCS */
 #define CS_L4E(i)	(((i) & 8) != 0)	/* TCPE */
@@ -90,8 +92,8 @@ void e1000x_txq_release(struct e1000x_txq *tq)
 #define CSUM_RES(i) \
 	((CS_IP(i) ? (CS_IPE(i) ? PKT_RX_IP_CSUM_BAD : PKT_RX_IP_CSUM_OK) : 0) | \
 	 (CS_L4(i) ? (CS_L4E(i) ? PKT_RX_L4_CSUM_BAD : PKT_RX_L4_CSUM_OK) : 0) | \
-	 (uint64_t)((CS_IP(i) && !CS_IPE(i)) + (CS_L4(i) && !CS_L4E(i))) << 32 | \
-	 (uint64_t)((CS_IP(i) && CS_IPE(i)) + (CS_L4(i) && CS_L4E(i))) << 44)
+	 (uint64_t)(CS_L4(i) && !CS_L4E(i) && !CS_IPE(i)) << 32 | \
+	 (uint64_t)((CS_IP(i) && CS_IPE(i)) || (CS_L4(i) && CS_L4E(i))) << 44)
 #define CSUM_RES4(i) CSUM_RES(i), CSUM_RES(i + 1), CSUM_RES(i + 2), CSUM_RES(i + 3)
 #define CSUM_RES16(i) CSUM_RES4(i), CSUM_RES4(i + 4), CSUM_RES4(i + 8), CSUM_RES4(i + 12)
 static const uint64_t csum_res[32] = { CSUM_RES16(0), CSUM_RES16(16) };
