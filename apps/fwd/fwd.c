@@ -186,9 +186,11 @@ static int cmd_fwd(int argc, char **argv)
 		printf("usage: fwd | fwd arp | fwd routes\n");
 		return -1;
 	}
+	int any = 0;
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_fwd, p))
 			continue;
+		any = 1;
 		struct fwd_stats sum, *st = &sum;
 		fwd_stats_sum(p, st);
 		printf("fwd %s: rx %lu forwarded %lu", nics[p]->name, st->rx, st->forwarded);
@@ -198,6 +200,8 @@ static int cmd_fwd(int argc, char **argv)
 		if (fwd_l3_port[p])
 			fwd_l3_show(p);
 	}
+	if (!any)
+		printf("fwd: the app runs on no port (app=fwd)\n");
 	return 0;
 }
 SHELL_CMD(fwd, "fwd", "fwd [arp|routes]", "forwarding counters per port: rx, forwarded, drops by reason, local, arp; L3 ports: held and ICMP/ARP events; arp: the ARP tables; routes: the routing table", cmd_fwd);

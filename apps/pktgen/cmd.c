@@ -270,6 +270,13 @@ static int cmd_pktgen(int argc, char **argv)
 		return usage();
 	if (port == -2)
 		return -1;
+	int any = 0;
+	for (int p = 0; p < nic_count; p++)
+		any |= app_runs_on(&app_pktgen, p);
+	if (!any) {
+		printf("pktgen: the app runs on no port (app=pktgen)\n");
+		return -1;
+	}
 	if (!strcmp(c, "lat")) {
 		for (int p = 0; p < nic_count; p++)
 			if (app_runs_on(&app_pktgen, p) && (port < 0 || p == port))

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
+#include "apps/mgmt/mgmt.h"
 #include "apps/rr/rr.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
@@ -111,9 +112,23 @@ void rr_report(int json)
 	show_lwip(json);
 }
 
+/* lwIP is up when rr or mgmt started on some port (an app that could not
+ * start is on no port). */
+static int lwip_up(void)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_rr, p) || app_runs_on(&app_mgmt, p))
+			return 1;
+	return 0;
+}
+
 static int cmd_rr(int argc, char **argv)
 {
 	if (argc == 1 || (argc == 2 && !strcmp(argv[1], "json"))) {
+		if (!lwip_up()) {
+			printf("rr: the app runs on no port (app=rr)\n");
+			return 0;
+		}
 		rr_report(argc == 2);
 		return 0;
 	}
