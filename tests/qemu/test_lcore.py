@@ -151,11 +151,12 @@ def test_queues_on_their_own_cores(box, model):
     assert sum(sink.values()) == 2000 and sink[0] > 0 and sink[1] > 0, sink
     assert core_counts(b) == {0: sink[0], 1: sink[1]}
     irq = b.shell("irq")
-    # The port's MSI-X vectors in order: queue 0, queue 1, other.
-    rows = dict(enumerate((int(c0), int(c1)) for c0, c1 in
-                          re.findall(r"0x\w+ +\d+ +(\d+) +(\d+)  \S+ " + model + r"\r", irq)))
-    assert rows[0][0] > 0 and rows[0][1] == 0, irq
-    assert rows[1][1] > 0 and rows[1][0] == 0, irq
+    # The port's MSI-X vectors by name, as /proc/interrupts has them.
+    rows = {name: (int(c0), int(c1)) for c0, c1, name in
+            re.findall(r"0x\w+ +\d+ +(\d+) +(\d+)  \S+ (port0-\w+)\r", irq)}
+    assert set(rows) == {"port0-rx0", "port0-rx1", "port0-other"}, irq
+    assert rows["port0-rx0"][0] > 0 and rows["port0-rx0"][1] == 0, irq
+    assert rows["port0-rx1"][1] > 0 and rows["port0-rx1"][0] == 0, irq
 
 
 def qitr(b, port):

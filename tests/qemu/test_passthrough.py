@@ -79,8 +79,8 @@ def test_passthrough_conditions():
         irq = shell(q, "irq")
         # the queue vectors (the first of each NIC) took interrupts: MSI-X
         # messages from tables in BAR3 (igb: above 4 GiB) arrived
-        for bdf, drv in (("00:02.0", "igb"), ("02:01.0", "e1000e")):
-            counts = [int(n) for n in re.findall(rf"0x[0-9a-f]+\s+(\d+)  {bdf} {drv}", irq)]
+        for bdf in ("00:02.0", "02:01.0"):
+            counts = [int(n) for n in re.findall(rf"0x[0-9a-f]+\s+(\d+)  {bdf} port\d-\w+", irq)]
             assert len(counts) == 2 and counts[0] > 0, irq
         assert "unhandled: 0" in irq, irq
         for p in ports:

@@ -430,14 +430,17 @@ int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other)
 	irq_handler_t handlers[NIC_MAX_QUEUES + 1];
 	void *args[NIC_MAX_QUEUES + 1];
 	const char *names[NIC_MAX_QUEUES + 1];
+	char label[NIC_MAX_QUEUES + 1][16];	/* as /proc/interrupts names them; pciirq copies */
 	for (int q = 0; q < nq; q++) {
 		handlers[q] = nic_queue_irq;
 		args[q] = nic_queue_arg(nic, q);
-		names[q] = nic->driver;
+		snprintf(label[q], sizeof(label[q]), "%s-rx%d", nic->name, q);
+		names[q] = label[q];
 	}
 	handlers[nq] = other;
 	args[nq] = p;
-	names[nq] = nic->driver;
+	snprintf(label[nq], sizeof(label[nq]), "%s-other", nic->name);
+	names[nq] = label[nq];
 	int got = pci_irq_setup(nic->pci, nq + 1, handlers, args, names);
 	if (got < 0)
 		return -1;
