@@ -247,13 +247,22 @@ int fwd_l3_init(void)
 	/* Every next hop is checked against the connected subnets alone,
 	 * before any route could cover it. */
 	uint16_t via[L3_ROUTES_MAX];
-	for (int i = 0; i < nroutes; i++)
-		via[i] = lpm_lookup(&l3_lpm, routes[i].gw);
+	int kept = 0;
 	for (int i = 0; i < nroutes; i++) {
-		if (via[i] >= NIC_MAX_PORTS || l3_is_local(routes[i].gw)) {
-			print_route("refused: the next hop is not a host on a connected subnet (ipN=)", i);
+		uint16_t v = lpm_lookup(&l3_lpm, routes[i].gw);
+		const char *why = v >= NIC_MAX_PORTS ? "refused: the next hop is on no connected subnet (ipN=)" :
+				  l3_is_local(routes[i].gw) ? "refused: the next hop is one of our own addresses" :
+				  l3_directed_broadcast(routes[i].gw) ?
+				  "refused: the next hop is its subnet's network or broadcast address" : 0;
+		if (why) {
+			print_route(why, i);	/* and gone: show config lists what is in force */
 			continue;
 		}
+		via[kept] = v;
+		routes[kept++] = routes[i];
+	}
+	nroutes = kept;
+	for (int i = 0; i < nroutes; i++) {
 		uint16_t nh = (uint16_t)(NIC_MAX_PORTS + i);
 		l3_nh[nh] = (struct l3_nh){ .gw = routes[i].gw, .port = (uint8_t)via[i] };
 		if (lpm_add(&l3_lpm, routes[i].prefix, routes[i].len, nh)) {

@@ -224,14 +224,23 @@ def test_accounting_frames_in_equal_outcomes(r):
 def test_bad_knobs_are_reported():
     q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2,
              append="app=fwd stats=0 ip0=10.1.0.1/24 ip1=10.2.0.0/24 route=10.5.0.1/16,10.1.0.2 "
-                    "route=10.6.0.0/16,10.9.0.1 route=10.7.0.0/16,10.1.0.2")
+                    "route=10.6.0.0/16,10.9.0.1 route=10.7.0.0/16,10.1.0.2 route=10.8.0.0/16,10.1.0.1 "
+                    "route=10.9.0.0/16,10.1.0.0 route=10.10.0.0/16,10.1.0.255")
     try:
         q.expect(r"bad value '10.2.0.0/24' for ip1= \(.*network or broadcast.*accepted: A.B.C.D/LEN", 60)
         q.expect(r"bad value '10.5.0.1/16,10.1.0.2' for route= \(.*bits beyond /16", 10)
         q.expect(r"fwd: port0 routes at L3, 10.1.0.1/24", 90)
-        q.expect(r"route=10.6.0.0/16,10.9.0.1 refused: the next hop is not a host on a connected subnet", 10)
+        q.expect(r"route=10.6.0.0/16,10.9.0.1 refused: the next hop is on no connected subnet", 10)
+        q.expect(r"route=10.8.0.0/16,10.1.0.1 refused: the next hop is one of our own addresses", 10)
+        q.expect(r"route=10.9.0.0/16,10.1.0.0 refused: the next hop is its subnet's network or broadcast", 10)
+        q.expect(r"route=10.10.0.0/16,10.1.0.255 refused: the next hop is its subnet's network or broadcast", 10)
         q.expect(r"route=10.7.0.0/16,10.1.0.2 port0", 10)
         assert "port1 routes at L3" not in q.text()
+        q.expect(r"port0: link up", 60)
+        q.send("\r")
+        q.expect("linerate> ", 30)
+        q.send("show config\r")
+        q.expect(r"\r\nroute=10.7.0.0/16,10.1.0.2 +boot", 20)   # the refused ones are gone
     finally:
         q.stop()
 
