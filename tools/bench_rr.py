@@ -7,11 +7,16 @@ Then guest instructions per transaction (QEMU's TCG plugin
 ../shared/tools/insncount, built into build/insncount/ when missing; the
 column is left out when it cannot be built): e1000e, poll=napi, one session,
 the instructions counted over the run less the idle rate measured before it,
-divided by the transactions. Prints tables and saves CSV under build/bench/;
+divided by the transactions. Then sockperf UDP ping-pong and ping p50 of
+app=rr (napi, busy) beside a Debian Linux guest in the same QEMU with the
+same NIC model, tap and clients (tools/linux_guest.py: Debian's kernel
+and busybox-static fetched with apt-get download into build/linuxguest/).
+Prints tables and saves CSV under build/bench/;
 never passes or fails. QEMU TCG figures: compare rows, not machines.
 
     tools/bench_rr.py [--seconds 2] [--quick]   (--quick: e1000e napi only)
     tools/bench_rr.py --insns        (only the instructions per transaction)
+    tools/bench_rr.py --linux        (only the comparison with a Linux guest)
     tools/bench_rr.py --profile tcp 1 (QEMU's hotblocks plugin beside it: the
         per-function table of one run, e1000e napi, 1 session, in
         instructions per transaction)
@@ -26,6 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import linux_guest  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
 NS, TAP = f"lrbench{os.getpid()}", f"lrbencht{os.getpid() % 100000}"
@@ -43,17 +49,25 @@ def sh(*cmd, ns=None, check=True, timeout=120):
 
 
 class Guest:
-    """app=rr on one port wired to the tap in NS."""
+    """app=rr on one port wired to the tap in NS; or with linux=(kernel,
+    initramfs) a Debian Linux guest (tools/linux_guest.py) instead."""
 
-    def __init__(self, nic, poll, size, extra=(), append=""):
+    def __init__(self, nic, poll, size, extra=(), append="", linux=None):
         sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
         bus = ",bus=rp" if nic == "igb" else ""
-        self.q = Qemu(boot="kernel", mem="256M", nics=[f"{nic}:netdev=tap,ifname={TAP}{bus}"], extra=extra,
-                      append=f"app=rr ip0={GUEST}/24 req={size} rsp={size} poll={poll} stats=0 rr_conns=1024 "
-                      + append)
-        self.q.__enter__()
-        self.q.expect("rr: lwIP on", 60)
-        self.q.expect("linerate> ", 30)
+        nics = [f"{nic}:netdev=tap,ifname={TAP}{bus}"]
+        if linux:
+            self.q = Qemu(boot="kernel", kernel=linux[0], mem="256M", nics=nics, extra=("-initrd", linux[1]),
+                          append=f"console=ttyS0 quiet lg_addr={GUEST}/24")
+            self.q.__enter__()
+            self.q.expect("linux-guest: ready", 300)
+        else:
+            self.q = Qemu(boot="kernel", mem="256M", nics=nics, extra=extra,
+                          append=f"app=rr ip0={GUEST}/24 req={size} rsp={size} poll={poll} stats=0 "
+                          "rr_conns=1024 " + append)
+            self.q.__enter__()
+            self.q.expect("rr: lwIP on", 60)
+            self.q.expect("linerate> ", 30)
         sh("ip", "netns", "add", NS)
         sh("ip", "link", "set", TAP, "netns", NS)
         sh("ip", "addr", "add", f"{PEER}/24", "dev", TAP, ns=NS)
@@ -203,11 +217,55 @@ def layer_of(path):
     return "other"
 
 
+def p50(values):
+    v = sorted(values)
+    return v[len(v) // 2] if v else float("nan")
+
+
+def latencies(g, seconds):
+    """(sockperf UDP ping-pong p50, ping p50), us, against the guest."""
+    out = sh("timeout", str(seconds + 30), "sockperf", "ping-pong", "-i", GUEST, "-t", str(max(1, round(seconds))), "-m", "14",
+             ns=NS, check=False, timeout=seconds + 60)
+    m = re.search(r"percentile 50\.000 =\s*([\d.]+)", out)
+    ping = sh("ping", "-c", "20", "-i", "0.05", "-W", "2", GUEST, ns=NS, check=False, timeout=60)
+    rtts = [float(x) * 1000 for x in re.findall(r"time=([\d.]+) ms", ping)]
+    return float(m.group(1)) if m else float("nan"), p50(rtts)
+
+
+def linux_compare(seconds):
+    """UDP ping-pong and ICMP echo p50 of app=rr beside a Debian Linux guest
+    in the same QEMU, same NIC model, same tap and client (the issue's
+    target: linerate's UDP p50 <= 1/3 of Linux's)."""
+    try:
+        linux = linux_guest.build()
+    except (OSError, subprocess.CalledProcessError, AttributeError) as e:
+        print(f"\nLinux guest comparison: skipped (no Debian kernel and busybox-static to fetch: {e})")
+        return []
+    print(f"\nLatency p50 beside a Debian Linux guest ({os.path.basename(linux[0])}), same QEMU, e1000e, "
+          f"same tap; sockperf ping-pong UDP 14 B for {seconds} s, ping x20 (us)")
+    print(f"{'guest':34} {'sockperf p50':>12} {'ping p50':>9}")
+    rows = []
+    for name, poll, lx in (("linerate app=rr poll=napi", "napi", None), ("linerate app=rr poll=busy", "busy", None),
+                           ("Linux guest, same QEMU", None, linux)):
+        g = Guest("e1000e", poll, 1, linux=lx)
+        try:
+            udp, icmp = latencies(g, seconds)
+        finally:
+            g.close()
+        rows.append({"guest": name, "sockperf_udp_p50_us": udp, "ping_p50_us": icmp})
+        print(f"{name:34} {udp:>12.1f} {icmp:>9.1f}", flush=True)
+    lin = rows[-1]["sockperf_udp_p50_us"]
+    for r in rows[:-1]:
+        print(f"{r['guest']}: UDP p50 {r['sockperf_udp_p50_us'] / lin:.2f} of Linux's (target <= 0.33)")
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=2)
     ap.add_argument("--quick", action="store_true", help="e1000e poll=napi only")
     ap.add_argument("--insns", action="store_true", help="only the instructions per transaction")
+    ap.add_argument("--linux", action="store_true", help="only the comparison with a Debian Linux guest")
     ap.add_argument("--profile", nargs=2, metavar=("PROTO", "BYTES"), help="per-function profile of one run")
     a = ap.parse_args()
     if os.geteuid() != 0:
@@ -216,6 +274,9 @@ def main():
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     if a.profile:
         profile(a.profile[0], int(a.profile[1]), a.seconds)
+        return 0
+    if a.linux:
+        linux_compare(a.seconds)
         return 0
     configs = [("e1000e", "napi")] if a.quick else \
         [("e1000e", "napi"), ("e1000e", "busy"), ("igb", "napi"), ("igb", "busy")]
@@ -231,6 +292,14 @@ def main():
             w = csv.DictWriter(f, fieldnames=list(ins[0]))
             w.writeheader()
             w.writerows(ins)
+    if a.insns:
+        return 0
+    lat = linux_compare(a.seconds)
+    if lat:
+        with open(os.path.join(BUILD, "bench", "rr-linux.csv"), "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(lat[0]))
+            w.writeheader()
+            w.writerows(lat)
     return 0
 
 
