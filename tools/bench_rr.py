@@ -17,9 +17,9 @@ never passes or fails. QEMU TCG figures: compare rows, not machines.
     tools/bench_rr.py [--seconds 2] [--quick]   (--quick: e1000e napi only)
     tools/bench_rr.py --insns        (only the instructions per transaction)
     tools/bench_rr.py --linux        (only the comparison with a Linux guest)
-    tools/bench_rr.py --profile tcp 1 (QEMU's hotblocks plugin beside it: the
-        per-function table of one run, e1000e napi, 1 session, in
-        instructions per transaction)
+    tools/bench_rr.py --profile tcp 1 [128] (QEMU's hotblocks plugin beside
+        it: the per-function table of one run, e1000e napi, 1 session or
+        as many as given, in instructions per transaction)
 """
 import argparse
 import csv
@@ -138,32 +138,33 @@ def instructions(seconds):
         return []
     log = os.path.join(BUILD, "bench", "rr-insns.log")
     rows = []
-    print("\nGuest instructions per transaction (e1000e, poll=napi, 1 session, idle rate subtracted)")
+    print("\nGuest instructions per transaction (e1000e, poll=napi, idle rate subtracted; "
+          "target TCP 1 B 1 session <= 2000)")
     for size in (1, 1024):
         g = Guest("e1000e", "napi", size, extra=("-plugin", f"{so},log={log},period_ms=50"))
         try:
-            for proto in ("udp", "tcp"):
+            for proto, sessions in (("udp", 1), ("tcp", 1), ("tcp", 128)):
                 time.sleep(1)
                 t0 = time.monotonic_ns()
                 time.sleep(1)
                 t1 = time.monotonic_ns()
-                r = g.client(proto, 1, size, seconds)
+                r = g.client(proto, sessions, size, seconds)
                 t2 = time.monotonic_ns()
                 time.sleep(0.2)
                 s = samples(log)
                 idle_rate = (insns_at(s, t1) - insns_at(s, t0)) / max(1, t1 - t0)
                 busy = insns_at(s, t2) - insns_at(s, t1)
                 per = (busy - idle_rate * (t2 - t1)) / max(1, r["transactions"])
-                rows.append({"proto": proto, "bytes": size, "transactions": r["transactions"],
+                rows.append({"proto": proto, "bytes": size, "sessions": sessions, "transactions": r["transactions"],
                              "insns_per_transaction": round(per)})
-                print(f"  {proto} {size:>4} B: {per:8.0f} instructions/transaction over {r['transactions']} "
-                      f"transactions (idle {idle_rate * 1e9:.0f} instructions/s)", flush=True)
+                print(f"  {proto} {size:>4} B x{sessions:<3}: {per:8.0f} instructions/transaction over "
+                      f"{r['transactions']} transactions (idle {idle_rate * 1e9:.0f} instructions/s)", flush=True)
         finally:
             g.close()
     return rows
 
 
-def profile(proto, size, seconds, top=40):
+def profile(proto, size, seconds, sessions=1, top=40):
     """Two runs with QEMU's hotblocks plugin, one with the client's traffic
     and one that only boots and idles as long: the difference, block by
     block, is the traffic's; printed per function and per source file in
@@ -181,11 +182,11 @@ def profile(proto, size, seconds, top=40):
             if run == "base":
                 time.sleep(seconds)
             else:
-                r = g.client(proto, 1, size, seconds)
+                r = g.client(proto, sessions, size, seconds)
         finally:
             g.close()
     n = max(1, r["transactions"])
-    print(f"\nprofile e1000e napi {proto} {size}/{size} 1 session: {r['transactions']} transactions, "
+    print(f"\nprofile e1000e napi {proto} {size}/{size} {sessions} session(s): {r['transactions']} transactions, "
           "boot and idle subtracted")
     layers = {}
     for by in ("file", "function"):
@@ -266,14 +267,15 @@ def main():
     ap.add_argument("--quick", action="store_true", help="e1000e poll=napi only")
     ap.add_argument("--insns", action="store_true", help="only the instructions per transaction")
     ap.add_argument("--linux", action="store_true", help="only the comparison with a Debian Linux guest")
-    ap.add_argument("--profile", nargs=2, metavar=("PROTO", "BYTES"), help="per-function profile of one run")
+    ap.add_argument("--profile", nargs="+", metavar="PROTO BYTES [SESSIONS]",
+                    help="per-function profile of one run (1 session unless given)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         print("bench_rr: skipped (needs root for a network namespace and a tap device)")
         return 0
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     if a.profile:
-        profile(a.profile[0], int(a.profile[1]), a.seconds)
+        profile(a.profile[0], int(a.profile[1]), a.seconds, *map(int, a.profile[2:3]))
         return 0
     if a.linux:
         linux_compare(a.seconds)
