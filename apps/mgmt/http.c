@@ -6,12 +6,16 @@
  * path. Refused or broken requests end in a named counter: bad_request (no
  * request line, binary bytes), bad_method (405, not GET), not_found (404),
  * too_large (431, over HTTP_REQ_MAX), timeouts (silent HTTP_IDLE_MS, e.g.
- * half requests), conns_refused (over HTTP_CONNS).
+ * half requests), conns_refused (over HTTP_CONNS). Handshakes are bounded
+ * too (a SYN flood): mgmt.c drops SYNs beyond HTTP_HALF_OPEN before lwIP,
+ * and a handshake not completed in HTTP_SYN_MS is dropped here without a
+ * RST (half_open_expired; a flood's forged sources would never answer).
  */
 #include <stdio.h>
 #include <string.h>
 #include "apps/mgmt/mgmt.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/sys.h"
 #include "lwip/tcp.h"
 
@@ -229,10 +233,38 @@ static size_t send_some(struct hconn *c, size_t budget)
 	return n;
 }
 
+int http_half_open(void)
+{
+	int n = 0;
+	for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb; pcb = pcb->next)
+		n += pcb->state == SYN_RCVD && pcb->local_port == HTTP_PORT;
+	return n;
+}
+
+/* Drop the handshakes older than HTTP_SYN_MS (lwIP keeps them 20 s). */
+static void expire_half_open(void)
+{
+	for (;;) {
+		struct tcp_pcb *pcb = tcp_active_pcbs;
+		while (pcb && !(pcb->state == SYN_RCVD && pcb->local_port == HTTP_PORT &&
+				(tcp_ticks - pcb->tmr) * TCP_SLOW_INTERVAL >= HTTP_SYN_MS))
+			pcb = pcb->next;
+		if (!pcb)
+			return;
+		tcp_abandon(pcb, 0);
+		mgmt_http[HTTP_half_open_expired]++;
+	}
+}
+
 int http_poll(void)
 {
 	int work = 0;
 	uint32_t now = sys_now();
+	static uint32_t next_expire;
+	if (now - next_expire < 1u << 31) {
+		next_expire = now + 100;
+		expire_half_open();
+	}
 	for (int i = 0; i < HTTP_CONNS; i++) {
 		struct hconn *c = &conns[i];
 		if (c->state != C_FREE && c->state != C_SENDING && now - c->last_ms > HTTP_IDLE_MS)

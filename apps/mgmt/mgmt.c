@@ -13,6 +13,8 @@
 #include "net/addr.h"
 #include "apps/rr/rr.h"
 #include "kernel/knobs.h"
+#include "kernel/shell.h"
+#include "net/ipv4.h"
 
 int mgmt_port = -1;
 extern const struct app app_rr;
@@ -88,17 +90,96 @@ static int mgmt_idle(void)
 	return n;
 }
 
+#define NAME_OF(name) #name,
+static const char *const stack_names[] = { RR_STACK(NAME_OF) };
+static const char *const drop_names[] = { RR_DROPS(NAME_OF) };
+
+/* The HTTP outcomes, and per management port the frames received, handed
+ * to lwIP by protocol and dropped by reason (rr's checks, syn_over_limit). */
 static void mgmt_report(int json)
 {
-	if (json)
-		printf("{\"stats\":\"mgmt\"");
-	else
-		printf("mgmt http:");
+	printf(json ? "{\"stats\":\"mgmt\"" : "mgmt http:");
 	for (int i = 0; i < HTTP_N; i++)
 		printf(json ? ",\"%s\":%lu" : " %s %lu", mgmt_http_names[i], mgmt_http[i]);
 	printf(json ? "}\n" : "\n");
+	for (int p = 0; p < nic_count; p++) {
+		if (!app_runs_on(&app_mgmt, p))
+			continue;
+		const struct rr_stats *st = &rr_stats[p];
+		printf(json ? "{\"stats\":\"mgmt_port\",\"port\":\"%s\",\"rx\":%lu" : "mgmt %s: rx %lu, to lwIP",
+		       nics[p]->name, st->rx);
+		for (int i = 0; i < RR_STACK_N; i++)
+			printf(json ? ",\"%s\":%lu" : " %s %lu", stack_names[i], st->stack[i]);
+		printf(json ? "" : ", dropped");
+		for (int i = 0; i < RR_DROP_N; i++)
+			printf(json ? ",\"%s\":%lu" : " %s %lu", drop_names[i], st->drop[i]);
+		printf(json ? "}\n" : "\n");
+	}
+}
+
+static int cmd_mgmt(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		printf("usage: mgmt\n");
+		return -1;
+	}
+	int any = 0;
+	for (int p = 0; p < nic_count; p++)
+		any |= app_runs_on(&app_mgmt, p);
+	if (!any) {
+		printf("mgmt: no management port runs (mgmt=portN)\n");
+		return -1;
+	}
+	mgmt_report(0);
+	return 0;
+}
+SHELL_CMD(mgmt, "mgmt", "mgmt", "the management port's HTTP outcomes and frame counters", cmd_mgmt);
+
+#define IP_PROTO_TCP	6
+#define TCP_FLAG_SYN	0x02
+#define TCP_FLAG_ACK	0x10
+
+/* 1 if p is a TCP SYN (without ACK) to HTTP_PORT at port's address. */
+static int http_syn(const struct pkt *p, int port)
+{
+	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
+	const struct ipv4_hdr *ip = (const struct ipv4_hdr *)(p->data + ETH_HLEN);
+	if (p->len < ETH_HLEN + IPV4_HLEN || eth->type != hton16(ETHERTYPE_IPV4) || ip->proto != IP_PROTO_TCP ||
+	    (ip->frag_off & hton16(IPV4_OFFSET)))
+		return 0;
+	unsigned ihl = (unsigned)(ip->ver_ihl & 15) * 4;
+	const uint8_t *tcp = (const uint8_t *)ip + ihl;
+	if (ihl < IPV4_HLEN || p->len < ETH_HLEN + ihl + 14)
+		return 0;
+	return ntoh32(ip->daddr) == l3_if[port].addr && (tcp[2] << 8 | tcp[3]) == HTTP_PORT && (tcp[13] & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN;
+}
+
+/* A received burst: SYNs to the HTTP port beyond HTTP_HALF_OPEN handshakes
+ * under way are dropped (syn_over_limit, as rr drops SYNs beyond
+ * rr_conns), the rest go through rr's checks into lwIP. */
+static void mgmt_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	int k = 0, half_open = -1;
+	for (int i = 0; i < n; i++) {
+		struct pkt *p = pkts[i];
+		if (http_syn(p, nic->port)) {
+			if (half_open < 0)
+				half_open = http_half_open();
+			if (half_open >= HTTP_HALF_OPEN) {
+				rr_stats[nic->port].rx++;
+				rr_stats[nic->port].drop[RR_syn_over_limit]++;
+				app_count_drops(1);
+				pkt_free(p);
+				continue;
+			}
+			half_open++;
+		}
+		pkts[k++] = p;
+	}
+	if (k)
+		rr_input(nic, q, pkts, k);
 }
 
 APP(mgmt, .name = "mgmt", .help = "management port: ping and HTTP /metrics (Prometheus), /, /config",
-    .init = mgmt_init, .rx = rr_input, .idle = mgmt_idle, .report = mgmt_report,
-    .uses = APP_USES_IP);
+    .init = mgmt_init, .rx = mgmt_rx, .idle = mgmt_idle, .report = mgmt_report, .uses = APP_USES_IP);

@@ -23,11 +23,13 @@ extern int mgmt_port;
 #define HTTP_REQ_MAX	2048	/* request line and headers, bytes; more: 431 */
 #define HTTP_IDLE_MS	5000	/* a connection silent this long is reset (timeouts) */
 #define HTTP_BUDGET	16384	/* bytes written to TCP per poll round */
+#define HTTP_HALF_OPEN	16	/* handshakes under way at once; more SYNs are dropped (syn_over_limit) */
+#define HTTP_SYN_MS	3000	/* a handshake not done in this long is dropped (half_open_expired) */
 
 /* HTTP outcomes: one per request answered, or one per connection dropped. */
 #define HTTP_COUNTERS(X) \
 	X(ok) X(not_found) X(bad_method) X(bad_request) X(too_large) X(truncated) \
-	X(timeouts) X(conns_refused) X(conns_accepted) X(conns_reset) X(no_memory)
+	X(timeouts) X(conns_refused) X(conns_accepted) X(conns_reset) X(no_memory) X(half_open_expired)
 #define HTTP_ENUM(name) HTTP_##name,
 enum http_counter { HTTP_COUNTERS(HTTP_ENUM) HTTP_N };
 extern uint64_t mgmt_http[HTTP_N];
@@ -35,6 +37,8 @@ extern const char *const mgmt_http_names[HTTP_N];
 
 /* http.c: listen on HTTP_PORT; 0 or -1. */
 int http_init(void);
+/* http.c: handshakes to HTTP_PORT under way (lwIP's SYN_RCVD PCBs). */
+int http_half_open(void);
 /* http.c: from the poll loop: answer at most one request and write at most
  * HTTP_BUDGET bytes; reset idle connections. Returns work done (> 0 busy). */
 int http_poll(void);

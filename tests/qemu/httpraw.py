@@ -2,7 +2,9 @@
 network namespace: `httpraw.py HOST CASE` sends one case's bytes and
 prints the status line it got back (or "closed" / "reset"); CASE "hold N"
 opens N connections that send half a request and prints how many the
-server reset within 10 s."""
+server reset within 15 s; "synflood N MAC" sends N TCP SYNs to port 80
+from forged addresses of HOST's subnet that nobody has (.100-.199, ports
+20000 up; scapy), which never answer, and prints N."""
 import socket
 import sys
 import time
@@ -58,6 +60,22 @@ def hold(host, n):
     return reset
 
 
+def synflood(host, n, mac):
+    from scapy.all import IP, TCP, Ether, conf, sendp
+    conf.verb = 0
+    net = host.rsplit(".", 1)[0]
+    iface = conf.route.route(host)[0]
+    frames = [Ether(dst=mac) / IP(src=f"{net}.{100 + i % 100}", dst=host) /
+              TCP(sport=20000 + i, dport=80, flags="S", seq=i * 7919) for i in range(n)]
+    sendp(frames, iface=iface)
+    return n
+
+
 if __name__ == "__main__":
     host, case = sys.argv[1], sys.argv[2]
-    print(hold(host, int(sys.argv[3])) if case == "hold" else one(host, CASES[case]))
+    if case == "hold":
+        print(hold(host, int(sys.argv[3])))
+    elif case == "synflood":
+        print(synflood(host, int(sys.argv[3]), sys.argv[4]))
+    else:
+        print(one(host, CASES[case]))

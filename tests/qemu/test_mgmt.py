@@ -186,6 +186,55 @@ def free_port():
         return s.getsockname()[1]
 
 
+def mgmt_counts(q):
+    """The mgmt command's counters: HTTP outcomes and the port's frame counters."""
+    q.pos = len(q.out)
+    q.send("mgmt\r")
+    m = q.expect(r"mgmt http:(.*)\r?\nmgmt port2: rx (\d+), to lwIP(.*), dropped(.*)\r?\n", 30)
+    pairs = lambda t: {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", t)}
+    return pairs(m.group(1).decode()), int(m.group(2)), pairs(m.group(3).decode()), pairs(m.group(4).decode())
+
+
+def wait_counts(q, done, timeout=60):
+    end = time.monotonic() + timeout
+    while True:
+        c = mgmt_counts(q)
+        if done(c) or time.monotonic() > end:
+            return c
+        time.sleep(1)
+
+
+def test_connection_floods(box):
+    """200 connections held at once: 8 are taken and time out, 192 are
+    refused; then 400 SYNs from forged addresses: 16 handshakes at a time
+    are let through to lwIP and dropped after 3 s, the other SYNs are
+    dropped before lwIP (syn_over_limit). Every SYN is one or the other;
+    forwarding goes on, and the server answers again afterwards."""
+    q = box
+    http0, *_ = mgmt_counts(q)
+    assert raw("hold", "200") == "200"
+    http, *_ = wait_counts(q, lambda c: c[0]["timeouts"] - http0["timeouts"] == 8)
+    assert {k: http[k] - http0[k] for k in ("conns_accepted", "conns_refused", "timeouts")} == \
+        {"conns_accepted": 8, "conns_refused": 192, "timeouts": 8}
+    forward(q, 100)
+    assert "mgmt=port2" in get("/config")
+
+    mac = re.search(r"lladdr (\S+)", sh("ip", "neigh", "show", GUEST)).group(1)
+    http0, rx0, stack0, drop0 = mgmt_counts(q)
+    assert raw("synflood", "400", mac) == "400"
+    forward(q, 100, seq0=100)
+    http, rx, stack, drop = wait_counts(
+        q, lambda c: c[3]["syn_over_limit"] - drop0["syn_over_limit"] +
+        c[0]["half_open_expired"] - http0["half_open_expired"] >= 400)
+    over = drop["syn_over_limit"] - drop0["syn_over_limit"]
+    expired = http["half_open_expired"] - http0["half_open_expired"]
+    assert over + expired == 400 and over > 0 and expired >= 16, (over, expired)
+    assert stack["tcp"] - stack0["tcp"] == expired
+    page = get("/metrics")
+    assert metric(page, "linerate_mgmt_dropped_total", port="port2", reason="syn_over_limit") == drop["syn_over_limit"]
+    assert metric(page, "linerate_fwd_forwarded_total", port="port0") == 200
+
+
 def test_dhcp_lease(tmp_path):
     """ip0=dhcp: lwIP's DHCP client takes a lease from QEMU's user network
     (its built-in DHCP server, 10.0.2.15/24 from 10.0.2.2, no router as the
