@@ -139,6 +139,10 @@ static void warn_ignored(void)
 int apps_start(void)
 {
 	int n = 0, failed = 0;
+	if (mgmt_port >= nic_count) {
+		printf("cmdline: mgmt=port%d ignored: there is no port%d\n", mgmt_port, mgmt_port);
+		mgmt_port = -1;
+	}
 	for (const struct app *a = __apps_start; a < __apps_end; a++) {
 		if (!in_use(a))
 			continue;

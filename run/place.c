@@ -50,10 +50,19 @@ static int parse_map(const char *v, char *err, size_t len)
 			return -1;
 		}
 		if (p < 0 || p >= NIC_MAX_PORTS || q < -1 || q >= NIC_MAX_QUEUES || c < 0 || c >= MAX_CPUS ||
-		    (s[used] && (s[used] != ',' || !s[used + 1]))) {
+		    (s[used] && s[used] != ',')) {
 			snprintf(err, len, "bad entry at '%s' (port 0-7, queue 0-7, core 0-7)", s);
 			return -1;
 		}
+		if (s[used] == ',' && !s[used + 1]) {
+			snprintf(err, len, "a ',' ends the list");
+			return -1;
+		}
+		for (int i = 0; i < n; i++)
+			if (m[i].port == p && (m[i].queue == q || m[i].queue < 0 || q < 0)) {
+				snprintf(err, len, "port%d%s is given twice", p, q < 0 && m[i].queue < 0 ? "" : " (or one of its queues)");
+				return -1;
+			}
 		m[n] = (struct map_entry){ (int8_t)p, (int8_t)q, (int8_t)c };
 		s += used + (s[used] == ',');
 	}
@@ -134,10 +143,17 @@ static int place_map(int n)
 {
 	for (int i = 0; i < nmap; i++) {
 		struct map_entry *m = &map[i];
-		if (m->port >= nic_count || m->core >= n || (m->queue >= 0 && m->queue >= nics[m->port]->nqueues)) {
-			printf("lcore_map: entry %d names port%d%s or core %d, which does not run here (%d port(s), "
-			       "%d core(s))\n", i + 1, m->port, m->queue >= 0 ? " with that queue" : "", m->core,
-			       nic_count, n);
+		if (m->port >= nic_count) {
+			printf("lcore_map: entry %d: there is no port%d (%d port(s))\n", i + 1, m->port, nic_count);
+			return -1;
+		}
+		if (m->core >= n) {
+			printf("lcore_map: entry %d: there is no core %d (%d core(s) run)\n", i + 1, m->core, n);
+			return -1;
+		}
+		if (m->queue >= nics[m->port]->nqueues) {
+			printf("lcore_map: entry %d: port%d has no queue %d (it has %d)\n", i + 1, m->port, m->queue,
+			       nics[m->port]->nqueues);
 			return -1;
 		}
 		for (int q = 0; q < nics[m->port]->nqueues; q++)
@@ -193,6 +209,7 @@ void lcore_place(void)
 	place_default(nlcores);
 	if (nmap && place_map(nlcores)) {
 		printf("lcore_map: refused; the default placement stays\n");
+		nmap = 0;	/* show config says what is in force */
 		place_default(nlcores);
 	}
 	apply();

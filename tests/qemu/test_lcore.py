@@ -263,3 +263,24 @@ def test_clear_stats_while_another_core_forwards(box):
     assert cores == {0: 0, 1: int(e["rx_delivered"])}, (cores, e["rx_delivered"])
     tx = dict(re.findall(r"(\w+): (\d+)", b.shell("ethtool -S port3")))
     assert int(tx["tx_sent"]) == int(e["rx_delivered"]), (tx, e)
+
+
+@pytest.mark.parametrize("lmap,expect", [
+    ("0:1,1:1", "core1: port0/q0 port1/q0"),
+    ("0:5", "lcore_map: entry 1: there is no core 5 (2 core(s) run)"),
+    ("0:0,1:0,", "bad value '0:0,1:0,' for lcore_map= (a ',' ends the list"),
+    ("0:0,0:1", "bad value '0:0,0:1' for lcore_map= (port0 is given twice"),
+])
+def test_lcore_map(box, lmap, expect):
+    """lcore_map= places ports on cores; a map that names what does not run,
+    or a malformed one, is refused with the reason and the default stays
+    (also in show config)."""
+    b = box(f"app=sink lcore_map={lmap}", nports=2, smp=2, connect=False)
+    show = b.shell("show config")
+    out = b.q.text()
+    assert expect in out, out
+    if lmap == "0:1,1:1":
+        assert re.search(r"^lcore_map=0:1,1:1 ", show, re.M), show
+    else:
+        assert "core0: port0/q0\r\ncore1: port1/q0\r\n" in out, out   # sink: a port per core
+        assert re.search(r"^lcore_map=default ", show, re.M), show
