@@ -114,17 +114,24 @@ static void tx_flush(int port)
 	b->mixed = 0;
 }
 
-/* Queue p out of port, counted as kind (TX_FWD from the burst's port
- * keeps the batch unmixed). Inline: it runs once per routed frame. */
-static inline __attribute__((always_inline)) void tx_add(int port, struct pkt *p, int kind)
+/* Queue p out of port on core c (me()), counted as kind (TX_FWD from the
+ * burst's port keeps the batch unmixed). Inline: it runs once per routed
+ * frame. */
+static inline __attribute__((always_inline))
+void tx_add_on(struct l3_core *c, int port, struct pkt *p, int kind)
 {
-	struct txb *b = &me()->tx[port];
+	struct txb *b = &c->tx[port];
 	if (b->n == TXB_MAX)
 		tx_flush(port);
-	b->mixed |= kind != TX_FWD || p->port != me()->in;
+	b->mixed |= kind != TX_FWD || p->port != c->in;
 	b->p[b->n] = p;
 	b->in[b->n] = (uint8_t)p->port;
 	b->kind[b->n++] = (uint8_t)kind;
+}
+
+static void tx_add(int port, struct pkt *p, int kind)
+{
+	tx_add_on(me(), port, p, kind);
 }
 
 static void tx_flush_all(void)
@@ -178,9 +185,10 @@ static struct arp_entry *arp_new(int port, uint32_t ip)
 	return victim;
 }
 
-/* Rewrite a routed frame for its next hop and queue it out of port. */
+/* Rewrite a routed frame for its next hop and queue it out of port on
+ * core c (me()). */
 static inline __attribute__((always_inline))
-void forward(struct pkt *p, int port, const uint8_t mac[ETH_ALEN])
+void forward(struct l3_core *c, struct pkt *p, int port, const uint8_t mac[ETH_ALEN])
 {
 	struct eth_hdr *eth = (struct eth_hdr *)p->data;
 	/* Bytes past the IPv4 total length (Ethernet padding, or trailing
@@ -189,7 +197,7 @@ void forward(struct pkt *p, int port, const uint8_t mac[ETH_ALEN])
 	memcpy(eth->dst, mac, ETH_ALEN);
 	memcpy(eth->src, nics[port]->mac, ETH_ALEN);
 	ipv4_ttl_dec((struct ipv4_hdr *)(p->data + ETH_HLEN));
-	tx_add(port, p, TX_FWD);
+	tx_add_on(c, port, p, TX_FWD);
 }
 
 static void arp_request(struct arp_entry *e)
@@ -216,7 +224,7 @@ static void arp_update(struct arp_entry *e, int port, uint32_t ip, const uint8_t
 	e->state = ARP_REACHABLE;
 	e->confirmed_tsc = rdtsc();
 	for (int i = 0; i < e->nheld; i++)
-		forward(e->held[i], port, mac);
+		forward(me(), e->held[i], port, mac);
 	e->nheld = 0;
 }
 
@@ -425,7 +433,7 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	if (!e || e->state == ARP_FREE || e->ip != hop || e->port != out)
 		e = core->last = arp_find(out, hop);
 	if (e && (e->state == ARP_REACHABLE || e->state == ARP_PROBE_STATE)) {
-		forward(p, out, e->mac);
+		forward(core, p, out, e->mac);
 		return -1;
 	}
 	if (e && e->state == ARP_FAILED) {

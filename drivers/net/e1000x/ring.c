@@ -369,14 +369,43 @@ uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 	return tail >= c ? tail - c : tail + n - c;
 }
 
+/* Descriptors for pkts[0..n) at ring[t..t+n) (no wrap), advanced (igb)
+ * or legacy (cmd: the legacy command byte); adds their bytes to *bytes.
+ * A timestamped frame on an advanced ring asks the PHC for a slot and
+ * its own write-back; legacy rings cannot stamp: those are counted in
+ * tx_hwtstamp_skipped. */
+static inline __attribute__((always_inline))
+void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const int adv, uint32_t cmd,
+	     uint64_t *bytes)
+{
+	volatile union tx_desc *d = &tq->ring[t];
+	struct pkt **bp = &tq->bufs[t];
+	uint32_t flags = 0;
+	uint64_t sum = 0;
+	for (struct pkt **pp = pkts, **end = pkts + n; pp != end; pp++, d++, bp++, t++) {
+		struct pkt *p = *pp;
+		uint32_t ts = 0;
+		if (adv && __builtin_expect(p->flags & PKT_TX_TSTAMP, 0) && phc_tx_request(tq->nic, tq->q, t))
+			ts = ADVTXD_MAC_TSTAMP | ADVTXD_DCMD_RS;
+		flags |= p->flags;
+		d->d.addr = (uint64_t)p->data;
+		d->d.cmd_type_len = p->len | cmd | ts;
+		d->d.status = adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0;
+		*bp = p;
+		sum += p->len;
+	}
+	*bytes += sum;
+	if (!adv && __builtin_expect(flags & PKT_TX_TSTAMP, 0))
+		for (int k = 0; k < n; k++)
+			tq->nic->qsw[tq->q][NS_tx_hwtstamp_skipped] += !!(pkts[k]->flags & PKT_TX_TSTAMP);
+}
+
 int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 {
 	struct nic *nic = tq->nic;
 	uint64_t *sw = nic->qsw[tq->q];
-	uint32_t inflight = e1000x_tx_reclaim(tq), t = tq->tail, first = t, nd = tq->n;
+	uint32_t inflight = e1000x_tx_reclaim(tq), t = tq->tail, nd = tq->n;
 	int room = (int)(nd - 1 - inflight), sent = n < room ? n : room;
-	volatile union tx_desc *ring = tq->ring, *d = 0;
-	struct pkt **bufs = tq->bufs;
 	uint64_t bytes = 0;
 
 	if (sent <= 0) {
@@ -384,40 +413,24 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 			sw[NS_tx_ring_full]++;
 		return 0;
 	}
+	/* In at most two linear runs: to the ring's end, then from its start. */
+	int first = (int)(nd - t) < sent ? (int)(nd - t) : sent;
+	uint32_t last = t + (uint32_t)sent - 1 < nd ? t + (uint32_t)sent - 1 : t + (uint32_t)sent - 1 - nd;
 	if (tq->adv) {
-		for (int k = 0; k < sent; k++) {
-			struct pkt *p = pkts[k];
-			/* a timestamped frame asks for its own write-back (the PHC
-			 * waits for its DD) */
-			uint32_t ts = p->flags & PKT_TX_TSTAMP && phc_tx_request(nic, tq->q, t) ?
-				      ADVTXD_MAC_TSTAMP | ADVTXD_DCMD_RS : 0;
-			d = &ring[t];
-			d->d.addr = (uint64_t)p->data;
-			d->d.cmd_type_len = p->len | ADVTXD_DTYP_DATA | ADVTXD_DCMD_EOP | ADVTXD_DCMD_IFCS |
-					    ADVTXD_DCMD_DEXT | ts;
-			d->d.status = (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT;
-			bufs[t] = p;
-			bytes += p->len;
-			t = t + 1 == nd ? 0 : t + 1;
-		}
-		d->d.cmd_type_len |= ADVTXD_DCMD_RS;
+		uint32_t cmd = ADVTXD_DTYP_DATA | ADVTXD_DCMD_EOP | ADVTXD_DCMD_IFCS | ADVTXD_DCMD_DEXT;
+		tx_fill(tq, t, pkts, first, 1, cmd, &bytes);
+		if (first < sent)
+			tx_fill(tq, 0, pkts + first, sent - first, 1, cmd, &bytes);
+		tq->ring[last].d.cmd_type_len |= ADVTXD_DCMD_RS;
 	} else {
 		uint32_t cmd = (TXD_CMD_EOP | TXD_CMD_IFCS | (nic->cfg.tx_int_delay ? TXD_CMD_IDE : 0)) << 24;
-		for (int k = 0; k < sent; k++) {
-			struct pkt *p = pkts[k];
-			if (p->flags & PKT_TX_TSTAMP)
-				sw[NS_tx_hwtstamp_skipped]++;
-			d = &ring[t];
-			d->d.addr = (uint64_t)p->data;
-			d->d.cmd_type_len = p->len | cmd;
-			d->d.status = 0;
-			bufs[t] = p;
-			bytes += p->len;
-			t = t + 1 == nd ? 0 : t + 1;
-		}
-		d->d.cmd_type_len |= (uint32_t)TXD_CMD_RS << 24;
+		tx_fill(tq, t, pkts, first, 0, cmd, &bytes);
+		if (first < sent)
+			tx_fill(tq, 0, pkts + first, sent - first, 0, cmd, &bytes);
+		tq->ring[last].d.cmd_type_len |= (uint32_t)TXD_CMD_RS << 24;
 	}
-	tq->rs_at[first] = t ? t - 1 : nd - 1;
+	tq->rs_at[t] = last;
+	t = last + 1 == nd ? 0 : last + 1;
 	tq->tail = t;
 	dma_wmb();
 	wr32(tq->regs, tq->tdt, t);
