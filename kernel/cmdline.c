@@ -133,6 +133,11 @@ int knob_set_port(const struct knob *k, int port, const char *value, char *err, 
 		return 0;
 	}
 	knob_accepted(k, acc, sizeof(acc));
+	char *list = strstr(acc, ", or one per port");
+	if (list)
+		*list = 0;	/* one port takes one value */
+	if (strchr(value, ','))
+		snprintf(why, sizeof(why), "one port takes one value");
 	snprintf(err, errlen, "cmdline: bad value '%.64s' for %s= of port%d (%s%saccepted: %s)", value, k->name,
 		 port, why, why[0] != '\0' ? "; " : "", acc);
 	return -1;

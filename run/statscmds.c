@@ -152,6 +152,10 @@ static int cmd_set(int argc, char **argv)
 {
 	char msg[CMDLINE_MSG_MAX];
 	struct nic *nic = argc == 4 ? nic_find(argv[1]) : 0;
+	if (argc == 4 && !nic && knob_find(__knobs_start, KNOBS_COUNT, argv[1])) {
+		printf("set: one value after %s: usage: set [port] <knob> <value>\n", argv[1]);
+		return -1;
+	}
 	if (argc == 4 && !nic) {
 		printf("set: no port '%s'; ", argv[1]);
 		list_ports();

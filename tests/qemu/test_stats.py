@@ -133,7 +133,7 @@ def test_set_show_and_clear():
             "set InterruptThrottleRate 4000", "set rxd 1024", "set poll busy",
             "set InterruptThrottleRate 2", "set InterruptThrottleRate", "set napi_weight 0x10",
             "set frobnicate 1", "set stats_format xml", "show", "show confi", "clear", "clear all",
-            "set copybreak 256 extra")}
+            "set copybreak 256 extra", "set port9 copybreak 1", "set port0 InterruptThrottleRate 1,3")}
         itr = b.shell("ethtool -S port0")
         show2 = b.shell("show config")
         b.port.send([frame(200, i) for i in range(50)])
@@ -167,7 +167,12 @@ def test_set_show_and_clear():
                  replies["set InterruptThrottleRate"])
     assert m and sorted(m.group(1).split()) == sorted(
         "InterruptThrottleRate napi_weight copybreak prefetch stats stats_format".split())
-    assert replies["set copybreak 256 extra"].startswith("set: no port 'copybreak'; ports: port0")
+    assert replies["set copybreak 256 extra"].strip() == (
+        "set: one value after copybreak: usage: set [port] <knob> <value>")
+    assert replies["set port9 copybreak 1"].startswith("set: no port 'port9'; ports: port0")
+    assert replies["set port0 InterruptThrottleRate 1,3"].strip() == (
+        "set: bad value '1,3' for InterruptThrottleRate= of port0 (one port takes one value; "
+        "accepted: 0-1|3-4|100-100000)")
     assert replies["set frobnicate 1"].startswith("set: unknown knob 'frobnicate' (knobs:")
     assert "accepted: table|json" in replies["set stats_format xml"]
     for cmd in ("show", "show confi"):
