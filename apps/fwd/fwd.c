@@ -68,10 +68,19 @@ static int fwd_init(void)
 		l2 += app_runs_on(&app_fwd, p) && !fwd_l3_port[p];
 	if (!l2)
 		return 0;
-	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_fwd, p) && !fwd_l3_port[p] && peer_of[p] >= 0 && peer_of[p] >= nic_count)
+	for (int p = 0; p < nic_count; p++) {
+		int q = peer_of[p];
+		if (!app_runs_on(&app_fwd, p) || fwd_l3_port[p])
+			continue;
+		if (q < 0)
+			printf("fwd: %s is in no pair (pairs=): its frames are dropped (no_peer)\n", nics[p]->name);
+		else if (q >= nic_count)
 			printf("fwd: %s is paired with port%d, which does not exist: its frames are dropped (no_peer)\n",
-			       nics[p]->name, peer_of[p]);
+			       nics[p]->name, q);
+		else if (!app_runs_on(&app_fwd, q))
+			printf("fwd: %s is paired with %s, which runs %s: its frames are dropped (no_peer)\n",
+			       nics[p]->name, nics[q]->name, app_of_port(q)->name);
+	}
 	printf("fwd: L2 cross-connect on %d port(s)%s\n", l2,
 	       nic_cfg.promisc ? "" : "; promisc=0: only frames to each port's own MAC and broadcast arrive");
 	return 0;

@@ -284,3 +284,19 @@ def test_lcore_map(box, lmap, expect):
     else:
         assert "core0: port0/q0\r\ncore1: port1/q0\r\n" in out, out   # sink: a port per core
         assert re.search(r"^lcore_map=default ", show, re.M), show
+
+
+def test_fwd_says_which_ports_cannot_forward(box):
+    """A fwd port whose pair runs another app, is in no pair, or is paired
+    with a port that does not exist: said at boot, and its frames counted
+    no_peer."""
+    b = box("app=fwd,sink,fwd pairs=0-1,2-5", nports=3)
+    b.shell("fwd")
+    out = b.q.text()
+    assert "fwd: port0 is paired with port1, which runs sink: its frames are dropped (no_peer)" in out, out
+    assert "fwd: port2 is paired with port5, which does not exist: its frames are dropped (no_peer)" in out, out
+    b.p[0].send([frame(64, seq=i) for i in range(7)])
+    for _ in range(50):
+        if "no_peer 7" in b.shell("fwd"):
+            break
+    assert re.search(r"fwd port0: rx 7 forwarded 0 .*no_peer 7", b.shell("fwd")), b.shell("fwd")
