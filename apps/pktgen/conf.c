@@ -99,21 +99,36 @@ static int parse_delay(const char *v, char *err, size_t len)
 	pg.rate_kind = x ? PG_RATE_DELAY : PG_RATE_MAX;
 	return 0;
 }
+/* Each of rate, ratep and delay shows its own value in the form it takes
+ * when it is the one in force, else which one decides. */
+static void show_pace(char *buf, size_t len, enum pg_rate_kind kind, int64_t v)
+{
+	static const char *const name[] = { "", "rate", "ratep", "delay" };
+	if (pg.rate_kind == kind)
+		snprintf(buf, len, "%lld", (long long)v);
+	else if (pg.rate_kind == PG_RATE_MAX)
+		snprintf(buf, len, kind == PG_RATE_DELAY ? "0" : "max");
+	else
+		snprintf(buf, len, "unset (%s decides)", name[pg.rate_kind]);
+}
 static void show_rate(char *buf, size_t len)
 {
-	static const char *const unit[] = { "", "Mb/s", "pps", "ns delay" };
-	int64_t v = pg.rate_kind == PG_RATE_MBPS ? pg.rate : pg.rate_kind == PG_RATE_PPS ? pg.ratep : pg.delay;
-	if (pg.rate_kind == PG_RATE_MAX)
-		snprintf(buf, len, "max");
-	else
-		snprintf(buf, len, "%lld %s", (long long)v, unit[pg.rate_kind]);
+	show_pace(buf, len, PG_RATE_MBPS, pg.rate);
+}
+static void show_ratep(char *buf, size_t len)
+{
+	show_pace(buf, len, PG_RATE_PPS, pg.ratep);
+}
+static void show_delay(char *buf, size_t len)
+{
+	show_pace(buf, len, PG_RATE_DELAY, pg.delay);
 }
 KNOB(rate, .name = "rate", .type = KNOB_FUNC, .parse = parse_rate, .show = show_rate,
      .accepted = "max or 1-100000 (Mb/s, counting FCS, preamble and gap: 24 B a frame)",
      .help = "pktgen: send rate in Mb/s, clamped to the link; default max (as fast as the TX ring takes frames)");
-KNOB(ratep, .name = "ratep", .type = KNOB_FUNC, .parse = parse_ratep, .show = show_rate,
+KNOB(ratep, .name = "ratep", .type = KNOB_FUNC, .parse = parse_ratep, .show = show_ratep,
      .accepted = "max or 1-200000000 (frames/s)", .help = "pktgen: send rate in frames/s, clamped to the link; default max");
-KNOB(delay, .name = "delay", .type = KNOB_FUNC, .parse = parse_delay, .show = show_rate,
+KNOB(delay, .name = "delay", .type = KNOB_FUNC, .parse = parse_delay, .show = show_delay,
      .accepted = "0-1000000000 (ns between frames; 0 = max)", .help = "pktgen: ns between frames; default 0 (max)");
 
 /* sweep=S,S,...: one step of count frames per pkt_size, stream id per step. */

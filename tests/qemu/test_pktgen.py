@@ -207,6 +207,11 @@ def test_exact_counts_flows_clone_sweep_and_bad_input(guests, tmp_path):
     g.set(ratep=2000)
     g.shell("pktgen stop")
     assert "stopped" in g.shell("pktgen")
+    # show config: the pacing knob in force with its value, the others say so.
+    show = g.shell("show config")
+    assert re.search(r"^ratep=2000 ", show, re.M), show
+    for k in ("rate", "delay"):
+        assert re.search(rf"^{k}=unset \(ratep decides\) ", show, re.M), show
 
 
 def test_loopback_receive_side_and_latency_histogram(guests):
