@@ -67,6 +67,9 @@ struct knob {
 	 */
 	int live;
 	void (*apply)(void);
+	/* May be NULL: another shell command that changes it at run time
+	 * (e.g. "pktgen set"), which `set` and `show config` name. */
+	const char *set_by;
 };
 
 /*

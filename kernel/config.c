@@ -27,6 +27,9 @@ int config_set(const struct knob *knobs, size_t n, int port, const char *name, c
 	if (!k) {
 		snprintf(msg, len, "set: unknown knob '%.64s' (knobs:", name);
 		append_names(msg, len, knobs, n, 0);
+	} else if (!k->live && k->set_by) {
+		snprintf(msg, len, "set: %s is changed with: %s %s <value>", k->name, k->set_by, k->name);
+		return -1;
 	} else if (!k->live) {
 		snprintf(msg, len, "set: %s is read at boot only: give %s= on the kernel command line "
 			 "(run-time knobs:", k->name, k->name);
@@ -101,7 +104,7 @@ size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n)
 		int kv = (int)strlen(knobs[i].name) + 1 + (int)strlen(v);
 		int w = snprintf(buf + used, len - used, "%s=%s%*s %-4s  %s\n", knobs[i].name, v,
 				 kv < 30 ? 30 - kv : 0, "",
-				 knobs[i].live ? "run" : "boot",
+				 knobs[i].live ? "run" : knobs[i].set_by ? knobs[i].set_by : "boot",
 				 knobs[i].help ? knobs[i].help : "");
 		if (w < 0 || (size_t)w >= len - used) {
 			buf[used] = 0;

@@ -29,27 +29,27 @@ static const struct knob_range clone_range[] = { { 0, 65535 } };
 static const struct knob_range lat_range[] = { { 0, 100000 } };
 static const struct knob_range bool_range[] = { { 0, 1 } };
 
-KNOB(pkt_size, .name = "pkt_size", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &pg.pkt_size,
+KNOB(pkt_size, .name = "pkt_size", .set_by = "pktgen set", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &pg.pkt_size,
      .help = "pktgen: frame bytes without the 4-byte FCS (60 = 64 on the wire), up to the MTU + 14; default 60");
-KNOB(count, .name = "count", .type = KNOB_INT, .ranges = count_range, .nranges = 1, .ival = &pg.count,
+KNOB(count, .name = "count", .set_by = "pktgen set", .type = KNOB_INT, .ranges = count_range, .nranges = 1, .ival = &pg.count,
      .help = "pktgen: frames per port (per sweep step); 0 = until pktgen stop; default 1000");
-KNOB(udp_src_min, .name = "udp_src_min", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+KNOB(udp_src_min, .name = "udp_src_min", .set_by = "pktgen set", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
      .ival = &pg.udp_src_min, .help = "pktgen: lowest UDP source port; default 9");
-KNOB(udp_src_max, .name = "udp_src_max", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+KNOB(udp_src_max, .name = "udp_src_max", .set_by = "pktgen set", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
      .ival = &pg.udp_src_max, .help = "pktgen: highest UDP source port; default 9");
-KNOB(udp_dst_min, .name = "udp_dst_min", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+KNOB(udp_dst_min, .name = "udp_dst_min", .set_by = "pktgen set", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
      .ival = &pg.udp_dst_min, .help = "pktgen: lowest UDP destination port; default 9");
-KNOB(udp_dst_max, .name = "udp_dst_max", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+KNOB(udp_dst_max, .name = "udp_dst_max", .set_by = "pktgen set", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
      .ival = &pg.udp_dst_max, .help = "pktgen: highest UDP destination port; default 9");
-KNOB(flows, .name = "flows", .type = KNOB_INT, .ranges = flows_range, .nranges = 1, .ival = &pg.flows,
+KNOB(flows, .name = "flows", .set_by = "pktgen set", .type = KNOB_INT, .ranges = flows_range, .nranges = 1, .ival = &pg.flows,
      .help = "pktgen: concurrent flows (address/port tuples), each sent flowlen frames in turn; 0 = a new tuple per frame; default 0");
-KNOB(flowlen, .name = "flowlen", .type = KNOB_INT, .ranges = flowlen_range, .nranges = 1, .ival = &pg.flowlen,
+KNOB(flowlen, .name = "flowlen", .set_by = "pktgen set", .type = KNOB_INT, .ranges = flowlen_range, .nranges = 1, .ival = &pg.flowlen,
      .help = "pktgen: frames of a flow before the next flow; default 1");
-KNOB(clone_skb, .name = "clone_skb", .type = KNOB_INT, .ranges = clone_range, .nranges = 1, .ival = &pg.clone_skb,
+KNOB(clone_skb, .name = "clone_skb", .set_by = "pktgen set", .type = KNOB_INT, .ranges = clone_range, .nranges = 1, .ival = &pg.clone_skb,
      .help = "pktgen: sends of each frame built (the same buffer; one sequence number); 0 and 1 = a new frame each; default 0");
-KNOB(lat_rate, .name = "lat_rate", .type = KNOB_INT, .ranges = lat_range, .nranges = 1, .ival = &pg.lat_rate,
+KNOB(lat_rate, .name = "lat_rate", .set_by = "pktgen set", .type = KNOB_INT, .ranges = lat_range, .nranges = 1, .ival = &pg.lat_rate,
      .help = "pktgen: latency probes per second per port, besides count; 0 off; default 1000");
-KNOB(lat_hwts, .name = "lat_hwts", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &pg.lat_hwts,
+KNOB(lat_hwts, .name = "lat_hwts", .set_by = "pktgen set", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &pg.lat_hwts,
      .help = "pktgen: 1: on ports that stamp in hardware (igb) probes are L2 PTP Sync frames timed by the NIC; "
 	     "0: UDP probes timed by the TSC (routable); default 1");
 
@@ -123,12 +123,12 @@ static void show_delay(char *buf, size_t len)
 {
 	show_pace(buf, len, PG_RATE_DELAY, pg.delay);
 }
-KNOB(rate, .name = "rate", .type = KNOB_FUNC, .parse = parse_rate, .show = show_rate,
+KNOB(rate, .name = "rate", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_rate, .show = show_rate,
      .accepted = "max or 1-100000 (Mb/s, counting FCS, preamble and gap: 24 B a frame)",
      .help = "pktgen: send rate in Mb/s, clamped to the link; default max (as fast as the TX ring takes frames)");
-KNOB(ratep, .name = "ratep", .type = KNOB_FUNC, .parse = parse_ratep, .show = show_ratep,
+KNOB(ratep, .name = "ratep", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_ratep, .show = show_ratep,
      .accepted = "max or 1-200000000 (frames/s)", .help = "pktgen: send rate in frames/s, clamped to the link; default max");
-KNOB(delay, .name = "delay", .type = KNOB_FUNC, .parse = parse_delay, .show = show_delay,
+KNOB(delay, .name = "delay", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_delay, .show = show_delay,
      .accepted = "0-1000000000 (ns between frames; 0 = max)", .help = "pktgen: ns between frames; default 0 (max)");
 
 /* sweep=S,S,...: one step of count frames per pkt_size, stream id per step. */
@@ -168,7 +168,7 @@ static void show_sweep(char *buf, size_t len)
 	for (int i = 0; i < pg.nsweep && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%u", i ? "," : "", pg.sweep[i]);
 }
-KNOB(sweep, .name = "sweep", .type = KNOB_FUNC, .parse = parse_sweep, .show = show_sweep,
+KNOB(sweep, .name = "sweep", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_sweep, .show = show_sweep,
      .accepted = "S,S,... (up to 16 pkt_sizes, 60-1514) or off",
      .help = "pktgen: one step per size (count frames each, its own stream id) instead of pkt_size; default off");
 
@@ -200,13 +200,13 @@ static int parse_dst(const char *v, char *e, size_t l)
 #define IP_KNOB(field, what)									\
 	static int parse_##field(const char *v, char *e, size_t l) { return parse_ip(v, &pg.field, e, l); } \
 	static void show_##field(char *b, size_t l) { show_ip(b, l, pg.field); }			\
-	KNOB(field, .name = #field, .type = KNOB_FUNC, .parse = parse_##field, .show = show_##field, \
+	KNOB(field, .name = #field, .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_##field, .show = show_##field, \
 	     .accepted = "A.B.C.D (decimal, no leading zeros)", .help = "pktgen: " what)
 IP_KNOB(dst_min, "lowest IPv4 destination, walked up to dst_max; default 10.2.0.2");
 IP_KNOB(dst_max, "highest IPv4 destination; default 10.2.0.2");
 IP_KNOB(src_min, "lowest IPv4 source, walked up to src_max; default 10.1.0.2");
 IP_KNOB(src_max, "highest IPv4 source; default 10.1.0.2");
-KNOB(dst, .name = "dst", .type = KNOB_FUNC, .parse = parse_dst, .show = show_dst_min, .accepted = "A.B.C.D (decimal, no leading zeros)",
+KNOB(dst, .name = "dst", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_dst, .show = show_dst_min, .accepted = "A.B.C.D (decimal, no leading zeros)",
      .help = "pktgen: one IPv4 destination (dst_min = dst_max)");
 
 static int parse_mac(const char *v, uint8_t *mac, char *err, size_t len)
@@ -238,9 +238,9 @@ static void show_src_mac(char *b, size_t l)
 	else
 		snprintf(b, l, "port's own");
 }
-KNOB(dst_mac, .name = "dst_mac", .type = KNOB_FUNC, .parse = parse_dst_mac, .show = show_dst_mac,
+KNOB(dst_mac, .name = "dst_mac", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_dst_mac, .show = show_dst_mac,
      .accepted = "xx:xx:xx:xx:xx:xx", .help = "pktgen: destination MAC; default 02:00:00:00:00:02");
-KNOB(src_mac, .name = "src_mac", .type = KNOB_FUNC, .parse = parse_src_mac, .show = show_src_mac,
+KNOB(src_mac, .name = "src_mac", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_src_mac, .show = show_src_mac,
      .accepted = "xx:xx:xx:xx:xx:xx", .help = "pktgen: source MAC; default the port's own");
 
 const char pg_knob_names[] = "pkt_size sweep count rate ratep delay dst dst_min dst_max src_min src_max "

@@ -211,7 +211,8 @@ def test_exact_counts_flows_clone_sweep_and_bad_input(guests, tmp_path):
     show = g.shell("show config")
     assert re.search(r"^ratep=2000 ", show, re.M), show
     for k in ("rate", "delay"):
-        assert re.search(rf"^{k}=unset \(ratep decides\) ", show, re.M), show
+        assert re.search(rf"^{k}=unset \(ratep decides\) +pktgen set ", show, re.M), show
+    assert g.shell("set pkt_size 100").strip() == "set: pkt_size is changed with: pktgen set pkt_size <value>"
 
 
 def test_loopback_receive_side_and_latency_histogram(guests):
