@@ -22,6 +22,7 @@ import json
 import os
 import re
 import select
+import shlex
 import shutil
 import signal
 import socket
@@ -293,18 +294,25 @@ def main():
                     help="serial console on this terminal (Ctrl-A X quits, Ctrl-A C monitor)")
     ap.add_argument("--print", action="store_true", help="print the QEMU command and exit")
     a = ap.parse_args()
+    for spec in a.nic:
+        if spec.split(":", 1)[0] not in ("e1000", "e1000e", "igb"):
+            ap.error(f"--nic {spec}: the model is e1000, e1000e or igb")
+    # --print keeps the work directory (the EFI boot's ESP, the sockets'
+    # folder): the command it prints uses it.
     workdir = tempfile.mkdtemp(prefix="linerate-")
     try:
         cmd = qemu_command(boot=a.boot, machine=a.machine, mem=a.mem, smp=a.smp, cpu=a.cpu,
                            nics=a.nic, append=a.append, interactive=True, workdir=workdir)
         if a.print:
-            print(" ".join(cmd))
+            print(shlex.join(cmd))
+            workdir = None
             return 0
-        print("linerate: " + " ".join(cmd), file=sys.stderr)
+        print("linerate: " + shlex.join(cmd), file=sys.stderr)
         print("linerate: Ctrl-A X quits QEMU", file=sys.stderr)
         return subprocess.call(cmd)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if workdir:
+            shutil.rmtree(workdir, ignore_errors=True)
 
 
 if __name__ == "__main__":
