@@ -130,7 +130,7 @@ static int poll_all(struct lcore *lc, int *pending)
 			int weight = (int)nic->cfg.napi_weight;
 			napi_begin(nic, q);
 			int done = poll_queue(lc, nic, q, weight);
-			if (done == weight && nic->cfg.poll == POLL_NAPI)
+			if (done == weight)	/* napi: another round; irq: another interrupt */
 				lc->time_squeeze++;
 			*pending |= napi_complete(nic, q, done, weight);
 			work += done;
