@@ -12,7 +12,9 @@ console and QMP for tests:
 Boot paths: kernel (-kernel, PVH), iso-bios (GRUB on SeaBIOS), iso-uefi
 (GRUB on OVMF), efi (BOOTX64.EFI from an EFI system partition on OVMF),
 net-bios (-boot n: the first NIC's iPXE ROM on SeaBIOS loads the bootfile
-of its netdev=user,tftp=DIR,bootfile=PATH NIC, e.g. make netboot's tree).
+of its netdev=user,tftp=DIR,bootfile=PATH NIC, e.g. make netboot's tree),
+net-uefi (the same on OVMF: its network stack on the NIC's UEFI driver,
+rom=efi, loads an EFI bootfile).
 The guest exits through isa-debug-exit: status 33 = success, 35 = failure.
 TCG only: this machine's /dev/kvm cannot run SSE code (see README).
 """
@@ -34,7 +36,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 OVMF = "/usr/share/ovmf/OVMF.fd"
-BOOTS = ("kernel", "iso-bios", "iso-uefi", "efi", "net-bios")
+BOOTS = ("kernel", "iso-bios", "iso-uefi", "efi", "net-bios", "net-uefi")
 # iPXE option ROMs for -boot n (Debian ipxe-qemu; QEMU 10 from backports looks elsewhere).
 IPXE_ROMS = "/usr/lib/ipxe/qemu"
 EXIT_OK, EXIT_FAIL = 33, 35
@@ -54,7 +56,8 @@ def nic_args(i, spec, machine, sockdir):
     hub: QEMU's hub 0, so the guest's NICs on it are wired to each other;
     user: QEMU's user network, restricted, with its DHCP server, tftp=DIR
     and bootfile=PATH for network boot, hostfwd=PORT: TCP 127.0.0.1:PORT to
-    the guest's port 80), mac=..., rom=1 (the NIC's iPXE boot ROM)"""
+    the guest's port 80), mac=..., rom=1 (the NIC's iPXE boot ROM), rom=efi (its UEFI
+    driver, for net-uefi)"""
     model, _, rest = spec.partition(":")
     opts = dict(kv.split("=", 1) for kv in rest.split(",") if kv)
     bus, netdev = opts.get("bus", "root"), opts.get("netdev", "none")
@@ -103,8 +106,8 @@ def nic_args(i, spec, machine, sockdir):
         raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|tap|hub|none")
     if netdev != "none":
         dev += f",netdev=n{i}"
-    if opts.get("rom") == "1":
-        dev += f",romfile={IPXE_ROMS}/pxe-{model}.rom"
+    if opts.get("rom") in ("1", "efi"):
+        dev += f",romfile={IPXE_ROMS}/{'efi' if opts['rom'] == 'efi' else 'pxe'}-{model}.rom"
     if "mac" in opts:
         dev += f",mac={opts['mac']}"
     return args + ["-device", dev]
@@ -133,10 +136,10 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
         cmd += ["-kernel", os.path.join(BUILD, kernel)]
         if append:
             cmd += ["-append", append]
-    elif boot == "net-bios":
+    elif boot.startswith("net-"):
         if append:
             raise SystemExit("--append needs boot kernel or efi; netboot takes the command line from the TFTP tree")
-        cmd += ["-boot", "n"]
+        cmd += (["-bios", OVMF] if boot == "net-uefi" else []) + ["-boot", "n"]
     elif boot.startswith("iso"):
         if append:
             raise SystemExit("--append needs boot kernel or efi; on the ISO edit the GRUB entry ('e')")

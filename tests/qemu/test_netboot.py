@@ -1,6 +1,7 @@
 """Network boot (make netboot): SeaBIOS and the NIC's iPXE ROM load GRUB's
-PXE image from QEMU's built-in DHCP/TFTP (-boot n, -netdev
-user,tftp=,bootfile=), GRUB loads linerate.elf with the command line of
+PXE image, or OVMF's network stack on the NIC's UEFI driver loads GRUB's
+EFI image, from QEMU's built-in DHCP/TFTP (-boot n, -netdev
+user,tftp=,bootfile=); GRUB loads linerate.elf with the command line of
 the box's MAC file, or the default file for a MAC without one."""
 import os
 import shutil
@@ -24,9 +25,11 @@ def tree(tmp_path):
     return str(t)
 
 
-def boot(tree, mac):
-    nic = f"e1000e:netdev=user,tftp={tree},bootfile=boot/grub/i386-pc/core.0,rom=1,mac={mac}"
-    with Qemu(boot="net-bios", mem="256M", nics=[nic]) as q:
+def boot(tree, mac, firmware="bios"):
+    bootfile, rom = ("boot/grub/i386-pc/core.0", "1") if firmware == "bios" else \
+        ("boot/grub/x86_64-efi/core.efi", "efi")
+    nic = f"e1000e:netdev=user,tftp={tree},bootfile={bootfile},rom={rom},mac={mac}"
+    with Qemu(boot=f"net-{firmware}", mem="256M", nics=[nic]) as q:
         m = q.expect(r'boot: path multiboot2, cmdline "([^"]*)"', 180)
         q.expect("linerate> ", 60)
         text = q.text()
@@ -38,5 +41,14 @@ def test_bios_pxe_mac_file_and_default(tree):
     assert cmdline == "stats=0 app=sink rxd=256"
     assert "MAC 52:54:00:12:34:70, 1 queue(s), rxd 256 txd 512" in text
     cmdline, text = boot(tree, "52:54:00:12:34:71")
+    assert cmdline == "stats=0"
+    assert "MAC 52:54:00:12:34:71, 1 queue(s), rxd 512 txd 512" in text
+
+
+def test_uefi_pxe_mac_file_and_default(tree):
+    cmdline, text = boot(tree, "52:54:00:12:34:70", "uefi")
+    assert cmdline == "stats=0 app=sink rxd=256"
+    assert "MAC 52:54:00:12:34:70, 1 queue(s), rxd 256 txd 512" in text
+    cmdline, text = boot(tree, "52:54:00:12:34:71", "uefi")
     assert cmdline == "stats=0"
     assert "MAC 52:54:00:12:34:71, 1 queue(s), rxd 512 txd 512" in text
