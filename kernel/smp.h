@@ -7,7 +7,9 @@
  */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H
+#ifndef MAX_CPUS	/* the fuzz harnesses run one core (tests/fuzz/shim/kernel/smp.h) */
 #define MAX_CPUS 8
+#endif
 #define AP_TRAMPOLINE 0x8000	/* below 1 MiB, never handed out by the page allocator */
 #ifndef __ASSEMBLER__
 #include <stdint.h>

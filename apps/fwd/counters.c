@@ -19,7 +19,7 @@ void fwd_stats_sum(int port, struct fwd_stats *out)
 {
 	uint64_t *o = (uint64_t *)out;
 	memset(out, 0, sizeof(*out));
-	for (int c = 0; c < MAX_CPUS; c++) {
+	for (int c = 0; c < ncpus; c++) {	/* cores that never ran counted nothing */
 		const uint64_t *in = (const uint64_t *)&fwd_stats[c][port];
 		for (size_t i = 0; i < sizeof(*out) / sizeof(uint64_t); i++)
 			o[i] += in[i];

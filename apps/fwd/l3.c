@@ -530,8 +530,8 @@ int fwd_l3_idle(void)
 uint64_t fwd_l3_held(int port)
 {
 	uint64_t n = 0;
-	for (int c = 0; c < MAX_CPUS; c++)
-		for (int q = 0; q < NIC_MAX_PORTS; q++)
+	for (int c = 0; c < ncpus; c++)	/* only running cores and existing ports hold */
+		for (int q = 0; q < nic_count; q++)
 			for (int i = 0; i < ARP_SLOTS; i++)
 				for (int k = 0; k < l3_cores[c].arp[q][i].nheld; k++)
 					n += l3_cores[c].arp[q][i].held[k]->port == port;
