@@ -48,7 +48,8 @@ $(LWIP_STAMP): tools/fetch-lwip.sh
 	tools/fetch-lwip.sh $(BUILD)/lwip
 	touch $@
 
-$(BUILD)/lwip/obj/%.o: $(LWIP_STAMP) $(NEWLIB) apps/rr/lwip/lwipopts.h apps/rr/lwip/arch/cc.h apps/rr/lwip/arch/chksum.h
+$(BUILD)/lwip/obj/%.o: $(LWIP_STAMP) $(NEWLIB) apps/rr/lwip/lwipopts.h apps/rr/lwip/arch/cc.h apps/rr/lwip/arch/chksum.h \
+		apps/rr/lwip/lwippools.h
 	@mkdir -p $(dir $@)
 	gcc $(LWIP_CFLAGS) -c $(LWIP)/$*.c -o $@
 

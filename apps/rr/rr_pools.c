@@ -1,7 +1,9 @@
 /*
  * lwIP's memory, sized by knobs at init and taken from free pages rather
- * than fixed at build time: the heap (rr_heap KiB: segments waiting for
- * their ACK, small responses, ICMP replies), the TCP PCB pool (rr_conns +
+ * than fixed at build time: the heap pools (rr_heap KiB: segments waiting
+ * for their ACK, small responses, ICMP replies; lwippools.h), a quarter in
+ * 256-byte blocks, five eighths in 1600-byte and an eighth in 16 KiB ones,
+ * at least one each; the TCP PCB pool (rr_conns +
  * RR_PCB_SPARE for listeners' children being closed and TIME-WAIT), TCP
  * segments and PBUF_REF/ROM headers (rr_pbufs each), and rr's custom RX
  * pbufs (one per buffer of every port's RX pools, added as ports join).
@@ -14,12 +16,11 @@
 #include "lwip/init.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
-#include "lwip/stats.h"
 
 #define RR_PCB_SPARE 16	/* PCBs beyond rr_conns: closing ones, mgmt's HTTP */
 
-unsigned long rr_heap_bytes;
-unsigned char *rr_lwip_heap;
+/* Eighths of rr_heap per heap pool, from MEMP_POOL_FIRST (lwippools.h). */
+static const uint8_t heap_eighths[] = { 2, 5, 1 };
 
 int rr_pool_fill(const struct memp_desc *desc, uint32_t n, int replace)
 {
@@ -44,13 +45,17 @@ int rr_lwip_init(void)
 	static int done;
 	if (done)
 		return 0;
-	rr_heap_bytes = (unsigned long)rr_cfg.heap_kib * 1024;
-	rr_lwip_heap = dma_alloc(rr_heap_bytes + 64, 64);
-	if (!rr_lwip_heap) {
-		printf("rr: no memory for lwIP's heap of %ld KiB (rr_heap=)\n", rr_cfg.heap_kib);
-		return -1;
-	}
 	lwip_init();
+	uint64_t bytes = (uint64_t)rr_cfg.heap_kib * 1024;
+	for (unsigned t = MEMP_POOL_FIRST; t <= (unsigned)MEMP_POOL_LAST; t++) {
+		const struct memp_desc *d = memp_pools[t];
+		uint32_t user = d->size - LWIP_MEM_ALIGN_SIZE(sizeof(struct memp_malloc_helper));
+		uint32_t n = (uint32_t)(bytes * heap_eighths[t - MEMP_POOL_FIRST] / 8 / user);
+		if (rr_pool_fill(d, n ? n : 1, 1)) {
+			printf("rr: no memory for lwIP's heap of %ld KiB (rr_heap=)\n", rr_cfg.heap_kib);
+			return -1;
+		}
+	}
 	uint32_t pcbs = (uint32_t)rr_cfg.conns + RR_PCB_SPARE, pbufs = (uint32_t)rr_cfg.pbufs;
 	if (rr_pool_fill(memp_pools[MEMP_TCP_PCB], pcbs, 1) || rr_pool_fill(memp_pools[MEMP_TCP_SEG], pbufs, 1) ||
 	    rr_pool_fill(memp_pools[MEMP_PBUF], pbufs, 1)) {

@@ -14,6 +14,7 @@
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "lwip/memp.h"
+#include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
 
 #define RR_NAME(name) #name,
@@ -36,6 +37,7 @@ static const struct {
 } pools[] = {
 	{ "tcp_pcb", MEMP_TCP_PCB }, { "tcp_seg", MEMP_TCP_SEG }, { "pbuf", MEMP_PBUF },
 	{ "pbuf_pool", MEMP_PBUF_POOL }, { "reassdata", MEMP_REASSDATA }, { "arp_queue", MEMP_ARP_QUEUE },
+	{ "heap256", MEMP_POOL_256 }, { "heap1600", MEMP_POOL_1600 }, { "heap16k", MEMP_POOL_16384 },
 };
 
 static void show_port(int p, int json)
@@ -93,10 +95,19 @@ static void show_lwip(int json)
 		printf(fmt, pools[i].name, "max", (uint64_t)m->max);
 		printf(fmt, pools[i].name, "err", (uint64_t)m->err);
 	}
-	printf(fmt, "heap", "avail", (uint64_t)lwip_stats.mem.avail);
-	printf(fmt, "heap", "used", (uint64_t)lwip_stats.mem.used);
-	printf(fmt, "heap", "max", (uint64_t)lwip_stats.mem.max);
-	printf(fmt, "heap", "err", (uint64_t)lwip_stats.mem.err);
+	uint64_t heap[4] = { 0 };	/* avail, used, max bytes; err */
+	for (unsigned t = MEMP_POOL_FIRST; t <= (unsigned)MEMP_POOL_LAST; t++) {
+		const struct stats_mem *m = lwip_stats.memp[t];
+		uint64_t block = memp_pools[t]->size;
+		heap[0] += m->avail * block;
+		heap[1] += m->used * block;
+		heap[2] += m->max * block;
+		heap[3] += m->err;
+	}
+	printf(fmt, "heap", "avail", heap[0]);
+	printf(fmt, "heap", "used", heap[1]);
+	printf(fmt, "heap", "max", heap[2]);
+	printf(fmt, "heap", "err", heap[3]);
 	printf(json ? "}\n" : "\n");
 }
 

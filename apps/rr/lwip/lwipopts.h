@@ -34,13 +34,14 @@
  * replies) and the fixed pools. 4 bytes of alignment is not enough for
  * x86_64 pointers in pool elements. */
 #define MEM_ALIGNMENT		8
-/* The heap: rr_heap KiB taken from free pages at init (apps/rr/rr_pools.c).
- * MEM_SIZE is read at run time; in lwIP's "#if MEM_SIZE > 64000" (32-bit
- * heap offsets) the variable counts as 0 and the 4 MiB stands. */
-extern unsigned long rr_heap_bytes;
-extern unsigned char *rr_lwip_heap;
-#define MEM_SIZE		(rr_heap_bytes ? rr_heap_bytes : 4194304L)
-#define LWIP_RAM_HEAP_POINTER	rr_lwip_heap
+/* The "heap" (PBUF_RAM: segments awaiting their ACK, small responses,
+ * ICMP replies) is three pools of fixed blocks (lwippools.h), rr_heap KiB
+ * in all from free pages at init (apps/rr/rr_pools.c): a pool takes and
+ * gives back a block in a few instructions, where a first-fit heap walks
+ * the blocks in use (many, with 128 connections). */
+#define MEM_USE_POOLS		1
+#define MEMP_USE_CUSTOM_POOLS	1
+#define MEM_USE_POOLS_TRY_BIGGER_POOL 1
 /* Token sizes, refilled at init: rr_conns + 16 PCBs, rr_pbufs segments and
  * PBUF_ROM/REF headers (responses sent without a copy). */
 #define MEMP_NUM_TCP_PCB	1
@@ -96,7 +97,7 @@ extern unsigned char *rr_lwip_heap;
 #define ICMP_STATS		1
 #define UDP_STATS		1
 #define TCP_STATS		1
-#define MEM_STATS		1
+#define MEM_STATS		0	/* the heap pools' own counters instead (rr_show.c) */
 #define MEMP_STATS		1
 #define SYS_STATS		0
 
