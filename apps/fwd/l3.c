@@ -115,15 +115,15 @@ static void tx_flush(int port)
 }
 
 /* Queue p out of port on core c (me()), counted as kind (TX_FWD from the
- * burst's port keeps the batch unmixed). Inline: it runs once per routed
- * frame. */
+ * burst's port keeps the batch unmixed; in_burst: p is a frame of this
+ * burst, so from that port). Inline: it runs once per routed frame. */
 static inline __attribute__((always_inline))
-void tx_add_on(struct l3_core *c, int port, struct pkt *p, int kind)
+void tx_add_on(struct l3_core *c, int port, struct pkt *p, int kind, const int in_burst)
 {
 	struct txb *b = &c->tx[port];
 	if (b->n == TXB_MAX)
 		tx_flush(port);
-	b->mixed |= kind != TX_FWD || p->port != c->in;
+	b->mixed |= kind != TX_FWD || (!in_burst && p->port != c->in);
 	b->p[b->n] = p;
 	b->in[b->n] = (uint8_t)p->port;
 	b->kind[b->n++] = (uint8_t)kind;
@@ -131,7 +131,7 @@ void tx_add_on(struct l3_core *c, int port, struct pkt *p, int kind)
 
 static void tx_add(int port, struct pkt *p, int kind)
 {
-	tx_add_on(me(), port, p, kind);
+	tx_add_on(me(), port, p, kind, 0);
 }
 
 static void tx_flush_all(void)
@@ -188,7 +188,7 @@ static struct arp_entry *arp_new(int port, uint32_t ip)
 /* Rewrite a routed frame for its next hop and queue it out of port on
  * core c (me()). */
 static inline __attribute__((always_inline))
-void forward(struct l3_core *c, struct pkt *p, int port, const uint8_t mac[ETH_ALEN])
+void forward(struct l3_core *c, struct pkt *p, int port, const uint8_t mac[ETH_ALEN], const int in_burst)
 {
 	struct eth_hdr *eth = (struct eth_hdr *)p->data;
 	/* Bytes past the IPv4 total length (Ethernet padding, or trailing
@@ -197,7 +197,7 @@ void forward(struct l3_core *c, struct pkt *p, int port, const uint8_t mac[ETH_A
 	memcpy(eth->dst, mac, ETH_ALEN);
 	memcpy(eth->src, nics[port]->mac, ETH_ALEN);
 	ipv4_ttl_dec((struct ipv4_hdr *)(p->data + ETH_HLEN));
-	tx_add_on(c, port, p, TX_FWD);
+	tx_add_on(c, port, p, TX_FWD, in_burst);
 }
 
 static void arp_request(struct arp_entry *e)
@@ -224,7 +224,7 @@ static void arp_update(struct arp_entry *e, int port, uint32_t ip, const uint8_t
 	e->state = ARP_REACHABLE;
 	e->confirmed_tsc = rdtsc();
 	for (int i = 0; i < e->nheld; i++)
-		forward(me(), e->held[i], port, mac);
+		forward(me(), e->held[i], port, mac, 0);
 	e->nheld = 0;
 }
 
@@ -367,9 +367,9 @@ static const enum fwd_drop check_drop[IPV4_CHECK_N] = {
 	[IPV4_BAD_CSUM] = FWD_DROP_bad_csum, [IPV4_TTL_EXPIRED] = FWD_DROP_ttl_expired,
 };
 
-/* One IPv4 frame to our MAC: the router's fast path. Returns the drop
+/* One IPv4 frame to our MAC on core (me()): the router's fast path. Returns the drop
  * reason, or -1 when the frame went on (local, queued or held). */
-static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
+static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t now)
 {
 	struct ipv4_hdr *ip = (struct ipv4_hdr *)(p->data + ETH_HLEN);
 	enum ipv4_hw_csum hw = p->flags & PKT_RX_IP_CSUM_OK ? IPV4_HW_GOOD :
@@ -378,7 +378,6 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
 		return check_drop[c];
 	uint32_t dst = ntoh32(ip->daddr), src = ntoh32(ip->saddr);
-	struct l3_core *core = me();
 	/* RFC 1812 5.3.7: no packet from an invalid source, or from one of our
 	 * own addresses (a loop or a spoof), is forwarded or answered. */
 	if (src != core->ok_src || !src) {
@@ -433,7 +432,7 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 	if (!e || e->state == ARP_FREE || e->ip != hop || e->port != out)
 		e = core->last = arp_find(out, hop);
 	if (e && (e->state == ARP_REACHABLE || e->state == ARP_PROBE_STATE)) {
-		forward(core, p, out, e->mac);
+		forward(core, p, out, e->mac, 1);
 		return -1;
 	}
 	if (e && e->state == ARP_FAILED) {
@@ -458,9 +457,10 @@ static int ipv4_input(struct nic *nic, struct pkt *p, uint64_t now)
 void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	uint64_t now = rdtsc();
-	me()->q = q;
-	me()->in = nic->port;
-	me()->ok_src = me()->ok_dst = 0;	/* the tables may have changed since the last burst */
+	struct l3_core *core = me();
+	core->q = q;
+	core->in = nic->port;
+	core->ok_src = core->ok_dst = 0;	/* the tables may have changed since the last burst */
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = pkts[i];
 		const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
@@ -475,7 +475,7 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		else if (memcmp(eth->dst, nic->mac, ETH_ALEN))
 			why = FWD_DROP_not_our_mac;
 		else
-			why = ipv4_input(nic, p, now);
+			why = ipv4_input(core, nic, p, now);
 		if (why >= 0) {
 			fwd_drop(nic->port, (enum fwd_drop)why, 1);
 			pkt_free(p);
