@@ -121,22 +121,29 @@ static void rewrite_macs(struct pkt **pkts, int n, const struct nic *out)
 	}
 }
 
-/* Drop frames shorter than an Ethernet header (runt); returns how many
- * are left, in order. No NIC delivers them (QEMU pads to 60 bytes,
- * silicon drops them), but nothing shorter may reach a TX ring. */
+/* Drop frames shorter than an Ethernet header (runt) and pad the others
+ * to NIC_TX_MIN_LEN with zeros (the buffer is a whole one); returns how
+ * many are left, in order. Silicon drops such frames on receive, but
+ * QEMU's e1000e and igb deliver a frame from a tap or socket as short as
+ * it came. */
 static int drop_runts(int port, struct pkt **pkts, int n)
 {
 	int i = 0;
-	while (i < n && pkts[i]->len >= ETH_HLEN)
+	while (i < n && pkts[i]->len >= NIC_TX_MIN_LEN)
 		i++;
 	int k = i;
 	for (; i < n; i++) {
-		if (pkts[i]->len >= ETH_HLEN) {
-			pkts[k++] = pkts[i];
+		struct pkt *p = pkts[i];
+		if (p->len >= ETH_HLEN) {
+			if (p->len < NIC_TX_MIN_LEN) {
+				memset(p->data + p->len, 0, NIC_TX_MIN_LEN - p->len);
+				p->len = NIC_TX_MIN_LEN;
+			}
+			pkts[k++] = p;
 			continue;
 		}
 		fwd_drop(port, FWD_DROP_runt, 1);
-		pkt_free(pkts[i]);
+		pkt_free(p);
 	}
 	return k;
 }

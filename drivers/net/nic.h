@@ -4,8 +4,9 @@
  * Buffer ownership:
  *  - rx_burst hands out up to n received packets; from then on they belong
  *    to the caller, which must pkt_free them or pass them to tx_burst.
- *  - tx_burst takes packets in order from the front of the array and
- *    returns how many it took (fewer when the ring is full); those now
+ *  - tx_burst takes packets of NIC_TX_MIN_LEN bytes or more in order from
+ *    the front of the array and returns how many it took (fewer when the
+ *    ring is full); those now
  *    belong to the driver, which frees them once the NIC has sent them
  *    (TX reclaim, inside tx_burst and nic_housekeeping). The rest still
  *    belong to the caller.
@@ -26,6 +27,11 @@
 #include "drivers/net/napi.h"
 #include "drivers/pci/pci.h"
 #include "net/pkt.h"
+
+/* Shortest frame a TX descriptor may carry, bytes without FCS: with
+ * TCTL.PSP the MAC pads to 64 bytes, but below 17 the 8257x/82576 do not
+ * send (Linux e1000e and igb pad to 17 before they queue). */
+#define NIC_TX_MIN_LEN 17
 
 #define NIC_MAX_PORTS 8
 #define NIC_MAX_QUEUES 8
