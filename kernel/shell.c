@@ -77,7 +77,10 @@ static int cmd_help(int argc, char **argv)
 		return -1;
 	}
 	for (const struct shell_cmd *c = __shell_cmds_start; c < __shell_cmds_end; c++)
-		printf("  %-24s %s\n", c->usage, c->help);
+		if (strlen(c->usage) < 25)
+			printf("  %-24s %s\n", c->usage, c->help);
+		else	/* a long usage gets a line of its own */
+			printf("  %s\n  %-24s %s\n", c->usage, "", c->help);
 	return 0;
 }
 SHELL_CMD(help, "help", "help", "list commands", cmd_help);
