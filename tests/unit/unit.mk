@@ -29,6 +29,8 @@ UNIT_BINS += $(UNIT_DIR)/test_rrchksum
 UNIT_BINS += $(UNIT_DIR)/test_bootinfo
 # pktgen's latency histogram.
 UNIT_BINS += $(UNIT_DIR)/test_hist
+# The management port's Prometheus text builder (and the histogram's edges).
+UNIT_BINS += $(UNIT_DIR)/test_prom
 # The boot paths' parsers with lying sizes (kernel/bootparse.c).
 UNIT_BINS += $(UNIT_DIR)/test_bootparse
 # ACPI tables with lying lengths (kernel/acpitab.c).
@@ -109,6 +111,10 @@ $(UNIT_DIR)/test_rrchksum: tests/unit/test_rrchksum.c apps/rr/lwip/arch/chksum.h
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 $(UNIT_DIR)/test_hist: tests/unit/test_hist.c apps/pktgen/hist.c apps/pktgen/hist.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(UNIT_DIR)/test_prom: tests/unit/test_prom.c apps/mgmt/prom.c apps/mgmt/prom.h apps/pktgen/hist.c apps/pktgen/hist.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
