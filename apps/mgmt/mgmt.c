@@ -44,7 +44,7 @@ static void show_mgmt(char *buf, size_t len)
 KNOB(mgmt, .name = "mgmt", .type = KNOB_FUNC, .parse = parse_mgmt, .show = show_mgmt,
      .accepted = "portN (N 0-7) or off",
      .help = "management port: runs app mgmt (ping, HTTP /metrics, /, /config on port 80) at its ipN= "
-	     "address, whatever app= says; default off");
+	     "address (A.B.C.D/LEN or dhcp), whatever app= says; default off");
 
 static int mgmt_init(void)
 {
