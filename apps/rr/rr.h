@@ -99,7 +99,8 @@ int rr_port_of_addr_port(int port);
 void rr_report(int json);
 /* Custom RX pbufs in use (each holds a received pkt). */
 uint32_t rr_netif_rx_pbufs(void);
-/* ... in all: every buffer of the RX pools of every lwIP port. */
+/* ... the pool for frames in small (copybreak) slots holds: one per such
+ * buffer of every lwIP port (frames in 2 KiB slots carry their own). */
 uint32_t rr_netif_rx_pbufs_avail(void);
 
 /* A TCP connection of one of rr's services (rr_tcp.c). */

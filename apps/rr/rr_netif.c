@@ -2,7 +2,10 @@
  * lwIP netif of an rr port. Receive does not copy: each frame becomes a
  * custom pbuf (PBUF_REF) whose payload is the pkt's buffer, and the pkt goes
  * back to its pool when lwIP frees the pbuf (lwIP 2.1.3 pbuf_alloced_custom,
- * LWIP_SUPPORT_CUSTOM_PBUF). Checksums the NIC verified are not checked
+ * LWIP_SUPPORT_CUSTOM_PBUF). The pbuf itself lives in the slot's spare room
+ * between struct pkt and the buffer (PKT_HEADROOM slots), or comes from the
+ * RX_PBUF pool for copybreak's small slots; the frame's Ethernet padding is
+ * cut here (lwIP would trim the pbuf again for every short frame). Checksums the NIC verified are not checked
  * again (per frame, through the netif's checksum flags). Transmit copies the
  * pbuf chain once into a packet buffer of the port's pool (responses are
  * PBUF_ROM/REF chains, so that is the only copy) and hands the frames to
@@ -18,9 +21,10 @@
 #include "lwip/memp.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/prot/ip4.h"
 #include "netif/ethernet.h"
 
-/* Every buffer of every port's pools could be inside lwIP at once: the
+/* Every small-slot buffer of every port could be inside lwIP at once: the
  * pool is filled as ports join (rr_pools.c); one token element here. */
 #define RX_PBUFS 1
 #define ETH_MIN_FRAME 60	/* bytes without FCS */
@@ -29,6 +33,8 @@ struct rx_pbuf {
 	struct pbuf_custom pc;
 	struct pkt *pkt;
 };
+_Static_assert(PKT_HEADROOM - sizeof(struct pkt) >= sizeof(struct rx_pbuf), "rx_pbuf fits a slot's spare room");
+static uint32_t rx_held;	/* received frames inside lwIP */
 LWIP_MEMPOOL_DECLARE(RX_PBUF, RX_PBUFS, sizeof(struct rx_pbuf), "rx_pbuf");
 
 struct rr_port {
@@ -46,16 +52,25 @@ u32_t sys_now(void)
 	return (u32_t)(now_ns() / 1000000);
 }
 
+/* The spare room of a PKT_HEADROOM slot (net/pkt.c), or NULL. */
+static struct rx_pbuf *slot_room(struct pkt *k)
+{
+	return k->buf == (uint8_t *)k + PKT_HEADROOM ? (struct rx_pbuf *)(k + 1) : NULL;
+}
+
 static void rx_pbuf_free(struct pbuf *p)
 {
 	struct rx_pbuf *r = (struct rx_pbuf *)p;
-	pkt_free(r->pkt);
-	LWIP_MEMPOOL_FREE(RX_PBUF, r);
+	struct pkt *k = r->pkt;
+	if (r != slot_room(k))
+		LWIP_MEMPOOL_FREE(RX_PBUF, r);
+	pkt_free(k);
+	rx_held--;
 }
 
 uint32_t rr_netif_rx_pbufs(void)
 {
-	return memp_RX_PBUF.stats->used;
+	return rx_held;
 }
 
 uint32_t rr_netif_rx_pbufs_avail(void)
@@ -138,7 +153,7 @@ int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len)
 			return -1;
 		LWIP_MEMPOOL_INIT(RX_PBUF);
 	}
-	uint32_t bufs = nic->pool->size + (nic->small_pool ? nic->small_pool->size : 0);
+	uint32_t bufs = nic->small_pool ? nic->small_pool->size : 0;
 	if (rr_pool_fill(&memp_RX_PBUF, bufs, !inited++)) {
 		printf("rr: %s: no memory for %u RX pbufs\n", nic->name, bufs);
 		return -1;
@@ -178,12 +193,20 @@ int rr_port_of_addr_port(int port)
 int rr_netif_input(struct nic *nic, struct pkt *k)
 {
 	struct rr_port *rp = &ports[nic->port];
-	struct rx_pbuf *r = LWIP_MEMPOOL_ALLOC(RX_PBUF);
-	if (!r)
+	struct rx_pbuf *r = slot_room(k);
+	if (!r && !(r = LWIP_MEMPOOL_ALLOC(RX_PBUF)))
 		return -1;
 	r->pc.custom_free_function = rx_pbuf_free;
 	r->pkt = k;
-	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, k->len, PBUF_REF, &r->pc, k->data, k->len);
+	rx_held++;
+	u16_t len = k->len;
+	const struct eth_hdr *eth = (const struct eth_hdr *)k->data;
+	if (eth->type == PP_HTONS(ETHTYPE_IP)) {	/* rr_filter checked tot_len <= the frame */
+		u16_t ip_len = lwip_ntohs(((const struct ip_hdr *)(eth + 1))->_len);
+		if (SIZEOF_ETH_HDR + ip_len < len)
+			len = (u16_t)(SIZEOF_ETH_HDR + ip_len);
+	}
+	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &r->pc, k->data, len);
 	u16_t check = NETIF_CHECKSUM_ENABLE_ALL;
 	if (k->flags & PKT_RX_IP_CSUM_OK)
 		check &= (u16_t)~NETIF_CHECKSUM_CHECK_IP;
