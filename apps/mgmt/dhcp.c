@@ -57,6 +57,14 @@ static int prefix_len(uint32_t mask)
 	return mask ? 32 - __builtin_ctz(mask) : 0;
 }
 
+static void print_lease(int p, const struct mgmt_lease *l)
+{
+	char a[IPV4_STR_MAX], r[IPV4_STR_MAX], s[IPV4_STR_MAX];
+	printf("mgmt: %s: DHCP lease %s/%u from %s, router %s, %u s: ping, HTTP on %d\n", nics[p]->name,
+	       ipv4_str(a, l->addr), prefix_len(l->mask), ipv4_str(s, l->server),
+	       l->router ? ipv4_str(r, l->router) : "none", l->lease_s, HTTP_PORT);
+}
+
 void mgmt_dhcp_poll(void)
 {
 	uint64_t now = rdtsc();
@@ -67,8 +75,8 @@ void mgmt_dhcp_poll(void)
 		struct mgmt_lease l;
 		if (!(dhcp_ports >> p & 1) || mgmt_dhcp_lease(p, &l) || l.addr == l3_if[p].addr)
 			continue;
-		char a[IPV4_STR_MAX], r[IPV4_STR_MAX], s[IPV4_STR_MAX];
 		if (!l.addr) {
+			char a[IPV4_STR_MAX];
 			printf("mgmt: %s: DHCP lease of %s lost; asking again\n", nics[p]->name, ipv4_str(a, l3_if[p].addr));
 			l3_if[p].addr = 0;
 			l3_if[p].len = 0;
@@ -77,8 +85,17 @@ void mgmt_dhcp_poll(void)
 		l3_if[p].len = (uint8_t)prefix_len(l.mask);
 		l3_if[p].addr = l.addr;
 		l3_addr_hint |= 1ull << l3_addr_hash(l.addr);
-		printf("mgmt: %s: DHCP lease %s/%u from %s, router %s, %u s: ping, HTTP on %d\n", nics[p]->name,
-		       ipv4_str(a, l.addr), l3_if[p].len, ipv4_str(s, l.server), l.router ? ipv4_str(r, l.router) : "none",
-		       l.lease_s, HTTP_PORT);
+		print_lease(p, &l);
 	}
+}
+
+void mgmt_dhcp_show(int port)
+{
+	struct mgmt_lease l;
+	if (mgmt_dhcp_lease(port, &l))
+		return;
+	if (l.bound)
+		print_lease(port, &l);
+	else
+		printf("mgmt: %s: no DHCP lease yet (ip%d=dhcp)\n", nics[port]->name, port);
 }

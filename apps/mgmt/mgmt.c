@@ -132,9 +132,12 @@ static int cmd_mgmt(int argc, char **argv)
 		return -1;
 	}
 	mgmt_report(0);
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_mgmt, p))
+			mgmt_dhcp_show(p);
 	return 0;
 }
-SHELL_CMD(mgmt, "mgmt", "mgmt", "the management port's HTTP outcomes and frame counters", cmd_mgmt);
+SHELL_CMD(mgmt, "mgmt", "mgmt", "the management port's HTTP outcomes, frame counters and DHCP lease", cmd_mgmt);
 
 #define IP_PROTO_TCP	6
 #define TCP_FLAG_SYN	0x02

@@ -56,6 +56,9 @@ int mgmt_dhcp_lease(int port, struct mgmt_lease *l);
 /* dhcp.c: from the idle hook, every 10 ms at most: a lease bound, changed
  * or lost is printed and becomes the port's address (l3_if). */
 void mgmt_dhcp_poll(void);
+/* dhcp.c: print port's lease (the line printed when it was bound), or that
+ * it has none yet; nothing if port does not run DHCP. */
+void mgmt_dhcp_show(int port);
 
 /* metrics.c: from the idle hook: once a second, each core's CPU% over the
  * second just ended (linerate_cpu_busy_percent: the same for every scraper). */

@@ -257,6 +257,8 @@ def test_dhcp_lease(tmp_path):
         config = subprocess.run(["curl", "-sS", "--max-time", "20", f"http://127.0.0.1:{port}/config"],
                                 stdout=subprocess.PIPE, text=True, timeout=60, check=True).stdout
         assert "ip0=dhcp" in config, config
+        q.send("mgmt\r")
+        q.expect(r"mgmt: port0: DHCP lease 10\.0\.2\.15/24 from 10\.0\.2\.2, router none, 86400 s", 30)
 
 
 def test_dhcp_only_on_the_management_port():
