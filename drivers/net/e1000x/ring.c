@@ -317,18 +317,19 @@ int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 
 /* Give back to their pools the sent packets bufs[a..b) (no wrap): one
  * lock per run of packets from the same pool, whose free stack top is kept
- * in a register meanwhile. */
+ * in a register meanwhile; a run without clones checks nothing else. */
 static void tx_free(struct pkt **bufs, uint32_t a, uint32_t b)
 {
 	struct pktpool *pool = 0;
-	struct pkt **top = 0;
-	for (struct pkt **bp = bufs + a, **end = bufs + b; bp != end; bp++) {
+	struct pkt **top = 0, **bp = bufs + a, **end = bufs + b;
+	while (bp != end) {
 		struct pkt *p = *bp;
-		if (__builtin_expect(p->clones != 0 || p->pool != pool, 0)) {
-			if (p->clones) {
-				p->clones--;
-				continue;
-			}
+		if (p->clones) {
+			p->clones--;
+			bp++;
+			continue;
+		}
+		if (p->pool != pool) {
 			if (pool) {
 				pool->nfree = (uint32_t)(top - pool->free);
 				pktpool_unlock(pool);
@@ -337,7 +338,13 @@ static void tx_free(struct pkt **bufs, uint32_t a, uint32_t b)
 			pktpool_lock(pool);
 			top = pool->free + pool->nfree;
 		}
-		*top++ = p;
+		/* the run: p and those after it from the same pool, no clones */
+		do {
+			*top++ = p;
+			if (++bp == end)
+				break;
+			p = *bp;
+		} while (p->pool == pool && !p->clones);
 	}
 	if (pool) {
 		pool->nfree = (uint32_t)(top - pool->free);
