@@ -14,7 +14,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/fuzz/shim -I.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp
+FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 
 # The kernel code of the knobs and the router, built for the host: objects
@@ -41,6 +41,13 @@ FUZZ_SRC_bootinfo := kernel/bootparse.c kernel/memmap.c
 FUZZ_SRC_trafgen := tools/trafgen/frame.c
 FUZZ_SRC_acpi := kernel/acpitab.c
 FUZZ_SRC_ptp := net/ptp.c net/ipv4.c
+# lwIP (the kernel's file list, LWIP_FILES) with the rr app and mgmt's HTTP
+# server; their data and bss are kernel state too (sections.ld).
+FUZZ_LWIP_OBJ := $(LWIP_FILES:%=$(FUZZ_DIR)/obj/lwip/%.o) \
+	$(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard apps/rr/*.c) apps/mgmt/http.c)
+FUZZ_SRC_lwip := $(FUZZ_KOBJ) $(FUZZ_LWIP_OBJ)
+FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Iapps/rr/lwip -I$(LWIP)/include
+.SECONDARY: $(FUZZ_LWIP_OBJ)
 
 .PHONY: fuzz fuzz-ci fuzz-build
 fuzz-build: $(FUZZ_BINS)
@@ -58,10 +65,15 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $$(wildcard tests/fuzz/
 
 # -asan-globals=0: the KNOB/SHELL_CMD/APP registries are arrays made of
 # separate globals, which redzones between them would break.
-FUZZ_KCFLAGS := $(FUZZ_CFLAGS) -mllvm -asan-globals=0
-$(FUZZ_DIR)/obj/%.o: %.c
+FUZZ_KCFLAGS := $(FUZZ_CFLAGS) -mllvm -asan-globals=0 -Iapps/rr/lwip -I$(LWIP)/include
+$(FUZZ_DIR)/obj/%.o: %.c | $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_KCFLAGS) -MMD -MP -c $< -o $@
+
+# lwIP's own sources: its warnings are not ours (as in the kernel build).
+$(FUZZ_DIR)/obj/lwip/%.o: $(LWIP_STAMP) apps/rr/lwip/lwipopts.h apps/rr/lwip/lwippools.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(filter-out -Werror,$(FUZZ_KCFLAGS)) -c $(LWIP)/$*.c -o $@
 
 $(FUZZ_DIR)/obj/shim.o: tests/fuzz/shim.c
 	@mkdir -p $(dir $@)

@@ -16,7 +16,7 @@ import re
 import shutil
 import struct
 
-from scapy.all import ARP, ICMP, IP, UDP, Dot1Q, Ether, Raw, raw, rdpcap
+from scapy.all import ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, Raw, raw, rdpcap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SEEDS = os.path.join(ROOT, "tests", "fuzz", "seeds")
@@ -60,6 +60,44 @@ def router_program(frames, port=0):
         f = f + bytes(units * 7 - len(f))
         prog += bytes([port, 1 | 8, units]) + f
     return prog + bytes([4, 20])
+
+
+def lwip_programs():
+    """fuzz_lwip programs: ARP from the peer first (lwIP learns it), then
+    ping, UDP to rr's port, echo and sockperf, and TCP sessions to rr and to
+    HTTP (lwIP's first ISS after the harness's set-up is 6510), each frame
+    with flags 1|4 (our MAC; checksums as the NIC verified), timers after."""
+    me, peer, hmac = "10.1.0.1", "10.1.0.2", "02:00:00:00:00:01"
+    e = lambda: Ether(src=hmac, dst="02:00:00:00:00:10")
+    arp = e() / ARP(op=1, hwsrc=hmac, psrc=peer, pdst=me)
+    ip = lambda **kw: e() / IP(src=peer, dst=me, **kw)
+
+    def prog(frames):
+        out = b""
+        for f in frames:
+            if f is None:
+                out += bytes([3, 10])
+                continue
+            f = raw(f)
+            units = (len(f) + 6) // 7
+            out += bytes([0, 1 | 4, units]) + f + bytes(units * 7 - len(f))
+        return out + bytes([3, 100])
+
+    def tcp(dport, data):
+        return [ip() / TCP(sport=40000, dport=dport, flags="S", seq=1000), None,
+                ip() / TCP(sport=40000, dport=dport, flags="A", seq=1001, ack=6511),
+                ip() / TCP(sport=40000, dport=dport, flags="PA", seq=1001, ack=6511) / Raw(data), None,
+                ip() / TCP(sport=40000, dport=dport, flags="FA", seq=1001 + len(data), ack=6511), None]
+    return [prog([arp]),
+            prog([arp, ip() / ICMP(type=8, id=1, seq=1) / Raw(b"ping")]),
+            prog([arp, ip() / UDP(sport=1000, dport=12866) / Raw(b"x")]),
+            prog([arp, ip() / UDP(sport=1000, dport=7) / Raw(b"echo")]),
+            prog([arp, ip() / UDP(sport=1000, dport=11111) / Raw(struct.pack(">IIII", 0, 0, 16, 1) + bytes(8))]),
+            prog([arp, ip(flags="MF") / UDP(sport=1000, dport=7) / Raw(b"x" * 16)]),
+            prog([arp] + tcp(12866, b"x")),
+            prog([arp] + tcp(7, b"hello")),
+            prog([arp] + tcp(80, b"GET /metrics HTTP/1.0\r\n\r\n")),
+            prog([arp] + tcp(80, b"POST / HTTP/1.1\r\nHost: x\r\n\r\n"))]
 
 
 def pci_spaces():
@@ -129,6 +167,7 @@ def main():
         "selftest=exit IntMode=1 irqtest=1 RxIntDelay=0 RxAbsIntDelay=8 TxIntDelay=8 TxAbsIntDelay=32",
     )])
     write("trafgen", frames)
+    write("lwip", lwip_programs())
     ptp = [f for f in capture_frames(a.captures, 48) if f[12:14] == b"\x88\xf7" or f[36:38] in (b"\x01\x3f", b"\x01\x40")]
     write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp])
     write("acpi", acpi_tables())

@@ -28,8 +28,13 @@ struct mem_info mem;
 void phc_housekeeping(struct nic *nic) { (void)nic; }
 void phc_ethtool_T(struct nic *nic) { (void)nic; }
 
+/* Set by a harness to take DMA memory from its own arena (fuzz_lwip). */
+void *(*fuzz_dma_alloc)(size_t bytes, size_t align);
+
 void *dma_alloc(size_t bytes, size_t align)
 {
+	if (fuzz_dma_alloc)
+		return fuzz_dma_alloc(bytes, align);
 	size_t a = align < 4096 ? 4096 : align;
 	void *p = aligned_alloc(a, (bytes + a - 1) / a * a);
 	if (p)

@@ -1,0 +1,202 @@
+/* Fuzz lwIP's input on the rr app's netif (apps/rr: rr_filter.c's checks,
+ * rr_netif.c's zero-copy pbufs, lwIP 2.1.3 built with apps/rr/lwip, the
+ * rr services) and the management port's HTTP server (apps/mgmt/http.c)
+ * listening beside them, as lwIP's own test/fuzz harness feeds its stack
+ * frames. One fake port, 10.1.0.1/24 with app=rr; the input is a program:
+ *   op 0-2  a frame: a flags byte, a length in 7-byte units, the bytes;
+ *           flags: 1 our MAC as destination, 2 EtherType IPv4 and a
+ *           correct IPv4 header checksum, 4 the NIC verified the checksums
+ *           (lwIP does not check them again), 8 destination 10.1.0.1;
+ *   op 3    the clock moves on by (next byte) * 10 ms and lwIP's timers,
+ *           rr's and the HTTP server's run.
+ * Checked after every frame: rx = the frames handed to lwIP + rr's drops,
+ * exactly; every frame sent is a whole Ethernet frame from our MAC. At the
+ * end every connection is aborted and the timers run out: every RX buffer
+ * is back in its pool and no received pbuf is left inside lwIP. lwIP's
+ * memory lives in an arena put back before each input with the kernel
+ * state (fuzz_state.h), so a crash reproduces from its input alone. */
+#include <assert.h>
+#include <string.h>
+#include "apps/app.h"
+#include "apps/mgmt/mgmt.h"
+#include "apps/rr/rr.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/knobs.h"
+#include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
+#include "lwip/tcp.h"
+#include "lwip/priv/tcp_priv.h"
+#include "net/ipv4.h"
+#include "tests/fuzz/fuzz_state.h"
+
+uint32_t rr_netif_rx_pbufs(void);
+
+static struct nic port;
+static uint64_t sent;
+
+/* lwIP's pools and heap (rr_pools.c) and the HTTP answer buffer: taken
+ * from here during set-up, saved and put back with the kernel state. */
+static uint8_t arena[1 << 20] __attribute__((aligned(4096)));
+static size_t arena_used;
+static uint8_t *arena_saved;
+extern void *(*fuzz_dma_alloc)(size_t bytes, size_t align);
+
+static void *arena_alloc(size_t bytes, size_t align)
+{
+	size_t at = (arena_used + align - 1) / align * align;
+	if (at + bytes > sizeof(arena))
+		return NULL;
+	arena_used = at + bytes;
+	memset(arena + at, 0, bytes);
+	return arena + at;
+}
+
+/* The management port's pages: HTTP is what is fuzzed, not the pages. */
+int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char **ctype, int *truncated)
+{
+	*ctype = "text/plain";
+	*truncated = 0;
+	if (strcmp(path, "/") && strcmp(path, "/metrics"))
+		return 404;
+	*out = (size_t)snprintf(buf, len, "linerate fuzz %s\n", path);
+	return 200;
+}
+
+static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)q;
+	for (int i = 0; i < n; i++) {
+		struct pkt *p = pkts[i];
+		assert(p->len >= 60 && p->len <= p->pool->buf_size);
+		assert(!memcmp(p->data + 6, nic->mac, 6));
+		sent++;
+		pkt_free(p);
+	}
+	return n;
+}
+
+static int fake_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)nic, (void)q, (void)pkts, (void)n;
+	return 0;
+}
+
+static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
+
+static void setup(void)
+{
+	port = (struct nic){ .driver = "fake", .model = "fuzz", .ops = &ops, .nqueues = 1, .rxd = 64, .txd = 64,
+			     .link_up = 1, .mtu = 1500, .mac = { 2, 0, 0, 0, 0, 0x10 } };
+	assert(nic_register(&port) == 0);
+	port.pool = pktpool_create("fuzz", 128, PKT_SLOT);
+	port.small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
+	int errs = cmdline_parse("app=rr ip0=10.1.0.1/24 rr_heap=64 rr_pbufs=64 rr_conns=8 rr_idle=5",
+				 __knobs_start, KNOBS_COUNT, 0, 0);
+	assert(errs == 0);
+	fuzz_dma_alloc = arena_alloc;
+	assert(apps_start() == 0);
+	assert(http_init() == 0);
+	fuzz_dma_alloc = NULL;
+	rr_netif_flush();	/* the gratuitous ARP of netif_set_up: no frame in flight in the state saved */
+	arena_saved = malloc(arena_used);
+	memcpy(arena_saved, arena, arena_used);
+	kstate_save();
+}
+
+static void check_accounts(void)
+{
+	const struct rr_stats *s = &rr_stats[0];
+	uint64_t n = 0;
+	for (int i = 0; i < RR_STACK_N; i++)
+		n += s->stack[i];
+	for (int i = 0; i < RR_DROP_N; i++)
+		n += s->drop[i];
+	assert(s->rx == n);
+}
+
+static void run_timers(void)
+{
+	rr_timers();
+	http_poll();
+}
+
+static void frame_in(const uint8_t *data, size_t n)
+{
+	struct pkt *p = pkt_alloc(port.pool);
+	if (!p)
+		return;		/* the ring would have had no buffer */
+	uint8_t flags = n ? data[0] : 0;
+	size_t len = n > 1 ? data[1] * 7u : 0;
+	if (len > n - (n > 2 ? 2 : n))
+		len = n > 2 ? n - 2 : 0;
+	if (len > 1514)
+		len = 1514;
+	memcpy(p->data, n > 2 ? data + 2 : data, len);
+	p->flags = 0;
+	if (len >= ETH_HLEN) {
+		if (flags & 1)
+			memcpy(p->data, port.mac, 6);
+		if (flags & 2)
+			((struct eth_hdr *)p->data)->type = hton16(ETHERTYPE_IPV4);
+	}
+	if (len >= ETH_HLEN + IPV4_HLEN) {
+		struct ipv4_hdr *ip = (void *)(p->data + ETH_HLEN);
+		if (flags & 8)
+			ip->daddr = hton32(0x0a010001);
+		size_t hl = (size_t)(ip->ver_ihl & 15) * 4;
+		if ((flags & 2) && hl >= IPV4_HLEN && ETH_HLEN + hl <= len) {
+			ip->csum = 0;
+			ip->csum = hton16(inet_csum(ip, hl));
+		}
+	}
+	if (flags & 4)
+		p->flags = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
+	p->len = (uint16_t)len;
+	p->port = 0;
+	p->queue = 0;
+	app_of_port(0)->rx(&port, 0, &p, 1);
+	check_accounts();
+}
+
+/* Every connection gone (as a reset would), then the timers run out:
+ * reassembly (3 s), ARP queues, TIME-WAIT. */
+static void wind_down(void)
+{
+	while (tcp_active_pcbs)
+		tcp_abort(tcp_active_pcbs);
+	while (tcp_tw_pcbs)
+		tcp_abort(tcp_tw_pcbs);
+	for (int i = 0; i < 40; i++) {
+		fuzz_tsc += 250000000ull;
+		run_timers();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	if (!arena_saved)
+		setup();
+	kstate_restore();
+	memcpy(arena, arena_saved, arena_used);
+	fuzz_tsc = 1000000000ull;
+	size_t i = 0;
+	while (i < len) {
+		uint8_t op = data[i++] % 4;
+		if (op < 3) {
+			size_t n = 2 + (i + 1 < len ? data[i + 1] * 7u : 0);
+			if (n > len - i)
+				n = len - i;
+			frame_in(data + i, n);
+			i += n;
+		} else {
+			fuzz_tsc += (i < len ? data[i++] : 1) * 10000000ull;
+			run_timers();
+			check_accounts();
+		}
+	}
+	wind_down();
+	check_accounts();
+	assert(rr_netif_rx_pbufs() == 0);
+	assert(port.pool->nfree == port.pool->size);
+	return 0;
+}
