@@ -185,17 +185,18 @@ static inline enum ipv4_check ipv4_check_hw(const void *ip, size_t len, enum ipv
 const char *ipv4_check_name(enum ipv4_check c);
 
 /* Decrement the TTL of a checked header (TTL >= 1) and update its checksum
- * incrementally (RFC 1624 eqn. 3; RFC 1812 5.3.1). The TTL is the high
- * byte of its 16-bit word m, so m' = m - 0x100 and ~m + m' = 0xfeff: the
- * new checksum is ~(~HC + 0xfeff), one carry folded (the sum is at most
- * 0x1fefe). Inline: it runs once per routed frame. */
+ * incrementally (RFC 1624; RFC 1812 5.3.1). The TTL is the high byte of
+ * its 16-bit word, which drops by 0x0100, so the checksum rises by 0x0100
+ * in one's complement: on the stored (network order) field, add
+ * hton16(0x0100) and fold the end-around carry, as Linux's ip_decrease_ttl.
+ * The result equals RFC 1624 eqn. 3, ~(~HC + ~m + m'), for every HC.
+ * Inline: it runs once per routed frame. */
 static inline void ipv4_ttl_dec(struct ipv4_hdr *ip)
 {
-	uint32_t sum = (uint32_t)(uint16_t)~ntoh16(ip->csum) + 0xfeffu;
+	uint32_t sum = (uint32_t)ip->csum + hton16(0x0100);
 
-	sum = (sum & 0xffff) + (sum >> 16);
+	ip->csum = (uint16_t)(sum + (sum >= 0xffff));
 	ip->ttl--;
-	ip->csum = hton16((uint16_t)~sum);
 }
 
 /* Build into out (cap bytes) the ICMP error (type, code) a router sends
