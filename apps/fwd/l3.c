@@ -458,6 +458,9 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	uint64_t now = rdtsc();
 	struct l3_core *core = me();
+	/* An opaque pointer from here on: without this the compiler rebuilds
+	 * &l3_cores[id] from the core id at every use (two multiplies). */
+	__asm__("" : "+r"(core));
 	core->q = q;
 	core->in = nic->port;
 	core->ok_src = core->ok_dst = 0;	/* the tables may have changed since the last burst */
