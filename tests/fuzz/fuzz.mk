@@ -30,6 +30,9 @@ FUZZ_SRC_ipv4 := net/ipv4.c
 FUZZ_SRC_icmp := net/ipv4.c
 FUZZ_SRC_arp := net/ipv4.c
 FUZZ_SRC_lpm := net/lpm.c
+# No compare tracing: its hooks in the table-filling loops took 60 % of the
+# time; without them 2.5x the executions and more features in the same time.
+FUZZ_LDFLAGS_lpm := -fno-sanitize-coverage=trace-cmp
 FUZZ_SRC_router := $(FUZZ_KOBJ)
 FUZZ_LDFLAGS_router := $(FUZZ_KLD)
 FUZZ_SRC_cmdline := $(FUZZ_KOBJ)
