@@ -1,9 +1,17 @@
 /* Register-free timestamping logic; see hwtstamp.h. */
 #include "drivers/net/hwtstamp.h"
 
-void systim_tc_init(struct systim_tc *tc, int shift, uint64_t cycles, int64_t start_ns)
+/* a - b as a signed count in the counter's width. */
+static int64_t cyc_diff(const struct systim_tc *tc, uint64_t a, uint64_t b)
+{
+	int unused = 64 - tc->bits;
+	return (int64_t)((a - b) << unused) >> unused;
+}
+
+void systim_tc_init(struct systim_tc *tc, int shift, int bits, uint64_t cycles, int64_t start_ns)
 {
 	tc->shift = shift;
+	tc->bits = bits;
 	tc->base_cycles = cycles;
 	tc->base_ns = start_ns;
 	tc->has_prev = 0;
@@ -11,16 +19,16 @@ void systim_tc_init(struct systim_tc *tc, int shift, uint64_t cycles, int64_t st
 
 int64_t systim_tc_cyc2ns(const struct systim_tc *tc, uint64_t cycles)
 {
-	if (tc->has_prev && (int64_t)(cycles - tc->split) < 0)
-		return tc->prev_ns + ((int64_t)(cycles - tc->prev_cycles) >> tc->shift);
-	int64_t d = (int64_t)(cycles - tc->base_cycles);
+	if (tc->has_prev && cyc_diff(tc, cycles, tc->split) < 0)
+		return tc->prev_ns + (cyc_diff(tc, cycles, tc->prev_cycles) >> tc->shift);
+	int64_t d = cyc_diff(tc, cycles, tc->base_cycles);
 	/* Arithmetic shift of a signed difference: rounds toward minus infinity. */
 	return tc->base_ns + (d >> tc->shift);
 }
 
 int64_t systim_tc_read(struct systim_tc *tc, uint64_t cycles)
 {
-	int64_t d = (int64_t)(cycles - tc->base_cycles);
+	int64_t d = cyc_diff(tc, cycles, tc->base_cycles);
 	/* Keep the fraction below a nanosecond in the base, so that repeated
 	 * reads do not lose it. */
 	int64_t ns = d >> tc->shift;
@@ -56,6 +64,17 @@ uint32_t timinca_incvalue(uint32_t base, int64_t ppb)
 	if (v > 0xffffff)
 		v = 0xffffff;
 	return (uint32_t)v;
+}
+
+uint32_t timinca_82580(int64_t ppb)
+{
+	uint64_t mag = (uint64_t)(ppb < 0 ? -ppb : ppb);
+	if (mag > 100000000)
+		mag = 100000000;	/* past the field already; keeps mag << 35 in 64 bits */
+	uint64_t v = ((mag << 35) + 500000000u) / 1000000000u;
+	if (v > 0x7fffffff)
+		v = 0x7fffffff;
+	return (uint32_t)v | (ppb < 0 ? TIMINCA_ISGN : 0);
 }
 
 enum hwts_action hwts_tx_request(struct hwts_tx *t, uint64_t now_ns, int latched, int *clear)

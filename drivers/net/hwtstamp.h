@@ -13,24 +13,26 @@
 
 /*
  * SYSTIM as a clock (Linux's cyclecounter/timecounter): ns = base_ns +
- * (cycles - base_cycles) >> shift, with the 64-bit difference taken as
- * signed, so a timestamp latched slightly before the last read converts
- * correctly and the counter's wrap (2^64 units: 9.8 hours at shift 19)
- * is crossed as long as systim_tc_read runs more often than every half
- * wrap (the port's housekeeping reads it every second).
+ * (cycles - base_cycles) >> shift, with the difference taken as signed in
+ * the counter's width (bits), so a timestamp latched slightly before the
+ * last read converts correctly and the counter's wrap (82576: 2^64 units,
+ * 9.8 hours at shift 19; I350: 2^40 ns, 18.3 minutes) is crossed as long
+ * as systim_tc_read runs more often than every half wrap (the port's
+ * housekeeping reads it every second).
  */
 struct systim_tc {
 	uint64_t base_cycles;	/* SYSTIM at the last read */
 	int64_t base_ns;	/* clock time then, ns */
 	int shift;		/* SYSTIM units per ns = 2^shift */
+	int bits;		/* counter width: 64, or 40 (I350) */
 	/* Before the last forward jump of the count (systim_tc_jump): values
 	 * below split convert through the base in force before it. */
 	int has_prev;
 	uint64_t prev_cycles, split;
 	int64_t prev_ns;
 };
-/* Start at ns = start_ns for the reading cycles. */
-void systim_tc_init(struct systim_tc *tc, int shift, uint64_t cycles, int64_t start_ns);
+/* Start at ns = start_ns for the reading cycles of a bits-wide counter. */
+void systim_tc_init(struct systim_tc *tc, int shift, int bits, uint64_t cycles, int64_t start_ns);
 /* A new reading of the counter: move the base there, return its ns. */
 int64_t systim_tc_read(struct systim_tc *tc, uint64_t cycles);
 /* ns of a latched counter value (RX/TX timestamp), without moving the base. */
@@ -48,6 +50,13 @@ void systim_tc_adjust(struct systim_tc *tc, int64_t delta_ns);
  * 40 << 18 per 40 ns): base + base * ppb / 1e9, rounded, limited to the
  * 24-bit field (82576 8.16.3, 82574 10.2.12.3). */
 uint32_t timinca_incvalue(uint32_t base, int64_t ppb);
+
+/* TIMINCA of the 82580 and later (I350, I210 datasheets: TIMINCA): SYSTIM
+ * advances 8 ns every 8 ns cycle, plus (ISGN clear) or minus (ISGN,
+ * bit 31) INCVALUE (bits 30:0) units of 2^-32 ns. For ppb: |ppb| x 8 x
+ * 2^32 / 1e9, rounded, limited to 31 bits (62.5 ms/s). */
+#define TIMINCA_ISGN	(1u << 31)
+uint32_t timinca_82580(int64_t ppb);
 
 /* The TX timestamp slot (82576 7.9.3.2: one frame at a time is stamped;
  * TSYNCTXCTL.VALID stays set, and later requests are ignored, until

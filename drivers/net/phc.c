@@ -100,13 +100,13 @@ void phc_register(struct nic *nic, const struct phc_ops *ops)
 		 * time the TSC says, with the adjustment and set-up in force. */
 		int64_t now = phc_from_tsc(c, rdtsc());
 		ops->set_freq(nic, c->ppb);
-		systim_tc_init(&c->tc, ops->shift, ops->read_systim(nic), now);
+		systim_tc_init(&c->tc, ops->shift, ops->bits, ops->read_systim(nic), now);
 		ops->hwtstamp_set(nic, c->rx_on ? c->rx_msg : -1, c->tx_on, c->udp_on);
 		c->tx.state = HWTS_TX_IDLE;
 	} else {
 		c->ops = ops;
 		ops->set_freq(nic, 0);
-		systim_tc_init(&c->tc, ops->shift, ops->read_systim(nic), 0);
+		systim_tc_init(&c->tc, ops->shift, ops->bits, ops->read_systim(nic), 0);
 		ops->hwtstamp_set(nic, -1, 0, 0);
 	}
 	cross(c);
@@ -235,17 +235,25 @@ void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp)
 void phc_rx_hwtstamp(struct nic *nic, struct pkt *p)
 {
 	struct phc *c = &phcs[nic->port];
-	if (!c->ops) {
-		p->flags &= ~PKT_RX_TSTAMP;
+	if (!c->ops)
 		return;
-	}
 	lock(c);
 	if (c->ops->rx_latched(nic)) {
 		p->tstamp = (uint64_t)systim_tc_cyc2ns(&c->tc, c->ops->rx_read(nic));
+		p->flags |= PKT_RX_TSTAMP;
 		c->rx.frames++;
-	} else {
-		p->flags &= ~PKT_RX_TSTAMP;
 	}
+	unlock(c);
+}
+
+void phc_rx_buf_tstamp(struct nic *nic, struct pkt *p, uint64_t raw)
+{
+	struct phc *c = &phcs[nic->port];
+	if (!c->ops || !c->ops->rx_buf_cycles)
+		return;
+	lock(c);
+	p->tstamp = (uint64_t)systim_tc_cyc2ns(&c->tc, c->ops->rx_buf_cycles(raw));
+	p->flags |= PKT_RX_TSTAMP;
 	unlock(c);
 }
 

@@ -24,7 +24,9 @@ struct phc_ops {
 	const char *name;		/* "82576 SYSTIM" */
 	int64_t max_adj;		/* largest |ppb| adjfreq accepts */
 	int shift;			/* SYSTIM units per ns: 2^shift */
-	/* SYSTIM in the datasheet's latch order (low, then high). */
+	int bits;			/* SYSTIM's width: 64, or 40 (I350) */
+	/* SYSTIM in the datasheet's latch order (low, then high), as a count
+	 * (the I210's seconds and ns made one count of ns). */
 	uint64_t (*read_systim)(struct nic *nic);
 	/* Set TIMINCA for a frequency adjustment of ppb. */
 	void (*set_freq)(struct nic *nic, int64_t ppb);
@@ -41,6 +43,10 @@ struct phc_ops {
 	/* Read RXSTMPL, RXSTMPH, RXSATRL, RXSATRH: the latched time, and the
 	 * latch released whichever register the device releases on. */
 	uint64_t (*rx_read)(struct nic *nic);
+	/* The count of a timestamp the NIC wrote into the RX buffer (I350/I210
+	 * SRRCTL.TIMESTAMP: SYSTIML in the low half, SYSTIMH in the high);
+	 * NULL where there is none. */
+	uint64_t (*rx_buf_cycles)(uint64_t raw);
 	/* 1 when TX descriptor desc of queue q is done (written back). */
 	int (*tx_desc_done)(struct nic *nic, int q, uint32_t desc);
 	int udp_rx;			/* stamps UDP/IPv4 in hardware when asked */
@@ -105,8 +111,12 @@ int64_t phc_sw_stamp(struct phc *c, uint64_t tsc);
 void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp);
 
 /* Fast-path hooks of the rings, called only when the descriptor's TS bit /
- * the packet's PKT_TX_TSTAMP flag is set. */
+ * the packet's PKT_TX_TSTAMP flag is set. They set PKT_RX_TSTAMP and
+ * p->tstamp (clock ns) when the time is there: phc_rx_hwtstamp from the
+ * latch registers, phc_rx_buf_tstamp from raw, the value the NIC put in
+ * front of the frame (descriptor TSIP). */
 void phc_rx_hwtstamp(struct nic *nic, struct pkt *p);
+void phc_rx_buf_tstamp(struct nic *nic, struct pkt *p, uint64_t raw);
 /* Returns 1 if the frame going into descriptor desc of queue q may carry
  * the timestamp request (else it is sent without one). */
 int phc_tx_request(struct nic *nic, int q, uint32_t desc);

@@ -34,12 +34,24 @@ static int is_pcie(void) { return M.flav != M_82540EM; }
 uint64_t now_ns(void) { return vt_ns; }
 void udelay(uint64_t us) { vt_ns += us * 1000; }
 
+#ifdef MODEL_PTP
+#include "tests/regmodel/tsync.h"
+#else
 /* The PTP hooks of the rings and of igb (drivers/net/phc.c, igb/ptp.c)
- * are not modelled here: no clock, no frame timestamped in hardware. */
-void phc_rx_hwtstamp(struct nic *nic, struct pkt *p) { (void)nic; p->flags &= ~PKT_RX_TSTAMP; }
+ * are not modelled here (tests/regmodel/tsync.c is, for the PTP tests):
+ * no clock (a stamp in the buffer is handed on raw), no frame
+ * timestamped through the registers. */
+void phc_rx_hwtstamp(struct nic *nic, struct pkt *p) { (void)nic; (void)p; }
+void phc_rx_buf_tstamp(struct nic *nic, struct pkt *p, uint64_t raw)
+{
+	(void)nic;
+	p->tstamp = raw;
+	p->flags |= PKT_RX_TSTAMP;
+}
 int phc_tx_request(struct nic *nic, int q, uint32_t desc) { (void)nic; (void)q; (void)desc; return 0; }
 void igb_ptp_init(struct e1000x_port *p) { (void)p; }
 void e1000e_ptp_init(struct e1000x_port *p) { (void)p; }
+#endif
 
 int model_printf(const char *fmt, ...)
 {
@@ -91,6 +103,9 @@ static void do_reset(void)
 	memset(xdctl_lag, 0, sizeof(xdctl_lag));
 	memset(xdctl_shown, 0, sizeof(xdctl_shown));
 	xdctl_shown[0][0] = is_igb() ? 1u << 25 : 0;
+#ifdef MODEL_PTP
+	tsync_reset();
+#endif
 }
 
 /* The NVM has been read: auto-read done (or, on the 82540EM, 3 ms on). */
@@ -175,6 +190,10 @@ static uint32_t read_reg(uint32_t reg)
 {
 	uint32_t *r = &M.reg[reg / 4], v = *r;
 	int q, k;
+#ifdef MODEL_PTP
+	if (tsync_read(reg, &v))
+		return v;
+#endif
 	switch (reg) {
 	case R_STATUS:
 		if (M.gio_disabled && M.s.gio_polls >= 0 && ++M.status_reads > M.s.gio_polls)
@@ -227,6 +246,10 @@ static void write_reg(uint32_t reg, uint32_t v)
 {
 	uint32_t *r = &M.reg[reg / 4];
 	int q, k;
+#ifdef MODEL_PTP
+	if (tsync_write(reg, v))
+		return;
+#endif
 	switch (reg) {
 	case R_CTRL:
 		if (v & 1u << 2)

@@ -198,16 +198,32 @@ static void test_systim_counter(void **state)
 	(void)state;
 	struct systim_tc tc;
 	uint64_t start = ~0ull - (5ull << 19) + 1;	/* 5 ns before the 64-bit wrap */
-	systim_tc_init(&tc, 19, start, 1000);
+	systim_tc_init(&tc, 19, 64, start, 1000);
 	assert_int_equal(systim_tc_read(&tc, start + (3ull << 19)), 1003);
 	assert_int_equal(systim_tc_read(&tc, start + (10ull << 19)), 1010);	/* across the wrap */
 	assert_int_equal(systim_tc_cyc2ns(&tc, start + (8ull << 19)), 1008);	/* latched earlier */
 	systim_tc_adjust(&tc, -1000);
 	assert_int_equal(systim_tc_cyc2ns(&tc, start + (12ull << 19)), 12);
 	/* fractions are kept: 1.5 ns twice makes 3 */
-	systim_tc_init(&tc, 19, 0, 0);
+	systim_tc_init(&tc, 19, 64, 0, 0);
 	assert_int_equal(systim_tc_read(&tc, 3ull << 18), 1);
 	assert_int_equal(systim_tc_read(&tc, 6ull << 18), 3);
+}
+
+/* I350: SYSTIM is a 40-bit count of ns (SYSTIMH bits 7:0 over SYSTIML);
+ * bits above are not part of it. The wrap is crossed, a stamp latched
+ * before the last read converts back, and junk in the upper bits of a
+ * latched value does not matter. */
+static void test_systim_40bit(void **state)
+{
+	(void)state;
+	struct systim_tc tc;
+	uint64_t wrap = 1ull << 40;
+	systim_tc_init(&tc, 0, 40, wrap - 100, 7000);
+	assert_int_equal(systim_tc_read(&tc, 50), 7150);		/* across the wrap */
+	assert_int_equal(systim_tc_cyc2ns(&tc, wrap - 20), 7080);	/* latched before it */
+	assert_int_equal(systim_tc_cyc2ns(&tc, 0xabcdef0000000000ull | 60), 7160);
+	assert_int_equal(systim_tc_read(&tc, (wrap >> 1) + 49), 7150 + (int64_t)(wrap >> 1) - 1);
 }
 
 /* QEMU 10's igb: the count leaps at a TIMINCA write; stamps latched
@@ -217,7 +233,7 @@ static void test_systim_jump(void **state)
 	(void)state;
 	struct systim_tc tc;
 	uint64_t u = 1ull << 19;	/* one ns */
-	systim_tc_init(&tc, 19, 1000 * u, 5000);
+	systim_tc_init(&tc, 19, 64, 1000 * u, 5000);
 	uint64_t before = 2000 * u, after = before + (1ull << 60) + 10 * u;	/* +2^41 ns + 10 ns */
 	assert_int_equal(systim_tc_read(&tc, before), 6000);
 	systim_tc_jump(&tc, before, after, 6010);
@@ -240,6 +256,19 @@ static void test_timinca(void **state)
 	assert_int_equal(timinca_incvalue(40u << 18, 500), (40u << 18) + 5);
 }
 
+/* 82580+ TIMINCA: 2^-32 ns per 8 ns cycle, sign in bit 31. */
+static void test_timinca_82580(void **state)
+{
+	(void)state;
+	assert_int_equal(timinca_82580(0), 0);
+	assert_int_equal(timinca_82580(1), 34);			/* 2^35 / 1e9 = 34.36 */
+	assert_int_equal(timinca_82580(-1), 0x80000000u | 34);
+	assert_int_equal(timinca_82580(1000000), 34359738);	/* 1000 ppm: 8 us/s */
+	assert_int_equal(timinca_82580(-62499999), 0x80000000u | 2147483614u);
+	assert_int_equal(timinca_82580(999999881), 0x7fffffff);	/* beyond the field: limited */
+	assert_int_equal(timinca_82580(-999999881), 0xffffffffu);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,8 +278,10 @@ int main(void)
 		cmocka_unit_test(test_tx_stale_at_request),
 		cmocka_unit_test(test_rx_lockup),
 		cmocka_unit_test(test_systim_counter),
+		cmocka_unit_test(test_systim_40bit),
 		cmocka_unit_test(test_systim_jump),
 		cmocka_unit_test(test_timinca),
+		cmocka_unit_test(test_timinca_82580),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -68,6 +68,21 @@ $(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODE
 	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -Dprintf=model_printf -Wl,--wrap=pkt_free \
 		-o $@ $< $(REGMODEL_SRC) -lcmocka
 
+# The PTP paths of the drivers against the model with its time sync block
+# (tests/regmodel/tsync.c, MODEL_PTP): the port clocks of drivers/net/phc.c
+# over each part's SYSTIM, the RX and TX timestamps.
+REGMODEL_PTP := igb_ptp
+REGMODEL_PTP_BINS := $(REGMODEL_PTP:%=$(UNIT_DIR)/test_regmodel_%)
+REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c
+UNIT_BINS += $(REGMODEL_PTP_BINS)
+$(UNIT_DIR)/test_regmodel_igb_ptp: drivers/net/igb/igb.c drivers/net/igb/igb_hw.c drivers/net/igb/ptp.c \
+	drivers/net/igb/igb.h drivers/net/igb/regs.h
+$(REGMODEL_PTP_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODEL_DEPS) $(REGMODEL_PTP_SRC) \
+		tests/regmodel/tsync.h drivers/net/phc.h drivers/net/hwtstamp.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -DMODEL_PTP -Dprintf=model_printf -Wl,--wrap=pkt_free \
+		-o $@ $< $(REGMODEL_SRC) $(REGMODEL_PTP_SRC) -lcmocka
+
 .PHONY: unit
 unit: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; exit $$fail

@@ -119,6 +119,7 @@ static const struct phc_ops e1000e_phc_ops = {
 	.name = "82574 SYSTIM",
 	.max_adj = 600000000,	/* Linux e1000e's limit for the 82574 */
 	.shift = SHIFT_25MHZ,
+	.bits = 64,
 	.read_systim = read_systim,
 	.set_freq = set_freq,
 	.hwtstamp_set = hwtstamp_set,

@@ -184,12 +184,11 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 	out->len = len;
 	out->port = (uint16_t)nic->port;
 	out->queue = (uint16_t)rq->q;
-	out->flags = (cr & 0xff) | (off ? PKT_RX_TSTAMP : 0);
-	out->tstamp = ts;
-	if (st & rq->ts_bit) {
-		out->flags |= PKT_RX_TSTAMP;
+	out->flags = cr & 0xff;
+	if (off)
+		phc_rx_buf_tstamp(nic, out, ts);
+	else if (st & rq->ts_bit)
 		phc_rx_hwtstamp(nic, out);
-	}
 	csum_count(sw, cr);
 	return out;
 }

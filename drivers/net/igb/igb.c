@@ -96,8 +96,9 @@ static int queue_enable(struct e1000x_port *p, uint32_t ctl, uint32_t v)
  * more than one queue, DROP_EN: a queue without descriptors drops its
  * frames (counted in RQDPC) instead of stalling the shared packet buffer
  * and every other queue (Linux igb_configure_rx_ring, flow control off).
- * TIMESTAMP (I350/I210) when p->rx_ts_in_buf: the RX timestamp of a PTP
- * frame comes in the buffer's first 16 bytes (descriptor TSIP).
+ * TIMESTAMP (I350/I210) when p->rx_ts_in_buf (set at attach): the RX
+ * timestamp of a PTP frame comes in the buffer's first 16 bytes
+ * (descriptor TSIP).
  */
 static uint32_t igb_srrctl(struct e1000x_port *p)
 {
@@ -315,7 +316,10 @@ static int igb_attach(struct e1000x_port *p, const struct pci_id *id)
 		return -1;
 	}
 	if (part->mac >= IGB_I210)
-		p->absent_stats = STAT_BIT(TNCRS);	/* invalid on the I210/I211 (Linux igb_update_stats) */
+		p->absent_stats = STAT_BIT(TNCRS);
+	/* RX timestamps in the buffer where the part has them (igb/ptp.c):
+	 * only PTP event frames carry one, so other frames cost nothing. */
+	p->rx_ts_in_buf = igb_macs[part->mac].rx_ts_in_buf;	/* invalid on the I210/I211 (Linux igb_update_stats) */
 	if (p->nic.nqueues > igb_macs[part->mac].queues)
 		p->nic.nqueues = igb_macs[part->mac].queues;
 	return 0;

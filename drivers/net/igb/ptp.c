@@ -1,21 +1,40 @@
 /*
- * igb 82576: IEEE 1588 clock and timestamps (82576EB datasheet rev 2.63,
- * 7.9 "Time SYNC (IEEE1588 and 802.1AS)", registers 8.16).
+ * igb: IEEE 1588 clock and timestamps. 82576EB datasheet rev 2.63, 7.9
+ * "Time SYNC (IEEE1588 and 802.1AS)", registers 8.16; the I350 and I210
+ * datasheets' time sync chapters where the later parts differ.
  *
- * The clock: SYSTIM is a 64-bit count that TIMINCA advances by INCVALUE
- * every INCPERIOD x 16 ns. With INCPERIOD 1 and INCVALUE 16 << 19 (Linux's
- * choice) it counts 2^19 units per ns: the 19-bit fraction gives adjfreq a
- * step of 1/2^23 = 0.12 ppb and the count wraps after 2^45 ns (9.8 hours),
- * which the time counter in hwtstamp.c crosses. settime/adjtime move a
- * software offset (as Linux does for the 82576), never SYSTIM: QEMU ignores
- * SYSTIM writes (QEMU-NICS.md C.1), and an offset keeps the count monotonic.
+ * The clock. 82576: SYSTIM is a 64-bit count that TIMINCA advances by
+ * INCVALUE every INCPERIOD x 16 ns. With INCPERIOD 1 and INCVALUE 16 << 19
+ * (Linux's choice) it counts 2^19 units per ns: the 19-bit fraction gives
+ * adjfreq a step of 1/2^23 = 0.12 ppb and the count wraps after 2^45 ns
+ * (9.8 hours), which the time counter in hwtstamp.c crosses.
+ * I350: SYSTIM counts ns in 40 bits (SYSTIMH bits 7:0 over SYSTIML; 18.3
+ * minutes to the wrap), I210/I211: seconds in SYSTIMH, ns in SYSTIML.
+ * Both add 8 ns every 8 ns cycle, corrected by TIMINCA in 2^-32 ns per
+ * cycle with a sign bit (hwtstamp.h timinca_82580); SYSTIMR, the residue
+ * below a ns, is read first and latches SYSTIML/H; TSAUXC.DisableSystime
+ * (set at reset) must be cleared or SYSTIM stands still. On every part
+ * settime/adjtime move a software offset (as Linux does for the 82576),
+ * never SYSTIM: QEMU ignores SYSTIM writes (QEMU-NICS.md C.1), and an
+ * offset keeps the count monotonic.
  *
  * Timestamps: RX by EtherType 0x88F7 (ETQF, 1588 bit) and UDP port 319
- * (FTQF/IMIR/SPQF filter 3, as Linux), TSYNCRXCTL type "V2 event
- * messages"; the frame is marked by the descriptor's TS status bit and its
- * time read from RXSTMPL/H. QEMU 10 stamps only L2 PTPv2 frames whose first
- * byte equals TSYNCRXCFG[15:8], hence rx_msg. TX by the advanced
- * descriptor's MAC_TSTAMP bit, one frame at a time, read from TXSTMPL/H.
+ * (FTQF/IMIR filter 3, as Linux; on the 82576 also SPQF, the source
+ * port), TSYNCRXCTL type "V2 event messages". 82576: the frame is marked
+ * by the descriptor's TS status bit and its time read from RXSTMPL/H.
+ * QEMU 10 stamps only L2 PTPv2 frames whose first byte equals
+ * TSYNCRXCFG[15:8], hence rx_msg. I350/I210: SRRCTL.TIMESTAMP (and, on the
+ * I210, RXPBS.CFG_TS_EN) put the time in 16 bytes in front of each
+ * stamped frame, marked by the descriptor's TSIP bit (the ring strips it,
+ * e1000x_ring.c); with the V2-event type only PTP event frames get it, so
+ * other frames keep the fast path (Linux asks for every frame, TYPE_ALL).
+ * TX on every part by the advanced descriptor's MAC_TSTAMP bit, one frame
+ * at a time, read from TXSTMPL/H.
+ *
+ * The I350/I210 paths have run only against the register model
+ * (tests/regmodel/test_igb_ptp.c): QEMU emulates no igb but the 82576. The
+ * I210's PHY latencies (Linux igb IGB_I210_RX/TX_LATENCY_*) are not taken
+ * off the stamps: two I210s cancel them, a path delay includes them.
  */
 #include "drivers/net/igb/igb.h"
 #include "drivers/net/igb/ptp.h"
@@ -26,20 +45,51 @@
 
 #define INCPERIOD_82576		(1u << TIMINCA_INCPERIOD_SHIFT)
 #define INCVALUE_82576		(16u << IGB_82576_TSYNC_SHIFT)
+#define NS_PER_S		1000000000ull
 
-/* SYSTIML then SYSTIMH: reading the low half latches the high half (7.9.3.1). */
+/* The I210/I211 count seconds and ns (SYSTIMH, SYSTIML): one count of ns. */
+static int sec_ns(const struct e1000x_port *p)
+{
+	return igb_part_of(p)->mac >= IGB_I210;
+}
+
+static uint64_t count_sec_ns(uint64_t raw)
+{
+	return (raw >> 32) * NS_PER_S + (uint32_t)raw;
+}
+
+static uint64_t count_plain(uint64_t raw)
+{
+	return raw;
+}
+
+/* A latched time (SYSTIM, TXSTMP, RXSTMP: low, high) as a count. */
+static uint64_t stamp(const struct e1000x_port *p, uint32_t lo, uint32_t hi)
+{
+	uint64_t raw = (uint64_t)hi << 32 | lo;
+	return sec_ns(p) ? count_sec_ns(raw) : raw;
+}
+
+/* SYSTIML then SYSTIMH: reading the low half latches the high half
+ * (7.9.3.1); on the I350/I210 SYSTIMR comes first and latches both. */
 static uint64_t igb_read_systim(struct nic *nic)
 {
 	struct e1000x_port *p = to_port(nic);
-	uint64_t lo = rd32(p->regs, IGB_SYSTIML);
-	return (uint64_t)rd32(p->regs, IGB_SYSTIMH) << 32 | lo;
+	if (igb_mac_of(p)->systim_ns)
+		rd32(p->regs, IGB_SYSTIMR);
+	uint32_t lo = rd32(p->regs, IGB_SYSTIML);
+	return stamp(p, lo, rd32(p->regs, IGB_SYSTIMH));
 }
 
-/* TIMINCA (8.16.3): INCPERIOD 1, INCVALUE scaled by the adjustment. */
+/* TIMINCA (8.16.3): 82576 INCPERIOD 1, INCVALUE scaled by the adjustment;
+ * I350/I210 the signed correction per 8 ns cycle. */
 static void igb_set_freq(struct nic *nic, int64_t ppb)
 {
 	struct e1000x_port *p = to_port(nic);
-	wr32(p->regs, IGB_TIMINCA, INCPERIOD_82576 | timinca_incvalue(INCVALUE_82576, ppb));
+	if (igb_mac_of(p)->systim_ns)
+		wr32(p->regs, IGB_TIMINCA, timinca_82580(ppb));
+	else
+		wr32(p->regs, IGB_TIMINCA, INCPERIOD_82576 | timinca_incvalue(INCVALUE_82576, ppb));
 }
 
 /* Release whatever the RX and TX registers hold (7.9.3.1, 7.9.3.2). */
@@ -54,23 +104,27 @@ static void release_latches(struct e1000x_port *p)
 }
 
 /* UDP/IPv4 destination port 319 to the timestamp unit: 5-tuple filter 3
- * (7.1.2.4: FTQF protocol UDP with the 1588 bit, IMIR port, SPQF source
- * port), other fields masked. */
+ * (7.1.2.4: FTQF protocol UDP with the 1588 bit, IMIR port; on the 82576
+ * SPQF, the source port, too, as Linux), other fields masked. */
 static void udp_filter(struct e1000x_port *p, int on)
 {
 	if (!on) {
 		wr32(p->regs, IGB_FTQF(3), FTQF_MASK);
 		return;
 	}
-	uint32_t ftqf = 17 | FTQF_VF_BP | FTQF_1588_TIME_STAMP | (FTQF_MASK & ~FTQF_MASK_PROTO_BP &
-								  ~FTQF_MASK_SOURCE_PORT_BP);
+	uint32_t ftqf = 17 | FTQF_VF_BP | FTQF_1588_TIME_STAMP | (FTQF_MASK & ~FTQF_MASK_PROTO_BP);
 	wr32(p->regs, IGB_IMIR(3), hton16(PTP_EVENT_PORT));
 	wr32(p->regs, IGB_IMIREXT(3), IMIREXT_SIZE_BP | IMIREXT_CTRL_BP);
-	wr32(p->regs, IGB_SPQF(3), hton16(PTP_EVENT_PORT));
+	if (igb_part_of(p)->mac == IGB_82576) {
+		wr32(p->regs, IGB_SPQF(3), hton16(PTP_EVENT_PORT));
+		ftqf &= ~FTQF_MASK_SOURCE_PORT_BP;
+	}
 	wr32(p->regs, IGB_FTQF(3), ftqf);
 }
 
-/* 7.9.3.1 / 7.9.3.2 set-up (Linux igb_ptp_set_timestamp_mode for 82576). */
+/* 7.9.3.1 / 7.9.3.2 set-up (Linux igb_ptp_set_timestamp_mode, but V2
+ * events only on every part). The I210 also needs RXPBS.CFG_TS_EN for the
+ * time in the buffer. */
 static void igb_hwtstamp_set(struct nic *nic, int rx_msg, int tx, int udp)
 {
 	struct e1000x_port *p = to_port(nic);
@@ -81,6 +135,8 @@ static void igb_hwtstamp_set(struct nic *nic, int rx_msg, int tx, int udp)
 		rxc |= TSYNCRXCTL_ENABLED | TSYNCRXCTL_TYPE_EVENT_V2;
 		wr32(p->regs, IGB_TSYNCRXCFG, (uint32_t)rx_msg << TSYNCRXCFG_V2_MSGID_SHIFT);
 		wr32(p->regs, IGB_ETQF(3), ETQF_FILTER_ENABLE | ETQF_1588 | PTP_ETHERTYPE);
+		if (sec_ns(p))
+			set_flags32(p->regs, IGB_RXPBS, RXPBS_CFG_TS_EN);
 	} else {
 		wr32(p->regs, IGB_ETQF(3), 0);
 	}
@@ -103,8 +159,8 @@ static int igb_rx_latched(struct nic *nic)
 static uint64_t igb_tx_read(struct nic *nic)
 {
 	struct e1000x_port *p = to_port(nic);
-	uint64_t lo = rd32(p->regs, IGB_TXSTMPL);
-	return (uint64_t)rd32(p->regs, IGB_TXSTMPH) << 32 | lo;
+	uint32_t lo = rd32(p->regs, IGB_TXSTMPL);
+	return stamp(p, lo, rd32(p->regs, IGB_TXSTMPH));
 }
 
 /* RXSTMPL, RXSTMPH, then the attributes: silicon releases the latch on
@@ -114,8 +170,8 @@ static uint64_t igb_tx_read(struct nic *nic)
 static uint64_t igb_rx_read(struct nic *nic)
 {
 	struct e1000x_port *p = to_port(nic);
-	uint64_t lo = rd32(p->regs, IGB_RXSTMPL);
-	uint64_t t = (uint64_t)rd32(p->regs, IGB_RXSTMPH) << 32 | lo;
+	uint32_t lo = rd32(p->regs, IGB_RXSTMPL);
+	uint64_t t = stamp(p, lo, rd32(p->regs, IGB_RXSTMPH));
 	rd32(p->regs, IGB_RXSATRL);
 	rd32(p->regs, IGB_RXSATRH);
 	return t;
@@ -129,24 +185,28 @@ static int igb_tx_desc_done(struct nic *nic, int q, uint32_t desc)
 	return pos >= inflight || (tq->ring[desc].d.status & TXD_DD);
 }
 
-static const struct phc_ops igb_phc_ops = {
-	.name = "82576 SYSTIM",
-	.max_adj = 999999881,	/* INCVALUE may not exceed 24 bits (Linux's limit) */
-	.shift = IGB_82576_TSYNC_SHIFT,
-	.read_systim = igb_read_systim,
-	.set_freq = igb_set_freq,
-	.hwtstamp_set = igb_hwtstamp_set,
-	.tx_latched = igb_tx_latched,
-	.rx_latched = igb_rx_latched,
-	.tx_read = igb_tx_read,
-	.rx_read = igb_rx_read,
-	.tx_desc_done = igb_tx_desc_done,
-	.udp_rx = 1,
-	.rx_filters = "\tnone\n\tptpv1-l4-sync\n\tptpv1-l4-delay-req\n\tptpv2-event\n",
+#define IGB_PHC_COMMON \
+	.read_systim = igb_read_systim, .set_freq = igb_set_freq, .hwtstamp_set = igb_hwtstamp_set, \
+	.tx_latched = igb_tx_latched, .rx_latched = igb_rx_latched, .tx_read = igb_tx_read, \
+	.rx_read = igb_rx_read, .tx_desc_done = igb_tx_desc_done, .udp_rx = 1
+
+/* By enum igb_mac. max_adj: the 82576's INCVALUE may not exceed 24 bits,
+ * the later parts' correction 31 bits (Linux's limits). */
+static const struct phc_ops igb_phc_ops[] = {
+	[IGB_82576] = { .name = "82576 SYSTIM", .max_adj = 999999881, .shift = IGB_82576_TSYNC_SHIFT,
+			.bits = 64, IGB_PHC_COMMON,
+			.rx_filters = "\tnone\n\tptpv1-l4-sync\n\tptpv1-l4-delay-req\n\tptpv2-event\n" },
+	[IGB_I350] = { .name = "I350 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 40, IGB_PHC_COMMON,
+		       .rx_buf_cycles = count_plain, .rx_filters = "\tnone\n\tptpv2-event\n" },
+	[IGB_I210] = { .name = "I210 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON,
+		       .rx_buf_cycles = count_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
+	[IGB_I211] = { .name = "I211 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON,
+		       .rx_buf_cycles = count_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
 };
 
 void igb_ptp_init(struct e1000x_port *p)
 {
-	if (igb_part_of(p)->mac == IGB_82576)
-		phc_register(&p->nic, &igb_phc_ops);
+	if (igb_mac_of(p)->systim_ns)
+		clear_flags32(p->regs, IGB_TSAUXC, TSAUXC_DISABLE_SYSTIME);
+	phc_register(&p->nic, &igb_phc_ops[igb_part_of(p)->mac]);
 }

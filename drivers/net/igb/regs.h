@@ -134,6 +134,9 @@
 #define IGB_SYSTIML	0x0b600	/* System Time Low - RW */
 #define IGB_SYSTIMH	0x0b604	/* System Time High - RW */
 #define IGB_TIMINCA	0x0b608	/* Increment Attributes - RW */
+#define IGB_SYSTIMR	0x0b6f8	/* System Time Residue (I350, I210): read first, latches SYSTIML/H - RO */
+#define IGB_TSAUXC	0x0b640	/* Auxiliary Control (I350, I210) - RW */
+#define IGB_RXPBS	0x02404	/* RX Packet Buffer Size (I210: CFG_TS_EN) - RW */
 #define IGB_TSYNCRXCFG	0x05f50	/* RX Time Sync Configuration - RW */
 #define IGB_ETQF(n)	(0x05cb0 + 4 * (n))	/* EType Queue Filter - RW */
 #define IGB_SPQF(n)	(0x05960 + 4 * (n))	/* Source Port Queue Filter - RW */
@@ -153,6 +156,10 @@
 /* TIMINCA (8.16.3): INCPERIOD in bits 31:24, INCVALUE in 23:0 */
 #define TIMINCA_INCPERIOD_SHIFT	24
 #define IGB_82576_TSYNC_SHIFT	19	/* SYSTIM fraction bits with INCVALUE 16 << 19 */
+/* TSAUXC (I350/I210 time sync registers): SYSTIM stopped while set (its reset value) */
+#define TSAUXC_DISABLE_SYSTIME	(1u << 31)
+/* RXPBS (I210): the 16-byte timestamp header in the RX buffer */
+#define RXPBS_CFG_TS_EN		(1u << 31)
 /* ETQF (8.10.19) */
 #define ETQF_FILTER_ENABLE	(1u << 26)
 #define ETQF_1588		(1u << 30)

@@ -1,0 +1,252 @@
+/* igb's IEEE 1588 clock and timestamps against the register model with
+ * its time sync block (tests/regmodel/tsync.c): the 82576's fractional
+ * count, the I350's 40-bit ns count and the I210's seconds:ns, each read
+ * in its latch order, TIMINCA for a frequency adjustment, the RX timestamp
+ * in the buffer (I350/I210) and the TX timestamp, converted into the
+ * port's clock. QEMU emulates only the 82576 (tests/qemu/test_ptp.py): the
+ * I350 and I210 paths are checked here and nowhere else. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "drivers/net/igb/igb.c"
+#include "drivers/net/igb/igb_hw.c"
+#include "drivers/net/igb/ptp.c"
+#include "tests/regmodel/model.h"
+#include "tests/regmodel/tsync.h"
+
+/* The kernel's clock for phc.c: a TSC of 1 GHz. */
+struct tsc_info tsc = { 1000000000, "model", 1 };
+uint64_t tsc_to_ns(uint64_t cycles) { return cycles; }
+struct nic *nics[NIC_MAX_PORTS];
+int nic_count;
+extern struct nic *model_nic;
+
+#define NS_PER_S 1000000000ull
+
+static struct phc *up(enum model_flavour f, uint16_t dev)
+{
+	memset(phcs, 0, sizeof(phcs));
+	model_init(f);
+	assert_int_equal(model_probe(&pci_driver_igb, dev), 0);
+	struct phc *c = phc_of(model_nic);
+	assert_true(phc_is_hw(c));
+	return c;
+}
+
+/* The clock starts over from count (SYSTIM set by the test). */
+static void restart_at(struct phc *c, uint64_t count)
+{
+	tsync_set(count);
+	systim_tc_init(&c->tc, c->ops->shift, c->ops->bits, c->ops->read_systim(c->nic), 0);
+}
+
+/* ns the clock advanced over us microseconds of the model's time (plus
+ * the register reads of one gettime: a few hundred ns). */
+static int64_t advance(struct phc *c, uint64_t us)
+{
+	int64_t t0 = phc_gettime(c);
+	udelay(us);
+	return phc_gettime(c) - t0;
+}
+
+static void assert_near(int64_t v, int64_t want, int64_t slack)
+{
+	if (v < want || v > want + slack)
+		fail_msg("%ld not in [%ld, %ld]", (long)v, (long)want, (long)(want + slack));
+}
+
+static void test_82576_clock(void **st)
+{
+	(void)st;
+	struct phc *c = up(M_82576, 0x10c9);
+	assert_string_equal(c->ops->name, "82576 SYSTIM");
+	assert_int_equal(model_last_write(0xb608), 0x01800000);	/* INCPERIOD 1, 16 << 19 */
+	assert_near(advance(c, 1000), 1000000, 1000);
+	phc_adjfreq(c, 1000000);
+	assert_near(advance(c, 1000000), 1001000000, 1000);
+	assert_int_equal(M.tsync_bad_writes, 0);
+}
+
+/* I350: TSAUXC.DisableSystime cleared, SYSTIMR read first, 8 ns per cycle
+ * with the signed 2^-32 ns correction, the 40-bit wrap. */
+static void test_i350_clock(void **st)
+{
+	(void)st;
+	struct phc *c = up(M_I350, 0x1521);
+	assert_string_equal(c->ops->name, "I350 SYSTIM");
+	assert_int_equal(model_last_write(0xb640) & (1u << 31), 0);
+	assert_int_equal(model_last_write(0xb608), 0);
+	int r = model_find_read(0, 0xb6f8);
+	assert_true(r >= 0 && model_find_read(r, 0xb600) > r);
+	assert_near(advance(c, 1000), 1000000, 1000);
+	phc_adjfreq(c, 1000000);
+	assert_int_equal(model_last_write(0xb608), 34359738);
+	assert_near(advance(c, 1000000), 1001000000, 1000);
+	phc_adjfreq(c, -1000000);
+	assert_int_equal(model_last_write(0xb608), 0x80000000u | 34359738);
+	assert_near(advance(c, 1000000), 999000000, 1000);
+	phc_adjfreq(c, 999999881);	/* past the field: clamped to max_adj */
+	assert_int_equal(c->ppb, 62499999);
+	assert_int_equal(model_last_write(0xb608), 2147483614);
+	phc_adjfreq(c, 0);
+	restart_at(c, (1ull << 40) - 500000);	/* 0.5 ms before the wrap */
+	int64_t t0 = phc_gettime(c);
+	udelay(1000);
+	int64_t t1 = phc_gettime(c);
+	assert_near(t1 - t0, 1000000, 1000);
+	phc_settime(c, 5 * (int64_t)NS_PER_S);
+	assert_near(phc_gettime(c), 5 * (int64_t)NS_PER_S, 1000);
+	assert_int_equal(M.tsync_bad_writes, 0);	/* SYSTIM never written */
+}
+
+/* I210: seconds in SYSTIMH, ns in SYSTIML, one count across a second. */
+static void test_i210_clock(void **st)
+{
+	(void)st;
+	struct phc *c = up(M_I210, 0x1533);
+	assert_string_equal(c->ops->name, "I210 SYSTIM");
+	assert_int_equal(model_last_write(0xb640) & (1u << 31), 0);
+	restart_at(c, 5 * NS_PER_S + NS_PER_S - 2000);
+	assert_near(advance(c, 10), 10000, 1000);	/* into second 6 */
+	assert_near(advance(c, 2000000), 2 * (int64_t)NS_PER_S, 1000);
+	phc_adjfreq(c, -62499999);
+	assert_int_equal(model_last_write(0xb608), 0x80000000u | 2147483614u);
+	assert_near(advance(c, 1000000), 937500001, 1000);
+	assert_int_equal(M.tsync_bad_writes, 0);
+}
+
+/* RX set-up: V2 event messages over L2 and UDP/319, the time in the
+ * buffer (I210: RXPBS.CFG_TS_EN); no SPQF source-port check after the
+ * 82576. */
+static void check_rx_setup(enum model_flavour f)
+{
+	assert_int_equal(model_last_write(0xb620), 1u << 4 | 5u << 1);
+	assert_int_equal(model_last_write(0x5cbc), 1u << 26 | 1u << 30 | 0x88f7);
+	uint32_t ftqf = (uint32_t)model_last_write(0x59ec);
+	assert_true(ftqf & 1u << 27);		/* 1588 time stamp */
+	assert_int_equal(ftqf & 0xff, 17);	/* UDP */
+	assert_int_equal(model_last_write(0x5a8c), 0x3f01);	/* IMIR(3): port 319, network order */
+	if (f == M_82576) {
+		assert_int_equal(model_last_write(0x596c), 0x3f01);
+		assert_false(ftqf & 1u << 29);
+	} else {
+		assert_int_equal(model_last_write(0x596c), -1);
+		assert_true(ftqf & 1u << 29);
+	}
+	if (f == M_I210)
+		assert_true(model_last_write(0x2404) & 1u << 31);
+	else
+		assert_int_equal(model_last_write(0x2404), -1);
+}
+
+/* A PTP frame with the time in front (descriptor TSIP) and one without. */
+static void rx_in_buffer(enum model_flavour f, uint16_t dev, uint64_t start)
+{
+	struct phc *c = up(f, dev);
+	restart_at(c, start);
+	phc_hwtstamp(c, 0, 1, 1);
+	check_rx_setup(f);
+	struct e1000x_rxq *rq = &to_port(model_nic)->rxq[0];
+	assert_int_equal(rq->tsip_bit, 1u << 15);
+	int64_t g0 = phc_gettime(c);
+	uint64_t raw = tsync_raw();
+	memset(rq->bufs[0]->buf, 0, 8);
+	memcpy(rq->bufs[0]->buf + 8, &raw, 8);
+	memset(rq->bufs[0]->buf + 16, 0xab, 60);
+	rq->ring[0].wb.length = 76;
+	rq->ring[0].wb.staterr = RXDEXT_DD | RXDEXT_EOP | RXDADV_STAT_TSIP;
+	memset(rq->bufs[1]->buf, 0xcd, 60);
+	rq->ring[1].wb.length = 60;
+	rq->ring[1].wb.staterr = RXDEXT_DD | RXDEXT_EOP;
+	struct pkt *pk[4];
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk, 4), 2);
+	assert_int_equal(pk[0]->len, 60);
+	assert_int_equal(pk[0]->data[0], 0xab);
+	assert_true(pk[0]->flags & PKT_RX_TSTAMP);
+	assert_near((int64_t)pk[0]->tstamp, g0, 1000);
+	assert_false(pk[1]->flags & PKT_RX_TSTAMP);
+	pkt_free(pk[0]);
+	pkt_free(pk[1]);
+}
+
+static void test_i350_rx_in_buffer(void **st)
+{
+	(void)st;
+	rx_in_buffer(M_I350, 0x1521, (1ull << 40) + 3 * NS_PER_S);	/* bits past the 40 */
+}
+
+static void test_i210_rx_in_buffer(void **st)
+{
+	(void)st;
+	rx_in_buffer(M_I210, 0x1533, 3 * NS_PER_S + 12345);
+}
+
+static void test_82576_rx_setup(void **st)
+{
+	(void)st;
+	struct phc *c = up(M_82576, 0x10c9);
+	phc_hwtstamp(c, 0, 1, 1);
+	check_rx_setup(M_82576);
+	assert_int_equal(to_port(model_nic)->rxq[0].tsip_bit, 0);
+}
+
+/* A frame sent with PKT_TX_TSTAMP: MAC_TSTAMP in its descriptor, the
+ * latched TXSTMP converted into the clock. */
+static void tx_stamp(enum model_flavour f, uint16_t dev, uint64_t start)
+{
+	struct phc *c = up(f, dev);
+	restart_at(c, start);
+	phc_hwtstamp(c, 0, 1, 1);
+	struct pkt *p = pkt_alloc_inline(model_nic->pool);
+	p->len = 60;
+	p->flags = PKT_TX_TSTAMP;
+	uint32_t before = phc_tx_seq(c);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &p, 1), 1);
+	uint32_t seq = phc_tx_seq(c);
+	assert_int_equal(seq, before + 1);
+	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
+	assert_true(tq->ring[0].d.cmd_type_len & ADVTXD_MAC_TSTAMP);
+	int64_t ns = 0, g0 = phc_gettime(c);
+	assert_int_equal(phc_tx_tstamp(c, seq, &ns), 0);	/* not sent yet */
+	assert_int_equal(tsync_tx(tq->ring, tq->n, 0xe018), 1);
+	assert_int_equal(phc_tx_tstamp(c, seq, &ns), 1);
+	assert_near(ns, g0, 2000);
+	assert_false(tsync_tx_valid());				/* released */
+	assert_int_equal(model_nic->qsw[0][NS_tx_hwtstamp_skipped], 0);
+}
+
+static void test_82576_tx(void **st)
+{
+	(void)st;
+	tx_stamp(M_82576, 0x10c9, 0);
+}
+
+static void test_i350_tx(void **st)
+{
+	(void)st;
+	tx_stamp(M_I350, 0x1521, (1ull << 40) - 100);	/* latched after the wrap */
+}
+
+static void test_i210_tx(void **st)
+{
+	(void)st;
+	tx_stamp(M_I210, 0x1533, 7 * NS_PER_S - 100);	/* latched in the next second */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_82576_clock),
+		cmocka_unit_test(test_i350_clock),
+		cmocka_unit_test(test_i210_clock),
+		cmocka_unit_test(test_i350_rx_in_buffer),
+		cmocka_unit_test(test_i210_rx_in_buffer),
+		cmocka_unit_test(test_82576_rx_setup),
+		cmocka_unit_test(test_82576_tx),
+		cmocka_unit_test(test_i350_tx),
+		cmocka_unit_test(test_i210_tx),
+	};
+	return cmocka_run_group_tests_name("regmodel igb ptp", tests, NULL, NULL);
+}

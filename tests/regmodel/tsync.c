@@ -1,0 +1,224 @@
+/* The time sync block of the register model; see tsync.h. Offsets and
+ * bits from the datasheets (82576 8.16, 82574 10.2.12, I350/I210 time
+ * sync registers), not from the driver headers. */
+#include "tests/regmodel/tsync.h"
+#include "tests/regmodel/model.h"
+
+enum {
+	T_SYSTIML = 0xb600, T_SYSTIMH = 0xb604, T_TIMINCA = 0xb608, T_TSYNCTXCTL = 0xb614,
+	T_TXSTMPL = 0xb618, T_TXSTMPH = 0xb61c, T_TSYNCRXCTL = 0xb620, T_RXSTMPL = 0xb624,
+	T_RXSTMPH = 0xb628, T_RXSATRL = 0xb62c, T_RXSATRH = 0xb630, T_TSAUXC = 0xb640,
+	T_SYSTIMR = 0xb6f8,
+};
+#define VALID		(1u << 0)
+#define ENABLED		(1u << 4)
+#define NS_PER_S	1000000000ull
+
+static struct {
+	uint64_t base_vt;	/* the virtual clock at the last re-base */
+	uint64_t base;		/* SYSTIM then, as a count */
+	uint32_t timinca, tsauxc, txctl, rxctl;
+	uint32_t lat_lo, lat_hi;	/* SYSTIML/H as latched */
+	uint32_t tx_lo, tx_hi, rx_lo, rx_hi, satrl, satrh;
+	int tx_valid, rx_valid;
+	uint32_t tx_head;
+} T;
+
+static int later_part(void)
+{
+	return M.flav == M_I350 || M.flav == M_I210;
+}
+
+uint64_t tsync_count(void)
+{
+	uint64_t dt = now_ns() - T.base_vt;
+	if (later_part()) {
+		if (T.tsauxc & (1u << 31))
+			return T.base;
+		/* 8 ns each 8 ns cycle, +/- INCVALUE x 2^-32 ns */
+		uint64_t corr = (uint64_t)(((unsigned __int128)(dt / 8) * (T.timinca & 0x7fffffff)) >> 32);
+		return T.base + dt + (T.timinca >> 31 ? -corr : corr);
+	}
+	uint32_t period = T.timinca >> 24, inc = T.timinca & 0xffffff;
+	uint64_t tick = M.flav == M_82574 ? 40 : 16;
+	if (!period)
+		return T.base;
+	return T.base + (uint64_t)((unsigned __int128)dt * inc / (tick * period));
+}
+
+static void rebase(void)
+{
+	T.base = tsync_count();
+	T.base_vt = now_ns();
+}
+
+void tsync_set(uint64_t count)
+{
+	T.base = count;
+	T.base_vt = now_ns();
+}
+
+/* A count in the registers' layout: I210 seconds:ns; I350 40 bits of ns
+ * with the reserved upper bits of SYSTIMH not zero (reads may return
+ * anything there). */
+static void split(uint64_t c, uint32_t *lo, uint32_t *hi)
+{
+	if (M.flav == M_I210) {
+		*lo = (uint32_t)(c % NS_PER_S);
+		*hi = (uint32_t)(c / NS_PER_S);
+		return;
+	}
+	*lo = (uint32_t)c;
+	*hi = (uint32_t)(c >> 32);
+	if (M.flav == M_I350)
+		*hi = (*hi & 0xff) | 0x5a000000u;
+}
+
+uint64_t tsync_raw(void)
+{
+	uint32_t lo, hi;
+	split(tsync_count(), &lo, &hi);
+	return (uint64_t)hi << 32 | lo;
+}
+
+void tsync_reset(void)
+{
+	T = (typeof(T)){ 0 };
+	T.base_vt = now_ns();
+	if (later_part())
+		T.tsauxc = 1u << 31;	/* DisableSystime at power-on */
+}
+
+int tsync_read(uint32_t reg, uint32_t *v)
+{
+	switch (reg) {
+	case T_SYSTIMR:
+		split(tsync_count(), &T.lat_lo, &T.lat_hi);
+		*v = 0;
+		return 1;
+	case T_SYSTIML:
+		if (!later_part())	/* the lowest register latches; there SYSTIMR is */
+			split(tsync_count(), &T.lat_lo, &T.lat_hi);
+		*v = T.lat_lo;
+		return 1;
+	case T_SYSTIMH:
+		*v = T.lat_hi;
+		return 1;
+	case T_TIMINCA:
+		*v = T.timinca;
+		return 1;
+	case T_TSAUXC:
+		*v = T.tsauxc;
+		return 1;
+	case T_TSYNCTXCTL:
+		*v = (T.txctl & ~VALID) | (T.tx_valid ? VALID : 0);
+		return 1;
+	case T_TSYNCRXCTL:
+		*v = (T.rxctl & ~VALID) | (T.rx_valid ? VALID : 0);
+		return 1;
+	case T_TXSTMPL:
+		*v = T.tx_lo;
+		return 1;
+	case T_TXSTMPH:
+		*v = T.tx_hi;
+		T.tx_valid = 0;
+		return 1;
+	case T_RXSTMPL:
+		*v = T.rx_lo;
+		return 1;
+	case T_RXSTMPH:
+		*v = T.rx_hi;
+		T.rx_valid = 0;	/* silicon releases here (QEMU 10 on RXSATRH) */
+		return 1;
+	case T_RXSATRL:
+		*v = T.satrl;
+		return 1;
+	case T_RXSATRH:
+		*v = T.satrh;
+		return 1;
+	}
+	return 0;
+}
+
+int tsync_write(uint32_t reg, uint32_t v)
+{
+	switch (reg) {
+	case T_TIMINCA:
+		rebase();
+		T.timinca = v;
+		return 1;
+	case T_TSAUXC:
+		rebase();
+		T.tsauxc = v;
+		return 1;
+	case T_TSYNCTXCTL:
+		T.txctl = v & ~VALID;
+		return 1;
+	case T_TSYNCRXCTL:
+		T.rxctl = v & ~VALID;
+		return 1;
+	case T_SYSTIML:
+	case T_SYSTIMH:
+	case T_SYSTIMR:
+	case T_TXSTMPL:
+	case T_TXSTMPH:
+	case T_RXSTMPL:
+	case T_RXSTMPH:
+	case T_RXSATRL:
+	case T_RXSATRH:
+		M.tsync_bad_writes++;	/* read-only, or SYSTIM: the driver keeps an offset instead */
+		return 1;
+	}
+	return 0;
+}
+
+/* Does the descriptor ask for a timestamp? igb advanced data descriptor
+ * (82576 7.2.2.3): DEXT, DTYP 0011, MAC_TSTAMP bit 19 of cmd_type_len.
+ * 82574 extended (TCP/IP) data descriptor: DEXT, DTYP 0001, TSTAMP bit 4
+ * of the upper dword. Legacy descriptors (DEXT clear) cannot. */
+static int wants_stamp(volatile union tx_desc *d)
+{
+	uint32_t c = d->d.cmd_type_len;
+	if (!(c & (1u << 29)))
+		return 0;
+	if (M.flav == M_82574)
+		return ((c >> 20) & 0xf) == 1 && (d->d.status & (1u << 4));
+	return ((c >> 20) & 0xf) == 3 && (c & (1u << 19));
+}
+
+int tsync_tx(volatile union tx_desc *ring, uint32_t n, uint32_t tdt)
+{
+	int stamped = 0;
+	uint32_t tail = M.reg[tdt / 4];
+	for (; T.tx_head != tail; T.tx_head = (T.tx_head + 1) % n) {
+		volatile union tx_desc *d = &ring[T.tx_head];
+		if (wants_stamp(d) && (T.txctl & ENABLED) && !T.tx_valid) {
+			split(tsync_count(), &T.tx_lo, &T.tx_hi);
+			T.tx_valid = 1;
+			stamped++;
+		}
+		d->d.status |= 1u;	/* DD */
+	}
+	return stamped;
+}
+
+int tsync_rx_latch(uint32_t satrl, uint32_t satrh)
+{
+	if (!(T.rxctl & ENABLED) || T.rx_valid)
+		return 0;
+	split(tsync_count(), &T.rx_lo, &T.rx_hi);
+	T.satrl = satrl;
+	T.satrh = satrh;
+	T.rx_valid = 1;
+	return 1;
+}
+
+int tsync_tx_valid(void)
+{
+	return T.tx_valid;
+}
+
+int tsync_rx_valid(void)
+{
+	return T.rx_valid;
+}

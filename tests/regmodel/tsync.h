@@ -1,0 +1,40 @@
+/*
+ * The IEEE 1588 block of the register model (tests/regmodel/tsync.c),
+ * built into the PTP tests only (MODEL_PTP): SYSTIM running from the
+ * model's virtual clock as each part's datasheet has it (82576: INCVALUE
+ * every INCPERIOD x 16 ns; 82574: every INCPERIOD x 40 ns; I350: a 40-bit
+ * ns count; I210: seconds and ns; the later two 8 ns per 8 ns cycle with
+ * TIMINCA's signed 2^-32 ns correction, stopped while TSAUXC bit 31 is
+ * set), the latch order (SYSTIML, or SYSTIMR first on the I350/I210), and
+ * the TX and RX timestamp latches with their release on TXSTMPH / RXSTMPH.
+ */
+#ifndef REGMODEL_TSYNC_H
+#define REGMODEL_TSYNC_H
+#include <stdint.h>
+#include "drivers/net/e1000x/ring.h"
+
+/* Power-on state (called at every CTRL.RST). */
+void tsync_reset(void);
+/* Register access hooks of model.c: 1 if reg is a time sync register. */
+int tsync_read(uint32_t reg, uint32_t *v);
+int tsync_write(uint32_t reg, uint32_t v);
+
+/* SYSTIM now as a count (82576/82574 units; I350/I210 ns). */
+uint64_t tsync_count(void);
+/* SYSTIM now as the part writes it into an RX buffer: SYSTIMH << 32 | SYSTIML. */
+uint64_t tsync_raw(void);
+/* Set SYSTIM to count now (the test's starting point). */
+void tsync_set(uint64_t count);
+/* The NIC sends what lies between its head and TDT (the register at tdt)
+ * on ring (n descriptors): a frame that asks for a timestamp (advanced
+ * descriptor MAC_TSTAMP; 82574 extended data descriptor TSTAMP) latches
+ * TXSTMP when TSYNCTXCTL.ENABLED is set and VALID clear; each
+ * descriptor's DD is set. Returns the frames stamped. */
+int tsync_tx(volatile union tx_desc *ring, uint32_t n, uint32_t tdt);
+/* A PTP event frame passes the RX filter now: latch RXSTMP and the
+ * attributes if enabled and not latched. Returns 1 if it latched. */
+int tsync_rx_latch(uint32_t satrl, uint32_t satrh);
+/* TSYNCTXCTL.VALID / TSYNCRXCTL.VALID. */
+int tsync_tx_valid(void);
+int tsync_rx_valid(void);
+#endif
