@@ -40,7 +40,7 @@ uint64_t tsync_count(void)
 		return T.base + dt + (T.timinca >> 31 ? -corr : corr);
 	}
 	uint32_t period = T.timinca >> 24, inc = T.timinca & 0xffffff;
-	uint64_t tick = M.flav == M_82574 ? 40 : 16;
+	uint64_t tick = M.flav == M_82574 && !M.s.qemu_timinca ? 40 : 16;
 	if (!period)
 		return T.base;
 	return T.base + (uint64_t)((unsigned __int128)dt * inc / (tick * period));

@@ -71,12 +71,14 @@ $(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODE
 # The PTP paths of the drivers against the model with its time sync block
 # (tests/regmodel/tsync.c, MODEL_PTP): the port clocks of drivers/net/phc.c
 # over each part's SYSTIM, the RX and TX timestamps.
-REGMODEL_PTP := igb_ptp
+REGMODEL_PTP := igb_ptp e1000e_ptp
 REGMODEL_PTP_BINS := $(REGMODEL_PTP:%=$(UNIT_DIR)/test_regmodel_%)
 REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c
 UNIT_BINS += $(REGMODEL_PTP_BINS)
 $(UNIT_DIR)/test_regmodel_igb_ptp: drivers/net/igb/igb.c drivers/net/igb/igb_hw.c drivers/net/igb/ptp.c \
 	drivers/net/igb/igb.h drivers/net/igb/regs.h
+$(UNIT_DIR)/test_regmodel_e1000e_ptp: drivers/net/e1000e/e1000e.c drivers/net/e1000e/ptp.c \
+	drivers/net/e1000e/regs.h
 $(REGMODEL_PTP_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODEL_DEPS) $(REGMODEL_PTP_SRC) \
 		tests/regmodel/tsync.h drivers/net/phc.h drivers/net/hwtstamp.h
 	@mkdir -p $(UNIT_DIR)

@@ -1,5 +1,6 @@
 /*
- * e1000e: Intel 82574L. Extended RX descriptors, legacy TX descriptors,
+ * e1000e: Intel 82574L. Extended RX descriptors, legacy TX descriptors (an
+ * extended data descriptor for a frame that asks for a timestamp, ptp.c),
  * two queue pairs with RSS, MSI-X with one vector per queue pair plus one
  * for other causes, MSI and INTx fallbacks.
  * Intel 82574 GbE Controller Family datasheet rev 3.4: initialisation in

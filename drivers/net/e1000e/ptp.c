@@ -1,5 +1,5 @@
 /*
- * e1000e 82574: IEEE 1588 clock and RX timestamps (82574 datasheet rev 3.4,
+ * e1000e 82574: IEEE 1588 clock and timestamps (82574 datasheet rev 3.4,
  * 7.8 "Time SYNC", registers 10.2.12; Linux e1000e ptp.c and netdev.c).
  *
  * The clock: the 82574 runs SYSTIM from a 25 MHz clock: every INCPERIOD
@@ -9,11 +9,13 @@
  * settime/adjtime are a software offset, as for the 82576 (igb/ptp.c).
  *
  * Timestamps: RX by EtherType (RXCFGL 0x88F7) and UDP port (RXUDP, 319
- * from reset),
- * TSYNCRXCTL "V2 event messages", the extended descriptor's TST status
- * bit, RXSTMPL/H then RXSATRL/H. TX needs the extended data descriptor
- * with its TSTAMP command (7.8.2); this driver sends with legacy
- * descriptors, so TX is stamped in software on this port.
+ * from reset), TSYNCRXCTL "V2 event messages", the extended descriptor's
+ * TST status bit, RXSTMPL/H then RXSATRL/H. TX needs the extended data
+ * descriptor with its TSTAMP command (7.8.2): the ring sends a frame that
+ * asks for a stamp in one (e1000x/ring.c), every other frame in a legacy
+ * descriptor as before; one at a time, TSYNCTXCTL.VALID polled, TXSTMPL/H
+ * read (the high read releases). That path has run only against the
+ * register model (tests/regmodel/test_e1000e_ptp.c).
  *
  * QEMU 10's e1000e has the registers but stamps nothing and scales TIMINCA
  * as igb does (INCVALUE per 16 ns, QEMU-NICS.md C.1/C.2): SYSTIM then runs
@@ -23,13 +25,14 @@
 #include <stdio.h>
 #include "drivers/net/e1000e/ptp.h"
 #include "drivers/net/phc.h"
-#include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "net/ipv4.h"
 #include "net/ptp.h"
 
 /* 10.2.12: the time sync block (the same offsets as the 82576's) */
 #define E1000E_TSYNCTXCTL	0x0b614	/* TX Time Sync Control - RW */
+#define E1000E_TXSTMPL		0x0b618	/* TX Timestamp Value Low - RO */
+#define E1000E_TXSTMPH		0x0b61c	/* TX Timestamp Value High - RO (read releases) */
 #define E1000E_TSYNCRXCTL	0x0b620	/* RX Time Sync Control - RW */
 #define E1000E_RXSTMPL		0x0b624	/* RX Timestamp Low - RO */
 #define E1000E_RXSTMPH		0x0b628	/* RX Timestamp High - RO */
@@ -61,13 +64,12 @@ static void set_freq(struct nic *nic, int64_t ppb)
 }
 
 /* 7.8.1: RX stamping of V2 event messages over L2 and UDP/319 (rx_msg is
- * the message type RXCFGL asks for first); TX stays off (legacy TX
- * descriptors cannot ask for it). */
+ * the message type RXCFGL asks for first); 7.8.2: TX stamping allowed. */
 static void hwtstamp_set(struct nic *nic, int rx_msg, int tx, int udp)
 {
-	(void)tx;
 	volatile uint8_t *r = to_port(nic)->regs;
-	clear_flags32(r, E1000E_TSYNCTXCTL, TSYNC_ENABLED);
+	uint32_t txc = rd32(r, E1000E_TSYNCTXCTL) & ~TSYNC_ENABLED;
+	wr32(r, E1000E_TSYNCTXCTL, txc | (tx ? TSYNC_ENABLED : 0));
 	uint32_t rxc = rd32(r, E1000E_TSYNCRXCTL) & ~(TSYNC_ENABLED | TSYNCRXCTL_TYPE_MASK);
 	(void)udp;	/* RXUDP keeps its reset value, port 319 */
 	if (rx_msg >= 0) {
@@ -78,6 +80,8 @@ static void hwtstamp_set(struct nic *nic, int rx_msg, int tx, int udp)
 	wr32(r, E1000E_TSYNCRXCTL, rxc);
 	rd32(r, E1000E_RXSTMPH);
 	rd32(r, E1000E_RXSATRH);
+	rd32(r, E1000E_TXSTMPL);
+	rd32(r, E1000E_TXSTMPH);
 }
 
 static int rx_latched(struct nic *nic)
@@ -97,22 +101,20 @@ static uint64_t rx_read(struct nic *nic)
 
 static int tx_latched(struct nic *nic)
 {
-	(void)nic;
-	return 0;	/* never asked: see hwtstamp_set */
+	return rd32(to_port(nic)->regs, E1000E_TSYNCTXCTL) & TSYNC_VALID;
 }
 
+/* TXSTMPL then TXSTMPH, whose read releases the latch. */
 static uint64_t tx_read(struct nic *nic)
 {
-	(void)nic;
-	return 0;
+	volatile uint8_t *r = to_port(nic)->regs;
+	uint64_t lo = rd32(r, E1000E_TXSTMPL);
+	return (uint64_t)rd32(r, E1000E_TXSTMPH) << 32 | lo;
 }
 
 static int tx_desc_done(struct nic *nic, int q, uint32_t desc)
 {
-	(void)nic;
-	(void)q;
-	(void)desc;
-	return 1;
+	return e1000x_tx_desc_done(&to_port(nic)->txq[q], desc);
 }
 
 static const struct phc_ops e1000e_phc_ops = {
@@ -136,10 +138,9 @@ static const struct phc_ops e1000e_phc_ops = {
  * of the nominal 2^18 units per ns. */
 static int64_t rate_permille(struct nic *nic)
 {
-	uint64_t t0 = rdtsc(), s0 = read_systim(nic);
+	uint64_t t0 = now_ns(), s0 = read_systim(nic);
 	udelay(RATE_CHECK_US);
-	uint64_t t1 = rdtsc(), s1 = read_systim(nic);
-	uint64_t ns = tsc_to_ns(t1 - t0);
+	uint64_t ns = now_ns() - t0, s1 = read_systim(nic);
 	return ns ? (int64_t)(((s1 - s0) >> SHIFT_25MHZ) * 1000 / ns) : 0;
 }
 

@@ -60,6 +60,13 @@ union tx_desc {
 #define ADVTXD_DCMD_DEXT (1u << 29)
 #define ADVTXD_MAC_TSTAMP (1u << 19)
 #define ADVTXD_PAYLEN_SHIFT 14
+/* 82574 extended (TCP/IP) data descriptor, the only 82574 format that can
+ * ask for a TX timestamp (82574 7.8.2; Linux e1000e E1000_TXD_*): the
+ * legacy layout's length and command bits, plus DEXT and DTYP 0001 in the
+ * command dword and TSTAMP in the status dword (no checksum options). */
+#define TXD_DEXT	(1u << 29)
+#define TXD_DTYP_DATA	(1u << 20)
+#define TXD_EXTCMD_TSTAMP (1u << 4)
 
 /* Legacy RX descriptor status and error bits (8254x 3.2.3.1, 3.2.3.2): the e1000 format. */
 #define RXD_STAT_DD	(1u << 0)	/* descriptor done */

@@ -375,15 +375,31 @@ uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 	return tail >= c ? tail - c : tail + n - c;
 }
 
+/* A legacy ring's timestamped frames among pkts[0..n), at ring[t..t+n):
+ * a legacy descriptor cannot ask for a stamp, so one the PHC grants a slot
+ * to (82574) is rewritten as an extended data descriptor with TSTAMP and
+ * its own write-back (82574 7.8.2); elsewhere phc_tx_request counts it in
+ * tx_hwtstamp_skipped. Before the tail write: the NIC has not seen them. */
+static void __attribute__((noinline)) tx_tstamp_legacy(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts,
+							 int n)
+{
+	for (int k = 0; k < n; k++)
+		if ((pkts[k]->flags & PKT_TX_TSTAMP) && phc_tx_request(tq->nic, tq->q, t + (uint32_t)k)) {
+			tq->ring[t + (uint32_t)k].d.cmd_type_len |= TXD_DEXT | TXD_DTYP_DATA | (uint32_t)TXD_CMD_RS << 24;
+			tq->ring[t + (uint32_t)k].d.status = TXD_EXTCMD_TSTAMP;
+		}
+}
+
 /* Descriptors for pkts[0..n) at ring[t..t+n) (no wrap), advanced (igb)
  * or legacy (cmd: the legacy command byte); adds their bytes to *bytes.
  * A timestamped frame on an advanced ring asks the PHC for a slot and
- * its own write-back; legacy rings cannot stamp: those are counted in
- * tx_hwtstamp_skipped. */
+ * its own write-back; on a legacy ring tx_tstamp_legacy sees to it after
+ * the run, only when the run holds one. */
 static inline __attribute__((always_inline))
 void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const int adv, uint32_t cmd,
 	     uint64_t *bytes)
 {
+	uint32_t t0 = t;
 	volatile union tx_desc *d = &tq->ring[t];
 	struct pkt **bp = &tq->bufs[t];
 	uint32_t flags = 0;
@@ -402,8 +418,7 @@ void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const 
 	}
 	*bytes += sum;
 	if (!adv && __builtin_expect(flags & PKT_TX_TSTAMP, 0))
-		for (int k = 0; k < n; k++)
-			tq->nic->qsw[tq->q][NS_tx_hwtstamp_skipped] += !!(pkts[k]->flags & PKT_TX_TSTAMP);
+		tx_tstamp_legacy(tq, t0, pkts, n);
 }
 
 int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
@@ -447,6 +462,13 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 	qs->tx_bytes += bytes;
 	sw[NS_tx_sent] += (uint64_t)sent;
 	return sent;
+}
+
+int e1000x_tx_desc_done(const struct e1000x_txq *tq, uint32_t desc)
+{
+	uint32_t inflight = (tq->tail + tq->n - tq->clean) % tq->n;
+	uint32_t pos = (desc + tq->n - tq->clean) % tq->n;
+	return pos >= inflight || (tq->ring[desc].d.status & TXD_DD);
 }
 
 int e1000x_tx_hung(struct e1000x_txq *tq, uint64_t timeout_ns)

@@ -55,6 +55,9 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n);
 int e1000x_rx_pending(const struct e1000x_rxq *rq);
 /* Free what the NIC has sent; returns descriptors still in flight. */
 uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq);
+/* 1 when descriptor desc is done (DD written back) or already reclaimed:
+ * the PHC waits for a timestamped frame's descriptor. */
+int e1000x_tx_desc_done(const struct e1000x_txq *tq, uint32_t desc);
 /* TX hang check (once a second): work pending and nothing reclaimed for
  * timeout_ns while the link is up. Returns 1 if hung. */
 int e1000x_tx_hung(struct e1000x_txq *tq, uint64_t timeout_ns);
