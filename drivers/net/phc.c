@@ -257,15 +257,21 @@ void phc_rx_buf_tstamp(struct nic *nic, struct pkt *p, uint64_t raw)
 	unlock(c);
 }
 
-/* The TX slot's counters into the queue's fast-path counters (this runs
- * on the core that owns queue tx_q). */
+/*
+ * The TX slot's timeouts and late latches into the port's counters. They
+ * are found by tx_poll on whichever core holds the clock's lock: the
+ * queue's owner (phc_tx_request) or the app waiting for a stamp
+ * (phc_tx_tstamp; pktgen's RX side may run on another core than the
+ * sending queue). So they are kind sw (nic->stats), written only here,
+ * under the lock; never a queue's fast-path counters, which have one
+ * writer, the queue's owner (tx_hwtstamp_skipped is counted there, in
+ * phc_tx_request only).
+ */
 static void sync_tx_counters(struct phc *c)
 {
-	uint64_t *sw = c->nic->qsw[c->tx_q];
-	sw[NS_tx_hwtstamp_skipped] += c->tx.skipped - c->cnt_skipped;
-	sw[NS_tx_hwtstamp_timeouts] += c->tx.timeouts - c->cnt_timeouts;
-	sw[NS_tx_hwtstamp_stale] += c->tx.stale - c->cnt_stale;
-	c->cnt_skipped = c->tx.skipped;
+	uint64_t *st = c->nic->stats;
+	st[NS_tx_hwtstamp_timeouts] += c->tx.timeouts - c->cnt_timeouts;
+	st[NS_tx_hwtstamp_stale] += c->tx.stale - c->cnt_stale;
 	c->cnt_timeouts = c->tx.timeouts;
 	c->cnt_stale = c->tx.stale;
 }
@@ -303,6 +309,8 @@ int phc_tx_request(struct nic *nic, int q, uint32_t desc)
 	if (a == HWTS_GRANT) {
 		c->tx_q = q;
 		c->tx_desc = desc;
+	} else {
+		nic->qsw[q][NS_tx_hwtstamp_skipped]++;	/* this core owns queue q */
 	}
 	sync_tx_counters(c);
 	unlock(c);

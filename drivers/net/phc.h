@@ -76,7 +76,7 @@ struct phc {
 	struct hwts_rx rx;
 	int tx_q;			/* queue and descriptor of the frame granted last */
 	uint32_t tx_desc;
-	uint64_t cnt_skipped, cnt_timeouts, cnt_stale;	/* copied into the queue's counters */
+	uint64_t cnt_timeouts, cnt_stale;	/* already added to nic->stats */
 	volatile int lock;		/* see phc.c */
 	uint64_t timinca_jumps;		/* SYSTIM discontinuities at a TIMINCA write, absorbed */
 };

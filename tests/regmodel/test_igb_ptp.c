@@ -235,6 +235,34 @@ static void test_i210_tx(void **st)
 	tx_stamp(M_I210, 0x1533, 7 * NS_PER_S - 100);	/* latched in the next second */
 }
 
+/* A stamp that does not come in tx_timestamp_timeout, found by the app's
+ * poll (phc_tx_tstamp, maybe on another core than the queue's): counted
+ * in the port's counters under the clock's lock, not in the queue's
+ * fast-path counters; its late latch is released and counted stale. */
+static void test_tx_timeout_and_stale_counters(void **st)
+{
+	(void)st;
+	struct phc *c = up(M_82576, 0x10c9);
+	phc_hwtstamp(c, 0, 1, 1);
+	struct pkt *p = pkt_alloc_inline(model_nic->pool);
+	p->len = 60;
+	p->flags = PKT_TX_TSTAMP;
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &p, 1), 1);
+	uint32_t seq = phc_tx_seq(c);
+	int64_t ns;
+	udelay(11000);	/* past the 10 ms default */
+	assert_int_equal(phc_tx_tstamp(c, seq, &ns), -1);
+	assert_int_equal(model_nic->stats[NS_tx_hwtstamp_timeouts], 1);
+	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
+	assert_int_equal(tsync_tx(tq->ring, tq->n, 0xe018), 1);	/* it goes out late, latches */
+	assert_int_equal(phc_tx_tstamp(c, seq, &ns), -1);
+	assert_int_equal(model_nic->stats[NS_tx_hwtstamp_stale], 1);
+	assert_false(tsync_tx_valid());
+	for (int q = 0; q < NIC_MAX_QUEUES; q++)
+		assert_int_equal(model_nic->qsw[q][NS_tx_hwtstamp_timeouts] + model_nic->qsw[q][NS_tx_hwtstamp_stale] +
+				 model_nic->qsw[q][NS_tx_hwtstamp_skipped], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_82576_tx),
 		cmocka_unit_test(test_i350_tx),
 		cmocka_unit_test(test_i210_tx),
+		cmocka_unit_test(test_tx_timeout_and_stale_counters),
 	};
 	return cmocka_run_group_tests_name("regmodel igb ptp", tests, NULL, NULL);
 }
