@@ -9,6 +9,7 @@
  */
 #ifndef HWTSTAMP_H
 #define HWTSTAMP_H
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -124,4 +125,17 @@ struct hwts_rx {
 /* latched: TSYNCRXCTL.VALID now. Returns 1 when the caller must release
  * the latch (read RXSTMPL/H and RXSATRL/H); counted in cleared. */
 int hwts_rx_check(struct hwts_rx *r, int latched);
+
+/*
+ * Do the RX timestamp attributes belong to the PTP message msg (len
+ * bytes, from its header)? RXSATRL/H hold the source ID and sequence ID
+ * of the stamped message (82576 8.16, 82574 10.2.12): as the
+ * datasheet lays them out, and as QEMU's model means to, bytes 22-25 of
+ * the message in RXSATRL (byte 22 lowest), bytes 26-27 in RXSATRH 15:0 and
+ * the sequenceId (bytes 30-31) in RXSATRH 31:16. QEMU 10 reads them
+ * through an unpacked struct whose padding moves them 2 bytes on: bytes
+ * 24-27, 28-29 and 32-33 (QEMU-NICS.md C.3, probe ptp_igb.py). Either
+ * layout matches. Returns 0 for a message shorter than its header.
+ */
+int hwts_rx_attr_match(const uint8_t *msg, size_t len, uint32_t satrl, uint32_t satrh);
 #endif

@@ -4,6 +4,7 @@
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
 #include "kernel/time.h"
+#include "net/ptp.h"
 
 struct phc phcs[NIC_MAX_PORTS];
 
@@ -232,6 +233,18 @@ void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp)
 	unlock(c);
 }
 
+/* The latch's attributes name the PTP message in p (L2 or UDPv4). A frame
+ * whose message is not found there (a VLAN tag, say) keeps the stamp the
+ * descriptor's TS bit gave it. */
+static int latched_for(const struct pkt *p, const uint32_t attr[2])
+{
+	struct ptp_frame f;
+	if (ptp_frame_parse(p->data, p->len, PTP_L2, &f) != PTP_FRAME_OK &&
+	    ptp_frame_parse(p->data, p->len, PTP_UDP4, &f) != PTP_FRAME_OK)
+		return 1;
+	return hwts_rx_attr_match(f.msg, f.len, attr[0], attr[1]);
+}
+
 void phc_rx_hwtstamp(struct nic *nic, struct pkt *p)
 {
 	struct phc *c = &phcs[nic->port];
@@ -239,9 +252,15 @@ void phc_rx_hwtstamp(struct nic *nic, struct pkt *p)
 		return;
 	lock(c);
 	if (c->ops->rx_latched(nic)) {
-		p->tstamp = (uint64_t)systim_tc_cyc2ns(&c->tc, c->ops->rx_read(nic));
-		p->flags |= PKT_RX_TSTAMP;
+		uint32_t attr[2];
+		uint64_t cyc = c->ops->rx_read(nic, attr);
 		c->rx.frames++;
+		if (latched_for(p, attr)) {
+			p->tstamp = (uint64_t)systim_tc_cyc2ns(&c->tc, cyc);
+			p->flags |= PKT_RX_TSTAMP;
+		} else {
+			nic->qsw[p->queue][NS_rx_hwtstamp_mismatch]++;
+		}
 	}
 	unlock(c);
 }
@@ -345,8 +364,9 @@ void phc_housekeeping(struct nic *nic)
 	lock(c);
 	cross(c);
 	int release = c->rx_on && hwts_rx_check(&c->rx, c->ops->rx_latched(nic));
+	uint32_t attr[2];
 	if (release)
-		c->ops->rx_read(nic);
+		c->ops->rx_read(nic, attr);
 	unlock(c);
 	if (release) {
 		nic->stats[NS_rx_hwtstamp_cleared]++;

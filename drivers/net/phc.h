@@ -41,8 +41,9 @@ struct phc_ops {
 	/* Read TXSTMPL then TXSTMPH (which releases the latch). */
 	uint64_t (*tx_read)(struct nic *nic);
 	/* Read RXSTMPL, RXSTMPH, RXSATRL, RXSATRH: the latched time, and the
-	 * latch released whichever register the device releases on. */
-	uint64_t (*rx_read)(struct nic *nic);
+	 * latch released whichever register the device releases on; the
+	 * attributes into attr[0], attr[1] (see hwts_rx_attr_match). */
+	uint64_t (*rx_read)(struct nic *nic, uint32_t attr[2]);
 	/* The count of a timestamp the NIC wrote into the RX buffer (I350/I210
 	 * SRRCTL.TIMESTAMP: SYSTIML in the low half, SYSTIMH in the high);
 	 * NULL where there is none. */
@@ -113,8 +114,10 @@ void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp);
 /* Fast-path hooks of the rings, called only when the descriptor's TS bit /
  * the packet's PKT_TX_TSTAMP flag is set. They set PKT_RX_TSTAMP and
  * p->tstamp (clock ns) when the time is there: phc_rx_hwtstamp from the
- * latch registers, phc_rx_buf_tstamp from raw, the value the NIC put in
- * front of the frame (descriptor TSIP). */
+ * latch registers, if their source and sequence ID are the frame's PTP
+ * message's (else counted rx_hwtstamp_mismatch, on the frame's queue);
+ * phc_rx_buf_tstamp from raw, the value the NIC put in front of the frame
+ * (descriptor TSIP). */
 void phc_rx_hwtstamp(struct nic *nic, struct pkt *p);
 void phc_rx_buf_tstamp(struct nic *nic, struct pkt *p, uint64_t raw);
 /* Returns 1 if the frame going into descriptor desc of queue q may carry

@@ -192,6 +192,53 @@ static void test_82576_rx_setup(void **st)
 	assert_int_equal(to_port(model_nic)->rxq[0].tsip_bit, 0);
 }
 
+/* 82576: an L2 Sync (sequenceId seq) in RX descriptor i with the TS bit,
+ * its time and attributes latched in the registers. */
+static void rx_latched_sync(struct e1000x_rxq *rq, int i, uint16_t seq, uint32_t satrl, uint32_t satrh)
+{
+	struct ptp_msg m = { .msg_type = PTP_SYNC, .seq = seq,
+			     .source = { { 0x52, 0x54, 0x00, 0xff, 0xfe, 0x00, 0x00, 0x09 }, 1 } };
+	uint8_t *f = rq->bufs[i]->buf;
+	size_t n = ptp_build(f + ptp_frame_hlen(PTP_L2), 200, &m);
+	static const uint8_t mac[6] = { 0x52, 0x54, 0, 0, 0, 9 };
+	n = ptp_frame_build(f, PTP_L2, mac, 0, PTP_SYNC, n);
+	rq->ring[i].wb.length = (uint16_t)n;
+	rq->ring[i].wb.staterr = RXDEXT_DD | RXDEXT_EOP | 1u << 16;	/* TS */
+	assert_int_equal(tsync_rx_latch(satrl, satrh), 1);
+}
+
+/* The attributes as the datasheet lays them out for sequenceId 0x0102
+ * and the source 5254.00ff.fe00.0009-1 (bytes 20-29), as
+ * QEMU 10 fills them, and another frame's: only the last one is refused
+ * (counted rx_hwtstamp_mismatch), its latch released all the same. */
+static void test_82576_rx_attr_match(void **st)
+{
+	(void)st;
+	struct phc *c = up(M_82576, 0x10c9);
+	phc_hwtstamp(c, 0, 1, 0);
+	struct e1000x_rxq *rq = &to_port(model_nic)->rxq[0];
+	uint32_t l = 0x00feff00u, h = 0x02010900u;	/* bytes 22-25, 26-27, seq 30-31 */
+	uint32_t ql = 0x090000feu, qh = 0x00000100u;	/* QEMU: 24-27, 28-29 (port 1), 32-33 */
+	struct pkt *pk[4];
+	int64_t g0 = phc_gettime(c);
+	rx_latched_sync(rq, 0, 0x0102, l, h);
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk, 4), 1);
+	assert_true(pk[0]->flags & PKT_RX_TSTAMP);
+	assert_near((int64_t)pk[0]->tstamp, g0, 2000);
+	assert_false(tsync_rx_valid());
+	pkt_free(pk[0]);
+	rx_latched_sync(rq, 1, 0x0102, ql, qh);
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk, 4), 1);
+	assert_true(pk[0]->flags & PKT_RX_TSTAMP);
+	pkt_free(pk[0]);
+	rx_latched_sync(rq, 2, 0x0103, l, h);		/* the latch is another Sync's */
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk, 4), 1);
+	assert_false(pk[0]->flags & PKT_RX_TSTAMP);
+	assert_false(tsync_rx_valid());
+	assert_int_equal(model_nic->qsw[0][NS_rx_hwtstamp_mismatch], 1);
+	pkt_free(pk[0]);
+}
+
 /* A frame sent with PKT_TX_TSTAMP: MAC_TSTAMP in its descriptor, the
  * latched TXSTMP converted into the clock. */
 static void tx_stamp(enum model_flavour f, uint16_t dev, uint64_t start)
@@ -272,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_i350_rx_in_buffer),
 		cmocka_unit_test(test_i210_rx_in_buffer),
 		cmocka_unit_test(test_82576_rx_setup),
+		cmocka_unit_test(test_82576_rx_attr_match),
 		cmocka_unit_test(test_82576_tx),
 		cmocka_unit_test(test_i350_tx),
 		cmocka_unit_test(test_i210_tx),

@@ -269,6 +269,28 @@ static void test_timinca_82580(void **state)
 	assert_int_equal(timinca_82580(-999999881), 0xffffffffu);
 }
 
+/* RXSATRL/H against a Sync: clockIdentity 20-27, portNumber 28-29,
+ * sequenceId 30-31 (0x1234), controlField 32, logMessageInterval 33. */
+static void test_rx_attr_match(void **state)
+{
+	(void)state;
+	uint8_t m[44] = { 0 };
+	for (int i = 20; i < 28; i++)
+		m[i] = (uint8_t)(0xa0 + i);
+	m[28] = 0x00, m[29] = 0x01;
+	m[30] = 0x12, m[31] = 0x34;
+	m[32] = 0x00, m[33] = 0xfe;
+	/* the datasheet's layout: bytes 22-25, 26-27, sequenceId */
+	uint32_t l = 0xb9b8b7b6u, h = 0x3412bbbau;
+	assert_true(hwts_rx_attr_match(m, sizeof(m), l, h));
+	assert_false(hwts_rx_attr_match(m, sizeof(m), l, h ^ 0x00010000u));	/* another sequenceId */
+	assert_false(hwts_rx_attr_match(m, sizeof(m), l ^ 1, h));		/* another source */
+	/* QEMU 10: bytes 24-27, 28-29 and 32-33 */
+	assert_true(hwts_rx_attr_match(m, sizeof(m), 0xbbbab9b8u, 0xfe000100u));
+	assert_false(hwts_rx_attr_match(m, sizeof(m), 0xbbbab9b8u, 0xfe000101u));
+	assert_false(hwts_rx_attr_match(m, 33, l, h));				/* no full header */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_tx_timeout_then_stale),
 		cmocka_unit_test(test_tx_stale_at_request),
 		cmocka_unit_test(test_rx_lockup),
+		cmocka_unit_test(test_rx_attr_match),
 		cmocka_unit_test(test_systim_counter),
 		cmocka_unit_test(test_systim_40bit),
 		cmocka_unit_test(test_systim_jump),

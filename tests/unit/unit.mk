@@ -73,7 +73,7 @@ $(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODE
 # over each part's SYSTIM, the RX and TX timestamps.
 REGMODEL_PTP := igb_ptp e1000e_ptp
 REGMODEL_PTP_BINS := $(REGMODEL_PTP:%=$(UNIT_DIR)/test_regmodel_%)
-REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c
+REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c net/ipv4.c
 UNIT_BINS += $(REGMODEL_PTP_BINS)
 $(UNIT_DIR)/test_regmodel_igb_ptp: drivers/net/igb/igb.c drivers/net/igb/igb_hw.c drivers/net/igb/ptp.c \
 	drivers/net/igb/igb.h drivers/net/igb/regs.h

@@ -89,13 +89,13 @@ static int rx_latched(struct nic *nic)
 	return rd32(to_port(nic)->regs, E1000E_TSYNCRXCTL) & TSYNC_VALID;
 }
 
-static uint64_t rx_read(struct nic *nic)
+static uint64_t rx_read(struct nic *nic, uint32_t attr[2])
 {
 	volatile uint8_t *r = to_port(nic)->regs;
 	uint64_t lo = rd32(r, E1000E_RXSTMPL);
 	uint64_t t = (uint64_t)rd32(r, E1000E_RXSTMPH) << 32 | lo;
-	rd32(r, E1000E_RXSATRL);
-	rd32(r, E1000E_RXSATRH);
+	attr[0] = rd32(r, E1000E_RXSATRL);
+	attr[1] = rd32(r, E1000E_RXSATRH);
 	return t;
 }
 

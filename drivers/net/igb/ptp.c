@@ -165,15 +165,15 @@ static uint64_t igb_tx_read(struct nic *nic)
 
 /* RXSTMPL, RXSTMPH, then the attributes: silicon releases the latch on
  * the RXSTMPH read, QEMU 10 only on RXSATRH (QEMU-NICS.md C.3), so both
- * are read. RXSATRL/H (source and sequence id) are not used to match the
- * frame: the TS bit does, and QEMU fills them from other offsets. */
-static uint64_t igb_rx_read(struct nic *nic)
+ * are read. RXSATRL/H (source and sequence id) are matched against the
+ * frame by phc.c, in the datasheet's layout or QEMU's (hwtstamp.h). */
+static uint64_t igb_rx_read(struct nic *nic, uint32_t attr[2])
 {
 	struct e1000x_port *p = to_port(nic);
 	uint32_t lo = rd32(p->regs, IGB_RXSTMPL);
 	uint64_t t = stamp(p, lo, rd32(p->regs, IGB_RXSTMPH));
-	rd32(p->regs, IGB_RXSATRL);
-	rd32(p->regs, IGB_RXSATRH);
+	attr[0] = rd32(p->regs, IGB_RXSATRL);
+	attr[1] = rd32(p->regs, IGB_RXSATRH);
 	return t;
 }
 
