@@ -1,0 +1,60 @@
+/*
+ * `phc_ctl <port> get|freq [ppb]`: read a port's clock or set its
+ * frequency adjustment by hand, as linuxptp's phc_ctl does for a PHC
+ * (its get and freq commands). A clock the ptp app steers as slave is
+ * re-set by its servo at the next Sync; a master's or a free clock keeps
+ * it (tests/qemu/test_ptp.py runs a master 2 % fast this way).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "drivers/net/phc.h"
+#include "kernel/fmt.h"
+#include "kernel/shell.h"
+
+/* A signed decimal ppb: an optional sign, then parse_u64's digits. */
+static int parse_ppb(const char *s, int64_t *out)
+{
+	int neg = *s == '-';
+	uint64_t v;
+	if (parse_u64(s + (neg || *s == '+'), &v) || v > 1000000000u)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+static int usage(void)
+{
+	printf("usage: phc_ctl <port> get | phc_ctl <port> freq [ppb]  (ppb: -1000000000..1000000000); ports:");
+	for (int i = 0; i < nic_count; i++)
+		printf(" %s", nics[i]->name);
+	printf("%s\n", nic_count ? "" : " none");
+	return -1;
+}
+
+static int cmd_phc_ctl(int argc, char **argv)
+{
+	struct nic *nic = argc >= 3 ? nic_find(argv[1]) : 0;
+	if (!nic)
+		return usage();
+	struct phc *c = phc_of(nic);
+	if (argc == 3 && !strcmp(argv[2], "get")) {
+		int64_t t = phc_gettime(c);
+		printf("%s: clock time is %ld.%09ld (%s clock, adjfreq %ld ppb)\n", nic->name, t / 1000000000,
+		       (t < 0 ? -t : t) % 1000000000, phc_is_hw(c) ? "hardware" : "software", c->ppb);
+		return 0;
+	}
+	if (strcmp(argv[2], "freq") || argc > 4)
+		return usage();
+	int64_t ppb;
+	if (argc == 4) {
+		if (parse_ppb(argv[3], &ppb))
+			return usage();
+		phc_adjfreq(c, ppb);
+		printf("%s: adjusted clock frequency offset to %ld ppb\n", nic->name, c->ppb);
+		return 0;
+	}
+	printf("%s: clock frequency offset is %ld ppb\n", nic->name, c->ppb);
+	return 0;
+}
+SHELL_CMD(phc_ctl, "phc_ctl", "phc_ctl <port> get|freq [ppb]",
+	  "a port's clock: its time, or its frequency adjustment read or set (linuxptp's phc_ctl)", cmd_phc_ctl);
