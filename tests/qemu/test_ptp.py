@@ -23,10 +23,10 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
 from netio import StreamPort  # noqa: E402
+from netns import TapPeer  # noqa: E402
 from qemurun import Qemu  # noqa: E402
 
 PROMPT = "linerate> "
-NS, TAP = "lrptp1", "lrptptap1"
 INTERVALS = ["logSyncInterval=-2", "logAnnounceInterval=0", "logMinDelayReqInterval=-2"]
 PTP4L_INTERVALS = ["--logSyncInterval", "-2", "--logAnnounceInterval", "0",
                    "--logMinDelayReqInterval", "-2"]
@@ -34,19 +34,11 @@ SAMPLE = re.compile(rb"ptp\[\d+\]: port0: master offset\s+(-?\d+) s(\d) freq\s+(
                     rb"path delay\s+(-?\d+)")
 
 
-def sh(*cmd, ns=None, check=True):
-    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
-    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=30)
-    if check and r.returncode:
-        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
-    return r.stdout
-
-
 class Ptp4l:
-    """ptp4l in the namespace, its output collected by a thread."""
+    """ptp4l in the peer's namespace, its output collected by a thread."""
 
-    def __init__(self, *args):
-        cmd = ["ip", "netns", "exec", NS, "ptp4l", "-i", TAP, "-S", "-m", "-q",
+    def __init__(self, peer, *args):
+        cmd = ["ip", "netns", "exec", peer.ns, "ptp4l", "-i", peer.tap, "-S", "-m", "-q",
                "--free_running", "1"] + PTP4L_INTERVALS + list(args)
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines = []
@@ -77,20 +69,13 @@ class Ptp4l:
 
 @pytest.fixture
 def tap():
+    """A tap and namespace named after this process (tools/netns.py), so
+    that runs from other checkouts do not collide."""
     if os.geteuid() != 0:
         pytest.fail("this test needs root for a network namespace and a tap device")
-    sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
-    yield
-    sh("ip", "link", "del", TAP, check=False)
-    sh("ip", "netns", "del", NS, check=False)
-
-
-def into_namespace():
-    sh("ip", "netns", "add", NS)
-    sh("ip", "link", "set", TAP, "netns", NS)
-    sh("ip", "addr", "add", "10.9.0.2/24", "dev", TAP, ns=NS)
-    sh("ip", "link", "set", TAP, "up", ns=NS)
-    sh("ip", "link", "set", "lo", "up", ns=NS)
+    peer = TapPeer("ptp")
+    yield peer
+    peer.close()
 
 
 def samples(q, n, timeout):
@@ -122,11 +107,11 @@ def test_ptp4l_interop(tap, transport):
     append = ["app=ptp", "stats=0", f"network_transport={transport}", "ptp_role=auto",
               "ip0=10.9.0.1/24"] + INTERVALS
     flag = "-2" if transport == "L2" else "-4"
-    with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={TAP}"],
+    with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={tap.tap}"],
               append=" ".join(append)) as q:
         q.expect("port0: link up", 90)
-        into_namespace()
-        master = Ptp4l(flag, "--priority1", "1")
+        tap.wire("10.9.0.2/24")
+        master = Ptp4l(tap, flag, "--priority1", "1")
         try:
             # It may have become master before ptp4l's Announce messages came.
             q.expect(r"(LISTENING|MASTER) to UNCALIBRATED on RS_SLAVE", 60)
@@ -165,7 +150,7 @@ def test_ptp4l_interop(tap, transport):
         # The master is gone: the appliance takes over, its clock set 2 % fast
         # (phc_ctl); ptp4l, slave-only and free running, follows it and
         # measures that rate.
-        slave = Ptp4l(flag, "-s", "--summary_interval", "-2")
+        slave = Ptp4l(tap, flag, "-s", "--summary_interval", "-2")
         try:
             q.expect(r"to MASTER on ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES", 60)
             q.send(f"phc_ctl port0 freq {SKEW_PPB}\r")
