@@ -32,20 +32,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import linux_guest  # noqa: E402
+from netns import names, remove, sh, tap_add, wire  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
-NS, TAP = f"lrbench{os.getpid()}", f"lrbencht{os.getpid() % 100000}"
+NS, TAP = names("bench")
 GUEST, PEER = "10.5.0.1", "10.5.0.2"
 SHARED_INSNCOUNT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
                                 "tools", "insncount")
-
-
-def sh(*cmd, ns=None, check=True, timeout=120):
-    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
-    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
-    if check and r.returncode:
-        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
-    return r.stdout
 
 
 class Guest:
@@ -53,7 +46,7 @@ class Guest:
     initramfs) a Debian Linux guest (tools/linux_guest.py) instead."""
 
     def __init__(self, nic, poll, size, extra=(), append="", linux=None):
-        sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
+        tap_add(TAP)
         bus = ",bus=rp" if nic == "igb" else ""
         nics = [f"{nic}:netdev=tap,ifname={TAP}{bus}"]
         if linux:
@@ -68,10 +61,7 @@ class Guest:
             self.q.__enter__()
             self.q.expect("rr: lwIP on", 60)
             self.q.expect("linerate> ", 30)
-        sh("ip", "netns", "add", NS)
-        sh("ip", "link", "set", TAP, "netns", NS)
-        sh("ip", "addr", "add", f"{PEER}/24", "dev", TAP, ns=NS)
-        sh("ip", "link", "set", TAP, "up", ns=NS)
+        wire(NS, TAP, f"{PEER}/24")
         # igb's link comes up late; wait until the guest answers.
         sh("ping", "-c", "1", "-w", "30", GUEST, ns=NS, timeout=60)
 
@@ -84,8 +74,7 @@ class Guest:
 
     def close(self):
         self.q.__exit__(None, None, None)
-        sh("ip", "link", "del", TAP, check=False)
-        sh("ip", "netns", "del", NS, check=False)
+        remove(NS, TAP)
 
 
 def table(seconds, configs):

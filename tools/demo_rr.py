@@ -16,18 +16,11 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from netns import names, remove, tap_add, wire  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
-NS, TAP = f"lrdemo{os.getpid()}", f"lrdemota{os.getpid() % 100000}"
+NS, TAP = names("demo")
 GUEST, PEER = "10.3.0.1", "10.3.0.2"
-
-
-def sh(*cmd, ns=None, check=True):
-    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
-    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
-    if check and r.returncode:
-        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
-    return r.stdout
 
 
 def main():
@@ -43,7 +36,7 @@ def main():
     knobs = f"app=rr ip0={GUEST}/24 req={a.req} rsp={a.rsp} stats=5"
     print(f"linerate demo: request-response server on one {a.nic} port ({knobs}); {a.sessions} TCP "
           f"sessions from {PEER} (network namespace {NS}) for {a.seconds} s, then UDP for 2 s\n", flush=True)
-    sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
+    tap_add(TAP)
     rc = 1
     try:
         bus = ",bus=rp" if a.nic == "igb" else ""
@@ -51,10 +44,7 @@ def main():
                   log=sys.stdout.buffer) as q:
             q.expect("rr: lwIP on", 60)
             q.expect("linerate> ", 30)
-            sh("ip", "netns", "add", NS)
-            sh("ip", "link", "set", TAP, "netns", NS)
-            sh("ip", "addr", "add", f"{PEER}/24", "dev", TAP, ns=NS)
-            sh("ip", "link", "set", TAP, "up", ns=NS)
+            wire(NS, TAP, f"{PEER}/24")
             stop = threading.Event()
 
             def pump():   # keep the console flowing to the terminal
@@ -81,8 +71,7 @@ def main():
             print("linerate demo: done. For the shell: tools/qemurun.py --interactive "
                   f"--nic {a.nic}{bus} --append '{knobs}' (no peer wired)")
     finally:
-        sh("ip", "link", "del", TAP, check=False)
-        sh("ip", "netns", "del", NS, check=False)
+        remove(NS, TAP)
     return rc
 
 

@@ -2,8 +2,8 @@
 tests, benchmarks and demos that talk to the appliance through Linux's own
 stack (ping, iperf3, sockperf, ptp4l, prometheus). Every name carries the
 calling process's id, so runs from several checkouts do not collide; the
-tap and the namespace are removed by close(). Traffic stays between the
-namespace and the guest. Needs root."""
+tap and the namespace are removed by remove() / TapPeer.close(). Traffic
+stays between the namespace and the guest. Needs root."""
 import os
 import subprocess
 
@@ -19,40 +19,48 @@ def sh(*cmd, ns=None, timeout=120, check=True):
     return r.stdout
 
 
-def need_root():
+def names(tag):
+    """(namespace, tap) names for tag, unique to this process (a tap name
+    has at most 15 characters)."""
+    pid = os.getpid()
+    return f"lr{tag}{pid}", f"lr{tag}t{pid % 100000}"[:15]
+
+
+def tap_add(tap):
+    """Make the tap device, before QEMU opens it by name (netdev=tap,ifname=)."""
     if os.geteuid() != 0:
         raise PermissionError("this needs root for network namespaces and tap devices")
+    sh("ip", "tuntap", "add", "dev", tap, "mode", "tap")
+
+
+def wire(ns, tap, addr=None, routes=()):
+    """Once QEMU holds the tap: move it into a new namespace ns and bring it
+    up there with addr ("A.B.C.D/LEN") and routes ((prefix, via), ...)."""
+    sh("ip", "netns", "add", ns)
+    sh("ip", "link", "set", tap, "netns", ns)
+    if addr:
+        sh("ip", "addr", "add", addr, "dev", tap, ns=ns)
+    sh("ip", "link", "set", tap, "up", ns=ns)
+    sh("ip", "link", "set", "lo", "up", ns=ns)
+    for prefix, via in routes:
+        sh("ip", "route", "add", prefix, "via", via, ns=ns)
+
+
+def remove(ns, tap):
+    """The tap and the namespace gone, whichever exists."""
+    sh("ip", "link", "del", tap, check=False)
+    sh("ip", "netns", "del", ns, check=False)
 
 
 class TapPeer:
-    """A tap device made now (QEMU opens it by name: `netdev=tap,ifname=`),
-    moved by wire() into a namespace of its own once QEMU holds it."""
+    """tap_add now; wire() into its namespace later; close() removes both."""
 
     def __init__(self, tag):
-        pid = os.getpid()
-        self.ns, self.tap = f"lr{tag}{pid}", f"lr{tag}t{pid % 100000}"[:15]
-        self.wired = False
-        need_root()
-        sh("ip", "tuntap", "add", "dev", self.tap, "mode", "tap")
+        self.ns, self.tap = names(tag)
+        tap_add(self.tap)
 
     def wire(self, addr=None, routes=()):
-        """Into the namespace, up, with addr ("A.B.C.D/LEN") and routes
-        ((prefix, via), ...)."""
-        sh("ip", "netns", "add", self.ns)
-        self.wired = True
-        sh("ip", "link", "set", self.tap, "netns", self.ns)
-        if addr:
-            sh("ip", "addr", "add", addr, "dev", self.tap, ns=self.ns)
-        sh("ip", "link", "set", self.tap, "up", ns=self.ns)
-        sh("ip", "link", "set", "lo", "up", ns=self.ns)
-        for prefix, via in routes:
-            sh("ip", "route", "add", prefix, "via", via, ns=self.ns)
-
-    def run(self, *cmd, **kw):
-        """sh(cmd) inside the namespace."""
-        return sh(*cmd, ns=self.ns, **kw)
+        wire(self.ns, self.tap, addr, routes)
 
     def close(self):
-        sh("ip", "link", "del", self.tap, check=False)
-        if self.wired:
-            sh("ip", "netns", "del", self.ns, check=False)
+        remove(self.ns, self.tap)

@@ -3,39 +3,26 @@ wired to the appliance's port 0 (made and removed by the fixture), and the
 rr command's counters."""
 import os
 import re
-import subprocess
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from netns import names, remove, sh, tap_add, wire  # noqa: E402,F401  (sh: for the tests)
 from qemurun import Qemu  # noqa: E402
 
 PROMPT = "linerate> "
-# Names of this process's own: tests of other checkouts may run at once.
-NS, TAP = f"lrrpeer{os.getpid()}", f"lrrtap{os.getpid() % 100000}"
+NS, TAP = names("rr")
 GUEST, PEER = "10.3.0.1", "10.3.0.2"
 BUILD = os.path.join(os.path.dirname(__file__), "..", "..", "build")
 RRCLIENT = os.path.abspath(os.path.join(BUILD, "rrclient"))
 
 
-def sh(*cmd, ns=None, timeout=120, check=True):
-    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
-    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                       timeout=timeout)
-    if check and r.returncode:
-        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
-    return r.stdout
-
-
 @pytest.fixture
 def tap():
-    if os.geteuid() != 0:
-        pytest.fail("this test needs root for network namespaces and tap devices")
-    sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
+    tap_add(TAP)
     yield TAP
-    sh("ip", "link", "del", TAP, check=False)
-    sh("ip", "netns", "del", NS, check=False)
+    remove(NS, TAP)
 
 
 def boot(append="", nic="e1000e"):
@@ -49,11 +36,7 @@ def boot(append="", nic="e1000e"):
         q.expect("rr: lwIP on 1 port", 60)
         q.send("\r")
         q.expect(PROMPT, 30)
-        sh("ip", "netns", "add", NS)
-        sh("ip", "link", "set", TAP, "netns", NS)
-        sh("ip", "addr", "add", f"{PEER}/24", "dev", TAP, ns=NS)
-        sh("ip", "link", "set", TAP, "up", ns=NS)
-        sh("ip", "link", "set", "lo", "up", ns=NS)
+        wire(NS, TAP, f"{PEER}/24")
     except BaseException:
         q.__exit__(None, None, None)
         raise

@@ -19,42 +19,33 @@ import pytest
 from netio import StreamPort, frame
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+import netns  # noqa: E402
 from qemurun import Qemu  # noqa: E402
 
-NS, TAP = f"lrmgmt{os.getpid()}", f"lrmtap{os.getpid() % 100000}"
+NS, TAP = netns.names("mgmt")
 GUEST, PEER = "10.5.0.1", "10.5.0.2"
 HTTPRAW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "httpraw.py")
 
 
 def sh(*cmd, ns=NS, timeout=60, check=True):
-    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
-    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
-    if check and r.returncode:
-        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
-    return r.stdout
+    """A command inside the peer's namespace (ns=None: outside)."""
+    return netns.sh(*cmd, ns=ns, timeout=timeout, check=check)
 
 
 @pytest.fixture
 def box():
-    if os.geteuid() != 0:
-        pytest.fail("this test needs root for network namespaces and tap devices")
-    sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap", ns=None)
+    netns.tap_add(TAP)
     q = Qemu(boot="kernel", mem="256M",
              nics=["e1000e:netdev=stream", "e1000e:netdev=stream", f"e1000e:netdev=tap,ifname={TAP}"],
              append=f"app=fwd mgmt=port2 ip2={GUEST}/24 stats=0")
     try:
         q.expect(r"apps: port0=fwd port1=fwd port2=mgmt", 90)
         q.expect("linerate> ", 30)
-        sh("ip", "netns", "add", NS, ns=None)
-        sh("ip", "link", "set", TAP, "netns", NS, ns=None)
-        sh("ip", "addr", "add", f"{PEER}/24", "dev", TAP)
-        sh("ip", "link", "set", TAP, "up")
-        sh("ip", "link", "set", "lo", "up")
+        netns.wire(NS, TAP, f"{PEER}/24")
         yield q
     finally:
         q.__exit__(None, None, None)
-        sh("ip", "link", "del", TAP, ns=None, check=False)
-        sh("ip", "netns", "del", NS, ns=None, check=False)
+        netns.remove(NS, TAP)
 
 
 def get(path):
