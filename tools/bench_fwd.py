@@ -7,7 +7,6 @@ two ports (app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24). build/trafgen sends
 10.1.0.2 -> 10.2.0.2 into port0 as fast as the -netdev stream window of 256
 allows and receives on port1. Prints tables and saves CSV under
 build/bench/; never passes or fails. QEMU TCG figures: compare rows."""
-import csv
 import json
 import os
 import statistics
@@ -15,6 +14,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchcsv import save  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
 SECONDS = 3
@@ -63,16 +63,6 @@ def step(q, mac0, size):
     return {"size": size, "offered_pps": res["tx_pps"], "offered_bps": res["tx_bps"],
             "forwarded_pps": res["pps"], "forwarded_bps": res["bps"], "lost": res["lost"],
             "cpu_pct": med("cpu_pct", cores), "pkts_per_irq": med("pkts_per_irq", rxq)}
-
-
-def save(name, rows):
-    os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
-    path = os.path.join(BUILD, "bench", name)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"CSV: {path}")
 
 
 def main():

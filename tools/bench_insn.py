@@ -18,7 +18,6 @@ Usage: bench_insn.py [profile] [nic ...] [path ...] [napi|busy] [max|Nkpps]
 (default: every run). With `profile`, QEMU's hotblocks plugin runs beside
 it and tools/insncount/profile.py prints each run's per-function table,
 with each function's share of the instructions per frame."""
-import csv
 import json
 import os
 import re
@@ -27,6 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchcsv import save  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
 WARMUP = 1.0     # s of traffic before the first reading
@@ -193,13 +193,7 @@ def main():
             print_profile(r)
     for r in rows:
         del r["run_frames"]
-    if rows:
-        path = os.path.join(BUILD, "bench", "insn.csv")
-        with open(path, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-        print(f"CSV: {path}")
+    save("insn.csv", rows)
 
 
 if __name__ == "__main__":

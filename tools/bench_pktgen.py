@@ -19,7 +19,6 @@
 
 Prints tables and saves CSV under build/bench/; never passes or fails.
 QEMU TCG figures: compare rows, not with silicon."""
-import csv
 import json
 import os
 import re
@@ -29,6 +28,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchcsv import save  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
 SECONDS = 2
@@ -268,17 +268,6 @@ def latency():
               f"{r['n']:>6} {r['p50_ns'] / 1e3:>8.1f} {r['p90_ns'] / 1e3:>8.1f} {r['p99_ns'] / 1e3:>8.1f} "
               f"{r['p999_ns'] / 1e3:>9.1f} {r['max_ns'] / 1e3:>8.1f}")
     return rows
-
-
-def save(name, rows):
-    if not rows:
-        return
-    path = os.path.join(BUILD, "bench", name)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"CSV: {path}")
 
 
 def main():

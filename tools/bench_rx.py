@@ -5,7 +5,6 @@ and CPU% as the appliance measures them (its JSON statistics), while
 build/trafgen offers as much as the -netdev stream backend takes (window
 256). Prints a table and saves CSV under build/bench/; never passes or fails.
 Figures are QEMU TCG on this machine: compare rows, not absolute values."""
-import csv
 import json
 import os
 import statistics
@@ -13,6 +12,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchcsv import save  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
 SECONDS = 4
@@ -65,13 +65,7 @@ def main():
         print(f"{r['nic']:7} {r['size']:>5} {r['poll']:5} {r['rx_pps'] / 1e3:>9.1f} "
               f"{r['rx_bps'] / 1e6:>9.1f} {r['irqs_per_s']:>8.0f} {r['pkts_per_irq']:>8.2f} "
               f"{r['cpu_pct']:>7.1f}")
-    os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
-    path = os.path.join(BUILD, "bench", "rx.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    print(f"CSV: {path}")
+    save("rx.csv", rows)
 
 
 if __name__ == "__main__":
