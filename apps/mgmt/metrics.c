@@ -17,6 +17,7 @@
 #include "apps/rr/rr.h"
 #include "kernel/config.h"
 #include "kernel/cpu.h"
+#include "kernel/mem.h"
 #include "kernel/time.h"
 #include "kernel/version.h"
 #include "net/addr.h"
@@ -25,11 +26,20 @@
 
 extern const struct app app_rr;
 
+/* linerate_<ethtool -S name>_total, made once: a sample's name is the
+ * same string at every scrape (prom.h's replay compares the pointers). */
+static const char *stat_name(int i)
+{
+	static char names[NIC_STAT_N][48];
+	if (!names[i][0])
+		snprintf(names[i], sizeof(names[i]), "%s_total", nic_stat_names[i]);
+	return names[i];
+}
+
 static void port_counters(struct prom *o)
 {
 	for (int i = 0; i < NIC_STAT_N; i++) {
-		char name[64];
-		snprintf(name, sizeof(name), "%s_total", nic_stat_names[i]);
+		const char *name = stat_name(i);
 		prom_family(o, name, "counter", "ethtool -S counter of the port");
 		for (int p = 0; p < nic_count; p++)
 			prom_port_sample(o, name, p, NULL, NULL, nics[p]->stats[i]);
@@ -83,9 +93,9 @@ static void port_counters(struct prom *o)
 static void fwd_counters(struct prom *o)
 {
 	struct fwd_stats st[NIC_MAX_PORTS];
-	int any = 0;
+	int any = 0, run[NIC_MAX_PORTS];
 	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_fwd, p)) {
+		if ((run[p] = app_runs_on(&app_fwd, p))) {
 			fwd_stats_sum(p, &st[p]);
 			any = 1;
 		}
@@ -103,16 +113,16 @@ static void fwd_counters(struct prom *o)
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		prom_family(o, f[i].name, "counter", f[i].help);
 		for (int p = 0; p < nic_count; p++)
-			if (app_runs_on(&app_fwd, p))
+			if (run[p])
 				prom_port_sample(o, f[i].name, p, NULL, NULL, *(const uint64_t *)((const char *)&st[p] + f[i].off));
 	}
 	prom_family(o, "fwd_dropped_total", "counter", "frames fwd dropped, by reason");
 	for (int p = 0; p < nic_count; p++)
-		for (int r = 0; r < FWD_DROP_N && app_runs_on(&app_fwd, p); r++)
+		for (int r = 0; r < FWD_DROP_N && run[p]; r++)
 			prom_port_sample(o, "fwd_dropped_total", p, "reason", fwd_drop_names[r], st[p].drop[r]);
 	prom_family(o, "fwd_events_total", "counter", "L3 router events (frames of its own), by event");
 	for (int p = 0; p < nic_count; p++)
-		for (int e = 0; e < FWD_EV_N && app_runs_on(&app_fwd, p); e++)
+		for (int e = 0; e < FWD_EV_N && run[p]; e++)
 			prom_port_sample(o, "fwd_events_total", p, "event", fwd_ev_names[e], st[p].ev[e]);
 }
 
@@ -127,38 +137,40 @@ static const char *const rr_ev_names[] = { RR_EVENTS(NAME_OF) };
 #define EVENT_BIT(name) | 1ull << RR_##name
 _Static_assert(RR_EVENT_N <= 64, "an event mask bit per rr event");
 
+/* The family names of one lwIP app's frame counters. */
+struct lwip_names {
+	const char *received, *stack, *dropped, *events;
+};
+#define LWIP_NAMES(pre) { pre "_received_total", pre "_stack_total", pre "_dropped_total", pre "_events_total" }
+static const struct lwip_names rr_names = LWIP_NAMES("rr"), mgmt_names = LWIP_NAMES("mgmt");
+
 /* Frames of the ports of one lwIP app, counted by rr_input and rr_filter:
  * rr's ports as linerate_rr_*, the management port as linerate_mgmt_*,
  * events of the mask alone. */
-static void lwip_counters(struct prom *o, const struct app *app, const char *pre, uint64_t events)
+static void lwip_counters(struct prom *o, const struct app *app, const struct lwip_names *n, uint64_t events)
 {
-	int any = 0;
+	int any = 0, run[NIC_MAX_PORTS];
 	for (int p = 0; p < nic_count; p++)
-		any |= app_runs_on(app, p);
+		any |= run[p] = app_runs_on(app, p);
 	if (!any)
 		return;
-	char name[48];
-	snprintf(name, sizeof(name), "%s_received_total", pre);
-	prom_family(o, name, "counter", "frames the port received");
+	prom_family(o, n->received, "counter", "frames the port received");
 	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(app, p))
-			prom_port_sample(o, name, p, NULL, NULL, rr_stats[p].rx);
-	snprintf(name, sizeof(name), "%s_stack_total", pre);
-	prom_family(o, name, "counter", "frames handed to lwIP, by protocol");
+		if (run[p])
+			prom_port_sample(o, n->received, p, NULL, NULL, rr_stats[p].rx);
+	prom_family(o, n->stack, "counter", "frames handed to lwIP, by protocol");
 	for (int p = 0; p < nic_count; p++)
-		for (int i = 0; i < RR_STACK_N && app_runs_on(app, p); i++)
-			prom_port_sample(o, name, p, "proto", rr_stack_names[i], rr_stats[p].stack[i]);
-	snprintf(name, sizeof(name), "%s_dropped_total", pre);
-	prom_family(o, name, "counter", "frames dropped before lwIP, by reason");
+		for (int i = 0; i < RR_STACK_N && run[p]; i++)
+			prom_port_sample(o, n->stack, p, "proto", rr_stack_names[i], rr_stats[p].stack[i]);
+	prom_family(o, n->dropped, "counter", "frames dropped before lwIP, by reason");
 	for (int p = 0; p < nic_count; p++)
-		for (int i = 0; i < RR_DROP_N && app_runs_on(app, p); i++)
-			prom_port_sample(o, name, p, "reason", rr_drop_names[i], rr_stats[p].drop[i]);
-	snprintf(name, sizeof(name), "%s_events_total", pre);
-	prom_family(o, name, "counter", "transactions, bytes and connection events, by event");
+		for (int i = 0; i < RR_DROP_N && run[p]; i++)
+			prom_port_sample(o, n->dropped, p, "reason", rr_drop_names[i], rr_stats[p].drop[i]);
+	prom_family(o, n->events, "counter", "transactions, bytes and connection events, by event");
 	for (int p = 0; p < nic_count; p++)
-		for (int i = 0; i < RR_EVENT_N && app_runs_on(app, p); i++)
+		for (int i = 0; i < RR_EVENT_N && run[p]; i++)
 			if (events >> i & 1)
-				prom_port_sample(o, name, p, "event", rr_ev_names[i], rr_stats[p].ev[i]);
+				prom_port_sample(o, n->events, p, "event", rr_ev_names[i], rr_stats[p].ev[i]);
 }
 
 static void pktgen_counters(struct prom *o)
@@ -299,17 +311,46 @@ static void dhcp_gauges(struct prom *o)
 static void metrics(struct prom *o)
 {
 	prom_family(o, "build_info", "gauge", "version and git describe of the image (value 1)");
-	prom_put(o, "linerate_build_info{version=\"%s\",git=\"%s\"} 1\n", LINERATE_RELEASE, GIT_DESCRIBE);
+	prom_sample_text(o, "build_info", "version", LINERATE_RELEASE, "git", GIT_DESCRIBE, "1");
 	port_counters(o);
 	fwd_counters(o);
-	lwip_counters(o, &app_rr, "rr", ~0ull);
-	lwip_counters(o, &app_mgmt, "mgmt", 0 MGMT_EVENTS(EVENT_BIT));
+	lwip_counters(o, &app_rr, &rr_names, ~0ull);
+	lwip_counters(o, &app_mgmt, &mgmt_names, 0 MGMT_EVENTS(EVENT_BIT));
 	pktgen_counters(o);
 	mgmt_metrics_latency(o);
 	mgmt_metrics_ptp(o);
 	core_counters(o);
 	http_counters(o);
 	dhcp_gauges(o);
+}
+
+#define PAGE_SLOTS 8192	/* samples of a recorded page: 8 ports of 8 queues fit */
+
+/* /metrics replayed from its recording (prom.h), or recorded anew when its
+ * shape changed; a page over len, or no memory for the recording, is
+ * built line by line each time. */
+static void metrics_page(struct prom *o)
+{
+	static struct prom_layout lay;
+	static int tried;
+	if (!tried) {
+		tried = 1;
+		lay.text = dma_alloc(o->len + PROM_SLACK, 64);
+		lay.slot = dma_alloc(PAGE_SLOTS * sizeof(*lay.slot), 64);
+		if (lay.text && lay.slot) {
+			lay.cap = o->len + PROM_SLACK;
+			lay.max_slot = PAGE_SLOTS;
+		}
+	}
+	struct prom start = *o;
+	prom_begin(o, &lay);
+	metrics(o);
+	if (prom_finish(o)) {
+		*o = start;
+		prom_begin(o, &lay);
+		metrics(o);
+		prom_finish(o);
+	}
 }
 
 static void snap(struct stats_snap *s)
@@ -348,7 +389,7 @@ int mgmt_page(const char *path, char *buf, size_t len, size_t *n, const char **c
 	buf[0] = 0;
 	if (!strcmp(path, "/metrics")) {
 		*ctype = "text/plain; version=0.0.4; charset=utf-8";
-		metrics(&o);
+		metrics_page(&o);
 	} else if (!strcmp(path, "/")) {
 		*ctype = "text/plain; charset=utf-8";
 		status(&o);

@@ -11,6 +11,92 @@ void prom_end_line(struct prom *o, size_t start)
 	o->b[o->used] = 0;
 }
 
+void prom_begin(struct prom *o, struct prom_layout *lay)
+{
+	o->lay = lay;
+	o->replay = lay->valid;
+	o->mismatch = o->overflow = 0;
+	o->slot = 0;
+	o->val_end = o->used;
+	if (!lay->valid)
+		lay->nslot = 0;
+}
+
+/* Copy n bytes 32 at a time in 8-byte words: d has room and s is readable
+ * for n + 31 (PROM_SLACK). */
+static inline void copy_words(char *d, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i += 32) {
+		uint64_t w[4];
+		memcpy(w, s + i, 32);
+		memcpy(d + i, w, 32);
+	}
+}
+
+/* Replay: the stretch of recorded text before the next sample, which must
+ * be name{v1,v2}; 0, or -1 (mismatch, or cut: nothing more is written). */
+static int replay_pre(struct prom *o, const char *name, const char *v1, const char *v2, size_t vlen)
+{
+	struct prom_layout *l = o->lay;
+	if (o->mismatch || o->cut)
+		return -1;
+	const struct prom_slot *s = &l->slot[o->slot];
+	if (o->slot >= l->nslot || s->name != name || s->v1 != v1 || s->v2 != v2) {
+		o->mismatch = 1;
+		return -1;
+	}
+	if (s->pre_len + vlen + PROM_SLACK + 1 > o->len - o->used) {	/* 1 for the last newline */
+		o->cut = 1;
+		if (o->slot)	/* after the previous value: its line ends */
+			o->b[o->used++] = '\n';
+		return -1;
+	}
+	copy_words(o->b + o->used, l->text + s->pre_off, s->pre_len);
+	o->used += s->pre_len;
+	o->slot++;
+	return 0;
+}
+
+/* Recording: a sample whose value's text is b[start, end). */
+static void record(struct prom *o, const char *name, const char *v1, const char *v2, size_t start, size_t end)
+{
+	struct prom_layout *l = o->lay;
+	if (!l || o->cut)
+		return;
+	if (l->nslot == l->max_slot) {
+		o->overflow = 1;
+		return;
+	}
+	l->slot[l->nslot++] = (struct prom_slot){ name, v1, v2, (uint32_t)o->val_end, (uint32_t)(start - o->val_end) };
+	o->val_end = end;
+}
+
+int prom_finish(struct prom *o)
+{
+	struct prom_layout *l = o->lay;
+	if (o->replay) {
+		if (o->mismatch || (!o->cut && o->slot != l->nslot)) {
+			l->valid = 0;
+			return -1;
+		}
+		if (!o->cut && l->tail_len + 1 <= o->len - o->used) {
+			memcpy(o->b + o->used, l->text + l->tail_off, l->tail_len);
+			o->used += l->tail_len;
+		} else {
+			o->cut = 1;
+		}
+		o->b[o->used] = 0;
+		return 0;
+	}
+	l->valid = !o->cut && !o->overflow && o->used + PROM_SLACK <= l->cap;
+	if (l->valid) {
+		memcpy(l->text, o->b, o->used);
+		l->tail_off = (uint32_t)o->val_end;
+		l->tail_len = (uint32_t)(o->used - o->val_end);
+	}
+	return 0;
+}
+
 const char *prom_dec(char *buf, uint64_t v)
 {
 	char *p = buf + 20;
@@ -53,7 +139,7 @@ const char *prom_int(char *buf, int64_t v)
 void prom_family(struct prom *o, const char *name, const char *type, const char *help)
 {
 	size_t start = o->used;
-	if (o->cut)
+	if (o->cut || o->replay)	/* replayed: part of the next sample's recorded text */
 		return;
 	prom_add(o, "# HELP linerate_");
 	prom_add(o, name);
@@ -67,10 +153,19 @@ void prom_family(struct prom *o, const char *name, const char *type, const char 
 	prom_end_line(o, start);
 }
 
-void prom_sample_text(struct prom *o, const char *name, const char *k1, const char *v1, const char *k2,
-		      const char *v2, const char *value)
+/* A sample line whose value is value's vlen bytes. */
+static void sample(struct prom *o, const char *name, const char *k1, const char *v1, const char *k2,
+		   const char *v2, const char *value, size_t vlen)
 {
-	size_t start = o->used;
+	if (o->replay) {
+		if (replay_pre(o, name, v1, v2, vlen))
+			return;
+		for (size_t i = 0; i < vlen; i++)
+			o->b[o->used + i] = value[i];
+		o->used += vlen;
+		return;
+	}
+	size_t start = o->used, vstart;
 	if (o->cut)
 		return;
 	prom_add(o, "linerate_");
@@ -89,16 +184,26 @@ void prom_sample_text(struct prom *o, const char *name, const char *k1, const ch
 		prom_add(o, "\"}");
 	}
 	prom_add(o, " ");
+	vstart = o->used;
 	prom_add(o, value);
+	size_t vend = o->used;
 	prom_add(o, "\n");
 	prom_end_line(o, start);
+	record(o, name, v1, v2, vstart, vend);
+}
+
+void prom_sample_text(struct prom *o, const char *name, const char *k1, const char *v1, const char *k2,
+		      const char *v2, const char *value)
+{
+	sample(o, name, k1, v1, k2, v2, value, strlen(value));
 }
 
 void prom_sample(struct prom *o, const char *name, const char *k1, const char *v1, const char *k2,
 		 const char *v2, uint64_t v)
 {
 	char num[PROM_NUM_MAX];
-	prom_sample_text(o, name, k1, v1, k2, v2, prom_dec(num, v));
+	const char *t = prom_dec(num, v);
+	sample(o, name, k1, v1, k2, v2, t, (size_t)(num + 20 - t));
 }
 
 void prom_port_sample(struct prom *o, const char *name, int port, const char *k, const char *v, uint64_t value)
@@ -108,16 +213,21 @@ void prom_port_sample(struct prom *o, const char *name, int port, const char *k,
 
 void prom_put(struct prom *o, const char *fmt, ...)
 {
+	if (o->replay && replay_pre(o, fmt, NULL, NULL, 0))
+		return;
 	if (o->cut)
 		return;
+	size_t start = o->used;
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(o->b + o->used, o->len - o->used, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= o->len - o->used) {
+	if (n < 0 || (size_t)n + (o->replay ? 1 : 0) >= o->len - o->used) {
 		o->b[o->used] = 0;
 		o->cut = 1;
 		return;
 	}
 	o->used += (size_t)n;
+	if (!o->replay)
+		record(o, fmt, NULL, NULL, start, o->used);
 }

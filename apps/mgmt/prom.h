@@ -3,9 +3,18 @@
  * (apps/mgmt/metrics.c, metrics_app.c): families (# HELP, # TYPE) and
  * sample lines linerate_<name>{labels} value. Lines are whole or absent:
  * one that does not fit sets cut and nothing after it is written. Built
- * piece by piece, not by vsnprintf: a page has ~700 lines, built on the
+ * piece by piece, not by vsnprintf: a page has ~500 lines, built on the
  * core that may also forward, and newlib's formatting costs ~1000
  * instructions a line (tools/bench_scrape.py measures a scrape).
+ *
+ * A page built with a layout (prom_begin .. prom_finish) is recorded the
+ * first time: its text and, per sample, the text between the previous
+ * value and this one (# HELP, # TYPE, the name and labels). Later builds
+ * replay it: each sample copies its stretch of recorded text in 32-byte
+ * steps and formats only its number; # HELP and # TYPE cost nothing. A
+ * sample whose name or label values differ from the recording's (a PTP
+ * port that starts following a master, a DHCP lease bound) makes
+ * prom_finish fail and the page is recorded anew.
  */
 #ifndef APPS_MGMT_PROM_H
 #define APPS_MGMT_PROM_H
@@ -13,10 +22,35 @@
 #include <stdint.h>
 #include <string.h>
 
+/* A sample of a recorded page: what identifies it (pointers compared, the
+ * strings are the callers' constants) and its stretch of recorded text. */
+struct prom_slot {
+	const char *name, *v1, *v2;
+	uint32_t pre_off, pre_len;
+};
+
+#define PROM_SLACK 32	/* bytes copied beyond a stretch of text (whole words) */
+
+/* A recorded page (prom.c fills it). The caller gives the room: text of
+ * cap bytes (the page and PROM_SLACK more) and max_slot slots; a page that
+ * does not fit is never recorded and always built line by line. */
+struct prom_layout {
+	char *text;
+	size_t cap;
+	struct prom_slot *slot;
+	uint32_t max_slot, nslot;
+	uint32_t tail_off, tail_len;	/* after the last value: its newline, families without samples */
+	int valid;
+};
+
 struct prom {
 	char *b;
 	size_t len, used;
 	int cut;	/* a line did not fit: nothing after it is written */
+	struct prom_layout *lay;	/* NULL: text only (prom_begin sets it) */
+	int replay, mismatch, overflow;
+	uint32_t slot;		/* the next sample's slot */
+	size_t val_end;		/* recording: where the last value's text ended */
 };
 
 #define PROM_NUM_MAX 32	/* the text of a number: prom_dec, prom_fixed, prom_seconds */
@@ -35,6 +69,12 @@ static inline __attribute__((always_inline)) void prom_add(struct prom *o, const
 }
 /* End the line begun at start: kept whole, or taken back if cut. */
 void prom_end_line(struct prom *o, size_t start);
+
+/* Build o's page with lay: replayed if lay holds a recording, else recorded. */
+void prom_begin(struct prom *o, struct prom_layout *lay);
+/* End the page begun by prom_begin: 0, or -1 if the replay met a sample the
+ * recording does not have (lay is then empty: build the page again). */
+int prom_finish(struct prom *o);
 
 /* Numbers as text into buf (PROM_NUM_MAX bytes); return where the text starts. */
 const char *prom_dec(char *buf, uint64_t v);

@@ -65,6 +65,112 @@ static void test_cut_whole_lines(void **state)
 	assert_string_equal(buf, "linerate_a_total{port=\"port0\"} 1\n");
 }
 
+static uint64_t page_v[3];
+static const char *page_port1 = "port1";
+
+/* A small page: a family, samples of two ports, a printf line, and a
+ * family without samples at the end. */
+static void page(struct prom *o)
+{
+	char num[PROM_NUM_MAX];
+	prom_family(o, "rx_packets_total", "counter", "frames received");
+	prom_sample(o, "rx_packets_total", "port", "port0", NULL, NULL, page_v[0]);
+	prom_sample(o, "rx_packets_total", "port", page_port1, NULL, NULL, page_v[1]);
+	prom_family(o, "uptime_seconds", "gauge", "seconds since boot");
+	prom_sample_text(o, "uptime_seconds", NULL, NULL, NULL, NULL, prom_fixed(num, page_v[2], 1000));
+	prom_put(o, "linerate_x{a=\"%d\"} 1\n", (int)page_v[0]);
+	prom_family(o, "empty", "gauge", "no samples");
+}
+
+/* The same page with page_v, built line by line (no layout). */
+static void page_plain(char *buf, size_t len)
+{
+	struct prom o = { .b = buf, .len = len };
+	page(&o);
+}
+
+/* A replayed page equals the page built line by line with the new values;
+ * a sample the recording does not have fails the replay, and the page is
+ * then recorded anew. */
+static void test_layout_replay(void **state)
+{
+	(void)state;
+	char text[1024], want[512], buf[512];
+	struct prom_slot slots[8];
+	struct prom_layout lay = { .text = text, .cap = sizeof(text), .slot = slots, .max_slot = 8 };
+	page_v[0] = 1, page_v[1] = 22, page_v[2] = 1500;
+	struct prom o = { .b = buf, .len = sizeof(buf) };
+	prom_begin(&o, &lay);
+	page(&o);
+	assert_int_equal(prom_finish(&o), 0);
+	assert_true(lay.valid);
+	assert_int_equal(lay.nslot, 4);
+	page_plain(want, sizeof(want));
+	assert_string_equal(buf, want);
+
+	page_v[0] = 123456789012, page_v[1] = 0, page_v[2] = 7;
+	o = (struct prom){ .b = buf, .len = sizeof(buf) };
+	prom_begin(&o, &lay);
+	assert_true(o.replay);
+	page(&o);
+	assert_int_equal(prom_finish(&o), 0);
+	page_plain(want, sizeof(want));
+	assert_string_equal(buf, want);
+	assert_int_equal(o.used, strlen(want));
+
+	page_port1 = "port2";	/* another label value: not the recorded page */
+	o = (struct prom){ .b = buf, .len = sizeof(buf) };
+	prom_begin(&o, &lay);
+	page(&o);
+	assert_int_equal(prom_finish(&o), -1);
+	assert_false(lay.valid);
+	o = (struct prom){ .b = buf, .len = sizeof(buf) };
+	prom_begin(&o, &lay);
+	assert_false(o.replay);
+	page(&o);
+	assert_int_equal(prom_finish(&o), 0);
+	page_plain(want, sizeof(want));
+	assert_string_equal(buf, want);
+	page_port1 = "port1";
+}
+
+/* A replayed page that does not fit ends at its last whole line and is cut. */
+static void test_layout_replay_cut(void **state)
+{
+	(void)state;
+	char text[1024], buf[512], small[200];
+	struct prom_slot slots[8];
+	struct prom_layout lay = { .text = text, .cap = sizeof(text), .slot = slots, .max_slot = 8 };
+	page_v[0] = 1, page_v[1] = 2, page_v[2] = 3;
+	struct prom o = { .b = buf, .len = sizeof(buf) };
+	prom_begin(&o, &lay);
+	page(&o);
+	prom_finish(&o);
+	o = (struct prom){ .b = small, .len = sizeof(small) };
+	prom_begin(&o, &lay);
+	page(&o);
+	assert_int_equal(prom_finish(&o), 0);
+	assert_true(o.cut);
+	assert_int_equal(o.used, strlen(small));
+	assert_true(o.used > 0 && small[o.used - 1] == '\n');
+	assert_memory_equal(small, buf, o.used);
+}
+
+/* A page with more samples than slots is never recorded. */
+static void test_layout_overflow(void **state)
+{
+	(void)state;
+	char text[1024], buf[512];
+	struct prom_slot slots[2];
+	struct prom_layout lay = { .text = text, .cap = sizeof(text), .slot = slots, .max_slot = 2 };
+	struct prom o = { .b = buf, .len = sizeof(buf) };
+	prom_begin(&o, &lay);
+	page(&o);
+	assert_int_equal(prom_finish(&o), 0);
+	assert_false(lay.valid);
+	assert_false(o.cut);
+}
+
 static void test_latency_edges_are_histogram_edges(void **state)
 {
 	(void)state;
@@ -82,6 +188,9 @@ int main(void)
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_cut_whole_lines),
+		cmocka_unit_test(test_layout_replay),
+		cmocka_unit_test(test_layout_replay_cut),
+		cmocka_unit_test(test_layout_overflow),
 		cmocka_unit_test(test_latency_edges_are_histogram_edges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
