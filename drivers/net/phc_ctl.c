@@ -22,8 +22,11 @@ static int parse_ppb(const char *s, int64_t *out)
 	return 0;
 }
 
-static int usage(void)
+/* What was wrong (what, its value), then the accepted forms. */
+static int usage(const char *what, const char *arg)
 {
+	if (what)
+		printf("phc_ctl: %s '%s'\n", what, arg);
 	printf("usage: phc_ctl <port> get | phc_ctl <port> freq [ppb]  (ppb: -1000000000..1000000000); ports:");
 	for (int i = 0; i < nic_count; i++)
 		printf(" %s", nics[i]->name);
@@ -33,22 +36,29 @@ static int usage(void)
 
 static int cmd_phc_ctl(int argc, char **argv)
 {
-	struct nic *nic = argc >= 3 ? nic_find(argv[1]) : 0;
+	if (argc < 3)
+		return usage(0, 0);
+	struct nic *nic = nic_find(argv[1]);
 	if (!nic)
-		return usage();
+		return usage("no port", argv[1]);
 	struct phc *c = phc_of(nic);
-	if (argc == 3 && !strcmp(argv[2], "get")) {
+	if (!strcmp(argv[2], "get")) {
+		if (argc > 3)
+			return usage("get takes nothing after it, not", argv[3]);
 		int64_t t = phc_gettime(c);
-		printf("%s: clock time is %ld.%09ld (%s clock, adjfreq %ld ppb)\n", nic->name, t / 1000000000,
-		       (t < 0 ? -t : t) % 1000000000, phc_is_hw(c) ? "hardware" : "software", c->ppb);
+		uint64_t a = t < 0 ? (uint64_t)-t : (uint64_t)t;
+		printf("%s: clock time is %s%lu.%09lu (%s clock, adjfreq %ld ppb)\n", nic->name, t < 0 ? "-" : "",
+		       a / 1000000000u, a % 1000000000u, phc_is_hw(c) ? "hardware" : "software", c->ppb);
 		return 0;
 	}
-	if (strcmp(argv[2], "freq") || argc > 4)
-		return usage();
+	if (strcmp(argv[2], "freq"))
+		return usage("not a command (get, freq)", argv[2]);
+	if (argc > 4)
+		return usage("freq takes one value, not also", argv[4]);
 	int64_t ppb;
 	if (argc == 4) {
 		if (parse_ppb(argv[3], &ppb))
-			return usage();
+			return usage("not a ppb value", argv[3]);
 		phc_adjfreq(c, ppb);
 		printf("%s: adjusted clock frequency offset to %ld ppb\n", nic->name, c->ppb);
 		return 0;

@@ -285,6 +285,10 @@ def test_two_appliances_hardware_timestamps():
         m.expect("port0: link up", 90)	# its stream socket listens
         # The master's clock runs 2 % fast: the slave's servo must find that
         # frequency, not the 0 two QEMU clocks would otherwise share.
+        m.send("phc_ctl port0 freq fast\r")
+        m.expect("phc_ctl: not a ppb value 'fast'", 20)
+        m.send("phc_ctl port0 get\r")
+        m.expect(r"port0: clock time is \d+\.\d{9} \(hardware clock, adjfreq 0 ppb\)", 20)
         m.send(f"phc_ctl port0 freq {SKEW_PPB}\r")
         m.expect(f"adjusted clock frequency offset to {SKEW_PPB} ppb", 20)
         # Read the master's console meanwhile: a full pipe would stop its
