@@ -375,50 +375,52 @@ uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 	return tail >= c ? tail - c : tail + n - c;
 }
 
-/* A legacy ring's timestamped frames among pkts[0..n), at ring[t..t+n):
- * a legacy descriptor cannot ask for a stamp, so one the PHC grants a slot
- * to (82574) is rewritten as an extended data descriptor with TSTAMP and
- * its own write-back (82574 7.8.2); elsewhere phc_tx_request counts it in
- * tx_hwtstamp_skipped. Before the tail write: the NIC has not seen them. */
-static void __attribute__((noinline)) tx_tstamp_legacy(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts,
-							 int n)
+/* The timestamped frames among pkts[0..n), at ring[t..t+n), after the
+ * run is filled and before the tail write (the NIC has not seen them):
+ * each one the PHC grants a slot to asks for a stamp and its own
+ * write-back. An advanced descriptor (igb) takes TSTAMP; a legacy one
+ * cannot, so on the 82574 it is rewritten as an extended data descriptor
+ * with TSTAMP (82574 7.8.2); elsewhere phc_tx_request counts the frame in
+ * tx_hwtstamp_skipped. */
+static void __attribute__((noinline)) tx_tstamp(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n)
 {
-	for (int k = 0; k < n; k++)
-		if ((pkts[k]->flags & PKT_TX_TSTAMP) && phc_tx_request(tq->nic, tq->q, t + (uint32_t)k)) {
-			tq->ring[t + (uint32_t)k].d.cmd_type_len |= TXD_DEXT | TXD_DTYP_DATA | (uint32_t)TXD_CMD_RS << 24;
-			tq->ring[t + (uint32_t)k].d.status = TXD_EXTCMD_TSTAMP;
+	for (int k = 0; k < n; k++) {
+		volatile union tx_desc *d = &tq->ring[t + (uint32_t)k];
+		if (!(pkts[k]->flags & PKT_TX_TSTAMP) || !phc_tx_request(tq->nic, tq->q, t + (uint32_t)k))
+			continue;
+		if (tq->adv) {
+			d->d.cmd_type_len |= ADVTXD_MAC_TSTAMP | ADVTXD_DCMD_RS;
+		} else {
+			d->d.cmd_type_len |= TXD_DEXT | TXD_DTYP_DATA | (uint32_t)TXD_CMD_RS << 24;
+			d->d.status = TXD_EXTCMD_TSTAMP;
 		}
+	}
 }
 
 /* Descriptors for pkts[0..n) at ring[t..t+n) (no wrap), advanced (igb)
  * or legacy (cmd: the legacy command byte); adds their bytes to *bytes.
- * A timestamped frame on an advanced ring asks the PHC for a slot and
- * its own write-back; on a legacy ring tx_tstamp_legacy sees to it after
- * the run, only when the run holds one. */
+ * Timestamped frames are seen to by tx_tstamp after the run, only when
+ * the run holds one. */
 static inline __attribute__((always_inline))
 void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const int adv, uint32_t cmd,
 	     uint64_t *bytes)
 {
-	uint32_t t0 = t;
 	volatile union tx_desc *d = &tq->ring[t];
 	struct pkt **bp = &tq->bufs[t];
 	uint32_t flags = 0;
 	uint64_t sum = 0;
-	for (struct pkt **pp = pkts, **end = pkts + n; pp != end; pp++, d++, bp++, t++) {
+	for (struct pkt **pp = pkts, **end = pkts + n; pp != end; pp++, d++, bp++) {
 		struct pkt *p = *pp;
-		uint32_t ts = 0;
-		if (adv && __builtin_expect(p->flags & PKT_TX_TSTAMP, 0) && phc_tx_request(tq->nic, tq->q, t))
-			ts = ADVTXD_MAC_TSTAMP | ADVTXD_DCMD_RS;
 		flags |= p->flags;
 		d->d.addr = (uint64_t)p->data;
-		d->d.cmd_type_len = p->len | cmd | ts;
+		d->d.cmd_type_len = p->len | cmd;
 		d->d.status = adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0;
 		*bp = p;
 		sum += p->len;
 	}
 	*bytes += sum;
-	if (!adv && __builtin_expect(flags & PKT_TX_TSTAMP, 0))
-		tx_tstamp_legacy(tq, t0, pkts, n);
+	if (__builtin_expect(flags & PKT_TX_TSTAMP, 0))
+		tx_tstamp(tq, t, pkts, n);
 }
 
 int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
