@@ -25,22 +25,15 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from netns import names, remove, sh, tap_add, wire  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 import bench_rr  # noqa: E402
 
-NS, TAP = "lrptpb", "lrptpbtap"
+NS, TAP = names("ptpb")
 INTERVALS = "logSyncInterval=-2 logAnnounceInterval=0 logMinDelayReqInterval=-2"
 PTP4L_INTERVALS = ["--logSyncInterval", "-2", "--logAnnounceInterval", "0", "--logMinDelayReqInterval", "-2"]
 SAMPLE = re.compile(rb"master offset\s+(-?\d+) s2 freq\s+[+-]?\d+ path delay\s+(-?\d+)")
 PTP4L_SAMPLE = re.compile(r"ptp4l\[([\d.]+)\]: master offset\s+(-?\d+) s0 freq\s+[+-]?\d+ path delay\s+(-?\d+)")
-
-
-def sh(*cmd, ns=None, check=True):
-    full = (["ip", "netns", "exec", ns] if ns else []) + list(cmd)
-    r = subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
-    if check and r.returncode:
-        raise RuntimeError(f"{' '.join(full)}: exit {r.returncode}\n{r.stdout}")
-    return r.stdout
 
 
 def ptp4l(ns, iface, *args):
@@ -96,22 +89,19 @@ def appliance_samples(q, seconds, settle=40):
 
 
 def appliance_vs_ptp4l(seconds):
-    sh("ip", "tuntap", "add", "dev", TAP, "mode", "tap")
+    tap_add(TAP)
     try:
         with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={TAP}"],
                   append=f"app=ptp ptp_role=slave stats=0 {INTERVALS}") as q:
             q.expect("port0: link up", 90)
-            sh("ip", "netns", "add", NS)
-            sh("ip", "link", "set", TAP, "netns", NS)
-            sh("ip", "link", "set", TAP, "up", ns=NS)
+            wire(NS, TAP)
             p, _ = ptp4l(NS, TAP, "--priority1", "1")
             try:
                 return stats(appliance_samples(q, seconds))
             finally:
                 stop(p)
     finally:
-        sh("ip", "link", "del", TAP, check=False)
-        sh("ip", "netns", "del", NS, check=False)
+        remove(NS, TAP)
 
 
 def appliance_vs_appliance(seconds):
@@ -137,13 +127,14 @@ def ptp4l_vs_ptp4l(seconds):
     sh("ip", "netns", "add", a)
     sh("ip", "netns", "add", b)
     try:
-        sh("ip", "link", "add", "lrpva", "type", "veth", "peer", "name", "lrpvb")
-        sh("ip", "link", "set", "lrpva", "netns", a)
-        sh("ip", "link", "set", "lrpvb", "netns", b)
-        sh("ip", "link", "set", "lrpva", "up", ns=a)
-        sh("ip", "link", "set", "lrpvb", "up", ns=b)
-        pm, _ = ptp4l(a, "lrpva", "--priority1", "1")
-        ps, lines = ptp4l(b, "lrpvb", "-s", "--summary_interval", "-2")
+        va, vb = names("pva")[1], names("pvb")[1]
+        sh("ip", "link", "add", va, "type", "veth", "peer", "name", vb)
+        sh("ip", "link", "set", va, "netns", a)
+        sh("ip", "link", "set", vb, "netns", b)
+        sh("ip", "link", "set", va, "up", ns=a)
+        sh("ip", "link", "set", vb, "up", ns=b)
+        pm, _ = ptp4l(a, va, "--priority1", "1")
+        ps, lines = ptp4l(b, vb, "-s", "--summary_interval", "-2")
         try:
             time.sleep(15 + seconds)	# announce timeout, master qualification, then samples
         finally:
