@@ -22,20 +22,18 @@ void prom_begin(struct prom *o, struct prom_layout *lay)
 		lay->nslot = 0;
 }
 
-/* Copy n bytes 32 at a time in 8-byte words: d has room and s is readable
- * for n + 31 (PROM_SLACK). */
+/* Copy n bytes 64 at a time (a stretch is ~60 bytes): d has room and s is
+ * readable for n + 63 (PROM_SLACK). */
 static inline void copy_words(char *d, const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i += 32) {
-		uint64_t w[4];
-		memcpy(w, s + i, 32);
-		memcpy(d + i, w, 32);
-	}
+	for (size_t i = 0; i < n; i += 64)
+		memcpy(d + i, s + i, 64);
 }
 
 /* Replay: the stretch of recorded text before the next sample, which must
  * be name{v1,v2}; 0, or -1 (mismatch, or cut: nothing more is written). */
-static int replay_pre(struct prom *o, const char *name, const char *v1, const char *v2, size_t vlen)
+static inline __attribute__((always_inline)) int replay_pre(struct prom *o, const char *name, const char *v1,
+							     const char *v2, size_t vlen)
 {
 	struct prom_layout *l = o->lay;
 	if (o->mismatch || o->cut)
@@ -198,17 +196,41 @@ void prom_sample_text(struct prom *o, const char *name, const char *k1, const ch
 	sample(o, name, k1, v1, k2, v2, value, strlen(value));
 }
 
-void prom_sample(struct prom *o, const char *name, const char *k1, const char *v1, const char *k2,
-		 const char *v2, uint64_t v)
+/* v in decimal at d, which has room for 24 bytes; returns its length. */
+static inline size_t put_dec(char *d, uint64_t v)
 {
+	char buf[48], *e = buf + 24, *p = e;	/* 20 digits at most; 24 bytes copied from p */
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	memcpy(d, p, 24);
+	return (size_t)(e - p);
+}
+
+/* A sample line whose value is the number v: replayed with the number
+ * written in place, or recorded. */
+static inline __attribute__((always_inline)) void sample_num(struct prom *o, const char *name, const char *k1,
+							    const char *v1, const char *k2, const char *v2, uint64_t v)
+{
+	if (o->replay) {
+		if (!replay_pre(o, name, v1, v2, 24))
+			o->used += put_dec(o->b + o->used, v);
+		return;
+	}
 	char num[PROM_NUM_MAX];
 	const char *t = prom_dec(num, v);
 	sample(o, name, k1, v1, k2, v2, t, (size_t)(num + 20 - t));
 }
 
+void prom_sample(struct prom *o, const char *name, const char *k1, const char *v1, const char *k2,
+		 const char *v2, uint64_t v)
+{
+	sample_num(o, name, k1, v1, k2, v2, v);
+}
+
 void prom_port_sample(struct prom *o, const char *name, int port, const char *k, const char *v, uint64_t value)
 {
-	prom_sample(o, name, "port", nics[port]->name, k, v, value);
+	sample_num(o, name, "port", nics[port]->name, k, v, value);
 }
 
 void prom_put(struct prom *o, const char *fmt, ...)

@@ -10,7 +10,7 @@
  * A page built with a layout (prom_begin .. prom_finish) is recorded the
  * first time: its text and, per sample, the text between the previous
  * value and this one (# HELP, # TYPE, the name and labels). Later builds
- * replay it: each sample copies its stretch of recorded text in 32-byte
+ * replay it: each sample copies its stretch of recorded text in 64-byte
  * steps and formats only its number; # HELP and # TYPE cost nothing. A
  * sample whose name or label values differ from the recording's (a PTP
  * port that starts following a master, a DHCP lease bound) makes
@@ -29,7 +29,7 @@ struct prom_slot {
 	uint32_t pre_off, pre_len;
 };
 
-#define PROM_SLACK 32	/* bytes copied beyond a stretch of text (whole words) */
+#define PROM_SLACK 64	/* bytes copied beyond a stretch of text (whole steps) */
 
 /* A recorded page (prom.c fills it). The caller gives the room: text of
  * cap bytes (the page and PROM_SLACK more) and max_slot slots; a page that
