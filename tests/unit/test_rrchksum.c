@@ -1,7 +1,8 @@
 /* Unit tests for app=rr's checksum for lwIP (apps/rr/lwip/arch/chksum.h):
  * against net/ipv4.c's byte-by-byte inet_csum at every length up to 300
- * and every start offset up to 7, on pseudo-random bytes and on all-ones
- * (the carries), and against a header scapy made. */
+ * and every start offset up to 7 and at full-segment lengths, on
+ * pseudo-random bytes and on all-ones (the carries), and against a header
+ * scapy made. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -21,7 +22,7 @@ static void assert_sum_equal(const uint8_t *p, int len)
 static void test_lengths_offsets(void **state)
 {
 	(void)state;
-	static uint8_t buf[320];
+	static uint8_t buf[1600];
 	uint32_t x = 12345;
 	for (size_t i = 0; i < sizeof(buf); i++) {
 		x = x * 1103515245u + 12345u;
@@ -30,10 +31,14 @@ static void test_lengths_offsets(void **state)
 	for (int off = 0; off < 8; off++)
 		for (int len = 0; len <= 300; len++)
 			assert_sum_equal(buf + off, len);
+	for (int len = 1400; len <= 1590; len++)	/* full segments: many carries out of 64 bits */
+		assert_sum_equal(buf + len % 8, len);
 	memset(buf, 0xff, sizeof(buf));
 	for (int off = 0; off < 8; off++)
 		for (int len = 0; len <= 300; len++)
 			assert_sum_equal(buf + off, len);
+	for (int len = 1400; len <= 1590; len++)
+		assert_sum_equal(buf + len % 8, len);
 }
 
 /* IP(src="192.168.1.1", dst="8.8.8.8", ttl=1, flags="DF", proto=6, len=40,
