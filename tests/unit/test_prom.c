@@ -138,7 +138,7 @@ static void test_layout_replay(void **state)
 static void test_layout_replay_cut(void **state)
 {
 	(void)state;
-	char text[1024], buf[512], small[200];
+	char text[1024], buf[512], small[300];
 	struct prom_slot slots[8];
 	struct prom_layout lay = { .text = text, .cap = sizeof(text), .slot = slots, .max_slot = 8 };
 	page_v[0] = 1, page_v[1] = 2, page_v[2] = 3;
