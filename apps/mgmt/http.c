@@ -32,6 +32,7 @@ struct hconn {
 	struct tcp_pcb *pcb;
 	uint32_t last_ms;
 	size_t have;
+	int done;	/* header_done() of the request as received */
 	char req[HTTP_REQ_MAX + 1];
 };
 static struct hconn conns[HTTP_CONNS];
@@ -105,7 +106,8 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		pbuf_copy_partial(p, c->req + c->have, (u16_t)n, 0);
 		c->have += n;
 		c->req[c->have] = 0;
-		if (header_done(c) || c->have == HTTP_REQ_MAX)
+		c->done = header_done(c);
+		if (c->done || c->have == HTTP_REQ_MAX)
 			c->state = C_READY;	/* http_poll answers, or refuses */
 	}
 	pbuf_free(p);
@@ -192,9 +194,9 @@ static int request_line(const char *r, char *method, size_t mlen, char *path, si
 static void respond(struct hconn *c)
 {
 	char method[16], path[256];
-	if (header_done(c) < 0 || request_line(c->req, method, sizeof(method), path, sizeof(path)))
+	if (c->done < 0 || request_line(c->req, method, sizeof(method), path, sizeof(path)))
 		return error_page(400, "Bad Request", HTTP_bad_request, "");
-	if (header_done(c) == 0)
+	if (c->done == 0)
 		return error_page(431, "Request Header Fields Too Large", HTTP_too_large, "");
 	if (strcmp(method, "GET"))
 		return error_page(405, "Method Not Allowed", HTTP_bad_method, "Allow: GET\r\n");
