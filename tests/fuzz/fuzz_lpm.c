@@ -6,7 +6,8 @@
  * every input deletes what it added, which must leave it empty again.
  * Prefixes are /12../32 (and an invalid /33): a shorter one rewrites 2^8
  * first-level entries or more per add and would slow the search 100-fold;
- * tests/unit/test_lpm.c covers /0../11. */
+ * tests/unit/test_lpm.c covers /0../11. Inputs of at most 64 operations
+ * (run.py's -max_len): enough to fill and empty every rule and group. */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
