@@ -4,26 +4,10 @@
 #include "kernel/cmdline.h"
 #include "kernel/fmt.h"
 
-/* Put s at buf[used] of a buffer of len bytes, truncating and keeping it
- * NUL-terminated; the new used length. A copy, not snprintf, and no
- * rescanning of buf: an unknown knob's message is 250 pieces. */
-static size_t put(char *buf, size_t len, size_t used, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (used + 1 >= len)
-		return used;
-	if (n > len - used - 1)
-		n = len - used - 1;
-	memcpy(buf + used, s, n);
-	buf[used + n] = '\0';
-	return used + n;
-}
-
 /* Append s to the NUL-terminated string in buf of len bytes, truncating. */
 static void append(char *buf, size_t len, const char *s)
 {
-	put(buf, len, strlen(buf), s);
+	fmt_put(buf, len, strlen(buf), s);
 }
 
 /* Decimal or 0x hex with an optional leading '-'; 0 or -1. */
@@ -205,14 +189,14 @@ const struct knob *knob_find(const struct knob *knobs, size_t n, const char *nam
 /* Append " (accepted: a= b= c=)" to msg. */
 static void append_names(char *msg, size_t len, const struct knob *knobs, size_t n)
 {
-	size_t i, used = put(msg, len, strlen(msg), " (accepted:");
+	size_t i, used = fmt_put(msg, len, strlen(msg), " (accepted:");
 
 	for (i = 0; i < n; i++) {
-		used = put(msg, len, used, " ");
-		used = put(msg, len, used, knobs[i].name);
-		used = put(msg, len, used, "=");
+		used = fmt_put(msg, len, used, " ");
+		used = fmt_put(msg, len, used, knobs[i].name);
+		used = fmt_put(msg, len, used, "=");
 	}
-	put(msg, len, used, ")");
+	fmt_put(msg, len, used, ")");
 }
 
 /* How many words of line start with "key="? */

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "kernel/config.h"
+#include "kernel/fmt.h"
 
 /* Append " name" for each knob of knobs[0..n) (only the live ones if
  * live_only) to msg of len bytes. */
@@ -11,8 +12,7 @@ static void append_names(char *msg, size_t len, const struct knob *knobs, size_t
 	for (size_t i = 0; i < n && used + 1 < len; i++) {
 		if (live_only && !knobs[i].live)
 			continue;
-		snprintf(msg + used, len - used, " %s", knobs[i].name);
-		used += strlen(msg + used);
+		used = fmt_put(msg, len, fmt_put(msg, len, used, " "), knobs[i].name);
 	}
 }
 

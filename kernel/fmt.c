@@ -1,5 +1,6 @@
-/* Number formatting and parsing; see fmt.h. */
+/* Number formatting and parsing, and message pieces; see fmt.h. */
 #include <stdio.h>
+#include <string.h>
 #include "kernel/fmt.h"
 
 char *fmt_group(char *buf, size_t len, uint64_t v)
@@ -116,4 +117,17 @@ int parse_u64(const char *s, uint64_t *out)
 	}
 	*out = v;
 	return 0;
+}
+
+size_t fmt_put(char *buf, size_t len, size_t used, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (used + 1 >= len)
+		return used;
+	if (n > len - used - 1)
+		n = len - used - 1;
+	memcpy(buf + used, s, n);
+	buf[used + n] = '\0';
+	return used + n;
 }

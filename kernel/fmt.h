@@ -33,6 +33,13 @@ char *fmt_bytes(char *buf, size_t len, uint64_t bytes);
 char *fmt_rate(char *buf, size_t len, uint64_t v, const char *unit);
 
 /*
+ * Put s at buf[used] of a buffer of len bytes, truncating and keeping it
+ * NUL-terminated; returns the new used length (used itself when full). A
+ * copy, not snprintf: messages built of many pieces (all knob names).
+ */
+size_t fmt_put(char *buf, size_t len, size_t used, const char *s);
+
+/*
  * Parse an unsigned decimal or 0x/0X hexadecimal number filling all of s.
  * Returns 0 with *out set, or -1 (leaving *out alone) if s is NULL or
  * empty, has any other character (sign, space, trailing junk), or the value

@@ -126,6 +126,22 @@ static void test_parse_bad(void **state)
 	assert_int_equal(parse_u64(NULL, &v), -1);
 }
 
+/* fmt_put: pieces appended, cut at the buffer's end, nothing once full. */
+static void test_put(void **state)
+{
+	(void)state;
+	char b[8] = "";
+	size_t u = fmt_put(b, sizeof(b), 0, "ab");
+	assert_int_equal(u, 2);
+	u = fmt_put(b, sizeof(b), u, "cdefgh");
+	assert_int_equal(u, 7);
+	assert_string_equal(b, "abcdefg");
+	assert_int_equal(fmt_put(b, sizeof(b), u, "x"), 7);
+	assert_string_equal(b, "abcdefg");
+	assert_int_equal(fmt_put(b, 1, 0, "x"), 0);
+	assert_string_equal(b, "abcdefg");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +151,7 @@ int main(void)
 		cmocka_unit_test(test_rate),
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_put),
 	};
 
 	return cmocka_run_group_tests_name("fmt", tests, NULL, NULL);
