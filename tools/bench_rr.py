@@ -22,7 +22,6 @@ never passes or fails. QEMU TCG figures: compare rows, not machines.
         as many as given, in instructions per transaction)
 """
 import argparse
-import csv
 import json
 import os
 import re
@@ -32,6 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import linux_guest  # noqa: E402
+from benchcsv import save  # noqa: E402
 from netns import names, remove, sh, tap_add, wire  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
@@ -272,25 +272,11 @@ def main():
     configs = [("e1000e", "napi")] if a.quick else \
         [("e1000e", "napi"), ("e1000e", "busy"), ("igb", "napi"), ("igb", "busy")]
     if not a.insns:
-        rows = table(a.seconds, configs)
-        with open(os.path.join(BUILD, "bench", "rr.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-    ins = instructions(a.seconds)
-    if ins:
-        with open(os.path.join(BUILD, "bench", "rr-insns.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(ins[0]))
-            w.writeheader()
-            w.writerows(ins)
+        save("rr.csv", table(a.seconds, configs))
+    save("rr-insns.csv", instructions(a.seconds))
     if a.insns:
         return 0
-    lat = linux_compare(a.seconds)
-    if lat:
-        with open(os.path.join(BUILD, "bench", "rr-linux.csv"), "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(lat[0]))
-            w.writeheader()
-            w.writerows(lat)
+    save("rr-linux.csv", linux_compare(a.seconds))
     return 0
 
 
