@@ -11,6 +11,7 @@
  * CPU use is measured, not guessed: TSC cycles spent in hlt. Core 0 also
  * runs the shell, the once-a-second housekeeping and the statistics report.
  */
+#include <stdio.h>
 #include "apps/app.h"
 #include "drivers/net/nic.h"
 #include "kernel/cpu.h"
@@ -25,21 +26,34 @@ int nlcores = 1;
 /* Stop-the-world for a port reset or `clear stats` (nic_stop_others):
  * core 0 raises stop_req; every other core parks at the top of its loop
  * with interrupts off (so not even its interrupt handlers write a
- * counter), counts itself in parked and waits until stop_req falls. */
+ * counter), counts itself in parked and waits until stop_req falls.
+ * Lowering stop_req waits for parked to be 0 again, so a stop right after
+ * another (a reset, then `clear stats`) never counts a core that is still
+ * in the first one. A core that has not parked after a second is named
+ * on the console (it is stuck in its poll loop); the wait goes on, since
+ * resetting a port under a core that still polls it is not safe. */
 static volatile int stop_req, parked;
+
+static void wait_parked(int want)
+{
+	uint64_t warn = rdtsc() + tsc.hz;
+	while (__atomic_load_n(&parked, __ATOMIC_ACQUIRE) != want) {
+		if (warn && rdtsc() > warn) {
+			printf("smp: %d of %d other core(s) parked after 1 s; still waiting\n",
+			       parked, nlcores - 1);
+			warn = 0;
+		}
+		cpu_relax();
+	}
+}
 
 static void stop_others(int stop)
 {
-	if (!stop) {
-		__atomic_store_n(&stop_req, 0, __ATOMIC_RELEASE);
-		return;
-	}
-	__atomic_store_n(&parked, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&stop_req, 1, __ATOMIC_RELEASE);
-	for (int c = 1; c < nlcores; c++)
-		smp_wake(c);	/* out of hlt */
-	while (__atomic_load_n(&parked, __ATOMIC_ACQUIRE) < nlcores - 1)
-		cpu_relax();
+	__atomic_store_n(&stop_req, stop, __ATOMIC_RELEASE);
+	if (stop)
+		for (int c = 1; c < nlcores; c++)
+			smp_wake(c);	/* out of hlt */
+	wait_parked(stop ? nlcores - 1 : 0);
 }
 
 static void park(void)
@@ -48,6 +62,7 @@ static void park(void)
 	__atomic_add_fetch(&parked, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&stop_req, __ATOMIC_ACQUIRE))
 		cpu_relax();
+	__atomic_sub_fetch(&parked, 1, __ATOMIC_ACQ_REL);
 	irq_on();
 }
 
