@@ -7,7 +7,10 @@
  * repeated source and destination are checked and looked up once); its next hop's MAC comes
  * from the ARP table, or the frame waits, held in the next hop's queue of
  * ARP_HOLD, while ARP requests go out every ARP_RETRY_MS up to ARP_TRIES
- * times. Frames leave in one tx_burst per port at the end of the burst.
+ * times. Once a frame is forwarded, the rest of the burst that shares its
+ * addresses and fits a few header checks takes the lane (struct lane):
+ * the full path's decisions reused, a rewrite and a queue slot per frame.
+ * Frames leave in one tx_burst per port at the end of the burst.
  * TTL expiry and no route send ICMP errors, ICMP_RATE per second per port.
  * Nothing is allocated per frame except the ICMP errors and ARP requests.
  */
@@ -46,12 +49,33 @@ struct arp_entry {
 	struct pkt *held[ARP_HOLD];
 };
 
+/* Frames queued out of one port. While the batch is unmixed (only
+ * TX_FWD frames from the burst's port) kind[] and in[] are not written:
+ * the first other frame fills them in for those before it (tx_typed). */
 struct txb {
 	int n;
 	int mixed;	/* holds a frame that is not TX_FWD from the burst's port */
 	struct pkt *p[TXB_MAX];
 	uint8_t kind[TXB_MAX];
 	uint8_t in[TXB_MAX];	/* port the frame counts on */
+};
+
+/* The burst's fast lane: what the full path decided for the last frame it
+ * forwarded (valid set), for later frames of the burst with the same
+ * source and destination, a 20-byte header, a checksum the NIC verified,
+ * TTL > 1 and a total length that fits both the frame and the out port.
+ * Any frame the lane does not take goes the full path, which clears the
+ * lane first (it may change the ARP table or the out port's batch) and
+ * sets it again when that frame is forwarded through a resolved entry
+ * into an unmixed batch. */
+struct lane {
+	int valid;
+	uint64_t sd;		/* saddr and daddr as they lie in the header */
+	uint64_t mac_lo;	/* the next hop's MAC and the first 2 bytes of ours */
+	uint32_t mac_hi;	/* the last 4 bytes of ours */
+	uint32_t mtu;		/* out port's MTU */
+	int out;		/* out port */
+	struct txb *b;		/* its batch */
 };
 
 /* One core's router state: each core routes with its own ARP table, TX
@@ -73,6 +97,7 @@ static struct l3_core {
 	 * frame carrying 0 is always checked). */
 	uint32_t ok_src, ok_dst;
 	uint16_t ok_nh;
+	struct lane lane;
 } l3_cores[MAX_CPUS];
 
 /* The calling core's router state. */
@@ -86,8 +111,13 @@ static void tx_flush(int port)
 	struct txb *b = &me()->tx[port];
 	struct nic *out = nics[port];
 	int sent = b->n ? out->ops->tx_burst(out, me()->q % out->nqueues, b->p, b->n) : 0;
-	if (!b->mixed && sent == b->n) {	/* the common batch: routed frames, all sent */
-		fwd_st(me()->in)->forwarded += (uint64_t)sent;
+	if (!b->mixed) {	/* the common batch: frames routed from the burst's port */
+		int in = me()->in;
+		fwd_st(in)->forwarded += (uint64_t)sent;
+		if (sent < b->n) {
+			fwd_drop(in, FWD_DROP_tx_ring_full, (uint64_t)(b->n - sent));
+			pkt_free_bulk(b->p + sent, b->n - sent);
+		}
 		b->n = 0;
 		return;
 	}
@@ -114,6 +144,19 @@ static void tx_flush(int port)
 	b->mixed = 0;
 }
 
+/* Record the kind and port of b's next frame p; the first time, also of
+ * the unmixed frames before it (TX_FWD from the burst's port, c->in). */
+static void tx_typed(struct l3_core *c, struct txb *b, struct pkt *p, int kind)
+{
+	if (!b->mixed) {
+		memset(b->kind, TX_FWD, (size_t)b->n);
+		memset(b->in, c->in, (size_t)b->n);
+		b->mixed = 1;
+	}
+	b->in[b->n] = (uint8_t)p->port;
+	b->kind[b->n] = (uint8_t)kind;
+}
+
 /* Queue p out of port on core c (me()), counted as kind (TX_FWD from the
  * burst's port keeps the batch unmixed; in_burst: p is a frame of this
  * burst, so from that port). Inline: it runs once per routed frame. */
@@ -123,10 +166,9 @@ void tx_add_on(struct l3_core *c, int port, struct pkt *p, int kind, const int i
 	struct txb *b = &c->tx[port];
 	if (b->n == TXB_MAX)
 		tx_flush(port);
-	b->mixed |= kind != TX_FWD || (!in_burst && p->port != c->in);
-	b->p[b->n] = p;
-	b->in[b->n] = (uint8_t)p->port;
-	b->kind[b->n++] = (uint8_t)kind;
+	if (b->mixed || kind != TX_FWD || (!in_burst && p->port != c->in))
+		tx_typed(c, b, p, kind);
+	b->p[b->n++] = p;
 }
 
 static void tx_add(int port, struct pkt *p, int kind)
@@ -361,6 +403,71 @@ static int ip_source_routed(const struct ipv4_hdr *ip)
 	return 0;
 }
 
+/* Open the lane for frames like ip (just forwarded out of port out to
+ * mac): unless the out port's batch is mixed (the lane writes no kinds). */
+static void lane_set(struct l3_core *c, const struct ipv4_hdr *ip, int out, const uint8_t mac[ETH_ALEN])
+{
+	struct lane *l = &c->lane;
+	uint8_t hdr[12];
+	if (c->tx[out].mixed || nics[out]->mtu < IPV4_HLEN)
+		return;
+	memcpy(hdr, mac, ETH_ALEN);
+	memcpy(hdr + ETH_ALEN, nics[out]->mac, ETH_ALEN);
+	memcpy(&l->mac_lo, hdr, 8);
+	memcpy(&l->mac_hi, hdr + 8, 4);
+	memcpy(&l->sd, &ip->saddr, 8);
+	l->mtu = nics[out]->mtu;
+	l->b = &c->tx[out];
+	l->out = out;
+	l->valid = 1;
+}
+
+/* Frames pkts[i..n) through the lane while they fit it (see struct lane:
+ * each check here implies that the full path would forward the frame
+ * the same way); returns the index of the first one that does not. our:
+ * the receiving port's MAC in the low 48 bits. */
+static inline __attribute__((always_inline))
+int lane_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our)
+{
+	const struct lane *l = &c->lane;
+	const uint64_t want = l->sd, lo = l->mac_lo;
+	const uint32_t hi = l->mac_hi, room = l->mtu - IPV4_HLEN;
+	struct txb *b = l->b;
+	while (i < n) {
+		if (b->n == TXB_MAX)
+			tx_flush(l->out);
+		/* a run bounded by the frames left and the batch's room */
+		struct pkt **pp = pkts + i, **end = pp + (n - i < TXB_MAX - b->n ? n - i : TXB_MAX - b->n);
+		struct pkt **q = b->p + b->n;
+		for (; pp != end; pp++) {
+			struct pkt *p = *pp;
+			uint8_t *d = p->data;	/* a whole buffer: the bytes read exist */
+			uint64_t w0, sd;
+			uint32_t w3;
+			uint16_t tl;
+			memcpy(&w0, d, 8);			/* destination MAC, 2 bytes more */
+			memcpy(&w3, d + 12, 4);			/* EtherType, version/IHL, TOS */
+			memcpy(&tl, d + ETH_HLEN + 2, 2);	/* total length */
+			memcpy(&sd, d + ETH_HLEN + 12, 8);	/* source, destination */
+			uint32_t tot = ntoh16(tl);
+			if ((((w0 ^ our) << 16) | ((w3 & 0xffffff) ^ 0x450008) | (sd ^ want)) ||
+			    !(p->flags & PKT_RX_IP_CSUM_OK) || d[ETH_HLEN + 8] <= 1 ||
+			    tot - IPV4_HLEN > room || tot + ETH_HLEN > p->len)
+				break;
+			p->len = (uint16_t)(tot + ETH_HLEN);
+			memcpy(d, &lo, 8);
+			memcpy(d + 8, &hi, 4);
+			ipv4_ttl_dec((struct ipv4_hdr *)(d + ETH_HLEN));
+			*q++ = p;
+		}
+		b->n = (int)(q - b->p);
+		i = (int)(pp - pkts);
+		if (pp != end)
+			break;
+	}
+	return i;
+}
+
 static const enum fwd_drop check_drop[IPV4_CHECK_N] = {
 	[IPV4_TOO_SHORT] = FWD_DROP_too_short, [IPV4_BAD_VERSION] = FWD_DROP_bad_version,
 	[IPV4_BAD_IHL] = FWD_DROP_bad_ihl, [IPV4_BAD_TOTLEN] = FWD_DROP_bad_totlen,
@@ -433,6 +540,7 @@ static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint
 		e = core->last = arp_find(out, hop);
 	if (e && (e->state == ARP_REACHABLE || e->state == ARP_PROBE_STATE)) {
 		forward(core, p, out, e->mac, 1);
+		lane_set(core, ip, out, e->mac);
 		return -1;
 	}
 	if (e && e->state == ARP_FAILED) {
@@ -464,8 +572,14 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	core->q = q;
 	core->in = nic->port;
 	core->ok_src = core->ok_dst = 0;	/* the tables may have changed since the last burst */
-	for (int i = 0; i < n; i++) {
-		struct pkt *p = pkts[i];
+	core->lane.valid = 0;
+	uint64_t our = 0;
+	memcpy(&our, nic->mac, ETH_ALEN);
+	for (int i = 0; i < n;) {
+		if (core->lane.valid && (i = lane_run(core, pkts, i, n, our)) == n)
+			break;
+		core->lane.valid = 0;
+		struct pkt *p = pkts[i++];
 		const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
 		int why;
 		uint16_t type = p->len >= ETH_HLEN ? ntoh16(eth->type) : 0;

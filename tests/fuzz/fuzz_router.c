@@ -5,7 +5,11 @@
  *           10.2.0.1/24, port 2: L2, paired with itself): a flags byte, a
  *           length, the bytes; flags make it easier to reach deep paths:
  *           1 our MAC as destination, 2 EtherType IPv4, 4 EtherType ARP,
- *           8 a correct IPv4 header checksum;
+ *           8 a correct IPv4 header checksum, 16 the NIC checked the
+ *           IPv4 header checksum (its verdict, PKT_RX_IP_CSUM_OK or _BAD,
+ *           is right, as a NIC's is), 32 the frame joins the burst of the
+ *           frames before it (same port, up to NIC_BURST_MAX; a burst goes
+ *           to the app when the next op is not such a frame);
  *   op 4    the clock moves on by (next byte) * 10 ms and the app's timers
  *           run (ARP retries and give-ups);
  *   op 5    the next transmit call takes at most (next byte) % 4 frames.
@@ -125,14 +129,46 @@ static void run_timers(void)
 	check_accounts();
 }
 
-/* One frame in on port: built from the flags and bytes at data. */
+/* The burst being gathered: frames of port burst_port not yet given to
+ * the app. */
+static struct pkt *burst[NIC_BURST_MAX];
+static int burst_n, burst_port;
+
+/* The gathered burst to the app, then the accounts checked. */
+static void burst_in(void)
+{
+	if (!burst_n)
+		return;
+	app_of_port(burst_port)->rx(&ports[burst_port], 0, burst, burst_n);
+	burst_n = 0;
+	check_port(burst_port);	/* a burst moves only its own port's accounts */
+}
+
+/* What a NIC's checksum offload reports of an IPv4 frame (nothing when
+ * it is not one whose header it could read). */
+static uint32_t hw_csum(const uint8_t *f, size_t len)
+{
+	const struct ipv4_hdr *ip = (const void *)(f + ETH_HLEN);
+	if (len < ETH_HLEN + IPV4_HLEN || ntoh16(((const struct eth_hdr *)f)->type) != ETHERTYPE_IPV4 ||
+	    ip->ver_ihl >> 4 != 4)
+		return 0;
+	size_t hl = (size_t)(ip->ver_ihl & 15) * 4;
+	if (hl < IPV4_HLEN || ETH_HLEN + hl > len)
+		return 0;
+	return inet_csum(ip, hl) ? PKT_RX_IP_CSUM_BAD : PKT_RX_IP_CSUM_OK;
+}
+
+/* One frame in on port: built from the flags and bytes at data; it joins
+ * the gathered burst (flag 32, same port, room left) or starts a new one. */
 static void frame_in(int port, const uint8_t *data, size_t n)
 {
 	struct nic *nic = &ports[port];
+	uint8_t flags = n ? data[0] : 0;
+	if (!(flags & 32) || port != burst_port || burst_n == NIC_BURST_MAX)
+		burst_in();
 	struct pkt *p = pkt_alloc(nic->pool);
 	if (!p)
 		return;		/* the ring would have had no buffer */
-	uint8_t flags = n ? data[0] : 0;
 	size_t len = n > 1 ? data[1] * 7u : 0;	/* up to 1785: past a buffer's worth of frame too */
 	if (len > n - (n > 2 ? 2 : n))
 		len = n > 2 ? n - 2 : 0;
@@ -159,8 +195,10 @@ static void frame_in(int port, const uint8_t *data, size_t n)
 	p->len = (uint16_t)len;
 	p->port = (uint16_t)port;
 	p->queue = 0;
-	app_of_port(port)->rx(nic, 0, &p, 1);
-	check_port(port);	/* a frame moves only its own port's accounts */
+	if (flags & 16)
+		p->flags = hw_csum(p->data, len);
+	burst_port = port;
+	burst[burst_n++] = p;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
@@ -179,13 +217,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 				n = len - i;
 			frame_in(op % 3, data + i, n);
 			i += n;
-		} else if (op == 4) {
+			continue;
+		}
+		burst_in();
+		if (op == 4) {
 			fuzz_tsc += (i < len ? data[i++] : 1) * 10000000ull;
 			run_timers();
 		} else {
 			tx_budget = i < len ? data[i++] % 4 : 0;
 		}
 	}
+	burst_in();
 	tx_budget = 1 << 30;
 	/* Every ARP try runs out: held frames go within 10 rounds of 200 ms
 	 * (rounds stop once nothing is held: they would only run timers). */

@@ -62,6 +62,22 @@ def router_program(frames, port=0):
     return prog + bytes([4, 20])
 
 
+def router_burst_program():
+    """fuzz_router ops for the lane (apps/fwd/l3.c): a frame to 10.3.0.5
+    held while port 1 resolves its next hop 10.2.0.2, then bursts (flag 32)
+    of such frames with the NIC's checksum verdict (16), among them one
+    with TTL 1, one with a wrong checksum, one with options and an ARP."""
+    t = test_frames()
+    fwd, ttl1, opts, arp_in, arp1 = t[0], t[3], t[5], t[11], t[13]
+    bad = bytearray(fwd)
+    bad[24] ^= 0xff   # header checksum
+    op = lambda port, flags, f: bytes([port, flags, (len(f) + 6) // 7]) + f + bytes(-len(f) % 7)
+    prog = op(0, 1 | 8, fwd) + op(1, 1, arp1)
+    for burst in ([fwd] * 4, [fwd, fwd, ttl1, fwd, bytes(bad), fwd, opts, fwd, arp_in, fwd, fwd]):
+        prog += b"".join(op(0, (1 | 16) | (32 if k else 0), f) for k, f in enumerate(burst))
+    return prog + bytes([4, 20])
+
+
 def lwip_programs():
     """fuzz_lwip programs: ARP from the peer first (lwIP learns it), then
     ping, UDP to rr's port, echo and sockperf, and TCP sessions to rr and to
@@ -158,7 +174,7 @@ def main():
     write("ipv4", ip)
     write("icmp", [bytes([11, 0, 100]) + f for f in frames] + [bytes([3, 0, 100]) + f for f in frames[:4]])
     write("arp", [f for f in frames if f[12:14] == b"\x08\x06"])
-    write("router", [router_program([f]) for f in frames] + [router_program(test_frames()[:5])])
+    write("router", [router_program([f]) for f in frames] + [router_program(test_frames()[:5]), router_burst_program()])
     write("pcicap", pci_spaces())
     write("cmdline", [s.encode() for s in (
         "app=fwd stats=0 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99",
