@@ -40,7 +40,7 @@ KNOB(rr_pbufs, .name = "rr_pbufs", .type = KNOB_INT, .ranges = pbufs_range, .nra
 KNOB(rr_idle, .name = "rr_idle", .type = KNOB_INT, .ranges = idle_range, .nranges = 1, .ival = &rr_cfg.idle_s,
      .help = "rr: a TCP connection idle this long is reset and counted, s (0: never); default 60");
 
-static uint64_t next_timer_tsc;
+static uint64_t next_timer_tsc, next_arp_tsc;
 extern const struct app app_rr;
 
 static int rr_init(void)
@@ -83,7 +83,7 @@ void rr_input(struct nic *nic, int q, struct pkt **pkts, int n)
 			app_count_drops(1);
 			continue;
 		}
-		if (rr_netif_input(nic, p)) {
+		if (rr_netif_input(nic, p, cls)) {
 			st->drop[RR_no_pbuf]++;
 			app_count_drops(1);
 			pkt_free(p);
@@ -101,6 +101,10 @@ int rr_timers(void)
 	if (now < next_timer_tsc)
 		return 0;
 	next_timer_tsc = now + tsc.hz / 1000;
+	if (now >= next_arp_tsc) {
+		next_arp_tsc = now + tsc.hz;
+		rr_netif_arp_tick();
+	}
 	sys_check_timeouts();
 	rr_netif_flush();
 	return 0;

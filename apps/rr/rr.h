@@ -83,10 +83,14 @@ int rr_pool_fill(const struct memp_desc *desc, uint32_t n, int replace);
 
 /* rr_netif.c: lwIP netif of a port. */
 int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len);
-/* Hand a frame to lwIP without copying (a custom pbuf pointing into it;
- * the pkt goes back to its pool when lwIP frees the pbuf). 0, or -1 (no
- * custom pbuf: the caller drops and counts it). */
-int rr_netif_input(struct nic *nic, struct pkt *p);
+/* Hand a frame of rr_filter class cls to lwIP without copying (a custom
+ * pbuf pointing into it; the pkt goes back to its pool when lwIP frees the
+ * pbuf); TCP and UDP to the port's address straight to lwIP's TCP or UDP
+ * input. 0, or -1 (no custom pbuf: the caller drops and counts it). */
+int rr_netif_input(struct nic *nic, struct pkt *p, int cls);
+/* A new ARP period (once a second, from rr_timers): every remembered ARP
+ * entry is looked up through lwIP's etharp_output again once. */
+void rr_netif_arp_tick(void);
 /* Give the NIC the frames lwIP sent since the last flush. */
 void rr_netif_flush(void);
 /* The port whose netif has address addr (lwIP's ip4 u32, network order), or -1. */

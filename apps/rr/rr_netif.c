@@ -18,10 +18,14 @@
 #include "kernel/time.h"
 #include "lwip/etharp.h"
 #include "lwip/init.h"
+#include "lwip/ip.h"
 #include "lwip/memp.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
+#include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/ip4.h"
+#include "lwip/stats.h"
+#include "lwip/udp.h"
 #include "netif/ethernet.h"
 
 /* Every small-slot buffer of every port could be inside lwIP at once: the
@@ -98,11 +102,15 @@ void rr_netif_flush(void)
 	}
 }
 
-static err_t linkoutput(struct netif *netif, struct pbuf *p)
+/* A packet buffer of rp's pool holding hdr (hlen bytes: the Ethernet
+ * header, or none) then the pbuf chain p, padded to the Ethernet minimum,
+ * queued for the next flush. ERR_BUF (too long) or ERR_MEM (no buffer),
+ * counted. */
+static err_t frame_out(struct rr_port *rp, const void *hdr, unsigned hlen, struct pbuf *p)
 {
-	struct rr_port *rp = netif->state;
 	struct nic *nic = rp->nic;
-	if (p->tot_len > nic->pool->buf_size) {
+	unsigned len = hlen + p->tot_len;
+	if (len > nic->pool->buf_size) {
 		rr_count(nic->port, RR_tx_no_room, 1);
 		return ERR_BUF;
 	}
@@ -111,19 +119,21 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
 		rr_count(nic->port, RR_tx_no_buffer, 1);
 		return ERR_MEM;
 	}
+	if (hlen)
+		memcpy(k->data, hdr, SIZEOF_ETH_HDR);
 	if (!p->next)
-		memcpy(k->data, p->payload, p->len);
+		memcpy(k->data + hlen, p->payload, p->len);
 	else
-		pbuf_copy_partial(p, k->data, p->tot_len, 0);
-	k->len = p->tot_len;
-	if (k->len < ETH_MIN_FRAME) {
+		pbuf_copy_partial(p, k->data + hlen, p->tot_len, 0);
+	if (len < ETH_MIN_FRAME) {
 		/* The padding: a constant size is a few stores, not a call (the
 		 * buffer holds at least 2 * ETH_MIN_FRAME bytes). */
-		memset(k->data + k->len, 0, ETH_MIN_FRAME);
-		k->len = ETH_MIN_FRAME;
+		memset(k->data + len, 0, ETH_MIN_FRAME);
+		len = ETH_MIN_FRAME;
 	}
+	k->len = (uint16_t)len;
 	k->port = (uint16_t)nic->port;
-	rr_count(nic->port, RR_tx_bytes, k->len);
+	rr_count(nic->port, RR_tx_bytes, len);
 	rp->txq[rp->ntx++] = k;
 	tx_pending |= 1u << nic->port;
 	if (rp->ntx == NIC_BURST_MAX) {
@@ -133,12 +143,71 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
 	return ERR_OK;
 }
 
+/* lwIP's link output (ARP, and IPv4 through etharp_output): p is the
+ * whole frame. */
+static err_t linkoutput(struct netif *netif, struct pbuf *p)
+{
+	return frame_out(netif->state, NULL, 0, p);
+}
+
+/* The ARP entry of an on-link destination, by lwIP's table index,
+ * remembered per port for the current ARP period (the second lwIP's ARP
+ * timer ages its table in): within it, IPv4 packets to that destination
+ * get their Ethernet header here instead of through etharp_output and
+ * ethernet_output. The entry is checked to be still stable and the same
+ * address on every use (etharp_get_entry); the first packet of each
+ * period goes through etharp_output, so that lwIP still asks again for
+ * an address in use before it expires (etharp.c, ARP_AGE_REREQUEST_USED). */
+#define ARP_HINTS 16
+struct arp_hint {
+	uint32_t ip;		/* network order; 0: none */
+	uint32_t period;
+	size_t idx;		/* lwIP's ARP table index */
+};
+static struct arp_hint arp_hints[NIC_MAX_PORTS][ARP_HINTS];
+static uint32_t arp_period = 1;
+
+void rr_netif_arp_tick(void)
+{
+	arp_period++;
+}
+
+static struct arp_hint *arp_hint_of(struct netif *netif, uint32_t ip)
+{
+	return &arp_hints[((struct rr_port *)netif->state)->nic->port][(ip >> 24 ^ ip >> 16) % ARP_HINTS];
+}
+
+/* netif->output: IPv4 packet p to next hop dst. */
+static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst)
+{
+	uint32_t ip = ip4_addr_get_u32(dst);
+	struct arp_hint *h = arp_hint_of(netif, ip);
+	ip4_addr_t *eip;
+	struct netif *enetif;
+	struct eth_addr *mac;
+	if (h->ip == ip && h->period == arp_period && etharp_get_entry(h->idx, &eip, &enetif, &mac) &&
+	    ip4_addr_get_u32(eip) == ip && enetif == netif) {
+		struct eth_hdr eth;
+		eth.dest = *mac;
+		memcpy(&eth.src, netif->hwaddr, ETH_HWADDR_LEN);
+		eth.type = PP_HTONS(ETHTYPE_IP);
+		return frame_out(netif->state, &eth, SIZEOF_ETH_HDR, p);
+	}
+	err_t err = etharp_output(netif, p, dst);
+	const ip4_addr_t *found;
+	ssize_t idx;
+	if (err == ERR_OK && ip4_addr_netcmp(dst, netif_ip4_addr(netif), netif_ip4_netmask(netif)) &&
+	    (idx = etharp_find_addr(netif, dst, &mac, &found)) >= 0)
+		*h = (struct arp_hint){ .ip = ip, .period = arp_period, .idx = (size_t)idx };
+	return err;
+}
+
 static err_t port_netif_init(struct netif *netif)
 {
 	struct rr_port *rp = netif->state;
 	netif->name[0] = 'p';
 	netif->name[1] = (char)('0' + rp->nic->port);
-	netif->output = etharp_output;
+	netif->output = eth_ip_output;
 	netif->linkoutput = linkoutput;
 	netif->mtu = (u16_t)rp->nic->mtu;
 	netif->hwaddr_len = ETH_HWADDR_LEN;
@@ -192,7 +261,47 @@ int rr_port_of_addr_port(int port)
 	return ports[port].nic != NULL;
 }
 
-int rr_netif_input(struct nic *nic, struct pkt *k)
+/* 1 if lwIP's ip4_input would accept IPv4 packet ip on netif and hand
+ * it on unchanged: sent to the netif's own address from a source that is
+ * not a broadcast or multicast address (RFC 1122 3.2.1.3), not a
+ * fragment (rr_filter classed it TCP or UDP, and checked the header and
+ * its checksum). Anything else takes lwIP's whole path. */
+static int ip_direct(const struct netif *netif, const struct ip_hdr *ip)
+{
+	uint32_t our = ip4_addr_get_u32(netif_ip4_addr(netif)), mask = ip4_addr_get_u32(netif_ip4_netmask(netif));
+	uint32_t src = ip->src.addr, host = ~mask;
+	return ip->dest.addr == our && src != 0 && src != ~0u && (src & PP_HTONL(0xf0000000UL)) != PP_HTONL(0xe0000000UL) &&
+	       ((src & mask) != (our & mask) || (src & host) != host || src == our);
+}
+
+/* TCP or UDP packet ip in p's frame straight to tcp_input / udp_input,
+ * as ip4_input would hand it on (ip_data set for the callbacks, lwIP's
+ * ip.recv counted): without ethernet_input, ip4_input and their header
+ * moves. */
+static void ip_deliver(struct netif *netif, struct rx_pbuf *r, const struct ip_hdr *ip, u16_t ip_len)
+{
+	u16_t hlen = IPH_HL_BYTES(ip), l4len = (u16_t)(ip_len - hlen);
+	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, l4len, PBUF_REF, &r->pc, (u8_t *)ip + hlen, l4len);
+	IP_STATS_INC(ip.recv);
+	ip_data.current_netif = netif;
+	ip_data.current_input_netif = netif;
+	ip_data.current_ip4_header = ip;
+	ip_data.current_ip_header_tot_len = hlen;
+	ip_addr_copy_from_ip4(ip_data.current_iphdr_dest, ip->dest);
+	ip_addr_copy_from_ip4(ip_data.current_iphdr_src, ip->src);
+	if (IPH_PROTO(ip) == IP_PROTO_TCP)
+		tcp_input(p, netif);
+	else
+		udp_input(p, netif);
+	ip_data.current_netif = NULL;
+	ip_data.current_input_netif = NULL;
+	ip_data.current_ip4_header = NULL;
+	ip_data.current_ip_header_tot_len = 0;
+	ip4_addr_set_any(ip4_current_src_addr());
+	ip4_addr_set_any(ip4_current_dest_addr());
+}
+
+int rr_netif_input(struct nic *nic, struct pkt *k, int cls)
 {
 	struct rr_port *rp = &ports[nic->port];
 	struct rx_pbuf *r = slot_room(k);
@@ -201,20 +310,25 @@ int rr_netif_input(struct nic *nic, struct pkt *k)
 	r->pc.custom_free_function = rx_pbuf_free;
 	r->pkt = k;
 	rx_held++;
-	u16_t len = k->len;
-	const struct eth_hdr *eth = (const struct eth_hdr *)k->data;
-	if (eth->type == PP_HTONS(ETHTYPE_IP)) {	/* rr_filter checked tot_len <= the frame */
-		u16_t ip_len = lwip_ntohs(((const struct ip_hdr *)(eth + 1))->_len);
-		if (SIZEOF_ETH_HDR + ip_len < len)
-			len = (u16_t)(SIZEOF_ETH_HDR + ip_len);
-	}
-	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &r->pc, k->data, len);
 	u16_t check = NETIF_CHECKSUM_ENABLE_ALL;
 	if (k->flags & PKT_RX_IP_CSUM_OK)
 		check &= (u16_t)~NETIF_CHECKSUM_CHECK_IP;
 	if (k->flags & PKT_RX_L4_CSUM_OK)
 		check &= (u16_t)~(NETIF_CHECKSUM_CHECK_UDP | NETIF_CHECKSUM_CHECK_TCP);
 	NETIF_SET_CHECKSUM_CTRL(&rp->netif, check);
+	u16_t len = k->len;
+	const struct eth_hdr *eth = (const struct eth_hdr *)k->data;
+	if (eth->type == PP_HTONS(ETHTYPE_IP)) {	/* rr_filter checked tot_len <= the frame */
+		const struct ip_hdr *ip = (const struct ip_hdr *)(eth + 1);
+		u16_t ip_len = lwip_ntohs(IPH_LEN(ip));
+		if ((cls == RR_tcp || cls == RR_udp) && ip_direct(&rp->netif, ip)) {
+			ip_deliver(&rp->netif, r, ip, ip_len);
+			return 0;
+		}
+		if (SIZEOF_ETH_HDR + ip_len < len)
+			len = (u16_t)(SIZEOF_ETH_HDR + ip_len);
+	}
+	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &r->pc, k->data, len);
 	if (rp->netif.input(p, &rp->netif) != ERR_OK)
 		pbuf_free(p);
 	return 0;

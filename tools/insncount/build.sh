@@ -27,7 +27,7 @@ if [ ! -f "$out/qemu-plugin.h" ]; then
 fi
 # list the 20000 hottest blocks, not 20, so a per-function profile covers the whole fast path
 for src in "$out"/qemu-*/contrib/plugins/hotblocks.c; do
-  [ -f "$src" ] && sed 's/limit = 20;/limit = 20000;/' "$src" > "$out/hotblocks.c"
+  [ -f "$src" ] && sed -E 's/limit = [0-9]+;/limit = 20000;/' "$src" > "$out/hotblocks.c"
 done
 gcc -O2 -shared -fPIC -I"$out" $(pkg-config --cflags glib-2.0) -o "$out/insncount.so" "$here/insncount.c" -lpthread
 [ -f "$out/hotblocks.c" ] && gcc -O2 -shared -fPIC -I"$out" $(pkg-config --cflags glib-2.0) -o "$out/hotblocks.so" "$out/hotblocks.c" $(pkg-config --libs glib-2.0)
