@@ -5,7 +5,10 @@
  * LWIP_SUPPORT_CUSTOM_PBUF). The pbuf itself lives in the slot's spare room
  * between struct pkt and the buffer (PKT_HEADROOM slots), or comes from the
  * RX_PBUF pool for copybreak's small slots; the frame's Ethernet padding is
- * cut here (lwIP would trim the pbuf again for every short frame). Checksums the NIC verified are not checked
+ * cut here (lwIP would trim the pbuf again for every short frame). TCP and
+ * UDP to the port's address go straight to tcp_input/udp_input (ip_direct,
+ * ip_deliver); IPv4 out to an on-link address gets its Ethernet header
+ * from the port's ARP hint (eth_ip_output). Checksums the NIC verified are not checked
  * again (per frame, through the netif's checksum flags). Transmit copies the
  * pbuf chain once into a packet buffer of the port's pool (responses are
  * PBUF_ROM/REF chains, so that is the only copy) and hands the frames to
