@@ -6,7 +6,10 @@
  * path. Refused or broken requests end in a named counter: bad_request (no
  * request line, binary bytes), bad_method (405, not GET), not_found (404),
  * too_large (431, over HTTP_REQ_MAX), timeouts (silent HTTP_IDLE_MS, e.g.
- * half requests), conns_refused (over HTTP_CONNS). Handshakes are bounded
+ * half requests, or an answer unacknowledged 4 * HTTP_IDLE_MS),
+ * conns_refused (over HTTP_CONNS). A connection is closed once its answer
+ * is acknowledged, and holds its slot until then: readers that stop
+ * reading pin at most HTTP_CONNS answers in lwIP's heap. Handshakes are bounded
  * too (a SYN flood): mgmt.c drops SYNs beyond HTTP_HALF_OPEN before lwIP,
  * and a handshake not completed in HTTP_SYN_MS is dropped here without a
  * RST (half_open_expired; a flood's forged sources would never answer).
@@ -26,12 +29,18 @@ uint64_t mgmt_http[HTTP_N];
 #define HTTP_NAME(name) #name,
 const char *const mgmt_http_names[HTTP_N] = { HTTP_COUNTERS(HTTP_NAME) };
 
-enum { C_FREE, C_READING, C_READY, C_SENDING };
+/* A connection: collecting its request (reset if silent HTTP_IDLE_MS),
+ * waiting for its turn (the server makes it wait: no time-out), its answer
+ * being written (one at a time), then written and waiting for the peer's
+ * ACK of all of it before the close. Reset if the peer acknowledges nothing
+ * for 4 * HTTP_IDLE_MS while its answer is written or waits for the ACK. */
+enum { C_FREE, C_READING, C_READY, C_SENDING, C_DRAINING };
 struct hconn {
 	int state;
 	struct tcp_pcb *pcb;
 	uint32_t last_ms;
 	size_t have;
+	size_t scanned;	/* bytes header_done() has looked at */
 	int done;	/* header_done() of the request as received */
 	char req[HTTP_REQ_MAX + 1];
 };
@@ -57,6 +66,28 @@ static void conn_abort(struct hconn *c, enum http_counter why)
 	conn_free(c);
 }
 
+/* The peer acknowledged data: the connection is not idle. */
+static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+	struct hconn *c = arg;
+	(void)pcb, (void)len;
+	if (c)
+		c->last_ms = sys_now();
+	return ERR_OK;
+}
+
+/* The answer acknowledged: close (FIN), the PCB no longer ours. */
+static void conn_close(struct hconn *c)
+{
+	tcp_arg(c->pcb, 0);
+	tcp_recv(c->pcb, 0);
+	tcp_err(c->pcb, 0);
+	tcp_sent(c->pcb, 0);
+	if (tcp_close(c->pcb) != ERR_OK)
+		tcp_abort(c->pcb);
+	conn_free(c);
+}
+
 static void on_err(void *arg, err_t err)
 {
 	struct hconn *c = arg;
@@ -67,16 +98,22 @@ static void on_err(void *arg, err_t err)
 	}
 }
 
-/* 1 once the request's header ends; -1 if it holds a byte no HTTP request
- * has (binary): control characters other than CR, LF and TAB. */
-static int header_done(const struct hconn *c)
+/* 1 once the request's header ends (its first blank line, RFC 9112 2.1);
+ * -1 if a byte before that is one no HTTP header has (binary): control
+ * characters other than CR, LF and TAB. What follows the header (a body, a
+ * pipelined request) is not looked at, so the outcome does not depend on
+ * how TCP cut the bytes. Scans from where the last call stopped. */
+static int header_done(struct hconn *c)
 {
-	for (size_t i = 0; i < c->have; i++) {
+	for (; c->scanned < c->have; c->scanned++) {
+		size_t i = c->scanned;
 		unsigned char b = (unsigned char)c->req[i];
 		if ((b < 32 && b != '\r' && b != '\n' && b != '\t') || b == 127)
 			return -1;
+		if (b == '\n' && ((i >= 1 && c->req[i - 1] == '\n') || (i >= 3 && !memcmp(c->req + i - 3, "\r\n\r\n", 4))))
+			return 1;
 	}
-	return strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n");
+	return 0;
 }
 
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
@@ -100,8 +137,8 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		return ERR_ABRT;
 	}
 	tcp_recved(pcb, p->tot_len);
-	c->last_ms = sys_now();
-	if (c->state == C_READING) {
+	if (c->state == C_READING) {	/* later bytes do not keep an answer alive */
+		c->last_ms = sys_now();
 		size_t room = HTTP_REQ_MAX - c->have, n = p->tot_len < room ? p->tot_len : room;
 		pbuf_copy_partial(p, c->req + c->have, (u16_t)n, 0);
 		c->have += n;
@@ -127,6 +164,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 		tcp_arg(pcb, c);
 		tcp_recv(pcb, on_recv);
 		tcp_err(pcb, on_err);
+		tcp_sent(pcb, on_sent);
 		mgmt_http[HTTP_conns_accepted]++;
 		return ERR_OK;
 	}
@@ -212,7 +250,10 @@ static void respond(struct hconn *c)
 	answer(200, "OK", ctype, len, "");
 }
 
-/* Write what fits of the answer, at most budget bytes; 0 when all is queued. */
+/* Write what fits of the answer, at most budget bytes; 0 when nothing was
+ * queued. A write lwIP refuses for want of heap (no_memory) is tried again
+ * at half the size down to one segment: a small heap (rr_heap=64) holds
+ * fewer segments of a peer's 536-byte default MSS than a budget takes. */
 static size_t send_some(struct hconn *c, size_t budget)
 {
 	size_t left = out_len - out_off, room = tcp_sndbuf(c->pcb), n = left;
@@ -222,16 +263,16 @@ static size_t send_some(struct hconn *c, size_t budget)
 		n = budget;
 	if (n > 0xffff)
 		n = 0xffff;
-	if (n && tcp_sndqueuelen(c->pcb) < TCP_SND_QUEUELEN - 4) {
-		if (tcp_write(c->pcb, out_start + out_off, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
-			mgmt_http[HTTP_no_memory]++;
-			n = 0;
-		}
-		out_off += n;
-		tcp_output(c->pcb);
-	} else {
-		n = 0;
+	if (!n || tcp_sndqueuelen(c->pcb) >= TCP_SND_QUEUELEN - 4)
+		return 0;
+	while (tcp_write(c->pcb, out_start + out_off, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
+		mgmt_http[HTTP_no_memory]++;
+		if (n <= tcp_mss(c->pcb))
+			return 0;
+		n /= 2;
 	}
+	out_off += n;
+	tcp_output(c->pcb);
 	return n;
 }
 
@@ -269,31 +310,32 @@ int http_poll(void)
 	}
 	for (int i = 0; i < HTTP_CONNS; i++) {
 		struct hconn *c = &conns[i];
-		if (c->state != C_FREE && c->state != C_SENDING && now - c->last_ms > HTTP_IDLE_MS)
+		if (c->state == C_DRAINING && !tcp_sndqueuelen(c->pcb)) {
+			conn_close(c);
+			work++;
+		} else if (c->state == C_READING && now - c->last_ms > HTTP_IDLE_MS) {
 			conn_abort(c, HTTP_timeouts);
+		} else if (c->state == C_DRAINING && now - c->last_ms > 4 * HTTP_IDLE_MS) {
+			conn_abort(c, HTTP_timeouts);	/* a reader that stopped reading */
+		}
 	}
 	if (!sending) {
 		for (int i = 0; i < HTTP_CONNS && !sending; i++)
 			if (conns[i].state == C_READY) {
 				sending = &conns[i];
 				sending->state = C_SENDING;
+				sending->last_ms = now;	/* from here, the peer's ACKs (on_sent) */
 				respond(sending);
 				work++;
 			}
 	}
 	if (sending) {
 		struct hconn *c = sending;
-		if (send_some(c, HTTP_BUDGET)) {
-			c->last_ms = now;
+		if (send_some(c, HTTP_BUDGET))
 			work++;
-		}
 		if (out_off == out_len) {
-			tcp_arg(c->pcb, 0);
-			tcp_recv(c->pcb, 0);
-			tcp_err(c->pcb, 0);
-			if (tcp_close(c->pcb) != ERR_OK)
-				tcp_abort(c->pcb);
-			conn_free(c);
+			c->state = C_DRAINING;	/* closed once the peer has all of it */
+			sending = 0;
 		} else if (now - c->last_ms > 4 * HTTP_IDLE_MS) {
 			conn_abort(c, HTTP_timeouts);	/* a reader that stopped reading */
 		}

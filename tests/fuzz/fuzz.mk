@@ -14,7 +14,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/fuzz/shim -I.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip
+FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 
 # The kernel code of the knobs and the router, built for the host: objects
@@ -50,7 +50,12 @@ FUZZ_LWIP_OBJ := $(LWIP_FILES:%=$(FUZZ_DIR)/obj/lwip/%.o) \
 	$(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard apps/rr/*.c) apps/mgmt/http.c)
 FUZZ_SRC_lwip := $(FUZZ_KOBJ) $(FUZZ_LWIP_OBJ)
 FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Iapps/rr/lwip -I$(LWIP)/include
-.SECONDARY: $(FUZZ_LWIP_OBJ)
+# The management port (apps/mgmt: its receive path, HTTP, the DHCP client)
+# on the same lwIP build.
+FUZZ_MGMT_OBJ := $(FUZZ_LWIP_OBJ) $(FUZZ_DIR)/obj/apps/mgmt/mgmt.o $(FUZZ_DIR)/obj/apps/mgmt/dhcp.o
+FUZZ_SRC_http := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
+FUZZ_LDFLAGS_http := $(FUZZ_LDFLAGS_lwip)
+.SECONDARY: $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
 
 .PHONY: fuzz fuzz-ci fuzz-build
 fuzz-build: $(FUZZ_BINS)

@@ -116,6 +116,22 @@ def lwip_programs():
             prog([arp] + tcp(80, b"POST / HTTP/1.1\r\nHost: x\r\n\r\n"))]
 
 
+def http_programs():
+    """fuzz_http programs: client 0 connects (acknowledging), sends a
+    request as one segment (op 1) or as two, the idle hook runs; then a
+    client that never reads, and a SYN flood of half-open connections."""
+    def send(c, data):
+        return bytes([c * 8 + 1, len(data)]) + data
+    reqs = [b"GET /metrics HTTP/1.0\r\n\r\n", b"GET / HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n",
+            b"GET /config?x HTTP/1.0\n\n", b"POST / HTTP/1.0\r\n\r\n", b"GET /nope HTTP/1.0\r\n\r\n",
+            b"\r\n\r\n", b"GET / HTTP/1.0\r\nX: \x01\r\n\r\n", b"GET / HTTP/1.0\r\n" + b"X: " + b"a" * 200]
+    out = [bytes([0, 0]) + send(0, r) + bytes([6, 6, 5, 10]) for r in reqs]
+    out.append(bytes([0, 0]) + send(0, reqs[0][:9]) + bytes([5, 50]) + send(0, reqs[0][9:]) + bytes([6, 6, 3, 6]))
+    out.append(bytes([0, 1, 7, 0, 6, 6, 8, 0, 15, 0, 6, 6, 2, 6, 5, 100]))
+    out.append(b"".join(bytes([c * 8, 1]) for c in range(20)) + bytes([5, 255, 5, 255]))
+    return out
+
+
 def pci_spaces():
     text = open(os.path.join(ROOT, "tests", "unit", "pci_images.h")).read()
     out = []
@@ -184,6 +200,7 @@ def main():
     )])
     write("trafgen", frames)
     write("lwip", lwip_programs())
+    write("http", http_programs())
     ptp = [f for f in capture_frames(a.captures, 48) if f[12:14] == b"\x88\xf7" or f[36:38] in (b"\x01\x3f", b"\x01\x40")]
     write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp])
     write("acpi", acpi_tables())

@@ -2,8 +2,9 @@
 """Run the libFuzzer harnesses (tests/fuzz/fuzz.mk) one after another for a
 set time each and print one table: executions, executions per second,
 coverage (edges) and features, corpus size, crashes. Each harness starts
-from the seeds in tests/fuzz/seeds/NAME/ and keeps what it finds in
-build/fuzz/corpus/NAME/; a crash leaves its input in build/fuzz/crashes/
+from the seeds in tests/fuzz/seeds/NAME/ and the inputs of bugs it found
+(tests/fuzz/regress/NAME/, run first whatever the time: a regression fails
+fuzz-ci) and keeps what it finds in build/fuzz/corpus/NAME/; a crash leaves its input in build/fuzz/crashes/
 and makes the exit status 1. Also writes build/fuzz/results.json for
 tools/reliability.py.
 
@@ -34,6 +35,9 @@ def run(name, seconds):
     seeds = os.path.join(ROOT, "tests", "fuzz", "seeds", name)
     if os.path.isdir(seeds):
         cmd.append(seeds)
+    regress = os.path.join(ROOT, "tests", "fuzz", "regress", name)
+    if os.path.isdir(regress):
+        cmd.append(regress)
     d = os.path.join(ROOT, "tests", "fuzz", name + ".dict")
     if os.path.exists(d):
         cmd.append("-dict=" + d)

@@ -160,13 +160,14 @@ def test_malformed_http(box):
     assert raw("not_found").startswith("HTTP/1.0 404")
     assert raw("huge_headers").startswith("HTTP/1.0 431")
     assert raw("ok").startswith("HTTP/1.0 200")
+    assert raw("binary_after_header").startswith("HTTP/1.0 200")
     # Twelve half requests at once: eight are held and time out, four refused.
     assert raw("hold", "12") == "12"
     forward(q, 100)
     page = get("/metrics")
     c = {e: metric(page, "linerate_mgmt_http_total", event=e) for e in
          ("bad_request", "bad_method", "not_found", "too_large", "ok", "timeouts", "conns_refused")}
-    assert c == {"bad_request": 2, "bad_method": 1, "not_found": 1, "too_large": 1, "ok": 1,
+    assert c == {"bad_request": 2, "bad_method": 1, "not_found": 1, "too_large": 1, "ok": 2,
                  "timeouts": 8, "conns_refused": 4}, c
     assert metric(page, "linerate_fwd_forwarded_total", port="port0") == 100
 

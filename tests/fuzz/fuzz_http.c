@@ -1,0 +1,494 @@
+/* Fuzz the management port's HTTP server (apps/mgmt/http.c: request
+ * collection, the request line, the answer, the send budget, time-outs)
+ * behind mgmt's receive path (apps/mgmt/mgmt.c: the half-open SYN limit,
+ * rr's checks) and lwIP's TCP, with clients that speak TCP correctly: the
+ * harness is up to NCLIENT TCP clients at 10.1.0.2 (ports 40000 + ...), the
+ * server mgmt=port0 at 10.1.0.1. The input is a program of client steps:
+ *   byte b: op b % 8 on client (b / 8) % NCLIENT:
+ *   0 connect (next byte bit 0: do not acknowledge what the server sends,
+ *     the handshake's SYN-ACK included: a reader that stalls, a half-open
+ *     connection), 1 send the next byte's count of bytes as one segment,
+ *   2 acknowledge what was received, 3 FIN, 4 RST, 5 the clock moves on by
+ *   (next byte) * 10 ms and the idle hook runs, 6 the idle hook runs,
+ *   7 send one of a few whole requests (next byte picks it).
+ * Checked after every frame: rx = the frames handed to lwIP + the drops,
+ * exactly. Every answer a client reads to its end (the server's FIN) is a
+ * whole HTTP/1.0 answer (status line, Content-Length = the body's bytes),
+ * and its status is the one a reference reading of the bytes that client
+ * sent gives (200, 400, 404, 405 or 431); a connection closed without an
+ * answer had sent no whole request. At the end the clients fall silent for
+ * 220 s (the server's time-outs end every connection), then a new client's
+ * GET /metrics must be answered in full (no slot, answer or budget left
+ * stuck), every connection accepted ended in an outcome counter, and after
+ * every connection is reset no received buffer is left in lwIP. */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "apps/app.h"
+#include "apps/mgmt/mgmt.h"
+#include "apps/rr/rr.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/knobs.h"
+#include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
+#include "lwip/tcp.h"
+#include "lwip/priv/tcp_priv.h"
+#include "net/ipv4.h"
+#include "tests/fuzz/fuzz_state.h"
+
+#define NCLIENT 24		/* > HTTP_HALF_OPEN: a SYN flood reaches the limit */
+#define SRV_IP 0x0a010001u
+#define CLI_IP 0x0a010002u
+#define METRICS_LEN 20000	/* over HTTP_BUDGET: the answer takes two rounds */
+
+static const uint8_t srv_mac[6] = { 2, 0, 0, 0, 0, 0x10 }, cli_mac[6] = { 2, 0, 0, 0, 0, 0x20 };
+
+enum { CL_CLOSED, CL_SYN_SENT, CL_OPEN, CL_DEAD };
+struct client {
+	int st;
+	uint16_t port, gen;
+	uint32_t snd_nxt, rcv_nxt;
+	int noack;		/* acknowledges only by op 2 */
+	int fin_sent, srv_fin;
+	uint8_t req[HTTP_REQ_MAX];	/* the first bytes sent */
+	size_t sent;
+	char resp[512];		/* the answer's first bytes */
+	size_t resp_total;
+};
+
+static struct nic port;
+static struct client cl[NCLIENT + 1];	/* the last: the end's check */
+static int quiet;			/* clients send nothing (the end's silence) */
+/* Frames the clients send in answer to what the server sent (ARP replies,
+ * ACKs): sent after the server's burst, not from inside it. */
+static struct { int c; uint8_t flags; } owed[4 * NCLIENT];
+static int nowed, arp_owed;
+static uint64_t answers_read;
+
+static uint8_t arena[1 << 20] __attribute__((aligned(4096)));
+static size_t arena_used;
+static uint8_t *arena_saved;
+extern void *(*fuzz_dma_alloc)(size_t bytes, size_t align);
+
+static void *arena_alloc(size_t bytes, size_t align)
+{
+	size_t at = (arena_used + align - 1) / align * align;
+	if (at + bytes > sizeof(arena))
+		return NULL;
+	arena_used = at + bytes;
+	memset(arena + at, 0, bytes);
+	return arena + at;
+}
+
+/* The pages (metrics.c is not built for the host): "/" short, "/metrics"
+ * over HTTP_BUDGET, "/config" cut (truncated); the rest 404. */
+int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char **ctype, int *truncated)
+{
+	*ctype = "text/plain";
+	*truncated = !strcmp(path, "/config");
+	if (!strcmp(path, "/") || *truncated) {
+		*out = (size_t)snprintf(buf, len, "linerate fuzz %s\n", path);
+		return 200;
+	}
+	if (strcmp(path, "/metrics"))
+		return 404;
+	assert(len >= METRICS_LEN);
+	for (size_t i = 0; i < METRICS_LEN; i++)
+		buf[i] = i % 64 == 63 ? '\n' : 'a' + (char)(i % 26);
+	*out = METRICS_LEN;
+	return 200;
+}
+
+void mgmt_cpu_sample(void)
+{
+}
+
+/* A request's status as RFC 9112 and the server's rules read it, from the
+ * bytes the client sent (s, n): 0 if no answer is due yet. The header ends
+ * at the first blank line; a control byte in it is a bad request, as is a
+ * request line that is not "METHOD /path HTTP/1.x"; no end within
+ * HTTP_REQ_MAX bytes: 431; not GET: 405; a page that does not exist: 404. */
+static int ref_status(const uint8_t *s, size_t n)
+{
+	if (n > HTTP_REQ_MAX)
+		n = HTTP_REQ_MAX;
+	size_t end = 0;
+	for (size_t i = 0; i < n && !end; i++) {
+		if ((s[i] < 32 && s[i] != '\r' && s[i] != '\n' && s[i] != '\t') || s[i] == 127)
+			return 400;
+		if (s[i] == '\n' && ((i >= 1 && s[i - 1] == '\n') || (i >= 3 && !memcmp(s + i - 3, "\r\n\r\n", 4))))
+			end = i + 1;
+	}
+	if (!end && n < HTTP_REQ_MAX)
+		return 0;
+	size_t m = 0, lim = end ? end : n;
+	while (m < lim && s[m] >= 'A' && s[m] <= 'Z')
+		m++;
+	if (!m || m >= 16 || m >= lim || s[m] != ' ')
+		return 400;
+	size_t p = m + 1, q = p;
+	while (q < lim && s[q] != ' ' && s[q] != '\r' && s[q] != '\n')
+		q++;
+	if (q == p || q - p >= 256 || s[p] != '/' || q + 10 > lim || memcmp(s + q, " HTTP/1.", 8) ||
+	    s[q + 8] < '0' || s[q + 8] > '9' || (s[q + 9] != '\r' && s[q + 9] != '\n'))
+		return 400;
+	if (!end)
+		return 431;
+	if (m != 3 || memcmp(s, "GET", 3))
+		return 405;
+	size_t plen = q - p;
+	const uint8_t *qm = memchr(s + p, '?', plen);
+	if (qm)
+		plen = (size_t)(qm - (s + p));
+	if ((plen == 1) || (plen == 8 && !memcmp(s + p, "/metrics", 8)) || (plen == 7 && !memcmp(s + p, "/config", 7)))
+		return 200;
+	return 404;
+}
+
+/* A client's answer, read to the server's FIN: whole, and the status the
+ * reference gives its request. */
+static void check_answer(struct client *c)
+{
+	int want = ref_status(c->req, c->sent);
+	if (!c->resp_total) {
+		assert(want == 0);	/* closed without an answer: no whole request */
+		return;
+	}
+	int code = 0;
+	unsigned long clen = 0;
+	const char *cl_at = strstr(c->resp, "\r\nContent-Length: ");
+	const char *end = strstr(c->resp, "\r\n\r\n");
+	assert(sscanf(c->resp, "HTTP/1.0 %d ", &code) == 1 && cl_at && end && cl_at < end);
+	assert(sscanf(cl_at, "\r\nContent-Length: %lu\r\n", &clen) == 1);
+	assert(c->resp_total == (size_t)(end + 4 - c->resp) + clen);
+	assert(code == want);
+	answers_read++;
+}
+
+static void frame_in(struct pkt *p)
+{
+	p->port = 0;
+	p->queue = 0;
+	app_of_port(0)->rx(&port, 0, &p, 1);
+	const struct rr_stats *s = &rr_stats[0];
+	uint64_t n = 0;
+	for (int i = 0; i < RR_STACK_N; i++)
+		n += s->stack[i];
+	for (int i = 0; i < RR_DROP_N; i++)
+		n += s->drop[i];
+	assert(s->rx == n);
+}
+
+static struct pkt *eth_frame(uint16_t type)
+{
+	struct pkt *p = pkt_alloc(port.pool);
+	if (!p)
+		return NULL;
+	struct eth_hdr *e = (void *)p->data;
+	memcpy(e->dst, srv_mac, 6);
+	memcpy(e->src, cli_mac, 6);
+	e->type = hton16(type);
+	p->flags = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
+	return p;
+}
+
+static void arp_in(uint16_t op)
+{
+	struct pkt *p = eth_frame(ETHERTYPE_ARP);
+	if (!p)
+		return;
+	struct arp_hdr *a = (void *)(p->data + ETH_HLEN);
+	a->htype = hton16(ARP_HTYPE_ETH);
+	a->ptype = hton16(ETHERTYPE_IPV4);
+	a->hlen = 6;
+	a->plen = 4;
+	a->oper = hton16(op);
+	memcpy(a->sha, cli_mac, 6);
+	uint32_t s = hton32(CLI_IP), t = hton32(SRV_IP);
+	memcpy(a->spa, &s, 4);
+	memcpy(a->tha, srv_mac, 6);
+	memcpy(a->tpa, &t, 4);
+	p->len = 60;
+	memset(p->data + ETH_HLEN + sizeof(*a), 0, 60 - ETH_HLEN - sizeof(*a));
+	frame_in(p);
+}
+
+/* A segment from client c (checksums as the NIC verified them). */
+static void tcp_in(struct client *c, uint8_t flags, const uint8_t *data, size_t n)
+{
+	struct pkt *p = eth_frame(ETHERTYPE_IPV4);
+	if (!p)
+		return;
+	struct ipv4_hdr *ip = (void *)(p->data + ETH_HLEN);
+	uint8_t *t = (uint8_t *)(ip + 1);
+	*ip = (struct ipv4_hdr){ .ver_ihl = 0x45, .tot_len = hton16((uint16_t)(40 + n)), .ttl = 64, .proto = 6,
+				 .saddr = hton32(CLI_IP), .daddr = hton32(SRV_IP) };
+	ip->csum = hton16(inet_csum(ip, IPV4_HLEN));
+	uint32_t seq = hton32(c->snd_nxt), ack = hton32(flags & TCP_ACK ? c->rcv_nxt : 0);
+	memset(t, 0, 20);
+	t[0] = (uint8_t)(c->port >> 8), t[1] = (uint8_t)c->port, t[2] = 0, t[3] = HTTP_PORT;
+	memcpy(t + 4, &seq, 4);
+	memcpy(t + 8, &ack, 4);
+	t[12] = 0x50, t[13] = flags, t[14] = 0xff, t[15] = 0xff;
+	if (n)
+		memcpy(t + 20, data, n);
+	p->len = (uint16_t)(ETH_HLEN + 40 + n);
+	if (p->len < 60) {
+		memset(p->data + p->len, 0, 60 - p->len);
+		p->len = 60;
+	}
+	if (c->sent < sizeof(c->req) && n) {
+		size_t k = n < sizeof(c->req) - c->sent ? n : sizeof(c->req) - c->sent;
+		memcpy(c->req + c->sent, data, k);
+	}
+	c->sent += n;
+	c->snd_nxt += (uint32_t)n + !!(flags & (TCP_SYN | TCP_FIN));
+	frame_in(p);
+}
+
+/* A segment from the server to client c. */
+static void tcp_out(struct client *c, const uint8_t *t, size_t n)
+{
+	uint32_t seq = (uint32_t)(t[4] << 24 | t[5] << 16 | t[6] << 8 | t[7]);
+	uint8_t flags = t[13];
+	size_t hl = (size_t)(t[12] >> 4) * 4, len = n - hl;
+	assert(hl >= 20 && hl <= n);
+	if (flags & TCP_RST) {
+		c->st = CL_DEAD;
+		return;
+	}
+	if (flags & TCP_SYN) {
+		assert(flags & TCP_ACK);
+		if (c->st == CL_SYN_SENT) {
+			c->st = CL_OPEN;
+			c->rcv_nxt = seq + 1;
+		}
+		if (!c->noack && nowed < (int)(sizeof(owed) / sizeof(owed[0])))
+			owed[nowed++] = (typeof(owed[0])){ (int)(c - cl), TCP_ACK };
+		return;
+	}
+	if (c->st != CL_OPEN || seq != c->rcv_nxt)
+		return;		/* a retransmission */
+	if (len) {
+		if (c->resp_total < sizeof(c->resp) - 1) {
+			size_t k = len < sizeof(c->resp) - 1 - c->resp_total ? len : sizeof(c->resp) - 1 - c->resp_total;
+			memcpy(c->resp + c->resp_total, t + hl, k);
+		}
+		c->resp_total += len;
+		c->rcv_nxt += (uint32_t)len;
+	}
+	if ((flags & TCP_FIN) && !c->srv_fin) {
+		c->srv_fin = 1;
+		c->rcv_nxt++;
+		check_answer(c);
+	}
+	if ((len || (flags & TCP_FIN)) && !c->noack && nowed < (int)(sizeof(owed) / sizeof(owed[0])))
+		owed[nowed++] = (typeof(owed[0])){ (int)(c - cl), TCP_ACK };
+}
+
+static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)q;
+	for (int i = 0; i < n; i++) {
+		struct pkt *p = pkts[i];
+		const struct eth_hdr *e = (const void *)p->data;
+		assert(p->len >= 60 && p->len <= p->pool->buf_size && !memcmp(e->src, nic->mac, 6));
+		if (e->type == hton16(ETHERTYPE_ARP)) {
+			const struct arp_hdr *a = (const void *)(p->data + ETH_HLEN);
+			arp_owed |= a->oper == hton16(ARP_REQUEST);
+		} else if (e->type == hton16(ETHERTYPE_IPV4)) {
+			const struct ipv4_hdr *ip = (const void *)(p->data + ETH_HLEN);
+			const uint8_t *t = p->data + ETH_HLEN + IPV4_HLEN;
+			size_t tot = ntoh16(ip->tot_len);
+			uint16_t dport = (uint16_t)(t[2] << 8 | t[3]);
+			assert(ip->ver_ihl == 0x45 && tot >= 40 && ETH_HLEN + tot <= p->len);
+			if (ip->proto == 6 && ip->daddr == hton32(CLI_IP) && (t[0] << 8 | t[1]) == HTTP_PORT)
+				for (int k = 0; k <= NCLIENT; k++)
+					if (cl[k].port == dport && cl[k].st != CL_CLOSED)
+						tcp_out(&cl[k], t, tot - IPV4_HLEN);
+		}
+		pkt_free(p);
+	}
+	return n;
+}
+
+static int fake_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)nic, (void)q, (void)pkts, (void)n;
+	return 0;
+}
+
+static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
+
+/* What the clients owe the server after its last frames. */
+static void settle(void)
+{
+	for (int round = 0; round < 8 && (nowed || arp_owed); round++) {
+		int n = nowed, arp = arp_owed;
+		typeof(owed[0]) now[sizeof(owed) / sizeof(owed[0])];
+		memcpy(now, owed, sizeof(now[0]) * (size_t)n);
+		nowed = 0;
+		arp_owed = 0;
+		if (quiet)
+			return;
+		if (arp)
+			arp_in(ARP_REPLY);
+		for (int i = 0; i < n; i++) {
+			struct client *c = &cl[now[i].c];
+			if (c->st == CL_OPEN)
+				tcp_in(c, now[i].flags, NULL, 0);
+		}
+	}
+	nowed = 0;
+	arp_owed = 0;
+}
+
+static void idle(void)
+{
+	app_of_port(0)->idle();
+	settle();
+}
+
+static void cl_connect(struct client *c, int noack)
+{
+	int k = (int)(c - cl);
+	c->gen++;
+	*c = (struct client){ .st = CL_SYN_SENT, .gen = c->gen, .port = (uint16_t)(40000 + k + 32 * (c->gen % 512)),
+			      .snd_nxt = 1000u * (uint32_t)c->gen, .noack = noack };
+	tcp_in(c, TCP_SYN, NULL, 0);
+	settle();
+}
+
+static const char *const canned[] = {
+	"GET /metrics HTTP/1.0\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET /config?x=1 HTTP/1.0\n\n",
+	"HEAD / HTTP/1.0\r\n\r\n", "GET /nope HTTP/1.0\r\n\r\n", "GET /metrics HTTP/1.0\r\n",
+};
+
+static void send_data(struct client *c, const uint8_t *d, size_t n)
+{
+	if (c->st != CL_OPEN || c->fin_sent)
+		return;
+	tcp_in(c, TCP_ACK | TCP_PSH, d, n);
+	settle();
+}
+
+/* The end: the clients silent for 220 s (each of HTTP_CONNS answers may
+ * hold the server 4 * HTTP_IDLE_MS, and two 2 s steps, before it is
+ * reset), then one more client must get /metrics. */
+static void wind_down(void)
+{
+	quiet = 1;
+	for (int i = 0; i < 110; i++) {
+		fuzz_tsc += 2000000000ull;
+		idle();
+	}
+	quiet = 0;
+	uint64_t outcomes = 0;
+	for (int i = 0; i < HTTP_N; i++)
+		if (i != HTTP_conns_accepted && i != HTTP_conns_refused && i != HTTP_no_memory &&
+		    i != HTTP_half_open_expired)
+			outcomes += mgmt_http[i];
+	assert(outcomes >= mgmt_http[HTTP_conns_accepted]);
+	struct client *c = &cl[NCLIENT];
+	cl_connect(c, 0);
+	const char *r = canned[0];
+	send_data(c, (const uint8_t *)r, strlen(r));
+	for (int i = 0; i < 20 && !c->srv_fin; i++) {
+		fuzz_tsc += 1000000ull;
+		idle();
+	}
+	if (getenv("FUZZ_DEBUG")) { for (int k = 0; k < HTTP_N; k++) fprintf(stderr, "%s %lu ", mgmt_http_names[k], mgmt_http[k]); fprintf(stderr, "st %d fin %d total %zu resp %.20s\n", c->st, c->srv_fin, c->resp_total, c->resp); }
+	assert(c->srv_fin && !strncmp(c->resp, "HTTP/1.0 200 ", 13) && c->resp_total > METRICS_LEN);
+	while (tcp_active_pcbs)
+		tcp_abort(tcp_active_pcbs);
+	while (tcp_tw_pcbs)
+		tcp_abort(tcp_tw_pcbs);
+	rr_netif_flush();	/* the resets */
+}
+
+static void setup(void)
+{
+	port = (struct nic){ .driver = "fake", .model = "fuzz", .ops = &ops, .nqueues = 1, .rxd = 64, .txd = 64,
+			     .link_up = 1, .mtu = 1500 };
+	memcpy(port.mac, srv_mac, 6);
+	assert(nic_register(&port) == 0);
+	port.pool = pktpool_create("fuzz", 256, PKT_SLOT);
+	port.small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
+	int errs = cmdline_parse("app=sink mgmt=port0 ip0=10.1.0.1/24 rr_heap=64 rr_pbufs=128 rr_conns=32",
+				 __knobs_start, KNOBS_COUNT, 0, 0);
+	assert(errs == 0);
+	fuzz_dma_alloc = arena_alloc;
+	assert(apps_start() == 0);
+	fuzz_dma_alloc = NULL;
+	arp_in(ARP_REQUEST);	/* lwIP learns the clients' address */
+	rr_netif_flush();
+	arena_saved = malloc(arena_used);
+	memcpy(arena_saved, arena, arena_used);
+	kstate_save();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	if (!arena_saved)
+		setup();
+	kstate_restore();
+	memcpy(arena, arena_saved, arena_used);
+	memset(cl, 0, sizeof(cl));
+	nowed = arp_owed = quiet = 0;
+	fuzz_tsc = 1000000000ull;
+	size_t i = 0;
+	while (i < len) {
+		uint8_t b = data[i++], op = b % 8, arg = 0;
+		struct client *c = &cl[(b / 8) % NCLIENT];
+		if ((op == 0 || op == 1 || op == 5 || op == 7) && i < len)
+			arg = data[i++];
+		switch (op) {
+		case 0:
+			if (c->st != CL_OPEN || c->srv_fin || c->fin_sent)
+				cl_connect(c, arg & 1);
+			break;
+		case 1: {
+			size_t n = arg < len - i ? arg : len - i;
+			send_data(c, data + i, n);
+			i += n;
+			break;
+		}
+		case 2:
+			if (c->st == CL_OPEN)
+				tcp_in(c, TCP_ACK, NULL, 0);
+			settle();
+			break;
+		case 3:
+			if (c->st == CL_OPEN && !c->fin_sent) {
+				tcp_in(c, TCP_FIN | TCP_ACK, NULL, 0);
+				c->fin_sent = 1;
+				settle();
+			}
+			break;
+		case 4:
+			if (c->st == CL_OPEN || c->st == CL_SYN_SENT) {
+				tcp_in(c, TCP_RST | TCP_ACK, NULL, 0);
+				c->st = CL_DEAD;
+				settle();
+			}
+			break;
+		case 5:
+			fuzz_tsc += arg * 10000000ull;
+			idle();
+			break;
+		case 6:
+			idle();
+			break;
+		default: {
+			const char *r = canned[arg % (sizeof(canned) / sizeof(canned[0]))];
+			send_data(c, (const uint8_t *)r, strlen(r));
+			break;
+		}
+		}
+	}
+	wind_down();
+	assert(rr_netif_rx_pbufs() == 0);
+	assert(port.pool->nfree == port.pool->size);
+	return 0;
+}
