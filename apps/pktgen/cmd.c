@@ -63,9 +63,9 @@ static void print_tx(int p, int json)
 	tx_rate(p, &pps, &kbps);
 	if (json)
 		printf("{\"stats\":\"pktgen\",\"kind\":\"tx\",\"t_ms\":%llu,\"port\":\"%s\",\"state\":\"%s\","
-		       "\"step\":%d,\"pkt_size\":%u,\"sent\":%llu,\"built\":%llu,\"probes\":%llu,"
+		       "\"step\":%d,\"steps\":%d,\"pkt_size\":%u,\"sent\":%llu,\"built\":%llu,\"probes\":%llu,"
 		       "\"ring_full\":%llu,\"alloc_failed\":%llu,\"clamped\":%llu,\"tx_pps\":%llu,\"tx_kbps\":%llu}\n",
-		       (unsigned long long)(now_ns() / 1000000), nics[p]->name, state(t), t->step, size,
+		       (unsigned long long)(now_ns() / 1000000), nics[p]->name, state(t), t->step + 1, pg.nsweep ? pg.nsweep : 1, size,
 		       (unsigned long long)t->sent, (unsigned long long)t->built, (unsigned long long)t->probes,
 		       (unsigned long long)t->ring_full, (unsigned long long)t->alloc_failed,
 		       (unsigned long long)t->clamped, (unsigned long long)pps, (unsigned long long)kbps);
@@ -186,6 +186,8 @@ static int port_arg(int argc, char **argv, int i)
 static int do_request(int what, int port)
 {
 	int err = 0;
+	if (what == PG_REQ_START && pg_check(-1))
+		return -1;
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_pktgen, p) || (port >= 0 && p != port))
 			continue;

@@ -71,8 +71,10 @@ static int parse_rate(const char *v, char *err, size_t len)
 		pg.rate_kind = PG_RATE_MAX;
 		return 0;
 	}
-	if (parse_num(v, 1, 100000, &x, err, len))
+	if (parse_num(v, 1, 100000, &x, err, len)) {
+		snprintf(err, len, "not a number in 1-100000 (Mb/s) or max");
 		return -1;
+	}
 	pg.rate = (int64_t)x;
 	pg.rate_kind = PG_RATE_MBPS;
 	return 0;
@@ -84,8 +86,10 @@ static int parse_ratep(const char *v, char *err, size_t len)
 		pg.rate_kind = PG_RATE_MAX;
 		return 0;
 	}
-	if (parse_num(v, 1, 200000000, &x, err, len))
+	if (parse_num(v, 1, 200000000, &x, err, len)) {
+		snprintf(err, len, "not a number in 1-200000000 (frames/s) or max");
 		return -1;
+	}
 	pg.ratep = (int64_t)x;
 	pg.rate_kind = PG_RATE_PPS;
 	return 0;
@@ -178,7 +182,7 @@ static int parse_ip(const char *v, uint32_t *out, char *err, size_t len)
 	const char *s = v;
 	uint32_t a;
 	if (ipv4_parse(&s, &a) || *s) {
-		snprintf(err, len, "'%s' is not an IPv4 address", v);
+		snprintf(err, len, "not an IPv4 address");
 		return -1;
 	}
 	*out = a;
@@ -207,12 +211,12 @@ IP_KNOB(dst_max, "highest IPv4 destination; default 10.2.0.2");
 IP_KNOB(src_min, "lowest IPv4 source, walked up to src_max; default 10.1.0.2");
 IP_KNOB(src_max, "highest IPv4 source; default 10.1.0.2");
 KNOB(dst, .name = "dst", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_dst, .show = show_dst_min, .accepted = "A.B.C.D (decimal, no leading zeros)",
-     .help = "pktgen: one IPv4 destination (dst_min = dst_max)");
+     .help = "pktgen: one IPv4 destination (dst_min = dst_max); shows dst_min; default 10.2.0.2");
 
 static int parse_mac(const char *v, uint8_t *mac, char *err, size_t len)
 {
 	if (mac_parse(v, mac)) {
-		snprintf(err, len, "'%s' is not a MAC address", v);
+		snprintf(err, len, "not a MAC address");
 		return -1;
 	}
 	return 0;
@@ -311,10 +315,6 @@ static int check_range(const char *what, uint64_t lo, uint64_t hi, const char *a
 int pg_check(int port)
 {
 	int bad = 0;
-	bad |= check_range("dst", pg.dst_min, pg.dst_max, "A.B.C.D, min <= max");
-	bad |= check_range("src", pg.src_min, pg.src_max, "A.B.C.D, min <= max");
-	bad |= check_range("udp_src", (uint64_t)pg.udp_src_min, (uint64_t)pg.udp_src_max, "0-65535, min <= max");
-	bad |= check_range("udp_dst", (uint64_t)pg.udp_dst_min, (uint64_t)pg.udp_dst_max, "0-65535, min <= max");
 	if (port >= 0) {
 		const struct nic *nic = nics[port];
 		uint32_t max = nic->mtu + 14;
@@ -327,7 +327,12 @@ int pg_check(int port)
 				bad = 1;
 			}
 		}
+		return bad ? -1 : 0;
 	}
+	bad |= check_range("dst", pg.dst_min, pg.dst_max, "A.B.C.D, min <= max");
+	bad |= check_range("src", pg.src_min, pg.src_max, "A.B.C.D, min <= max");
+	bad |= check_range("udp_src", (uint64_t)pg.udp_src_min, (uint64_t)pg.udp_src_max, "0-65535, min <= max");
+	bad |= check_range("udp_dst", (uint64_t)pg.udp_dst_min, (uint64_t)pg.udp_dst_max, "0-65535, min <= max");
 	if (pg.nsweep && !pg.count) {
 		printf("pktgen: sweep needs count > 0 (frames per step)\n");
 		bad = 1;

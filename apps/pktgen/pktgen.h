@@ -126,8 +126,9 @@ extern const struct app app_pktgen;
 extern struct pg_tx pg_tx[NIC_MAX_PORTS];
 extern struct pg_rx pg_rx[NIC_MAX_PORTS];
 
-/* conf.c: check the knobs against each other and port p's MTU (p < 0: no
- * port); prints each problem with the accepted forms. 0 or -1. */
+/* conf.c: p < 0: check the knobs against each other; p >= 0: check the
+ * frame sizes against port p's MTU. Prints each problem with the accepted
+ * forms. 0 or -1. */
 int pg_check(int port);
 /* conf.c: set a pktgen knob by name, as on the command line; prints the
  * reply. 0 or -1. */
@@ -145,7 +146,8 @@ void pg_requests(void);
 
 /* tx.c: create the TX pools of every pktgen port; 0 or -1. */
 int pg_tx_init(void);
-/* tx.c: start (after pg_check and a link check) / stop port p. 0 or -1. */
+/* tx.c: start (after pg_check(port) and a link check; the caller ran
+ * pg_check(-1)) / stop port p. 0 or -1. */
 int pg_start(int port);
 void pg_stop(int port);
 /* tx.c: recompute port p's rate interval for its step (after a rate knob changed). */

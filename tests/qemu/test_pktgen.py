@@ -34,7 +34,7 @@ class Guest:
         self.q.send("\r")
         self.q.expect(PROMPT, 30)
 
-    def shell(self, line, timeout=30):
+    def shell(self, line, timeout=60):
         self.q.send(line + "\r")
         m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
         return m.group(1).decode(errors="replace")
@@ -244,6 +244,16 @@ def test_loopback_receive_side_and_latency_histogram(guests):
     j = json.loads(m.group(0))
     assert (j["clock"], j["nic_stamped"], j["n"], j["p50_ns"], j["max_ns"]) == ("nic", n, n, p50, hi)
     assert [tuple(b) for b in j["buckets"]] == buckets
+    m = g.q.expect(r'\{"stats":"pktgen","kind":"tx","t_ms":\d+,"port":"port0"[^\n]*\}', 30)
+    j = json.loads(m.group(0))
+    assert (j["step"], j["steps"], j["sent"]) == (1, 1, 3000), j
+    # Knobs that refuse a start say so once, not once per port.
+    g.shell("set stats 0")
+    g.shell("pktgen set count 0")
+    g.shell("pktgen set sweep 60,128")
+    out = g.shell("pktgen start")
+    assert out.count("pktgen: sweep needs count > 0 (frames per step)") == 1, out
+    assert g.tx()["sent"] == 3000
 
 
 def test_shell_on_core0_drives_pktgen_on_core1(guests):
