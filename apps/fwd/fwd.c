@@ -95,7 +95,7 @@ static int l2_rewrite;
 static int parse_l2_dmac(const char *v, char *err, size_t len)
 {
 	if (mac_parse(v, l2_dmac)) {
-		snprintf(err, len, "'%s' is not a MAC address", v);
+		snprintf(err, len, "not a MAC address");
 		return -1;
 	}
 	l2_rewrite = 1;

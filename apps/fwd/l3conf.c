@@ -45,24 +45,24 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 		return 0;
 	}
 	if (ipv4_prefix_parse(&s, &a, &len) || *s || len < 1) {
-		snprintf(err, errlen, "'%s' is not A.B.C.D/LEN or dhcp", v);
+		snprintf(err, errlen, "not A.B.C.D/LEN or dhcp");
 		return -1;
 	}
 	uint32_t host = ~mask_of(len);
 	if (len <= 30 && ((a & host) == 0 || (a & host) == host)) {
-		snprintf(err, errlen, "'%s' is the subnet's network or broadcast address", v);
+		snprintf(err, errlen, "the subnet's network or broadcast address");
 		return -1;
 	}
 	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 24) >= 224) {
-		snprintf(err, errlen, "'%s' is not a unicast host address", v);
+		snprintf(err, errlen, "not a unicast host address");
 		return -1;
 	}
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		int l = len < l3_if[p].len ? len : l3_if[p].len;
 		if (p != port && l3_if[p].addr && !((a ^ l3_if[p].addr) & mask_of(l))) {
 			char o[IPV4_STR_MAX];
-			snprintf(err, errlen, "'%s' overlaps ip%d=%s/%u: a subnet may be on one port only",
-				 v, p, ipv4_str(o, l3_if[p].addr), l3_if[p].len);
+			snprintf(err, errlen, "overlaps ip%d=%s/%u: a subnet may be on one port only",
+				 p, ipv4_str(o, l3_if[p].addr), l3_if[p].len);
 			return -1;
 		}
 	}
@@ -106,16 +106,16 @@ static int parse_route(const char *v, char *err, size_t errlen)
 	int len;
 	const char *s = v;
 	if (ipv4_prefix_parse(&s, &prefix, &len) || *s++ != ',' || ipv4_parse(&s, &gw) || *s) {
-		snprintf(err, errlen, "'%s' is not A.B.C.D/LEN,A.B.C.D", v);
+		snprintf(err, errlen, "'%.40s' is not A.B.C.D/LEN,A.B.C.D", v);
 		return -1;
 	}
 	if (prefix & ~mask_of(len)) {
-		snprintf(err, errlen, "'%s': bits beyond /%d are set in the prefix", v, len);
+		snprintf(err, errlen, "'%.40s': bits beyond /%d are set in the prefix", v, len);
 		return -1;
 	}
 	for (int i = 0; i < nroutes; i++)
 		if (routes[i].prefix == prefix && routes[i].len == len) {
-			snprintf(err, errlen, "'%s': a route to this prefix was given before", v);
+			snprintf(err, errlen, "'%.40s': a route to this prefix was given before", v);
 			return -1;
 		}
 	if (nroutes == L3_ROUTES_MAX) {

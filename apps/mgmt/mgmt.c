@@ -28,7 +28,7 @@ static int parse_mgmt(const char *v, char *err, size_t len)
 		return 0;
 	}
 	if (sscanf(v, "port%d%n", &p, &n) != 1 || v[n] || p < 0 || p >= NIC_MAX_PORTS) {
-		snprintf(err, len, "'%s' is not a port", v);
+		snprintf(err, len, "not a port");
 		return -1;
 	}
 	mgmt_port = p;

@@ -15,7 +15,7 @@ PROMPT = "linerate> "
 ROUTES = ["route=10.100.%d.0/24,10.1.0.25" % i for i in range(64)]
 
 
-def shell(q, line, timeout=20):
+def shell(q, line, timeout=60):
     q.send(line + "\r")
     m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
     return m.group(1).decode(errors="replace")
@@ -38,9 +38,9 @@ def test_bad_knobs_refused_whole_and_defaults_kept():
         text = q.text()
         errs = cmdline_errors(text)
         want = [
-            r"cmdline: bad value '10\.2\.128\.1/16' for ip2= \('10\.2\.128\.1/16' overlaps ip1=10\.2\.0\.1/24: "
+            r"cmdline: bad value '10\.2\.128\.1/16' for ip2= \(overlaps ip1=10\.2\.0\.1/24: "
             r"a subnet may be on one port only; accepted: .*\)",
-            r"cmdline: bad value '10\.1\.0\.1/24' for ip3= \('10\.1\.0\.1/24' overlaps ip0=10\.1\.0\.1/24: .*\)",
+            r"cmdline: bad value '10\.1\.0\.1/24' for ip3= \(overlaps ip0=10\.1\.0\.1/24: .*\)",
             r"cmdline: bad value '010\.6\.0\.0/16,10\.1\.0\.2' for route= \('010\.6\.0\.0/16,10\.1\.0\.2' is not "
             r"A\.B\.C\.D/LEN,A\.B\.C\.D; accepted: .*decimal without leading zeros.*\)",
             r"cmdline: bad value '10\.100\.5\.0/24,10\.1\.0\.3' for route= \('10\.100\.5\.0/24,10\.1\.0\.3': "
