@@ -244,7 +244,7 @@ class Router:
         out = self.shell("ifconfig")
         self.mac = re.findall(r"ether ([0-9a-f:]{17})", out)
 
-    def shell(self, line, timeout=30):
+    def shell(self, line, timeout=60):
         self.q.send(line + "\r")
         m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
         return m.group(1).decode(errors="replace")

@@ -129,7 +129,7 @@ def test_malformed_cmdline_reported(line, errors):
             assert name in got[-2]
 
 
-def shell(q, line, timeout=10):
+def shell(q, line, timeout=60):
     """Type line at the prompt; return what the command printed."""
     q.send(line + "\r")
     m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)

@@ -45,7 +45,7 @@ class Pair:
         self.q.expect(PROMPT, 30)
         self.p = {i: StreamPort(self.q.nic_sock(i)) for i in connect}
 
-    def shell(self, line, timeout=30):
+    def shell(self, line, timeout=60):
         self.q.send(line + "\r")
         m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
         return m.group(1).decode(errors="replace")

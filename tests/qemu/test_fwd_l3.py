@@ -33,7 +33,7 @@ class Router:
         self.mac = re.findall(r"ether ([0-9a-f:]{17})", out)
         assert len(self.mac) == 2, out
 
-    def shell(self, line, timeout=20):
+    def shell(self, line, timeout=60):
         self.q.send(line + "\r")
         m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
         return m.group(1).decode(errors="replace")

@@ -29,7 +29,7 @@ class Box:
         self.q.expect(PROMPT, 30)
         self.p = [StreamPort(self.q.nic_sock(i)) for i in range(nports)] if connect else []
 
-    def shell(self, line, timeout=20):
+    def shell(self, line, timeout=60):
         self.q.send(line + "\r")
         m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
         return m.group(1).decode(errors="replace")

@@ -43,7 +43,7 @@ class Box:
             time.sleep(1.2)
         self.port = StreamPort(self.q.nic_sock(0)) if connect else None
 
-    def shell(self, line, timeout=20):
+    def shell(self, line, timeout=60):
         self.q.send(line + "\r")
         m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
         return m.group(1).decode(errors="replace")

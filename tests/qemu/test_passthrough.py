@@ -23,7 +23,7 @@ PROBE = (r"(port\d): (\w+) .* at ([0-9a-f]{2}):[0-9a-f]{2}\.\d, MAC \S+, 1 queue
          r"(\S+)\n\1: DMA: RX ring (0x[0-9a-f]+), buffers (0x[0-9a-f]+)")
 
 
-def shell(q, line, timeout=20):
+def shell(q, line, timeout=60):
     q.send(line + "\r")
     m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
     return m.group(1).decode(errors="replace")

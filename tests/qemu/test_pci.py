@@ -24,7 +24,7 @@ EXT_CAPS = {0x01: "Advanced Error Reporting", 0x03: "Device Serial Number",
             0x10: "Single Root I/O Virtualization (SR-IOV)"}
 
 
-def shell(q, line, timeout=20):
+def shell(q, line, timeout=60):
     """Type line at the prompt; return what the command printed."""
     q.send(line + "\r")
     m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)

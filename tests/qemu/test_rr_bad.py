@@ -38,7 +38,7 @@ class Guest:
                   ARP(op=1, hwsrc=H_MAC, psrc=H_IP, pdst=G_IP))
         assert any(ARP in f and f[ARP].op == 2 for f in self.collect(3))
 
-    def shell(self, line, timeout=20):
+    def shell(self, line, timeout=60):
         self.q.send(line + "\r")
         m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
         return m.group(1).decode(errors="replace")
