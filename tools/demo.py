@@ -12,7 +12,6 @@ import argparse
 import os
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -39,23 +38,15 @@ def main():
         if "port1: link up" not in q.text():
             q.expect("port1: link up", 30)
         time.sleep(1.2)
-        stop = threading.Event()
-
-        def pump():   # keep the console flowing to the terminal
-            while not stop.is_set() and q._read(0.2) is not None:
-                pass
-        t = threading.Thread(target=pump, daemon=True)
-        t.start()
-        cmd = [os.path.join(BUILD, "trafgen"), "both", "--port", "stream:" + q.nic_sock(0),
-               "--port", "stream:" + q.nic_sock(1), "--rate", a.rate, "--duration", str(a.seconds),
-               "--size", str(a.size), "--max-time", str(a.seconds + 20),
-               "--src-ip", "10.1.0.2", "--dst-ip", "10.2.0.2", "--dst-mac", mac0,
-               "--rx-mac", "02:00:00:00:00:02", "--arp-reply"]
-        print("\n$ " + " ".join(cmd), flush=True)
-        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        time.sleep(2.5)   # one more statistics period after the traffic
-        stop.set()
-        t.join()
+        with q.pumping():   # keep the console flowing to the terminal
+            cmd = [os.path.join(BUILD, "trafgen"), "both", "--port", "stream:" + q.nic_sock(0),
+                   "--port", "stream:" + q.nic_sock(1), "--rate", a.rate, "--duration", str(a.seconds),
+                   "--size", str(a.size), "--max-time", str(a.seconds + 20),
+                   "--src-ip", "10.1.0.2", "--dst-ip", "10.2.0.2", "--dst-mac", mac0,
+                   "--rx-mac", "02:00:00:00:00:02", "--arp-reply"]
+            print("\n$ " + " ".join(cmd), flush=True)
+            res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            time.sleep(2.5)   # one more statistics period after the traffic
         q.send("fwd\r")
         q.expect(r"fwd port1: .*\r\n", 10)
         print("\n--- traffic tool (host side) ---")

@@ -12,8 +12,6 @@ import argparse
 import os
 import subprocess
 import sys
-import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from netns import names, remove, tap_add, wire  # noqa: E402
@@ -45,25 +43,17 @@ def main():
             q.expect("rr: lwIP on", 60)
             q.expect("linerate> ", 30)
             wire(NS, TAP, f"{PEER}/24")
-            stop = threading.Event()
-
-            def pump():   # keep the console flowing to the terminal
-                while not stop.is_set() and q._read(0.2) is not None:
-                    pass
-            t = threading.Thread(target=pump, daemon=True)
-            t.start()
-            out = []
-            for proto, secs in (("tcp", a.seconds), ("udp", 2)):
-                cmd = [os.path.join(BUILD, "rrclient"), "--host", GUEST, "--proto", proto,
-                       "--sessions", str(a.sessions), "--req", str(a.req), "--rsp", str(a.rsp),
-                       "--duration", str(secs), "--max-time", str(secs + 30)]
-                print("\n$ " + " ".join(cmd), flush=True)
-                r = subprocess.run(["ip", "netns", "exec", NS] + cmd, stdout=subprocess.PIPE,
-                                   stderr=subprocess.STDOUT, text=True, timeout=secs + 60)
-                out.append(r.stdout)
-                rc = r.returncode
-            stop.set()
-            t.join()
+            with q.pumping():   # keep the console flowing to the terminal
+                out = []
+                for proto, secs in (("tcp", a.seconds), ("udp", 2)):
+                    cmd = [os.path.join(BUILD, "rrclient"), "--host", GUEST, "--proto", proto,
+                           "--sessions", str(a.sessions), "--req", str(a.req), "--rsp", str(a.rsp),
+                           "--duration", str(secs), "--max-time", str(secs + 30)]
+                    print("\n$ " + " ".join(cmd), flush=True)
+                    r = subprocess.run(["ip", "netns", "exec", NS] + cmd, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True, timeout=secs + 60)
+                    out.append(r.stdout)
+                    rc = r.returncode
             q.send("rr\r")
             q.expect(r"rr pools: .*\r\n", 10)
             print("\n--- request-response client (host side) ---")

@@ -31,7 +31,9 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
@@ -226,6 +228,24 @@ class Qemu:
 
     def text(self):
         return self.out.decode(errors="replace")
+
+    @contextmanager
+    def pumping(self):
+        """Within the block, a thread keeps reading the console (to the log
+        given at start), so the guest's output flows while the caller waits
+        on something else; expect() is for after the block."""
+        stop = threading.Event()
+
+        def pump():
+            while not stop.is_set() and self._read(0.2) is not None:
+                pass
+        t = threading.Thread(target=pump, daemon=True)
+        t.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            t.join()
 
     def send(self, s):
         self.proc.stdin.write(s.encode() if isinstance(s, str) else s)

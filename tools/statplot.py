@@ -23,7 +23,6 @@ import argparse
 import csv
 import json
 import os
-import re
 import socket
 import subprocess
 import sys

@@ -318,3 +318,6 @@ def test_through_the_l3_router_arp_answered_nothing_lost(guests):
     assert s[0x8000] == {"received": tx["probes"], "lost": 0, "reordered": 0, "duplicates": 0}
     m = re.search(r"clock tsc, 0 NIC-stamped\): n (\d+) min (\d+) .* max (\d+) ns", a.shell("pktgen lat port1"))
     assert int(m.group(1)) == tx["probes"] > 0 and 0 < int(m.group(2)) <= int(m.group(3)) < 10**9
+    # The router forwarded every frame port0 took in (data, probes, the first frame).
+    m = re.search(r"fwd port0: rx (\d+) forwarded (\d+) ", b.shell("fwd"))
+    assert m and int(m.group(1)) == int(m.group(2)) >= 8001 + tx["probes"], m and m.groups()
