@@ -120,14 +120,20 @@ void paging_init(void)
 int mmio_map(uint64_t phys, uint64_t len)
 {
 	uint64_t end = phys + len;
+	int changed = 0;
 	for (uint64_t a = phys & ~(BIG_PAGE - 1); a < end; a += BIG_PAGE) {
-		uint64_t *e = pde_of(a);
+		uint64_t *e = pde_of(a), mmio = a | PTE_P | PTE_W | PTE_PS | PTE_PCD | PTE_PWT;
 		if (!e)
 			return -1;
-		if (!(*e & PTE_P) || !is_ram(a, BIG_PAGE))
-			*e = a | PTE_P | PTE_W | PTE_PS | PTE_PCD | PTE_PWT;
+		if (*e != mmio && (!(*e & PTE_P) || !is_ram(a, BIG_PAGE))) {
+			*e = mmio;
+			changed = 1;
+		}
 	}
-	write_cr3(read_cr3());	/* flush the TLB */
+	/* Below 4 GiB paging_init mapped it so already: no TLB flush (under
+	 * TCG a flush and the refills after it are boot time). */
+	if (changed)
+		write_cr3(read_cr3());
 	return 0;
 }
 

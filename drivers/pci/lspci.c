@@ -123,8 +123,10 @@ static void print_dev(const struct pci_dev *d)
 
 void pci_print(void)
 {
+	char how[PCI_ACCESS_LEN];
 	pci_size_bars();
-	printf("pci: %d functions, config space through %s\n", pci_ndevs, pci_access);
+	pci_access_str(how);
+	printf("pci: %d functions, config space through %s\n", pci_ndevs, how);
 	for (int i = 0; i < pci_nnotes; i++)
 		printf("pci: %s\n", pci_notes[i]);
 	for (int i = 0; i < pci_ndevs; i++)

@@ -22,7 +22,10 @@ struct pci_dev pci_devs[PCI_MAX_DEVS];
 int pci_ndevs;
 char pci_notes[PCI_MAX_NOTES][128];
 int pci_nnotes;
-char pci_access[64];
+/* What choose_access found (pci_access_str words it). */
+static enum { ACCESS_NO_MCFG, ACCESS_NOT_MAPPED, ACCESS_DISAGREES, ACCESS_ECAM } access;
+static uint64_t access_base;	/* the MCFG window in question */
+static uint32_t access_read;	/* ACCESS_DISAGREES: what ECAM read */
 
 static int use_ecam;
 static char cap_errors[PCI_MAX_DEVS][96];
@@ -293,14 +296,14 @@ static void scan_bus(uint16_t seg, uint8_t bus)
  * 00:00.0 (firmware may list a window it did not enable). */
 static void choose_access(void)
 {
-	snprintf(pci_access, sizeof(pci_access), "ports 0xcf8/0xcfc (no MCFG)");
+	access = ACCESS_NO_MCFG;
 	if (!acpi.nmcfg)
 		return;
 	for (int i = 0; i < acpi.nmcfg; i++) {
 		const struct acpi_mcfg *m = &acpi.mcfg[i];
 		if (mmio_map(m->base, (uint64_t)(m->bus_end - m->bus_start + 1) << 20)) {
-			snprintf(pci_access, sizeof(pci_access), "ports 0xcf8/0xcfc (ECAM at %#lx not mapped)",
-				 m->base);
+			access = ACCESS_NOT_MAPPED;
+			access_base = m->base;
 			return;
 		}
 	}
@@ -308,13 +311,27 @@ static void choose_access(void)
 	uint32_t by_port = pci_read32(&host, PCI_VENDOR_ID);
 	use_ecam = 1;
 	uint32_t by_ecam = pci_read32(&host, PCI_VENDOR_ID);
+	access_base = acpi.mcfg[0].base;
 	if (by_port != by_ecam && (uint16_t)by_port != 0xffff) {
 		use_ecam = 0;
-		snprintf(pci_access, sizeof(pci_access), "ports 0xcf8/0xcfc (ECAM at %#lx reads %#x)",
-			 acpi.mcfg[0].base, by_ecam);
+		access = ACCESS_DISAGREES;
+		access_read = by_ecam;
 		return;
 	}
-	snprintf(pci_access, sizeof(pci_access), "ECAM at %#lx", acpi.mcfg[0].base);
+	access = ACCESS_ECAM;
+}
+
+void pci_access_str(char buf[PCI_ACCESS_LEN])
+{
+	if (access == ACCESS_ECAM)
+		snprintf(buf, PCI_ACCESS_LEN, "ECAM at %#lx", access_base);
+	else if (access == ACCESS_NOT_MAPPED)
+		snprintf(buf, PCI_ACCESS_LEN, "ports 0xcf8/0xcfc (ECAM at %#lx not mapped)", access_base);
+	else if (access == ACCESS_DISAGREES)
+		snprintf(buf, PCI_ACCESS_LEN, "ports 0xcf8/0xcfc (ECAM at %#lx reads %#x)", access_base,
+			 access_read);
+	else
+		snprintf(buf, PCI_ACCESS_LEN, "ports 0xcf8/0xcfc (no MCFG)");
 }
 
 static int dev_before(const struct pci_dev *a, const struct pci_dev *b)

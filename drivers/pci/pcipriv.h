@@ -12,6 +12,8 @@ void pci_enable(struct pci_dev *d, uint16_t bits);
 #define PCI_MAX_NOTES 8
 extern char pci_notes[PCI_MAX_NOTES][128];
 extern int pci_nnotes;
-/* How config space is reached: "ECAM at 0x..." or "ports 0xcf8/0xcfc". */
-extern char pci_access[64];
+/* How config space is reached, into buf: "ECAM at 0x..." or "ports
+ * 0xcf8/0xcfc" and why. Formatted when printed, not during the boot. */
+#define PCI_ACCESS_LEN 64
+void pci_access_str(char buf[PCI_ACCESS_LEN]);
 #endif
