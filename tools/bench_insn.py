@@ -5,6 +5,8 @@ built into build/insncount/ by `make insncount`): deterministic, unlike
 time under TCG. Paths, 64-byte frames, e1000e and igb, two ports:
   l2     fwd pairs=0-1 promisc=1, trafgen both --rate max    (napi, busy)
   l3     fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24, --rate max     (napi, busy)
+  l3m    the same with 64 sources x 8 destinations, each frame's
+         pair unlike the one before (no burst cache hits)     (napi)
   l2     at --rate 20kpps, interrupt-driven                  (napi)
   sink   app=sink, trafgen send --rate max on port0          (napi)
 Per run: the guest's frame counter (`fwd` / `sink` in the shell) and the
@@ -36,9 +38,11 @@ WINDOW = 2.0     # s between the readings
 # (2 s windows ranged 140-330 at 20 kpps): a longer window averages it.
 WINDOW_PACED = 8.0
 RUNS = [("l2", "napi", "max"), ("l2", "busy", "max"), ("l3", "napi", "max"),
-        ("l3", "busy", "max"), ("l2", "napi", "20kpps"), ("sink", "napi", "max")]
+        ("l3", "busy", "max"), ("l3m", "napi", "max"), ("l2", "napi", "20kpps"), ("sink", "napi", "max")]
 KNOBS = {"l2": "app=fwd pairs=0-1 promisc=1", "l3": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24",
-         "sink": "app=sink promisc=1"}
+         "l3m": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24", "sink": "app=sink promisc=1"}
+# Addresses trafgen walks (frame s takes element s mod length of each range).
+IPS = {"l3m": ("10.1.0.2-10.1.0.65", "10.2.0.2-10.2.0.9")}
 TARGET = {("l2", "napi", "max"): 100, ("l3", "napi", "max"): 200, ("l2", "napi", "20kpps"): 300}
 
 
@@ -109,9 +113,10 @@ def run(so, nic, path, poll, rate, profile=False):
         if path != "sink":
             tg += ["--port", "stream:" + q.nic_sock(1), "--arp-reply"]
         tg += ["--rate", rate, "--duration", str(WARMUP + window + 1), "--size", "64", "--quiet",
-               "--src-ip", "10.1.0.2", "--dst-ip", "10.2.0.2", "--dst-mac", mac0,
+               "--src-ip", IPS.get(path, ("10.1.0.2",))[0], "--dst-ip", IPS.get(path, (0, "10.2.0.2"))[1],
+               "--dst-mac", mac0,
                "--rx-mac", "02:00:00:00:00:02", "--max-time", str(WARMUP + window + 40)]
-        if path == "l3":
+        if path in ("l3", "l3m"):
             # Resolve the next hop first: frames dropped while it is unresolved
             # (arp_queue_full) would stay in trafgen's window as lost and hold
             # the measured run to a few frames in flight.

@@ -474,9 +474,11 @@ static const enum fwd_drop check_drop[IPV4_CHECK_N] = {
 	[IPV4_BAD_CSUM] = FWD_DROP_bad_csum, [IPV4_TTL_EXPIRED] = FWD_DROP_ttl_expired,
 };
 
-/* One IPv4 frame to our MAC on core (me()): the router's fast path. Returns the drop
+/* One IPv4 frame to our MAC on core (me()): the router's full path (next:
+ * the burst's next frame or NULL, to open the lane for). Returns the drop
  * reason, or -1 when the frame went on (local, queued or held). */
-static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t now)
+static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t now,
+		      const struct pkt *next)
 {
 	struct ipv4_hdr *ip = (struct ipv4_hdr *)(p->data + ETH_HLEN);
 	enum ipv4_hw_csum hw = p->flags & PKT_RX_IP_CSUM_OK ? IPV4_HW_GOOD :
@@ -540,7 +542,10 @@ static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint
 		e = core->last = arp_find(out, hop);
 	if (e && (e->state == ARP_REACHABLE || e->state == ARP_PROBE_STATE)) {
 		forward(core, p, out, e->mac, 1);
-		lane_set(core, ip, out, e->mac);
+		/* the lane only when the next frame may take it (a whole buffer:
+		 * its address bytes exist) */
+		if (next && !memcmp(&ip->saddr, next->data + ETH_HLEN + 12, 8))
+			lane_set(core, ip, out, e->mac);
 		return -1;
 	}
 	if (e && e->state == ARP_FAILED) {
@@ -592,7 +597,7 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		else if (memcmp(eth->dst, nic->mac, ETH_ALEN))
 			why = FWD_DROP_not_our_mac;
 		else
-			why = ipv4_input(core, nic, p, now);
+			why = ipv4_input(core, nic, p, now, i < n ? pkts[i] : 0);
 		if (why >= 0) {
 			fwd_drop(nic->port, (enum fwd_drop)why, 1);
 			pkt_free(p);
