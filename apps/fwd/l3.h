@@ -46,6 +46,14 @@ struct l3_nh {
 extern struct l3_nh l3_nh[L3_NH_MAX];
 extern struct lpm l3_lpm;
 
+/* The rules of ipN= for address a/len on port: a unicast host address
+ * (not 0/8, 127/8, 224/4 and up), not its subnet's network or broadcast
+ * address (/30 and wider), a subnet no other port has. 0, or -1 with what
+ * is wrong in err. Also for DHCP leases. */
+int l3_if_check(int port, uint32_t a, int len, char *err, size_t errlen);
+/* Port's address a/len (host order), and the hints (l3_addr_hint). */
+void l3_if_set(int port, uint32_t a, int len);
+
 /* 1 if addr (host order) is one of our interface addresses. */
 int l3_is_local(uint32_t addr);
 /* 1 if addr is the next hop of a configured route out of port (its ARP

@@ -48,6 +48,15 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 		snprintf(err, errlen, "not A.B.C.D/LEN or dhcp");
 		return -1;
 	}
+	if (l3_if_check(port, a, len, err, errlen))
+		return -1;
+	l3_if[port] = (struct l3_if){ 0 };
+	l3_if_set(port, a, len);
+	return 0;
+}
+
+int l3_if_check(int port, uint32_t a, int len, char *err, size_t errlen)
+{
 	uint32_t host = ~mask_of(len);
 	if (len <= 30 && ((a & host) == 0 || (a & host) == host)) {
 		snprintf(err, errlen, "the subnet's network or broadcast address");
@@ -66,10 +75,15 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	l3_if[port] = (struct l3_if){ .addr = a, .len = (uint8_t)len };
+	return 0;
+}
+
+void l3_if_set(int port, uint32_t a, int len)
+{
+	l3_if[port].addr = a;
+	l3_if[port].len = (uint8_t)len;
 	l3_addr_hint |= 1ull << l3_addr_hash(a) | 1ull << l3_addr_hash(a & mask_of(len)) |
 			1ull << l3_addr_hash(a | ~mask_of(len));
-	return 0;
 }
 
 static void show_ip(int port, char *buf, size_t len)

@@ -4,7 +4,10 @@
  * (renewal, rebinding, retries). mgmt_dhcp_poll, from the idle hook, sees
  * a lease bound, renewed to another address or lost, prints it on the
  * console and keeps l3_if (the port's address for rr_filter and for fwd's
- * "is it ours") in step with it.
+ * "is it ours") in step with it. A lease ipN= would refuse (an address that
+ * is not a unicast host address of its subnet, a subnet another port has)
+ * or with a subnet mask that is not a prefix is refused: released, and
+ * asked for again.
  */
 #include <stdio.h>
 #include "apps/fwd/l3.h"
@@ -65,6 +68,35 @@ static void print_lease(int p, const struct mgmt_lease *l)
 	       l->router ? ipv4_str(r, l->router) : "none", l->lease_s, HTTP_PORT);
 }
 
+/* A lease the port cannot take: a mask that is not contiguous, or an
+ * address ipN= would refuse (l3_if_check: not a unicast host address of
+ * its subnet, or a subnet another port has). 0, or -1 with why in err. */
+static int lease_bad(int p, const struct mgmt_lease *l, char *err, size_t len)
+{
+	char a[IPV4_STR_MAX];
+	int n = prefix_len(l->mask);
+	if (!n || l->mask != ~0u << (32 - n)) {
+		snprintf(err, len, "the subnet mask %s is not a prefix of 1-32 bits", ipv4_str(a, l->mask));
+		return -1;
+	}
+	return l3_if_check(p, l->addr, n, err, len);
+}
+
+/* Refuse port p's lease: release it (DHCPRELEASE; lwIP drops the address)
+ * and ask again. */
+static void refuse(int p, const struct mgmt_lease *l, const char *why)
+{
+	char a[IPV4_STR_MAX], s[IPV4_STR_MAX];
+	struct netif *n = rr_netif(p);
+	printf("mgmt: %s: DHCP lease %s from %s refused: %s; asking again\n", nics[p]->name, ipv4_str(a, l->addr),
+	       ipv4_str(s, l->server), why);
+	l3_if[p].addr = 0;
+	l3_if[p].len = 0;
+	dhcp_release_and_stop(n);
+	if (dhcp_start(n) != ERR_OK)
+		printf("mgmt: %s: lwIP's DHCP client did not start\n", nics[p]->name);
+}
+
 void mgmt_dhcp_poll(void)
 {
 	uint64_t now = rdtsc();
@@ -73,18 +105,22 @@ void mgmt_dhcp_poll(void)
 	next_tsc = now + tsc.hz / 100;
 	for (int p = 0; p < nic_count; p++) {
 		struct mgmt_lease l;
-		if (!(dhcp_ports >> p & 1) || mgmt_dhcp_lease(p, &l) || l.addr == l3_if[p].addr)
+		char err[128];
+		if (!(dhcp_ports >> p & 1) || mgmt_dhcp_lease(p, &l) || (!l.bound && !l3_if[p].addr) ||
+		    (l.bound && l.addr && l.addr == l3_if[p].addr && l.mask == ~0u << (32 - l3_if[p].len)))
 			continue;
-		if (!l.addr) {
+		if (!l.bound) {
 			char a[IPV4_STR_MAX];
 			printf("mgmt: %s: DHCP lease of %s lost; asking again\n", nics[p]->name, ipv4_str(a, l3_if[p].addr));
 			l3_if[p].addr = 0;
 			l3_if[p].len = 0;
 			continue;
 		}
-		l3_if[p].len = (uint8_t)prefix_len(l.mask);
-		l3_if[p].addr = l.addr;
-		l3_addr_hint |= 1ull << l3_addr_hash(l.addr);
+		if (lease_bad(p, &l, err, sizeof(err))) {
+			refuse(p, &l, err);
+			continue;
+		}
+		l3_if_set(p, l.addr, prefix_len(l.mask));
 		print_lease(p, &l);
 	}
 }

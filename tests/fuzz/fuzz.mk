@@ -14,7 +14,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/fuzz/shim -I.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http
+FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http dhcp
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 
 # The kernel code of the knobs and the router, built for the host: objects
@@ -55,6 +55,8 @@ FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Iapps/rr/lwip -I$(LWIP)/include
 FUZZ_MGMT_OBJ := $(FUZZ_LWIP_OBJ) $(FUZZ_DIR)/obj/apps/mgmt/mgmt.o $(FUZZ_DIR)/obj/apps/mgmt/dhcp.o
 FUZZ_SRC_http := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
 FUZZ_LDFLAGS_http := $(FUZZ_LDFLAGS_lwip)
+FUZZ_SRC_dhcp := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
+FUZZ_LDFLAGS_dhcp := $(FUZZ_LDFLAGS_lwip)
 .SECONDARY: $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
 
 .PHONY: fuzz fuzz-ci fuzz-build

@@ -132,6 +132,27 @@ def http_programs():
     return out
 
 
+def dhcp_programs():
+    """fuzz_dhcp programs: OFFER, ACK (op 1: type, yiaddr, mask, router,
+    lease, T1, T2), the ARP check's second, renewals, a NAK, a claim of the
+    address on offer, and one reply as raw BOOTP with its options (op 0)."""
+    def whole(t, addr=(10, 1, 0, 50), mask=(255, 255, 255, 0), lease=3600):
+        return bytes([1, t]) + bytes(addr) + bytes(mask) + bytes([10, 1, 0, 254]) + \
+            struct.pack(">III", lease, lease // 2, lease * 7 // 8)
+    tick = lambda k: bytes([3, k])
+    bound = whole(2) + tick(0) + whole(5) + tick(6) + tick(6) + tick(6)
+    opts = bytes([53, 1, 2, 54, 4, 10, 1, 0, 254, 51, 4, 0, 0, 14, 16, 1, 4, 255, 255, 255, 0, 3, 4, 10, 1, 0, 254,
+                  6, 4, 10, 1, 0, 254, 12, 3, 98, 111, 120, 255])
+    raw_offer = bytes([0, 0, (len(opts) + 4 + 3) // 4]) + bytes(16) + bytes([10, 1, 0, 51]) + bytes(216) + \
+        b"\x63\x82\x53\x63" + opts + bytes(-(len(opts) + 4) % 4 + 4)
+    return [bound, bound + tick(17) + whole(5) + tick(17) + tick(19),
+            bound + tick(19) + tick(19) + tick(19), whole(2) + tick(0) + whole(6) + tick(5),
+            whole(2) + tick(0) + whole(5) + bytes([2]) + tick(6) + tick(6) + tick(6), raw_offer + tick(0) + whole(5) + tick(6) + tick(6) + tick(6),
+            whole(2, mask=(255, 0, 255, 0)) + tick(0) + whole(5, mask=(255, 0, 255, 0)) + tick(6) + tick(6) + tick(6),
+            whole(2, addr=(10, 1, 0, 255)) + tick(0) + whole(5, addr=(10, 1, 0, 255)) + tick(6) + tick(6) + tick(6),
+            whole(2, addr=(10, 2, 0, 9)) + tick(0) + whole(5, addr=(10, 2, 0, 9)) + tick(6) + tick(6) + tick(6)]
+
+
 def pci_spaces():
     text = open(os.path.join(ROOT, "tests", "unit", "pci_images.h")).read()
     out = []
@@ -201,6 +222,7 @@ def main():
     write("trafgen", frames)
     write("lwip", lwip_programs())
     write("http", http_programs())
+    write("dhcp", dhcp_programs())
     ptp = [f for f in capture_frames(a.captures, 48) if f[12:14] == b"\x88\xf7" or f[36:38] in (b"\x01\x3f", b"\x01\x40")]
     write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp])
     write("acpi", acpi_tables())
