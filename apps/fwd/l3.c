@@ -7,9 +7,10 @@
  * repeated source and destination are checked and looked up once); its next hop's MAC comes
  * from the ARP table, or the frame waits, held in the next hop's queue of
  * ARP_HOLD, while ARP requests go out every ARP_RETRY_MS up to ARP_TRIES
- * times. Once a frame is forwarded, the rest of the burst that shares its
- * addresses and fits a few header checks takes the lane (struct lane):
- * the full path's decisions reused, a rewrite and a queue slot per frame.
+ * times. Once a frame to a destination is forwarded, later frames of the
+ * burst to it that pass a few header checks take the fast path (struct
+ * dst_slot, fast_run): the full path's decisions about the destination
+ * reused, the source checked inline, a rewrite and a queue slot per frame.
  * Frames leave in one tx_burst per port at the end of the burst.
  * TTL expiry and no route send ICMP errors, ICMP_RATE per second per port.
  * Nothing is allocated per frame except the ICMP errors and ARP requests.
@@ -60,23 +61,28 @@ struct txb {
 	uint8_t in[TXB_MAX];	/* port the frame counts on */
 };
 
-/* The burst's fast lane: what the full path decided for the last frame it
- * forwarded (valid set), for later frames of the burst with the same
- * source and destination, a 20-byte header, a checksum the NIC verified,
- * TTL > 1 and a total length that fits both the frame and the out port.
- * Any frame the lane does not take goes the full path, which clears the
- * lane first (it may change the ARP table or the out port's batch) and
- * sets it again when that frame is forwarded through a resolved entry
- * into an unmixed batch. */
-struct lane {
-	int valid;
-	uint64_t sd;		/* saddr and daddr as they lie in the header */
+/* A destination the full path forwarded a frame to in this burst, for
+ * fast_run: what it decided (not ours, unicast, not martian, not a
+ * directed broadcast, routed out of port `out` to a resolved next hop)
+ * depends on the destination and the tables only. Valid while epoch
+ * equals the core's, which moves on at each burst, whenever the ARP
+ * table changes (arp_new, arp_update) and when a batch gets mixed
+ * (tx_typed). */
+struct dst_slot {
+	uint32_t daddr;		/* as in the header (network order) */
+	uint32_t room;		/* out port's MTU less IPV4_HLEN */
+	uint64_t epoch;
 	uint64_t mac_lo;	/* the next hop's MAC and the first 2 bytes of ours */
 	uint32_t mac_hi;	/* the last 4 bytes of ours */
-	uint32_t mtu;		/* out port's MTU */
-	int out;		/* out port */
-	struct txb *b;		/* its batch */
+	int out;
+	struct txb *b;		/* out port's batch */
 };
+#define DST_SLOTS	16	/* per core, by a hash of the destination */
+
+static inline unsigned dst_slot_of(uint32_t daddr)
+{
+	return (daddr * 2654435761u) >> 28;	/* 4 bits: DST_SLOTS */
+}
 
 /* One core's router state: each core routes with its own ARP table, TX
  * batches and ICMP rate buckets (so the rate limit is per core). */
@@ -97,7 +103,9 @@ static struct l3_core {
 	 * frame carrying 0 is always checked). */
 	uint32_t ok_src, ok_dst;
 	uint16_t ok_nh;
-	struct lane lane;
+	uint32_t ok_saddr;	/* fast_run's last valid source, network order; 0 = none */
+	uint64_t epoch;		/* see struct dst_slot */
+	struct dst_slot dst[DST_SLOTS];
 } l3_cores[MAX_CPUS];
 
 /* The calling core's router state. */
@@ -152,6 +160,7 @@ static void tx_typed(struct l3_core *c, struct txb *b, struct pkt *p, int kind)
 		memset(b->kind, TX_FWD, (size_t)b->n);
 		memset(b->in, c->in, (size_t)b->n);
 		b->mixed = 1;
+		c->epoch++;	/* destinations queued to b go the full path */
 	}
 	b->in[b->n] = (uint8_t)p->port;
 	b->kind[b->n] = (uint8_t)kind;
@@ -222,8 +231,10 @@ static struct arp_entry *arp_new(int port, uint32_t ip)
 		if (e->state == ARP_REACHABLE && !victim && !l3_is_next_hop(port, e->ip))
 			victim = e;
 	}
-	if (victim)
+	if (victim) {
 		*victim = (struct arp_entry){ .ip = ip, .port = (uint8_t)port, .state = ARP_INCOMPLETE };
+		me()->epoch++;	/* it may have been a destination's next hop */
+	}
 	return victim;
 }
 
@@ -265,6 +276,7 @@ static void arp_update(struct arp_entry *e, int port, uint32_t ip, const uint8_t
 	memcpy(e->mac, mac, ETH_ALEN);
 	e->state = ARP_REACHABLE;
 	e->confirmed_tsc = rdtsc();
+	me()->epoch++;	/* the MAC may be new */
 	for (int i = 0; i < e->nheld; i++)
 		forward(me(), e->held[i], port, mac, 0);
 	e->nheld = 0;
@@ -403,67 +415,76 @@ static int ip_source_routed(const struct ipv4_hdr *ip)
 	return 0;
 }
 
-/* Open the lane for frames like ip (just forwarded out of port out to
- * mac): unless the out port's batch is mixed (the lane writes no kinds). */
-static void lane_set(struct l3_core *c, const struct ipv4_hdr *ip, int out, const uint8_t mac[ETH_ALEN])
+/* Remember ip's destination for fast_run: its frame was just forwarded
+ * out of port out to mac (unless that batch is mixed). */
+static void dst_remember(struct l3_core *c, const struct ipv4_hdr *ip, int out, const uint8_t mac[ETH_ALEN])
 {
-	struct lane *l = &c->lane;
+	struct dst_slot *ds = &c->dst[dst_slot_of(ip->daddr)];
 	uint8_t hdr[12];
 	if (c->tx[out].mixed || nics[out]->mtu < IPV4_HLEN)
-		return;
+		return;	/* fast_run writes no kinds; see tx_typed */
 	memcpy(hdr, mac, ETH_ALEN);
 	memcpy(hdr + ETH_ALEN, nics[out]->mac, ETH_ALEN);
-	memcpy(&l->mac_lo, hdr, 8);
-	memcpy(&l->mac_hi, hdr + 8, 4);
-	memcpy(&l->sd, &ip->saddr, 8);
-	l->mtu = nics[out]->mtu;
-	l->b = &c->tx[out];
-	l->out = out;
-	l->valid = 1;
+	memcpy(&ds->mac_lo, hdr, 8);
+	memcpy(&ds->mac_hi, hdr + 8, 4);
+	ds->daddr = ip->daddr;
+	ds->room = nics[out]->mtu - IPV4_HLEN;
+	ds->out = out;
+	ds->b = &c->tx[out];
+	ds->epoch = c->epoch;
 }
 
-/* Frames pkts[i..n) through the lane while they fit it (see struct lane:
- * each check here implies that the full path would forward the frame
- * the same way); returns the index of the first one that does not. our:
- * the receiving port's MAC in the low 48 bits. */
+/* Forward pkts[i..n) while each frame would take the full path's way to
+ * a forwarded frame for reasons fast_run can see at once: to our MAC,
+ * IPv4 with a 20-byte header and the NIC's word that its checksum is
+ * right, TTL > 1, a total length within the frame and the out port's MTU,
+ * a valid source (the last one, or not 0/8, 127/8, 224/3 and not one of
+ * our addresses) and a destination remembered in this
+ * epoch. A frame with the addresses of the one before it needs neither
+ * looked at again. Returns the index of the first frame that does not
+ * fit (the full path's). our: the receiving port's MAC in the low 48 bits. */
 static inline __attribute__((always_inline))
-int lane_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our)
+int fast_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our)
 {
-	const struct lane *l = &c->lane;
-	const uint64_t want = l->sd, lo = l->mac_lo;
-	const uint32_t hi = l->mac_hi, room = l->mtu - IPV4_HLEN;
-	struct txb *b = l->b;
-	while (i < n) {
-		if (b->n == TXB_MAX)
-			tx_flush(l->out);
-		/* a run bounded by the frames left and the batch's room */
-		struct pkt **pp = pkts + i, **end = pp + (n - i < TXB_MAX - b->n ? n - i : TXB_MAX - b->n);
-		struct pkt **q = b->p + b->n;
-		for (; pp != end; pp++) {
-			struct pkt *p = *pp;
-			uint8_t *d = p->data;	/* a whole buffer: the bytes read exist */
-			uint64_t w0, sd;
-			uint32_t w3;
-			uint16_t tl;
-			memcpy(&w0, d, 8);			/* destination MAC, 2 bytes more */
-			memcpy(&w3, d + 12, 4);			/* EtherType, version/IHL, TOS */
-			memcpy(&tl, d + ETH_HLEN + 2, 2);	/* total length */
-			memcpy(&sd, d + ETH_HLEN + 12, 8);	/* source, destination */
-			uint32_t tot = ntoh16(tl);
-			if ((((w0 ^ our) << 16) | ((w3 & 0xffffff) ^ 0x450008) | (sd ^ want)) ||
-			    !(p->flags & PKT_RX_IP_CSUM_OK) || d[ETH_HLEN + 8] <= 1 ||
-			    tot - IPV4_HLEN > room || tot + ETH_HLEN > p->len)
+	const uint64_t epoch = c->epoch;
+	const struct dst_slot *ds = 0;
+	uint64_t last = 0;	/* the addresses ds and ok_saddr were checked for */
+	for (; i < n; i++) {
+		struct pkt *p = pkts[i];
+		uint8_t *d = p->data;	/* a whole buffer: the bytes read exist */
+		uint64_t w0, sd;
+		uint32_t w3;
+		uint16_t tl;
+		memcpy(&w0, d, 8);			/* destination MAC, 2 bytes more */
+		memcpy(&w3, d + 12, 4);			/* EtherType, version/IHL, TOS */
+		memcpy(&tl, d + ETH_HLEN + 2, 2);	/* total length */
+		memcpy(&sd, d + ETH_HLEN + 12, 8);	/* source, destination */
+		if (sd != last || !ds) {
+			uint32_t sa = (uint32_t)sd, da = (uint32_t)(sd >> 32);
+			ds = &c->dst[dst_slot_of(da)];
+			if (da != ds->daddr || ds->epoch != epoch)
 				break;
-			p->len = (uint16_t)(tot + ETH_HLEN);
-			memcpy(d, &lo, 8);
-			memcpy(d + 8, &hi, 4);
-			ipv4_ttl_dec((struct ipv4_hdr *)(d + ETH_HLEN));
-			*q++ = p;
+			if (sa != c->ok_saddr) {
+				uint32_t src = ntoh32(sa);
+				if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || l3_local(src))
+					break;
+				c->ok_saddr = sa;
+			}
+			last = sd;
 		}
-		b->n = (int)(q - b->p);
-		i = (int)(pp - pkts);
-		if (pp != end)
+		uint32_t tot = ntoh16(tl);
+		if ((((w0 ^ our) << 16) | ((w3 & 0xffffff) ^ 0x450008)) ||
+		    !(p->flags & PKT_RX_IP_CSUM_OK) || d[ETH_HLEN + 8] <= 1 ||
+		    tot - IPV4_HLEN > ds->room || tot + ETH_HLEN > p->len)
 			break;
+		struct txb *b = ds->b;
+		p->len = (uint16_t)(tot + ETH_HLEN);
+		memcpy(d, &ds->mac_lo, 8);
+		memcpy(d + 8, &ds->mac_hi, 4);
+		ipv4_ttl_dec((struct ipv4_hdr *)(d + ETH_HLEN));
+		if (b->n == TXB_MAX)
+			tx_flush(ds->out);
+		b->p[b->n++] = p;
 	}
 	return i;
 }
@@ -474,11 +495,9 @@ static const enum fwd_drop check_drop[IPV4_CHECK_N] = {
 	[IPV4_BAD_CSUM] = FWD_DROP_bad_csum, [IPV4_TTL_EXPIRED] = FWD_DROP_ttl_expired,
 };
 
-/* One IPv4 frame to our MAC on core (me()): the router's full path (next:
- * the burst's next frame or NULL, to open the lane for). Returns the drop
+/* One IPv4 frame to our MAC on core (me()): the router's full path. Returns the drop
  * reason, or -1 when the frame went on (local, queued or held). */
-static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t now,
-		      const struct pkt *next)
+static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t now)
 {
 	struct ipv4_hdr *ip = (struct ipv4_hdr *)(p->data + ETH_HLEN);
 	enum ipv4_hw_csum hw = p->flags & PKT_RX_IP_CSUM_OK ? IPV4_HW_GOOD :
@@ -542,10 +561,7 @@ static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint
 		e = core->last = arp_find(out, hop);
 	if (e && (e->state == ARP_REACHABLE || e->state == ARP_PROBE_STATE)) {
 		forward(core, p, out, e->mac, 1);
-		/* the lane only when the next frame may take it (a whole buffer:
-		 * its address bytes exist) */
-		if (next && !memcmp(&ip->saddr, next->data + ETH_HLEN + 12, 8))
-			lane_set(core, ip, out, e->mac);
+		dst_remember(core, ip, out, e->mac);
 		return -1;
 	}
 	if (e && e->state == ARP_FAILED) {
@@ -577,13 +593,13 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	core->q = q;
 	core->in = nic->port;
 	core->ok_src = core->ok_dst = 0;	/* the tables may have changed since the last burst */
-	core->lane.valid = 0;
+	core->ok_saddr = 0;
+	core->epoch++;
 	uint64_t our = 0;
 	memcpy(&our, nic->mac, ETH_ALEN);
 	for (int i = 0; i < n;) {
-		if (core->lane.valid && (i = lane_run(core, pkts, i, n, our)) == n)
+		if ((i = fast_run(core, pkts, i, n, our)) == n)
 			break;
-		core->lane.valid = 0;
 		struct pkt *p = pkts[i++];
 		const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
 		int why;
@@ -597,7 +613,7 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		else if (memcmp(eth->dst, nic->mac, ETH_ALEN))
 			why = FWD_DROP_not_our_mac;
 		else
-			why = ipv4_input(core, nic, p, now, i < n ? pkts[i] : 0);
+			why = ipv4_input(core, nic, p, now);
 		if (why >= 0) {
 			fwd_drop(nic->port, (enum fwd_drop)why, 1);
 			pkt_free(p);
