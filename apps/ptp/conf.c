@@ -16,7 +16,7 @@ static const char *const transport_choices[] = { "L2", "UDPv4", 0 };
 static const char *const tstamp_choices[] = { "hardware", "software", 0 };
 static const struct knob_range u8_range[] = { { 0, 255 } };
 static const struct knob_range class_range[] = { { 0, 254 } };	/* 255: slave-only, by ptp_role */
-static const struct knob_range log_range[] = { { -7, 7 } };
+static const struct knob_range log_range[] = { { PTP_LOG_MIN, PTP_LOG_MAX } };
 static const struct knob_range receipt_range[] = { { 2, 255 } };
 static const struct knob_range summary_range[] = { { -3, 10 } };
 

@@ -26,6 +26,30 @@ static uint64_t interval_ns(int log2s)
 	return log2s >= 0 ? 1000000000ull << log2s : 1000000000ull >> -log2s;
 }
 
+#define TS_SEC_MAX (1ull << 32)	/* timestamps before 2106: ns fit 2^62 with any correction */
+#define SAMPLE_MAX (1ll << 62)	/* |offset| and |delay| samples used: differences of two fit */
+
+/* A timestamp the arithmetic below may use (5.3.3: ns < 10^9). */
+static int ts_ok(struct ptp_ts t)
+{
+	return t.sec < TS_SEC_MAX && t.ns < 1000000000u;
+}
+
+/* a - b - c into *out; 0, or -1 if it overflows or is beyond SAMPLE_MAX. */
+static int sample(int64_t a, int64_t b, int64_t c, int64_t *out)
+{
+	int64_t x;
+	if (__builtin_sub_overflow(a, b, &x) || __builtin_sub_overflow(x, c, out))
+		return -1;
+	return *out > -SAMPLE_MAX && *out < SAMPLE_MAX ? 0 : -1;
+}
+
+/* A logMessageInterval from the wire, clamped to PTP_LOG_MIN..PTP_LOG_MAX. */
+static int8_t wire_log(int8_t v)
+{
+	return v < PTP_LOG_MIN ? PTP_LOG_MIN : v > PTP_LOG_MAX ? PTP_LOG_MAX : v;
+}
+
 void ptp_fmt_id(char *buf, size_t len, const uint8_t id[8], int port)
 {
 	int n = snprintf(buf, len, "%02x%02x%02x.%02x%02x.%02x%02x%02x", id[0], id[1], id[2], id[3], id[4],
@@ -212,7 +236,7 @@ static void rx_announce(struct ptp_port *pp, const struct ptp_msg *m, uint64_t n
 	}
 	f->last_ns[1] = f->last_ns[0];
 	f->last_ns[0] = now;
-	f->log_interval = m->log_interval;
+	f->log_interval = wire_log(m->log_interval);
 	struct ptp_dataset *d = &f->ds;
 	d->priority1 = m->announce.priority1;
 	d->priority2 = m->announce.priority2;
@@ -251,9 +275,13 @@ static void synchronize(struct ptp_port *pp, int64_t t1c, int64_t t2)
 	pp->pair_t1c = t1c;
 	pp->pair_t2 = t2;
 	pp->have_pair = 1;
+	int64_t offset;
 	if (!pp->have_delay)
 		return;
-	int64_t offset = t2 - t1c - pp->path_delay;
+	if (sample(t2, t1c, pp->path_delay, &offset)) {
+		pp->ev[PE_sample_out_of_range]++;
+		return;
+	}
 	enum servo_state st;
 	int8_t li = pp->sync_log_interval;
 	pi_servo_sync_interval(&pp->servo, li >= 0 ? (double)(1 << li) : 1.0 / (1 << -li));
@@ -287,11 +315,15 @@ static void synchronize(struct ptp_port *pp, int64_t t1c, int64_t t2)
 
 static void rx_sync(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts)
 {
+	if (!(m->flags & PTP_FLAG_TWO_STEP) && !ts_ok(m->ts)) {
+		count(pp, PC_bad_timestamp);
+		return;
+	}
 	pp->sync_valid = 1;
 	pp->sync_seq = m->seq;
 	pp->t2 = ts;
 	pp->sync_corr = m->correction >> 16;
-	pp->sync_log_interval = m->log_interval;
+	pp->sync_log_interval = wire_log(m->log_interval);
 	count(pp, PC_sync);
 	if (!(m->flags & PTP_FLAG_TWO_STEP)) {	/* one-step: the origin is in the Sync */
 		synchronize(pp, ptp_ts_to_ns(m->ts) + pp->sync_corr, pp->t2);
@@ -304,8 +336,12 @@ static void rx_follow_up(struct ptp_port *pp, const struct ptp_msg *m)
 		count(pp, PC_no_matching_sync);
 		return;
 	}
-	count(pp, PC_follow_up);
 	pp->sync_valid = 0;
+	if (!ts_ok(m->ts)) {
+		count(pp, PC_bad_timestamp);
+		return;
+	}
+	count(pp, PC_follow_up);
 	synchronize(pp, ptp_ts_to_ns(m->ts) + pp->sync_corr + (m->correction >> 16), pp->t2);
 }
 
@@ -315,7 +351,12 @@ static void delay_done(struct ptp_port *pp)
 	if (!pp->have_t3 || !pp->have_t4)
 		return;
 	pp->dreq_state = 0;
-	int64_t d = ((pp->t2c - pp->t1c) + (pp->t4c - pp->t3)) / 2;
+	int64_t ms, sm;
+	if (sample(pp->t2c, pp->t1c, 0, &ms) || sample(pp->t4c, pp->t3, 0, &sm)) {
+		pp->ev[PE_sample_out_of_range]++;
+		return;
+	}
+	int64_t d = ms / 2 + sm / 2;
 	pp->path_delay = delay_filter_add(&pp->df, d);
 	pp->have_delay = 1;
 }
@@ -327,10 +368,14 @@ static void rx_delay_resp(struct ptp_port *pp, const struct ptp_msg *m)
 		count(pp, PC_not_our_request);
 		return;
 	}
+	if (!ts_ok(m->ts)) {
+		count(pp, PC_bad_timestamp);
+		return;
+	}
 	count(pp, PC_delay_resp);
 	pp->t4c = ptp_ts_to_ns(m->ts) - (m->correction >> 16);
 	pp->have_t4 = 1;
-	pp->log_min_delay_req = m->log_interval;
+	pp->log_min_delay_req = wire_log(m->log_interval);
 	delay_done(pp);
 }
 

@@ -48,6 +48,7 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 	X(other_master)		/* Announce from a master that is not the best (kept as a fallback) */ \
 	X(no_matching_sync)	/* Follow_Up whose Sync we did not see (sequenceId) */ \
 	X(not_our_request)	/* Delay_Resp to another port or an old Delay_Req */ \
+	X(bad_timestamp)	/* a timestamp used with ns >= 10^9 or s >= 2^32 (past 2106) */ \
 	X(foreign_table_full)	/* Announce from a fifth foreign master */
 #define PTP_COUNT_ENUM(n) PC_##n,
 enum ptp_rx_count { PTP_RX_USED(PTP_COUNT_ENUM) PTP_RX_DROPS(PTP_COUNT_ENUM) PC_N };
@@ -61,9 +62,16 @@ enum ptp_rx_count { PTP_RX_USED(PTP_COUNT_ENUM) PTP_RX_DROPS(PTP_COUNT_ENUM) PC_
 	X(tx_hwtstamp) X(tx_swtstamp) \
 	X(tx_tstamp_missing)	/* a hardware TX timestamp that never came: no Follow_Up / no delay */ \
 	X(unknown_tlv)		/* TLVs of a type we do not know, skipped (14.1.1) */ \
+	X(sample_out_of_range)	/* an offset or delay sample beyond +-2^62 ns: not used */ \
 	X(steps)		/* clock steps (servo s1) */
 #define PTP_EVENT_ENUM(n) PE_##n,
 enum ptp_event { PTP_EVENTS(PTP_EVENT_ENUM) PE_N };
+
+/* logMessageInterval values in use, log2 s: the knobs' range, and what a
+ * value from the wire (Announce, Sync, Delay_Resp) is clamped to (a
+ * master's 127 or -128 would make the intervals overflow). */
+#define PTP_LOG_MIN (-7)
+#define PTP_LOG_MAX 7
 
 #define FOREIGN_MAX 4
 #define SW_SYNCS_FOR_SWTS 4	/* unstamped Syncs in a row that switch the servo to software constants */

@@ -14,7 +14,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/fuzz/shim -I.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http dhcp
+FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http dhcp ptpport
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 
 # The kernel code of the knobs and the router, built for the host: objects
@@ -44,6 +44,11 @@ FUZZ_SRC_bootinfo := kernel/bootparse.c kernel/memmap.c
 FUZZ_SRC_trafgen := tools/trafgen/frame.c
 FUZZ_SRC_acpi := kernel/acpitab.c
 FUZZ_SRC_ptp := net/ptp.c net/ipv4.c
+# The ptp app with the port clocks (software clock: no phc_ops).
+FUZZ_PTP_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard apps/ptp/*.c) net/ptp.c net/ptp_servo.c \
+	drivers/net/phc.c drivers/net/hwtstamp.c)
+FUZZ_SRC_ptpport := $(FUZZ_KOBJ) $(FUZZ_PTP_OBJ)
+FUZZ_LDFLAGS_ptpport := $(FUZZ_KLD) -lm
 # lwIP (the kernel's file list, LWIP_FILES) with the rr app and mgmt's HTTP
 # server; their data and bss are kernel state too (sections.ld).
 FUZZ_LWIP_OBJ := $(LWIP_FILES:%=$(FUZZ_DIR)/obj/lwip/%.o) \
@@ -57,7 +62,7 @@ FUZZ_SRC_http := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
 FUZZ_LDFLAGS_http := $(FUZZ_LDFLAGS_lwip)
 FUZZ_SRC_dhcp := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
 FUZZ_LDFLAGS_dhcp := $(FUZZ_LDFLAGS_lwip)
-.SECONDARY: $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
+.SECONDARY: $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ) $(FUZZ_PTP_OBJ)
 
 .PHONY: fuzz fuzz-ci fuzz-build
 fuzz-build: $(FUZZ_BINS)

@@ -153,6 +153,23 @@ def dhcp_programs():
             whole(2, addr=(10, 2, 0, 9)) + tick(0) + whole(5, addr=(10, 2, 0, 9)) + tick(6) + tick(6) + tick(6)]
 
 
+def ptpport_programs():
+    """fuzz_ptpport programs (op 1: a message built by the harness, op 2:
+    time): a better master's Announces, then Sync/Follow_Up pairs and the
+    Delay_Req exchange with timestamps near the port's clock; a master port
+    answering Delay_Req; the same over UDPv4."""
+    def msg(t, flags, li=0, p1=1):
+        v = bytes([t, flags, 0, 7]) + bytes(7) + b"\x10" + bytes([li & 255]) + b"\x00\x64" + bytes(8)
+        return bytes([1]) + v + bytes([p1, 6, 0x21, 0x43, 0, 128]) + bytes(8) + bytes([0, 0, 0xa0])
+    near = 4 | 16 | 32
+    wait = lambda n: bytes([2, n])
+    pair = msg(0, 8 | near) + msg(1, near) + wait(50)
+    slave = msg(4, 32, 1) + wait(100) + msg(4, 32, 1) + wait(100) + pair + pair + msg(3, near) + pair * 3
+    master = wait(200) + wait(200) + msg(2, 1 | near) + wait(50) + msg(4, 2 | 32, 1, 200) + wait(50)
+    return [bytes([0]) + slave, bytes([4]) + slave, bytes([8]) + slave, bytes([1]) + master,
+            bytes([2]) + slave + msg(4, 1 | 32, 1, 0) + wait(100) + msg(4, 1 | 32, 1, 0) + wait(255)]
+
+
 def pci_spaces():
     text = open(os.path.join(ROOT, "tests", "unit", "pci_images.h")).read()
     out = []
@@ -223,6 +240,7 @@ def main():
     write("lwip", lwip_programs())
     write("http", http_programs())
     write("dhcp", dhcp_programs())
+    write("ptpport", ptpport_programs())
     ptp = [f for f in capture_frames(a.captures, 48) if f[12:14] == b"\x88\xf7" or f[36:38] in (b"\x01\x3f", b"\x01\x40")]
     write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp])
     write("acpi", acpi_tables())

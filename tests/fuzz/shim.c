@@ -25,9 +25,10 @@ void smp_wake(int core)
 }
 struct mem_info mem;
 
-/* Port clocks (drivers/net/phc.c): nic.c's housekeeping and ethtool -T. */
-void phc_housekeeping(struct nic *nic) { (void)nic; }
-void phc_ethtool_T(struct nic *nic) { (void)nic; }
+/* Port clocks (drivers/net/phc.c, linked by fuzz_ptpport only): nic.c's
+ * housekeeping and ethtool -T. */
+__attribute__((weak)) void phc_housekeeping(struct nic *nic) { (void)nic; }
+__attribute__((weak)) void phc_ethtool_T(struct nic *nic) { (void)nic; }
 
 /* Set by a harness to take DMA memory from its own arena (fuzz_lwip). */
 void *(*fuzz_dma_alloc)(size_t bytes, size_t align);

@@ -180,7 +180,7 @@ SKEW_PPB = 20_000_000	# a master clock 2 % fast: far beyond QEMU's stamping nois
 
 RX_DROPS = ("not_ptp", "bad_ip", "too_short", "bad_version", "bad_length", "bad_tlv",
             "unsupported_type", "wrong_domain", "from_self", "wrong_state", "not_from_master",
-            "other_master", "no_matching_sync", "not_our_request", "foreign_table_full")
+            "other_master", "no_matching_sync", "not_our_request", "bad_timestamp", "foreign_table_full")
 
 
 def offsets(lines):

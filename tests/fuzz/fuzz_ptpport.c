@@ -1,0 +1,213 @@
+/* Fuzz the ptp app's ordinary clock (apps/ptp: the receive path's
+ * counting, the port state machine, foreign masters and the BMCA, the E2E
+ * exchange, the servo) on one port with a software clock, fed PTP frames
+ * as masters, slaves and strangers on the wire would send them. Byte 0
+ * sets ptp_role (% 3), network_transport (bit 2), time_stamping;
+ * then a program:
+ *   op 0  a frame: flags, a length in 7-byte units, the bytes after the
+ *         transport's headers (added here); flags 1: versionPTP 2, our
+ *         domain and messageLength set; 2: raw, no headers added;
+ *   op 1  a message built here (net/ptp.c's ptp_build): type, sender (one
+ *         of three masters or ours), sequenceId (or the one the port
+ *         waits for), flags, correction, logMessageInterval, a timestamp
+ *         near the port's clock or any, Announce fields, and for
+ *         Delay_Resp the requesting port (ours or any): 40 bytes;
+ *   op 2  the clock moves on by (next byte) * 20 ms and the idle hook runs.
+ * Checked after every step: rx = the frames used + the named drops,
+ * exactly; the state is one of the nine and a port with a parent is
+ * UNCALIBRATED or SLAVE, its parent a foreign master in use; every frame
+ * sent is a PTP message of ours that parses back. At the end the pool is
+ * full. UBSan stops any overflow in the servo and time arithmetic. */
+#include <assert.h>
+#include <string.h>
+#include "apps/app.h"
+#include "apps/fwd/l3.h"
+#include "apps/ptp/ptp.h"
+#include "kernel/cmdline.h"
+#include "kernel/cpu.h"
+#include "kernel/knobs.h"
+#include "net/ipv4.h"
+#include "tests/fuzz/fuzz_state.h"
+
+static struct nic port;
+static struct ptp_port *pp = &ptp_ports[0];
+static const uint8_t masters[3][8] = { { 0, 0x1b, 0x19, 0xff, 0xfe, 0, 0, 1 },
+				       { 0, 0x1b, 0x19, 0xff, 0xfe, 0, 0, 2 },
+				       { 0xec, 0x46, 0x70, 0xff, 0xfe, 0, 0, 3 } };
+
+static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)q;
+	for (int i = 0; i < n; i++) {
+		struct pkt *p = pkts[i];
+		struct ptp_frame f;
+		struct ptp_msg m;
+		assert(p->len >= 60 && p->len <= p->pool->buf_size && !memcmp(p->data + 6, nic->mac, 6));
+		assert(ptp_frame_parse(p->data, p->len, (enum ptp_transport)ptp_conf.transport, &f) == PTP_FRAME_OK);
+		assert(ptp_parse(f.msg, f.len, &m) == PTP_OK);
+		assert(m.domain == ptp_conf.domain && !memcmp(&m.source, &pp->id, sizeof(m.source)));
+		pkt_free(p);
+	}
+	return n;
+}
+
+static int fake_rx(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)nic, (void)q, (void)pkts, (void)n;
+	return 0;
+}
+
+static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
+
+static void check(void)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < PC_N; i++)
+		n += pp->rx_count[i];
+	assert(pp->rx == n);
+	assert((unsigned)pp->state < PS_N);
+	if (pp->parent >= 0) {
+		assert(pp->parent < FOREIGN_MAX && pp->foreign[pp->parent].used);
+		assert(pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE);
+	}
+}
+
+static void frame_in(struct pkt *p)
+{
+	p->port = 0;
+	p->queue = 0;
+	app_of_port(0)->rx(&port, 0, &p, 1);
+	check();
+}
+
+/* A frame of message msg (n bytes) with the transport's headers. */
+static void msg_in(const uint8_t *msg, size_t n, uint8_t type, int raw)
+{
+	struct pkt *p = pkt_alloc(port.pool);
+	if (!p)
+		return;
+	enum ptp_transport t = (enum ptp_transport)ptp_conf.transport;
+	size_t hl = raw ? 0 : ptp_frame_hlen(t);
+	if (n > 1514 - hl)
+		n = 1514 - hl;
+	memset(p->data, 0, 60);
+	memcpy(p->data + hl, msg, n);
+	p->len = (uint16_t)(hl + n);
+	if (!raw) {
+		uint8_t src[6] = { 2, 0, 0, 0, 0, 0x99 };
+		size_t len = ptp_frame_build(p->data, t, src, 0x0a010063, type, n);
+		p->len = (uint16_t)(len > p->len ? len : p->len);
+	}
+	if (p->len < 60)
+		p->len = 60;
+	p->flags = 0;
+	frame_in(p);
+}
+
+static uint64_t be(const uint8_t *b, int n)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < n; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/* A message from 40 bytes v. */
+static void built_in(const uint8_t *v)
+{
+	static const uint8_t types[] = { PTP_SYNC, PTP_FOLLOW_UP, PTP_DELAY_REQ, PTP_DELAY_RESP, PTP_ANNOUNCE };
+	struct ptp_msg m;
+	uint8_t buf[128];
+	memset(&m, 0, sizeof(m));
+	m.msg_type = types[v[0] % 5];
+	m.domain = (uint8_t)ptp_conf.domain;
+	if (v[1] % 4 < 3)
+		memcpy(m.source.clock_id, masters[v[1] % 4], 8);
+	else
+		m.source = pp->id;
+	m.source.port = 1;
+	m.seq = (uint16_t)be(v + 2, 2);
+	if (v[1] & 4)	/* the sequenceId the port waits for */
+		m.seq = m.msg_type == PTP_DELAY_RESP ? pp->dreq_seq : pp->sync_seq;
+	m.flags = v[1] & 8 ? PTP_FLAG_TWO_STEP : 0;
+	m.correction = (int64_t)be(v + 4, 8);
+	if (v[1] & 16)
+		m.correction >>= 40;	/* a few ns */
+	m.log_interval = (int8_t)v[12];
+	int64_t now = phc_gettime(pp->clk);
+	if (v[1] & 32)
+		m.ts = ptp_ts_from_ns(now + (int16_t)be(v + 13, 2) * 1000);
+	else
+		m.ts = (struct ptp_ts){ be(v + 13, 6) & 0xffffffffffffull, (uint32_t)be(v + 19, 4) };
+	m.requesting = pp->id;
+	if (v[1] & 64)
+		memcpy(m.requesting.clock_id, v + 23, 8);
+	m.announce.priority1 = v[23];
+	m.announce.quality.clock_class = v[24];
+	m.announce.quality.clock_accuracy = v[25];
+	m.announce.quality.offset_scaled_log_variance = (uint16_t)be(v + 26, 2);
+	m.announce.priority2 = v[28];
+	memcpy(m.announce.gm_id, v[1] & 128 ? v + 29 : m.source.clock_id, 8);
+	m.announce.steps_removed = (uint16_t)be(v + 37, 2);
+	m.announce.time_source = v[39];
+	size_t n = ptp_build(buf, sizeof(buf), &m);
+	assert(n);
+	msg_in(buf, n, m.msg_type, 0);
+}
+
+static void setup(void)
+{
+	port = (struct nic){ .driver = "fake", .model = "fuzz", .ops = &ops, .nqueues = 1, .rxd = 64, .txd = 64,
+			     .link_up = 1, .mtu = 1500, .mac = { 2, 0, 0, 0, 0, 0x10 } };
+	assert(nic_register(&port) == 0);
+	port.pool = pktpool_create("fuzz", 64, PKT_SLOT);
+	port.small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
+	int errs = cmdline_parse("app=ptp ip0=10.1.0.1/24", __knobs_start, KNOBS_COUNT, 0, 0);
+	assert(errs == 0);
+	assert(apps_start() == 0);
+	kstate_save();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
+{
+	if (!len)
+		return 0;
+	if (!port.pool)
+		setup();
+	kstate_restore();
+	fuzz_tsc = 1000000000ull;
+	ptp_conf.role = data[0] % 3;
+	ptp_conf.transport = data[0] >> 2 & 1;
+	ptp_conf.time_stamping = data[0] >> 3 & 1;
+	ptp_port_init(pp, &port);
+	pp->ip = l3_if[0].addr;
+	size_t i = 1;
+	while (i < len) {
+		uint8_t op = data[i++] % 3;
+		if (op == 0) {
+			uint8_t flags = i < len ? data[i++] : 0;
+			size_t n = 7 * (size_t)(i < len ? data[i++] : 0);
+			uint8_t m[7 * 255];
+			memset(m, 0, n);
+			memcpy(m, data + i, n < len - i ? n : len - i);
+			i += n < len - i ? n : len - i;
+			if ((flags & 1) && n >= PTP_HLEN) {
+				m[1] = PTP_VERSION;
+				m[2] = (uint8_t)(n >> 8), m[3] = (uint8_t)n;
+				m[4] = (uint8_t)ptp_conf.domain;
+			}
+			msg_in(m, n, m[0] & 15, flags & 2);
+		} else if (op == 1) {
+			uint8_t v[40] = { 0 };
+			memcpy(v, data + i, len - i < 40 ? len - i : 40);
+			i += len - i < 40 ? len - i : 40;
+			built_in(v);
+		} else {
+			fuzz_tsc += (i < len ? data[i++] : 0) * 20000000ull;
+			app_of_port(0)->idle();
+			check();
+		}
+	}
+	assert(port.pool->nfree == port.pool->size);
+	return 0;
+}
