@@ -23,6 +23,12 @@
 #define PKT_RX_TSTAMP		(1u << 4)	/* tstamp holds the hardware RX timestamp */
 #define PKT_RX_RSS		(1u << 5)	/* rss_hash is valid */
 #define PKT_TX_TSTAMP		(1u << 8)	/* ask the NIC for a TX timestamp */
+/* Checksum insertion by the NIC, where the port's nic->tx_csum says it
+ * can: an IPv4 header of 20 bytes right after a 14-byte Ethernet header,
+ * its checksum field 0 (PKT_TX_IP_CSUM); TCP right after it, its checksum
+ * field holding the pseudo-header sum, not inverted (PKT_TX_TCP_CSUM). */
+#define PKT_TX_IP_CSUM		(1u << 9)
+#define PKT_TX_TCP_CSUM		(1u << 10)
 
 struct pktpool;
 

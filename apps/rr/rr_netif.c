@@ -27,6 +27,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/ip4.h"
+#include "lwip/prot/tcp.h"
 #include "lwip/stats.h"
 #include "lwip/udp.h"
 #include "netif/ethernet.h"
@@ -47,6 +48,7 @@ LWIP_MEMPOOL_DECLARE(RX_PBUF, RX_PBUFS, sizeof(struct rx_pbuf), "rx_pbuf");
 struct rr_port {
 	struct netif netif;
 	struct nic *nic;
+	u16_t csum_ctrl;	/* lwIP's checksum work on this netif (NETIF_CHECKSUM_*) */
 	int ntx;
 	struct pkt *txq[NIC_BURST_MAX];
 };
@@ -105,6 +107,50 @@ void rr_netif_flush(void)
 	}
 }
 
+/* The IPv4 pseudo-header's sum for L4 protocol proto of l4len bytes
+ * (RFC 9293 3.1), as 16-bit words in memory order, not folded. */
+static uint64_t pseudo_sum(const struct ip_hdr *ip, u8_t proto, u16_t l4len)
+{
+	return (uint64_t)ip4_addr_get_u32(&ip->src) + ip4_addr_get_u32(&ip->dest) + PP_HTONS(proto) +
+	       lwip_htons(l4len);
+}
+
+/* A sum of 16-bit words (as pseudo_sum's, below 2^35) folded to 16 bits
+ * with end-around carries (RFC 1071 2 (B)). */
+static u16_t fold(uint64_t sum)
+{
+	sum = (sum & 0xffffffff) + (sum >> 32);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (u16_t)((sum & 0xffff) + (sum >> 16));
+}
+
+/* The checksums lwIP left to the NIC on a port with checksum insertion
+ * (PKT_TX_IP_CSUM, PKT_TX_TCP_CSUM: the driver's one context covers a
+ * 20-byte IPv4 header and TCP after it): the request, and for TCP the
+ * pseudo-header's sum in the checksum field, which the NIC sums with the
+ * segment (8254x SDM 3.3.6, TUCSO). A header with options (an echo
+ * reply keeps the request's) is summed here instead. UDP and ICMP carry
+ * lwIP's own checksums. */
+static void csum_request(struct pkt *k)
+{
+	struct ip_hdr *ip = (struct ip_hdr *)(k->data + SIZEOF_ETH_HDR);
+	u16_t hlen = IPH_HL_BYTES(ip), l4len = (u16_t)(lwip_ntohs(IPH_LEN(ip)) - hlen);
+	int tcp = IPH_PROTO(ip) == IP_PROTO_TCP;
+	struct tcp_hdr *th = (struct tcp_hdr *)((u8_t *)ip + hlen);
+	if (hlen == IP_HLEN) {
+		k->flags |= PKT_TX_IP_CSUM;
+		if (tcp) {
+			th->chksum = fold(pseudo_sum(ip, IP_PROTO_TCP, l4len));
+			k->flags |= PKT_TX_TCP_CSUM;
+		}
+		return;
+	}
+	IPH_CHKSUM_SET(ip, (u16_t)~rr_chksum(ip, hlen));
+	if (tcp)
+		th->chksum = (u16_t)~fold(pseudo_sum(ip, IP_PROTO_TCP, l4len) + rr_chksum(th, l4len));
+}
+
 /* A packet buffer of rp's pool holding hdr (hlen bytes: the Ethernet
  * header, or none) then the pbuf chain p, padded to the Ethernet minimum,
  * queued for the next flush. ERR_BUF (too long) or ERR_MEM (no buffer),
@@ -128,7 +174,9 @@ static err_t frame_out(struct rr_port *rp, const void *hdr, unsigned hlen, struc
 		memcpy(k->data + hlen, p->payload, p->len);
 	else
 		pbuf_copy_partial(p, k->data + hlen, p->tot_len, 0);
-	if (len < ETH_MIN_FRAME) {
+	if (nic->tx_csum_on && ((const struct eth_hdr *)k->data)->type == PP_HTONS(ETHTYPE_IP))
+		csum_request(k);
+	if (len < ETH_MIN_FRAME && !(k->flags & PKT_TX_TCP_CSUM)) {
 		/* The padding: a constant size is a few stores, not a call (the
 		 * buffer holds at least 2 * ETH_MIN_FRAME bytes). */
 		memset(k->data + len, 0, ETH_MIN_FRAME);
@@ -238,8 +286,14 @@ int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len)
 	ip4_addr_set_u32(&mask, lwip_htonl(prefix_len ? ~0u << (32 - prefix_len) : 0));
 	ip4_addr_set_zero(&gw);
 	rp->nic = nic;
+	rp->csum_ctrl = NETIF_CHECKSUM_ENABLE_ALL;
+	if (nic->tx_csum) {	/* the NIC sums IPv4 headers and TCP (csum_request) */
+		nic->tx_csum_on = 1;
+		rp->csum_ctrl &= (u16_t)~(NETIF_CHECKSUM_GEN_IP | NETIF_CHECKSUM_GEN_TCP);
+	}
 	if (!netif_add(&rp->netif, &ip, &mask, &gw, rp, port_netif_init, ethernet_input))
 		return -1;
+	NETIF_SET_CHECKSUM_CTRL(&rp->netif, rp->csum_ctrl);
 	if (!netif_default)
 		netif_set_default(&rp->netif);
 	netif_set_up(&rp->netif);
@@ -313,7 +367,7 @@ int rr_netif_input(struct nic *nic, struct pkt *k, int cls)
 	r->pc.custom_free_function = rx_pbuf_free;
 	r->pkt = k;
 	rx_held++;
-	u16_t check = NETIF_CHECKSUM_ENABLE_ALL;
+	u16_t check = rp->csum_ctrl;
 	if (k->flags & PKT_RX_IP_CSUM_OK)
 		check &= (u16_t)~NETIF_CHECKSUM_CHECK_IP;
 	if (k->flags & PKT_RX_L4_CSUM_OK)

@@ -143,6 +143,8 @@ struct nic {
 	uint32_t speed;		/* Mb/s, when link_up */
 	int full_duplex;
 	uint32_t mtu;		/* bytes of IP packet, 1500 */
+	int tx_csum;		/* 1: the driver can insert checksums (PKT_TX_IP_CSUM, PKT_TX_TCP_CSUM) */
+	int tx_csum_on;		/* set by the port's app before it sends frames that ask */
 	uint64_t dma_limit;	/* DMA addresses the device reaches end here (4 GiB for
 				 * 32-bit parts); 0 = the whole 64-bit space */
 	struct pktpool *pool;		/* RX buffers */

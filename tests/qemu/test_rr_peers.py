@@ -81,7 +81,7 @@ def test_ping_sockperf_and_128_sessions(tap):
         q.__exit__(None, None, None)
 
 
-@pytest.mark.parametrize("nic", ["igb"])
+@pytest.mark.parametrize("nic", ["igb", "e1000"])
 def test_rr_on_nic(tap, nic):
     """64 TCP sessions of 20 and one UDP session of 200 1024/1024-byte
     transactions (frames of 1066 and 1078 bytes): exact counts on both

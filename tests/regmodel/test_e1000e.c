@@ -15,6 +15,50 @@ static int probe(void)
 	return model_probe(&pci_driver_e1000e, DEV);
 }
 
+static struct pkt *csum_frame(uint32_t flags)
+{
+	struct pkt *p = pkt_alloc(model_nic->pool);
+	p->len = 55;
+	p->flags = flags;
+	return p;
+}
+
+/* Checksum insertion (desc.h; 8254x SDM 3.3.6, 3.3.7): once the app turns
+ * it on, the first burst starts with the TCP/IP context descriptor (IPv4
+ * header at 14, checksum at 24, ending at 33; TCP from 34, checksum at 50,
+ * to the frame's end; TUCMD DEXT, IP, TCP; DTYP 0000), and a frame that
+ * asks goes in a TCP/IP data descriptor (DEXT, DTYP 0001) with POPTS
+ * IXSM/TXSM; a frame that does not stays legacy; the context's slot is
+ * never freed and the frames' buffers all come back. */
+static void test_tx_csum_context(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	assert_int_equal(model_nic->tx_csum, 1);
+	uint32_t nfree = model_nic->pool->nfree;
+	struct pkt *p[3] = { csum_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM), csum_frame(0), csum_frame(PKT_TX_IP_CSUM) };
+	model_nic->tx_csum_on = 1;
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, p, 3), 3);
+	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
+	assert_int_equal(tq->ring[0].d.addr, 14 | 24 << 8 | 33 << 16 | 34ull << 32 | 50ull << 40);
+	assert_int_equal(tq->ring[0].d.cmd_type_len, 1u << 29 | 1u << 25 | 1u << 24);
+	assert_int_equal(tq->ring[1].d.cmd_type_len & (1u << 29 | 0xfu << 20 | 0xfffff), 1u << 29 | 1u << 20 | 55);
+	assert_int_equal(tq->ring[1].d.status, 3u << 8);
+	assert_int_equal(tq->ring[2].d.cmd_type_len & (1u << 29 | 0xffu << 16), 0);
+	assert_int_equal(tq->ring[2].d.status, 0);
+	assert_int_equal(tq->ring[3].d.cmd_type_len & (1u << 29 | 0xfu << 20), 1u << 29 | 1u << 20);
+	assert_int_equal(tq->ring[3].d.status, 1u << 8);
+	assert_int_equal(model_last_write(E1000E_TDT(0)), 4);
+	struct pkt *q = csum_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &q, 1), 1);	/* no second context */
+	assert_int_equal(tq->ring[4].d.status, 3u << 8);
+	tq->ring[3].d.status |= TXD_DD;
+	tq->ring[4].d.status |= TXD_DD;
+	assert_int_equal(e1000x_tx_reclaim(tq), 0);
+	assert_int_equal(model_nic->pool->nfree, nfree);
+}
+
 /* First write to reg setting bit. */
 static int wbit(int from, uint32_t reg, uint32_t bit)
 {
@@ -278,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_phy_hang),
 		cmocka_unit_test(test_tx_hang_order),
 		cmocka_unit_test(test_failed_reset_keeps_counts),
+		cmocka_unit_test(test_tx_csum_context),
 	};
 	return cmocka_run_group_tests_name("regmodel e1000e", tests, NULL, NULL);
 }

@@ -22,6 +22,41 @@ static int probe(enum model_flavour f, uint16_t dev, int queues)
 	return r;
 }
 
+static struct pkt *csum_frame(uint32_t flags)
+{
+	struct pkt *p = pkt_alloc(model_nic->pool);
+	p->len = 55;
+	p->flags = flags;
+	return p;
+}
+
+/* Checksum insertion on the 82576 (desc.h; 82576 7.2.2.2, 7.2.2.3): the
+ * advanced context descriptor (IPLEN 20, MACLEN 14; TUCMD IPV4, L4T TCP;
+ * DTYP 0010, DEXT; context slot 0) first, then advanced data descriptors
+ * with POPTS IXSM/TXSM beside PAYLEN; the buffers all come back. */
+static void test_tx_csum_context(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_int_equal(model_nic->tx_csum, 1);
+	uint32_t nfree = model_nic->pool->nfree;
+	struct pkt *p[2] = { csum_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM), csum_frame(0) };
+	model_nic->tx_csum_on = 1;
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, p, 2), 2);
+	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
+	assert_int_equal(tq->ring[0].d.addr, 20 | 14 << 9);
+	assert_int_equal(tq->ring[0].d.cmd_type_len, 1u << 10 | 1u << 11 | 2u << 20 | 1u << 29);
+	assert_int_equal(tq->ring[0].d.status, 0);
+	assert_int_equal(tq->ring[1].d.status, 55u << 14 | 3u << 8);
+	assert_int_equal(tq->ring[1].d.cmd_type_len & (0xfu << 20 | 0xffff), 3u << 20 | 55);
+	assert_int_equal(tq->ring[2].d.status, 55u << 14);
+	assert_int_equal(model_last_write(IGB_TDT(0)), 3);
+	tq->ring[2].d.status |= TXD_DD;
+	assert_int_equal(e1000x_tx_reclaim(tq), 0);
+	assert_int_equal(model_nic->pool->nfree, nfree);
+}
+
 static int wbit(int from, uint32_t reg, uint32_t bit)
 {
 	return model_find_write(from, reg, bit, bit);
@@ -433,6 +468,7 @@ int main(void)
 		cmocka_unit_test(test_invm_read),
 		cmocka_unit_test(test_pll_workaround),
 		cmocka_unit_test(test_mdicnfg),
+		cmocka_unit_test(test_tx_csum_context),
 	};
 	return cmocka_run_group_tests_name("regmodel igb", tests, NULL, NULL);
 }

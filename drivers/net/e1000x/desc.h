@@ -68,6 +68,29 @@ union tx_desc {
 #define TXD_DTYP_DATA	(1u << 20)
 #define TXD_EXTCMD_TSTAMP (1u << 4)
 
+/* Checksum insertion (ring.c, tx_csum_ctx): one context for every frame
+ * that asks, an IPv4 header of 20 bytes after 14 bytes of Ethernet, TCP
+ * after it. The NIC sums the IP header into IPCSO, and the TCP header and
+ * data (the checksum field holding the pseudo-header sum) into TUCSO.
+ * 8254x and 82574: TCP/IP context descriptor (8254x SDM 3.3.6: IPCSS,
+ * IPCSO, IPCSE; TUCSS, TUCSO, TUCSE; TUCMD with DEXT, IP, TCP; DTYP 0000),
+ * then TCP/IP data descriptors (3.3.7: DEXT, DTYP 0001, POPTS.IXSM and
+ * TXSM in bits 15:8 of the status dword). 82576: advanced context
+ * descriptor (82576 7.2.2.2: MACLEN, IPLEN; TUCMD.IPV4, L4T TCP; DTYP
+ * 0010; IDX 0), POPTS in bits 15:8 of the data descriptor's olinfo. */
+#define TXCTX_IPCSS	14
+#define TXCTX_IPCSO	(14 + 10)
+#define TXCTX_IPCSE	(14 + 20 - 1)
+#define TXCTX_TUCSS	(14 + 20)
+#define TXCTX_TUCSO	(14 + 20 + 16)
+#define TXD_TUCMD_TCP	(1u << 24)
+#define TXD_TUCMD_IP	(1u << 25)
+#define ADVTXD_MACLEN_SHIFT 9
+#define ADVTXD_TUCMD_IPV4 (1u << 10)
+#define ADVTXD_TUCMD_L4T_TCP (1u << 11)
+#define ADVTXD_DTYP_CTXT (2u << 20)
+#define TXD_POPTS_SHIFT	8	/* POPTS: IXSM bit 0, TXSM bit 1 */
+
 /* Legacy RX descriptor status and error bits (8254x 3.2.3.1, 3.2.3.2): the e1000 format. */
 #define RXD_STAT_DD	(1u << 0)	/* descriptor done */
 #define RXD_STAT_EOP	(1u << 1)	/* end of packet */

@@ -461,7 +461,7 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 		return -1;
 	struct nic *nic = &p->nic;
 	*nic = (struct nic){ .driver = f->driver, .model = id->name, .pci = d, .ops = f->ops,
-			     .link_up = -1 };
+			     .link_up = -1, .tx_csum = 1 };
 	nic_config_init(nic);
 	nic->nqueues = nic->cfg.queues < f->max_queues ? (int)nic->cfg.queues : f->max_queues;
 	p->family = f;

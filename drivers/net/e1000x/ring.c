@@ -17,6 +17,10 @@
 #define dma_wmb() __atomic_signal_fence(__ATOMIC_RELEASE)
 #define dma_rmb() __atomic_signal_fence(__ATOMIC_ACQUIRE)
 
+/* What the ring's buffer array holds at a context descriptor: a packet
+ * nobody frees (tx_free and release pass over it). */
+static struct pkt ctx_slot = { .clones = 1 };
+
 static void rx_arm(struct e1000x_rxq *rq, uint32_t i)
 {
 	rq->ring[i].read.addr = (uint64_t)rq->bufs[i]->buf;
@@ -55,6 +59,7 @@ int e1000x_txq_init(struct e1000x_txq *tq)
 	}
 	tq->tail = tq->clean = 0;
 	tq->stall_since = 0;
+	tq->ctx_set = 0;
 	return 0;
 }
 
@@ -71,6 +76,8 @@ void e1000x_txq_release(struct e1000x_txq *tq)
 {
 	e1000x_tx_reclaim(tq);
 	for (; tq->clean != tq->tail; tq->clean = tq->clean + 1 == tq->n ? 0 : tq->clean + 1) {
+		if (tq->bufs[tq->clean] == &ctx_slot)
+			continue;
 		pkt_free(tq->bufs[tq->clean]);
 		tq->nic->stats[NS_tx_dropped]++;
 	}
@@ -324,7 +331,8 @@ static void tx_free(struct pkt **bufs, uint32_t a, uint32_t b)
 	while (bp != end) {
 		struct pkt *p = *bp;
 		if (p->clones) {
-			p->clones--;
+			if (p != &ctx_slot)
+				p->clones--;
 			bp++;
 			continue;
 		}
@@ -392,18 +400,42 @@ static void __attribute__((noinline)) tx_tstamp(struct e1000x_txq *tq, uint32_t 
 			d->d.cmd_type_len |= ADVTXD_MAC_TSTAMP | ADVTXD_DCMD_RS;
 		} else {
 			d->d.cmd_type_len |= TXD_DEXT | TXD_DTYP_DATA | (uint32_t)TXD_CMD_RS << 24;
-			d->d.status = TXD_EXTCMD_TSTAMP;
+			d->d.status |= TXD_EXTCMD_TSTAMP;
 		}
 	}
 }
 
+/* The checksum context (desc.h) at ring[t], before the frames of a burst,
+ * once per ring init on a port whose app asks for checksum insertion. */
+static void __attribute__((noinline)) tx_csum_ctx(struct e1000x_txq *tq, uint32_t t)
+{
+	volatile union tx_desc *d = &tq->ring[t];
+	if (tq->adv) {
+		d->d.addr = 20u | 14u << ADVTXD_MACLEN_SHIFT;	/* IPLEN, MACLEN; seqnum_seed 0 */
+		d->d.cmd_type_len = ADVTXD_TUCMD_IPV4 | ADVTXD_TUCMD_L4T_TCP | ADVTXD_DTYP_CTXT | ADVTXD_DCMD_DEXT;
+	} else {
+		d->d.addr = TXCTX_IPCSS | TXCTX_IPCSO << 8 | (uint64_t)TXCTX_IPCSE << 16 | (uint64_t)TXCTX_TUCSS << 32 |
+			    (uint64_t)TXCTX_TUCSO << 40;	/* TUCSE 0: to the frame's end */
+		d->d.cmd_type_len = TXD_DEXT | TXD_TUCMD_IP | TXD_TUCMD_TCP;
+	}
+	d->d.status = 0;	/* advanced: mss_l4len_idx, context slot 0 */
+	tq->bufs[t] = &ctx_slot;
+	tq->ctx_set = 1;
+}
+
+_Static_assert(PKT_TX_IP_CSUM == 1u << 9 && PKT_TX_TCP_CSUM == 1u << 10, "flags >> 9 are POPTS IXSM, TXSM");
+
+
 /* Descriptors for pkts[0..n) at ring[t..t+n) (no wrap), advanced (igb)
  * or legacy (cmd: the legacy command byte); adds their bytes to *bytes.
- * Timestamped frames are seen to by tx_tstamp after the run, only when
- * the run holds one. */
+ * With csum (a port whose app asks for checksum insertion) a frame's
+ * PKT_TX_IP_CSUM / PKT_TX_TCP_CSUM become POPTS IXSM / TXSM in its data
+ * descriptor, a legacy one then written as a TCP/IP data descriptor (DEXT,
+ * DTYP 0001; 8254x SDM 3.3.7). Timestamped frames are seen to by
+ * tx_tstamp after the run, only when the run holds one. */
 static inline __attribute__((always_inline))
-void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const int adv, uint32_t cmd,
-	     uint64_t *bytes)
+void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const int adv, const int csum,
+	     uint32_t cmd, uint64_t *bytes)
 {
 	volatile union tx_desc *d = &tq->ring[t];
 	struct pkt **bp = &tq->bufs[t];
@@ -413,8 +445,14 @@ void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const 
 		struct pkt *p = *pp;
 		flags |= p->flags;
 		d->d.addr = (uint64_t)p->data;
-		d->d.cmd_type_len = p->len | cmd;
-		d->d.status = adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0;
+		if (csum) {
+			uint32_t popts = p->flags >> 9 & 3;
+			d->d.cmd_type_len = p->len | cmd | (adv || !popts ? 0 : TXD_DEXT | TXD_DTYP_DATA);
+			d->d.status = (adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0) | popts << TXD_POPTS_SHIFT;
+		} else {
+			d->d.cmd_type_len = p->len | cmd;
+			d->d.status = adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0;
+		}
 		*bp = p;
 		sum += p->len;
 	}
@@ -427,10 +465,23 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 {
 	struct nic *nic = tq->nic;
 	uint64_t *sw = nic->qsw[tq->q];
-	uint32_t inflight = e1000x_tx_reclaim(tq), t = tq->tail, nd = tq->n;
-	int room = (int)(nd - 1 - inflight), sent = n < room ? n : room;
+	uint32_t inflight = e1000x_tx_reclaim(tq), t = tq->tail, nd = tq->n, batch = t;
+	int room = (int)(nd - 1 - inflight);
 	uint64_t bytes = 0;
 
+	if (__builtin_expect(tq->ctx_set != nic->tx_csum_on, 0)) {
+		/* The app turned checksum insertion on: the context goes first. */
+		if (!nic->tx_csum_on) {
+			tq->ctx_set = 0;
+		} else if (n > 0 && room > 1) {
+			tx_csum_ctx(tq, t);
+			t = t + 1 == nd ? 0 : t + 1;
+			room--;
+		} else {
+			room = 0;
+		}
+	}
+	int sent = n < room ? n : room;
 	if (sent <= 0) {
 		if (n > 0)
 			sw[NS_tx_ring_full]++;
@@ -441,18 +492,30 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 	uint32_t last = t + (uint32_t)sent - 1 < nd ? t + (uint32_t)sent - 1 : t + (uint32_t)sent - 1 - nd;
 	if (tq->adv) {
 		uint32_t cmd = ADVTXD_DTYP_DATA | ADVTXD_DCMD_EOP | ADVTXD_DCMD_IFCS | ADVTXD_DCMD_DEXT;
-		tx_fill(tq, t, pkts, first, 1, cmd, &bytes);
-		if (first < sent)
-			tx_fill(tq, 0, pkts + first, sent - first, 1, cmd, &bytes);
+		if (tq->ctx_set) {
+			tx_fill(tq, t, pkts, first, 1, 1, cmd, &bytes);
+			if (first < sent)
+				tx_fill(tq, 0, pkts + first, sent - first, 1, 1, cmd, &bytes);
+		} else {
+			tx_fill(tq, t, pkts, first, 1, 0, cmd, &bytes);
+			if (first < sent)
+				tx_fill(tq, 0, pkts + first, sent - first, 1, 0, cmd, &bytes);
+		}
 		tq->ring[last].d.cmd_type_len |= ADVTXD_DCMD_RS;
 	} else {
 		uint32_t cmd = (TXD_CMD_EOP | TXD_CMD_IFCS | (nic->cfg.tx_int_delay ? TXD_CMD_IDE : 0)) << 24;
-		tx_fill(tq, t, pkts, first, 0, cmd, &bytes);
-		if (first < sent)
-			tx_fill(tq, 0, pkts + first, sent - first, 0, cmd, &bytes);
+		if (tq->ctx_set) {
+			tx_fill(tq, t, pkts, first, 0, 1, cmd, &bytes);
+			if (first < sent)
+				tx_fill(tq, 0, pkts + first, sent - first, 0, 1, cmd, &bytes);
+		} else {
+			tx_fill(tq, t, pkts, first, 0, 0, cmd, &bytes);
+			if (first < sent)
+				tx_fill(tq, 0, pkts + first, sent - first, 0, 0, cmd, &bytes);
+		}
 		tq->ring[last].d.cmd_type_len |= (uint32_t)TXD_CMD_RS << 24;
 	}
-	tq->rs_at[t] = last;
+	tq->rs_at[batch] = last;
 	t = last + 1 == nd ? 0 : last + 1;
 	tq->tail = t;
 	dma_wmb();

@@ -36,6 +36,7 @@ struct e1000x_txq {
 	volatile uint8_t *regs;
 	uint32_t tdt;		/* offset of this queue's TDT */
 	int adv;		/* advanced descriptors (igb) */
+	int ctx_set;		/* 1: the checksum context is in the ring since its init */
 	uint64_t stall_since;	/* ns when work was pending and clean stopped moving, 0 if not */
 };
 
