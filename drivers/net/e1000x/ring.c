@@ -108,9 +108,10 @@ static const uint64_t csum_res[32] = { CSUM_RES16(0), CSUM_RES16(16) };
 /* Index into csum_res: status bits 4-6 (UDPCS, TCPCS, IPCS) and 29-30
  * (TCPE, IPE) as bits 0-4. The multiply adds a copy of bits 4-6 moved up
  * to 26-28, right under 29-30 (no two set bits meet, so no carries). */
+#define CSUM_BITS 0x60000070u
 static inline uint32_t csum_index(uint32_t st)
 {
-	return ((st & 0x60000070u) * 0x400001u) >> 26;
+	return ((st & CSUM_BITS) * 0x400001u) >> 26;
 }
 
 /* Add a burst's summed csum_res entries to the port's counters. */
@@ -218,7 +219,11 @@ int rx_loop(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int legacy, c
 	uint32_t portq = (uint32_t)rq->nic->port | (uint32_t)rq->q << 16;
 	uint32_t mask = RXDEXT_DD | RXDEXT_EOP | RXDEXT_ERR_FRAME | rq->ts_bit | rq->tsip_bit;
 	uint32_t cb = rq->nic->cfg.copybreak > 0 ? (uint32_t)rq->nic->cfg.copybreak : 0;
-	uint64_t bytes = 0, csum = 0;
+	/* Common lengths: lo..ETH_MAX_FRAME, one unsigned compare (none when
+	 * copybreak takes every frame: len - UINT32_MAX = len + 1 > 0). */
+	uint32_t lo = cb < ETH_MAX_FRAME ? cb + 1 : UINT32_MAX, span = cb < ETH_MAX_FRAME ? ETH_MAX_FRAME - lo : 0;
+	uint64_t bytes = 0, csum = 0, cr = csum_res[0];
+	uint32_t ci = 0;	/* the checksum bits cr is for (csum_index) */
 	struct pkt **out = pkts, **end = pkts + n;
 
 	/* The pool's free stack is held for the burst: one lock, and its top
@@ -234,8 +239,7 @@ int rx_loop(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int legacy, c
 		for (; d != stop; d++, bp++) {
 			uint16_t len;
 			uint32_t st = desc_status(d, legacy, &len);
-			if (__builtin_expect((st & mask) != (RXDEXT_DD | RXDEXT_EOP) ||
-					     (uint32_t)len - 1 >= ETH_MAX_FRAME || len <= cb, 0))
+			if (__builtin_expect((st & mask) != (RXDEXT_DD | RXDEXT_EOP) || (uint32_t)len - lo > span, 0))
 				break;
 			struct pkt *p = *bp, *fresh = *--top;
 			*bp = fresh;
@@ -246,7 +250,10 @@ int rx_loop(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int legacy, c
 				__builtin_prefetch(p->buf);
 			p->len = len;
 			memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
-			uint64_t cr = csum_res[csum_index(st)];
+			if (__builtin_expect((st & CSUM_BITS) != ci, 0)) {	/* mostly as the frame before */
+				ci = st & CSUM_BITS;
+				cr = csum_res[csum_index(st)];
+			}
 			p->flags = (uint8_t)cr;
 			csum += cr;
 			bytes += len;
