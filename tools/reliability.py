@@ -3,11 +3,11 @@
 and the malformed-frame battery on every NIC model, then print one table:
 kinds of malformed frames tried and passed per model, fuzz executions and
 crashes per harness, the faults under traffic survived (tests/qemu/
-test_faults.py, 100 link flaps per port), frames miscounted and buffers
+test_faults.py on e1000e and igb, 100 link flaps per port), frames miscounted and buffers
 leaked (both must be 0).
 The battery writes build/reliability/battery-MODEL.json only when all of
 its assertions held; a model without one counts as failed, and so do the
-fault tests' build/reliability/faults-NAME.json."""
+fault tests' build/reliability/faults-NAME-MODEL.json."""
 import json
 import os
 import subprocess
@@ -45,9 +45,9 @@ def main():
     for r in json.load(open(os.path.join(ROOT, "build", "fuzz", "results.json"))):
         print("%-24s %10d %12d %10d" % (r["harness"], r["seconds"], r["execs"], r["crashes"]))
     print("%-24s %30s %12s %10s" % ("fault under traffic", "survived", "miscounted", "leaked"))
-    for name, what in (("flaps", "flaps_per_port"), ("txhang", "hangs"), ("pool", "dropped"),
-                       ("backpressure-busy", "sent"), ("backpressure-napi", "sent"),
-                       ("backpressure-irq", "sent")):
+    faults = (("flaps", "flaps_per_port"), ("txhang", "hangs"), ("pool", "dropped"),
+              ("backpressure-busy", "sent"), ("backpressure-napi", "sent"), ("backpressure-irq", "sent"))
+    for name, what in [("%s-%s" % (n, m), w) for m in ("e1000e", "igb") for n, w in faults]:
         try:
             r = json.load(open(os.path.join(out, "faults-%s.json" % name)))
             n = r[what] * (r.get("ports", 1))

@@ -1,7 +1,7 @@
 """Faults under traffic (issue 16): link flaps, a forced TX hang, RX pool
 exhaustion, back-pressure at every poll mode, and the smallest memory that
-forwards. Two e1000e ports forward to each other at L2 (app=fwd
-pairs=0-1); every check is an exact count: each frame a port received ends
+forwards. Two ports of one model forward to each other at L2 (app=fwd
+pairs=0-1), e1000e and igb for each fault (MODELS); every check is an exact count: each frame a port received ends
 in one named counter, the ports' counters agree with each other and with
 what the host saw, and every buffer is back in its pool.
 
@@ -28,6 +28,7 @@ from qemurun import BUILD, Qemu  # noqa: E402
 
 PROMPT = "linerate> "
 FLAPS = int(os.environ.get("LINERATE_FLAPS", "20"))
+MODELS = ["e1000e", "igb"]   # QEMU's e1000 (82540EM) has one queue and no MSI-X: the L2 battery covers it
 SMALLEST_MEM = 9    # MiB: README, "Faults under traffic"
 REPORT = os.path.join(BUILD, "reliability")
 
@@ -36,8 +37,8 @@ class Pair:
     """A booted appliance whose port0 and port1 forward to each other,
     both wired to host stream sockets (p[0], p[1])."""
 
-    def __init__(self, append="", mem="256M", kernel="linerate-fault.elf", connect=(0, 1),
-                 nics=("e1000e:netdev=stream",) * 2):
+    def __init__(self, append="", mem="256M", kernel="linerate-fault.elf", connect=(0, 1), model="e1000e"):
+        nics = ("%s:netdev=stream" % model + (",bus=rp" if model == "igb" else ""),) * 2   # QEMU-NICS.md, Addenda
         self.q = Qemu(boot="kernel", mem=mem, kernel=kernel, nics=list(nics),
                       append="stats=0 promisc=1 app=fwd pairs=0-1 " + append)
         self.q.expect(r"port1: link up", 90)
@@ -169,12 +170,13 @@ def record(name, **figures):
         json.dump(figures, f)
 
 
-def test_link_flaps_under_traffic(pair):
+@pytest.mark.parametrize("model", MODELS)
+def test_link_flaps_under_traffic(pair, model):
     """FLAPS set_link down/up cycles on each port while the host keeps
     sending into port0: every console link change counted, then traffic
     flows, counters add up, nothing leaked. Frames QEMU drops at a link
     that is down never reach a NIC, so port0's own count is the total."""
-    b = pair()
+    b = pair(model=model)
     rd = Reader(b.p[1])
     stop, sent = threading.Event(), [0]
 
@@ -208,18 +210,19 @@ def test_link_flaps_under_traffic(pair):
         assert c["link_changes"] - lc[port] == 2 * FLAPS, (port, c["link_changes"], lc)
         assert len(re.findall(r"port%d: link down" % port, b.q.text()[mark:])) == FLAPS
     assert e1["tx_timeout_count"] == 0 and e1["resets"] == 0
-    record("flaps", flaps_per_port=FLAPS, ports=2, frames_sent=sent[0] + 500, frames_rx=e0["rx_packets"],
+    record("flaps-%s" % model, model=model, flaps_per_port=FLAPS, ports=2, frames_sent=sent[0] + 500, frames_rx=e0["rx_packets"],
            forwarded=f0["forwarded"], host_got=len(got), miscounted=0,
            leaked=leaked(e0, e1))
 
 
-def test_tx_hang_detected_and_recovered(pair):
+@pytest.mark.parametrize("model", MODELS)
+def test_tx_hang_detected_and_recovered(pair, model):
     """TCTL.EN cleared on port1 while port0 forwards into it: the watchdog
     finds no descriptor done for 2 s, counts tx_timeout_count, resets the
     port with its configuration (ring sizes, promiscuous RX, ITR), the
     frames stuck in its ring are tx_dropped, and forwarding carries on in
     both directions; nothing leaks."""
-    b = pair(append="txd=512,256 InterruptThrottleRate=3,8000")
+    b = pair(append="txd=512,256 InterruptThrottleRate=3,8000", model=model)
     before = (b.shell("ifconfig port1"), b.ethtool(1)["queue_0_itr"])
     rd = Reader(b.p[1])
     b.p[0].send(batch(0, 500))
@@ -244,16 +247,17 @@ def test_tx_hang_detected_and_recovered(pair):
     b.p[1].send(batch(5000, 100))
     assert len(b.p[0].recv(100, timeout=30)) == 100
     assert b.fwd(1)["forwarded"] == 100
-    record("txhang", hangs=1, detected=e1["tx_timeout_count"], resets=e1["resets"],
+    record("txhang-%s" % model, model=model, hangs=1, detected=e1["tx_timeout_count"], resets=e1["resets"],
            seconds_to_detect=round(detect, 1), tx_dropped=e1["tx_dropped"], miscounted=0,
            leaked=leaked(e0, e1))
 
 
-def test_pool_exhaustion_counted_and_recovered(pair):
+@pytest.mark.parametrize("model", MODELS)
+def test_pool_exhaustion_counted_and_recovered(pair, model):
     """Every free buffer of port0's pool held: each frame received is
     dropped and counted in alloc_rx_buff_failed (the ring keeps its
     buffer); when the buffers come back, forwarding carries on."""
-    b = pair()
+    b = pair(model=model)
     out = b.shell("fault hold port0")
     assert re.search(r"holding \d+ buffers of port0 \(pool_free now 0\)", out), out
     b.p[0].send(batch(0, 300))
@@ -269,7 +273,7 @@ def test_pool_exhaustion_counted_and_recovered(pair):
     assert got == list(range(1000, 1300))
     e0, e1, f0 = check_ends(b, 600, len(got))
     assert e0["alloc_rx_buff_failed"] == 300 and f0["forwarded"] == 300
-    record("pool", dropped=300, counted=e0["alloc_rx_buff_failed"], recovered=len(got), miscounted=0,
+    record("pool-%s" % model, model=model, dropped=300, counted=e0["alloc_rx_buff_failed"], recovered=len(got), miscounted=0,
            leaked=leaked(e0, e1))
 
 
@@ -289,8 +293,9 @@ def udp_flows(n, flows=64):
     return out
 
 
+@pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("poll", ["busy", "napi", "irq"])
-def test_back_pressure_at_every_poll_mode(pair, poll):
+def test_back_pressure_at_every_poll_mode(pair, poll, model):
     """The host sends 20000 frames of 64 flows as fast as QEMU takes them
     into port0 (queues=2) while nobody reads port1's output for the first
     3 s; then the output is read, the load runs out and the appliance
@@ -300,23 +305,38 @@ def test_back_pressure_at_every_poll_mode(pair, poll):
     received by port0 = forwarded + named drops, and the host gets exactly
     what port1 sent. (trafgen is not the sender: QEMU 10.0.2 crashes in
     net/stream.c when a client leaves while frames it sent still wait for a
-    full ring, qio_channel_add_watch on the gone channel.)"""
-    b = pair(append="queues=2 poll=%s" % poll)
+    full ring, qio_channel_add_watch on the gone channel.)
+
+    igb: QEMU 10.0.2's igb takes what its rings hold and loses the rest of a
+    burst inside QEMU, before any NIC counter (test_nic.py feeds it in
+    windows for that reason; RNBC/MPC are not modelled): there the frames
+    port0's NIC counted are the total, each still ends in one counter."""
+    b = pair(append="queues=2 poll=%s" % poll, model=model)
     load = udp_flows(20000)
     tx = b.p[0].send_background(load, timeout=300)
     time.sleep(3)
-    assert tx.is_alive() and b.q.proc.poll() is None     # held back
+    assert b.q.proc.poll() is None
+    if model == "e1000e":
+        assert tx.is_alive()                             # held back
     rd = Reader(b.p[1])                                  # now read
     tx.join(300)
     assert not tx.is_alive()
-    b.wait(0, "rx_delivered", len(load))
+    if model == "e1000e":
+        b.wait(0, "rx_delivered", len(load))
+    else:                                                # until port0 has taken all it will
+        last = -1
+        while b.ethtool(0)["rx_delivered"] != last:
+            last = b.ethtool(0)["rx_delivered"]
+            time.sleep(2)
     b.p[0].send(batch(10_000_000, 300))
     assert rd.until(lambda s: sum(1 for x in s if x >= 10_000_000) == 300)
     got = rd.stop()
     assert [x for x in got if x >= 10_000_000] == list(range(10_000_000, 10_000_300))
-    e0, e1, f0 = check_ends(b, len(load) + 300, rd.other + len(got), queues=2)
+    e0, e1, f0 = check_ends(b, len(load) + 300 if model == "e1000e" else None, rd.other + len(got), queues=2)
     assert e0["rx_queue_0_packets"] > 0 and e0["rx_queue_1_packets"] > 0, e0
-    record("backpressure-%s" % poll, sent=len(load) + 300, rx=e0["rx_packets"], forwarded=f0["forwarded"],
+    assert e0["rx_packets"] <= len(load) + 300, e0
+    record("backpressure-%s-%s" % (poll, model), model=model, sent=len(load) + 300, rx=e0["rx_packets"],
+           lost_in_qemu=len(load) + 300 - e0["rx_packets"], forwarded=f0["forwarded"],
            tx_ring_full=f0["tx_ring_full"], host_got=rd.other + len(got),
            tx_timeout_count=e1["tx_timeout_count"], miscounted=0, leaked=leaked(e0, e1, 2))
 
