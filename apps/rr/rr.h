@@ -23,7 +23,7 @@
 #define RR_DROPS(X) \
 	X(not_ipv4) X(too_short) X(bad_version) X(bad_ihl) X(bad_totlen) X(bad_csum) \
 	X(not_ours) X(bad_proto) X(udp_closed_port) X(tcp_bad_option) X(syn_over_limit) \
-	X(no_pbuf)
+	X(no_pbuf) X(frag_too_long)
 /* Events that are not received frames. */
 #define RR_EVENTS(X) \
 	X(udp_rr) X(udp_rr_short) X(udp_rr_long) X(tcp_rr) X(tcp_rr_partial) \

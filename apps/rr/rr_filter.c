@@ -24,6 +24,13 @@
 #define ICMP_RATE	100	/* errors per second per port, and the bucket */
 #define DHCP_SERVER_PORT 67
 #define DHCP_CLIENT_PORT 68
+/* The end of a fragment's data in its datagram, bytes, at most: with a
+ * header of up to 60 bytes the datagram is then at most 65480, what
+ * lwIP's largest heap block holds when it copies an echo request
+ * (lwippools.h). Past it, lwIP's 16-bit allocation size (mem_size_t with
+ * MEM_USE_POOLS) plus its pool helper wraps for copies of 65481-65488
+ * bytes into a 256-byte block: such fragments are dropped here. */
+#define FRAG_END_MAX	(65480 - 60)
 
 static struct {
 	uint32_t tokens;
@@ -150,9 +157,12 @@ int rr_filter(struct nic *nic, struct pkt *p)
 	uint32_t host = l3_if[nic->port].len >= 32 ? 0 : ~0u >> l3_if[nic->port].len;
 	if (!our || (dst != our && dst != 0xffffffffu && dst != (our | host)))
 		return drop(nic, p, RR_not_ours);
-	if (ip->frag_off & hton16(IPV4_MF | IPV4_OFFSET))
-		return RR_fragment;
 	unsigned ihl = (unsigned)(ip->ver_ihl & 15) * 4, tot = ntoh16(ip->tot_len);
+	if (ip->frag_off & hton16(IPV4_MF | IPV4_OFFSET)) {
+		if ((ntoh16(ip->frag_off) & IPV4_OFFSET) * 8u + tot - ihl > FRAG_END_MAX)
+			return drop(nic, p, RR_frag_too_long);
+		return RR_fragment;
+	}
 	const uint8_t *l4 = (const uint8_t *)ip + ihl;
 	switch (ip->proto) {
 	case IP_PROTO_ICMP:

@@ -136,7 +136,7 @@ static void csum_request(struct pkt *k)
 {
 	struct ip_hdr *ip = (struct ip_hdr *)(k->data + SIZEOF_ETH_HDR);
 	u16_t hlen = IPH_HL_BYTES(ip), l4len = (u16_t)(lwip_ntohs(IPH_LEN(ip)) - hlen);
-	int tcp = IPH_PROTO(ip) == IP_PROTO_TCP;
+	int tcp = IPH_PROTO(ip) == IP_PROTO_TCP && !(IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF));
 	struct tcp_hdr *th = (struct tcp_hdr *)((u8_t *)ip + hlen);
 	if (hlen == IP_HLEN) {
 		k->flags |= PKT_TX_IP_CSUM;

@@ -2,7 +2,7 @@
  * lwIP's memory, sized by knobs at init and taken from free pages rather
  * than fixed at build time: the heap pools (rr_heap KiB: segments waiting
  * for their ACK, small responses, ICMP replies; lwippools.h), a quarter in
- * 256-byte blocks, five eighths in 1600-byte and an eighth in 16 KiB ones,
+ * 256-byte blocks, five eighths in 1600-byte and an eighth in 64 KiB ones,
  * at least one each; the TCP PCB pool (rr_conns +
  * RR_PCB_SPARE for listeners' children being closed and TIME-WAIT), TCP
  * segments and PBUF_REF/ROM headers (rr_pbufs each), and rr's custom RX

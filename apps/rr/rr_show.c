@@ -37,7 +37,7 @@ static const struct {
 } pools[] = {
 	{ "tcp_pcb", MEMP_TCP_PCB }, { "tcp_seg", MEMP_TCP_SEG }, { "pbuf", MEMP_PBUF },
 	{ "pbuf_pool", MEMP_PBUF_POOL }, { "reassdata", MEMP_REASSDATA }, { "arp_queue", MEMP_ARP_QUEUE },
-	{ "heap256", MEMP_POOL_256 }, { "heap1600", MEMP_POOL_1600 }, { "heap16k", MEMP_POOL_16384 },
+	{ "heap256", MEMP_POOL_256 }, { "heap1600", MEMP_POOL_1600 }, { "heap64k", MEMP_POOL_65520 },
 };
 
 static void show_port(int p, int json)

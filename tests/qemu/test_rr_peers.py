@@ -38,6 +38,19 @@ def test_ping_sockperf_and_128_sessions(tap):
         c = rr_counters(q)
         assert delta(start, c, "icmp") == 5
 
+        # Echo of reassembled requests: the longest rr takes (fragment data
+        # ending at 65420 bytes: 45 fragments each way) answered in
+        # fragments; one byte more and the last fragment is dropped
+        # (frag_too_long), the other 44 held until reassembly gives up.
+        out = sh("ping", "-c", "2", "-i", "0.5", "-W", "5", "-s", "65412", GUEST, ns=NS, timeout=60)
+        assert "2 received" in out, out
+        d = rr_counters(q)
+        assert delta(c, d, "fragment") == 2 * 45 and d["lwip"]["icmp_err"] == c["lwip"]["icmp_err"]
+        out = sh("ping", "-c", "1", "-W", "2", "-s", "65413", GUEST, ns=NS, timeout=60, check=False)
+        assert " 0 received" in out, out
+        e = rr_counters(q)
+        assert delta(d, e, "fragment") == 44 and delta(d, e, "frag_too_long") == 1
+
         for proto, extra, key in (("udp", (), "sockperf_udp"), ("tcp", ("--tcp",), "sockperf_tcp")):
             a = rr_counters(q)
             sent, got = sockperf("ping-pong", "-m", "64", *extra)

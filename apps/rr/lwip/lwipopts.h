@@ -40,6 +40,11 @@
  * gives back a block in a few instructions, where a first-fit heap walks
  * the blocks in use (many, with 128 connections). */
 #define MEM_USE_POOLS		1
+/* Unused with MEM_USE_POOLS but for its type: above 64000, mem_size_t is
+ * 32-bit. A 16-bit one wraps in mem_malloc (size + 8 for the pool's
+ * helper): a request of 65528-65535 bytes (the copy of a reassembled echo
+ * request of 65481-65488) became one of 0-7 and got a 256-byte block. */
+#define MEM_SIZE		(1024 * 1024)
 #define MEMP_USE_CUSTOM_POOLS	1
 #define MEM_USE_POOLS_TRY_BIGGER_POOL 1
 /* Token sizes, refilled at init: rr_conns + 16 PCBs, rr_pbufs segments and
@@ -59,10 +64,12 @@
 #define ETHARP_SUPPORT_STATIC_ENTRIES 0
 
 /* IPv4: fragments are reassembled (at most IP_REASS_MAX_PBUFS frames held,
- * for IP_REASS_MAXAGE seconds); we never fragment. */
+ * for IP_REASS_MAXAGE seconds: a datagram of 65535 bytes in 1500-byte
+ * frames is 45); what is longer than the MTU is sent in fragments (an echo
+ * reply to a reassembled request; TCP segments never are). */
 #define IP_REASSEMBLY		1
-#define IP_FRAG			0
-#define IP_REASS_MAX_PBUFS	16
+#define IP_FRAG			1
+#define IP_REASS_MAX_PBUFS	48
 #define IP_REASS_MAXAGE		3
 #define IP_DEFAULT_TTL		64
 
