@@ -7,10 +7,11 @@
  * repeated source and destination are checked and looked up once); its next hop's MAC comes
  * from the ARP table, or the frame waits, held in the next hop's queue of
  * ARP_HOLD, while ARP requests go out every ARP_RETRY_MS up to ARP_TRIES
- * times. Once a frame to a destination is forwarded, later frames of the
- * burst to it that pass a few header checks take the fast path (struct
- * dst_slot, fast_run): the full path's decisions about the destination
- * reused, the source checked inline, a rewrite and a queue slot per frame.
+ * times. Once a frame to a destination is forwarded, later frames to it
+ * that pass a few header checks take the fast path (struct dst_slot,
+ * fast_run) until the tables change: the full path's decisions about the
+ * destination reused, the source checked inline, a rewrite and a queue
+ * slot per frame.
  * Frames leave in one tx_burst per port at the end of the burst.
  * TTL expiry and no route send ICMP errors, ICMP_RATE per second per port.
  * Nothing is allocated per frame except the ICMP errors and ARP requests.
@@ -61,12 +62,13 @@ struct txb {
 	uint8_t in[TXB_MAX];	/* port the frame counts on */
 };
 
-/* A destination the full path forwarded a frame to in this burst, for
- * fast_run: what it decided (not ours, unicast, not martian, not a
- * directed broadcast, routed out of port `out` to a resolved next hop)
- * depends on the destination and the tables only. Valid while epoch
- * equals the core's, which moves on at each burst, whenever the ARP
- * table changes (arp_new, arp_update) and when a batch gets mixed
+/* A destination the full path forwarded a frame to, for fast_run: what it
+ * decided (not ours, unicast, not martian, not a directed broadcast,
+ * routed out of port `out` to a resolved next hop) depends on the
+ * destination and the tables only. Valid while epoch equals the core's,
+ * which moves on when the addresses or routes change (l3_gen, seen at the
+ * start of a burst), when the core's ARP table changes (arp_new,
+ * arp_update, a give-up in fwd_l3_idle) and when a batch gets mixed
  * (tx_typed). */
 struct dst_slot {
 	uint32_t daddr;		/* as in the header (network order) */
@@ -103,8 +105,9 @@ static struct l3_core {
 	 * frame carrying 0 is always checked). */
 	uint32_t ok_src, ok_dst;
 	uint16_t ok_nh;
-	uint32_t ok_saddr;	/* fast_run's last valid source, network order; 0 = none */
+	uint64_t ok_saddr;	/* fast_run's last valid source (network order) | 1 << 32; 0: none */
 	uint64_t epoch;		/* see struct dst_slot */
+	uint32_t gen;		/* the l3_gen epoch last moved on for */
 	struct dst_slot dst[DST_SLOTS];
 } l3_cores[MAX_CPUS];
 
@@ -464,11 +467,11 @@ int fast_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our)
 			ds = &c->dst[dst_slot_of(da)];
 			if (da != ds->daddr || ds->epoch != epoch)
 				break;
-			if (sa != c->ok_saddr) {
+			if ((1ull << 32 | sa) != c->ok_saddr) {	/* no address can equal "none" */
 				uint32_t src = ntoh32(sa);
 				if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || l3_local(src))
 					break;
-				c->ok_saddr = sa;
+				c->ok_saddr = 1ull << 32 | sa;
 			}
 			last = sd;
 		}
@@ -594,7 +597,11 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	core->in = nic->port;
 	core->ok_src = core->ok_dst = 0;	/* the tables may have changed since the last burst */
 	core->ok_saddr = 0;
-	core->epoch++;
+	uint32_t gen = __atomic_load_n(&l3_gen, __ATOMIC_ACQUIRE);
+	if (gen != core->gen) {	/* before any table is read */
+		core->gen = gen;
+		core->epoch++;
+	}
 	uint64_t our = 0;
 	memcpy(&our, nic->mac, ETH_ALEN);
 	for (int i = 0; i < n;) {
@@ -658,6 +665,7 @@ int fwd_l3_idle(void)
 			done += e->nheld;
 			e->nheld = 0;
 			e->state = ARP_FAILED;
+			me()->epoch++;	/* it may have been a destination's next hop */
 			e->retry_tsc = now + tsc.hz * ARP_NEG_MS / 1000;
 		}
 	}

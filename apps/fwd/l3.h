@@ -53,6 +53,10 @@ extern struct lpm l3_lpm;
 int l3_if_check(int port, uint32_t a, int len, char *err, size_t errlen);
 /* Port's address a/len (host order), and the hints (l3_addr_hint). */
 void l3_if_set(int port, uint32_t a, int len);
+/* Moves on whenever the addresses or routes change (l3_if_set,
+ * fwd_l3_init): what the fast path remembered about destinations is
+ * then dropped (l3.c, struct dst_slot). */
+extern uint32_t l3_gen;
 
 /* 1 if addr (host order) is one of our interface addresses. */
 int l3_is_local(uint32_t addr);

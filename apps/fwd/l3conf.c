@@ -20,6 +20,7 @@
 
 struct l3_if l3_if[NIC_MAX_PORTS];
 uint64_t l3_addr_hint;
+uint32_t l3_gen;
 struct l3_nh l3_nh[L3_NH_MAX];
 struct lpm l3_lpm;
 uint8_t fwd_l3_port[NIC_MAX_PORTS];
@@ -84,6 +85,7 @@ void l3_if_set(int port, uint32_t a, int len)
 	l3_if[port].len = (uint8_t)len;
 	l3_addr_hint |= 1ull << l3_addr_hash(a) | 1ull << l3_addr_hash(a & mask_of(len)) |
 			1ull << l3_addr_hash(a | ~mask_of(len));
+	__atomic_fetch_add(&l3_gen, 1, __ATOMIC_RELEASE);	/* after the address */
 }
 
 static void show_ip(int port, char *buf, size_t len)
@@ -285,6 +287,7 @@ int fwd_l3_init(void)
 		}
 		print_route(nics[via[i]]->name, i);
 	}
+	__atomic_fetch_add(&l3_gen, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 

@@ -15,9 +15,10 @@
  *   op 5    the next transmit call takes at most (next byte) % 4 frames.
  * Checked after every burst: each port's rx = forwarded + drops + local +
  * arp + held, exactly; every frame sent is well formed (a routed IPv4
- * header has a correct checksum and TTL >= 1; ARP parses; never more than
- * a buffer). At the end, after every timer has run out, every packet is
- * back in its pool. Routes: 10.3.0.0/16 via 10.2.0.2, 10.4.0.0/16 via
+ * header has a correct checksum, TTL >= 1 and unicast host addresses,
+ * never 0/8, 127/8 or 224/3; ARP parses; never more than a buffer). At
+ * the end, after every timer has run out, every packet is back in its
+ * pool. Routes: 10.3.0.0/16 via 10.2.0.2, 10.4.0.0/16 via
  * 10.2.0.99, 0.0.0.0/0 via 10.1.0.254. */
 #include <assert.h>
 #include <stdio.h>
@@ -56,6 +57,10 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 			const struct ipv4_hdr *ip = (const void *)(p->data + ETH_HLEN);
 			assert(ipv4_check(ip, p->len - ETH_HLEN) == IPV4_OK || ip->ttl == 1);
 			assert(!memcmp(e->src, nic->mac, ETH_ALEN));
+			/* routed or ours (ICMP): unicast host addresses both ways */
+			uint32_t src = ntoh32(ip->saddr), dst = ntoh32(ip->daddr);
+			assert(src >> 24 && src >> 24 != 127 && src < 0xe0000000u);
+			assert(dst >> 24 && dst >> 24 != 127 && dst < 0xe0000000u);
 		}
 		sent[nic->port]++;
 		pkt_free(p);

@@ -66,14 +66,18 @@ def router_burst_program():
     """fuzz_router ops for the lane (apps/fwd/l3.c): a frame to 10.3.0.5
     held while port 1 resolves its next hop 10.2.0.2, then bursts (flag 32)
     of such frames with the NIC's checksum verdict (16), among them one
-    with TTL 1, one with a wrong checksum, one with options and an ARP."""
+    with TTL 1, one with a wrong checksum, one with options, one from
+    0.0.0.0 and an ARP; the last burst again (its destination known)."""
     t = test_frames()
     fwd, ttl1, opts, arp_in, arp1 = t[0], t[3], t[5], t[11], t[13]
+    zero = raw(Ether(src="02:00:00:00:00:01", dst=MAC0) / IP(src="0.0.0.0", dst="10.3.0.5") /
+               UDP(sport=1000, dport=2000) / Raw(b"x" * 32))
     bad = bytearray(fwd)
     bad[24] ^= 0xff   # header checksum
     op = lambda port, flags, f: bytes([port, flags, (len(f) + 6) // 7]) + f + bytes(-len(f) % 7)
     prog = op(0, 1 | 8, fwd) + op(1, 1, arp1)
-    for burst in ([fwd] * 4, [fwd, fwd, ttl1, fwd, bytes(bad), fwd, opts, fwd, arp_in, fwd, fwd]):
+    for burst in ([fwd] * 4, [fwd, fwd, ttl1, fwd, bytes(bad), fwd, opts, fwd, zero, fwd, arp_in, fwd, fwd],
+                  [zero, fwd]):
         prog += b"".join(op(0, (1 | 16) | (32 if k else 0), f) for k, f in enumerate(burst))
     return prog + bytes([4, 20])
 
