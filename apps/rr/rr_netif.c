@@ -45,8 +45,16 @@ _Static_assert(PKT_HEADROOM - sizeof(struct pkt) >= sizeof(struct rx_pbuf), "rx_
 static uint32_t rx_held;	/* received frames inside lwIP */
 LWIP_MEMPOOL_DECLARE(RX_PBUF, RX_PBUFS, sizeof(struct rx_pbuf), "rx_pbuf");
 
+#define ARP_HINTS 16	/* a power of 2 */
+struct arp_hint {
+	uint32_t ip;		/* network order; 0: none */
+	uint32_t period;
+	size_t idx;		/* lwIP's ARP table index */
+};
+
 struct rr_port {
 	struct netif netif;
+	struct arp_hint arp[ARP_HINTS];	/* see eth_ip_output */
 	struct nic *nic;
 	u16_t csum_ctrl;	/* lwIP's checksum work on this netif (NETIF_CHECKSUM_*) */
 	int ntx;
@@ -151,14 +159,14 @@ static void csum_request(struct pkt *k)
 		th->chksum = (u16_t)~fold(pseudo_sum(ip, IP_PROTO_TCP, l4len) + rr_chksum(th, l4len));
 }
 
-/* A packet buffer of rp's pool holding hdr (hlen bytes: the Ethernet
- * header, or none) then the pbuf chain p, padded to the Ethernet minimum,
- * queued for the next flush. ERR_BUF (too long) or ERR_MEM (no buffer),
- * counted. */
-static err_t frame_out(struct rr_port *rp, const void *hdr, unsigned hlen, struct pbuf *p)
+/* A packet buffer of rp's pool holding an Ethernet header to dst (an
+ * IPv4 packet p) or none (dst NULL: p is the whole frame), then the pbuf
+ * chain p, padded to the Ethernet minimum, queued for the next flush.
+ * ERR_BUF (too long) or ERR_MEM (no buffer), counted. */
+static err_t frame_out(struct rr_port *rp, const struct eth_addr *dst, struct pbuf *p)
 {
 	struct nic *nic = rp->nic;
-	unsigned len = hlen + p->tot_len;
+	unsigned hlen = dst ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
 	if (len > nic->pool->buf_size) {
 		rr_count(nic->port, RR_tx_no_room, 1);
 		return ERR_BUF;
@@ -168,8 +176,12 @@ static err_t frame_out(struct rr_port *rp, const void *hdr, unsigned hlen, struc
 		rr_count(nic->port, RR_tx_no_buffer, 1);
 		return ERR_MEM;
 	}
-	if (hlen)
-		memcpy(k->data, hdr, SIZEOF_ETH_HDR);
+	if (dst) {
+		struct eth_hdr *eth = (struct eth_hdr *)k->data;
+		memcpy(&eth->dest, dst, ETH_HWADDR_LEN);
+		memcpy(&eth->src, nic->mac, ETH_HWADDR_LEN);
+		eth->type = PP_HTONS(ETHTYPE_IP);
+	}
 	if (!p->next)
 		memcpy(k->data + hlen, p->payload, p->len);
 	else
@@ -198,7 +210,7 @@ static err_t frame_out(struct rr_port *rp, const void *hdr, unsigned hlen, struc
  * whole frame. */
 static err_t linkoutput(struct netif *netif, struct pbuf *p)
 {
-	return frame_out(netif->state, NULL, 0, p);
+	return frame_out(netif->state, NULL, p);
 }
 
 /* The ARP entry of an on-link destination, by lwIP's table index,
@@ -209,13 +221,6 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
  * address on every use (etharp_get_entry); the first packet of each
  * period goes through etharp_output, so that lwIP still asks again for
  * an address in use before it expires (etharp.c, ARP_AGE_REREQUEST_USED). */
-#define ARP_HINTS 16
-struct arp_hint {
-	uint32_t ip;		/* network order; 0: none */
-	uint32_t period;
-	size_t idx;		/* lwIP's ARP table index */
-};
-static struct arp_hint arp_hints[NIC_MAX_PORTS][ARP_HINTS];
 static uint32_t arp_period = 1;
 
 void rr_netif_arp_tick(void)
@@ -223,27 +228,18 @@ void rr_netif_arp_tick(void)
 	arp_period++;
 }
 
-static struct arp_hint *arp_hint_of(struct netif *netif, uint32_t ip)
-{
-	return &arp_hints[((struct rr_port *)netif->state)->nic->port][(ip >> 24 ^ ip >> 16) % ARP_HINTS];
-}
-
 /* netif->output: IPv4 packet p to next hop dst. */
 static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst)
 {
+	struct rr_port *rp = netif->state;
 	uint32_t ip = ip4_addr_get_u32(dst);
-	struct arp_hint *h = arp_hint_of(netif, ip);
+	struct arp_hint *h = &rp->arp[ip >> 24 & (ARP_HINTS - 1)];	/* by the last byte */
 	ip4_addr_t *eip;
 	struct netif *enetif;
 	struct eth_addr *mac;
 	if (h->ip == ip && h->period == arp_period && etharp_get_entry(h->idx, &eip, &enetif, &mac) &&
-	    ip4_addr_get_u32(eip) == ip && enetif == netif) {
-		struct eth_hdr eth;
-		eth.dest = *mac;
-		memcpy(&eth.src, netif->hwaddr, ETH_HWADDR_LEN);
-		eth.type = PP_HTONS(ETHTYPE_IP);
-		return frame_out(netif->state, &eth, SIZEOF_ETH_HDR, p);
-	}
+	    ip4_addr_get_u32(eip) == ip && enetif == netif)
+		return frame_out(rp, mac, p);
 	err_t err = etharp_output(netif, p, dst);
 	const ip4_addr_t *found;
 	ssize_t idx;
