@@ -171,9 +171,9 @@ void kernel_main(void)
 	phase_tsc[PH_PCI] = rdtsc();
 	lcore_start_cores();
 	phase_tsc[PH_SMP] = rdtsc();
-	check_high_memory();
-	cpu_identify();
 	phase_tsc[PH_READY] = rdtsc();
+	check_high_memory();	/* for the report, as the CPU's name */
+	cpu_identify();
 
 	printf("\nlinerate %s\n", LINERATE_VERSION);
 	if (boot_err)
