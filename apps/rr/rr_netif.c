@@ -315,7 +315,8 @@ int rr_port_of_addr_port(int port)
 }
 
 /* 1 if lwIP's ip4_input would accept IPv4 packet ip on netif and hand
- * it on unchanged: sent to the netif's own address from a source that is
+ * it on unchanged: sent to the netif's own address (one it has: a DHCP
+ * port without its lease takes lwIP's path) from a source that is
  * not a broadcast or multicast address (RFC 1122 3.2.1.3), not a
  * fragment (rr_filter classed it TCP or UDP, and checked the header and
  * its checksum). Anything else takes lwIP's whole path. */
@@ -323,7 +324,7 @@ static int ip_direct(const struct netif *netif, const struct ip_hdr *ip)
 {
 	uint32_t our = ip4_addr_get_u32(netif_ip4_addr(netif)), mask = ip4_addr_get_u32(netif_ip4_netmask(netif));
 	uint32_t src = ip->src.addr, host = ~mask;
-	return ip->dest.addr == our && src != 0 && src != ~0u && (src & PP_HTONL(0xf0000000UL)) != PP_HTONL(0xe0000000UL) &&
+	return ip->dest.addr == our && our && src != 0 && src != ~0u && (src & PP_HTONL(0xf0000000UL)) != PP_HTONL(0xe0000000UL) &&
 	       ((src & mask) != (our & mask) || (src & host) != host || src == our);
 }
 
