@@ -2,7 +2,8 @@
 """Boot-time and size figures (make bench): for each boot path (q35 also with
 two e1000e, issue 13's case), QEMU start to 'ready' on the console (wall
 clock) and the kernel's own entry-to-ready, median and min of N runs; image
-sizes. Prints figures; never passes or fails."""
+sizes. Prints figures; never passes or fails.
+Usage: bench_boot.py [N [path ...]] (N runs, default 5; paths as in PATHS)"""
 import os
 import re
 import statistics
@@ -27,6 +28,7 @@ def one(boot, machine, nics):
 
 def main():
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    only = sys.argv[2:]	# boot paths to run (kernel, iso-bios, ...), default all
     print("image sizes (bytes):")
     for f in ("linerate.elf", "linerate.iso", "BOOTX64.EFI"):
         print(f"  {f:14} {os.path.getsize(os.path.join(BUILD, f)):>10,}")
@@ -35,6 +37,8 @@ def main():
     print(f"  {'path':10} {'machine':8} {'NICs':9} {'QEMU start->ready':>18} {'kernel entry->ready':>20} "
           f"{'(min)':>10}")
     for boot, machine, nics in PATHS:
+        if only and boot not in only:
+            continue
         r = [one(boot, machine, nics) for _ in range(runs)]
         wall = statistics.median(x[0] for x in r)
         kern = statistics.median(x[1] for x in r)
