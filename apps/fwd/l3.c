@@ -629,14 +629,11 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	tx_flush_all();
 }
 
-/* Every 10 ms: resend ARP requests that went unanswered for ARP_RETRY_MS;
- * after ARP_TRIES, drop what waits for them (arp_unresolved). */
-int fwd_l3_idle(void)
+/* Resend ARP requests that went unanswered for ARP_RETRY_MS; after
+ * ARP_TRIES, drop what waits for them (arp_unresolved). */
+static __attribute__((noinline)) int arp_timers(uint64_t now)
 {
-	uint64_t now = rdtsc();
 	int done = 0;
-	if (now < me()->next_timer_tsc)
-		return 0;
 	me()->next_timer_tsc = now + tsc.hz / 100;
 	uint64_t stale = (uint64_t)arp_timeout * tsc.hz;
 	for (int p = 0; p < nic_count; p++) {
@@ -671,6 +668,16 @@ int fwd_l3_idle(void)
 	}
 	tx_flush_all();
 	return done;
+}
+
+/* Every 10 ms, on a core that routes: arp_timers. The poll loop calls
+ * this between bursts, so the common answer is quick. */
+int fwd_l3_idle(void)
+{
+	if (!fwd_l3_any)
+		return 0;
+	uint64_t now = rdtsc();
+	return now < me()->next_timer_tsc ? 0 : arp_timers(now);
 }
 
 uint64_t fwd_l3_held(int port)

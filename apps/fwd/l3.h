@@ -6,8 +6,9 @@
 #include "drivers/net/nic.h"
 #include "net/lpm.h"
 
-/* fwd_l3_port[p]: port p has an address. */
+/* fwd_l3_port[p]: port p has an address; fwd_l3_any: some port has. */
 extern uint8_t fwd_l3_port[NIC_MAX_PORTS];
+extern int fwd_l3_any;
 /* Build the routing table from ipN= and route=; 0, or -1 after printing why. */
 int fwd_l3_init(void);
 /* A burst received on an L3 port. */

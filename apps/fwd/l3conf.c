@@ -24,6 +24,7 @@ uint32_t l3_gen;
 struct l3_nh l3_nh[L3_NH_MAX];
 struct lpm l3_lpm;
 uint8_t fwd_l3_port[NIC_MAX_PORTS];
+int fwd_l3_any;
 
 static struct {
 	uint32_t prefix, gw;
@@ -258,6 +259,7 @@ int fwd_l3_init(void)
 			return -1;
 		}
 		fwd_l3_port[p] = 1;
+		fwd_l3_any = 1;
 		printf("fwd: %s routes at L3, %s/%u\n", nics[p]->name, a, l3_if[p].len);
 	}
 	/* Every next hop is checked against the connected subnets alone,
