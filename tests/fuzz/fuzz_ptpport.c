@@ -1,9 +1,12 @@
 /* Fuzz the ptp app's ordinary clock (apps/ptp: the receive path's
  * counting, the port state machine, foreign masters and the BMCA, the E2E
- * exchange, the servo) on one port with a software clock, fed PTP frames
- * as masters, slaves and strangers on the wire would send them. Byte 0
- * sets ptp_role (% 3), network_transport (bit 2), time_stamping;
- * then a program:
+ * exchange, the servo) on one port, fed PTP frames as masters, slaves and
+ * strangers on the wire would send them. The port has a fake hardware
+ * clock (phc_ops: SYSTIM is the harness's clock in ns; a frame sent with a
+ * timestamp request latches its TX time unless the input withholds it, so
+ * Follow_Up and Delay_Req wait for stamps that come late or never).
+ * Byte 0 sets ptp_role (% 3), network_transport (bit 2), time_stamping
+ * (bit 3: software); then a program:
  *   op 0  a frame: flags, a length in 7-byte units, the bytes after the
  *         transport's headers (added here); flags 1: versionPTP 2, our
  *         domain and messageLength set; 2: raw, no headers added;
@@ -12,7 +15,10 @@
  *         waits for), flags, correction, logMessageInterval, a timestamp
  *         near the port's clock or any, Announce fields, and for
  *         Delay_Resp the requesting port (ours or any): 40 bytes;
- *   op 2  the clock moves on by (next byte) * 20 ms and the idle hook runs.
+ *   op 2  the clock moves on by (next byte) * 20 ms and the idle hook runs;
+ *   op 3  TX timestamps: bit 0 of the next byte: withheld from now on;
+ *         received event messages carry an RX stamp (bit 1), this many ns
+ *         off the clock (the next 2 bytes, signed).
  * Checked after every step: rx = the frames used + the named drops,
  * exactly; the state is one of the nine and a port with a parent is
  * UNCALIBRATED or SLAVE, its parent a foreign master in use; every frame
@@ -23,6 +29,7 @@
 #include "apps/app.h"
 #include "apps/fwd/l3.h"
 #include "apps/ptp/ptp.h"
+#include "drivers/net/phc.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
@@ -31,6 +38,66 @@
 
 static struct nic port;
 static struct ptp_port *pp = &ptp_ports[0];
+/* The fake clock: its TX latch, whether stamps are withheld, RX stamps. */
+static uint64_t tx_latch;
+static int tx_latched, tx_withheld, rx_stamped;
+static int64_t rx_skew;
+static uint32_t tx_desc;
+
+static uint64_t hw_read_systim(struct nic *nic)
+{
+	(void)nic;
+	return fuzz_tsc;
+}
+
+static void hw_set_freq(struct nic *nic, int64_t ppb)
+{
+	(void)nic, (void)ppb;
+}
+
+static void hw_tstamp_set(struct nic *nic, int rx_msg, int tx, int udp)
+{
+	(void)nic, (void)rx_msg, (void)tx, (void)udp;
+}
+
+static int hw_tx_latched(struct nic *nic)
+{
+	(void)nic;
+	return tx_latched;
+}
+
+static int hw_rx_latched(struct nic *nic)
+{
+	(void)nic;
+	return 0;
+}
+
+static uint64_t hw_tx_read(struct nic *nic)
+{
+	(void)nic;
+	tx_latched = 0;
+	return tx_latch;
+}
+
+static uint64_t hw_rx_read(struct nic *nic, uint32_t attr[2])
+{
+	(void)nic;
+	attr[0] = attr[1] = 0;
+	return 0;
+}
+
+static int hw_tx_desc_done(struct nic *nic, int q, uint32_t desc)
+{
+	(void)nic, (void)q, (void)desc;
+	return 1;
+}
+
+static const struct phc_ops hw_ops = {
+	.name = "fuzz SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, .read_systim = hw_read_systim,
+	.set_freq = hw_set_freq, .hwtstamp_set = hw_tstamp_set, .tx_latched = hw_tx_latched,
+	.rx_latched = hw_rx_latched, .tx_read = hw_tx_read, .rx_read = hw_rx_read,
+	.tx_desc_done = hw_tx_desc_done, .udp_rx = 1, .rx_filters = "all",
+};
 static const uint8_t masters[3][8] = { { 0, 0x1b, 0x19, 0xff, 0xfe, 0, 0, 1 },
 				       { 0, 0x1b, 0x19, 0xff, 0xfe, 0, 0, 2 },
 				       { 0xec, 0x46, 0x70, 0xff, 0xfe, 0, 0, 3 } };
@@ -46,6 +113,10 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 		assert(ptp_frame_parse(p->data, p->len, (enum ptp_transport)ptp_conf.transport, &f) == PTP_FRAME_OK);
 		assert(ptp_parse(f.msg, f.len, &m) == PTP_OK);
 		assert(m.domain == ptp_conf.domain && !memcmp(&m.source, &pp->id, sizeof(m.source)));
+		if ((p->flags & PKT_TX_TSTAMP) && phc_tx_request(nic, 0, tx_desc++) && !tx_withheld) {
+			tx_latch = fuzz_tsc;
+			tx_latched = 1;
+		}
 		pkt_free(p);
 	}
 	return n;
@@ -100,7 +171,8 @@ static void msg_in(const uint8_t *msg, size_t n, uint8_t type, int raw)
 	}
 	if (p->len < 60)
 		p->len = 60;
-	p->flags = 0;
+	p->flags = rx_stamped ? PKT_RX_TSTAMP : 0;
+	p->tstamp = (uint64_t)((int64_t)fuzz_tsc + rx_skew);
 	frame_in(p);
 }
 
@@ -160,6 +232,7 @@ static void setup(void)
 	port = (struct nic){ .driver = "fake", .model = "fuzz", .ops = &ops, .nqueues = 1, .rxd = 64, .txd = 64,
 			     .link_up = 1, .mtu = 1500, .mac = { 2, 0, 0, 0, 0, 0x10 } };
 	assert(nic_register(&port) == 0);
+	phc_register(&port, &hw_ops);
 	port.pool = pktpool_create("fuzz", 64, PKT_SLOT);
 	port.small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
 	int errs = cmdline_parse("app=ptp ip0=10.1.0.1/24", __knobs_start, KNOBS_COUNT, 0, 0);
@@ -176,6 +249,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		setup();
 	kstate_restore();
 	fuzz_tsc = 1000000000ull;
+	tx_latched = tx_withheld = rx_stamped = 0;
+	rx_skew = 0;
 	ptp_conf.role = data[0] % 3;
 	ptp_conf.transport = data[0] >> 2 & 1;
 	ptp_conf.time_stamping = data[0] >> 3 & 1;
@@ -183,7 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	pp->ip = l3_if[0].addr;
 	size_t i = 1;
 	while (i < len) {
-		uint8_t op = data[i++] % 3;
+		uint8_t op = data[i++] % 4;
 		if (op == 0) {
 			uint8_t flags = i < len ? data[i++] : 0;
 			size_t n = 7 * (size_t)(i < len ? data[i++] : 0);
@@ -202,10 +277,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			memcpy(v, data + i, len - i < 40 ? len - i : 40);
 			i += len - i < 40 ? len - i : 40;
 			built_in(v);
-		} else {
+		} else if (op == 2) {
 			fuzz_tsc += (i < len ? data[i++] : 0) * 20000000ull;
 			app_of_port(0)->idle();
 			check();
+		} else {
+			uint8_t v[3] = { 0 };
+			memcpy(v, data + i, len - i < 3 ? len - i : 3);
+			i += len - i < 3 ? len - i : 3;
+			tx_withheld = v[0] & 1;
+			rx_stamped = v[0] >> 1 & 1;
+			rx_skew = (int16_t)(v[1] << 8 | v[2]);
 		}
 	}
 	assert(port.pool->nfree == port.pool->size);

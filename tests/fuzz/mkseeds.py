@@ -159,9 +159,10 @@ def dhcp_programs():
 
 def ptpport_programs():
     """fuzz_ptpport programs (op 1: a message built by the harness, op 2:
-    time): a better master's Announces, then Sync/Follow_Up pairs and the
+    time, op 3: hardware stamps): a better master's Announces, then Sync/Follow_Up pairs and the
     Delay_Req exchange with timestamps near the port's clock; a master port
-    answering Delay_Req; the same over UDPv4."""
+    answering Delay_Req; the same over UDPv4, with software stamps, with RX
+    hardware stamps, with TX stamps withheld."""
     def msg(t, flags, li=0, p1=1):
         v = bytes([t, flags, 0, 7]) + bytes(7) + b"\x10" + bytes([li & 255]) + b"\x00\x64" + bytes(8)
         return bytes([1]) + v + bytes([p1, 6, 0x21, 0x43, 0, 128]) + bytes(8) + bytes([0, 0, 0xa0])
@@ -170,8 +171,11 @@ def ptpport_programs():
     pair = msg(0, 8 | near) + msg(1, near) + wait(50)
     slave = msg(4, 32, 1) + wait(100) + msg(4, 32, 1) + wait(100) + pair + pair + msg(3, near) + pair * 3
     master = wait(200) + wait(200) + msg(2, 1 | near) + wait(50) + msg(4, 2 | 32, 1, 200) + wait(50)
+    stamps = lambda tx_off, rx_on: bytes([3, tx_off | rx_on << 1, 0, 40])     # op 3: the fake clock's stamps
     return [bytes([0]) + slave, bytes([4]) + slave, bytes([8]) + slave, bytes([1]) + master,
-            bytes([2]) + slave + msg(4, 1 | 32, 1, 0) + wait(100) + msg(4, 1 | 32, 1, 0) + wait(255)]
+            bytes([2]) + slave + msg(4, 1 | 32, 1, 0) + wait(100) + msg(4, 1 | 32, 1, 0) + wait(255),
+            bytes([0]) + stamps(0, 1) + slave, bytes([0]) + stamps(1, 1) + slave + wait(200),
+            bytes([1]) + stamps(1, 0) + master]
 
 
 def pci_spaces():
