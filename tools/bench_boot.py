@@ -3,9 +3,8 @@
 two e1000e, issue 13's case), QEMU start to 'ready' on the console (wall
 clock) and the kernel's own entry-to-ready, median and min of N runs; image
 sizes. Prints figures; never passes or fails.
-Usage: bench_boot.py [N [path ...]] (N runs, default 5; paths as in PATHS)"""
+Usage: bench_boot.py [N [path ...]] (N runs, default 5; paths below)"""
 import os
-import re
 import statistics
 import sys
 import time
@@ -27,6 +26,8 @@ def one(boot, machine, nics):
 
 
 def main():
+    if len(sys.argv) > 1 and not sys.argv[1].isdigit():
+        sys.exit(__doc__ + "\npaths: " + " ".join(sorted({p[0] for p in PATHS})))
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     only = sys.argv[2:]	# boot paths to run (kernel, iso-bios, ...), default all
     print("image sizes (bytes):")
