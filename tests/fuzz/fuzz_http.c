@@ -394,9 +394,16 @@ static void wind_down(void)
 	cl_connect(c, 0);
 	const char *r = canned[0];
 	send_data(c, (const uint8_t *)r, strlen(r));
-	for (int i = 0; i < 20 && !c->srv_fin; i++) {
-		fuzz_tsc += 1000000ull;
+	for (int i = 0; i < 100 && !c->srv_fin; i++) {	/* lwIP may have to ARP for the client again */
+		fuzz_tsc += 100000000ull;
 		idle();
+		if (c->st == CL_SYN_SENT && i % 10 == 9) {	/* the SYN again, as a client's retransmission */
+			c->snd_nxt--;
+			tcp_in(c, TCP_SYN, NULL, 0);
+			settle();
+		}
+		if (c->st == CL_OPEN && !c->sent)
+			send_data(c, (const uint8_t *)r, strlen(r));
 	}
 	if (getenv("FUZZ_DEBUG")) { for (int k = 0; k < HTTP_N; k++) fprintf(stderr, "%s %lu ", mgmt_http_names[k], mgmt_http[k]); fprintf(stderr, "st %d fin %d total %zu resp %.20s\n", c->st, c->srv_fin, c->resp_total, c->resp); }
 	assert(c->srv_fin && !strncmp(c->resp, "HTTP/1.0 200 ", 13) && c->resp_total > METRICS_LEN);
