@@ -36,6 +36,7 @@
 #include "lwip/netif.h"
 #include "net/ipv4.h"
 #include "tests/fuzz/fuzz_state.h"
+#include "tests/fuzz/arena.h"
 
 #define SRV_IP 0x0a0100feu
 #define BOOTP_LEN 236
@@ -45,20 +46,6 @@ static const uint8_t srv_mac[6] = { 2, 0, 0, 0, 0, 0xfe }, our_mac[6] = { 2, 0, 
 static struct nic port, port1;
 #define PORT1_IP 0x0a020001u	/* ip1=10.2.0.1/16 */
 
-static uint8_t arena[1 << 20] __attribute__((aligned(4096)));
-static size_t arena_used;
-static uint8_t *arena_saved;
-extern void *(*fuzz_dma_alloc)(size_t bytes, size_t align);
-
-static void *arena_alloc(size_t bytes, size_t align)
-{
-	size_t at = (arena_used + align - 1) / align * align;
-	if (at + bytes > sizeof(arena))
-		return NULL;
-	arena_used = at + bytes;
-	memset(arena + at, 0, bytes);
-	return arena + at;
-}
 
 int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char **ctype, int *truncated)
 {
@@ -259,8 +246,7 @@ static void setup(void)
 	assert(apps_start() == 0);
 	fuzz_dma_alloc = NULL;
 	rr_netif_flush();	/* the first DISCOVER */
-	arena_saved = malloc(arena_used);
-	memcpy(arena_saved, arena, arena_used);
+	arena_save();
 	kstate_save();
 }
 
@@ -269,7 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if (!arena_saved)
 		setup();
 	kstate_restore();
-	memcpy(arena, arena_saved, arena_used);
+	arena_restore();
 	fuzz_tsc = 1000000000ull;
 	size_t i = 0;
 	while (i < len) {

@@ -36,6 +36,7 @@
 #include "lwip/priv/tcp_priv.h"
 #include "net/ipv4.h"
 #include "tests/fuzz/fuzz_state.h"
+#include "tests/fuzz/arena.h"
 
 #define NCLIENT 24		/* > HTTP_HALF_OPEN: a SYN flood reaches the limit */
 #define SRV_IP 0x0a010001u
@@ -66,20 +67,6 @@ static struct { int c; uint8_t flags; } owed[4 * NCLIENT];
 static int nowed, arp_owed;
 static uint64_t answers_read;
 
-static uint8_t arena[1 << 20] __attribute__((aligned(4096)));
-static size_t arena_used;
-static uint8_t *arena_saved;
-extern void *(*fuzz_dma_alloc)(size_t bytes, size_t align);
-
-static void *arena_alloc(size_t bytes, size_t align)
-{
-	size_t at = (arena_used + align - 1) / align * align;
-	if (at + bytes > sizeof(arena))
-		return NULL;
-	arena_used = at + bytes;
-	memset(arena + at, 0, bytes);
-	return arena + at;
-}
 
 /* The pages (metrics.c is not built for the host): "/" short, "/metrics"
  * over HTTP_BUDGET, "/config" cut (truncated); the rest 404. */
@@ -430,8 +417,7 @@ static void setup(void)
 	fuzz_dma_alloc = NULL;
 	arp_in(ARP_REQUEST);	/* lwIP learns the clients' address */
 	rr_netif_flush();
-	arena_saved = malloc(arena_used);
-	memcpy(arena_saved, arena, arena_used);
+	arena_save();
 	kstate_save();
 }
 
@@ -440,7 +426,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if (!arena_saved)
 		setup();
 	kstate_restore();
-	memcpy(arena, arena_saved, arena_used);
+	arena_restore();
 	memset(cl, 0, sizeof(cl));
 	nowed = arp_owed = quiet = 0;
 	fuzz_tsc = 1000000000ull;

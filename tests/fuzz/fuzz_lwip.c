@@ -28,28 +28,12 @@
 #include "lwip/priv/tcp_priv.h"
 #include "net/ipv4.h"
 #include "tests/fuzz/fuzz_state.h"
+#include "tests/fuzz/arena.h"
 
 uint32_t rr_netif_rx_pbufs(void);
 
 static struct nic port;
 static uint64_t sent;
-
-/* lwIP's pools and heap (rr_pools.c) and the HTTP answer buffer: taken
- * from here during set-up, saved and put back with the kernel state. */
-static uint8_t arena[1 << 20] __attribute__((aligned(4096)));
-static size_t arena_used;
-static uint8_t *arena_saved;
-extern void *(*fuzz_dma_alloc)(size_t bytes, size_t align);
-
-static void *arena_alloc(size_t bytes, size_t align)
-{
-	size_t at = (arena_used + align - 1) / align * align;
-	if (at + bytes > sizeof(arena))
-		return NULL;
-	arena_used = at + bytes;
-	memset(arena + at, 0, bytes);
-	return arena + at;
-}
 
 /* The management port's pages: HTTP is what is fuzzed, not the pages. */
 int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char **ctype, int *truncated)
@@ -98,8 +82,7 @@ static void setup(void)
 	assert(http_init() == 0);
 	fuzz_dma_alloc = NULL;
 	rr_netif_flush();	/* the gratuitous ARP of netif_set_up: no frame in flight in the state saved */
-	arena_saved = malloc(arena_used);
-	memcpy(arena_saved, arena, arena_used);
+	arena_save();
 	kstate_save();
 }
 
@@ -177,7 +160,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if (!arena_saved)
 		setup();
 	kstate_restore();
-	memcpy(arena, arena_saved, arena_used);
+	arena_restore();
 	fuzz_tsc = 1000000000ull;
 	size_t i = 0;
 	while (i < len) {
