@@ -60,6 +60,13 @@ $(BUILD)/obj/%.c.o: %.c $(NEWLIB) | $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	gcc $(KCFLAGS) -MMD -MP -c $< -o $@
 
+# $(BUILD)/describe holds GIT_DESCRIBE and is rewritten only when it changes;
+# the objects that print it (kernel/version.h's users) depend on it, so a new
+# commit rebuilds them and the banner never names an older commit.
+DESCRIBE := $(BUILD)/describe
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(DESCRIBE) 2>/dev/null)" = '$(GIT_DESCRIBE)' ] || echo '$(GIT_DESCRIBE)' > $(DESCRIBE); })
+$(patsubst %,$(BUILD)/obj/%.o,$(shell grep -l '"kernel/version.h"' $(KSRC))): $(DESCRIBE)
+
 $(BUILD)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	gcc -I. -D__ASSEMBLER__ -MMD -MP -c $< -o $@
