@@ -337,6 +337,17 @@ static int lower(unsigned a, unsigned b)
 	return a < b ? 2 : a > b ? -2 : 0;
 }
 
+void ptp_dataset_of(struct ptp_dataset *d, const struct ptp_msg *m, const struct ptp_port_id *receiver)
+{
+	d->priority1 = m->announce.priority1;
+	d->quality = m->announce.quality;
+	d->priority2 = m->announce.priority2;
+	memcpy(d->gm_id, m->announce.gm_id, 8);
+	d->steps_removed = m->announce.steps_removed;
+	d->sender = m->source;
+	d->receiver = *receiver;
+}
+
 int ptp_dataset_cmp(const struct ptp_dataset *a, const struct ptp_dataset *b)
 {
 	int d = memcmp(a->gm_id, b->gm_id, 8);

@@ -185,6 +185,10 @@ struct ptp_dataset {
 	struct ptp_port_id receiver;
 };
 
+/* The dataset an Announce m carries (9.3.4: the grandmaster's attributes,
+ * stepsRemoved, the sender's portIdentity), received on port `receiver`. */
+void ptp_dataset_of(struct ptp_dataset *d, const struct ptp_msg *m, const struct ptp_port_id *receiver);
+
 /* Dataset comparison (9.3.4, figures 27 and 28): > 0 if a is better than b,
  * < 0 if b is better, 0 if they are the same. |result| 2 means better by
  * the grandmaster's attributes or by topology (steps removed differ by more

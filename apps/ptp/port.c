@@ -237,14 +237,7 @@ static void rx_announce(struct ptp_port *pp, const struct ptp_msg *m, uint64_t n
 	f->last_ns[1] = f->last_ns[0];
 	f->last_ns[0] = now;
 	f->log_interval = wire_log(m->log_interval);
-	struct ptp_dataset *d = &f->ds;
-	d->priority1 = m->announce.priority1;
-	d->priority2 = m->announce.priority2;
-	d->quality = m->announce.quality;
-	memcpy(d->gm_id, m->announce.gm_id, 8);
-	d->steps_removed = m->announce.steps_removed;
-	d->sender = m->source;
-	d->receiver = pp->id;
+	ptp_dataset_of(&f->ds, m, &pp->id);
 	decide(pp, now);
 	int idx = (int)(f - pp->foreign);
 	count(pp, ptp_conf.role != ROLE_MASTER && idx == pp->parent ? PC_announce : PC_other_master);

@@ -29,24 +29,13 @@ static void check_rebuild(const struct ptp_msg *m)
 		assert(!memcmp(&b.requesting, &m->requesting, sizeof(b.requesting)));
 }
 
-static void dataset(struct ptp_dataset *d, const struct ptp_msg *m)
-{
-	memset(d, 0, sizeof(*d));
-	d->priority1 = m->announce.priority1;
-	d->quality = m->announce.quality;
-	d->priority2 = m->announce.priority2;
-	memcpy(d->gm_id, m->announce.gm_id, 8);
-	d->steps_removed = m->announce.steps_removed;
-	d->sender = m->source;
-	d->receiver.port = 1;
-}
-
 /* Dataset comparison of m's Announce against one made from 24 bytes b:
  * equal to itself, antisymmetric, |result| at most 2. */
 static void check_cmp(const struct ptp_msg *m, const uint8_t *b)
 {
 	struct ptp_dataset x, y;
-	dataset(&x, m);
+	const struct ptp_port_id receiver = { .port = 1 };
+	ptp_dataset_of(&x, m, &receiver);
 	y = x;
 	y.priority1 = b[0];
 	y.quality.clock_class = b[1];
