@@ -10,13 +10,15 @@ the instructions counted over the run less the idle rate measured before it,
 divided by the transactions. Then sockperf UDP ping-pong and ping p50 of
 app=rr (napi, busy) beside a Debian Linux guest in the same QEMU with the
 same NIC model, tap and clients (tools/linux_guest.py: Debian's kernel
-and busybox-static fetched with apt-get download into build/linuxguest/).
+and busybox-static fetched with apt-get download into build/linuxguest/),
+and the guest instructions per sockperf ping-pong transaction of both.
 Prints tables and saves CSV under build/bench/;
 never passes or fails. QEMU TCG figures: compare rows, not machines.
 
     tools/bench_rr.py [--seconds 2] [--quick]   (--quick: e1000e napi only)
     tools/bench_rr.py --insns        (only the instructions per transaction)
-    tools/bench_rr.py --linux        (only the comparison with a Linux guest)
+    tools/bench_rr.py --linux        (only the comparisons with a Linux guest:
+        latency p50, then guest instructions per sockperf transaction)
     tools/bench_rr.py --profile tcp 1 [128] (QEMU's hotblocks plugin beside
         it: the per-function table of one run, e1000e napi, 1 session or
         as many as given, in instructions per transaction)
@@ -50,7 +52,7 @@ class Guest:
         bus = ",bus=rp" if nic == "igb" else ""
         nics = [f"{nic}:netdev=tap,ifname={TAP}{bus}"]
         if linux:
-            self.q = Qemu(boot="kernel", kernel=linux[0], mem="256M", nics=nics, extra=("-initrd", linux[1]),
+            self.q = Qemu(boot="kernel", kernel=linux[0], mem="256M", nics=nics, extra=("-initrd", linux[1]) + extra,
                           append=f"console=ttyS0 quiet lg_addr={GUEST}/24")
             self.q.__enter__()
             self.q.expect("linux-guest: ready", 300)
@@ -133,23 +135,73 @@ def instructions(seconds):
         g = Guest("e1000e", "napi", size, extra=("-plugin", f"{so},log={log},period_ms=50"))
         try:
             for proto, sessions in (("udp", 1), ("tcp", 1), ("tcp", 128)):
-                time.sleep(1)
-                t0 = time.monotonic_ns()
-                time.sleep(1)
-                t1 = time.monotonic_ns()
-                r = g.client(proto, sessions, size, seconds)
-                t2 = time.monotonic_ns()
-                time.sleep(0.2)
-                s = samples(log)
-                idle_rate = (insns_at(s, t1) - insns_at(s, t0)) / max(1, t1 - t0)
-                busy = insns_at(s, t2) - insns_at(s, t1)
-                per = (busy - idle_rate * (t2 - t1)) / max(1, r["transactions"])
-                rows.append({"proto": proto, "bytes": size, "sessions": sessions, "transactions": r["transactions"],
+                n, per, idle = per_transaction(log, lambda: g.client(proto, sessions, size, seconds)["transactions"])
+                rows.append({"proto": proto, "bytes": size, "sessions": sessions, "transactions": n,
                              "insns_per_transaction": round(per)})
                 print(f"  {proto} {size:>4} B x{sessions:<3}: {per:8.0f} instructions/transaction over "
-                      f"{r['transactions']} transactions (idle {idle_rate * 1e9:.0f} instructions/s)", flush=True)
+                      f"{n} transactions (idle {idle:.0f} instructions/s)", flush=True)
         finally:
             g.close()
+    return rows
+
+
+def per_transaction(log, run):
+    """Guest instructions per transaction of run() (which returns its
+    transactions), less the idle rate of the second before it, from the
+    insncount plugin's samples in log: (transactions, per transaction,
+    idle instructions/s)."""
+    time.sleep(1)
+    t0 = time.monotonic_ns()
+    time.sleep(1)
+    t1 = time.monotonic_ns()
+    n = run()
+    t2 = time.monotonic_ns()
+    time.sleep(0.2)
+    s = samples(log)
+    idle_rate = (insns_at(s, t1) - insns_at(s, t0)) / max(1, t1 - t0)
+    busy = insns_at(s, t2) - insns_at(s, t1)
+    return n, (busy - idle_rate * (t2 - t1)) / max(1, n), idle_rate * 1e9
+
+
+def sockperf_answered(proto, seconds):
+    """Messages answered in one sockperf ping-pong run of 14-byte messages
+    (its [Total Run] ReceivedMessages), UDP or TCP."""
+    out = sh("timeout", str(seconds + 30), "sockperf", "ping-pong", *(["--tcp"] if proto == "tcp" else []), "-i",
+             GUEST, "-t", str(max(1, round(seconds))), "-m", "14", ns=NS, check=False, timeout=seconds + 60)
+    m = re.search(r"\[Total Run\].*ReceivedMessages=(\d+)", out)
+    return int(m.group(1)) if m else 0
+
+
+def insns_linux(seconds):
+    """Guest instructions per sockperf ping-pong transaction (14 B, UDP and
+    TCP, one session) of app=rr (e1000e, napi) beside the Debian Linux
+    guest answering the same client with sockperf's own server."""
+    so = plugin()
+    try:
+        linux = linux_guest.build() if so else None
+    except (OSError, subprocess.CalledProcessError, AttributeError) as e:
+        linux = None
+        print(f"\nLinux guest instructions: skipped (no Debian kernel and busybox-static to fetch: {e})")
+    if not linux:
+        return []
+    log = os.path.join(BUILD, "bench", "rr-insns-linux.log")
+    print(f"\nGuest instructions per sockperf ping-pong transaction, 14 B, 1 session, e1000e, idle rate subtracted: "
+          f"linerate app=rr poll=napi beside a Debian Linux guest ({os.path.basename(linux[0])}) running sockperf server")
+    rows = []
+    for name, lx in (("linerate", None), ("Linux", linux)):
+        g = Guest("e1000e", "napi", 1, extra=("-plugin", f"{so},log={log},period_ms=50"), linux=lx)
+        try:
+            for proto in ("udp", "tcp"):
+                n, per, idle = per_transaction(log, lambda: sockperf_answered(proto, seconds))
+                rows.append({"guest": name, "proto": proto, "transactions": n, "insns_per_transaction": round(per)})
+                print(f"  {name:8} {proto}: {per:8.0f} instructions/transaction over {n} transactions "
+                      f"(idle {idle:.0f} instructions/s)", flush=True)
+        finally:
+            g.close()
+    for proto in ("udp", "tcp"):
+        lr, lx = (next(r["insns_per_transaction"] for r in rows if r["guest"] == gname and r["proto"] == proto)
+                  for gname in ("linerate", "Linux"))
+        print(f"  {proto}: Linux needs {lx / max(1, lr):.1f}x linerate's instructions")
     return rows
 
 
@@ -255,7 +307,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=2)
     ap.add_argument("--quick", action="store_true", help="e1000e poll=napi only")
     ap.add_argument("--insns", action="store_true", help="only the instructions per transaction")
-    ap.add_argument("--linux", action="store_true", help="only the comparison with a Debian Linux guest")
+    ap.add_argument("--linux", action="store_true", help="only the comparisons with a Debian Linux guest")
     ap.add_argument("--profile", nargs="+", metavar="PROTO BYTES [SESSIONS]",
                     help="per-function profile of one run (1 session unless given)")
     a = ap.parse_args()
@@ -268,6 +320,7 @@ def main():
         return 0
     if a.linux:
         linux_compare(a.seconds)
+        insns_linux(a.seconds)
         return 0
     configs = [("e1000e", "napi")] if a.quick else \
         [("e1000e", "napi"), ("e1000e", "busy"), ("igb", "napi"), ("igb", "busy")]
@@ -277,6 +330,7 @@ def main():
     if a.insns:
         return 0
     save("rr-linux.csv", linux_compare(a.seconds))
+    save("rr-insns-linux.csv", insns_linux(a.seconds))
     return 0
 
 
