@@ -43,14 +43,37 @@ void nic_queue_irq(struct trapframe *tf, void *arg)
 	schedule(nic, q);
 }
 
-void napi_begin(struct nic *nic, int q)
+/* A steady queue's interval of at most ITR_QUIET_BYTES each way: take the
+ * counters and return 1 (nothing else changes, see nic_itr_update). */
+static inline int itr_quiet(struct nic_itr *it, const struct nic_qstats *s)
+{
+	/* Lowest latency moves only on bytes / packets > 8000 or on more than
+	 * 512 bytes in under 5 packets (itr_class): neither here. A counter
+	 * that went back (clear stats) fails the test. */
+	if (!it->steady || s->rx_bytes - it->rx_bytes > ITR_QUIET_BYTES ||
+	    s->tx_bytes - it->tx_bytes > ITR_QUIET_BYTES)
+		return 0;
+	it->rx_pkts = s->rx_packets;
+	it->rx_bytes = s->rx_bytes;
+	it->tx_pkts = s->tx_packets;
+	it->tx_bytes = s->tx_bytes;
+	return 1;
+}
+
+/* napi_begin past a quiet interval: evaluate, and set a new rate. */
+static void __attribute__((noinline)) itr_eval(struct nic *nic, int q)
 {
 	struct nic_itr *it = &nic->itr[q];
-	if (it->setting != 1 && it->setting != 3)
-		return;
 	uint32_t old = it->current;
 	if (nic_itr_update(it, &nic->q[q]) != old)
 		nic->ops->set_itr(nic, q, it->current);
+}
+
+void napi_begin(struct nic *nic, int q)
+{
+	struct nic_itr *it = &nic->itr[q];
+	if (!itr_quiet(it, &nic->q[q]) && (it->setting == 1 || it->setting == 3))
+		itr_eval(nic, q);
 }
 
 /* Unschedule and unmask queue q; a frame that already waits keeps it
@@ -131,6 +154,8 @@ static uint64_t delta(uint64_t cur, uint64_t *last)
 uint32_t nic_itr_update(struct nic_itr *it, const struct nic_qstats *s)
 {
 	static const uint32_t rate[] = { 70000, 20000, 4000 };
+	if (itr_quiet(it, s))
+		return it->current;
 	if (it->setting != 1 && it->setting != 3)
 		return it->current;
 	uint64_t rx_pkts = delta(s->rx_packets, &it->rx_pkts), rx_bytes = delta(s->rx_bytes, &it->rx_bytes);
@@ -142,6 +167,7 @@ uint32_t nic_itr_update(struct nic_itr *it, const struct nic_qstats *s)
 		cls = LOW_LATENCY;
 	uint32_t want = rate[cls];
 	/* Rising rates go up in steps, biasing towards bulk (e1000_set_itr). */
+	it->steady = it->rx_class == LOWEST_LATENCY && it->tx_class == LOWEST_LATENCY && want == it->current;
 	if (want > it->current) {
 		uint32_t step = it->current + (want >> 2);
 		want = step < want ? step : want;

@@ -31,6 +31,9 @@ struct nic_itr {
 	uint32_t setting;	/* InterruptThrottleRate knob: 0, 1, 3, 4 or ints/s */
 	uint32_t current;	/* ints/s written to the hardware */
 	uint8_t rx_class, tx_class;	/* lowest/low/bulk latency */
+	/* Both classes lowest latency and current at that class's rate: an
+	 * interval of at most ITR_QUIET_BYTES each way changes nothing. */
+	uint8_t steady;
 	/* The queue's counters (nic->q[q]) when the ITR was last evaluated. */
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
 };
@@ -66,7 +69,11 @@ int napi_complete(struct nic *nic, int q, int done, int weight);
  * the counter deltas since the last call and return the new rate in
  * ints/s for setting 1 (dynamic) or 3 (conservative); other settings
  * return current. Counters that went back (clear stats) count from 0.
+ * A steady queue whose interval moved at most ITR_QUIET_BYTES each way
+ * (request-response traffic) only takes the new counter values: in the
+ * lowest latency class such an interval keeps the class, so the rate too.
  */
+#define ITR_QUIET_BYTES 512
 uint32_t nic_itr_update(struct nic_itr *it, const struct nic_qstats *s);
 /* Start every queue of nic over in the InterruptThrottleRate mode (boot,
  * reset, `set InterruptThrottleRate`): dynamic modes start at 20000 ints/s

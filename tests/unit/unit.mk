@@ -46,6 +46,11 @@ $(UNIT_DIR)/test_addr: kernel/fmt.c kernel/fmt.h
 $(UNIT_DIR)/test_stats: tests/unit/test_stats.c run/stats.c run/stats.h drivers/net/nic.h run/lcore.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_stats.c run/stats.c -lcmocka
+# NAPI's dynamic ITR (drivers/net/napi.c; nic.h for the queue counters).
+UNIT_BINS += $(UNIT_DIR)/test_napi
+$(UNIT_DIR)/test_napi: tests/unit/test_napi.c drivers/net/napi.c drivers/net/napi.h drivers/net/nic.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_napi.c drivers/net/napi.c -lcmocka
 # config sets knobs through cmdline's knob_set.
 $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/fmt.h
 
