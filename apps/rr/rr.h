@@ -59,6 +59,12 @@ struct rr_config {
 };
 extern struct rr_config rr_cfg;
 
+/* 1 if port is one of rr's UDP/TCP services' (rr_port, echo, sockperf). */
+static inline int rr_our_port(uint16_t port)
+{
+	return port == rr_cfg.port || port == RR_ECHO_PORT || port == RR_SOCKPERF_PORT;
+}
+
 /* Total TCP connections open on every port (established or half-open). */
 int rr_conns_total(void);
 
@@ -88,6 +94,14 @@ int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len);
  * pbuf); TCP and UDP to the port's address straight to lwIP's TCP or UDP
  * input. 0, or -1 (no custom pbuf: the caller drops and counts it). */
 int rr_netif_input(struct nic *nic, struct pkt *p, int cls);
+/* The common frame in one pass: IPv4 without options whose header and L4
+ * checksums the NIC verified, to the port's own address from a unicast
+ * source, not a fragment, carrying TCP without options or SYN, or UDP to one
+ * of rr's ports: rr_filter's checks and rr_netif_input's for such a frame,
+ * then lwIP's tcp_input/udp_input. Returns the RR_STACK class it was
+ * handed to lwIP as (RR_tcp, RR_udp), or -1, the frame untouched, for
+ * every other one (rr_filter and rr_netif_input take it). */
+int rr_netif_fast_input(struct nic *nic, struct pkt *p);
 /* A new ARP period (once a second, from rr_timers): every remembered ARP
  * entry is looked up through lwIP's etharp_output again once. */
 void rr_netif_arp_tick(void);

@@ -79,11 +79,6 @@ static void port_unreachable(struct nic *nic, struct pkt *p, uint32_t our_ip)
 	rr_count(nic->port, RR_icmp_unreach_sent, 1);
 }
 
-static int our_port(uint16_t port)
-{
-	return port == rr_cfg.port || port == RR_ECHO_PORT || port == RR_SOCKPERF_PORT;
-}
-
 /* 1 if the TCP options (between the fixed header and doff) are sound. */
 static int tcp_options_ok(const uint8_t *tcp, unsigned hlen)
 {
@@ -110,7 +105,7 @@ static int tcp_check(struct nic *nic, struct pkt *p, const uint8_t *l4, unsigned
 	if (hlen < TCP_HLEN || hlen > l4len || !tcp_options_ok(l4, hlen))
 		return drop(nic, p, RR_tcp_bad_option);
 	uint16_t dport = (uint16_t)(l4[2] << 8 | l4[3]);
-	if ((l4[13] & (TCP_SYN | TCP_ACK)) == TCP_SYN && our_port(dport) &&
+	if ((l4[13] & (TCP_SYN | TCP_ACK)) == TCP_SYN && rr_our_port(dport) &&
 	    rr_conns_total() >= rr_cfg.conns) {
 		rr_count(nic->port, RR_conns_refused, 1);
 		return drop(nic, p, RR_syn_over_limit);
@@ -172,7 +167,7 @@ int rr_filter(struct nic *nic, struct pkt *p)
 	case IP_PROTO_UDP:
 		if (tot - ihl < 8)
 			return drop(nic, p, RR_too_short);
-		if (!our_port((uint16_t)(l4[2] << 8 | l4[3]))) {
+		if (!rr_our_port((uint16_t)(l4[2] << 8 | l4[3]))) {
 			if (dst == our)
 				port_unreachable(nic, p, our);
 			return drop(nic, p, RR_udp_closed_port);

@@ -16,6 +16,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "apps/fwd/l3.h"
 #include "apps/rr/rr.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "kernel/time.h"
@@ -28,6 +29,7 @@
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/ip4.h"
 #include "lwip/prot/tcp.h"
+#include "lwip/prot/udp.h"
 #include "lwip/stats.h"
 #include "lwip/udp.h"
 #include "netif/ethernet.h"
@@ -48,8 +50,10 @@ LWIP_MEMPOOL_DECLARE(RX_PBUF, RX_PBUFS, sizeof(struct rx_pbuf), "rx_pbuf");
 #define ARP_HINTS 16	/* a power of 2 */
 struct arp_hint {
 	uint32_t ip;		/* network order; 0: none */
-	uint32_t period;
-	size_t idx;		/* lwIP's ARP table index */
+	uint32_t gen;		/* arp_gen when learnt */
+	uint32_t our;		/* the netif's address then (network order) */
+	u8_t eth[SIZEOF_ETH_HDR + 2];	/* the Ethernet header to ip; 2 spare bytes
+					   (copied as 16, overwritten by the packet) */
 };
 
 struct rr_port {
@@ -159,14 +163,14 @@ static void csum_request(struct pkt *k)
 		th->chksum = (u16_t)~fold(pseudo_sum(ip, IP_PROTO_TCP, l4len) + rr_chksum(th, l4len));
 }
 
-/* A packet buffer of rp's pool holding an Ethernet header to dst (an
- * IPv4 packet p) or none (dst NULL: p is the whole frame), then the pbuf
+/* A packet buffer of rp's pool holding Ethernet header eth_hdr (an
+ * IPv4 packet p; 16 bytes are read) or none (NULL: p is the whole frame), then the pbuf
  * chain p, padded to the Ethernet minimum, queued for the next flush.
  * ERR_BUF (too long) or ERR_MEM (no buffer), counted. */
-static err_t frame_out(struct rr_port *rp, const struct eth_addr *dst, struct pbuf *p)
+static err_t frame_out(struct rr_port *rp, const u8_t *eth_hdr, struct pbuf *p)
 {
 	struct nic *nic = rp->nic;
-	unsigned hlen = dst ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
+	unsigned hlen = eth_hdr ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
 	if (len > nic->pool->buf_size) {
 		rr_count(nic->port, RR_tx_no_room, 1);
 		return ERR_BUF;
@@ -176,12 +180,8 @@ static err_t frame_out(struct rr_port *rp, const struct eth_addr *dst, struct pb
 		rr_count(nic->port, RR_tx_no_buffer, 1);
 		return ERR_MEM;
 	}
-	if (dst) {
-		struct eth_hdr *eth = (struct eth_hdr *)k->data;
-		memcpy(&eth->dest, dst, ETH_HWADDR_LEN);
-		memcpy(&eth->src, nic->mac, ETH_HWADDR_LEN);
-		eth->type = PP_HTONS(ETHTYPE_IP);
-	}
+	if (eth_hdr)
+		memcpy(k->data, eth_hdr, sizeof(((struct arp_hint *)0)->eth));
 	if (!p->next)
 		memcpy(k->data + hlen, p->payload, p->len);
 	else
@@ -213,39 +213,42 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
 	return frame_out(netif->state, NULL, p);
 }
 
-/* The ARP entry of an on-link destination, by lwIP's table index,
- * remembered per port for the current ARP period (the second lwIP's ARP
- * timer ages its table in): within it, IPv4 packets to that destination
- * get their Ethernet header here instead of through etharp_output and
- * ethernet_output. The entry is checked to be still stable and the same
- * address on every use (etharp_get_entry); the first packet of each
- * period goes through etharp_output, so that lwIP still asks again for
- * an address in use before it expires (etharp.c, ARP_AGE_REREQUEST_USED). */
-static uint32_t arp_period = 1;
+/* The Ethernet address of an on-link destination as lwIP's ARP table
+ * held it, remembered per port until the table may have changed: the
+ * next ARP frame lwIP takes in, the next ARP period (the second lwIP's
+ * ARP timer ages its table in) or a new address of the netif. Meanwhile
+ * IPv4 packets to that destination get their Ethernet header here instead
+ * of through etharp_output and ethernet_output. The first packet of each
+ * period goes through etharp_output, so that lwIP still asks again for an
+ * address in use before it expires (etharp.c, ARP_AGE_REREQUEST_USED);
+ * an entry lwIP lets expire (ARP_MAXAGE, a peer silent to those requests)
+ * is used here until the period ends, at most a second. */
+static uint32_t arp_gen = 1;
 
 void rr_netif_arp_tick(void)
 {
-	arp_period++;
+	arp_gen++;
 }
 
 /* netif->output: IPv4 packet p to next hop dst. */
 static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst)
 {
 	struct rr_port *rp = netif->state;
-	uint32_t ip = ip4_addr_get_u32(dst);
+	uint32_t ip = ip4_addr_get_u32(dst), our = ip4_addr_get_u32(netif_ip4_addr(netif));
 	struct arp_hint *h = &rp->arp[ip >> 24 & (ARP_HINTS - 1)];	/* by the last byte */
-	ip4_addr_t *eip;
-	struct netif *enetif;
-	struct eth_addr *mac;
-	if (h->ip == ip && h->period == arp_period && etharp_get_entry(h->idx, &eip, &enetif, &mac) &&
-	    ip4_addr_get_u32(eip) == ip && enetif == netif)
-		return frame_out(rp, mac, p);
+	if (h->ip == ip && h->gen == arp_gen && h->our == our)
+		return frame_out(rp, h->eth, p);
 	err_t err = etharp_output(netif, p, dst);
 	const ip4_addr_t *found;
-	ssize_t idx;
+	struct eth_addr *mac;
 	if (err == ERR_OK && ip4_addr_netcmp(dst, netif_ip4_addr(netif), netif_ip4_netmask(netif)) &&
-	    (idx = etharp_find_addr(netif, dst, &mac, &found)) >= 0)
-		*h = (struct arp_hint){ .ip = ip, .period = arp_period, .idx = (size_t)idx };
+	    etharp_find_addr(netif, dst, &mac, &found) >= 0) {
+		*h = (struct arp_hint){ .ip = ip, .gen = arp_gen, .our = our };
+		struct eth_hdr *eth = (struct eth_hdr *)h->eth;
+		memcpy(&eth->dest, mac, ETH_HWADDR_LEN);
+		memcpy(&eth->src, rp->nic->mac, ETH_HWADDR_LEN);
+		eth->type = PP_HTONS(ETHTYPE_IP);
+	}
 	return err;
 }
 
@@ -332,7 +335,7 @@ static int ip_direct(const struct netif *netif, const struct ip_hdr *ip)
  * as ip4_input would hand it on (ip_data set for the callbacks, lwIP's
  * ip.recv counted): without ethernet_input, ip4_input and their header
  * moves. */
-static void ip_deliver(struct netif *netif, struct rx_pbuf *r, const struct ip_hdr *ip, u16_t ip_len)
+static inline __attribute__((always_inline)) void ip_deliver(struct netif *netif, struct rx_pbuf *r, const struct ip_hdr *ip, u16_t ip_len)
 {
 	u16_t hlen = IPH_HL_BYTES(ip), l4len = (u16_t)(ip_len - hlen);
 	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, l4len, PBUF_REF, &r->pc, (u8_t *)ip + hlen, l4len);
@@ -355,15 +358,63 @@ static void ip_deliver(struct netif *netif, struct rx_pbuf *r, const struct ip_h
 	ip4_addr_set_any(ip4_current_dest_addr());
 }
 
-int rr_netif_input(struct nic *nic, struct pkt *k, int cls)
+/* The custom pbuf for received frame k (its slot's spare room, or one of
+ * the RX_PBUF pool), or NULL (the pool is empty). */
+static struct rx_pbuf *rx_pbuf_of(struct pkt *k)
 {
-	struct rr_port *rp = &ports[nic->port];
 	struct rx_pbuf *r = slot_room(k);
 	if (!r && !(r = LWIP_MEMPOOL_ALLOC(RX_PBUF)))
-		return -1;
+		return NULL;
 	r->pc.custom_free_function = rx_pbuf_free;
 	r->pkt = k;
 	rx_held++;
+	return r;
+}
+
+int rr_netif_fast_input(struct nic *nic, struct pkt *k)
+{
+	const uint32_t csum_ok = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
+	struct rr_port *rp = &ports[nic->port];
+	const struct eth_hdr *eth = (const struct eth_hdr *)k->data;
+	const struct ip_hdr *ip = (const struct ip_hdr *)(eth + 1);
+	if ((k->flags & csum_ok) != csum_ok || k->len < SIZEOF_ETH_HDR + IP_HLEN + UDP_HLEN ||
+	    eth->type != PP_HTONS(ETHTYPE_IP) || IPH_V(ip) != 4 || IPH_HL(ip) != 5)
+		return -1;
+	u16_t tot = lwip_ntohs(IPH_LEN(ip)), l4len = (u16_t)(tot - IP_HLEN);
+	u32_t our = ip4_addr_get_u32(netif_ip4_addr(&rp->netif));
+	/* ip_direct's source checks, with the subnet's broadcast address. */
+	u32_t src = ip->src.addr, bcast = our | ~ip4_addr_get_u32(netif_ip4_netmask(&rp->netif));
+	if (tot < IP_HLEN + UDP_HLEN || tot > k->len - SIZEOF_ETH_HDR ||
+	    (IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF)) || ip->dest.addr != our || !our ||
+	    our != lwip_htonl(l3_if[nic->port].addr) || src - 1 >= 0xfffffffeu ||
+	    (src & PP_HTONL(0xf0000000UL)) == PP_HTONL(0xe0000000UL) || (src == bcast && src != our))
+		return -1;
+	const u8_t *l4 = (const u8_t *)ip + IP_HLEN;
+	int cls;
+	if (IPH_PROTO(ip) == IP_PROTO_TCP) {
+		if (l4len < TCP_HLEN || l4[12] >> 4 != TCP_HLEN / 4 || (l4[13] & TCP_SYN))
+			return -1;	/* options, or a SYN (rr_conns): rr_filter's checks */
+		cls = RR_tcp;
+	} else if (IPH_PROTO(ip) == IP_PROTO_UDP && rr_our_port((u16_t)(l4[2] << 8 | l4[3]))) {
+		cls = RR_udp;
+	} else {
+		return -1;
+	}
+	struct rx_pbuf *r = rx_pbuf_of(k);
+	if (!r)
+		return -1;
+	NETIF_SET_CHECKSUM_CTRL(&rp->netif, rp->csum_ctrl & (u16_t)~(NETIF_CHECKSUM_CHECK_IP | NETIF_CHECKSUM_CHECK_UDP |
+								   NETIF_CHECKSUM_CHECK_TCP));
+	ip_deliver(&rp->netif, r, ip, tot);
+	return cls;
+}
+
+int rr_netif_input(struct nic *nic, struct pkt *k, int cls)
+{
+	struct rr_port *rp = &ports[nic->port];
+	struct rx_pbuf *r = rx_pbuf_of(k);
+	if (!r)
+		return -1;
 	u16_t check = rp->csum_ctrl;
 	if (k->flags & PKT_RX_IP_CSUM_OK)
 		check &= (u16_t)~NETIF_CHECKSUM_CHECK_IP;
@@ -385,5 +436,7 @@ int rr_netif_input(struct nic *nic, struct pkt *k, int cls)
 	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &r->pc, k->data, len);
 	if (rp->netif.input(p, &rp->netif) != ERR_OK)
 		pbuf_free(p);
+	if (cls == RR_arp)	/* lwIP's ARP table may have changed */
+		rr_netif_arp_tick();
 	return 0;
 }
