@@ -16,6 +16,8 @@
 #define KNOB_MAX_PORTS 8
 /* Longest word cmdline_parse() accepts, in bytes; longer ones are errors. */
 #define CMDLINE_WORD_MAX 256
+/* Most knobs cmdline_parse() takes in one registry (its repeat counts). */
+#define CMDLINE_KNOBS_MAX 256
 
 /* An inclusive range of accepted integers. */
 struct knob_range {
@@ -106,7 +108,8 @@ void knob_accepted(const struct knob *k, char *buf, size_t len);
  *   a non-repeatable knob given more than once (none of its words is
  *   applied: the knob keeps its default; one error per word),
  *   a word longer than CMDLINE_WORD_MAX - 1 bytes.
- * Returns the number of errors.
+ * Returns the number of errors. More than CMDLINE_KNOBS_MAX knobs: one
+ * error, nothing applied. Time: linear in the line's words times n.
  */
 int cmdline_parse(const char *line, const struct knob *knobs, size_t n,
 		  void (*report)(const char *msg, void *ctx), void *ctx);

@@ -313,6 +313,58 @@ static void test_parse_long_word(void **state)
 	assert_int_equal(rxd, 80);
 }
 
+/* A word too long to apply still counts as its knob's word: with another
+ * poll= both are refused and the default stays. */
+static void test_parse_long_word_repeats(void **state)
+{
+	char line[700];
+
+	(void)state;
+	memset(line, 'a', 600);
+	memcpy(line, "poll=", 5);
+	strcpy(line + 600, " poll=busy");
+	assert_int_equal(parse(line), 2);
+	assert_string_equal(msgs[1], "cmdline: poll= given more than once, ignoring 'busy' (the default stays)");
+	assert_int_equal(poll_mode, -99);
+}
+
+/* A boot line of 16 KB: duplicates found however far apart, every word
+ * reported once. */
+static void test_parse_long_line(void **state)
+{
+	static char line[16384];
+	size_t used = 0;
+
+	(void)state;
+	used += (size_t)snprintf(line + used, sizeof(line) - used, "rxd=80");
+	for (int i = 0; i < 2000; i++)
+		used += (size_t)snprintf(line + used, sizeof(line) - used, " poll=%s", i ? "x" : "irq");
+	used += (size_t)snprintf(line + used, sizeof(line) - used, " route=1.0.0.0/8 rxd=96");
+	assert_true(used < sizeof(line) - 1);
+	assert_int_equal(parse(line), 2002);
+	assert_string_equal(msgs[0], "cmdline: rxd= given more than once, ignoring '80' (the default stays)");
+	assert_string_equal(msgs[1], "cmdline: poll= given more than once, ignoring 'irq' (the default stays)");
+	assert_int_equal(nmsgs, 2002);
+	assert_int_equal(routes, 1);
+	assert_int_equal(rxd, -99);
+	assert_int_equal(poll_mode, -99);
+}
+
+/* More knobs than cmdline_parse counts: said once, nothing applied. */
+static void test_parse_too_many_knobs(void **state)
+{
+	static struct knob many[CMDLINE_KNOBS_MAX + 1];
+
+	(void)state;
+	for (int i = 0; i <= CMDLINE_KNOBS_MAX; i++)
+		many[i] = knobs[1];
+	assert_int_equal(cmdline_parse("rxd=80", many, CMDLINE_KNOBS_MAX + 1, record, msgs), 1);
+	assert_string_equal(msgs[0], "cmdline: 257 knobs registered, more than 256: nothing applied");
+	assert_int_equal(rxd, -99);
+	assert_int_equal(cmdline_parse("rxd=80", many, CMDLINE_KNOBS_MAX, record, msgs), 0);
+	assert_int_equal(rxd, 80);
+}
+
 static void test_message_truncation(void **state)
 {
 	char err[40];
@@ -430,6 +482,9 @@ int main(void)
 		cmocka_unit_test_setup(test_parse_duplicate, reset),
 		cmocka_unit_test_setup(test_parse_repeatable, reset),
 		cmocka_unit_test_setup(test_parse_long_word, reset),
+		cmocka_unit_test_setup(test_parse_long_word_repeats, reset),
+		cmocka_unit_test_setup(test_parse_long_line, reset),
+		cmocka_unit_test_setup(test_parse_too_many_knobs, reset),
 		cmocka_unit_test_setup(test_message_truncation, reset),
 		cmocka_unit_test_setup(test_unknown_long_list_truncated, reset),
 	};
