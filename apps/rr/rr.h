@@ -139,9 +139,11 @@ struct rr_conn {
 	struct rr_conn *next_free;
 };
 /* What a service does with received data p (non-NULL, at least 1 byte):
- * 0 when it took all of it (the caller frees p and opens the window), or -1
- * to refuse it for now (no send buffer; lwIP offers it again later).
- * sent: called when the peer acknowledged data (may be NULL). */
+ * 0 when it took all of it (the caller frees p and opens the window), 1
+ * when it took it but has output waiting for send buffer, or -1 to refuse
+ * it for now (no send buffer; lwIP offers it again later).
+ * sent: called when the peer acknowledged data while output or refused
+ * data waits (may be NULL). */
 struct rr_svc_ops {
 	int (*recv)(struct rr_conn *c, struct pbuf *p);
 	void (*sent)(struct rr_conn *c);

@@ -112,6 +112,24 @@ static err_t conn_close(struct rr_conn *c)
 	return conn_fin(c);
 }
 
+/* The peer acknowledged data while output or refused data waited for send
+ * buffer (on_recv registers this only then: lwIP calls nothing for the
+ * ACKs of a connection that keeps up): the service may send more, and data
+ * refused is offered again now (lwIP would wait for its 250 ms timer, and
+ * drop new segments meanwhile). */
+static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+	(void)len;
+	struct rr_conn *c = arg;
+	if (rr_svc_ops[c->svc].sent)
+		rr_svc_ops[c->svc].sent(c);
+	if (pcb->refused_data && tcp_process_refused_data(pcb) == ERR_ABRT)
+		return ERR_ABRT;
+	if (c->pcb == pcb && !c->owed && !pcb->refused_data)	/* still ours, nothing waits */
+		tcp_sent(pcb, NULL);
+	return ERR_OK;
+}
+
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
 	struct rr_conn *c = arg;
@@ -121,28 +139,18 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		pbuf_free(p);
 		return err;
 	}
-	if (rr_svc_ops[c->svc].recv(c, p))
-		return ERR_MEM;
+	int r = rr_svc_ops[c->svc].recv(c, p);
+	if (r) {	/* output waits for send buffer: on_sent goes on with it */
+		tcp_sent(pcb, on_sent);
+		if (r < 0)
+			return ERR_MEM;
+	}
 	c->unread += p->tot_len;
 	if (c->unread >= TCP_MSS) {
 		tcp_recved(pcb, (u16_t)c->unread);
 		c->unread = 0;
 	}
 	pbuf_free(p);
-	return ERR_OK;
-}
-
-/* The peer acknowledged data: the service may send more, and data refused
- * for want of send buffer is offered again now (lwIP would wait for its
- * 250 ms timer, and drop new segments meanwhile). */
-static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
-{
-	(void)len;
-	struct rr_conn *c = arg;
-	if (rr_svc_ops[c->svc].sent)
-		rr_svc_ops[c->svc].sent(c);
-	if (pcb->refused_data && tcp_process_refused_data(pcb) == ERR_ABRT)
-		return ERR_ABRT;
 	return ERR_OK;
 }
 
@@ -187,7 +195,6 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	rr_count(port, RR_conns_accepted, 1);
 	tcp_arg(pcb, c);
 	tcp_recv(pcb, on_recv);
-	tcp_sent(pcb, on_sent);
 	tcp_err(pcb, on_err);
 	tcp_poll(pcb, on_poll, POLL_HALF_SECONDS);
 	tcp_nagle_disable(pcb);

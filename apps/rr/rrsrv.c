@@ -63,7 +63,7 @@ static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const 
 }
 
 /* Write as many owed responses as the send buffer takes. */
-static void rr_flush_owed(struct rr_conn *c)
+static inline void rr_flush_owed(struct rr_conn *c)
 {
 	while (c->owed && tcp_sndbuf(c->pcb) >= rr_cfg.rsp && tcp_sndqueuelen(c->pcb) < TCP_SND_QUEUELEN - 4) {
 		if (tcp_write(c->pcb, rsp_data, (u16_t)rr_cfg.rsp,
@@ -81,7 +81,7 @@ static int tcp_rr_recv(struct rr_conn *c, struct pbuf *p)
 	c->owed += done;
 	rr_count(c->port, RR_tcp_rr, done);
 	rr_flush_owed(c);
-	return 0;
+	return c->owed != 0;
 }
 
 static void tcp_rr_sent(struct rr_conn *c)
