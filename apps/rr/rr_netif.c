@@ -142,50 +142,77 @@ static u16_t fold(uint64_t sum)
  * 20-byte IPv4 header and TCP after it): the request, and for TCP the
  * pseudo-header's sum in the checksum field, which the NIC sums with the
  * segment (8254x SDM 3.3.6, TUCSO). A header with options (an echo
- * reply keeps the request's) is summed here instead. UDP and ICMP carry
- * lwIP's own checksums. */
-static void csum_request(struct pkt *k)
+ * reply keeps the request's) is summed here instead (csum_options). UDP
+ * and ICMP carry lwIP's own checksums. */
+static __attribute__((noinline)) void csum_options(struct ip_hdr *ip, int tcp)
 {
-	struct ip_hdr *ip = (struct ip_hdr *)(k->data + SIZEOF_ETH_HDR);
 	u16_t hlen = IPH_HL_BYTES(ip), l4len = (u16_t)(lwip_ntohs(IPH_LEN(ip)) - hlen);
-	int tcp = IPH_PROTO(ip) == IP_PROTO_TCP && !(IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF));
 	struct tcp_hdr *th = (struct tcp_hdr *)((u8_t *)ip + hlen);
-	if (hlen == IP_HLEN) {
-		k->flags |= PKT_TX_IP_CSUM;
-		if (tcp) {
-			th->chksum = fold(pseudo_sum(ip, IP_PROTO_TCP, l4len));
-			k->flags |= PKT_TX_TCP_CSUM;
-		}
-		return;
-	}
 	IPH_CHKSUM_SET(ip, (u16_t)~rr_chksum(ip, hlen));
 	if (tcp)
 		th->chksum = (u16_t)~fold(pseudo_sum(ip, IP_PROTO_TCP, l4len) + rr_chksum(th, l4len));
 }
 
+static inline void csum_request(struct pkt *k)
+{
+	struct ip_hdr *ip = (struct ip_hdr *)(k->data + SIZEOF_ETH_HDR);
+	int tcp = IPH_PROTO(ip) == IP_PROTO_TCP && !(IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF));
+	if (IPH_HL(ip) != IP_HLEN / 4) {
+		csum_options(ip, tcp);
+		return;
+	}
+	k->flags |= PKT_TX_IP_CSUM;
+	if (tcp) {
+		struct tcp_hdr *th = (struct tcp_hdr *)(ip + 1);
+		th->chksum = fold(pseudo_sum(ip, IP_PROTO_TCP, (u16_t)(lwip_ntohs(IPH_LEN(ip)) - IP_HLEN)));
+		k->flags |= PKT_TX_TCP_CSUM;
+	}
+}
+
+/* Count a frame lwIP could not send on rp (reason e) and return err. */
+static __attribute__((noinline)) err_t frame_refused(struct rr_port *rp, enum rr_event e, err_t err)
+{
+	rr_count(rp->nic->port, e, 1);
+	return err;
+}
+
+/* Copy pbuf chain p into buf: a short single pbuf (16 to 128 bytes, a
+ * small response or ACK) in 16-byte moves, the last overlapping, instead
+ * of a call. */
+#define COPY_INLINE_MAX 128
+static inline void pbuf_to_buf(const struct pbuf *p, u8_t *buf)
+{
+	if (p->next) {
+		pbuf_copy_partial(p, buf, p->tot_len, 0);
+		return;
+	}
+	unsigned n = p->len;
+	const u8_t *src = p->payload;
+	if (n < 16 || n > COPY_INLINE_MAX) {
+		memcpy(buf, src, n);
+		return;
+	}
+	for (unsigned i = 16; i < n; i += 16)
+		__builtin_memcpy(buf + i - 16, src + i - 16, 16);
+	__builtin_memcpy(buf + n - 16, src + n - 16, 16);
+}
+
 /* A packet buffer of rp's pool holding Ethernet header eth_hdr (an
- * IPv4 packet p; 16 bytes are read) or none (NULL: p is the whole frame), then the pbuf
- * chain p, padded to the Ethernet minimum, queued for the next flush.
- * ERR_BUF (too long) or ERR_MEM (no buffer), counted. */
+ * IPv4 packet p; 16 bytes are read) or none (NULL: p is the whole frame),
+ * then the pbuf chain p, padded to the Ethernet minimum, queued for the
+ * next flush. ERR_BUF (too long) or ERR_MEM (no buffer), counted. */
 static err_t frame_out(struct rr_port *rp, const u8_t *eth_hdr, struct pbuf *p)
 {
 	struct nic *nic = rp->nic;
 	unsigned hlen = eth_hdr ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
-	if (len > nic->pool->buf_size) {
-		rr_count(nic->port, RR_tx_no_room, 1);
-		return ERR_BUF;
-	}
+	if (len > nic->pool->buf_size)
+		return frame_refused(rp, RR_tx_no_room, ERR_BUF);
 	struct pkt *k = pkt_alloc(nic->pool);
-	if (!k) {
-		rr_count(nic->port, RR_tx_no_buffer, 1);
-		return ERR_MEM;
-	}
+	if (!k)
+		return frame_refused(rp, RR_tx_no_buffer, ERR_MEM);
 	if (eth_hdr)
 		memcpy(k->data, eth_hdr, sizeof(((struct arp_hint *)0)->eth));
-	if (!p->next)
-		memcpy(k->data + hlen, p->payload, p->len);
-	else
-		pbuf_copy_partial(p, k->data + hlen, p->tot_len, 0);
+	pbuf_to_buf(p, k->data + hlen);
 	if (nic->tx_csum_on && ((const struct eth_hdr *)k->data)->type == PP_HTONS(ETHTYPE_IP))
 		csum_request(k);
 	if (len < ETH_MIN_FRAME && !(k->flags & PKT_TX_TCP_CSUM)) {
@@ -230,26 +257,36 @@ void rr_netif_arp_tick(void)
 	arp_gen++;
 }
 
-/* netif->output: IPv4 packet p to next hop dst. */
-static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst)
+/* eth_ip_output without a hint for dst: through lwIP's etharp_output,
+ * and the hint learnt from lwIP's table when dst is on-link and known. */
+static __attribute__((noinline)) err_t eth_ip_output_arp(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst,
+							  struct arp_hint *h)
 {
 	struct rr_port *rp = netif->state;
-	uint32_t ip = ip4_addr_get_u32(dst), our = ip4_addr_get_u32(netif_ip4_addr(netif));
-	struct arp_hint *h = &rp->arp[ip >> 24 & (ARP_HINTS - 1)];	/* by the last byte */
-	if (h->ip == ip && h->gen == arp_gen && h->our == our)
-		return frame_out(rp, h->eth, p);
 	err_t err = etharp_output(netif, p, dst);
 	const ip4_addr_t *found;
 	struct eth_addr *mac;
 	if (err == ERR_OK && ip4_addr_netcmp(dst, netif_ip4_addr(netif), netif_ip4_netmask(netif)) &&
 	    etharp_find_addr(netif, dst, &mac, &found) >= 0) {
-		*h = (struct arp_hint){ .ip = ip, .gen = arp_gen, .our = our };
+		*h = (struct arp_hint){ .ip = ip4_addr_get_u32(dst), .gen = arp_gen,
+					.our = ip4_addr_get_u32(netif_ip4_addr(netif)) };
 		struct eth_hdr *eth = (struct eth_hdr *)h->eth;
 		memcpy(&eth->dest, mac, ETH_HWADDR_LEN);
 		memcpy(&eth->src, rp->nic->mac, ETH_HWADDR_LEN);
 		eth->type = PP_HTONS(ETHTYPE_IP);
 	}
 	return err;
+}
+
+/* netif->output: IPv4 packet p to next hop dst. */
+static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst)
+{
+	struct rr_port *rp = netif->state;
+	uint32_t ip = ip4_addr_get_u32(dst);
+	struct arp_hint *h = &rp->arp[ip >> 24 & (ARP_HINTS - 1)];	/* by the last byte */
+	if (h->ip == ip && h->gen == arp_gen && h->our == ip4_addr_get_u32(netif_ip4_addr(netif)))
+		return frame_out(rp, h->eth, p);
+	return eth_ip_output_arp(netif, p, dst, h);
 }
 
 static err_t port_netif_init(struct netif *netif)
