@@ -7,7 +7,9 @@
  * "is it ours") in step with it. A lease ipN= would refuse (an address that
  * is not a unicast host address of its subnet, a subnet another port has)
  * or with a subnet mask that is not a prefix is refused: released, and
- * asked for again.
+ * asked for again after 1 s, then 2, 4, ... up to DHCP_BACKOFF_MAX_S while
+ * the leases offered are refused (a server that keeps offering a bad one
+ * made a release-and-ask loop of about one a second).
  */
 #include <stdio.h>
 #include "apps/fwd/l3.h"
@@ -23,6 +25,9 @@
 
 static uint32_t dhcp_ports;	/* bit p: port p runs the client */
 static uint64_t next_tsc;
+static uint32_t refused[NIC_MAX_PORTS];		/* leases refused since boot */
+static uint32_t refused_row[NIC_MAX_PORTS];	/* refused since the last lease taken */
+static uint64_t retry_tsc[NIC_MAX_PORTS];	/* 0, or when the stopped client starts again */
 
 int mgmt_dhcp_start(int port)
 {
@@ -42,7 +47,7 @@ int mgmt_dhcp_lease(int port, struct mgmt_lease *l)
 	struct dhcp *d = n ? netif_dhcp_data(n) : NULL;
 	if (!d)
 		return -1;
-	*l = (struct mgmt_lease){ .bound = dhcp_supplied_address(n) != 0 };
+	*l = (struct mgmt_lease){ .bound = dhcp_supplied_address(n) != 0, .refused = refused[port] };
 	if (l->bound) {
 		l->addr = lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(n)));
 		l->mask = lwip_ntohl(ip4_addr_get_u32(netif_ip4_netmask(n)));
@@ -82,18 +87,30 @@ static int lease_bad(int p, const struct mgmt_lease *l, char *err, size_t len)
 	return l3_if_check(p, l->addr, n, err, len);
 }
 
-/* Refuse port p's lease: release it (DHCPRELEASE; lwIP drops the address)
- * and ask again. */
+/* Refuse port p's lease: release it (DHCPRELEASE; lwIP drops the address
+ * and its client stops) and ask again after 1 s, doubled for each lease
+ * refused in a row, at most DHCP_BACKOFF_MAX_S. */
 static void refuse(int p, const struct mgmt_lease *l, const char *why)
 {
 	char a[IPV4_STR_MAX], s[IPV4_STR_MAX];
-	struct netif *n = rr_netif(p);
-	printf("mgmt: %s: DHCP lease %s from %s refused: %s; asking again\n", nics[p]->name, ipv4_str(a, l->addr),
-	       ipv4_str(s, l->server), why);
+	unsigned wait = refused_row[p] < 6 ? 1u << refused_row[p] : DHCP_BACKOFF_MAX_S;
+	printf("mgmt: %s: DHCP lease %s from %s refused: %s; asking again in %u s\n", nics[p]->name,
+	       ipv4_str(a, l->addr), ipv4_str(s, l->server), why, wait);
+	refused[p]++;
+	refused_row[p]++;
 	l3_if[p].addr = 0;
 	l3_if[p].len = 0;
-	dhcp_release_and_stop(n);
-	if (dhcp_start(n) != ERR_OK)
+	dhcp_release_and_stop(rr_netif(p));
+	retry_tsc[p] = rdtsc() + wait * tsc.hz;
+}
+
+/* Start port p's stopped client again once its wait is over. */
+static void retry(int p, uint64_t now)
+{
+	if (!retry_tsc[p] || now < retry_tsc[p])
+		return;
+	retry_tsc[p] = 0;
+	if (dhcp_start(rr_netif(p)) != ERR_OK)
 		printf("mgmt: %s: lwIP's DHCP client did not start\n", nics[p]->name);
 }
 
@@ -106,6 +123,8 @@ void mgmt_dhcp_poll(void)
 	for (int p = 0; p < nic_count; p++) {
 		struct mgmt_lease l;
 		char err[128];
+		if (dhcp_ports >> p & 1)
+			retry(p, now);
 		if (!(dhcp_ports >> p & 1) || mgmt_dhcp_lease(p, &l) || (!l.bound && !l3_if[p].addr) ||
 		    (l.bound && l.addr && l.addr == l3_if[p].addr && l.mask == ~0u << (32 - l3_if[p].len)))
 			continue;
@@ -121,6 +140,7 @@ void mgmt_dhcp_poll(void)
 			continue;
 		}
 		l3_if_set(p, l.addr, prefix_len(l.mask));
+		refused_row[p] = 0;
 		print_lease(p, &l);
 	}
 }
@@ -134,4 +154,5 @@ void mgmt_dhcp_show(int port)
 		print_lease(port, &l);
 	else
 		printf("mgmt: %s: no DHCP lease yet (ip%d=dhcp)\n", nics[port]->name, port);
+	printf("mgmt: %s: DHCP leases refused %u\n", nics[port]->name, l.refused);
 }

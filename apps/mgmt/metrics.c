@@ -280,6 +280,11 @@ static void dhcp_gauges(struct prom *o)
 	for (int p = 0; p < nic_count; p++)
 		if (run[p])
 			prom_port_sample(o, "mgmt_dhcp_bound", p, NULL, NULL, (uint64_t)l[p].bound);
+	prom_family(o, "mgmt_dhcp_refused_total", "counter",
+		    "DHCP leases refused (an address ipN= would refuse, a mask that is not a prefix): released, asked again");
+	for (int p = 0; p < nic_count; p++)
+		if (run[p])
+			prom_port_sample(o, "mgmt_dhcp_refused_total", p, NULL, NULL, l[p].refused);
 	prom_family(o, "mgmt_dhcp_lease_info", "gauge", "the DHCP lease held: address, prefix length, router (\"\" if none) and server (value 1)");
 	for (int p = 0; p < nic_count; p++) {
 		if (!run[p] || !l[p].bound)

@@ -43,18 +43,25 @@ int http_half_open(void);
  * HTTP_BUDGET bytes; reset idle connections. Returns work done (> 0 busy). */
 int http_poll(void);
 
+/* Longest wait before asking DHCP again after leases refused in a row, s:
+ * RFC 2131 4.1's 64 s bound on retransmission delays. */
+#define DHCP_BACKOFF_MAX_S 64
+
 /* A DHCP lease of the management port (ipN=dhcp); addresses in host order. */
 struct mgmt_lease {
 	int bound;			/* 1 while the port holds a lease; the rest is 0 otherwise */
 	uint32_t addr, mask, router, server;
 	uint32_t lease_s, renew_s, rebind_s;	/* lease time, T1 and T2 of the last ACK, s */
+	uint32_t refused;		/* leases refused since boot (bound or not) */
 };
 /* dhcp.c: start lwIP's DHCP client on port (its netif added); 0 or -1. */
 int mgmt_dhcp_start(int port);
 /* dhcp.c: port's lease into *l; 0, or -1 if port does not run DHCP. */
 int mgmt_dhcp_lease(int port, struct mgmt_lease *l);
 /* dhcp.c: from the idle hook, every 10 ms at most: a lease bound, changed
- * or lost is printed and becomes the port's address (l3_if). */
+ * or lost is printed and becomes the port's address (l3_if); a lease the
+ * port cannot take is refused and the client asked again after a wait
+ * doubling from 1 s to DHCP_BACKOFF_MAX_S. */
 void mgmt_dhcp_poll(void);
 /* dhcp.c: print port's lease (the line printed when it was bound), or that
  * it has none yet; nothing if port does not run DHCP. */

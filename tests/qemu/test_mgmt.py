@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -243,6 +244,7 @@ def test_dhcp_lease(tmp_path):
         assert metric(page, "linerate_mgmt_dhcp_lease_info", port="port0", address="10.0.2.15", prefix="24",
                       router="", server="10.0.2.2") == 1
         assert metric(page, "linerate_mgmt_dhcp_lease_seconds", port="port0") == 86400
+        assert metric(page, "linerate_mgmt_dhcp_refused_total", port="port0") == 0
         r = subprocess.run(["promtool", "check", "metrics"], input=page, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=60)
         assert r.returncode == 0, r.stdout
@@ -332,3 +334,94 @@ def test_ptp_gauges():
     assert metric(page, "linerate_ptp_events_total", port=m, event="tx_sync") > 0
     assert not re.search(rf'^linerate_ptp_offset_seconds\{{port="{m}"', page, re.M)
     promtool(page)
+
+
+class DhcpServer(threading.Thread):
+    """A DHCP server (RFC 2131) on the management port's stream socket: to
+    each DISCOVER an OFFER and to each REQUEST an ACK of leases[k], k the
+    number of DHCPRELEASEs seen so far (one per lease the guest refused);
+    the last lease is offered from then on. Answers ARP for its own
+    address (lwIP sends the DHCPRELEASE to it), not for the leases'. Keeps
+    (time, message type, yiaddr) of what it saw."""
+
+    SERVER, MAC = "10.7.0.1", "02:00:00:00:07:01"
+
+    def __init__(self, port, leases):
+        super().__init__(daemon=True)
+        self.port, self.leases, self.seen, self.stop = port, leases, [], False
+
+    def releases(self):
+        return sum(1 for _, t, _ in self.seen if t == "release")
+
+    def run(self):
+        from scapy.all import ARP, BOOTP, DHCP, IP, UDP, Ether
+        names = {1: "discover", 3: "request", 7: "release"}
+        while not self.stop:
+            for f in self.port.recv(16, timeout=0.2):
+                p = Ether(f)
+                if ARP in p and p[ARP].op == 1 and p[ARP].pdst == self.SERVER:
+                    self.port.send([bytes(Ether(dst=p.src, src=self.MAC) /
+                                          ARP(op=2, hwsrc=self.MAC, psrc=self.SERVER, hwdst=p.src,
+                                              pdst=p[ARP].psrc))])
+                    continue
+                if DHCP not in p or p[BOOTP].op != 1:
+                    continue
+                opts = dict(o for o in p[DHCP].options if isinstance(o, tuple) and len(o) == 2)
+                kind = names.get(opts.get("message-type"))
+                if kind is None:
+                    continue
+                addr, mask = self.leases[min(self.releases(), len(self.leases) - 1)]
+                self.seen.append((time.monotonic(), kind, addr))
+                if kind == "release":
+                    continue
+                reply = (Ether(dst=p.src, src=self.MAC) / IP(src=self.SERVER, dst="255.255.255.255") /
+                         UDP(sport=67, dport=68) /
+                         BOOTP(op=2, xid=p[BOOTP].xid, yiaddr=addr, siaddr=self.SERVER, chaddr=p[BOOTP].chaddr) /
+                         DHCP(options=[("message-type", "offer" if kind == "discover" else "ack"),
+                                       ("server_id", self.SERVER), ("subnet_mask", mask),
+                                       ("lease_time", 3600), "end"]))
+                self.port.send([bytes(reply)])
+
+
+def test_dhcp_bad_leases_refused_with_backoff():
+    """A server that offers leases the port cannot take: a subnet's
+    broadcast address, then a /16 overlapping port1's /24 (both with the
+    server inside, so the DHCPRELEASE reaches it). Each is refused
+    on the console and in mgmt_dhcp_refused_total, released, and asked for
+    again after 1 s, then 2 s (the wait doubles up to 64 s, README); the
+    good lease offered next is taken and `mgmt` shows it with the count.
+    Before the back-off the client asked again at once, about once a
+    second for as long as the server offered a bad lease."""
+    bad = [("10.7.0.255", "255.255.255.0"), ("10.7.0.30", "255.255.0.0")]
+    good = ("10.7.0.20", "255.255.255.0")
+    with Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 3,
+              append="app=fwd mgmt=port0 ip0=dhcp ip1=10.7.128.1/24 ip2=10.9.0.1/24 stats=0") as q:
+        q.expect("mgmt: port0 asks DHCP for its address", 90)
+        port = StreamPort(q.nic_sock(0))
+        server = DhcpServer(port, bad + [good])
+        server.start()
+        try:
+            q.expect(r"mgmt: port0: DHCP lease 10\.7\.0\.255 from 10\.7\.0\.1 refused: the subnet's network or "
+                     r"broadcast address; asking again in 1 s", 90)
+            q.expect(r"mgmt: port0: DHCP lease 10\.7\.0\.30 from 10\.7\.0\.1 refused: overlaps ip1=10\.7\.128\.1/24: "
+                     r"a subnet may be on one port only; asking again in 2 s", 90)
+            q.expect(r"mgmt: port0: DHCP lease 10\.7\.0\.20/24 from 10\.7\.0\.1, router none, 3600 s", 90)
+            q.send("\r")
+            q.expect("linerate> ", 30)
+            q.send("mgmt\r")
+            q.expect(r"mgmt: port0: DHCP lease 10\.7\.0\.20/24 from 10\.7\.0\.1, router none, 3600 s: ping, HTTP on 80\r\n"
+                     r"mgmt: port0: DHCP leases refused 2\r\n", 30)
+        finally:
+            server.stop = True
+            server.join(10)
+            port.close()
+    seen = server.seen
+    assert [a for _, t, a in seen if t == "release"] == ["10.7.0.255", "10.7.0.30"], seen
+    # The next DISCOVER comes at least the wait after the REQUEST of the
+    # lease refused (the refusal follows its ACK; a lower bound: load only
+    # lengthens it). The DHCPRELEASE itself waits for ARP, so it is no mark.
+    for i, wait in ((0, 1), (1, 2)):
+        rel = [t for t, k, _ in seen if k == "release"][i]
+        req = max(t for t, k, _ in seen if k == "request" and t < rel)
+        nxt = min(t for t, k, _ in seen if k == "discover" and t > rel)
+        assert nxt - req >= wait - 0.05, (i, nxt - req, seen)
