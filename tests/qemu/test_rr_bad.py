@@ -196,6 +196,32 @@ def test_fin_from_client_first_and_partial_request(g):
     assert b["tcp_pcb_used"] == 0
 
 
+def test_response_follows_the_peer_to_a_new_mac(g):
+    """rr keeps the Ethernet header to each destination (its ARP hint) only
+    until lwIP takes in an ARP frame: once the peer's address has moved to
+    another MAC (its ARP request says so), the next response goes there.
+    (Waits are short: rr_idle=3 closes a connection silent for 3 s.)"""
+    new_mac = "02:00:00:00:00:02"
+
+    def exchange(i):
+        g.send(g.tcp(sport, "PA", seq + i * REQ, gseq + i * REQ, b"q" * REQ))
+        f = g.first(2, lambda f: TCP in f and f[TCP].dport == sport)
+        assert f is not None and tcp_data(f) == b"r" * REQ
+        return f.dst
+
+    def arp_from(mac):
+        g.send(Ether(src=mac, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=mac, psrc=H_IP, pdst=G_IP))
+        assert g.first(2, lambda f: ARP in f and f[ARP].op == 2 and f.dst == mac) is not None
+
+    sport, seq, gseq = g.connect()
+    assert exchange(0) == H_MAC
+    arp_from(new_mac)
+    assert exchange(1) == new_mac
+    arp_from(H_MAC)
+    assert exchange(2) == H_MAC
+    g.send(g.tcp(sport, "R", seq + 3 * REQ))
+
+
 def test_segment_out_of_window(g):
     a = g.rr()
     sport, seq, gseq = g.connect()
