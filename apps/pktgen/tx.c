@@ -22,7 +22,8 @@ int pg_tx_init(void)
 		/* the ring's worth, what waits in pend, a probe, slack */
 		uint32_t n = (uint32_t)nics[p]->txd + PG_BURST_MAX + 8;
 		pg_tx[p].pool = pktpool_create("pktgen", n, PKT_SLOT);
-		pg_tx[p].probe_pool = pktpool_create("pktgen probes", 16, PKT_SLOT);
+		/* 16, and the sent ones a TX queue keeps until it frees a run */
+		pg_tx[p].probe_pool = pktpool_create("pktgen probes", 16 + NIC_TX_FREE_THRESH, PKT_SLOT);
 		if (!pg_tx[p].pool || !pg_tx[p].probe_pool) {
 			printf("pktgen: %s: no memory for %u TX buffers\n", nics[p]->name, n);
 			return -1;

@@ -80,6 +80,14 @@ struct nic_qstats {
 
 struct nic;
 
+/* A TX queue gives the buffers of sent frames back to their pools once
+ * this many descriptors are in flight (DPDK's tx_free_thresh and its
+ * default), when a burst needs their room, and at tx_clean once a second:
+ * a burst of one frame (request-response) then pays no free of its own.
+ * A pool that feeds a TX ring counts these buffers (nic_pools_create
+ * counts a whole ring). */
+#define NIC_TX_FREE_THRESH 32
+
 /* What a driver provides. q is a queue index below nic->nqueues. */
 struct nic_ops {
 	/* Up to n received packets into pkts; returns how many (0..n). */

@@ -59,6 +59,39 @@ static void test_tx_csum_context(void **st)
 	assert_int_equal(model_nic->pool->nfree, nfree);
 }
 
+/* One frame per tx_burst, each sent (DD) at once: the buffers stay in the
+ * ring until NIC_TX_FREE_THRESH descriptors are in flight, then come back
+ * in one run, across the ring's end too; a batch not yet done stops the
+ * run, and tx_clean's reclaim takes everything sent. */
+static void test_tx_frees_in_runs(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
+	uint32_t nfree = model_nic->pool->nfree;
+	for (uint32_t k = 0; k < 3 * tq->n; k++) {
+		struct pkt *p = csum_frame(0);
+		uint32_t t = tq->tail;
+		assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &p, 1), 1);
+		uint32_t held = k < NIC_TX_FREE_THRESH ? k + 1 : (k - NIC_TX_FREE_THRESH) % NIC_TX_FREE_THRESH + 1;
+		assert_int_equal(model_nic->pool->nfree, nfree - held);
+		tq->ring[t].d.status |= TXD_DD;
+	}
+	assert_int_equal(e1000x_tx_reclaim(tq), 0);
+	assert_int_equal(model_nic->pool->nfree, nfree);
+	/* Three sent, the fourth not yet: the run stops before it. */
+	for (int k = 0; k < 4; k++) {
+		struct pkt *p = csum_frame(0);
+		uint32_t t = tq->tail;
+		assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &p, 1), 1);
+		if (k < 3)
+			tq->ring[t].d.status |= TXD_DD;
+	}
+	assert_int_equal(e1000x_tx_reclaim(tq), 1);
+	assert_int_equal(model_nic->pool->nfree, nfree - 1);
+}
+
 /* First write to reg setting bit. */
 static int wbit(int from, uint32_t reg, uint32_t bit)
 {
@@ -308,6 +341,7 @@ static void test_failed_reset_keeps_counts(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tx_frees_in_runs),
 		cmocka_unit_test(test_reset_order),
 		cmocka_unit_test(test_errata_bits),
 		cmocka_unit_test(test_no_ack_dis_without_msix),

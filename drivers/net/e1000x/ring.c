@@ -370,23 +370,30 @@ uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 {
 	/* locals: the frees' stores could alias the queue's fields. Only the
 	 * last descriptor of each tx_burst asks for a status write-back (RS);
-	 * rs_at[first] holds it, and its DD means the whole batch is sent. */
-	uint32_t c = tq->clean, tail = tq->tail, n = tq->n;
+	 * rs_at[first] holds it, and its DD means the whole batch is sent.
+	 * The NIC works through the ring in order, so when the newest batch
+	 * (its RS descriptor is the one before tail) is done, all are. The
+	 * batches done are freed as one run (two when it wraps). */
+	uint32_t start = tq->clean, c = start, tail = tq->tail, n = tq->n;
 	volatile union tx_desc *ring = tq->ring;
+	if (c != tail && (ring[tail ? tail - 1 : n - 1].d.status & TXD_DD))
+		c = tail;
 	while (c != tail) {
 		uint32_t e = tq->rs_at[c];
 		if (!(ring[e].d.status & TXD_DD))
 			break;
-		if (e < c) {	/* the batch wraps */
-			tx_free(tq->bufs, c, n);
-			c = 0;
-		}
-		tx_free(tq->bufs, c, e + 1);
 		c = e + 1 == n ? 0 : e + 1;
 	}
-	if (c != tq->clean)
+	if (c != start) {
+		if (c < start) {
+			tx_free(tq->bufs, start, n);
+			tx_free(tq->bufs, 0, c);
+		} else {
+			tx_free(tq->bufs, start, c);
+		}
 		tq->stall_since = 0;
-	tq->clean = c;
+		tq->clean = c;
+	}
 	return tail >= c ? tail - c : tail + n - c;
 }
 
@@ -472,7 +479,12 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 {
 	struct nic *nic = tq->nic;
 	uint64_t *sw = nic->qsw[tq->q];
-	uint32_t inflight = e1000x_tx_reclaim(tq), t = tq->tail, nd = tq->n, batch = t;
+	uint32_t t = tq->tail, nd = tq->n, batch = t;
+	uint32_t inflight = t >= tq->clean ? t - tq->clean : t + nd - tq->clean;
+	/* Sent buffers go back in runs (NIC_TX_FREE_THRESH), or when the
+	 * burst (and a checksum context) needs their descriptors. */
+	if (inflight >= NIC_TX_FREE_THRESH || inflight + (uint32_t)n >= nd - 1)
+		inflight = e1000x_tx_reclaim(tq);
 	int room = (int)(nd - 1 - inflight);
 	uint64_t bytes = 0;
 
