@@ -92,6 +92,69 @@ static void test_tx_frees_in_runs(void **st)
 	assert_int_equal(model_nic->pool->nfree, nfree - 1);
 }
 
+/* Descriptor i of queue 0 written back: a frame of len bytes, status st. */
+static void rx_done(uint32_t i, uint16_t len, uint32_t st)
+{
+	struct e1000x_rxq *rq = &to_port(model_nic)->rxq[0];
+	rq->ring[i].wb.length = len;
+	rq->ring[i].wb.staterr = RXDEXT_DD | RXDEXT_EOP | st;
+}
+
+/* A frame alone (the one-frame path) and the same frames as one burst
+ * (the burst loop) give the same packets and counters: length, port,
+ * queue, checksum flags, rx_csum_offload_good/errors, polls and bytes; the
+ * descriptor is re-armed and RDT written. A frame with a descriptor error
+ * stays the burst loop's (rx_drop_desc_error) when alone too. */
+static void test_rx_alone_as_in_burst(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	struct e1000x_rxq *rq = &to_port(model_nic)->rxq[0];
+	static const uint32_t sts[3] = { RXDEXT_IPCS | RXDEXT_TCPCS, RXDEXT_IPCS | RXDEXT_ERR_IPE, 0 };
+	struct pkt *pk[4];
+	uint32_t nfree = model_nic->pool->nfree;
+	for (int k = 0; k < 3; k++) {
+		rx_done((uint32_t)k, (uint16_t)(60 + k), sts[k]);
+		assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk, 4), 1);
+		assert_int_equal(model_last_write(E1000E_RDT(0)), k);
+		assert_int_equal(rq->ring[k].wb.staterr & RXDEXT_DD, 0);
+		pk[k + 1] = pk[0];
+	}
+	for (int k = 0; k < 3; k++)
+		rx_done((uint32_t)(3 + k), (uint16_t)(60 + k), sts[k]);
+	struct pkt *b[4];
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 4), 3);
+	assert_int_equal(model_last_write(E1000E_RDT(0)), 5);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(pk[k + 1]->len, b[k]->len);
+		assert_int_equal(pk[k + 1]->flags, b[k]->flags);
+		assert_int_equal(pk[k + 1]->port, b[k]->port);
+		assert_int_equal(pk[k + 1]->queue, b[k]->queue);
+		assert_ptr_equal(pk[k + 1]->data, pk[k + 1]->buf);
+	}
+	assert_int_equal(b[0]->flags, PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK);
+	assert_int_equal(b[1]->flags, PKT_RX_IP_CSUM_BAD);
+	struct nic_qstats *qs = &model_nic->q[0];
+	uint64_t *sw = model_nic->qsw[0];
+	assert_int_equal(qs->polls, 4);
+	assert_int_equal(qs->rx_packets, 6);
+	assert_int_equal(qs->poll_pkts, 6);
+	assert_int_equal(qs->rx_bytes, 2 * (60 + 61 + 62));
+	assert_int_equal(sw[NS_rx_delivered], 6);
+	assert_int_equal(sw[NS_rx_csum_offload_good], 2);
+	assert_int_equal(sw[NS_rx_csum_offload_errors], 2);
+	rx_done(6, 60, RXDEXT_ERR_CE);
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk, 4), 0);
+	assert_int_equal(sw[NS_rx_drop_desc_error], 1);
+	assert_int_equal(rq->next, 7);
+	for (int k = 0; k < 3; k++) {
+		pkt_free(pk[k + 1]);
+		pkt_free(b[k]);
+	}
+	assert_int_equal(model_nic->pool->nfree, nfree);
+}
+
 /* First write to reg setting bit. */
 static int wbit(int from, uint32_t reg, uint32_t bit)
 {
@@ -342,6 +405,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_frees_in_runs),
+		cmocka_unit_test(test_rx_alone_as_in_burst),
 		cmocka_unit_test(test_reset_order),
 		cmocka_unit_test(test_errata_bits),
 		cmocka_unit_test(test_no_ack_dis_without_msix),
