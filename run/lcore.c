@@ -154,15 +154,16 @@ static int poll_all(struct lcore *lc, int *pending)
 	return work;
 }
 
-/* hlt until an interrupt schedules one of this core's queues (its
- * napi_wakes count moves away from seen), a port reset wants the core
- * parked, or until (TSC) passes: other interrupts (QEMU's duplicate MSI-X
- * messages, the timer) halt again at once. Interrupts are off from each
- * check to its hlt (sti; hlt), so no wake is lost in between. */
-static void halt(struct lcore *lc, uint32_t seen, uint64_t until)
+/* hlt from TSC t0 (read by the caller just before) until an interrupt
+ * schedules one of this core's queues (its napi_wakes count moves away
+ * from seen), a port reset wants the core parked, or until (TSC) passes:
+ * other interrupts (QEMU's duplicate MSI-X messages, the timer) halt again
+ * at once. Interrupts are off from each check to its hlt (sti; hlt), so no
+ * wake is lost in between. */
+static void halt(struct lcore *lc, uint32_t seen, uint64_t t0, uint64_t until)
 {
 	volatile uint32_t *wakes = &napi_wakes[lc->id].n;
-	uint64_t t0 = rdtsc(), t = t0;
+	uint64_t t = t0;
 	while (*wakes == seen && !stop_req && t < until) {
 		irq_off();
 		if (*wakes == seen && !stop_req)
@@ -205,6 +206,7 @@ void lcore_run(void)
 			for (int k = 0; k < lc->nq; k++)
 				lc->qs[k].nic->ops->tx_clean(lc->qs[k].nic, lc->qs[k].q);
 			next_clean = now + tsc.hz;
+			now = rdtsc();	/* halt's start: this was work */
 		}
 		if (bsp && now >= next_shell) {
 			for (int i = 0; i < nic_count; i++)
@@ -213,9 +215,10 @@ void lcore_run(void)
 			shell_poll();
 			housekeeping(&next_hk);
 			next_shell = now + ms;
+			now = rdtsc();
 		}
 		/* NAPI work done and nothing left scheduled: halt right away. */
 		if (!busy && !pending && !idle_work)
-			halt(lc, seen, bsp ? next_shell : now + ms);
+			halt(lc, seen, now, bsp ? next_shell : now + ms);
 	}
 }
