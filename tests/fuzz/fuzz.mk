@@ -88,7 +88,7 @@ $(FUZZ_DIR)/obj/%.o: %.c tests/fuzz/nocov.txt | $(LWIP_STAMP)
 	$(FUZZ_CC) $(FUZZ_KCFLAGS) -MMD -MP -c $< -o $@
 
 # lwIP's own sources: its warnings are not ours (as in the kernel build).
-$(FUZZ_DIR)/obj/lwip/%.o: $(LWIP_STAMP) apps/rr/lwip/lwipopts.h apps/rr/lwip/lwippools.h
+$(FUZZ_DIR)/obj/lwip/%.o: $(LWIP_STAMP) apps/rr/lwip/lwipopts.h apps/rr/lwip/lwippools.h tests/fuzz/nocov.txt
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(filter-out -Werror,$(FUZZ_KCFLAGS)) -c $(LWIP)/$*.c -o $@
 

@@ -80,9 +80,14 @@ int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char *
 	}
 	if (strcmp(path, "/metrics"))
 		return 404;
+	/* Made once: a loop per answer over its 20,000 bytes, each compare
+	 * traced, was a fifth of the harness's time. */
+	static char page[METRICS_LEN];
+	if (!page[0])
+		for (size_t i = 0; i < METRICS_LEN; i++)
+			page[i] = i % 64 == 63 ? '\n' : 'a' + (char)(i % 26);
 	assert(len >= METRICS_LEN);
-	for (size_t i = 0; i < METRICS_LEN; i++)
-		buf[i] = i % 64 == 63 ? '\n' : 'a' + (char)(i % 26);
+	memcpy(buf, page, METRICS_LEN);
 	*out = METRICS_LEN;
 	return 200;
 }
