@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint8_t arena[1 << 20] __attribute__((aligned(4096)));
+static uint8_t arena[2 << 20] __attribute__((aligned(4096)));	/* fuzz_http: 1.3 MB */
 static size_t arena_used;
 static uint8_t *arena_saved;	/* NULL until set-up has run */
 extern void *(*fuzz_dma_alloc)(size_t bytes, size_t align);

@@ -58,11 +58,15 @@ FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Iapps/rr/lwip -I$(LWIP)/include
 # The management port (apps/mgmt: its receive path, HTTP, the DHCP client)
 # on the same lwIP build.
 FUZZ_MGMT_OBJ := $(FUZZ_LWIP_OBJ) $(FUZZ_DIR)/obj/apps/mgmt/mgmt.o $(FUZZ_DIR)/obj/apps/mgmt/dhcp.o
-FUZZ_SRC_http := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
-FUZZ_LDFLAGS_http := $(FUZZ_LDFLAGS_lwip)
+# fuzz_http serves the real pages (metrics.c and what they read: the apps'
+# counters, the stats report, show config), wrapped (fuzz_http.c).
+FUZZ_PAGES_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,apps/mgmt/metrics.c apps/mgmt/metrics_app.c apps/mgmt/prom.c \
+	$(wildcard apps/pktgen/*.c) run/stats.c run/statscmds.c) $(FUZZ_PTP_OBJ)
+FUZZ_SRC_http := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ) $(FUZZ_PAGES_OBJ)
+FUZZ_LDFLAGS_http := $(FUZZ_LDFLAGS_lwip) -lm -Wl,--wrap=mgmt_page
 FUZZ_SRC_dhcp := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
 FUZZ_LDFLAGS_dhcp := $(FUZZ_LDFLAGS_lwip)
-.SECONDARY: $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ) $(FUZZ_PTP_OBJ)
+.SECONDARY: $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ) $(FUZZ_PTP_OBJ) $(FUZZ_PAGES_OBJ)
 
 .PHONY: fuzz fuzz-ci fuzz-build
 fuzz-build: $(FUZZ_BINS)
