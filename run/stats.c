@@ -12,7 +12,7 @@ void stats_sample_port(struct stats_port *p, const struct nic *nic)
 	p->rx_ok = s[NS_rx_delivered];
 	p->rx_err = s[NS_rx_errors];
 	p->rx_drp = s[NS_rx_missed_errors] + s[NS_rx_fifo_errors] + s[NS_rx_drop_oversize] + s[NS_rx_drop_desc_error] +
-		    s[NS_alloc_rx_buff_failed];
+		    s[NS_alloc_rx_buff_failed] + s[NS_rx_drop_reset];
 	p->rx_ovr = s[NS_rx_no_buffer_count] + s[NS_rx_over_errors];
 	p->tx_ok = s[NS_tx_packets];
 	p->tx_err = s[NS_tx_errors];

@@ -12,7 +12,8 @@
  *   RX-ERR  rx_errors: bad frames the NIC refused (CRC, alignment, length,
  *           symbol, carrier extension)
  *   RX-DRP  rx_missed_errors (the NIC's FIFO was full) + rx_drop_oversize +
- *           rx_drop_desc_error + alloc_rx_buff_failed (the driver's drops)
+ *           rx_drop_desc_error + alloc_rx_buff_failed + rx_drop_reset (the
+ *           driver's drops)
  *   RX-OVR  rx_no_buffer_count + rx_over_errors: times a frame found the RX
  *           ring without a free descriptor (it waits in the FIFO; it is lost,
  *           and counted in RX-DRP, only when the FIFO fills too)

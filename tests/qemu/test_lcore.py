@@ -220,6 +220,37 @@ def test_reset_under_traffic_on_two_cores(box):
     assert "reset <port>" in b.shell("reset")
 
 
+def test_reset_of_a_receiving_port_counts_its_ring(box):
+    """`reset port0` while port0 receives, its interrupts throttled to 100/s
+    so frames wait in its RX ring: those the reset gives back undelivered
+    are counted in rx_drop_reset (RX-DRP), so rx_packets = rx_delivered +
+    rx_drop_reset exactly (they were lost uncounted before)."""
+    b = box("app=fwd pairs=0-1 InterruptThrottleRate=100", nports=2)
+    got = []
+    reader = threading.Thread(target=lambda: got.extend(b.p[1].recv(4000, timeout=8)))
+    reader.start()
+
+    def paced():   # ~5,000 frames/s for ~1 s, so frames arrive while the reset runs
+        for i in range(0, 4000, 10):
+            b.p[0].send([frame(64, seq=i + k) for k in range(10)])
+            time.sleep(0.002)
+    t = threading.Thread(target=paced)
+    t.start()
+    time.sleep(0.3)
+    assert "port0: reset requested" in b.shell("reset port0")
+    b.q.expect("port0: reset asked for from the shell: resetting", 30)
+    t.join()
+    reader.join()
+    b.q.expect("port0: link up", 60)
+    time.sleep(1.2)
+    c = {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", b.shell("ethtool -S port0"))}
+    drops = ("rx_missed_errors", "rx_fifo_errors", "rx_drop_oversize", "rx_drop_desc_error", "alloc_rx_buff_failed")
+    assert c["resets"] == 1 and all(c[d] == 0 for d in drops), c
+    assert c["rx_packets"] == c["rx_delivered"] + c["rx_drop_reset"], c
+    assert b.fwd()[0][0] == c["rx_delivered"] and len(got) == c["rx_delivered"], (len(got), c)
+    assert int(c["pool_free"]) + 512 == int(c["pool_size"]), c
+
+
 def test_core_that_does_not_start(box):
     """A CPU the MADT lists that never answers INIT-SIPI-SIPI (smp_dead_apicid
     starts it into a halt) is waited for 100 ms, reported, and left out; the

@@ -25,6 +25,7 @@ static void test_sample_port_columns(void **state)
 	nic.stats[NS_rx_fifo_errors] = 30;
 	nic.stats[NS_rx_drop_desc_error] = 3;
 	nic.stats[NS_alloc_rx_buff_failed] = 4;
+	nic.stats[NS_rx_drop_reset] = 8;
 	nic.stats[NS_rx_no_buffer_count] = 50;
 	nic.stats[NS_rx_over_errors] = 5;
 	nic.stats[NS_tx_packets] = 9;
@@ -40,7 +41,7 @@ static void test_sample_port_columns(void **state)
 	assert_int_equal(p.mtu, 1500);
 	assert_int_equal(p.rx_ok, 7);
 	assert_int_equal(p.rx_err, 11);
-	assert_int_equal(p.rx_drp, 100 + 30 + 20 + 3 + 4);
+	assert_int_equal(p.rx_drp, 100 + 30 + 20 + 3 + 4 + 8);
 	assert_int_equal(p.rx_ovr, 55);
 	assert_int_equal(p.tx_ok, 9);
 	assert_int_equal(p.tx_err, 2);

@@ -285,8 +285,7 @@ static void recover(struct e1000x_port *p, const char *why)
 	printf("%s: %s: resetting\n", nic->name, why);
 	if (nic_stop_others)
 		nic_stop_others(1);
-	nic->ops->update_stats(nic);	/* CTRL.RST clears the statistics registers */
-	int err = e1000x_reset(p);
+	int err = e1000x_reset(p, 1);	/* CTRL.RST clears the statistics registers */
 	for (int q = 0; q < nic->nqueues; q++) {
 		e1000x_rxq_release(&p->rxq[q]);
 		e1000x_txq_release(&p->txq[q]);
@@ -378,7 +377,7 @@ int e1000x_wait_auto_rd(struct e1000x_port *p)
 	return 0;
 }
 
-int e1000x_reset(struct e1000x_port *p)
+int e1000x_reset(struct e1000x_port *p, int read_stats)
 {
 	const struct e1000x_family *f = p->family;
 	mask_all(p);
@@ -388,6 +387,8 @@ int e1000x_reset(struct e1000x_port *p)
 	wr32(p->regs, TCTL, TCTL_PSP);
 	(void)rd32(p->regs, STATUS);
 	udelay(10000);	/* let pending DMA finish (Linux waits 10 ms) */
+	if (read_stats)
+		p->nic.ops->update_stats(&p->nic);
 	if (f->pre_reset && f->pre_reset(p))
 		return -1;
 	uint32_t ctrl = rd32(p->regs, CTRL) | CTRL_RST;
@@ -472,7 +473,7 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 		return -1;
 	}
 	d->priv = p;
-	if (e1000x_reset(p)) {
+	if (e1000x_reset(p, 0)) {
 		nic_unregister(nic);
 		return -1;
 	}
@@ -483,7 +484,7 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 	}
 	if (f->setup_vectors(p) || nic_pools_create(nic) || f->hw_init(p)) {
 		/* No port without its memory: stop the device and let the rest run. */
-		e1000x_reset(p);
+		e1000x_reset(p, 0);
 		nic_unregister(nic);
 		return -1;
 	}

@@ -106,10 +106,13 @@ void e1000x_legacy_irq(struct trapframe *tf, void *arg);
  * clear) so no DMA is in flight; RX and TX off; CTRL.RST; the family's
  * post_reset (NVM auto-read, PHY configuration); interrupts masked and
  * ICR cleared again; CTRL_EXT.DRV_LOAD on PCIe parts. Buffers the rings
- * hold may be given back only after this. 0, or -1 after printing which
- * step did not complete.
+ * hold may be given back only after this. With read_stats (a running
+ * port), the statistics registers are read into nic->stats once RX has
+ * stopped, before CTRL.RST clears them, so every frame written to the RX
+ * ring is in rx_packets. 0, or -1 after printing which step did not
+ * complete.
  */
-int e1000x_reset(struct e1000x_port *p);
+int e1000x_reset(struct e1000x_port *p, int read_stats);
 /* Wait for EECD.AUTO_RD after a reset (82574 4.6.2, 82576 4.5.1): 0, or -1
  * after printing. */
 int e1000x_wait_auto_rd(struct e1000x_port *p);

@@ -63,15 +63,6 @@ int e1000x_txq_init(struct e1000x_txq *tq)
 	return 0;
 }
 
-void e1000x_rxq_release(struct e1000x_rxq *rq)
-{
-	for (uint32_t i = 0; i < rq->n; i++)
-		if (rq->bufs[i]) {
-			pkt_free(rq->bufs[i]);
-			rq->bufs[i] = 0;
-		}
-}
-
 void e1000x_txq_release(struct e1000x_txq *tq)
 {
 	e1000x_tx_reclaim(tq);
@@ -144,6 +135,25 @@ int e1000x_rx_pending(const struct e1000x_rxq *rq)
 {
 	uint16_t len;
 	return desc_status(&rq->ring[rq->next], rq->legacy, &len) & RXDEXT_DD;
+}
+
+void e1000x_rxq_release(struct e1000x_rxq *rq)
+{
+	/* Frames the NIC wrote back (DD) that were never delivered: counted
+	 * (rx_packets counted them) and dropped with their buffers. The ring
+	 * memory survives CTRL.RST, so the write-backs are still there. */
+	uint16_t len;
+	for (uint32_t i = rq->next, k = 0; k < rq->n; k++, i = i + 1 == rq->n ? 0 : i + 1) {
+		uint32_t st = desc_status(&rq->ring[i], rq->legacy, &len);
+		if (!(st & RXDEXT_DD))
+			break;
+		rq->nic->stats[NS_rx_drop_reset] += !!(st & RXDEXT_EOP);
+	}
+	for (uint32_t i = 0; i < rq->n; i++)
+		if (rq->bufs[i]) {
+			pkt_free(rq->bufs[i]);
+			rq->bufs[i] = 0;
+		}
 }
 
 /* The frame in descriptor i that is not the common case (see rx_burst):

@@ -46,7 +46,8 @@ struct e1000x_txq {
 int e1000x_rxq_init(struct e1000x_rxq *rq);
 int e1000x_txq_init(struct e1000x_txq *tq);
 /* Give back the buffers held by a ring (for resets); TX frames not sent
- * are counted in tx_dropped. */
+ * are counted in tx_dropped, RX frames received and not delivered in
+ * rx_drop_reset. */
 void e1000x_rxq_release(struct e1000x_rxq *rq);
 void e1000x_txq_release(struct e1000x_txq *tq);
 /* The burst calls of struct nic_ops, on one queue. */
