@@ -28,7 +28,10 @@ from qemurun import BUILD, Qemu  # noqa: E402
 
 PROMPT = "linerate> "
 FLAPS = int(os.environ.get("LINERATE_FLAPS", "20"))
-MODELS = ["e1000e", "igb"]   # QEMU's e1000 (82540EM) has one queue and no MSI-X: the L2 battery covers it
+MODELS = ["e1000e", "igb"]
+# QEMU's e1000 (82540EM: one queue, no MSI-X) for the faults one queue
+# shows: link flaps and the TX hang.
+ONE_QUEUE_MODELS = MODELS + ["e1000"]
 SMALLEST_MEM = 9    # MiB: README, "Faults under traffic"
 REPORT = os.path.join(BUILD, "reliability")
 
@@ -135,17 +138,20 @@ def batch(start, n, size=64):
     return [frame(size, seq=start + i) for i in range(n)]
 
 
-def check_ends(b, rx_frames, host_got, queues=1):
+def check_ends(b, rx_frames, host_got, queues=1, missed_ok=False):
     """Port0 received rx_frames (or its NIC counted them, when None); each
     ends in one counter, port1 sent what fwd gave it, the host got what
-    port1 sent, and every buffer is home. Returns the counters."""
+    port1 sent, and every buffer is home. missed_ok: frames the NIC missed
+    for want of a descriptor are allowed, each in both rx_missed_errors and
+    rx_no_buffer_count (MPC, RNBC). Returns the counters."""
     time.sleep(1.2)                      # each queue frees what it sent once a second
     e0, e1, f0 = b.ethtool(0), b.ethtool(1), b.fwd(0)
     rx = e0["rx_packets"] if rx_frames is None else rx_frames
     assert e0["rx_packets"] == rx, (rx, e0)
     assert e0["rx_delivered"] + e0["alloc_rx_buff_failed"] + e0["rx_drop_oversize"] + \
         e0["rx_drop_desc_error"] == rx, e0
-    assert e0["rx_missed_errors"] == 0 and e0["rx_errors"] == 0, e0
+    assert e0["rx_missed_errors"] == e0["rx_no_buffer_count"] and e0["rx_errors"] == 0, e0
+    assert missed_ok or e0["rx_missed_errors"] == 0, e0
     assert f0["rx"] == e0["rx_delivered"], (f0, e0)
     assert f0["rx"] == sum(v for k, v in f0.items() if k != "rx"), f0
     assert e1["tx_sent"] == f0["forwarded"], (e1, f0)
@@ -170,12 +176,16 @@ def record(name, **figures):
         json.dump(figures, f)
 
 
-@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("model", ONE_QUEUE_MODELS)
 def test_link_flaps_under_traffic(pair, model):
     """FLAPS set_link down/up cycles on each port while the host keeps
     sending into port0: every console link change counted, then traffic
     flows, counters add up, nothing leaked. Frames QEMU drops at a link
-    that is down never reach a NIC, so port0's own count is the total."""
+    that is down never reach a NIC, so port0's own count is the total.
+    QEMU's e1000 hands over what it queued while the link was down in one
+    burst when it comes back, and counts what its RX ring cannot take as
+    missed (rx_missed_errors = rx_no_buffer_count), as an 82540EM counts
+    MPC and RNBC; e1000e and igb keep them queued."""
     b = pair(model=model)
     rd = Reader(b.p[1])
     stop, sent = threading.Event(), [0]
@@ -204,18 +214,19 @@ def test_link_flaps_under_traffic(pair, model):
     assert rd.until(lambda s: sum(1 for x in s if x >= 10_000_000) == 500), len(rd.seqs)
     got = rd.stop()
     assert [x for x in got if x >= 10_000_000] == list(range(10_000_000, 10_000_500))
-    e0, e1, f0 = check_ends(b, None, None)
+    e0, e1, f0 = check_ends(b, None, None, missed_ok=model == "e1000")
     assert len(got) <= e1["tx_packets"]
     for port, c in ((0, e0), (1, e1)):
         assert c["link_changes"] - lc[port] == 2 * FLAPS, (port, c["link_changes"], lc)
         assert len(re.findall(r"port%d: link down" % port, b.q.text()[mark:])) == FLAPS
     assert e1["tx_timeout_count"] == 0 and e1["resets"] == 0
     record("flaps-%s" % model, model=model, flaps_per_port=FLAPS, ports=2, frames_sent=sent[0] + 500, frames_rx=e0["rx_packets"],
+           rx_missed=e0["rx_missed_errors"],
            forwarded=f0["forwarded"], host_got=len(got), miscounted=0,
            leaked=leaked(e0, e1))
 
 
-@pytest.mark.parametrize("model", MODELS)
+@pytest.mark.parametrize("model", ONE_QUEUE_MODELS)
 def test_tx_hang_detected_and_recovered(pair, model):
     """TCTL.EN cleared on port1 while port0 forwards into it: the watchdog
     finds no descriptor done for 2 s, counts tx_timeout_count, resets the
