@@ -59,10 +59,11 @@ static void test_tx_csum_context(void **st)
 	assert_int_equal(model_nic->pool->nfree, nfree);
 }
 
-/* One frame per tx_burst, each sent (DD) at once: the buffers stay in the
- * ring until NIC_TX_FREE_THRESH descriptors are in flight, then come back
- * in one run, across the ring's end too; a batch not yet done stops the
- * run, and tx_clean's reclaim takes everything sent. */
+/* One frame per tx_burst (its descriptor with EOP, IFCS and RS, the tail
+ * past it), each sent (DD) at once: the buffers stay in the ring until
+ * NIC_TX_FREE_THRESH descriptors are in flight, then come back in one run,
+ * across the ring's end too; a batch not yet done stops the run, and
+ * tx_clean's reclaim takes everything sent. */
 static void test_tx_frees_in_runs(void **st)
 {
 	(void)st;
@@ -74,6 +75,9 @@ static void test_tx_frees_in_runs(void **st)
 		struct pkt *p = csum_frame(0);
 		uint32_t t = tq->tail;
 		assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &p, 1), 1);
+		assert_int_equal(tq->ring[t].d.cmd_type_len & (0xffffu | (TXD_CMD_EOP | TXD_CMD_IFCS | TXD_CMD_RS) << 24),
+				 55 | (TXD_CMD_EOP | TXD_CMD_IFCS | TXD_CMD_RS) << 24);
+		assert_int_equal(model_last_write(E1000E_TDT(0)), t + 1 == tq->n ? 0 : t + 1);
 		uint32_t held = k < NIC_TX_FREE_THRESH ? k + 1 : (k - NIC_TX_FREE_THRESH) % NIC_TX_FREE_THRESH + 1;
 		assert_int_equal(model_nic->pool->nfree, nfree - held);
 		tq->ring[t].d.status |= TXD_DD;

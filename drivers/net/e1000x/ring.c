@@ -533,17 +533,75 @@ void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const 
 		tx_tstamp(tq, t, pkts, n);
 }
 
-int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
+/* Room in the ring for a burst of n: descriptors free once sent buffers
+ * are given back in runs (NIC_TX_FREE_THRESH), or when the burst (and a
+ * checksum context) needs theirs. */
+static inline int tx_room(struct e1000x_txq *tq, int n)
+{
+	uint32_t t = tq->tail, nd = tq->n;
+	uint32_t inflight = t >= tq->clean ? t - tq->clean : t + nd - tq->clean;
+	if (inflight >= NIC_TX_FREE_THRESH || inflight + (uint32_t)n >= nd - 1)
+		inflight = e1000x_tx_reclaim(tq);
+	return (int)(nd - 1 - inflight);
+}
+
+/* The legacy command byte of every frame's descriptors (RS aside). */
+static inline uint32_t tx_cmd_legacy(const struct nic *nic)
+{
+	return (TXD_CMD_EOP | TXD_CMD_IFCS | (nic->cfg.tx_int_delay ? TXD_CMD_IDE : 0)) << 24;
+}
+#define TX_CMD_ADV (ADVTXD_DTYP_DATA | ADVTXD_DCMD_EOP | ADVTXD_DCMD_IFCS | ADVTXD_DCMD_DEXT)
+
+/* Hand the batch ring[batch..last] of sent frames (bytes) to the NIC. */
+static inline void tx_post(struct e1000x_txq *tq, uint32_t batch, uint32_t last, int sent, uint64_t bytes)
+{
+	struct nic *nic = tq->nic;
+	uint32_t t = last + 1 == tq->n ? 0 : last + 1;
+	tq->rs_at[batch] = last;
+	tq->tail = t;
+	dma_wmb();
+	wr32(tq->regs, tq->tdt, t);
+	struct nic_qstats *qs = &nic->q[tq->q];
+	qs->tx_packets += (uint64_t)sent;
+	qs->tx_bytes += bytes;
+	nic->qsw[tq->q][NS_tx_sent] += (uint64_t)sent;
+}
+
+/* tx_burst of one frame with the checksum context, if any, already in the
+ * ring (a request-response answer): one descriptor, RS on it. */
+static int __attribute__((noinline)) tx_one(struct e1000x_txq *tq, struct pkt **pkts)
+{
+	uint32_t t = tq->tail;
+	uint64_t bytes = 0;
+	if (tx_room(tq, 1) < 1) {
+		tq->nic->qsw[tq->q][NS_tx_ring_full]++;
+		return 0;
+	}
+	if (tq->adv) {
+		uint32_t cmd = TX_CMD_ADV | ADVTXD_DCMD_RS;
+		if (tq->ctx_set)
+			tx_fill(tq, t, pkts, 1, 1, 1, cmd, &bytes);
+		else
+			tx_fill(tq, t, pkts, 1, 1, 0, cmd, &bytes);
+	} else {
+		uint32_t cmd = tx_cmd_legacy(tq->nic) | (uint32_t)TXD_CMD_RS << 24;
+		if (tq->ctx_set)
+			tx_fill(tq, t, pkts, 1, 0, 1, cmd, &bytes);
+		else
+			tx_fill(tq, t, pkts, 1, 0, 0, cmd, &bytes);
+	}
+	tx_post(tq, t, t, 1, bytes);
+	return 1;
+}
+
+/* tx_burst of any n: up to two runs of descriptors, the checksum context
+ * first when the app has just turned insertion on. */
+static int __attribute__((noinline)) tx_many(struct e1000x_txq *tq, struct pkt **pkts, int n)
 {
 	struct nic *nic = tq->nic;
 	uint64_t *sw = nic->qsw[tq->q];
 	uint32_t t = tq->tail, nd = tq->n, batch = t;
-	uint32_t inflight = t >= tq->clean ? t - tq->clean : t + nd - tq->clean;
-	/* Sent buffers go back in runs (NIC_TX_FREE_THRESH), or when the
-	 * burst (and a checksum context) needs their descriptors. */
-	if (inflight >= NIC_TX_FREE_THRESH || inflight + (uint32_t)n >= nd - 1)
-		inflight = e1000x_tx_reclaim(tq);
-	int room = (int)(nd - 1 - inflight);
+	int room = tx_room(tq, n);
 	uint64_t bytes = 0;
 
 	if (__builtin_expect(tq->ctx_set != nic->tx_csum_on, 0)) {
@@ -568,19 +626,18 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 	int first = (int)(nd - t) < sent ? (int)(nd - t) : sent;
 	uint32_t last = t + (uint32_t)sent - 1 < nd ? t + (uint32_t)sent - 1 : t + (uint32_t)sent - 1 - nd;
 	if (tq->adv) {
-		uint32_t cmd = ADVTXD_DTYP_DATA | ADVTXD_DCMD_EOP | ADVTXD_DCMD_IFCS | ADVTXD_DCMD_DEXT;
 		if (tq->ctx_set) {
-			tx_fill(tq, t, pkts, first, 1, 1, cmd, &bytes);
+			tx_fill(tq, t, pkts, first, 1, 1, TX_CMD_ADV, &bytes);
 			if (first < sent)
-				tx_fill(tq, 0, pkts + first, sent - first, 1, 1, cmd, &bytes);
+				tx_fill(tq, 0, pkts + first, sent - first, 1, 1, TX_CMD_ADV, &bytes);
 		} else {
-			tx_fill(tq, t, pkts, first, 1, 0, cmd, &bytes);
+			tx_fill(tq, t, pkts, first, 1, 0, TX_CMD_ADV, &bytes);
 			if (first < sent)
-				tx_fill(tq, 0, pkts + first, sent - first, 1, 0, cmd, &bytes);
+				tx_fill(tq, 0, pkts + first, sent - first, 1, 0, TX_CMD_ADV, &bytes);
 		}
 		tq->ring[last].d.cmd_type_len |= ADVTXD_DCMD_RS;
 	} else {
-		uint32_t cmd = (TXD_CMD_EOP | TXD_CMD_IFCS | (nic->cfg.tx_int_delay ? TXD_CMD_IDE : 0)) << 24;
+		uint32_t cmd = tx_cmd_legacy(nic);
 		if (tq->ctx_set) {
 			tx_fill(tq, t, pkts, first, 0, 1, cmd, &bytes);
 			if (first < sent)
@@ -592,18 +649,17 @@ int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 		}
 		tq->ring[last].d.cmd_type_len |= (uint32_t)TXD_CMD_RS << 24;
 	}
-	tq->rs_at[batch] = last;
-	t = last + 1 == nd ? 0 : last + 1;
-	tq->tail = t;
-	dma_wmb();
-	wr32(tq->regs, tq->tdt, t);
+	tx_post(tq, batch, last, sent, bytes);
 	if (sent < n)
 		sw[NS_tx_ring_full]++;
-	struct nic_qstats *qs = &nic->q[tq->q];
-	qs->tx_packets += (uint64_t)sent;
-	qs->tx_bytes += bytes;
-	sw[NS_tx_sent] += (uint64_t)sent;
 	return sent;
+}
+
+int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
+{
+	if (n == 1 && tq->ctx_set == tq->nic->tx_csum_on)
+		return tx_one(tq, pkts);
+	return tx_many(tq, pkts, n);
 }
 
 int e1000x_tx_desc_done(const struct e1000x_txq *tq, uint32_t desc)
