@@ -4,6 +4,7 @@ EFI image, from QEMU's built-in DHCP/TFTP (-boot n, -netdev
 user,tftp=,bootfile=); GRUB loads linerate.elf with the command line of
 the box's MAC file, or the default file for a MAC without one."""
 import os
+import re
 import shutil
 import sys
 
@@ -36,19 +37,28 @@ def boot(tree, mac, firmware="bios"):
         return m.group(1).decode(), text
 
 
+def flat(text):
+    """The console with GRUB's line wrapping (at 80 columns) undone."""
+    return re.sub(r"\s+", " ", text)
+
+
 def test_bios_pxe_mac_file_and_default(tree):
     cmdline, text = boot(tree, "52:54:00:12:34:70")
     assert cmdline == "stats=0 app=sink rxd=256"
+    assert "knobs from /linerate/mac-52:54:00:12:34:70.cfg: stats=0 app=sink rxd=256" in flat(text)
     assert "MAC 52:54:00:12:34:70, 1 queue(s), rxd 256 txd 512" in text
     cmdline, text = boot(tree, "52:54:00:12:34:71")
     assert cmdline == "stats=0"
+    assert "knobs from /linerate/default.cfg: stats=0" in flat(text)
     assert "MAC 52:54:00:12:34:71, 1 queue(s), rxd 512 txd 512" in text
 
 
 def test_uefi_pxe_mac_file_and_default(tree):
     cmdline, text = boot(tree, "52:54:00:12:34:70", "uefi")
     assert cmdline == "stats=0 app=sink rxd=256"
+    assert "knobs from /linerate/mac-52:54:00:12:34:70.cfg: stats=0 app=sink rxd=256" in flat(text)
     assert "MAC 52:54:00:12:34:70, 1 queue(s), rxd 256 txd 512" in text
     cmdline, text = boot(tree, "52:54:00:12:34:71", "uefi")
     assert cmdline == "stats=0"
+    assert "knobs from /linerate/default.cfg: stats=0" in flat(text)
     assert "MAC 52:54:00:12:34:71, 1 queue(s), rxd 512 txd 512" in text
