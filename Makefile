@@ -132,7 +132,7 @@ run: deps all
 	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py)
 
 shell: deps all
-	$(PYTHON) tools/qemurun.py --interactive --nic e1000e:netdev=stream --nic e1000e:netdev=stream
+	$(PYTHON) tools/qemurun.py --interactive --nic e1000e:netdev=stream --nic e1000e:netdev=stream --append '$(APPEND)'
 
 test: deps all unit fuzz-ci qemu-test host-test
 

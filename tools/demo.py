@@ -52,7 +52,7 @@ def main():
         print("\n--- traffic tool (host side) ---")
         print(res.stdout)
         print("linerate demo: done. For the shell: tools/qemurun.py --interactive "
-              f"--nic {a.nic}{bus} --nic {a.nic}{bus} --append '{knobs}'")
+              f"--nic {a.nic}{bus.replace(',', ':')} --nic {a.nic}{bus.replace(',', ':')} --append '{knobs}'")
         return res.returncode
 
 

@@ -59,7 +59,7 @@ def main():
             print("\n--- request-response client (host side) ---")
             print("".join(out))
             print("linerate demo: done. For the shell: tools/qemurun.py --interactive "
-                  f"--nic {a.nic}{bus} --append '{knobs}' (no peer wired)")
+                  f"--nic {a.nic}{bus.replace(',', ':')} --append '{knobs}' (no peer wired)")
     finally:
         remove(NS, TAP)
     return rc

@@ -44,6 +44,12 @@ IPXE_ROMS = "/usr/lib/ipxe/qemu"
 EXIT_OK, EXIT_FAIL = 33, 35
 
 
+def nic_spec(spec):
+    """(model, {option: value}) of a NIC spec MODEL[:OPT=VAL,...]."""
+    model, _, rest = spec.partition(":")
+    return model, dict(kv.split("=", 1) for kv in rest.split(",") if kv)
+
+
 def nic_args(i, spec, machine, sockdir):
     """QEMU arguments for NIC i from a spec MODEL[:OPT=VAL,...].
 
@@ -60,8 +66,7 @@ def nic_args(i, spec, machine, sockdir):
     and bootfile=PATH for network boot, hostfwd=PORT: TCP 127.0.0.1:PORT to
     the guest's port 80), mac=..., rom=1 (the NIC's iPXE boot ROM), rom=efi (its UEFI
     driver, for net-uefi)"""
-    model, _, rest = spec.partition(":")
-    opts = dict(kv.split("=", 1) for kv in rest.split(",") if kv)
+    model, opts = nic_spec(spec)
     bus, netdev = opts.get("bus", "root"), opts.get("netdev", "none")
     args, dev = [], f"{model},id=nic{i}"
     if bus == "rp":
@@ -131,6 +136,9 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
         cmd += ["-cpu", cpu]
     if qmp:
         cmd += ["-qmp", f"unix:{qmp},server=on,wait=off"]
+    if sum(1 for s in nics if nic_spec(s)[0] == "igb" and nic_spec(s)[1].get("bus", "root") == "root") > 1:
+        raise SystemExit("more than one igb on the root bus: QEMU puts each igb's SR-IOV VFs 16 slots above it, over "
+                         "two slots, where the next igb's collide; give each igb its own root port: igb:bus=rp (q35)")
     for i, spec in enumerate(nics):
         cmd += nic_args(i, spec, machine, sockdir or os.path.join(BUILD, "run"))
     cmd += list(extra)

@@ -23,8 +23,10 @@ static const struct knob_range size_range[] = { { 1, 65535 } };
 static const struct knob_range port_range[] = { { 1, 65535 } };
 static const struct knob_range conns_range[] = { { 1, RR_CONNS_MAX } };
 static const struct knob_range idle_range[] = { { 0, 3600 } };
-static const struct knob_range heap_range[] = { { 64, 1048576 } };
-static const struct knob_range pbufs_range[] = { { 64, 1048576 } };
+/* lwIP counts a pool's blocks in 16 bits (stats_mem): no pool over 65535,
+ * the heap's 256-byte pool holding rr_heap KiB / 1 KiB blocks. */
+static const struct knob_range heap_range[] = { { 64, 65535 } };
+static const struct knob_range pbufs_range[] = { { 64, 65535 } };
 KNOB(req, .name = "req", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &rr_cfg.req,
      .help = "rr: request size of a transaction, bytes (netperf -r REQ,RSP); default 1");
 KNOB(rsp, .name = "rsp", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &rr_cfg.rsp,
@@ -38,7 +40,7 @@ KNOB(rr_heap, .name = "rr_heap", .type = KNOB_INT, .ranges = heap_range, .nrange
 KNOB(rr_pbufs, .name = "rr_pbufs", .type = KNOB_INT, .ranges = pbufs_range, .nranges = 1, .ival = &rr_cfg.pbufs,
      .help = "rr: lwIP's TCP segments, and as many pbuf headers (responses sent by reference); default 8192");
 KNOB(rr_idle, .name = "rr_idle", .type = KNOB_INT, .ranges = idle_range, .nranges = 1, .ival = &rr_cfg.idle_s,
-     .help = "rr: a TCP connection idle this long is reset and counted, s (0: never); default 60");
+     .help = "rr: a TCP connection idle this long is closed with a FIN and counted (conns_idle_closed), s (0: never); default 60");
 
 static uint64_t next_timer_tsc, next_arp_tsc;
 extern const struct app app_rr;

@@ -13,7 +13,8 @@
 #include <stdint.h>
 #include "drivers/net/nic.h"
 
-#define RR_CONNS_MAX	65535	/* ceiling of rr_conns */
+#define RR_PCB_SPARE	16	/* PCBs beyond rr_conns: closing ones, mgmt's HTTP */
+#define RR_CONNS_MAX	(65535 - RR_PCB_SPARE)	/* ceiling of rr_conns: lwIP counts a pool's blocks in 16 bits */
 #define RR_ECHO_PORT	7	/* RFC 862 */
 #define RR_SOCKPERF_PORT 11111	/* sockperf's default */
 

@@ -17,8 +17,6 @@
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 
-#define RR_PCB_SPARE 16	/* PCBs beyond rr_conns: closing ones, mgmt's HTTP */
-
 /* Eighths of rr_heap per heap pool, from MEMP_POOL_FIRST (lwippools.h). */
 static const uint8_t heap_eighths[] = { 2, 5, 1 };
 
