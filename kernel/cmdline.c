@@ -10,13 +10,13 @@ static void append(char *buf, size_t len, const char *s)
 	fmt_put(buf, len, strlen(buf), s);
 }
 
-/* Decimal or 0x hex with an optional leading '-'; 0 or -1. */
+/* Decimal or 0x hex with an optional leading '-' (not "-0"); 0 or -1. */
 static int parse_i64(const char *s, int64_t *out)
 {
 	int neg = s[0] == '-';
 	uint64_t mag;
 
-	if (parse_u64(s + neg, &mag) != 0 || mag > (uint64_t)INT64_MAX + (uint64_t)neg)
+	if (parse_u64(s + neg, &mag) != 0 || mag > (uint64_t)INT64_MAX + (uint64_t)neg || (neg && mag == 0))
 		return -1;
 	*out = neg && mag != 0 ? -(int64_t)(mag - 1) - 1 : (int64_t)mag;
 	return 0;

@@ -107,8 +107,8 @@ int parse_u64(const char *s, uint64_t *out)
 		base = 16;
 		s += 2;
 	}
-	if (*s == '\0')
-		return -1;
+	if (*s == '\0' || (base == 10 && s[0] == '0' && s[1] != '\0'))
+		return -1;	/* a leading 0: octal to Linux's kstrtoint, so refused */
 	for (; *s != '\0'; s++) {
 		d = digit_value(*s);
 		if (d >= (int)base || v > (UINT64_MAX - (uint64_t)d) / base)

@@ -42,8 +42,9 @@ size_t fmt_put(char *buf, size_t len, size_t used, const char *s);
 /*
  * Parse an unsigned decimal or 0x/0X hexadecimal number filling all of s.
  * Returns 0 with *out set, or -1 (leaving *out alone) if s is NULL or
- * empty, has any other character (sign, space, trailing junk), or the value
- * does not fit in 64 bits.
+ * empty, has any other character (sign, space, trailing junk), is decimal
+ * with a leading zero (octal to Linux's kstrtoint), or the value does not
+ * fit in 64 bits.
  */
 int parse_u64(const char *s, uint64_t *out);
 /* The value of c as a hex digit (0-9, a-f, A-F): 0-15, else 99. */

@@ -130,8 +130,10 @@ static void test_int64_limits(void **state)
 	assert_true(offset == INT64_MAX);
 	assert_int_equal(knob_set(&any, "-9223372036854775808", err, sizeof(err)), 0);
 	assert_true(offset == INT64_MIN);
-	assert_int_equal(knob_set(&any, "-0", err, sizeof(err)), 0);
-	assert_true(offset == 0);
+	assert_int_equal(knob_set(&any, "-0", err, sizeof(err)), -1);
+	assert_string_equal(err, "cmdline: bad value '-0' for any= (accepted: integer)");
+	assert_int_equal(knob_set(&any, "0512", err, sizeof(err)), -1);
+	assert_true(offset == INT64_MIN);
 	assert_int_equal(knob_set(&any, "9223372036854775808", err, sizeof(err)), -1);
 	assert_string_equal(err, "cmdline: bad value '9223372036854775808' for any= (accepted: integer)");
 }

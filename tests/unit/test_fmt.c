@@ -92,7 +92,7 @@ static void test_parse_ok(void **state)
 		const char *s;
 		uint64_t want;
 	} cases[] = {
-		{ "0", 0 }, { "42", 42 }, { "007", 7 }, { "0x0", 0 }, { "0x1f", 31 },
+		{ "0", 0 }, { "42", 42 }, { "0x007", 7 }, { "0x0", 0 }, { "0x1f", 31 },
 		{ "0XFF", 255 }, { "0xDeadBeef", 0xdeadbeef },
 		{ "18446744073709551615", UINT64_MAX },
 		{ "0xffffffffffffffff", UINT64_MAX },
@@ -113,7 +113,7 @@ static void test_parse_bad(void **state)
 	static const char *const bad[] = {
 		"", "0x", "-1", "+1", " 1", "1 ", "12x", "x12", "0x1g", "1.5", "0b101",
 		"18446744073709551616", "99999999999999999999", "0x10000000000000000",
-		"0x0x1",
+		"0x0x1", "007", "00", "0512",
 	};
 	uint64_t v = 12345;
 	size_t i;
