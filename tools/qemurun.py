@@ -336,7 +336,8 @@ def main():
                            nics=a.nic, append=a.append, interactive=True, workdir=workdir)
         if a.print:
             print(shlex.join(cmd))
-            workdir = None
+            if any(workdir in arg for arg in cmd):
+                workdir = None  # kept: the printed command uses it
             return 0
         print("linerate: " + shlex.join(cmd), file=sys.stderr)
         print("linerate: Ctrl-A X quits QEMU", file=sys.stderr)
