@@ -6,7 +6,7 @@
 #define ESC 0x1b
 
 enum key { K_NONE, K_LEFT, K_RIGHT, K_HOME, K_END, K_UP, K_DOWN,
-	   K_BACKSPACE, K_DELETE, K_KILL, K_CANCEL };
+	   K_BACKSPACE, K_DELETE, K_KILL };
 
 /* Escape sequences understood, without the leading ESC. */
 static const struct {
@@ -161,10 +161,6 @@ static void do_key(struct lineedit *le, enum key key)
 		replace(le, "");
 		le->refused = 0;
 		break;
-	case K_CANCEL:
-		put(le, "^C\r\n", 4);
-		start_line(le);
-		break;
 	}
 }
 
@@ -173,8 +169,6 @@ static enum key control_key(unsigned char c)
 	switch (c) {
 	case 0x01:	/* Ctrl-A */
 		return K_HOME;
-	case 0x03:	/* Ctrl-C */
-		return K_CANCEL;
 	case 0x05:	/* Ctrl-E */
 		return K_END;
 	case 0x08:	/* BS */
@@ -262,6 +256,12 @@ int le_feed(struct lineedit *le, unsigned char c)
 			return 0;
 		}
 		return end_line(le);
+	} else if (c == 0x03) {	/* Ctrl-C: abandon the line (an empty one, so a new prompt) */
+		put(le, "^C\r\n", 4);
+		start_line(le);
+		le->line[0] = '\0';
+		le->cut = 0;
+		return 1;
 	} else if (c == ESC) {
 		le->esc[0] = ESC;
 		le->esclen = 1;

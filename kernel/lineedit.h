@@ -54,7 +54,9 @@ void le_init(struct lineedit *le, void (*out)(const char *s, size_t n, void *ctx
  * Feed one received byte. Returns 1 when a line is complete: le->line holds
  * it, NUL-terminated (possibly empty), and the echo already ended with
  * "\r\n"; le->cut > 0 says bytes typed beyond LE_LINE_MAX were refused, so
- * the line is not what was typed and must not be run. Otherwise returns 0.
+ * the line is not what was typed and must not be run. Ctrl-C abandons the
+ * line: echoed "^C", it completes as an empty line (not in the history).
+ * Otherwise returns 0.
  */
 int le_feed(struct lineedit *le, unsigned char c);
 
