@@ -255,9 +255,21 @@ static int usage(void)
 	return -1;
 }
 
+/* 1 if some port runs pktgen, else 0 after saying so. */
+static int runs_somewhere(void)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_pktgen, p))
+			return 1;
+	printf("pktgen: the app runs on no port (app=pktgen)\n");
+	return 0;
+}
+
 static int cmd_pktgen(int argc, char **argv)
 {
 	if (argc == 1) {
+		if (!runs_somewhere())
+			return -1;
 		print_all(0, 1);
 		return 0;
 	}
@@ -272,13 +284,8 @@ static int cmd_pktgen(int argc, char **argv)
 		return usage();
 	if (port == -2)
 		return -1;
-	int any = 0;
-	for (int p = 0; p < nic_count; p++)
-		any |= app_runs_on(&app_pktgen, p);
-	if (!any) {
-		printf("pktgen: the app runs on no port (app=pktgen)\n");
+	if (!runs_somewhere())
 		return -1;
-	}
 	if (!strcmp(c, "lat")) {
 		for (int p = 0; p < nic_count; p++)
 			if (app_runs_on(&app_pktgen, p) && (port < 0 || p == port))

@@ -236,7 +236,7 @@ def test_commands_without_ports():
     with Qemu(boot="kernel", append="stats=0") as q:
         q.expect(PROMPT, 60)
         replies = {}
-        for line in ("stats", "ifconfig", "stats port0", "link port0", "rr", "fwd", "pktgen start", "ptp"):
+        for line in ("stats", "ifconfig", "stats port0", "link port0", "rr", "fwd", "pktgen", "pktgen start", "ptp"):
             q.send(line + "\r")
             m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), 20)
             replies[line] = m.group(1).decode()
@@ -246,6 +246,6 @@ def test_commands_without_ports():
     assert replies["ifconfig"] == "no ports\r\n"
     assert replies["stats port0"] == "usage: stats [port]; ports: none\r\n"
     assert replies["link port0"] == "usage: link [port]; ports: none\r\n"
-    for app in ("rr", "fwd", "ptp"):
+    for app in ("rr", "fwd", "ptp", "pktgen"):
         assert replies[app] == f"{app}: the app runs on no port (app={app})\r\n", replies
     assert replies["pktgen start"] == "pktgen: the app runs on no port (app=pktgen)\r\n"
