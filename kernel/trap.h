@@ -3,10 +3,12 @@
 #define TRAP_H
 #include <stdint.h>
 
-/* Saved state, as pushed by kernel/vectors.S (lowest address first). */
+/* Saved state, as pushed by kernel/vectors.S (lowest address first). For
+ * an interrupt (vector >= 32) the first six are not saved (C code keeps
+ * them) and hold whatever the stack held; exceptions save them all. */
 struct trapframe {
-	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
-	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t r15, r14, r13, r12, rbx, rbp;
+	uint64_t r11, r10, r9, r8, rdi, rsi, rdx, rcx, rax;
 	uint64_t vector, error;
 	uint64_t rip, cs, rflags, rsp, ss;	/* pushed by the CPU */
 };

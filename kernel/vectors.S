@@ -1,7 +1,10 @@
 /*
- * The 256 interrupt entry stubs and the common path: push the general
+ * The 256 interrupt entry stubs and the common paths: push the general
  * registers, fxsave the SSE state (handlers are ordinary C that may use
- * SSE), call trap(struct trapframe *), and return with iretq.
+ * SSE), call trap(struct trapframe *), and return with iretq. Exceptions
+ * (vectors 0-31) save every register for the report; interrupts save only
+ * those a C call may change (SysV ABI: rbx, rbp, r12-r15 survive trap()),
+ * leaving the others' trapframe slots unwritten.
  * Vectors 8, 10-14, 17, 21, 29, 30 push an error code (SDM vol. 3A 6.15);
  * the others push a 0 in its place. Stub n is at trap_stubs + 16 * n.
  */
@@ -19,22 +22,27 @@ trap_stubs:
 	pushq $0
 	.endif
 	pushq $i
+	.if i < 32
 	jmp trap_common
+	.else
+	jmp irq_common
+	.endif
 	.set i, i + 1
 	.endr
 
+/* Every register, in struct trapframe's order. */
 trap_common:
 	pushq %rax
-	pushq %rbx
 	pushq %rcx
 	pushq %rdx
 	pushq %rsi
 	pushq %rdi
-	pushq %rbp
 	pushq %r8
 	pushq %r9
 	pushq %r10
 	pushq %r11
+	pushq %rbp
+	pushq %rbx
 	pushq %r12
 	pushq %r13
 	pushq %r14
@@ -50,16 +58,38 @@ trap_common:
 	popq %r14
 	popq %r13
 	popq %r12
+	popq %rbx
+	popq %rbp
+	jmp restore_scratch
+
+/* The call-clobbered registers; room for the six others, unwritten. */
+irq_common:
+	pushq %rax
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	subq $48, %rsp
+	movq %rsp, %rdi
+	subq $512, %rsp
+	fxsave (%rsp)
+	cld
+	call trap
+	fxrstor (%rsp)
+	addq $560, %rsp
+restore_scratch:
 	popq %r11
 	popq %r10
 	popq %r9
 	popq %r8
-	popq %rbp
 	popq %rdi
 	popq %rsi
 	popq %rdx
 	popq %rcx
-	popq %rbx
 	popq %rax
 	addq $16, %rsp
 	iretq
