@@ -503,11 +503,11 @@ _Static_assert(PKT_TX_IP_CSUM == 1u << 9 && PKT_TX_TCP_CSUM == 1u << 10, "flags 
  * With csum (a port whose app asks for checksum insertion) a frame's
  * PKT_TX_IP_CSUM / PKT_TX_TCP_CSUM become POPTS IXSM / TXSM in its data
  * descriptor, a legacy one then written as a TCP/IP data descriptor (DEXT,
- * DTYP 0001; 8254x SDM 3.3.7). Timestamped frames are seen to by
- * tx_tstamp after the run, only when the run holds one. */
+ * DTYP 0001; 8254x SDM 3.3.7). Returns the frames' flags ORed: with
+ * PKT_TX_TSTAMP among them the caller runs tx_tstamp over the run. */
 static inline __attribute__((always_inline))
-void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const int adv, const int csum,
-	     uint32_t cmd, uint64_t *bytes)
+uint32_t tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const int adv, const int csum,
+		 uint32_t cmd, uint64_t *bytes)
 {
 	volatile union tx_desc *d = &tq->ring[t];
 	struct pkt **bp = &tq->bufs[t];
@@ -529,8 +529,7 @@ void tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const 
 		sum += p->len;
 	}
 	*bytes += sum;
-	if (__builtin_expect(flags & PKT_TX_TSTAMP, 0))
-		tx_tstamp(tq, t, pkts, n);
+	return flags;
 }
 
 /* Room in the ring for a burst of n: descriptors free once sent buffers
@@ -567,16 +566,14 @@ static inline void tx_post(struct e1000x_txq *tq, uint32_t batch, uint32_t last,
 	nic->qsw[tq->q][NS_tx_sent] += (uint64_t)sent;
 }
 
-/* tx_burst of one frame with the checksum context, if any, already in the
- * ring (a request-response answer): one descriptor, RS on it. */
+/* tx_burst of one frame (a request-response answer) when the checksum
+ * context, if any, is in place, fewer than NIC_TX_FREE_THRESH descriptors
+ * are in flight (so no reclaim, and room: rings have at least 80) and
+ * the frame asks for no timestamp: one descriptor, RS on it. */
 static int __attribute__((noinline)) tx_one(struct e1000x_txq *tq, struct pkt **pkts)
 {
 	uint32_t t = tq->tail;
 	uint64_t bytes = 0;
-	if (tx_room(tq, 1) < 1) {
-		tq->nic->qsw[tq->q][NS_tx_ring_full]++;
-		return 0;
-	}
 	if (tq->adv) {
 		uint32_t cmd = TX_CMD_ADV | ADVTXD_DCMD_RS;
 		if (tq->ctx_set)
@@ -625,29 +622,35 @@ static int __attribute__((noinline)) tx_many(struct e1000x_txq *tq, struct pkt *
 	/* In at most two linear runs: to the ring's end, then from its start. */
 	int first = (int)(nd - t) < sent ? (int)(nd - t) : sent;
 	uint32_t last = t + (uint32_t)sent - 1 < nd ? t + (uint32_t)sent - 1 : t + (uint32_t)sent - 1 - nd;
+	uint32_t flags;
 	if (tq->adv) {
 		if (tq->ctx_set) {
-			tx_fill(tq, t, pkts, first, 1, 1, TX_CMD_ADV, &bytes);
+			flags = tx_fill(tq, t, pkts, first, 1, 1, TX_CMD_ADV, &bytes);
 			if (first < sent)
-				tx_fill(tq, 0, pkts + first, sent - first, 1, 1, TX_CMD_ADV, &bytes);
+				flags |= tx_fill(tq, 0, pkts + first, sent - first, 1, 1, TX_CMD_ADV, &bytes);
 		} else {
-			tx_fill(tq, t, pkts, first, 1, 0, TX_CMD_ADV, &bytes);
+			flags = tx_fill(tq, t, pkts, first, 1, 0, TX_CMD_ADV, &bytes);
 			if (first < sent)
-				tx_fill(tq, 0, pkts + first, sent - first, 1, 0, TX_CMD_ADV, &bytes);
+				flags |= tx_fill(tq, 0, pkts + first, sent - first, 1, 0, TX_CMD_ADV, &bytes);
 		}
 		tq->ring[last].d.cmd_type_len |= ADVTXD_DCMD_RS;
 	} else {
 		uint32_t cmd = tx_cmd_legacy(nic);
 		if (tq->ctx_set) {
-			tx_fill(tq, t, pkts, first, 0, 1, cmd, &bytes);
+			flags = tx_fill(tq, t, pkts, first, 0, 1, cmd, &bytes);
 			if (first < sent)
-				tx_fill(tq, 0, pkts + first, sent - first, 0, 1, cmd, &bytes);
+				flags |= tx_fill(tq, 0, pkts + first, sent - first, 0, 1, cmd, &bytes);
 		} else {
-			tx_fill(tq, t, pkts, first, 0, 0, cmd, &bytes);
+			flags = tx_fill(tq, t, pkts, first, 0, 0, cmd, &bytes);
 			if (first < sent)
-				tx_fill(tq, 0, pkts + first, sent - first, 0, 0, cmd, &bytes);
+				flags |= tx_fill(tq, 0, pkts + first, sent - first, 0, 0, cmd, &bytes);
 		}
 		tq->ring[last].d.cmd_type_len |= (uint32_t)TXD_CMD_RS << 24;
+	}
+	if (__builtin_expect(flags & PKT_TX_TSTAMP, 0)) {
+		tx_tstamp(tq, t, pkts, first);
+		if (first < sent)
+			tx_tstamp(tq, 0, pkts + first, sent - first);
 	}
 	tx_post(tq, batch, last, sent, bytes);
 	if (sent < n)
@@ -657,7 +660,9 @@ static int __attribute__((noinline)) tx_many(struct e1000x_txq *tq, struct pkt *
 
 int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
 {
-	if (n == 1 && tq->ctx_set == tq->nic->tx_csum_on)
+	uint32_t t = tq->tail, c = tq->clean;
+	if (n == 1 && tq->ctx_set == tq->nic->tx_csum_on && (t >= c ? t - c : t + tq->n - c) < NIC_TX_FREE_THRESH &&
+	    !(pkts[0]->flags & PKT_TX_TSTAMP))
 		return tx_one(tq, pkts);
 	return tx_many(tq, pkts, n);
 }
