@@ -159,8 +159,8 @@ bench: deps all insncount
 
 # QEMU TCG plugins that count guest instructions (tools/insncount): the
 # plugin header comes from Debian's source package of the installed QEMU.
-insncount: $(BUILD)/insncount/insncount.so
-$(BUILD)/insncount/insncount.so: tools/insncount/build.sh tools/insncount/insncount.c
+insncount: $(BUILD)/insncount/insncount.so $(BUILD)/insncount/hotblocks.so
+$(BUILD)/insncount/insncount.so $(BUILD)/insncount/hotblocks.so &: tools/insncount/build.sh tools/insncount/insncount.c
 	tools/insncount/build.sh $(abspath $(BUILD)/insncount)
 
 # Seed report 3's graphs: CPU% and packets per interrupt against offered
