@@ -473,6 +473,9 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 		return -1;
 	}
 	d->priv = p;
+	if ((int)nic->cfg.queues > nic->nqueues)
+		printf("%s: queues=%lld: the %s has %d queue pair(s); using %d\n", nic->name,
+		       (long long)nic->cfg.queues, nic->model, nic->nqueues, nic->nqueues);
 	if (e1000x_reset(p, 0)) {
 		nic_unregister(nic);
 		return -1;
