@@ -226,6 +226,7 @@ def test_reset_of_a_receiving_port_counts_its_ring(box):
     are counted in rx_drop_reset (RX-DRP), so rx_packets = rx_delivered +
     rx_drop_reset exactly (they were lost uncounted before)."""
     b = box("app=fwd pairs=0-1 InterruptThrottleRate=100", nports=2)
+    changes = int(re.search(r"link_changes: (\d+)", b.shell("ethtool -S port0")).group(1))
     got = []
     reader = threading.Thread(target=lambda: got.extend(b.p[1].recv(4000, timeout=8)))
     reader.start()
@@ -246,6 +247,8 @@ def test_reset_of_a_receiving_port_counts_its_ring(box):
     c = {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", b.shell("ethtool -S port0"))}
     drops = ("rx_missed_errors", "rx_fifo_errors", "rx_drop_oversize", "rx_drop_desc_error", "alloc_rx_buff_failed")
     assert c["resets"] == 1 and all(c[d] == 0 for d in drops), c
+    assert c["link_changes"] == changes + 2, (changes, c)   # down at the reset, up after
+    assert "port0: link down (reset)" in b.q.text()
     assert c["rx_packets"] == c["rx_delivered"] + c["rx_drop_reset"], c
     assert b.fwd()[0][0] == c["rx_delivered"] and len(got) == c["rx_delivered"], (len(got), c)
     assert int(c["pool_free"]) + 512 == int(c["pool_size"]), c

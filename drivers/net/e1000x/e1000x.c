@@ -206,7 +206,7 @@ int e1000x_check_link(struct nic *nic, volatile uint8_t *base)
 	nic->full_duplex = !!(st & STATUS_FD);
 	if (up == nic->link_up)
 		return 0;
-	if (nic->link_up >= 0)	/* -1: first look after probe or reset */
+	if (nic->link_up >= 0)	/* -1: first look after probe */
 		nic->stats[NS_link_changes]++;
 	nic->link_up = up;
 	if (up)
@@ -215,6 +215,19 @@ int e1000x_check_link(struct nic *nic, volatile uint8_t *base)
 	else
 		printf("%s: link down\n", nic->name);
 	return 1;
+}
+
+/* A reset takes the port's link down as Linux's does (e1000e_reinit_locked:
+ * e1000e_down turns the carrier off, the watchdog on again at STATUS.LU),
+ * whether or not the link itself dropped (QEMU's stays up): a port that
+ * was up counts 2 in link_changes per reset, never 1 or 0 by timing. */
+static void link_reset(struct nic *nic)
+{
+	if (nic->link_up == 1) {
+		nic->stats[NS_link_changes]++;
+		printf("%s: link down (reset)\n", nic->name);
+	}
+	nic->link_up = 0;
 }
 
 int e1000x_port_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
@@ -309,7 +322,7 @@ static void recover(struct e1000x_port *p, const char *why)
 		for (int q = 0; q < nic->nqueues; q++)
 			if (nic->cfg.poll != POLL_BUSY)
 				(void)nic->ops->irq_enable(nic, q);
-		nic->link_up = -1;
+		link_reset(nic);
 	}
 	if (nic_stop_others)
 		nic_stop_others(0);
