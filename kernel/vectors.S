@@ -30,8 +30,8 @@ trap_stubs:
 	.set i, i + 1
 	.endr
 
-/* Every register, in struct trapframe's order. */
-trap_common:
+/* The call-clobbered registers, in struct trapframe's order. */
+	.macro push_scratch
 	pushq %rax
 	pushq %rcx
 	pushq %rdx
@@ -41,18 +41,28 @@ trap_common:
 	pushq %r9
 	pushq %r10
 	pushq %r11
-	pushq %rbp
-	pushq %rbx
-	pushq %r12
-	pushq %r13
-	pushq %r14
-	pushq %r15
+	.endm
+
+/* trap(frame at %rsp) with the SSE state saved below the frame. */
+	.macro call_trap
 	movq %rsp, %rdi
 	subq $512, %rsp
 	fxsave (%rsp)
 	cld
 	call trap
 	fxrstor (%rsp)
+	.endm
+
+/* Every register. */
+trap_common:
+	push_scratch
+	pushq %rbp
+	pushq %rbx
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	call_trap
 	addq $512, %rsp
 	popq %r15
 	popq %r14
@@ -64,22 +74,9 @@ trap_common:
 
 /* The call-clobbered registers; room for the six others, unwritten. */
 irq_common:
-	pushq %rax
-	pushq %rcx
-	pushq %rdx
-	pushq %rsi
-	pushq %rdi
-	pushq %r8
-	pushq %r9
-	pushq %r10
-	pushq %r11
+	push_scratch
 	subq $48, %rsp
-	movq %rsp, %rdi
-	subq $512, %rsp
-	fxsave (%rsp)
-	cld
-	call trap
-	fxrstor (%rsp)
+	call_trap
 	addq $560, %rsp
 restore_scratch:
 	popq %r11
