@@ -3,6 +3,7 @@
 #include <string.h>
 #include "kernel/lineedit.h"
 #include "kernel/shell.h"
+#include "kernel/smp.h"
 #include "kernel/uart.h"
 
 #define MAX_ARGS 16
@@ -56,16 +57,42 @@ int shell_run(char *line)
 	return c->fn(argc, argv);
 }
 
+static int in_cmd;	/* a line is being run: its output is the command's */
+static int erased;	/* a message took the half-typed line's place */
+
 void shell_poll(void)
 {
 	for (int ch; (ch = uart_getc()) >= 0;) {
 		if (le_feed(&le, (unsigned char)ch)) {
+			in_cmd = 1;
 			if (le.cut)
 				printf("line longer than %d bytes (%zu more): not run\n", LE_LINE_MAX, le.cut);
 			else
 				shell_run(le.line);
+			fflush(stdout);
+			in_cmd = 0;
 			uart_puts(PROMPT);
 		}
+	}
+}
+
+void console_write(const char *s, size_t n)
+{
+	if (in_cmd || !le.len || cpu_id() != 0) {
+		uart_write(s, n);
+		return;
+	}
+	if (!erased)
+		uart_write_raw("\r\033[K", 4);	/* VT100 EL: erase the prompt line */
+	erased = 1;
+	uart_write(s, n);
+	if (n && s[n - 1] == '\n') {
+		char back[16];
+		uart_puts(PROMPT);
+		uart_write_raw(le.buf, le.len);
+		if (le.cur < le.len)
+			uart_write_raw(back, (size_t)snprintf(back, sizeof(back), "\033[%zuD", le.len - le.cur));
+		erased = 0;
 	}
 }
 

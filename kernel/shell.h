@@ -1,6 +1,7 @@
 /* The serial shell: commands register themselves with SHELL_CMD. */
 #ifndef SHELL_H
 #define SHELL_H
+#include <stddef.h>
 
 /* A shell command: argv[0] is its name. Returns 0, or non-zero after
  * printing what was wrong and the accepted forms. */
@@ -20,6 +21,11 @@ struct shell_cmd {
 void shell_init(void);
 /* Feed whatever the UART has received; runs complete lines. Never blocks. */
 void shell_poll(void);
+/* stdout and stderr (kernel/syscalls.c write). A message printed on core 0
+ * while a line is half typed, outside a command, takes the prompt line's
+ * place (CR, VT100 erase line) and the prompt and the half-typed line are
+ * printed again after it, the cursor where it was. */
+void console_write(const char *s, size_t n);
 /* Run one command line (also used by tests through selftest knobs). */
 int shell_run(char *line);
 #endif

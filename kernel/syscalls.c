@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <sys/lock.h>
 #include <sys/stat.h>
+#include "kernel/shell.h"
 #include "kernel/smp.h"
 #include "kernel/trap.h"
-#include "kernel/uart.h"
 
 #undef errno
 extern int errno;
@@ -42,7 +42,7 @@ int write(int fd, const void *buf, size_t n)
 		errno = EBADF;
 		return -1;
 	}
-	uart_write(buf, n);
+	console_write(buf, n);
 	return (int)n;
 }
 

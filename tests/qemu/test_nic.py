@@ -243,6 +243,18 @@ def test_link_flap_during_traffic(box, model):
     assert_buffers_home(b.ethtool())
 
 
+def test_message_while_a_line_is_typed(box):
+    """A console message (link down) while a command is half typed takes
+    the prompt line's place (CR, erase line) and the prompt and the typed
+    part come back after it; the finished line then runs as typed."""
+    b = box("e1000e")
+    b.q.send("vers")
+    b.q.expect("vers", 10)
+    b.q.qmp_cmd("set_link", name="n0", up=False)
+    b.q.expect(re.escape("\r\x1b[Kport0: link down\r\n" + PROMPT + "vers"), 10)
+    assert re.search(r"linerate 0\.\d+\.\d+ ", b.shell("ion"))
+
+
 @pytest.mark.parametrize("model", ["e1000e", "igb"])
 def test_rss_spreads_flows(box, model):
     """queues=2: RSS spreads 64 IPv4/UDP flows over both queues, each with its
