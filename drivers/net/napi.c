@@ -39,7 +39,8 @@ void nic_queue_irq(struct trapframe *tf, void *arg)
 		return;
 	}
 	nic->q[q].irqs++;
-	nic->ops->irq_disable(nic, q);
+	if (!nic->irq_automask)
+		nic->ops->irq_disable(nic, q);
 	schedule(nic, q);
 }
 

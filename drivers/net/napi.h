@@ -2,7 +2,8 @@
  * NAPI scheduling and interrupt moderation of every queue (poll=napi|irq):
  * the one owner of both. A queue's path from interrupt to poll:
  *  1. its vector fires: nic_queue_irq, the handler every driver installs,
- *     masks the queue (irq_disable), marks it scheduled (nic->sched[q]) and
+ *     masks the queue (irq_disable, unless the vector did: nic->irq_automask),
+ *     marks it scheduled (nic->sched[q]) and
  *     counts a wake for its owning core (napi_wakes), waking that core when
  *     the interrupt reached another one;
  *  2. the owner's poll loop (run/lcore.c) sees it scheduled: napi_begin

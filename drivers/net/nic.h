@@ -158,6 +158,9 @@ struct nic {
 	struct pktpool *pool;		/* RX buffers */
 	struct pktpool *small_pool;	/* copybreak copies */
 	volatile int sched[NIC_MAX_QUEUES];	/* set by the queue's interrupt */
+	/* 1: a queue's vector masks the queue's causes itself when it fires
+	 * (82574 MSI-X, e1000e_program_irq), so its handler does not */
+	int irq_automask;
 	volatile int other_pending;	/* link or other cause seen */
 	struct nic_itr itr[NIC_MAX_QUEUES];
 	uint8_t mc[NIC_MC_MAX][6];	/* multicast groups joined (nic_mc_add) */

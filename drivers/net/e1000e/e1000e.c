@@ -143,13 +143,17 @@ static int e1000e_setup_vectors(struct e1000x_port *p)
 }
 
 /* Route causes to vectors (IVAR, 10.2.4.9) and unmask link changes; queue
- * causes stay masked until the poll loop enables them. In QEMU, IAM/EIAC
- * behave as on silicon except that every MSI-X message is followed by a
- * duplicate one EITR window later (QEMU-NICS.md A.2): harmless here, the
- * handler only marks the queue scheduled. */
+ * causes stay masked until the poll loop enables them. A queue's MSI-X
+ * message clears its EIAC causes from ICR and, with CTRL_EXT.IAME clear,
+ * from IMS too: the vector masks its queue itself (nic->irq_automask; Linux
+ * e1000_intr_msix_rx writes no IMC either). In QEMU, IAM/EIAC behave as
+ * on silicon except that every MSI-X message is followed by a duplicate
+ * one EITR window later (QEMU-NICS.md A.2): harmless here, the handler
+ * only marks the queue scheduled. */
 static void e1000e_program_irq(struct e1000x_port *p)
 {
 	int nq = p->nic.nqueues;
+	p->nic.irq_automask = p->msix;
 	if (!p->msix) {
 		wr32(p->regs, IMS, ICR_LSC);
 		return;
