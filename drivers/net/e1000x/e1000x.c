@@ -230,21 +230,6 @@ static void link_reset(struct nic *nic)
 	nic->link_up = 0;
 }
 
-int e1000x_port_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
-{
-	return e1000x_rx_burst(&to_port(nic)->rxq[q], pkts, n);
-}
-
-int e1000x_port_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
-{
-	return e1000x_tx_burst(&to_port(nic)->txq[q], pkts, n);
-}
-
-int e1000x_port_rx_pending(struct nic *nic, int q)
-{
-	return e1000x_rx_pending(&to_port(nic)->rxq[q]);
-}
-
 void e1000x_port_update_stats(struct nic *nic)
 {
 	e1000x_update_stats(to_port(nic));

@@ -131,8 +131,10 @@ static inline uint32_t desc_status(volatile union rx_desc *d, int legacy, uint16
 	return (s & (RXDEXT_DD | RXDEXT_EOP | RXDEXT_TCPCS | RXDEXT_IPCS)) | (uint32_t)e << 24;
 }
 
-int e1000x_rx_pending(const struct e1000x_rxq *rq)
+/* 1 if the next descriptor is done (a frame waits). */
+int e1000x_port_rx_pending(struct nic *nic, int q)
 {
+	const struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
 	uint16_t len;
 	return desc_status(&rq->ring[rq->next], rq->legacy, &len) & RXDEXT_DD;
 }
@@ -366,15 +368,15 @@ static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **
 	return 1;
 }
 
-int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n)
+int e1000x_port_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
-	struct nic *nic = rq->nic;
+	struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
 	uint64_t bytes, csum;
 	uint32_t i = rq->next, after = i + 1 == rq->n ? 0 : i + 1;
 	uint16_t len, len2;
 	uint32_t st = desc_status(&rq->ring[i], rq->legacy, &len);
 	if (!(st & RXDEXT_DD)) {
-		nic->q[rq->q].polls++;	/* nothing */
+		nic->q[q].polls++;	/* nothing */
 		return 0;
 	}
 	if (!(desc_status(&rq->ring[after], rq->legacy, &len2) & RXDEXT_DD) && rx_one(rq, pkts, i, st, len))
@@ -658,10 +660,11 @@ static int __attribute__((noinline)) tx_many(struct e1000x_txq *tq, struct pkt *
 	return sent;
 }
 
-int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n)
+int e1000x_port_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
+	struct e1000x_txq *tq = &to_port(nic)->txq[q];
 	uint32_t t = tq->tail, c = tq->clean;
-	if (n == 1 && tq->ctx_set == tq->nic->tx_csum_on && (t >= c ? t - c : t + tq->n - c) < NIC_TX_FREE_THRESH &&
+	if (n == 1 && tq->ctx_set == nic->tx_csum_on && (t >= c ? t - c : t + tq->n - c) < NIC_TX_FREE_THRESH &&
 	    !(pkts[0]->flags & PKT_TX_TSTAMP))
 		return tx_one(tq, pkts);
 	return tx_many(tq, pkts, n);

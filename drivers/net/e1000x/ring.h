@@ -50,11 +50,8 @@ int e1000x_txq_init(struct e1000x_txq *tq);
  * rx_drop_reset. */
 void e1000x_rxq_release(struct e1000x_rxq *rq);
 void e1000x_txq_release(struct e1000x_txq *tq);
-/* The burst calls of struct nic_ops, on one queue. */
-int e1000x_rx_burst(struct e1000x_rxq *rq, struct pkt **pkts, int n);
-int e1000x_tx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n);
-/* 1 if the next descriptor is done (a frame waits). */
-int e1000x_rx_pending(const struct e1000x_rxq *rq);
+/* The burst calls and rx_pending of struct nic_ops (e1000x_port_rx_burst
+ * and the others in e1000x.h) are in ring.c, their queue's code inlined. */
 /* Free what the NIC has sent; returns descriptors still in flight. */
 uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq);
 /* 1 when descriptor desc is done (DD written back) or already reclaimed:
