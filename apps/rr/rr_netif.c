@@ -52,6 +52,7 @@ struct arp_hint {
 	uint32_t ip;		/* network order; 0: none */
 	uint32_t gen;		/* arp_gen when learnt */
 	uint32_t our;		/* the netif's address then (network order) */
+	uint32_t tcp_psum;	/* our -> ip's TCP pseudo-header sum, length aside, folded */
 	u8_t eth[SIZEOF_ETH_HDR + 2];	/* the Ethernet header to ip; 2 spare bytes
 					   (copied as 16, overwritten by the packet) */
 };
@@ -153,7 +154,10 @@ static __attribute__((noinline)) void csum_options(struct ip_hdr *ip, int tcp)
 		th->chksum = (u16_t)~fold(pseudo_sum(ip, IP_PROTO_TCP, l4len) + rr_chksum(th, l4len));
 }
 
-static inline void csum_request(struct pkt *k)
+/* The request for frame k, sent with ARP hint h (or NULL): the TCP
+ * pseudo-header's sum from the hint's when the packet is between the
+ * hint's addresses (a response on its connection), else from the header. */
+static inline void csum_request(struct pkt *k, const struct arp_hint *h)
 {
 	struct ip_hdr *ip = (struct ip_hdr *)(k->data + SIZEOF_ETH_HDR);
 	int tcp = IPH_PROTO(ip) == IP_PROTO_TCP && !(IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF));
@@ -164,7 +168,14 @@ static inline void csum_request(struct pkt *k)
 	k->flags |= PKT_TX_IP_CSUM;
 	if (tcp) {
 		struct tcp_hdr *th = (struct tcp_hdr *)(ip + 1);
-		th->chksum = fold(pseudo_sum(ip, IP_PROTO_TCP, (u16_t)(lwip_ntohs(IPH_LEN(ip)) - IP_HLEN)));
+		u16_t l4len = (u16_t)(lwip_ntohs(IPH_LEN(ip)) - IP_HLEN);
+		if (h && ip4_addr_get_u32(&ip->src) == h->our && ip4_addr_get_u32(&ip->dest) == h->ip) {
+			uint32_t sum = h->tcp_psum + lwip_htons(l4len);
+			sum = (sum & 0xffff) + (sum >> 16);
+			th->chksum = (u16_t)((sum & 0xffff) + (sum >> 16));
+		} else {
+			th->chksum = fold(pseudo_sum(ip, IP_PROTO_TCP, l4len));
+		}
 		k->flags |= PKT_TX_TCP_CSUM;
 	}
 }
@@ -221,24 +232,24 @@ static inline void pbuf_to_buf(const struct pbuf *p, u8_t *buf)
 	}
 }
 
-/* A packet buffer of rp's pool holding Ethernet header eth_hdr (an
- * IPv4 packet p; 16 bytes are read) or none (NULL: p is the whole frame),
- * then the pbuf chain p, padded to the Ethernet minimum, queued for the
- * next flush. ERR_BUF (too long) or ERR_MEM (no buffer), counted. */
-static err_t frame_out(struct rr_port *rp, const u8_t *eth_hdr, struct pbuf *p)
+/* A packet buffer of rp's pool holding the Ethernet header of ARP hint h
+ * (an IPv4 packet p; 16 bytes are read) or none (NULL: p is the whole
+ * frame), then the pbuf chain p, padded to the Ethernet minimum, queued
+ * for the next flush. ERR_BUF (too long) or ERR_MEM (no buffer), counted. */
+static err_t frame_out(struct rr_port *rp, const struct arp_hint *h, struct pbuf *p)
 {
 	struct nic *nic = rp->nic;
-	unsigned hlen = eth_hdr ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
+	unsigned hlen = h ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
 	if (len > nic->pool->buf_size)
 		return frame_refused(rp, RR_tx_no_room, ERR_BUF);
 	struct pkt *k = pkt_alloc(nic->pool);
 	if (!k)
 		return frame_refused(rp, RR_tx_no_buffer, ERR_MEM);
-	if (eth_hdr)
-		memcpy(k->data, eth_hdr, sizeof(((struct arp_hint *)0)->eth));
+	if (h)
+		memcpy(k->data, h->eth, sizeof(h->eth));
 	pbuf_to_buf(p, k->data + hlen);
 	if (nic->tx_csum_on && ((const struct eth_hdr *)k->data)->type == PP_HTONS(ETHTYPE_IP))
-		csum_request(k);
+		csum_request(k, h);
 	if (len < ETH_MIN_FRAME && !(k->flags & PKT_TX_TCP_CSUM)) {
 		/* The padding: a constant size is a few stores, not a call (the
 		 * buffer holds at least 2 * ETH_MIN_FRAME bytes). */
@@ -294,6 +305,7 @@ static __attribute__((noinline)) err_t eth_ip_output_arp(struct netif *netif, st
 	    etharp_find_addr(netif, dst, &mac, &found) >= 0) {
 		*h = (struct arp_hint){ .ip = ip4_addr_get_u32(dst), .gen = arp_gen,
 					.our = ip4_addr_get_u32(netif_ip4_addr(netif)) };
+		h->tcp_psum = fold((uint64_t)h->ip + h->our + PP_HTONS(IP_PROTO_TCP));
 		struct eth_hdr *eth = (struct eth_hdr *)h->eth;
 		memcpy(&eth->dest, mac, ETH_HWADDR_LEN);
 		memcpy(&eth->src, rp->nic->mac, ETH_HWADDR_LEN);
@@ -309,7 +321,7 @@ static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t
 	uint32_t ip = ip4_addr_get_u32(dst);
 	struct arp_hint *h = &rp->arp[ip >> 24 & (ARP_HINTS - 1)];	/* by the last byte */
 	if (h->ip == ip && h->gen == arp_gen && h->our == ip4_addr_get_u32(netif_ip4_addr(netif)))
-		return frame_out(rp, h->eth, p);
+		return frame_out(rp, h, p);
 	return eth_ip_output_arp(netif, p, dst, h);
 }
 
