@@ -50,14 +50,8 @@ def boot(nics, append, extra=()):
     return q
 
 
-def shell(q, line, timeout=30):
-    q.send(line + "\r")
-    m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-    return m.group(1).decode(errors="replace")
-
-
 def tx_status(q):
-    m = re.search(r"pktgen port0: \w+ .*? sent (\d+) .*since start (\d+) pps ([\d.]+) Mb/s", shell(q, "pktgen"))
+    m = re.search(r"pktgen port0: \w+ .*? sent (\d+) .*since start (\d+) pps ([\d.]+) Mb/s", q.shell("pktgen"))
     return int(m.group(1)), int(m.group(2)), float(m.group(3))
 
 
@@ -67,20 +61,20 @@ def tx_rates():
     with q:
         for size in (64, 1518):
             for clone in (0, 1000):
-                shell(q, f"pktgen set pkt_size {size - 4}")
-                shell(q, f"pktgen set clone_skb {clone}")
-                shell(q, "pktgen start")
+                q.shell(f"pktgen set pkt_size {size - 4}")
+                q.shell(f"pktgen set clone_skb {clone}")
+                q.shell("pktgen start")
                 time.sleep(SECONDS)
-                shell(q, "pktgen stop")
+                q.shell("pktgen stop")
                 _, pps, mbps = tx_status(q)
                 rows.append({"size": size, "clone_skb": clone, "ratep": None, "tx_pps": pps, "tx_mbps": mbps})
-        shell(q, "pktgen set clone_skb 0")
-        shell(q, "pktgen set pkt_size 60")
+        q.shell("pktgen set clone_skb 0")
+        q.shell("pktgen set pkt_size 60")
         for ratep in (1000, 10000, 100000, 500000):
-            shell(q, f"pktgen set ratep {ratep}")
-            shell(q, "pktgen start")
+            q.shell(f"pktgen set ratep {ratep}")
+            q.shell("pktgen start")
             time.sleep(SECONDS)
-            shell(q, "pktgen stop")
+            q.shell("pktgen stop")
             _, pps, _ = tx_status(q)
             rows.append({"size": 64, "clone_skb": 0, "ratep": ratep, "tx_pps": pps, "tx_mbps": None})
     print("\npktgen TX rate, one core, e1000e, into a NIC with no backend; rate accuracy: achieved "
@@ -127,14 +121,14 @@ def insn_per_frame():
              ["-plugin", f"{so},log={log},period_ms=50"])
     with q:
         for clone, burst in ((1000, 32), (1000, 64), (1000, 128), (0, 32)):
-            shell(q, f"pktgen set clone_skb {clone}")
-            shell(q, f"pktgen set burst {burst}")
-            shell(q, "pktgen start")
+            q.shell(f"pktgen set clone_skb {clone}")
+            q.shell(f"pktgen set burst {burst}")
+            q.shell("pktgen start")
             time.sleep(0.5)
             s0, t0 = tx_status(q)[0], time.monotonic_ns()
             time.sleep(SECONDS)
             s1, t1 = tx_status(q)[0], time.monotonic_ns()
-            shell(q, "pktgen stop")
+            q.shell("pktgen stop")
             time.sleep(0.2)
             n = insns_at(log, t1) - insns_at(log, t0)
             rows.append({"size": 64, "clone_skb": clone, "burst": burst, "frames": s1 - s0, "insns": int(n),
@@ -170,16 +164,16 @@ def seed1():
              "app=sink poll=napi InterruptThrottleRate=1 stats=1 stats_format=json")
     with a, b:
         for size in SEED1:
-            shell(a, f"pktgen set pkt_size {size - 4}")
+            a.shell(f"pktgen set pkt_size {size - 4}")
             b.send("sink clear\r")     # B's console carries reports: no echo matching
             sent0 = tx_status(a)[0]
             drp0 = rx_drp(b)
-            shell(a, "pktgen start")
+            a.shell("pktgen start")
             start = len(b.out)
             end = time.monotonic() + SECONDS + 2.2
             while time.monotonic() < end:
                 b._read(0.2)
-            shell(a, "pktgen stop")
+            a.shell("pktgen stop")
             sent, pps, _ = tx_status(a)
             text = b.out[start:].decode(errors="replace")
             time.sleep(1)
@@ -209,13 +203,13 @@ def seed1():
 
 def lat_step(a, ratep, count):
     """Send count frames at ratep from A's port0; port1's loss and latency."""
-    shell(a, "pktgen clear")
-    shell(a, f"pktgen set ratep {ratep}")
-    shell(a, f"pktgen set count {count}")
-    shell(a, "pktgen start port0")
+    a.shell("pktgen clear")
+    a.shell(f"pktgen set ratep {ratep}")
+    a.shell(f"pktgen set count {count}")
+    a.shell("pktgen start port0")
     a.expect(r"pktgen: port0: done", SECONDS * 20 + 60)
     time.sleep(1)
-    out = shell(a, "pktgen")
+    out = a.shell("pktgen")
     got = re.search(r"stream 0x0000: received (\d+) lost (\d+)", out)
     m = re.search(r"latency \(clock \S+, \d+ NIC-stamped\): n (\d+) min (\d+) mean (\d+) p50 (\d+) p90 (\d+) p99 (\d+) "
                   r"p99.9 (\d+) max (\d+) ns", out)
@@ -246,14 +240,14 @@ def latency():
                   f"e1000e:netdev=stream,connect={a.nic_sock(1)},mac=52:54:00:00:01:01"], "stats=0 " + knobs)
         with a, b:
             lat_step(a, 1000, 1)            # the router resolves A's port1 (ARP) first
-            shell(a, "pktgen clear")
-            shell(a, "pktgen set ratep max")
-            shell(a, "pktgen set count 0")
-            shell(a, "pktgen start port0")
+            a.shell("pktgen clear")
+            a.shell("pktgen set ratep max")
+            a.shell("pktgen set count 0")
+            a.shell("pktgen start port0")
             time.sleep(SECONDS)
-            shell(a, "pktgen stop")
+            a.shell("pktgen stop")
             time.sleep(1)
-            m = re.search(r"stream 0x0000: received (\d+)", shell(a, "pktgen"))
+            m = re.search(r"stream 0x0000: received (\d+)", a.shell("pktgen"))
             top = int(m.group(1)) // SECONDS if m else 0
             for frac in (10, 90):
                 pps = max(top * frac // 100, 1)

@@ -39,6 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
 OVMF = "/usr/share/ovmf/OVMF.fd"
 BOOTS = ("kernel", "iso-bios", "iso-uefi", "efi", "net-bios", "net-uefi")
+PROMPT = "linerate> "  # the serial shell's prompt
 # iPXE option ROMs for -boot n (Debian ipxe-qemu; QEMU 10 from backports looks elsewhere).
 IPXE_ROMS = "/usr/lib/ipxe/qemu"
 EXIT_OK, EXIT_FAIL = 33, 35
@@ -236,6 +237,13 @@ class Qemu:
 
     def text(self):
         return self.out.decode(errors="replace")
+
+    def shell(self, line, timeout=60):
+        """Run one shell command line; return what it printed (the text
+        between its echo and the next prompt)."""
+        self.send(line + "\r")
+        m = self.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
+        return m.group(1).decode(errors="replace")
 
     @contextmanager
     def pumping(self):

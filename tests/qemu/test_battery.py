@@ -245,9 +245,7 @@ class Router:
         self.mac = re.findall(r"ether ([0-9a-f:]{17})", out)
 
     def shell(self, line, timeout=60):
-        self.q.send(line + "\r")
-        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-        return m.group(1).decode(errors="replace")
+        return self.q.shell(line, timeout)
 
     def fwd(self, port=0):
         c = {}

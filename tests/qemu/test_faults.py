@@ -50,9 +50,7 @@ class Pair:
         self.p = {i: StreamPort(self.q.nic_sock(i)) for i in connect}
 
     def shell(self, line, timeout=60):
-        self.q.send(line + "\r")
-        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-        return m.group(1).decode(errors="replace")
+        return self.q.shell(line, timeout)
 
     def ethtool(self, port):
         return {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", self.shell("ethtool -S port%d" % port))}

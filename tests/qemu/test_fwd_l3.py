@@ -34,9 +34,7 @@ class Router:
         assert len(self.mac) == 2, out
 
     def shell(self, line, timeout=60):
-        self.q.send(line + "\r")
-        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-        return m.group(1).decode(errors="replace")
+        return self.q.shell(line, timeout)
 
     def fwd(self):
         """{port: {counter: value}} from the fwd command (both lines)."""

@@ -30,9 +30,7 @@ class Box:
         self.p = [StreamPort(self.q.nic_sock(i)) for i in range(nports)] if connect else []
 
     def shell(self, line, timeout=60):
-        self.q.send(line + "\r")
-        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-        return m.group(1).decode(errors="replace")
+        return self.q.shell(line, timeout)
 
     def sink(self):
         return {int(p): int(n) for p, n in re.findall(r"sink port(\d) q\d: (\d+) packets", self.shell("sink"))}

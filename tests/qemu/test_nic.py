@@ -44,9 +44,7 @@ class Box:
         self.port = StreamPort(self.q.nic_sock(0)) if connect else None
 
     def shell(self, line, timeout=60):
-        self.q.send(line + "\r")
-        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-        return m.group(1).decode(errors="replace")
+        return self.q.shell(line, timeout)
 
     def feed(self, frames, delivered_before=0):
         """Send frames for the sink. QEMU's e1000 drops and its igb stalls

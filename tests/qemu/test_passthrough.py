@@ -23,12 +23,6 @@ PROBE = (r"(port\d): (\w+) .* at ([0-9a-f]{2}):[0-9a-f]{2}\.\d, MAC \S+, 1 queue
          r"(\S+)\n\1: DMA: RX ring (0x[0-9a-f]+), buffers (0x[0-9a-f]+)")
 
 
-def shell(q, line, timeout=60):
-    q.send(line + "\r")
-    m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-    return m.group(1).decode(errors="replace")
-
-
 def through(src, dst, frames):
     """Send frames into src in windows of 256 and read as many from dst."""
     back = []
@@ -58,7 +52,7 @@ def test_passthrough_conditions():
         # igb in MSI-X mode, its table in BAR3 above 4 GiB; e1000e two buses down
         assert probes["port0"][3] == "MSI-X" and probes["port1"][3] == "MSI-X"
         assert int(probes["port1"][2], 16) >= 2
-        lspci = shell(q, "lspci")
+        lspci = q.shell("lspci")
         igb = lspci[lspci.index("[8086:10c9]"):]
         bar3 = re.search(r"Region 3: Memory at ([0-9a-f]+) \(64-bit", igb)
         assert bar3 and int(bar3.group(1), 16) >= GIB4, igb[:600]
@@ -71,12 +65,12 @@ def test_passthrough_conditions():
         assert through(ports[0], ports[1], a) == a
         assert through(ports[1], ports[0], b) == b
         assert through(ports[2], ports[2], c) == c
-        out = shell(q, "fwd")
+        out = q.shell("fwd")
         for port, n in (("port0", 600), ("port1", 600), ("port2", 300)):
             line = re.search(rf"fwd {port}: rx (\d+) forwarded (\d+)(.*)", out)
             assert line and line.group(1) == line.group(2) == str(n), out
             assert set(re.findall(r" \w+ (\d+)", line.group(3))) <= {"0"}, out   # no drop of any kind
-        irq = shell(q, "irq")
+        irq = q.shell("irq")
         # the queue vectors (the first of each NIC) took interrupts: MSI-X
         # messages from tables in BAR3 (igb: above 4 GiB) arrived
         for bdf in ("00:02.0", "02:01.0"):

@@ -35,9 +35,7 @@ class Guest:
         self.q.expect(PROMPT, 30)
 
     def shell(self, line, timeout=60):
-        self.q.send(line + "\r")
-        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-        return m.group(1).decode(errors="replace")
+        return self.q.shell(line, timeout)
 
     def set(self, **knobs):
         for k, v in knobs.items():

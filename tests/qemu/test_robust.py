@@ -15,12 +15,6 @@ PROMPT = "linerate> "
 ROUTES = ["route=10.100.%d.0/24,10.1.0.25" % i for i in range(64)]
 
 
-def shell(q, line, timeout=60):
-    q.send(line + "\r")
-    m = q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-    return m.group(1).decode(errors="replace")
-
-
 def cmdline_errors(text):
     return re.findall(r"^cmdline: .*?(?=\r?$)", text, re.M)
 
@@ -61,14 +55,14 @@ def test_bad_knobs_refused_whole_and_defaults_kept():
         # Every one of the 64 routes arrived whole and is in the table.
         got = re.findall(r"^fwd: route=(\S+) port0\r?$", text, re.M)
         assert got == [r[len("route="):] for r in ROUTES], got
-        conf = shell(q, "show config")
+        conf = q.shell("show config")
         m = re.search(r"^route=(.*?) +boot ", conf, re.M)
         assert m and m.group(1).split(" ") == [r[len("route="):] for r in ROUTES], conf[:300]
         assert re.search(r"^copybreak=0 ", conf, re.M) and re.search(r"^pairs=0-1 ", conf, re.M)
         # An overlong shell line is refused, not cut and run.
         q.send("set stats 5" + " " * 120 + "extra\r")
         q.expect(re.escape("line longer than 128 bytes (8 more): not run\r\n" + PROMPT))
-        assert re.search(r"^stats=0 ", shell(q, "show config"), re.M)
+        assert re.search(r"^stats=0 ", q.shell("show config"), re.M)
 
 
 def test_many_bad_knobs_messages_whole():
@@ -92,7 +86,7 @@ def test_port_without_memory_is_removed():
         for s in p:
             s.send([frame(60, seq=k) for k in range(20)])
         time.sleep(2)
-        out = shell(q, "fwd")
+        out = q.shell("fwd")
         text = q.text()
         for s in p:
             s.close()
@@ -110,7 +104,7 @@ def test_rings_too_big_for_memory():
     with Qemu(boot="kernel", mem="24M", nics=["e1000e"] * 2,
               append="app=fwd rxd=4096 txd=4096 queues=2 stats=0") as q:
         q.expect(PROMPT, 60)
-        out = shell(q, "ifconfig")
+        out = q.shell("ifconfig")
         text = q.text()
     assert "EXCEPTION" not in text
     assert len(re.findall(r"port0: e1000e .* not set up: port removed", text)) == 2, text[-2000:]

@@ -39,9 +39,7 @@ class Guest:
         assert any(ARP in f and f[ARP].op == 2 for f in self.collect(3))
 
     def shell(self, line, timeout=60):
-        self.q.send(line + "\r")
-        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-        return m.group(1).decode(errors="replace")
+        return self.q.shell(line, timeout)
 
     def rr(self):
         c = {}

@@ -31,9 +31,7 @@ class Box:
         self.port = StreamPort(self.q.nic_sock(0))
 
     def shell(self, line, timeout=60):
-        self.q.send(line + "\r")
-        m = self.q.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT), timeout)
-        return m.group(1).decode(errors="replace")
+        return self.q.shell(line, timeout)
 
     def next_report(self, timeout=10):
         """The objects of the next whole JSON report: port, queue(s), core(s)."""
