@@ -256,7 +256,8 @@ void e1000x_clear_stats(struct e1000x_port *p)
 int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int legacy, uint32_t ts_bit)
 {
 	struct e1000x_rxq *rq = &p->rxq[q];
-	*rq = (struct e1000x_rxq){ .nic = &p->nic, .q = q, .n = (uint32_t)p->nic.rxd, .regs = p->regs,
+	*rq = (struct e1000x_rxq){ .nic = &p->nic, .q = q, .qs = &p->nic.q[q], .sw = p->nic.qsw[q],
+				   .n = (uint32_t)p->nic.rxd, .regs = p->regs,
 				   .rdt = rdt, .legacy = legacy, .ts_bit = ts_bit,
 				   .ring = rq->ring, .bufs = rq->bufs };
 	return e1000x_rxq_init(rq);
@@ -265,7 +266,8 @@ int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int legacy, uin
 int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv)
 {
 	struct e1000x_txq *tq = &p->txq[q];
-	*tq = (struct e1000x_txq){ .nic = &p->nic, .q = q, .n = (uint32_t)p->nic.txd, .regs = p->regs,
+	*tq = (struct e1000x_txq){ .nic = &p->nic, .q = q, .qs = &p->nic.q[q], .sw = p->nic.qsw[q],
+				   .n = (uint32_t)p->nic.txd, .regs = p->regs,
 				   .tdt = tdt, .adv = adv, .ring = tq->ring, .bufs = tq->bufs,
 				   .rs_at = tq->rs_at };
 	return e1000x_txq_init(tq);

@@ -165,7 +165,7 @@ void e1000x_rxq_release(struct e1000x_rxq *rq)
 static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint16_t len)
 {
 	struct nic *nic = rq->nic;
-	uint64_t *sw = nic->qsw[rq->q];
+	uint64_t *sw = rq->sw;
 	struct pkt *p = rq->bufs[i], *out = p;
 	uint32_t off = 0;
 	uint64_t ts = 0;
@@ -320,8 +320,8 @@ _Static_assert(__builtin_offsetof(struct pkt, queue) == __builtin_offsetof(struc
 /* A burst's counters: got frames of bytes, their summed csum_res entries. */
 static inline void rx_count(struct e1000x_rxq *rq, int got, uint64_t bytes, uint64_t csum)
 {
-	uint64_t *sw = rq->nic->qsw[rq->q];
-	struct nic_qstats *qs = &rq->nic->q[rq->q];
+	uint64_t *sw = rq->sw;
+	struct nic_qstats *qs = rq->qs;
 	qs->polls++;
 	qs->poll_pkts += (uint64_t)got;
 	qs->rx_packets += (uint64_t)got;
@@ -330,22 +330,35 @@ static inline void rx_count(struct e1000x_rxq *rq, int got, uint64_t bytes, uint
 	csum_count(sw, csum);
 }
 
+/* rx_burst of up to n frames when its first descriptor is done and not
+ * a lone common frame (rx_one): the burst loop. */
+static int __attribute__((noinline)) rx_many(struct e1000x_rxq *rq, struct pkt **pkts, int n)
+{
+	struct nic *nic = rq->nic;
+	uint64_t bytes, csum;
+	int got = rq->legacy ? rx_loop(rq, pkts, n, 1, nic->cfg.prefetch, &bytes, &csum) :
+		  nic->cfg.prefetch ? rx_loop(rq, pkts, n, 0, 1, &bytes, &csum) :
+		  rx_loop(rq, pkts, n, 0, 0, &bytes, &csum);
+	rx_count(rq, got, bytes, csum);
+	return got;
+}
+
 /* Descriptor i (status st, length len) holds the only frame done, a
  * request-response wake: if it is the common case of rx_loop, take it
  * into pkts[0] without the burst loop's set-up, count it and return 1;
- * else (or with the pool empty) return 0 and leave it to rx_loop. */
-static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i, uint32_t st,
-					    uint16_t len)
+ * else (or with the pool empty) leave it to rx_many. */
+static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **pkts, int n, uint32_t i,
+					    uint32_t st, uint16_t len)
 {
 	struct nic *nic = rq->nic;
 	struct pktpool *pool = nic->pool;
 	if ((st & (RXDEXT_DD | RXDEXT_EOP | RXDEXT_ERR_FRAME | rq->ts_bit | rq->tsip_bit)) != (RXDEXT_DD | RXDEXT_EOP) ||
 	    len > ETH_MAX_FRAME || (int64_t)len <= nic->cfg.copybreak || rq->discarding)
-		return 0;
+		return rx_many(rq, pkts, n);
 	pktpool_lock(pool);
 	if (!pool->nfree) {
 		pktpool_unlock(pool);
-		return 0;
+		return rx_many(rq, pkts, n);
 	}
 	struct pkt *p = rq->bufs[i], *fresh = pool->free[--pool->nfree];
 	pktpool_unlock(pool);
@@ -371,21 +384,16 @@ static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **
 int e1000x_port_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
-	uint64_t bytes, csum;
 	uint32_t i = rq->next, after = i + 1 == rq->n ? 0 : i + 1;
 	uint16_t len, len2;
 	uint32_t st = desc_status(&rq->ring[i], rq->legacy, &len);
 	if (!(st & RXDEXT_DD)) {
-		nic->q[q].polls++;	/* nothing */
+		rq->qs->polls++;	/* nothing */
 		return 0;
 	}
-	if (!(desc_status(&rq->ring[after], rq->legacy, &len2) & RXDEXT_DD) && rx_one(rq, pkts, i, st, len))
-		return 1;
-	int got = rq->legacy ? rx_loop(rq, pkts, n, 1, nic->cfg.prefetch, &bytes, &csum) :
-		  nic->cfg.prefetch ? rx_loop(rq, pkts, n, 0, 1, &bytes, &csum) :
-		  rx_loop(rq, pkts, n, 0, 0, &bytes, &csum);
-	rx_count(rq, got, bytes, csum);
-	return got;
+	if (desc_status(&rq->ring[after], rq->legacy, &len2) & RXDEXT_DD)
+		return rx_many(rq, pkts, n);
+	return rx_one(rq, pkts, n, i, st, len);
 }
 
 /* Give back to their pools the sent packets bufs[a..b) (no wrap): one
@@ -556,16 +564,15 @@ static inline uint32_t tx_cmd_legacy(const struct nic *nic)
 /* Hand the batch ring[batch..last] of sent frames (bytes) to the NIC. */
 static inline void tx_post(struct e1000x_txq *tq, uint32_t batch, uint32_t last, int sent, uint64_t bytes)
 {
-	struct nic *nic = tq->nic;
 	uint32_t t = last + 1 == tq->n ? 0 : last + 1;
 	tq->rs_at[batch] = last;
 	tq->tail = t;
 	dma_wmb();
 	wr32(tq->regs, tq->tdt, t);
-	struct nic_qstats *qs = &nic->q[tq->q];
+	struct nic_qstats *qs = tq->qs;
 	qs->tx_packets += (uint64_t)sent;
 	qs->tx_bytes += bytes;
-	nic->qsw[tq->q][NS_tx_sent] += (uint64_t)sent;
+	tq->sw[NS_tx_sent] += (uint64_t)sent;
 }
 
 /* tx_burst of one frame (a request-response answer) when the checksum
@@ -598,7 +605,7 @@ static int __attribute__((noinline)) tx_one(struct e1000x_txq *tq, struct pkt **
 static int __attribute__((noinline)) tx_many(struct e1000x_txq *tq, struct pkt **pkts, int n)
 {
 	struct nic *nic = tq->nic;
-	uint64_t *sw = nic->qsw[tq->q];
+	uint64_t *sw = tq->sw;
 	uint32_t t = tq->tail, nd = tq->n, batch = t;
 	int room = tx_room(tq, n);
 	uint64_t bytes = 0;

@@ -10,6 +10,8 @@
 struct e1000x_rxq {
 	struct nic *nic;
 	int q;
+	struct nic_qstats *qs;	/* &nic->q[q] */
+	uint64_t *sw;		/* nic->qsw[q] */
 	volatile union rx_desc *ring;
 	struct pkt **bufs;
 	uint32_t n;		/* descriptors */
@@ -26,6 +28,8 @@ struct e1000x_rxq {
 struct e1000x_txq {
 	struct nic *nic;
 	int q;
+	struct nic_qstats *qs;	/* &nic->q[q] */
+	uint64_t *sw;		/* nic->qsw[q] */
 	volatile union tx_desc *ring;
 	struct pkt **bufs;
 	uint32_t *rs_at;	/* [first descriptor of a tx_burst batch] = its last, the
