@@ -73,7 +73,9 @@ static inline void rr_flush_owed(struct rr_conn *c)
 	}
 }
 
-static int tcp_rr_recv(struct rr_conn *c, struct pbuf *p)
+/* With tcp_write inlined (flatten): a transaction's response is queued
+ * without a call. */
+static __attribute__((flatten)) int tcp_rr_recv(struct rr_conn *c, struct pbuf *p)
 {
 	uint32_t req = (uint32_t)rr_cfg.req, n = c->have + p->tot_len;
 	uint32_t done = n / req;
