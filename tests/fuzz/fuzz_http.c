@@ -7,17 +7,22 @@
  *   byte b: op b % 8 on client (b / 8) % NCLIENT:
  *   0 connect (next byte bit 0: do not acknowledge what the server sends,
  *     the handshake's SYN-ACK included: a reader that stalls, a half-open
- *     connection), 1 send the next byte's count of bytes as one segment,
+ *     connection; bit 1: the SYN carries an MSS option of 1460 bytes,
+ *     without it lwIP sends segments of the 536-byte default), 1 send
+ *     the next byte's count of bytes as one segment,
  *   2 acknowledge what was received, 3 FIN, 4 RST, 5 the clock moves on by
  *   (next byte) * 10 ms and the idle hook runs, 6 the idle hook runs,
- *   7 send one of a few whole requests (next byte picks it).
+ *   7 send one of a few whole requests (next byte picks it), or a header
+ *     longer than HTTP_REQ_MAX without its end (431; in segments of
+ *     at most 1460 bytes).
  * Checked after every frame: rx = the frames handed to lwIP + the drops,
  * exactly. Every answer a client reads to its end (the server's FIN) is a
  * whole HTTP/1.0 answer (status line, Content-Length = the body's bytes),
  * and its status is the one a reference reading of the bytes that client
  * sent gives (200, 400, 404, 405 or 431); a connection closed without an
- * answer had sent no whole request. At the end the clients fall silent for
- * 220 s (the server's time-outs end every connection), then a new client's
+ * answer had sent no whole request. At the end the clients fall silent
+ * until the server holds no connection (its time-outs end every one within
+ * 220 s, checked), then a new client's
  * GET /metrics must be answered in full (no slot, answer or budget left
  * stuck), every connection accepted ended in an outcome counter, and after
  * every connection is reset no received buffer is left in lwIP. The pages
@@ -54,6 +59,7 @@ struct client {
 	uint16_t port, gen;
 	uint32_t snd_nxt, rcv_nxt;
 	int noack;		/* acknowledges only by op 2 */
+	uint16_t mss;		/* the SYN's MSS option; 0: none */
 	int fin_sent, srv_fin;
 	uint8_t req[HTTP_REQ_MAX];	/* the first bytes sent */
 	size_t sent;
@@ -206,18 +212,21 @@ static void tcp_in(struct client *c, uint8_t flags, const uint8_t *data, size_t 
 		return;
 	struct ipv4_hdr *ip = (void *)(p->data + ETH_HLEN);
 	uint8_t *t = (uint8_t *)(ip + 1);
-	*ip = (struct ipv4_hdr){ .ver_ihl = 0x45, .tot_len = hton16((uint16_t)(40 + n)), .ttl = 64, .proto = 6,
+	size_t hl = (flags & TCP_SYN) && c->mss ? 24 : 20;
+	*ip = (struct ipv4_hdr){ .ver_ihl = 0x45, .tot_len = hton16((uint16_t)(IPV4_HLEN + hl + n)), .ttl = 64, .proto = 6,
 				 .saddr = hton32(CLI_IP), .daddr = hton32(SRV_IP) };
 	ip->csum = hton16(inet_csum(ip, IPV4_HLEN));
 	uint32_t seq = hton32(c->snd_nxt), ack = hton32(flags & TCP_ACK ? c->rcv_nxt : 0);
-	memset(t, 0, 20);
+	memset(t, 0, hl);
 	t[0] = (uint8_t)(c->port >> 8), t[1] = (uint8_t)c->port, t[2] = 0, t[3] = HTTP_PORT;
 	memcpy(t + 4, &seq, 4);
 	memcpy(t + 8, &ack, 4);
-	t[12] = 0x50, t[13] = flags, t[14] = 0xff, t[15] = 0xff;
+	t[12] = (uint8_t)(hl / 4 << 4), t[13] = flags, t[14] = 0xff, t[15] = 0xff;
+	if (hl > 20)		/* MSS (RFC 9293 3.2) */
+		t[20] = 2, t[21] = 4, t[22] = (uint8_t)(c->mss >> 8), t[23] = (uint8_t)c->mss;
 	if (n)
-		memcpy(t + 20, data, n);
-	p->len = (uint16_t)(ETH_HLEN + 40 + n);
+		memcpy(t + hl, data, n);
+	p->len = (uint16_t)(ETH_HLEN + IPV4_HLEN + hl + n);
 	if (p->len < 60) {
 		memset(p->data + p->len, 0, 60 - p->len);
 		p->len = 60;
@@ -334,12 +343,12 @@ static void idle(void)
 	settle();
 }
 
-static void cl_connect(struct client *c, int noack)
+static void cl_connect(struct client *c, uint8_t arg)
 {
 	int k = (int)(c - cl);
 	c->gen++;
 	*c = (struct client){ .st = CL_SYN_SENT, .gen = c->gen, .port = (uint16_t)(40000 + k + 32 * (c->gen % 512)),
-			      .snd_nxt = 1000u * (uint32_t)c->gen, .noack = noack };
+			      .snd_nxt = 1000u * (uint32_t)c->gen, .noack = arg & 1, .mss = arg & 2 ? 1460 : 0 };
 	tcp_in(c, TCP_SYN, NULL, 0);
 	settle();
 }
@@ -353,20 +362,47 @@ static void send_data(struct client *c, const uint8_t *d, size_t n)
 {
 	if (c->st != CL_OPEN || c->fin_sent)
 		return;
-	tcp_in(c, TCP_ACK | TCP_PSH, d, n);
+	do {
+		size_t k = n < 1460 ? n : 1460;
+		tcp_in(c, TCP_ACK | TCP_PSH, d, k);
+		d += k, n -= k;
+	} while (n);
 	settle();
 }
 
-/* The end: the clients silent for 220 s (each of HTTP_CONNS answers may
- * hold the server 4 * HTTP_IDLE_MS, and two 2 s steps, before it is
- * reset), then one more client must get /metrics. */
+/* "GET / HTTP/1.0", then a header line past HTTP_REQ_MAX bytes (set-up). */
+static uint8_t too_large[HTTP_REQ_MAX + 64];
+
+static void send_canned(struct client *c, uint8_t arg)
+{
+	size_t n = sizeof(canned) / sizeof(canned[0]);
+	if (arg % (n + 1) < n)
+		return send_data(c, (const uint8_t *)canned[arg % (n + 1)], strlen(canned[arg % (n + 1)]));
+	send_data(c, too_large, sizeof(too_large));
+}
+
+/* 1 while the server holds a connection (http.c's tcp_arg on its PCB) or
+ * a handshake is under way: what the end's silence waits out. */
+static int server_busy(void)
+{
+	for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb; pcb = pcb->next)
+		if (pcb->local_port == HTTP_PORT && (pcb->callback_arg || pcb->state == SYN_RCVD))
+			return 1;
+	return 0;
+}
+
+/* The end: the clients silent for up to 220 s (each of HTTP_CONNS answers
+ * may hold the server 4 * HTTP_IDLE_MS, and two 2 s steps, before it is
+ * reset), until the server holds no connection, then one more client must
+ * get /metrics (with an MSS of 1460: in 11 segments, not 29). */
 static void wind_down(void)
 {
 	quiet = 1;
-	for (int i = 0; i < 110; i++) {
+	for (int i = 0; i < 110 && server_busy(); i++) {
 		fuzz_tsc += 2000000000ull;
 		idle();
 	}
+	assert(!server_busy());
 	quiet = 0;
 	uint64_t outcomes = 0;
 	for (int i = 0; i < HTTP_N; i++)
@@ -375,7 +411,7 @@ static void wind_down(void)
 			outcomes += mgmt_http[i];
 	assert(outcomes >= mgmt_http[HTTP_conns_accepted]);
 	struct client *c = &cl[NCLIENT];
-	cl_connect(c, 0);
+	cl_connect(c, 2);
 	const char *r = canned[0];
 	send_data(c, (const uint8_t *)r, strlen(r));
 	for (int i = 0; i < 100 && !c->srv_fin; i++) {	/* lwIP may have to ARP for the client again */
@@ -421,6 +457,8 @@ static void setup(void)
 	int cut = 0;
 	assert(__real_mgmt_page("/metrics", page, sizeof(page), &n, &ctype, &cut) == 200 && !cut && n > 4096);
 	fuzz_dma_alloc = NULL;
+	memset(too_large, 'a', sizeof(too_large));
+	memcpy(too_large, "GET / HTTP/1.0\r\nX: ", 19);
 	arp_in(ARP_REQUEST);	/* lwIP learns the clients' address */
 	rr_netif_flush();
 	arena_save();
@@ -445,7 +483,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		switch (op) {
 		case 0:
 			if (c->st != CL_OPEN || c->srv_fin || c->fin_sent)
-				cl_connect(c, arg & 1);
+				cl_connect(c, arg);
 			break;
 		case 1: {
 			size_t n = arg < len - i ? arg : len - i;
@@ -479,11 +517,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		case 6:
 			idle();
 			break;
-		default: {
-			const char *r = canned[arg % (sizeof(canned) / sizeof(canned[0]))];
-			send_data(c, (const uint8_t *)r, strlen(r));
+		default:
+			send_canned(c, arg);
 			break;
-		}
 		}
 	}
 	wind_down();
