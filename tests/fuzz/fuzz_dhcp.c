@@ -13,7 +13,7 @@
  *         25 bytes), server identifier 10.1.0.254;
  *   op 2  an ARP reply from another host for the address on offer (lwIP's
  *         check before it binds, RFC 2131 3.1.5);
- *   op 3  the clock moves on by 10 ms * 2^(next byte % 20) (at most 30 s
+ *   op 3  the clock moves on by 10 ms * 2^(next byte % 20) (at most 60 s
  *         a step, the idle hook after each).
  * Checked after every step: rx = the frames handed to lwIP + the drops,
  * exactly; after the idle hook the port's address (l3_if) and lwIP's are
@@ -215,12 +215,15 @@ static void check_lease(void)
 	assert(l3_if[0].len == len && ((l.addr ^ PORT1_IP) & (~0u << (32 - k))));
 }
 
-/* The clock moves on by ms, in steps of at most 30 s (lwIP's fine and
- * coarse DHCP timers tick at most once a step), the idle hook after each. */
+/* The clock moves on by ms, in steps of at most 60 s, the idle hook after
+ * each. lwIP runs a cyclic timer at most once a step (timeouts.c starts
+ * one that fell behind again from now), so a step of DHCP_COARSE_TIMER_SECS
+ * keeps the lease's coarse clock (T1, T2, expiry) on time; the 500 ms fine
+ * timer ticks once a step. */
 static void idle(uint64_t ms)
 {
 	while (ms) {
-		uint64_t step = ms < 30000 ? ms : 30000;
+		uint64_t step = ms < DHCP_COARSE_TIMER_MSECS ? ms : DHCP_COARSE_TIMER_MSECS;
 		fuzz_tsc += step * 1000000ull;
 		ms -= step;
 		app_of_port(0)->idle();
