@@ -27,11 +27,14 @@ FUZZ = os.path.join(ROOT, "build", "fuzz")
 # and room for 65 route= words (one past the table's 64); its cost grows
 # with each word, and at libFuzzer's default its saved inputs grew toward
 # 4 KB and its rate fell to a quarter.
-# fuzz_http: 512 bytes, some 250 client steps (a step costs a few TCP
-# segments through lwIP; at libFuzzer's 4 KB the rate fell to a few
-# hundred a second); 24 clients each connecting and sending fit, and op 7
-# sends a header longer than HTTP_REQ_MAX (431) in two bytes of input.
-MAX_LEN = {"lpm": 7 * 64, "cmdline": 2048, "http": 512}
+# fuzz_http: 256 bytes, some 120 client steps (each a few TCP segments
+# through lwIP: as inputs grew toward libFuzzer's 4 KB the rate fell to a
+# few hundred a second); 24 clients connecting and sending fit (48 bytes),
+# and op 7 sends a header longer than HTTP_REQ_MAX (431) in two bytes.
+# fuzz_dhcp: 640 bytes, a raw reply with a whole 312-byte options field
+# (RFC 2131 2) and the steps around it; an input of clock steps alone
+# (up to 88 idle-hook rounds per two bytes) stays a few thousand rounds.
+MAX_LEN = {"lpm": 7 * 64, "cmdline": 2048, "http": 256, "dhcp": 640}
 
 
 def run(name, seconds):
