@@ -4,7 +4,10 @@
  * strangers on the wire would send them. The port has a fake hardware
  * clock (phc_ops: SYSTIM is the harness's clock in ns; a frame sent with a
  * timestamp request latches its TX time unless the input withholds it, so
- * Follow_Up and Delay_Req wait for stamps that come late or never).
+ * Follow_Up and Delay_Req wait for stamps that come late or never; a
+ * received frame the NIC stamps goes through the driver's RX path,
+ * phc_rx_hwtstamp, as e1000x's ring does for a descriptor with the TS bit:
+ * the RX latch's time and attributes, read and matched to the frame).
  * Byte 0 sets ptp_role (% 3), network_transport (bit 2), time_stamping
  * (bit 3: software); then a program:
  *   op 0  a frame: flags, a length in 7-byte units, the bytes after the
@@ -16,11 +19,16 @@
  *         near the port's clock or any, Announce fields, and for
  *         Delay_Resp the requesting port (ours or any): 40 bytes;
  *   op 2  the clock moves on by (next byte) * 20 ms and the idle hook runs;
- *   op 3  TX timestamps: bit 0 of the next byte: withheld from now on;
- *         received event messages carry an RX stamp (bit 1), this many ns
- *         off the clock (the next 2 bytes, signed).
+ *   op 3  timestamps, from the next byte: bit 0: TX stamps withheld from
+ *         now on; bit 1: the NIC stamps received frames (TS bit), latching
+ *         a time this many ns off the clock (the next 2 bytes, signed) and
+ *         the message's source and sequence IDs, in the datasheet's layout
+ *         or (bit 3) QEMU 10's (hwtstamp.h); bit 2: the latch holds another
+ *         message's sequenceId (rx_hwtstamp_mismatch); bit 4: nothing
+ *         latched (TSYNCRXCTL.VALID clear).
  * Checked after every step: rx = the frames used + the named drops,
- * exactly; the state is one of the nine and a port with a parent is
+ * exactly; a frame the NIC stamped carries the stamp, or is counted
+ * rx_hwtstamp_mismatch, exactly when a latch was there; the state is one of the nine and a port with a parent is
  * UNCALIBRATED or SLAVE, its parent a foreign master in use; every frame
  * sent is a PTP message of ours that parses back. At the end the pool is
  * full. UBSan stops any overflow in the servo and time arithmetic. */
@@ -38,9 +46,11 @@
 
 static struct nic port;
 static struct ptp_port *pp = &ptp_ports[0];
-/* The fake clock: its TX latch, whether stamps are withheld, RX stamps. */
-static uint64_t tx_latch;
-static int tx_latched, tx_withheld, rx_stamped;
+/* The fake clock: its TX latch, whether stamps are withheld; the RX latch
+ * (time, RXSATRL/H) and how the NIC stamps received frames (op 3). */
+static uint64_t tx_latch, rx_latch;
+static int tx_latched, tx_withheld, rx_latched, rx_mode;
+static uint32_t rx_attr[2];
 static int64_t rx_skew;
 static uint32_t tx_desc;
 
@@ -69,7 +79,7 @@ static int hw_tx_latched(struct nic *nic)
 static int hw_rx_latched(struct nic *nic)
 {
 	(void)nic;
-	return 0;
+	return rx_latched;
 }
 
 static uint64_t hw_tx_read(struct nic *nic)
@@ -82,8 +92,10 @@ static uint64_t hw_tx_read(struct nic *nic)
 static uint64_t hw_rx_read(struct nic *nic, uint32_t attr[2])
 {
 	(void)nic;
-	attr[0] = attr[1] = 0;
-	return 0;
+	attr[0] = rx_attr[0];
+	attr[1] = rx_attr[1];
+	rx_latched = 0;
+	return rx_latch;
 }
 
 static int hw_tx_desc_done(struct nic *nic, int q, uint32_t desc)
@@ -143,6 +155,24 @@ static void check(void)
 	}
 }
 
+/* The NIC stamps frame p (op 3's modes): SYSTIM into the RX latch and the
+ * attributes of the message after the transport's headers: bytes 22-27
+ * and the sequenceId (30-31), or QEMU 10's bytes 24-29 and 32-33. */
+static void rx_latch_frame(const struct pkt *p)
+{
+	size_t off = ptp_frame_hlen((enum ptp_transport)ptp_conf.transport), at = rx_mode & 8 ? 24 : 22;
+	uint8_t m[34] = { 0 };
+	if (p->len > off)
+		memcpy(m, p->data + off, p->len - off < sizeof(m) ? p->len - off : sizeof(m));
+	rx_attr[0] = (uint32_t)m[at] | (uint32_t)m[at + 1] << 8 | (uint32_t)m[at + 2] << 16 | (uint32_t)m[at + 3] << 24;
+	rx_attr[1] = (uint32_t)m[at + 4] | (uint32_t)m[at + 5] << 8 | (uint32_t)m[at + 8] << 16 |
+		     (uint32_t)m[at + 9] << 24;
+	if (rx_mode & 4)
+		rx_attr[1] ^= 0x10000;	/* another message's sequenceId */
+	rx_latch = (uint64_t)((int64_t)fuzz_tsc + rx_skew);
+	rx_latched = !(rx_mode & 16);
+}
+
 static void frame_in(struct pkt *p)
 {
 	p->port = 0;
@@ -171,8 +201,17 @@ static void msg_in(const uint8_t *msg, size_t n, uint8_t type, int raw)
 	}
 	if (p->len < 60)
 		p->len = 60;
-	p->flags = rx_stamped ? PKT_RX_TSTAMP : 0;
-	p->tstamp = (uint64_t)((int64_t)fuzz_tsc + rx_skew);
+	p->flags = 0;
+	p->port = 0;
+	p->queue = 0;
+	if (rx_mode & 2) {	/* stamped exactly when the latch was there and not another frame's */
+		uint64_t mismatch = port.qsw[0][NS_rx_hwtstamp_mismatch];
+		rx_latch_frame(p);
+		int latched = rx_latched;
+		phc_rx_hwtstamp(&port, p);
+		assert(!rx_latched && !!(p->flags & PKT_RX_TSTAMP) + port.qsw[0][NS_rx_hwtstamp_mismatch] - mismatch ==
+		       (uint64_t)latched);
+	}
 	frame_in(p);
 }
 
@@ -249,7 +288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		setup();
 	kstate_restore();
 	fuzz_tsc = 1000000000ull;
-	tx_latched = tx_withheld = rx_stamped = 0;
+	tx_latched = tx_withheld = rx_latched = rx_mode = 0;
 	rx_skew = 0;
 	ptp_conf.role = data[0] % 3;
 	ptp_conf.transport = data[0] >> 2 & 1;
@@ -286,7 +325,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 			memcpy(v, data + i, len - i < 3 ? len - i : 3);
 			i += len - i < 3 ? len - i : 3;
 			tx_withheld = v[0] & 1;
-			rx_stamped = v[0] >> 1 & 1;
+			rx_mode = v[0] & 30;
 			rx_skew = (int16_t)(v[1] << 8 | v[2]);
 		}
 	}
