@@ -37,6 +37,7 @@
 #include "net/ipv4.h"
 #include "tests/fuzz/fuzz_state.h"
 #include "tests/fuzz/arena.h"
+#include "tests/fuzz/fakeport.h"
 
 #define SRV_IP 0x0a0100feu
 #define BOOTP_LEN 236
@@ -68,12 +69,6 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 	return n;
 }
 
-static int fake_rx(struct nic *nic, int q, struct pkt **pkts, int n)
-{
-	(void)nic, (void)q, (void)pkts, (void)n;
-	return 0;
-}
-
 static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
 
 static struct dhcp *client(void)
@@ -83,16 +78,8 @@ static struct dhcp *client(void)
 
 static void frame_in(struct pkt *p)
 {
-	p->port = 0;
-	p->queue = 0;
-	app_of_port(0)->rx(&port, 0, &p, 1);
-	const struct rr_stats *s = &rr_stats[0];
-	uint64_t n = 0;
-	for (int i = 0; i < RR_STACK_N; i++)
-		n += s->stack[i];
-	for (int i = 0; i < RR_DROP_N; i++)
-		n += s->drop[i];
-	assert(s->rx == n);
+	fake_port_rx(&port, p);
+	rr_accounts_check(0);
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -233,12 +220,7 @@ static void idle(uint64_t ms)
 
 static void setup(void)
 {
-	port = (struct nic){ .driver = "fake", .model = "fuzz", .ops = &ops, .nqueues = 1, .rxd = 64, .txd = 64,
-			     .link_up = 1, .mtu = 1500 };
-	memcpy(port.mac, our_mac, 6);
-	assert(nic_register(&port) == 0);
-	port.pool = pktpool_create("fuzz", 128, PKT_SLOT);
-	port.small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
+	fake_port(&port, &ops, our_mac, 0, 128);
 	port1 = port;
 	port1.mac[5] = 0x11;
 	assert(nic_register(&port1) == 1);

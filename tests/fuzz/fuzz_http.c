@@ -46,6 +46,7 @@
 #include "run/lcore.h"
 #include "tests/fuzz/fuzz_state.h"
 #include "tests/fuzz/arena.h"
+#include "tests/fuzz/fakeport.h"
 
 #define NCLIENT 24		/* > HTTP_HALF_OPEN: a SYN flood reaches the limit */
 #define SRV_IP 0x0a010001u
@@ -158,16 +159,8 @@ static void check_answer(struct client *c)
 
 static void frame_in(struct pkt *p)
 {
-	p->port = 0;
-	p->queue = 0;
-	app_of_port(0)->rx(&port, 0, &p, 1);
-	const struct rr_stats *s = &rr_stats[0];
-	uint64_t n = 0;
-	for (int i = 0; i < RR_STACK_N; i++)
-		n += s->stack[i];
-	for (int i = 0; i < RR_DROP_N; i++)
-		n += s->drop[i];
-	assert(s->rx == n);
+	fake_port_rx(&port, p);
+	rr_accounts_check(0);
 }
 
 static struct pkt *eth_frame(uint16_t type)
@@ -306,12 +299,6 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 	return n;
 }
 
-static int fake_rx(struct nic *nic, int q, struct pkt **pkts, int n)
-{
-	(void)nic, (void)q, (void)pkts, (void)n;
-	return 0;
-}
-
 static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
 
 /* What the clients owe the server after its last frames. */
@@ -437,12 +424,7 @@ static void wind_down(void)
 
 static void setup(void)
 {
-	port = (struct nic){ .driver = "fake", .model = "fuzz", .ops = &ops, .nqueues = 1, .rxd = 64, .txd = 64,
-			     .link_up = 1, .mtu = 1500 };
-	memcpy(port.mac, srv_mac, 6);
-	assert(nic_register(&port) == 0);
-	port.pool = pktpool_create("fuzz", 256, PKT_SLOT);
-	port.small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
+	fake_port(&port, &ops, srv_mac, 0, 256);
 	int errs = cmdline_parse("app=sink mgmt=port0 ip0=10.1.0.1/24 rr_heap=64 rr_pbufs=128 rr_conns=32",
 				 __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);

@@ -29,6 +29,7 @@
 #include "net/ipv4.h"
 #include "tests/fuzz/fuzz_state.h"
 #include "tests/fuzz/arena.h"
+#include "tests/fuzz/fakeport.h"
 
 uint32_t rr_netif_rx_pbufs(void);
 
@@ -59,21 +60,12 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 	return n;
 }
 
-static int fake_rx(struct nic *nic, int q, struct pkt **pkts, int n)
-{
-	(void)nic, (void)q, (void)pkts, (void)n;
-	return 0;
-}
-
 static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
 
 static void setup(void)
 {
-	port = (struct nic){ .driver = "fake", .model = "fuzz", .ops = &ops, .nqueues = 1, .rxd = 64, .txd = 64,
-			     .link_up = 1, .mtu = 1500, .mac = { 2, 0, 0, 0, 0, 0x10 } };
-	assert(nic_register(&port) == 0);
-	port.pool = pktpool_create("fuzz", 128, PKT_SLOT);
-	port.small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 0x10 };
+	fake_port(&port, &ops, mac, 0, 128);
 	int errs = cmdline_parse("app=rr ip0=10.1.0.1/24 rr_heap=64 rr_pbufs=64 rr_conns=8 rr_idle=5",
 				 __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);
@@ -84,17 +76,6 @@ static void setup(void)
 	rr_netif_flush();	/* the gratuitous ARP of netif_set_up: no frame in flight in the state saved */
 	arena_save();
 	kstate_save();
-}
-
-static void check_accounts(void)
-{
-	const struct rr_stats *s = &rr_stats[0];
-	uint64_t n = 0;
-	for (int i = 0; i < RR_STACK_N; i++)
-		n += s->stack[i];
-	for (int i = 0; i < RR_DROP_N; i++)
-		n += s->drop[i];
-	assert(s->rx == n);
 }
 
 static void run_timers(void)
@@ -135,10 +116,8 @@ static void frame_in(const uint8_t *data, size_t n)
 	if (flags & 4)
 		p->flags = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
 	p->len = (uint16_t)len;
-	p->port = 0;
-	p->queue = 0;
-	app_of_port(0)->rx(&port, 0, &p, 1);
-	check_accounts();
+	fake_port_rx(&port, p);
+	rr_accounts_check(0);
 }
 
 /* Every connection gone (as a reset would), then the timers run out:
@@ -174,11 +153,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		} else {
 			fuzz_tsc += (i < len ? data[i++] : 1) * 10000000ull;
 			run_timers();
-			check_accounts();
+			rr_accounts_check(0);
 		}
 	}
 	wind_down();
-	check_accounts();
+	rr_accounts_check(0);
 	assert(rr_netif_rx_pbufs() == 0);
 	assert(port.pool->nfree == port.pool->size);
 	return 0;

@@ -42,6 +42,7 @@
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
 #include "net/ipv4.h"
+#include "tests/fuzz/fakeport.h"
 #include "tests/fuzz/fuzz_state.h"
 
 static struct nic port;
@@ -134,12 +135,6 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 	return n;
 }
 
-static int fake_rx(struct nic *nic, int q, struct pkt **pkts, int n)
-{
-	(void)nic, (void)q, (void)pkts, (void)n;
-	return 0;
-}
-
 static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
 
 static void check(void)
@@ -175,9 +170,7 @@ static void rx_latch_frame(const struct pkt *p)
 
 static void frame_in(struct pkt *p)
 {
-	p->port = 0;
-	p->queue = 0;
-	app_of_port(0)->rx(&port, 0, &p, 1);
+	fake_port_rx(&port, p);
 	check();
 }
 
@@ -268,12 +261,9 @@ static void built_in(const uint8_t *v)
 
 static void setup(void)
 {
-	port = (struct nic){ .driver = "fake", .model = "fuzz", .ops = &ops, .nqueues = 1, .rxd = 64, .txd = 64,
-			     .link_up = 1, .mtu = 1500, .mac = { 2, 0, 0, 0, 0, 0x10 } };
-	assert(nic_register(&port) == 0);
+	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 0x10 };
+	fake_port(&port, &ops, mac, 0, 64);
 	phc_register(&port, &hw_ops);
-	port.pool = pktpool_create("fuzz", 64, PKT_SLOT);
-	port.small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
 	int errs = cmdline_parse("app=ptp ip0=10.1.0.1/24", __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);
 	assert(apps_start() == 0);
