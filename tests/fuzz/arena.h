@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "apps/rr/rr.h"
+#include "tests/fuzz/fuzz_state.h"
 
 static uint8_t arena[2 << 20] __attribute__((aligned(4096)));	/* fuzz_http: 1.3 MB */
 static size_t arena_used;
@@ -33,12 +34,12 @@ static void *arena_alloc(size_t bytes, size_t align)
 static void arena_save(void)
 {
 	arena_saved = malloc(arena_used);
-	memcpy(arena_saved, arena, arena_used);
+	kstate_copy(arena_saved, arena, arena_used);
 }
 
 static void arena_restore(void)
 {
-	memcpy(arena, arena_saved, arena_used);
+	kstate_copy(arena, arena_saved, arena_used);
 }
 
 /* Port port's frames received = those handed to lwIP + rr's drops, exactly. */
