@@ -48,14 +48,7 @@ int pkt_alloc_bulk(struct pktpool *pool, struct pkt **out, int n)
 
 void pkt_free(struct pkt *p)
 {
-	if (p->clones) {
-		p->clones--;
-		return;
-	}
-	struct pktpool *pool = p->pool;
-	pktpool_lock(pool);
-	pool->free[pool->nfree++] = p;
-	pktpool_unlock(pool);
+	pkt_free_inline(p);
 }
 
 void pkt_free_bulk(struct pkt **p, int n)

@@ -107,4 +107,17 @@ static inline struct pkt *pkt_alloc_inline(struct pktpool *pool)
 	p->flags = 0;
 	return p;
 }
+
+/* pkt_free inline, for fast paths outside the drivers (rr's netif). */
+static inline void pkt_free_inline(struct pkt *p)
+{
+	if (p->clones) {
+		p->clones--;
+		return;
+	}
+	struct pktpool *pool = p->pool;
+	pktpool_lock(pool);
+	pool->free[pool->nfree++] = p;
+	pktpool_unlock(pool);
+}
 #endif

@@ -159,6 +159,9 @@ int rr_conns_open(void);
 int rr_services_init(void);
 int sockperf_init(void);
 int rr_sockperf_recv(struct rr_conn *c, struct pbuf *p);
+/* rrsrv.c: the request-response service's recv (rr_svc_ops[RR_SVC_RR]),
+ * which on_recv calls directly. */
+int rr_tcp_rr_recv(struct rr_conn *c, struct pbuf *p);
 /* The rr port whose netif lwIP is receiving on (inside a UDP callback). */
 int rr_rx_port_of(void);
 /* Count n events e on port. */

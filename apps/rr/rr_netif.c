@@ -86,7 +86,7 @@ static void rx_pbuf_free(struct pbuf *p)
 	struct pkt *k = r->pkt;
 	if (r != slot_room(k))
 		LWIP_MEMPOOL_FREE(RX_PBUF, r);
-	pkt_free(k);
+	pkt_free_inline(k);
 	rx_held--;
 }
 
@@ -242,7 +242,7 @@ static err_t frame_out(struct rr_port *rp, const struct arp_hint *h, struct pbuf
 	unsigned hlen = h ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
 	if (len > nic->pool->buf_size)
 		return frame_refused(rp, RR_tx_no_room, ERR_BUF);
-	struct pkt *k = pkt_alloc(nic->pool);
+	struct pkt *k = pkt_alloc_inline(nic->pool);
 	if (!k)
 		return frame_refused(rp, RR_tx_no_buffer, ERR_MEM);
 	if (h)

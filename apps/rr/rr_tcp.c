@@ -130,7 +130,7 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	return ERR_OK;
 }
 
-static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+static __attribute__((flatten)) err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
 	struct rr_conn *c = arg;
 	if (!p)
@@ -139,7 +139,8 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		pbuf_free(p);
 		return err;
 	}
-	int r = rr_svc_ops[c->svc].recv(c, p);
+	/* The request-response service without the table's indirect call. */
+	int r = c->svc == RR_SVC_RR ? rr_tcp_rr_recv(c, p) : rr_svc_ops[c->svc].recv(c, p);
 	if (r) {	/* output waits for send buffer: on_sent goes on with it */
 		tcp_sent(pcb, on_sent);
 		if (r < 0)

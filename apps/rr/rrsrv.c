@@ -75,7 +75,7 @@ static inline void rr_flush_owed(struct rr_conn *c)
 
 /* With tcp_write inlined (flatten): a transaction's response is queued
  * without a call. */
-static __attribute__((flatten)) int tcp_rr_recv(struct rr_conn *c, struct pbuf *p)
+__attribute__((flatten)) int rr_tcp_rr_recv(struct rr_conn *c, struct pbuf *p)
 {
 	uint32_t req = (uint32_t)rr_cfg.req, n = c->have + p->tot_len;
 	uint32_t done = n / req;
@@ -130,7 +130,7 @@ int rr_services_init(void)
 }
 
 const struct rr_svc_ops rr_svc_ops[RR_SVC_N] = {
-	[RR_SVC_RR] = { tcp_rr_recv, tcp_rr_sent },
+	[RR_SVC_RR] = { rr_tcp_rr_recv, tcp_rr_sent },
 	[RR_SVC_ECHO] = { tcp_echo_recv, NULL },
 	[RR_SVC_SOCKPERF] = { rr_sockperf_recv, NULL },
 };

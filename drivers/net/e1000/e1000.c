@@ -14,7 +14,7 @@
 static int e1000_irq_enable(struct nic *nic, int q)
 {
 	wr32(to_port(nic)->regs, IMS, ICR_RX_CAUSES);
-	return e1000x_port_rx_pending(nic, q);
+	return e1000x_rx_pending(nic, q);
 }
 
 static void e1000_irq_disable(struct nic *nic, int q)

@@ -27,7 +27,7 @@ static uint32_t queue_causes(struct e1000x_port *p, int q)
 static int e1000e_irq_enable(struct nic *nic, int q)
 {
 	wr32(to_port(nic)->regs, IMS, queue_causes(to_port(nic), q));
-	return e1000x_port_rx_pending(nic, q);
+	return e1000x_rx_pending(nic, q);
 }
 
 static void e1000e_irq_disable(struct nic *nic, int q)

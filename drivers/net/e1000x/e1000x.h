@@ -55,6 +55,16 @@ static inline struct e1000x_port *to_port(struct nic *nic)
 	return (struct e1000x_port *)nic;
 }
 
+/* 1 if queue q's next RX descriptor is done (a frame waits): DD is bit 0
+ * of the legacy status byte and of the extended staterr alike (desc.h).
+ * The nic_ops rx_pending, inline for the families' irq_enable. */
+static inline int e1000x_rx_pending(struct nic *nic, int q)
+{
+	const struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
+	volatile const union rx_desc *d = &rq->ring[rq->next];
+	return (rq->legacy ? d->legacy.status : d->wb.staterr) & RXDEXT_DD;
+}
+
 /* What differs between the families. The hooks marked optional may be 0. */
 struct e1000x_family {
 	const char *driver;		/* "e1000e" */

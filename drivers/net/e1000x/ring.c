@@ -131,12 +131,9 @@ static inline uint32_t desc_status(volatile union rx_desc *d, int legacy, uint16
 	return (s & (RXDEXT_DD | RXDEXT_EOP | RXDEXT_TCPCS | RXDEXT_IPCS)) | (uint32_t)e << 24;
 }
 
-/* 1 if the next descriptor is done (a frame waits). */
 int e1000x_port_rx_pending(struct nic *nic, int q)
 {
-	const struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
-	uint16_t len;
-	return desc_status(&rq->ring[rq->next], rq->legacy, &len) & RXDEXT_DD;
+	return e1000x_rx_pending(nic, q);
 }
 
 void e1000x_rxq_release(struct e1000x_rxq *rq)

@@ -25,7 +25,7 @@ static int igb_irq_enable(struct nic *nic, int q)
 		wr32(p->regs, IGB_EIMS, 1u << q);
 	else
 		wr32(p->regs, IMS, ICR_RX_CAUSES);
-	return e1000x_port_rx_pending(nic, q);
+	return e1000x_rx_pending(nic, q);
 }
 
 static void igb_irq_disable(struct nic *nic, int q)
