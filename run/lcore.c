@@ -13,6 +13,7 @@
  */
 #include <stdio.h>
 #include "apps/app.h"
+#include "drivers/net/napi_poll.h"
 #include "drivers/net/nic.h"
 #include "kernel/cpu.h"
 #include "run/lcore.h"

@@ -1,5 +1,6 @@
 /* NAPI scheduling and interrupt moderation; see napi.h. */
 #include "drivers/net/napi.h"
+#include "drivers/net/napi_poll.h"
 #include "drivers/net/nic.h"
 #include "kernel/smp.h"
 
@@ -44,25 +45,7 @@ void nic_queue_irq(struct trapframe *tf, void *arg)
 	schedule(nic, q);
 }
 
-/* A steady queue's interval of at most ITR_QUIET_BYTES each way: take the
- * counters and return 1 (nothing else changes, see nic_itr_update). */
-static inline int itr_quiet(struct nic_itr *it, const struct nic_qstats *s)
-{
-	/* Lowest latency moves only on bytes / packets > 8000 or on more than
-	 * 512 bytes in under 5 packets (itr_class): neither here. A counter
-	 * that went back (clear stats) fails the test. */
-	if (!it->steady || s->rx_bytes - it->rx_bytes > ITR_QUIET_BYTES ||
-	    s->tx_bytes - it->tx_bytes > ITR_QUIET_BYTES)
-		return 0;
-	it->rx_pkts = s->rx_packets;
-	it->rx_bytes = s->rx_bytes;
-	it->tx_pkts = s->tx_packets;
-	it->tx_bytes = s->tx_bytes;
-	return 1;
-}
-
-/* napi_begin past a quiet interval: evaluate, and set a new rate. */
-static void __attribute__((noinline)) itr_eval(struct nic *nic, int q)
+void napi_itr_eval(struct nic *nic, int q)
 {
 	struct nic_itr *it = &nic->itr[q];
 	uint32_t old = it->current;
@@ -70,40 +53,9 @@ static void __attribute__((noinline)) itr_eval(struct nic *nic, int q)
 		nic->ops->set_itr(nic, q, it->current);
 }
 
-void napi_begin(struct nic *nic, int q)
-{
-	struct nic_itr *it = &nic->itr[q];
-	if (!itr_quiet(it, &nic->q[q]) && (it->setting == 1 || it->setting == 3))
-		itr_eval(nic, q);
-}
-
-/* Unschedule and unmask queue q; a frame that already waits keeps it
- * scheduled and masked (poll=napi) or raises its interrupt (poll=irq).
- * Returns 1 if the queue is still scheduled. */
-static int rearm(struct nic *nic, int q)
-{
-	nic->sched[q] = 0;
-	if (!nic->ops->irq_enable(nic, q))
-		return 0;
-	if (nic->cfg.poll != POLL_NAPI) {
-		nic->ops->irq_raise(nic, q);
-		return 0;
-	}
-	nic->ops->irq_disable(nic, q);
-	nic->sched[q] = 1;
-	return 1;
-}
-
 int napi_start(struct nic *nic, int q)
 {
-	return rearm(nic, q);
-}
-
-int napi_complete(struct nic *nic, int q, int done, int weight)
-{
-	if (done == weight && nic->cfg.poll == POLL_NAPI)
-		return 1;	/* more next round, still masked */
-	return rearm(nic, q);
+	return napi_rearm(nic, q);
 }
 
 enum { LOWEST_LATENCY, LOW_LATENCY, BULK_LATENCY };
@@ -155,7 +107,7 @@ static uint64_t delta(uint64_t cur, uint64_t *last)
 uint32_t nic_itr_update(struct nic_itr *it, const struct nic_qstats *s)
 {
 	static const uint32_t rate[] = { 70000, 20000, 4000 };
-	if (itr_quiet(it, s))
+	if (napi_itr_quiet(it, s))
 		return it->current;
 	if (it->setting != 1 && it->setting != 3)
 		return it->current;

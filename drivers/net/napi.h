@@ -55,16 +55,8 @@ void *nic_queue_arg(struct nic *nic, int q);
 /* The poll loop takes queue q of nic (poll=napi|irq): unmask it; a frame
  * already waiting schedules it. Returns 1 if it is scheduled. */
 int napi_start(struct nic *nic, int q);
-/* Before polling a scheduled queue: dynamic ITR (settings 1 and 3) from
- * the queue's counters since the last call. */
-void napi_begin(struct nic *nic, int q);
-/* After polling a scheduled queue: done packets from a budget of weight.
- * poll=napi: a full round stays scheduled; a short one unmasks the queue
- * and stays scheduled (masked again) only if a frame already waits.
- * poll=irq: always unmasks, and re-raises the interrupt if a frame waits,
- * so that every pass starts from an interrupt that ITR paces. Returns 1
- * if the queue is still scheduled. */
-int napi_complete(struct nic *nic, int q, int done, int weight);
+/* Around each round of a scheduled queue: napi_begin (dynamic ITR) and
+ * napi_complete (unmask, or stay scheduled), inline in napi_poll.h. */
 /*
  * Dynamic ITR (e1000_update_itr/e1000_set_itr): classify the traffic in
  * the counter deltas since the last call and return the new rate in

@@ -48,7 +48,7 @@ $(UNIT_DIR)/test_stats: tests/unit/test_stats.c run/stats.c run/stats.h drivers/
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_stats.c run/stats.c -lcmocka
 # NAPI's dynamic ITR (drivers/net/napi.c; nic.h for the queue counters).
 UNIT_BINS += $(UNIT_DIR)/test_napi
-$(UNIT_DIR)/test_napi: tests/unit/test_napi.c drivers/net/napi.c drivers/net/napi.h drivers/net/nic.h
+$(UNIT_DIR)/test_napi: tests/unit/test_napi.c drivers/net/napi.c drivers/net/napi.h drivers/net/napi_poll.h drivers/net/nic.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_napi.c drivers/net/napi.c -lcmocka
 # config sets knobs through cmdline's knob_set.

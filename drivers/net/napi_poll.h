@@ -1,0 +1,68 @@
+/*
+ * The poll loop's NAPI calls (napi.h describes them), inline: they run
+ * around every round of a scheduled queue (run/lcore.c), and their bodies
+ * are a few loads and stores each.
+ */
+#ifndef NAPI_POLL_H
+#define NAPI_POLL_H
+#include "drivers/net/nic.h"
+
+/* napi_begin past a quiet interval: evaluate, and set a new rate (napi.c). */
+void napi_itr_eval(struct nic *nic, int q);
+
+/* A steady queue's interval of at most ITR_QUIET_BYTES each way: take the
+ * counters and return 1 (nothing else changes, see nic_itr_update). */
+static inline int napi_itr_quiet(struct nic_itr *it, const struct nic_qstats *s)
+{
+	/* Lowest latency moves only on bytes / packets > 8000 or on more than
+	 * 512 bytes in under 5 packets (itr_class): neither here. A counter
+	 * that went back (clear stats) fails the test. */
+	if (!it->steady || s->rx_bytes - it->rx_bytes > ITR_QUIET_BYTES ||
+	    s->tx_bytes - it->tx_bytes > ITR_QUIET_BYTES)
+		return 0;
+	it->rx_pkts = s->rx_packets;
+	it->rx_bytes = s->rx_bytes;
+	it->tx_pkts = s->tx_packets;
+	it->tx_bytes = s->tx_bytes;
+	return 1;
+}
+
+/* Before polling a scheduled queue: dynamic ITR (settings 1 and 3) from
+ * the queue's counters since the last call. */
+static inline void napi_begin(struct nic *nic, int q)
+{
+	struct nic_itr *it = &nic->itr[q];
+	if (!napi_itr_quiet(it, &nic->q[q]) && (it->setting == 1 || it->setting == 3))
+		napi_itr_eval(nic, q);
+}
+
+/* Unschedule and unmask queue q; a frame that already waits keeps it
+ * scheduled and masked (poll=napi) or raises its interrupt (poll=irq).
+ * Returns 1 if the queue is still scheduled. */
+static inline int napi_rearm(struct nic *nic, int q)
+{
+	nic->sched[q] = 0;
+	if (!nic->ops->irq_enable(nic, q))
+		return 0;
+	if (nic->cfg.poll != POLL_NAPI) {
+		nic->ops->irq_raise(nic, q);
+		return 0;
+	}
+	nic->ops->irq_disable(nic, q);
+	nic->sched[q] = 1;
+	return 1;
+}
+
+/* After polling a scheduled queue: done packets from a budget of weight.
+ * poll=napi: a full round stays scheduled; a short one unmasks the queue
+ * and stays scheduled (masked again) only if a frame already waits.
+ * poll=irq: always unmasks, and re-raises the interrupt if a frame waits,
+ * so that every pass starts from an interrupt that ITR paces. Returns 1
+ * if the queue is still scheduled. */
+static inline int napi_complete(struct nic *nic, int q, int done, int weight)
+{
+	if (done == weight && nic->cfg.poll == POLL_NAPI)
+		return 1;	/* more next round, still masked */
+	return napi_rearm(nic, q);
+}
+#endif
