@@ -202,7 +202,29 @@ def insns_linux(seconds):
         lr, lx = (next(r["insns_per_transaction"] for r in rows if r["guest"] == gname and r["proto"] == proto)
                   for gname in ("linerate", "Linux"))
         print(f"  {proto}: Linux needs {lx / max(1, lr):.1f}x linerate's instructions")
+    rate = tcg_rate(so, log)
+    for r in rows:
+        r["guest_us_per_transaction"] = round(r["insns_per_transaction"] / rate * 1e6, 1)
+    print(f"  at {rate / 1e6:.0f} M guest instructions/s (TCG on this host now: linerate's busy poll loop, idle), "
+          "guest time per transaction (the rest of a round trip is QEMU's and the host's): " +
+          ", ".join(f"{r['guest']} {r['proto']} {r['guest_us_per_transaction']} us" for r in rows))
     return rows
+
+
+def tcg_rate(so, log):
+    """Guest instructions/s TCG runs on this host now: app=rr poll=busy,
+    idle, counted by the insncount plugin for 2 s."""
+    g = Guest("e1000e", "busy", 1, extra=("-plugin", f"{so},log={log},period_ms=50"))
+    try:
+        time.sleep(1)
+        t0 = time.monotonic_ns()
+        time.sleep(2)
+        t1 = time.monotonic_ns()
+        time.sleep(0.2)
+        s = samples(log)
+    finally:
+        g.close()
+    return (insns_at(s, t1) - insns_at(s, t0)) / max(1, t1 - t0) * 1e9
 
 
 def profile(proto, size, seconds, sessions=1, top=40):
