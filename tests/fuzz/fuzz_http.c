@@ -288,11 +288,11 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 			const uint8_t *t = p->data + ETH_HLEN + IPV4_HLEN;
 			size_t tot = ntoh16(ip->tot_len);
 			uint16_t dport = (uint16_t)(t[2] << 8 | t[3]);
+			struct client *c = &cl[(uint16_t)(dport - 40000) % 32 % (NCLIENT + 1)];	/* cl_connect's ports */
 			assert(ip->ver_ihl == 0x45 && tot >= 40 && ETH_HLEN + tot <= p->len);
-			if (ip->proto == 6 && ip->daddr == hton32(CLI_IP) && (t[0] << 8 | t[1]) == HTTP_PORT)
-				for (int k = 0; k <= NCLIENT; k++)
-					if (cl[k].port == dport && cl[k].st != CL_CLOSED)
-						tcp_out(&cl[k], t, tot - IPV4_HLEN);
+			if (ip->proto == 6 && ip->daddr == hton32(CLI_IP) && (t[0] << 8 | t[1]) == HTTP_PORT &&
+			    c->port == dport && c->st != CL_CLOSED)
+				tcp_out(c, t, tot - IPV4_HLEN);
 		}
 		pkt_free(p);
 	}
