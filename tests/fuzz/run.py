@@ -3,8 +3,9 @@
 set time each and print one table: executions, executions per second,
 coverage (edges) and features, corpus size, crashes. Each harness starts
 from the seeds in tests/fuzz/seeds/NAME/ and the inputs of bugs it found
-(tests/fuzz/regress/NAME/, run first whatever the time: a regression fails
-fuzz-ci) and keeps what it finds in build/fuzz/corpus/NAME/; a crash leaves its input in build/fuzz/crashes/
+(tests/fuzz/regress/NAME/, run first, each whole whatever MAX_LEN, and
+whatever the time: a regression fails fuzz-ci) and keeps what it finds in
+build/fuzz/corpus/NAME/; a crash leaves its input in build/fuzz/crashes/
 and makes the exit status 1. Also writes build/fuzz/results.json for
 tools/reliability.py.
 
@@ -37,16 +38,30 @@ FUZZ = os.path.join(ROOT, "build", "fuzz")
 MAX_LEN = {"lpm": 7 * 64, "cmdline": 2048, "http": 256, "dhcp": 640}
 
 
+def errors(err):
+    return "\n".join(l for l in err.splitlines()
+                     if re.search(r"ERROR|SUMMARY|Assertion|runtime error|artifact", l))[:2000]
+
+
 def run(name, seconds):
     corpus = os.path.join(FUZZ, "corpus", name)
     crashes = os.path.join(FUZZ, "crashes") + "/"
     os.makedirs(corpus, exist_ok=True)
     os.makedirs(crashes, exist_ok=True)
-    cmd = [os.path.join(FUZZ, "fuzz_" + name), corpus]
+    binary = os.path.join(FUZZ, "fuzz_" + name)
+    regress = os.path.join(ROOT, "tests", "fuzz", "regress", name)
+    if os.path.isdir(regress):
+        # Each whole, as files: libFuzzer cuts a corpus input to -max_len.
+        files = sorted(os.path.join(regress, f) for f in os.listdir(regress))
+        p = subprocess.run([binary] + files, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           errors="replace")
+        if p.returncode != 0:
+            return {"harness": name, "seconds": 0, "execs": len(files), "execs_per_s": 0, "cov": 0, "ft": 0,
+                    "corpus": 0, "crashes": 1, "command": " ".join([binary] + files), "error": errors(p.stderr)}
+    cmd = [binary, corpus]
     seeds = os.path.join(ROOT, "tests", "fuzz", "seeds", name)
     if os.path.isdir(seeds):
         cmd.append(seeds)
-    regress = os.path.join(ROOT, "tests", "fuzz", "regress", name)
     if os.path.isdir(regress):
         cmd.append(regress)
     d = os.path.join(ROOT, "tests", "fuzz", name + ".dict")
@@ -67,8 +82,7 @@ def run(name, seconds):
          "cov": int(last[0]), "ft": int(last[1]), "corpus": int(last[2]), "crashes": int(crashed),
          "command": " ".join(cmd)}
     if crashed:
-        r["error"] = "\n".join(l for l in err.splitlines()
-                               if re.search(r"ERROR|SUMMARY|Assertion|runtime error|artifact", l))[:2000]
+        r["error"] = errors(err)
     return r
 
 
