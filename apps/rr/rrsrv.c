@@ -14,10 +14,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/rr/rr.h"
+#include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
 
-static uint8_t rsp_data[65535];
+/* The response's rsp bytes, from free pages at init (not in the image:
+ * boxes that do not run rr keep the memory). */
+static uint8_t *rsp_data;
 /* Responses up to this many bytes are copied into the header's buffer (one
  * allocation); longer ones are sent by reference (PBUF_ROM, no copy). */
 #define RR_COPY_MAX 128
@@ -118,7 +121,12 @@ static int udp_bind_port(uint16_t port, udp_recv_fn fn)
 
 int rr_services_init(void)
 {
-	memset(rsp_data, 'r', sizeof(rsp_data));
+	rsp_data = dma_alloc((size_t)rr_cfg.rsp, 64);
+	if (!rsp_data) {
+		printf("rr: no memory for the %ld-byte response (rsp=)\n", rr_cfg.rsp);
+		return -1;
+	}
+	memset(rsp_data, 'r', (size_t)rr_cfg.rsp);
 	if ((uint16_t)rr_cfg.port == RR_ECHO_PORT || (uint16_t)rr_cfg.port == RR_SOCKPERF_PORT) {
 		printf("rr: rr_port=%ld is taken by echo (%d) or sockperf (%d)\n", rr_cfg.port, RR_ECHO_PORT,
 		       RR_SOCKPERF_PORT);
