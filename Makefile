@@ -42,13 +42,16 @@ LWIP_LIB := $(BUILD)/lwip/lwip.o
 # tcp_out, pbuf, memp, ip4, rr's netif and callbacks) are inlined, TCP 1/1
 # ~1,760 -> ~1,490 guest instructions per transaction inside lwIP and rr.
 # -fno-strict-aliasing: lwIP's pools hand out one memory as several types.
-# GCC's inlining limits raised well past its defaults (LWIP_INLINE): most
-# of the calls left on the path (pbuf, memp and heap pools, tcp_receive,
-# tcp_output_segment, ip4_output_if, rr's callbacks and netif output) are
-# inlined too, their register saves with them: TCP 1/1 ~2,183 -> ~2,070
-# guest instructions per transaction (lwIP + rr ~1,454 -> ~1,319; lwip.o
-# text 165 -> 223 KB).
-LWIP_INLINE := --param max-inline-insns-single=2000 --param max-inline-insns-auto=400 \
+# GCC's inlining limits raised past its defaults (LWIP_INLINE): most of
+# the calls left on the path (pbuf, memp and heap pools, tcp_output_segment,
+# ip4_output_if, rr's callbacks and netif output) are inlined too, their
+# register saves with them: TCP 1/1 ~2,183 -> ~2,076 guest instructions per
+# transaction; lwip.o's text 79 -> 169 KB. The image's size counts: every
+# page of it is a page less for the ports' buffers, and -m 9M (README,
+# Memory; test_smallest_memory_that_forwards) had ~32 KB to spare; more
+# inlining (max-inline-insns-auto=400, or flatten on tcp_input: TCP 1/1
+# ~1,920 with lwip.o at 570 KB) does not fit it.
+LWIP_INLINE := --param max-inline-insns-single=2000 --param max-inline-insns-auto=200 \
 	--param large-function-growth=2000 --param inline-unit-growth=2000
 LWIP_CFLAGS := $(filter-out -O2 -Werror -fno-omit-frame-pointer,$(KCFLAGS)) -O3 -fomit-frame-pointer $(LWIP_INLINE) \
 	-fno-strict-aliasing -flto

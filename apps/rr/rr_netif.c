@@ -404,14 +404,6 @@ static int ip_direct(const struct netif *netif, const struct ip_hdr *ip)
 	       ((src & mask) != (our & mask) || (src & host) != host || src == our);
 }
 
-/* lwIP's tcp_input with everything it calls inlined into it (flatten):
- * a segment's path through tcp_process, tcp_receive, the callbacks'
- * tcp_write and tcp_output to the netif makes no direct call. */
-static __attribute__((noinline, flatten)) void tcp_input_flat(struct pbuf *p, struct netif *netif)
-{
-	tcp_input(p, netif);
-}
-
 /* TCP or UDP packet ip in p's frame straight to tcp_input / udp_input,
  * as ip4_input would hand it on (ip_data set for the callbacks, lwIP's
  * ip.recv counted): without ethernet_input, ip4_input and their header
@@ -428,7 +420,7 @@ static inline __attribute__((always_inline)) void ip_deliver(struct netif *netif
 	ip_addr_copy_from_ip4(ip_data.current_iphdr_dest, ip->dest);
 	ip_addr_copy_from_ip4(ip_data.current_iphdr_src, ip->src);
 	if (IPH_PROTO(ip) == IP_PROTO_TCP)
-		tcp_input_flat(p, netif);
+		tcp_input(p, netif);
 	else
 		udp_input(p, netif);
 	ip_data.current_netif = NULL;

@@ -130,7 +130,7 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	return ERR_OK;
 }
 
-static __attribute__((flatten)) err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
 	struct rr_conn *c = arg;
 	if (!p)
