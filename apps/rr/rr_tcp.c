@@ -103,8 +103,9 @@ static err_t conn_fin(struct rr_conn *c)
 	return ERR_OK;
 }
 
-/* The peer closed its side (FIN): close ours. */
-static err_t conn_close(struct rr_conn *c)
+/* The peer closed its side (FIN): close ours. Out of line: on_recv's
+ * flatten leaves it (and what it calls) alone. */
+static __attribute__((noinline)) err_t conn_close(struct rr_conn *c)
 {
 	if (c->svc == RR_SVC_RR && c->have)
 		rr_count(c->port, RR_tcp_rr_partial, 1);
@@ -130,7 +131,18 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	return ERR_OK;
 }
 
-static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+/* A segment's worth of data taken back into the window (tcp_recved, which
+ * may send a window update), out of line for on_recv's flatten. */
+static __attribute__((noinline)) void conn_recved(struct tcp_pcb *pcb, struct rr_conn *c)
+{
+	tcp_recved(pcb, (u16_t)c->unread);
+	c->unread = 0;
+}
+
+/* Data p for connection arg, flattened: the service's reply (tcp_write)
+ * and the pbuf's release make no call on a request-response transaction;
+ * the close and the window update stay out of line. */
+static __attribute__((flatten)) err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
 	struct rr_conn *c = arg;
 	if (!p)
@@ -147,10 +159,8 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 			return ERR_MEM;
 	}
 	c->unread += p->tot_len;
-	if (c->unread >= TCP_MSS) {
-		tcp_recved(pcb, (u16_t)c->unread);
-		c->unread = 0;
-	}
+	if (c->unread >= TCP_MSS)
+		conn_recved(pcb, c);
 	pbuf_free(p);
 	return ERR_OK;
 }
