@@ -226,6 +226,12 @@ static int end_line(struct lineedit *le)
 	return 1;
 }
 
+void le_redraw(struct lineedit *le)
+{
+	put(le, le->buf, le->len);
+	move(le, le->len - le->cur, 'D');
+}
+
 void le_init(struct lineedit *le, void (*out)(const char *s, size_t n, void *ctx), void *ctx)
 {
 	memset(le, 0, sizeof(*le));

@@ -50,6 +50,10 @@ struct lineedit {
  * (out may be NULL: no echo). */
 void le_init(struct lineedit *le, void (*out)(const char *s, size_t n, void *ctx), void *ctx);
 
+/* Echo the line being edited again, the cursor where it was (after
+ * something else was printed over it). */
+void le_redraw(struct lineedit *le);
+
 /*
  * Feed one received byte. Returns 1 when a line is complete: le->line holds
  * it, NUL-terminated (possibly empty), and the echo already ended with

@@ -87,11 +87,8 @@ void console_write(const char *s, size_t n)
 	erased = 1;
 	uart_write(s, n);
 	if (n && s[n - 1] == '\n') {
-		char back[16];
 		uart_puts(PROMPT);
-		uart_write_raw(le.buf, le.len);
-		if (le.cur < le.len)
-			uart_write_raw(back, (size_t)snprintf(back, sizeof(back), "\033[%zuD", le.len - le.cur));
+		le_redraw(&le);
 		erased = 0;
 	}
 }
