@@ -22,6 +22,7 @@
 #include "apps/fwd/l3.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
+#include "kernel/mem.h"
 #include "kernel/time.h"
 #include "net/addr.h"
 #include "net/ipv4.h"
@@ -87,7 +88,9 @@ static inline unsigned dst_slot_of(uint32_t daddr)
 }
 
 /* One core's router state: each core routes with its own ARP table, TX
- * batches and ICMP rate buckets (so the rate limit is per core). */
+ * batches and ICMP rate buckets (so the rate limit is per core). ncpus of
+ * them from free pages once a port routes (l3_cores_alloc): 30 KB a core
+ * that boxes which do not route keep. */
 static struct l3_core {
 	struct arp_entry arp[NIC_MAX_PORTS][ARP_SLOTS];	/* one table per port */
 	struct txb tx[NIC_MAX_PORTS];
@@ -109,7 +112,18 @@ static struct l3_core {
 	uint64_t epoch;		/* see struct dst_slot */
 	uint32_t gen;		/* the l3_gen epoch last moved on for */
 	struct dst_slot dst[DST_SLOTS];
-} l3_cores[MAX_CPUS];
+} *l3_cores;
+
+int l3_cores_alloc(void)
+{
+	size_t bytes = (size_t)ncpus * sizeof(*l3_cores);
+	l3_cores = dma_alloc(bytes, 64);
+	if (!l3_cores) {
+		printf("fwd: no memory for the router's state of %d core(s) (%lu bytes)\n", ncpus, (unsigned long)bytes);
+		return -1;
+	}
+	return 0;
+}
 
 /* The calling core's router state. */
 static inline struct l3_core *me(void)
@@ -683,7 +697,7 @@ int fwd_l3_idle(void)
 uint64_t fwd_l3_held(int port)
 {
 	uint64_t n = 0;
-	for (int c = 0; c < ncpus; c++)	/* only running cores and existing ports hold */
+	for (int c = 0; l3_cores && c < ncpus; c++)	/* only running cores and existing ports hold */
 		for (int q = 0; q < nic_count; q++)
 			for (int i = 0; i < ARP_SLOTS; i++)
 				for (int k = 0; k < l3_cores[c].arp[q][i].nheld; k++)
@@ -696,7 +710,7 @@ void fwd_l3_arp_show(void)
 	uint64_t now = rdtsc();
 	printf("%-4s %-6s %-15s %-17s %-10s %10s %4s\n", "core", "port", "address", "mac", "state", "age_ms",
 	       "held");
-	for (int c = 0; c < MAX_CPUS; c++)
+	for (int c = 0; l3_cores && c < ncpus; c++)
 		for (int p = 0; p < nic_count; p++)
 			for (int i = 0; i < ARP_SLOTS; i++) {
 				const struct arp_entry *e = &l3_cores[c].arp[p][i];

@@ -11,6 +11,10 @@ extern uint8_t fwd_l3_port[NIC_MAX_PORTS];
 extern int fwd_l3_any;
 /* Build the routing table from ipN= and route=; 0, or -1 after printing why. */
 int fwd_l3_init(void);
+/* The running cores' router state (ARP tables, TX batches, ICMP buckets),
+ * zeroed, from free pages; fwd_l3_init calls it once a port routes.
+ * 0, or -1 after printing the bytes it needed. */
+int l3_cores_alloc(void);
 /* A burst received on an L3 port. */
 void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n);
 /* ARP retries and give-ups; returns frames handled. */

@@ -240,6 +240,8 @@ int fwd_l3_init(void)
 		       (unsigned long)lpm_mem_size(L3_LPM_BITS, L3_LPM_GROUPS, 2 * L3_NH_MAX));
 		return -1;
 	}
+	if (l3_cores_alloc())
+		return -1;
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		if (!l3_if[p].addr)
 			continue;

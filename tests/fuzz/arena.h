@@ -3,7 +3,8 @@
  * pools and heap (rr_pools.c) and the apps' DMA buffers are taken from this
  * arena during set-up (fuzz_dma_alloc = arena_alloc), saved once after it
  * and put back before each input with the kernel state; and the check of
- * rr's receive accounts they make after every frame.
+ * rr's receive accounts they make after every frame. fuzz_router takes the
+ * router's per-core state from it the same way.
  */
 #ifndef FUZZ_ARENA_H
 #define FUZZ_ARENA_H
@@ -58,7 +59,7 @@ static void arena_restore(void)
 }
 
 /* Port port's frames received = those handed to lwIP + rr's drops, exactly. */
-static void rr_accounts_check(int port)
+static inline void rr_accounts_check(int port)
 {
 	const struct rr_stats *s = &rr_stats[port];
 	uint64_t n = 0;

@@ -33,6 +33,7 @@
 #include "kernel/knobs.h"
 #include "net/ipv4.h"
 #include "tests/fuzz/fuzz_state.h"
+#include "tests/fuzz/arena.h"
 
 #define PORTS 3
 static struct nic ports[PORTS];
@@ -92,7 +93,10 @@ static void setup(void)
 				 "route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99 "
 				 "route=0.0.0.0/0,10.1.0.254", __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);
+	fuzz_dma_alloc = arena_alloc;	/* the router's per-core state: put back per input */
 	assert(apps_start() == 0);
+	fuzz_dma_alloc = NULL;
+	arena_save();
 	kstate_save();
 }
 
@@ -211,6 +215,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	if (!kstate_saved)
 		setup();
 	kstate_restore();
+	arena_restore();
 	fuzz_tsc = 1000000000ull;
 	tx_budget = 1 << 30;
 	size_t i = 0;
