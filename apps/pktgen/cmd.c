@@ -11,12 +11,21 @@
 #include "apps/app.h"
 #include "apps/pktgen/pktgen.h"
 #include "kernel/cpu.h"
+#include "kernel/mem.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 
 static int pg_init(void)
 {
 	pg.burst = nic_cfg.burst;
+	size_t tx = (size_t)nic_count * sizeof(*pg_tx), rx = (size_t)nic_count * sizeof(*pg_rx);
+	uint8_t *m = dma_alloc(tx + rx, 64);
+	if (!m) {
+		printf("pktgen: no memory for the ports' TX and RX state (%lu bytes)\n", (unsigned long)(tx + rx));
+		return -1;
+	}
+	pg_tx = (struct pg_tx *)m;
+	pg_rx = (struct pg_rx *)(m + tx);
 	if (pg_tx_init())
 		return -1;
 	pg_check(-1);

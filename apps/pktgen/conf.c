@@ -272,7 +272,7 @@ int pg_set(const char *name, const char *value)
 {
 	char msg[CMDLINE_MSG_MAX];
 	int running = 0;
-	for (int p = 0; p < NIC_MAX_PORTS; p++)
+	for (int p = 0; pg_tx && p < nic_count; p++)
 		running |= pg_tx[p].running;
 	if (!is_pg_knob(name)) {
 		printf("pktgen set: unknown knob '%.64s' (knobs: %s)\n", name, pg_knob_names);

@@ -123,8 +123,10 @@ struct pg_rx {
 
 /* cmd.c: the app (app_runs_on asks about it). */
 extern const struct app app_pktgen;
-extern struct pg_tx pg_tx[NIC_MAX_PORTS];
-extern struct pg_rx pg_rx[NIC_MAX_PORTS];
+/* Per port, nic_count of each, from free pages when the app starts
+ * (pg_init; boxes without pktgen keep the memory): NULL until then. */
+extern struct pg_tx *pg_tx;
+extern struct pg_rx *pg_rx;
 
 /* conf.c: p < 0: check the knobs against each other; p >= 0: check the
  * frame sizes against port p's MTU. Prints each problem with the accepted

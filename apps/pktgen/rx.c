@@ -15,7 +15,7 @@
 
 #define TS_MASK ((UINT64_C(1) << 48) - 1)
 
-struct pg_rx pg_rx[NIC_MAX_PORTS];
+struct pg_rx *pg_rx;
 
 static uint32_t get16(const uint8_t *b)
 {

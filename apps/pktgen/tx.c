@@ -12,7 +12,7 @@
 #include "kernel/time.h"
 #include "net/ipv4.h"
 
-struct pg_tx pg_tx[NIC_MAX_PORTS];
+struct pg_tx *pg_tx;
 
 int pg_tx_init(void)
 {
