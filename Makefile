@@ -48,9 +48,9 @@ LWIP_LIB := $(BUILD)/lwip/lwip.o
 # register saves with them: TCP 1/1 ~2,183 -> ~2,076 guest instructions per
 # transaction; lwip.o's text 79 -> 169 KB. The image's size counts: every
 # page of it is a page less for the ports' buffers, and -m 9M (README,
-# Memory; test_smallest_memory_that_forwards) had ~32 KB to spare; more
-# inlining (max-inline-insns-auto=400, or flatten on tcp_input: TCP 1/1
-# ~1,920 with lwip.o at 570 KB) does not fit it.
+# Memory; test_smallest_memory_that_forwards) had ~32 KB to spare when
+# this was chosen; more inlining (max-inline-insns-auto=400, or flatten on
+# tcp_input: TCP 1/1 ~1,920 with lwip.o at 570 KB) did not fit it.
 LWIP_INLINE := --param max-inline-insns-single=2000 --param max-inline-insns-auto=200 \
 	--param large-function-growth=2000 --param inline-unit-growth=2000
 LWIP_CFLAGS := $(filter-out -O2 -Werror -fno-omit-frame-pointer,$(KCFLAGS)) -O3 -fomit-frame-pointer $(LWIP_INLINE) \

@@ -36,4 +36,11 @@ void *dma_alloc(size_t bytes, size_t align);
  * without a limit comes from above 4 GiB first. */
 void *dma_alloc_below(size_t bytes, size_t align, uint64_t limit);
 void dma_free(void *p, size_t bytes);
+/* The malloc heap (kernel/syscalls.c's sbrk): a 64th of usable memory,
+ * 256 KiB-64 MiB, from free pages after paging_init (half that, a quarter... when
+ * no such run is free). Returns its bytes (0: none, and malloc fails). */
+size_t heap_init(void);
+/* Bytes of the heap handed to malloc so far, and its size. */
+size_t heap_in_use(void);
+size_t heap_size(void);
 #endif

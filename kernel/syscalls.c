@@ -1,13 +1,15 @@
 /*
  * The system calls newlib needs (built with MISSING_SYSCALL_NAMES: plain
  * names, see ../shared/TOOLCHAIN.md) and its retargetable locks. stdout and
- * stderr go to the UART; stdin reads it; the heap is a fixed arena.
+ * stderr go to the UART; stdin reads it; the heap is a run of free pages
+ * taken at boot (heap_init).
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/lock.h>
 #include <sys/stat.h>
+#include "kernel/mem.h"
 #include "kernel/shell.h"
 #include "kernel/smp.h"
 #include "kernel/trap.h"
@@ -15,15 +17,31 @@
 #undef errno
 extern int errno;
 
-#define HEAP_SIZE (1u << 20)
-/* In .heap, which boot/entry.S does not zero: malloc does not promise zeroes. */
-static uint8_t heap[HEAP_SIZE] __attribute__((aligned(64), section(".heap")));
-static size_t heap_used;
+/* The heap's share of usable memory, and its bounds. What grows with the
+ * configuration is the rings' and pools' pointer arrays (8 bytes per
+ * descriptor and per packet buffer of 2 KiB and more): a 64th of memory
+ * holds them for as many buffers as the memory holds. */
+#define HEAP_SHARE 64
+#define HEAP_MIN (256u << 10)
+#define HEAP_MAX (64u << 20)
+static uint8_t *heap;
+static size_t heap_bytes, heap_used;
 
-/* Grow the heap by incr bytes; -1 with ENOMEM past HEAP_SIZE. */
+size_t heap_init(void)
+{
+	size_t want = mem.usable_bytes / HEAP_SHARE;
+	want = want < HEAP_MIN ? HEAP_MIN : want > HEAP_MAX ? HEAP_MAX : want;
+	for (uint64_t n = want / PAGE_SIZE; n && !heap; n /= 2) {
+		heap = (uint8_t *)palloc_alloc(&mem.pa, n, 0);	/* not zeroed: malloc does not promise zeroes */
+		heap_bytes = heap ? n * PAGE_SIZE : 0;
+	}
+	return heap_bytes;
+}
+
+/* Grow the heap by incr bytes; -1 with ENOMEM past its end. */
 void *sbrk(ptrdiff_t incr)
 {
-	if (incr < 0 || heap_used + (size_t)incr > HEAP_SIZE) {
+	if (incr < 0 || heap_used + (size_t)incr > heap_bytes) {
 		errno = ENOMEM;
 		return (void *)-1;
 	}
@@ -32,9 +50,8 @@ void *sbrk(ptrdiff_t incr)
 	return p;
 }
 
-/* Bytes of the heap arena handed to malloc so far, and its size. */
 size_t heap_in_use(void) { return heap_used; }
-size_t heap_size(void) { return HEAP_SIZE; }
+size_t heap_size(void) { return heap_bytes; }
 
 int write(int fd, const void *buf, size_t n)
 {

@@ -10,9 +10,6 @@
 #include "kernel/trap.h"
 #include "kernel/version.h"
 
-size_t heap_in_use(void);
-size_t heap_size(void);
-
 static int usage(int argc, const char *form)
 {
 	if (argc == 1)

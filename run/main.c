@@ -158,6 +158,7 @@ void kernel_main(void)
 		qemu_exit(EXIT_FAIL);
 	}
 	paging_init();
+	heap_init();
 	phase_tsc[PH_MEMORY] = rdtsc();
 	int knob_errs = knobs_parse(bi.cmdline);
 	phase_tsc[PH_CMDLINE] = rdtsc();

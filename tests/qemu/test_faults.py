@@ -32,7 +32,7 @@ MODELS = ["e1000e", "igb"]
 # QEMU's e1000 (82540EM: one queue, no MSI-X) for the faults one queue
 # shows: link flaps and the TX hang.
 ONE_QUEUE_MODELS = MODELS + ["e1000"]
-SMALLEST_MEM = 9    # MiB: README, "Faults under traffic"
+SMALLEST_MEM = 8    # MiB: README, "Faults under traffic"
 REPORT = os.path.join(BUILD, "reliability")
 
 
@@ -361,7 +361,7 @@ def test_back_pressure_at_every_poll_mode(pair, poll, model):
 
 
 def test_smallest_memory_that_forwards(pair):
-    """-m 9M (README): both ports come up and forward; -m 8M: port1's
+    """-m 8M (README): both ports come up and forward; -m 7M: port1's
     buffers do not fit, the console says what it needed and the rest runs."""
     b = pair(mem="%dM" % SMALLEST_MEM, kernel="linerate.elf")
     rd = Reader(b.p[1])
@@ -384,3 +384,22 @@ def test_smallest_memory_that_forwards(pair):
     assert int(m.group(2)) + int(m.group(4)) > int(m.group(5))
     assert "port1: e1000e 82574L Gigabit Network Connection not set up: port removed" in text
     assert "apps: port0=fwd\r" in text
+
+
+def test_largest_rings_on_two_ports(pair):
+    """queues=8 rxd=4096 txd=4096 on two igb ports, the most each takes: the
+    rings' and pools' pointer arrays (8 bytes a descriptor and a buffer,
+    2.35 MiB here) outgrew the fixed 1 MiB malloc heap, and port0 was
+    removed ("no memory for TX queue 4") with 400 MiB free. The heap is a
+    64th of memory now: both ports come up with 8 queues and forward."""
+    b = pair(mem="512M", model="igb", append="queues=8 rxd=4096 txd=4096")
+    text = b.q.text()
+    assert "no memory" not in text
+    for p in (0, 1):
+        assert re.search(r"port%d: igb 82576 .* 8 queue\(s\), rxd 4096 txd 4096" % p, text), text[-2000:]
+    rd = Reader(b.p[1])
+    b.p[0].send(batch(0, 200))
+    assert rd.until(lambda s: len(s) == 200)
+    assert sorted(rd.stop()) == list(range(200))
+    m = re.search(r"heap ([\d.]+) MiB of ([\d.]+) MiB", b.shell("mem"))
+    assert m and 1 < float(m.group(1)) <= float(m.group(2)), m

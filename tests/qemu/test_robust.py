@@ -78,8 +78,8 @@ def test_many_bad_knobs_messages_whole():
 
 
 def test_port_without_memory_is_removed():
-    """-m 8M: port1's buffers do not fit; it is removed and port0 runs."""
-    with Qemu(boot="kernel", mem="8M", nics=["e1000e:netdev=stream"] * 2,
+    """-m 7M: port1's buffers do not fit; it is removed and port0 runs."""
+    with Qemu(boot="kernel", mem="7M", nics=["e1000e:netdev=stream"] * 2,
               append="app=fwd pairs=0-1 stats=0") as q:
         q.expect(PROMPT, 60)
         p = [StreamPort(q.nic_sock(i)) for i in (0, 1)]
