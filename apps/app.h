@@ -4,6 +4,7 @@
 #ifndef APP_H
 #define APP_H
 #include "drivers/net/nic.h"
+#include "kernel/linkset.h"
 #include "kernel/smp.h"
 
 struct app {
@@ -39,7 +40,7 @@ struct app {
 
 #define APP(id_, ...) \
 	const struct app app_##id_ \
-	__attribute__((used, section(".apps"), aligned(8))) = { __VA_ARGS__ }
+	LINKSET_ENTRY __attribute__((section(".apps"))) = { __VA_ARGS__ }
 
 extern const struct app __apps_start[], __apps_end[];
 

@@ -5,10 +5,11 @@
 #define KNOBS_H
 #include <stddef.h>
 #include "kernel/cmdline.h"
+#include "kernel/linkset.h"
 
 #define KNOB(id, ...) \
 	static const struct knob knob_##id \
-	__attribute__((used, section(".knobs"), aligned(8))) = { __VA_ARGS__ }
+	LINKSET_ENTRY __attribute__((section(".knobs"))) = { __VA_ARGS__ }
 
 extern const struct knob __knobs_start[], __knobs_end[];
 #define KNOBS_COUNT ((size_t)(__knobs_end - __knobs_start))

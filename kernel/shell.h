@@ -2,6 +2,7 @@
 #ifndef SHELL_H
 #define SHELL_H
 #include <stddef.h>
+#include "kernel/linkset.h"
 
 /* A shell command: argv[0] is its name. Returns 0, or non-zero after
  * printing what was wrong and the accepted forms. */
@@ -15,7 +16,7 @@ struct shell_cmd {
 /* Register a command from any file: it lands in the .shell_cmds section. */
 #define SHELL_CMD(id, name_, usage_, help_, fn_) \
 	static const struct shell_cmd shell_cmd_##id \
-	__attribute__((used, section(".shell_cmds"), aligned(8))) = { name_, usage_, help_, fn_ }
+	LINKSET_ENTRY __attribute__((section(".shell_cmds"))) = { name_, usage_, help_, fn_ }
 
 /* Start the shell: prints the prompt. */
 void shell_init(void);

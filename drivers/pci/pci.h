@@ -7,6 +7,7 @@
 #define PCI_H
 #include <stddef.h>
 #include <stdint.h>
+#include "kernel/linkset.h"
 #include "kernel/trap.h"
 
 #define PCI_MAX_DEVS 64
@@ -63,7 +64,7 @@ struct pci_driver {
 /* Register a driver from its own file (gathered in the .pci_drivers section). */
 #define PCI_DRIVER(id_, ...) \
 	static const struct pci_driver pci_driver_##id_ \
-	__attribute__((used, section(".pci_drivers"), aligned(8))) = { __VA_ARGS__ }
+	LINKSET_ENTRY __attribute__((section(".pci_drivers"))) = { __VA_ARGS__ }
 
 extern struct pci_dev pci_devs[PCI_MAX_DEVS];
 extern int pci_ndevs;

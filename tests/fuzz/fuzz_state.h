@@ -13,11 +13,12 @@
 
 extern char __kstate_start[], __kstate_end[];
 
-/* The range holds only the kernel objects' globals, built without ASan's
- * global redzones (-asan-globals=0, fuzz.mk), so libc's memcpy may copy it
- * whole; the C library's own, not ASan's interceptor, which first scans the
- * shadow of both ranges (a tenth of the time of the lwIP harnesses, whose
- * state with their arena is some 0.7-1.9 MB a copy). */
+/* The range holds only the kernel objects' globals and ASan's redzones
+ * after them (which no access may touch: a copy of the whole range puts
+ * back the same bytes), so libc's memcpy copies it whole; the C library's
+ * own, not ASan's interceptor, which would report the redzones and first
+ * scans the shadow of both ranges (a tenth of the time of the lwIP
+ * harnesses, whose state with their arena is some 0.7-1.9 MB a copy). */
 static inline void kstate_copy(void *dst, const void *src, size_t n)
 {
 	static void *(*libc_memcpy)(void *, const void *, size_t);
