@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/lock.h>
 #include <sys/stat.h>
 #include "kernel/mem.h"
@@ -32,13 +33,15 @@ size_t heap_init(void)
 	size_t want = mem.usable_bytes / HEAP_SHARE;
 	want = want < HEAP_MIN ? HEAP_MIN : want > HEAP_MAX ? HEAP_MAX : want;
 	for (uint64_t n = want / PAGE_SIZE; n && !heap; n /= 2) {
-		heap = (uint8_t *)palloc_alloc(&mem.pa, n, 0);	/* not zeroed: malloc does not promise zeroes */
+		heap = (uint8_t *)palloc_alloc(&mem.pa, n, 0);	/* zeroed as sbrk hands it out */
 		heap_bytes = heap ? n * PAGE_SIZE : 0;
 	}
 	return heap_bytes;
 }
 
-/* Grow the heap by incr bytes; -1 with ENOMEM past its end. */
+/* Grow the heap by incr zeroed bytes; -1 with ENOMEM past its end. newlib's
+ * calloc leaves memory fresh from sbrk as it is (dlmalloc's MORECORE_CLEARS),
+ * and free pages may hold what the loader or firmware left there. */
 void *sbrk(ptrdiff_t incr)
 {
 	if (incr < 0 || heap_used + (size_t)incr > heap_bytes) {
@@ -46,6 +49,7 @@ void *sbrk(ptrdiff_t incr)
 		return (void *)-1;
 	}
 	void *p = heap + heap_used;
+	memset(p, 0, (size_t)incr);
 	heap_used += (size_t)incr;
 	return p;
 }
