@@ -63,7 +63,7 @@ struct tnic {
 	uint32_t ivar, eitr;		/* 82574 registers to restore */
 	int k;				/* vector index the cause goes to */
 	struct slot { struct tnic *t; int k; } slots[3];
-	volatile uint64_t hits[3], idle, wrong, first_tsc;
+	volatile uint64_t hits[3], caused, idle, wrong, first_tsc;
 };
 static struct tnic tnics[MAX_NICS];
 
@@ -75,10 +75,12 @@ static void handler(struct trapframe *tf, void *arg)
 	struct slot *sl = arg;
 	struct tnic *t = sl->t;
 	uint32_t icr = t->regs[ICR / 4];	/* read-to-clear */
-	if (icr)
+	if (icr) {
 		t->regs[ICR / 4] = icr;		/* and W1C where not */
-	else
+		t->caused++;
+	} else {
 		t->idle++;
+	}
 	if (!icr && t->d->int_mode == INT_MODE_INTX)
 		return;
 	if (!t->first_tsc)
@@ -153,7 +155,7 @@ static int run(struct tnic *t)
 	uint64_t t0 = rdtsc();
 	t->regs[ICS / 4] = ICR_LSC;
 	wait_hits(t, k, 0, WAIT_US);
-	uint64_t first = t->hits[k], us = first ? tsc_to_ns(t->first_tsc - t0) / 1000 : 0;
+	uint64_t first = t->hits[k], caused = t->caused, us = first ? tsc_to_ns(t->first_tsc - t0) / 1000 : 0;
 	udelay(LATE_US);
 	uint64_t late = t->hits[k] - first, elsewhere = 0;
 	for (int j = 0; j < 3; j++)
@@ -162,7 +164,10 @@ static int run(struct tnic *t)
 	       "%lu more in %d ms, %lu on other vectors, %lu on a wrong vector\n",
 	       bdf, d->vendor, d->device, pci_int_mode(), modes[d->int_mode], d->vectors[k], k, d->nvec,
 	       first, us, late, LATE_US / 1000, elsewhere, t->wrong);
-	int bad = first != 1 || elsewhere || t->wrong;
+	/* Passed: the cause arrived once, on its vector. A second message that
+	 * finds no cause (QEMU's 82574 in MSI mode, at times, on a loaded host)
+	 * is counted but not a failure. */
+	int bad = caused != 1 || first > 2 || elsewhere || t->wrong;
 
 	if (pci_irq_mask(d, k, 1)) {
 		printf("irqtest: %s masked: no per-vector mask in this mode\n", bdf);

@@ -264,7 +264,13 @@ def test_irq_reaches_handler(machine, nics, mode):
         # Exactly one interrupt, on the handler's own vector. QEMU's 82574L
         # repeats an MSI-X message when its EITR window ends (16.8 ms here).
         late = 1 if dev == "10d3" and mode == 2 else 0
-        assert [int(x) for x in m.group(8, 10, 11, 12)] == [1, late, 0, 0], bdf
+        # QEMU's 82574L in MSI mode at times sends the message twice within
+        # the first wait when the host is loaded (seen in 4 of 24 boots with
+        # three QEMUs on two cores); the second finds no cause (counted below).
+        first = int(m.group(8))
+        dup = first - 1 if dev == "10d3" and mode == 1 else 0
+        assert dup in (0, 1), bdf
+        assert [first - dup] + [int(x) for x in m.group(10, 11, 12)] == [1, late, 0, 0], bdf
         vectors.append((bdf, m.group(4), int(m.group(5), 16), lspci[bdf].get("intx")))
         if dev == "10d3" and mode == 1:	# MSI without per-vector masking
             assert f"irqtest: {bdf} masked: no per-vector mask in this mode" in text
@@ -277,7 +283,7 @@ def test_irq_reaches_handler(machine, nics, mode):
                        and lspci[b]["intx"][1] == lspci[bdf]["intx"][1]]
             idle = 2 * len(sharing)
         else:
-            idle = late
+            idle = late + dup
         assert f"irqtest: {bdf} released; {idle} handler call(s) found no cause" in text
     # INTx devices on one IRQ share its vector; every message vector is the
     # device's own.
