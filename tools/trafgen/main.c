@@ -96,7 +96,11 @@ static struct stream *find_stream(struct run *r, uint16_t id, size_t len)
 static void account(struct run *r, const struct tg_hdr *h, size_t len)
 {
 	struct stream *s = find_stream(r, h->stream, len);
-	uint64_t lat = (r->now - h->ts) & TG_TS_MASK;
+	/* The clock is read once the batch is in hand, never before the read:
+	 * a frame stamped in between would look younger than it is. */
+	if (!r->rx_now)
+		r->rx_now = now_ns();
+	uint64_t lat = (r->rx_now - h->ts) & TG_TS_MASK;
 
 	if (!s) {
 		r->other++;
@@ -106,8 +110,8 @@ static void account(struct run *r, const struct tg_hdr *h, size_t len)
 	s->received++;
 	s->bytes += len + FRAME_FCS;
 	if (!s->rx_first)
-		s->rx_first = r->now;
-	s->rx_last = r->last_rx = r->now;
+		s->rx_first = r->rx_now;
+	s->rx_last = r->last_rx = r->rx_now;
 	r->received++;
 	if (lat < LAT_VALID)
 		lat_add(&s->lat, lat);
@@ -171,6 +175,7 @@ static int receive(struct run *r)
 	for (int i = 0; i < r->cfg->nports; i++) {
 		for (int round = 0; round < RX_ROUNDS; round++) {
 			r->now = now_ns();
+			r->rx_now = 0;
 			n = port_recv(&r->port[i], on_frame, r);
 			if (n < 0)
 				return -1;

@@ -38,6 +38,7 @@ struct run {
 	uint64_t received;        /* frames of ours, all streams */
 	uint64_t other, bad, arp_replies;
 	uint64_t now;             /* ns, CLOCK_MONOTONIC */
+	uint64_t rx_now;          /* ns: when this batch's frames were read (0: none yet) */
 	uint64_t start, deadline, last_rx, last_tx;
 	int64_t wall_offset;      /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns (pcap) */
 	FILE *pcap;
