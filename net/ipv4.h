@@ -97,6 +97,12 @@ static inline uint32_t ntoh32(uint32_t x)
 #endif
 }
 
+/* The netmask of a /len prefix, host order (len 0..32). */
+static inline uint32_t ipv4_mask(int len)
+{
+	return len ? ~0u << (32 - len) : 0;
+}
+
 #define hton16 ntoh16
 #define hton32 ntoh32
 

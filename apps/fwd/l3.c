@@ -25,6 +25,7 @@
 #include "kernel/mem.h"
 #include "kernel/time.h"
 #include "net/addr.h"
+#include "net/ifaddr.h"
 #include "net/ipv4.h"
 
 #define ARP_SLOTS	32	/* ARP table entries per port and core */
@@ -67,7 +68,7 @@ struct txb {
  * decided (not ours, unicast, not martian, not a directed broadcast,
  * routed out of port `out` to a resolved next hop) depends on the
  * destination and the tables only. Valid while epoch equals the core's,
- * which moves on when the addresses or routes change (l3_gen, seen at the
+ * which moves on when the addresses or routes change (ifaddr_gen, seen at the
  * start of a burst), when the core's ARP table changes (arp_new,
  * arp_update, a give-up in fwd_l3_idle) and when a batch gets mixed
  * (tx_typed). */
@@ -110,7 +111,7 @@ static struct l3_core {
 	uint16_t ok_nh;
 	uint64_t ok_saddr;	/* fast_run's last valid source (network order) | 1 << 32; 0: none */
 	uint64_t epoch;		/* see struct dst_slot */
-	uint32_t gen;		/* the l3_gen epoch last moved on for */
+	uint32_t gen;		/* the ifaddr_gen epoch last moved on for */
 	struct dst_slot dst[DST_SLOTS];
 } *l3_cores;
 
@@ -279,7 +280,7 @@ static void arp_request(struct arp_entry *e)
 		return;
 	}
 	p->len = (uint16_t)arp_build(p->data, nic->pool->buf_size, ARP_REQUEST, nic->mac,
-				     l3_if[e->port].addr, 0, e->ip);
+				     ifaddrs[e->port].v4.addr, 0, e->ip);
 	p->port = e->port;
 	fwd_st(e->port)->ev[FWD_EV_arp_requests]++;
 	tx_add(e->port, p, TX_OWN);
@@ -303,7 +304,7 @@ static void arp_input(struct nic *nic, struct pkt *p)
 {
 	struct arp_info a;
 	int port = nic->port;
-	uint32_t our = l3_if[port].addr, m = ~0u << (32 - l3_if[port].len);
+	uint32_t our = ifaddrs[port].v4.addr, m = ~0u << (32 - ifaddrs[port].v4.len);
 	if (arp_parse(p->data, p->len, &a) != ARP_OK) {
 		fwd_drop(port, FWD_DROP_arp_bad, 1);
 		pkt_free(p);
@@ -370,7 +371,7 @@ static void icmp_error(struct nic *nic, struct pkt *p, uint8_t type, uint8_t cod
 		return;
 	}
 	size_t len = icmp_error_build(e->data, nic->pool->buf_size, p->data, p->len, type, code,
-				      nic->mac, l3_if[nic->port].addr);
+				      nic->mac, ifaddrs[nic->port].v4.addr);
 	if (!len) {
 		st->ev[FWD_EV_icmp_suppressed]++;
 		me()->icmp[nic->port].tokens++;
@@ -483,7 +484,7 @@ int fast_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our)
 				break;
 			if ((1ull << 32 | sa) != c->ok_saddr) {	/* no address can equal "none" */
 				uint32_t src = ntoh32(sa);
-				if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || l3_local(src))
+				if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || ifaddr4_local(src))
 					break;
 				c->ok_saddr = 1ull << 32 | sa;
 			}
@@ -526,13 +527,13 @@ static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint
 	/* RFC 1812 5.3.7: no packet from an invalid source, or from one of our
 	 * own addresses (a loop or a spoof), is forwarded or answered. */
 	if (src != core->ok_src || !src) {
-		if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || l3_local(src))
+		if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || ifaddr4_local(src))
 			return FWD_DROP_martian_src;
 		core->ok_src = src;
 	}
 	uint16_t nh = core->ok_nh;
 	if (dst != core->ok_dst || !dst) {	/* the burst's last destination needs none of this */
-		if (l3_local(dst)) {
+		if (ifaddr4_local(dst)) {
 			if (!icmp_echo(nic, p, ip)) {
 				fwd_st(nic->port)->local++;
 				pkt_free(p);
@@ -543,7 +544,7 @@ static int ipv4_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint
 			return FWD_DROP_not_unicast;
 		if ((dst >> 24) == 0 || (dst >> 24) == 127)
 			return FWD_DROP_martian_dst;	/* RFC 1812 5.3.7: never forwarded */
-		if (l3_bcast(dst))
+		if (ifaddr4_bcast(dst))
 			return FWD_DROP_directed_broadcast;	/* RFC 2644: off by default */
 		nh = LPM_NONE;
 	}
@@ -611,7 +612,7 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	core->in = nic->port;
 	core->ok_src = core->ok_dst = 0;	/* the tables may have changed since the last burst */
 	core->ok_saddr = 0;
-	uint32_t gen = __atomic_load_n(&l3_gen, __ATOMIC_ACQUIRE);
+	uint32_t gen = __atomic_load_n(&ifaddr_gen, __ATOMIC_ACQUIRE);
 	if (gen != core->gen) {	/* before any table is read */
 		core->gen = gen;
 		core->epoch++;

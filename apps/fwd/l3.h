@@ -32,16 +32,6 @@ void fwd_l3_show(int port);
 #define L3_ROUTES_MAX	64	/* route= knobs */
 #define L3_NH_MAX	(NIC_MAX_PORTS + L3_ROUTES_MAX)
 
-/* A port's address (ipN=); addr 0: none, the port is not L3. Host order.
- * dhcp: ipN=dhcp, the management port's address comes from a DHCP lease
- * (apps/mgmt/dhcp.c sets addr and len while it holds one, 0 otherwise). */
-struct l3_if {
-	uint32_t addr;
-	uint8_t len;		/* prefix length, 1..32 */
-	uint8_t dhcp;
-};
-extern struct l3_if l3_if[NIC_MAX_PORTS];
-
 /* An LPM result: out of port, to gw (0: to the destination itself, on a
  * connected subnet). Next hop i < NIC_MAX_PORTS is port i's subnet. */
 struct l3_nh {
@@ -51,48 +41,7 @@ struct l3_nh {
 extern struct l3_nh l3_nh[L3_NH_MAX];
 extern struct lpm l3_lpm;
 
-/* The rules of ipN= for address a/len on port: a unicast host address
- * (not 0/8, 127/8, 224/4 and up), not its subnet's network or broadcast
- * address (/30 and wider), a subnet no other port has. 0, or -1 with what
- * is wrong in err. Also for DHCP leases. */
-int l3_if_check(int port, uint32_t a, int len, char *err, size_t errlen);
-/* Port's address a/len (host order), and the hints (l3_addr_hint). */
-void l3_if_set(int port, uint32_t a, int len);
-/* Moves on whenever the addresses or routes change (l3_if_set,
- * fwd_l3_init): what the fast path remembered about destinations is
- * then dropped (l3.c, struct dst_slot). */
-extern uint32_t l3_gen;
-
-/* 1 if addr (host order) is one of our interface addresses. */
-int l3_is_local(uint32_t addr);
 /* 1 if addr is the next hop of a configured route out of port (its ARP
  * entry is never evicted for another). */
 int l3_is_next_hop(int port, uint32_t addr);
-/* 1 if addr is the broadcast or network address of a connected subnet of
- * /30 or wider (a directed broadcast, RFC 1812 5.3.5.2; the network
- * address is the old all-zeros form). */
-int l3_directed_broadcast(uint32_t addr);
-
-/* Bit l3_addr_hash(a) is set for every address ipN= ever gave and for
- * the network and broadcast addresses of its subnet, so a clear bit means
- * "none of those" without looking (set bits may be stale). */
-extern uint64_t l3_addr_hint;
-static inline unsigned l3_addr_hash(uint32_t addr)
-{
-	return (addr * 2654435761u) >> 26;
-}
-static inline int l3_hinted(uint32_t addr)
-{
-	return l3_addr_hint >> l3_addr_hash(addr) & 1;
-}
-/* l3_is_local and l3_directed_broadcast for the fast path: most addresses
- * are ruled out by the hint. */
-static inline int l3_local(uint32_t addr)
-{
-	return l3_hinted(addr) && l3_is_local(addr);
-}
-static inline int l3_bcast(uint32_t addr)
-{
-	return l3_hinted(addr) && l3_directed_broadcast(addr);
-}
 #endif

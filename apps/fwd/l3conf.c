@@ -1,7 +1,7 @@
 /*
- * fwd L3 configuration: ip0..ip7 (a port's address and prefix; the port
- * routes at L3) and route= (static routes via a next hop on a connected
- * subnet), turned into the LPM table at init.
+ * fwd L3 configuration: the connected subnets of the ports with an
+ * address (net/ifaddr.h) and route= (static routes via a next hop on a
+ * connected subnet), turned into the LPM table at init.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,15 +12,16 @@
 #include "kernel/knobs.h"
 #include "kernel/mem.h"
 #include "net/addr.h"
+#include "net/ifaddr.h"
+#include "net/ipv4.h"
 
 /* LPM first-level stride: 3 MiB + 12 KiB per group of prefixes longer
  * than /20 (net/lpm.h), small enough for a 128 MiB guest. */
 #define L3_LPM_BITS	20
 #define L3_LPM_GROUPS	64
 
-struct l3_if l3_if[NIC_MAX_PORTS];
-uint64_t l3_addr_hint;
-uint32_t l3_gen;
+_Static_assert(IFADDR_PORTS == NIC_MAX_PORTS, "net/ifaddr.h holds an address per port");
+
 struct l3_nh l3_nh[L3_NH_MAX];
 struct lpm l3_lpm;
 uint8_t fwd_l3_port[NIC_MAX_PORTS];
@@ -31,89 +32,6 @@ static struct {
 	uint8_t len;
 } routes[L3_ROUTES_MAX];
 static int nroutes;
-
-static uint32_t mask_of(int len)
-{
-	return len ? ~0u << (32 - len) : 0;
-}
-
-static int parse_ip(int port, const char *v, char *err, size_t errlen)
-{
-	uint32_t a;
-	int len;
-	const char *s = v;
-	if (!strcmp(v, "dhcp")) {
-		l3_if[port] = (struct l3_if){ .dhcp = 1 };
-		return 0;
-	}
-	if (ipv4_prefix_parse(&s, &a, &len) || *s || len < 1) {
-		snprintf(err, errlen, "not A.B.C.D/LEN or dhcp");
-		return -1;
-	}
-	if (l3_if_check(port, a, len, err, errlen))
-		return -1;
-	l3_if[port] = (struct l3_if){ 0 };
-	l3_if_set(port, a, len);
-	return 0;
-}
-
-int l3_if_check(int port, uint32_t a, int len, char *err, size_t errlen)
-{
-	uint32_t host = ~mask_of(len);
-	if (len <= 30 && ((a & host) == 0 || (a & host) == host)) {
-		snprintf(err, errlen, "the subnet's network or broadcast address");
-		return -1;
-	}
-	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 24) >= 224) {
-		snprintf(err, errlen, "not a unicast host address");
-		return -1;
-	}
-	for (int p = 0; p < NIC_MAX_PORTS; p++) {
-		int l = len < l3_if[p].len ? len : l3_if[p].len;
-		if (p != port && l3_if[p].addr && !((a ^ l3_if[p].addr) & mask_of(l))) {
-			char o[IPV4_STR_MAX];
-			snprintf(err, errlen, "overlaps ip%d=%s/%u: a subnet may be on one port only",
-				 p, ipv4_str(o, l3_if[p].addr), l3_if[p].len);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-void l3_if_set(int port, uint32_t a, int len)
-{
-	l3_if[port].addr = a;
-	l3_if[port].len = (uint8_t)len;
-	l3_addr_hint |= 1ull << l3_addr_hash(a) | 1ull << l3_addr_hash(a & mask_of(len)) |
-			1ull << l3_addr_hash(a | ~mask_of(len));
-	__atomic_fetch_add(&l3_gen, 1, __ATOMIC_RELEASE);	/* after the address */
-}
-
-static void show_ip(int port, char *buf, size_t len)
-{
-	char a[IPV4_STR_MAX];
-	buf[0] = 0;
-	if (l3_if[port].dhcp)
-		snprintf(buf, len, "dhcp");
-	else if (l3_if[port].addr)
-		snprintf(buf, len, "%s/%u", ipv4_str(a, l3_if[port].addr), l3_if[port].len);
-}
-
-#define IP_KNOB(n) \
-	static int parse_ip##n(const char *v, char *e, size_t l) { return parse_ip(n, v, e, l); } \
-	static void show_ip##n(char *b, size_t l) { show_ip(n, b, l); } \
-	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
-	     .accepted = "A.B.C.D/LEN, LEN 1-32, decimal without leading zeros, e.g. 10.0.0.1/24; subnets of two ports may not overlap; " \
-			 "or dhcp (the management port only)", \
-	     .help = "fwd: port" #n "'s IPv4 address and prefix; the port routes at L3; dhcp: the management port's address from a DHCP lease; default none (L2)")
-IP_KNOB(0);
-IP_KNOB(1);
-IP_KNOB(2);
-IP_KNOB(3);
-IP_KNOB(4);
-IP_KNOB(5);
-IP_KNOB(6);
-IP_KNOB(7);
 
 /* route=PREFIX/LEN,NEXTHOP; the next hop is checked against the connected
  * subnets at init, when every ipN= is known. */
@@ -126,7 +44,7 @@ static int parse_route(const char *v, char *err, size_t errlen)
 		snprintf(err, errlen, "'%.40s' is not A.B.C.D/LEN,A.B.C.D", v);
 		return -1;
 	}
-	if (prefix & ~mask_of(len)) {
+	if (prefix & ~ipv4_mask(len)) {
 		snprintf(err, errlen, "'%.40s': bits beyond /%d are set in the prefix", v, len);
 		return -1;
 	}
@@ -160,16 +78,6 @@ KNOB(route, .name = "route", .type = KNOB_FUNC, .parse = parse_route, .show = sh
      .accepted = "A.B.C.D/LEN,A.B.C.D (prefix, next hop on a connected subnet; decimal without leading zeros; one route per prefix), e.g. 10.2.0.0/16,10.1.0.2",
      .help = "fwd: static route, repeatable, up to 64; default none");
 
-int l3_is_local(uint32_t addr)
-{
-	if (!addr)
-		return 0;	/* ports without an address hold 0 */
-	for (int p = 0; p < NIC_MAX_PORTS; p++)
-		if (l3_if[p].addr == addr)
-			return 1;
-	return 0;
-}
-
 int l3_is_next_hop(int port, uint32_t addr)
 {
 	for (int i = 0; i < L3_NH_MAX; i++)
@@ -185,8 +93,8 @@ void fwd_l3_routes_show(void)
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		if (!fwd_l3_port[p])
 			continue;
-		ipv4_str(a, l3_if[p].addr & mask_of(l3_if[p].len));
-		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), l3_if[p].len, "connected", nics[p]->name);
+		ipv4_str(a, ifaddrs[p].v4.addr & ipv4_mask(ifaddrs[p].v4.len));
+		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), ifaddrs[p].v4.len, "connected", nics[p]->name);
 	}
 	for (int i = 0; i < nroutes; i++) {
 		uint16_t nh = (uint16_t)(NIC_MAX_PORTS + i);
@@ -196,17 +104,6 @@ void fwd_l3_routes_show(void)
 		ipv4_str(g, routes[i].gw);
 		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), routes[i].len, g, nics[l3_nh[nh].port]->name);
 	}
-}
-
-int l3_directed_broadcast(uint32_t addr)
-{
-	for (int p = 0; p < NIC_MAX_PORTS; p++) {
-		uint32_t host = ~mask_of(l3_if[p].len);
-		if (l3_if[p].addr && l3_if[p].len <= 30 && ((addr ^ l3_if[p].addr) & ~host) == 0 &&
-		    ((addr & host) == host || (addr & host) == 0))
-			return 1;
-	}
-	return 0;
 }
 
 static void *lpm_dma(void *ctx, size_t bytes)
@@ -226,12 +123,12 @@ int fwd_l3_init(void)
 {
 	int any = 0;
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
-		if (l3_if[p].dhcp && p < nic_count && app_runs_on(&app_fwd, p)) {
+		if (ifaddrs[p].dhcp && p < nic_count && app_runs_on(&app_fwd, p)) {
 			printf("fwd: ip%d=dhcp is for the management port (mgmt=port%d); a port that routes needs ip%d=A.B.C.D/LEN\n",
 			       p, p, p);
 			return -1;
 		}
-		any |= l3_if[p].addr != 0;
+		any |= ifaddrs[p].v4.addr != 0;
 	}
 	if (!any)
 		return 0;
@@ -243,26 +140,26 @@ int fwd_l3_init(void)
 	if (l3_cores_alloc())
 		return -1;
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
-		if (!l3_if[p].addr)
+		if (!ifaddrs[p].v4.addr)
 			continue;
 		char a[IPV4_STR_MAX];
-		ipv4_str(a, l3_if[p].addr);
+		ipv4_str(a, ifaddrs[p].v4.addr);
 		if (p >= nic_count) {
-			printf("fwd: ip%d=%s/%u: no port%d; ignored\n", p, a, l3_if[p].len, p);
-			l3_if[p].addr = 0;
+			printf("fwd: ip%d=%s/%u: no port%d; ignored\n", p, a, ifaddrs[p].v4.len, p);
+			ifaddrs[p].v4.addr = 0;
 			continue;
 		}
 		if (!app_runs_on(&app_fwd, p))
 			continue;	/* another app's address (rr, mgmt): never routed to */
-		uint32_t m = mask_of(l3_if[p].len);
+		uint32_t m = ipv4_mask(ifaddrs[p].v4.len);
 		l3_nh[p] = (struct l3_nh){ .gw = 0, .port = (uint8_t)p };
-		if (lpm_add(&l3_lpm, l3_if[p].addr & m, l3_if[p].len, (uint16_t)p)) {
+		if (lpm_add(&l3_lpm, ifaddrs[p].v4.addr & m, ifaddrs[p].v4.len, (uint16_t)p)) {
 			printf("fwd: ip%d: routing table full\n", p);
 			return -1;
 		}
 		fwd_l3_port[p] = 1;
 		fwd_l3_any = 1;
-		printf("fwd: %s routes at L3, %s/%u\n", nics[p]->name, a, l3_if[p].len);
+		printf("fwd: %s routes at L3, %s/%u\n", nics[p]->name, a, ifaddrs[p].v4.len);
 	}
 	/* Every next hop is checked against the connected subnets alone,
 	 * before any route could cover it. */
@@ -271,8 +168,8 @@ int fwd_l3_init(void)
 	for (int i = 0; i < nroutes; i++) {
 		uint16_t v = lpm_lookup(&l3_lpm, routes[i].gw);
 		const char *why = v >= NIC_MAX_PORTS ? "refused: the next hop is on no connected subnet (ipN=)" :
-				  l3_is_local(routes[i].gw) ? "refused: the next hop is one of our own addresses" :
-				  l3_directed_broadcast(routes[i].gw) ?
+				  ifaddr4_is_local(routes[i].gw) ? "refused: the next hop is one of our own addresses" :
+				  ifaddr4_directed_broadcast(routes[i].gw) ?
 				  "refused: the next hop is its subnet's network or broadcast address" : 0;
 		if (why) {
 			print_route(why, i);	/* and gone: show config lists what is in force */
@@ -291,17 +188,17 @@ int fwd_l3_init(void)
 		}
 		print_route(nics[via[i]]->name, i);
 	}
-	__atomic_fetch_add(&l3_gen, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&ifaddr_gen, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
 void fwd_l3_show(int port)
 {
 	char a[IPV4_STR_MAX];
-	ipv4_str(a, l3_if[port].addr);
+	ipv4_str(a, ifaddrs[port].v4.addr);
 	struct fwd_stats sum, *st = &sum;
 	fwd_stats_sum(port, st);
-	printf("fwd %s l3 %s/%u: held %lu", nics[port]->name, a, l3_if[port].len,
+	printf("fwd %s l3 %s/%u: held %lu", nics[port]->name, a, ifaddrs[port].v4.len,
 	       (unsigned long)fwd_l3_held(port));
 #define FWD_EV_PRINT(name) printf(" " #name " %lu", (unsigned long)st->ev[FWD_EV_##name]);
 	FWD_EVENTS(FWD_EV_PRINT)

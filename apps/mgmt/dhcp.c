@@ -3,7 +3,7 @@
  * 2.1.3 core/ipv4/dhcp.c) asks for the address; lwIP runs its timers
  * (renewal, rebinding, retries). mgmt_dhcp_poll, from the idle hook, sees
  * a lease bound, renewed to another address or lost, prints it on the
- * console and keeps l3_if (the port's address for rr_filter and for fwd's
+ * console and keeps ifaddrs (net/ifaddr.h: the port's address for rr_filter and for fwd's
  * "is it ours") in step with it. A lease ipN= would refuse (an address that
  * is not a unicast host address of its subnet, a subnet another port has)
  * or with a subnet mask that is not a prefix is refused: released, and
@@ -12,7 +12,6 @@
  * made a release-and-ask loop of about one a second).
  */
 #include <stdio.h>
-#include "apps/fwd/l3.h"
 #include "apps/mgmt/mgmt.h"
 #include "apps/rr/rr.h"
 #include "kernel/cpu.h"
@@ -22,6 +21,7 @@
 #include "lwip/netif.h"
 #include "lwip/prot/dhcp.h"
 #include "net/addr.h"
+#include "net/ifaddr.h"
 
 static uint32_t dhcp_ports;	/* bit p: port p runs the client */
 static uint64_t next_tsc;
@@ -43,7 +43,7 @@ int mgmt_dhcp_start(int port)
 
 int mgmt_dhcp_lease(int port, struct mgmt_lease *l)
 {
-	struct netif *n = l3_if[port].dhcp ? rr_netif(port) : NULL;
+	struct netif *n = ifaddrs[port].dhcp ? rr_netif(port) : NULL;
 	struct dhcp *d = n ? netif_dhcp_data(n) : NULL;
 	if (!d)
 		return -1;
@@ -74,7 +74,7 @@ static void print_lease(int p, const struct mgmt_lease *l)
 }
 
 /* A lease the port cannot take: a mask that is not contiguous, or an
- * address ipN= would refuse (l3_if_check: not a unicast host address of
+ * address ipN= would refuse (ifaddr4_check: not a unicast host address of
  * its subnet, or a subnet another port has). 0, or -1 with why in err. */
 static int lease_bad(int p, const struct mgmt_lease *l, char *err, size_t len)
 {
@@ -84,7 +84,7 @@ static int lease_bad(int p, const struct mgmt_lease *l, char *err, size_t len)
 		snprintf(err, len, "the subnet mask %s is not a prefix of 1-32 bits", ipv4_str(a, l->mask));
 		return -1;
 	}
-	return l3_if_check(p, l->addr, n, err, len);
+	return ifaddr4_check(p, l->addr, n, err, len);
 }
 
 /* Refuse port p's lease: release it (DHCPRELEASE; lwIP drops the address
@@ -98,8 +98,8 @@ static void refuse(int p, const struct mgmt_lease *l, const char *why)
 	       ipv4_str(a, l->addr), ipv4_str(s, l->server), why, wait);
 	refused[p]++;
 	refused_row[p]++;
-	l3_if[p].addr = 0;
-	l3_if[p].len = 0;
+	ifaddrs[p].v4.addr = 0;
+	ifaddrs[p].v4.len = 0;
 	dhcp_release_and_stop(rr_netif(p));
 	retry_tsc[p] = rdtsc() + wait * tsc.hz;
 }
@@ -125,21 +125,21 @@ void mgmt_dhcp_poll(void)
 		char err[128];
 		if (dhcp_ports >> p & 1)
 			retry(p, now);
-		if (!(dhcp_ports >> p & 1) || mgmt_dhcp_lease(p, &l) || (!l.bound && !l3_if[p].addr) ||
-		    (l.bound && l.addr && l.addr == l3_if[p].addr && l.mask == ~0u << (32 - l3_if[p].len)))
+		if (!(dhcp_ports >> p & 1) || mgmt_dhcp_lease(p, &l) || (!l.bound && !ifaddrs[p].v4.addr) ||
+		    (l.bound && l.addr && l.addr == ifaddrs[p].v4.addr && l.mask == ~0u << (32 - ifaddrs[p].v4.len)))
 			continue;
 		if (!l.bound) {
 			char a[IPV4_STR_MAX];
-			printf("mgmt: %s: DHCP lease of %s lost; asking again\n", nics[p]->name, ipv4_str(a, l3_if[p].addr));
-			l3_if[p].addr = 0;
-			l3_if[p].len = 0;
+			printf("mgmt: %s: DHCP lease of %s lost; asking again\n", nics[p]->name, ipv4_str(a, ifaddrs[p].v4.addr));
+			ifaddrs[p].v4.addr = 0;
+			ifaddrs[p].v4.len = 0;
 			continue;
 		}
 		if (lease_bad(p, &l, err, sizeof(err))) {
 			refuse(p, &l, err);
 			continue;
 		}
-		l3_if_set(p, l.addr, prefix_len(l.mask));
+		ifaddr4_set(p, l.addr, prefix_len(l.mask));
 		refused_row[p] = 0;
 		print_lease(p, &l);
 	}

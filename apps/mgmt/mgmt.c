@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
-#include "apps/fwd/l3.h"
 #include "apps/mgmt/mgmt.h"
 #include "net/addr.h"
 #include "apps/rr/rr.h"
 #include "kernel/knobs.h"
 #include "kernel/shell.h"
+#include "net/ifaddr.h"
 #include "net/ipv4.h"
 
 int mgmt_port = -1;
@@ -58,24 +58,24 @@ static int mgmt_init(void)
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_mgmt, p))
 			continue;
-		if (!l3_if[p].addr && !l3_if[p].dhcp) {
+		if (!ifaddrs[p].v4.addr && !ifaddrs[p].dhcp) {
 			printf("mgmt: %s has no address: give one with ip%d=A.B.C.D/LEN or ip%d=dhcp\n", nics[p]->name,
 			       p, p);
 			return -1;
 		}
-		if (rr_netif_add(nics[p], l3_if[p].addr, l3_if[p].len)) {
+		if (rr_netif_add(nics[p], ifaddrs[p].v4.addr, ifaddrs[p].v4.len)) {
 			printf("mgmt: %s: lwIP refused the interface\n", nics[p]->name);
 			return -1;
 		}
 		n++;
-		if (l3_if[p].dhcp) {
+		if (ifaddrs[p].dhcp) {
 			if (mgmt_dhcp_start(p))
 				return -1;
 			continue;
 		}
 		char a[IPV4_STR_MAX];
-		printf("mgmt: %s at %s/%u: ping, HTTP on %d (/metrics, /, /config)\n", nics[p]->name, ipv4_str(a, l3_if[p].addr),
-		       l3_if[p].len, HTTP_PORT);
+		printf("mgmt: %s at %s/%u: ping, HTTP on %d (/metrics, /, /config)\n", nics[p]->name, ipv4_str(a, ifaddrs[p].v4.addr),
+		       ifaddrs[p].v4.len, HTTP_PORT);
 	}
 	return n ? http_init() : -1;
 }
@@ -155,7 +155,7 @@ static int http_syn(const struct pkt *p, int port)
 	const uint8_t *tcp = (const uint8_t *)ip + ihl;
 	if (ihl < IPV4_HLEN || p->len < ETH_HLEN + ihl + 14)
 		return 0;
-	return ntoh32(ip->daddr) == l3_if[port].addr && (tcp[2] << 8 | tcp[3]) == HTTP_PORT && (tcp[13] & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN;
+	return ntoh32(ip->daddr) == ifaddrs[port].v4.addr && (tcp[2] << 8 | tcp[3]) == HTTP_PORT && (tcp[13] & (TCP_FLAG_SYN | TCP_FLAG_ACK)) == TCP_FLAG_SYN;
 }
 
 /* A received burst: SYNs to the HTTP port beyond HTTP_HALF_OPEN handshakes

@@ -59,7 +59,7 @@ int mgmt_dhcp_start(int port);
 /* dhcp.c: port's lease into *l; 0, or -1 if port does not run DHCP. */
 int mgmt_dhcp_lease(int port, struct mgmt_lease *l);
 /* dhcp.c: from the idle hook, every 10 ms at most: a lease bound, changed
- * or lost is printed and becomes the port's address (l3_if); a lease the
+ * or lost is printed and becomes the port's address (ifaddrs); a lease the
  * port cannot take is refused and the client asked again after a wait
  * doubling from 1 s to DHCP_BACKOFF_MAX_S. */
 void mgmt_dhcp_poll(void);

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
-#include "apps/fwd/l3.h"
 #include "apps/ptp/ptp.h"
 #include "kernel/cpu.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "net/ifaddr.h"
 
 struct ptp_port ptp_ports[NIC_MAX_PORTS];
 extern const struct app app_ptp;
@@ -29,7 +29,7 @@ static int ptp_init(void)
 		if (!app_runs_on(&app_ptp, p))
 			continue;
 		struct nic *nic = nics[p];
-		if (ptp_conf.transport == PTP_UDP4 && !l3_if[p].addr) {
+		if (ptp_conf.transport == PTP_UDP4 && !ifaddrs[p].v4.addr) {
 			printf("ptp: %s: network_transport=UDPv4 needs the port's address: ip%d=A.B.C.D/LEN\n",
 			       nic->name, p);
 			return -1;
@@ -37,7 +37,7 @@ static int ptp_init(void)
 		struct ptp_port *pp = &ptp_ports[p];
 		nic_mc_add(nic, ptp_conf.transport == PTP_UDP4 ? ptp_ipv4_mcast_mac : ptp_l2_mcast);
 		ptp_port_init(pp, nic);
-		pp->ip = l3_if[p].addr;
+		pp->ip = ifaddrs[p].v4.addr;
 		char id[32];
 		ptp_fmt_id(id, sizeof(id), pp->id.clock_id, pp->id.port);
 		printf("ptp: %s: ordinary clock %s, role %s, %s, domain %ld, %s timestamps\n", nic->name, id,

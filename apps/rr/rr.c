@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
-#include "apps/fwd/l3.h"
 #include "apps/rr/rr.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
 #include "kernel/time.h"
 #include "lwip/timeouts.h"
+#include "net/ifaddr.h"
 
 struct rr_stats rr_stats[NIC_MAX_PORTS];
 struct rr_config rr_cfg = { .req = 1, .rsp = 1, .port = 12866, .conns = 512, .idle_s = 60, .heap_kib = 4096,
@@ -51,11 +51,11 @@ static int rr_init(void)
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_rr, p))
 			continue;
-		if (!l3_if[p].addr) {
+		if (!ifaddrs[p].v4.addr) {
 			printf("rr: %s has no address (ip%d=): its frames are dropped (not_ours)\n", nics[p]->name, p);
 			continue;
 		}
-		if (rr_netif_add(nics[p], l3_if[p].addr, l3_if[p].len)) {
+		if (rr_netif_add(nics[p], ifaddrs[p].v4.addr, ifaddrs[p].v4.len)) {
 			printf("rr: %s: lwIP refused the interface\n", nics[p]->name);
 			return -1;
 		}

@@ -9,10 +9,10 @@
  * comes from DHCP (ipN=dhcp), DHCP replies go to lwIP's client whatever
  * their destination (the offered address or broadcast, RFC 2131 4.1).
  */
-#include "apps/fwd/l3.h"
 #include "apps/rr/rr.h"
 #include "kernel/cpu.h"
 #include "kernel/time.h"
+#include "net/ifaddr.h"
 #include "net/ipv4.h"
 
 #define IP_PROTO_TCP	6
@@ -119,7 +119,7 @@ static int dhcp_reply(int port, const struct ipv4_hdr *ip)
 {
 	unsigned ihl = (unsigned)(ip->ver_ihl & 15) * 4;
 	const uint8_t *udp = (const uint8_t *)ip + ihl;
-	return l3_if[port].dhcp && ip->proto == IP_PROTO_UDP && !(ip->frag_off & hton16(IPV4_MF | IPV4_OFFSET)) &&
+	return ifaddrs[port].dhcp && ip->proto == IP_PROTO_UDP && !(ip->frag_off & hton16(IPV4_MF | IPV4_OFFSET)) &&
 	       ntoh16(ip->tot_len) >= ihl + 8 && udp[0] == 0 && udp[1] == DHCP_SERVER_PORT && udp[2] == 0 &&
 	       udp[3] == DHCP_CLIENT_PORT;
 }
@@ -148,8 +148,8 @@ int rr_filter(struct nic *nic, struct pkt *p)
 	if (dhcp_reply(nic->port, ip))
 		return RR_udp;
 	uint32_t dst = ntoh32(ip->daddr);
-	uint32_t our = l3_if[nic->port].addr;
-	uint32_t host = l3_if[nic->port].len >= 32 ? 0 : ~0u >> l3_if[nic->port].len;
+	uint32_t our = ifaddrs[nic->port].v4.addr;
+	uint32_t host = ifaddrs[nic->port].v4.len >= 32 ? 0 : ~0u >> ifaddrs[nic->port].v4.len;
 	if (!our || (dst != our && dst != 0xffffffffu && dst != (our | host)))
 		return drop(nic, p, RR_not_ours);
 	unsigned ihl = (unsigned)(ip->ver_ihl & 15) * 4, tot = ntoh16(ip->tot_len);

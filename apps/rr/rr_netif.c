@@ -16,7 +16,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "apps/fwd/l3.h"
 #include "apps/rr/rr.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "kernel/time.h"
@@ -32,6 +31,7 @@
 #include "lwip/prot/udp.h"
 #include "lwip/stats.h"
 #include "lwip/udp.h"
+#include "net/ifaddr.h"
 #include "netif/ethernet.h"
 
 /* Every small-slot buffer of every port could be inside lwIP at once: the
@@ -459,7 +459,7 @@ int rr_netif_fast_input(struct nic *nic, struct pkt *k)
 	u32_t src = ip->src.addr, bcast = our | ~ip4_addr_get_u32(netif_ip4_netmask(&rp->netif));
 	if (tot < IP_HLEN + UDP_HLEN || tot > k->len - SIZEOF_ETH_HDR ||
 	    (IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF)) || ip->dest.addr != our || !our ||
-	    our != lwip_htonl(l3_if[nic->port].addr) || src - 1 >= 0xfffffffeu ||
+	    our != lwip_htonl(ifaddrs[nic->port].v4.addr) || src - 1 >= 0xfffffffeu ||
 	    (src & PP_HTONL(0xf0000000UL)) == PP_HTONL(0xe0000000UL) || (src == bcast && src != our))
 		return -1;
 	const u8_t *l4 = (const u8_t *)ip + IP_HLEN;

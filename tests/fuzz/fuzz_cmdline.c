@@ -1,5 +1,5 @@
 /* Fuzz the kernel command line and every knob parser (kernel/cmdline.c and
- * the KNOB_FUNC parsers of nic.c, fwd.c, l3conf.c, app.c), and `set` /
+ * the KNOB_FUNC parsers of nic.c, fwd.c, l3conf.c, net/ifaddr.c, app.c), and `set` /
  * `show config` (kernel/config.c), with the real knob registry. Checks:
  * no crash, every message whole and shorter than CMDLINE_MSG_MAX, every
  * value shown NUL-terminated, and what a refused value must not leave
@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "apps/fwd/l3.h"
+#include "drivers/net/nic.h"
 #include "kernel/config.h"
 #include "kernel/knobs.h"
+#include "net/ifaddr.h"
+#include "net/ipv4.h"
 #include "tests/fuzz/fuzz_state.h"
 
 /* Words of an input also given to `set`. */
@@ -24,11 +26,6 @@ static void report(const char *msg, void *ctx)
 	assert(n < CMDLINE_MSG_MAX && !strncmp(msg, "cmdline: ", 9));
 }
 
-static uint32_t mask_of(int len)
-{
-	return len ? ~0u << (32 - len) : 0;
-}
-
 static void check_state(void)
 {
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
@@ -36,15 +33,15 @@ static void check_state(void)
 		assert(nic_cfg.txd[p] % 8 == 0 && nic_cfg.txd[p] >= 80 && nic_cfg.txd[p] <= 4096);
 	}
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
-		if (!l3_if[p].addr)
+		if (!ifaddrs[p].v4.addr)
 			continue;
-		uint32_t m = mask_of(l3_if[p].len);
-		assert(l3_if[p].len >= 1 && l3_if[p].len <= 32);
-		if (l3_if[p].len <= 30)
-			assert((l3_if[p].addr & ~m) && (l3_if[p].addr & ~m) != ~m);
+		uint32_t m = ipv4_mask(ifaddrs[p].v4.len);
+		assert(ifaddrs[p].v4.len >= 1 && ifaddrs[p].v4.len <= 32);
+		if (ifaddrs[p].v4.len <= 30)
+			assert((ifaddrs[p].v4.addr & ~m) && (ifaddrs[p].v4.addr & ~m) != ~m);
 		for (int q = p + 1; q < NIC_MAX_PORTS; q++) {
-			int l = l3_if[q].len < l3_if[p].len ? l3_if[q].len : l3_if[p].len;
-			assert(!l3_if[q].addr || ((l3_if[p].addr ^ l3_if[q].addr) & mask_of(l)));
+			int l = ifaddrs[q].v4.len < ifaddrs[p].v4.len ? ifaddrs[q].v4.len : ifaddrs[p].v4.len;
+			assert(!ifaddrs[q].v4.addr || ((ifaddrs[p].v4.addr ^ ifaddrs[q].v4.addr) & ipv4_mask(l)));
 		}
 	}
 }

@@ -16,7 +16,7 @@
  *   op 3  the clock moves on by 10 ms * 2^(next byte % 20) (at most 60 s
  *         a step, the idle hook after each).
  * Checked after every step: rx = the frames handed to lwIP + the drops,
- * exactly; after the idle hook the port's address (l3_if) and lwIP's are
+ * exactly; after the idle hook the port's address (ifaddrs) and lwIP's are
  * the lease's, or none, and an address taken is a unicast host address
  * of a subnet given by a contiguous mask (RFC 1812 5.3.7, RFC 950) that
  * does not overlap port1's (ip1=10.2.0.1/16, a subnet on one port). At the
@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "apps/app.h"
-#include "apps/fwd/l3.h"
 #include "apps/mgmt/mgmt.h"
 #include "apps/rr/rr.h"
 #include "kernel/cmdline.h"
@@ -34,6 +33,7 @@
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/dhcp.h"
 #include "lwip/netif.h"
+#include "net/ifaddr.h"
 #include "net/ipv4.h"
 #include "tests/fuzz/fuzz_state.h"
 #include "tests/fuzz/arena.h"
@@ -191,15 +191,15 @@ static void check_lease(void)
 	assert(mgmt_dhcp_lease(0, &l) == 0);
 	struct netif *n = rr_netif(0);
 	uint32_t lwip_addr = lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(n)));
-	assert(l3_if[0].dhcp);
+	assert(ifaddrs[0].dhcp);
 	if (!l.bound) {
-		assert(l3_if[0].addr == 0 && lwip_addr == 0);
+		assert(ifaddrs[0].v4.addr == 0 && lwip_addr == 0);
 		return;
 	}
-	assert(l3_if[0].addr == l.addr && lwip_addr == l.addr);
+	assert(ifaddrs[0].v4.addr == l.addr && lwip_addr == l.addr);
 	assert(host_addr(l.addr, l.mask));
 	int len = 32 - __builtin_ctz(l.mask), k = len < 16 ? len : 16;
-	assert(l3_if[0].len == len && ((l.addr ^ PORT1_IP) & (~0u << (32 - k))));
+	assert(ifaddrs[0].v4.len == len && ((l.addr ^ PORT1_IP) & (~0u << (32 - k))));
 }
 
 /* The clock moves on by ms, in steps of at most 60 s, the idle hook after

@@ -35,12 +35,12 @@
 #include <assert.h>
 #include <string.h>
 #include "apps/app.h"
-#include "apps/fwd/l3.h"
 #include "apps/ptp/ptp.h"
 #include "drivers/net/phc.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
+#include "net/ifaddr.h"
 #include "net/ipv4.h"
 #include "tests/fuzz/fakeport.h"
 #include "tests/fuzz/fuzz_state.h"
@@ -284,7 +284,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	ptp_conf.transport = data[0] >> 2 & 1;
 	ptp_conf.time_stamping = data[0] >> 3 & 1;
 	ptp_port_init(pp, &port);
-	pp->ip = l3_if[0].addr;
+	pp->ip = ifaddrs[0].v4.addr;
 	size_t i = 1;
 	while (i < len) {
 		uint8_t op = data[i++] % 4;

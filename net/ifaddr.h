@@ -1,0 +1,70 @@
+/* The ports' addresses (Linux net/ipv4/devinet.c): what ipN= and DHCP
+ * give a port, the rules an address must meet, and the questions the
+ * apps ask of them (is this address ours, a directed broadcast). fwd
+ * routes between them; rr, mgmt and ptp answer on them. */
+#ifndef NET_IFADDR_H
+#define NET_IFADDR_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define IFADDR_PORTS	8	/* = NIC_MAX_PORTS (drivers/net/nic.h, above net/) */
+
+/* An IPv4 address and its prefix, host order (Linux struct in_ifaddr). */
+struct ifaddr4 {
+	uint32_t addr;		/* 0: none */
+	uint8_t len;		/* prefix length, 1..32 */
+};
+
+/* A port's addresses (Linux struct in_device): one IPv4 address for now.
+ * An IPv6 list (link-local and global, each with its prefix) belongs
+ * beside v4, so that each family's questions below keep their own names
+ * (ifaddr4_*, ifaddr6_*). */
+struct ifaddr {
+	struct ifaddr4 v4;	/* ipN=A.B.C.D/LEN, or the DHCP lease */
+	uint8_t dhcp;		/* ipN=dhcp: v4 comes from a lease (apps/mgmt/dhcp.c
+				 * sets it while one is held, 0 otherwise) */
+};
+extern struct ifaddr ifaddrs[IFADDR_PORTS];
+
+/* The rules of ipN= for a/len on port: a unicast host address (not 0/8,
+ * 127/8, 224/4 and up), not its subnet's network or broadcast address
+ * (/30 and wider), a subnet no other port has. 0, or -1 with what is
+ * wrong in err. Also for DHCP leases. */
+int ifaddr4_check(int port, uint32_t a, int len, char *err, size_t errlen);
+/* Port's IPv4 address a/len (host order), and the hint (ifaddr4_hint). */
+void ifaddr4_set(int port, uint32_t a, int len);
+/* 1 if addr (host order) is one of our IPv4 addresses. */
+int ifaddr4_is_local(uint32_t addr);
+/* 1 if addr is the broadcast or network address of a port's subnet of
+ * /30 or wider (a directed broadcast, RFC 1812 5.3.5.2; the network
+ * address is the old all-zeros form). */
+int ifaddr4_directed_broadcast(uint32_t addr);
+
+/* Moves on whenever an address is set (ifaddr4_set), and when fwd has
+ * built its routes: what a fast path remembered about destinations is
+ * then stale (apps/fwd/l3.c, struct dst_slot). */
+extern uint32_t ifaddr_gen;
+
+/* Bit ifaddr4_hash(a) is set for every address ever set and for the
+ * network and broadcast addresses of its subnet, so a clear bit means
+ * "none of those" without looking (set bits may be stale). */
+extern uint64_t ifaddr4_hint;
+static inline unsigned ifaddr4_hash(uint32_t addr)
+{
+	return (addr * 2654435761u) >> 26;
+}
+static inline int ifaddr4_hinted(uint32_t addr)
+{
+	return ifaddr4_hint >> ifaddr4_hash(addr) & 1;
+}
+/* ifaddr4_is_local and ifaddr4_directed_broadcast for a fast path: most
+ * addresses are ruled out by the hint. */
+static inline int ifaddr4_local(uint32_t addr)
+{
+	return ifaddr4_hinted(addr) && ifaddr4_is_local(addr);
+}
+static inline int ifaddr4_bcast(uint32_t addr)
+{
+	return ifaddr4_hinted(addr) && ifaddr4_directed_broadcast(addr);
+}
+#endif
