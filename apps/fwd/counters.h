@@ -1,6 +1,6 @@
 /* fwd's counters: every frame fwd receives ends in forwarded, local, arp
  * or one named drop (or waits, held, for its next hop's ARP reply), per
- * port and per core. A leaf: fwd.c, l3.c, l3conf.c and the /metrics page
+ * port and per core. A leaf: fwd.c, the L3 files and the /metrics page
  * include it; it includes nothing of fwd. */
 #ifndef FWD_COUNTERS_H
 #define FWD_COUNTERS_H

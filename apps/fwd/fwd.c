@@ -13,6 +13,7 @@
 #include "kernel/knobs.h"
 #include "kernel/shell.h"
 #include "net/addr.h"
+#include "net/ifaddr.h"
 #include "net/ipv4.h"
 
 static int8_t peer_of[NIC_MAX_PORTS] = { 1, 0, -1, -1, -1, -1, -1, -1 };
@@ -192,6 +193,21 @@ APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 betwe
     .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain,
     .uses = APP_USES_IP | APP_USES_ROUTES);
 
+/* An L3 port's line of `fwd`: its address, frames held for ARP, the
+ * router's events. */
+static void show_l3(int port)
+{
+	char a[IPV4_STR_MAX];
+	ipv4_str(a, ifaddrs[port].v4.addr);
+	struct fwd_stats sum, *st = &sum;
+	fwd_stats_sum(port, st);
+	printf("fwd %s l3 %s/%u: held %lu", nics[port]->name, a, ifaddrs[port].v4.len,
+	       (unsigned long)fwd_l3_held(port));
+#define FWD_EV_PRINT(name) printf(" " #name " %lu", (unsigned long)st->ev[FWD_EV_##name]);
+	FWD_EVENTS(FWD_EV_PRINT)
+	printf("\n");
+}
+
 static int cmd_fwd(int argc, char **argv)
 {
 	if (argc == 2 && !strcmp(argv[1], "arp")) {
@@ -218,7 +234,7 @@ static int cmd_fwd(int argc, char **argv)
 			printf(" %s %lu", fwd_drop_names[i], st->drop[i]);
 		printf(" local %lu arp %lu\n", st->local, st->arp);
 		if (fwd_l3_port[p])
-			fwd_l3_show(p);
+			show_l3(p);
 	}
 	if (!any)
 		printf("fwd: the app runs on no port (app=fwd)\n");

@@ -1,23 +1,27 @@
-/* fwd L3, the IPv4 router: its entry points for the app (fwd.c), and what
- * the configuration (l3conf.c) hands the fast path (l3.c). */
+/* fwd L3, the IPv4 router: its entry points for the app (fwd.c), and the
+ * per-core state its files share: l3.c (the forwarding path), tx.c (the
+ * TX batches), neigh.c (ARP), icmp.c (errors and echo), route.c (the
+ * routing table and the router's memory). */
 #ifndef FWD_L3_H
 #define FWD_L3_H
 #include <stdint.h>
+#include <string.h>
+#include "apps/fwd/icmp.h"
+#include "apps/fwd/neigh.h"
 #include "drivers/net/nic.h"
-#include "net/lpm.h"
+#include "kernel/cpu.h"
+#include "net/ipv4.h"
 
-/* fwd_l3_port[p]: port p has an address; fwd_l3_any: some port has. */
+/* fwd_l3_port[p]: fwd routes on port p (it has an address); fwd_l3_any:
+ * the router's state exists (l3_cores), so some port routes. */
 extern uint8_t fwd_l3_port[NIC_MAX_PORTS];
 extern int fwd_l3_any;
-/* Build the routing table from ipN= and route=; 0, or -1 after printing why. */
+/* Build the routing table from the ports' addresses and route= (route.c);
+ * 0, or -1 after printing why. */
 int fwd_l3_init(void);
-/* The running cores' router state (ARP tables, TX batches, ICMP buckets),
- * zeroed, from free pages; fwd_l3_init calls it once a port routes.
- * 0, or -1 after printing the bytes it needed. */
-int l3_cores_alloc(void);
 /* A burst received on an L3 port. */
 void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n);
-/* ARP retries and give-ups; returns frames handled. */
+/* ARP retries and give-ups (neigh.c); returns frames handled. */
 int fwd_l3_idle(void);
 /* Frames waiting for ARP that arrived on port p. */
 uint64_t fwd_l3_held(int port);
@@ -26,22 +30,113 @@ uint64_t fwd_l3_held(int port);
 void fwd_l3_arp_show(void);
 /* `fwd routes`: the connected subnets and the routes, with next hop and port. */
 void fwd_l3_routes_show(void);
-/* Print the port's address line for the fwd command. */
-void fwd_l3_show(int port);
 
-#define L3_ROUTES_MAX	64	/* route= knobs */
-#define L3_NH_MAX	(NIC_MAX_PORTS + L3_ROUTES_MAX)
+#define TXB_MAX		64
+enum { TX_FWD, TX_ARP_REPLY, TX_LOCAL, TX_OWN };	/* what a queued frame counts as */
 
-/* An LPM result: out of port, to gw (0: to the destination itself, on a
- * connected subnet). Next hop i < NIC_MAX_PORTS is port i's subnet. */
-struct l3_nh {
-	uint32_t gw;
-	uint8_t port;
+/* Frames queued out of one port. While the batch is unmixed (only
+ * TX_FWD frames from the burst's port) kind[] and in[] are not written:
+ * the first other frame fills them in for those before it (l3_tx_typed). */
+struct txb {
+	int n;
+	int mixed;	/* holds a frame that is not TX_FWD from the burst's port */
+	struct pkt *p[TXB_MAX];
+	uint8_t kind[TXB_MAX];
+	uint8_t in[TXB_MAX];	/* port the frame counts on */
 };
-extern struct l3_nh l3_nh[L3_NH_MAX];
-extern struct lpm l3_lpm;
 
-/* 1 if addr is the next hop of a configured route out of port (its ARP
- * entry is never evicted for another). */
-int l3_is_next_hop(int port, uint32_t addr);
+/* A destination the full path forwarded a frame to, for fast_run: what it
+ * decided (not ours, unicast, not martian, not a directed broadcast,
+ * routed out of port `out` to a resolved next hop) depends on the
+ * destination and the tables only. Valid while epoch equals the core's,
+ * which moves on when the addresses or routes change (ifaddr_gen, seen at
+ * the start of a burst), when the core's ARP table changes (arp_new,
+ * arp_update, a give-up in arp_timers) and when a batch gets mixed
+ * (l3_tx_typed). */
+struct dst_slot {
+	uint32_t daddr;		/* as in the header (network order) */
+	uint32_t room;		/* out port's MTU less IPV4_HLEN */
+	uint64_t epoch;
+	uint64_t mac_lo;	/* the next hop's MAC and the first 2 bytes of ours */
+	uint32_t mac_hi;	/* the last 4 bytes of ours */
+	int out;
+	struct txb *b;		/* out port's batch */
+};
+#define DST_SLOTS	16	/* per core, by a hash of the destination */
+
+/* One core's router state: each core routes with its own ARP table, TX
+ * batches and ICMP rate buckets (so the rate limit is per core). ncpus of
+ * them from free pages once a port routes (l3_cores_alloc): 30 KB a core
+ * that boxes which do not route keep. */
+struct l3_core {
+	struct arp_entry arp[NIC_MAX_PORTS][ARP_SLOTS];	/* one table per port */
+	struct txb tx[NIC_MAX_PORTS];
+	struct icmp_bucket icmp[NIC_MAX_PORTS];
+	uint64_t next_timer_tsc;
+	int q;			/* TX queue of this burst */
+	int in;			/* port of this burst */
+	struct arp_entry *last;	/* the entry the last routed frame used (any state) */
+	/* Within a burst: the last source found valid, the last destination
+	 * found routable (not ours, unicast, not martian, not a directed
+	 * broadcast) and its LPM next hop; 0 = none (0 is never either, and a
+	 * frame carrying 0 is always checked). */
+	uint32_t ok_src, ok_dst;
+	uint16_t ok_nh;
+	uint64_t ok_saddr;	/* fast_run's last valid source (network order) | 1 << 32; 0: none */
+	uint64_t epoch;		/* see struct dst_slot */
+	uint32_t gen;		/* the ifaddr_gen epoch last moved on for */
+	struct dst_slot dst[DST_SLOTS];
+};
+extern struct l3_core *l3_cores;
+
+/* The running cores' router state, zeroed, from free pages (route.c);
+ * fwd_l3_init calls it once a port routes. 0, or -1 after printing the
+ * bytes it needed. */
+int l3_cores_alloc(void);
+
+/* The calling core's router state. */
+static inline struct l3_core *l3_me(void)
+{
+	return &l3_cores[cpu_id_fast()];
+}
+
+/* The TX batches (tx.c). Send what is queued out of port (and count
+ * it), on the calling core. */
+void l3_tx_flush(int port);
+/* l3_tx_flush for every port. */
+void l3_tx_flush_all(void);
+/* Record the kind and port of b's next frame p; the first time, also of
+ * the unmixed frames before it (TX_FWD from the burst's port, c->in). */
+void l3_tx_typed(struct l3_core *c, struct txb *b, struct pkt *p, int kind);
+/* Queue p out of port on the calling core, counted as kind. */
+void l3_tx_add(int port, struct pkt *p, int kind);
+
+/* Queue p out of port on core c (l3_me()), counted as kind (TX_FWD from
+ * the burst's port keeps the batch unmixed; in_burst: p is a frame of
+ * this burst, so from that port). Inline: it runs once per routed frame. */
+static inline __attribute__((always_inline))
+void l3_tx_add_on(struct l3_core *c, int port, struct pkt *p, int kind, const int in_burst)
+{
+	struct txb *b = &c->tx[port];
+	if (b->n == TXB_MAX)
+		l3_tx_flush(port);
+	if (b->mixed || kind != TX_FWD || (!in_burst && p->port != c->in))
+		l3_tx_typed(c, b, p, kind);
+	b->p[b->n++] = p;
+}
+
+/* Rewrite a routed frame for its next hop (mac) and queue it out of port
+ * on core c (l3_me()). */
+static inline __attribute__((always_inline))
+void l3_forward(struct l3_core *c, struct pkt *p, int port, const uint8_t mac[ETH_ALEN], const int in_burst)
+{
+	struct eth_hdr *eth = (struct eth_hdr *)p->data;
+	/* Bytes past the IPv4 total length (Ethernet padding, or trailing
+	 * garbage) are not part of the datagram (RFC 1812 5.2.2): not sent on. */
+	p->len = (uint16_t)(ETH_HLEN + ntoh16(((struct ipv4_hdr *)(p->data + ETH_HLEN))->tot_len));
+	memcpy(eth->dst, mac, ETH_ALEN);
+	memcpy(eth->src, nics[port]->mac, ETH_ALEN);
+	ipv4_ttl_dec((struct ipv4_hdr *)(p->data + ETH_HLEN));
+	l3_tx_add_on(c, port, p, TX_FWD, in_burst);
+}
 #endif

@@ -1,5 +1,5 @@
 /* Fuzz the kernel command line and every knob parser (kernel/cmdline.c and
- * the KNOB_FUNC parsers of nic.c, fwd.c, l3conf.c, net/ifaddr.c, app.c), and `set` /
+ * the KNOB_FUNC parsers of nic.c, fwd.c, route.c, net/ifaddr.c, app.c), and `set` /
  * `show config` (kernel/config.c), with the real knob registry. Checks:
  * no crash, every message whole and shorter than CMDLINE_MSG_MAX, every
  * value shown NUL-terminated, and what a refused value must not leave

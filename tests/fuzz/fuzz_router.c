@@ -1,4 +1,4 @@
-/* Fuzz the router's whole input path (apps/fwd: fwd.c, l3.c, l3conf.c with
+/* Fuzz the router's whole input path (apps/fwd: fwd.c, l3.c, neigh.c, icmp.c, route.c, tx.c with
  * net/ipv4.c, net/lpm.c, net/pkt.c) against three fake ports: frames in,
  * counters and frames out. The input is a program:
  *   op 0-3  a frame on port op % 3 (port 0: 10.1.0.1/24, port 1:

@@ -386,6 +386,31 @@ def test_smallest_memory_that_forwards(pair):
     assert "apps: port0=fwd\r" in text
 
 
+def test_l2_pair_beside_an_addressed_management_port_at_12m():
+    """Issue 35: fwd took the router's 3.9 MB routing table when only the
+    management port (mgmt=port2 ip2=) had an address, failed to get it at
+    -m 12M and stopped, so the L2 pair 0-1 forwarded 0 of 20 frames. The
+    router's state is for the ports fwd routes only: the pair forwards all
+    20, and nothing asks for the routing table."""
+    q = Qemu(boot="kernel", mem="12M", kernel="linerate.elf",
+             nics=["e1000e:netdev=stream"] * 3,
+             append="stats=0 promisc=1 app=fwd pairs=0-1 mgmt=port2 ip2=10.9.0.1/24")
+    try:
+        q.expect(r"port1: link up", 90)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        p0, p1 = StreamPort(q.nic_sock(0)), StreamPort(q.nic_sock(1))
+        rd = Reader(p1)
+        p0.send(batch(0, 20))
+        rd.until(lambda s: len(s) == 20, 20)
+        assert rd.stop() == list(range(20)), q.text()[-2000:]
+        assert "routing table" not in q.text()
+        p0.close()
+        p1.close()
+    finally:
+        q.stop()
+
+
 def test_largest_rings_on_two_ports(pair):
     """queues=8 rxd=4096 txd=4096 on two igb ports, the most each takes: the
     rings' and pools' pointer arrays (8 bytes a descriptor and a buffer,

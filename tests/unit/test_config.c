@@ -28,7 +28,7 @@ static void show_app(char *buf, size_t len)
 	snprintf(buf, len, "sink");
 }
 
-/* 64 routes of 31 bytes each, as l3conf's show_route writes them. */
+/* 64 routes of 31 bytes each, as apps/fwd/route.c's show_route writes them. */
 static void show_routes(char *buf, size_t len)
 {
 	size_t used = 0;

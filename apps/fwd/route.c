@@ -1,14 +1,15 @@
 /*
- * fwd L3 configuration: the connected subnets of the ports with an
- * address (net/ifaddr.h) and route= (static routes via a next hop on a
- * connected subnet), turned into the LPM table at init.
+ * fwd's routing table: the connected subnets of the ports fwd routes on
+ * (their addresses: net/ifaddr.h) and route= (static routes via a next
+ * hop on a connected subnet), turned into the LPM table at init, with the
+ * rest of the router's memory (each core's state, struct l3_core).
  */
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
-#include "apps/fwd/counters.h"
 #include "apps/fwd/fwd.h"
 #include "apps/fwd/l3.h"
+#include "apps/fwd/route.h"
 #include "kernel/knobs.h"
 #include "kernel/mem.h"
 #include "net/addr.h"
@@ -26,6 +27,19 @@ struct l3_nh l3_nh[L3_NH_MAX];
 struct lpm l3_lpm;
 uint8_t fwd_l3_port[NIC_MAX_PORTS];
 int fwd_l3_any;
+
+struct l3_core *l3_cores;
+
+int l3_cores_alloc(void)
+{
+	size_t bytes = (size_t)ncpus * sizeof(*l3_cores);
+	l3_cores = dma_alloc(bytes, 64);
+	if (!l3_cores) {
+		printf("fwd: no memory for the router's state of %d core(s) (%lu bytes)\n", ncpus, (unsigned long)bytes);
+		return -1;
+	}
+	return 0;
+}
 
 static struct {
 	uint32_t prefix, gw;
@@ -119,50 +133,71 @@ static void print_route(const char *what, int i)
 	       what);
 }
 
-int fwd_l3_init(void)
+/* The ports fwd routes on (fwd_l3_port): those it runs on that have an
+ * address. An address of a port that does not exist is dropped. Returns
+ * how many, or -1 after printing why (ipN=dhcp on a port fwd runs on). */
+static int l3_ports(void)
 {
-	int any = 0;
+	int n = 0;
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
-		if (ifaddrs[p].dhcp && p < nic_count && app_runs_on(&app_fwd, p)) {
+		struct ifaddr *ia = &ifaddrs[p];
+		char a[IPV4_STR_MAX];
+		if (p >= nic_count) {
+			if (ia->v4.addr)
+				printf("fwd: ip%d=%s/%u: no port%d; ignored\n", p, ipv4_str(a, ia->v4.addr), ia->v4.len, p);
+			ia->v4.addr = 0;
+			continue;
+		}
+		if (!app_runs_on(&app_fwd, p))
+			continue;	/* another app's address (rr, mgmt): never routed to */
+		if (ia->dhcp) {
 			printf("fwd: ip%d=dhcp is for the management port (mgmt=port%d); a port that routes needs ip%d=A.B.C.D/LEN\n",
 			       p, p, p);
 			return -1;
 		}
-		any |= ifaddrs[p].v4.addr != 0;
+		fwd_l3_port[p] = ia->v4.addr != 0;
+		n += fwd_l3_port[p];
 	}
-	if (!any)
-		return 0;
+	return n;
+}
+
+/* The router's memory: the LPM table and each core's state. 0, or -1
+ * after printing what it needed. */
+static int l3_alloc(void)
+{
 	if (lpm_init(&l3_lpm, L3_LPM_BITS, L3_LPM_GROUPS, 2 * L3_NH_MAX, lpm_dma, NULL)) {
 		printf("fwd: no memory for the routing table (%lu bytes)\n",
 		       (unsigned long)lpm_mem_size(L3_LPM_BITS, L3_LPM_GROUPS, 2 * L3_NH_MAX));
 		return -1;
 	}
-	if (l3_cores_alloc())
-		return -1;
+	return l3_cores_alloc();
+}
+
+/* The routed ports' subnets into the table, next hop p for port p. 0, or
+ * -1 after printing that the table is full. */
+static int l3_connect(void)
+{
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
-		if (!ifaddrs[p].v4.addr)
-			continue;
+		const struct ifaddr4 *ia = &ifaddrs[p].v4;
 		char a[IPV4_STR_MAX];
-		ipv4_str(a, ifaddrs[p].v4.addr);
-		if (p >= nic_count) {
-			printf("fwd: ip%d=%s/%u: no port%d; ignored\n", p, a, ifaddrs[p].v4.len, p);
-			ifaddrs[p].v4.addr = 0;
+		if (!fwd_l3_port[p])
 			continue;
-		}
-		if (!app_runs_on(&app_fwd, p))
-			continue;	/* another app's address (rr, mgmt): never routed to */
-		uint32_t m = ipv4_mask(ifaddrs[p].v4.len);
 		l3_nh[p] = (struct l3_nh){ .gw = 0, .port = (uint8_t)p };
-		if (lpm_add(&l3_lpm, ifaddrs[p].v4.addr & m, ifaddrs[p].v4.len, (uint16_t)p)) {
+		if (lpm_add(&l3_lpm, ia->addr & ipv4_mask(ia->len), ia->len, (uint16_t)p)) {
 			printf("fwd: ip%d: routing table full\n", p);
 			return -1;
 		}
-		fwd_l3_port[p] = 1;
-		fwd_l3_any = 1;
-		printf("fwd: %s routes at L3, %s/%u\n", nics[p]->name, a, ifaddrs[p].v4.len);
+		printf("fwd: %s routes at L3, %s/%u\n", nics[p]->name, ipv4_str(a, ia->addr), ia->len);
 	}
-	/* Every next hop is checked against the connected subnets alone,
-	 * before any route could cover it. */
+	return 0;
+}
+
+/* route= into the table, each whose next hop is on a connected subnet:
+ * every next hop is checked against the connected subnets alone, before
+ * any route could cover it. A refused route is printed and gone (show
+ * config lists what is in force). */
+static void l3_add_routes(void)
+{
 	uint16_t via[L3_ROUTES_MAX];
 	int kept = 0;
 	for (int i = 0; i < nroutes; i++) {
@@ -172,7 +207,7 @@ int fwd_l3_init(void)
 				  ifaddr4_directed_broadcast(routes[i].gw) ?
 				  "refused: the next hop is its subnet's network or broadcast address" : 0;
 		if (why) {
-			print_route(why, i);	/* and gone: show config lists what is in force */
+			print_route(why, i);
 			continue;
 		}
 		via[kept] = v;
@@ -188,19 +223,23 @@ int fwd_l3_init(void)
 		}
 		print_route(nics[via[i]]->name, i);
 	}
-	__atomic_fetch_add(&ifaddr_gen, 1, __ATOMIC_RELEASE);
-	return 0;
 }
 
-void fwd_l3_show(int port)
+/* The router's state is taken only when a port fwd runs on routes, and a
+ * want of it stops the routed ports alone: L2 pairs forward on. */
+int fwd_l3_init(void)
 {
-	char a[IPV4_STR_MAX];
-	ipv4_str(a, ifaddrs[port].v4.addr);
-	struct fwd_stats sum, *st = &sum;
-	fwd_stats_sum(port, st);
-	printf("fwd %s l3 %s/%u: held %lu", nics[port]->name, a, ifaddrs[port].v4.len,
-	       (unsigned long)fwd_l3_held(port));
-#define FWD_EV_PRINT(name) printf(" " #name " %lu", (unsigned long)st->ev[FWD_EV_##name]);
-	FWD_EVENTS(FWD_EV_PRINT)
-	printf("\n");
+	int n = l3_ports();
+	if (n <= 0)
+		return n;
+	if (l3_alloc()) {
+		printf("fwd: the ports with an address drop what they receive (no_route); L2 pairs forward\n");
+		return 0;
+	}
+	if (l3_connect())
+		return -1;
+	l3_add_routes();
+	fwd_l3_any = 1;
+	__atomic_fetch_add(&ifaddr_gen, 1, __ATOMIC_RELEASE);
+	return 0;
 }

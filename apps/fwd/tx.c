@@ -1,0 +1,71 @@
+/*
+ * fwd L3's TX batches: each core queues what it sends out of a port
+ * (routed frames, ARP, ICMP) in the port's struct txb and sends it in one
+ * tx_burst at the end of the burst, then counts each frame on the port it
+ * came in on, by kind.
+ */
+#include <string.h>
+#include "apps/fwd/counters.h"
+#include "apps/fwd/l3.h"
+
+void l3_tx_flush(int port)
+{
+	struct txb *b = &l3_me()->tx[port];
+	struct nic *out = nics[port];
+	int sent = b->n ? out->ops->tx_burst(out, l3_me()->q % out->nqueues, b->p, b->n) : 0;
+	if (!b->mixed) {	/* the common batch: frames routed from the burst's port */
+		int in = l3_me()->in;
+		fwd_st(in)->forwarded += (uint64_t)sent;
+		if (sent < b->n) {
+			fwd_drop(in, FWD_DROP_tx_ring_full, (uint64_t)(b->n - sent));
+			pkt_free_bulk(b->p + sent, b->n - sent);
+		}
+		b->n = 0;
+		return;
+	}
+	for (int i = 0; i < b->n; i++) {
+		int in = b->in[i];
+		if (b->kind[i] == TX_OWN) {
+			if (i >= sent) {
+				fwd_st(port)->ev[FWD_EV_own_tx_ring_full]++;
+				pkt_free(b->p[i]);
+			}
+		} else if (i < sent) {
+			if (b->kind[i] == TX_FWD)
+				fwd_st(in)->forwarded++;
+			else if (b->kind[i] == TX_LOCAL)
+				fwd_st(in)->local++;
+			else
+				fwd_st(in)->arp++;
+		} else {
+			fwd_drop(in, FWD_DROP_tx_ring_full, 1);
+			pkt_free(b->p[i]);
+		}
+	}
+	b->n = 0;
+	b->mixed = 0;
+}
+
+void l3_tx_typed(struct l3_core *c, struct txb *b, struct pkt *p, int kind)
+{
+	if (!b->mixed) {
+		memset(b->kind, TX_FWD, (size_t)b->n);
+		memset(b->in, c->in, (size_t)b->n);
+		b->mixed = 1;
+		c->epoch++;	/* destinations queued to b go the full path */
+	}
+	b->in[b->n] = (uint8_t)p->port;
+	b->kind[b->n] = (uint8_t)kind;
+}
+
+void l3_tx_add(int port, struct pkt *p, int kind)
+{
+	l3_tx_add_on(l3_me(), port, p, kind, 0);
+}
+
+void l3_tx_flush_all(void)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (l3_me()->tx[p].n)
+			l3_tx_flush(p);
+}
