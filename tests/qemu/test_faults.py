@@ -33,6 +33,7 @@ MODELS = ["e1000e", "igb"]
 # shows: link flaps and the TX hang.
 ONE_QUEUE_MODELS = MODELS + ["e1000"]
 SMALLEST_MEM = 8    # MiB: README, "Faults under traffic"
+ROUTERLESS_MEM = "12M"  # three ports and L2 fit, the 3.9 MB routing table does not
 REPORT = os.path.join(BUILD, "reliability")
 
 
@@ -386,28 +387,58 @@ def test_smallest_memory_that_forwards(pair):
     assert "apps: port0=fwd\r" in text
 
 
+def three_ports(mem, append):
+    """A booted appliance of three e1000e ports with pairs=0-1, its
+    port0 and port1 stream sockets, and a Reader on port1."""
+    q = Qemu(boot="kernel", mem=mem, kernel="linerate.elf", nics=["e1000e:netdev=stream"] * 3,
+             append="stats=0 promisc=1 app=fwd pairs=0-1 " + append)
+    q.expect(r"port2: link up", 90)
+    q.send("\r")
+    q.expect(PROMPT, 30)
+    p0, p1 = StreamPort(q.nic_sock(0)), StreamPort(q.nic_sock(1))
+    return q, p0, p1, Reader(p1)
+
+
 def test_l2_pair_beside_an_addressed_management_port_at_12m():
     """Issue 35: fwd took the router's 3.9 MB routing table when only the
     management port (mgmt=port2 ip2=) had an address, failed to get it at
     -m 12M and stopped, so the L2 pair 0-1 forwarded 0 of 20 frames. The
     router's state is for the ports fwd routes only: the pair forwards all
     20, and nothing asks for the routing table."""
-    q = Qemu(boot="kernel", mem="12M", kernel="linerate.elf",
-             nics=["e1000e:netdev=stream"] * 3,
-             append="stats=0 promisc=1 app=fwd pairs=0-1 mgmt=port2 ip2=10.9.0.1/24")
+    q, p0, p1, rd = three_ports("12M", "mgmt=port2 ip2=10.9.0.1/24")
     try:
-        q.expect(r"port1: link up", 90)
-        q.send("\r")
-        q.expect(PROMPT, 30)
-        p0, p1 = StreamPort(q.nic_sock(0)), StreamPort(q.nic_sock(1))
-        rd = Reader(p1)
         p0.send(batch(0, 20))
         rd.until(lambda s: len(s) == 20, 20)
         assert rd.stop() == list(range(20)), q.text()[-2000:]
         assert "routing table" not in q.text()
+    finally:
         p0.close()
         p1.close()
+        q.stop()
+
+
+def test_l2_pair_forwards_when_the_router_has_no_memory():
+    """Issue 35: a routed port (ip2= on fwd) whose routing table does not
+    fit stopped the whole app, L2 pairs too. Now the pair forwards all 20
+    frames and the routed port drops what it receives as no_route."""
+    q, p0, p1, rd = three_ports(ROUTERLESS_MEM, "ip2=10.9.0.1/24")
+    try:
+        assert "fwd: no memory for the routing table" in q.text()
+        p0.send(batch(0, 20))
+        rd.until(lambda s: len(s) == 20, 20)
+        assert rd.stop() == list(range(20)), q.text()[-2000:]
+        p2 = StreamPort(q.nic_sock(2))
+        p2.send(batch(100, 5))
+        end = time.monotonic() + 20
+        while time.monotonic() < end and not re.search(r"^fwd port2: rx 5 ", q.shell("fwd"), re.M):
+            time.sleep(0.3)
+        f2 = re.search(r"^fwd port2: (.*?)\r?$", q.shell("fwd"), re.M).group(1)
+        c = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", f2)}
+        assert c["rx"] == 5 and c["no_route"] == 5 and c["forwarded"] == 0, f2
+        p2.close()
     finally:
+        p0.close()
+        p1.close()
         q.stop()
 
 
