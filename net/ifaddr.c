@@ -69,45 +69,71 @@ int ifaddr4_directed_broadcast(uint32_t addr)
 	return 0;
 }
 
+#define IP_FORMS	"not A.B.C.D/LEN[,gw=A.B.C.D] or dhcp"
+
+/* ",gw=A.B.C.D" at s, a host of a/len's subnet other than a, into *gw;
+ * "" leaves it 0. 0, or -1 with what is wrong in err. */
+static int parse_gw(const char *s, uint32_t a, int len, uint32_t *gw, char *err, size_t errlen)
+{
+	uint32_t host = ~ipv4_mask(len);
+	*gw = 0;
+	if (!*s)
+		return 0;
+	if (strncmp(s, ",gw=", 4) || (s += 4, ipv4_parse(&s, gw)) || *s) {
+		snprintf(err, errlen, "%s", IP_FORMS);
+		return -1;
+	}
+	if ((*gw ^ a) & ~host || *gw == a || (len <= 30 && ((*gw & host) == 0 || (*gw & host) == host))) {
+		snprintf(err, errlen, "gw= must be another host of the port's subnet");
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_ip(int port, const char *v, char *err, size_t errlen)
 {
-	uint32_t a;
+	uint32_t a, gw;
 	int len;
 	const char *s = v;
 	if (!strcmp(v, "dhcp")) {
 		ifaddrs[port] = (struct ifaddr){ .dhcp = 1 };
 		return 0;
 	}
-	if (ipv4_prefix_parse(&s, &a, &len) || *s || len < 1) {
-		snprintf(err, errlen, "not A.B.C.D/LEN or dhcp");
+	if (ipv4_prefix_parse(&s, &a, &len) || len < 1) {
+		snprintf(err, errlen, "%s", IP_FORMS);
 		return -1;
 	}
-	if (ifaddr4_check(port, a, len, err, errlen))
+	if (parse_gw(s, a, len, &gw, err, errlen) || ifaddr4_check(port, a, len, err, errlen))
 		return -1;
-	ifaddrs[port] = (struct ifaddr){ 0 };
+	ifaddrs[port] = (struct ifaddr){ .v4.gw = gw };
 	ifaddr4_set(port, a, len);
 	return 0;
 }
 
 static void show_ip(int port, char *buf, size_t len)
 {
-	char a[IPV4_STR_MAX];
+	char a[IPV4_STR_MAX], g[IPV4_STR_MAX];
 	const struct ifaddr *ia = &ifaddrs[port];
 	buf[0] = 0;
 	if (ia->dhcp)
 		snprintf(buf, len, "dhcp");
-	else if (ia->v4.addr)
+	else if (ia->v4.addr && !ia->v4.gw)
 		snprintf(buf, len, "%s/%u", ipv4_str(a, ia->v4.addr), ia->v4.len);
+	else if (ia->v4.addr)
+		snprintf(buf, len, "%s/%u,gw=%s", ipv4_str(a, ia->v4.addr), ia->v4.len, ipv4_str(g, ia->v4.gw));
 }
 
 #define IP_KNOB(n) \
 	static int parse_ip##n(const char *v, char *e, size_t l) { return parse_ip(n, v, e, l); } \
 	static void show_ip##n(char *b, size_t l) { show_ip(n, b, l); } \
 	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
-	     .accepted = "A.B.C.D/LEN, LEN 1-32, decimal without leading zeros, e.g. 10.0.0.1/24; subnets of two ports may not overlap; " \
+	     .accepted = "A.B.C.D/LEN[,gw=A.B.C.D], LEN 1-32, decimal without leading zeros, e.g. 10.0.0.1/24 or " \
+			 "10.0.0.1/24,gw=10.0.0.254; subnets of two ports may not overlap; gw another host of the subnet; " \
 			 "or dhcp (the management port only)", \
 	     .help = "port" #n "'s IPv4 address and prefix: fwd routes at L3 on it, rr, mgmt and ptp (udp4) answer on it; " \
-		     "dhcp: the management port's address from a DHCP lease; default none (fwd: L2)")
+		     "gw: the router rr and mgmt answer hosts off the subnet through (the first port with one, " \
+		     "as lwIP has one default route; fwd routes with route=); " \
+		     "dhcp: the management port's address (and router) from a DHCP lease; default none (fwd: L2)")
 IP_KNOB(0);
 IP_KNOB(1);
 IP_KNOB(2);

@@ -13,6 +13,8 @@
 struct ifaddr4 {
 	uint32_t addr;		/* 0: none */
 	uint8_t len;		/* prefix length, 1..32 */
+	uint32_t gw;		/* ipN=...,gw=: where the port's own traffic (rr,
+				 * mgmt) to hosts off the subnet goes; 0: none */
 };
 
 /* A port's addresses (Linux struct in_device): one IPv4 address for now.

@@ -356,7 +356,7 @@ int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len)
 	ip4_addr_t ip, mask, gw;
 	ip4_addr_set_u32(&ip, lwip_htonl(addr));
 	ip4_addr_set_u32(&mask, lwip_htonl(prefix_len ? ~0u << (32 - prefix_len) : 0));
-	ip4_addr_set_zero(&gw);
+	ip4_addr_set_u32(&gw, lwip_htonl(ifaddrs[nic->port].v4.gw));
 	rp->nic = nic;
 	rp->csum_ctrl = NETIF_CHECKSUM_ENABLE_ALL;
 	if (nic->tx_csum) {	/* the NIC sums IPv4 headers and TCP (csum_request) */
@@ -366,8 +366,8 @@ int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len)
 	if (!netif_add(&rp->netif, &ip, &mask, &gw, rp, port_netif_init, ethernet_input))
 		return -1;
 	NETIF_SET_CHECKSUM_CTRL(&rp->netif, rp->csum_ctrl);
-	if (!netif_default)
-		netif_set_default(&rp->netif);
+	if (!netif_default || (!ip4_addr_get_u32(netif_ip4_gw(netif_default)) && !ip4_addr_isany_val(gw)))
+		netif_set_default(&rp->netif);	/* lwIP's one default route: the first port with a gateway */
 	netif_set_up(&rp->netif);
 	return 0;
 }

@@ -37,6 +37,8 @@ static void check_state(void)
 			continue;
 		uint32_t m = ipv4_mask(ifaddrs[p].v4.len);
 		assert(ifaddrs[p].v4.len >= 1 && ifaddrs[p].v4.len <= 32);
+		assert(!ifaddrs[p].v4.gw || (!((ifaddrs[p].v4.gw ^ ifaddrs[p].v4.addr) & m) &&
+					      ifaddrs[p].v4.gw != ifaddrs[p].v4.addr));
 		if (ifaddrs[p].v4.len <= 30)
 			assert((ifaddrs[p].v4.addr & ~m) && (ifaddrs[p].v4.addr & ~m) != ~m);
 		for (int q = p + 1; q < NIC_MAX_PORTS; q++) {

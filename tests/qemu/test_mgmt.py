@@ -4,6 +4,7 @@ scraped every second by Debian's Prometheus server started in the
 namespace, whose HTTP API must show port0's rx_packets equal to the frames
 the test sent through the data ports, and up 1; malformed HTTP answered or
 dropped under named counters while forwarding goes on. Needs root."""
+import contextlib
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from qemurun import Qemu  # noqa: E402
 
 NS, TAP = netns.names("mgmt")
 GUEST, PEER = "10.5.0.1", "10.5.0.2"
+FAR = "192.0.2.7"      # a client behind PEER, off port2's subnet
 HTTPRAW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "httpraw.py")
 
 
@@ -32,12 +34,14 @@ def sh(*cmd, ns=NS, timeout=60, check=True):
     return netns.sh(*cmd, ns=ns, timeout=timeout, check=check)
 
 
-@pytest.fixture
-def box():
+@contextlib.contextmanager
+def mgmt_box(ip2=f"{GUEST}/24"):
+    """fwd on port0/port1, mgmt=port2 ip2=ip2 over the tap, whose peer
+    namespace holds PEER."""
     netns.tap_add(TAP)
     q = Qemu(boot="kernel", mem="256M",
              nics=["e1000e:netdev=stream", "e1000e:netdev=stream", f"e1000e:netdev=tap,ifname={TAP}"],
-             append=f"app=fwd mgmt=port2 ip2={GUEST}/24 stats=0")
+             append=f"app=fwd mgmt=port2 ip2={ip2} stats=0")
     try:
         q.expect(r"apps: port0=fwd port1=fwd port2=mgmt", 90)
         q.expect("linerate> ", 30)
@@ -46,6 +50,12 @@ def box():
     finally:
         q.__exit__(None, None, None)
         netns.remove(NS, TAP)
+
+
+@pytest.fixture
+def box():
+    with mgmt_box() as q:
+        yield q
 
 
 def get(path):
@@ -225,6 +235,20 @@ def test_connection_floods(box):
     page = get("/metrics")
     assert metric(page, "linerate_mgmt_dropped_total", port="port2", reason="syn_over_limit") == drop["syn_over_limit"]
     assert metric(page, "linerate_fwd_forwarded_total", port="port0") == 200
+
+
+def test_client_off_the_subnet_answered_through_gw():
+    """Issue 35: with ip2=ADDR/LEN lwIP's netif had gateway 0, so nothing
+    went to a client off the port's subnet (Prometheus on a routed
+    management network). ip2=ADDR/LEN,gw=PEER hands the gateway to lwIP:
+    ping and HTTP from FAR, an address behind the peer, are answered
+    through it, and show config gives the knob back as written."""
+    with mgmt_box(f"{GUEST}/24,gw={PEER}") as q:
+        sh("ip", "addr", "add", f"{FAR}/32", "dev", "lo")
+        sh("ping", "-c", "2", "-W", "5", "-I", FAR, GUEST)
+        page = sh("curl", "-sS", "--max-time", "20", "--interface", FAR, f"http://{GUEST}/metrics")
+        assert "# TYPE" in page
+        assert f"ip2={GUEST}/24,gw={PEER}" in q.shell("show config")
 
 
 def test_dhcp_lease(tmp_path):
