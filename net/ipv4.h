@@ -103,6 +103,13 @@ static inline uint32_t ipv4_mask(int len)
 	return len ? ~0u << (32 - len) : 0;
 }
 
+/* 1 if a (host order) is never a datagram's source (RFC 1812 5.3.7):
+ * 0/8, 127/8, or 224/3 (multicast and class E). */
+static inline int ipv4_martian_src(uint32_t a)
+{
+	return (a >> 24) == 0 || (a >> 24) == 127 || a >= 0xe0000000u;
+}
+
 #define hton16 ntoh16
 #define hton32 ntoh32
 

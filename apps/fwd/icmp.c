@@ -63,7 +63,7 @@ int icmp_echo(struct nic *nic, struct pkt *p, struct ipv4_hdr *ip)
 	struct icmp_hdr *icmp = (struct icmp_hdr *)((uint8_t *)ip + ihl);
 	if (ip->proto != IP_PROTO_ICMP || tot < ihl + ICMP_HLEN ||
 	    (ntoh16(ip->frag_off) & (IPV4_MF | IPV4_OFFSET)) || icmp->type != 8 || icmp->code ||
-	    inet_csum(icmp, tot - ihl) || (src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u)
+	    inet_csum(icmp, tot - ihl) || ipv4_martian_src(src))
 		return 0;
 	struct eth_hdr *eth = (struct eth_hdr *)p->data;
 	memcpy(eth->dst, eth->src, ETH_ALEN);

@@ -75,6 +75,26 @@ static void dst_remember(struct l3_core *c, const struct ipv4_hdr *ip, int out, 
 	ds->epoch = c->epoch;
 }
 
+/* fast_run's look at a frame's addresses sd (source and destination as
+ * in the header): the destination's slot if it was remembered in this
+ * epoch and the source is valid (the last one, or not martian and not one
+ * of our addresses), else NULL. */
+static inline __attribute__((always_inline))
+const struct dst_slot *fast_dst(struct l3_core *c, uint64_t sd, uint64_t epoch)
+{
+	uint32_t sa = (uint32_t)sd, da = (uint32_t)(sd >> 32);
+	const struct dst_slot *ds = &c->dst[dst_slot_of(da)];
+	if (da != ds->daddr || ds->epoch != epoch)
+		return 0;
+	if ((1ull << 32 | sa) != c->ok_saddr) {	/* no address can equal "none" */
+		uint32_t src = ntoh32(sa);
+		if (ipv4_martian_src(src) || ifaddr4_local(src))
+			return 0;
+		c->ok_saddr = 1ull << 32 | sa;
+	}
+	return ds;
+}
+
 /* Forward pkts[i..n) while each frame would take the full path's way to
  * a forwarded frame for reasons fast_run can see at once: to our MAC,
  * IPv4 with a 20-byte header and the NIC's word that its checksum is
@@ -101,16 +121,8 @@ int fast_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our)
 		memcpy(&tl, d + ETH_HLEN + 2, 2);	/* total length */
 		memcpy(&sd, d + ETH_HLEN + 12, 8);	/* source, destination */
 		if (sd != last || !ds) {
-			uint32_t sa = (uint32_t)sd, da = (uint32_t)(sd >> 32);
-			ds = &c->dst[dst_slot_of(da)];
-			if (da != ds->daddr || ds->epoch != epoch)
+			if (!(ds = fast_dst(c, sd, epoch)))
 				break;
-			if ((1ull << 32 | sa) != c->ok_saddr) {	/* no address can equal "none" */
-				uint32_t src = ntoh32(sa);
-				if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || ifaddr4_local(src))
-					break;
-				c->ok_saddr = 1ull << 32 | sa;
-			}
 			last = sd;
 		}
 		uint32_t tot = ntoh16(tl);
@@ -146,7 +158,7 @@ int ipv4_addrs(struct l3_core *core, struct nic *nic, struct pkt *p, struct ipv4
 {
 	uint32_t dst = ntoh32(ip->daddr), src = ntoh32(ip->saddr);
 	if (src != core->ok_src || !src) {
-		if ((src >> 24) == 0 || (src >> 24) == 127 || src >= 0xe0000000u || ifaddr4_local(src))
+		if (ipv4_martian_src(src) || ifaddr4_local(src))
 			return FWD_DROP_martian_src;
 		core->ok_src = src;
 	}
