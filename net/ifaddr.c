@@ -21,7 +21,7 @@ int ifaddr4_check(int port, uint32_t a, int len, char *err, size_t errlen)
 		snprintf(err, errlen, "the subnet's network or broadcast address");
 		return -1;
 	}
-	if ((a >> 24) == 0 || (a >> 24) == 127 || (a >> 24) >= 224) {
+	if (ipv4_martian_src(a)) {
 		snprintf(err, errlen, "not a unicast host address");
 		return -1;
 	}

@@ -61,7 +61,7 @@ static int icmp_error_allowed(const struct eth_hdr *eth, const struct ipv4_hdr *
 		return 0;
 	if ((dst >> 28) == 0xe || dst == 0xffffffff)	/* multicast, limited broadcast */
 		return 0;
-	if ((src >> 24) == 0 || (src >> 24) == 127 || (src >> 29) == 7)	/* 0/8, 127/8, 224/3 */
+	if (ipv4_martian_src(src))			/* 0/8, 127/8, 224/3 */
 		return 0;
 	if (ntoh16(ip->frag_off) & IPV4_OFFSET)		/* not the first fragment */
 		return 0;
