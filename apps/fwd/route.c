@@ -103,6 +103,10 @@ int l3_is_next_hop(int port, uint32_t addr)
 void fwd_l3_routes_show(void)
 {
 	char a[IPV4_STR_MAX], g[IPV4_STR_MAX];
+	if (!fwd_l3_any && memchr(fwd_l3_port, 1, sizeof(fwd_l3_port))) {
+		printf("fwd: no routing table: no memory for it at boot; the ports with an address drop what they receive (no_route)\n");
+		return;
+	}
 	printf("%-18s %-15s %s\n", "prefix", "via", "port");
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		if (!fwd_l3_port[p])

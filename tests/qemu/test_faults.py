@@ -420,7 +420,8 @@ def test_l2_pair_beside_an_addressed_management_port_at_12m():
 def test_l2_pair_forwards_when_the_router_has_no_memory():
     """Issue 35: a routed port (ip2= on fwd) whose routing table does not
     fit stopped the whole app, L2 pairs too. Now the pair forwards all 20
-    frames and the routed port drops what it receives as no_route."""
+    frames, the routed port drops what it receives as no_route, and `fwd
+    routes` says why there is no table."""
     q, p0, p1, rd = three_ports(ROUTERLESS_MEM, "ip2=10.9.0.1/24")
     try:
         assert "fwd: no memory for the routing table" in q.text()
@@ -435,6 +436,7 @@ def test_l2_pair_forwards_when_the_router_has_no_memory():
         f2 = re.search(r"^fwd port2: (.*?)\r?$", q.shell("fwd"), re.M).group(1)
         c = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", f2)}
         assert c["rx"] == 5 and c["no_route"] == 5 and c["forwarded"] == 0, f2
+        assert "fwd: no routing table: no memory for it at boot" in q.shell("fwd routes")
         p2.close()
     finally:
         p0.close()
