@@ -131,7 +131,8 @@ struct rr_conn {
 	uint8_t port;		/* the rr port it arrived on */
 	uint8_t svc;		/* enum rr_svc */
 	uint32_t have;		/* RR: bytes of the current request so far */
-	uint32_t owed;		/* RR: responses not yet written (no send buffer) */
+	uint32_t owed;		/* RR: responses not yet all queued (no send buffer) */
+	uint32_t rsp_left;	/* RR: bytes of the first of them still to queue (0: not begun) */
 	uint32_t unread;	/* bytes taken but not yet given back to the window */
 	uint8_t hdr[14];	/* sockperf: the current message's header */
 	uint8_t hlen;		/* ... bytes of it so far */

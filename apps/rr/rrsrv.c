@@ -5,8 +5,9 @@
  *    rsp bytes; other sizes are counted (udp_rr_short, udp_rr_long) and not
  *    answered.
  *  - TCP RR: every req bytes of the stream are one transaction, answered by
- *    rsp bytes; bytes of an unfinished request when the peer closes count
- *    as tcp_rr_partial.
+ *    rsp bytes, written in pieces as the send buffer allows; it counts
+ *    (tcp_rr) once its response is all queued. Bytes of an unfinished
+ *    request when the peer closes count as tcp_rr_partial.
  *  - Responses over RR_COPY_MAX bytes are sent without a copy from a
  *    constant buffer (PBUF_ROM, tcp_write without TCP_WRITE_FLAG_COPY); echo sends UDP datagrams back
  *    in the received pbuf and copies TCP data into lwIP's send buffer.
@@ -65,14 +66,31 @@ static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const 
 	rr_count(rr_rx_port_of(), RR_echo_udp, 1);
 }
 
-/* Write as many owed responses as the send buffer takes. */
+/* Queue as much of the responses owed as the send buffer and the segment
+ * queue take, a response that does not fit in pieces (sent as the window
+ * allows, RFC 9293 3.8.6); a transaction counts (tcp_rr) once the last
+ * byte of its response is queued. Sent by reference, a segment takes two
+ * queue entries (header and data pbufs), and lwIP cuts at most
+ * min(MSS, the peer's largest window / 2) into one (tcp_write); 4 entries
+ * stay spare for lwIP's own. */
 static inline void rr_flush_owed(struct rr_conn *c)
 {
-	while (c->owed && tcp_sndbuf(c->pcb) >= rr_cfg.rsp && tcp_sndqueuelen(c->pcb) < TCP_SND_QUEUELEN - 4) {
-		if (tcp_write(c->pcb, rsp_data, (u16_t)rr_cfg.rsp,
-			      rr_cfg.rsp <= RR_COPY_MAX ? TCP_WRITE_FLAG_COPY : 0) != ERR_OK)
+	struct tcp_pcb *pcb = c->pcb;
+	uint32_t rsp = (uint32_t)rr_cfg.rsp, mss = LWIP_MIN(pcb->mss, pcb->snd_wnd_max / 2);
+	u8_t flags = rsp <= RR_COPY_MAX ? TCP_WRITE_FLAG_COPY : 0;
+	while (c->owed) {
+		int segs = (TCP_SND_QUEUELEN - 4 - tcp_sndqueuelen(pcb)) / 2;
+		uint32_t left = c->rsp_left ? c->rsp_left : rsp, n = LWIP_MIN(left, tcp_sndbuf(pcb));
+		if (segs <= 0)
 			break;
-		c->owed--;
+		n = LWIP_MIN(n, (uint32_t)segs * (mss ? mss : pcb->mss));
+		if (!n || tcp_write(pcb, rsp_data + rsp - left, (u16_t)n, flags) != ERR_OK)
+			break;
+		c->rsp_left = left - n;
+		if (!c->rsp_left) {
+			c->owed--;
+			rr_count(c->port, RR_tcp_rr, 1);
+		}
 	}
 }
 
@@ -81,10 +99,8 @@ static inline void rr_flush_owed(struct rr_conn *c)
 __attribute__((flatten)) int rr_tcp_rr_recv(struct rr_conn *c, struct pbuf *p)
 {
 	uint32_t req = (uint32_t)rr_cfg.req, n = c->have + p->tot_len;
-	uint32_t done = n / req;
+	c->owed += n / req;
 	c->have = n % req;
-	c->owed += done;
-	rr_count(c->port, RR_tcp_rr, done);
 	rr_flush_owed(c);
 	return c->owed != 0;
 }
