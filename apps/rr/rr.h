@@ -133,6 +133,7 @@ struct rr_conn {
 	uint32_t have;		/* RR: bytes of the current request so far */
 	uint32_t owed;		/* RR: responses not yet all queued (no send buffer) */
 	uint32_t rsp_left;	/* RR: bytes of the first of them still to queue (0: not begun) */
+	uint8_t peer_fin;	/* the peer closed its side: close once nothing is owed */
 	uint32_t unread;	/* bytes taken but not yet given back to the window */
 	uint8_t hdr[14];	/* sockperf: the current message's header */
 	uint8_t hlen;		/* ... bytes of it so far */

@@ -1,7 +1,8 @@
 /*
  * rr's TCP connections on lwIP's raw API: accept up to rr_conns (the SYN
  * check in rr_filter.c keeps half-open ones inside it too), hand data to
- * the service, close with a FIN when the peer closes (FIN) and when a
+ * the service, close with a FIN when the peer closes (FIN; after the
+ * responses still owed) and when a
  * connection received no segment for rr_idle seconds, count resets and
  * aborts (lwIP's err callback), and reset a closing connection whose peer
  * does not acknowledge our FIN within FIN_WAIT_POLLS seconds (it vanished).
@@ -37,6 +38,18 @@ int rr_conns_total(void)
 	return nopen + half_open;
 }
 
+/* c's slot back to the free list; responses it still owed count as
+ * tcp_rr_partial (transactions never completed). */
+static void conn_put(struct rr_conn *c)
+{
+	rr_count(c->port, RR_tcp_rr_partial, c->owed);
+	c->pcb = NULL;
+	c->next_free = free_list;
+	free_list = c;
+	nopen--;
+	rr_stats[c->port].conns_open--;
+}
+
 static void conn_free(struct rr_conn *c)
 {
 	tcp_arg(c->pcb, NULL);
@@ -44,11 +57,7 @@ static void conn_free(struct rr_conn *c)
 	tcp_sent(c->pcb, NULL);
 	tcp_err(c->pcb, NULL);
 	tcp_poll(c->pcb, NULL, 0);
-	c->pcb = NULL;
-	c->next_free = free_list;
-	free_list = c;
-	nopen--;
-	rr_stats[c->port].conns_open--;
+	conn_put(c);
 }
 
 /* Data taken is given back to the receive window a segment's worth at a
@@ -103,13 +112,20 @@ static err_t conn_fin(struct rr_conn *c)
 	return ERR_OK;
 }
 
-/* The peer closed its side (FIN): close ours. Out of line: on_recv's
- * flatten leaves it (and what it calls) alone. */
+/* The peer closed its side (FIN): close ours, once the responses owed
+ * are queued (a TCP may still send after the peer's FIN, RFC 9293 3.6;
+ * on_sent closes then). Out of line: on_recv's flatten leaves it (and
+ * what it calls) alone. */
 static __attribute__((noinline)) err_t conn_close(struct rr_conn *c)
 {
 	if (c->svc == RR_SVC_RR && c->have)
 		rr_count(c->port, RR_tcp_rr_partial, 1);
+	c->have = 0;
 	rr_count(c->port, RR_conns_closed, 1);
+	if (c->owed) {
+		c->peer_fin = 1;
+		return ERR_OK;
+	}
 	return conn_fin(c);
 }
 
@@ -124,6 +140,8 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	struct rr_conn *c = arg;
 	if (rr_svc_ops[c->svc].sent)
 		rr_svc_ops[c->svc].sent(c);
+	if (c->peer_fin && !c->owed)
+		return conn_fin(c);
 	if (pcb->refused_data && tcp_process_refused_data(pcb) == ERR_ABRT)
 		return ERR_ABRT;
 	if (c->pcb == pcb && !c->owed && !pcb->refused_data)	/* still ours, nothing waits */
@@ -171,11 +189,7 @@ static void on_err(void *arg, err_t err)
 {
 	struct rr_conn *c = arg;
 	rr_count(c->port, err == ERR_RST ? RR_conns_reset : RR_conns_aborted, 1);
-	c->pcb = NULL;
-	c->next_free = free_list;
-	free_list = c;
-	nopen--;
-	rr_stats[c->port].conns_open--;
+	conn_put(c);
 }
 
 static err_t on_poll(void *arg, struct tcp_pcb *pcb)

@@ -6,8 +6,10 @@
  *    answered.
  *  - TCP RR: every req bytes of the stream are one transaction, answered by
  *    rsp bytes, written in pieces as the send buffer allows; it counts
- *    (tcp_rr) once its response is all queued. Bytes of an unfinished
- *    request when the peer closes count as tcp_rr_partial.
+ *    (tcp_rr) once its response is all queued. After the peer's FIN the
+ *    responses owed are still sent, then the connection closes (rr_tcp.c);
+ *    an unfinished request at the peer's FIN, and responses never queued
+ *    when a connection ends, count as tcp_rr_partial.
  *  - Responses over RR_COPY_MAX bytes are sent without a copy from a
  *    constant buffer (PBUF_ROM, tcp_write without TCP_WRITE_FLAG_COPY); echo sends UDP datagrams back
  *    in the received pbuf and copies TCP data into lwIP's send buffer.

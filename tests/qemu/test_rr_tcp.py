@@ -81,3 +81,16 @@ def test_response_larger_than_send_buffer(q, mss):
     assert delta(a, b, "tcp_rr") == 3 and delta(a, b, "tcp_rr_partial") == 0, b["port0"]
     assert_accounted(b)
     assert_no_leak(q)
+
+
+def test_half_close_gets_every_response_owed(q):
+    """5 pipelined requests, then shutdown(SHUT_WR): all 5 responses, then
+    the server's FIN."""
+    a = rr_counters(q)
+    out = client(536, 5, pipelined=True, shut=True)
+    assert f"GOT {5 * RSP}" in out and "FIN" in out, out
+    b = rr_counters(q)
+    assert delta(a, b, "tcp_rr") == 5 and delta(a, b, "tcp_rr_partial") == 0, b["port0"]
+    assert delta(a, b, "conns_closed") == 1
+    assert_accounted(b)
+    assert_no_leak(q)
