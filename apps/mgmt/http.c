@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/mgmt/mgmt.h"
+#include "apps/rr/rr.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/sys.h"
@@ -284,19 +285,9 @@ int http_half_open(void)
 	return n;
 }
 
-/* Drop the handshakes older than HTTP_SYN_MS (lwIP keeps them 20 s). */
-static void expire_half_open(void)
+static int http_port(uint16_t port)
 {
-	for (;;) {
-		struct tcp_pcb *pcb = tcp_active_pcbs;
-		while (pcb && !(pcb->state == SYN_RCVD && pcb->local_port == HTTP_PORT &&
-				(tcp_ticks - pcb->tmr) * TCP_SLOW_INTERVAL >= HTTP_SYN_MS))
-			pcb = pcb->next;
-		if (!pcb)
-			return;
-		tcp_abandon(pcb, 0);
-		mgmt_http[HTTP_half_open_expired]++;
-	}
+	return port == HTTP_PORT;
 }
 
 int http_poll(void)
@@ -306,7 +297,7 @@ int http_poll(void)
 	static uint32_t next_expire;
 	if (now - next_expire < 1u << 31) {
 		next_expire = now + 100;
-		expire_half_open();
+		mgmt_http[HTTP_half_open_expired] += (uint64_t)rr_expire_half_open(http_port, HTTP_SYN_MS);
 	}
 	for (int i = 0; i < HTTP_CONNS; i++) {
 		struct hconn *c = &conns[i];

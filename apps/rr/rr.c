@@ -111,6 +111,7 @@ int rr_timers(void)
 	if (now >= next_arp_tsc) {
 		next_arp_tsc = now + tsc.hz;
 		rr_netif_arp_tick();
+		rr_expire_half_open(rr_our_port, RR_SYN_MS);
 	}
 	sys_check_timeouts();
 	rr_netif_flush();

@@ -31,7 +31,7 @@
 	X(echo_udp) X(echo_tcp_bytes) X(sockperf_udp) X(sockperf_tcp) X(sockperf_replies) \
 	X(sockperf_bad) X(rx_bytes) X(tx_bytes) \
 	X(conns_accepted) X(conns_refused) X(conns_closed) X(conns_reset) X(conns_aborted) \
-	X(conns_idle_closed) X(conns_fin_timeout) X(tcp_out_of_window) X(tcp_rst_received) X(icmp_unreach_sent) X(icmp_rate_limited) \
+	X(conns_idle_closed) X(conns_fin_timeout) X(half_open_recycled) X(half_open_expired) X(tcp_out_of_window) X(tcp_rst_received) X(icmp_unreach_sent) X(icmp_rate_limited) \
 	X(tx_no_buffer) X(tx_ring_full) X(tx_no_room)
 
 #define RR_ENUM(name) RR_##name,
@@ -66,8 +66,16 @@ static inline int rr_our_port(uint16_t port)
 	return port == rr_cfg.port || port == RR_ECHO_PORT || port == RR_SOCKPERF_PORT;
 }
 
-/* Total TCP connections open on every port (established or half-open). */
-int rr_conns_total(void);
+/* rr_tcp.c: room for a new connection (a SYN to one of rr's services on
+ * port): 1 if fewer than rr_conns are open or half-open; else, if one is
+ * half-open, the oldest half-open one is dropped for it (RFC 4987 3.4,
+ * counted half_open_recycled) and 1; 0 when all rr_conns are established. */
+int rr_syn_room(int port);
+/* Drop the handshakes (SYN-RECEIVED, lwIP keeps them 20 s) to a local
+ * port for which ours() is 1 that are older than ms, without a RST, each
+ * counted half_open_expired on its port; returns how many. */
+int rr_expire_half_open(int (*ours)(uint16_t local_port), uint32_t ms);
+#define RR_SYN_MS 3000	/* rr's handshakes not done in this long are dropped (half_open_expired) */
 
 /* rr.c: a received burst through rr's checks into lwIP (the rx hook of rr
  * and of the management port, apps/mgmt). */

@@ -4,7 +4,8 @@
  * header (RFC 1122 3.2.1; the checksum only when the NIC did not verify
  * it), the destination, the protocol, TCP options
  * (RFC 9293 3.1: a length below 2 or past the header), SYNs beyond
- * rr_conns, and UDP to a closed port (ICMP port unreachable, at most 100
+ * rr_conns established connections (half-open ones make way: rr_syn_room),
+ * and UDP to a closed port (ICMP port unreachable, at most 100
  * per second per port, as the router's errors). On a port whose address
  * comes from DHCP (ipN=dhcp), DHCP replies go to lwIP's client whatever
  * their destination (the offered address or broadcast, RFC 2131 4.1).
@@ -105,8 +106,7 @@ static int tcp_check(struct nic *nic, struct pkt *p, const uint8_t *l4, unsigned
 	if (hlen < TCP_HLEN || hlen > l4len || !tcp_options_ok(l4, hlen))
 		return drop(nic, p, RR_tcp_bad_option);
 	uint16_t dport = (uint16_t)(l4[2] << 8 | l4[3]);
-	if ((l4[13] & (TCP_SYN | TCP_ACK)) == TCP_SYN && rr_our_port(dport) &&
-	    rr_conns_total() >= rr_cfg.conns) {
+	if ((l4[13] & (TCP_SYN | TCP_ACK)) == TCP_SYN && rr_our_port(dport) && !rr_syn_room(nic->port)) {
 		rr_count(nic->port, RR_conns_refused, 1);
 		return drop(nic, p, RR_syn_over_limit);
 	}

@@ -30,12 +30,38 @@ int rr_conns_open(void)
 	return nopen;
 }
 
-int rr_conns_total(void)
+int rr_syn_room(int port)
 {
+	struct tcp_pcb *oldest = NULL;	/* lwIP puts new PCBs first: the last one found */
 	int half_open = 0;
 	for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb; pcb = pcb->next)
-		half_open += pcb->state == SYN_RCVD;
-	return nopen + half_open;
+		if (pcb->state == SYN_RCVD && rr_our_port(pcb->local_port)) {
+			half_open++;
+			oldest = pcb;
+		}
+	if (nopen + half_open < rr_cfg.conns)
+		return 1;
+	if (!oldest)
+		return 0;
+	tcp_abandon(oldest, 0);
+	rr_count(port, RR_half_open_recycled, 1);
+	return 1;
+}
+
+int rr_expire_half_open(int (*ours)(uint16_t local_port), uint32_t ms)
+{
+	for (int n = 0;; n++) {
+		struct tcp_pcb *pcb = tcp_active_pcbs;
+		while (pcb && !(pcb->state == SYN_RCVD && ours(pcb->local_port) &&
+				(tcp_ticks - pcb->tmr) * TCP_SLOW_INTERVAL >= ms))
+			pcb = pcb->next;
+		if (!pcb)
+			return n;
+		int port = rr_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
+		tcp_abandon(pcb, 0);	/* no RST: a flood's forged sources would never answer */
+		if (port >= 0)
+			rr_count(port, RR_half_open_expired, 1);
+	}
 }
 
 /* c's slot back to the free list; responses it still owed count as

@@ -2,8 +2,8 @@
 network namespace: `httpraw.py HOST CASE` sends one case's bytes and
 prints the status line it got back (or "closed" / "reset"); CASE "hold N"
 opens N connections that send half a request and prints how many the
-server reset within 15 s; "synflood N MAC" sends N TCP SYNs to port 80
-from forged addresses of HOST's subnet that nobody has (.100-.199, ports
+server reset within 15 s; "synflood N MAC [PORT]" sends N TCP SYNs to PORT
+(80) from forged addresses of HOST's subnet that nobody has (.100-.199, ports
 20000 up; scapy), which never answer, and prints N."""
 import socket
 import sys
@@ -63,13 +63,13 @@ def hold(host, n):
     return reset
 
 
-def synflood(host, n, mac):
+def synflood(host, n, mac, port=80):
     from scapy.all import IP, TCP, Ether, conf, sendp
     conf.verb = 0
     net = host.rsplit(".", 1)[0]
     iface = conf.route.route(host)[0]
     frames = [Ether(dst=mac) / IP(src=f"{net}.{100 + i % 100}", dst=host) /
-              TCP(sport=20000 + i, dport=80, flags="S", seq=i * 7919) for i in range(n)]
+              TCP(sport=20000 + i, dport=port, flags="S", seq=i * 7919) for i in range(n)]
     sendp(frames, iface=iface)
     return n
 
@@ -79,6 +79,6 @@ if __name__ == "__main__":
     if case == "hold":
         print(hold(host, int(sys.argv[3])))
     elif case == "synflood":
-        print(synflood(host, int(sys.argv[3]), sys.argv[4]))
+        print(synflood(host, int(sys.argv[3]), sys.argv[4], *map(int, sys.argv[5:6])))
     else:
         print(one(host, CASES[case]))

@@ -3,14 +3,18 @@ namespace over a tap (issue 35): responses larger than the send buffer at
 small and large MSS (netperf -r 1,65535), the responses owed after the
 client's half-close (RFC 9293 3.6), and a burst of forged SYNs that must
 not lock a real client out. Exact counts; nothing leaked. Needs root."""
+import os
+import re
 import textwrap
+import time
 
 import pytest
 
-from rrpeer import GUEST, NS, TAP, PEER, assert_accounted, assert_no_leak, boot, delta, remove, \
+from rrpeer import GUEST, NS, TAP, assert_accounted, assert_no_leak, boot, delta, remove, \
     rr_counters, sh, tap_add
 
 RSP = 65535
+HTTPRAW = os.path.join(os.path.dirname(__file__), "httpraw.py")
 
 # The client, run in the namespace: connect (MSS clamped), send the
 # requests, half-close if asked, read what comes until the peer's FIN or
@@ -92,5 +96,38 @@ def test_half_close_gets_every_response_owed(q):
     b = rr_counters(q)
     assert delta(a, b, "tcp_rr") == 5 and delta(a, b, "tcp_rr_partial") == 0, b["port0"]
     assert delta(a, b, "conns_closed") == 1
+    assert_accounted(b)
+    assert_no_leak(q)
+
+
+def test_forged_syns_do_not_lock_a_client_out(q):
+    """520 SYNs from forged addresses (more than rr_conns=512): the oldest
+    handshakes make way for new ones (RFC 4987 3.4), so a real client's
+    first SYN right after the burst gets in and is served; the forged
+    handshakes are dropped after 3 s (lwIP would keep them 20 s). Each
+    forged SYN ends recycled or expired."""
+    a = rr_counters(q)
+    mac = re.search(r"lladdr (\S+)", sh("ip", "neigh", "show", GUEST, ns=NS)).group(1)
+    assert sh("/usr/bin/python3", HTTPRAW, GUEST, "synflood", "520", mac, "12866", ns=NS).strip() == "520"
+    out = sh("/usr/bin/python3", "-c", textwrap.dedent(f"""
+        import socket
+        s = socket.create_connection(("{GUEST}", 12866), timeout=1)
+        s.settimeout(10)
+        s.sendall(b"q")
+        n = 0
+        while n < {RSP}:
+            n += len(s.recv(1 << 20))
+        print("GOT", n)
+    """), ns=NS, timeout=30, check=False)
+    assert f"GOT {RSP}" in out, out
+    end = time.monotonic() + 10
+    while True:
+        b = rr_counters(q)
+        gone = delta(a, b, "half_open_recycled") + delta(a, b, "half_open_expired")
+        if gone >= 520 or time.monotonic() > end:
+            break
+        time.sleep(1)
+    assert gone == 520 and delta(a, b, "half_open_recycled") == 9, b["port0"]
+    assert delta(a, b, "syn_over_limit") == 0 and delta(a, b, "tcp_rr") == 1
     assert_accounted(b)
     assert_no_leak(q)
