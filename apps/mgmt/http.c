@@ -3,10 +3,14 @@
  * request line; every answer closes the connection). Callbacks only collect
  * the request; the poll loop's round (http_poll) builds at most one answer
  * and writes at most HTTP_BUDGET bytes, so serving never stalls the fast
- * path. Refused or broken requests end in a named counter: bad_request (no
- * request line, binary bytes), bad_method (405, not GET), not_found (404),
- * too_large (431, over HTTP_REQ_MAX), timeouts (silent HTTP_IDLE_MS, e.g.
- * half requests, or an answer unacknowledged 4 * HTTP_IDLE_MS),
+ * path. GET and HEAD (RFC 9110 9.1; HEAD: the headers GET would have), the
+ * request target in origin or absolute form (RFC 9112 3.2.1, 3.2.2).
+ * Refused or broken requests end in a named counter: bad_request (no
+ * request line, binary bytes), bad_method (405, not GET or HEAD), not_found
+ * (404, the body names the pages), too_large (431, over HTTP_REQ_MAX),
+ * timeouts (silent HTTP_IDLE_MS, or the request not all in HTTP_REQ_MS
+ * after the accept, e.g. half requests or a byte every few seconds, or an
+ * answer unacknowledged 4 * HTTP_IDLE_MS),
  * conns_refused (over HTTP_CONNS). A connection is closed once its answer
  * is acknowledged, and holds its slot until then: readers that stop
  * reading pin at most HTTP_CONNS answers in lwIP's heap. Handshakes are bounded
@@ -30,7 +34,8 @@ uint64_t mgmt_http[HTTP_N];
 #define HTTP_NAME(name) #name,
 const char *const mgmt_http_names[HTTP_N] = { HTTP_COUNTERS(HTTP_NAME) };
 
-/* A connection: collecting its request (reset if silent HTTP_IDLE_MS),
+/* A connection: collecting its request (reset if silent HTTP_IDLE_MS, or
+ * not complete HTTP_REQ_MS after the accept: start_ms),
  * waiting for its turn (the server makes it wait: no time-out), its answer
  * being written (one at a time), then written and waiting for the peer's
  * ACK of all of it before the close. Reset if the peer acknowledges nothing
@@ -40,6 +45,7 @@ struct hconn {
 	int state;
 	struct tcp_pcb *pcb;
 	uint32_t last_ms;
+	uint32_t start_ms;
 	size_t have;
 	size_t scanned;	/* bytes header_done() has looked at */
 	int done;	/* header_done() of the request as received */
@@ -49,6 +55,7 @@ static struct hconn conns[HTTP_CONNS];
 static char *out;		/* the answer being sent (one at a time) */
 static char *out_start;
 static size_t out_len, out_off;
+static size_t out_head;	/* ... of which the status line and header */
 static struct hconn *sending;
 
 static void conn_free(struct hconn *c)
@@ -161,7 +168,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 		struct hconn *c = &conns[i];
 		if (c->state != C_FREE)
 			continue;
-		*c = (struct hconn){ .state = C_READING, .pcb = pcb, .last_ms = sys_now() };
+		*c = (struct hconn){ .state = C_READING, .pcb = pcb, .last_ms = sys_now(), .start_ms = sys_now() };
 		tcp_arg(pcb, c);
 		tcp_recv(pcb, on_recv);
 		tcp_err(pcb, on_err);
@@ -200,18 +207,21 @@ static void answer(int code, const char *reason, const char *ctype, size_t body,
 	out_start = out + HEAD_ROOM - h;
 	memcpy(out_start, head, (size_t)h);
 	out_len = (size_t)h + body;
+	out_head = (size_t)h;
 	out_off = 0;
 }
 
-static void error_page(int code, const char *reason, enum http_counter why, const char *extra)
+static void error_page(int code, const char *reason, enum http_counter why, const char *extra, const char *hint)
 {
 	mgmt_http[why]++;
-	int n = snprintf(out + HEAD_ROOM, OUT_MAX - HEAD_ROOM, "%d %s\n", code, reason);
+	int n = snprintf(out + HEAD_ROOM, OUT_MAX - HEAD_ROOM, "%d %s\n%s", code, reason, hint);
 	answer(code, reason, "text/plain; charset=utf-8", (size_t)n, extra);
 }
 
-/* The request line "METHOD SP PATH SP HTTP/1.x" (RFC 9112 3): method and
- * path into their buffers (NUL-terminated); 0, or -1 if it is not one. */
+/* The request line "METHOD SP TARGET SP HTTP/1.x" (RFC 9112 3): method
+ * and the target's path into their buffers (NUL-terminated); the target in
+ * origin form ("/metrics") or absolute form ("http://host/metrics", the
+ * path "/" when it has none; RFC 9112 3.2.2). 0, or -1 if it is not one. */
 static int request_line(const char *r, char *method, size_t mlen, char *path, size_t plen)
 {
 	size_t m = strspn(r, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
@@ -219,26 +229,32 @@ static int request_line(const char *r, char *method, size_t mlen, char *path, si
 		return -1;
 	const char *p = r + m + 1;
 	size_t n = strcspn(p, " \r\n");
-	if (!n || n >= plen || p[0] != '/' || strncmp(p + n, " HTTP/1.", 8) || p[n + 8] < '0' || p[n + 8] > '9' ||
+	if (!n || strncmp(p + n, " HTTP/1.", 8) || p[n + 8] < '0' || p[n + 8] > '9' ||
 	    (p[n + 9] != '\r' && p[n + 9] != '\n'))
+		return -1;
+	const char *end = p + n;
+	if (!strncasecmp(p, "http://", 7)) {	/* absolute form: skip the scheme and authority */
+		p += 7;
+		p += strcspn(p, "/ ");
+		n = (size_t)(end - p);
+	}
+	if (n >= plen || (n && p[0] != '/') || (!n && end[-1] == '/'))
 		return -1;
 	memcpy(method, r, m);
 	method[m] = 0;
-	memcpy(path, p, n);
-	path[n] = 0;
+	memcpy(path, n ? p : "/", n ? n : 1);
+	path[n ? n : 1] = 0;
 	return 0;
 }
 
-/* Build the answer to c's request (out_start, out_len). */
-static void respond(struct hconn *c)
+/* Build the answer to a request whose line was method and path, its
+ * header complete (done 1) or not (0). */
+static void page(int done, const char *method, char *path)
 {
-	char method[16], path[256];
-	if (c->done < 0 || request_line(c->req, method, sizeof(method), path, sizeof(path)))
-		return error_page(400, "Bad Request", HTTP_bad_request, "");
-	if (c->done == 0)
-		return error_page(431, "Request Header Fields Too Large", HTTP_too_large, "");
-	if (strcmp(method, "GET"))
-		return error_page(405, "Method Not Allowed", HTTP_bad_method, "Allow: GET\r\n");
+	if (!done)
+		return error_page(431, "Request Header Fields Too Large", HTTP_too_large, "", "");
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return error_page(405, "Method Not Allowed", HTTP_bad_method, "Allow: GET, HEAD\r\n", "");
 	char *q = strchr(path, '?');
 	if (q)
 		*q = 0;
@@ -246,9 +262,21 @@ static void respond(struct hconn *c)
 	size_t len;
 	int truncated = 0;
 	if (mgmt_page(path, out + HEAD_ROOM, OUT_MAX - HEAD_ROOM, &len, &ctype, &truncated) != 200)
-		return error_page(404, "Not Found", HTTP_not_found, "");
+		return error_page(404, "Not Found", HTTP_not_found, "", "pages: " MGMT_PATHS "\n");
 	mgmt_http[truncated ? HTTP_truncated : HTTP_ok]++;
 	answer(200, "OK", ctype, len, "");
+}
+
+/* Build the answer to c's request (out_start, out_len); to HEAD the
+ * header GET would get, without the content (RFC 9110 9.3.2). */
+static void respond(struct hconn *c)
+{
+	char method[16], path[256];
+	if (c->done < 0 || request_line(c->req, method, sizeof(method), path, sizeof(path)))
+		return error_page(400, "Bad Request", HTTP_bad_request, "", "");
+	page(c->done, method, path);
+	if (!strcmp(method, "HEAD"))
+		out_len = out_head;
 }
 
 /* Write what fits of the answer, at most budget bytes; 0 when nothing was
@@ -304,7 +332,8 @@ int http_poll(void)
 		if (c->state == C_DRAINING && !tcp_sndqueuelen(c->pcb)) {
 			conn_close(c);
 			work++;
-		} else if (c->state == C_READING && now - c->last_ms > HTTP_IDLE_MS) {
+		} else if (c->state == C_READING &&
+			   (now - c->last_ms > HTTP_IDLE_MS || now - c->start_ms > HTTP_REQ_MS)) {
 			conn_abort(c, HTTP_timeouts);
 		} else if (c->state == C_DRAINING && now - c->last_ms > 4 * HTTP_IDLE_MS) {
 			conn_abort(c, HTTP_timeouts);	/* a reader that stopped reading */

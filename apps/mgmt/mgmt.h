@@ -22,6 +22,7 @@ extern int mgmt_port;
 #define HTTP_CONNS	8	/* connections at once; more are reset (conns_refused) */
 #define HTTP_REQ_MAX	2048	/* request line and headers, bytes; more: 431 */
 #define HTTP_IDLE_MS	5000	/* a connection silent this long is reset (timeouts) */
+#define HTTP_REQ_MS	10000	/* a request not all received this long after the accept is reset (timeouts) */
 #define HTTP_BUDGET	16384	/* bytes written to TCP per poll round */
 #define HTTP_HALF_OPEN	16	/* handshakes under way at once; more SYNs are dropped (syn_over_limit) */
 #define HTTP_SYN_MS	3000	/* a handshake not done in this long is dropped (half_open_expired) */
@@ -74,5 +75,6 @@ void mgmt_cpu_sample(void);
 /* metrics.c: the page for path into buf (len bytes): 200 and its length,
  * or 404 (len 0). ctype: its Content-Type. A page that does not fit is cut
  * at the last whole line (*truncated set). */
+#define MGMT_PATHS "/metrics / /config"	/* the pages mgmt_page serves */
 int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char **ctype, int *truncated);
 #endif

@@ -182,6 +182,29 @@ def test_malformed_http(box):
     assert metric(page, "linerate_fwd_forwarded_total", port="port0") == 100
 
 
+def test_head_absolute_form_404_and_slowloris(box):
+    """HEAD gets GET's headers without the body (RFC 9110 9.1); a request
+    line in absolute form is served (RFC 9112 3.2.2); a 404 names the
+    pages; 8 connections sending a byte every 3 s (never silent 5 s) are
+    reset once their request is 10 s old, and a scrape gets through."""
+    q = box
+    http0, *_ = mgmt_counts(q)
+    head, full = raw("head_config"), raw("get_config")
+    n = int(full.split(" length ")[1])
+    assert full == f"HTTP/1.0 200 OK body {n} length {n}" and n > 0, full
+    assert head == f"HTTP/1.0 200 OK body 0 length {n}", head
+    assert raw("absolute").startswith("HTTP/1.0 200 OK")
+    assert raw("absolute_no_path").startswith("HTTP/1.0 200 OK")
+    assert raw("post").startswith("HTTP/1.0 405")
+    page = sh("curl", "-sS", "--max-time", "20", f"http://{GUEST}/nope")
+    assert page == "404 Not Found\npages: /metrics / /config\n", page
+    assert raw("trickle", "8", "3") == "8"
+    assert "linerate_mgmt_http_total" in get("/metrics")
+    http, *_ = mgmt_counts(q)
+    assert {k: http[k] - http0[k] for k in ("ok", "not_found", "bad_method", "timeouts")} == \
+        {"ok": 5, "not_found": 1, "bad_method": 1, "timeouts": 8}
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
