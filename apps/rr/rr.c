@@ -28,9 +28,9 @@ static const struct knob_range idle_range[] = { { 0, 3600 } };
 static const struct knob_range heap_range[] = { { 64, 65535 } };
 static const struct knob_range pbufs_range[] = { { 64, 65535 } };
 KNOB(req, .name = "req", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &rr_cfg.req,
-     .help = "rr: request size of a transaction, bytes (netperf -r REQ,RSP); default 1");
+     .help = "rr: request size of a transaction, bytes (netperf -r REQ,RSP; UDP: 1-65507); default 1");
 KNOB(rsp, .name = "rsp", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &rr_cfg.rsp,
-     .help = "rr: response size of a transaction, bytes; default 1");
+     .help = "rr: response size of a transaction, bytes (UDP: 1-65507; above, UDP requests are counted udp_rr_unanswered); default 1");
 KNOB(rr_port, .name = "rr_port", .type = KNOB_INT, .ranges = port_range, .nranges = 1, .ival = &rr_cfg.port,
      .help = "rr: UDP and TCP port of the request-response service; default 12866");
 KNOB(rr_conns, .name = "rr_conns", .type = KNOB_INT, .ranges = conns_range, .nranges = 1,

@@ -17,6 +17,7 @@
 #define RR_CONNS_MAX	(65535 - RR_PCB_SPARE)	/* ceiling of rr_conns: lwIP counts a pool's blocks in 16 bits */
 #define RR_ECHO_PORT	7	/* RFC 862 */
 #define RR_SOCKPERF_PORT 11111	/* sockperf's default */
+#define RR_UDP_MAX	65507	/* UDP's largest payload over IPv4: 65535 - 20 - 8 (RFC 791, 768) */
 
 /* Frames handed to lwIP, by what they are. */
 #define RR_STACK(X) X(arp) X(icmp) X(udp) X(tcp) X(fragment)
@@ -27,7 +28,7 @@
 	X(no_pbuf) X(frag_too_long)
 /* Events that are not received frames. */
 #define RR_EVENTS(X) \
-	X(udp_rr) X(udp_rr_short) X(udp_rr_long) X(tcp_rr) X(tcp_rr_partial) \
+	X(udp_rr) X(udp_rr_short) X(udp_rr_long) X(udp_rr_unanswered) X(tcp_rr) X(tcp_rr_partial) \
 	X(echo_udp) X(echo_tcp_bytes) X(sockperf_udp) X(sockperf_tcp) X(sockperf_replies) \
 	X(sockperf_bad) X(rx_bytes) X(tx_bytes) \
 	X(conns_accepted) X(conns_refused) X(conns_closed) X(conns_reset) X(conns_aborted) \

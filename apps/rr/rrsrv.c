@@ -3,7 +3,8 @@
  * echo (RFC 862) on port 7, UDP and TCP.
  *  - UDP RR: a datagram of exactly req bytes is one transaction, answered by
  *    rsp bytes; other sizes are counted (udp_rr_short, udp_rr_long) and not
- *    answered.
+ *    answered; with rsp above RR_UDP_MAX (a TCP size) requests are counted
+ *    udp_rr_unanswered, as those lwIP refuses to send.
  *  - TCP RR: every req bytes of the stream are one transaction, answered by
  *    rsp bytes, written in pieces as the send buffer allows; it counts
  *    (tcp_rr) once its response is all queued. After the peer's FIN the
@@ -45,6 +46,10 @@ static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 		rr_count(pt, len < rr_cfg.req ? RR_udp_rr_short : RR_udp_rr_long, 1);
 		return;
 	}
+	if (rr_cfg.rsp > RR_UDP_MAX) {
+		rr_count(pt, RR_udp_rr_unanswered, 1);
+		return;
+	}
 	int small = rr_cfg.rsp <= RR_COPY_MAX;
 	struct pbuf *r = pbuf_alloc(PBUF_TRANSPORT, (u16_t)rr_cfg.rsp, small ? PBUF_RAM : PBUF_ROM);
 	if (!r) {
@@ -55,9 +60,9 @@ static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 		memcpy(r->payload, rsp_data, (size_t)rr_cfg.rsp);
 	else
 		r->payload = rsp_data;
-	udp_sendto(pcb, r, addr, port);
+	err_t err = udp_sendto(pcb, r, addr, port);
 	pbuf_free(r);
-	rr_count(pt, RR_udp_rr, 1);
+	rr_count(pt, err == ERR_OK ? RR_udp_rr : RR_udp_rr_unanswered, 1);
 }
 
 static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
@@ -150,6 +155,10 @@ int rr_services_init(void)
 		       RR_SOCKPERF_PORT);
 		return -1;
 	}
+	if (rr_cfg.req > RR_UDP_MAX || rr_cfg.rsp > RR_UDP_MAX)
+		printf("rr: UDP request-response takes req and rsp of 1-%d bytes (UDP over IPv4): with req=%ld rsp=%ld "
+		       "UDP requests go unanswered (udp_rr_short, udp_rr_unanswered); TCP takes them up to 65535\n",
+		       RR_UDP_MAX, rr_cfg.req, rr_cfg.rsp);
 	if (udp_bind_port((uint16_t)rr_cfg.port, udp_rr_recv) || udp_bind_port(RR_ECHO_PORT, udp_echo_recv))
 		return -1;
 	return rr_tcp_listen((uint16_t)rr_cfg.port, RR_SVC_RR) || rr_tcp_listen(RR_ECHO_PORT, RR_SVC_ECHO);

@@ -2,7 +2,8 @@
 namespace over a tap (issue 35): responses larger than the send buffer at
 small and large MSS (netperf -r 1,65535), the responses owed after the
 client's half-close (RFC 9293 3.6), and a burst of forged SYNs that must
-not lock a real client out. Exact counts; nothing leaked. Needs root."""
+not lock a real client out; and UDP requests whose response is over UDP's
+largest payload. Exact counts; nothing leaked. Needs root."""
 import os
 import re
 import textwrap
@@ -131,3 +132,25 @@ def test_forged_syns_do_not_lock_a_client_out(q):
     assert delta(a, b, "syn_over_limit") == 0 and delta(a, b, "tcp_rr") == 1
     assert_accounted(b)
     assert_no_leak(q)
+
+
+def test_udp_response_over_65507_is_counted_unanswered(q):
+    """rsp=65535 fits no UDP datagram: said at boot, and each UDP request is
+    counted udp_rr_unanswered, never udp_rr, and gets no answer."""
+    assert b"UDP request-response takes req and rsp of 1-65507 bytes" in q.out
+    a = rr_counters(q)
+    out = sh("/usr/bin/python3", "-c", textwrap.dedent(f"""
+        import socket
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.settimeout(2)
+        for _ in range(3):
+            s.sendto(b"q", ("{GUEST}", 12866))
+        try:
+            print("GOT", len(s.recv(70000)))
+        except socket.timeout:
+            print("NONE")
+    """), ns=NS, timeout=30)
+    assert out.strip() == "NONE", out
+    b = rr_counters(q)
+    assert delta(a, b, "udp_rr_unanswered") == 3 and delta(a, b, "udp_rr") == 0, b["port0"]
+    assert_accounted(b)
