@@ -101,6 +101,13 @@ static void to_state(struct ptp_port *pp, enum port_state s, const char *event)
 	pp->sync_valid = 0;
 	pp->dreq_state = 0;
 	pp->fup_pending = 0;
+	if (s != PS_UNCALIBRATED && s != PS_SLAVE) {	/* no master followed: no servo readings */
+		pp->sstate = SERVO_UNLOCKED;
+		pp->last_offset = 0;
+		pp->last_freq = 0;
+		pp->path_delay = 0;
+		pp->have_delay = 0;
+	}
 	if (s == PS_MASTER) {
 		uint64_t now = now_ns();
 		pp->next_announce = now;

@@ -153,6 +153,9 @@ def test_ptp4l_interop(tap, transport):
         slave = Ptp4l(tap, flag, "-s", "--summary_interval", "-2")
         try:
             q.expect(r"to MASTER on ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES", 60)
+            # No master followed: the servo reads unlocked, no offset, frequency or delay.
+            q.send("ptp\r")
+            q.expect(r"ptp port0: state MASTER .* servo s0 offset 0 freq \+0 path_delay 0\r\n", 20)
             q.send(f"phc_ctl port0 freq {SKEW_PPB}\r")
             q.expect(f"adjusted clock frequency offset to {SKEW_PPB} ppb", 20)
             ident = re.search(rb"ordinary clock ([0-9a-f.]+)-1", q.out).group(1).decode()
