@@ -182,3 +182,25 @@ size_t arp_build(uint8_t *out, size_t cap, uint16_t op, const uint8_t sha[ETH_AL
 	put_ip(h->tpa, tpa);
 	return ETH_ZLEN;
 }
+
+int icmp_echo_reply(uint8_t *frame, struct ipv4_hdr *ip, const uint8_t our_mac[ETH_ALEN])
+{
+	unsigned ihl = (ip->ver_ihl & 15u) * 4, tot = ntoh16(ip->tot_len);
+	uint32_t src = ntoh32(ip->saddr);
+	struct icmp_hdr *icmp = (struct icmp_hdr *)((uint8_t *)ip + ihl);
+	if (ip->proto != IP_PROTO_ICMP || tot < ihl + ICMP_HLEN ||
+	    (ntoh16(ip->frag_off) & (IPV4_MF | IPV4_OFFSET)) || icmp->type != 8 || icmp->code ||
+	    inet_csum(icmp, tot - ihl) || ipv4_martian_src(src))
+		return 0;
+	struct eth_hdr *eth = (struct eth_hdr *)frame;
+	memcpy(eth->dst, eth->src, ETH_ALEN);
+	memcpy(eth->src, our_mac, ETH_ALEN);
+	ip->saddr = ip->daddr;
+	ip->daddr = hton32(src);
+	ip->ttl = ICMP_ERROR_TTL;
+	ip->csum = 0;
+	ip->csum = hton16(inet_csum(ip, ihl));
+	icmp->type = 0;
+	icmp->csum = hton16(inet_csum_update(ntoh16(icmp->csum), 8 << 8, 0));
+	return 1;
+}

@@ -229,6 +229,14 @@ size_t icmp_error_build(uint8_t *out, size_t cap, const uint8_t *frame, size_t l
 			uint8_t type, uint8_t code, const uint8_t our_mac[ETH_ALEN],
 			uint32_t our_ip);
 
+/* Turn the ICMP echo request in frame (from its Ethernet header; its IPv4
+ * header already checked, ip points at it) into its echo reply in place
+ * (RFC 792; RFC 1122 3.2.2.6, RFC 1812 4.3.3.6): back to the sender's MAC
+ * from our_mac, the addresses swapped, TTL ICMP_ERROR_TTL, checksums
+ * updated. Returns 1, or 0 with the frame untouched when it is not an
+ * unfragmented echo request with a good ICMP checksum from a unicast host. */
+int icmp_echo_reply(uint8_t *frame, struct ipv4_hdr *ip, const uint8_t our_mac[ETH_ALEN]);
+
 /* An Ethernet/IPv4 ARP packet, addresses in host order. */
 struct arp_info {
 	uint16_t op;		/* ARP_REQUEST or ARP_REPLY */

@@ -58,23 +58,8 @@ void icmp_error(struct nic *nic, struct pkt *p, uint8_t type, uint8_t code, uint
 /* RFC 792, RFC 1812 4.3.3.6. */
 int icmp_echo(struct nic *nic, struct pkt *p, struct ipv4_hdr *ip)
 {
-	unsigned ihl = (ip->ver_ihl & 15u) * 4, tot = ntoh16(ip->tot_len);
-	uint32_t src = ntoh32(ip->saddr);
-	struct icmp_hdr *icmp = (struct icmp_hdr *)((uint8_t *)ip + ihl);
-	if (ip->proto != IP_PROTO_ICMP || tot < ihl + ICMP_HLEN ||
-	    (ntoh16(ip->frag_off) & (IPV4_MF | IPV4_OFFSET)) || icmp->type != 8 || icmp->code ||
-	    inet_csum(icmp, tot - ihl) || ipv4_martian_src(src))
+	if (!icmp_echo_reply(p->data, ip, nic->mac))
 		return 0;
-	struct eth_hdr *eth = (struct eth_hdr *)p->data;
-	memcpy(eth->dst, eth->src, ETH_ALEN);
-	memcpy(eth->src, nic->mac, ETH_ALEN);
-	ip->saddr = ip->daddr;
-	ip->daddr = hton32(src);
-	ip->ttl = ICMP_ERROR_TTL;
-	ip->csum = 0;
-	ip->csum = hton16(inet_csum(ip, ihl));
-	icmp->type = 0;
-	icmp->csum = hton16(inet_csum_update(ntoh16(icmp->csum), 8 << 8, 0));
 	l3_tx_add(nic->port, p, TX_LOCAL);
 	return 1;
 }

@@ -63,7 +63,7 @@ static void ptp_gauges(struct prom *o)
 
 static void ptp_counters(struct prom *o)
 {
-	prom_family(o, "ptp_received_total", "counter", "PTP frames used, by message type");
+	prom_family(o, "ptp_received_total", "counter", "PTP frames used, by message type; with UDPv4 also ARP and ICMP echo requests to the port's address, answered");
 	for (int p = 0; p < nic_count; p++)
 		for (int i = 0; i < PC_FIRST_DROP && app_runs_on(&app_ptp, p); i++)
 			prom_port_sample(o, "ptp_received_total", p, "message", ptp_rx_names[i], ptp_ports[p].rx_count[i]);

@@ -12,6 +12,7 @@
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "net/ifaddr.h"
+#include "net/ipv4.h"
 
 struct ptp_port ptp_ports[NIC_MAX_PORTS];
 extern const struct app app_ptp;
@@ -72,6 +73,47 @@ static int64_t rx_stamp(struct ptp_port *pp, const struct pkt *p, const struct p
 	return phc_sw_stamp(pp->clk, pp->burst_tsc);
 }
 
+/* A port with an IPv4 address (UDPv4) is a host: an ARP request for its
+ * address gets a reply (RFC 1122 2.3.2.1) and an ICMP echo request to it
+ * an echo reply (3.2.2.6), from a fresh buffer. Returns the counter p ends
+ * in: PC_arp_request, PC_echo_request, or PC_not_ptp (anything else). */
+static enum ptp_rx_count host_answer(struct ptp_port *pp, const struct pkt *p)
+{
+	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
+	struct arp_info a;
+	if (ptp_conf.transport != PTP_UDP4 || p->len < ETH_HLEN + IPV4_HLEN)
+		return PC_not_ptp;
+	int arp = eth->type == hton16(ETHERTYPE_ARP);
+	if (arp && (arp_parse(p->data, p->len, &a) != ARP_OK || a.op != ARP_REQUEST || a.tpa != pp->ip))
+		return PC_not_ptp;
+	if (!arp) {
+		const struct ipv4_hdr *in = (const struct ipv4_hdr *)(p->data + ETH_HLEN);
+		enum ipv4_check c = eth->type == hton16(ETHERTYPE_IPV4) ? ipv4_check(in, p->len - ETH_HLEN) : IPV4_BAD_VERSION;
+		if ((c != IPV4_OK && c != IPV4_TTL_EXPIRED) || ntoh32(in->daddr) != pp->ip || in->proto != IP_PROTO_ICMP)
+			return PC_not_ptp;
+	}
+	struct pkt *r = pkt_alloc(pp->nic->pool);
+	if (!r) {
+		pp->ev[PE_tx_failed]++;
+		return arp ? PC_arp_request : PC_not_ptp;
+	}
+	if (arp) {
+		r->len = (uint16_t)arp_build(r->data, r->pool->buf_size, ARP_REPLY, pp->nic->mac, pp->ip, a.sha, a.spa);
+	} else {
+		memcpy(r->data, p->data, p->len);
+		r->len = p->len;
+		if (!icmp_echo_reply(r->data, (struct ipv4_hdr *)(r->data + ETH_HLEN), pp->nic->mac)) {
+			pkt_free(r);
+			return PC_not_ptp;
+		}
+	}
+	if (pp->nic->ops->tx_burst(pp->nic, 0, &r, 1) != 1) {
+		pkt_free(r);
+		pp->ev[PE_tx_failed]++;
+	}
+	return arp ? PC_arp_request : PC_echo_request;
+}
+
 static void rx_one(struct ptp_port *pp, struct pkt *p)
 {
 	struct ptp_frame f;
@@ -79,7 +121,7 @@ static void rx_one(struct ptp_port *pp, struct pkt *p)
 	pp->rx++;
 	enum ptp_frame_kind k = ptp_frame_parse(p->data, p->len, (enum ptp_transport)ptp_conf.transport, &f);
 	if (k != PTP_FRAME_OK) {
-		pp->rx_count[k == PTP_FRAME_BAD_IP ? PC_bad_ip : PC_not_ptp]++;
+		pp->rx_count[k == PTP_FRAME_BAD_IP ? PC_bad_ip : host_answer(pp, p)]++;
 		return;
 	}
 	enum ptp_err e = ptp_parse(f.msg, f.len, &m);

@@ -36,7 +36,8 @@ enum ptp_role { ROLE_AUTO, ROLE_MASTER, ROLE_SLAVE };
 enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 
 /* Where each received frame ends: used by message type, or one drop. */
-#define PTP_RX_USED(X) X(sync) X(follow_up) X(delay_req) X(delay_resp) X(announce)
+#define PTP_RX_USED(X) X(sync) X(follow_up) X(delay_req) X(delay_resp) X(announce) \
+	X(arp_request) X(echo_request)	/* UDPv4: to the port's address, answered (RFC 1122 2.3.2.1, 3.2.2.6) */
 #define PTP_RX_DROPS(X) \
 	X(not_ptp)		/* not PTP over the configured transport */ \
 	X(bad_ip)		/* UDP to port 319/320 with a bad IPv4/UDP header */ \

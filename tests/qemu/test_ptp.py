@@ -23,7 +23,7 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
 from netio import StreamPort  # noqa: E402
-from netns import TapPeer  # noqa: E402
+from netns import TapPeer, sh  # noqa: E402
 from qemurun import Qemu  # noqa: E402
 
 PROMPT = "linerate> "
@@ -103,7 +103,9 @@ def median_abs(values):
 @pytest.mark.parametrize("transport", ["L2", "UDPv4"])
 def test_ptp4l_interop(tap, transport):
     """Appliance (ptp_role=auto) as slave of ptp4l (priority1 1), then as
-    master of a slave-only ptp4l, over one transport."""
+    master of a slave-only ptp4l, over one transport; over UDPv4 that ptp4l
+    sends its Delay_Req unicast (--hybrid_e2e 1: it needs the appliance's
+    ARP reply), and the appliance answers ping (RFC 1122 2.3.2.1, 3.2.2.6)."""
     append = ["app=ptp", "stats=0", f"network_transport={transport}", "ptp_role=auto",
               "ip0=10.9.0.1/24"] + INTERVALS
     flag = "-2" if transport == "L2" else "-4"
@@ -146,11 +148,14 @@ def test_ptp4l_interop(tap, transport):
                                                           "delay_resp", "announce")
                     and k in RX_DROPS)
         assert c["rx"] == c["sync"] + c["follow_up"] + c["delay_req"] + c["delay_resp"] + \
-            c["announce"] + drops, str(c)
+            c["announce"] + c["arp_request"] + c["echo_request"] + drops, str(c)
         # The master is gone: the appliance takes over, its clock set 2 % fast
         # (phc_ctl); ptp4l, slave-only and free running, follows it and
         # measures that rate.
-        slave = Ptp4l(tap, flag, "-s", "--summary_interval", "-2")
+        # The first unicast Delay_Req leaves once the guest's ARP reply is in,
+        # milliseconds under TCG: past ptp4l's 1 ms wait for its TX stamp.
+        hybrid = ["--hybrid_e2e", "1", "--tx_timestamp_timeout", "100"] if transport == "UDPv4" else []
+        slave = Ptp4l(tap, flag, "-s", "--summary_interval", "-2", *hybrid)
         try:
             q.expect(r"to MASTER on ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES", 60)
             # No master followed: the servo reads unlocked, no offset, frequency or delay.
@@ -177,6 +182,12 @@ def test_ptp4l_interop(tap, transport):
         sent = c["tx_sync"] - c["tx_tstamp_missing"]	# a Follow_Up may still wait for its stamp
         assert c["tx_sync"] > 14 and sent - 1 <= c["tx_follow_up"] <= sent, c
         assert c["delay_req"] > 0 and c["tx_delay_resp"] == c["delay_req"], c
+        assert not any("FAULTY" in line for line in slave.lines), "\n".join(slave.lines)
+        if transport == "UDPv4":
+            out = sh("ping", "-c", "3", "-i", "0.2", "-W", "2", "10.9.0.1", ns=tap.ns, timeout=30)
+            assert "3 received" in out, out
+            d = ptp_counters(q)
+            assert d["echo_request"] - c["echo_request"] == 3 and d["arp_request"] >= 1, d
 
 
 SKEW_PPB = 20_000_000	# a master clock 2 % fast: far beyond QEMU's stamping noise
