@@ -28,7 +28,7 @@
 	X(no_pbuf) X(frag_too_long)
 /* Events that are not received frames. */
 #define RR_EVENTS(X) \
-	X(udp_rr) X(udp_rr_short) X(udp_rr_long) X(udp_rr_unanswered) X(tcp_rr) X(tcp_rr_partial) \
+	X(udp_rr) X(udp_rr_short) X(udp_rr_long) X(udp_rr_unanswered) X(udp_from_service) X(tcp_rr) X(tcp_rr_partial) \
 	X(echo_udp) X(echo_tcp_bytes) X(sockperf_udp) X(sockperf_tcp) X(sockperf_replies) \
 	X(sockperf_bad) X(rx_bytes) X(tx_bytes) \
 	X(conns_accepted) X(conns_refused) X(conns_closed) X(conns_reset) X(conns_aborted) \
@@ -179,5 +179,19 @@ int rr_rx_port_of(void);
 static inline void rr_count(int port, enum rr_event e, uint64_t n)
 {
 	rr_stats[port].ev[e] += n;
+}
+
+#define RR_SERVICE_PORT_MAX 1023	/* UDP source ports up to this are services' (RFC 6335 system ports) */
+/* 1 if a UDP datagram to one of rr's services from source port sport is
+ * not to be answered, counted udp_from_service: it comes from a service's
+ * port (a system port such as echo 7 or chargen 19, or one of rr's own),
+ * and two services answering each other would do so for ever (RFC 862,
+ * CERT CA-1996-01). */
+static inline int rr_udp_from_service(int port, uint16_t sport)
+{
+	if (sport > RR_SERVICE_PORT_MAX && !rr_our_port(sport))
+		return 0;
+	rr_count(port, RR_udp_from_service, 1);
+	return 1;
 }
 #endif

@@ -3,7 +3,8 @@
  * echo (RFC 862) on port 7, UDP and TCP.
  *  - UDP RR: a datagram of exactly req bytes is one transaction, answered by
  *    rsp bytes; other sizes are counted (udp_rr_short, udp_rr_long) and not
- *    answered; with rsp above RR_UDP_MAX (a TCP size) requests are counted
+ *    answered; nor are datagrams from a service's port (rr_udp_from_service,
+ *    UDP echo too); with rsp above RR_UDP_MAX (a TCP size) requests are counted
  *    udp_rr_unanswered, as those lwIP refuses to send.
  *  - TCP RR: every req bytes of the stream are one transaction, answered by
  *    rsp bytes, written in pieces as the send buffer allows; it counts
@@ -42,6 +43,8 @@ static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 	int pt = rr_rx_port_of();
 	u16_t len = p->tot_len;
 	pbuf_free(p);
+	if (rr_udp_from_service(pt, port))
+		return;
 	if (len != rr_cfg.req) {
 		rr_count(pt, len < rr_cfg.req ? RR_udp_rr_short : RR_udp_rr_long, 1);
 		return;
@@ -68,9 +71,12 @@ static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
 	(void)arg;
-	udp_sendto(pcb, p, addr, port);
+	int pt = rr_rx_port_of();
+	if (!rr_udp_from_service(pt, port)) {
+		udp_sendto(pcb, p, addr, port);
+		rr_count(pt, RR_echo_udp, 1);
+	}
 	pbuf_free(p);
-	rr_count(rr_rx_port_of(), RR_echo_udp, 1);
 }
 
 /* Queue as much of the responses owed as the send buffer and the segment

@@ -29,6 +29,10 @@ static void udp_recv_msg(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
 {
 	(void)arg;
 	int pt = rr_rx_port_of();
+	if (rr_udp_from_service(pt, port)) {
+		pbuf_free(p);
+		return;
+	}
 	if (p->tot_len < SP_HLEN) {
 		rr_count(pt, RR_sockperf_bad, 1);
 		pbuf_free(p);

@@ -371,6 +371,25 @@ def test_requests_shorter_and_longer_than_req(g):
     assert b["udp_rr"] - a["udp_rr"] == 1
 
 
+def test_udp_from_a_service_port_is_not_answered(g):
+    """Datagrams from a service's port (echo 7, chargen 19, rr's own port)
+    to echo, rr and sockperf get no answer (RFC 862, CERT CA-1996-01: two
+    services answering each other for ever), counted udp_from_service; from
+    an ephemeral port the same datagrams are answered."""
+    a = g.rr()
+    for sport, dport in ((7, ECHO), (19, ECHO), (RR_PORT, ECHO), (7, RR_PORT), (19, 11111)):
+        g.send(g.ip() / UDP(sport=sport, dport=dport) / Raw(b"q" * REQ))
+    assert g.collect(1, lambda f: UDP in f) == []
+    b = g.rr()
+    assert b["udp_from_service"] - a["udp_from_service"] == 5
+    assert b["echo_udp"] == a["echo_udp"] and b["udp_rr"] == a["udp_rr"]
+    g.send(g.ip() / UDP(sport=40000, dport=ECHO) / Raw(b"q" * REQ),
+           g.ip() / UDP(sport=40001, dport=RR_PORT) / Raw(b"q" * REQ))
+    assert len(g.collect(1, lambda f: UDP in f)) == 2
+    c = g.rr()
+    assert c["echo_udp"] - b["echo_udp"] == 1 and c["udp_rr"] - b["udp_rr"] == 1
+
+
 def test_named_drops(g):
     a = g.rr()
     bad_csum = g.ip() / UDP(sport=1, dport=RR_PORT) / Raw(b"q" * REQ)
