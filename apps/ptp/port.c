@@ -236,6 +236,10 @@ static void count(struct ptp_port *pp, enum ptp_rx_count c)
 
 static void rx_announce(struct ptp_port *pp, const struct ptp_msg *m, uint64_t now)
 {
+	if (m->announce.steps_removed >= 255) {
+		count(pp, PC_steps_removed_255);
+		return;
+	}
 	struct foreign *f = foreign_of(pp, &m->source);
 	if (!f) {
 		count(pp, PC_foreign_table_full);

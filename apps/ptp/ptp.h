@@ -50,7 +50,8 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 	X(no_matching_sync)	/* Follow_Up whose Sync we did not see (sequenceId) */ \
 	X(not_our_request)	/* Delay_Resp to another port or an old Delay_Req */ \
 	X(bad_timestamp)	/* a timestamp used with ns >= 10^9 or s >= 2^32 (past 2106) */ \
-	X(foreign_table_full)	/* Announce from a fifth foreign master */
+	X(foreign_table_full)	/* Announce from a fifth foreign master */ \
+	X(steps_removed_255)	/* Announce with stepsRemoved 255 or more: never considered (9.3.2.5) */
 #define PTP_COUNT_ENUM(n) PC_##n,
 enum ptp_rx_count { PTP_RX_USED(PTP_COUNT_ENUM) PTP_RX_DROPS(PTP_COUNT_ENUM) PC_N };
 #define PC_FIRST_DROP PC_not_ptp

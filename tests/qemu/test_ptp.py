@@ -194,7 +194,7 @@ SKEW_PPB = 20_000_000	# a master clock 2 % fast: far beyond QEMU's stamping nois
 
 RX_DROPS = ("not_ptp", "bad_ip", "too_short", "bad_version", "bad_length", "bad_tlv",
             "unsupported_type", "wrong_domain", "from_self", "wrong_state", "not_from_master",
-            "other_master", "no_matching_sync", "not_our_request", "bad_timestamp", "foreign_table_full")
+            "other_master", "no_matching_sync", "not_our_request", "bad_timestamp", "foreign_table_full", "steps_removed_255")
 
 
 def offsets(lines):
@@ -379,6 +379,10 @@ def test_ptp_beside_sink_and_bad_input():
             "unsupported_type": good[:14] + bytes([PDELAY_REQ]) + good[15:],
             "wrong_domain": ptp_msg(0, 2, domain=7),
             "not_ptp": good[:12] + struct.pack(">H", 0x88b5) + good[14:],
+            # an Announce 255 steps from its grandmaster (IEEE 1588 9.3.2.5: not considered)
+            "steps_removed_255": good[:14] + bytes([ANNOUNCE]) + good[15:16] + struct.pack(">H", 64) +
+            good[18:46] + bytes([5, 0]) + bytes(10) + struct.pack(">hxBBBHB8sHB", 37, 128, 248, 0xfe, 0xffff,
+                                                                  128, bytes.fromhex("020000fffe000001"), 255, 0xa0),
         }
         for frame in bad.values():
             ptp.send([frame])
@@ -387,11 +391,11 @@ def test_ptp_beside_sink_and_bad_input():
         with_tlv = good[:16] + struct.pack(">H", 44 + len(tlv)) + good[18:] + tlv
         ptp.send([with_tlv])
         sink.send([b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x09" + b"\x88\xb5" + bytes(46)] * 5)
-        c = wait_count(q, "rx", 7, port=1)
+        c = wait_count(q, "rx", 8, port=1)
         for name in bad:
             assert c[name] == 1, (name, c)
         assert c["wrong_state"] == 1 and c["unknown_tlv"] == 1, c	# the TLV Sync, listening
-        assert c["rx"] == 7, c
+        assert c["rx"] == 8 and c["announce"] == c["other_master"] == 0, c
         # port0's frames come through their own socket: QEMU may hand them
         # over after port1's, so the count is read until it is there.
         end = time.monotonic() + 20
