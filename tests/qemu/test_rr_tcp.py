@@ -108,6 +108,7 @@ def test_forged_syns_do_not_lock_a_client_out(q):
     handshakes are dropped after 3 s (lwIP would keep them 20 s). Each
     forged SYN ends recycled or expired."""
     a = rr_counters(q)
+    sh("ping", "-c", "1", "-W", "2", GUEST, ns=NS, timeout=30)	# the guest's MAC into the neighbour table
     mac = re.search(r"lladdr (\S+)", sh("ip", "neigh", "show", GUEST, ns=NS)).group(1)
     assert sh("/usr/bin/python3", HTTPRAW, GUEST, "synflood", "520", mac, "12866", ns=NS).strip() == "520"
     out = sh("/usr/bin/python3", "-c", textwrap.dedent(f"""
@@ -129,6 +130,7 @@ def test_forged_syns_do_not_lock_a_client_out(q):
             break
         time.sleep(1)
     assert gone == 520 and delta(a, b, "half_open_recycled") == 9, b["port0"]
+    assert delta(a, b, "icmp") == 1
     assert delta(a, b, "syn_over_limit") == 0 and delta(a, b, "tcp_rr") == 1
     assert_accounted(b)
     assert_no_leak(q)
