@@ -129,7 +129,9 @@ def test_forged_syns_do_not_lock_a_client_out(q):
         if gone >= 520 or time.monotonic() > end:
             break
         time.sleep(1)
-    assert gone == 520 and delta(a, b, "half_open_recycled") == 9, b["port0"]
+    # 521 SYNs (the client's too) for 512 places: 9 handshakes give way, fewer
+    # when the burst outlasts the 3 s expiry under load and the first expire.
+    assert gone == 520 and 1 <= delta(a, b, "half_open_recycled") <= 9, b["port0"]
     assert delta(a, b, "icmp") == 1
     assert delta(a, b, "syn_over_limit") == 0 and delta(a, b, "tcp_rr") == 1
     assert_accounted(b)
