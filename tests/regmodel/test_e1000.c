@@ -1,6 +1,6 @@
 /* The e1000 driver (82540EM) against the register model: the reset through
  * the I/O BAR (and QEMU's stub I/O BAR), the EEPROM load wait, 32-bit DMA,
- * the PHY brought up, QEMU's statistics kept off silicon. */
+ * the PHY brought up, QEMU's statistics kept off silicon, legacy rings. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -95,6 +95,71 @@ static void test_qemu_stats_only_on_qemu(void **st)
 	assert_int_equal(to_port(model_nic)->stat_cumulative, STAT_BIT(MPC) | STAT_BIT(RNBC));
 }
 
+/* Descriptor i of the RX ring written back in the legacy format
+ * (8254x 3.2.3): a frame of len bytes, status byte DD, EOP and st, errors
+ * byte err. */
+static void rx_done(uint32_t i, uint16_t len, uint8_t st, uint8_t err)
+{
+	struct e1000x_rxq *rq = &to_port(model_nic)->rxq[0];
+	rq->ring[i].legacy.length = len;
+	rq->ring[i].legacy.errors = err;
+	rq->ring[i].legacy.status = (uint8_t)(RXD_STAT_DD | RXD_STAT_EOP | st);
+}
+
+/* The 82540EM's rings are legacy (8254x 3.2.3, 3.3.3), its burst calls
+ * the legacy ones, chosen at set-up. A lone frame (rx_one) and a burst
+ * (the burst loop) read the legacy write-back: IPCS and TCPCS become the
+ * checksum flags, IXSM hides them, IPE is a bad IP checksum, a frame
+ * error (CE) is dropped and counted; RDT ends on the last descriptor
+ * rearmed. TX: one legacy descriptor per frame (length, EOP, IFCS, IDE for
+ * the default tx_int_delay), RS on the burst's last only, the tail past it. */
+static void test_legacy_rings(void **st)
+{
+	(void)st;
+	model_init(M_82540EM);
+	assert_int_equal(probe(), 0);
+	assert_ptr_equal(model_nic->ops->rx_burst, e1000x_rx_burst_legacy);
+	assert_ptr_equal(model_nic->ops->tx_burst, e1000x_tx_burst_legacy);
+	struct e1000x_rxq *rq = &to_port(model_nic)->rxq[0];
+	struct pkt *pk[4];
+	rx_done(0, 60, RXD_STAT_IPCS | RXD_STAT_TCPCS, 0);
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk, 4), 1);
+	assert_int_equal(model_last_write(E1000_RDT), 0);
+	assert_int_equal(rq->ring[0].legacy.status & RXD_STAT_DD, 0);
+	rx_done(1, 61, RXD_STAT_IXSM | RXD_STAT_IPCS | RXD_STAT_TCPCS, 0);
+	rx_done(2, 62, RXD_STAT_IPCS, RXD_ERR_IPE);
+	rx_done(3, 63, 0, RXD_ERR_CE);
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk + 1, 3), 2);
+	assert_int_equal(model_last_write(E1000_RDT), 3);
+	assert_int_equal(rq->next, 4);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(pk[k]->len, 60 + k);
+		assert_int_equal(pk[k]->port, model_nic->port);
+		assert_int_equal(pk[k]->queue, 0);
+		assert_ptr_equal(pk[k]->data, pk[k]->buf);
+	}
+	assert_int_equal(pk[0]->flags, PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK);
+	assert_int_equal(pk[1]->flags, 0);
+	assert_int_equal(pk[2]->flags, PKT_RX_IP_CSUM_BAD);
+	uint64_t *sw = model_nic->qsw[0];
+	assert_int_equal(model_nic->q[0].polls, 2);
+	assert_int_equal(model_nic->q[0].rx_packets, 3);
+	assert_int_equal(model_nic->q[0].rx_bytes, 60 + 61 + 62);
+	assert_int_equal(sw[NS_rx_drop_desc_error], 1);
+	assert_int_equal(sw[NS_rx_csum_offload_good], 1);
+	assert_int_equal(sw[NS_rx_csum_offload_errors], 1);
+
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, pk, 3), 3);
+	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
+	for (int k = 0; k < 3; k++) {
+		uint32_t rs = k == 2 ? TXD_CMD_RS : 0;
+		assert_int_equal(tq->ring[k].d.cmd_type_len, (TXD_CMD_EOP | TXD_CMD_IFCS | TXD_CMD_IDE | rs) << 24 | (60u + (uint32_t)k));
+		assert_ptr_equal(tq->ring[k].d.addr, pk[k]->buf);
+	}
+	assert_int_equal(model_last_write(E1000_TDT), 3);
+	assert_int_equal(model_nic->q[0].tx_packets, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -103,6 +168,7 @@ int main(void)
 		cmocka_unit_test(test_dma_below_4g),
 		cmocka_unit_test(test_phy_power_up),
 		cmocka_unit_test(test_qemu_stats_only_on_qemu),
+		cmocka_unit_test(test_legacy_rings),
 	};
 	return cmocka_run_group_tests_name("regmodel e1000", tests, NULL, NULL);
 }

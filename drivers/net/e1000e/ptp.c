@@ -12,7 +12,7 @@
  * from reset), TSYNCRXCTL "V2 event messages", the extended descriptor's
  * TST status bit, RXSTMPL/H then RXSATRL/H. TX needs the extended data
  * descriptor with its TSTAMP command (7.8.2): the ring sends a frame that
- * asks for a stamp in one (e1000x/ring.c), every other frame in a legacy
+ * asks for a stamp in one (e1000x/tx.c), every other frame in a legacy
  * descriptor as before; one at a time, TSYNCTXCTL.VALID polled, TXSTMPL/H
  * read (the high read releases). That path has run only against the
  * register model (tests/regmodel/test_e1000e_ptp.c).

@@ -68,7 +68,7 @@ union tx_desc {
 #define TXD_DTYP_DATA	(1u << 20)
 #define TXD_EXTCMD_TSTAMP (1u << 4)
 
-/* Checksum insertion (ring.c, tx_csum_ctx): one context for every frame
+/* Checksum insertion (tx.c, tx_csum_ctx): one context for every frame
  * that asks, an IPv4 header of 20 bytes after 14 bytes of Ethernet, TCP
  * after it. The NIC sums the IP header into IPCSO, and the TCP header and
  * data (the checksum field holding the pseudo-header sum) into TUCSO.

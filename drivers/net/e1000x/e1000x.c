@@ -260,6 +260,7 @@ int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int legacy, uin
 				   .n = (uint32_t)p->nic.rxd, .regs = p->regs,
 				   .rdt = rdt, .legacy = legacy, .ts_bit = ts_bit,
 				   .ring = rq->ring, .bufs = rq->bufs };
+	p->ops.rx_burst = legacy ? e1000x_rx_burst_legacy : e1000x_rx_burst_ext;
 	return e1000x_rxq_init(rq);
 }
 
@@ -270,6 +271,7 @@ int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv)
 				   .n = (uint32_t)p->nic.txd, .regs = p->regs,
 				   .tdt = tdt, .adv = adv, .ring = tq->ring, .bufs = tq->bufs,
 				   .rs_at = tq->rs_at };
+	p->ops.tx_burst = adv ? e1000x_tx_burst_adv : e1000x_tx_burst_legacy;
 	return e1000x_txq_init(tq);
 }
 
@@ -461,7 +463,8 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 	if (!p)
 		return -1;
 	struct nic *nic = &p->nic;
-	*nic = (struct nic){ .driver = f->driver, .model = id->name, .pci = d, .ops = f->ops,
+	p->ops = *f->ops;
+	*nic = (struct nic){ .driver = f->driver, .model = id->name, .pci = d, .ops = &p->ops,
 			     .link_up = -1, .tx_csum = 1 };
 	nic_config_init(nic);
 	nic->nqueues = nic->cfg.queues < f->max_queues ? (int)nic->cfg.queues : f->max_queues;

@@ -1,7 +1,8 @@
 /*
- * What the Intel gigabit families share beyond registers (regs.h) and
- * descriptors (desc.h): the port state, the family hooks, the register
- * access helpers and the code in e1000x.c; the rings are in ring.[ch].
+ * What the Intel gigabit families share beyond registers and their
+ * access helpers (regs.h) and descriptors (desc.h): the port state, the
+ * family hooks and the code in e1000x.c; the rings are in ring.h, rx.c
+ * and tx.c.
  */
 #ifndef E1000X_H
 #define E1000X_H
@@ -38,6 +39,10 @@ struct e1000x_port {
 	struct e1000x_txq txq[NIC_MAX_QUEUES];
 	int msix;		/* 1 when each queue pair has its own MSI-X vector */
 	const struct e1000x_family *family;
+	/* The port's nic_ops (nic.ops points here): the family's, with the
+	 * rx_burst and tx_burst of the rings' descriptor formats, chosen by
+	 * e1000x_setup_rxq and e1000x_setup_txq (DPDK's rx_pkt_burst). */
+	struct nic_ops ops;
 	const void *part;	/* the family's per-device data (struct igb_part...) */
 	uint64_t stat_cumulative;	/* statistics registers that do not clear on read, by STAT_BIT */
 	uint64_t absent_stats;		/* statistics registers the part lacks (not read), by STAT_BIT */
@@ -57,7 +62,7 @@ static inline struct e1000x_port *to_port(struct nic *nic)
 
 /* 1 if queue q's next RX descriptor is done (a frame waits): DD is bit 0
  * of the legacy status byte and of the extended staterr alike (desc.h).
- * The nic_ops rx_pending, inline for the families' irq_enable. */
+ * The nic_ops rx_pending, and inline in the families' irq_enable. */
 static inline int e1000x_rx_pending(struct nic *nic, int q)
 {
 	const struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
@@ -134,9 +139,6 @@ int e1000x_wait_auto_rd(struct e1000x_port *p);
 int e1000x_copper_link_setup(struct e1000x_port *p);
 
 /* nic_ops shared by the families. */
-int e1000x_port_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
-int e1000x_port_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
-int e1000x_port_rx_pending(struct nic *nic, int q);
 void e1000x_port_update_stats(struct nic *nic);
 void e1000x_port_tx_clean(struct nic *nic, int q);
 void e1000x_port_request_reset(struct nic *nic);
@@ -144,59 +146,20 @@ void e1000x_port_request_reset(struct nic *nic);
  * carry on), ITR simplified mode (napi_watchdog). */
 void e1000x_port_watchdog(struct nic *nic);
 /* The nic_ops fields every family fills the same way, written once; each
- * family's table adds its interrupt calls and update_stats. */
+ * family's table adds its interrupt calls and update_stats. rx_burst and
+ * tx_burst are the port's own (e1000x_port.ops). */
 #define E1000X_COMMON_OPS \
-	.rx_burst = e1000x_port_rx_burst, .tx_burst = e1000x_port_tx_burst, \
-	.rx_pending = e1000x_port_rx_pending, .watchdog = e1000x_port_watchdog, \
+	.rx_pending = e1000x_rx_pending, .watchdog = e1000x_port_watchdog, \
 	.tx_clean = e1000x_port_tx_clean, .reset = e1000x_port_request_reset, .set_mc = e1000x_port_set_mc
 /* Zero the counters after a reset (reading the statistics registers clears them). */
 void e1000x_clear_stats(struct e1000x_port *p);
-/* Set up rings as far as the shared code goes; the family writes the
- * registers. Returns 0 or -1 (no memory). */
+/* Set up rings as far as the shared code goes, and choose the port's
+ * burst call for the descriptor format (legacy or extended RX, advanced or
+ * legacy TX); the family writes the registers. Returns 0 or -1 (no memory). */
 int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int legacy, uint32_t ts_bit);
 int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv);
 /* Print the port's one-line probe summary. */
 void e1000x_print_probe(struct e1000x_port *p);
-
-/*
- * Register access: MMIO through these only. The host register-model build
- * (tests/regmodel/, E1000X_HOST_MODEL) sends every access to the model.
- */
-#ifdef E1000X_HOST_MODEL
-uint32_t model_rd32(volatile uint8_t *base, uint32_t reg);
-void model_wr32(volatile uint8_t *base, uint32_t reg, uint32_t v);
-uint32_t model_inl(uint16_t port);
-void model_outl(uint16_t port, uint32_t v);
-static inline uint32_t rd32(volatile uint8_t *base, uint32_t reg) { return model_rd32(base, reg); }
-static inline void wr32(volatile uint8_t *base, uint32_t reg, uint32_t v) { model_wr32(base, reg, v); }
-static inline uint32_t io_rd32(uint16_t port) { return model_inl(port); }
-static inline void io_wr32(uint16_t port, uint32_t v) { model_outl(port, v); }
-#else
-#include "kernel/cpu.h"
-static inline uint32_t rd32(volatile uint8_t *base, uint32_t reg)
-{
-	return *(volatile uint32_t *)(base + reg);
-}
-
-static inline void wr32(volatile uint8_t *base, uint32_t reg, uint32_t v)
-{
-	*(volatile uint32_t *)(base + reg) = v;
-}
-
-/* I/O BAR access (8254x 13.2: IOADDR at +0, IODATA at +4). */
-static inline uint32_t io_rd32(uint16_t port) { return inl(port); }
-static inline void io_wr32(uint16_t port, uint32_t v) { outl(port, v); }
-#endif
-
-static inline void set_flags32(volatile uint8_t *base, uint32_t reg, uint32_t flags)
-{
-	wr32(base, reg, rd32(base, reg) | flags);
-}
-
-static inline void clear_flags32(volatile uint8_t *base, uint32_t reg, uint32_t flags)
-{
-	wr32(base, reg, rd32(base, reg) & ~flags);
-}
 
 /* Wait up to timeout_us for (reg & mask) == want; 0, or -1 after printing
  * the value last seen. */

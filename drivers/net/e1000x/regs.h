@@ -5,10 +5,12 @@
  * datasheet rev 3.4 (section 10), 82576 datasheet rev 2.63 (section 8).
  * Access types: RW read/write, RO read only, RC clear on read, WO write
  * only, W1C write 1 to clear. Each family's own registers are in its
- * folder's regs.h; descriptor formats in desc.h.
+ * folder's regs.h; descriptor formats in desc.h. At the end, the access
+ * helpers (rd32, wr32 and the I/O BAR's io_rd32, io_wr32).
  */
 #ifndef E1000X_REGS_H
 #define E1000X_REGS_H
+#include <stdint.h>
 
 /* General registers */
 #define CTRL		0x00000	/* Device Control - RW */
@@ -176,4 +178,45 @@
 
 /* Bit of a statistics register in e1000x_port.stat_cumulative. */
 #define STAT_BIT(reg)	(1ull << (((reg) - CRCERRS) / 4))
+
+/*
+ * Register access: MMIO through these only. The host register-model build
+ * (tests/regmodel/, E1000X_HOST_MODEL) sends every access to the model.
+ */
+#ifdef E1000X_HOST_MODEL
+uint32_t model_rd32(volatile uint8_t *base, uint32_t reg);
+void model_wr32(volatile uint8_t *base, uint32_t reg, uint32_t v);
+uint32_t model_inl(uint16_t port);
+void model_outl(uint16_t port, uint32_t v);
+static inline uint32_t rd32(volatile uint8_t *base, uint32_t reg) { return model_rd32(base, reg); }
+static inline void wr32(volatile uint8_t *base, uint32_t reg, uint32_t v) { model_wr32(base, reg, v); }
+static inline uint32_t io_rd32(uint16_t port) { return model_inl(port); }
+static inline void io_wr32(uint16_t port, uint32_t v) { model_outl(port, v); }
+#else
+#include "kernel/cpu.h"
+static inline uint32_t rd32(volatile uint8_t *base, uint32_t reg)
+{
+	return *(volatile uint32_t *)(base + reg);
+}
+
+static inline void wr32(volatile uint8_t *base, uint32_t reg, uint32_t v)
+{
+	*(volatile uint32_t *)(base + reg) = v;
+}
+
+/* I/O BAR access (8254x 13.2: IOADDR at +0, IODATA at +4). */
+static inline uint32_t io_rd32(uint16_t port) { return inl(port); }
+static inline void io_wr32(uint16_t port, uint32_t v) { outl(port, v); }
+#endif
+
+static inline void set_flags32(volatile uint8_t *base, uint32_t reg, uint32_t flags)
+{
+	wr32(base, reg, rd32(base, reg) | flags);
+}
+
+static inline void clear_flags32(volatile uint8_t *base, uint32_t reg, uint32_t flags)
+{
+	wr32(base, reg, rd32(base, reg) & ~flags);
+}
+
 #endif

@@ -1,6 +1,6 @@
 /* Descriptor rings shared by e1000, e1000e and igb: a queue's state and
- * the burst, reclaim and hang-check calls (ring.c); the descriptor
- * formats are in desc.h. */
+ * the burst, reclaim and hang-check calls, RX in rx.c and TX in tx.c; the
+ * descriptor formats are in desc.h. */
 #ifndef E1000X_RING_H
 #define E1000X_RING_H
 #include <stdint.h>
@@ -54,8 +54,15 @@ int e1000x_txq_init(struct e1000x_txq *tq);
  * rx_drop_reset. */
 void e1000x_rxq_release(struct e1000x_rxq *rq);
 void e1000x_txq_release(struct e1000x_txq *tq);
-/* The burst calls and rx_pending of struct nic_ops (e1000x_port_rx_burst
- * and the others in e1000x.h) are in ring.c, their queue's code inlined. */
+/* The nic_ops rx_burst and tx_burst, one per descriptor format, each
+ * compiled from its direction's one body (rx.c, tx.c) with the format a
+ * constant: RX extended (e1000e, igb) or legacy (e1000), TX advanced (igb)
+ * or legacy (e1000, e1000e). e1000x_setup_rxq/txq put the port's in its
+ * ops, so a burst costs the one indirect call it always did. */
+int e1000x_rx_burst_ext(struct nic *nic, int q, struct pkt **pkts, int n);
+int e1000x_rx_burst_legacy(struct nic *nic, int q, struct pkt **pkts, int n);
+int e1000x_tx_burst_adv(struct nic *nic, int q, struct pkt **pkts, int n);
+int e1000x_tx_burst_legacy(struct nic *nic, int q, struct pkt **pkts, int n);
 /* Free what the NIC has sent; returns descriptors still in flight. */
 uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq);
 /* 1 when descriptor desc is done (DD written back) or already reclaimed:

@@ -26,7 +26,7 @@
  * TSYNCRXCFG[15:8], hence rx_msg. I350/I210: SRRCTL.TIMESTAMP (and, on the
  * I210, RXPBS.CFG_TS_EN) put the time in 16 bytes in front of each
  * stamped frame, marked by the descriptor's TSIP bit (the ring strips it,
- * e1000x/ring.c); with the V2-event type only PTP event frames get it, so
+ * e1000x/rx.c); with the V2-event type only PTP event frames get it, so
  * other frames keep the fast path (Linux asks for every frame, TYPE_ALL).
  * TX on every part by the advanced descriptor's MAC_TSTAMP bit, one frame
  * at a time, read from TXSTMPL/H.

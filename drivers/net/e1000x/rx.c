@@ -1,0 +1,443 @@
+/*
+ * Receive rings of e1000, e1000e and igb: the queue's state is in ring.h,
+ * the descriptor formats in desc.h. A burst (rx_burst) receives like
+ * ixy's ixgbe_rx_batch:
+ *   step 1: read the status of descriptor `next`; no DD (descriptor done)
+ *           means the NIC has written no frame there yet: the burst ends.
+ *   step 2: DD with EOP, no error, a length the fast loop takes: the
+ *           descriptor's buffer becomes the packet handed out (length,
+ *           port and queue, checksum flags from the status bits).
+ *   step 3: a fresh buffer from the port's pool goes into the descriptor,
+ *           its status cleared for the NIC's next write-back.
+ *   step 4: on to the next descriptor (wrapping at the ring's end) until
+ *           n packets are out or step 1 ends the burst.
+ *   step 5: RDT = the last descriptor refilled: the NIC may use them all
+ *           again. Then the burst's counters.
+ * Everything else a descriptor can hold (a piece of a long frame, an
+ * error, a timestamp, a copybreak copy) goes one frame at a time to
+ * rx_rare. A lone frame (a request-response wake) takes rx_one, which
+ * skips the burst loop's set-up. The descriptor format (legacy on e1000,
+ * extended on e1000e and igb) is a constant of each burst function
+ * (e1000x_rx_burst_ext and _legacy), chosen when the port is set up; the
+ * prefetch knob, which `set` changes while the port runs, picks one of
+ * the two loops compiled for it once per burst.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "drivers/net/e1000x/e1000x.h"
+#include "drivers/net/e1000x/ring.h"
+#include "drivers/net/phc.h"
+#include "kernel/mem.h"
+
+/* Largest frame accepted without RCTL.LPE: 1518 + a VLAN tag, less the FCS. */
+#define ETH_MAX_FRAME 1518
+
+/* Descriptor stores must reach memory before the tail write that hands
+ * them over (x86 keeps store order, so a compiler barrier is enough), and
+ * the DD read before the other write-back fields (loads are not reordered
+ * with loads on x86). Intel SDM vol. 3A 8.2.2. */
+#define dma_wmb() __atomic_signal_fence(__ATOMIC_RELEASE)
+#define dma_rmb() __atomic_signal_fence(__ATOMIC_ACQUIRE)
+
+/* Give descriptor i its buffer bufs[i] (step 3). */
+static inline void rx_arm(struct e1000x_rxq *rq, uint32_t i)
+{
+	rq->ring[i].read.addr = (uint64_t)rq->bufs[i]->buf;
+	rq->ring[i].read.hdr_addr = 0;	/* clears the write-back status, DD included */
+}
+
+int e1000x_rxq_init(struct e1000x_rxq *rq)
+{
+	struct nic *nic = rq->nic;
+	if (!rq->ring)
+		rq->ring = dma_alloc_below(rq->n * sizeof(union rx_desc), 128, nic->dma_limit);
+	if (!rq->bufs)
+		rq->bufs = calloc(rq->n, sizeof(*rq->bufs));
+	if (!rq->ring || !rq->bufs || pkt_alloc_bulk(nic->pool, rq->bufs, (int)rq->n) != (int)rq->n) {
+		printf("%s: no memory for RX queue %d (%u descriptors)\n", nic->name, rq->q, rq->n);
+		return -1;
+	}
+	for (uint32_t i = 0; i < rq->n; i++)
+		rx_arm(rq, i);
+	rq->next = 0;
+	rq->discarding = 0;
+	return 0;
+}
+
+/* The descriptor's checksum results (82574 7.1.4.2 / 82576 7.1.5.2: IPCS,
+ * TCPCS, UDPCS and the IPE, TCPE errors), 5 bits of it as csum_index()
+ * packs them, decided once: the pkt flags (a flag only where the NIC set
+ * its "checked" bit) in bits 7:0, and the counts for rx_csum_offload_good
+ * in bits 43:32 and rx_csum_offload_errors in bits 55:44, so that a burst
+ * sums both counts by adding the entries (the flags summed below bit 32
+ * are discarded). The counts are Linux e1000e's (e1000_rx_checksum), one
+ * per frame: an error when IPE or TCPE is set, else good when the NIC
+ * checked the TCP or UDP checksum. */
+#define CS_L4(i)	(((i) & 3) != 0)	/* TCPCS or UDPCS */
+#define CS_IP(i)	(((i) & 4) != 0)	/* IPCS */
+#define CS_L4E(i)	(((i) & 8) != 0)	/* TCPE */
+#define CS_IPE(i)	(((i) & 16) != 0)	/* IPE */
+#define CSUM_RES(i) \
+	((CS_IP(i) ? (CS_IPE(i) ? PKT_RX_IP_CSUM_BAD : PKT_RX_IP_CSUM_OK) : 0) | \
+	 (CS_L4(i) ? (CS_L4E(i) ? PKT_RX_L4_CSUM_BAD : PKT_RX_L4_CSUM_OK) : 0) | \
+	 (uint64_t)(CS_L4(i) && !CS_L4E(i) && !CS_IPE(i)) << 32 | \
+	 (uint64_t)((CS_IP(i) && CS_IPE(i)) || (CS_L4(i) && CS_L4E(i))) << 44)
+#define CSUM_RES4(i) CSUM_RES(i), CSUM_RES(i + 1), CSUM_RES(i + 2), CSUM_RES(i + 3)
+#define CSUM_RES16(i) CSUM_RES4(i), CSUM_RES4(i + 4), CSUM_RES4(i + 8), CSUM_RES4(i + 12)
+static const uint64_t csum_res[32] = { CSUM_RES16(0), CSUM_RES16(16) };
+
+/* Index into csum_res: status bits 4-6 (UDPCS, TCPCS, IPCS) and 29-30
+ * (TCPE, IPE) as bits 0-4. The multiply adds a copy of bits 4-6 moved up
+ * to 26-28, right under 29-30 (no two set bits meet, so no carries). */
+#define CSUM_BITS 0x60000070u
+static inline uint32_t csum_index(uint32_t st)
+{
+	return ((st & CSUM_BITS) * 0x400001u) >> 26;
+}
+
+/* Add a burst's summed csum_res entries to the port's counters. */
+static inline void csum_count(uint64_t *sw, uint64_t sum)
+{
+	sw[NS_rx_csum_offload_good] += sum >> 32 & 0xfff;
+	sw[NS_rx_csum_offload_errors] += sum >> 44 & 0xfff;
+}
+
+/* Status of descriptor d in the extended layout (legacy converted): DD, EOP,
+ * checksum bits and errors in their extended positions. */
+static inline uint32_t desc_status(volatile union rx_desc *d, int legacy, uint16_t *len)
+{
+	if (!legacy) {
+		uint32_t st = d->wb.staterr;
+		dma_rmb();
+		*len = d->wb.length;
+		return st;
+	}
+	uint32_t s = d->legacy.status;
+	dma_rmb();
+	uint32_t e = d->legacy.errors;
+	*len = d->legacy.length;
+	if (s & RXD_STAT_IXSM)
+		s &= ~(RXD_STAT_IPCS | RXD_STAT_TCPCS);
+	return (s & (RXDEXT_DD | RXDEXT_EOP | RXDEXT_TCPCS | RXDEXT_IPCS)) | (uint32_t)e << 24;
+}
+
+void e1000x_rxq_release(struct e1000x_rxq *rq)
+{
+	/* Frames the NIC wrote back (DD) that were never delivered: counted
+	 * (rx_packets counted them) and dropped with their buffers. The ring
+	 * memory survives CTRL.RST, so the write-backs are still there. */
+	uint16_t len;
+	for (uint32_t i = rq->next, k = 0; k < rq->n; k++, i = i + 1 == rq->n ? 0 : i + 1) {
+		uint32_t st = desc_status(&rq->ring[i], rq->legacy, &len);
+		if (!(st & RXDEXT_DD))
+			break;
+		rq->nic->stats[NS_rx_drop_reset] += !!(st & RXDEXT_EOP);
+	}
+	for (uint32_t i = 0; i < rq->n; i++)
+		if (rq->bufs[i]) {
+			pkt_free(rq->bufs[i]);
+			rq->bufs[i] = 0;
+		}
+}
+
+/* Fill in a received packet p of len bytes: port, queue, checksum flags. */
+static inline void rx_pkt(struct e1000x_rxq *rq, struct pkt *p, uint16_t len, uint64_t cr)
+{
+	p->len = len;
+	p->port = (uint16_t)rq->nic->port;
+	p->queue = (uint16_t)rq->q;
+	p->flags = (uint8_t)cr;
+}
+
+/* The frame in descriptor i that is not the common case (see the top):
+ * a piece of a long frame, a descriptor error, a timestamp, a copybreak
+ * copy. Returns the packet to deliver or NULL (dropped, counted); the
+ * descriptor's buffer is replaced when it is delivered. */
+static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint16_t len)
+{
+	struct nic *nic = rq->nic;
+	uint64_t *sw = rq->sw;
+	struct pkt *p = rq->bufs[i], *out = p;
+	uint32_t off = 0;
+	uint64_t ts = 0;
+	if (!(st & RXDEXT_EOP) || rq->discarding || len > ETH_MAX_FRAME) {
+		/* Longer than a VLAN-tagged 1518-byte frame (QEMU's igb passes those
+		 * with RCTL.LPE clear), or spread over buffers: drop every piece,
+		 * count the frame once. */
+		if (!rq->discarding)
+			sw[NS_rx_drop_oversize]++;
+		rq->discarding = !(st & RXDEXT_EOP);
+		return 0;
+	}
+	if (st & RXDEXT_ERR_FRAME) {
+		sw[NS_rx_drop_desc_error]++;
+		return 0;
+	}
+	if ((st & rq->tsip_bit) && len > RX_TS_HDR_LEN) {
+		memcpy(&ts, p->buf + 8, 8);	/* I350/I210 7.1.5: SYSTIM leads the frame */
+		off = RX_TS_HDR_LEN;
+		len = (uint16_t)(len - off);
+	}
+	if (nic->small_pool && len <= nic->cfg.copybreak && (out = pkt_alloc_inline(nic->small_pool))) {
+		memcpy(out->data, p->buf + off, len);
+		sw[NS_rx_copybreak]++;
+	} else {
+		struct pkt *fresh = pkt_alloc_inline(nic->pool);
+		if (!fresh) {
+			sw[NS_alloc_rx_buff_failed]++;
+			return 0;
+		}
+		rq->bufs[i] = fresh;
+		out = p;
+		out->data = p->buf + off;
+	}
+	uint64_t cr = csum_res[csum_index(st)];
+	rx_pkt(rq, out, len, cr);
+	if (off)
+		phc_rx_buf_tstamp(nic, out, ts);
+	else if (st & rq->ts_bit)
+		phc_rx_hwtstamp(nic, out);
+	csum_count(sw, cr);
+	return out;
+}
+
+/* What rx_loop carries from one run of descriptors to the next (in
+ * registers once inlined): where the packets go, the pool's free stack
+ * top (the pool is locked meanwhile), the sums for the counters, and the
+ * fast loop's bounds. */
+struct rx_state {
+	struct pkt **out, **end;	/* next slot of the caller's array, its end */
+	struct pkt **top;		/* top of the locked pool's free stack */
+	uint64_t bytes, csum;		/* of the frames delivered; csum: summed csum_res */
+	uint64_t cr;			/* csum_res entry of the checksum bits ci */
+	uint32_t ci;
+	uint32_t mask;			/* status bits that must read DD | EOP */
+	uint32_t lo, span;		/* common lengths: lo..lo + span */
+	uint32_t portq;			/* pkt port and queue as one word */
+};
+
+_Static_assert(__builtin_offsetof(struct pkt, queue) == __builtin_offsetof(struct pkt, port) + 2,
+	       "rx_fast stores port and queue as one 32-bit word");
+
+/* The burst's bounds: common frames are DD and EOP with no frame error or
+ * timestamp bit, longer than copybreak and at most ETH_MAX_FRAME (one
+ * unsigned compare; none when copybreak takes every frame: len - UINT32_MAX
+ * = len + 1 > 0). */
+static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, struct pkt **pkts, int n)
+{
+	uint32_t cb = rq->nic->cfg.copybreak > 0 ? (uint32_t)rq->nic->cfg.copybreak : 0;
+	s->out = pkts;
+	s->end = pkts + n;
+	s->bytes = s->csum = 0;
+	s->cr = csum_res[0];
+	s->ci = 0;
+	s->mask = RXDEXT_DD | RXDEXT_EOP | RXDEXT_ERR_FRAME | rq->ts_bit | rq->tsip_bit;
+	s->lo = cb < ETH_MAX_FRAME ? cb + 1 : UINT32_MAX;
+	s->span = cb < ETH_MAX_FRAME ? ETH_MAX_FRAME - s->lo : 0;
+	s->portq = (uint32_t)rq->nic->port | (uint32_t)rq->q << 16;
+}
+
+/* Steps 1-4 for up to run descriptors from i, which need no wrap, have a
+ * free buffer each and a slot in the caller's array: stops at the first
+ * not done or not common. Returns the descriptors taken. */
+static inline __attribute__((always_inline))
+uint32_t rx_fast(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t run, const int legacy,
+		 const int prefetch)
+{
+	volatile union rx_desc *d = &rq->ring[i], *stop = d + run;
+	struct pkt **bp = &rq->bufs[i];
+	for (; d != stop; d++, bp++) {
+		uint16_t len;
+		uint32_t st = desc_status(d, legacy, &len);
+		if (__builtin_expect((st & s->mask) != (RXDEXT_DD | RXDEXT_EOP) || (uint32_t)len - s->lo > s->span, 0))
+			break;
+		struct pkt *p = *bp, *fresh = *--s->top;
+		*bp = fresh;
+		d->read.addr = (uint64_t)fresh->buf;
+		d->read.hdr_addr = 0;	/* clears the write-back status, DD included */
+		p->data = p->buf;
+		if (prefetch)
+			__builtin_prefetch(p->buf);
+		p->len = len;
+		memcpy(&p->port, &s->portq, sizeof(s->portq));	/* port, queue */
+		if (__builtin_expect((st & CSUM_BITS) != s->ci, 0)) {	/* mostly as the frame before */
+			s->ci = st & CSUM_BITS;
+			s->cr = csum_res[csum_index(st)];
+		}
+		p->flags = (uint8_t)s->cr;
+		s->csum += s->cr;
+		s->bytes += len;
+		*s->out++ = p;
+	}
+	return (uint32_t)(d - &rq->ring[i]);
+}
+
+/* Descriptor i stopped rx_fast. Not done: returns 0 (the burst ends).
+ * Else it is not the common case, or no buffer is left to replace its
+ * own: rx_rare takes it, with the pool's stack written back and the pool
+ * unlocked meanwhile, and the descriptor is rearmed. Returns 1. */
+static inline __attribute__((always_inline))
+int rx_slow(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, const int legacy)
+{
+	struct pktpool *pool = rq->nic->pool;
+	uint16_t len;
+	uint32_t st = desc_status(&rq->ring[i], legacy, &len);
+	if (!(st & RXDEXT_DD))
+		return 0;
+	pool->nfree = (uint32_t)(s->top - pool->free);
+	pktpool_unlock(pool);
+	struct pkt *p = rx_rare(rq, i, st, len);
+	pktpool_lock(pool);
+	s->top = pool->free + pool->nfree;
+	if (p) {
+		*s->out++ = p;
+		s->bytes += p->len;
+	}
+	rx_arm(rq, i);
+	return 1;
+}
+
+/* Steps 1-5 for up to n frames, from one body specialised by the compiler
+ * for each descriptor format and prefetch setting (constants at each
+ * call): runs of common frames take rx_fast, each run bounded up front by
+ * the ring's end, the frames wanted and the free buffers (the pool's
+ * stack is held for the burst: one lock, its top in a register); any other
+ * frame takes rx_slow. Returns frames delivered; s holds their sums. */
+static inline __attribute__((always_inline))
+int rx_loop(struct e1000x_rxq *rq, struct rx_state *s, const int legacy, const int prefetch)
+{
+	struct pktpool *pool = rq->nic->pool;
+	struct pkt **pkts = s->out;
+	uint32_t i = rq->next, nd = rq->n, last = nd;
+	pktpool_lock(pool);
+	s->top = pool->free + pool->nfree;
+	while (s->out != s->end) {
+		uint32_t run = (uint32_t)(s->end - s->out), room = nd - i, nfree = (uint32_t)(s->top - pool->free);
+		run = run < room ? run : room;
+		run = run < nfree ? run : nfree;
+		uint32_t k = rq->discarding ? 0 : rx_fast(rq, s, i, run, legacy, prefetch);
+		if (k) {
+			i += k;
+			last = i - 1;
+			if (i == nd)
+				i = 0;
+		}
+		if (s->out == s->end || (k == run && k == room))
+			continue;	/* done, or on from the ring's start */
+		if (!rx_slow(rq, s, i, legacy))
+			break;
+		last = i;
+		i = i + 1 == nd ? 0 : i + 1;
+	}
+	pool->nfree = (uint32_t)(s->top - pool->free);
+	pktpool_unlock(pool);
+	if (prefetch)
+		__builtin_prefetch((const void *)&rq->ring[i]);
+	if (last != nd) {
+		dma_wmb();
+		wr32(rq->regs, rq->rdt, last);
+	}
+	rq->next = i;
+	return (int)(s->out - pkts);
+}
+
+/* A burst's counters: got frames of bytes, their summed csum_res entries. */
+static inline void rx_count(struct e1000x_rxq *rq, int got, uint64_t bytes, uint64_t csum)
+{
+	uint64_t *sw = rq->sw;
+	struct nic_qstats *qs = rq->qs;
+	qs->polls++;
+	qs->poll_pkts += (uint64_t)got;
+	qs->rx_packets += (uint64_t)got;
+	qs->rx_bytes += bytes;
+	sw[NS_rx_delivered] += (uint64_t)got;
+	csum_count(sw, csum);
+}
+
+/* rx_burst of up to n frames when its first descriptor is done and not
+ * a lone common frame (rx_one): the burst loop. */
+static inline __attribute__((always_inline))
+int rx_many(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int legacy)
+{
+	struct rx_state s;
+	rx_state_init(rq, &s, pkts, n);
+	int got = rq->nic->cfg.prefetch ? rx_loop(rq, &s, legacy, 1) : rx_loop(rq, &s, legacy, 0);
+	rx_count(rq, got, s.bytes, s.csum);
+	return got;
+}
+
+/* rx_many compiled once per descriptor format, apart from the burst
+ * functions so that an empty poll pays none of its set-up. */
+static int __attribute__((noinline)) rx_many_ext(struct e1000x_rxq *rq, struct pkt **pkts, int n)
+{
+	return rx_many(rq, pkts, n, 0);
+}
+
+static int __attribute__((noinline)) rx_many_legacy(struct e1000x_rxq *rq, struct pkt **pkts, int n)
+{
+	return rx_many(rq, pkts, n, 1);
+}
+
+/* Descriptor i (status st, length len, in the extended layout) holds the
+ * only frame done, a request-response wake: if it is the common case of
+ * rx_fast, take it into pkts[0] without the burst loop's set-up, count it
+ * and return 1; else (or with the pool empty) return 0, leaving it to
+ * rx_many. */
+static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i, uint32_t st,
+					    uint16_t len)
+{
+	struct nic *nic = rq->nic;
+	struct pktpool *pool = nic->pool;
+	if ((st & (RXDEXT_DD | RXDEXT_EOP | RXDEXT_ERR_FRAME | rq->ts_bit | rq->tsip_bit)) != (RXDEXT_DD | RXDEXT_EOP) ||
+	    len > ETH_MAX_FRAME || (int64_t)len <= nic->cfg.copybreak || rq->discarding)
+		return 0;
+	pktpool_lock(pool);
+	if (!pool->nfree) {
+		pktpool_unlock(pool);
+		return 0;
+	}
+	struct pkt *p = rq->bufs[i];
+	rq->bufs[i] = pool->free[--pool->nfree];
+	pktpool_unlock(pool);
+	rx_arm(rq, i);
+	uint64_t cr = csum_res[csum_index(st)];
+	p->data = p->buf;
+	rx_pkt(rq, p, len, cr);
+	if (nic->cfg.prefetch)
+		__builtin_prefetch(p->buf);	/* the next descriptor was just read */
+	dma_wmb();
+	wr32(rq->regs, rq->rdt, i);
+	rq->next = i + 1 == rq->n ? 0 : i + 1;
+	pkts[0] = p;
+	rx_count(rq, 1, len, cr);
+	return 1;
+}
+
+/* The body of the nic_ops rx_burst for one descriptor format: nothing
+ * done (step 1), one frame (rx_one) or more (rx_many). */
+static inline __attribute__((always_inline))
+int rx_burst(struct nic *nic, int q, struct pkt **pkts, int n, const int legacy)
+{
+	struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
+	uint32_t i = rq->next, after = i + 1 == rq->n ? 0 : i + 1;
+	uint16_t len, len2;
+	uint32_t st = desc_status(&rq->ring[i], legacy, &len);
+	if (!(st & RXDEXT_DD)) {
+		rq->qs->polls++;	/* nothing */
+		return 0;
+	}
+	if (!(desc_status(&rq->ring[after], legacy, &len2) & RXDEXT_DD) && rx_one(rq, pkts, i, st, len))
+		return 1;
+	return legacy ? rx_many_legacy(rq, pkts, n) : rx_many_ext(rq, pkts, n);
+}
+
+int e1000x_rx_burst_ext(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	return rx_burst(nic, q, pkts, n, 0);
+}
+
+int e1000x_rx_burst_legacy(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	return rx_burst(nic, q, pkts, n, 1);
+}
