@@ -10,6 +10,7 @@
 #include "apps/fwd/neigh.h"
 #include "drivers/net/nic.h"
 #include "kernel/cpu.h"
+#include "kernel/smp.h"
 #include "net/ipv4.h"
 
 /* fwd_l3_port[p]: fwd routes on port p (it has an address); fwd_l3_any:
@@ -66,13 +67,13 @@ struct dst_slot {
 
 /* One core's router state: each core routes with its own ARP table, TX
  * batches and ICMP rate buckets (so the rate limit is per core). ncpus of
- * them from free pages once a port routes (l3_cores_alloc): 30 KB a core
+ * them from free pages once a port routes (l3_cores_alloc): 34 KB a core
  * that boxes which do not route keep. */
 struct l3_core {
 	struct arp_entry arp[NIC_MAX_PORTS][ARP_SLOTS];	/* one table per port */
 	struct txb tx[NIC_MAX_PORTS];
 	struct icmp_bucket icmp[NIC_MAX_PORTS];
-	uint64_t next_timer_tsc;
+	uint64_t next_timer_tsc;	/* the next timer pass; 0 from a core that posted to mbox */
 	int q;			/* TX queue of this burst */
 	int in;			/* port of this burst */
 	struct arp_entry *last;	/* the entry the last routed frame used (any state) */
@@ -86,6 +87,8 @@ struct l3_core {
 	uint64_t epoch;		/* see struct dst_slot */
 	uint32_t gen;		/* the ifaddr_gen epoch last moved on for */
 	struct dst_slot dst[DST_SLOTS];
+	struct neigh_mbox mbox[MAX_CPUS];	/* bindings other cores learnt, by poster (neigh.c) */
+	int drains;		/* this core runs the timer pass, which reads mbox */
 };
 extern struct l3_core *l3_cores;
 

@@ -106,6 +106,62 @@ static void arp_update(struct arp_entry *e, int port, uint32_t ip, const uint8_t
 	e->nheld = 0;
 }
 
+/* Binding m on the calling core: an entry it has is updated; a new one is
+ * learnt when m->create (RFC 826: only from ARP for us). */
+static void neigh_apply(const struct neigh_msg *m)
+{
+	uint32_t ip;
+	memcpy(&ip, m->addr, sizeof ip);
+	struct arp_entry *e = arp_find(m->port, ip);
+	if (e || m->create)
+		arp_update(e, m->port, ip, m->mac);
+}
+
+/* Binding m, learnt from the wire: applied here, and posted to every
+ * other core that routes (has run its timer pass), whose timer pass then
+ * runs at once (next_timer_tsc 0) and applies it. A full mailbox counts
+ * neigh_mbox_full (that core then resolves by its own requests). */
+static void neigh_learn(const struct neigh_msg *m)
+{
+	int me = cpu_id_fast();
+	neigh_apply(m);
+	for (int c = 0; c < ncpus; c++) {
+		if (c == me || !__atomic_load_n(&l3_cores[c].drains, __ATOMIC_RELAXED))
+			continue;
+		struct neigh_mbox *mb = &l3_cores[c].mbox[me];
+		uint32_t head = mb->head;
+		if (head - __atomic_load_n(&mb->tail, __ATOMIC_ACQUIRE) == NEIGH_MBOX) {
+			fwd_st(m->port)->ev[FWD_EV_neigh_mbox_full]++;
+			continue;
+		}
+		mb->m[head % NEIGH_MBOX] = *m;
+		__atomic_store_n(&mb->head, head + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&l3_cores[c].next_timer_tsc, 0, __ATOMIC_RELEASE);
+	}
+}
+
+/* The bindings other cores posted to the calling core, applied in order. */
+static void neigh_drain(void)
+{
+	for (int from = 0; from < ncpus; from++) {
+		struct neigh_mbox *mb = &l3_me()->mbox[from];
+		uint32_t head = __atomic_load_n(&mb->head, __ATOMIC_ACQUIRE);
+		for (uint32_t t = mb->tail; t != head; t++) {
+			neigh_apply(&mb->m[t % NEIGH_MBOX]);
+			__atomic_store_n(&mb->tail, t + 1, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+/* ARP sender ip is at mac on port (create: learn it new), on every core. */
+static void arp_learn(int port, uint32_t ip, const uint8_t mac[ETH_ALEN], int create)
+{
+	struct neigh_msg m = { .family = 4, .port = (uint8_t)port, .create = (uint8_t)create };
+	memcpy(m.mac, mac, ETH_ALEN);
+	memcpy(m.addr, &ip, sizeof ip);
+	neigh_learn(&m);
+}
+
 void arp_input(struct nic *nic, struct pkt *p)
 {
 	struct arp_info a;
@@ -127,16 +183,13 @@ void arp_input(struct nic *nic, struct pkt *p)
 	 * packet is for us; a new sender is learnt only from packets for us
 	 * (not an RFC 5227 probe's sender 0, not one off our subnet). */
 	int ok_sender = a.spa && (a.spa & m) == (our & m) && a.spa != our;
-	struct arp_entry *e = ok_sender ? arp_find(port, a.spa) : 0;
-	if (e)
-		arp_update(e, port, a.spa, a.sha);
+	if (ok_sender)
+		arp_learn(port, a.spa, a.sha, a.tpa == our);
 	if (a.tpa != our) {
 		fwd_drop(port, FWD_DROP_arp_not_ours, 1);
 		pkt_free(p);
 		return;
 	}
-	if (ok_sender && !e)
-		arp_update(0, port, a.spa, a.sha);
 	if (a.op == ARP_REQUEST) {
 		p->len = (uint16_t)arp_build(p->data, p->pool->buf_size, ARP_REPLY, nic->mac, our,
 					     a.sha, a.spa);
@@ -166,12 +219,17 @@ int arp_hold(struct arp_entry *e, int out, uint32_t hop, struct pkt *p, uint64_t
 	return -1;
 }
 
-/* Resend ARP requests that went unanswered for ARP_RETRY_MS; after
- * ARP_TRIES, drop what waits for them (arp_unresolved). */
+/* Apply the bindings other cores posted; resend ARP requests that went
+ * unanswered for ARP_RETRY_MS; after ARP_TRIES, drop what waits for them
+ * (arp_unresolved). */
 static __attribute__((noinline)) int arp_timers(uint64_t now)
 {
 	int done = 0;
-	l3_me()->next_timer_tsc = now + tsc.hz / 100;
+	__atomic_store_n(&l3_me()->next_timer_tsc, now + tsc.hz / 100, __ATOMIC_RELAXED);
+	__atomic_store_n(&l3_me()->drains, 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);	/* before reading the mailboxes: a post after this wakes us again */
+	neigh_drain();
+	now = rdtsc();	/* what the mailboxes brought was confirmed after the first now */
 	uint64_t stale = (uint64_t)arp_timeout * tsc.hz;
 	for (int p = 0; p < nic_count; p++) {
 		for (int i = 0; i < ARP_SLOTS; i++) {
@@ -203,14 +261,15 @@ static __attribute__((noinline)) int arp_timers(uint64_t now)
 	return done;
 }
 
-/* Every 10 ms, on a core that routes: arp_timers. The poll loop calls
+/* Every 10 ms, or at once after another core posted a binding, on a
+ * core that routes: arp_timers. The poll loop calls
  * this between bursts, so the common answer is quick. */
 int fwd_l3_idle(void)
 {
 	if (!fwd_l3_any)
 		return 0;
 	uint64_t now = rdtsc();
-	return now < l3_me()->next_timer_tsc ? 0 : arp_timers(now);
+	return now < __atomic_load_n(&l3_me()->next_timer_tsc, __ATOMIC_RELAXED) ? 0 : arp_timers(now);
 }
 
 uint64_t fwd_l3_held(int port)

@@ -9,6 +9,7 @@
 
 #define ARP_SLOTS	32	/* ARP table entries per port and core */
 #define ARP_HOLD	8	/* frames held per unresolved next hop */
+#define NEIGH_MBOX	16	/* bindings in flight from one core to another */
 
 /* Entry states (Linux neighbour names): INCOMPLETE asks, REACHABLE is
  * confirmed within arp_timeout, PROBE still forwards with the old MAC
@@ -22,6 +23,25 @@ struct arp_entry {
 	uint64_t retry_tsc;	/* INCOMPLETE, PROBE: next request or give-up; FAILED: end */
 	uint64_t confirmed_tsc;	/* last reply or request from it */
 	struct pkt *held[ARP_HOLD];
+};
+
+/* A neighbour binding one core learnt from the wire, for the others: ARP
+ * (and ND) replies are not RSS-hashed, so they arrive on one core while
+ * every core routes through the port. */
+struct neigh_msg {
+	uint8_t family;		/* 4: ARP, addr's first 4 bytes (6: ND, to come) */
+	uint8_t port;
+	uint8_t create;		/* the receiver may learn it new (RFC 826: it was for us) */
+	uint8_t mac[ETH_ALEN];
+	uint8_t addr[16];	/* network order */
+};
+
+/* Bindings from one core to another: single producer (the learning core
+ * writes m[] and head), single consumer (the owner reads them in its
+ * timer pass and writes tail); no locks. */
+struct neigh_mbox {
+	uint32_t head, tail;	/* free running; head - tail messages waiting */
+	struct neigh_msg m[NEIGH_MBOX];
 };
 
 /* The calling core's entry for ip on port, or NULL. */
