@@ -69,4 +69,11 @@ static inline int ifaddr4_bcast(uint32_t addr)
 {
 	return ifaddr4_hinted(addr) && ifaddr4_directed_broadcast(addr);
 }
+/* 1 if addr may not be a datagram's source, as far as the ports' addresses
+ * tell: one of ours, or a port subnet's broadcast or network address (RFC
+ * 1812 5.3.7, 4.2.2.11: a broadcast never sends). */
+static inline int ifaddr4_bad_src(uint32_t addr)
+{
+	return ifaddr4_hinted(addr) && (ifaddr4_is_local(addr) || ifaddr4_directed_broadcast(addr));
+}
 #endif

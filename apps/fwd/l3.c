@@ -77,8 +77,8 @@ static void dst_remember(struct l3_core *c, const struct ipv4_hdr *ip, int out, 
 
 /* fast_run's look at a frame's addresses sd (source and destination as
  * in the header): the destination's slot if it was remembered in this
- * epoch and the source is valid (the last one, or not martian and not one
- * of our addresses), else NULL. */
+ * epoch and the source is valid (the last one, or not martian, not one
+ * of our addresses and not a port subnet's broadcast), else NULL. */
 static inline __attribute__((always_inline))
 const struct dst_slot *fast_dst(struct l3_core *c, uint64_t sd, uint64_t epoch)
 {
@@ -88,7 +88,7 @@ const struct dst_slot *fast_dst(struct l3_core *c, uint64_t sd, uint64_t epoch)
 		return 0;
 	if ((1ull << 32 | sa) != c->ok_saddr) {	/* no address can equal "none" */
 		uint32_t src = ntoh32(sa);
-		if (ipv4_martian_src(src) || ifaddr4_local(src))
+		if (ipv4_martian_src(src) || ifaddr4_bad_src(src))
 			return 0;
 		c->ok_saddr = 1ull << 32 | sa;
 	}
@@ -99,8 +99,8 @@ const struct dst_slot *fast_dst(struct l3_core *c, uint64_t sd, uint64_t epoch)
  * a forwarded frame for reasons fast_run can see at once: to our MAC,
  * IPv4 with a 20-byte header and the NIC's word that its checksum is
  * right, TTL > 1, a total length within the frame and the out port's MTU,
- * a valid source (the last one, or not 0/8, 127/8, 224/3 and not one of
- * our addresses) and a destination remembered in this
+ * a valid source (the last one, or not 0/8, 127/8, 224/3, not one of
+ * our addresses, not a port subnet's broadcast) and a destination remembered in this
  * epoch. A frame with the addresses of the one before it needs neither
  * looked at again. Returns the index of the first frame that does not
  * fit (the full path's). our: the receiving port's MAC in the low 48 bits. */
@@ -148,9 +148,9 @@ static const enum fwd_drop check_drop[IPV4_CHECK_N] = {
 	[IPV4_BAD_CSUM] = FWD_DROP_bad_csum, [IPV4_TTL_EXPIRED] = FWD_DROP_ttl_expired,
 };
 
-/* Step 1, the addresses: no packet from an invalid source, or from one
- * of our own addresses (a loop or a spoof), is forwarded or answered
- * (RFC 1812 5.3.7); one to an address of ours is delivered here; one to
+/* Step 1, the addresses: no packet from an invalid source (a port
+ * subnet's broadcast among them), or from one of our own addresses (a
+ * loop or a spoof), is forwarded or answered (RFC 1812 5.3.7, 4.3.2.7); one to an address of ours is delivered here; one to
  * no unicast host is dropped. *nh: the burst's next hop for the burst's
  * last destination, else LPM_NONE. */
 static inline __attribute__((always_inline))
@@ -158,7 +158,7 @@ int ipv4_addrs(struct l3_core *core, struct nic *nic, struct pkt *p, struct ipv4
 {
 	uint32_t dst = ntoh32(ip->daddr), src = ntoh32(ip->saddr);
 	if (src != core->ok_src || !src) {
-		if (ipv4_martian_src(src) || ifaddr4_local(src))
+		if (ipv4_martian_src(src) || ifaddr4_bad_src(src))
 			return FWD_DROP_martian_src;
 		core->ok_src = src;
 	}

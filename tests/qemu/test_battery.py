@@ -93,7 +93,9 @@ def classify(f, mac0):
         return "bad_csum"
     src, dst = struct.unpack(">II", ip[12:20])
     ours = {ip2int(a) for a in OURS}
-    if src >> 24 in (0, 127) or src >= 0xe0000000 or src in ours:
+    subnets = (ip2int("10.1.0.0"), ip2int("10.2.0.0"))
+    if src >> 24 in (0, 127) or src >= 0xe0000000 or src in ours or \
+            (src & 0xffffff00 in subnets and src & 0xff in (0, 255)):
         return "martian_src"
     if dst in ours:
         return "local"
@@ -101,7 +103,7 @@ def classify(f, mac0):
         return "not_unicast"
     if dst >> 24 in (0, 127):
         return "martian_dst"
-    for net in (ip2int("10.1.0.0"), ip2int("10.2.0.0")):
+    for net in subnets:
         if dst & 0xffffff00 == net and dst & 0xff in (0, 255):
             return "directed_broadcast"
     if source_routed(ip[20:hl]):
@@ -163,6 +165,11 @@ def kinds(mac0):
         ("src_broadcast", raw(udp(mac0, src="255.255.255.255"))),
         ("src_our_address", raw(udp(mac0, src="10.1.0.1"))),
         ("src_our_other_address", raw(udp(mac0, src="10.2.0.1"))),
+        # RFC 1812 4.3.2.7, 5.3.7: a subnet's broadcast is no source; no ICMP
+        # error goes to one (no route, TTL 1), nothing is forwarded from one.
+        ("src_own_subnet_broadcast", raw(udp(mac0, src="10.1.0.255"))),
+        ("src_other_subnet_broadcast_no_route", raw(udp(mac0, src="10.2.0.255", dst="192.0.2.1"))),
+        ("src_own_subnet_network_ttl1", raw(udp(mac0, src="10.1.0.0", ttl=1))),
         ("dst_multicast", raw(udp(mac0, dst="224.0.0.5"))),
         ("dst_multicast_239", raw(udp(mac0, dst="239.1.1.1"))),
         ("dst_limited_broadcast", raw(udp(mac0, dst="255.255.255.255"))),

@@ -214,7 +214,7 @@ def test_accounting_frames_in_equal_outcomes(r):
     for port in (0, 1):
         st = c[port]
         drops = sum(v for k, v in st.items() if k not in
-                    ("rx", "forwarded", "local", "arp", "held") and not k.startswith(("icmp_", "arp_requests", "arp_no_buffer", "own_")))
+                    ("rx", "forwarded", "local", "arp", "held") and not k.startswith(("icmp_", "arp_requests", "arp_no_buffer", "own_", "neigh_")))
         assert st["rx"] == st["forwarded"] + st["local"] + st["arp"] + drops + st["held"], st
     assert c[0]["rx"] > 0 and c[0]["forwarded"] == 2010 and c[1]["arp"] == 1
 
