@@ -13,51 +13,17 @@ from scapy.all import ARP, IP, UDP, Ether, Raw, raw
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
-from netio import StreamPort  # noqa: E402
-from qemurun import Qemu  # noqa: E402
-from test_lcore import core_counts  # noqa: E402
+from test_lcore import box, core_counts  # noqa: E402,F401 (box: the fixture)
 
-PROMPT = "linerate> "
 H0_MAC = "02:00:00:00:00:01"
 H1_MAC, H1_IP = "02:00:00:00:00:22", "10.2.0.2"
-APPEND = "app=fwd stats=0 queues=2 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2"
+APPEND = "app=fwd queues=2 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2"
 
 
-class Router:
-    def __init__(self, model):
-        spec = f"{model}:netdev=stream" + (",bus=rp" if model == "igb" else "")
-        self.q = Qemu(boot="kernel", mem="256M", smp=2, nics=[spec] * 2, append=APPEND)
-        self.q.expect(r"port1: link up", 90)
-        self.q.send("\r")
-        self.q.expect(PROMPT, 30)
-        assert "core0: port0/q0" in self.q.text() and "core1: port0/q1" in self.q.text()
-        self.p = [StreamPort(self.q.nic_sock(i)) for i in (0, 1)]
-        self.mac = re.findall(r"ether ([0-9a-f:]{17})", self.shell("ifconfig"))
-
-    def shell(self, line):
-        return self.q.shell(line, 60)
-
-    def arp(self):
-        """{(core, address): (state, held)} from `fwd arp`."""
-        return {(int(c), a): (s, int(h)) for c, a, s, h in
-                re.findall(r"(\d) +port1 +(\S+) +\S+ +(\w+) +\d+ +(\d+)", self.shell("fwd arp"))}
-
-    def close(self):
-        for s in self.p:
-            s.close()
-        self.q.stop()
-
-
-@pytest.fixture
-def router():
-    made = []
-
-    def make(model):
-        made.append(Router(model))
-        return made[-1]
-    yield make
-    for r in made:
-        r.close()
+def arp(r):
+    """{(core, address): (state, held)} of port1 from `fwd arp`."""
+    return {(int(c), a): (s, int(h)) for c, a, s, h in
+            re.findall(r"(\d) +port1 +(\S+) +\S+ +(\w+) +\d+ +(\d+)", r.shell("fwd arp"))}
 
 
 def flows(r, srcs, sports):
@@ -70,12 +36,14 @@ def ip_frames(frames):
 
 
 @pytest.mark.parametrize("model", ["e1000e", "igb"])
-def test_next_hop_learnt_on_core0_reaches_core1(router, model):
+def test_next_hop_learnt_on_core0_reaches_core1(box, model):
     """8 frames (8 sources) held on both cores while they ask for
     10.2.0.2; both requests answered (the answers arrive on queue 0, core
     0's): every held frame goes out, both cores' entries are reachable, then 8 sources x 64 ports
     are all routed, by both cores, with no drop."""
-    r = router(model)
+    r = box(APPEND, nports=2, smp=2, model=model)
+    assert "core0: port0/q0" in r.q.text() and "core1: port0/q1" in r.q.text()
+    r.mac = re.findall(r"ether ([0-9a-f:]{17})", r.shell("ifconfig"))
     first = flows(r, range(8), [0])
     r.p[0].send(first)
     # Both cores hold frames for 10.2.0.2 and ask for it (answered at once:
@@ -93,7 +61,7 @@ def test_next_hop_learnt_on_core0_reaches_core1(router, model):
     assert sorted(g[IP].id for g in got) == sorted(Ether(f)[IP].id for f in first), got
     cores = core_counts(r)
     assert sum(cores.values()) == len(first) + len(asked) and cores[1] > 0, cores
-    assert r.arp() == {(0, H1_IP): ("reachable", 0), (1, H1_IP): ("reachable", 0)}
+    assert arp(r) == {(0, H1_IP): ("reachable", 0), (1, H1_IP): ("reachable", 0)}
 
     bulk = flows(r, range(8), range(1, 64))
     got = []
