@@ -11,6 +11,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemurun import BUILD, Qemu  # noqa: E402
+from usage import help_exit  # noqa: E402
 
 PATHS = [("kernel", "q35", 0), ("kernel", "q35", 2), ("kernel", "pc", 0), ("iso-bios", "pc", 0),
          ("iso-uefi", "q35", 0), ("efi", "q35", 0)]
@@ -26,6 +27,7 @@ def one(boot, machine, nics):
 
 
 def main():
+    help_exit(__doc__)
     if len(sys.argv) > 1 and not sys.argv[1].isdigit():
         sys.exit(__doc__ + "\npaths: " + " ".join(sorted({p[0] for p in PATHS})))
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5

@@ -6,7 +6,8 @@ interrupt, for e1000e and igb, poll=busy and napi) and the seed-2 table at
 two ports (app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24). build/trafgen sends
 10.1.0.2 -> 10.2.0.2 into port0 as fast as the -netdev stream window of 256
 allows and receives on port1. Prints tables and saves CSV under
-build/bench/; never passes or fails. QEMU TCG figures: compare rows."""
+build/bench/; never passes or fails. QEMU TCG figures: compare rows.
+Usage: bench_fwd.py (no arguments)"""
 import json
 import os
 import statistics
@@ -16,6 +17,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchcsv import save  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
+from usage import help_exit  # noqa: E402
 
 SECONDS = 3
 KNOBS = "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 stats=1 stats_format=json"
@@ -66,6 +68,7 @@ def step(q, mac0, size):
 
 
 def main():
+    help_exit(__doc__)
     seed1 = []
     for model in ("e1000e", "igb"):
         for poll in ("busy", "napi"):

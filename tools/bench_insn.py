@@ -30,6 +30,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchcsv import save  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
+from usage import help_exit  # noqa: E402
 
 WARMUP = 1.0     # s of traffic before the first reading
 WINDOW = 2.0     # s between the readings
@@ -170,6 +171,7 @@ def print_profile(r, top=25):
 
 
 def main():
+    help_exit(__doc__)
     args = sys.argv[1:]
     nics = [a for a in args if a in ("e1000e", "igb")] or ["e1000e", "igb"]
     paths = [a for a in args if a in KNOBS] or list(KNOBS)

@@ -18,7 +18,8 @@
    stamps), at 10 % and 90 % of the rate B forwarded at rate=max.
 
 Prints tables and saves CSV under build/bench/; never passes or fails.
-QEMU TCG figures: compare rows, not with silicon."""
+QEMU TCG figures: compare rows, not with silicon.
+Usage: bench_pktgen.py (no arguments)"""
 import json
 import os
 import re
@@ -30,6 +31,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchcsv import save  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
+from usage import help_exit  # noqa: E402
 
 SECONDS = 2
 SHARED_INSNCOUNT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
@@ -265,6 +267,7 @@ def latency():
 
 
 def main():
+    help_exit(__doc__)
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     save("pktgen_tx.csv", tx_rates())
     save("pktgen_insns.csv", insn_per_frame())

@@ -4,7 +4,8 @@ bytes, for poll=busy, napi and irq, with interrupts/s, packets per interrupt
 and CPU% as the appliance measures them (its JSON statistics), while
 build/trafgen offers as much as the -netdev stream backend takes (window
 256). Prints a table and saves CSV under build/bench/; never passes or fails.
-Figures are QEMU TCG on this machine: compare rows, not absolute values."""
+Figures are QEMU TCG on this machine: compare rows, not absolute values.
+Usage: bench_rx.py (no arguments)"""
 import json
 import os
 import statistics
@@ -14,6 +15,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchcsv import save  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
+from usage import help_exit  # noqa: E402
 
 SECONDS = 4
 
@@ -56,6 +58,7 @@ def run(model, poll, size):
 
 
 def main():
+    help_exit(__doc__)
     rows = [run(m, p, s) for m in ("e1000", "e1000e", "igb") for s in (64, 1024)
             for p in ("busy", "napi", "irq")]
     print("\nRX into app=sink, -netdev stream, trafgen --rate max, median of 1 s reports")

@@ -22,7 +22,8 @@ speed and load), and of a core forwarding 64-byte frames at 1 Gb/s line
 rate (1.488 Mpps x the instructions per frame measured without scrapes).
 The per-frame figures of the two max windows show the cost from the other
 side (noisier: batch sizes vary). Prints; saves build/bench/scrape.csv;
-never fails."""
+never fails.
+Usage: bench_scrape.py (no arguments)"""
 import csv
 import os
 import socket
@@ -34,6 +35,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_insn import insns_at, plugin, reading  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
+from usage import help_exit  # noqa: E402
 
 W = 10           # s per window at max rate
 W_IDLE = 20      # s per idle window (each holds ~W_IDLE of the idle core's bursts)
@@ -127,6 +129,7 @@ def run(so):
 
 
 def main():
+    help_exit(__doc__)
     so = plugin()
     if not so:
         print("\nscrape cost: skipped (no QEMU plugin: make insncount)")

@@ -9,7 +9,8 @@ port and the softnet-style table per core, and guest instructions per
 forwarded frame (QEMU's insncount plugin, all vCPUs summed): per-core cost
 must not grow from one core to two. QEMU TCG figures on a 2-core host whose
 cores also run QEMU's device emulation: compare rows; never passes or
-fails. CSV under build/bench/smp.csv."""
+fails. CSV under build/bench/smp.csv.
+Usage: bench_smp.py (no arguments)"""
 import csv
 import json
 import os
@@ -20,6 +21,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_pktgen import insns_at, plugin, reports  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
+from usage import help_exit  # noqa: E402
 
 SECONDS = 4
 KNOBS = "app=fwd pairs=0-1,2-3 promisc=1 stats=1 stats_format=json"
@@ -70,6 +72,7 @@ def run(cores, poll, so):
 
 
 def main():
+    help_exit(__doc__)
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     so = plugin()
     rows = [run(c, poll, so) for poll in ("napi", "busy") for c in (1, 2)]

@@ -9,7 +9,7 @@ and TCP on 11111, as linerate's) and prints "linux-guest: ready".
 The packages come with `apt-get download` (the machine's apt sources) into
 build/linuxguest/ once; nothing is installed on the host.
 
-    tools/linux_guest.py [DIR]   prints the kernel and initramfs paths"""
+Usage: tools/linux_guest.py [DIR]   prints the kernel and initramfs paths"""
 import gzip
 import os
 import re
@@ -19,6 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemurun import BUILD  # noqa: E402
+from usage import help_exit  # noqa: E402
 
 INIT = """#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -96,4 +97,5 @@ def build(out=os.path.join(BUILD, "linuxguest")):
 
 
 if __name__ == "__main__":
+    help_exit(__doc__)
     print(*build(*sys.argv[1:2]))

@@ -7,7 +7,7 @@ of config space through the ECAM window with the monitor's `xp` and its BAR
 sizes from QMP query-pci; writes them as C (non-zero dwords only) to
 stdout. Regenerate tests/unit/pci_images.h with:
 
-    tools/pci_capture.py > tests/unit/pci_images.h
+Usage: tools/pci_capture.py > tests/unit/pci_images.h
 """
 import os
 import re
@@ -16,6 +16,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemurun import Qemu  # noqa: E402
+from usage import help_exit  # noqa: E402
 
 ECAM = 0xb0000000
 NICS = ["e1000e", "igb:bus=rp", "e1000:bus=bridge"]
@@ -41,6 +42,7 @@ def config(q, bus, dev, fn):
 
 
 def main():
+    help_exit(__doc__)
     version = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
                              text=True).stdout.splitlines()[0]
     with Qemu(boot="kernel", machine="q35", nics=NICS) as q:

@@ -8,17 +8,22 @@ link flaps per port), frames miscounted and buffers
 leaked (both must be 0).
 The battery writes build/reliability/battery-MODEL.json only when all of
 its assertions held; a model without one counts as failed, and so do the
-fault tests' build/reliability/faults-NAME-MODEL.json."""
+fault tests' build/reliability/faults-NAME-MODEL.json.
+Usage: reliability.py [harness ...] (default every harness; FUZZ_SECONDS=N each)"""
 import json
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from usage import help_exit  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = "/usr/bin/python3"
 
 
 def main():
+    help_exit(__doc__)
     secs = os.environ.get("FUZZ_SECONDS", "60")
     harnesses = sys.argv[1:]
     fuzz_rc = subprocess.run([PY, "tests/fuzz/run.py", "--seconds", secs] + harnesses, cwd=ROOT).returncode
