@@ -139,11 +139,38 @@ include tools/trafgen/trafgen.mk
 include tools/rrclient/rrclient.mk
 include tests/fuzz/fuzz.mk
 
+# make run: the demos, APP=fwd (default, tools/demo.py) or APP=rr
+# (tools/demo_rr.py), on two (rr: one) NIC= ports. make shell: two NIC=
+# ports on build/run/nicN.sock with app=APP (an app's name, or one per
+# port as the app= knob takes them) before APPEND. Other values are
+# refused with the accepted ones before anything is built.
+NIC ?= e1000e
+NICS := e1000 e1000e igb
+APPS := $(shell sed -n 's/^APP.[a-z_]*, \.name = "\([a-z_]*\)".*/\1/p' apps/*.c apps/*/*.c)
+comma := ,
+ifneq ($(filter run shell,$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(NICS),$(NIC)),)
+$(error NIC=$(NIC): accepted: $(NICS))
+endif
+endif
+ifneq ($(filter run,$(MAKECMDGOALS)),)
+ifneq ($(filter-out fwd rr,$(APP)),)
+$(error make run APP=$(APP): make run's demos are APP=fwd (the default) and APP=rr; for $(APP): make shell APP=$(APP))
+endif
+endif
+ifneq ($(filter shell,$(MAKECMDGOALS)),)
+ifneq ($(filter-out $(APPS),$(subst $(comma), ,$(APP))),)
+$(error make shell APP=$(APP): accepted: $(APPS), or one per port: APP=pktgen$(comma)sink)
+endif
+endif
+SHELL_NIC = $(NIC):netdev=stream$(if $(filter igb,$(NIC)),$(comma)bus=rp)
+
 run: deps all
-	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py)
+	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py) --nic $(NIC)
 
 shell: deps all
-	$(PYTHON) tools/qemurun.py --interactive --nic e1000e:netdev=stream --nic e1000e:netdev=stream --append '$(APPEND)'
+	$(PYTHON) tools/qemurun.py --interactive --nic $(SHELL_NIC) --nic $(SHELL_NIC) \
+		--append '$(if $(APP),app=$(APP) )$(APPEND)'
 
 test: deps all unit fuzz-ci qemu-test host-test
 

@@ -45,28 +45,53 @@ IPXE_ROMS = "/usr/lib/ipxe/qemu"
 EXIT_OK, EXIT_FAIL = 33, 35
 
 
+NIC_HELP = """\
+--nic MODEL[:OPT=VAL,...], repeatable; port N is the Nth --nic.
+  MODEL       e1000 | e1000e | igb
+  bus=        root (default): the root bus | rp: its own pcie-root-port (q35;
+              needed for more than one igb) | bridge: behind a pci-bridge |
+              rp-bridge: behind a pcie-pci-bridge behind a pcie-root-port (q35)
+  netdev=     none (default): no backend, QEMU drops what the port sends |
+              stream: QEMU listens on the unix socket build/run/nicN.sock (the
+                tests' Qemu class: in its temporary folder), for build/trafgen;
+                connect=PATH connects to another QEMU's socket instead (two
+                guests back to back) |
+              dgram: UDP 127.0.0.1 port 40000+2N (lport=), sending to 40001+2N
+                (rport=) |
+              hub: QEMU's hub 0, wiring the guest's hub ports to each other |
+              user: QEMU's user network (restricted) with its DHCP server;
+                tftp=DIR and bootfile=PATH serve a network boot (make netboot's
+                tree), hostfwd=PORT forwards TCP 127.0.0.1:PORT to the guest's
+                port 80 |
+              tap: the existing tap device ifname=NAME (made by the caller; root)
+  mac=        the port's MAC address (default QEMU's 52:54:00:12:34:56+N)
+  rom=        1: the NIC's iPXE boot ROM (net-bios) | efi: its UEFI driver (net-uefi)
+Defaults: --boot kernel --machine q35 --mem 256M --smp 1, QEMU's CPU model.
+Examples:
+  make shell's ports (build/trafgen sends into build/run/nic0.sock):
+    tools/qemurun.py --interactive --nic e1000e:netdev=stream --nic e1000e:netdev=stream
+  an igb port on a tap device (created first, e.g. by tools/netns.py):
+    tools/qemurun.py --interactive --nic igb:bus=rp,netdev=tap,ifname=lr0 --append 'app=rr ip0=10.3.0.1/24'
+  network boot from make netboot's tree (BIOS, iPXE):
+    tools/qemurun.py --interactive --boot net-bios \\
+      --nic e1000e:netdev=user,tftp=build/netboot,bootfile=boot/grub/i386-pc/core.0,rom=1"""
+NIC_OPTS = ("bus", "netdev", "connect", "lport", "rport", "tftp", "bootfile", "hostfwd", "ifname", "mac",
+            "rom")
+
+
 def nic_spec(spec):
     """(model, {option: value}) of a NIC spec MODEL[:OPT=VAL,...]."""
     model, _, rest = spec.partition(":")
-    return model, dict(kv.split("=", 1) for kv in rest.split(",") if kv)
+    opts = dict(kv.partition("=")[::2] for kv in rest.split(",") if kv)
+    bad = [k for k in opts if k not in NIC_OPTS]
+    if bad:
+        raise SystemExit(f"nic {spec}: unknown option {bad[0]}= (options: {'= '.join(NIC_OPTS)}=; "
+                         "tools/qemurun.py --help)")
+    return model, opts
 
 
 def nic_args(i, spec, machine, sockdir):
-    """QEMU arguments for NIC i from a spec MODEL[:OPT=VAL,...].
-
-    Options: bus=root|rp|bridge|rp-bridge (PCI placement: root bus, its own
-    pcie-root-port, behind a pci-bridge, or behind a pcie-pci-bridge behind a
-    pcie-root-port), netdev=stream|dgram|user|hub|none
-    (tap: the existing tap device ifname=NAME;
-    stream: QEMU listens on SOCKDIR/nicI.sock, or with connect=PATH connects
-    to another QEMU's stream socket (two guests wired back to back);
-    dgram: QEMU uses UDP 127.0.0.1 port 40000+2I (or lport=) and sends to
-    40001+2I (or rport=);
-    hub: QEMU's hub 0, so the guest's NICs on it are wired to each other;
-    user: QEMU's user network, restricted, with its DHCP server, tftp=DIR
-    and bootfile=PATH for network boot, hostfwd=PORT: TCP 127.0.0.1:PORT to
-    the guest's port 80), mac=..., rom=1 (the NIC's iPXE boot ROM), rom=efi (its UEFI
-    driver, for net-uefi)"""
+    """QEMU arguments for NIC i from a spec MODEL[:OPT=VAL,...] (NIC_HELP)."""
     model, opts = nic_spec(spec)
     bus, netdev = opts.get("bus", "root"), opts.get("netdev", "none")
     args, dev = [], f"{model},id=nic{i}"
@@ -148,6 +173,9 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
         if append:
             cmd += ["-append", append]
     elif boot.startswith("net-"):
+        if not nics:
+            raise SystemExit(f"--boot {boot} needs a NIC to boot from, e.g. --nic e1000e:netdev=user,"
+                             f"tftp=build/netboot,bootfile=boot/grub/i386-pc/core.0,rom=1 (tools/qemurun.py --help)")
         if append:
             raise SystemExit("--append needs boot kernel or efi; netboot takes the command line from the TFTP tree")
         cmd += (["-bios", OVMF] if boot == "net-uefi" else []) + ["-boot", "n"]
@@ -320,14 +348,15 @@ class Qemu:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], epilog=NIC_HELP,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--boot", default="kernel", choices=BOOTS)
-    ap.add_argument("--machine", default="q35", choices=("q35", "pc"))
+    ap.add_argument("--machine", default="q35", choices=("q35", "pc"), help="default q35")
     ap.add_argument("--mem", default="256M", help="guest RAM, QEMU -m syntax (default 256M)")
-    ap.add_argument("--smp", type=int, default=1)
+    ap.add_argument("--smp", type=int, default=1, help="CPUs (default 1)")
     ap.add_argument("--cpu", help="QEMU CPU model, e.g. max (default: QEMU's qemu64)")
     ap.add_argument("--nic", action="append", default=[], metavar="MODEL[:bus=..,netdev=..]",
-                    help="add a NIC: e1000, e1000e or igb; repeatable")
+                    help="add a NIC: e1000, e1000e or igb; repeatable (options below)")
     ap.add_argument("--append", default="", help="kernel command line (kernel and efi boots)")
     ap.add_argument("--interactive", action="store_true",
                     help="serial console on this terminal (Ctrl-A X quits, Ctrl-A C monitor)")
