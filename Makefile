@@ -142,8 +142,12 @@ include tests/fuzz/fuzz.mk
 # make run: the demos, APP=fwd (default, tools/demo.py) or APP=rr
 # (tools/demo_rr.py), on two (rr: one) NIC= ports. make shell: two NIC=
 # ports on build/run/nicN.sock with app=APP (an app's name, or one per
-# port as the app= knob takes them) before APPEND. Other values are
-# refused with the accepted ones before anything is built.
+# port as the app= knob takes them) before APPEND, and unless APPEND sets
+# them poll=napi (an idle guest leaves the host's core idle; busy polling
+# keeps a core at 100 %, for nothing at a prompt) and stats=0 (no report
+# scrolling over what is typed: `stats` prints one, `set stats 1` every
+# second). Other values are refused with the accepted ones before
+# anything is built.
 NIC ?= e1000e
 NICS := e1000 e1000e igb
 APPS := $(shell sed -n 's/^APP.[a-z_]*, \.name = "\([a-z_]*\)".*/\1/p' apps/*.c apps/*/*.c)
@@ -164,13 +168,15 @@ $(error make shell APP=$(APP): accepted: $(APPS), or one per port: APP=pktgen$(c
 endif
 endif
 SHELL_NIC = $(NIC):netdev=stream$(if $(filter igb,$(NIC)),$(comma)bus=rp)
+SHELL_KNOBS = $(strip $(if $(filter poll=%,$(APPEND)),,poll=napi) $(if $(filter stats=%,$(APPEND)),,stats=0) \
+	$(if $(APP),app=$(APP)) $(APPEND))
 
 run: deps all
 	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py) --nic $(NIC)
 
 shell: deps all
 	$(PYTHON) tools/qemurun.py --interactive --nic $(SHELL_NIC) --nic $(SHELL_NIC) \
-		--append '$(if $(APP),app=$(APP) )$(APPEND)'
+		--append '$(SHELL_KNOBS)'
 
 test: deps all unit fuzz-ci qemu-test host-test
 

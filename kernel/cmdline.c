@@ -1,4 +1,5 @@
 /* Kernel command line knobs; see cmdline.h. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include "kernel/cmdline.h"
@@ -189,6 +190,55 @@ const struct knob *knob_find(const struct knob *knobs, size_t n, const char *nam
 	return NULL;
 }
 
+#define SUGGEST_MAX 40	/* longest name knob_suggest compares */
+
+/* Edit distance between a and b, letters' case ignored: insertions,
+ * deletions, substitutions and swaps of two neighbours count one each
+ * (optimal string alignment); SUGGEST_MAX for a name longer than that. */
+static size_t distance(const char *a, const char *b)
+{
+	uint8_t pp[SUGGEST_MAX + 1], p[SUGGEST_MAX + 1], c[SUGGEST_MAX + 1];	/* rows i-2, i-1, i */
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > SUGGEST_MAX || lb > SUGGEST_MAX)
+		return SUGGEST_MAX;
+	for (size_t j = 0; j <= lb; j++)
+		p[j] = (uint8_t)j;
+	for (size_t i = 1; i <= la; i++) {
+		c[0] = (uint8_t)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]), cb = tolower((unsigned char)b[j - 1]);
+			int d = p[j - 1] + (ca != cb);
+			d = p[j] + 1 < d ? p[j] + 1 : d;
+			d = c[j - 1] + 1 < d ? c[j - 1] + 1 : d;
+			if (i > 1 && j > 1 && ca == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == cb && pp[j - 2] + 1 < d)
+				d = pp[j - 2] + 1;
+			c[j] = (uint8_t)d;
+		}
+		memcpy(pp, p, lb + 1);
+		memcpy(p, c, lb + 1);
+	}
+	return p[lb];
+}
+
+const struct knob *knob_suggest(const struct knob *knobs, size_t n, const char *name, int live_only)
+{
+	const struct knob *best = NULL;
+	size_t best_d = strlen(name) <= 4 ? 1 : 2;	/* more is another word */
+
+	for (size_t i = 0; i < n; i++) {
+		if (live_only && !knobs[i].live)
+			continue;
+		size_t d = distance(name, knobs[i].name);
+		if (d <= best_d && (best == NULL || d < best_d)) {
+			best = &knobs[i];
+			best_d = d;
+		}
+	}
+	return best;
+}
+
 /* Append " (accepted: a= b= c=)" to msg. */
 static void append_names(char *msg, size_t len, const struct knob *knobs, size_t n)
 {
@@ -264,7 +314,9 @@ static int parse_word(const unsigned char *times, const char *w, size_t wlen,
 	*eq = '\0';
 	k = knob_find(knobs, n, word);
 	if (k == NULL) {
-		snprintf(msg, len, "cmdline: unknown knob '%.64s'", word);
+		const struct knob *like = knob_suggest(knobs, n, word, 0);
+		snprintf(msg, len, "cmdline: unknown knob '%.64s'%s%s%s", word, like ? "; did you mean " : "",
+			 like ? like->name : "", like ? "?" : "");
 		append_names(msg, len, knobs, n);
 		return -1;
 	}
@@ -282,7 +334,7 @@ static int parse_word(const unsigned char *times, const char *w, size_t wlen,
 }
 
 int cmdline_parse(const char *line, const struct knob *knobs, size_t n,
-		  void (*report)(const char *msg, void *ctx), void *ctx)
+		  void (*report)(const char *msg, const char *word, size_t wlen, void *ctx), void *ctx)
 {
 	char msg[CMDLINE_MSG_MAX];
 	unsigned char times[CMDLINE_KNOBS_MAX];
@@ -296,7 +348,7 @@ int cmdline_parse(const char *line, const struct knob *knobs, size_t n,
 		snprintf(msg, sizeof(msg), "cmdline: %zu knobs registered, more than %d: nothing applied",
 			 n, CMDLINE_KNOBS_MAX);
 		if (report != NULL)
-			report(msg, ctx);
+			report(msg, NULL, 0, ctx);
 		return 1;
 	}
 	count_words(line, knobs, n, times);
@@ -308,7 +360,7 @@ int cmdline_parse(const char *line, const struct knob *knobs, size_t n,
 		if (parse_word(times, p, wlen, knobs, n, msg, sizeof(msg)) != 0) {
 			errors++;
 			if (report != NULL)
-				report(msg, ctx);
+				report(msg, p, wlen, ctx);
 		}
 		p += wlen;
 	}

@@ -90,6 +90,11 @@ int knob_set_port(const struct knob *k, int port, const char *value, char *err, 
 /* The knob of knobs[0..n) called name (case-sensitive), or NULL. */
 const struct knob *knob_find(const struct knob *knobs, size_t n, const char *name);
 
+/* The knob of knobs[0..n) (only the live ones if live_only) whose name is
+ * nearest to name, case ignored, within 1 edit for names of up to 4 bytes
+ * and 2 for longer ones (a typo: "stat", "InterruptThrotleRate"), or NULL. */
+const struct knob *knob_suggest(const struct knob *knobs, size_t n, const char *name, int live_only);
+
 /*
  * Write the text of k's accepted forms into buf (len bytes, NUL included,
  * truncated): "0|1|3|4|100-100000" (ranges "lo-hi", or "lo..hi" when a
@@ -100,8 +105,10 @@ void knob_accepted(const struct knob *k, char *buf, size_t len);
 
 /*
  * Parse a whole command line (NULL or empty is fine). Words are split on
- * spaces and tabs. Each error is reported by one call of report(msg, ctx)
- * (report may be NULL), and parsing goes on with the next word:
+ * spaces and tabs. Each error is reported by one call of report(msg, word,
+ * wlen, ctx) with the refused word w[0..wlen) (NULL, 0 when the error is
+ * the registry's; report may be NULL), and parsing goes on with the next
+ * word:
  *   an unknown key (the message lists every knob name),
  *   a word without '=' or with an empty key,
  *   an empty value, a bad value (as knob_set),
@@ -112,6 +119,6 @@ void knob_accepted(const struct knob *k, char *buf, size_t len);
  * error, nothing applied. Time: linear in the line's words times n.
  */
 int cmdline_parse(const char *line, const struct knob *knobs, size_t n,
-		  void (*report)(const char *msg, void *ctx), void *ctx);
+		  void (*report)(const char *msg, const char *word, size_t wlen, void *ctx), void *ctx);
 
 #endif

@@ -25,8 +25,10 @@ int config_set(const struct knob *knobs, size_t n, int port, const char *name, c
 		return -1;
 	}
 	if (!k) {
-		snprintf(msg, len, "set: unknown knob '%.64s' (knobs:", name);
-		append_names(msg, len, knobs, n, 0);
+		const struct knob *like = knob_suggest(knobs, n, name, 1);
+		snprintf(msg, len, "set: unknown knob '%.64s'%s%s%s (run-time knobs:", name,
+			 like ? "; did you mean " : "", like ? like->name : "", like ? "?" : "");
+		append_names(msg, len, knobs, n, 1);
 	} else if (!k->live && k->set_by) {
 		snprintf(msg, len, "set: %s is changed with: %s %s <value>", k->name, k->set_by, k->name);
 		return -1;

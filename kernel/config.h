@@ -14,7 +14,8 @@
  * its apply. port >= 0: only that port's value of a per-port knob
  * ("set: X is one value for every port" for the others); -1: as given. Writes one line of reply into msg (len bytes, no newline):
  *   "InterruptThrottleRate=4"                          (returns 0)
- *   "set: unknown knob 'x' (knobs: a b c)"             (returns -1)
+ *   "set: unknown knob 'stat'; did you mean stats? (run-time knobs: a b)"
+ *                                                      (returns -1)
  *   "set: rxd is read at boot only: give rxd= on the kernel command line
  *    (run-time knobs: a b)"                            (returns -1)
  *   "set: bad value 'x' for InterruptThrottleRate= (accepted: 0-1|3-4|100-100000)"

@@ -19,4 +19,7 @@ extern const struct knob __knobs_start[], __knobs_end[];
 int knobs_parse(const char *cmdline);
 /* Print the errors kept by knobs_parse. */
 void knobs_report(void);
+/* One line naming the words knobs_parse refused, if any:
+ * "cmdline: 3 words refused (app poll foo): defaults kept (messages above)". */
+void knobs_summary(void);
 #endif

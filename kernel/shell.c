@@ -8,9 +8,13 @@
 
 #define MAX_ARGS 16
 #define PROMPT "linerate> "
+#define REDRAW_POLLS 20	/* shell polls (~1 ms each) of quiet before the prompt comes back */
 
 extern const struct shell_cmd __shell_cmds_start[], __shell_cmds_end[];
 static struct lineedit le;
+static int started;	/* the first prompt is out: messages go around it */
+static int shown;	/* the prompt line (and what is typed) is on screen */
+static int redraw_in;	/* polls until the prompt is printed again, 0: none due */
 
 static void le_out(const char *s, size_t n, void *ctx)
 {
@@ -18,10 +22,20 @@ static void le_out(const char *s, size_t n, void *ctx)
 	uart_write_raw(s, n);
 }
 
+/* The prompt and the half-typed line, cursor where it was. */
+static void prompt(void)
+{
+	uart_puts(PROMPT);
+	le_redraw(&le);
+	shown = 1;
+	redraw_in = 0;
+}
+
 void shell_init(void)
 {
 	le_init(&le, le_out, 0);
-	uart_puts(PROMPT);
+	started = 1;
+	prompt();
 }
 
 static const struct shell_cmd *cmd_find(const char *name)
@@ -58,11 +72,14 @@ int shell_run(char *line)
 }
 
 static int in_cmd;	/* a line is being run: its output is the command's */
-static int erased;	/* a message took the half-typed line's place */
 
 void shell_poll(void)
 {
+	if (redraw_in && !--redraw_in)
+		prompt();
 	for (int ch; (ch = uart_getc()) >= 0;) {
+		if (!shown)
+			prompt();	/* before the echo of what is typed */
 		if (le_feed(&le, (unsigned char)ch)) {
 			in_cmd = 1;
 			if (le.cut)
@@ -78,33 +95,55 @@ void shell_poll(void)
 
 void console_write(const char *s, size_t n)
 {
-	if (in_cmd || !le.len || cpu_id() != 0) {
+	if (in_cmd || !started || cpu_id() != 0) {
 		uart_write(s, n);
 		return;
 	}
-	if (!erased)
+	if (shown)
 		uart_write_raw("\r\033[K", 4);	/* VT100 EL: erase the prompt line */
-	erased = 1;
+	shown = 0;
 	uart_write(s, n);
-	if (n && s[n - 1] == '\n') {
-		uart_puts(PROMPT);
-		le_redraw(&le);
-		erased = 0;
-	}
+	redraw_in = REDRAW_POLLS;
+}
+
+static void help_line(const struct shell_cmd *c)
+{
+	if (strlen(c->usage) < 25)
+		printf("  %-24s %s\n", c->usage, c->help);
+	else	/* a long usage gets a line of its own */
+		printf("  %s\n  %-24s %s\n", c->usage, "", c->help);
 }
 
 static int cmd_help(int argc, char **argv)
 {
-	(void)argv;
-	if (argc != 1) {
-		printf("usage: help\n");
+	if (argc > 2) {
+		printf("usage: help [command]\n");
 		return -1;
 	}
+	if (argc == 2) {
+		const struct shell_cmd *c = cmd_find(argv[1]);
+		if (!c) {
+			printf("help: no command '%s'; commands:", argv[1]);
+			for (c = __shell_cmds_start; c < __shell_cmds_end; c++)
+				printf(" %s", c->name);
+			printf("\n");
+			return -1;
+		}
+		help_line(c);
+		return 0;
+	}
 	for (const struct shell_cmd *c = __shell_cmds_start; c < __shell_cmds_end; c++)
-		if (strlen(c->usage) < 25)
-			printf("  %-24s %s\n", c->usage, c->help);
-		else	/* a long usage gets a line of its own */
-			printf("  %s\n  %-24s %s\n", c->usage, "", c->help);
+		help_line(c);
 	return 0;
 }
-SHELL_CMD(help, "help", "help", "list commands", cmd_help);
+SHELL_CMD(help, "help", "help [command]", "list commands, or one command's forms", cmd_help);
+
+static int cmd_quit(int argc, char **argv)
+{
+	(void)argc;
+	printf("%s: the appliance runs until it is switched off; `reboot` resets it. Under QEMU, Ctrl-A X "
+	       "quits QEMU (Ctrl-A C: its monitor)\n", argv[0]);
+	return 0;
+}
+SHELL_CMD(quit, "quit", "quit", "how to leave (Ctrl-A X under QEMU)", cmd_quit);
+SHELL_CMD(exit, "exit", "exit", "the same as quit", cmd_quit);

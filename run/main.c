@@ -3,6 +3,7 @@
 #include <string.h>
 #include "apps/app.h"
 #include "apps/selftest/irqtest.h"
+#include "drivers/net/nic.h"
 #include "drivers/net/phc.h"
 #include "drivers/pci/pci.h"
 #include "kernel/acpi.h"
@@ -197,11 +198,14 @@ void kernel_main(void)
 	irq_on();
 	irqtest_run();
 	pci_probe_drivers();
+	if (!nic_count)
+		pci_report_no_ports();
 	phc_report();
 	run_selftest();
 	apps_start();
 	lcore_place();
 	smp_release(lcore_run);
+	knobs_summary();
 	shell_init();
 	lcore_run();
 }

@@ -208,7 +208,9 @@ def die_with_parent():
 
 
 class Qemu:
-    """A running QEMU whose serial console is a pipe (library use)."""
+    """A running QEMU whose serial console is a pipe (library use). log: a
+    binary file that gets the console as it comes, lines ending in "\n" (the
+    serial line's "\r\n" became "\r\r\n" on a terminal and ^M^M in logs)."""
 
     def __init__(self, log=None, **kw):
         self.workdir = tempfile.mkdtemp(prefix="linerate-")
@@ -217,6 +219,7 @@ class Qemu:
         self.out = b""
         self.pos = 0
         self.log = log
+        self.log_cr = b""   # a "\r" that ended the last chunk, written with the next
         self.started = time.monotonic()
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
@@ -241,7 +244,9 @@ class Qemu:
             return None
         self.out += data
         if self.log:
-            self.log.write(data)
+            text = self.log_cr + data
+            self.log_cr = b"\r" if text.endswith(b"\r") else b""
+            self.log.write(text[:len(text) - len(self.log_cr)].replace(b"\r\n", b"\n"))
             self.log.flush()
         return True
 

@@ -473,3 +473,30 @@ void pci_probe_drivers(void)
 		for (const struct pci_driver *r = __pci_drivers_start; r < __pci_drivers_end && !pci_devs[i].driver; r++)
 			offer(&pci_devs[i], r);
 }
+
+void pci_report_no_ports(void)
+{
+	char bdf[PCI_BDF_LEN];
+	int unclaimed = 0, claimed = 0;
+	for (int i = 0; i < pci_ndevs; i++) {
+		const struct pci_dev *d = &pci_devs[i];
+		if (d->class != 0x02 || d->subclass != 0x00)
+			continue;
+		if (d->driver) {
+			claimed++;
+			continue;
+		}
+		printf(unclaimed++ ? " %s [%04x:%04x]" : "ports: none: the Ethernet controllers %s [%04x:%04x]",
+		       pci_bdf(d, bdf), d->vendor, d->device);
+	}
+	if (unclaimed) {
+		printf(" have no driver here (drivers:");
+		for (const struct pci_driver *r = __pci_drivers_start; r < __pci_drivers_end; r++)
+			printf(" %s", r->name);
+		printf(")\n");
+	} else if (claimed) {
+		printf("ports: none: no Ethernet controller could be set up (messages above)\n");
+	} else {
+		printf("ports: none: no Ethernet controller found (QEMU: --nic e1000, e1000e or igb)\n");
+	}
+}

@@ -77,6 +77,11 @@ void pci_init(void);
  * leaves the device as it was (interrupts released, command register
  * restored) for the next matching driver. */
 void pci_probe_drivers(void);
+/* When no port came up: one line naming the Ethernet controllers (class
+ * 02, subclass 00) no driver claimed, with the drivers there are:
+ * "ports: none: the Ethernet controllers 00:02.0 [1af4:1000] have no
+ * driver here (drivers: e1000 e1000e igb)", or that there was none. */
+void pci_report_no_ports(void);
 /* Size every function's BARs (bar[]): pci_init leaves it for after ready,
  * since each decode toggle around the sizing makes QEMU rebuild the
  * guest's memory map (about 1 ms a function under TCG). pci_print and

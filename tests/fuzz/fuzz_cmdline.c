@@ -19,9 +19,10 @@
 /* Words of an input also given to `set`. */
 #define SET_WORDS 16
 
-static void report(const char *msg, void *ctx)
+static void report(const char *msg, const char *word, size_t wlen, void *ctx)
 {
 	(void)ctx;
+	assert(word == NULL || wlen);
 	size_t n = strlen(msg);
 	assert(n < CMDLINE_MSG_MAX && !strncmp(msg, "cmdline: ", 9));
 }

@@ -4,13 +4,17 @@ tools/qemurun.py's help documents the whole --nic grammar and its checks
 refuse what cannot boot."""
 import os
 import re
+import io
 import shlex
 import subprocess
+import sys
 
 import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 QEMURUN = os.path.join(ROOT, "tools", "qemurun.py")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import qemurun  # noqa: E402
 
 
 def make_n(*args):
@@ -56,19 +60,24 @@ def test_shell_boots_the_app_on_two_ports_of_the_model():
     r = make_n("shell", "APP=pktgen,sink", "NIC=igb", "APPEND=poll=napi")
     assert r.returncode == 0, r.stderr
     argv = shlex.split(qemurun_line(r.stdout))
-    assert argv[argv.index("--append") + 1] == "app=pktgen,sink poll=napi"
+    assert argv[argv.index("--append") + 1] == "stats=0 app=pktgen,sink poll=napi"
     assert [argv[i + 1] for i, a in enumerate(argv) if a == "--nic"] == ["igb:netdev=stream,bus=rp"] * 2
     # qemurun itself accepts what make composed
     argv[argv.index("--interactive")] = "--print"
     p = subprocess.run(argv[1:], cwd=ROOT, capture_output=True, text=True, timeout=30)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.count("-device igb,") == 2 and "app=pktgen,sink poll=napi" in p.stdout
+    assert p.stdout.count("-device igb,") == 2 and "stats=0 app=pktgen,sink poll=napi" in p.stdout
 
 
-def test_shell_without_app_keeps_the_kernel_default():
-    r = make_n("shell")
+@pytest.mark.parametrize("append,knobs", [
+    ("", "poll=napi stats=0"),    # quiet, and an idle guest leaves the host's core idle
+    ("stats=5", "poll=napi stats=5"),
+    ("poll=busy stats=1 rxd=256", "poll=busy stats=1 rxd=256"),
+])
+def test_shell_is_quiet_and_idle_unless_append_says(append, knobs):
+    r = make_n("shell", f"APPEND={append}")
     argv = shlex.split(qemurun_line(r.stdout))
-    assert argv[argv.index("--append") + 1] == ""
+    assert argv[argv.index("--append") + 1] == knobs
 
 
 def test_qemurun_help_lists_the_nic_grammar():
@@ -89,3 +98,14 @@ def test_qemurun_refuses(args, message):
     r = subprocess.run([QEMURUN, *args, "--print"], capture_output=True, text=True, timeout=30)
     assert r.returncode != 0
     assert message in r.stderr
+
+
+def test_console_log_lines_end_in_one_newline():
+    """The demos' console (Qemu's log) ends lines in "\\n" alone: a terminal
+    adds its own CR, so the serial line's "\\r\\n" had shown as ^M^M."""
+    log = io.BytesIO()
+    with qemurun.Qemu(boot="kernel", append="selftest=exit", log=log) as q:
+        assert q.wait(60) == qemurun.EXIT_OK
+    text = log.getvalue()
+    assert b"\r\n" in q.out and b"linerate: ready in " in text
+    assert b"\r\n" not in text and text.count(b"\n") == q.out.count(b"\r\n")

@@ -105,15 +105,22 @@ KNOBS = r"\(accepted: (\S+= )*selftest=( \S+=)*\)"
 
 @pytest.mark.parametrize("line,errors", [
     ("selftest=bogus", [r"cmdline: bad value 'bogus' for selftest= "
-                        r"\(accepted: none\|exit\|pagefault\|divzero\|ud\|gp\)"]),
+                        r"\(accepted: none\|exit\|pagefault\|divzero\|ud\|gp\)",
+                        r"cmdline: 1 word refused \(selftest\): defaults kept \(messages above\)"]),
     ("selftest= foo NoSuchKnob=3 selftest=exit", [
         r"cmdline: selftest= given more than once, ignoring '' \(the default stays\)",
         r"cmdline: 'foo' is not key=value " + KNOBS,
         r"cmdline: unknown knob 'NoSuchKnob' " + KNOBS,
-        r"cmdline: selftest= given more than once, ignoring 'exit' \(the default stays\)"]),
+        r"cmdline: selftest= given more than once, ignoring 'exit' \(the default stays\)",
+        r"cmdline: 4 words refused \(selftest foo NoSuchKnob selftest\): defaults kept \(messages above\)"]),
     ("IntMode=3 irqtest=2", [
         r"cmdline: bad value '3' for IntMode= \(accepted: 0-2\)",
-        r"cmdline: bad value '2' for irqtest= \(accepted: 0-1\)"]),
+        r"cmdline: bad value '2' for irqtest= \(accepted: 0-1\)",
+        r"cmdline: 2 words refused \(IntMode irqtest\): defaults kept \(messages above\)"]),
+    ("interruptthrottlerate=1 stats=2x", [
+        r"cmdline: unknown knob 'interruptthrottlerate'; did you mean InterruptThrottleRate\? " + KNOBS,
+        r"cmdline: bad value '2x' for stats= \(accepted: 0-3600\)",
+        r"cmdline: 2 words refused \(interruptthrottlerate stats\): defaults kept \(messages above\)"]),
 ])
 def test_malformed_cmdline_reported(line, errors):
     with Qemu(boot="kernel", append=line) as q:
@@ -122,11 +129,13 @@ def test_malformed_cmdline_reported(line, errors):
         text = q.text()
     got = re.findall(r"^cmdline: .*?(?=\r?$)", text, re.M)
     assert len(got) == len(errors), got
+    # the summary is the last line before the first prompt
+    assert text.split(PROMPT)[0].rstrip("\r\n").endswith(got[-1])
     for want, line in zip(errors, got):
         assert re.fullmatch(want, line), (want, line)
     if "NoSuchKnob" in text:
         for name in ("IntMode=", "irqtest="):
-            assert name in got[-2]
+            assert name in got[-3]
 
 
 def test_shell_commands_and_bad_input():
@@ -137,8 +146,15 @@ def test_shell_commands_and_bad_input():
         out = q.shell("mem")
         assert re.search(r"usable [\d.]+ MiB, free pages \d+ \([\d.]+ MiB\), heap", out)
         out = q.shell("help")
-        for cmd in ("help", "version", "uptime", "mem", "reboot", "lspci", "irq"):
+        for cmd in ("help", "version", "uptime", "mem", "reboot", "lspci", "irq", "quit", "exit"):
             assert re.search(rf"^  {cmd}\s", out, re.M), out
+        assert q.shell("help uptime") == "  uptime                   time since boot\r\n"
+        assert q.shell("help pktgen").startswith("  pktgen [start|stop [port] | set <knob> <value>")
+        assert re.fullmatch(r"help: no command 'frob'; commands:( \w+)+\r\n", q.shell("help frob"))
+        assert q.shell("help a b") == "usage: help [command]\r\n"
+        for cmd in ("quit", "exit"):
+            assert q.shell(cmd) == (f"{cmd}: the appliance runs until it is switched off; `reboot` resets it. "
+                                    "Under QEMU, Ctrl-A X quits QEMU (Ctrl-A C: its monitor)\r\n")
         out = q.shell("frobnicate now")
         assert "unknown command 'frobnicate'; commands:" in out and " reboot" in out
         assert "usage: version (no arguments)" in q.shell("version extra")
@@ -191,3 +207,27 @@ def test_efi_load_options():
         text = boot_report(q, 90)
         assert q.wait(60) == EXIT_OK
     assert 'boot: path uefi, cmdline "selftest=exit"' in text
+
+
+def test_no_port_names_the_controllers_without_driver():
+    """No port comes up: the boot says which Ethernet controllers have no
+    driver (a virtio-net here), with the drivers there are; without any,
+    that there is none."""
+    with Qemu(boot="kernel", extra=["-device", "virtio-net-pci,addr=0x5"]) as q:
+        q.expect(PROMPT)
+        text = q.text()
+    assert re.search(r"^ports: none: the Ethernet controllers 00:05\.0 \[1af4:1000\] have no driver here "
+                     r"\(drivers: (e1000e?|igb)( (e1000e?|igb)){2}\)\r$", text, re.M), text[-1500:]
+    with Qemu(boot="kernel") as q:
+        q.expect(PROMPT)
+        text = q.text()
+    assert "ports: none: no Ethernet controller found (QEMU: --nic e1000, e1000e or igb)\r\n" in text
+
+
+def test_prompt_comes_back_after_a_message():
+    """A console message while nothing is typed takes the prompt's line,
+    and the prompt is printed again after it (stats=1: the report)."""
+    with Qemu(boot="kernel", append="stats=1") as q:
+        q.expect(PROMPT)
+        q.expect(r"(?s)" + re.escape("\r\x1b[Kstats at ") + r".*?time_squeeze\r\n\d+ +[\d.]+ +\d+ +\d+ +\d+\r\n"
+                 + re.escape(PROMPT), 10)

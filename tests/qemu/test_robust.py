@@ -46,6 +46,8 @@ def test_bad_knobs_refused_whole_and_defaults_kept():
             r"or one per port: V,V,\.\.\. \(up to 8\)\)",
             r"cmdline: copybreak= given more than once, ignoring '64' \(the default stays\)",
             r"cmdline: copybreak= given more than once, ignoring '128' \(the default stays\)",
+            r"cmdline: 9 words refused \(ip2 ip3 route route pairs rxd txd copybreak copybreak\): "
+            r"defaults kept \(messages above\)",
         ]
         assert len(errs) == len(want), errs
         for w, e in zip(want, errs):

@@ -130,7 +130,7 @@ def test_set_show_and_clear():
         replies = {line: b.shell(line) for line in (
             "set InterruptThrottleRate 4000", "set rxd 1024", "set poll busy",
             "set InterruptThrottleRate 2", "set InterruptThrottleRate", "set napi_weight 0x10",
-            "set frobnicate 1", "set stats_format xml", "show", "show confi", "clear", "clear all",
+            "set frobnicate 1", "set stat 1", "set stats_format xml", "show", "show confi", "clear", "clear all",
             "set copybreak 256 extra", "set port9 copybreak 1", "set port0 InterruptThrottleRate 1,3")}
         itr = b.shell("ethtool -S port0")
         show2 = b.shell("show config")
@@ -171,7 +171,8 @@ def test_set_show_and_clear():
     assert replies["set port0 InterruptThrottleRate 1,3"].strip() == (
         "set: bad value '1,3' for InterruptThrottleRate= of port0 (one port takes one value; "
         "accepted: 0-1|3-4|100-100000)")
-    assert replies["set frobnicate 1"].startswith("set: unknown knob 'frobnicate' (knobs:")
+    assert replies["set frobnicate 1"].startswith("set: unknown knob 'frobnicate' (run-time knobs:")
+    assert replies["set stat 1"].startswith("set: unknown knob 'stat'; did you mean stats? (run-time knobs: ")
     assert "accepted: table|json" in replies["set stats_format xml"]
     for cmd in ("show", "show confi"):
         assert replies[cmd].strip() == "usage: show config"

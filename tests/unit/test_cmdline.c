@@ -54,12 +54,16 @@ static const struct knob knobs[] = {
 static char msgs[8][CMDLINE_MSG_MAX];
 static int nmsgs;
 
-static void record(const char *msg, void *ctx)
+static char words[8][CMDLINE_WORD_MAX];	/* the word each refers to */
+
+static void record(const char *msg, const char *word, size_t wlen, void *ctx)
 {
 	assert_ptr_equal(ctx, msgs);
 	assert_true(strlen(msg) < CMDLINE_MSG_MAX);
-	if (nmsgs < 8)
+	if (nmsgs < 8) {
 		snprintf(msgs[nmsgs], sizeof(msgs[0]), "%s", msg);
+		snprintf(words[nmsgs], sizeof(words[0]), "%.*s", word ? (int)wlen : 6, word ? word : "(none)");
+	}
 	nmsgs++;
 }
 
@@ -227,7 +231,25 @@ static void test_parse_unknown(void **state)
 	assert_int_equal(parse("foo=1 rxd=100"), 1);
 	assert_int_equal(nmsgs, 1);
 	assert_string_equal(msgs[0], "cmdline: unknown knob 'foo' " ALL_NAMES);
+	assert_string_equal(words[0], "foo=1");
 	assert_int_equal(rxd, 100);
+}
+
+/* A typo of a knob's name (case, a letter left out or swapped) is named. */
+static void test_parse_unknown_did_you_mean(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("pol=napi interruptthrottlerate=1 InterruptThrotleRate=1 stats_fromat=json rdx=80"), 5);
+	assert_string_equal(msgs[0], "cmdline: unknown knob 'pol'; did you mean poll? " ALL_NAMES);
+	assert_string_equal(msgs[1], "cmdline: unknown knob 'interruptthrottlerate'; did you mean "
+			    "InterruptThrottleRate? " ALL_NAMES);
+	assert_string_equal(msgs[2], "cmdline: unknown knob 'InterruptThrotleRate'; did you mean "
+			    "InterruptThrottleRate? " ALL_NAMES);
+	assert_string_equal(msgs[3], "cmdline: unknown knob 'stats_fromat'; did you mean stats_format? " ALL_NAMES);
+	assert_string_equal(msgs[4], "cmdline: unknown knob 'rdx'; did you mean rxd? " ALL_NAMES);
+	assert_string_equal(words[4], "rdx=80");
+	assert_null(knob_suggest(knobs, NKNOBS, "routes_x", 0));
+	assert_ptr_equal(knob_suggest(knobs, NKNOBS, "routes", 0), knob_find(knobs, NKNOBS, "route"));
 }
 
 static void test_parse_unknown_short_list(void **state)
@@ -478,6 +500,7 @@ int main(void)
 		cmocka_unit_test_setup(test_parse_good_line, reset),
 		cmocka_unit_test_setup(test_parse_empty_lines, reset),
 		cmocka_unit_test_setup(test_parse_unknown, reset),
+		cmocka_unit_test_setup(test_parse_unknown_did_you_mean, reset),
 		cmocka_unit_test_setup(test_parse_unknown_short_list, reset),
 		cmocka_unit_test_setup(test_parse_malformed_words, reset),
 		cmocka_unit_test_setup(test_parse_bad_values_continue, reset),

@@ -105,11 +105,18 @@ static void test_set_unknown_and_boot_only(void **state)
 	char msg[256];
 	(void)state;
 	assert_int_equal(set("frobnicate", "1", msg, sizeof(msg)), -1);
-	assert_string_equal(msg, "set: unknown knob 'frobnicate' (knobs: InterruptThrottleRate rxd "
-			    "stats_format app route routes)");
-	/* Names are case-sensitive, as on the command line. */
+	assert_string_equal(msg, "set: unknown knob 'frobnicate' (run-time knobs: InterruptThrottleRate "
+			    "stats_format)");
+	/* Names are case-sensitive, as on the command line; a near one is offered. */
 	assert_int_equal(set("interruptthrottlerate", "1", msg, sizeof(msg)), -1);
-	assert_non_null(strstr(msg, "unknown knob"));
+	assert_string_equal(msg, "set: unknown knob 'interruptthrottlerate'; did you mean InterruptThrottleRate? "
+			    "(run-time knobs: InterruptThrottleRate stats_format)");
+	assert_int_equal(set("stats_fromat", "json", msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "set: unknown knob 'stats_fromat'; did you mean stats_format? "
+			    "(run-time knobs: InterruptThrottleRate stats_format)");
+	/* Only run-time knobs are offered: rxd is boot-only. */
+	assert_int_equal(set("rxdd", "1", msg, sizeof(msg)), -1);
+	assert_string_equal(msg, "set: unknown knob 'rxdd' (run-time knobs: InterruptThrottleRate stats_format)");
 	rxd = 512;
 	assert_int_equal(set("rxd", "1024", msg, sizeof(msg)), -1);
 	assert_string_equal(msg, "set: rxd is read at boot only: give rxd= on the kernel command line "
