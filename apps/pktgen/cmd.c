@@ -59,6 +59,22 @@ static void tx_rate(int p, uint64_t *pps, uint64_t *kbps)
 	*kbps = us ? bits * 1000 / us : 0;
 }
 
+void pg_result(int port, const char *why)
+{
+	const struct pg_tx *t = &pg_tx[port];
+	uint64_t us = tsc_to_ns(t->stop_tsc - t->start_tsc) / 1000, n = t->sent - t->sent_at_start;
+	uint64_t bytes = t->bytes - t->bytes_at_start, wire = bytes + n * PG_WIRE_EXTRA;
+	uint64_t pps = us ? n * 1000000 / us : 0, bps = us ? bytes * 8 * 1000000 / us : 0;
+	uint64_t wire_kbps = us ? wire * 8 * 1000 / us : 0;
+	printf("pktgen: %s: %s, %llu frames sent in %llu us: %llu pps %llu Mb/sec (%llu bps: frame bytes without "
+	       "FCS, as Linux pktgen's Result; %llu.%03llu Mb/s on the wire, +24 B a frame) ring_full %llu "
+	       "alloc_failed %llu\n",
+	       nics[port]->name, why, (unsigned long long)n, (unsigned long long)us, (unsigned long long)pps,
+	       (unsigned long long)(bps / 1000000), (unsigned long long)bps, (unsigned long long)(wire_kbps / 1000),
+	       (unsigned long long)(wire_kbps % 1000), (unsigned long long)(t->ring_full - t->ring_full_at_start),
+	       (unsigned long long)(t->alloc_failed - t->alloc_failed_at_start));
+}
+
 static const char *state(const struct pg_tx *t)
 {
 	return t->running ? "running" : t->start_tsc ? "stopped" : "idle";
@@ -80,7 +96,7 @@ static void print_tx(int p, int json)
 		       (unsigned long long)t->clamped, (unsigned long long)pps, (unsigned long long)kbps);
 	else
 		printf("pktgen %s: %s step %d/%d pkt_size %u sent %llu built %llu probes %llu ring_full %llu "
-		       "alloc_failed %llu clamped %llu; since start %llu pps %llu.%03llu Mb/s\n",
+		       "alloc_failed %llu clamped %llu; since start %llu pps %llu.%03llu Mb/s on the wire\n",
 		       nics[p]->name, state(t), t->step + 1, pg.nsweep ? pg.nsweep : 1, size,
 		       (unsigned long long)t->sent, (unsigned long long)t->built, (unsigned long long)t->probes,
 		       (unsigned long long)t->ring_full, (unsigned long long)t->alloc_failed,
@@ -210,7 +226,7 @@ static int do_request(int what, int port)
 		} else {
 			struct pg_tx *t = &pg_tx[p];
 			t->sent = t->bytes = t->probes = t->built = t->ring_full = t->alloc_failed = t->clamped = 0;
-			t->sent_at_start = t->bytes_at_start = 0;
+			t->sent_at_start = t->bytes_at_start = t->ring_full_at_start = t->alloc_failed_at_start = 0;
 			t->start_tsc = t->running ? rdtsc() : 0;
 			memset(&pg_rx[p], 0, sizeof(pg_rx[p]));
 		}
@@ -304,4 +320,6 @@ static int cmd_pktgen(int argc, char **argv)
 	return pg_request(!strcmp(c, "start") ? PG_REQ_START : PG_REQ_STOP, port);
 }
 SHELL_CMD(pktgen, "pktgen", "pktgen [start|stop [port] | set <knob> <value> | lat [port] | clear]",
-	  "traffic generator: status, start/stop, knobs, latency histogram", cmd_pktgen);
+	  "traffic generator: status, start/stop, knobs, latency histogram. start says where frames go; stop and "
+	  "the end say Linux pktgen's Result (Mb/sec of frame bytes without FCS, as Linux); the status's Mb/s "
+	  "is on the wire (+24 B a frame: FCS, preamble, gap)", cmd_pktgen);

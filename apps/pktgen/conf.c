@@ -17,7 +17,7 @@ struct pg_config pg = {
 	.pkt_size = PG_MIN_SIZE, .count = 1000, .rate_kind = PG_RATE_MAX,
 	.dst_min = 0x0a020002, .dst_max = 0x0a020002, .src_min = 0x0a010002, .src_max = 0x0a010002,
 	.udp_src_min = 9, .udp_src_max = 9, .udp_dst_min = 9, .udp_dst_max = 9,
-	.dst_mac = { 0x02, 0, 0, 0, 0, 0x02 }, .flowlen = 1, .burst = 32, .lat_rate = 1000, .lat_hwts = 1,
+	.flowlen = 1, .burst = 32, .lat_rate = 1000, .lat_hwts = 1,
 };
 
 static const struct knob_range size_range[] = { { PG_MIN_SIZE, 1514 } };
@@ -226,8 +226,20 @@ static void show_mac(char *buf, size_t len, const uint8_t *m)
 	char t[MAC_STR_MAX];
 	snprintf(buf, len, "%s", mac_str(t, m));
 }
-static int parse_dst_mac(const char *v, char *e, size_t l) { return parse_mac(v, pg.dst_mac, e, l); }
-static void show_dst_mac(char *b, size_t l) { show_mac(b, l, pg.dst_mac); }
+static int parse_dst_mac(const char *v, char *e, size_t l)
+{
+	if (parse_mac(v, pg.dst_mac, e, l))
+		return -1;
+	pg.dst_mac_set = 1;
+	return 0;
+}
+static void show_dst_mac(char *b, size_t l)
+{
+	if (pg.dst_mac_set)
+		show_mac(b, l, pg.dst_mac);
+	else
+		snprintf(b, l, "peer port's");
+}
 static int parse_src_mac(const char *v, char *e, size_t l)
 {
 	if (parse_mac(v, pg.src_mac, e, l))
@@ -243,7 +255,9 @@ static void show_src_mac(char *b, size_t l)
 		snprintf(b, l, "port's own");
 }
 KNOB(dst_mac, .name = "dst_mac", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_dst_mac, .show = show_dst_mac,
-     .accepted = "xx:xx:xx:xx:xx:xx", .help = "pktgen: destination MAC; default 02:00:00:00:00:02");
+     .accepted = "xx:xx:xx:xx:xx:xx",
+     .help = "pktgen: destination MAC; default the peer port's (port0 <-> port1, port2 <-> port3, ...: "
+	     "a port of this box receives it), and without a peer port pktgen start asks for one");
 KNOB(src_mac, .name = "src_mac", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_src_mac, .show = show_src_mac,
      .accepted = "xx:xx:xx:xx:xx:xx", .help = "pktgen: source MAC; default the port's own");
 

@@ -6,8 +6,10 @@
  * Ethernet II / IPv4 / UDP with trafgen's 18-byte payload header (magic
  * 0x4c52, stream id, 64-bit sequence number, TX time in ns since boot from
  * the TSC, modulo 2^48: tools/trafgen/frame.h), so build/trafgen counts
- * them too. Stream id = port << 8 | sweep step; latency probes use the
- * same id with PG_PROBE set and their own sequence. Sequence numbers and
+ * them too. Stream id = port << 8 | run << 4 | sweep step, run counting
+ * the port's starts modulo 16 (a receiver, maybe another box, tells a new
+ * run's sequence numbers from a duplicate of the last one's); latency
+ * probes use the same id with PG_PROBE set and their own sequence. Sequence numbers and
  * the address/port walk advance per frame built; with clone_skb = N every
  * frame built is sent N times (the same buffer, as Linux's pktgen_xmit).
  *
@@ -36,7 +38,10 @@
 #define PG_WIRE_EXTRA	24	/* FCS + preamble/SFD + inter-frame gap, bytes */
 #define PG_BURST_MAX	256	/* frames per tx_burst call, pktgen set burst */
 #define PG_CREDIT_MS	100	/* token bucket: credit kept at most, ms of frames */
-#define PG_STREAMS	16
+#define PG_RUNS		16	/* runs told apart in a stream id (4 bits) */
+/* Streams a receiving port tells apart: two senders' full sweeps (data
+ * and probes for each step), or two runs of one. */
+#define PG_STREAMS	(2 * 2 * PG_SWEEP_MAX)
 #define PG_PTP_HLEN	34	/* PTPv2 header in front of ours in hardware-stamped probes */
 #define PG_ETHERTYPE_PTP 0x88f7	/* IEEE 1588 annex F: PTP over Ethernet */
 #define PG_PTP_PROBE_LEN (ETH_HLEN + PG_PTP_HLEN + PG_PAYLOAD_LEN)	/* 66 bytes */
@@ -58,6 +63,7 @@ struct pg_config {
 	uint32_t dst_min, dst_max, src_min, src_max;
 	int64_t udp_src_min, udp_src_max, udp_dst_min, udp_dst_max;
 	uint8_t dst_mac[6], src_mac[6];
+	int dst_mac_set;		/* 0: the peer port's MAC (pg_dst_mac) */
 	int src_mac_set;		/* 0: the port's own MAC */
 	int64_t flows, flowlen;		/* 0 flows: walk per frame */
 	int64_t burst;			/* frames per tx_burst call */
@@ -72,6 +78,9 @@ struct pg_tx {
 	int running;
 	struct pktpool *pool;
 	int step;			/* sweep step */
+	int run;			/* this run's number: starts before it, modulo PG_RUNS */
+	uint32_t starts;
+	uint8_t dst_mac[6];		/* where this run's frames go */
 	uint16_t size;			/* pkt_size of this step */
 	uint16_t stream;
 	uint64_t seq;			/* frames built in this step */
@@ -101,6 +110,7 @@ struct pg_tx {
 	/* counters */
 	uint64_t sent, bytes, probes, built, ring_full, alloc_failed, clamped;
 	uint64_t start_tsc, stop_tsc, sent_at_start, bytes_at_start;
+	uint64_t ring_full_at_start, alloc_failed_at_start;
 };
 
 /* Per stream received on a port. */
@@ -159,6 +169,11 @@ int pg_idle(void);
 
 /* rx.c: account a received burst (the app's rx hook); frees the packets. */
 void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
-/* rx.c: lost frames of stream s: highest seq + 1 - distinct seen. */
+/* cmd.c: after port p stopped or finished, one line as Linux pktgen's
+ * Result: frames, time, pps, Mb/s as Linux counts them and on the wire. */
+void pg_result(int port, const char *why);
+
+/* rx.c: lost frames of stream s: highest seq + 1 - distinct seen (0 when
+ * more were seen: a sender that restarted its sequence numbers). */
 uint64_t pg_stream_lost(const struct pg_stream *s);
 #endif

@@ -29,7 +29,7 @@ static uint32_t get32(const uint8_t *b)
 
 uint64_t pg_stream_lost(const struct pg_stream *s)
 {
-	return s->next - s->unique;
+	return s->next > s->unique ? s->next - s->unique : 0;
 }
 
 static int seen_test_set(struct pg_stream *s, uint64_t seq)

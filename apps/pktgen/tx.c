@@ -10,6 +10,7 @@
 #include "drivers/net/phc.h"
 #include "kernel/cpu.h"
 #include "kernel/time.h"
+#include "net/addr.h"
 #include "net/ipv4.h"
 
 struct pg_tx *pg_tx;
@@ -56,7 +57,7 @@ static void make_template(struct pg_tx *t, const struct nic *nic)
 {
 	uint8_t *h = t->hdr, *ip = h + ETH_HLEN, *udp = ip + IPV4_HLEN;
 	memset(h, 0, PG_HDR_LEN);
-	memcpy(h, pg.dst_mac, 6);
+	memcpy(h, t->dst_mac, 6);
 	memcpy(h + 6, pg.src_mac_set ? pg.src_mac : nic->mac, 6);
 	put16(h + 12, ETHERTYPE_IPV4);
 	uint32_t ip_len = t->size - ETH_HLEN;
@@ -148,11 +149,46 @@ static void step_begin(int port, int step)
 	struct pg_tx *t = &pg_tx[port];
 	t->step = step;
 	t->size = (uint16_t)(pg.nsweep ? pg.sweep[step] : pg.pkt_size);
-	t->stream = (uint16_t)(port << 8 | step);
+	t->stream = (uint16_t)(port << 8 | t->run << 4 | step);
 	t->seq = t->queued = t->step_sent = t->probe_seq = 0;
 	t->flow = t->inflow = t->off_dst = t->off_src = t->off_sport = t->off_dport = 0;
 	make_template(t, nics[port]);
 	pg_rate_update(port);
+}
+
+/* Where port's frames go: dst_mac, or the peer port's MAC (port ^ 1, a
+ * port of this box); -1 after saying so when there is neither. */
+static int dst_of(int port, uint8_t mac[6])
+{
+	if (pg.dst_mac_set) {
+		memcpy(mac, pg.dst_mac, 6);
+		return 0;
+	}
+	if ((port ^ 1) < nic_count) {
+		memcpy(mac, nics[port ^ 1]->mac, 6);
+		return 0;
+	}
+	printf("pktgen: %s: not started: no destination: pktgen set dst_mac <the receiver's MAC> (without it "
+	       "frames go to the peer port of this box, %s's partner in port0 <-> port1, port2 <-> port3, "
+	       "..., and there is none)\n", nics[port]->name, nics[port]->name);
+	return -1;
+}
+
+/* "pktgen: port0: sending 1000 frames of 60 B at 50000 pps to 52:54:00:12:34:57 (port1), stream 0x0010" */
+static void say_start(int port)
+{
+	const struct pg_tx *t = &pg_tx[port];
+	char mac[MAC_STR_MAX], count[32], rate[48];
+	snprintf(count, sizeof(count), pg.count ? "%llu" : "frames until pktgen stop", (unsigned long long)pg.count);
+	switch (pg.rate_kind) {
+	case PG_RATE_MBPS: snprintf(rate, sizeof(rate), "%lld Mb/s on the wire", (long long)pg.rate); break;
+	case PG_RATE_PPS: snprintf(rate, sizeof(rate), "%lld pps", (long long)pg.ratep); break;
+	case PG_RATE_DELAY: snprintf(rate, sizeof(rate), "one per %lld ns", (long long)pg.delay); break;
+	default: snprintf(rate, sizeof(rate), "the highest rate");
+	}
+	printf("pktgen: %s: sending %s%s of %u B%s at %s to %s (%s), stream 0x%04x\n", nics[port]->name, count,
+	       pg.count ? " frames" : "", t->size, pg.nsweep ? " and the sweep's other sizes" : "", rate,
+	       mac_str(mac, t->dst_mac), pg.dst_mac_set ? "dst_mac" : nics[port ^ 1]->name, t->stream);
 }
 
 int pg_start(int port)
@@ -163,19 +199,23 @@ int pg_start(int port)
 		printf("pktgen: %s: already sending (pktgen stop first)\n", nic->name);
 		return -1;
 	}
-	if (pg_check(port))
+	if (pg_check(port) || dst_of(port, t->dst_mac))
 		return -1;
 	if (nic->link_up != 1) {
 		printf("pktgen: %s: link down, not started (`link %s` says when it is up)\n", nic->name, nic->name);
 		return -1;
 	}
+	t->run = (int)(t->starts++ % PG_RUNS);
 	step_begin(port, 0);
+	say_start(port);
 	t->probe_ivl = pg.lat_rate ? tsc.hz / (uint64_t)pg.lat_rate : 0;
 	t->next_probe = rdtsc();
 	t->start_tsc = rdtsc();
 	t->stop_tsc = 0;
 	t->sent_at_start = t->sent;
 	t->bytes_at_start = t->bytes;
+	t->ring_full_at_start = t->ring_full;
+	t->alloc_failed_at_start = t->alloc_failed;
 	t->running = 1;
 	return 0;
 }
@@ -194,6 +234,7 @@ void pg_stop(int port)
 	t->cur = t->probe = 0;
 	t->running = 0;
 	t->stop_tsc = rdtsc();
+	pg_result(port, "stopped");
 }
 
 /* Frames the token bucket allows now, at most max per call. Credit builds
@@ -311,8 +352,7 @@ static void step_end(int port)
 	}
 	t->running = 0;
 	t->stop_tsc = rdtsc();
-	printf("pktgen: %s: done, %llu frames sent\n", nics[port]->name,
-	       (unsigned long long)(t->sent - t->sent_at_start));
+	pg_result(port, "done");
 }
 
 static int send_port(int port, uint64_t now, uint64_t ns)

@@ -129,8 +129,15 @@ def test_exact_counts_flows_clone_sweep_and_bad_input(guests, tmp_path):
     tg = trafgen_recv(sock, n, pcap)
     time.sleep(0.5)
     before = uptime_ns(g)
-    g.shell("pktgen start")
-    g.wait_done()
+    out = g.shell("pktgen start")
+    assert out == ("pktgen: port0: sending 2000 frames of 60 B at 20000 pps to 02:00:00:00:00:09 (dst_mac), "
+                   "stream 0x0000\r\n"), out
+    m = g.q.expect(r"pktgen: port0: done, 2000 frames sent in (\d+) us: (\d+) pps (\d+) Mb/sec \((\d+) bps: "
+                   r"frame bytes without FCS, as Linux pktgen's Result; (\d+)\.(\d{3}) Mb/s on the wire, "
+                   r"\+24 B a frame\) ring_full \d+ alloc_failed 0\r\n", 120)
+    us, pps, mbps, bps, wire, wire_frac = map(int, m.groups())
+    assert pps == 2000 * 10**6 // us and bps == 2000 * 60 * 8 * 10**6 // us and mbps == bps // 10**6
+    assert wire * 1000 + wire_frac == 2000 * 84 * 8 * 1000 // us
     r = trafgen_result(tg)
     after = uptime_ns(g) + 1000000
     assert (r["received"], r["lost"], r["reordered"], r["duplicates"], r["bad"], r["other"]) == (n, 0, 0, 0, 0, 0)
@@ -178,7 +185,8 @@ def test_exact_counts_flows_clone_sweep_and_bad_input(guests, tmp_path):
     g.wait_done(timeout=180)
     r = trafgen_result(tg)
     rows = {row["stream"]: (row["received"], row["lost"], row["size"]) for row in r["rows"]}
-    assert rows == {0: (300, 0, 64), 1: (300, 0, 128), 2: (300, 0, 1024)}, r["rows"]
+    # the port's third start: run 2 in the stream ids (port << 8 | run << 4 | step)
+    assert rows == {0x20: (300, 0, 64), 0x21: (300, 0, 128), 0x22: (300, 0, 1024)}, r["rows"]
 
     # Bad commands and values: refused with the accepted forms, nothing sent.
     sent = g.tx()["sent"]
@@ -312,10 +320,88 @@ def test_through_the_l3_router_arp_answered_nothing_lost(guests):
     a.wait_done()
     time.sleep(1)
     tx, s = a.tx(), a.streams()
-    assert s[0x0000] == {"received": 8000, "lost": 0, "reordered": 0, "duplicates": 0}
-    assert s[0x8000] == {"received": tx["probes"], "lost": 0, "reordered": 0, "duplicates": 0}
+    # the second start: run 1 in the stream ids
+    assert s[0x0010] == {"received": 8000, "lost": 0, "reordered": 0, "duplicates": 0}
+    assert s[0x8010] == {"received": tx["probes"], "lost": 0, "reordered": 0, "duplicates": 0}
     m = re.search(r"clock tsc, 0 NIC-stamped\): n (\d+) min (\d+) .* max (\d+) ns", a.shell("pktgen lat port1"))
     assert int(m.group(1)) == tx["probes"] > 0 and 0 < int(m.group(2)) <= int(m.group(3)) < 10**9
     # The router forwarded every frame port0 took in (data, probes, the first frame).
     m = re.search(r"fwd port0: rx (\d+) forwarded (\d+) ", b.shell("fwd"))
     assert m and int(m.group(1)) == int(m.group(2)) >= 8001 + tx["probes"], m and m.groups()
+
+
+SIXTEEN = "60,64,72,80,96,128,192,256,320,384,512,640,768,1024,1280,1514"
+
+
+def test_sixteen_size_sweep_and_a_second_run_counted_apart(guests):
+    """Two e1000e ports on a hub, port0 sending to its peer port1 by
+    default (no dst_mac, no promiscuous mode): a sweep of 16 sizes gives
+    port1 32 streams (data and probes per step), every one told apart and
+    none refused; a second start sends under run 1's stream ids, so
+    nothing counts as duplicate or lost (the same ids had given 'lost'
+    2^64 - N and duplicates)."""
+    g = guests(["e1000e:netdev=hub", "e1000e:netdev=hub"],
+               f"app=pktgen count=200 ratep=20000 lat_rate=2000 sweep={SIXTEEN}", links=2)
+    mac1 = re.search(r"port1: e1000e .*MAC ([0-9a-f:]{17})", g.q.text()).group(1)
+    out = g.shell("pktgen start port0")
+    assert out.startswith(f"pktgen: port0: sending 200 frames of 60 B and the sweep's other sizes at 20000 pps "
+                          f"to {mac1} (port1), stream 0x0000"), out
+    g.wait_done(timeout=180)
+    time.sleep(1)
+    tx = g.tx()
+    s = g.streams()
+    assert {k: v for k, v in s.items() if not k & 0x8000} == {
+        step: {"received": 200, "lost": 0, "reordered": 0, "duplicates": 0} for step in range(16)}
+    probes = {k: v for k, v in s.items() if k & 0x8000}
+    assert len(probes) == 16 and sum(v["received"] for v in probes.values()) == tx["probes"]
+    assert all(v["lost"] == 0 and v["duplicates"] == 0 for v in probes.values()), probes
+    m = re.search(r"pktgen port1 rx: (\d+) frames: ours (\d+) bad 0 arp 0 other 0 streams_full 0", g.shell("pktgen"))
+    assert m and int(m.group(1)) == int(m.group(2)) == 16 * 200 + tx["probes"], g.shell("pktgen")
+
+    g.shell("pktgen clear")
+    g.set(sweep="off", count=500)
+    out = g.shell("pktgen start port0")
+    assert out.startswith(f"pktgen: port0: sending 500 frames of 60 B at 20000 pps to {mac1} (port1), "
+                          "stream 0x0010"), out
+    g.wait_done(timeout=120)
+    time.sleep(1)
+    s = g.streams()
+    assert s[0x0010] == {"received": 500, "lost": 0, "reordered": 0, "duplicates": 0}, s
+    assert s[0x8010]["lost"] == 0 and s[0x8010]["duplicates"] == 0
+
+
+def test_no_peer_no_dst_mac_refused_and_stop_says_the_result(guests):
+    """One port, no dst_mac: nothing to send to, refused with what to set;
+    with dst_mac, `pktgen stop` prints the run's Result line."""
+    g = guests(["e1000e"], "app=pktgen count=0 ratep=2000 lat_rate=0")
+    out = g.shell("pktgen start")
+    assert out == ("pktgen: port0: not started: no destination: pktgen set dst_mac <the receiver's MAC> (without "
+                   "it frames go to the peer port of this box, port0's partner in port0 <-> port1, port2 <-> "
+                   "port3, ..., and there is none)\r\n"), out
+    assert re.search(r"^dst_mac=peer port's +pktgen set ", g.shell("show config"), re.M)
+    assert g.tx()["sent"] == 0
+    g.set(dst_mac="02:00:00:00:00:05")
+    assert "to 02:00:00:00:00:05 (dst_mac), stream 0x0000" in g.shell("pktgen start")
+    time.sleep(1)
+    out = g.shell("pktgen stop")
+    m = re.fullmatch(r"pktgen: port0: stopped, (\d+) frames sent in (\d+) us: (\d+) pps \d+ Mb/sec \((\d+) bps: "
+                     r"frame bytes without FCS, as Linux pktgen's Result; [\d.]+ Mb/s on the wire, \+24 B a "
+                     r"frame\) ring_full \d+ alloc_failed 0\r\n", out)
+    assert m, out
+    n, us, pps, bps = map(int, m.groups())
+    assert n == g.tx()["sent"] > 0 and pps == n * 10**6 // us and bps == n * 480 * 10**6 // us
+
+
+def test_restarted_sequence_never_underflows_lost(guests, tmp_path):
+    """build/trafgen sends the same stream twice from sequence 0 into a
+    pktgen port: the second run is not new data (its low numbers are far
+    below the highest seen), and 'lost' stays 0 instead of wrapping."""
+    g = guests(["e1000e:netdev=stream"], "app=pktgen promisc=1 lat_rate=0")
+    for _ in range(2):
+        subprocess.run([TRAFGEN, "send", "--port", f"stream:{g.q.nic_sock(0)}", "--count", "5000",
+                        "--rate", "20kpps", "--max-time", "60", "--quiet"], check=True, timeout=90,
+                       stdout=subprocess.DEVNULL)
+        time.sleep(2)   # QEMU listens again after the client left
+    time.sleep(1)
+    s = g.streams()[0]
+    assert s["lost"] == 0 and s["received"] == 10000, s
