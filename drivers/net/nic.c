@@ -180,38 +180,3 @@ struct nic *nic_find(const char *name)
 			return nics[i];
 	return 0;
 }
-
-static int cmd_ethtool(int argc, char **argv)
-{
-	struct nic *nic = argc == 3 && (!strcmp(argv[1], "-S") || !strcmp(argv[1], "-T")) ? nic_find(argv[2]) : 0;
-	if (!nic) {
-		printf("usage: ethtool -S|-T <port>; ports:");
-		for (int i = 0; i < nic_count; i++)
-			printf(" %s", nics[i]->name);
-		printf("%s\n", nic_count ? "" : " none");
-		return -1;
-	}
-	if (!strcmp(argv[1], "-T")) {
-		phc_ethtool_T(nic);
-		return 0;
-	}
-	nic->ops->update_stats(nic);
-	printf("NIC statistics:\n");
-	for (int i = 0; i < NIC_STAT_N; i++)
-		printf("     %s: %lu\n", nic_stat_names[i], nic->stats[i]);
-	for (int q = 0; q < nic->nqueues; q++) {
-		struct nic_qstats *s = &nic->q[q];
-		printf("     rx_queue_%d_packets: %lu\n     rx_queue_%d_bytes: %lu\n", q, s->rx_packets, q, s->rx_bytes);
-		printf("     tx_queue_%d_packets: %lu\n     tx_queue_%d_bytes: %lu\n", q, s->tx_packets, q, s->tx_bytes);
-		printf("     queue_%d_irqs: %lu\n     queue_%d_irqs_spurious: %lu\n", q, s->irqs, q, s->irqs_spurious);
-		printf("     queue_%d_polls: %lu\n     queue_%d_poll_packets: %lu\n", q, s->polls, q, s->poll_pkts);
-		printf("     queue_%d_itr: %lu\n", q, s->itr);
-		printf("     rx_queue_%d_drops: %lu\n", q, s->rx_drops);
-	}
-	printf("     pool_free: %u\n     pool_size: %u\n", nic->pool->nfree, nic->pool->size);
-	printf("     small_pool_free: %u\n     small_pool_size: %u\n", nic->small_pool->nfree,
-	       nic->small_pool->size);
-	return 0;
-}
-SHELL_CMD(ethtool, "ethtool", "ethtool -S|-T <port>",
-	  "-S: every hardware and software counter of a port; -T: its timestamping and clock", cmd_ethtool);

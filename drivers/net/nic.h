@@ -146,6 +146,8 @@ struct nic {
 	const struct nic_ops *ops;
 	uint8_t mac[6];
 	int nqueues;		/* RX/TX queue pairs in use */
+	int max_queues;		/* queue pairs the part has (ethtool -l) */
+	int int_delays;		/* 1: RDTR/RADV/TIDV/TADV in use (ethtool -c) */
 	int rxd, txd;		/* ring sizes, descriptors */
 	int link_up;
 	uint32_t speed;		/* Mb/s, when link_up */

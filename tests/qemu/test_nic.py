@@ -319,3 +319,40 @@ def test_rx_csum_offload_counts_once_per_frame(box, model):
     assert c["rx_delivered"] == 32, c
     assert c["rx_csum_offload_good"] == 20, c
     assert c["rx_csum_offload_errors"] == 9, c
+
+
+@pytest.mark.parametrize("model,driver,bus,queues,delays", [
+    ("e1000e", "e1000e", "0000:00:02.0", 2, True),
+    ("igb", "igb", "0000:01:00.0", 8, False),
+])
+def test_ethtool_read_only_views(box, model, driver, bus, queues, delays):
+    """ethtool -i/-g/-c/-l/-k print the port as Linux's ethtool does, from
+    the knobs in force; a port that does not exist is named."""
+    b = box(model, "app=sink rxd=256 txd=1024 InterruptThrottleRate=8000 RxAbsIntDelay=16")
+    i = b.shell("ethtool -i port0")
+    assert i.startswith(f"driver: {driver}\r\nversion: 0.1.0 (") and f"\r\nbus-info: {bus}\r\n" in i, i
+    assert "supports-statistics: yes\r\n" in i
+    assert b.shell("ethtool -g port0") == (
+        "Ring parameters for port0:\r\nPre-set maximums:\r\nRX:\t\t4096\r\nRX Mini:\tn/a\r\nRX Jumbo:\tn/a\r\n"
+        "TX:\t\t4096\r\nCurrent hardware settings:\r\nRX:\t\t256\r\nRX Mini:\tn/a\r\nRX Jumbo:\tn/a\r\n"
+        "TX:\t\t1024\r\n")
+    c = b.shell("ethtool -c port0")
+    assert c.startswith("Coalesce parameters for port0:\r\nAdaptive RX: off  TX: n/a\r\nrx-usecs: 125\r\n"
+                        "InterruptThrottleRate: 8000 "), c
+    if delays:
+        assert "RxIntDelay (RDTR): 0\r\nRxAbsIntDelay (RADV): 16\r\nTxIntDelay (TIDV): 8\r\n" \
+               "TxAbsIntDelay (TADV): 32\r\n" in c, c
+    else:
+        assert "n/a (igb has EITR only)" in c, c
+    b.shell("set InterruptThrottleRate 3")
+    assert "Adaptive RX: on  TX: n/a\r\nrx-usecs: 3\r\n" in b.shell("ethtool -c port0")
+    assert b.shell("ethtool -l port0") == (
+        f"Channel parameters for port0:\r\nPre-set maximums:\r\nRX:\t\tn/a\r\nTX:\t\tn/a\r\nOther:\t\t1\r\n"
+        f"Combined:\t{queues}\r\nCurrent hardware settings:\r\nRX:\t\tn/a\r\nTX:\t\tn/a\r\nOther:\t\t1\r\n"
+        "Combined:\t1\r\n")
+    k = b.shell("ethtool -k port0")
+    assert k.startswith("Features for port0:\r\nrx-checksumming: on [fixed]\r\ntx-checksumming: off "), k
+    assert "receive-hashing: off [fixed]\r\n" in k and "tcp-segmentation-offload: off [fixed]\r\n" in k
+    assert b.shell("ethtool -g port5") == "ethtool: no port5; ports: port0\r\n"
+    assert b.shell("ethtool port0") == "usage: ethtool -i|-g|-c|-l|-k|-S|-T <port>; ports: port0\r\n"
+    assert "rx_packets: " in b.shell("ethtool -S port0")

@@ -145,7 +145,7 @@ static int e1000_setup_vectors(struct e1000x_port *p)
 }
 
 static const struct e1000x_family e1000_family = {
-	.driver = "e1000", .ops = &e1000_ops, .max_queues = 1, .pcie = 0,
+	.driver = "e1000", .ops = &e1000_ops, .max_queues = 1, .int_delays = 1, .pcie = 0,
 	.attach = e1000_attach, .setup_vectors = e1000_setup_vectors, .hw_init = e1000_hw_init,
 	.write_rst = e1000_write_rst, .post_reset = e1000_post_reset,
 };

@@ -277,7 +277,7 @@ static const struct nic_ops e1000e_ops = {
 };
 
 static const struct e1000x_family e1000e_family = {
-	.driver = "e1000e", .ops = &e1000e_ops, .max_queues = E1000E_QUEUES, .pcie = 1,
+	.driver = "e1000e", .ops = &e1000e_ops, .max_queues = E1000E_QUEUES, .int_delays = 1, .pcie = 1,
 	.attach = e1000e_attach, .setup_vectors = e1000e_setup_vectors, .hw_init = e1000e_hw_init,
 	.pre_reset = e1000e_pre_reset, .post_reset = e1000e_post_reset,
 	.phy_acquire = e1000e_phy_acquire, .phy_release = e1000e_phy_release,

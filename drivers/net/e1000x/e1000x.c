@@ -465,7 +465,7 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 	struct nic *nic = &p->nic;
 	p->ops = *f->ops;
 	*nic = (struct nic){ .driver = f->driver, .model = id->name, .pci = d, .ops = &p->ops,
-			     .link_up = -1, .tx_csum = 1 };
+			     .link_up = -1, .tx_csum = 1, .max_queues = f->max_queues, .int_delays = f->int_delays };
 	nic_config_init(nic);
 	nic->nqueues = nic->cfg.queues < f->max_queues ? (int)nic->cfg.queues : f->max_queues;
 	p->family = f;

@@ -75,6 +75,7 @@ struct e1000x_family {
 	const char *driver;		/* "e1000e" */
 	const struct nic_ops *ops;
 	int max_queues;
+	int int_delays;			/* 1: RDTR/RADV/TIDV/TADV exist (e1000, e1000e; igb has EITR only) */
 	uint32_t eimc;			/* extended interrupt mask clear register, 0 if none */
 	int pcie;			/* 1: CTRL.GIO_MASTER_DISABLE and DRV_LOAD exist */
 	uint32_t icr_reset;		/* ICR causes asking for a port reset (igb DRSTA), 0 if none */

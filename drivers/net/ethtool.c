@@ -1,0 +1,133 @@
+/*
+ * The shell's ethtool: read-only views of a port as Linux's ethtool prints
+ * them (-i driver, -g rings, -c coalescing, -l channels, -k offloads), its
+ * counters (-S) and its clock (-T). Changing a setting is `set`'s job.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "drivers/net/nic.h"
+#include "drivers/net/phc.h"
+#include "drivers/pci/pci.h"
+#include "kernel/shell.h"
+#include "kernel/version.h"
+
+#define RING_MAX 4096	/* rxd=/txd= range */
+
+/* ethtool -i: driver and bus information (ethtool_drvinfo). */
+static void show_info(struct nic *nic)
+{
+	char bdf[PCI_BDF_LEN];
+	printf("driver: %s\nversion: %s\nfirmware-version: \nexpansion-rom-version: \nbus-info: %04x:%s\n"
+	       "supports-statistics: yes\nsupports-test: no\nsupports-eeprom-access: no\n"
+	       "supports-register-dump: no\nsupports-priv-flags: no\n",
+	       nic->driver, LINERATE_VERSION, nic->pci->seg, pci_bdf(nic->pci, bdf));
+}
+
+/* ethtool -g: ring sizes (rxd=, txd=; boot-time knobs). */
+static void show_rings(struct nic *nic)
+{
+	printf("Ring parameters for %s:\nPre-set maximums:\nRX:\t\t%d\nRX Mini:\tn/a\nRX Jumbo:\tn/a\nTX:\t\t%d\n"
+	       "Current hardware settings:\nRX:\t\t%d\nRX Mini:\tn/a\nRX Jumbo:\tn/a\nTX:\t\t%d\n",
+	       nic->name, RING_MAX, RING_MAX, nic->rxd, nic->txd);
+}
+
+/* ethtool -c: interrupt moderation. rx-usecs as Linux e1000e reports
+ * InterruptThrottleRate (e1000_get_coalesce: the mode for 0-4, else
+ * 1000000 / ints/s); the delay timers in their registers' 1.024 us units. */
+static void show_coalesce(struct nic *nic)
+{
+	int64_t itr = nic->cfg.itr;
+	printf("Coalesce parameters for %s:\nAdaptive RX: %s  TX: n/a\nrx-usecs: %lld\n", nic->name,
+	       itr == 1 || itr == 3 ? "on" : "off", (long long)(itr <= 4 ? itr : 1000000 / itr));
+	printf("InterruptThrottleRate: %lld (0 off, 1 dynamic, 3 dynamic conservative, 4 simplified, else ints/s); "
+	       "queue 0 now %lu ints/s\n", (long long)itr, (unsigned long)nic->q[0].itr);
+	if (!nic->int_delays) {
+		printf("RxIntDelay, RxAbsIntDelay, TxIntDelay, TxAbsIntDelay: n/a (%s has EITR only)\n", nic->driver);
+		return;
+	}
+	printf("RxIntDelay (RDTR): %lld\nRxAbsIntDelay (RADV): %lld\nTxIntDelay (TIDV): %lld\n"
+	       "TxAbsIntDelay (TADV): %lld\n(units of 1.024 us)\n", (long long)nic->cfg.rx_int_delay,
+	       (long long)nic->cfg.rx_abs_int_delay, (long long)nic->cfg.tx_int_delay,
+	       (long long)nic->cfg.tx_abs_int_delay);
+}
+
+/* ethtool -l: queue pairs (queues=; boot-time knob). */
+static void show_channels(struct nic *nic)
+{
+	printf("Channel parameters for %s:\nPre-set maximums:\nRX:\t\tn/a\nTX:\t\tn/a\nOther:\t\t%d\n"
+	       "Combined:\t%d\nCurrent hardware settings:\nRX:\t\tn/a\nTX:\t\tn/a\nOther:\t\t%d\nCombined:\t%d\n",
+	       nic->name, nic->max_queues > 1, nic->max_queues, nic->max_queues > 1, nic->nqueues);
+}
+
+/* ethtool -k: what the port offloads; [fixed]: never changes here. */
+static void show_features(struct nic *nic)
+{
+	printf("Features for %s:\nrx-checksumming: on [fixed]\ntx-checksumming: %s%s\n"
+	       "scatter-gather: off [fixed]\ntcp-segmentation-offload: off [fixed]\n"
+	       "generic-segmentation-offload: off [fixed]\ngeneric-receive-offload: off [fixed]\n"
+	       "rx-vlan-offload: off [fixed]\ntx-vlan-offload: off [fixed]\nreceive-hashing: %s [fixed]\n"
+	       "highdma: %s [fixed]\nrx-fcs: off [fixed]\nrx-all: off [fixed]\n", nic->name,
+	       nic->tx_csum_on ? "on" : "off", nic->tx_csum ? " (the port's app turns it on)" : " [fixed]",
+	       nic->nqueues > 1 ? "on" : "off", nic->dma_limit ? "off" : "on");
+}
+
+/* ethtool -S: every counter, as Linux's e1000e names them. */
+static void show_stats(struct nic *nic)
+{
+	nic->ops->update_stats(nic);
+	printf("NIC statistics:\n");
+	for (int i = 0; i < NIC_STAT_N; i++)
+		printf("     %s: %lu\n", nic_stat_names[i], nic->stats[i]);
+	for (int q = 0; q < nic->nqueues; q++) {
+		struct nic_qstats *s = &nic->q[q];
+		printf("     rx_queue_%d_packets: %lu\n     rx_queue_%d_bytes: %lu\n", q, s->rx_packets, q, s->rx_bytes);
+		printf("     tx_queue_%d_packets: %lu\n     tx_queue_%d_bytes: %lu\n", q, s->tx_packets, q, s->tx_bytes);
+		printf("     queue_%d_irqs: %lu\n     queue_%d_irqs_spurious: %lu\n", q, s->irqs, q, s->irqs_spurious);
+		printf("     queue_%d_polls: %lu\n     queue_%d_poll_packets: %lu\n", q, s->polls, q, s->poll_pkts);
+		printf("     queue_%d_itr: %lu\n", q, s->itr);
+		printf("     rx_queue_%d_drops: %lu\n", q, s->rx_drops);
+	}
+	printf("     pool_free: %u\n     pool_size: %u\n", nic->pool->nfree, nic->pool->size);
+	printf("     small_pool_free: %u\n     small_pool_size: %u\n", nic->small_pool->nfree,
+	       nic->small_pool->size);
+}
+
+static const struct {
+	const char *opt;
+	void (*show)(struct nic *nic);
+} views[] = {
+	{ "-i", show_info }, { "-g", show_rings }, { "-c", show_coalesce }, { "-l", show_channels },
+	{ "-k", show_features }, { "-S", show_stats }, { "-T", phc_ethtool_T },
+};
+#define NVIEWS (sizeof(views) / sizeof(views[0]))
+
+static void ports(void)
+{
+	printf("ports:");
+	for (int i = 0; i < nic_count; i++)
+		printf(" %s", nics[i]->name);
+	printf("%s\n", nic_count ? "" : " none");
+}
+
+static int cmd_ethtool(int argc, char **argv)
+{
+	for (size_t v = 0; argc == 3 && v < NVIEWS; v++) {
+		if (strcmp(argv[1], views[v].opt))
+			continue;
+		struct nic *nic = nic_find(argv[2]);
+		if (!nic) {
+			printf("ethtool: no %s; ", argv[2]);
+			ports();
+			return -1;
+		}
+		views[v].show(nic);
+		return 0;
+	}
+	printf("usage: ethtool -i|-g|-c|-l|-k|-S|-T <port>; ");
+	ports();
+	return -1;
+}
+SHELL_CMD(ethtool, "ethtool", "ethtool -i|-g|-c|-l|-k|-S|-T <port>",
+	  "a port as Linux's ethtool shows it: -i driver and bus, -g rings, -c interrupt coalescing, -l queues, "
+	  "-k offloads, -S every counter, -T timestamping and clock (read-only: set changes the run-time knobs)",
+	  cmd_ethtool);
