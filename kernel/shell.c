@@ -38,6 +38,15 @@ void shell_init(void)
 	prompt();
 }
 
+/* "commands: a b c" and tail, one line. */
+static void list_commands(const char *tail)
+{
+	printf("commands:");
+	for (const struct shell_cmd *c = __shell_cmds_start; c < __shell_cmds_end; c++)
+		printf(" %s", c->name);
+	printf("%s\n", tail);
+}
+
 static const struct shell_cmd *cmd_find(const char *name)
 {
 	for (const struct shell_cmd *c = __shell_cmds_start; c < __shell_cmds_end; c++)
@@ -62,10 +71,8 @@ int shell_run(char *line)
 		return 0;
 	const struct shell_cmd *c = cmd_find(argv[0]);
 	if (!c) {
-		printf("unknown command '%s'; commands:", argv[0]);
-		for (c = __shell_cmds_start; c < __shell_cmds_end; c++)
-			printf(" %s", c->name);
-		printf(" (help shows their forms)\n");
+		printf("unknown command '%s'; ", argv[0]);
+		list_commands(" (help shows their forms)");
 		return -1;
 	}
 	return c->fn(argc, argv);
@@ -123,10 +130,8 @@ static int cmd_help(int argc, char **argv)
 	if (argc == 2) {
 		const struct shell_cmd *c = cmd_find(argv[1]);
 		if (!c) {
-			printf("help: no command '%s'; commands:", argv[1]);
-			for (c = __shell_cmds_start; c < __shell_cmds_end; c++)
-				printf(" %s", c->name);
-			printf("\n");
+			printf("help: no command '%s'; ", argv[1]);
+			list_commands("");
 			return -1;
 		}
 		help_line(c);

@@ -74,20 +74,12 @@ void stats_tick(uint64_t now_tsc)
 			apps_running[i]->report(stats_fmt == STATS_JSON);
 }
 
-static void list_ports(void)
-{
-	printf("ports:");
-	for (int i = 0; i < nic_count; i++)
-		printf(" %s", nics[i]->name);
-	printf("%s\n", nic_count ? "" : " none");
-}
-
 static int cmd_stats(int argc, char **argv)
 {
 	struct nic *nic = argc == 2 ? nic_find(argv[1]) : 0;
 	if (argc > 2 || (argc == 2 && !nic)) {
 		printf("usage: stats [port]; ");
-		list_ports();
+		nic_print_ports();
 		return -1;
 	}
 	for (int i = 0; i < nic_count; i++)
@@ -105,7 +97,7 @@ static int cmd_ifconfig(int argc, char **argv)
 	struct nic *nic = argc == 2 ? nic_find(argv[1]) : 0;
 	if (argc > 2 || (argc == 2 && !nic)) {
 		printf("usage: %s [port]; ", argv[0]);
-		list_ports();
+		nic_print_ports();
 		return -1;
 	}
 	if (!nic_count)
@@ -138,7 +130,7 @@ static int cmd_reset(int argc, char **argv)
 	struct nic *nic = argc == 2 ? nic_find(argv[1]) : 0;
 	if (!nic) {
 		printf("usage: reset <port>; ");
-		list_ports();
+		nic_print_ports();
 		return -1;
 	}
 	nic->ops->reset(nic);
@@ -158,7 +150,7 @@ static int cmd_set(int argc, char **argv)
 	}
 	if (argc == 4 && !nic) {
 		printf("set: no port '%s'; ", argv[1]);
-		list_ports();
+		nic_print_ports();
 		return -1;
 	}
 	if (argc != 3 && argc != 4) {

@@ -213,47 +213,25 @@ IP_KNOB(src_max, "highest IPv4 source; default 10.1.0.2");
 KNOB(dst, .name = "dst", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_dst, .show = show_dst_min, .accepted = "A.B.C.D (decimal, no leading zeros)",
      .help = "pktgen: one IPv4 destination (dst_min = dst_max); shows dst_min; default 10.2.0.2");
 
-static int parse_mac(const char *v, uint8_t *mac, char *err, size_t len)
+/* A MAC knob: *set = 1 once given; shown as unset's text until then. */
+static int parse_mac(const char *v, uint8_t *mac, int *set, char *err, size_t len)
 {
 	if (mac_parse(v, mac)) {
 		snprintf(err, len, "not a MAC address");
 		return -1;
 	}
+	*set = 1;
 	return 0;
 }
-static void show_mac(char *buf, size_t len, const uint8_t *m)
+static void show_mac(char *buf, size_t len, const uint8_t *m, int set, const char *unset)
 {
 	char t[MAC_STR_MAX];
-	snprintf(buf, len, "%s", mac_str(t, m));
+	snprintf(buf, len, "%s", set ? mac_str(t, m) : unset);
 }
-static int parse_dst_mac(const char *v, char *e, size_t l)
-{
-	if (parse_mac(v, pg.dst_mac, e, l))
-		return -1;
-	pg.dst_mac_set = 1;
-	return 0;
-}
-static void show_dst_mac(char *b, size_t l)
-{
-	if (pg.dst_mac_set)
-		show_mac(b, l, pg.dst_mac);
-	else
-		snprintf(b, l, "peer port's");
-}
-static int parse_src_mac(const char *v, char *e, size_t l)
-{
-	if (parse_mac(v, pg.src_mac, e, l))
-		return -1;
-	pg.src_mac_set = 1;
-	return 0;
-}
-static void show_src_mac(char *b, size_t l)
-{
-	if (pg.src_mac_set)
-		show_mac(b, l, pg.src_mac);
-	else
-		snprintf(b, l, "port's own");
-}
+static int parse_dst_mac(const char *v, char *e, size_t l) { return parse_mac(v, pg.dst_mac, &pg.dst_mac_set, e, l); }
+static void show_dst_mac(char *b, size_t l) { show_mac(b, l, pg.dst_mac, pg.dst_mac_set, "peer port's"); }
+static int parse_src_mac(const char *v, char *e, size_t l) { return parse_mac(v, pg.src_mac, &pg.src_mac_set, e, l); }
+static void show_src_mac(char *b, size_t l) { show_mac(b, l, pg.src_mac, pg.src_mac_set, "port's own"); }
 KNOB(dst_mac, .name = "dst_mac", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_dst_mac, .show = show_dst_mac,
      .accepted = "xx:xx:xx:xx:xx:xx",
      .help = "pktgen: destination MAC; default the peer port's (port0 <-> port1, port2 <-> port3, ...: "

@@ -101,14 +101,6 @@ static const struct {
 };
 #define NVIEWS (sizeof(views) / sizeof(views[0]))
 
-static void ports(void)
-{
-	printf("ports:");
-	for (int i = 0; i < nic_count; i++)
-		printf(" %s", nics[i]->name);
-	printf("%s\n", nic_count ? "" : " none");
-}
-
 static int cmd_ethtool(int argc, char **argv)
 {
 	for (size_t v = 0; argc == 3 && v < NVIEWS; v++) {
@@ -117,14 +109,14 @@ static int cmd_ethtool(int argc, char **argv)
 		struct nic *nic = nic_find(argv[2]);
 		if (!nic) {
 			printf("ethtool: no %s; ", argv[2]);
-			ports();
+			nic_print_ports();
 			return -1;
 		}
 		views[v].show(nic);
 		return 0;
 	}
 	printf("usage: ethtool -i|-g|-c|-l|-k|-S|-T <port>; ");
-	ports();
+	nic_print_ports();
 	return -1;
 }
 SHELL_CMD(ethtool, "ethtool", "ethtool -i|-g|-c|-l|-k|-S|-T <port>",

@@ -180,3 +180,11 @@ struct nic *nic_find(const char *name)
 			return nics[i];
 	return 0;
 }
+
+void nic_print_ports(void)
+{
+	printf("ports:");
+	for (int i = 0; i < nic_count; i++)
+		printf(" %s", nics[i]->name);
+	printf("%s\n", nic_count ? "" : " none");
+}

@@ -240,4 +240,6 @@ void nic_housekeeping(void);
 int nic_mc_add(struct nic *nic, const uint8_t mc[6]);
 /* The port called name ("port0"), or NULL. */
 struct nic *nic_find(const char *name);
+/* "ports: port0 port1" (or "ports: none"), one line: the names a command takes. */
+void nic_print_ports(void);
 #endif
