@@ -189,7 +189,7 @@ void lcore_run(void)
 	for (int k = 0; k < lc->nq; k++) {
 		struct nic *nic = lc->qs[k].nic;
 		if (nic->cfg.poll == POLL_BUSY)
-			busy = 1;	/* a busy-polled queue keeps the core awake */
+			busy = lc->busy_poll = 1;	/* a busy-polled queue keeps the core awake */
 		else
 			napi_start(nic, lc->qs[k].q);
 	}

@@ -23,6 +23,7 @@ struct lcore {
 	uint64_t processed;	/* packets handed to the apps */
 	uint64_t time_squeeze;	/* NAPI rounds that ran out of napi_weight with work left */
 	uint64_t halted_cycles;	/* TSC cycles spent in hlt */
+	int busy_poll;		/* 1: a queue is busy-polled, so the core never halts (CPU% is 100) */
 	uint64_t start_tsc;
 } __attribute__((aligned(64)));
 extern struct lcore lcores[MAX_CPUS];

@@ -28,7 +28,8 @@ void stats_sample_port(struct stats_port *p, const struct nic *nic)
 void stats_sample_core(struct stats_core *c, const struct lcore *lc)
 {
 	*c = (struct stats_core){ .id = lc->id, .processed = lc->processed, .dropped = app_drops[lc->id].n,
-				  .time_squeeze = lc->time_squeeze, .halted_cycles = lc->halted_cycles };
+				  .time_squeeze = lc->time_squeeze, .halted_cycles = lc->halted_cycles,
+				  .busy_poll = lc->busy_poll };
 }
 
 /* Output buffer that only ever holds whole lines. */
@@ -180,8 +181,10 @@ static void table_cores(struct out *o, const struct stats_snap *a, const struct 
 	for (int i = 0; i < b->ncores; i++) {
 		const struct stats_core *c = &b->core[i];
 		uint64_t pct = cpu_hundredths(c->halted_cycles - a->core[i].halted_cycles, cycles);
-		put(o, "%-4d %3lu.%02lu %12lu %12lu %12lu", c->id, pct / 100, pct % 100, c->processed,
-		    c->dropped, c->time_squeeze);
+		char cpu[48] = "busy";	/* busy polling: 100 %, whatever the load (poll=napi measures) */
+		if (!c->busy_poll)
+			snprintf(cpu, sizeof(cpu), "%lu.%02lu", pct / 100, pct % 100);
+		put(o, "%-4d %6s %12lu %12lu %12lu", c->id, cpu, c->processed, c->dropped, c->time_squeeze);
 		endline(o);
 	}
 }

@@ -51,6 +51,7 @@ struct stats_core {
 	int id;
 	uint64_t processed, dropped, time_squeeze;	/* packets, packets, rounds */
 	uint64_t halted_cycles;				/* TSC cycles in hlt */
+	int busy_poll;					/* never halts: the table's CPU% reads "busy" */
 };
 
 /* Everything a report reads, taken at one instant. */

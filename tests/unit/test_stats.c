@@ -123,6 +123,18 @@ static void test_table(void **state)
 	assert_int_equal(n, strlen(table_all));
 }
 
+/* A busy-polling core never halts: its CPU% would read 100 at any load. */
+static void test_table_busy_poll_core(void **state)
+{
+	char buf[4096];
+	(void)state;
+	b.core[0].busy_poll = 1;
+	stats_format(buf, sizeof(buf), &a, &b, HZ, STATS_TABLE, -1);
+	b.core[0].busy_poll = 0;
+	assert_non_null(strstr(buf, "Core   CPU%    processed      dropped time_squeeze\n"
+				    "0      busy       301000           17            3\n"));
+}
+
 static void test_table_one_port(void **state)
 {
 	char buf[4096];
@@ -229,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_sample_port_columns),
 		cmocka_unit_test(test_sample_core),
 		cmocka_unit_test_setup(test_table, setup),
+		cmocka_unit_test_setup(test_table_busy_poll_core, setup),
 		cmocka_unit_test_setup(test_table_one_port, setup),
 		cmocka_unit_test_setup(test_json, setup),
 		cmocka_unit_test_setup(test_rounding_and_clamp, setup),
