@@ -140,7 +140,8 @@ include tools/rrclient/rrclient.mk
 include tests/fuzz/fuzz.mk
 
 # make run: the demos, APP=fwd (default, tools/demo.py) or APP=rr
-# (tools/demo_rr.py), on two (rr: one) NIC= ports. make shell: two NIC=
+# (tools/demo_rr.py), on two (rr: one) NIC= ports, APPEND= replacing the
+# demo's knobs of the same names. make shell: two NIC=
 # ports on build/run/nicN.sock with app=APP (an app's name, or one per
 # port as the app= knob takes them) before APPEND, and unless APPEND sets
 # them poll=napi (an idle guest leaves the host's core idle; busy polling
@@ -172,7 +173,7 @@ SHELL_KNOBS = $(strip $(if $(filter poll=%,$(APPEND)),,poll=napi) $(if $(filter 
 	$(if $(APP),app=$(APP)) $(APPEND))
 
 run: deps all
-	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py) --nic $(NIC)
+	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py) --nic $(NIC)$(if $(APPEND), --append '$(APPEND)')
 
 shell: deps all
 	$(PYTHON) tools/qemurun.py --interactive --nic $(SHELL_NIC) --nic $(SHELL_NIC) \

@@ -1,13 +1,13 @@
 #!/usr/bin/python3
-"""`make run`: boot linerate in QEMU as an IPv4 router between two e1000e
-ports (app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24), push UDP traffic from
+"""`make run`: boot linerate in QEMU as an IPv4 router between two ports
+(e1000e, or --nic; app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24), push UDP traffic from
 10.1.0.2 to 10.2.0.2 through it with build/trafgen at a modest rate for a
 bounded time (trafgen answers the router's ARP for 10.2.0.2, resolved by
 five frames before the measured run), and show the appliance's console
 statistics as they come and the traffic tool's result.
 Everything stops by itself.
 
-    tools/demo.py [--rate 5kpps] [--seconds 10] [--size 64] [--nic e1000e]
+    tools/demo.py [--rate 5kpps] [--seconds 10] [--size 64] [--nic e1000e] [--append 'poll=napi']
 """
 import argparse
 import os
@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from qemurun import BUILD, Qemu  # noqa: E402
+from qemurun import BUILD, Qemu, merge_knobs  # noqa: E402
 
 
 def main():
@@ -25,10 +25,11 @@ def main():
     ap.add_argument("--seconds", type=int, default=10, help="seconds of traffic (default 10)")
     ap.add_argument("--size", type=int, default=64, help="frame size with FCS (default 64)")
     ap.add_argument("--nic", default="e1000e", choices=("e1000", "e1000e", "igb"))
+    ap.add_argument("--append", default="", help="more kernel knobs, e.g. 'poll=napi'; each replaces the demo's own")
     a = ap.parse_args()
     bus = ",bus=rp" if a.nic == "igb" else ""
     nics = [f"{a.nic}:netdev=stream{bus}"] * 2
-    knobs = "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 stats=2"
+    knobs = merge_knobs("app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 stats=2", a.append)
     print(f"linerate demo: two {a.nic} ports routing 10.1.0.0/24 <-> 10.2.0.0/24 ({knobs}); "
           f"{a.rate} of {a.size}-byte UDP frames for {a.seconds} s from 10.1.0.2 (host, port0) "
           "to 10.2.0.2 (host, port1)\n", flush=True)

@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """`make run APP=rr`: boot linerate in QEMU as the request-response server
-(app=rr ip0=10.3.0.1/24) on an e1000e port wired to a tap device in a
+(app=rr ip0=10.3.0.1/24) on a port (e1000e, or --nic) wired to a tap device in a
 network namespace this script makes (and removes), drive it from there with
 build/rrclient (parallel TCP sessions, then UDP) for a bounded time, and
 show the appliance's statistics, its rr counters and the client's figures.
 Needs root (ip netns, tap). Everything stops by itself.
 
-    tools/demo_rr.py [--seconds 10] [--sessions 32] [--req 1] [--rsp 1] [--nic e1000e]
+    tools/demo_rr.py [--seconds 10] [--sessions 32] [--req 1] [--rsp 1] [--nic e1000e] [--append 'poll=napi']
 """
 import argparse
 import os
@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from netns import names, remove, tap_add, wire  # noqa: E402
-from qemurun import BUILD, Qemu  # noqa: E402
+from qemurun import BUILD, Qemu, merge_knobs  # noqa: E402
 
 NS, TAP = names("demo")
 GUEST, PEER = "10.3.0.1", "10.3.0.2"
@@ -28,10 +28,11 @@ def main():
     ap.add_argument("--req", type=int, default=1, help="request bytes (default 1)")
     ap.add_argument("--rsp", type=int, default=1, help="response bytes (default 1)")
     ap.add_argument("--nic", default="e1000e", choices=("e1000", "e1000e", "igb"))
+    ap.add_argument("--append", default="", help="more kernel knobs, e.g. 'poll=napi'; each replaces the demo's own")
     a = ap.parse_args()
     if os.geteuid() != 0:
         sys.exit("make run APP=rr needs root (a network namespace and a tap device)")
-    knobs = f"app=rr ip0={GUEST}/24 req={a.req} rsp={a.rsp} stats=5"
+    knobs = merge_knobs(f"app=rr ip0={GUEST}/24 req={a.req} rsp={a.rsp} stats=5", a.append)
     print(f"linerate demo: request-response server on one {a.nic} port ({knobs}); {a.sessions} TCP "
           f"sessions from {PEER} (network namespace {NS}) for {a.seconds} s, then UDP for 2 s\n", flush=True)
     tap_add(TAP)

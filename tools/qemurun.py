@@ -201,6 +201,14 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
     return cmd
 
 
+def merge_knobs(base, extra):
+    """Kernel command line base with the words of extra added, each
+    replacing base's word of the same knob (a knob given twice is refused,
+    and its default kept)."""
+    keys = {w.split("=", 1)[0] for w in extra.split()}
+    return " ".join([w for w in base.split() if w.split("=", 1)[0] not in keys] + extra.split())
+
+
 def die_with_parent():
     """In the child before exec: SIGTERM when the Python that started QEMU
     dies (prctl PR_SET_PDEATHSIG), so a killed test leaves no QEMU behind."""

@@ -49,6 +49,7 @@ def test_refused_with_the_accepted_values(args, message):
     (["run"], "tools/demo.py --nic e1000e"),
     (["run", "APP=fwd", "NIC=igb"], "tools/demo.py --nic igb"),
     (["run", "APP=rr", "NIC=e1000"], "tools/demo_rr.py --nic e1000"),
+    (["run", "APPEND=poll=napi stats=5"], "tools/demo.py --nic e1000e --append 'poll=napi stats=5'"),
 ])
 def test_run_picks_the_demo_and_nic(args, demo):
     r = make_n(*args)
@@ -109,3 +110,11 @@ def test_console_log_lines_end_in_one_newline():
     text = log.getvalue()
     assert b"\r\n" in q.out and b"linerate: ready in " in text
     assert b"\r\n" not in text and text.count(b"\n") == q.out.count(b"\r\n")
+
+
+def test_demo_knobs_replaced_not_doubled():
+    """A knob given to a demo replaces the demo's own (twice, both were
+    refused and the default kept)."""
+    assert qemurun.merge_knobs("app=fwd ip0=10.1.0.1/24 stats=2", "stats=5 poll=napi") == \
+        "app=fwd ip0=10.1.0.1/24 stats=5 poll=napi"
+    assert qemurun.merge_knobs("app=rr stats=5", "") == "app=rr stats=5"
