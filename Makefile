@@ -1,4 +1,5 @@
-# linerate: one entry point. `make` builds every image; see README.md.
+# linerate: one entry point. `make` builds every image; `make help` lists
+# the targets; see README.md and docs/.
 BUILD := build
 LWIP := $(BUILD)/lwip/lwip-2.1.3/src
 SYSROOT := $(BUILD)/newlib/sysroot/x86_64-elf
@@ -35,31 +36,20 @@ LWIP_FILES := core/def core/inet_chksum core/init core/ip core/mem core/memp cor
 LWIP_OBJ := $(patsubst %,$(BUILD)/lwip/obj/%.o,$(LWIP_FILES))
 LWIP_APP_OBJ := $(patsubst %,$(BUILD)/lwip/app/%.o,$(LWIP_APP_SRC))
 LWIP_LIB := $(BUILD)/lwip/lwip.o
-# Without frame pointers: lwIP makes ~100 calls a TCP transaction and the
-# frame costs 3 instructions each; a backtrace (kernel/trap.c) stops at
-# an lwIP frame instead. At -O3 and optimised at link time with rr's files
-# on its path as one object (lwip.o): calls from file to file (tcp_in to
-# tcp_out, pbuf, memp, ip4, rr's netif and callbacks) are inlined, TCP 1/1
-# ~1,760 -> ~1,490 guest instructions per transaction inside lwIP and rr.
+# lwIP and rr's files on its path: -O3, no frame pointers, link-time
+# optimised as one object, GCC's inlining limits raised (LWIP_INLINE);
 # -fno-strict-aliasing: lwIP's pools hand out one memory as several types.
-# GCC's inlining limits raised past its defaults (LWIP_INLINE): most of
-# the calls left on the path (pbuf, memp and heap pools, tcp_output_segment,
-# ip4_output_if, rr's callbacks and netif output) are inlined too, their
-# register saves with them: TCP 1/1 ~2,183 -> ~2,076 guest instructions per
-# transaction; lwip.o's text 79 -> 169 KB. The image's size counts: every
-# page of it is a page less for the ports' buffers, and -m 9M (README,
-# Memory; test_smallest_memory_that_forwards) had ~32 KB to spare when
-# this was chosen; more inlining (max-inline-insns-auto=400, or flatten on
-# tcp_input: TCP 1/1 ~1,920 with lwip.o at 570 KB) did not fit it.
+# Why, with the instruction counts: docs/benchmarks.md, "The lwIP build's flags".
 LWIP_INLINE := --param max-inline-insns-single=2000 --param max-inline-insns-auto=200 \
 	--param large-function-growth=2000 --param inline-unit-growth=2000
 LWIP_CFLAGS := $(filter-out -O2 -Werror -fno-omit-frame-pointer,$(KCFLAGS)) -O3 -fomit-frame-pointer $(LWIP_INLINE) \
 	-fno-strict-aliasing -flto
 
-.PHONY: all deps run shell test unit qemu-test host-test bench plot clean reliability insncount netboot
-all: $(BUILD)/linerate.elf $(BUILD)/linerate-fault.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen $(BUILD)/rrclient
+.PHONY: all deps run shell test unit qemu-test host-test bench plot clean reliability insncount netboot \
+	docs docs-check help
+all: $(BUILD)/linerate.elf $(BUILD)/linerate-fault.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen $(BUILD)/rrclient ## every image and the host tools (~2 min)
 
-deps:
+deps: ## install the Debian packages (as root; QEMU from bookworm-backports)
 	tools/deps.sh
 
 $(NEWLIB): tools/build-newlib.sh
@@ -107,7 +97,7 @@ $(BUILD)/linerate-fault.elf: $(KOBJ) $(FAULT_OBJ) boot/kernel.ld $(NEWLIB) $(LWI
 	ld $(KLDFLAGS) -o $@ $(KOBJ) $(FAULT_OBJ) $(LWIP_LIB) --start-group $(SYSROOT)/lib/libc.a $(SYSROOT)/lib/libm.a --end-group
 
 # GRUB ISO for BIOS and UEFI, from CD or USB stick. Modules trimmed as in
-# ../shared/TOOLCHAIN.md 3a; every part_* module is needed by GRUB-EFI.
+# docs/toolchain.md 3a; every part_* module is needed by GRUB-EFI.
 GRUB_MODS = normal multiboot2 iso9660 serial terminal all_video \
 	$(shell ls /usr/lib/grub/x86_64-efi/ 2>/dev/null | sed -n 's/^\(part_.*\)\.mod$$/\1/p')
 $(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg
@@ -118,13 +108,13 @@ $(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg
 		--install-modules="$(GRUB_MODS)" $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 
-# Network boot tree for TFTP/HTTP (README "Many test boxes"): GRUB for BIOS
+# Network boot tree for TFTP/HTTP (docs/boot.md, "Network boot"): GRUB for BIOS
 # PXE (boot/grub/i386-pc/core.0) and UEFI (boot/grub/x86_64-efi/core.efi,
 # also BOOTX64.EFI at the top for UEFI HTTP boot), boot/netboot/grub.cfg,
 # the image, and linerate/default.cfg; per-box linerate/mac-<MAC>.cfg files
 # are the lab's.
 NETBOOT := $(BUILD)/netboot
-netboot: $(BUILD)/linerate.elf boot/netboot/grub.cfg boot/netboot/default.cfg
+netboot: $(BUILD)/linerate.elf boot/netboot/grub.cfg boot/netboot/default.cfg ## the TFTP/HTTP boot tree in build/netboot/ (seconds)
 	rm -rf $(NETBOOT) && mkdir -p $(NETBOOT)/linerate
 	grub-mknetdir --net-directory=$(NETBOOT) --subdir=boot/grub -d /usr/lib/grub/i386-pc
 	grub-mknetdir --net-directory=$(NETBOOT) --subdir=boot/grub -d /usr/lib/grub/x86_64-efi
@@ -172,26 +162,26 @@ SHELL_NIC = $(NIC):netdev=stream$(if $(filter igb,$(NIC)),$(comma)bus=rp)
 SHELL_KNOBS = $(strip $(if $(filter poll=%,$(APPEND)),,poll=napi) $(if $(filter stats=%,$(APPEND)),,stats=0) \
 	$(if $(APP),app=$(APP)) $(APPEND))
 
-run: deps all
+run: deps all ## route IPv4 through two NIC= ports for 10 s (APP=rr: request-response; APPEND='knobs') (~1 min)
 	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py) --nic $(NIC)$(if $(APPEND), --append '$(APPEND)')
 
-shell: deps all
+shell: deps all ## boot two NIC= ports with the serial shell here; APP=, APPEND='knobs' (Ctrl-A X quits)
 	$(PYTHON) tools/qemurun.py --interactive --nic $(SHELL_NIC) --nic $(SHELL_NIC) \
 		--append '$(SHELL_KNOBS)'
 
-test: deps all unit fuzz-ci qemu-test host-test
+test: deps all docs-check unit fuzz-ci qemu-test host-test ## docs-check, unit, fuzz-ci, qemu-test, host-test: what CI runs (~20 min)
 
-qemu-test: all netboot
+qemu-test: all netboot ## pytest tests that boot the images in QEMU (~15 min)
 	$(PYTHON) -m pytest -q tests/qemu
 
-host-test: $(BUILD)/linerate.elf $(BUILD)/trafgen $(BUILD)/rrclient
+host-test: $(BUILD)/linerate.elf $(BUILD)/trafgen $(BUILD)/rrclient ## pytest tests of the host tools (~2 min)
 	$(PYTHON) -m pytest -q tests/host
 
 # Fuzzing (FUZZ_SECONDS per harness) and the malformed-frame battery, one table.
-reliability: deps all fuzz-build
+reliability: deps all fuzz-build ## fuzz every harness FUZZ_SECONDS, then the malformed-frame battery
 	$(PYTHON) tools/reliability.py $(FUZZ_HARNESSES)
 
-bench: deps all insncount
+bench: deps all insncount ## every benchmark: tables and CSV in build/bench/ (~15 min, root)
 	$(PYTHON) tools/bench_boot.py 5
 	$(PYTHON) tools/bench_insn.py
 	$(PYTHON) tools/bench_scrape.py
@@ -204,16 +194,29 @@ bench: deps all insncount
 
 # QEMU TCG plugins that count guest instructions (tools/insncount): the
 # plugin header comes from Debian's source package of the installed QEMU.
-insncount: $(BUILD)/insncount/insncount.so $(BUILD)/insncount/hotblocks.so
+insncount: $(BUILD)/insncount/insncount.so $(BUILD)/insncount/hotblocks.so ## QEMU plugins that count guest instructions
 $(BUILD)/insncount/insncount.so $(BUILD)/insncount/hotblocks.so &: tools/insncount/build.sh tools/insncount/insncount.c
 	tools/insncount/build.sh $(abspath $(BUILD)/insncount)
 
-# CPU% and packets per interrupt against offered load, per
-# InterruptThrottleRate (tools/statplot.py sweep; ~90 s at 5k-40k pps).
-plot: deps $(BUILD)/linerate.elf $(BUILD)/trafgen
+# The coalescing field report's graphs (docs/field-reports.md): CPU% and packets per
+# interrupt against offered load, per InterruptThrottleRate (tools/statplot.py sweep;
+# ~90 s at 5k-40k pps).
+plot: deps $(BUILD)/linerate.elf $(BUILD)/trafgen ## the coalescing graphs into build/ (~90 s)
 	$(PYTHON) tools/statplot.py sweep --outdir $(BUILD)
 
-clean:
+# The knob and shell-command tables of docs/ from the image's KNOB() and
+# SHELL_CMD() declarations (tools/gendocs.py, with gdb); docs-check fails on
+# a stale page.
+docs: $(BUILD)/linerate.elf ## regenerate docs/knobs.md and docs/console.md's tables (seconds)
+	$(PYTHON) tools/gendocs.py
+
+docs-check: $(BUILD)/linerate.elf ## fail if those tables differ from the image (seconds)
+	$(PYTHON) tools/gendocs.py --check
+
+help: ## this list
+	@sed -n 's/^\([a-z-]*\):.*## /\1\t/p' $(MAKEFILE_LIST) | expand -t 13
+
+clean: ## remove what the build made, except newlib and the lwIP sources
 	rm -rf $(BUILD)/obj $(BUILD)/lwip/obj $(BUILD)/lwip/app $(BUILD)/lwip/*.a $(BUILD)/lwip/lwip.o $(BUILD)/iso $(BUILD)/efi $(BUILD)/unit $(BUILD)/*.elf $(BUILD)/*.iso $(BUILD)/*.EFI
 
 -include $(KOBJ:.o=.d) $(FAULT_OBJ:.o=.d) $(LWIP_APP_OBJ:.o=.d)

@@ -1,6 +1,6 @@
 /*
  * The system calls newlib needs (built with MISSING_SYSCALL_NAMES: plain
- * names, see ../shared/TOOLCHAIN.md) and its retargetable locks. stdout and
+ * names, see docs/toolchain.md) and its retargetable locks. stdout and
  * stderr go to the UART; stdin reads it; the heap is a run of free pages
  * taken at boot (heap_init).
  */

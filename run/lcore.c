@@ -1,5 +1,5 @@
 /*
- * The poll loop (DESIGN.md, execution model), one per core over the queues
+ * The poll loop (docs/design.md, execution model), one per core over the queues
  * run/place.c gave it. Per queue, by its port's poll=:
  *  busy  rx_burst forever, interrupts off;
  *  napi  the queue's interrupt masks it and schedules it; poll rounds of up

@@ -1,5 +1,5 @@
 /*
- * Console statistics (DESIGN.md, Statistics): a `netstat -i` table, per
+ * Console statistics (docs/design.md, Statistics): a `netstat -i` table, per
  * port and queue rates, per core CPU% and softnet-style counters, as a
  * table for people or one JSON object per line for tools/statplot.py.
  *

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Boot-time and size figures (make bench): for each boot path (q35 also with
-two e1000e, issue 13's case), QEMU start to 'ready' on the console (wall
+two e1000e, the router's usual ports), QEMU start to 'ready' on the console (wall
 clock) and the kernel's own entry-to-ready, median and min of N runs; image
 sizes. Prints figures; never passes or fails.
 Usage: bench_boot.py [N [path ...]] (N runs, default 5; paths below)"""

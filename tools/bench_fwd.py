@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Forwarding benchmark (make bench): the seed-1 table (offered and forwarded
+"""Forwarding benchmark (make bench): the table of the NAPI field
+report, docs/field-reports.md (offered and forwarded
 pps and bps per frame size, with the appliance's CPU% and packets per
-interrupt, for e1000e and igb, poll=busy and napi) and the seed-2 table at
+interrupt, for e1000e and igb, poll=busy and napi) and the copybreak field report's table at
 64 bytes (copybreak on/off x prefetch on/off), through the L3 router between
 two ports (app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24). build/trafgen sends
 10.1.0.2 -> 10.2.0.2 into port0 as fast as the -netdev stream window of 256
@@ -76,7 +77,7 @@ def main():
             with q:
                 for size in (64, 128, 256, 512, 1024):
                     seed1.append({"nic": model, "poll": poll, **step(q, mac0, size)})
-    print("\nSeed 1: L3 forwarding, port0 -> port1, trafgen --rate max (window 256)")
+    print("\nNAPI field report: L3 forwarding, port0 -> port1, trafgen --rate max (window 256)")
     print(f"{'nic':7} {'poll':5} {'size':>5} {'offered kpps':>13} {'fwd kpps':>9} "
           f"{'offered Mbps':>13} {'fwd Mbps':>9} {'lost':>6} {'CPU%':>6} {'pkt/irq':>8}")
     for r in seed1:
@@ -92,7 +93,7 @@ def main():
             q, mac0 = boot("e1000e", f"copybreak={copybreak} prefetch={prefetch}")
             with q:
                 seed2.append({"copybreak": copybreak, "prefetch": prefetch, **step(q, mac0, 64)})
-    print("\nSeed 2: L3 forwarding at 64 bytes, e1000e, poll=busy")
+    print("\nCopybreak field report: L3 forwarding at 64 bytes, e1000e, poll=busy")
     print(f"{'copybreak':>9} {'prefetch':>8} {'fwd kpps':>9} {'lost':>6} {'CPU%':>6}")
     for r in seed2:
         print(f"{r['copybreak']:>9} {r['prefetch']:>8} {r['forwarded_pps'] / 1e3:>9.1f} "

@@ -14,7 +14,7 @@ plugin's instruction count are read twice while traffic flows; the
 figure is instructions / frames received between the two readings (the
 whole guest: drivers, app, poll loop, interrupts, timers). Also the
 forwarded (or received) pps and the appliance's CPU% in the same window.
-Targets (issue 13): l2 <= 100, l3 <= 200 with napi at max rate; l2 at
+Targets (docs/benchmarks.md): l2 <= 100, l3 <= 200 with napi at max rate; l2 at
 20 kpps <= 300. Prints a table, saves build/bench/insn.csv; never fails.
 Usage: bench_insn.py [profile] [nic ...] [path ...] [napi|busy] [max|Nkpps]
 (default: every run). With `profile`, QEMU's hotblocks plugin runs beside

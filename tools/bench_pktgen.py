@@ -4,13 +4,13 @@
 1. TX rate per core at 64 and 1518 bytes (FCS included), clone_skb 0 and
    1000, rate=max, into a NIC with no backend (QEMU drops what it sends).
 2. Guest instructions per generated frame (QEMU's insncount plugin, from
-   ../shared/tools/insncount, built into build/insncount/ when missing, or
+   make insncount, built into build/insncount/ when missing, or
    INSNCOUNT=path/insncount.so), 64 bytes: clone_skb 1000 at pktgen's burst
    32, 64 and 128, clone_skb 0 at 32.
-3. Seed 1 with linerate on both ends: guest A (app=pktgen, rate=max) sweeps
+3. The NAPI field report (docs/field-reports.md) with linerate on both ends: guest A (app=pktgen, rate=max) sweeps
    64..1024 bytes into guest B (app=sink poll=napi InterruptThrottleRate=1)
    over a -netdev stream pair; sent bps (A), received bps and CPU% (B)
-   beside the seed's own figures (Linux pktgen into Click, e1000e NAPI, a
+   beside the report's own figures (Linux pktgen into Click, e1000e NAPI, a
    dual-core 2.2 GHz box: its CPU% is of 200).
 4. Latency histograms of pktgen's probes through guest B's L2
    cross-connect and L3 router (A's port0 -> B -> A's port1, A's TSC at
@@ -24,18 +24,16 @@ import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchcsv import save  # noqa: E402
+from bench_insn import plugin  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 from usage import help_exit  # noqa: E402
 
 SECONDS = 2
-SHARED_INSNCOUNT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
-                                "tools", "insncount")
 PROMPT = "linerate> "
 SEED1 = {64: (427076224, 408209600, 68), 128: (737290240, 757440900, 60),
          256: (907745280, 917091400, 35), 512: (951570432, 981357600, 20),
@@ -90,18 +88,6 @@ def tx_rates():
     return rows
 
 
-def plugin():
-    """The insncount plugin: INSNCOUNT=, or build/insncount/insncount.so
-    (built from ../shared/tools/insncount when that is there)."""
-    if os.environ.get("INSNCOUNT") and os.path.exists(os.environ["INSNCOUNT"]):
-        return os.environ["INSNCOUNT"]
-    so = os.path.join(BUILD, "insncount", "insncount.so")
-    if not os.path.exists(so) and os.path.exists(os.path.join(SHARED_INSNCOUNT, "build.sh")):
-        subprocess.run(["bash", os.path.join(SHARED_INSNCOUNT, "build.sh"), os.path.dirname(so)],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return so if os.path.exists(so) else None
-
-
 def insns_at(log, t):
     """Guest instructions executed at host CLOCK_MONOTONIC ns t, interpolated."""
     rows = [tuple(map(int, ln.split())) for ln in open(log) if len(ln.split()) == 2]
@@ -114,8 +100,7 @@ def insns_at(log, t):
 def insn_per_frame():
     so = plugin()
     if not so:
-        print("\ninstructions per frame: skipped (no QEMU plugin: ../shared/tools/insncount/build.sh "
-              "build/insncount, or INSNCOUNT=)")
+        print("\ninstructions per frame: skipped (no QEMU plugin: make insncount, or INSNCOUNT=)")
         return []
     log = os.path.join(BUILD, "bench", "pktgen_insncount.log")
     rows = []
@@ -191,7 +176,7 @@ def seed1():
                          "sent_bps": pps * size * 8, "received_bps": int(rx_pps * size * 8),
                          "cpu_pct": cpu, "seed_sent_bps": SEED1[size][0], "seed_received_bps": SEED1[size][1],
                          "seed_cpu_pct_of_200": SEED1[size][2]})
-    print("\nSeed 1 with linerate on both ends: pktgen guest (rate=max) -> sink guest (poll=napi "
+    print("\nNAPI field report with linerate on both ends: pktgen guest (rate=max) -> sink guest (poll=napi "
           "InterruptThrottleRate=1), -netdev stream pair; bps = pps x size x 8;\n"
           "lost = sent - counted by sink, RX-DRP = those the sink's NIC dropped (netstat -i)")
     print(f"{'size':>5} {'sent':>8} {'lost':>6} {'RX-DRP':>6} {'sent Mb/s':>10} {'recv Mb/s':>10} {'CPU%':>6} | {'seed sent':>10} "

@@ -6,7 +6,7 @@ hardware stamps on both sides (-netdev stream pair), and for ptp4l against
 ptp4l over a veth pair in two namespaces (the same kind of link; ptp4l runs
 with --free_running 1, as always here, so its figures are the residuals of
 its offsets around their trend: what its servo would have to follow). Then
-the seed-4 check: app=rr transactions/s and guest instructions per
+the check of the PTP field report (docs/field-reports.md): app=rr transactions/s and guest instructions per
 transaction on igb with hardware timestamping off and on (hwtstamp=1):
 frames that are not PTP must cost nothing. Prints tables and CSV under
 build/bench/; never passes or fails. QEMU TCG figures: compare rows, not
@@ -152,7 +152,7 @@ def ptp4l_vs_ptp4l(seconds):
 
 
 def rr_tstamp(seconds):
-    """seed 4: rr on igb, UDP 1/1, one session, hardware timestamping off and on."""
+    """The PTP field report's case: rr on igb, UDP 1/1, one session, hardware timestamping off and on."""
     so = bench_rr.plugin()
     log = os.path.join(BUILD, "bench", "ptp-rr-insns.log")
     rows = []
@@ -204,7 +204,7 @@ def main():
         rows.append(r)
         print(f"  {name:58} samples {r['samples']:4} rms {r['rms_ns']!s:>9} max {r['max_ns']!s:>9}", flush=True)
     save("ptp.csv", rows)
-    print(f"\nSeed 4: app=rr on igb, UDP 1/1 B, 1 session, {a.rr_seconds:.0f} s; hardware timestamping off / on")
+    print(f"\nPTP field report: app=rr on igb, UDP 1/1 B, 1 session, {a.rr_seconds:.0f} s; hardware timestamping off / on")
     rr = rr_tstamp(a.rr_seconds)
     for r in rr:
         ins = r.get("insns_per_transaction")

@@ -4,7 +4,7 @@ p99 of app=rr for UDP and TCP, 1/1 and 1024/1024 bytes, 1 and 128 sessions,
 on e1000e and igb with poll=napi and busy, driven by build/rrclient from a
 network namespace over a tap device (made and removed here; needs root).
 Then guest instructions per transaction (QEMU's TCG plugin
-../shared/tools/insncount, built into build/insncount/ when missing; the
+built by make insncount into build/insncount/ when missing; the
 column is left out when it cannot be built): e1000e, poll=napi, one session,
 the instructions counted over the run less the idle rate measured before it,
 divided by the transactions. Then sockperf UDP ping-pong and ping p50 of
@@ -35,12 +35,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import linux_guest  # noqa: E402
 from benchcsv import save  # noqa: E402
 from netns import names, remove, sh, tap_add, wire  # noqa: E402
+from bench_insn import plugin  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
 NS, TAP = names("bench")
 GUEST, PEER = "10.5.0.1", "10.5.0.2"
-SHARED_INSNCOUNT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared",
-                                "tools", "insncount")
 
 
 class Guest:
@@ -103,14 +102,6 @@ def table(seconds, configs):
     return rows
 
 
-def plugin():
-    so = os.path.join(BUILD, "insncount", "insncount.so")
-    if not os.path.exists(so) and os.path.exists(os.path.join(SHARED_INSNCOUNT, "build.sh")):
-        subprocess.run(["bash", os.path.join(SHARED_INSNCOUNT, "build.sh"), os.path.abspath(os.path.dirname(so))],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return so if os.path.exists(so) else None
-
-
 def samples(log):
     with open(log) as f:
         return [tuple(map(int, ln.split())) for ln in f if len(ln.split()) == 2]
@@ -125,7 +116,7 @@ def insns_at(s, t_ns):
 def instructions(seconds):
     so = plugin()
     if not so:
-        print("\ninstructions per transaction: skipped (no QEMU plugin: ../shared/tools/insncount/build.sh)")
+        print("\ninstructions per transaction: skipped (no QEMU plugin: make insncount)")
         return []
     log = os.path.join(BUILD, "bench", "rr-insns.log")
     rows = []
@@ -298,7 +289,7 @@ def latencies(g, seconds):
 
 def linux_compare(seconds):
     """UDP ping-pong and ICMP echo p50 of app=rr beside a Debian Linux guest
-    in the same QEMU, same NIC model, same tap and client (the issue's
+    in the same QEMU, same NIC model, same tap and client (the
     target: linerate's UDP p50 <= 1/3 of Linux's)."""
     try:
         linux = linux_guest.build()

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """What a Prometheus scrape every second costs the forwarding core (make
-bench; issue 15 asks for less than 1 % of its instructions), counted in
+bench; the target is less than 1 % of its instructions), counted in
 guest instructions by QEMU's insncount plugin (build/insncount, make
 insncount), as tools/bench_insn.py counts them. One core (-smp 1) both
 forwards port0 <-> port1 (app=fwd, L2, napi, e1000e) and serves the

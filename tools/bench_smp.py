@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Seed-2 set-up on more than one core (make bench): two L2 port pairs
+"""The copybreak field report's set-up (docs/field-reports.md) on more than one core (make bench): two L2 port pairs
 (app=fwd pairs=0-1,2-3 promisc=1, four e1000e ports), trafgen pushing
 64-byte frames at --rate max into port0 and port2 and receiving on port1
 and port3, with the two pairs on one core (cores=1) and on two cores
-(cores=2, pair i on core i, as seed 2 ran eth0->eth1 on CPU0 and
+(cores=2, pair i on core i, as that report ran eth0->eth1 on CPU0 and
 eth2->eth3 on CPU1). Prints aggregate kpps, the netstat-style table per
 port and the softnet-style table per core, and guest instructions per
 forwarded frame (QEMU's insncount plugin, all vCPUs summed): per-core cost
@@ -76,7 +76,7 @@ def main():
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     so = plugin()
     rows = [run(c, poll, so) for poll in ("napi", "busy") for c in (1, 2)]
-    print("\nSeed 2 on cores: two L2 pairs (0->1, 2->3), e1000e, 64 B, trafgen --rate max into both")
+    print("\nCopybreak field report's set-up on cores: two L2 pairs (0->1, 2->3), e1000e, 64 B, trafgen --rate max into both")
     print(f"{'poll':5} {'cores':>5} {'aggregate kpps':>15} {'pair kpps':>14} {'lost':>6} {'insns/frame':>12}")
     for r in rows:
         ipf = f"{r['insns_per_frame']:.1f}" if r["insns_per_frame"] else "-"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build newlib 3.3.0 from Debian's newlib-source for a freestanding x86_64
-# long-mode kernel (see ../shared/TOOLCHAIN.md section 1). Output: $1/sysroot.
+# long-mode kernel (see docs/toolchain.md section 1). Output: $1/sysroot.
 # Locks are retargetable: the kernel supplies the __retarget_lock_* calls so
 # malloc and stdio are safe once a second core runs.
 set -eu

@@ -1,8 +1,8 @@
 #!/bin/sh
-# Install what linerate needs from Debian 12 packages (README.md, "make deps").
+# Install what linerate needs from Debian 12 packages (README.md, "Two commands").
 # QEMU >= 8.1 comes from bookworm-backports: 7.2 has no igb and no 1588 registers.
 set -eu
-PKGS="gcc make binutils git newlib-source gnu-efi grub-pc-bin grub-efi-amd64-bin grub-common
+PKGS="gcc make binutils gdb git newlib-source gnu-efi grub-pc-bin grub-efi-amd64-bin grub-common
 xorriso mtools ovmf libcmocka-dev clang libclang-rt-14-dev python3 python3-pytest python3-scapy python3-matplotlib
 iproute2 iputils-ping
 iperf3 sockperf linuxptp prometheus curl ipxe-qemu

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Fetch and unpack lwIP 2.1.3 from Debian's source package (../shared/TOOLCHAIN.md
+# Fetch and unpack lwIP 2.1.3 from Debian's source package (docs/toolchain.md
 # section 2) into $1/lwip-2.1.3, through a private deb-src list under $1 (the
 # machine's apt configuration is left alone). The plain upstream tarball is
 # used; Debian's patches touch the socket API and ppp only.

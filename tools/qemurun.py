@@ -16,7 +16,7 @@ of its netdev=user,tftp=DIR,bootfile=PATH NIC, e.g. make netboot's tree),
 net-uefi (the same on OVMF: its network stack on the NIC's UEFI driver,
 rom=efi, loads an EFI bootfile).
 The guest exits through isa-debug-exit: status 33 = success, 35 = failure.
-TCG only: this machine's /dev/kvm cannot run SSE code (see README).
+TCG only: this machine's /dev/kvm cannot run SSE code (see README.md, Status).
 """
 import argparse
 import ctypes

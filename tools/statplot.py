@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Turn linerate's JSON statistics (stats_format=json) into CSV and draw the
-two graphs of seed report 3: CPU% against offered load, and received packets
+two graphs of the coalescing field report (docs/field-reports.md): CPU% against offered load, and received packets
 per interrupt against offered load, one curve per configuration.
 
     statplot.py csv LOG [-o out.csv]          console log -> CSV

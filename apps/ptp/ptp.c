@@ -62,7 +62,7 @@ static int64_t rx_stamp(struct ptp_port *pp, const struct pkt *p, const struct p
 	}
 	pp->ev[PE_rx_swtstamp]++;
 	if (pp->hw && m->msg_type == PTP_SYNC && ++pp->sw_syncs == SW_SYNCS_FOR_SWTS && !pp->servo_sw) {
-		/* QEMU's igb never stamps UDP (QEMU-NICS.md C.3): software RX
+		/* QEMU's igb never stamps UDP (docs/qemu-nics.md C.3): software RX
 		 * stamps want ptp4l's software servo constants. */
 		pp->servo_sw = 1;
 		pp->servo.kp_scale = PI_SWTS_KP_SCALE;

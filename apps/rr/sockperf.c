@@ -6,7 +6,7 @@
  * client wants a reply (every message in ping-pong, one in --reply-every in
  * under-load, none in throughput), 4 warm-up. The reply is the message
  * itself with the client bit cleared, as sockperf's own server sends it
- * (checked against ../shared/captures/sockperf-udp-tcp-pingpong-underload.pcap).
+ * (checked against a capture of sockperf's UDP and TCP ping-pong under load).
  * UDP: a datagram is a message. TCP: messages follow each other in the
  * stream, framed by their length.
  */

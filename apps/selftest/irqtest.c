@@ -3,7 +3,7 @@
  * handler on the vector pci_irq_setup gave it, exactly once, and a masked
  * vector must hold it pending. Registers: 82574L datasheet 10.2.4 (ICR,
  * ICS, IMS, IMC, IVAR); the same offsets on 82540EM and 82576. QEMU
- * behaviour: ../shared/QEMU-NICS.md A.1-A.3.
+ * behaviour: docs/qemu-nics.md A.1-A.3.
  */
 #include <stdio.h>
 #include "apps/selftest/irqtest.h"
@@ -25,7 +25,7 @@
 
 /*
  * QEMU's 82574 sends an MSI-X message again when the vector's EITR window
- * ends, whatever is pending (QEMU-NICS.md A.2). With EITR at its maximum
+ * ends, whatever is pending (docs/qemu-nics.md A.2). With EITR at its maximum
  * (0xffff x 256 ns = 16.8 ms) that repeat comes well after the first
  * message even on a loaded host, inside LATE_US; a cause raised while masked
  * is held for longer than the window, so the unmask delivers it once.

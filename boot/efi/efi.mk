@@ -2,7 +2,7 @@
 # $(BUILD)/BOOTX64.EFI, to be copied to EFI/BOOT/ on an EFI system partition.
 # Included by the top-level Makefile; standalone use:
 #   make -f boot/efi/efi.mk BUILD=/tmp/x [EFI_KERNEL=/path/to/kernel.elf]
-# Recipe and flags: /work/shared/TOOLCHAIN.md section 4.
+# Recipe and flags: docs/toolchain.md section 4.
 
 BUILD ?= build
 EFI_KERNEL ?= $(BUILD)/linerate.elf

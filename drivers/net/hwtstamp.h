@@ -134,7 +134,7 @@ int hwts_rx_check(struct hwts_rx *r, int latched);
  * the message in RXSATRL (byte 22 lowest), bytes 26-27 in RXSATRH 15:0 and
  * the sequenceId (bytes 30-31) in RXSATRH 31:16. QEMU 10 reads them
  * through an unpacked struct whose padding moves them 2 bytes on: bytes
- * 24-27, 28-29 and 32-33 (QEMU-NICS.md C.3, probe ptp_igb.py). Either
+ * 24-27, 28-29 and 32-33 (docs/qemu-nics.md C.3, tools/qemu-probes/ptp_igb.py). Either
  * layout matches. Returns 0 for a message shorter than its header.
  */
 int hwts_rx_attr_match(const uint8_t *msg, size_t len, uint32_t satrl, uint32_t satrh);

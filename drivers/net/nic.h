@@ -70,7 +70,7 @@ struct nic_qstats {
 	uint64_t rx_packets, rx_bytes, tx_packets, tx_bytes;
 	uint64_t irqs;		/* interrupts taken on the queue's vector that found work */
 	uint64_t irqs_spurious;	/* ... that found nothing: QEMU's e1000e/igb repeat every
-				 * MSI-X message one EITR window later (QEMU-NICS.md A.2) */
+				 * MSI-X message one EITR window later (docs/qemu-nics.md A.2) */
 	uint64_t polls;		/* rx_burst calls */
 	uint64_t poll_pkts;	/* packets those calls returned */
 	uint64_t itr;		/* current interrupt rate setting, ints/s (0 = off) */

@@ -9,7 +9,7 @@
 #   make fuzz-ci               each for 10 s (part of make test)
 #   build/fuzz/fuzz_X CORPUS   one harness by hand (libFuzzer options)
 # Seeds: tests/fuzz/seeds/X/ (tests/fuzz/mkseeds.py, from the captures in
-# ../shared/captures and the test frames); dictionaries tests/fuzz/X.dict.
+# a directory of real captures, --captures, and the test frames); dictionaries tests/fuzz/X.dict.
 
 FUZZ_SAVED_GOAL := $(.DEFAULT_GOAL)
 FUZZ_CC := clang
@@ -73,12 +73,12 @@ FUZZ_LDFLAGS_dhcp := $(FUZZ_LDFLAGS_lwip)
 .SECONDARY: $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ) $(FUZZ_PTP_OBJ) $(FUZZ_PAGES_OBJ)
 
 .PHONY: fuzz fuzz-ci fuzz-build
-fuzz-build: $(FUZZ_BINS)
+fuzz-build: $(FUZZ_BINS) ## build the libFuzzer harnesses
 
-fuzz: $(FUZZ_BINS)
+fuzz: $(FUZZ_BINS) ## each harness for FUZZ_SECONDS (60), then a table
 	$(PYTHON) tests/fuzz/run.py --seconds $(FUZZ_SECONDS) $(FUZZ_HARNESSES)
 
-fuzz-ci: $(FUZZ_BINS)
+fuzz-ci: $(FUZZ_BINS) ## each harness for 10 s (~3 min)
 	$(PYTHON) tests/fuzz/run.py --seconds 10 $(FUZZ_HARNESSES)
 
 .SECONDEXPANSION:

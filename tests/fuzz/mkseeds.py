@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Write the seed corpora of the fuzz harnesses into tests/fuzz/seeds/NAME/:
-frames from the real captures in ../shared/captures (when present; the
+frames from the real captures in --captures (default shared/captures beside
+the checkout, when present; the
 seeds made from them are committed, so CI needs no captures), the frames
 the QEMU tests send (scapy), the config spaces captured from QEMU
-(tests/unit/pci_images.h), command lines and shell sessions from README.
+(tests/unit/pci_images.h), command lines and shell sessions from docs/.
 Run it again after adding a harness; it replaces the seed directories.
 
-    tests/fuzz/mkseeds.py [--captures ../shared/captures]
+    tests/fuzz/mkseeds.py [--captures DIR]
 """
 import argparse
 import glob

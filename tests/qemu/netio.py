@@ -1,5 +1,5 @@
 """Frames in and out of a QEMU NIC through its -netdev stream unix socket
-(QEMU-NICS.md E: a 4-byte big-endian length, then the frame, no FCS)."""
+(docs/qemu-nics.md E: a 4-byte big-endian length, then the frame, no FCS)."""
 import socket
 import struct
 import threading

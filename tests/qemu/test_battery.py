@@ -241,7 +241,7 @@ def as_received(f, model):
 
 class Router:
     def __init__(self, model):
-        # igb goes behind its own root port (QEMU-NICS.md, Addenda).
+        # igb goes behind its own root port (docs/qemu-nics.md, Addenda).
         spec = model + ":netdev=stream" + (",bus=rp" if model == "igb" else "")
         self.q = Qemu(boot="kernel", mem="256M", nics=[spec] * 2, append=APPEND)
         self.q.expect(r"port1: link up", 90)
@@ -359,7 +359,7 @@ def battery(r, model):
     # The console's columns: RX-OK is exactly what the app got; RX-ERR what
     # the NIC refused (too long) or counted undersized (QEMU pads a frame
     # under 60 bytes and counts it in rx_short_length_errors as well, so such
-    # a frame is in RX-OK and RX-ERR: README, "NIC drivers"); nothing dropped.
+    # a frame is in RX-OK and RX-ERR: docs/drivers.md); nothing dropped.
     d = {k: e1[k] - e0[k] for k in e1}
     assert n1[0] - n0[0] == delivered == d["rx_delivered"]
     assert n1[1] - n0[1] == d["rx_short_length_errors"] + d["rx_long_length_errors"]

@@ -32,7 +32,7 @@ MODELS = ["e1000e", "igb"]
 # QEMU's e1000 (82540EM: one queue, no MSI-X) for the faults one queue
 # shows: link flaps and the TX hang.
 ONE_QUEUE_MODELS = MODELS + ["e1000"]
-SMALLEST_MEM = 8    # MiB: README, "Faults under traffic"
+SMALLEST_MEM = 8    # MiB: docs/reliability.md, "Faults under traffic"
 ROUTERLESS_MEM = "12M"  # three ports and L2 fit, the 3.9 MB routing table does not
 REPORT = os.path.join(BUILD, "reliability")
 
@@ -42,7 +42,7 @@ class Pair:
     both wired to host stream sockets (p[0], p[1])."""
 
     def __init__(self, append="", mem="256M", kernel="linerate-fault.elf", connect=(0, 1), model="e1000e"):
-        nics = ("%s:netdev=stream" % model + (",bus=rp" if model == "igb" else ""),) * 2   # QEMU-NICS.md, Addenda
+        nics = ("%s:netdev=stream" % model + (",bus=rp" if model == "igb" else ""),) * 2   # docs/qemu-nics.md, Addenda
         self.q = Qemu(boot="kernel", mem=mem, kernel=kernel, nics=list(nics),
                       append="stats=0 promisc=1 app=fwd pairs=0-1 " + append)
         self.q.expect(r"port1: link up", 90)
@@ -362,7 +362,7 @@ def test_back_pressure_at_every_poll_mode(pair, poll, model):
 
 
 def test_smallest_memory_that_forwards(pair):
-    """-m 8M (README): both ports come up and forward; -m 7M: port1's
+    """-m 8M (docs/reliability.md): both ports come up and forward; -m 7M: port1's
     buffers do not fit, the console says what it needed and the rest runs."""
     b = pair(mem="%dM" % SMALLEST_MEM, kernel="linerate.elf")
     rd = Reader(b.p[1])

@@ -434,7 +434,7 @@ def test_dhcp_bad_leases_refused_with_backoff():
     broadcast address, then a /16 overlapping port1's /24 (both with the
     server inside, so the DHCPRELEASE reaches it). Each is refused
     on the console and in mgmt_dhcp_refused_total, released, and asked for
-    again after 1 s, then 2 s (the wait doubles up to 64 s, README); the
+    again after 1 s, then 2 s (the wait doubles up to 64 s, docs/apps/mgmt.md); the
     good lease offered next is taken and `mgmt` shows it with the count.
     Before the back-off the client asked again at once, about once a
     second for as long as the server offered a bad lease."""

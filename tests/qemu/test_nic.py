@@ -21,7 +21,7 @@ MODELS = ["e1000", "e1000e", "igb"]
 
 
 def nic_spec(model):
-    # igb goes behind its own root port (QEMU-NICS.md, Addenda).
+    # igb goes behind its own root port (docs/qemu-nics.md, Addenda).
     return f"{model}:netdev=stream" + (",bus=rp" if model == "igb" else "")
 
 
@@ -39,7 +39,7 @@ class Box:
         if model == "e1000":
             # QEMU's e1000 holds frames for 1 s after every RCTL write, then
             # pushes all it queued into the ring and drops what does not fit
-            # (QEMU-NICS.md A.1): let that second pass first.
+            # (docs/qemu-nics.md A.1): let that second pass first.
             time.sleep(1.2)
         self.port = StreamPort(self.q.nic_sock(0)) if connect else None
 

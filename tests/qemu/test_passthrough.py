@@ -1,5 +1,5 @@
 """What a NIC passed through with vfio-pci meets, on emulated NICs (a
-vfio-pci guest cannot run on this machine; README "Passing a real NIC
+vfio-pci guest cannot run on this machine; docs/vfio.md "Passing a real NIC
 through"): 6 GiB of guest RAM with dma_high=1, so descriptor rings and
 packet buffers sit above 4 GiB; igb's 64-bit BAR3, which holds its MSI-X
 table, placed above 4 GiB by the firmware; an e1000e behind a PCIe root

@@ -3,7 +3,7 @@ device in a network namespace the test creates (L2 and UDPv4; ptp4l with
 software timestamps, -S, and always --free_running 1, so that it never
 steers this machine's clock, which a namespace does not isolate), two
 appliances with igb hardware timestamps against each other, and the igb RX
-timestamp latch lock-up (QEMU-NICS.md C.3) reproduced and recovered.
+timestamp latch lock-up (docs/qemu-nics.md C.3) reproduced and recovered.
 
 "Locked" for the appliance: servo state s2 with small offsets. ptp4l with
 --free_running never adjusts its clock, so it never reaches s2; locked for
@@ -142,7 +142,7 @@ def test_ptp4l_interop(tap, transport):
         assert sent - 2 <= c["tx_hwtstamp"] + c["tx_tstamp_missing"] <= sent, c
         if transport == "L2":	# QEMU's igb stamps L2 Sync (one may come before the filter is set)
             assert c["rx_hwtstamp"] >= c["sync"] - 1, c
-        else:			# ... never UDP (QEMU-NICS.md C.3)
+        else:			# ... never UDP (docs/qemu-nics.md C.3)
             assert c["rx_hwtstamp"] == 0 and c["rx_swtstamp"] >= c["sync"], c
         drops = sum(v for k, v in c.items() if k not in ("rx", "sync", "follow_up", "delay_req",
                                                           "delay_resp", "announce")

@@ -47,7 +47,7 @@ struct model_script {
 	int int_mode;		/* enum pci_int_mode pci_irq_setup gives */
 	int nvec;		/* vectors pci_irq_setup gives at most */
 	uint8_t fn;		/* PCI function (STATUS.FUNC_ID) */
-	int qemu_timinca;	/* 82574: INCVALUE per 16 ns, as QEMU 10 counts (QEMU-NICS.md C.1) */
+	int qemu_timinca;	/* 82574: INCVALUE per 16 ns, as QEMU 10 counts (docs/qemu-nics.md C.1) */
 };
 
 struct model {

@@ -3,7 +3,7 @@
  * frame that asks for a TX stamp sent in an extended data descriptor with
  * TSTAMP (legacy descriptors cannot ask), every other frame in a legacy
  * descriptor as before, one stamp at a time. QEMU's e1000e stamps nothing
- * (QEMU-NICS.md C.2): this path is checked here and nowhere else. */
+ * (docs/qemu-nics.md C.2): this path is checked here and nowhere else. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>

@@ -298,7 +298,7 @@ static void test_parse_bad_values_continue(void **state)
 static void test_parse_duplicate(void **state)
 {
 	(void)state;
-	/* README: a knob given twice keeps its default, whichever came first. */
+	/* docs/knobs.md: a knob given twice keeps its default, whichever came first. */
 	assert_int_equal(parse("rxd=128 poll=busy rxd=1024 rxd=2048"), 3);
 	assert_string_equal(msgs[0], "cmdline: rxd= given more than once, ignoring '128' (the default stays)");
 	assert_string_equal(msgs[1], "cmdline: rxd= given more than once, ignoring '1024' (the default stays)");

@@ -1,4 +1,4 @@
-/* rrclient: the host end of the request-response tests (README.md, "Host
+/* rrclient: the host end of the request-response tests (docs/apps/rr.md, "Host
  * request-response client"): N parallel TCP or UDP sessions, each a chain
  * of transactions (a request of req bytes, then wait for rsp bytes), as
  * netperf TCP_RR/UDP_RR run them, bounded by count and time. */

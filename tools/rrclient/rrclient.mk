@@ -1,4 +1,4 @@
-# The host request-response client (README.md, "Host request-response
+# The host request-response client (docs/apps/rr.md, "Host request-response
 # client"): plain C11 for Linux, libc and libm; shares trafgen's latency
 # histogram. Included by the top-level Makefile, which sets BUILD.
 BUILD ?= build

@@ -1,4 +1,4 @@
-# The host traffic tool (README.md, "Host traffic tool"): plain C11 for the
+# The host traffic tool (docs/apps/fwd.md, "Host traffic tool"): plain C11 for the
 # Linux host, libc and libm only. Included by the top-level Makefile, which
 # sets BUILD; also runs alone:
 #   make -f tools/trafgen/trafgen.mk BUILD=build build/trafgen

@@ -30,7 +30,7 @@ static void e1000_irq_raise(struct nic *nic, int q)
 }
 
 /* ITR counts 256 ns units (13.4.18). QEMU's mitigation window never goes
- * below 128 us (QEMU-NICS.md A.1). */
+ * below 128 us (docs/qemu-nics.md A.1). */
 static void e1000_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
 {
 	wr32(to_port(nic)->regs, ITR, ints_per_s ? 1000000000u / (ints_per_s * 256u) : 0);
@@ -38,7 +38,7 @@ static void e1000_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
 }
 
 /* Receive initialisation (14.4). QEMU holds received frames for 1 s of
- * virtual time after every RCTL write (QEMU-NICS.md A.1); they are queued,
+ * virtual time after every RCTL write (docs/qemu-nics.md A.1); they are queued,
  * not lost. */
 static int e1000_init_rx(struct e1000x_port *p)
 {

@@ -148,7 +148,7 @@ static int e1000e_setup_vectors(struct e1000x_port *p)
  * from IMS too: the vector masks its queue itself (nic->irq_automask; Linux
  * e1000_intr_msix_rx writes no IMC either). In QEMU, IAM/EIAC behave as
  * on silicon except that every MSI-X message is followed by a duplicate
- * one EITR window later (QEMU-NICS.md A.2): harmless here, the handler
+ * one EITR window later (docs/qemu-nics.md A.2): harmless here, the handler
  * only marks the queue scheduled. */
 static void e1000e_program_irq(struct e1000x_port *p)
 {

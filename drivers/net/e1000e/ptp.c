@@ -18,7 +18,7 @@
  * register model (tests/regmodel/test_e1000e_ptp.c).
  *
  * QEMU 10's e1000e has the registers but stamps nothing and scales TIMINCA
- * as igb does (INCVALUE per 16 ns, QEMU-NICS.md C.1/C.2): SYSTIM then runs
+ * as igb does (INCVALUE per 16 ns, docs/qemu-nics.md C.1/C.2): SYSTIM then runs
  * 2.5 times fast. The rate check at init catches that and keeps the port
  * on the software clock.
  */

@@ -52,7 +52,7 @@ static void igb_irq_raise(struct nic *nic, int q)
  * igb_write_itr: 0x4, the shortest), written with CNT_IGNR so the write
  * does not restart the running interval counter. QEMU reads the field as
  * 1.024 us units, so its interrupts come about 4.1x further apart than
- * on silicon, and applies EITR only in MSI-X mode (QEMU-NICS.md A.3).
+ * on silicon, and applies EITR only in MSI-X mode (docs/qemu-nics.md A.3).
  */
 static void igb_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
 {
@@ -217,7 +217,7 @@ static uint32_t igb_ivar_reg(const struct e1000x_port *p, int q, int *shift)
  * Route causes to vectors (7.3.2): RX queue q to vector q; the TX queues'
  * entries stay invalid, so sent frames raise nothing (QEMU raises TXDW
  * only for a TX queue with a valid IVAR entry, even without MSI-X:
- * QEMU-NICS.md A.3). In MSI-X mode as Linux igb_irq_enable:
+ * docs/qemu-nics.md A.3). In MSI-X mode as Linux igb_irq_enable:
  * every vector auto-clears (EIAC) and auto-masks (EIAM); only "other" is
  * unmasked here (queues by the poll loop); IMS holds LSC, DOUTSYNC and
  * DRSTA, which all fire "other".
@@ -246,7 +246,7 @@ static void igb_program_irq(struct e1000x_port *p)
 
 /* Copper link (4.5.7.2), then rings and interrupts. QEMU's igb keeps
  * STATUS.LU at 0 after reset until autonegotiation is restarted
- * (QEMU-NICS.md D); silicon renegotiates the same way. */
+ * (docs/qemu-nics.md D); silicon renegotiates the same way. */
 static int igb_hw_init(struct e1000x_port *p)
 {
 	e1000x_copper_link_setup(p);

@@ -15,7 +15,7 @@
  * below a ns, is read first and latches SYSTIML/H; TSAUXC.DisableSystime
  * (set at reset) must be cleared or SYSTIM stands still. On every part
  * settime/adjtime move a software offset (as Linux does for the 82576),
- * never SYSTIM: QEMU ignores SYSTIM writes (QEMU-NICS.md C.1), and an
+ * never SYSTIM: QEMU ignores SYSTIM writes (docs/qemu-nics.md C.1), and an
  * offset keeps the count monotonic.
  *
  * Timestamps: RX by EtherType 0x88F7 (ETQF, 1588 bit) and UDP port 319
@@ -164,7 +164,7 @@ static uint64_t igb_tx_read(struct nic *nic)
 }
 
 /* RXSTMPL, RXSTMPH, then the attributes: silicon releases the latch on
- * the RXSTMPH read, QEMU 10 only on RXSATRH (QEMU-NICS.md C.3), so both
+ * the RXSTMPH read, QEMU 10 only on RXSATRH (docs/qemu-nics.md C.3), so both
  * are read. RXSATRL/H (source and sequence id) are matched against the
  * frame by phc.c, in the datasheet's layout or QEMU's (hwtstamp.h). */
 static uint64_t igb_rx_read(struct nic *nic, uint32_t attr[2])

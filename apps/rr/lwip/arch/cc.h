@@ -1,5 +1,5 @@
 /* lwIP's port header for linerate: newlib types, x86_64 little endian, the
- * console for diagnostics (../shared/TOOLCHAIN.md section 2, pitfalls). */
+ * console for diagnostics (docs/toolchain.md section 2, pitfalls). */
 #ifndef LWIP_ARCH_CC_H
 #define LWIP_ARCH_CC_H
 #include <limits.h>
