@@ -91,7 +91,7 @@ $(REGMODEL_PTP_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REG
 		-o $@ $< $(REGMODEL_SRC) $(REGMODEL_PTP_SRC) -lcmocka
 
 .PHONY: unit
-unit: $(UNIT_BINS) ## cmocka tests, ASan+UBSan, the drivers against a register model (~1 min)
+unit: $(UNIT_BINS) ## cmocka tests, ASan+UBSan, the drivers against a register model (~2 min)
 	@fail=0; for t in $(UNIT_BINS); do $$t || fail=1; done; exit $$fail
 
 $(UNIT_DIR)/test_pcidecode: tests/unit/test_pcidecode.c tests/unit/pci_images.h \
