@@ -8,7 +8,8 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
-from qemurun import EXIT_FAIL, EXIT_OK, Qemu  # noqa: E402
+import gendocs  # noqa: E402
+from qemurun import BUILD, EXIT_FAIL, EXIT_OK, Qemu  # noqa: E402
 
 READY = r"linerate: ready in (\d+) us"
 PROMPT = "linerate> "
@@ -136,6 +137,21 @@ def test_malformed_cmdline_reported(line, errors):
     if "NoSuchKnob" in text:
         for name in ("IntMode=", "irqtest="):
             assert name in got[-3]
+
+
+def test_docs_knob_table_words_accepted_forms_as_the_console():
+    """docs/knobs.md's accepted forms (tools/gendocs.py) are the ones the
+    console prints for a bad value, for every integer and choice knob."""
+    knobs = [k for k in gendocs.read_image(os.path.join(BUILD, "linerate.elf"))["knobs"]
+             if k["type"] in (0, 1) and k["name"] != "selftest"]
+    with Qemu(boot="kernel", append=" ".join(k["name"] + "=@" for k in knobs) + " selftest=exit") as q:
+        q.expect(READY)
+        assert q.wait() == EXIT_OK
+        got = dict(re.findall(r"^cmdline: bad value '@' for (\w+)= \(accepted: (.*)\)\r?$", q.text(), re.M))
+    assert len(got) == len(knobs), got
+    for k in knobs:
+        per_port = ", or one per port: V,V,... (up to 8)" if k["per_port"] else ""
+        assert got[k["name"]] == gendocs.accepted(k) + per_port, k["name"]
 
 
 def test_shell_commands_and_bad_input():
