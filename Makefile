@@ -12,21 +12,21 @@ PYTHON := /usr/bin/python3
 KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -mno-red-zone -fno-pic -fno-pie \
 	-mcmodel=kernel -ffreestanding -fbuiltin -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -nostdinc -isystem $(SYSROOT)/include -isystem $(GCCINC) \
-	-I. -DGIT_DESCRIBE='"$(GIT_DESCRIBE)"' -Iapps/rr/lwip -I$(LWIP)/include
+	-I. -DGIT_DESCRIBE='"$(GIT_DESCRIBE)"' -Inet/lwip -I$(LWIP)/include
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \
 	--build-id=none -T boot/kernel.ld
 
-# rr's files on lwIP's path (its receive, netif, TCP callbacks, services)
-# are built as lwIP is, below, and optimised with it.
-LWIP_APP_SRC := apps/rr/rr.c apps/rr/rr_netif.c apps/rr/rr_tcp.c apps/rr/rrsrv.c
-KSRC := $(filter-out $(LWIP_APP_SRC),$(wildcard kernel/*.c run/*.c drivers/*/*.c drivers/net/*/*.c net/*.c \
+# The files on lwIP's path (net/lwip's receive and netif, rr's TCP
+# callbacks and services) are built as lwIP is, below, and optimised with it.
+LWIP_APP_SRC := net/lwip/input.c net/lwip/netif.c apps/rr/rr_tcp.c apps/rr/rrsrv.c
+KSRC := $(filter-out $(LWIP_APP_SRC),$(wildcard kernel/*.c run/*.c drivers/*/*.c drivers/net/*/*.c net/*.c net/*/*.c \
 	apps/*.c apps/*/*.c))
 KASM := boot/entry.S boot/ap.S kernel/vectors.S
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC))
 NEWLIB := $(SYSROOT)/lib/libc.a
 
 # lwIP 2.1.3 from Debian's source package (tools/fetch-lwip.sh), built with
-# apps/rr/lwip/lwipopts.h: the core, IPv4 and Ethernet files of its
+# net/lwip/lwipopts.h: the core, IPv4 and Ethernet files of its
 # src/Filelists.mk that NO_SYS=1 with the raw API needs.
 LWIP_STAMP := $(LWIP)/core/tcp.c
 LWIP_FILES := core/def core/inet_chksum core/init core/ip core/mem core/memp core/netif \
@@ -36,7 +36,7 @@ LWIP_FILES := core/def core/inet_chksum core/init core/ip core/mem core/memp cor
 LWIP_OBJ := $(patsubst %,$(BUILD)/lwip/obj/%.o,$(LWIP_FILES))
 LWIP_APP_OBJ := $(patsubst %,$(BUILD)/lwip/app/%.o,$(LWIP_APP_SRC))
 LWIP_LIB := $(BUILD)/lwip/lwip.o
-# lwIP and rr's files on its path: -O3, no frame pointers, link-time
+# lwIP, net/lwip's netif and rr's files on its path: -O3, no frame pointers, link-time
 # optimised as one object, GCC's inlining limits raised (LWIP_INLINE);
 # -fno-strict-aliasing: lwIP's pools hand out one memory as several types.
 # Why, with the instruction counts: docs/benchmarks.md, "The lwIP build's flags".
@@ -59,8 +59,8 @@ $(LWIP_STAMP): tools/fetch-lwip.sh
 	tools/fetch-lwip.sh $(BUILD)/lwip
 	touch $@
 
-$(BUILD)/lwip/obj/%.o: $(LWIP_STAMP) $(NEWLIB) Makefile apps/rr/lwip/lwipopts.h apps/rr/lwip/arch/cc.h apps/rr/lwip/arch/chksum.h apps/rr/lwip/rr_hooks.h \
-		apps/rr/lwip/lwippools.h
+$(BUILD)/lwip/obj/%.o: $(LWIP_STAMP) $(NEWLIB) Makefile net/lwip/lwipopts.h net/lwip/arch/cc.h net/lwip/arch/chksum.h net/lwip/hooks.h \
+		net/lwip/lwippools.h
 	@mkdir -p $(dir $@)
 	gcc $(LWIP_CFLAGS) -c $(LWIP)/$*.c -o $@
 

@@ -265,7 +265,7 @@ def profile(proto, size, seconds, sessions=1, top=40):
 
 def layer_of(path):
     """The layer a source file belongs to, for the profile's summary."""
-    for prefix, layer in (("lwip/", "lwIP"), ("apps/rr/lwip/", "lwIP"), ("apps/rr/", "rr"), ("drivers/", "driver"), ("net/pkt", "driver"),
+    for prefix, layer in (("lwip/", "lwIP"), ("net/lwip/", "lwIP netif"), ("apps/rr/", "rr"), ("drivers/", "driver"), ("net/pkt", "driver"),
                           ("run/", "poll loop"), ("kernel/", "kernel (irq, clock)"), ("vectors", "kernel (irq, clock)")):
         if path.startswith(prefix):
             return layer

@@ -3,9 +3,10 @@
  * 2.1.3 core/ipv4/dhcp.c) asks for the address; lwIP runs its timers
  * (renewal, rebinding, retries). mgmt_dhcp_poll, from the idle hook, sees
  * a lease bound, renewed to another address or lost, prints it on the
- * console and keeps ifaddrs (net/ifaddr.h: the port's address for rr_filter and for fwd's
- * "is it ours") in step with it. A lease ipN= would refuse (an address that
- * is not a unicast host address of its subnet, a subnet another port has)
+ * console and keeps ifaddrs (net/ifaddr.h: the port's address for
+ * net/lwip's checks and for fwd's "is it ours") in step with it. A lease
+ * ipN= would refuse (an address that is not a unicast host address of its
+ * subnet, a subnet another port has)
  * or with a subnet mask that is not a prefix is refused: released, and
  * asked for again after 1 s, then 2, 4, ... up to DHCP_BACKOFF_MAX_S while
  * the leases offered are refused (a server that keeps offering a bad one
@@ -13,7 +14,6 @@
  */
 #include <stdio.h>
 #include "apps/mgmt/mgmt.h"
-#include "apps/rr/rr.h"
 #include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
@@ -22,6 +22,7 @@
 #include "lwip/prot/dhcp.h"
 #include "net/addr.h"
 #include "net/ifaddr.h"
+#include "net/lwip/lwif.h"
 
 static uint32_t dhcp_ports;	/* bit p: port p runs the client */
 static uint64_t next_tsc;
@@ -31,7 +32,7 @@ static uint64_t retry_tsc[NIC_MAX_PORTS];	/* 0, or when the stopped client start
 
 int mgmt_dhcp_start(int port)
 {
-	struct netif *n = rr_netif(port);
+	struct netif *n = lwif_netif(port);
 	if (!n || dhcp_start(n) != ERR_OK) {
 		printf("mgmt: %s: lwIP's DHCP client did not start\n", nics[port]->name);
 		return -1;
@@ -43,7 +44,7 @@ int mgmt_dhcp_start(int port)
 
 int mgmt_dhcp_lease(int port, struct mgmt_lease *l)
 {
-	struct netif *n = ifaddrs[port].dhcp ? rr_netif(port) : NULL;
+	struct netif *n = ifaddrs[port].dhcp ? lwif_netif(port) : NULL;
 	struct dhcp *d = n ? netif_dhcp_data(n) : NULL;
 	if (!d)
 		return -1;
@@ -100,7 +101,7 @@ static void refuse(int p, const struct mgmt_lease *l, const char *why)
 	refused_row[p]++;
 	ifaddrs[p].v4.addr = 0;
 	ifaddrs[p].v4.len = 0;
-	dhcp_release_and_stop(rr_netif(p));
+	dhcp_release_and_stop(lwif_netif(p));
 	retry_tsc[p] = rdtsc() + wait * tsc.hz;
 }
 
@@ -110,7 +111,7 @@ static void retry(int p, uint64_t now)
 	if (!retry_tsc[p] || now < retry_tsc[p])
 		return;
 	retry_tsc[p] = 0;
-	if (dhcp_start(rr_netif(p)) != ERR_OK)
+	if (dhcp_start(lwif_netif(p)) != ERR_OK)
 		printf("mgmt: %s: lwIP's DHCP client did not start\n", nics[p]->name);
 }
 

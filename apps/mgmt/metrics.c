@@ -21,6 +21,7 @@
 #include "kernel/time.h"
 #include "kernel/version.h"
 #include "net/addr.h"
+#include "net/lwip/lwif.h"
 #include "run/lcore.h"
 #include "run/stats.h"
 
@@ -126,16 +127,7 @@ static void fwd_counters(struct prom *o)
 			prom_port_sample(o, "fwd_events_total", p, "event", fwd_ev_names[e], st[p].ev[e]);
 }
 
-static const char *const rr_stack_names[] = { RR_STACK(NAME_OF) };
-static const char *const rr_drop_names[] = { RR_DROPS(NAME_OF) };
 static const char *const rr_ev_names[] = { RR_EVENTS(NAME_OF) };
-
-/* Events of rr_stats that the management port has (the rest are rr's services). */
-#define MGMT_EVENTS(X) \
-	X(rx_bytes) X(tx_bytes) X(tcp_out_of_window) X(tcp_rst_received) X(icmp_unreach_sent) \
-	X(icmp_rate_limited) X(tx_no_buffer) X(tx_ring_full) X(tx_no_room)
-#define EVENT_BIT(name) | 1ull << RR_##name
-_Static_assert(RR_EVENT_N <= 64, "an event mask bit per rr event");
 
 /* The family names of one lwIP app's frame counters. */
 struct lwip_names {
@@ -144,10 +136,10 @@ struct lwip_names {
 #define LWIP_NAMES(pre) { pre "_received_total", pre "_stack_total", pre "_dropped_total", pre "_events_total" }
 static const struct lwip_names rr_names = LWIP_NAMES("rr"), mgmt_names = LWIP_NAMES("mgmt");
 
-/* Frames of the ports of one lwIP app, counted by rr_input and rr_filter:
- * rr's ports as linerate_rr_*, the management port as linerate_mgmt_*,
- * events of the mask alone. */
-static void lwip_counters(struct prom *o, const struct app *app, const struct lwip_names *n, uint64_t events)
+/* Frames of the ports of one lwIP app, counted by net/lwip: rr's ports as
+ * linerate_rr_* (with rr's own events, rr=1), the management port as
+ * linerate_mgmt_*. */
+static void lwip_counters(struct prom *o, const struct app *app, const struct lwip_names *n, int rr)
 {
 	int any = 0, run[NIC_MAX_PORTS];
 	for (int p = 0; p < nic_count; p++)
@@ -157,20 +149,22 @@ static void lwip_counters(struct prom *o, const struct app *app, const struct lw
 	prom_family(o, n->received, "counter", "frames the port received");
 	for (int p = 0; p < nic_count; p++)
 		if (run[p])
-			prom_port_sample(o, n->received, p, NULL, NULL, rr_stats[p].rx);
+			prom_port_sample(o, n->received, p, NULL, NULL, lwif_stats[p].rx);
 	prom_family(o, n->stack, "counter", "frames handed to lwIP, by protocol");
 	for (int p = 0; p < nic_count; p++)
-		for (int i = 0; i < RR_STACK_N && run[p]; i++)
-			prom_port_sample(o, n->stack, p, "proto", rr_stack_names[i], rr_stats[p].stack[i]);
+		for (int i = 0; i < LWIF_STACK_N && run[p]; i++)
+			prom_port_sample(o, n->stack, p, "proto", lwif_stack_names[i], lwif_stats[p].stack[i]);
 	prom_family(o, n->dropped, "counter", "frames dropped before lwIP, by reason");
 	for (int p = 0; p < nic_count; p++)
-		for (int i = 0; i < RR_DROP_N && run[p]; i++)
-			prom_port_sample(o, n->dropped, p, "reason", rr_drop_names[i], rr_stats[p].drop[i]);
+		for (int i = 0; i < LWIF_DROP_N && run[p]; i++)
+			prom_port_sample(o, n->dropped, p, "reason", lwif_drop_names[i], lwif_stats[p].drop[i]);
 	prom_family(o, n->events, "counter", "transactions, bytes and connection events, by event");
-	for (int p = 0; p < nic_count; p++)
-		for (int i = 0; i < RR_EVENT_N && run[p]; i++)
-			if (events >> i & 1)
-				prom_port_sample(o, n->events, p, "event", rr_ev_names[i], rr_stats[p].ev[i]);
+	for (int p = 0; p < nic_count; p++) {
+		for (int i = 0; i < RR_EVENT_N && run[p] && rr; i++)
+			prom_port_sample(o, n->events, p, "event", rr_ev_names[i], rr_stats[p].ev[i]);
+		for (int i = 0; i < LWIF_EVENT_N && run[p]; i++)
+			prom_port_sample(o, n->events, p, "event", lwif_event_names[i], lwif_stats[p].ev[i]);
+	}
 }
 
 static void pktgen_counters(struct prom *o)
@@ -319,8 +313,8 @@ static void metrics(struct prom *o)
 	prom_sample_text(o, "build_info", "version", LINERATE_RELEASE, "git", GIT_DESCRIBE, "1");
 	port_counters(o);
 	fwd_counters(o);
-	lwip_counters(o, &app_rr, &rr_names, ~0ull);
-	lwip_counters(o, &app_mgmt, &mgmt_names, 0 MGMT_EVENTS(EVENT_BIT));
+	lwip_counters(o, &app_rr, &rr_names, 1);
+	lwip_counters(o, &app_mgmt, &mgmt_names, 0);
 	pktgen_counters(o);
 	mgmt_metrics_latency(o);
 	mgmt_metrics_ptp(o);

@@ -1,23 +1,22 @@
 /*
- * app=mgmt, or mgmt=portN: the management port (mgmt.h). It shares lwIP with
- * app=rr, so the two cannot run at once (lwIP is not safe on two cores).
- * Received bursts go through rr's checks into lwIP (rr_input); the idle hook
- * runs lwIP's timers, the DHCP lease's check and the HTTP server's
- * budgeted round.
+ * app=mgmt, or mgmt=portN: the management port (mgmt.h), on net/lwip as
+ * app=rr is, so the two cannot run at once (lwIP is not safe on two
+ * cores). Received bursts go through the netif's checks into lwIP
+ * (lwif_input); the idle hook runs lwIP's timers, the DHCP lease's check
+ * and the HTTP server's budgeted round.
  */
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
 #include "apps/mgmt/mgmt.h"
-#include "net/addr.h"
-#include "apps/rr/rr.h"
 #include "kernel/knobs.h"
 #include "kernel/shell.h"
+#include "net/addr.h"
 #include "net/ifaddr.h"
 #include "net/ipv4.h"
+#include "net/lwip/lwif.h"
 
 int mgmt_port = -1;
-extern const struct app app_rr;
 
 /* mgmt=portN | off */
 static int parse_mgmt(const char *v, char *err, size_t len)
@@ -46,15 +45,18 @@ KNOB(mgmt, .name = "mgmt", .type = KNOB_FUNC, .parse = parse_mgmt, .show = show_
      .help = "management port: runs app mgmt (ping, HTTP /metrics, /, /config on port 80) at its ipN= "
 	     "address (A.B.C.D/LEN or dhcp), whatever app= says; default off");
 
+/* 1 if dport is the HTTP server's. */
+static int mgmt_ours(uint16_t dport)
+{
+	return dport == HTTP_PORT;
+}
+
+static const struct lwif_app mgmt_lwif = { .name = "mgmt", .ours = mgmt_ours };
+
 static int mgmt_init(void)
 {
 	int n = 0;
-	for (int p = 0; p < nic_count; p++)
-		if (app_of_port(p) == &app_rr) {
-			printf("mgmt: app rr runs on %s: both use lwIP, which runs on one core; use one of them\n",
-			       nics[p]->name);
-			return -1;
-		}
+	const struct lwif_mem mem = { .pcbs = MGMT_PCBS };
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_mgmt, p))
 			continue;
@@ -63,7 +65,9 @@ static int mgmt_init(void)
 			       p, p);
 			return -1;
 		}
-		if (rr_netif_add(nics[p], ifaddrs[p].v4.addr, ifaddrs[p].v4.len)) {
+		if (lwif_mem_init(&mem))
+			return -1;
+		if (lwif_add(nics[p], ifaddrs[p].v4.addr, ifaddrs[p].v4.len, &mgmt_lwif)) {
 			printf("mgmt: %s: lwIP refused the interface\n", nics[p]->name);
 			return -1;
 		}
@@ -82,20 +86,16 @@ static int mgmt_init(void)
 
 static int mgmt_idle(void)
 {
-	rr_timers();
+	lwif_timers();
 	mgmt_dhcp_poll();
 	mgmt_cpu_sample();
 	int n = http_poll();
-	rr_netif_flush();
+	lwif_flush();
 	return n;
 }
 
-#define NAME_OF(name) #name,
-static const char *const stack_names[] = { RR_STACK(NAME_OF) };
-static const char *const drop_names[] = { RR_DROPS(NAME_OF) };
-
 /* The HTTP outcomes, and per management port the frames received, handed
- * to lwIP by protocol and dropped by reason (rr's checks, syn_over_limit). */
+ * to lwIP by protocol and dropped by reason (net/lwip's checks). */
 static void mgmt_report(int json)
 {
 	printf(json ? "{\"stats\":\"mgmt\"" : "mgmt http:");
@@ -105,14 +105,14 @@ static void mgmt_report(int json)
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_mgmt, p))
 			continue;
-		const struct rr_stats *st = &rr_stats[p];
+		const struct lwif_stats *st = &lwif_stats[p];
 		printf(json ? "{\"stats\":\"mgmt_port\",\"port\":\"%s\",\"rx\":%lu" : "mgmt %s: rx %lu, to lwIP",
 		       nics[p]->name, st->rx);
-		for (int i = 0; i < RR_STACK_N; i++)
-			printf(json ? ",\"%s\":%lu" : " %s %lu", stack_names[i], st->stack[i]);
+		for (int i = 0; i < LWIF_STACK_N; i++)
+			printf(json ? ",\"%s\":%lu" : " %s %lu", lwif_stack_names[i], st->stack[i]);
 		printf(json ? "" : ", dropped");
-		for (int i = 0; i < RR_DROP_N; i++)
-			printf(json ? ",\"%s\":%lu" : " %s %lu", drop_names[i], st->drop[i]);
+		for (int i = 0; i < LWIF_DROP_N; i++)
+			printf(json ? ",\"%s\":%lu" : " %s %lu", lwif_drop_names[i], st->drop[i]);
 		printf(json ? "}\n" : "\n");
 	}
 }
@@ -160,9 +160,10 @@ static int http_syn(const struct pkt *p, int port)
 
 /* A received burst: SYNs to the HTTP port beyond HTTP_HALF_OPEN handshakes
  * under way are dropped (syn_over_limit, as rr drops SYNs beyond
- * rr_conns), the rest go through rr's checks into lwIP. */
+ * rr_conns), the rest go through net/lwip's checks into lwIP. */
 static void mgmt_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
+	(void)q;
 	int k = 0, half_open = -1;
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = pkts[i];
@@ -170,8 +171,8 @@ static void mgmt_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 			if (half_open < 0)
 				half_open = http_half_open();
 			if (half_open >= HTTP_HALF_OPEN) {
-				rr_stats[nic->port].rx++;
-				rr_stats[nic->port].drop[RR_syn_over_limit]++;
+				lwif_stats[nic->port].rx++;
+				lwif_stats[nic->port].drop[LWIF_syn_over_limit]++;
 				app_count_drops(1);
 				pkt_free(p);
 				continue;
@@ -181,7 +182,7 @@ static void mgmt_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		pkts[k++] = p;
 	}
 	if (k)
-		rr_input(nic, q, pkts, k);
+		app_count_drops((uint64_t)lwif_input(nic, pkts, k));
 }
 
 APP(mgmt, .name = "mgmt", .help = "management port: ping and HTTP /metrics (Prometheus), /, /config",

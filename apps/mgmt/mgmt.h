@@ -1,12 +1,12 @@
 /*
- * mgmt: the management port (mgmt=portN). lwIP (the same NO_SYS raw-API
- * build as app=rr, apps/rr) answers ARP and ping on the port's ipN= address
+ * mgmt: the management port (mgmt=portN). lwIP (net/lwip, as under
+ * app=rr) answers ARP and ping on the port's ipN= address
  * (static, or from a DHCP lease with ipN=dhcp, dhcp.c)
  * and a minimal HTTP/1.0 server (http.c) serves /metrics in the Prometheus
  * text format 0.0.4 (metrics.c), / (status) and /config. The port never
  * carries forwarded traffic: fwd neither pairs with nor routes to it.
- * Received frames are counted as rr counts them (rr_filter.c: handed to
- * lwIP by protocol, or a named drop); HTTP outcomes in mgmt_http.
+ * Received frames are counted by net/lwip (lwif_stats: handed to lwIP by
+ * protocol, or a named drop); HTTP outcomes in mgmt_http.
  */
 #ifndef APPS_MGMT_H
 #define APPS_MGMT_H
@@ -26,6 +26,9 @@ extern int mgmt_port;
 #define HTTP_BUDGET	16384	/* bytes written to TCP per poll round */
 #define HTTP_HALF_OPEN	16	/* handshakes under way at once; more SYNs are dropped (syn_over_limit) */
 #define HTTP_SYN_MS	3000	/* a handshake not done in this long is dropped (half_open_expired) */
+/* lwIP's TCP PCBs: HTTP's connections and handshakes, and as many again
+ * closing or in TIME-WAIT (lwIP reuses the oldest of those when out). */
+#define MGMT_PCBS	(2 * (HTTP_CONNS + HTTP_HALF_OPEN))
 
 /* HTTP outcomes: one per request answered, or one per connection dropped. */
 #define HTTP_COUNTERS(X) \

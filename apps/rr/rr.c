@@ -1,9 +1,8 @@
 /*
- * app=rr: the request-response server (apps/rr/rr.h). Each received frame
- * passes rr's checks (rr_filter.c) and goes to lwIP without a copy
- * (rr_netif.c); lwIP runs here, on the core that polls the port, and its
- * timers from the poll loop's idle hook. Frames lwIP sent leave in one
- * tx_burst per port at the end of each received burst.
+ * app=rr: the request-response server (apps/rr/rr.h) on net/lwip: received
+ * bursts go to lwIP through lwif_input, lwIP's timers run from the idle
+ * hook; rr tells the netif which ports are its services' and refuses SYNs
+ * beyond rr_conns.
  */
 #include <stdio.h>
 #include <string.h>
@@ -12,21 +11,16 @@
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
 #include "kernel/time.h"
-#include "lwip/timeouts.h"
 #include "net/ifaddr.h"
+#include "net/lwip/lwif.h"
 
 struct rr_stats rr_stats[NIC_MAX_PORTS];
-struct rr_config rr_cfg = { .req = 1, .rsp = 1, .port = 12866, .conns = 512, .idle_s = 60, .heap_kib = 4096,
-			    .pbufs = 8192 };
+struct rr_config rr_cfg = { .req = 1, .rsp = 1, .port = 12866, .conns = 512, .idle_s = 60 };
 
 static const struct knob_range size_range[] = { { 1, 65535 } };
 static const struct knob_range port_range[] = { { 1, 65535 } };
 static const struct knob_range conns_range[] = { { 1, RR_CONNS_MAX } };
 static const struct knob_range idle_range[] = { { 0, 3600 } };
-/* lwIP counts a pool's blocks in 16 bits (stats_mem): no pool over 65535,
- * the heap's 256-byte pool holding rr_heap KiB / 1 KiB blocks. */
-static const struct knob_range heap_range[] = { { 64, 65535 } };
-static const struct knob_range pbufs_range[] = { { 64, 65535 } };
 KNOB(req, .name = "req", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &rr_cfg.req,
      .help = "rr: request size of a transaction, bytes (netperf -r REQ,RSP; UDP: 1-65507); default 1");
 KNOB(rsp, .name = "rsp", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &rr_cfg.rsp,
@@ -35,19 +29,27 @@ KNOB(rr_port, .name = "rr_port", .type = KNOB_INT, .ranges = port_range, .nrange
      .help = "rr: UDP and TCP port of the request-response service; default 12866");
 KNOB(rr_conns, .name = "rr_conns", .type = KNOB_INT, .ranges = conns_range, .nranges = 1,
      .ival = &rr_cfg.conns, .help = "rr: TCP connections at most (open or half-open); more SYNs are dropped and counted; lwIP's PCB pool holds 16 more; default 512");
-KNOB(rr_heap, .name = "rr_heap", .type = KNOB_INT, .ranges = heap_range, .nranges = 1, .ival = &rr_cfg.heap_kib,
-     .help = "rr: lwIP's heap (segments awaiting their ACK, small responses, ICMP replies), KiB; default 4096");
-KNOB(rr_pbufs, .name = "rr_pbufs", .type = KNOB_INT, .ranges = pbufs_range, .nranges = 1, .ival = &rr_cfg.pbufs,
-     .help = "rr: lwIP's TCP segments, and as many pbuf headers (responses sent by reference); default 8192");
 KNOB(rr_idle, .name = "rr_idle", .type = KNOB_INT, .ranges = idle_range, .nranges = 1, .ival = &rr_cfg.idle_s,
      .help = "rr: a TCP connection idle this long is closed with a FIN and counted (conns_idle_closed), s (0: never); default 60");
 
-static uint64_t next_timer_tsc, next_arp_tsc;
 extern const struct app app_rr;
+
+/* A SYN to one of rr's services with rr_conns established: refused and
+ * counted (a half-open one gives way otherwise, rr_syn_room). */
+static int rr_syn_full(int port)
+{
+	if (rr_syn_room(port))
+		return 0;
+	rr_count(port, RR_conns_refused, 1);
+	return 1;
+}
+
+static const struct lwif_app rr_lwif = { .name = "rr", .ours = rr_our_port, .syn_full = rr_syn_full };
 
 static int rr_init(void)
 {
 	int n = 0;
+	const struct lwif_mem mem = { .pcbs = (uint32_t)rr_cfg.conns + RR_PCB_SPARE };
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_rr, p))
 			continue;
@@ -55,7 +57,9 @@ static int rr_init(void)
 			printf("rr: %s has no address (ip%d=): its frames are dropped (not_ours)\n", nics[p]->name, p);
 			continue;
 		}
-		if (rr_netif_add(nics[p], ifaddrs[p].v4.addr, ifaddrs[p].v4.len)) {
+		if (lwif_mem_init(&mem))
+			return -1;
+		if (lwif_add(nics[p], ifaddrs[p].v4.addr, ifaddrs[p].v4.len, &rr_lwif)) {
 			printf("rr: %s: lwIP refused the interface\n", nics[p]->name);
 			return -1;
 		}
@@ -72,51 +76,25 @@ static int rr_init(void)
 	return 0;
 }
 
-void rr_input(struct nic *nic, int q, struct pkt **pkts, int n)
+static void rr_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	(void)q;
-	struct rr_stats *st = &rr_stats[nic->port];
-	st->rx += (uint64_t)n;
-	for (int i = 0; i < n; i++) {
-		struct pkt *p = pkts[i];
-		st->ev[RR_rx_bytes] += p->len;
-		int cls = rr_netif_fast_input(nic, p);
-		if (cls >= 0) {
-			st->stack[cls]++;
-			continue;
-		}
-		cls = rr_filter(nic, p);
-		if (cls < 0) {
-			app_count_drops(1);
-			continue;
-		}
-		if (rr_netif_input(nic, p, cls)) {
-			st->drop[RR_no_pbuf]++;
-			app_count_drops(1);
-			pkt_free(p);
-			continue;
-		}
-		st->stack[cls]++;
-	}
-	rr_netif_flush();
+	app_count_drops((uint64_t)lwif_input(nic, pkts, n));
 }
 
-/* lwIP's timers (TCP every 250 ms, ARP, reassembly), checked every ms. */
-int rr_timers(void)
+/* lwIP's timers; once a second, rr's handshakes older than RR_SYN_MS are
+ * dropped (half_open_expired). */
+static int rr_idle(void)
 {
+	static uint64_t next_tsc;
 	uint64_t now = rdtsc();
-	if (now < next_timer_tsc)
-		return 0;
-	next_timer_tsc = now + tsc.hz / 1000;
-	if (now >= next_arp_tsc) {
-		next_arp_tsc = now + tsc.hz;
-		rr_netif_arp_tick();
+	if (now >= next_tsc) {
+		next_tsc = now + tsc.hz;
 		rr_expire_half_open(rr_our_port, RR_SYN_MS);
 	}
-	sys_check_timeouts();
-	rr_netif_flush();
-	return 0;
+	return lwif_timers();
 }
+
 APP(rr, .name = "rr", .help = "request-response server on lwIP: netperf-style RR, echo, sockperf",
-    .init = rr_init, .rx = rr_input, .idle = rr_timers, .report = rr_report,
+    .init = rr_init, .rx = rr_rx, .idle = rr_idle, .report = rr_report,
     .uses = APP_USES_IP);

@@ -1,6 +1,7 @@
 /*
  * The rr command and the rr JSON line: per port the frames received and
- * where each ended (handed to lwIP by protocol, or rr's named drops), the
+ * where each ended (handed to lwIP by protocol, or named drops before
+ * lwIP, net/lwip/lwif.h), the netif's events, the
  * services' transactions and connections, then lwIP's own counters and the
  * use of every pool a frame or a connection holds (to see leaks: at rest
  * rx_pbufs, tcp_seg, pbuf and heap use are 0 and pool_free is back where
@@ -9,17 +10,15 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
-#include "apps/mgmt/mgmt.h"
 #include "apps/rr/rr.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "lwip/memp.h"
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
+#include "net/lwip/lwif.h"
 
 #define RR_NAME(name) #name,
-static const char *const stack_names[RR_STACK_N] = { RR_STACK(RR_NAME) };
-static const char *const drop_names[RR_DROP_N] = { RR_DROPS(RR_NAME) };
 static const char *const event_names[RR_EVENT_N] = { RR_EVENTS(RR_NAME) };
 
 /* lwIP's per-protocol counters shown, and its pools. */
@@ -43,21 +42,24 @@ static const struct {
 static void show_port(int p, int json)
 {
 	struct rr_stats *st = &rr_stats[p];
+	const struct lwif_stats *ls = &lwif_stats[p];
 	const char *sep = json ? "," : " ";
 	const char *fmt = json ? "%s\"%s\":%lu" : "%s%s %lu";
 	if (json)
-		printf("{\"stats\":\"rr\",\"scope\":\"port\",\"t_ms\":%lu,\"port\":\"%s\",\"rx\":%lu", now_ns() / 1000000, nics[p]->name, st->rx);
+		printf("{\"stats\":\"rr\",\"scope\":\"port\",\"t_ms\":%lu,\"port\":\"%s\",\"rx\":%lu", now_ns() / 1000000, nics[p]->name, ls->rx);
 	else
-		printf("rr %s: rx %lu", nics[p]->name, st->rx);
-	for (int i = 0; i < RR_STACK_N; i++)
-		printf(fmt, sep, stack_names[i], st->stack[i]);
-	for (int i = 0; i < RR_DROP_N; i++)
-		printf(fmt, sep, drop_names[i], st->drop[i]);
+		printf("rr %s: rx %lu", nics[p]->name, ls->rx);
+	for (int i = 0; i < LWIF_STACK_N; i++)
+		printf(fmt, sep, lwif_stack_names[i], ls->stack[i]);
+	for (int i = 0; i < LWIF_DROP_N; i++)
+		printf(fmt, sep, lwif_drop_names[i], ls->drop[i]);
 	if (!json)
 		printf("\nrr %s:", nics[p]->name);
 	printf(fmt, sep, "conns_open", (uint64_t)st->conns_open);
 	for (int i = 0; i < RR_EVENT_N; i++)
 		printf(fmt, sep, event_names[i], st->ev[i]);
+	for (int i = 0; i < LWIF_EVENT_N; i++)
+		printf(fmt, sep, lwif_event_names[i], ls->ev[i]);
 	printf(fmt, sep, "pool_free", (uint64_t)nics[p]->pool->nfree);
 	printf(fmt, sep, "pool_size", (uint64_t)nics[p]->pool->size);
 	printf(json ? "}\n" : "\n");
@@ -85,8 +87,8 @@ static void show_lwip(int json)
 	}
 	if (!json)
 		printf("\nrr pools:");
-	printf(fmt, "rx", "pbufs", (uint64_t)rr_netif_rx_pbufs());
-	printf(fmt, "rx_pbufs", "avail", (uint64_t)rr_netif_rx_pbufs_avail());
+	printf(fmt, "rx", "pbufs", (uint64_t)lwif_rx_pbufs());
+	printf(fmt, "rx_pbufs", "avail", (uint64_t)lwif_rx_pbufs_avail());
 	printf(fmt, "conns", "open", (uint64_t)rr_conns_open());
 	for (size_t i = 0; i < sizeof(pools) / sizeof(pools[0]); i++) {
 		const struct stats_mem *m = lwip_stats.memp[pools[i].t];
@@ -123,12 +125,11 @@ void rr_report(int json)
 	show_lwip(json);
 }
 
-/* lwIP is up when rr or mgmt started on some port (an app that could not
- * start is on no port). */
+/* lwIP is up when an app on it (rr, mgmt) added a port's netif. */
 static int lwip_up(void)
 {
 	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_rr, p) || app_runs_on(&app_mgmt, p))
+		if (lwif_netif(p))
 			return 1;
 	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * rr's TCP connections on lwIP's raw API: accept up to rr_conns (the SYN
- * check in rr_filter.c keeps half-open ones inside it too), hand data to
+ * check, rr.c's syn_full, keeps half-open ones inside it too), hand data to
  * the service, close with a FIN when the peer closes (FIN; after the
  * responses still owed) and when a
  * connection received no segment for rr_idle seconds, count resets and
@@ -15,8 +15,8 @@
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/tcp.h"
-#include "rr_hooks.h"
 #include "lwip/tcp.h"
+#include "net/lwip/lwif.h"
 
 #define POLL_HALF_SECONDS 2	/* tcp_poll interval: lwIP's coarse timer is 500 ms */
 #define FIN_WAIT_POLLS 2	/* polls a closing connection has for the ACK of our FIN */
@@ -57,7 +57,7 @@ int rr_expire_half_open(int (*ours)(uint16_t local_port), uint32_t ms)
 			pcb = pcb->next;
 		if (!pcb)
 			return n;
-		int port = rr_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
+		int port = lwif_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
 		tcp_abandon(pcb, 0);	/* no RST: a flood's forged sources would never answer */
 		if (port >= 0)
 			rr_count(port, RR_half_open_expired, 1);
@@ -230,7 +230,7 @@ static err_t on_poll(void *arg, struct tcp_pcb *pcb)
 
 static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 {
-	int port = rr_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
+	int port = lwif_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
 	if (err != ERR_OK || !pcb || port < 0)
 		return ERR_VAL;
 	if (nopen >= rr_cfg.conns || !free_list) {
@@ -249,20 +249,6 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	tcp_err(pcb, on_err);
 	tcp_poll(pcb, on_poll, POLL_HALF_SECONDS);
 	tcp_nagle_disable(pcb);
-	return ERR_OK;
-}
-
-err_t rr_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len,
-		      u8_t *opt2, struct pbuf *p)
-{
-	(void)optlen;
-	(void)opt1len;
-	(void)opt2;
-	if (TCPH_FLAGS(hdr) & TCP_RST)
-		rr_count(rr_rx_port_of(), RR_tcp_rst_received, 1);
-	else if (pcb->state >= ESTABLISHED && p->tot_len &&
-		 !TCP_SEQ_BETWEEN(hdr->seqno, pcb->rcv_nxt, pcb->rcv_nxt + pcb->rcv_wnd - 1))
-		rr_count(rr_rx_port_of(), RR_tcp_out_of_window, 1);
 	return ERR_OK;
 }
 

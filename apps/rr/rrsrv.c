@@ -22,6 +22,7 @@
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
+#include "net/lwip/lwif.h"
 
 /* The response's rsp bytes, from free pages at init (not in the image:
  * boxes that do not run rr keep the memory). */
@@ -30,17 +31,10 @@ static uint8_t *rsp_data;
  * allocation); longer ones are sent by reference (PBUF_ROM, no copy). */
 #define RR_COPY_MAX 128
 
-/* The rr port a UDP callback runs for: the netif lwIP received on. */
-int rr_rx_port_of(void)
-{
-	const struct netif *n = ip_current_input_netif();
-	return n ? n->name[1] - '0' : 0;
-}
-
 static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
 	(void)arg;
-	int pt = rr_rx_port_of();
+	int pt = lwif_rx_port();
 	u16_t len = p->tot_len;
 	pbuf_free(p);
 	if (rr_udp_from_service(pt, port))
@@ -56,7 +50,7 @@ static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 	int small = rr_cfg.rsp <= RR_COPY_MAX;
 	struct pbuf *r = pbuf_alloc(PBUF_TRANSPORT, (u16_t)rr_cfg.rsp, small ? PBUF_RAM : PBUF_ROM);
 	if (!r) {
-		rr_count(pt, RR_tx_no_buffer, 1);
+		lwif_count(pt, LWIF_tx_no_buffer, 1);
 		return;
 	}
 	if (small)
@@ -71,7 +65,7 @@ static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
 	(void)arg;
-	int pt = rr_rx_port_of();
+	int pt = lwif_rx_port();
 	if (!rr_udp_from_service(pt, port)) {
 		udp_sendto(pcb, p, addr, port);
 		rr_count(pt, RR_echo_udp, 1);

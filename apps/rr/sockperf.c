@@ -15,6 +15,7 @@
 #include "apps/rr/rr.h"
 #include "lwip/tcp.h"
 #include "lwip/udp.h"
+#include "net/lwip/lwif.h"
 
 #define SP_HLEN		14
 #define SP_FLAGS	8	/* offset of the flags; the low byte is at 9 */
@@ -28,7 +29,7 @@ static uint8_t scratch[TCP_WND + SP_HLEN];
 static void udp_recv_msg(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
 	(void)arg;
-	int pt = rr_rx_port_of();
+	int pt = lwif_rx_port();
 	if (rr_udp_from_service(pt, port)) {
 		pbuf_free(p);
 		return;
@@ -97,7 +98,7 @@ int rr_sockperf_recv(struct rr_conn *c, struct pbuf *p)
 		return 0;
 	}
 	if (out && tcp_write(c->pcb, scratch, (u16_t)out, TCP_WRITE_FLAG_COPY) != ERR_OK)
-		rr_count(c->port, RR_tx_no_buffer, 1);
+		lwif_count(c->port, LWIF_tx_no_buffer, 1);
 	return 0;
 }
 

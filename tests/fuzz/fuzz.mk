@@ -53,12 +53,13 @@ FUZZ_PTP_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard apps/ptp/*.c) net/
 	drivers/net/phc.c drivers/net/hwtstamp.c)
 FUZZ_SRC_ptpport := $(FUZZ_KOBJ) $(FUZZ_PTP_OBJ)
 FUZZ_LDFLAGS_ptpport := $(FUZZ_KLD) -lm
-# lwIP (the kernel's file list, LWIP_FILES) with the rr app and mgmt's HTTP
-# server; their data and bss are kernel state too (sections.ld).
+# lwIP (the kernel's file list, LWIP_FILES) with its port (net/lwip), the rr
+# app and mgmt's HTTP server; their data and bss are kernel state too
+# (sections.ld).
 FUZZ_LWIP_OBJ := $(LWIP_FILES:%=$(FUZZ_DIR)/obj/lwip/%.o) \
-	$(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard apps/rr/*.c) apps/mgmt/http.c)
+	$(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard net/lwip/*.c apps/rr/*.c) apps/mgmt/http.c)
 FUZZ_SRC_lwip := $(FUZZ_KOBJ) $(FUZZ_LWIP_OBJ)
-FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Iapps/rr/lwip -I$(LWIP)/include
+FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Inet/lwip -I$(LWIP)/include
 # The management port (apps/mgmt: its receive path, HTTP, the DHCP client)
 # on the same lwIP build.
 FUZZ_MGMT_OBJ := $(FUZZ_LWIP_OBJ) $(FUZZ_DIR)/obj/apps/mgmt/mgmt.o $(FUZZ_DIR)/obj/apps/mgmt/dhcp.o
@@ -89,14 +90,14 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $$(wildcard tests/fuzz/
 # The kernel's globals are ASan-checked, but for the KNOB/SHELL_CMD/APP
 # registries' entries (LINKSET_ENTRY, kernel/linkset.h).
 # tests/fuzz/nocov.txt: functions left out of coverage (still sanitized).
-FUZZ_KCFLAGS := $(FUZZ_CFLAGS) -Iapps/rr/lwip -I$(LWIP)/include \
+FUZZ_KCFLAGS := $(FUZZ_CFLAGS) -Inet/lwip -I$(LWIP)/include \
 	-fsanitize-coverage-ignorelist=tests/fuzz/nocov.txt
 $(FUZZ_DIR)/obj/%.o: %.c tests/fuzz/nocov.txt tests/fuzz/fuzz.mk | $(LWIP_STAMP)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_KCFLAGS) -MMD -MP -c $< -o $@
 
 # lwIP's own sources: its warnings are not ours (as in the kernel build).
-$(FUZZ_DIR)/obj/lwip/%.o: $(LWIP_STAMP) apps/rr/lwip/lwipopts.h apps/rr/lwip/lwippools.h tests/fuzz/nocov.txt tests/fuzz/fuzz.mk
+$(FUZZ_DIR)/obj/lwip/%.o: $(LWIP_STAMP) net/lwip/lwipopts.h net/lwip/lwippools.h tests/fuzz/nocov.txt tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(filter-out -Werror,$(FUZZ_KCFLAGS)) -c $(LWIP)/$*.c -o $@
 

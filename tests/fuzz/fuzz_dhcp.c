@@ -26,7 +26,7 @@
 #include <string.h>
 #include "apps/app.h"
 #include "apps/mgmt/mgmt.h"
-#include "apps/rr/rr.h"
+#include "net/lwip/lwif.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
@@ -73,13 +73,13 @@ static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
 
 static struct dhcp *client(void)
 {
-	return netif_dhcp_data(rr_netif(0));
+	return netif_dhcp_data(lwif_netif(0));
 }
 
 static void frame_in(struct pkt *p)
 {
 	fake_port_rx(&port, p);
-	rr_accounts_check(0);
+	lwif_accounts_check(0);
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -189,7 +189,7 @@ static void check_lease(void)
 {
 	struct mgmt_lease l;
 	assert(mgmt_dhcp_lease(0, &l) == 0);
-	struct netif *n = rr_netif(0);
+	struct netif *n = lwif_netif(0);
 	uint32_t lwip_addr = lwip_ntohl(ip4_addr_get_u32(netif_ip4_addr(n)));
 	assert(ifaddrs[0].dhcp);
 	if (!l.bound) {
@@ -230,7 +230,7 @@ static void setup(void)
 	fuzz_dma_alloc = arena_alloc;
 	assert(apps_start() == 0);
 	fuzz_dma_alloc = NULL;
-	rr_netif_flush();	/* the first DISCOVER */
+	lwif_flush();	/* the first DISCOVER */
 	arena_save();
 	kstate_save();
 }
@@ -265,7 +265,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		}
 	}
 	idle(10);
-	assert(rr_netif_rx_pbufs() == 0);
+	assert(lwif_rx_pbufs() == 0);
 	assert(port.pool->nfree == port.pool->size);
 	return 0;
 }

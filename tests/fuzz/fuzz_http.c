@@ -36,7 +36,7 @@
 #include <string.h>
 #include "apps/app.h"
 #include "apps/mgmt/mgmt.h"
-#include "apps/rr/rr.h"
+#include "net/lwip/lwif.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
@@ -177,7 +177,7 @@ static void check_answer(struct client *c)
 static void frame_in(struct pkt *p)
 {
 	fake_port_rx(&port, p);
-	rr_accounts_check(0);
+	lwif_accounts_check(0);
 }
 
 static struct pkt *eth_frame(uint16_t type)
@@ -437,7 +437,7 @@ static void wind_down(void)
 		tcp_abort(tcp_active_pcbs);
 	while (tcp_tw_pcbs)
 		tcp_abort(tcp_tw_pcbs);
-	rr_netif_flush();	/* the resets */
+	lwif_flush();	/* the resets */
 }
 
 static void setup(void)
@@ -460,7 +460,7 @@ static void setup(void)
 	memset(too_large, 'a', sizeof(too_large));
 	memcpy(too_large, "GET / HTTP/1.0\r\nX: ", 19);
 	arp_in(ARP_REQUEST);	/* lwIP learns the clients' address */
-	rr_netif_flush();
+	lwif_flush();
 	arena_save();
 	kstate_save();
 }
@@ -523,7 +523,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		}
 	}
 	wind_down();
-	assert(rr_netif_rx_pbufs() == 0);
+	assert(lwif_rx_pbufs() == 0);
 	assert(port.pool->nfree == port.pool->size);
 	return 0;
 }

@@ -1,6 +1,6 @@
-/* Fuzz lwIP's input on the rr app's netif (apps/rr: rr_filter.c's checks,
- * rr_netif.c's zero-copy pbufs, lwIP 2.1.3 built with apps/rr/lwip, the
- * rr services) and the management port's HTTP server (apps/mgmt/http.c)
+/* Fuzz lwIP's input on the rr app's netif (net/lwip: filter.c's checks,
+ * netif.c's zero-copy pbufs, lwIP 2.1.3 built with net/lwip; the rr
+ * services, apps/rr) and the management port's HTTP server (apps/mgmt/http.c)
  * listening beside them, as lwIP's own test/fuzz harness feeds its stack
  * frames. One fake port, 10.1.0.1/24 with app=rr; the input is a program:
  *   op 0-2  a frame: a flags byte, a length in 7-byte units, the bytes;
@@ -9,7 +9,7 @@
  *           (lwIP does not check them again), 8 destination 10.1.0.1;
  *   op 3    the clock moves on by (next byte) * 10 ms and lwIP's timers,
  *           rr's and the HTTP server's run.
- * Checked after every frame: rx = the frames handed to lwIP + rr's drops,
+ * Checked after every frame: rx = the frames handed to lwIP + the drops,
  * exactly; every frame sent is a whole Ethernet frame from our MAC. At the
  * end every connection is aborted and the timers run out: every RX buffer
  * is back in its pool and no received pbuf is left inside lwIP. lwIP's
@@ -19,7 +19,7 @@
 #include <string.h>
 #include "apps/app.h"
 #include "apps/mgmt/mgmt.h"
-#include "apps/rr/rr.h"
+#include "net/lwip/lwif.h"
 #include "kernel/cmdline.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
@@ -30,8 +30,6 @@
 #include "tests/fuzz/fuzz_state.h"
 #include "tests/fuzz/arena.h"
 #include "tests/fuzz/fakeport.h"
-
-uint32_t rr_netif_rx_pbufs(void);
 
 static struct nic port;
 static uint64_t sent;
@@ -73,14 +71,14 @@ static void setup(void)
 	assert(apps_start() == 0);
 	assert(http_init() == 0);
 	fuzz_dma_alloc = NULL;
-	rr_netif_flush();	/* the gratuitous ARP of netif_set_up: no frame in flight in the state saved */
+	lwif_flush();	/* the gratuitous ARP of netif_set_up: no frame in flight in the state saved */
 	arena_save();
 	kstate_save();
 }
 
 static void run_timers(void)
 {
-	rr_timers();
+	lwif_timers();
 	http_poll();
 }
 
@@ -117,7 +115,7 @@ static void frame_in(const uint8_t *data, size_t n)
 		p->flags = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
 	p->len = (uint16_t)len;
 	fake_port_rx(&port, p);
-	rr_accounts_check(0);
+	lwif_accounts_check(0);
 }
 
 /* Every connection gone (as a reset would), then the timers run out:
@@ -153,12 +151,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		} else {
 			fuzz_tsc += (i < len ? data[i++] : 1) * 10000000ull;
 			run_timers();
-			rr_accounts_check(0);
+			lwif_accounts_check(0);
 		}
 	}
 	wind_down();
-	rr_accounts_check(0);
-	assert(rr_netif_rx_pbufs() == 0);
+	lwif_accounts_check(0);
+	assert(lwif_rx_pbufs() == 0);
 	assert(port.pool->nfree == port.pool->size);
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* Unit tests for app=rr's checksum for lwIP (apps/rr/lwip/arch/chksum.h):
+/* Unit tests for net/lwip's checksum for lwIP (net/lwip/arch/chksum.h):
  * against net/ipv4.c's byte-by-byte inet_csum at every length up to 300
  * and every start offset up to 7 and at full-segment lengths, on
  * pseudo-random bytes and on all-ones (the carries), and against a header
@@ -8,13 +8,13 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "apps/rr/lwip/arch/chksum.h"
+#include "net/lwip/arch/chksum.h"
 #include "net/ipv4.h"
 
 /* Equal as one's complement numbers (0x0000 and 0xffff are both zero). */
 static void assert_sum_equal(const uint8_t *p, int len)
 {
-	uint16_t ours = __builtin_bswap16(rr_chksum(p, len));
+	uint16_t ours = __builtin_bswap16(lwif_chksum(p, len));
 	uint16_t ref = (uint16_t)~inet_csum(p, (size_t)len);
 	assert_int_equal(ours % 0xffff, ref % 0xffff);
 }
@@ -50,8 +50,8 @@ static void test_header(void **state)
 		0x45, 0x10, 0x00, 0x28, 0x00, 0x00, 0x40, 0x00, 0x01, 0x06, 0xa8, 0x07,
 		0xc0, 0xa8, 0x01, 0x01, 0x08, 0x08, 0x08, 0x08,
 	};
-	assert_int_equal(rr_chksum(hdr, 20), 0xffff);
-	assert_int_equal(rr_chksum(hdr + 1, 0), 0);
+	assert_int_equal(lwif_chksum(hdr, 20), 0xffff);
+	assert_int_equal(lwif_chksum(hdr + 1, 0), 0);
 }
 
 int main(void)

@@ -23,7 +23,7 @@ UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 # PTP: messages (against ptp4l captures in tests/unit/data), the servo, and
 # the register-free timestamping logic of the drivers.
 UNIT_BINS += $(UNIT_DIR)/test_ptp $(UNIT_DIR)/test_ptp_servo $(UNIT_DIR)/test_hwtstamp
-# app=rr's inline checksum for lwIP, against net/ipv4.c's.
+# net/lwip's inline checksum for lwIP, against net/ipv4.c's.
 UNIT_BINS += $(UNIT_DIR)/test_rrchksum
 # Header-only: the boot paths' command line cut (kernel/boot_info.h).
 UNIT_BINS += $(UNIT_DIR)/test_bootinfo
@@ -128,7 +128,7 @@ $(UNIT_DIR)/test_hwtstamp: tests/unit/test_hwtstamp.c drivers/net/hwtstamp.c dri
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
-$(UNIT_DIR)/test_rrchksum: tests/unit/test_rrchksum.c apps/rr/lwip/arch/chksum.h net/ipv4.c net/ipv4.h
+$(UNIT_DIR)/test_rrchksum: tests/unit/test_rrchksum.c net/lwip/arch/chksum.h net/ipv4.c net/ipv4.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 

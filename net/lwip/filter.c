@@ -1,20 +1,21 @@
 /*
- * rr's checks in front of lwIP, so that what lwIP would drop silently or
+ * The checks in front of lwIP, so that what lwIP would drop silently or
  * answer without limit ends in a named counter: the Ethernet type, the IPv4
  * header (RFC 1122 3.2.1; the checksum only when the NIC did not verify
  * it), the destination, the protocol, TCP options
- * (RFC 9293 3.1: a length below 2 or past the header), SYNs beyond
- * rr_conns established connections (half-open ones make way: rr_syn_room),
- * and UDP to a closed port (ICMP port unreachable, at most 100
+ * (RFC 9293 3.1: a length below 2 or past the header), SYNs the port's
+ * app refuses (lwif_app.syn_full: rr's beyond rr_conns established
+ * connections, half-open ones making way), and UDP to a port not the
+ * app's (ICMP port unreachable, at most 100
  * per second per port, as the router's errors). On a port whose address
  * comes from DHCP (ipN=dhcp), DHCP replies go to lwIP's client whatever
  * their destination (the offered address or broadcast, RFC 2131 4.1).
  */
-#include "apps/rr/rr.h"
 #include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "net/ifaddr.h"
 #include "net/ipv4.h"
+#include "net/lwip/lwif.h"
 
 #define IP_PROTO_TCP	6
 #define IP_PROTO_UDP	17
@@ -38,9 +39,9 @@ static struct {
 	uint64_t last_tsc;
 } bucket[NIC_MAX_PORTS];
 
-static int drop(struct nic *nic, struct pkt *p, enum rr_drop why)
+static int drop(struct nic *nic, struct pkt *p, enum lwif_drop why)
 {
-	rr_stats[nic->port].drop[why]++;
+	lwif_stats[nic->port].drop[why]++;
 	pkt_free(p);
 	return -1;
 }
@@ -62,12 +63,12 @@ static int icmp_allowed(int port)
 static void port_unreachable(struct nic *nic, struct pkt *p, uint32_t our_ip)
 {
 	if (!icmp_allowed(nic->port)) {
-		rr_count(nic->port, RR_icmp_rate_limited, 1);
+		lwif_count(nic->port, LWIF_icmp_rate_limited, 1);
 		return;
 	}
 	struct pkt *e = pkt_alloc(nic->pool);
 	if (!e) {
-		rr_count(nic->port, RR_tx_no_buffer, 1);
+		lwif_count(nic->port, LWIF_tx_no_buffer, 1);
 		return;
 	}
 	size_t len = icmp_error_build(e->data, nic->pool->buf_size, p->data, p->len,
@@ -77,7 +78,7 @@ static void port_unreachable(struct nic *nic, struct pkt *p, uint32_t our_ip)
 		pkt_free(e);
 		return;
 	}
-	rr_count(nic->port, RR_icmp_unreach_sent, 1);
+	lwif_count(nic->port, LWIF_icmp_unreach_sent, 1);
 }
 
 /* 1 if the TCP options (between the fixed header and doff) are sound. */
@@ -98,19 +99,18 @@ static int tcp_options_ok(const uint8_t *tcp, unsigned hlen)
 	return 1;
 }
 
-static int tcp_check(struct nic *nic, struct pkt *p, const uint8_t *l4, unsigned l4len)
+static int tcp_check(struct nic *nic, struct pkt *p, const struct lwif_app *app, const uint8_t *l4, unsigned l4len)
 {
 	if (l4len < TCP_HLEN)
-		return drop(nic, p, RR_too_short);
+		return drop(nic, p, LWIF_too_short);
 	unsigned hlen = (unsigned)(l4[12] >> 4) * 4;
 	if (hlen < TCP_HLEN || hlen > l4len || !tcp_options_ok(l4, hlen))
-		return drop(nic, p, RR_tcp_bad_option);
+		return drop(nic, p, LWIF_tcp_bad_option);
 	uint16_t dport = (uint16_t)(l4[2] << 8 | l4[3]);
-	if ((l4[13] & (TCP_SYN | TCP_ACK)) == TCP_SYN && rr_our_port(dport) && !rr_syn_room(nic->port)) {
-		rr_count(nic->port, RR_conns_refused, 1);
-		return drop(nic, p, RR_syn_over_limit);
-	}
-	return RR_tcp;
+	if ((l4[13] & (TCP_SYN | TCP_ACK)) == TCP_SYN && app->syn_full && app->ours(dport) &&
+	    app->syn_full(nic->port))
+		return drop(nic, p, LWIF_syn_over_limit);
+	return LWIF_tcp;
 }
 
 /* 1 if the IPv4 packet is an unfragmented DHCP reply (UDP 67 to 68) on a
@@ -124,56 +124,57 @@ static int dhcp_reply(int port, const struct ipv4_hdr *ip)
 	       udp[3] == DHCP_CLIENT_PORT;
 }
 
-int rr_filter(struct nic *nic, struct pkt *p)
+int lwif_filter(struct nic *nic, struct pkt *p)
 {
-	if (!rr_port_of_addr_port(nic->port))
-		return drop(nic, p, RR_not_ours);	/* a port without an address */
+	const struct lwif_app *app = lwif_app_of(nic->port);
+	if (!app)
+		return drop(nic, p, LWIF_not_ours);	/* a port without an address */
 	if (p->len < ETH_HLEN)
-		return drop(nic, p, RR_too_short);
+		return drop(nic, p, LWIF_too_short);
 	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
 	if (eth->type == hton16(ETHERTYPE_ARP))
-		return RR_arp;
+		return LWIF_arp;
 	if (eth->type != hton16(ETHERTYPE_IPV4))
-		return drop(nic, p, RR_not_ipv4);
+		return drop(nic, p, LWIF_not_ipv4);
 	const struct ipv4_hdr *ip = (const struct ipv4_hdr *)(p->data + ETH_HLEN);
 	enum ipv4_check c = p->flags & PKT_RX_IP_CSUM_OK ? ipv4_check_fields(ip, p->len - ETH_HLEN)
 							 : ipv4_check(ip, p->len - ETH_HLEN);
-	static const enum rr_drop why[IPV4_CHECK_N] = {
-		[IPV4_TOO_SHORT] = RR_too_short, [IPV4_BAD_VERSION] = RR_bad_version,
-		[IPV4_BAD_IHL] = RR_bad_ihl, [IPV4_BAD_TOTLEN] = RR_bad_totlen,
-		[IPV4_BAD_CSUM] = RR_bad_csum,
+	static const enum lwif_drop why[IPV4_CHECK_N] = {
+		[IPV4_TOO_SHORT] = LWIF_too_short, [IPV4_BAD_VERSION] = LWIF_bad_version,
+		[IPV4_BAD_IHL] = LWIF_bad_ihl, [IPV4_BAD_TOTLEN] = LWIF_bad_totlen,
+		[IPV4_BAD_CSUM] = LWIF_bad_csum,
 	};
 	if (c != IPV4_OK && c != IPV4_TTL_EXPIRED)
 		return drop(nic, p, why[c]);
 	if (dhcp_reply(nic->port, ip))
-		return RR_udp;
+		return LWIF_udp;
 	uint32_t dst = ntoh32(ip->daddr);
 	uint32_t our = ifaddrs[nic->port].v4.addr;
 	uint32_t host = ifaddrs[nic->port].v4.len >= 32 ? 0 : ~0u >> ifaddrs[nic->port].v4.len;
 	if (!our || (dst != our && dst != 0xffffffffu && dst != (our | host)))
-		return drop(nic, p, RR_not_ours);
+		return drop(nic, p, LWIF_not_ours);
 	unsigned ihl = (unsigned)(ip->ver_ihl & 15) * 4, tot = ntoh16(ip->tot_len);
 	if (ip->frag_off & hton16(IPV4_MF | IPV4_OFFSET)) {
 		if ((ntoh16(ip->frag_off) & IPV4_OFFSET) * 8u + tot - ihl > FRAG_END_MAX)
-			return drop(nic, p, RR_frag_too_long);
-		return RR_fragment;
+			return drop(nic, p, LWIF_frag_too_long);
+		return LWIF_fragment;
 	}
 	const uint8_t *l4 = (const uint8_t *)ip + ihl;
 	switch (ip->proto) {
 	case IP_PROTO_ICMP:
-		return RR_icmp;
+		return LWIF_icmp;
 	case IP_PROTO_TCP:
-		return tcp_check(nic, p, l4, tot - ihl);
+		return tcp_check(nic, p, app, l4, tot - ihl);
 	case IP_PROTO_UDP:
 		if (tot - ihl < 8)
-			return drop(nic, p, RR_too_short);
-		if (!rr_our_port((uint16_t)(l4[2] << 8 | l4[3]))) {
+			return drop(nic, p, LWIF_too_short);
+		if (!app->ours((uint16_t)(l4[2] << 8 | l4[3]))) {
 			if (dst == our)
 				port_unreachable(nic, p, our);
-			return drop(nic, p, RR_udp_closed_port);
+			return drop(nic, p, LWIF_udp_closed_port);
 		}
-		return RR_udp;
+		return LWIF_udp;
 	default:
-		return drop(nic, p, RR_bad_proto);
+		return drop(nic, p, LWIF_bad_proto);
 	}
 }

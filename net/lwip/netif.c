@@ -1,5 +1,5 @@
 /*
- * lwIP netif of an rr port. Receive does not copy: each frame becomes a
+ * lwIP netif of a port (lwif.h). Receive does not copy: each frame becomes a
  * custom pbuf (PBUF_REF) whose payload is the pkt's buffer, and the pkt goes
  * back to its pool when lwIP frees the pbuf (lwIP 2.1.3 pbuf_alloced_custom,
  * LWIP_SUPPORT_CUSTOM_PBUF). The pbuf itself lives in the slot's spare room
@@ -12,11 +12,10 @@
  * again (per frame, through the netif's checksum flags). Transmit copies the
  * pbuf chain once into a packet buffer of the port's pool (responses are
  * PBUF_ROM/REF chains, so that is the only copy) and hands the frames to
- * tx_burst in bursts, at rr_netif_flush.
+ * tx_burst in bursts, at lwif_flush.
  */
 #include <stdio.h>
 #include <string.h>
-#include "apps/rr/rr.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "kernel/time.h"
 #include "lwip/etharp.h"
@@ -32,10 +31,11 @@
 #include "lwip/stats.h"
 #include "lwip/udp.h"
 #include "net/ifaddr.h"
+#include "net/lwip/lwif.h"
 #include "netif/ethernet.h"
 
 /* Every small-slot buffer of every port could be inside lwIP at once: the
- * pool is filled as ports join (rr_pools.c); one token element here. */
+ * pool is filled as ports join (lwif_add); one token element here. */
 #define RX_PBUFS 1
 #define ETH_MIN_FRAME 60	/* bytes without FCS */
 
@@ -57,15 +57,16 @@ struct arp_hint {
 					   (copied as 16, overwritten by the packet) */
 };
 
-struct rr_port {
+struct lwif_port {
 	struct netif netif;
 	struct arp_hint arp[ARP_HINTS];	/* see eth_ip_output */
 	struct nic *nic;
+	const struct lwif_app *app;	/* the app the port was added for */
 	u16_t csum_ctrl;	/* lwIP's checksum work on this netif (NETIF_CHECKSUM_*) */
 	int ntx;
 	struct pkt *txq[NIC_BURST_MAX];
 };
-static struct rr_port ports[NIC_MAX_PORTS];
+static struct lwif_port ports[NIC_MAX_PORTS];
 static uint32_t tx_pending;	/* bit p: port p has frames to flush */
 
 /* lwIP's clock (NO_SYS): milliseconds from the TSC. */
@@ -90,28 +91,28 @@ static void rx_pbuf_free(struct pbuf *p)
 	rx_held--;
 }
 
-uint32_t rr_netif_rx_pbufs(void)
+uint32_t lwif_rx_pbufs(void)
 {
 	return rx_held;
 }
 
-uint32_t rr_netif_rx_pbufs_avail(void)
+uint32_t lwif_rx_pbufs_avail(void)
 {
 	return memp_RX_PBUF.stats->avail;
 }
 
-static void flush_port(struct rr_port *rp)
+static void flush_port(struct lwif_port *rp)
 {
 	struct nic *nic = rp->nic;
 	int sent = nic->ops->tx_burst(nic, 0, rp->txq, rp->ntx);
 	if (sent < rp->ntx) {
-		rr_count(nic->port, RR_tx_ring_full, (uint64_t)(rp->ntx - sent));
+		lwif_count(nic->port, LWIF_tx_ring_full, (uint64_t)(rp->ntx - sent));
 		pkt_free_bulk(rp->txq + sent, rp->ntx - sent);
 	}
 	rp->ntx = 0;
 }
 
-void rr_netif_flush(void)
+void lwif_flush(void)
 {
 	while (tx_pending) {
 		int i = __builtin_ctz(tx_pending);
@@ -149,9 +150,9 @@ static __attribute__((noinline)) void csum_options(struct ip_hdr *ip, int tcp)
 {
 	u16_t hlen = IPH_HL_BYTES(ip), l4len = (u16_t)(lwip_ntohs(IPH_LEN(ip)) - hlen);
 	struct tcp_hdr *th = (struct tcp_hdr *)((u8_t *)ip + hlen);
-	IPH_CHKSUM_SET(ip, (u16_t)~rr_chksum(ip, hlen));
+	IPH_CHKSUM_SET(ip, (u16_t)~lwif_chksum(ip, hlen));
 	if (tcp)
-		th->chksum = (u16_t)~fold(pseudo_sum(ip, IP_PROTO_TCP, l4len) + rr_chksum(th, l4len));
+		th->chksum = (u16_t)~fold(pseudo_sum(ip, IP_PROTO_TCP, l4len) + lwif_chksum(th, l4len));
 }
 
 /* The request for frame k, sent with ARP hint h (or NULL): the TCP
@@ -181,9 +182,9 @@ static inline void csum_request(struct pkt *k, const struct arp_hint *h)
 }
 
 /* Count a frame lwIP could not send on rp (reason e) and return err. */
-static __attribute__((noinline)) err_t frame_refused(struct rr_port *rp, enum rr_event e, err_t err)
+static __attribute__((noinline)) err_t frame_refused(struct lwif_port *rp, enum lwif_event e, err_t err)
 {
-	rr_count(rp->nic->port, e, 1);
+	lwif_count(rp->nic->port, e, 1);
 	return err;
 }
 
@@ -236,15 +237,15 @@ static inline void pbuf_to_buf(const struct pbuf *p, u8_t *buf)
  * (an IPv4 packet p; 16 bytes are read) or none (NULL: p is the whole
  * frame), then the pbuf chain p, padded to the Ethernet minimum, queued
  * for the next flush. ERR_BUF (too long) or ERR_MEM (no buffer), counted. */
-static err_t frame_out(struct rr_port *rp, const struct arp_hint *h, struct pbuf *p)
+static err_t frame_out(struct lwif_port *rp, const struct arp_hint *h, struct pbuf *p)
 {
 	struct nic *nic = rp->nic;
 	unsigned hlen = h ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
 	if (len > nic->pool->buf_size)
-		return frame_refused(rp, RR_tx_no_room, ERR_BUF);
+		return frame_refused(rp, LWIF_tx_no_room, ERR_BUF);
 	struct pkt *k = pkt_alloc_inline(nic->pool);
 	if (!k)
-		return frame_refused(rp, RR_tx_no_buffer, ERR_MEM);
+		return frame_refused(rp, LWIF_tx_no_buffer, ERR_MEM);
 	if (h)
 		memcpy(k->data, h->eth, sizeof(h->eth));
 	pbuf_to_buf(p, k->data + hlen);
@@ -258,7 +259,7 @@ static err_t frame_out(struct rr_port *rp, const struct arp_hint *h, struct pbuf
 	}
 	k->len = (uint16_t)len;
 	k->port = (uint16_t)nic->port;
-	rr_count(nic->port, RR_tx_bytes, len);
+	lwif_count(nic->port, LWIF_tx_bytes, len);
 	rp->txq[rp->ntx++] = k;
 	tx_pending |= 1u << nic->port;
 	if (rp->ntx == NIC_BURST_MAX) {
@@ -287,7 +288,7 @@ static err_t linkoutput(struct netif *netif, struct pbuf *p)
  * is used here until the period ends, at most a second. */
 static uint32_t arp_gen = 1;
 
-void rr_netif_arp_tick(void)
+void lwif_arp_tick(void)
 {
 	arp_gen++;
 }
@@ -297,7 +298,7 @@ void rr_netif_arp_tick(void)
 static __attribute__((noinline)) err_t eth_ip_output_arp(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst,
 							  struct arp_hint *h)
 {
-	struct rr_port *rp = netif->state;
+	struct lwif_port *rp = netif->state;
 	err_t err = etharp_output(netif, p, dst);
 	const ip4_addr_t *found;
 	struct eth_addr *mac;
@@ -317,7 +318,7 @@ static __attribute__((noinline)) err_t eth_ip_output_arp(struct netif *netif, st
 /* netif->output: IPv4 packet p to next hop dst. */
 static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t *dst)
 {
-	struct rr_port *rp = netif->state;
+	struct lwif_port *rp = netif->state;
 	uint32_t ip = ip4_addr_get_u32(dst);
 	struct arp_hint *h = &rp->arp[ip >> 24 & (ARP_HINTS - 1)];	/* by the last byte */
 	if (h->ip == ip && h->gen == arp_gen && h->our == ip4_addr_get_u32(netif_ip4_addr(netif)))
@@ -327,7 +328,7 @@ static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t
 
 static err_t port_netif_init(struct netif *netif)
 {
-	struct rr_port *rp = netif->state;
+	struct lwif_port *rp = netif->state;
 	netif->name[0] = 'p';
 	netif->name[1] = (char)('0' + rp->nic->port);
 	netif->output = eth_ip_output;
@@ -339,25 +340,29 @@ static err_t port_netif_init(struct netif *netif)
 	return ERR_OK;
 }
 
-int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len)
+int lwif_add(struct nic *nic, uint32_t addr, int prefix_len, const struct lwif_app *app)
 {
 	static int inited;
-	if (!inited) {
-		if (rr_lwip_init())
+	for (int i = 0; i < NIC_MAX_PORTS; i++)
+		if (ports[i].nic && ports[i].app != app) {
+			printf("%s: %s runs %s: both use lwIP, which runs on one core; use one of them\n", app->name,
+			       ports[i].nic->name, ports[i].app->name);
 			return -1;
+		}
+	if (!inited)
 		LWIP_MEMPOOL_INIT(RX_PBUF);
-	}
 	uint32_t bufs = nic->small_pool ? nic->small_pool->size : 0;
-	if (rr_pool_fill(&memp_RX_PBUF, bufs, !inited++)) {
-		printf("rr: %s: no memory for %u RX pbufs\n", nic->name, bufs);
+	if (lwif_pool_fill(&memp_RX_PBUF, bufs, !inited++)) {
+		printf("lwip: %s: no memory for %u RX pbufs\n", nic->name, bufs);
 		return -1;
 	}
-	struct rr_port *rp = &ports[nic->port];
+	struct lwif_port *rp = &ports[nic->port];
 	ip4_addr_t ip, mask, gw;
 	ip4_addr_set_u32(&ip, lwip_htonl(addr));
 	ip4_addr_set_u32(&mask, lwip_htonl(prefix_len ? ~0u << (32 - prefix_len) : 0));
 	ip4_addr_set_u32(&gw, lwip_htonl(ifaddrs[nic->port].v4.gw));
 	rp->nic = nic;
+	rp->app = app;
 	rp->csum_ctrl = NETIF_CHECKSUM_ENABLE_ALL;
 	if (nic->tx_csum) {	/* the NIC sums IPv4 headers and TCP (csum_request) */
 		nic->tx_csum_on = 1;
@@ -372,7 +377,7 @@ int rr_netif_add(struct nic *nic, uint32_t addr, int prefix_len)
 	return 0;
 }
 
-int rr_port_of_addr(uint32_t addr_n)
+int lwif_port_of_addr(uint32_t addr_n)
 {
 	for (int i = 0; i < NIC_MAX_PORTS; i++)
 		if (ports[i].nic && ip4_addr_get_u32(netif_ip4_addr(&ports[i].netif)) == addr_n)
@@ -380,21 +385,44 @@ int rr_port_of_addr(uint32_t addr_n)
 	return -1;
 }
 
-struct netif *rr_netif(int port)
+struct netif *lwif_netif(int port)
 {
 	return ports[port].nic ? &ports[port].netif : NULL;
 }
 
-int rr_port_of_addr_port(int port)
+const struct lwif_app *lwif_app_of(int port)
 {
-	return ports[port].nic != NULL;
+	return ports[port].nic ? ports[port].app : NULL;
+}
+
+int lwif_rx_port(void)
+{
+	const struct netif *n = ip_current_input_netif();
+	return n ? n->name[1] - '0' : 0;
+}
+
+/* lwIP's LWIP_HOOK_TCP_INPACKET_PCB (hooks.h): counts RSTs received and
+ * data outside the receive window, which lwIP acknowledges and drops
+ * silently. */
+err_t lwif_tcp_inpacket(struct tcp_pcb *pcb, struct tcp_hdr *hdr, u16_t optlen, u16_t opt1len, u8_t *opt2,
+			struct pbuf *p)
+{
+	(void)optlen;
+	(void)opt1len;
+	(void)opt2;
+	if (TCPH_FLAGS(hdr) & TCP_RST)
+		lwif_count(lwif_rx_port(), LWIF_tcp_rst_received, 1);
+	else if (pcb->state >= ESTABLISHED && p->tot_len &&
+		 !TCP_SEQ_BETWEEN(hdr->seqno, pcb->rcv_nxt, pcb->rcv_nxt + pcb->rcv_wnd - 1))
+		lwif_count(lwif_rx_port(), LWIF_tcp_out_of_window, 1);
+	return ERR_OK;
 }
 
 /* 1 if lwIP's ip4_input would accept IPv4 packet ip on netif and hand
  * it on unchanged: sent to the netif's own address (one it has: a DHCP
  * port without its lease takes lwIP's path) from a source that is
  * not a broadcast or multicast address (RFC 1122 3.2.1.3), not a
- * fragment (rr_filter classed it TCP or UDP, and checked the header and
+ * fragment (lwif_filter classed it TCP or UDP, and checked the header and
  * its checksum). Anything else takes lwIP's whole path. */
 static int ip_direct(const struct netif *netif, const struct ip_hdr *ip)
 {
@@ -444,10 +472,10 @@ static struct rx_pbuf *rx_pbuf_of(struct pkt *k)
 	return r;
 }
 
-int rr_netif_fast_input(struct nic *nic, struct pkt *k)
+int lwif_fast_input(struct nic *nic, struct pkt *k)
 {
 	const uint32_t csum_ok = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
-	struct rr_port *rp = &ports[nic->port];
+	struct lwif_port *rp = &ports[nic->port];
 	const struct eth_hdr *eth = (const struct eth_hdr *)k->data;
 	const struct ip_hdr *ip = (const struct ip_hdr *)(eth + 1);
 	if ((k->flags & csum_ok) != csum_ok || k->len < SIZEOF_ETH_HDR + IP_HLEN + UDP_HLEN ||
@@ -466,10 +494,10 @@ int rr_netif_fast_input(struct nic *nic, struct pkt *k)
 	int cls;
 	if (IPH_PROTO(ip) == IP_PROTO_TCP) {
 		if (l4len < TCP_HLEN || l4[12] >> 4 != TCP_HLEN / 4 || (l4[13] & TCP_SYN))
-			return -1;	/* options, or a SYN (rr_conns): rr_filter's checks */
-		cls = RR_tcp;
-	} else if (IPH_PROTO(ip) == IP_PROTO_UDP && rr_our_port((u16_t)(l4[2] << 8 | l4[3]))) {
-		cls = RR_udp;
+			return -1;	/* options, or a SYN (syn_full): lwif_filter's checks */
+		cls = LWIF_tcp;
+	} else if (IPH_PROTO(ip) == IP_PROTO_UDP && rp->app->ours((u16_t)(l4[2] << 8 | l4[3]))) {
+		cls = LWIF_udp;
 	} else {
 		return -1;
 	}
@@ -482,9 +510,9 @@ int rr_netif_fast_input(struct nic *nic, struct pkt *k)
 	return cls;
 }
 
-int rr_netif_input(struct nic *nic, struct pkt *k, int cls)
+int lwif_netif_input(struct nic *nic, struct pkt *k, int cls)
 {
-	struct rr_port *rp = &ports[nic->port];
+	struct lwif_port *rp = &ports[nic->port];
 	struct rx_pbuf *r = rx_pbuf_of(k);
 	if (!r)
 		return -1;
@@ -496,10 +524,10 @@ int rr_netif_input(struct nic *nic, struct pkt *k, int cls)
 	NETIF_SET_CHECKSUM_CTRL(&rp->netif, check);
 	u16_t len = k->len;
 	const struct eth_hdr *eth = (const struct eth_hdr *)k->data;
-	if (eth->type == PP_HTONS(ETHTYPE_IP)) {	/* rr_filter checked tot_len <= the frame */
+	if (eth->type == PP_HTONS(ETHTYPE_IP)) {	/* lwif_filter checked tot_len <= the frame */
 		const struct ip_hdr *ip = (const struct ip_hdr *)(eth + 1);
 		u16_t ip_len = lwip_ntohs(IPH_LEN(ip));
-		if ((cls == RR_tcp || cls == RR_udp) && ip_direct(&rp->netif, ip)) {
+		if ((cls == LWIF_tcp || cls == LWIF_udp) && ip_direct(&rp->netif, ip)) {
 			ip_deliver(&rp->netif, r, ip, ip_len);
 			return 0;
 		}
@@ -509,7 +537,7 @@ int rr_netif_input(struct nic *nic, struct pkt *k, int cls)
 	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &r->pc, k->data, len);
 	if (rp->netif.input(p, &rp->netif) != ERR_OK)
 		pbuf_free(p);
-	if (cls == RR_arp)	/* lwIP's ARP table may have changed */
-		rr_netif_arp_tick();
+	if (cls == LWIF_arp)	/* lwIP's ARP table may have changed */
+		lwif_arp_tick();
 	return 0;
 }

@@ -1,8 +1,8 @@
 /*
- * lwIP 2.1.3 options for app=rr (lwIP's src/include/lwip/opt.h documents
+ * lwIP 2.1.3 options of net/lwip, under apps rr and mgmt (lwIP's src/include/lwip/opt.h documents
  * each): NO_SYS raw API on one core, IPv4 with ARP, ICMP echo, UDP and TCP.
  * The heap and the pools that grow with load (TCP PCBs, segments, pbuf
- * headers) are sized by knobs at init (apps/rr/rr_pools.c): here they get
+ * headers) are sized by knobs at init (net/lwip/pools.c): here they get
  * token sizes only.
  */
 #ifndef LWIPOPTS_H
@@ -36,7 +36,7 @@
 #define MEM_ALIGNMENT		8
 /* The "heap" (PBUF_RAM: segments awaiting their ACK, small responses,
  * ICMP replies) is three pools of fixed blocks (lwippools.h), rr_heap KiB
- * in all from free pages at init (apps/rr/rr_pools.c): a pool takes and
+ * in all from free pages at init (net/lwip/pools.c): a pool takes and
  * gives back a block in a few instructions, where a first-fit heap walks
  * the blocks in use (many, with 128 connections). */
 #define MEM_USE_POOLS		1
@@ -47,7 +47,7 @@
 #define MEM_SIZE		(1024 * 1024)
 #define MEMP_USE_CUSTOM_POOLS	1
 #define MEM_USE_POOLS_TRY_BIGGER_POOL 1
-/* Token sizes, refilled at init: rr_conns + 16 PCBs, rr_pbufs segments and
+/* Token sizes, refilled at init: the PCBs the app asks for, rr_pbufs segments and
  * PBUF_ROM/REF headers (responses sent without a copy). */
 #define MEMP_NUM_TCP_PCB	1
 #define MEMP_NUM_TCP_SEG	TCP_SND_QUEUELEN
@@ -107,17 +107,17 @@
 #define ICMP_STATS		1
 #define UDP_STATS		1
 #define TCP_STATS		1
-#define MEM_STATS		0	/* the heap pools' own counters instead (rr_show.c) */
+#define MEM_STATS		0	/* the heap pools' own counters instead (the rr command, apps/rr/rr_show.c) */
 #define MEMP_STATS		1
 #define SYS_STATS		0
 
 #define LWIP_NETIF_TX_SINGLE_PBUF 0
-#define LWIP_SUPPORT_CUSTOM_PBUF 1	/* zero-copy receive (apps/rr/rr_netif.c) */
+#define LWIP_SUPPORT_CUSTOM_PBUF 1	/* zero-copy receive (net/lwip/netif.c) */
 #define LWIP_NOASSERT_ON_ERROR	0
 
-/* Counting what lwIP drops silently (rr_hooks.h). */
-#define LWIP_HOOK_FILENAME	"rr_hooks.h"
-#define LWIP_HOOK_TCP_INPACKET_PCB rr_tcp_inpacket
+/* Counting what lwIP drops silently (hooks.h). */
+#define LWIP_HOOK_FILENAME	"hooks.h"
+#define LWIP_HOOK_TCP_INPACKET_PCB lwif_tcp_inpacket
 
 /* kernel/mem.c has a mem_init of its own: lwIP's heap set-up is renamed. */
 #define mem_init lwip_mem_init

@@ -6,7 +6,7 @@
  * rounded up to 8). lwIP's pool element sizes are 16-bit: the largest
  * block, 65520 bytes and 8 of lwIP's, holds a datagram of 65480 bytes
  * (ping -s 65452); a longer one is not answered (lwIP's icmp_err). One token
- * block each here: apps/rr/rr_pools.c refills them from free pages, sized
+ * block each here: net/lwip/pools.c refills them from free pages, sized
  * by rr_heap. */
 LWIP_MALLOC_MEMPOOL_START
 LWIP_MALLOC_MEMPOOL(1, 256)

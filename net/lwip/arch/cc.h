@@ -20,7 +20,7 @@
 #define LWIP_RAND() ((u32_t)rand())
 
 #include "arch/chksum.h"
-#define LWIP_CHKSUM rr_chksum
+#define LWIP_CHKSUM lwif_chksum
 #define LWIP_PLATFORM_DIAG(x) do { printf x; } while (0)
 /* Assertions are lwIP's own consistency checks, off on the fast path;
  * LWIP_ERROR's checks of arguments stay. */

@@ -11,7 +11,7 @@
  * sections 2 (B) and 4.1); x86 loads need no alignment, so an odd start
  * needs no swap. Inline: lwIP's is a call and 2 bytes a step; ~8
  * instructions per 32 bytes (8-byte steps of 32-bit halves were ~36). */
-static inline uint16_t rr_chksum(const void *data, int len)
+static inline uint16_t lwif_chksum(const void *data, int len)
 {
 	const uint8_t *p = data;
 	uint64_t sum = 0, w8;
