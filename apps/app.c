@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
-#include "apps/mgmt/mgmt.h"
 #include "kernel/config.h"
 #include "kernel/knobs.h"
 
@@ -63,8 +62,9 @@ static const struct app *default_app(void)
 
 const struct app *app_of_port(int port)
 {
-	if (port == mgmt_port)
-		return &app_mgmt;
+	for (const struct app *a = __apps_start; a < __apps_end; a++)
+		if (a->claim && a->claim() == port)
+			return a;
 	if (nplaced == 1)
 		return placed[0];
 	if (port < nplaced && placed[port])
@@ -139,10 +139,9 @@ static void warn_ignored(void)
 int apps_start(void)
 {
 	int n = 0, failed = 0;
-	if (mgmt_port >= nic_count) {
-		printf("cmdline: mgmt=port%d ignored: there is no port%d\n", mgmt_port, mgmt_port);
-		mgmt_port = -1;
-	}
+	for (const struct app *a = __apps_start; a < __apps_end; a++)
+		if (a->claim && a->claim() >= nic_count)
+			printf("cmdline: %s=port%d ignored: there is no port%d\n", a->name, a->claim(), a->claim());
 	for (const struct app *a = __apps_start; a < __apps_end; a++) {
 		if (!in_use(a))
 			continue;

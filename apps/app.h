@@ -7,6 +7,8 @@
 #include "kernel/linkset.h"
 #include "kernel/smp.h"
 
+struct prom;
+
 struct app {
 	const char *name;
 	const char *help;
@@ -23,6 +25,13 @@ struct app {
 	/* After each periodic statistics report (may be NULL): the app's own
 	 * lines; json 1: one JSON object per line, {"stats":"<app name>",...}. */
 	void (*report)(int json);
+	/* May be NULL: the app's families of /metrics (net/prom.h), written
+	 * beside its counters; called while the app runs. */
+	void (*metrics)(struct prom *o);
+	/* May be NULL: the port the app claims whatever app= says (its own
+	 * knob, as mgmt=portN), or -1. A claimed port past the last one is
+	 * named on the console at boot as ignored. */
+	int (*claim)(void);
 	/* May be NULL: the app then runs on one core (all its ports and queues,
 	 * rx and idle, on the same core). Otherwise the app is safe on several
 	 * cores at once and this returns a key per port: ports with equal keys
@@ -57,7 +66,8 @@ static inline void app_count_drops(uint64_t n)
 	app_drops[cpu_id_fast()].n += n;
 }
 
-/* The app placed on port p (0..NIC_MAX_PORTS-1) by app=; never NULL. */
+/* The app placed on port p (0..NIC_MAX_PORTS-1): the one that claims it,
+ * else app='s; never NULL. */
 const struct app *app_of_port(int port);
 /* 1 if app a runs on port p, a port that exists (p < nic_count). */
 int app_runs_on(const struct app *a, int port);

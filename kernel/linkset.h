@@ -1,5 +1,5 @@
 /* Entries of the tables the linker gathers from every file (KNOB,
- * SHELL_CMD, APP, PCI_DRIVER): laid end to end in their section and walked
+ * SHELL_CMD, APP, PCI_DRIVER, PROM_WRITER): laid end to end in their section and walked
  * as one array. AddressSanitizer (the fuzz builds) would put a redzone
  * after each global; these it must leave alone, every other global it
  * checks. */

@@ -113,6 +113,7 @@ static void housekeeping(uint64_t *next_tsc)
 		return;
 	*next_tsc = now + tsc.hz;
 	nic_housekeeping();
+	stats_cpu_sample();
 	stats_tick(now);
 }
 

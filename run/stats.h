@@ -108,4 +108,8 @@ void stats_tick(uint64_t now_tsc);
 /* run/statscmds.c: `show config` of every knob into buf (len bytes,
  * NUL-terminated); returns the length written. */
 size_t config_text(char *buf, size_t len);
+/* run/metrics.c: from the housekeeping, once a second: each core's CPU%
+ * over the second just ended (linerate_cpu_busy_percent: the same for
+ * every scraper). */
+void stats_cpu_sample(void);
 #endif

@@ -55,5 +55,8 @@ void fwd_drop(int port, enum fwd_drop reason, uint64_t n);
 extern const char *const fwd_drop_names[FWD_DROP_N];
 /* fwd_ev_names[e]: the name of event e. */
 extern const char *const fwd_ev_names[FWD_EV_N];
+/* fwd's /metrics families (struct app .metrics, net/prom.h). */
+struct prom;
+void fwd_metrics(struct prom *o);
 
 #endif

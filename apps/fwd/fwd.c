@@ -190,7 +190,7 @@ static int fwd_domain(int port)
 }
 
 APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 between ports with ipN=",
-    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain,
+    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain, .metrics = fwd_metrics,
     .uses = APP_USES_IP | APP_USES_ROUTES);
 
 /* An L3 port's line of `fwd`: its address, frames held for ARP, the

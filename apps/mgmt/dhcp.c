@@ -23,6 +23,7 @@
 #include "net/addr.h"
 #include "net/ifaddr.h"
 #include "net/lwip/lwif.h"
+#include "net/prom.h"
 
 static uint32_t dhcp_ports;	/* bit p: port p runs the client */
 static uint64_t next_tsc;
@@ -156,4 +157,50 @@ void mgmt_dhcp_show(int port)
 	else
 		printf("mgmt: %s: no DHCP lease yet (ip%d=dhcp)\n", nics[port]->name, port);
 	printf("mgmt: %s: DHCP leases refused %u\n", nics[port]->name, l.refused);
+}
+
+/* The management port's DHCP lease (ipN=dhcp), if a port runs the client. */
+void mgmt_dhcp_metrics(struct prom *o)
+{
+	struct mgmt_lease l[NIC_MAX_PORTS];
+	int any = 0, run[NIC_MAX_PORTS];
+	for (int p = 0; p < nic_count; p++)
+		any |= run[p] = mgmt_dhcp_lease(p, &l[p]) == 0;
+	if (!any)
+		return;
+	prom_family(o, "mgmt_dhcp_bound", "gauge", "1 while the port holds a DHCP lease (ipN=dhcp)");
+	for (int p = 0; p < nic_count; p++)
+		if (run[p])
+			prom_port_sample(o, "mgmt_dhcp_bound", p, NULL, NULL, (uint64_t)l[p].bound);
+	prom_family(o, "mgmt_dhcp_refused_total", "counter",
+		    "DHCP leases refused (an address ipN= would refuse, a mask that is not a prefix): released, asked again");
+	for (int p = 0; p < nic_count; p++)
+		if (run[p])
+			prom_port_sample(o, "mgmt_dhcp_refused_total", p, NULL, NULL, l[p].refused);
+	prom_family(o, "mgmt_dhcp_lease_info", "gauge", "the DHCP lease held: address, prefix length, router (\"\" if none) and server (value 1)");
+	for (int p = 0; p < nic_count; p++) {
+		if (!run[p] || !l[p].bound)
+			continue;
+		char a[IPV4_STR_MAX], r[IPV4_STR_MAX] = "", s[IPV4_STR_MAX];	/* no router: "" */
+		ipv4_str(a, l[p].addr);
+		if (l[p].router)
+			ipv4_str(r, l[p].router);
+		ipv4_str(s, l[p].server);
+		prom_put(o, "linerate_mgmt_dhcp_lease_info{port=\"%s\",address=\"%s\",prefix=\"%d\",router=\"%s\",server=\"%s\"} 1\n",
+		    nics[p]->name, a, l[p].mask ? 32 - __builtin_ctz(l[p].mask) : 0, r, s);
+	}
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} t[] = {
+		{ "mgmt_dhcp_lease_seconds", "lease time of the last DHCPACK", offsetof(struct mgmt_lease, lease_s) },
+		{ "mgmt_dhcp_renew_seconds", "renewal time (T1) of the last DHCPACK", offsetof(struct mgmt_lease, renew_s) },
+		{ "mgmt_dhcp_rebind_seconds", "rebinding time (T2) of the last DHCPACK", offsetof(struct mgmt_lease, rebind_s) },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		prom_family(o, t[i].name, "gauge", t[i].help);
+		for (int p = 0; p < nic_count; p++)
+			if (run[p] && l[p].bound)
+				prom_port_sample(o, t[i].name, p, NULL, NULL, *(const uint32_t *)((const char *)&l[p] + t[i].off));
+	}
 }

@@ -15,8 +15,9 @@
 #include "net/ifaddr.h"
 #include "net/ipv4.h"
 #include "net/lwip/lwif.h"
+#include "net/prom.h"
 
-int mgmt_port = -1;
+static int mgmt_port = -1;
 
 /* mgmt=portN | off */
 static int parse_mgmt(const char *v, char *err, size_t len)
@@ -40,6 +41,12 @@ static void show_mgmt(char *buf, size_t len)
 	else
 		snprintf(buf, len, "port%d", mgmt_port);
 }
+/* The port mgmt= claims (struct app .claim), or -1. */
+static int mgmt_claim(void)
+{
+	return mgmt_port;
+}
+
 KNOB(mgmt, .name = "mgmt", .type = KNOB_FUNC, .parse = parse_mgmt, .show = show_mgmt,
      .accepted = "portN (N 0-7) or off",
      .help = "management port: runs app mgmt (ping, HTTP /metrics, /, /config on port 80) at its ipN= "
@@ -88,7 +95,6 @@ static int mgmt_idle(void)
 {
 	lwif_timers();
 	mgmt_dhcp_poll();
-	mgmt_cpu_sample();
 	int n = http_poll();
 	lwif_flush();
 	return n;
@@ -115,6 +121,25 @@ static void mgmt_report(int json)
 			printf(json ? ",\"%s\":%lu" : " %s %lu", lwif_drop_names[i], st->drop[i]);
 		printf(json ? "}\n" : "\n");
 	}
+}
+
+/* mgmt's /metrics: the management port's netif counters as
+ * linerate_mgmt_*, the HTTP outcomes and the DHCP lease. */
+static void mgmt_metrics(struct prom *o)
+{
+	static const struct lwif_families f = LWIF_FAMILIES("mgmt");
+	int run[NIC_MAX_PORTS];
+	for (int p = 0; p < nic_count; p++)
+		run[p] = app_runs_on(&app_mgmt, p);
+	lwif_metrics_frames(o, &f, run);
+	for (int p = 0; p < nic_count; p++)
+		if (run[p])
+			lwif_metrics_events(o, &f, p);
+	prom_family(o, "mgmt_http_total", "counter",
+		    "management HTTP: answers (ok, not_found, bad_method, bad_request, too_large, truncated) and connection events");
+	for (int i = 0; i < HTTP_N; i++)
+		prom_sample(o, "mgmt_http_total", "event", mgmt_http_names[i], NULL, NULL, mgmt_http[i]);
+	mgmt_dhcp_metrics(o);
 }
 
 static int cmd_mgmt(int argc, char **argv)
@@ -186,4 +211,5 @@ static void mgmt_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 }
 
 APP(mgmt, .name = "mgmt", .help = "management port: ping and HTTP /metrics (Prometheus), /, /config",
-    .init = mgmt_init, .rx = mgmt_rx, .idle = mgmt_idle, .report = mgmt_report, .uses = APP_USES_IP);
+    .init = mgmt_init, .rx = mgmt_rx, .idle = mgmt_idle, .report = mgmt_report, .metrics = mgmt_metrics,
+    .claim = mgmt_claim, .uses = APP_USES_IP);

@@ -15,8 +15,7 @@
 
 struct app;
 extern const struct app app_mgmt;
-/* The management port from mgmt=portN, or -1 (off, the default). */
-extern int mgmt_port;
+struct prom;
 
 #define HTTP_PORT	80
 #define HTTP_CONNS	8	/* connections at once; more are reset (conns_refused) */
@@ -67,13 +66,12 @@ int mgmt_dhcp_lease(int port, struct mgmt_lease *l);
  * port cannot take is refused and the client asked again after a wait
  * doubling from 1 s to DHCP_BACKOFF_MAX_S. */
 void mgmt_dhcp_poll(void);
+/* dhcp.c: the lease's /metrics families (mgmt_dhcp_*), if a port runs
+ * the client. */
+void mgmt_dhcp_metrics(struct prom *o);
 /* dhcp.c: print port's lease (the line printed when it was bound), or that
  * it has none yet; nothing if port does not run DHCP. */
 void mgmt_dhcp_show(int port);
-
-/* metrics.c: from the idle hook: once a second, each core's CPU% over the
- * second just ended (linerate_cpu_busy_percent: the same for every scraper). */
-void mgmt_cpu_sample(void);
 
 /* metrics.c: the page for path into buf (len bytes): 200 and its length,
  * or 404 (len 0). ctype: its Content-Type. A page that does not fit is cut

@@ -46,7 +46,7 @@ static void pg_report(int json);
 static int pg_core(void);
 
 APP(pktgen, .name = "pktgen", .help = "traffic generator and loss/latency meter (Linux pktgen's knobs)",
-    .init = pg_init, .rx = pg_app_rx, .idle = pg_idle, .report = pg_report);
+    .init = pg_init, .rx = pg_app_rx, .idle = pg_idle, .report = pg_report, .metrics = pg_metrics);
 
 /* Frames/s and Mb/s on the wire (frame + 24 B) since port p started. */
 static void tx_rate(int p, uint64_t *pps, uint64_t *kbps)

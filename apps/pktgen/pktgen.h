@@ -133,6 +133,9 @@ struct pg_rx {
 
 /* cmd.c: the app (app_runs_on asks about it). */
 extern const struct app app_pktgen;
+/* metrics.c: pktgen's /metrics families (struct app .metrics, net/prom.h). */
+struct prom;
+void pg_metrics(struct prom *o);
 /* Per port, nic_count of each, from free pages when the app starts
  * (pg_init; boxes without pktgen keep the memory): NULL until then. */
 extern struct pg_tx *pg_tx;

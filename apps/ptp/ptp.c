@@ -212,7 +212,7 @@ static void ptp_report(int json)
 }
 
 APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock (E2E, two-step, L2 or UDPv4)", .init = ptp_init,
-    .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report, .uses = APP_USES_IP);
+    .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report, .metrics = ptp_metrics, .uses = APP_USES_IP);
 
 static void show_port(struct ptp_port *pp)
 {

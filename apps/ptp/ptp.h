@@ -149,4 +149,7 @@ void ptp_fmt_id(char *buf, size_t len, const uint8_t id[8], int port);
  * messages get a TX timestamp: *txseq the phc request (0 if a software
  * stamp was taken, in *sw_ts). Returns 0, or -1 counted in tx_failed. */
 int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *sw_ts);
+/* metrics.c: the ptp app's /metrics families (struct app .metrics, net/prom.h). */
+struct prom;
+void ptp_metrics(struct prom *o);
 #endif

@@ -96,5 +96,5 @@ static int rr_idle(void)
 }
 
 APP(rr, .name = "rr", .help = "request-response server on lwIP: netperf-style RR, echo, sockperf",
-    .init = rr_init, .rx = rr_rx, .idle = rr_idle, .report = rr_report,
+    .init = rr_init, .rx = rr_rx, .idle = rr_idle, .report = rr_report, .metrics = rr_metrics,
     .uses = APP_USES_IP);

@@ -64,6 +64,9 @@ int rr_expire_half_open(int (*ours)(uint16_t local_port), uint32_t ms);
 
 /* rr_show.c: print the rr counters and lwIP's: text, or JSON lines. */
 void rr_report(int json);
+/* rr_show.c: rr's /metrics families (struct app .metrics). */
+struct prom;
+void rr_metrics(struct prom *o);
 
 /* A TCP connection of one of rr's services (rr_tcp.c). */
 enum rr_svc { RR_SVC_RR, RR_SVC_ECHO, RR_SVC_SOCKPERF, RR_SVC_N };

@@ -17,6 +17,7 @@
 #include "lwip/priv/memp_priv.h"
 #include "lwip/stats.h"
 #include "net/lwip/lwif.h"
+#include "net/prom.h"
 
 #define RR_NAME(name) #name,
 static const char *const event_names[RR_EVENT_N] = { RR_EVENTS(RR_NAME) };
@@ -114,6 +115,23 @@ static void show_lwip(int json)
 }
 
 extern const struct app app_rr;
+
+/* rr's /metrics: its ports' netif counters as linerate_rr_*, with rr's
+ * events in linerate_rr_events_total before the netif's. */
+void rr_metrics(struct prom *o)
+{
+	static const struct lwif_families f = LWIF_FAMILIES("rr");
+	int run[NIC_MAX_PORTS];
+	for (int p = 0; p < nic_count; p++)
+		run[p] = app_runs_on(&app_rr, p);
+	lwif_metrics_frames(o, &f, run);
+	for (int p = 0; p < nic_count; p++) {
+		for (int i = 0; i < RR_EVENT_N && run[p]; i++)
+			prom_port_sample(o, f.events, p, "event", event_names[i], rr_stats[p].ev[i]);
+		if (run[p])
+			lwif_metrics_events(o, &f, p);
+	}
+}
 
 /* Print the rr counters of every port rr runs on, then lwIP's:
  * as text, or (json=1) one JSON object per line. */

@@ -127,6 +127,18 @@ int lwif_fast_input(struct nic *nic, struct pkt *p);
 void lwif_arp_tick(void);
 /* Give the NICs the frames lwIP sent since the last flush. */
 void lwif_flush(void);
+/* metrics.c: the names of an app's families of its ports' netif counters
+ * (constants: /metrics compares the pointers). */
+struct lwif_families {
+	const char *received, *stack, *dropped, *events;
+};
+#define LWIF_FAMILIES(pre) { pre "_received_total", pre "_stack_total", pre "_dropped_total", pre "_events_total" }
+struct prom;
+/* The frames received, handed to lwIP and dropped of the ports with
+ * run[p] set, then the # HELP and # TYPE of the events family, whose
+ * samples follow: the app's own, and lwif_metrics_events's per port. */
+void lwif_metrics_frames(struct prom *o, const struct lwif_families *f, const int *run);
+void lwif_metrics_events(struct prom *o, const struct lwif_families *f, int port);
 /* Custom RX pbufs in use (each holds a received pkt). */
 uint32_t lwif_rx_pbufs(void);
 /* ... the pool for frames in small (copybreak) slots holds: one per such

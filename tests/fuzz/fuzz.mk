@@ -25,7 +25,7 @@ FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 # under $(FUZZ_DIR)/obj, whose data and bss sections.ld gathers for
 # fuzz_state.h; the kernel headers, except tests/fuzz/shim/kernel/cpu.h.
 FUZZ_KSRC := apps/fwd/l3.c apps/fwd/neigh.c apps/fwd/icmp.c apps/fwd/route.c apps/fwd/tx.c apps/fwd/fwd.c apps/fwd/counters.c net/addr.c net/ifaddr.c drivers/net/napi.c apps/app.c apps/sink/sink.c drivers/net/nic.c \
-	net/lpm.c net/ipv4.c net/pkt.c kernel/cmdline.c kernel/fmt.c kernel/config.c
+	net/lpm.c net/ipv4.c net/pkt.c net/prom.c kernel/cmdline.c kernel/fmt.c kernel/config.c
 FUZZ_KOBJ := $(FUZZ_KSRC:%.c=$(FUZZ_DIR)/obj/%.o) $(FUZZ_DIR)/obj/shim.o
 FUZZ_KLD := -Wl,-T,tests/fuzz/sections.ld
 
@@ -63,10 +63,11 @@ FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Inet/lwip -I$(LWIP)/include
 # The management port (apps/mgmt: its receive path, HTTP, the DHCP client)
 # on the same lwIP build.
 FUZZ_MGMT_OBJ := $(FUZZ_LWIP_OBJ) $(FUZZ_DIR)/obj/apps/mgmt/mgmt.o $(FUZZ_DIR)/obj/apps/mgmt/dhcp.o
-# fuzz_http serves the real pages (metrics.c and what they read: the apps'
-# counters, the stats report, show config), wrapped (fuzz_http.c).
-FUZZ_PAGES_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,apps/mgmt/metrics.c apps/mgmt/metrics_app.c apps/mgmt/prom.c \
-	$(wildcard apps/pktgen/*.c) run/stats.c run/statscmds.c) $(FUZZ_PTP_OBJ)
+# fuzz_http serves the real pages (metrics.c and what registered them: the
+# apps' families, run/'s, the stats report, show config), wrapped
+# (fuzz_http.c).
+FUZZ_PAGES_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,apps/mgmt/metrics.c \
+	$(wildcard apps/pktgen/*.c) run/metrics.c run/stats.c run/statscmds.c) $(FUZZ_PTP_OBJ)
 FUZZ_SRC_http := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ) $(FUZZ_PAGES_OBJ)
 FUZZ_LDFLAGS_http := $(FUZZ_LDFLAGS_lwip) -lm -Wl,--wrap=mgmt_page
 FUZZ_SRC_dhcp := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)

@@ -54,10 +54,6 @@ int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char *
 	return 404;
 }
 
-void mgmt_cpu_sample(void)
-{
-}
-
 static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	(void)q;

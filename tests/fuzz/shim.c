@@ -11,10 +11,6 @@
 #include "kernel/time.h"
 
 uint64_t fuzz_tsc = 1000000000ull;
-/* Harnesses without apps/mgmt/mgmt.c have no management port (the
- * harnesses of the management port link the real ones). */
-__attribute__((weak)) int mgmt_port = -1;
-__attribute__((weak)) const struct app app_mgmt = { .name = "mgmt" };
 struct tsc_info tsc = { .hz = 1000000000ull };
 struct cpu cpus[MAX_CPUS];
 int ncpus = 1;

@@ -1,6 +1,6 @@
-/* Unit tests for apps/mgmt/prom.c (the Prometheus text builder): numbers,
+/* Unit tests for net/prom.c (the Prometheus text builder): numbers,
  * sample and family lines, whole-line cuts; and that the latency
- * histogram's Prometheus bucket edges (2^k - 1 ns, metrics_app.c) are
+ * histogram's Prometheus bucket edges (2^k - 1 ns, apps/pktgen/metrics.c) are
  * edges of pktgen's log-linear histogram, so their counts are exact. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
-#include "apps/mgmt/prom.h"
+#include "net/prom.h"
 #include "apps/pktgen/hist.h"
 #include "drivers/net/nic.h"
 

@@ -136,7 +136,7 @@ $(UNIT_DIR)/test_hist: tests/unit/test_hist.c apps/pktgen/hist.c apps/pktgen/his
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
-$(UNIT_DIR)/test_prom: tests/unit/test_prom.c apps/mgmt/prom.c apps/mgmt/prom.h apps/pktgen/hist.c apps/pktgen/hist.h
+$(UNIT_DIR)/test_prom: tests/unit/test_prom.c net/prom.c net/prom.h apps/pktgen/hist.c apps/pktgen/hist.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 

@@ -1,7 +1,7 @@
 /* The Prometheus text builder (prom.h). */
 #include <stdarg.h>
 #include <stdio.h>
-#include "apps/mgmt/prom.h"
+#include "net/prom.h"
 #include "drivers/net/nic.h"
 
 void prom_end_line(struct prom *o, size_t start)

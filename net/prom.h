@@ -1,6 +1,6 @@
 /*
- * The Prometheus text exposition format 0.0.4 built into a buffer
- * (apps/mgmt/metrics.c, metrics_app.c): families (# HELP, # TYPE) and
+ * The Prometheus text exposition format 0.0.4 built into a buffer (the
+ * management port's /metrics, apps/mgmt/metrics.c): families (# HELP, # TYPE) and
  * sample lines linerate_<name>{labels} value. Lines are whole or absent:
  * one that does not fit sets cut and nothing after it is written. Built
  * piece by piece, not by vsnprintf: a page has ~500 lines, built on the
@@ -16,11 +16,12 @@
  * port that starts following a master, a DHCP lease bound) makes
  * prom_finish fail and the page is recorded anew.
  */
-#ifndef APPS_MGMT_PROM_H
-#define APPS_MGMT_PROM_H
+#ifndef NET_PROM_H
+#define NET_PROM_H
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "kernel/linkset.h"
 
 /* A sample of a recorded page: what identifies it (pointers compared, the
  * strings are the callers' constants) and its stretch of recorded text. */
@@ -95,11 +96,21 @@ void prom_sample(struct prom *o, const char *name, const char *k1, const char *v
 		 const char *v2, uint64_t v);
 /* linerate_<name>{port="portN"[,k="v"]} value. */
 void prom_port_sample(struct prom *o, const char *name, int port, const char *k, const char *v, uint64_t value);
-/* metrics_app.c: the ptp app's gauges and counters, and pktgen's latency
- * histogram; nothing when no port runs the app. */
-void mgmt_metrics_ptp(struct prom *o);
-void mgmt_metrics_latency(struct prom *o);
 
 /* printf-formatted whole lines, for the few with many labels. */
 void prom_put(struct prom *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Text the management port serves that is no app's, gathered by the
+ * linker as KNOB/APP are (kernel/linkset.h): with path NULL, families of
+ * /metrics (run/'s core and port counters; the apps' come from their
+ * struct app .metrics), else a page of its own at path (run/'s / and
+ * /config) with Content-Type ctype. write appends to o. */
+struct prom_writer {
+	const char *path, *ctype;
+	void (*write)(struct prom *o);
+};
+#define PROM_WRITER(id_, ...) \
+	const struct prom_writer prom_writer_##id_ \
+	LINKSET_ENTRY __attribute__((section(".prom_writers"))) = { __VA_ARGS__ }
+extern const struct prom_writer __prom_writers_start[], __prom_writers_end[];
 #endif

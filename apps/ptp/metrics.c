@@ -1,30 +1,17 @@
 /*
- * /metrics of PTP and of pktgen's latency probes (metrics.c has the rest):
- * the ptp app's per-port state, servo, offset, frequency and path delay as
- * gauges (the figures of the `ptp` command, apps/ptp/ptp.h) and its frame
- * counters; pktgen's latency histogram (apps/pktgen/hist.h) as a
- * Prometheus histogram in seconds, one bucket per power of two of
- * nanoseconds, whose edges are edges of the log-linear histogram, so
- * every bucket's count is exact.
+ * The ptp app's /metrics: per port its state, servo, offset, frequency and
+ * path delay as gauges (the figures of the `ptp` command, apps/ptp/ptp.h)
+ * and its frame counters.
  */
 #include "apps/app.h"
-#include "apps/mgmt/prom.h"
-#include "apps/pktgen/pktgen.h"
 #include "apps/ptp/ptp.h"
+#include "net/prom.h"
 
 extern const struct app app_ptp;
 
 #define NAME_OF(name) #name,
 static const char *const ptp_rx_names[PC_N] = { PTP_RX_USED(NAME_OF) PTP_RX_DROPS(NAME_OF) };
 static const char *const ptp_ev_names[PE_N] = { PTP_EVENTS(NAME_OF) };
-
-static int any_port(const struct app *app)
-{
-	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(app, p))
-			return 1;
-	return 0;
-}
 
 /* 1 while the port follows a master, so its offset and frequency mean something. */
 static int following(const struct ptp_port *pp)
@@ -77,46 +64,9 @@ static void ptp_counters(struct prom *o)
 			prom_port_sample(o, "ptp_events_total", p, "event", ptp_ev_names[i], ptp_ports[p].ev[i]);
 }
 
-void mgmt_metrics_ptp(struct prom *o)
+void ptp_metrics(struct prom *o)
 {
-	if (!any_port(&app_ptp))
-		return;
 	ptp_gauges(o);
 	ptp_counters(o);
 }
 
-#define LE_FIRST 8	/* bucket edges 2^8 - 1 ns (255 ns) ... */
-#define LE_LAST 34	/* ... 2^34 - 1 ns (17.2 s), then +Inf */
-
-/* One port's histogram: cumulative buckets, _sum and _count. The buckets
- * are read once; _count is their total, so it equals the +Inf bucket. */
-static void latency(struct prom *o, int p)
-{
-	const struct hist *h = &pg_rx[p].lat;
-	char num[PROM_NUM_MAX], le[PROM_NUM_MAX];
-	uint64_t cum = 0;
-	unsigned i = 0;
-	for (int k = LE_FIRST; k <= LE_LAST; k++) {
-		uint64_t edge = (1ull << k) - 1;
-		while (i < HIST_BUCKETS && hist_hi(i) <= edge)
-			cum += h->bucket[i++];
-		prom_sample_text(o, "pktgen_latency_seconds_bucket", "port", nics[p]->name, "le",
-				 prom_seconds(le, (int64_t)edge), prom_dec(num, cum));
-	}
-	while (i < HIST_BUCKETS)
-		cum += h->bucket[i++];
-	prom_sample_text(o, "pktgen_latency_seconds_bucket", "port", nics[p]->name, "le", "+Inf", prom_dec(num, cum));
-	prom_sample_text(o, "pktgen_latency_seconds_sum", "port", nics[p]->name, NULL, NULL,
-			 prom_seconds(num, (int64_t)h->sum));
-	prom_port_sample(o, "pktgen_latency_seconds_count", p, NULL, NULL, cum);
-}
-
-void mgmt_metrics_latency(struct prom *o)
-{
-	if (!any_port(&app_pktgen))
-		return;
-	prom_family(o, "pktgen_latency_seconds", "histogram", "pktgen latency probes: receive time - send time");
-	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_pktgen, p))
-			latency(o, p);
-}
