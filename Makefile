@@ -16,9 +16,10 @@ KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -mno-red-zone -fno-pic -fno-p
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \
 	--build-id=none -T boot/kernel.ld
 
-# The files on lwIP's path (net/lwip's receive and netif, rr's TCP
-# callbacks and services) are built as lwIP is, below, and optimised with it.
-LWIP_APP_SRC := net/lwip/input.c net/lwip/netif.c apps/rr/rr_tcp.c apps/rr/rrsrv.c
+# The files on lwIP's path (net/lwip's receive and netif, rr's receive
+# hook, TCP callbacks and services) are built as lwIP is, below, and
+# optimised with it.
+LWIP_APP_SRC := net/lwip/input.c net/lwip/netif.c apps/rr/rr.c apps/rr/rr_tcp.c apps/rr/rrsrv.c
 KSRC := $(filter-out $(LWIP_APP_SRC),$(wildcard kernel/*.c run/*.c drivers/*/*.c drivers/net/*/*.c net/*.c net/*/*.c \
 	apps/*.c apps/*/*.c))
 KASM := boot/entry.S boot/ap.S kernel/vectors.S

@@ -206,8 +206,9 @@ static void mgmt_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		}
 		pkts[k++] = p;
 	}
-	if (k)
-		app_count_drops((uint64_t)lwif_input(nic, pkts, k));
+	int dropped = k ? lwif_input(nic, pkts, k) : 0;
+	if (dropped)
+		app_count_drops((uint64_t)dropped);
 }
 
 APP(mgmt, .name = "mgmt", .help = "management port: ping and HTTP /metrics (Prometheus), /, /config",

@@ -79,7 +79,9 @@ static int rr_init(void)
 static void rr_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	(void)q;
-	app_count_drops((uint64_t)lwif_input(nic, pkts, n));
+	int dropped = lwif_input(nic, pkts, n);
+	if (dropped)
+		app_count_drops((uint64_t)dropped);
 }
 
 /* lwIP's timers; once a second, rr's handshakes older than RR_SYN_MS are

@@ -18,7 +18,10 @@ const char *const lwif_event_names[LWIF_EVENT_N] = { LWIF_EVENTS(NAME_OF) };
 
 static uint64_t next_timer_tsc, next_arp_tsc;
 
-int lwif_input(struct nic *nic, struct pkt **pkts, int n)
+/* Not inlined into the apps' rx hooks (rr_rx, mgmt_rx), which count its
+ * drops: inlined in rr_rx, the loop's registers spilled (TCP 1/1 ~20 guest
+ * instructions a transaction more, tools/bench_rr.py --profile tcp 1). */
+__attribute__((noinline)) int lwif_input(struct nic *nic, struct pkt **pkts, int n)
 {
 	int dropped = 0;
 	struct lwif_stats *st = &lwif_stats[nic->port];
