@@ -229,6 +229,22 @@ def wait_counts(q, done, timeout=60):
         time.sleep(1)
 
 
+def test_udp_to_a_port_of_no_service(box):
+    """UDP to rr's ports (12866, echo 7, sockperf 11111) on the management
+    port: the netif asks mgmt whether the port is its (HTTP's 80 only) and
+    drops each before lwIP as udp_closed_port, answered with an ICMP port
+    unreachable (net/lwip/filter.c); none reaches lwIP."""
+    q = box
+    _, _, stack0, drop0 = mgmt_counts(q)
+    sh("/usr/bin/python3", "-c", "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+       f"[s.sendto(b'x', ('{GUEST}', p)) for p in (12866, 7, 11111)]")
+    _, _, stack, drop = wait_counts(q, lambda c: c[3]["udp_closed_port"] - drop0["udp_closed_port"] >= 3)
+    assert drop["udp_closed_port"] - drop0["udp_closed_port"] == 3
+    assert stack["udp"] == stack0["udp"]
+    page = get("/metrics")
+    assert metric(page, "linerate_mgmt_events_total", port="port2", event="icmp_unreach_sent") == 3
+
+
 def test_connection_floods(box):
     """200 connections held at once: 8 are taken and time out, 192 are
     refused; then 400 SYNs from forged addresses: 16 handshakes at a time
