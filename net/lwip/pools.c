@@ -23,9 +23,9 @@ static int64_t heap_kib = 4096, pbufs = 8192;
 static const struct knob_range heap_range[] = { { 64, 65535 } };
 static const struct knob_range pbufs_range[] = { { 64, 65535 } };
 KNOB(rr_heap, .name = "rr_heap", .type = KNOB_INT, .ranges = heap_range, .nranges = 1, .ival = &heap_kib,
-     .help = "rr: lwIP's heap (segments awaiting their ACK, small responses, ICMP replies), KiB; default 4096");
+     .help = "rr, mgmt: lwIP's heap (segments awaiting their ACK, small responses, ICMP replies), KiB; default 4096");
 KNOB(rr_pbufs, .name = "rr_pbufs", .type = KNOB_INT, .ranges = pbufs_range, .nranges = 1, .ival = &pbufs,
-     .help = "rr: lwIP's TCP segments, and as many pbuf headers (responses sent by reference); default 8192");
+     .help = "rr, mgmt: lwIP's TCP segments, and as many pbuf headers (responses sent by reference); default 8192");
 
 /* Eighths of rr_heap per heap pool, from MEMP_POOL_FIRST (lwippools.h). */
 static const uint8_t heap_eighths[] = { 2, 5, 1 };
@@ -60,14 +60,14 @@ int lwif_mem_init(const struct lwif_mem *m)
 		uint32_t user = d->size - LWIP_MEM_ALIGN_SIZE(sizeof(struct memp_malloc_helper));
 		uint32_t n = (uint32_t)(bytes * heap_eighths[t - MEMP_POOL_FIRST] / 8 / user);
 		if (lwif_pool_fill(d, n ? n : 1, 1)) {
-			printf("rr: no memory for lwIP's heap of %ld KiB (rr_heap=)\n", heap_kib);
+			printf("lwip: no memory for lwIP's heap of %ld KiB (rr_heap=)\n", heap_kib);
 			return -1;
 		}
 	}
 	uint32_t nseg = (uint32_t)pbufs;
 	if (lwif_pool_fill(memp_pools[MEMP_TCP_PCB], m->pcbs, 1) || lwif_pool_fill(memp_pools[MEMP_TCP_SEG], nseg, 1) ||
 	    lwif_pool_fill(memp_pools[MEMP_PBUF], nseg, 1)) {
-		printf("rr: no memory for %u TCP PCBs and %u segments and pbufs (rr_conns=, rr_pbufs=)\n", m->pcbs,
+		printf("lwip: no memory for %u TCP PCBs and %u segments and pbufs (rr_conns=, rr_pbufs=)\n", m->pcbs,
 		       nseg);
 		return -1;
 	}
