@@ -21,11 +21,11 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/mgmt/mgmt.h"
-#include "apps/rr/rr.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/sys.h"
 #include "lwip/tcp.h"
+#include "net/lwip/lwif.h"
 
 #define OUT_MAX (256 * 1024)	/* the largest page: /metrics of 8 ports of 8 queues */
 #define HEAD_ROOM 256		/* in front of the page: the status line and headers */
@@ -325,7 +325,7 @@ int http_poll(void)
 	static uint32_t next_expire;
 	if (now - next_expire < 1u << 31) {
 		next_expire = now + 100;
-		mgmt_http[HTTP_half_open_expired] += (uint64_t)rr_expire_half_open(http_port, HTTP_SYN_MS);
+		mgmt_http[HTTP_half_open_expired] += (uint64_t)lwif_expire_half_open(http_port, HTTP_SYN_MS, NULL);
 	}
 	for (int i = 0; i < HTTP_CONNS; i++) {
 		struct hconn *c = &conns[i];

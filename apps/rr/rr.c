@@ -84,6 +84,11 @@ static void rr_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		app_count_drops((uint64_t)dropped);
 }
 
+static void rr_count_expired(int port)
+{
+	rr_count(port, RR_half_open_expired, 1);
+}
+
 /* lwIP's timers; once a second, rr's handshakes older than RR_SYN_MS are
  * dropped (half_open_expired). */
 static int rr_idle(void)
@@ -92,7 +97,7 @@ static int rr_idle(void)
 	uint64_t now = rdtsc();
 	if (now >= next_tsc) {
 		next_tsc = now + tsc.hz;
-		rr_expire_half_open(rr_our_port, RR_SYN_MS);
+		lwif_expire_half_open(rr_our_port, RR_SYN_MS, rr_count_expired);
 	}
 	return lwif_timers();
 }

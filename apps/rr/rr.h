@@ -56,10 +56,6 @@ static inline int rr_our_port(uint16_t port)
  * half-open, the oldest half-open one is dropped for it (RFC 4987 3.4,
  * counted half_open_recycled) and 1; 0 when all rr_conns are established. */
 int rr_syn_room(int port);
-/* Drop the handshakes (SYN-RECEIVED, lwIP keeps them 20 s) to a local
- * port for which ours() is 1 that are older than ms, without a RST, each
- * counted half_open_expired on its port; returns how many. */
-int rr_expire_half_open(int (*ours)(uint16_t local_port), uint32_t ms);
 #define RR_SYN_MS 3000	/* rr's handshakes not done in this long are dropped (half_open_expired) */
 
 /* rr_show.c: print the rr counters and lwIP's: text, or JSON lines. */

@@ -48,22 +48,6 @@ int rr_syn_room(int port)
 	return 1;
 }
 
-int rr_expire_half_open(int (*ours)(uint16_t local_port), uint32_t ms)
-{
-	for (int n = 0;; n++) {
-		struct tcp_pcb *pcb = tcp_active_pcbs;
-		while (pcb && !(pcb->state == SYN_RCVD && ours(pcb->local_port) &&
-				(tcp_ticks - pcb->tmr) * TCP_SLOW_INTERVAL >= ms))
-			pcb = pcb->next;
-		if (!pcb)
-			return n;
-		int port = lwif_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
-		tcp_abandon(pcb, 0);	/* no RST: a flood's forged sources would never answer */
-		if (port >= 0)
-			rr_count(port, RR_half_open_expired, 1);
-	}
-}
-
 /* c's slot back to the free list; responses it still owed count as
  * tcp_rr_partial (transactions never completed). */
 static void conn_put(struct rr_conn *c)

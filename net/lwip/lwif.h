@@ -91,6 +91,10 @@ struct netif *lwif_netif(int port);
 const struct lwif_app *lwif_app_of(int port);
 /* The port whose netif has address addr_n (lwIP's ip4 u32, network order), or -1. */
 int lwif_port_of_addr(uint32_t addr_n);
+/* Drop the handshakes (SYN-RECEIVED, lwIP keeps them 20 s) to a local
+ * port for which ours() is 1 that are older than ms, without a RST;
+ * expired(port) for each, if not NULL. Returns how many. */
+int lwif_expire_half_open(int (*ours)(uint16_t local_port), uint32_t ms, void (*expired)(int port));
 /* The port whose netif lwIP is receiving on (inside an lwIP callback). */
 int lwif_rx_port(void);
 

@@ -395,6 +395,22 @@ const struct lwif_app *lwif_app_of(int port)
 	return ports[port].nic ? ports[port].app : NULL;
 }
 
+int lwif_expire_half_open(int (*ours)(uint16_t local_port), uint32_t ms, void (*expired)(int port))
+{
+	for (int n = 0;; n++) {
+		struct tcp_pcb *pcb = tcp_active_pcbs;
+		while (pcb && !(pcb->state == SYN_RCVD && ours(pcb->local_port) &&
+				(tcp_ticks - pcb->tmr) * TCP_SLOW_INTERVAL >= ms))
+			pcb = pcb->next;
+		if (!pcb)
+			return n;
+		int port = lwif_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
+		tcp_abandon(pcb, 0);	/* no RST: a flood's forged sources would never answer */
+		if (port >= 0 && expired)
+			expired(port);
+	}
+}
+
 int lwif_rx_port(void)
 {
 	const struct netif *n = ip_current_input_netif();
