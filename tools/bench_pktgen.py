@@ -57,7 +57,7 @@ def tx_status(q):
 
 def tx_rates():
     rows = []
-    q = boot(["e1000e"], "stats=0 app=pktgen count=0 lat_rate=0")
+    q = boot(["e1000e"], "stats=0 app=pktgen count=0 lat_rate=0 dst_mac=02:00:00:00:00:02")
     with q:
         for size in (64, 1518):
             for clone in (0, 1000):
@@ -104,7 +104,7 @@ def insn_per_frame():
         return []
     log = os.path.join(BUILD, "bench", "pktgen_insncount.log")
     rows = []
-    q = boot(["e1000e"], "stats=0 app=pktgen count=0 lat_rate=0",
+    q = boot(["e1000e"], "stats=0 app=pktgen count=0 lat_rate=0 dst_mac=02:00:00:00:00:02",
              ["-plugin", f"{so},log={log},period_ms=50"])
     with q:
         for clone, burst in ((1000, 32), (1000, 64), (1000, 128), (0, 32)):
