@@ -8,6 +8,7 @@
 #include "drivers/pci/pci.h"
 #include "kernel/acpi.h"
 #include "kernel/boot.h"
+#include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
@@ -19,7 +20,6 @@
 #include "kernel/smp.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
-#include "kernel/uart.h"
 #include "kernel/version.h"
 
 #define TICK_HZ 100
@@ -148,7 +148,7 @@ void kernel_main(void)
 	phase_tsc[PH_C] = rdtsc();
 	smp_init_bsp();
 	idt_init();
-	uart_init();
+	console_init();
 	lapic_init();
 	tsc_calibrate_start();
 	int boot_err = boot_parse(&bi);
@@ -162,6 +162,7 @@ void kernel_main(void)
 	heap_init();
 	phase_tsc[PH_MEMORY] = rdtsc();
 	int knob_errs = knobs_parse(bi.cmdline);
+	console_apply();	/* before the first boot line */
 	phase_tsc[PH_CMDLINE] = rdtsc();
 	acpi_init(bi.rsdp);
 	phase_tsc[PH_ACPI] = rdtsc();
@@ -187,6 +188,7 @@ void kernel_main(void)
 		       bi.cmdline_cut, BOOT_CMDLINE_MAX - 1);
 	if (knob_errs)
 		knobs_report();
+	console_report();
 	printf("cpu: %s, APIC ID %u, TSC %lu.%03lu MHz (%s%s)\n", cpu_brand, lapic_id(),
 	       tsc.hz / 1000000, tsc.hz / 1000 % 1000, tsc.method, tsc.invariant ? ", invariant" : "");
 	report_memory();

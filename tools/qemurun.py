@@ -148,15 +148,20 @@ def nic_args(i, spec, machine, sockdir):
 
 def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics=(), extra=(),
                  append="", qmp=None, interactive=False, workdir=None, sockdir=None,
-                 kernel="linerate.elf"):
+                 kernel="linerate.elf", com=1):
     """The QEMU argument list for one run (see module doc); extra: more QEMU
     arguments, e.g. other devices; kernel: the image under build/ that boot
-    kernel loads (linerate-fault.elf: with the shell's `fault` command)."""
+    kernel loads (linerate-fault.elf: with the shell's `fault` command);
+    com: the COM port (1-4) on stdio, the ones before it unconnected (null),
+    e.g. 2 with console=ttyS1."""
     if boot not in BOOTS:
         raise SystemExit(f"boot {boot!r}: accepted: {'|'.join(BOOTS)}")
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-M", machine, "-m", mem, "-smp", str(smp),
            "-display", "none", "-nic", "none", "-no-reboot",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+    if com not in (1, 2, 3, 4):
+        raise SystemExit(f"com {com!r}: accepted: 1|2|3|4")
+    cmd += ["-serial", "null"] * (com - 1)
     cmd += ["-serial", "mon:stdio"] if interactive else ["-serial", "stdio", "-monitor", "none"]
     if cpu:
         cmd += ["-cpu", cpu]
@@ -371,6 +376,9 @@ def main():
     ap.add_argument("--nic", action="append", default=[], metavar="MODEL[:bus=..,netdev=..]",
                     help="add a NIC: e1000, e1000e or igb; repeatable (options below)")
     ap.add_argument("--append", default="", help="kernel command line (kernel and efi boots)")
+    ap.add_argument("--com", type=int, default=1, choices=(1, 2, 3, 4),
+                    help="the COM port on this terminal, those before it unconnected (default 1; "
+                         "2 with --append console=ttyS1)")
     ap.add_argument("--interactive", action="store_true",
                     help="serial console on this terminal (Ctrl-A X quits, Ctrl-A C monitor)")
     ap.add_argument("--print", action="store_true", help="print the QEMU command and exit")
@@ -383,7 +391,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="linerate-")
     try:
         cmd = qemu_command(boot=a.boot, machine=a.machine, mem=a.mem, smp=a.smp, cpu=a.cpu,
-                           nics=a.nic, append=a.append, interactive=True, workdir=workdir)
+                           nics=a.nic, append=a.append, interactive=True, workdir=workdir, com=a.com)
         if a.print:
             print(shlex.join(cmd))
             if any(workdir in arg for arg in cmd):
