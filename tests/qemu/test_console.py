@@ -21,17 +21,25 @@ def console_lines(text):
     return re.findall(r"^(?:cmdline|console): .*?(?=\r?$)", text, re.M)
 
 
-@pytest.mark.parametrize("value,line,shown", [
-    ("ttyS1,57600n8", "console: ttyS1 0x2f8 57600 8N1 (from console=)", "ttyS1,57600n8"),
-    ("ttyS1,9600e7", "console: ttyS1 0x2f8 9600 7E1 (from console=)", "ttyS1,9600e7"),
-    ("uart,io,0x2f8,19200", "console: uart 0x2f8 19200 8N1 (from console=)", "uart,io,0x2f8,19200"),
+@pytest.mark.parametrize("value,line,shown,uart", [
+    ("ttyS1,57600n8", "console: ttyS1 0x2f8 57600 8N1 (from console=)", "ttyS1,57600n8",
+     "baudrate=57600 parity='N' data=8 stop=1"),
+    ("ttyS1,9600e7", "console: ttyS1 0x2f8 9600 7E1 (from console=)", "ttyS1,9600e7",
+     "baudrate=9600 parity='E' data=7 stop=1"),
+    ("uart,io,0x2f8,19200", "console: uart 0x2f8 19200 8N1 (from console=)", "uart,io,0x2f8,19200",
+     "baudrate=19200 parity='N' data=8 stop=1"),
 ])
-def test_console_on_com2(value, line, shown):
-    """QEMU's COM1 goes nowhere: the boot report and the shell are on COM2."""
-    with Qemu(boot="kernel", com=2, append=f"console={value}") as q:
+def test_console_on_com2(value, line, shown, uart):
+    """QEMU's COM1 goes nowhere: the boot report and the shell are on COM2,
+    whose line settings QEMU's trace shows as the guest programmed them last
+    (its stderr is in q.text())."""
+    with Qemu(boot="kernel", com=2, append=f"console={value}",
+              extra=["-trace", "serial_update_parameters"]) as q:
         q.expect(READY)
         q.expect(PROMPT)
-        assert console_lines(q.text()) == [line]
+        text = q.text()
+        assert console_lines(text) == [line]
+        assert re.findall(r"serial_update_parameters (.*?)\r?$", text, re.M)[-1] == uart
         assert re.match(r"linerate 0\.1\.0 \(", q.shell("version"))
         assert re.search(rf"^console={re.escape(shown)} +boot ", q.shell("show config"), re.M)
 
