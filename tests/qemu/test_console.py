@@ -46,6 +46,8 @@ def test_console_on_com2(value, line, shown, uart):
 
 @pytest.mark.parametrize("value,why", [
     ("ttyS4", "names no port"),
+    ("ttyS10", "names no port"),
+    ("ttyS1,", "baud '' is not one of 1200..115200"),
     ("ttyS1,57600x8", "parity 'x' is not n, o or e"),
     ("ttyS1,56000n8", "baud '56000' is not one of 1200..115200"),
     ("ttyS1,9600n9", "'9' after the parity is not 5, 6, 7 or 8 bits"),
