@@ -124,8 +124,8 @@ static void show_console(char *buf, size_t len)
 
 KNOB(console, .name = "console", .type = KNOB_FUNC, .parse = parse_console, .show = show_console,
      .help = "the serial console, as Linux's console=: ttyS0-ttyS3 are COM1-4 (0x3f8, 0x2f8, 0x3e8, 0x2e8), "
-	     "options BAUD, parity n|o|e, bits 5-8 (ttyS1,57600n8); earlycon's uart,io,ADDR[,BAUD] for any "
-	     "16550 at an I/O port; default ttyS0,115200n8 (a refused value keeps it)",
+	     "options BAUD, parity n|o|e, bits 5-8 (ttyS1,57600n8); earlycon's uart,io,ADDR[,BAUD] (or uart8250,io,...) "
+	     "for any 16550 at an I/O port; default ttyS0,115200n8 (a refused value keeps it)",
      .accepted = "ttyS0|ttyS1|ttyS2|ttyS3[,BAUD[n|o|e[5-8]]] or uart,io,ADDR[,BAUD]; "
 		 "BAUD 1200|2400|4800|9600|19200|38400|57600|115200");
 
@@ -141,8 +141,8 @@ void console_init(void)
 
 void console_apply(void)
 {
-	if (cons.from == com1.from)
-		return;
+	if (strcmp(cons.from, com1.from) == 0)
+		return;	/* COM1 as console_init() left it */
 	if (!uart_present(cons.base)) {
 		missing = cons;
 		cons = com1;
@@ -157,5 +157,5 @@ void console_report(void)
 		printf("console: no UART answers at %#x (%s from console=, LSR reads 0xff): ttyS0 kept\n",
 		       missing.base, missing.name);
 	printf("console: %s %#x %u %d%c1 (%s)\n", cons.name, cons.base, cons.baud, cons.bits,
-		       cons.parity - 'a' + 'A', cons.from);
+	       cons.parity - 'a' + 'A', cons.from);
 }
