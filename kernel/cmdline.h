@@ -72,6 +72,10 @@ struct knob {
 	/* May be NULL: another shell command that changes it at run time
 	 * (e.g. "pktgen set"), which `set` and `show config` name. */
 	const char *set_by;
+	/* Where KNOB() declared it (__FILE__, __LINE__), for `show config`'s
+	 * order; NULL/0 for knobs made otherwise (unit tests). */
+	const char *file;
+	int line;
 };
 
 /*

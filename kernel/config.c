@@ -4,6 +4,15 @@
 #include "kernel/config.h"
 #include "kernel/fmt.h"
 
+int config_ports = KNOB_MAX_PORTS;
+
+/* `show config`'s groups, by the prefix of the declaring file: general
+ * (kernel, placement, apps), NIC, addresses and lwIP, then each app. */
+static const char *const config_groups[] = {
+	"kernel/", "run/", "apps/app.c", "drivers/", "net/", "apps/fwd/", "apps/pktgen/",
+	"apps/ptp/", "apps/rr/", "apps/mgmt/", "apps/",
+};
+
 /* Append " name" for each knob of knobs[0..n) (only the live ones if
  * live_only) to msg of len bytes. */
 static void append_names(char *msg, size_t len, const struct knob *knobs, size_t n, int live_only)
@@ -61,10 +70,10 @@ static void per_port_value(const struct knob *k, char *buf, size_t len)
 {
 	int same = 1;
 	size_t used = 0;
-	for (int i = 1; i < KNOB_MAX_PORTS; i++)
+	for (int i = 1; i < config_ports; i++)
 		same &= k->ival[i] == k->ival[0];
 	buf[0] = 0;
-	for (int i = 0; i < (same ? 1 : KNOB_MAX_PORTS) && used < len; i++) {
+	for (int i = 0; i < (same ? 1 : config_ports) && used < len; i++) {
 		if (k->type == KNOB_ENUM)
 			used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", k->choices[k->ival[i]]);
 		else
@@ -94,20 +103,57 @@ void knob_value(const struct knob *k, char *buf, size_t len)
 	}
 }
 
+/* Where k's file comes in config_groups: 0 without a file, the number of
+ * groups + 1 for a file no prefix matches. */
+static size_t group_of(const struct knob *k)
+{
+	size_t ngroups = sizeof(config_groups) / sizeof(config_groups[0]);
+	if (!k->file)
+		return 0;
+	for (size_t g = 0; g < ngroups; g++)
+		if (!strncmp(k->file, config_groups[g], strlen(config_groups[g])))
+			return g + 1;
+	return ngroups + 1;
+}
+
+/* Whether a comes after b in show config's order (see config.h). */
+static int knob_after(const struct knob *a, const struct knob *b)
+{
+	size_t ga = group_of(a), gb = group_of(b);
+	if (ga != gb)
+		return ga > gb;
+	if (!a->file)
+		return 0;
+	int c = strcmp(a->file, b->file);
+	return c ? c > 0 : a->line > b->line;
+}
+
 size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n)
 {
+	static const struct knob *order[CMDLINE_KNOBS_MAX];
 	size_t used = 0;
 	if (!len)
 		return 0;
 	buf[0] = 0;
+	n = n < CMDLINE_KNOBS_MAX ? n : CMDLINE_KNOBS_MAX;
+	for (size_t i = 0; i < n; i++) {	/* insertion sort: stable */
+		size_t j = i;
+		for (; j > 0 && knob_after(order[j - 1], &knobs[i]); j--)
+			order[j] = order[j - 1];
+		order[j] = &knobs[i];
+	}
 	for (size_t i = 0; i < n; i++) {
 		static char v[CONFIG_VALUE_MAX];	/* 64 routes of 31 bytes */
-		knob_value(&knobs[i], v, sizeof(v));
-		int kv = (int)strlen(knobs[i].name) + 1 + (int)strlen(v);
-		int w = snprintf(buf + used, len - used, "%s=%s%*s %-4s  %s\n", knobs[i].name, v,
-				 kv < 30 ? 30 - kv : 0, "",
-				 knobs[i].live ? "run" : knobs[i].set_by ? knobs[i].set_by : "boot",
-				 knobs[i].help ? knobs[i].help : "");
+		const struct knob *k = order[i];
+		int w = 0;
+		if (k->file && (!i || !order[i - 1]->file || strcmp(k->file, order[i - 1]->file)))
+			w = snprintf(buf + used, len - used, "[%s]\n", k->file);
+		knob_value(k, v, sizeof(v));
+		int kv = (int)strlen(k->name) + 1 + (int)strlen(v);
+		if (w >= 0 && (size_t)w < len - used)
+			w += snprintf(buf + used + w, len - used - (size_t)w, "%s=%s%*s %-4s  %s\n", k->name, v,
+				      kv < 30 ? 30 - kv : 0, "", k->live ? "run" : k->set_by ? k->set_by : "boot",
+				      k->help ? k->help : "");
 		if (w < 0 || (size_t)w >= len - used) {
 			buf[used] = 0;
 			break;

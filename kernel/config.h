@@ -27,14 +27,23 @@ int config_set(const struct knob *knobs, size_t n, int port, const char *name, c
  * choice's name, or what k->show writes ("?" without show). */
 void knob_value(const struct knob *k, char *buf, size_t len);
 
+/* Ports that exist: a per-port knob shows its values for ports
+ * 0..config_ports-1 only. KNOB_MAX_PORTS until run/main.c sets nic_count
+ * after probe. */
+extern int config_ports;
+
 /* Longest knob value `show config` prints whole, NUL included (route= with
  * 64 routes). */
 #define CONFIG_VALUE_MAX 2304
 
 /*
- * `show config`: one line per knob of knobs[0..n), in their order:
+ * `show config`: one line per knob of knobs[0..n):
  *   "InterruptThrottleRate=3        run   0 off, 1 dynamic, ...; default 3"
  * ("run": settable at run time, knob.live; "boot": kernel command line only).
+ * Grouped by the file that declares them, a "[drivers/net/nic.c]" line
+ * before each group, the groups in config_groups' order (general, NIC,
+ * addresses, then each app), each file's knobs in declaration order;
+ * knobs without a file first, in their order.
  * Writes whole lines into buf (len bytes, NUL-terminated); returns the
  * length written.
  */

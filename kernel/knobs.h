@@ -9,7 +9,7 @@
 
 #define KNOB(id, ...) \
 	static const struct knob knob_##id \
-	LINKSET_ENTRY __attribute__((section(".knobs"))) = { __VA_ARGS__ }
+	LINKSET_ENTRY __attribute__((section(".knobs"))) = { .file = __FILE__, .line = __LINE__, __VA_ARGS__ }
 
 extern const struct knob __knobs_start[], __knobs_end[];
 #define KNOBS_COUNT ((size_t)(__knobs_end - __knobs_start))

@@ -10,6 +10,7 @@
 #include "kernel/boot.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/config.h"
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
 #include "kernel/lapic.h"
@@ -202,6 +203,8 @@ void kernel_main(void)
 	pci_probe_drivers();
 	if (!nic_count)
 		pci_report_no_ports();
+	else
+		config_ports = nic_count;
 	phc_report();
 	run_selftest();
 	apps_start();

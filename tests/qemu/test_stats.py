@@ -142,8 +142,18 @@ def test_set_show_and_clear():
         after = b.shell("ethtool -S port0")
         table = b.shell("stats")
         version = b.shell("version")
+        one_port = b.shell("set port0 InterruptThrottleRate 8000")
+        show3 = b.shell("show config")
     finally:
         b.close()
+    # one port: its value alone, not eight (N17)
+    assert one_port.strip() == "InterruptThrottleRate=8000"
+    assert re.search(r"^InterruptThrottleRate=8000 +run", show3, re.M), show3
+    # grouped by declaring file: general, NIC, addresses, apps; ip0 first
+    heads = re.findall(r"^\[([a-z/_.]+)\]\r?$", show3, re.M)
+    assert heads.index("run/statscmds.c") < heads.index("apps/app.c") < heads.index("drivers/net/nic.c") \
+        < heads.index("net/ifaddr.c") < heads.index("apps/fwd/fwd.c") < heads.index("apps/pktgen/conf.c"), heads
+    assert show3.index("\nip0=") < show3.index("\nip1=") < show3.index("\nip7="), show3
     for knob, where in (("InterruptThrottleRate=3", "run"), ("napi_weight=64", "run"),
                         ("copybreak=0", "run"), ("prefetch=1", "run"), ("stats=0", "run"),
                         ("stats_format=table", "run"), ("poll=napi", "boot"), ("queues=1", "boot"),

@@ -165,6 +165,39 @@ static void test_show(void **state)
 	assert_string_equal(buf, "InterruptThrottleRate=3        run   ints/s; default 3\n");
 }
 
+/* Grouped by declaring file in config_groups' order (general before NIC
+ * before the apps), each file's knobs by line; per-port values only for
+ * the ports that exist. */
+static void test_show_order_and_ports(void **state)
+{
+	static int64_t q[KNOB_MAX_PORTS] = { 1, 2, 9, 9, 9, 9, 9, 9 }, one;
+	static const struct knob placed[] = {
+		{ .name = "count", .type = KNOB_INT, .ival = &one, .file = "apps/pktgen/conf.c", .line = 9 },
+		{ .name = "queues", .type = KNOB_INT, .ival = q, .per_port = 1, .file = "drivers/net/nic.c", .line = 74 },
+		{ .name = "ip1", .type = KNOB_INT, .ival = &one, .file = "net/ifaddr.c", .line = 138 },
+		{ .name = "ip0", .type = KNOB_INT, .ival = &one, .file = "net/ifaddr.c", .line = 137 },
+		{ .name = "app", .type = KNOB_INT, .ival = &one, .file = "apps/app.c", .line = 50 },
+		{ .name = "cores", .type = KNOB_INT, .ival = &one, .file = "run/place.c", .line = 30 },
+	};
+	char buf[1024];
+	(void)state;
+	config_ports = 2;
+	config_show(buf, sizeof(buf), placed, sizeof(placed) / sizeof(placed[0]));
+	config_ports = KNOB_MAX_PORTS;
+	assert_string_equal(buf,
+			    "[run/place.c]\n"
+			    "cores=0                        boot  \n"
+			    "[apps/app.c]\n"
+			    "app=0                          boot  \n"
+			    "[drivers/net/nic.c]\n"
+			    "queues=1,2                     boot  \n"
+			    "[net/ifaddr.c]\n"
+			    "ip0=0                          boot  \n"
+			    "ip1=0                          boot  \n"
+			    "[apps/pktgen/conf.c]\n"
+			    "count=0                        boot  \n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_set_unknown_and_boot_only),
 		cmocka_unit_test(test_set_short_buffer),
 		cmocka_unit_test(test_show),
+		cmocka_unit_test(test_show_order_and_ports),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
