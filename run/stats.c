@@ -158,8 +158,9 @@ static void table_queues(struct out *o, const struct stats_snap *a, const struct
 			 uint64_t hz, int first, int last)
 {
 	uint64_t cycles = b->tsc - a->tsc;
-	put(o, "%-7s %2s %9s %11s %9s %11s %8s %7s %9s %8s", "Iface", "Q", "rx_pps", "rx_bps", "tx_pps",
-	    "tx_bps", "irq/s", "pkt/irq", "poll/s", "pkt/poll");
+	/* bps (L2): frame bytes without the FCS, as the driver counts them */
+	put(o, "%-7s %2s %9s %11s %9s %11s %8s %7s %9s %8s", "Iface", "Q", "rx_pps", "rx_bps(L2)", "tx_pps",
+	    "tx_bps(L2)", "irq/s", "pkt/irq", "poll/s", "pkt/poll");
 	endline(o);
 	for (int i = first; i <= last; i++)
 		for (int q = 0; q < b->port[i].nqueues; q++) {

@@ -107,7 +107,7 @@ static const char table_all[] =
 	"Iface     MTU        RX-OK   RX-ERR   RX-DRP   RX-OVR        TX-OK   TX-ERR   TX-DRP   TX-OVR\n"
 	"port0    1500       301000        2 12345678        9          200        0        0        1\n"
 	"port1    1500            0        0        0        0            0        0        0        0\n"
-	"Iface    Q    rx_pps      rx_bps    tx_pps      tx_bps    irq/s pkt/irq    poll/s pkt/poll\n"
+	"Iface    Q    rx_pps  rx_bps(L2)    tx_pps  tx_bps(L2)    irq/s pkt/irq    poll/s pkt/poll\n"
 	"port0    0    150000    76800000       100     1200000      600  250.00      1500   100.00\n"
 	"port0    1         0           0         0           0        0       -         0        -\n"
 	"port1    0         0           0         0           0        0       -         0        -\n"
@@ -144,7 +144,7 @@ static void test_table_one_port(void **state)
 		"stats at 5.000 s, over 2.000 s\n"
 		"Iface     MTU        RX-OK   RX-ERR   RX-DRP   RX-OVR        TX-OK   TX-ERR   TX-DRP   TX-OVR\n"
 		"port1    1500            0        0        0        0            0        0        0        0\n"
-		"Iface    Q    rx_pps      rx_bps    tx_pps      tx_bps    irq/s pkt/irq    poll/s pkt/poll\n"
+		"Iface    Q    rx_pps  rx_bps(L2)    tx_pps  tx_bps(L2)    irq/s pkt/irq    poll/s pkt/poll\n"
 		"port1    0         0           0         0           0        0       -         0        -\n");
 }
 

@@ -177,7 +177,7 @@ static void table_row(const char *label, const struct summary *m)
 	cell_u64(true, m->duplicates, 6);
 	cell_num(m->has_sent, per_s((double)m->sent, m->tx_s) / 1e3, 9);
 	cell_num(true, per_s((double)m->received, m->rx_s) / 1e3, 9);
-	cell_num(true, rx_bps(m) / 1e6, 9);
+	cell_num(true, rx_bps(m) / 1e6, 11);
 	for (int i = 0; i < 4; i++)
 		cell_num(h->n, (double)lat_quantile(h, quantiles[i]) / 1e3, 9);
 	cell_num(h->n, (double)h->max / 1e3, 9);
@@ -202,8 +202,9 @@ static void print_table(const struct run *r, const struct summary *total, double
 		if (c->mode == MODE_BOTH)
 			printf(", window %u", c->window);
 	}
-	printf("\n%6s %10s %10s %8s %7s %6s %9s %9s %9s %9s %9s %9s %9s %9s\n", "size", "sent",
-	       "received", "lost", "reord", "dup", "tx kpps", "rx kpps", "rx Mbps", "p50 us",
+	/* Mbps (L1): the frame with its FCS + 20 B preamble, SFD and gap */
+	printf("\n%6s %10s %10s %8s %7s %6s %9s %9s %11s %9s %9s %9s %9s %9s\n", "size", "sent",
+	       "received", "lost", "reord", "dup", "tx kpps", "rx kpps", "rx Mbps(L1)", "p50 us",
 	       "p90 us", "p99 us", "p99.9 us", "max us");
 	for (int i = 0; i < r->nstreams; i++) {
 		summarize(r, r->stream[i], &m);
