@@ -41,6 +41,7 @@ struct stats_port {
 	char name[8];
 	uint32_t mtu;		/* bytes */
 	uint64_t rx_ok, rx_err, rx_drp, rx_ovr, tx_ok, tx_err, tx_drp, tx_ovr;
+	uint64_t rx_runts;	/* rx_short_length_errors (RUC), part of rx_err */
 	int nqueues;
 	struct nic_qstats q[NIC_MAX_QUEUES];
 	uint32_t itr_setting[NIC_MAX_QUEUES];	/* InterruptThrottleRate of each queue */
@@ -79,7 +80,12 @@ void stats_sample_core(struct stats_core *c, const struct lcore *lc);
  * Returns the length written; when buf is too small the output stops at the
  * last whole line that fits.
  *
- * Table: the netstat -i table; per queue rx/tx pps and bps, irq/s, pkt/irq,
+ * Table: the netstat -i table, then, for a port whose RX-ERR is all runts
+ * and was 0 at a (the first report it shows in), one line saying so:
+ *   "port0: RX-ERR 43283 are all runts (rx_short_length_errors): QEMU's
+ *    e1000e and igb pad them to 60 B, deliver them (in RX-OK too) and count
+ *    them; silicon drops them; see docs/stats.md"
+ * per queue rx/tx pps and bps, irq/s, pkt/irq,
  * poll/s, pkt/poll ("-" when no interrupt or poll happened); per core CPU%,
  * processed, dropped, time_squeeze.
  * JSON, one object per line, the kind in "stats":
