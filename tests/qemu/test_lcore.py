@@ -169,8 +169,9 @@ def test_per_port_knob_lists(box):
     out = b.shell("ifconfig")
     assert re.search(r"port0:.*\n.*\n +queues 1 +rxd 512", out) and re.search(r"port1:.*\n.*\n +queues 1 +rxd 256", out), out
     cfg = b.shell("show config")
-    assert "InterruptThrottleRate=100,0,3,3,3,3,3,3" in cfg and "poll=napi,irq,busy,busy,busy,busy,busy,busy" in cfg
-    assert b.shell("set port1 InterruptThrottleRate 8000") .strip() == "InterruptThrottleRate=100,8000,3,3,3,3,3,3"
+    # the values of the two ports that exist, not of eight
+    assert re.search(r"^InterruptThrottleRate=100,0 ", cfg, re.M) and re.search(r"^poll=napi,irq ", cfg, re.M), cfg
+    assert b.shell("set port1 InterruptThrottleRate 8000") .strip() == "InterruptThrottleRate=100,8000"
     assert (qitr(b, 0), qitr(b, 1)) == (100, 8000)
     assert "set: rxd is read at boot only" in b.shell("set port0 rxd 128")
     assert "set: stats is one value for every port" in b.shell("set port0 stats 5")
