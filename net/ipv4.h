@@ -13,6 +13,7 @@
 #define NET_IPV4_H
 #include <stddef.h>
 #include <stdint.h>
+#include "net/bytes.h"
 
 #define ETH_ALEN	6
 #define ETH_HLEN	14	/* bytes of struct eth_hdr */
@@ -79,24 +80,6 @@ struct arp_hdr {
 	uint8_t tpa[4];
 } __attribute__((packed));
 
-static inline uint16_t ntoh16(uint16_t x)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return __builtin_bswap16(x);
-#else
-	return x;
-#endif
-}
-
-static inline uint32_t ntoh32(uint32_t x)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return __builtin_bswap32(x);
-#else
-	return x;
-#endif
-}
-
 /* The netmask of a /len prefix, host order (len 0..32). */
 static inline uint32_t ipv4_mask(int len)
 {
@@ -109,9 +92,6 @@ static inline int ipv4_martian_src(uint32_t a)
 {
 	return (a >> 24) == 0 || (a >> 24) == 127 || a >= 0xe0000000u;
 }
-
-#define hton16 ntoh16
-#define hton32 ntoh32
 
 /* Internet checksum (RFC 1071) of len bytes: the one's complement of the
  * one's complement sum of the 16-bit big-endian words, an odd last byte

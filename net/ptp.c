@@ -1,5 +1,6 @@
 /* IEEE 1588-2008 messages, framing and dataset comparison; see ptp.h. */
 #include <string.h>
+#include "net/bytes.h"
 #include "net/ipv4.h"
 #include "net/ptp.h"
 
@@ -17,28 +18,6 @@ static const char *const err_names[PTP_ERR_N] = {
 const char *ptp_err_name(enum ptp_err e)
 {
 	return (unsigned)e < PTP_ERR_N ? err_names[e] : "?";
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
 }
 
 static struct ptp_ts get_ts(const uint8_t *p)

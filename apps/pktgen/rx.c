@@ -11,21 +11,12 @@
 #include "apps/pktgen/pktgen.h"
 #include "drivers/net/phc.h"
 #include "kernel/time.h"
+#include "net/bytes.h"
 #include "net/ipv4.h"
 
 #define TS_MASK ((UINT64_C(1) << 48) - 1)
 
 struct pg_rx *pg_rx;
-
-static uint32_t get16(const uint8_t *b)
-{
-	return (uint32_t)b[0] << 8 | b[1];
-}
-
-static uint32_t get32(const uint8_t *b)
-{
-	return get16(b) << 16 | get16(b + 2);
-}
 
 uint64_t pg_stream_lost(const struct pg_stream *s)
 {

@@ -11,6 +11,7 @@
 #include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "net/addr.h"
+#include "net/bytes.h"
 #include "net/ipv4.h"
 
 struct pg_tx *pg_tx;
@@ -35,20 +36,6 @@ int pg_tx_init(void)
 			phc_hwtstamp(c, 0, 1, 1);	/* Sync, TX requests, UDP too */
 	}
 	return 0;
-}
-
-/* Big-endian stores; __builtin_memcpy of a constant size compiles to one
- * move (-ffreestanding keeps plain memcpy a call). */
-static inline void put16(uint8_t *b, uint32_t v)
-{
-	uint16_t x = __builtin_bswap16((uint16_t)v);
-	__builtin_memcpy(b, &x, 2);
-}
-
-static inline void put32(uint8_t *b, uint32_t v)
-{
-	uint32_t x = __builtin_bswap32(v);
-	__builtin_memcpy(b, &x, 4);
 }
 
 /* The headers of this step's frames, addresses and checksums left zero,

@@ -34,6 +34,7 @@
 #include "lwip/dhcp.h"
 #include "lwip/netif.h"
 #include "net/ifaddr.h"
+#include "net/bytes.h"
 #include "net/ipv4.h"
 #include "tests/fuzz/fuzz_state.h"
 #include "tests/fuzz/arena.h"
@@ -76,11 +77,6 @@ static void frame_in(struct pkt *p)
 {
 	fake_port_rx(&port, p);
 	lwif_accounts_check(0);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
 }
 
 /* A DHCP reply of n bytes (m) from the server, to yiaddr's owner. */

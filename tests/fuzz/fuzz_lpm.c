@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include "net/bytes.h"
 #include "net/lpm.h"
 
 #define RULES 16
@@ -45,11 +46,6 @@ static int ref_find(uint32_t prefix, int len)
 		if (ref[i].used && ref[i].prefix == prefix && ref[i].len == len)
 			return i;
 	return -1;
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3];
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <string.h>
+#include "net/bytes.h"
 #include "net/ipv4.h"
 
 static const uint8_t host_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
@@ -35,17 +36,6 @@ static const uint8_t hdr_opt[24] = {
 	0x46, 0x00, 0x00, 0x54, 0xff, 0xff, 0x00, 0x00, 0xff, 0x01, 0x03, 0x95,
 	0xac, 0x10, 0xfe, 0x03, 0x0a, 0x00, 0x00, 0xff, 0x01, 0x01, 0x01, 0x00,
 };
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
 
 /* Recompute the header checksum of an IPv4 header in place. */
 static void fix_csum(uint8_t *h)
