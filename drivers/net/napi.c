@@ -10,7 +10,7 @@ struct napi_wake napi_wakes[MAX_CPUS];
  * lookup. */
 static struct nic_qarg { struct nic *nic; int q; } qargs[NIC_MAX_PORTS][NIC_MAX_QUEUES];
 
-void *nic_queue_arg(struct nic *nic, int q)
+void *napi_queue_arg(struct nic *nic, int q)
 {
 	qargs[nic->port][q] = (struct nic_qarg){ nic, q };
 	return &qargs[nic->port][q];
@@ -26,7 +26,7 @@ static void schedule(struct nic *nic, int q)
 		smp_wake(owner);
 }
 
-void nic_queue_irq(struct trapframe *tf, void *arg)
+void napi_queue_irq(struct trapframe *tf, void *arg)
 {
 	(void)tf;
 	struct nic_qarg *a = arg;
@@ -49,7 +49,7 @@ void napi_itr_eval(struct nic *nic, int q)
 {
 	struct nic_itr *it = &nic->itr[q];
 	uint32_t old = it->current;
-	if (nic_itr_update(it, &nic->q[q]) != old)
+	if (napi_itr_update(it, &nic->q[q]) != old)
 		nic->ops->set_itr(nic, q, it->current);
 }
 
@@ -104,7 +104,7 @@ static uint64_t delta(uint64_t cur, uint64_t *last)
 	return d;
 }
 
-uint32_t nic_itr_update(struct nic_itr *it, const struct nic_qstats *s)
+uint32_t napi_itr_update(struct nic_itr *it, const struct nic_qstats *s)
 {
 	static const uint32_t rate[] = { 70000, 20000, 4000 };
 	if (napi_itr_quiet(it, s))
@@ -129,7 +129,7 @@ uint32_t nic_itr_update(struct nic_itr *it, const struct nic_qstats *s)
 	return want;
 }
 
-void nic_itr_init(struct nic *nic)
+void napi_itr_init(struct nic *nic)
 {
 	uint32_t s = (uint32_t)nic->cfg.itr;
 	for (int q = 0; q < nic->nqueues; q++) {
@@ -142,7 +142,7 @@ void nic_itr_init(struct nic *nic)
 	}
 }
 
-uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes)
+uint32_t napi_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes)
 {
 	uint64_t goc = (rx_bytes + tx_bytes) / 10000;
 	uint64_t dif = (rx_bytes > tx_bytes ? rx_bytes - tx_bytes : tx_bytes - rx_bytes) / 10000;
@@ -158,7 +158,7 @@ void napi_watchdog(struct nic *nic)
 		rx += delta(nic->q[q].rx_bytes, &nic->itr[q].rx_bytes);
 		tx += delta(nic->q[q].tx_bytes, &nic->itr[q].tx_bytes);
 	}
-	uint32_t r = nic_itr_simplified(rx, tx);
+	uint32_t r = napi_itr_simplified(rx, tx);
 	for (int q = 0; q < nic->nqueues; q++)
 		nic->ops->set_itr(nic, q, r);
 }

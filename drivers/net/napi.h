@@ -1,7 +1,7 @@
 /*
  * NAPI scheduling and interrupt moderation of every queue (poll=napi|irq):
  * the one owner of both. A queue's path from interrupt to poll:
- *  1. its vector fires: nic_queue_irq, the handler every driver installs,
+ *  1. its vector fires: napi_queue_irq, the handler every driver installs,
  *     masks the queue (irq_disable, unless the vector did: nic->irq_automask),
  *     marks it scheduled (nic->sched[q]) and
  *     counts a wake for its owning core (napi_wakes), waking that core when
@@ -47,11 +47,11 @@ struct napi_wake {
 } __attribute__((aligned(64)));
 extern struct napi_wake napi_wakes[MAX_CPUS];
 
-/* The vector handler of queue q of nic (arg from nic_queue_arg). */
-void nic_queue_irq(struct trapframe *tf, void *arg);
-/* The arg nic_queue_irq expects for queue q of nic; fixed once the port
+/* The vector handler of queue q of nic (arg from napi_queue_arg). */
+void napi_queue_irq(struct trapframe *tf, void *arg);
+/* The arg napi_queue_irq expects for queue q of nic; fixed once the port
  * has its number. */
-void *nic_queue_arg(struct nic *nic, int q);
+void *napi_queue_arg(struct nic *nic, int q);
 /* The poll loop takes queue q of nic (poll=napi|irq): unmask it; a frame
  * already waiting schedules it. Returns 1 if it is scheduled. */
 int napi_start(struct nic *nic, int q);
@@ -67,13 +67,13 @@ int napi_start(struct nic *nic, int q);
  * lowest latency class such an interval keeps the class, so the rate too.
  */
 #define ITR_QUIET_BYTES 512
-uint32_t nic_itr_update(struct nic_itr *it, const struct nic_qstats *s);
+uint32_t napi_itr_update(struct nic_itr *it, const struct nic_qstats *s);
 /* Start every queue of nic over in the InterruptThrottleRate mode (boot,
  * reset, `set InterruptThrottleRate`): dynamic modes start at 20000 ints/s
  * in the low-latency class as Linux does, mode 4 at 8000. */
-void nic_itr_init(struct nic *nic);
+void napi_itr_init(struct nic *nic);
 /* Simplified mode (setting 4): 2000-8000 ints/s from the RX/TX byte balance. */
-uint32_t nic_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes);
+uint32_t napi_itr_simplified(uint64_t rx_bytes, uint64_t tx_bytes);
 /* Once a second from the driver's watchdog: simplified mode's new rate
  * for every queue from the port's bytes since the last call. */
 void napi_watchdog(struct nic *nic);

@@ -11,7 +11,7 @@
 void napi_itr_eval(struct nic *nic, int q);
 
 /* A steady queue's interval of at most ITR_QUIET_BYTES each way: take the
- * counters and return 1 (nothing else changes, see nic_itr_update). */
+ * counters and return 1 (nothing else changes, see napi_itr_update). */
 static inline int napi_itr_quiet(struct nic_itr *it, const struct nic_qstats *s)
 {
 	/* Lowest latency moves only on bytes / packets > 8000 or on more than

@@ -79,7 +79,7 @@ static void itr_apply(void)
 {
 	nic_config_refresh();
 	for (int i = 0; i < nic_count; i++)
-		nic_itr_init(nics[i]);
+		napi_itr_init(nics[i]);
 }
 KNOB(itr, .name = "InterruptThrottleRate", .type = KNOB_INT, .ranges = itr_range, .nranges = 3,
      .ival = nic_cfg.itr, .per_port = 1, .live = 1, .apply = itr_apply,

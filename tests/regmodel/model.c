@@ -517,20 +517,20 @@ int nic_pools_create(struct nic *nic)
 	return nic->pool && nic->small_pool ? 0 : -1;
 }
 
-void *nic_queue_arg(struct nic *nic, int q)
+void *napi_queue_arg(struct nic *nic, int q)
 {
 	(void)nic;
 	qarg[q] = q;
 	return &qarg[q];
 }
 
-void nic_queue_irq(struct trapframe *tf, void *arg)
+void napi_queue_irq(struct trapframe *tf, void *arg)
 {
 	(void)tf;
 	M.queue_irqs[*(int *)arg]++;
 }
 
-void nic_itr_init(struct nic *nic)
+void napi_itr_init(struct nic *nic)
 {
 	for (int q = 0; q < nic->nqueues; q++) {
 		nic->itr[q].setting = (uint32_t)nic->cfg.itr;

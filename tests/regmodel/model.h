@@ -71,7 +71,7 @@ struct model {
 	/* interrupts as the fake PCI layer gave them */
 	irq_handler_t handlers[PCI_MAX_VECS];
 	void *args[PCI_MAX_VECS];
-	int queue_irqs[NIC_MAX_QUEUES];	/* nic_queue_irq calls per queue */
+	int queue_irqs[NIC_MAX_QUEUES];	/* napi_queue_irq calls per queue */
 	uint64_t dma_limits_seen;	/* OR of the limits passed to dma_alloc_below */
 	int dma_calls_unlimited;	/* dma_alloc_below calls with no limit */
 };

@@ -1,4 +1,4 @@
-/* Unit tests for drivers/net/napi.c's dynamic ITR (nic_itr_update): Linux
+/* Unit tests for drivers/net/napi.c's dynamic ITR (napi_itr_update): Linux
  * e1000e's classes and rate steps, and that the quiet-interval shortcut
  * of a steady queue gives what a full evaluation gives. */
 #include <stdarg.h>
@@ -14,7 +14,7 @@ void smp_wake(int core)	/* kernel/smp.c's, which is not linked here */
 	(void)core;
 }
 
-/* Queue counters and the ITR state as nic_itr_init leaves them. */
+/* Queue counters and the ITR state as napi_itr_init leaves them. */
 static struct nic_itr itr_at(uint32_t setting, const struct nic_qstats *s)
 {
 	return (struct nic_itr){ .setting = setting, .current = 20000, .rx_class = 1, .tx_class = 1,
@@ -41,11 +41,11 @@ static void test_dynamic_steps(void **state)
 	static const uint32_t want[] = { 37500, 55000, 70000, 70000, 70000 };
 	for (int i = 0; i < 5; i++) {
 		interval(&s, 1, 60);
-		assert_int_equal(nic_itr_update(&it, &s), want[i]);
+		assert_int_equal(napi_itr_update(&it, &s), want[i]);
 	}
 	assert_int_equal(it.rx_class, 0);
 	interval(&s, 1, 1024);
-	assert_int_equal(nic_itr_update(&it, &s), 20000);
+	assert_int_equal(napi_itr_update(&it, &s), 20000);
 	assert_int_equal(it.rx_class, 1);
 }
 
@@ -57,7 +57,7 @@ static void test_conservative(void **state)
 	struct nic_itr it = itr_at(3, &s);
 	for (int i = 0; i < 5; i++) {
 		interval(&s, 1, 60);
-		assert_int_equal(nic_itr_update(&it, &s), 20000);
+		assert_int_equal(napi_itr_update(&it, &s), 20000);
 	}
 	assert_int_equal(it.rx_class, 0);
 }
@@ -87,7 +87,7 @@ static void test_quiet_shortcut_exact(void **state)
 			struct nic_itr full = it;
 			full.steady = 0;
 			quiet += it.steady;
-			uint32_t got = nic_itr_update(&it, &s), ref = nic_itr_update(&full, &s);
+			uint32_t got = napi_itr_update(&it, &s), ref = napi_itr_update(&full, &s);
 			assert_int_equal(got, ref);
 			assert_int_equal(it.current, full.current);
 			assert_int_equal(it.rx_class, full.rx_class);

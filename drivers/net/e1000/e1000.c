@@ -77,7 +77,7 @@ static int e1000_hw_init(struct e1000x_port *p)
 	e1000x_clear_stats(p);
 	if (e1000_init_rx(p) || e1000_init_tx(p))
 		return -1;
-	nic_itr_init(&p->nic);
+	napi_itr_init(&p->nic);
 	wr32(p->regs, IMS, ICR_LSC);
 	return 0;
 }

@@ -194,7 +194,7 @@ static int e1000e_hw_init(struct e1000x_port *p)
 	e1000x_clear_stats(p);
 	if (e1000e_init_rx(p) || e1000e_init_tx(p))
 		return -1;
-	nic_itr_init(&p->nic);
+	napi_itr_init(&p->nic);
 	e1000e_program_irq(p);
 	e1000e_ptp_init(p);
 	return 0;

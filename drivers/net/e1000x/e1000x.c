@@ -423,7 +423,7 @@ void e1000x_legacy_irq(struct trapframe *tf, void *arg)
 	if (icr & p->family->icr_reset)
 		p->reset_pending = 1;
 	if (icr & ICR_RX_CAUSES)
-		nic_queue_irq(tf, nic_queue_arg(&p->nic, 0));
+		napi_queue_irq(tf, napi_queue_arg(&p->nic, 0));
 }
 
 int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other)
@@ -435,8 +435,8 @@ int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other)
 	const char *names[NIC_MAX_QUEUES + 1];
 	char label[NIC_MAX_QUEUES + 1][16];	/* as /proc/interrupts names them; pciirq copies */
 	for (int q = 0; q < nq; q++) {
-		handlers[q] = nic_queue_irq;
-		args[q] = nic_queue_arg(nic, q);
+		handlers[q] = napi_queue_irq;
+		args[q] = napi_queue_arg(nic, q);
 		snprintf(label[q], sizeof(label[q]), "%s-rx%d", nic->name, q);
 		names[q] = label[q];
 	}

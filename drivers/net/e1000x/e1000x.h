@@ -106,7 +106,7 @@ struct e1000x_family {
  * read the MAC, get vectors, make the pools, hw_init. 0, or -1 after
  * printing why. */
 int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x_family *f);
-/* Vectors from the PCI layer: queue pair q on vector q (nic_queue_irq) and
+/* Vectors from the PCI layer: queue pair q on vector q (napi_queue_irq) and
  * other causes on vector nqueues when MSI-X gives them all (p->msix = 1);
  * else every cause on one vector (e1000x_legacy_irq) and one queue. 0 or -1. */
 int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other);

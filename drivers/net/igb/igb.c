@@ -254,7 +254,7 @@ static int igb_hw_init(struct e1000x_port *p)
 	if (igb_init_rx(p) || igb_init_tx(p))
 		return -1;
 	igb_program_irq(p);
-	nic_itr_init(&p->nic);
+	napi_itr_init(&p->nic);
 	igb_ptp_init(p);
 	return 0;
 }
