@@ -116,7 +116,7 @@ static void print_lat(int p, int json, int buckets)
 	static const unsigned q[] = { 5000, 9000, 9900, 9990 };
 	uint64_t v[4];
 	for (int i = 0; i < 4; i++)
-		v[i] = hist_quantile(h, q[i]);
+		v[i] = pg_hist_quantile(h, q[i]);
 	printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"lat\",\"port\":\"%s\",\"clock\":\"%s\",\"nic_stamped\":%llu,"
 		      "\"n\":%llu,\"min_ns\":%llu,\"mean_ns\":%llu,\"p50_ns\":%llu,\"p90_ns\":%llu,\"p99_ns\":%llu,"
 		      "\"p999_ns\":%llu,\"max_ns\":%llu"
@@ -131,7 +131,7 @@ static void print_lat(int p, int json, int buckets)
 		if (!h->bucket[i])
 			continue;
 		printf(json ? "%s[%llu,%llu,%llu]" : "%s  %llu-%llu ns: %llu\n", json && !first ? "," : "",
-		       (unsigned long long)hist_lo(i), (unsigned long long)hist_hi(i),
+		       (unsigned long long)pg_hist_lo(i), (unsigned long long)pg_hist_hi(i),
 		       (unsigned long long)h->bucket[i]);
 		first = 0;
 	}

@@ -1,7 +1,7 @@
 /* Log-linear latency histogram; see hist.h. */
 #include "apps/pktgen/hist.h"
 
-unsigned hist_index(uint64_t v)
+unsigned pg_hist_index(uint64_t v)
 {
 	if (v < HIST_SUB)
 		return (unsigned)v;
@@ -10,7 +10,7 @@ unsigned hist_index(uint64_t v)
 	return i < HIST_BUCKETS ? i : HIST_BUCKETS - 1;
 }
 
-uint64_t hist_lo(unsigned i)
+uint64_t pg_hist_lo(unsigned i)
 {
 	if (i < HIST_SUB)
 		return i;
@@ -18,16 +18,16 @@ uint64_t hist_lo(unsigned i)
 	return (uint64_t)(HIST_SUB + i % HIST_SUB) << (e - HIST_SUB_BITS);
 }
 
-uint64_t hist_hi(unsigned i)
+uint64_t pg_hist_hi(unsigned i)
 {
 	if (i == HIST_BUCKETS - 1)
 		return UINT64_MAX;
-	return hist_lo(i + 1) - 1;
+	return pg_hist_lo(i + 1) - 1;
 }
 
-void hist_add(struct hist *h, uint64_t v)
+void pg_hist_add(struct hist *h, uint64_t v)
 {
-	h->bucket[hist_index(v)]++;
+	h->bucket[pg_hist_index(v)]++;
 	if (!h->n || v < h->min)
 		h->min = v;
 	if (v > h->max)
@@ -36,7 +36,7 @@ void hist_add(struct hist *h, uint64_t v)
 	h->sum += v;
 }
 
-uint64_t hist_quantile(const struct hist *h, unsigned per10k)
+uint64_t pg_hist_quantile(const struct hist *h, unsigned per10k)
 {
 	if (!h->n)
 		return 0;
@@ -46,7 +46,7 @@ uint64_t hist_quantile(const struct hist *h, unsigned per10k)
 	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
 		seen += h->bucket[i];
 		if (seen >= rank)
-			return hist_hi(i) < h->max ? hist_hi(i) : h->max;
+			return pg_hist_hi(i) < h->max ? pg_hist_hi(i) : h->max;
 	}
 	return h->max;
 }

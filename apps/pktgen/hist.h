@@ -20,16 +20,16 @@ struct hist {
 };
 
 /* Bucket index of value v (ns). */
-unsigned hist_index(uint64_t v);
+unsigned pg_hist_index(uint64_t v);
 /* Smallest and largest value (ns) bucket i holds. */
-uint64_t hist_lo(unsigned i);
-uint64_t hist_hi(unsigned i);
+uint64_t pg_hist_lo(unsigned i);
+uint64_t pg_hist_hi(unsigned i);
 /* Count one sample of v ns. */
-void hist_add(struct hist *h, uint64_t v);
+void pg_hist_add(struct hist *h, uint64_t v);
 /*
  * The value at quantile per10k / 10000 (5000 = p50, 9990 = p99.9): the
  * upper edge of the bucket that holds the ceil(n * per10k / 10000)-th
  * smallest sample, no more than max. 0 when empty.
  */
-uint64_t hist_quantile(const struct hist *h, unsigned per10k);
+uint64_t pg_hist_quantile(const struct hist *h, unsigned per10k);
 #endif

@@ -65,7 +65,7 @@ static void latency(struct prom *o, int p)
 	unsigned i = 0;
 	for (int k = LE_FIRST; k <= LE_LAST; k++) {
 		uint64_t edge = (1ull << k) - 1;
-		while (i < HIST_BUCKETS && hist_hi(i) <= edge)
+		while (i < HIST_BUCKETS && pg_hist_hi(i) <= edge)
 			cum += h->bucket[i++];
 		prom_sample_text(o, "pktgen_latency_seconds_bucket", "port", nics[p]->name, "le",
 				 prom_seconds(le, (int64_t)edge), prom_dec(num, cum));

@@ -171,7 +171,7 @@ void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 				lat = (ns - ((uint64_t)get16(pl + 12) << 32 | get32(pl + 14))) & TS_MASK;
 				r->lat_sw++;
 			}
-			hist_add(&r->lat, lat);
+			pg_hist_add(&r->lat, lat);
 		}
 	}
 	pkt_free_bulk(pkts, n);

@@ -176,9 +176,9 @@ static void test_latency_edges_are_histogram_edges(void **state)
 	(void)state;
 	for (int k = 8; k <= 34; k++) {
 		uint64_t edge = (UINT64_C(1) << k) - 1;
-		unsigned i = hist_index(edge);
-		assert_int_equal(hist_hi(i), edge);
-		assert_int_equal(hist_lo(i + 1), edge + 1);
+		unsigned i = pg_hist_index(edge);
+		assert_int_equal(pg_hist_hi(i), edge);
+		assert_int_equal(pg_hist_lo(i + 1), edge + 1);
 	}
 }
 
