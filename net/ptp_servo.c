@@ -5,7 +5,7 @@
 
 #define FREQ_EST_MARGIN 0.001
 
-void pi_servo_init(struct pi_servo *s, int sw_ts, double fadj, double max_ppb)
+void ptp_servo_init(struct pi_servo *s, int sw_ts, double fadj, double max_ppb)
 {
 	memset(s, 0, sizeof(*s));
 	s->kp_scale = sw_ts ? PI_SWTS_KP_SCALE : PI_HWTS_KP_SCALE;
@@ -14,10 +14,10 @@ void pi_servo_init(struct pi_servo *s, int sw_ts, double fadj, double max_ppb)
 	s->max_frequency = max_ppb > 0 ? max_ppb : SERVO_MAX_FREQUENCY;
 	s->first_step_threshold = SERVO_FIRST_STEP_THRESHOLD;
 	s->first_update = 1;
-	pi_servo_sync_interval(s, 1.0);
+	ptp_servo_sync_interval(s, 1.0);
 }
 
-void pi_servo_sync_interval(struct pi_servo *s, double interval)
+void ptp_servo_sync_interval(struct pi_servo *s, double interval)
 {
 	s->kp = s->kp_scale * pow(interval, PI_KP_EXPONENT);
 	if (s->kp > PI_KP_NORM_MAX / interval)
@@ -27,7 +27,7 @@ void pi_servo_sync_interval(struct pi_servo *s, double interval)
 		s->ki = PI_KI_NORM_MAX / interval;
 }
 
-void pi_servo_reset(struct pi_servo *s)
+void ptp_servo_reset(struct pi_servo *s)
 {
 	s->count = 0;
 }
@@ -67,8 +67,8 @@ static double estimate(struct pi_servo *s, int64_t offset, enum servo_state *sta
 	return s->drift;
 }
 
-double pi_servo_sample(struct pi_servo *s, int64_t offset, uint64_t local_ts,
-		       enum servo_state *state)
+double ptp_servo_sample(struct pi_servo *s, int64_t offset, uint64_t local_ts,
+			enum servo_state *state)
 {
 	double ppb = s->last_freq;
 	int64_t mag = offset < 0 ? -offset : offset;
@@ -105,12 +105,12 @@ double pi_servo_sample(struct pi_servo *s, int64_t offset, uint64_t local_ts,
 	return ppb;
 }
 
-void delay_filter_reset(struct delay_filter *f)
+void ptp_servo_delay_reset(struct delay_filter *f)
 {
 	f->n = f->next = 0;
 }
 
-int64_t delay_filter_add(struct delay_filter *f, int64_t v)
+int64_t ptp_servo_delay_add(struct delay_filter *f, int64_t v)
 {
 	f->v[f->next] = v;
 	f->next = (f->next + 1) % PTP_DELAY_FILTER_LEN;
@@ -129,7 +129,7 @@ int64_t delay_filter_add(struct delay_filter *f, int64_t v)
 	return (s[f->n / 2 - 1] + s[f->n / 2]) / 2;
 }
 
-void series_add(struct series_stats *s, double v)
+void ptp_servo_series_add(struct series_stats *s, double v)
 {
 	s->n++;
 	s->sum += v;
@@ -138,7 +138,7 @@ void series_add(struct series_stats *s, double v)
 		s->max_abs = fabs(v);
 }
 
-int series_result(const struct series_stats *s, struct series_result *r)
+int ptp_servo_series_result(const struct series_stats *s, struct series_result *r)
 {
 	if (!s->n)
 		return -1;
@@ -150,7 +150,7 @@ int series_result(const struct series_stats *s, struct series_result *r)
 	return 0;
 }
 
-void series_reset(struct series_stats *s)
+void ptp_servo_series_reset(struct series_stats *s)
 {
 	memset(s, 0, sizeof(*s));
 }

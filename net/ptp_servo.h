@@ -46,16 +46,16 @@ struct pi_servo {
  * fadj the clock's current frequency adjustment in ppb, max_ppb its limit
  * (0: SERVO_MAX_FREQUENCY). Steps: first_step_threshold 20 us, no later
  * steps (step_threshold 0), as ptp4l's defaults. */
-void pi_servo_init(struct pi_servo *s, int sw_ts, double fadj, double max_ppb);
+void ptp_servo_init(struct pi_servo *s, int sw_ts, double fadj, double max_ppb);
 /* Set kp and ki for a sync interval of interval seconds (pi_sync_interval). */
-void pi_servo_sync_interval(struct pi_servo *s, double interval);
+void ptp_servo_sync_interval(struct pi_servo *s, double interval);
 /* One sample: offset in ns measured at local_ts (ns of the local clock).
  * Returns the frequency adjustment in ppb and the new state in *state. On
  * SERVO_JUMP the caller steps its clock by -offset and sets frequency -adj. */
-double pi_servo_sample(struct pi_servo *s, int64_t offset, uint64_t local_ts,
-		       enum servo_state *state);
+double ptp_servo_sample(struct pi_servo *s, int64_t offset, uint64_t local_ts,
+			enum servo_state *state);
 /* Forget the frequency estimate (after a step or a new master). */
-void pi_servo_reset(struct pi_servo *s);
+void ptp_servo_reset(struct pi_servo *s);
 
 /* Moving median of the last PTP_DELAY_FILTER_LEN path delays. */
 #define PTP_DELAY_FILTER_LEN 10
@@ -65,8 +65,8 @@ struct delay_filter {
 };
 /* Add a sample (ns) and return the median of the samples held (the mean
  * of the middle two for an even count, as ptp4l's mmedian). */
-int64_t delay_filter_add(struct delay_filter *f, int64_t v);
-void delay_filter_reset(struct delay_filter *f);
+int64_t ptp_servo_delay_add(struct delay_filter *f, int64_t v);
+void ptp_servo_delay_reset(struct delay_filter *f);
 
 /* Running statistics of a series, ptp4l's stats.c. */
 struct series_stats {
@@ -76,8 +76,8 @@ struct series_stats {
 struct series_result {
 	double mean, stddev, rms, max_abs;
 };
-void series_add(struct series_stats *s, double v);
+void ptp_servo_series_add(struct series_stats *s, double v);
 /* Result over the values added since the last reset; -1 if there were none. */
-int series_result(const struct series_stats *s, struct series_result *r);
-void series_reset(struct series_stats *s);
+int ptp_servo_series_result(const struct series_stats *s, struct series_result *r);
+void ptp_servo_series_reset(struct series_stats *s);
 #endif

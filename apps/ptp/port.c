@@ -128,7 +128,7 @@ void ptp_port_init(struct ptp_port *pp, struct nic *nic)
 	pp->parent = -1;
 	pp->state = PS_INITIALIZING;
 	pp->log_min_delay_req = (int8_t)ptp_conf.log_min_delay_req;
-	pi_servo_init(&pp->servo, !pp->hw, 0, 0);
+	ptp_servo_init(&pp->servo, !pp->hw, 0, 0);
 	pp->next_summary = now_ns() + interval_ns((int)ptp_conf.summary_interval);
 	to_state(pp, PS_LISTENING, "INIT_COMPLETE");
 }
@@ -189,8 +189,8 @@ static void new_parent(struct ptp_port *pp, int best)
 	pp->dreq_state = 0;
 	pp->have_delay = 0;
 	pp->have_pair = 0;
-	delay_filter_reset(&pp->df);
-	pi_servo_reset(&pp->servo);
+	ptp_servo_delay_reset(&pp->df);
+	ptp_servo_reset(&pp->servo);
 	pp->next_delay_req = now_ns();
 	if (pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE)
 		return;
@@ -261,16 +261,16 @@ static void summary(struct ptp_port *pp, uint64_t now)
 		return;
 	pp->next_summary = now + interval_ns((int)ptp_conf.summary_interval);
 	struct series_result o, f, d;
-	if (series_result(&pp->s_offset, &o) || series_result(&pp->s_freq, &f))
+	if (ptp_servo_series_result(&pp->s_offset, &o) || ptp_servo_series_result(&pp->s_freq, &f))
 		return;
 	printf("ptp[%lu]: %s: rms %4ld max %4ld freq %+6ld +/- %3ld", now / 1000000000u, pp->nic->name,
 	       (int64_t)(o.rms + 0.5), (int64_t)(o.max_abs + 0.5), (int64_t)f.mean, (int64_t)(f.stddev + 0.5));
-	if (!series_result(&pp->s_delay, &d))
+	if (!ptp_servo_series_result(&pp->s_delay, &d))
 		printf(" delay %5ld +/- %3ld", (int64_t)(d.mean + 0.5), (int64_t)(d.stddev + 0.5));
 	printf("\n");
-	series_reset(&pp->s_offset);
-	series_reset(&pp->s_freq);
-	series_reset(&pp->s_delay);
+	ptp_servo_series_reset(&pp->s_offset);
+	ptp_servo_series_reset(&pp->s_freq);
+	ptp_servo_series_reset(&pp->s_delay);
 }
 
 /* One offset sample into the servo (ptp4l clock_synchronize). */
@@ -288,8 +288,8 @@ static void synchronize(struct ptp_port *pp, int64_t t1c, int64_t t2)
 	}
 	enum servo_state st;
 	int8_t li = pp->sync_log_interval;
-	pi_servo_sync_interval(&pp->servo, li >= 0 ? (double)(1 << li) : 1.0 / (1 << -li));
-	double adj = pi_servo_sample(&pp->servo, offset, (uint64_t)t2, &st);
+	ptp_servo_sync_interval(&pp->servo, li >= 0 ? (double)(1 << li) : 1.0 / (1 << -li));
+	double adj = ptp_servo_sample(&pp->servo, offset, (uint64_t)t2, &st);
 	pp->sstate = st;
 	pp->last_offset = offset;
 	pp->last_freq = adj;
@@ -306,9 +306,9 @@ static void synchronize(struct ptp_port *pp, int64_t t1c, int64_t t2)
 		break;
 	case SERVO_LOCKED:
 		phc_adjfreq(pp->clk, (int64_t)-adj);
-		series_add(&pp->s_offset, (double)offset);
-		series_add(&pp->s_freq, adj);
-		series_add(&pp->s_delay, (double)pp->path_delay);
+		ptp_servo_series_add(&pp->s_offset, (double)offset);
+		ptp_servo_series_add(&pp->s_freq, adj);
+		ptp_servo_series_add(&pp->s_delay, (double)pp->path_delay);
 		if (pp->state == PS_UNCALIBRATED)
 			to_state(pp, PS_SLAVE, "MASTER_CLOCK_SELECTED");
 		break;
@@ -361,7 +361,7 @@ static void delay_done(struct ptp_port *pp)
 		return;
 	}
 	int64_t d = ms / 2 + sm / 2;
-	pp->path_delay = delay_filter_add(&pp->df, d);
+	pp->path_delay = ptp_servo_delay_add(&pp->df, d);
 	pp->have_delay = 1;
 }
 

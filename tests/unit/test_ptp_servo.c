@@ -19,7 +19,7 @@ static int64_t run(struct pi_servo *s, double f0, int64_t offset, int n, enum se
 {
 	double applied = 0, adj = 0;
 	for (int i = 0; i < n; i++) {
-		adj = pi_servo_sample(s, offset, (uint64_t)(i + 1) * NS, &st[i]);
+		adj = ptp_servo_sample(s, offset, (uint64_t)(i + 1) * NS, &st[i]);
 		if (st[i] == SERVO_JUMP) {
 			applied = -adj;
 			offset = 0;
@@ -36,14 +36,14 @@ static void test_constants(void **state)
 {
 	(void)state;
 	struct pi_servo s;
-	pi_servo_init(&s, 0, 0, 0);
+	ptp_servo_init(&s, 0, 0, 0);
 	assert_true(fabs(s.kp - 0.7) < 1e-12 && fabs(s.ki - 0.3) < 1e-12);
-	pi_servo_sync_interval(&s, 0.125);	/* logSyncInterval -3 */
+	ptp_servo_sync_interval(&s, 0.125);	/* logSyncInterval -3 */
 	assert_true(fabs(s.kp - 0.7 * pow(0.125, -0.3)) < 1e-12);
 	assert_true(fabs(s.ki - 0.3 * pow(0.125, 0.4)) < 1e-12);
-	pi_servo_sync_interval(&s, 16);		/* the norm_max limits */
+	ptp_servo_sync_interval(&s, 16);		/* the norm_max limits */
 	assert_true(fabs(s.kp - 0.7 / 16) < 1e-12 && fabs(s.ki - 0.3 / 16) < 1e-12);
-	pi_servo_init(&s, 1, 0, 0);
+	ptp_servo_init(&s, 1, 0, 0);
 	assert_true(fabs(s.kp - 0.1) < 1e-12 && fabs(s.ki - 0.001) < 1e-12);
 	assert_int_equal(s.first_step_threshold, 20000);
 	assert_int_equal(s.step_threshold, 0);
@@ -56,7 +56,7 @@ static void test_step_then_lock(void **state)
 	struct pi_servo s;
 	enum servo_state st[20];
 	double adj;
-	pi_servo_init(&s, 0, 0, 0);
+	ptp_servo_init(&s, 0, 0, 0);
 	int64_t off = run(&s, 50000, 1000000, 20, st, &adj);
 	assert_int_equal(st[0], SERVO_UNLOCKED);
 	assert_int_equal(st[1], SERVO_JUMP);
@@ -73,7 +73,7 @@ static void test_lock_without_step(void **state)
 	struct pi_servo s;
 	enum servo_state st[60];
 	double adj;
-	pi_servo_init(&s, 0, 0, 0);
+	ptp_servo_init(&s, 0, 0, 0);
 	int64_t off = run(&s, -20000, 5000, 60, st, &adj);
 	assert_int_equal(st[0], SERVO_UNLOCKED);
 	for (int i = 1; i < 60; i++)
@@ -89,7 +89,7 @@ static void test_software_wait(void **state)
 	struct pi_servo s;
 	enum servo_state st[20];
 	double adj;
-	pi_servo_init(&s, 1, 0, 0);
+	ptp_servo_init(&s, 1, 0, 0);
 	run(&s, 1000, 0, 20, st, &adj);
 	for (int i = 0; i < 16; i++)
 		assert_int_equal(st[i], SERVO_UNLOCKED);
@@ -101,9 +101,9 @@ static void test_clamp(void **state)
 	(void)state;
 	struct pi_servo s;
 	enum servo_state st;
-	pi_servo_init(&s, 0, 0, 1000);
-	pi_servo_sample(&s, 0, NS, &st);
-	double adj = pi_servo_sample(&s, 100000000, 2 * NS, &st);	/* 100 ms in 1 s */
+	ptp_servo_init(&s, 0, 0, 1000);
+	ptp_servo_sample(&s, 0, NS, &st);
+	double adj = ptp_servo_sample(&s, 100000000, 2 * NS, &st);	/* 100 ms in 1 s */
 	assert_true(adj == 1000);
 	assert_int_equal(st, SERVO_JUMP);
 }
@@ -112,14 +112,14 @@ static void test_delay_filter(void **state)
 {
 	(void)state;
 	struct delay_filter f;
-	delay_filter_reset(&f);
-	assert_int_equal(delay_filter_add(&f, 10), 10);
-	assert_int_equal(delay_filter_add(&f, 30), 20);
-	assert_int_equal(delay_filter_add(&f, 20), 20);
-	assert_int_equal(delay_filter_add(&f, 1000), 25);
+	ptp_servo_delay_reset(&f);
+	assert_int_equal(ptp_servo_delay_add(&f, 10), 10);
+	assert_int_equal(ptp_servo_delay_add(&f, 30), 20);
+	assert_int_equal(ptp_servo_delay_add(&f, 20), 20);
+	assert_int_equal(ptp_servo_delay_add(&f, 1000), 25);
 	for (int i = 0; i < 10; i++)
-		delay_filter_add(&f, 7);
-	assert_int_equal(delay_filter_add(&f, 500), 7);	/* the outlier does not move it */
+		ptp_servo_delay_add(&f, 7);
+	assert_int_equal(ptp_servo_delay_add(&f, 500), 7);	/* the outlier does not move it */
 }
 
 static void test_series(void **state)
@@ -127,11 +127,11 @@ static void test_series(void **state)
 	(void)state;
 	struct series_stats s;
 	struct series_result r;
-	series_reset(&s);
-	assert_int_equal(series_result(&s, &r), -1);
-	series_add(&s, 3);
-	series_add(&s, -4);
-	assert_int_equal(series_result(&s, &r), 0);
+	ptp_servo_series_reset(&s);
+	assert_int_equal(ptp_servo_series_result(&s, &r), -1);
+	ptp_servo_series_add(&s, 3);
+	ptp_servo_series_add(&s, -4);
+	assert_int_equal(ptp_servo_series_result(&s, &r), 0);
 	assert_true(fabs(r.mean + 0.5) < 1e-12);
 	assert_true(fabs(r.rms - sqrt(12.5)) < 1e-12);
 	assert_true(fabs(r.stddev - 3.5) < 1e-12);
