@@ -152,6 +152,6 @@ PROM_WRITER(status, .path = "/", .ctype = "text/plain; charset=utf-8", .write = 
 
 static void config_page(struct prom *o)
 {
-	o->used = config_text(o->b, o->len);
+	o->used = stats_config_text(o->b, o->len);
 }
 PROM_WRITER(config, .path = "/config", .ctype = "text/plain; charset=utf-8", .write = config_page);

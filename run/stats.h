@@ -113,7 +113,7 @@ size_t stats_format(char *buf, size_t len, const struct stats_snap *a, const str
 void stats_tick(uint64_t now_tsc);
 /* run/statscmds.c: `show config` of every knob into buf (len bytes,
  * NUL-terminated); returns the length written. */
-size_t config_text(char *buf, size_t len);
+size_t stats_config_text(char *buf, size_t len);
 /* run/metrics.c: from the housekeeping, once a second: each core's CPU%
  * over the second just ended (linerate_cpu_busy_percent: the same for
  * every scraper). */

@@ -169,7 +169,7 @@ static int cmd_set(int argc, char **argv)
 SHELL_CMD(set, "set", "set [port] <knob> <value>",
 	  "change a run-time knob, for every port or one (show config lists them)", cmd_set);
 
-size_t config_text(char *buf, size_t len)
+size_t stats_config_text(char *buf, size_t len)
 {
 	return config_show(buf, len, __knobs_start, KNOBS_COUNT);
 }
