@@ -381,7 +381,25 @@ static void test_rx_timestamp_in_buffer(void **st)
 	pkt_free(pk[1]);
 }
 
-/* I210 iNVM records: CSR autoload (skip 1), RSA key (skip 8), word autoload. */
+/* I210 iNVM record types as Intel numbers them (enum E1000_INVM_STRUCTURE_TYPE,
+ * Linux e1000_i210.h), apart from the driver's header: */
+enum { WORD_AL = 1, CSR_AL = 2 /* +1 dword */, PHY_AL = 3 /* no extra dword */, RSA = 4 /* +8 dwords */ };
+
+/* A PHY register autoload record, then a CSR autoload (skip 1), an RSA
+ * key (skip 8) whose data looks like a word record, then word records. */
+static const uint32_t invm_image[] = {
+	PHY_AL, 1 | 0x0a << 9 | 0x2aa0u << 16, CSR_AL, 0x0a << 9 | 1 | 0xdead0000u /* CSR data */,
+	RSA, 0, 0, 0, 1 | 0x0a << 9 | 0xdeadu << 16 /* key data */, 0, 0, 0, 0,
+	WORD_AL | 0x05 << 9 | 0x1234u << 16, 0, WORD_AL | 0x0b << 9 | 0x5555u << 16,
+};
+
+static void invm_poke(void)
+{
+	for (unsigned i = 0; i < sizeof(invm_image) / 4; i++)
+		model_poke(0x12120 + 4 * i, invm_image[i]);
+}
+
+/* Review 2026-12-02 N2: each record type skips its own length. */
 static void test_invm_read(void **st)
 {
 	(void)st;
@@ -389,11 +407,7 @@ static void test_invm_read(void **st)
 	M.s.flashless = 1;
 	assert_int_equal(probe(M_I210, 0x157b, 1), 0);
 	struct e1000x_port *p = to_port(model_nic);
-	uint32_t recs[] = { 2, 0x0a << 9 | 1 | 0xdead0000u /* CSR data: not a word */, 3, 0, 0, 0, 0, 0, 0, 0,
-			    0x0a << 9 | 0xffff0000u /* RSA data: not a word */, 1 | 0x05 << 9 | 0x1234u << 16,
-			    1 | 0x0a << 9 | 0x2aa0u << 16, 0, 1 | 0x0b << 9 | 0x5555u << 16 };
-	for (unsigned i = 0; i < sizeof(recs) / 4; i++)
-		model_poke(0x12120 + 4 * i, recs[i]);
+	invm_poke();
 	uint16_t v = 0;
 	assert_int_equal(igb_invm_read(p, 0x0a, &v), 0);
 	assert_int_equal(v, 0x2aa0);
@@ -409,7 +423,7 @@ static void test_pll_workaround(void **st)
 	model_init(M_I210);
 	M.s.flashless = 1;
 	M.s.phy_pll_bad_reads = 2;
-	model_poke(0x12120, 1 | 0x0a << 9 | 0x2aa0u << 16);
+	invm_poke();
 	model_poke(0x0e04, 1u << 31 | 3u << 21);	/* MDICNFG: external MDIO, as firmware may leave it */
 	assert_int_equal(probe(M_I210, 0x157b, 1), 0);
 	int w1 = model_find_write(0, 0x12024, 0xffffffff, 0x0a << 4 | (uint32_t)(0x2aa0 | 0x10) << 16);

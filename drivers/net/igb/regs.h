@@ -74,11 +74,13 @@
 #define MDICNFG_DESTINATION	(1u << 31)	/* external MDIO */
 #define MDICNFG_PHY(v)		(((v) >> 21) & 0x1f)
 
-/* iNVM records (I210 6.3.1): type in bits 2:0 */
+/* iNVM records (I210 6.3.1): type in bits 2:0, numbered as Linux's enum
+ * E1000_INVM_STRUCTURE_TYPE (e1000_i210.h) */
 #define INVM_UNINITIALIZED	0
 #define INVM_WORD_AUTOLOAD	1
 #define INVM_CSR_AUTOLOAD	2	/* one more dword follows */
-#define INVM_RSA_KEY_SHA256	3	/* eight more dwords follow */
+/* 3: PHY register autoload, the record alone (nothing to skip) */
+#define INVM_RSA_KEY_SHA256	4	/* eight more dwords follow */
 #define INVM_WORD_ADDR(d)	(((d) >> 9) & 0x7f)
 #define INVM_WORD_DATA(d)	((uint16_t)((d) >> 16))
 #define INVM_SIZE		64
