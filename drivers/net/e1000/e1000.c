@@ -5,8 +5,10 @@
  * 8254x Family SDM rev 4.0: initialisation in section 14, registers in 13.
  */
 #include <stdio.h>
+#include <string.h>
 #include "drivers/net/e1000/regs.h"
 #include "drivers/net/e1000x/e1000x.h"
+#include "net/ipv4.h"
 
 /* Queue causes: RX only; TX completions are reclaimed by tx_burst and
  * once a second (tx_clean), not by interrupt. */
@@ -54,11 +56,34 @@ static int e1000_init_rx(struct e1000x_port *p)
 	return 0;
 }
 
+/*
+ * tx_burst of the 82540EM: frames under ETH_ZLEN are padded with zeros
+ * here, not by the MAC (TCTL.PSP), as Linux e1000_xmit_frame does
+ * (eth_skb_pad: "On PCI/PCI-X HW, if packet size is less than ETH_ZLEN,
+ * packets may get corrupted during padding by HW"). Silicon review
+ * 2026-12-02 N4: routed TCP ACKs (l3.c trims the padding) and rr's
+ * checksum-offloaded answers leave short. Every slot's buffer holds at
+ * least 2 * ETH_ZLEN bytes past data; the zeros change no TCP/UDP sum
+ * (TUCSE 0 sums to the end).
+ */
+static int e1000_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct pkt *p = pkts[i];
+		if (p->len < ETH_ZLEN) {
+			memset(p->data + p->len, 0, ETH_ZLEN - p->len);
+			p->len = ETH_ZLEN;
+		}
+	}
+	return e1000x_tx_burst_legacy(nic, q, pkts, n);
+}
+
 /* Transmit initialisation (14.5). */
 static int e1000_init_tx(struct e1000x_port *p)
 {
 	if (e1000x_setup_txq(p, 0, E1000_TDT, 0))
 		return -1;
+	p->ops.tx_burst = e1000_tx_burst;
 	e1000x_ring_regs(p->regs, E1000_TDBAL, p->txq[0].ring, p->txq[0].n * (uint32_t)sizeof(union tx_desc));
 	wr32(p->regs, E1000_TIDV, (uint32_t)p->nic.cfg.tx_int_delay);
 	wr32(p->regs, E1000_TADV, (uint32_t)p->nic.cfg.tx_abs_int_delay);
