@@ -33,6 +33,7 @@ static int is_pcie(void) { return M.flav != M_82540EM; }
 
 uint64_t now_ns(void) { return vt_ns; }
 void udelay(uint64_t us) { vt_ns += us * 1000; }
+void model_advance_ns(uint64_t ns) { vt_ns += ns; }
 
 #ifdef MODEL_PTP
 #include "tests/regmodel/tsync.h"

@@ -48,6 +48,7 @@ struct model_script {
 	int nvec;		/* vectors pci_irq_setup gives at most */
 	uint8_t fn;		/* PCI function (STATUS.FUNC_ID) */
 	int qemu_timinca;	/* 82574: INCVALUE per 16 ns, as QEMU 10 counts (docs/qemu-nics.md C.1) */
+	int systim_garbage;	/* 82574: every Nth SYSTIML read, SYSTIMH comes with bit 0 flipped (0: never) */
 };
 
 struct model {
@@ -78,6 +79,8 @@ struct model {
 extern struct model M;
 extern struct pci_dev model_dev;
 
+/* Move the virtual clock on by ns. */
+void model_advance_ns(uint64_t ns);
 /* Reset the model to a power-on flavour with default script values. */
 void model_init(enum model_flavour f);
 /* Register value (no side effects, not logged) / set it. */

@@ -105,12 +105,47 @@ static void test_qemu_rate_software_clock(void **st)
 	assert_int_equal(skipped(), 1);
 }
 
+/* Review 2026-12-02 N1: the 82574's SYSTIM read errata (tsync.c). Reads
+ * land in the last INCPERIODs before SYSTIML wraps, where SYSTIMH is not
+ * latched, and every 7th read comes with a bad SYSTIMH bit: the clock
+ * registers at probe (rate check), each reading moves with the virtual
+ * clock, and adjfreq absorbs no jump (Linux e1000e_read_systim,
+ * e1000e_sanitize_systim). */
+static void test_systim_read_errata(void **st)
+{
+	(void)st;
+	memset(phcs, 0, sizeof(phcs));
+	model_init(M_82574);
+	M.s.systim_garbage = 7;
+	assert_int_equal(model_probe(&pci_driver_e1000e, 0x10d3), 0);
+	struct phc *c = phc_of(model_nic);
+	assert_true(phc_is_hw(c));
+	int64_t prev = phc_gettime(c);
+	uint64_t prev_vt = now_ns();
+	for (int i = 0; i < 1000; i++) {
+		tsync_to_wrap((uint64_t)(i % 8) * 40);
+		int64_t t = phc_gettime(c);
+		int64_t err = (t - prev) - (int64_t)(now_ns() - prev_vt);
+		if (err < -1000 || err > 1000)
+			fail_msg("read %d: clock moved %ld ns, virtual clock %lu", i, (long)(t - prev),
+				 (unsigned long)(now_ns() - prev_vt));
+		prev = t;
+		prev_vt = now_ns();
+	}
+	for (int i = 0; i < 32; i++) {
+		tsync_to_wrap((uint64_t)i * 40);
+		phc_adjfreq(c, i % 2 ? 1000 : -1000);
+	}
+	assert_int_equal(c->timinca_jumps, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_extended_descriptor),
 		cmocka_unit_test(test_tx_off),
 		cmocka_unit_test(test_qemu_rate_software_clock),
+		cmocka_unit_test(test_systim_read_errata),
 	};
 	return cmocka_run_group_tests_name("regmodel e1000e ptp", tests, NULL, NULL);
 }

@@ -22,11 +22,18 @@ static struct {
 	uint32_t tx_lo, tx_hi, rx_lo, rx_hi, satrl, satrh;
 	int tx_valid, rx_valid;
 	uint32_t tx_head;
+	int hi_unlatched;	/* 82574: the last SYSTIML read did not latch SYSTIMH */
+	int systiml_reads;
 } T;
 
 static int later_part(void)
 {
 	return M.flav == M_I350 || M.flav == M_I210;
+}
+
+static uint64_t tick_ns(void)
+{
+	return M.flav == M_82574 && !M.s.qemu_timinca ? 40 : 16;
 }
 
 uint64_t tsync_count(void)
@@ -40,10 +47,19 @@ uint64_t tsync_count(void)
 		return T.base + dt + (T.timinca >> 31 ? -corr : corr);
 	}
 	uint32_t period = T.timinca >> 24, inc = T.timinca & 0xffffff;
-	uint64_t tick = M.flav == M_82574 && !M.s.qemu_timinca ? 40 : 16;
 	if (!period)
 		return T.base;
-	return T.base + (uint64_t)((unsigned __int128)dt * inc / (tick * period));
+	if (M.s.qemu_timinca)	/* QEMU scales its clock: no steps */
+		return T.base + (uint64_t)((unsigned __int128)dt * inc / (16 * period));
+	return T.base + dt / (tick_ns() * period) * inc;	/* INCVALUE at each INCPERIOD */
+}
+
+void tsync_to_wrap(uint64_t ns)
+{
+	uint64_t per = tick_ns() * (T.timinca >> 24), inc = T.timinca & 0xffffff;
+	uint64_t left = 0x100000000ull - (uint32_t)tsync_count();
+	uint64_t periods = (left + inc - 1) / inc, back = (ns + per - 1) / per;
+	model_advance_ns((periods > back ? periods - back : 0) * per);
 }
 
 static void rebase(void)
@@ -99,9 +115,19 @@ int tsync_read(uint32_t reg, uint32_t *v)
 	case T_SYSTIML:
 		if (!later_part())	/* the lowest register latches; there SYSTIMR is */
 			split(tsync_count(), &T.lat_lo, &T.lat_hi);
+		if (M.flav == M_82574) {
+			T.hi_unlatched = (uint64_t)T.lat_lo + (T.timinca & 0xffffff) > 0xffffffffu;
+			if (M.s.systim_garbage && ++T.systiml_reads % M.s.systim_garbage == 0)
+				T.lat_hi ^= 1;
+		}
 		*v = T.lat_lo;
 		return 1;
 	case T_SYSTIMH:
+		if (T.hi_unlatched) {	/* 82574: SYSTIMH as it is now */
+			uint32_t lo;
+			split(tsync_count(), &lo, &T.lat_hi);
+			T.hi_unlatched = 0;
+		}
 		*v = T.lat_hi;
 		return 1;
 	case T_TIMINCA:

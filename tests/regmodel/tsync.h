@@ -7,6 +7,10 @@
  * TIMINCA's signed 2^-32 ns correction, stopped while TSAUXC bit 31 is
  * set), the latch order (SYSTIML, or SYSTIMR first on the I350/I210), and
  * the TX and RX timestamp latches with their release on TXSTMPH / RXSTMPH.
+ * The 82574's SYSTIM read errata as Linux e1000e_read_systim and
+ * e1000e_sanitize_systim describe them: SYSTIMH not latched by a SYSTIML
+ * read within one INCVALUE of its wrap, and bad bits now and then
+ * (M.s.systim_garbage).
  */
 #ifndef REGMODEL_TSYNC_H
 #define REGMODEL_TSYNC_H
@@ -19,6 +23,9 @@ void tsync_reset(void);
 int tsync_read(uint32_t reg, uint32_t *v);
 int tsync_write(uint32_t reg, uint32_t v);
 
+/* 82574/82576: move the virtual clock to ns (rounded up to a whole
+ * INCPERIOD) before SYSTIML next wraps. */
+void tsync_to_wrap(uint64_t ns);
 /* SYSTIM now as a count (82576/82574 units; I350/I210 ns). */
 uint64_t tsync_count(void);
 /* SYSTIM now as the part writes it into an RX buffer: SYSTIMH << 32 | SYSTIML. */

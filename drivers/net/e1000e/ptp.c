@@ -47,15 +47,47 @@
 #define TSYNCRXCTL_TYPE_MASK	(7u << 1)
 #define TSYNCRXCTL_TYPE_EVENT_V2 (5u << 1)
 #define TIMINCA_PERIOD_25MHZ	(1u << 24)
+#define TIMINCA_INCVALUE_MASK	0xffffffu
+#define SYSTIM_EPSILON		(1ull << 35)	/* Linux E1000_82574_SYSTIM_EPSILON */
+#define SYSTIM_REREADS		50		/* Linux E1000_MAX_82574_SYSTIM_REREADS */
 #define INCVALUE_25MHZ		(40u << 18)
 #define SHIFT_25MHZ		18
 #define RATE_CHECK_US		1000
 
+/* SYSTIML then SYSTIMH. The 82574 does not latch SYSTIMH reliably on the
+ * SYSTIML read (Linux e1000e_read_systim: "SYSTIMH latching upon SYSTIML
+ * read does not work well"): when SYSTIML was within INCVALUE_MASK of its
+ * wrap, it is read again and, if it wrapped, SYSTIMH too. */
+static uint64_t read_systim_once(volatile uint8_t *r)
+{
+	uint32_t lo = rd32(r, E1000E_SYSTIML), hi = rd32(r, E1000E_SYSTIMH);
+	if (lo >= 0xffffffffu - TIMINCA_INCVALUE_MASK) {
+		uint32_t lo2 = rd32(r, E1000E_SYSTIML);
+		if (lo2 < lo) {
+			hi = rd32(r, E1000E_SYSTIMH);
+			lo = lo2;
+		}
+	}
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* The 82574 also returns bad bits now and then (Linux
+ * e1000e_sanitize_systim, FLAG2_CHECK_SYSTIM_OVERFLOW of the 82574/82583):
+ * read again until a reading is less than SYSTIM_EPSILON past the one
+ * before and by a whole number of INCVALUEs, at most SYSTIM_REREADS times.
+ * Silicon review 2026-12-02 N1. */
 static uint64_t read_systim(struct nic *nic)
 {
 	volatile uint8_t *r = to_port(nic)->regs;
-	uint64_t lo = rd32(r, E1000E_SYSTIML);
-	return (uint64_t)rd32(r, E1000E_SYSTIMH) << 32 | lo;
+	uint64_t t = read_systim_once(r);
+	uint32_t inc = rd32(r, E1000E_TIMINCA) & TIMINCA_INCVALUE_MASK;
+	for (int i = 0; i < SYSTIM_REREADS; i++) {
+		uint64_t next = read_systim_once(r), d = next - t;
+		t = next;
+		if (d < SYSTIM_EPSILON && (inc ? d % inc == 0 : d == 0))
+			break;
+	}
+	return t;
 }
 
 static void set_freq(struct nic *nic, int64_t ppb)
@@ -135,12 +167,14 @@ static const struct phc_ops e1000e_phc_ops = {
 };
 
 /* SYSTIM's rate against the TSC over RATE_CHECK_US, in parts per thousand
- * of the nominal 2^18 units per ns. */
+ * of the nominal 2^18 units per ns. The TSC is read after each SYSTIM
+ * reading: read_systim's re-reads take a varying time, its value is the
+ * last one. */
 static int64_t rate_permille(struct nic *nic)
 {
-	uint64_t t0 = now_ns(), s0 = read_systim(nic);
+	uint64_t s0 = read_systim(nic), t0 = now_ns();
 	udelay(RATE_CHECK_US);
-	uint64_t ns = now_ns() - t0, s1 = read_systim(nic);
+	uint64_t s1 = read_systim(nic), ns = now_ns() - t0;
 	return ns ? (int64_t)(((s1 - s0) >> SHIFT_25MHZ) * 1000 / ns) : 0;
 }
 
