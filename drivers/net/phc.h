@@ -40,9 +40,10 @@ struct phc_ops {
 	int (*rx_latched)(struct nic *nic);
 	/* Read TXSTMPL then TXSTMPH (which releases the latch). */
 	uint64_t (*tx_read)(struct nic *nic);
-	/* Read RXSTMPL, RXSTMPH, RXSATRL, RXSATRH: the latched time, and the
-	 * latch released whichever register the device releases on; the
-	 * attributes into attr[0], attr[1] (see hwts_rx_attr_match). */
+	/* Read RXSTMPL, RXSATRL, RXSATRH, then RXSTMPH: the latched time,
+	 * and the latch released whichever register the device releases on
+	 * (silicon RXSTMPH, the last; QEMU RXSATRH); the attributes into
+	 * attr[0], attr[1] (see hwts_rx_attr_match). */
 	uint64_t (*rx_read)(struct nic *nic, uint32_t attr[2]);
 	/* The count of a timestamp the NIC wrote into the RX buffer (I350/I210
 	 * SRRCTL.TIMESTAMP: SYSTIML in the low half, SYSTIMH in the high);

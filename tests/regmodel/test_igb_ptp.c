@@ -192,9 +192,8 @@ static void test_82576_rx_setup(void **st)
 	assert_int_equal(to_port(model_nic)->rxq[0].tsip_bit, 0);
 }
 
-/* 82576: an L2 Sync (sequenceId seq) in RX descriptor i with the TS bit,
- * its time and attributes latched in the registers. */
-static void rx_latched_sync(struct e1000x_rxq *rq, int i, uint16_t seq, uint32_t satrl, uint32_t satrh)
+/* 82576: an L2 Sync (sequenceId seq) in RX descriptor i with the TS bit. */
+static void rx_sync(struct e1000x_rxq *rq, int i, uint16_t seq)
 {
 	struct ptp_msg m = { .msg_type = PTP_SYNC, .seq = seq,
 			     .source = { { 0x52, 0x54, 0x00, 0xff, 0xfe, 0x00, 0x00, 0x09 }, 1 } };
@@ -204,7 +203,37 @@ static void rx_latched_sync(struct e1000x_rxq *rq, int i, uint16_t seq, uint32_t
 	n = ptp_frame_build(f, PTP_L2, mac, 0, PTP_SYNC, n);
 	rq->ring[i].wb.length = (uint16_t)n;
 	rq->ring[i].wb.staterr = RXDEXT_DD | RXDEXT_EOP | 1u << 16;	/* TS */
+}
+
+/* rx_sync, its time and attributes latched in the registers. */
+static void rx_latched_sync(struct e1000x_rxq *rq, int i, uint16_t seq, uint32_t satrl, uint32_t satrh)
+{
+	rx_sync(rq, i, seq);
 	assert_int_equal(tsync_rx_latch(satrl, satrh), 1);
+}
+
+/* Review 2026-12-02 N7: the attributes are read before RXSTMPH, whose
+ * read releases the latch on silicon (I210 8.15.1-8.15.3): a second Sync
+ * latching right at the release leaves the first its stamp and gets its
+ * own. */
+static void test_82576_rx_release_last(void **st)
+{
+	(void)st;
+	struct phc *c = up(M_82576, 0x10c9);
+	phc_hwtstamp(c, 0, 1, 0);
+	struct e1000x_rxq *rq = &to_port(model_nic)->rxq[0];
+	rx_latched_sync(rq, 0, 0x0102, 0x00feff00u, 0x02010900u);
+	rx_sync(rq, 1, 0x0103);
+	tsync_rx_latch_at_release(0x00feff00u, 0x03010900u);
+	struct pkt *pk[4];
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, pk, 4), 2);
+	assert_true(pk[0]->flags & PKT_RX_TSTAMP);
+	assert_true(pk[1]->flags & PKT_RX_TSTAMP);
+	assert_true(pk[1]->tstamp > pk[0]->tstamp);
+	assert_int_equal(model_nic->qsw[0][NS_rx_hwtstamp_mismatch], 0);
+	assert_false(tsync_rx_valid());
+	pkt_free(pk[0]);
+	pkt_free(pk[1]);
 }
 
 /* The attributes as the datasheet lays them out for sequenceId 0x0102
@@ -320,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_i210_rx_in_buffer),
 		cmocka_unit_test(test_82576_rx_setup),
 		cmocka_unit_test(test_82576_rx_attr_match),
+		cmocka_unit_test(test_82576_rx_release_last),
 		cmocka_unit_test(test_82576_tx),
 		cmocka_unit_test(test_i350_tx),
 		cmocka_unit_test(test_i210_tx),

@@ -24,6 +24,8 @@ static struct {
 	uint32_t tx_head;
 	int hi_unlatched;	/* 82574: the last SYSTIML read did not latch SYSTIMH */
 	int systiml_reads;
+	int rx_next;			/* a frame latches at the next release */
+	uint32_t next_satrl, next_satrh;
 } T;
 
 static int later_part(void)
@@ -155,6 +157,10 @@ int tsync_read(uint32_t reg, uint32_t *v)
 	case T_RXSTMPH:
 		*v = T.rx_hi;
 		T.rx_valid = 0;	/* silicon releases here (QEMU 10 on RXSATRH) */
+		if (T.rx_next) {
+			T.rx_next = 0;
+			tsync_rx_latch(T.next_satrl, T.next_satrh);
+		}
 		return 1;
 	case T_RXSATRL:
 		*v = T.satrl;
@@ -237,6 +243,13 @@ int tsync_rx_latch(uint32_t satrl, uint32_t satrh)
 	T.satrh = satrh;
 	T.rx_valid = 1;
 	return 1;
+}
+
+void tsync_rx_latch_at_release(uint32_t satrl, uint32_t satrh)
+{
+	T.rx_next = 1;
+	T.next_satrl = satrl;
+	T.next_satrh = satrh;
 }
 
 int tsync_tx_valid(void)

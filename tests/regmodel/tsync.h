@@ -41,6 +41,9 @@ int tsync_tx(volatile union tx_desc *ring, uint32_t n, uint32_t tdt);
 /* A PTP event frame passes the RX filter now: latch RXSTMP and the
  * attributes if enabled and not latched. Returns 1 if it latched. */
 int tsync_rx_latch(uint32_t satrl, uint32_t satrh);
+/* Another PTP event frame passes the RX filter right after the next
+ * release of the RX latch (the read of RXSTMPH): it latches then. */
+void tsync_rx_latch_at_release(uint32_t satrl, uint32_t satrh);
 /* TSYNCTXCTL.VALID / TSYNCRXCTL.VALID. */
 int tsync_tx_valid(void);
 int tsync_rx_valid(void);

@@ -10,7 +10,7 @@
  *
  * Timestamps: RX by EtherType (RXCFGL 0x88F7) and UDP port (RXUDP, 319
  * from reset), TSYNCRXCTL "V2 event messages", the extended descriptor's
- * TST status bit, RXSTMPL/H then RXSATRL/H. TX needs the extended data
+ * TST status bit, RXSTMPL, RXSATRL/H, then RXSTMPH. TX needs the extended data
  * descriptor with its TSTAMP command (7.8.2): the ring sends a frame that
  * asks for a stamp in one (e1000x/tx.c), every other frame in a legacy
  * descriptor as before; one at a time, TSYNCTXCTL.VALID polled, TXSTMPL/H
@@ -35,9 +35,9 @@
 #define E1000E_TXSTMPH		0x0b61c	/* TX Timestamp Value High - RO (read releases) */
 #define E1000E_TSYNCRXCTL	0x0b620	/* RX Time Sync Control - RW */
 #define E1000E_RXSTMPL		0x0b624	/* RX Timestamp Low - RO */
-#define E1000E_RXSTMPH		0x0b628	/* RX Timestamp High - RO */
+#define E1000E_RXSTMPH		0x0b628	/* RX Timestamp High - RO (read releases) */
 #define E1000E_RXSATRL		0x0b62c	/* RX Timestamp Attributes Low - RO */
-#define E1000E_RXSATRH		0x0b630	/* RX Timestamp Attributes High - RO (read releases) */
+#define E1000E_RXSATRH		0x0b630	/* RX Timestamp Attributes High - RO */
 #define E1000E_RXCFGL		0x0b634	/* RX EtherType and message type - RW */
 #define E1000E_SYSTIML		0x0b600	/* System Time Low - RO */
 #define E1000E_SYSTIMH		0x0b604	/* System Time High - RO */
@@ -121,14 +121,15 @@ static int rx_latched(struct nic *nic)
 	return rd32(to_port(nic)->regs, E1000E_TSYNCRXCTL) & TSYNC_VALID;
 }
 
+/* RXSTMPL, the attributes, then RXSTMPH, whose read releases the latch
+ * (as on igb, igb/ptp.c igb_rx_read; silicon review 2026-12-02 N7). */
 static uint64_t rx_read(struct nic *nic, uint32_t attr[2])
 {
 	volatile uint8_t *r = to_port(nic)->regs;
 	uint64_t lo = rd32(r, E1000E_RXSTMPL);
-	uint64_t t = (uint64_t)rd32(r, E1000E_RXSTMPH) << 32 | lo;
 	attr[0] = rd32(r, E1000E_RXSATRL);
 	attr[1] = rd32(r, E1000E_RXSATRH);
-	return t;
+	return (uint64_t)rd32(r, E1000E_RXSTMPH) << 32 | lo;
 }
 
 static int tx_latched(struct nic *nic)

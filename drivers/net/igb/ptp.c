@@ -163,18 +163,20 @@ static uint64_t igb_tx_read(struct nic *nic)
 	return stamp(p, lo, rd32(p->regs, IGB_TXSTMPH));
 }
 
-/* RXSTMPL, RXSTMPH, then the attributes: silicon releases the latch on
- * the RXSTMPH read, QEMU 10 only on RXSATRH (docs/qemu-nics.md C.3), so both
- * are read. RXSATRL/H (source and sequence id) are matched against the
+/* RXSTMPL, the attributes, then RXSTMPH: silicon releases the latch on
+ * the RXSTMPH read (I210 8.15.1-8.15.3), so a PTP event frame arriving
+ * meanwhile cannot replace the attributes of the stamp read (silicon
+ * review 2026-12-02 N7). QEMU 10 releases on RXSATRH (docs/qemu-nics.md
+ * C.3): there a frame latched between the last two reads would change
+ * RXSTMPH. RXSATRL/H (source and sequence id) are matched against the
  * frame by phc.c, in the datasheet's layout or QEMU's (hwtstamp.h). */
 static uint64_t igb_rx_read(struct nic *nic, uint32_t attr[2])
 {
 	struct e1000x_port *p = to_port(nic);
 	uint32_t lo = rd32(p->regs, IGB_RXSTMPL);
-	uint64_t t = stamp(p, lo, rd32(p->regs, IGB_RXSTMPH));
 	attr[0] = rd32(p->regs, IGB_RXSATRL);
 	attr[1] = rd32(p->regs, IGB_RXSATRH);
-	return t;
+	return stamp(p, lo, rd32(p->regs, IGB_RXSTMPH));
 }
 
 static int igb_tx_desc_done(struct nic *nic, int q, uint32_t desc)
