@@ -155,19 +155,23 @@ int hwts_rx_check(struct hwts_rx *r, int latched)
 }
 
 /* The attributes of a message read from byte off on: 4 bytes, 2, then 2
- * at seq, each in wire order from bit 0 up. */
+ * at seq, each in wire order from bit 0 up. HWTS_ATTR_ALL if all match,
+ * HWTS_ATTR_SEQ if the sequenceId (RXSATRH 31:16) alone does, else 0. */
 static int attr_at(const uint8_t *m, size_t off, size_t seq, uint32_t satrl, uint32_t satrh)
 {
 	uint32_t lo = (uint32_t)m[off] | (uint32_t)m[off + 1] << 8 | (uint32_t)m[off + 2] << 16 |
 		      (uint32_t)m[off + 3] << 24;
 	uint32_t hi = (uint32_t)m[off + 4] | (uint32_t)m[off + 5] << 8 | (uint32_t)m[seq] << 16 |
 		      (uint32_t)m[seq + 1] << 24;
-	return lo == satrl && hi == satrh;
+	if (hi >> 16 != satrh >> 16)
+		return 0;
+	return lo == satrl && hi == satrh ? HWTS_ATTR_ALL : HWTS_ATTR_SEQ;
 }
 
 int hwts_rx_attr_match(const uint8_t *msg, size_t len, uint32_t satrl, uint32_t satrh)
 {
 	if (len < 34)
 		return 0;
-	return attr_at(msg, 22, 30, satrl, satrh) || attr_at(msg, 24, 32, satrl, satrh);
+	int a = attr_at(msg, 22, 30, satrl, satrh), b = attr_at(msg, 24, 32, satrl, satrh);
+	return a > b ? a : b;
 }

@@ -135,7 +135,12 @@ int hwts_rx_check(struct hwts_rx *r, int latched);
  * the sequenceId (bytes 30-31) in RXSATRH 31:16. QEMU 10 reads them
  * through an unpacked struct whose padding moves them 2 bytes on: bytes
  * 24-27, 28-29 and 32-33 (docs/qemu-nics.md C.3, tools/qemu-probes/ptp_igb.py). Either
- * layout matches. Returns 0 for a message shorter than its header.
+ * layout matches. Returns HWTS_ATTR_ALL when all of them match in a
+ * layout, HWTS_ATTR_SEQ when only the sequenceId does (the source ID's
+ * bytes are unverified on silicon: silicon review 2026-12-02 N6), 0 when
+ * not even that, or for a message shorter than its header.
  */
+#define HWTS_ATTR_SEQ 1
+#define HWTS_ATTR_ALL 2
 int hwts_rx_attr_match(const uint8_t *msg, size_t len, uint32_t satrl, uint32_t satrh);
 #endif

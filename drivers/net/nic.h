@@ -54,7 +54,7 @@
 	X(rx_flow_control_xoff, hw) X(tx_flow_control_xon, hw) X(tx_flow_control_xoff, hw) \
 	X(tx_timeout_count, sw) X(tx_restart_queue, sw) X(rx_csum_offload_good, q) \
 	X(rx_csum_offload_errors, q) X(alloc_rx_buff_failed, q) X(rx_hwtstamp_cleared, sw) \
-	X(rx_hwtstamp_mismatch, q) \
+	X(rx_hwtstamp_mismatch, q) X(rx_hwtstamp_source_mismatch, q) \
 	X(tx_hwtstamp_timeouts, sw) X(tx_hwtstamp_skipped, q) X(tx_hwtstamp_stale, sw) \
 	X(tx_dropped, sw) X(rx_drop_reset, sw) \
 	X(rx_delivered, q) X(rx_drop_oversize, q) X(rx_drop_desc_error, q) \

@@ -233,18 +233,24 @@ void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp)
 	unlock(c);
 }
 
-/* The latch's attributes name the PTP message in p (L2 or UDPv4). A frame
- * whose message is not found there (a VLAN tag, say) keeps the stamp the
- * descriptor's TS bit gave it. */
+/* How far the latch's attributes name the PTP message in p (L2 or UDPv4):
+ * HWTS_ATTR_ALL, _SEQ or 0 (hwts_rx_attr_match). A frame whose message is
+ * not found there (a VLAN tag, say) keeps the stamp the descriptor's TS
+ * bit gave it. */
 static int latched_for(const struct pkt *p, const uint32_t attr[2])
 {
 	struct ptp_frame f;
 	if (ptp_frame_parse(p->data, p->len, PTP_L2, &f) != PTP_FRAME_OK &&
 	    ptp_frame_parse(p->data, p->len, PTP_UDP4, &f) != PTP_FRAME_OK)
-		return 1;
+		return HWTS_ATTR_ALL;
 	return hwts_rx_attr_match(f.msg, f.len, attr[0], attr[1]);
 }
 
+/* Fail-soft until the 82576/82574 RXSATRL layout is seen on silicon
+ * (silicon review 2026-12-02 N6): a latch whose sequenceId is the frame's
+ * keeps its stamp, the source ID that differs counted in
+ * rx_hwtstamp_source_mismatch; another sequenceId is another frame's
+ * stamp (rx_hwtstamp_mismatch). */
 void phc_rx_hwtstamp(struct nic *nic, struct pkt *p)
 {
 	struct phc *c = &phcs[nic->port];
@@ -255,12 +261,15 @@ void phc_rx_hwtstamp(struct nic *nic, struct pkt *p)
 		uint32_t attr[2];
 		uint64_t cyc = c->ops->rx_read(nic, attr);
 		c->rx.frames++;
-		if (latched_for(p, attr)) {
+		int match = latched_for(p, attr);
+		if (match) {
 			p->tstamp = (uint64_t)systim_tc_cyc2ns(&c->tc, cyc);
 			p->flags |= PKT_RX_TSTAMP;
-		} else {
-			nic->qsw[p->queue][NS_rx_hwtstamp_mismatch]++;
 		}
+		if (match == HWTS_ATTR_SEQ)
+			nic->qsw[p->queue][NS_rx_hwtstamp_source_mismatch]++;
+		else if (!match)
+			nic->qsw[p->queue][NS_rx_hwtstamp_mismatch]++;
 	}
 	unlock(c);
 }

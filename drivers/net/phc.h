@@ -115,8 +115,9 @@ void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp);
 /* Fast-path hooks of the rings, called only when the descriptor's TS bit /
  * the packet's PKT_TX_TSTAMP flag is set. They set PKT_RX_TSTAMP and
  * p->tstamp (clock ns) when the time is there: phc_rx_hwtstamp from the
- * latch registers, if their source and sequence ID are the frame's PTP
- * message's (else counted rx_hwtstamp_mismatch, on the frame's queue);
+ * latch registers, if their sequence ID is the frame's PTP message's
+ * (else counted rx_hwtstamp_mismatch, on the frame's queue; a source ID
+ * that differs is counted rx_hwtstamp_source_mismatch, stamp kept);
  * phc_rx_buf_tstamp from raw, the value the NIC put in front of the frame
  * (descriptor TSIP). */
 void phc_rx_hwtstamp(struct nic *nic, struct pkt *p);
