@@ -97,6 +97,7 @@ static void do_reset(void)
 	M.reg[R_STATUS / 4] = 1u << 1 | 1u << 0 | 2u << 6 | (uint32_t)M.s.fn << 2 |
 			      (is_pcie() ? 1u << 19 : 0);
 	M.reg[R_EECD / 4] = 1u << 8 | (M.flav == M_I210 && !M.s.flashless ? 1u << 19 : 0);
+	M.reg[0x5820 / 4] = M.s.manc;	/* MANC */
 	if (is_igb())
 		M.reg[(0xc028) / 4] = 1u << 25;	/* RXDCTL0.ENABLE is 1 after reset (82576 8.10.10) */
 	M.reg[R_RAL0 / 4] = M.nvm_ral;
@@ -125,11 +126,17 @@ static uint16_t phy_read(uint32_t r)
 		return 0xff;
 	if (r == 14)
 		return 0;
+	if (M.s.phy_hung && (r == 21 || r == 10))
+		return r == 21 ? 0xffff : (uint16_t)(M.phy[r] | 0xff);
 	return M.phy[r];
 }
 
 static void phy_write(uint32_t r, uint16_t v)
 {
+	if (r == 0 && (v & 1u << 15)) {
+		M.phy_resets++;
+		M.s.phy_hung = 0;
+	}
 	if (r == 0)
 		v &= (uint16_t)~(1u << 15 | 1u << 9);	/* BMCR reset and AN restart self-clear */
 	M.phy[r] = v;

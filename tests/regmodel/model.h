@@ -48,6 +48,9 @@ struct model_script {
 	int nvec;		/* vectors pci_irq_setup gives at most */
 	uint8_t fn;		/* PCI function (STATUS.FUNC_ID) */
 	int qemu_timinca;	/* 82574: INCVALUE per 16 ns, as QEMU 10 counts (docs/qemu-nics.md C.1) */
+	int phy_hung;		/* 82574: PHY receive error counter 0xffff and idle error count 0xff
+				 * until a BMCR write with RESET (bit 15) */
+	uint32_t manc;		/* MANC as the NVM loads it at every reset */
 	int systim_garbage;	/* 82574: every Nth SYSTIML read, SYSTIMH comes with bit 0 flipped (0: never) */
 };
 
@@ -64,6 +67,7 @@ struct model {
 	struct model_access log[200000];
 	int nlog;
 	int mdic_unowned;		/* MDIC accesses without the PHY ownership held */
+	int phy_resets;			/* BMCR writes with RESET */
 	int absent_reads;		/* reads of registers the part does not have */
 	int tsync_bad_writes;		/* writes to read-only time sync registers or SYSTIM */
 	uint32_t nvm_ral, nvm_rah;	/* what the NVM load puts in RAL0/RAH0 */

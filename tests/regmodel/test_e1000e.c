@@ -360,6 +360,38 @@ static void test_phy_hang(void **st)
 	assert_int_equal(model_nic->stats[NS_resets], 1);
 }
 
+/* Review 2026-12-02 N3: a hung PHY survives CTRL.RST; the recovery resets
+ * it (BMCR.RESET, Linux e1000e_phy_sw_reset) once, unless firmware blocks
+ * PHY resets (MANC.BLK_PHY_RST_ON_IDE): then the port is reset at most 3
+ * times in a row and the console says so. */
+static void test_phy_hang_phy_reset(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	M.s.phy_hung = 1;
+	for (int i = 0; i < 10; i++)
+		model_nic->ops->watchdog(model_nic);
+	assert_int_equal(M.phy_resets, 1);
+	assert_int_equal(model_nic->stats[NS_resets], 1);
+	model_init(M_82574);
+	M.s.manc = 1u << 18;
+	assert_int_equal(probe(), 0);
+	M.s.phy_hung = 1;
+	for (int i = 0; i < 20; i++)
+		model_nic->ops->watchdog(model_nic);
+	assert_int_equal(M.phy_resets, 0);
+	assert_int_equal(model_nic->stats[NS_resets], 3);
+	assert_true(model_console_has("PHY reset blocked by firmware (MANC.BLK_PHY_RST_ON_IDE)"));
+	assert_true(model_console_has("PHY still hung after 3 resets: no more until it recovers"));
+	M.s.phy_hung = 0;	/* it recovers, hangs again: resets again */
+	model_nic->ops->watchdog(model_nic);
+	M.s.phy_hung = 1;
+	model_nic->ops->watchdog(model_nic);
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->stats[NS_resets], 4);
+}
+
 /* TX hang recovery: bus mastering off and the reset before any buffer goes
  * back to the pool; frames given up count in tx_dropped. */
 static void test_tx_hang_order(void **st)
@@ -422,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_firmware_holds_mdio),
 		cmocka_unit_test(test_mdic_timeout),
 		cmocka_unit_test(test_phy_hang),
+		cmocka_unit_test(test_phy_hang_phy_reset),
 		cmocka_unit_test(test_tx_hang_order),
 		cmocka_unit_test(test_failed_reset_keeps_counts),
 		cmocka_unit_test(test_tx_csum_context),

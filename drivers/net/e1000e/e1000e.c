@@ -242,10 +242,30 @@ static int e1000e_post_reset(struct e1000x_port *p)
 	return 0;
 }
 
+/* PHY software reset (BMCR.RESET: Linux e1000e_phy_sw_reset, the commit
+ * of the 82574's PHY set-up), unless firmware blocks PHY resets
+ * (MANC.BLK_PHY_RST_ON_IDE: Linux e1000e_check_reset_block_generic).
+ * CTRL.RST leaves the PHY alone. */
+static void e1000e_phy_reset(struct e1000x_port *p)
+{
+	uint16_t bmcr;
+	if (rd32(p->regs, MANC) & MANC_BLK_PHY_RST_ON_IDE) {
+		printf("%s: PHY reset blocked by firmware (MANC.BLK_PHY_RST_ON_IDE): MAC reset only\n", p->nic.name);
+		return;
+	}
+	if (!e1000x_phy_read(p, PHY_BMCR, &bmcr))
+		e1000x_phy_write(p, PHY_BMCR, (uint16_t)(bmcr | BMCR_RESET));
+	udelay(1);
+}
+
+#define PHY_HANG_MAX_RESETS 3
+
 /*
  * The 82574 PHY hang (Linux e1000_check_phy_82574): the receive error
  * counter stuck at 0xffff and the idle error count at 0xff. Two watchdogs
- * in a row reset the port.
+ * in a row reset the PHY and the port (silicon review 2026-12-02 N3:
+ * the port alone left the PHY hung); at most PHY_HANG_MAX_RESETS port
+ * resets in a row while the PHY stays hung.
  */
 static int e1000e_check_hang(struct e1000x_port *p)
 {
@@ -254,7 +274,17 @@ static int e1000e_check_hang(struct e1000x_port *p)
 		   !e1000x_phy_read(p, PHY_1000T_STATUS, &st) &&
 		   (st & PHY_IDLE_ERROR_COUNT) == PHY_IDLE_ERROR_COUNT;
 	p->phy_hang_count = hung ? p->phy_hang_count + 1 : 0;
-	return p->phy_hang_count > 1;
+	if (!hung)
+		p->phy_hang_resets = 0;
+	if (p->phy_hang_count < 2 || p->phy_hang_resets > PHY_HANG_MAX_RESETS)
+		return 0;
+	if (p->phy_hang_resets++ == PHY_HANG_MAX_RESETS) {
+		printf("%s: PHY still hung after %d resets: no more until it recovers\n", p->nic.name,
+		       PHY_HANG_MAX_RESETS);
+		return 0;
+	}
+	e1000e_phy_reset(p);
+	return 1;
 }
 
 /* ASPM L0s and L1 off on the link (82574 errata; Linux e1000e

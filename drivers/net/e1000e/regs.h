@@ -77,6 +77,11 @@
 #define PHY_RECEIVE_ERROR_COUNTER 21
 #define PHY_IDLE_ERROR_COUNT 0x00ffu	/* in PHY_1000T_STATUS */
 
+/* Management control: firmware forbids PHY resets (Linux E1000_MANC,
+ * E1000_MANC_BLK_PHY_RST_ON_IDE) */
+#define MANC			0x05820
+#define MANC_BLK_PHY_RST_ON_IDE	(1u << 18)
+
 /* RXDCTL / TXDCTL (10.2.6.7, 10.2.7.6) */
 #define TXDCTL_GRAN	(1u << 24)
 #define TXDCTL_BIT22	(1u << 22)	/* COUNT_DESC: must be 1 */

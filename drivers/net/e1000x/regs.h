@@ -83,6 +83,7 @@
 #define PHY_ANAR	4	/* auto-negotiation advertisement */
 #define PHY_1000T_CTRL	9
 #define PHY_1000T_STATUS 10
+#define BMCR_RESET	(1u << 15)	/* PHY software reset, self-clearing */
 #define BMCR_PDOWN	(1u << 11)	/* power down */
 #define BMCR_ISOLATE	(1u << 10)
 #define BMCR_ANENABLE	(1u << 12)
