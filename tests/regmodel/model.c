@@ -94,7 +94,7 @@ static void do_reset(void)
 	M.gio_disabled = 0;
 	M.resets++;
 	reset_ns = vt_ns;
-	M.reg[R_STATUS / 4] = 1u << 1 | 1u << 0 | 2u << 6 | (uint32_t)M.s.fn << 2 |
+	M.reg[R_STATUS / 4] = (M.s.link_down ? 0 : 1u << 1) | 1u << 0 | 2u << 6 | (uint32_t)M.s.fn << 2 |
 			      (is_pcie() ? 1u << 19 : 0);
 	M.reg[R_EECD / 4] = 1u << 8 | (M.flav == M_I210 && !M.s.flashless ? 1u << 19 : 0);
 	M.reg[0x5820 / 4] = M.s.manc;	/* MANC */

@@ -51,6 +51,7 @@ struct model_script {
 	int phy_hung;		/* 82574: PHY receive error counter 0xffff and idle error count 0xff
 				 * until a BMCR write with RESET (bit 15) */
 	uint32_t manc;		/* MANC as the NVM loads it at every reset */
+	int link_down;		/* STATUS.LU clear, resets included */
 	int systim_garbage;	/* 82574: every Nth SYSTIML read, SYSTIMH comes with bit 0 flipped (0: never) */
 };
 

@@ -392,6 +392,51 @@ static void test_phy_hang_phy_reset(void **st)
 	assert_int_equal(model_nic->stats[NS_resets], 4);
 }
 
+/* Review 2026-12-02 N5: the link goes down with TX work queued: the port
+ * is reset once (Linux e1000_watchdog_task: "reset the controller to
+ * flush the Tx FIFO"), not again while the link stays down, and sends
+ * when the link is back. */
+static void test_link_down_tx_queued(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->link_up, 1);
+	struct pkt *pk[3];
+	for (int k = 0; k < 3; k++) {
+		pk[k] = pkt_alloc_inline(model_nic->pool);
+		pk[k]->len = 60;
+	}
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, pk, 3), 3);
+	M.s.link_down = 1;
+	model_poke(STATUS, model_peek(STATUS) & ~(1u << 1));
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->link_up, 0);
+	assert_int_equal(model_nic->stats[NS_resets], 1);
+	assert_true(model_console_has("link down with TX work queued: resetting"));
+	assert_int_equal(model_nic->stats[NS_tx_dropped], 3);
+	struct pkt *p = pkt_alloc_inline(model_nic->pool);
+	p->len = 60;
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &p, 1), 1);
+	for (int i = 0; i < 5; i++)
+		model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->stats[NS_resets], 1);
+	M.s.link_down = 0;
+	model_poke(STATUS, model_peek(STATUS) | 1u << 1);
+	to_port(model_nic)->txq[0].ring[0].d.status |= 1;	/* DD: sent once the link is up */
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->link_up, 1);
+	assert_int_equal(model_nic->stats[NS_resets], 1);
+	M.s.link_down = 1;	/* a second flap with TX queued: flushed again */
+	model_poke(STATUS, model_peek(STATUS) & ~(1u << 1));
+	p = pkt_alloc_inline(model_nic->pool);
+	p->len = 60;
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &p, 1), 1);
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->stats[NS_resets], 2);
+}
+
 /* TX hang recovery: bus mastering off and the reset before any buffer goes
  * back to the pool; frames given up count in tx_dropped. */
 static void test_tx_hang_order(void **st)
@@ -455,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_mdic_timeout),
 		cmocka_unit_test(test_phy_hang),
 		cmocka_unit_test(test_phy_hang_phy_reset),
+		cmocka_unit_test(test_link_down_tx_queued),
 		cmocka_unit_test(test_tx_hang_order),
 		cmocka_unit_test(test_failed_reset_keeps_counts),
 		cmocka_unit_test(test_tx_csum_context),

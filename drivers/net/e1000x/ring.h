@@ -68,6 +68,9 @@ uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq);
 /* 1 when descriptor desc is done (DD written back) or already reclaimed:
  * the PHC waits for a timestamped frame's descriptor. */
 int e1000x_tx_desc_done(const struct e1000x_txq *tq, uint32_t desc);
+/* 1 when frames handed to the NIC are not all sent (read-only: core 0
+ * may ask while the queue's owner sends). */
+int e1000x_tx_pending(const struct e1000x_txq *tq);
 /* TX hang check (once a second): work pending and nothing reclaimed for
  * timeout_ns while the link is up. Returns 1 if hung. */
 int e1000x_tx_hung(struct e1000x_txq *tq, uint64_t timeout_ns);

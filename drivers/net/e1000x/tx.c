@@ -375,6 +375,14 @@ int e1000x_tx_desc_done(const struct e1000x_txq *tq, uint32_t desc)
 	return pos >= inflight || (tq->ring[desc].d.status & TXD_DD);
 }
 
+int e1000x_tx_pending(const struct e1000x_txq *tq)
+{
+	/* Read-only, as e1000x_tx_hung: the newest batch's RS descriptor (the
+	 * one before tail) not done. */
+	uint32_t t = tq->tail;
+	return t != tq->clean && !(tq->ring[t ? t - 1 : tq->n - 1].d.status & TXD_DD);
+}
+
 int e1000x_tx_hung(struct e1000x_txq *tq, uint64_t timeout_ns)
 {
 	/* Read-only: this runs on core 0 while the queue's owner may be in
