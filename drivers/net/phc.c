@@ -363,8 +363,11 @@ int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns)
 }
 
 /* Core 0, once a second: the count's wrap, the cross-timestamp and the
- * RX latch lock-up. The TX slot is left to the queue's owner (its next
- * request or poll times it out). */
+ * RX latch lock-up where frames take their stamps from the registers (not
+ * on the I350/I210, whose stamps come in the buffer and whose latch no
+ * frame reads: Linux igb_ptp_rx_hang runs on the 82576 only; silicon
+ * review 2026-12-02 N8). The TX slot is left to the queue's owner (its
+ * next request or poll times it out). */
 void phc_housekeeping(struct nic *nic)
 {
 	struct phc *c = &phcs[nic->port];
@@ -372,7 +375,7 @@ void phc_housekeeping(struct nic *nic)
 		return;
 	lock(c);
 	cross(c);
-	int release = c->rx_on && hwts_rx_check(&c->rx, c->ops->rx_latched(nic));
+	int release = c->rx_on && !c->ops->rx_buf_cycles && hwts_rx_check(&c->rx, c->ops->rx_latched(nic));
 	uint32_t attr[2];
 	if (release)
 		c->ops->rx_read(nic, attr);

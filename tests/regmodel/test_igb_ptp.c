@@ -212,6 +212,30 @@ static void rx_latched_sync(struct e1000x_rxq *rq, int i, uint16_t seq, uint32_t
 	assert_int_equal(tsync_rx_latch(satrl, satrh), 1);
 }
 
+/* Review 2026-12-02 N8: the RX latch lock-up check (a latch no frame
+ * took for a whole housekeeping period) runs where stamps come through the
+ * registers (82576), not on the I350/I210, whose frames bring theirs in
+ * the buffer (Linux igb_ptp_rx_hang: 82576 only). */
+static void rx_lockup(enum model_flavour f, uint16_t dev, int released)
+{
+	struct phc *c = up(f, dev);
+	phc_hwtstamp(c, 0, 1, 0);
+	assert_int_equal(tsync_rx_latch(1, 2), 1);
+	for (int i = 0; i < 3; i++)
+		phc_housekeeping(model_nic);
+	assert_int_equal(tsync_rx_valid(), !released);
+	assert_int_equal(model_nic->stats[NS_rx_hwtstamp_cleared], released);
+	assert_int_equal(model_console_has("RX timestamp latched with no frame for it"), released);
+}
+
+static void test_rx_lockup_82576_only(void **st)
+{
+	(void)st;
+	rx_lockup(M_82576, 0x10c9, 1);
+	rx_lockup(M_I350, 0x1521, 0);
+	rx_lockup(M_I210, 0x1533, 0);
+}
+
 /* Review 2026-12-02 N7: the attributes are read before RXSTMPH, whose
  * read releases the latch on silicon (I210 8.15.1-8.15.3): a second Sync
  * latching right at the release leaves the first its stamp and gets its
@@ -359,6 +383,7 @@ int main(void)
 		cmocka_unit_test(test_82576_rx_setup),
 		cmocka_unit_test(test_82576_rx_attr_match),
 		cmocka_unit_test(test_82576_rx_release_last),
+		cmocka_unit_test(test_rx_lockup_82576_only),
 		cmocka_unit_test(test_82576_tx),
 		cmocka_unit_test(test_i350_tx),
 		cmocka_unit_test(test_i210_tx),
