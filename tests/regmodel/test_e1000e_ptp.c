@@ -79,6 +79,18 @@ static void test_tx_extended_descriptor(void **st)
 	assert_int_equal(M.tsync_bad_writes, 0);
 }
 
+/* Review 2026-12-02 N9: RXUDP written as Linux e1000e_config_hwtstamp
+ * does: htons(319) for UDP stamping, 0 for L2 only. */
+static void test_rxudp(void **st)
+{
+	(void)st;
+	struct phc *c = up(0);
+	phc_hwtstamp(c, 0, 1, 1);
+	assert_int_equal(model_last_write(0xb638), 0x3f01);
+	phc_hwtstamp(c, 0, 1, 0);
+	assert_int_equal(model_last_write(0xb638), 0);
+}
+
 /* TX off (no app asked): the frame goes legacy, counted skipped. */
 static void test_tx_off(void **st)
 {
@@ -144,6 +156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_extended_descriptor),
 		cmocka_unit_test(test_tx_off),
+		cmocka_unit_test(test_rxudp),
 		cmocka_unit_test(test_qemu_rate_software_clock),
 		cmocka_unit_test(test_systim_read_errata),
 	};

@@ -8,8 +8,8 @@
  * steps of 1/(40 << 18) = 0.095 ppb, a wrap after 2^46 ns (19.5 hours).
  * settime/adjtime are a software offset, as for the 82576 (igb/ptp.c).
  *
- * Timestamps: RX by EtherType (RXCFGL 0x88F7) and UDP port (RXUDP, 319
- * from reset), TSYNCRXCTL "V2 event messages", the extended descriptor's
+ * Timestamps: RX by EtherType (RXCFGL 0x88F7) and UDP port (RXUDP 319
+ * when UDP is asked for, else 0), TSYNCRXCTL "V2 event messages", the extended descriptor's
  * TST status bit, RXSTMPL, RXSATRL/H, then RXSTMPH. TX needs the extended data
  * descriptor with its TSTAMP command (7.8.2): the ring sends a frame that
  * asks for a stamp in one (e1000x/tx.c), every other frame in a legacy
@@ -27,6 +27,7 @@
 #include "drivers/net/phc.h"
 #include "kernel/time.h"
 #include "net/ipv4.h"
+#include "net/bytes.h"
 #include "net/ptp.h"
 
 /* 10.2.12: the time sync block (the same offsets as the 82576's) */
@@ -39,6 +40,7 @@
 #define E1000E_RXSATRL		0x0b62c	/* RX Timestamp Attributes Low - RO */
 #define E1000E_RXSATRH		0x0b630	/* RX Timestamp Attributes High - RO */
 #define E1000E_RXCFGL		0x0b634	/* RX EtherType and message type - RW */
+#define E1000E_RXUDP		0x0b638	/* RX UDP port - RW */
 #define E1000E_SYSTIML		0x0b600	/* System Time Low - RO */
 #define E1000E_SYSTIMH		0x0b604	/* System Time High - RO */
 #define E1000E_TIMINCA		0x0b608	/* Increment Attributes - RW */
@@ -103,7 +105,9 @@ static void hwtstamp_set(struct nic *nic, int rx_msg, int tx, int udp)
 	uint32_t txc = rd32(r, E1000E_TSYNCTXCTL) & ~TSYNC_ENABLED;
 	wr32(r, E1000E_TSYNCTXCTL, txc | (tx ? TSYNC_ENABLED : 0));
 	uint32_t rxc = rd32(r, E1000E_TSYNCRXCTL) & ~(TSYNC_ENABLED | TSYNCRXCTL_TYPE_MASK);
-	(void)udp;	/* RXUDP keeps its reset value, port 319 */
+	/* the UDP port in network order, 0 for L2 only (Linux
+	 * e1000e_config_hwtstamp; silicon review 2026-12-02 N9) */
+	wr32(r, E1000E_RXUDP, udp ? hton16(PTP_EVENT_PORT) : 0);
 	if (rx_msg >= 0) {
 		/* EtherType in 15:0, the V2 messageId in 31:24 (Linux's RXMTRL) */
 		wr32(r, E1000E_RXCFGL, PTP_ETHERTYPE | (uint32_t)rx_msg << 24);
