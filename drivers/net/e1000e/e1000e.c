@@ -145,8 +145,11 @@ static int e1000e_setup_vectors(struct e1000x_port *p)
 /* Route causes to vectors (IVAR, 10.2.4.9) and unmask link changes; queue
  * causes stay masked until the poll loop enables them. A queue's MSI-X
  * message clears its EIAC causes from ICR and, with CTRL_EXT.IAME clear,
- * from IMS too: the vector masks its queue itself (nic->irq_automask; Linux
- * e1000_intr_msix_rx writes no IMC either). In QEMU, IAM/EIAC behave as
+ * from IMS too (QEMU's reading): the vector masks its queue itself
+ * (nic->irq_automask; Linux e1000_intr_msix_rx writes no IMC either).
+ * Linux keeps IAM all ones with EIAME set (e1000_configure_rx), masking
+ * through IAM: the queue causes are in IAM as well, so either reading of
+ * the 82574 masks them (silicon review 2026-12-02 N10, unverified). In QEMU, IAM/EIAC behave as
  * on silicon except that every MSI-X message is followed by a duplicate
  * one EITR window later (docs/qemu-nics.md A.2): harmless here, the handler
  * only marks the queue scheduled. */
@@ -163,7 +166,7 @@ static void e1000e_program_irq(struct e1000x_port *p)
 		ivar |= IVAR_RXQ(q, (uint32_t)q) | IVAR_TXQ(q, (uint32_t)q);
 	wr32(p->regs, E1000E_IVAR, ivar);
 	wr32(p->regs, E1000E_EIAC, eiac_mask(p));
-	wr32(p->regs, E1000E_IAM, ICR_OTHER | ICR_LSC);
+	wr32(p->regs, E1000E_IAM, ICR_OTHER | ICR_LSC | eiac_mask(p));
 	set_flags32(p->regs, CTRL_EXT, CTRL_EXT_PBA_CLR | CTRL_EXT_EIAME);
 	wr32(p->regs, IMS, ICR_OTHER | ICR_LSC);
 }
