@@ -195,6 +195,10 @@ static void test_eitr_and_masks(void **st)
 	assert_int_equal(M.eims, 0x2);	/* only other unmasked */
 	assert_int_equal(M.ims, 1u << 2 | 1u << 28 | 1u << 30);	/* LSC, DOUTSYNC, DRSTA */
 	assert_int_equal(model_peek(0x1740), 0x8100);	/* IVAR_MISC: other on vector 1 */
+	/* GPIE.MSIX_MODE before any IVAR write, as Linux igb_configure_msix
+	 * ("or our settings won't stick"; review 2026-12-02 N11) */
+	int gpie = model_find_write(0, 0x1514, 1u << 4, 1u << 4), ivar = model_find_write(0, 0x1700, 0, 0);
+	assert_true(gpie >= 0 && ivar > gpie);
 	/* DRSTA on the other vector asks the watchdog for a reset */
 	M.icr = 1u << 30;
 	M.handlers[1](0, M.args[1]);

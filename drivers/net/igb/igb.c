@@ -225,6 +225,10 @@ static uint32_t igb_ivar_reg(const struct e1000x_port *p, int q, int *shift)
 static void igb_program_irq(struct e1000x_port *p)
 {
 	int nq = p->nic.nqueues;
+	/* GPIE first, as Linux igb_configure_msix, igc and DPDK do ("or our
+	 * settings won't stick"; silicon review 2026-12-02 N11) */
+	if (p->msix)
+		wr32(p->regs, IGB_GPIE, GPIE_MSIX_MODE | GPIE_EIAME | GPIE_PBA | GPIE_NSICR);
 	for (int q = 0; q < nq; q++) {
 		int sh;
 		uint32_t reg = igb_ivar_reg(p, q, &sh), v = p->msix ? (uint32_t)q : 0;
@@ -236,7 +240,6 @@ static void igb_program_irq(struct e1000x_port *p)
 		return;
 	}
 	uint32_t all = (1u << (nq + 1)) - 1;
-	wr32(p->regs, IGB_GPIE, GPIE_MSIX_MODE | GPIE_EIAME | GPIE_PBA | GPIE_NSICR);
 	wr32(p->regs, IGB_IVAR_MISC, (IVAR_VALID | (uint32_t)nq) << 8);
 	set_flags32(p->regs, IGB_EIAC, all);	/* QEMU: written after MSIX_MODE, never cleared */
 	set_flags32(p->regs, IGB_EIAM, all);
