@@ -229,7 +229,7 @@ static uint32_t read_reg(uint32_t reg)
 		return nvm_loaded() ? v : 0;
 	case R_SWSM:
 		*r |= 1u;	/* SMBI: the read that finds it clear sets it */
-		return M.s.smbi_held ? v | 1u : v;
+		return M.s.smbi_held || M.s.smbi_stale ? v | 1u : v;
 	case R_SW_FW_SYNC:
 		return v | M.s.fw_sync;
 	case R_EEMNGCTL:
@@ -301,6 +301,8 @@ static void write_reg(uint32_t reg, uint32_t v)
 		return;
 	case R_SWSM:
 		*r = M.s.fw_holds_swesmbi ? v & ~2u : v;
+		if (!(v & 1u))
+			M.s.smbi_stale = 0;
 		return;
 	case R_SW_FW_SYNC:
 		*r = v & 0xffff;

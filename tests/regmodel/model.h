@@ -37,6 +37,8 @@ struct model_script {
 	int fw_holds_mdio;	/* 82574: EXTCNF_CTRL.MDIO_SW_OWNERSHIP never sticks */
 	int fw_holds_swesmbi;	/* igb: SWSM.SWESMBI never sticks */
 	int smbi_held;		/* igb: another software agent holds SWSM.SMBI */
+	int smbi_stale;		/* igb: SWSM.SMBI left set (a previous OS died holding it)
+				 * until software writes it clear */
 	uint32_t fw_sync;	/* igb: firmware bits held in SW_FW_SYNC (upper half) */
 	int qemu_nvm;		/* QEMU igb: EECD never shows AUTO_RD, RAL0/RAH0 loaded at once */
 	int io_stub;		/* 82540EM I/O BAR reads 0 and drops writes (QEMU) */

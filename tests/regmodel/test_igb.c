@@ -145,6 +145,26 @@ static void test_firmware_holds_phy(void **st)
 	assert_int_equal(M.mdic_unowned, 0);
 }
 
+/* Review 2026-12-02 N13: an SMBI left set by a previous OS is cleared once
+ * on the I210 (Linux igb_get_hw_semaphore_i210, clear_semaphore_once);
+ * the 82576 keeps refusing as Linux's igb_get_hw_semaphore does. */
+static void test_stale_smbi(void **st)
+{
+	(void)st;
+	model_init(M_I210);
+	M.s.smbi_stale = 1;
+	assert_int_equal(probe(M_I210, 0x1533, 1), 0);
+	assert_true(model_console_has("SWSM.SMBI held for 100 ms: cleared once"));
+	assert_false(model_console_has("SWSM.SMBI held by another agent"));
+	assert_false(model_console_has("PHY set-up through MDIC failed"));
+	assert_int_equal(M.mdic_unowned, 0);
+	model_init(M_82576);
+	M.s.smbi_stale = 1;
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_false(model_console_has("cleared once"));
+	assert_true(model_console_has("SWSM.SMBI held by another agent for 100 ms"));
+}
+
 /* Queue disabled (and seen disabled) before its ring registers, enabled with
  * WTHRESH 1, ENABLE seen set before RDT. */
 static void test_queue_enable_order(void **st)
@@ -485,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_rx_timestamp_in_buffer),
 		cmocka_unit_test(test_invm_read),
 		cmocka_unit_test(test_pll_workaround),
+		cmocka_unit_test(test_stale_smbi),
 		cmocka_unit_test(test_mdicnfg),
 		cmocka_unit_test(test_tx_csum_context),
 	};

@@ -51,6 +51,7 @@ struct e1000x_port {
 	int phy_hang_count;	/* 82574: watchdogs in a row that found the PHY hung */
 	int phy_hang_resets;	/* 82574: port resets for it since the PHY last looked well */
 	int down_flushed;	/* reset for TX work queued since the link went down */
+	int smbi_cleared;	/* I210/I211: a stale SWSM.SMBI was cleared (once only) */
 	volatile int reset_pending;	/* the watchdog resets the port: 1 a cause (igb DRSTA)
 				   asked for it, 2 the shell did */
 	int rx_ts_in_buf;	/* set before hw_init (PTP): RX timestamps in the buffer

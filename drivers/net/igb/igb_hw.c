@@ -16,15 +16,33 @@ static void swsm_put(struct e1000x_port *p)
 	clear_flags32(p->regs, IGB_SWSM, SWSM_SMBI | SWSM_SWESMBI);
 }
 
-/* The hardware semaphore (82576 4.7.1): SMBI between software agents
- * (reading it clear sets it), then SWESMBI against the firmware. 100 ms
- * each at most. */
+/* SMBI, between software agents: reading it clear sets it. 100 ms at
+ * most; 0 when taken. */
+static int smbi_get(struct e1000x_port *p)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (!(rd32(p->regs, IGB_SWSM) & SWSM_SMBI))
+			return 0;
+		udelay(50);
+	}
+	return -1;
+}
+
+/* The hardware semaphore (82576 4.7.1): SMBI, then SWESMBI against the
+ * firmware, 100 ms each at most. The I210/I211 clear an SMBI held that
+ * long once, then try again: a previous OS may have died holding it
+ * (Linux igb_get_hw_semaphore_i210, clear_semaphore_once; silicon review
+ * 2026-12-02 N13). */
 static int swsm_get(struct e1000x_port *p)
 {
-	int i;
-	for (i = 0; i < 2000 && (rd32(p->regs, IGB_SWSM) & SWSM_SMBI); i++)
-		udelay(50);
-	if (i == 2000) {
+	int i, err = smbi_get(p);
+	if (err && igb_part_of(p)->mac >= IGB_I210 && !p->smbi_cleared) {
+		p->smbi_cleared = 1;
+		printf("%s: SWSM.SMBI held for 100 ms: cleared once, as Linux does on the I210\n", p->nic.name);
+		swsm_put(p);
+		err = smbi_get(p);
+	}
+	if (err) {
 		printf("%s: SWSM.SMBI held by another agent for 100 ms\n", p->nic.name);
 		return -1;
 	}
