@@ -145,6 +145,33 @@ static void test_firmware_holds_phy(void **st)
 	assert_int_equal(M.mdic_unowned, 0);
 }
 
+/* Review 2026-12-02 N15 and N14: on the I350/I210, before the copper link
+ * set-up, PHPM.GO_LINKD is cleared (Linux igb_setup_copper_link_82575) and
+ * EEE turned off: no LPI advertised (IPCNFG) or entered (EEER) (Linux
+ * igb_set_eee_i350 with EEE disabled); the 82576 has neither register. */
+static void phy_power(enum model_flavour f, uint16_t dev, int later)
+{
+	model_init(f);
+	assert_int_equal(probe(f, dev, 1), 0);
+	int phpm = model_find_write(0, 0xe14, 1u << 5, 0), ipcnfg = model_find_write(0, 0xe38, 3u << 2, 0);
+	int eeer = model_find_write(0, 0xe30, 7u << 16, 0), an = model_find_write(0, 0x20, 0x1fu << 16 | 1u << 26 | 1u << 9, 1u << 26 | 1u << 9);
+	if (!later) {
+		assert_int_equal(phpm, -1);
+		assert_int_equal(ipcnfg, -1);
+		assert_int_equal(eeer, -1);
+		return;
+	}
+	assert_true(phpm >= 0 && ipcnfg >= 0 && eeer >= 0 && an > phpm && an > ipcnfg && an > eeer);
+}
+
+static void test_phy_power_and_eee(void **st)
+{
+	(void)st;
+	phy_power(M_82576, 0x10c9, 0);
+	phy_power(M_I350, 0x1521, 1);
+	phy_power(M_I210, 0x1533, 1);
+}
+
 /* Review 2026-12-02 N13: an SMBI left set by a previous OS is cleared once
  * on the I210 (Linux igb_get_hw_semaphore_i210, clear_semaphore_once);
  * the 82576 keeps refusing as Linux's igb_get_hw_semaphore does. */
@@ -506,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_invm_read),
 		cmocka_unit_test(test_pll_workaround),
 		cmocka_unit_test(test_stale_smbi),
+		cmocka_unit_test(test_phy_power_and_eee),
 		cmocka_unit_test(test_mdicnfg),
 		cmocka_unit_test(test_tx_csum_context),
 	};

@@ -247,11 +247,31 @@ static void igb_program_irq(struct e1000x_port *p)
 	wr32(p->regs, IMS, ICR_LSC | ICR_DOUTSYNC | ICR_DRSTA);
 }
 
+/*
+ * I350/I210/I211 PHY power state before the link set-up: PHPM.GO_LINKD
+ * cleared (the PHY may be left disconnected; Linux
+ * igb_setup_copper_link_82575: silicon review 2026-12-02 N15) and EEE
+ * off, neither advertised (IPCNFG) nor entered (EEER), as Linux
+ * igb_set_eee_i350 does with EEE disabled: an LPI wake (about 16.5 us at
+ * 1G, I210 3.7.7.5) is latency and PTP path asymmetry on an appliance
+ * that measures both (N14, unverified: the reset defaults come from the
+ * NVM). The autonegotiation restart after it applies the advertisement.
+ */
+static void igb_phy_power(struct e1000x_port *p)
+{
+	if (igb_part_of(p)->mac < IGB_I350)
+		return;
+	clear_flags32(p->regs, IGB_PHPM, PHPM_GO_LINKD);
+	clear_flags32(p->regs, IGB_IPCNFG, IPCNFG_EEE_1G_AN | IPCNFG_EEE_100M_AN);
+	clear_flags32(p->regs, IGB_EEER, EEER_TX_LPI_EN | EEER_RX_LPI_EN | EEER_LPI_FC);
+}
+
 /* Copper link (4.5.7.2), then rings and interrupts. QEMU's igb keeps
  * STATUS.LU at 0 after reset until autonegotiation is restarted
  * (docs/qemu-nics.md D); silicon renegotiates the same way. */
 static int igb_hw_init(struct e1000x_port *p)
 {
+	igb_phy_power(p);
 	e1000x_copper_link_setup(p);
 	e1000x_clear_stats(p);
 	if (igb_init_rx(p) || igb_init_tx(p))

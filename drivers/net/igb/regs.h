@@ -8,6 +8,9 @@
 #define IGB_REGS_H
 
 #define IGB_MDICNFG	0x00e04	/* MDI Configuration (I350, I210) - RW */
+#define IGB_PHPM	0x00e14	/* PHY Power Management (I350, I210) - RW */
+#define IGB_EEER	0x00e30	/* Energy Efficient Ethernet (I350, I210) - RW */
+#define IGB_IPCNFG	0x00e38	/* Internal PHY Configuration (I350, I210) - RW */
 #define IGB_EEMNGCTL	0x01010	/* Management EEPROM Control (82576, I350): CFG_DONE - RO */
 #define IGB_EEMNGCTL_I210 0x12030	/* the same on the I210/I211 - RO */
 #define IGB_EEARBC_I210	0x12024	/* EEPROM auto-read bus control (I210) - RW */
@@ -93,6 +96,15 @@
 #define PHY_PLL_UNCONF		0xff
 #define PHY_PAGE_SELECT		22
 #define CTRL_EXT_PHYPDEN	(1u << 20)
+/* PHPM: Go Link Disconnect (Linux E1000_82580_PM_GO_LINKD) */
+#define PHPM_GO_LINKD		(1u << 5)
+/* IPCNFG: EEE advertised in autonegotiation; EEER: LPI entry (Linux
+ * E1000_IPCNFG_EEE_*_AN, E1000_EEER_*) */
+#define IPCNFG_EEE_100M_AN	(1u << 2)
+#define IPCNFG_EEE_1G_AN	(1u << 3)
+#define EEER_TX_LPI_EN		(1u << 16)
+#define EEER_RX_LPI_EN		(1u << 17)
+#define EEER_LPI_FC		(1u << 18)
 #define CTRL_EXT_SDLPE		(1u << 18)
 
 /* IVAR bytes: valid bit and vector (8.8.15) */
