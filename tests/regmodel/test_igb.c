@@ -346,6 +346,18 @@ static void test_serdes_refused(void **st)
 	assert_int_equal(M.nlog, 0);	/* not touched */
 	model_init(M_I350);
 	assert_int_equal(probe(M_I350, 0x1524, 1), -1);
+	/* review 2026-12-02 N15: a copper device ID whose NVM set an SGMII
+	 * or SerDes link mode (CTRL_EXT.LINK_MODE, as Linux
+	 * igb_get_invariants_82575 decides) */
+	model_init(M_I350);
+	model_poke(0x18, 2u << 22);
+	assert_int_equal(probe(M_I350, 0x1546, 1), -1);
+	assert_true(model_console_has("I350 DA4: CTRL_EXT.LINK_MODE 2 (SGMII or SerDes) not supported"));
+	model_init(M_I210);
+	model_poke(0x18, 3u << 22);
+	assert_int_equal(probe(M_I210, 0x1533, 1), -1);
+	model_init(M_I350);
+	assert_int_equal(probe(M_I350, 0x1546, 1), 0);	/* 00: internal copper PHY */
 }
 
 /* DROP_EN with more than one queue; RQDPC into rx_queue_N_drops. */

@@ -338,6 +338,16 @@ static int igb_attach(struct e1000x_port *p, const struct pci_id *id)
 		       id->vendor, id->device, part->name);
 		return -1;
 	}
+	/* The I350/I210 boards' link as the NVM set it (CTRL_EXT.LINK_MODE),
+	 * as Linux igb_get_invariants_82575 decides: a copper device ID wired
+	 * for SGMII or SerDes is refused too (silicon review 2026-12-02 N15).
+	 * The 82576 (QEMU's igb) goes by its device ID. */
+	uint32_t mode = part->mac >= IGB_I350 ? CTRL_EXT_LINK_MODE(rd32(p->regs, CTRL_EXT)) : 0;
+	if (mode) {
+		printf("igb: %04x:%04x %s: CTRL_EXT.LINK_MODE %u (SGMII or SerDes) not supported; device left alone\n",
+		       id->vendor, id->device, part->name, mode);
+		return -1;
+	}
 	if (part->mac >= IGB_I210)
 		p->absent_stats = STAT_BIT(TNCRS);
 	/* RX timestamps in the buffer where the part has them (igb/ptp.c):

@@ -96,6 +96,7 @@
 #define PHY_PLL_UNCONF		0xff
 #define PHY_PAGE_SELECT		22
 #define CTRL_EXT_PHYPDEN	(1u << 20)
+#define CTRL_EXT_LINK_MODE(v)	(((v) >> 22) & 3)	/* 00 internal copper PHY, else SGMII/SerDes */
 /* PHPM: Go Link Disconnect (Linux E1000_82580_PM_GO_LINKD) */
 #define PHPM_GO_LINKD		(1u << 5)
 /* IPCNFG: EEE advertised in autonegotiation; EEER: LPI entry (Linux
