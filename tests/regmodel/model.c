@@ -98,6 +98,8 @@ static void do_reset(void)
 			      (is_pcie() ? 1u << 19 : 0);
 	M.reg[R_EECD / 4] = 1u << 8 | (M.flav == M_I210 && !M.s.flashless ? 1u << 19 : 0);
 	M.reg[0x5820 / 4] = M.s.manc;	/* MANC */
+	if (is_pcie())	/* TCTL: a reset-default bit the drivers must keep (MULR, bit 28) */
+		M.reg[0x400 / 4] = 1u << 28;
 	if (is_igb())
 		M.reg[(0xc028) / 4] = 1u << 25;	/* RXDCTL0.ENABLE is 1 after reset (82576 8.10.10) */
 	M.reg[R_RAL0 / 4] = M.nvm_ral;

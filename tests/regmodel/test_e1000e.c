@@ -364,6 +364,16 @@ static void test_phy_hang(void **st)
 	assert_int_equal(model_nic->stats[NS_resets], 1);
 }
 
+/* Review 2026-12-02 N16: TCTL read-modify-written as Linux
+ * e1000_configure_tx: the reset-default upper bits (MULR) kept. */
+static void test_tctl_keeps_defaults(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	assert_int_equal(model_peek(TCTL), 1u << 28 | TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x3f) | TCTL_RTLC);
+}
+
 /* Review 2026-12-02 N3: a hung PHY survives CTRL.RST; the recovery resets
  * it (BMCR.RESET, Linux e1000e_phy_sw_reset) once, unless firmware blocks
  * PHY resets (MANC.BLK_PHY_RST_ON_IDE): then the port is reset at most 3
@@ -504,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_mdic_timeout),
 		cmocka_unit_test(test_phy_hang),
 		cmocka_unit_test(test_phy_hang_phy_reset),
+		cmocka_unit_test(test_tctl_keeps_defaults),
 		cmocka_unit_test(test_link_down_tx_queued),
 		cmocka_unit_test(test_tx_hang_order),
 		cmocka_unit_test(test_failed_reset_keeps_counts),

@@ -164,6 +164,16 @@ static void phy_power(enum model_flavour f, uint16_t dev, int later)
 	assert_true(phpm >= 0 && ipcnfg >= 0 && eeer >= 0 && an > phpm && an > ipcnfg && an > eeer);
 }
 
+/* Review 2026-12-02 N16: TCTL read-modify-written (igb_setup_tctl): the
+ * reset-default upper bits (MULR) kept. */
+static void test_tctl_keeps_defaults(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
+	assert_int_equal(model_peek(TCTL), 1u << 28 | TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x3f) | TCTL_RTLC);
+}
+
 static void test_phy_power_and_eee(void **st)
 {
 	(void)st;
@@ -546,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_pll_workaround),
 		cmocka_unit_test(test_stale_smbi),
 		cmocka_unit_test(test_phy_power_and_eee),
+		cmocka_unit_test(test_tctl_keeps_defaults),
 		cmocka_unit_test(test_mdicnfg),
 		cmocka_unit_test(test_tx_csum_context),
 	};

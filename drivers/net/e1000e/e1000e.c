@@ -105,7 +105,7 @@ static int e1000e_init_tx(struct e1000x_port *p)
 	wr32(p->regs, E1000E_TIDV, (uint32_t)p->nic.cfg.tx_int_delay);
 	wr32(p->regs, E1000E_TADV, (uint32_t)p->nic.cfg.tx_abs_int_delay);
 	wr32(p->regs, TIPG, 8 | 8u << 10 | 6u << 20);
-	wr32(p->regs, TCTL, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x3f) | TCTL_RTLC);
+	e1000x_tctl_set(p->regs, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x3f) | TCTL_RTLC);
 	return 0;
 }
 

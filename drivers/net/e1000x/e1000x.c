@@ -32,6 +32,12 @@ int e1000x_read_mac(volatile uint8_t *base, uint8_t mac[6])
 	return 0;
 }
 
+void e1000x_tctl_set(volatile uint8_t *base, uint32_t bits)
+{
+	uint32_t v = rd32(base, TCTL) & ~(TCTL_CT(0xff) | TCTL_COLD(0x3ff));
+	wr32(base, TCTL, v | bits);	/* silicon review 2026-12-02 N16 */
+}
+
 void e1000x_set_filters(volatile uint8_t *base, const uint8_t mac[6], int nregs)
 {
 	wr32(base, RAL(0), (uint32_t)mac[0] | mac[1] << 8 | mac[2] << 16 | (uint32_t)mac[3] << 24);

@@ -176,6 +176,10 @@ int e1000x_read_mac(volatile uint8_t *base, uint8_t mac[6]);
 /* Program RAL0/RAH0 with mac, clear the other receive addresses and the
  * multicast table (nregs receive address registers). */
 void e1000x_set_filters(volatile uint8_t *base, const uint8_t mac[6], int nregs);
+/* TCTL read-modify-written as Linux e1000_configure_tx / igb_setup_tctl
+ * do: the collision fields replaced by those in bits, which are set (EN,
+ * PSP...); the reset-default bits (MULR) kept. */
+void e1000x_tctl_set(volatile uint8_t *base, uint32_t bits);
 /* Point a descriptor ring's register block at ring (bytes long), head and
  * tail 0. blk is the block's RDBAL or TDBAL; the registers in it are at the
  * RING_* offsets of regs.h in every family. */

@@ -172,7 +172,7 @@ static int igb_init_tx(struct e1000x_port *p)
 		if (queue_enable(p, IGB_TXDCTL(q), XDCTL_PTHRESH(8) | XDCTL_HTHRESH(1) | XDCTL_WTHRESH(1)))
 			return -1;
 	}
-	wr32(p->regs, TCTL, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x3f) | TCTL_RTLC);
+	e1000x_tctl_set(p->regs, TCTL_EN | TCTL_PSP | TCTL_CT(0x0f) | TCTL_COLD(0x3f) | TCTL_RTLC);
 	return 0;
 }
 
