@@ -426,6 +426,7 @@ int pci_aspm_disable(struct pci_dev *d, uint16_t which)
 volatile void *pci_map_bar(struct pci_dev *d, int i)
 {
 	(void)d;
+	M.cfg[0x04] |= 0x06;	/* COMMAND: memory space and bus mastering on, as the kernel's does */
 	return i == 0 ? (volatile void *)M.reg : 0;
 }
 
@@ -446,6 +447,13 @@ int pci_irq_setup(struct pci_dev *d, int nvec, const irq_handler_t *handlers,
 		M.args[k] = args[k];
 	}
 	return got;
+}
+
+void pci_irq_free(struct pci_dev *d)
+{
+	d->int_mode = INT_MODE_NONE;
+	d->nvec = 0;
+	M.irq_frees++;
 }
 
 int pci_irq_set_handler(struct pci_dev *d, int k, irq_handler_t handler, void *arg)

@@ -71,6 +71,7 @@ struct model {
 	int nlog;
 	int mdic_unowned;		/* MDIC accesses without the PHY ownership held */
 	int phy_resets;			/* BMCR writes with RESET */
+	int irq_frees;			/* pci_irq_free calls */
 	int absent_reads;		/* reads of registers the part does not have */
 	int tsync_bad_writes;		/* writes to read-only time sync registers or SYSTIM */
 	uint32_t nvm_ral, nvm_rah;	/* what the NVM load puts in RAL0/RAH0 */

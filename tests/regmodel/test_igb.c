@@ -112,6 +112,25 @@ static void test_cfg_done_timeout(void **st)
 	assert_true(model_console_has("no valid MAC address in RAL0/RAH0 after the NVM load"));
 }
 
+/* Review 2026-12-02 N17: a port refused after its reset lets go as
+ * Linux's remove does: CTRL_EXT.DRV_LOAD clear (e1000e_release_hw_control),
+ * its vectors freed, bus mastering off. */
+static void test_refused_port_released(void **st)
+{
+	(void)st;
+	model_init(M_82576);
+	M.s.auto_rd_reads = -1;	/* no MAC: refused after the reset */
+	assert_int_equal(probe(M_82576, 0x10c9, 1), -1);
+	assert_int_equal(model_peek(CTRL_EXT) & CTRL_EXT_DRV_LOAD, 0);
+	assert_int_equal(M.cfg[PCI_COMMAND] & PCI_COMMAND_MASTER, 0);
+	model_init(M_82576);
+	M.s.queue_enable_polls = -1;	/* refused in hw_init, its MSI-X vectors set up */
+	assert_int_equal(probe(M_82576, 0x10c9, 1), -1);
+	assert_int_equal(M.irq_frees, 1);
+	assert_int_equal(model_peek(CTRL_EXT) & CTRL_EXT_DRV_LOAD, 0);
+	assert_int_equal(M.cfg[PCI_COMMAND] & PCI_COMMAND_MASTER, 0);
+}
+
 /* QEMU (subsystem 1af4) has neither: no waits, no messages. */
 static void test_qemu_skips_nvm_waits(void **st)
 {
@@ -555,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_invm_read),
 		cmocka_unit_test(test_pll_workaround),
 		cmocka_unit_test(test_stale_smbi),
+		cmocka_unit_test(test_refused_port_released),
 		cmocka_unit_test(test_phy_power_and_eee),
 		cmocka_unit_test(test_tctl_keeps_defaults),
 		cmocka_unit_test(test_mdicnfg),

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "drivers/net/e1000x/e1000x.h"
+#include "drivers/pci/pcidecode.h"
 #include "net/addr.h"
 
 int wait_reg32(volatile uint8_t *base, const char *who, uint32_t reg, uint32_t mask,
@@ -482,6 +483,22 @@ int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other)
 	return 0;
 }
 
+/* A port refused after its reset lets go of the device as Linux's remove
+ * does: DRV_LOAD clear (e1000e_release_hw_control, igb_release_hw_control)
+ * so firmware and a BMC see no driver, its vectors freed, bus mastering
+ * off (silicon review 2026-12-02 N17). Returns -1. */
+static int refuse(struct e1000x_port *p)
+{
+	struct pci_dev *d = p->nic.pci;
+	if (p->family->pcie)
+		clear_flags32(p->regs, CTRL_EXT, CTRL_EXT_DRV_LOAD);
+	if (d->nvec)
+		pci_irq_free(d);
+	pci_write16(d, PCI_COMMAND, (uint16_t)(pci_read16(d, PCI_COMMAND) & ~PCI_COMMAND_MASTER));
+	nic_unregister(&p->nic);
+	return -1;
+}
+
 int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x_family *f)
 {
 	struct e1000x_port *p = calloc(1, sizeof(*p));
@@ -504,20 +521,16 @@ int e1000x_probe(struct pci_dev *d, const struct pci_id *id, const struct e1000x
 	if ((int)nic->cfg.queues > nic->nqueues)
 		printf("%s: queues=%lld: the %s has %d queue pair(s); using %d\n", nic->name,
 		       (long long)nic->cfg.queues, nic->model, nic->nqueues, nic->nqueues);
-	if (e1000x_reset(p, 0)) {
-		nic_unregister(nic);
-		return -1;
-	}
+	if (e1000x_reset(p, 0))
+		return refuse(p);
 	if (e1000x_read_mac(p->regs, nic->mac)) {
 		printf("%s: no valid MAC address in RAL0/RAH0 after the NVM load\n", nic->name);
-		nic_unregister(nic);
-		return -1;
+		return refuse(p);
 	}
 	if (f->setup_vectors(p) || nic_pools_create(nic) || f->hw_init(p)) {
 		/* No port without its memory: stop the device and let the rest run. */
 		e1000x_reset(p, 0);
-		nic_unregister(nic);
-		return -1;
+		return refuse(p);
 	}
 	e1000x_check_link(nic, p->regs);
 	e1000x_print_probe(p);
