@@ -348,11 +348,11 @@ static int igb_attach(struct e1000x_port *p, const struct pci_id *id)
 		       id->vendor, id->device, part->name, mode);
 		return -1;
 	}
-	if (part->mac >= IGB_I210)
+	if (part->mac >= IGB_I210)	/* TNCRS invalid on the I210/I211 (Linux igb_update_stats) */
 		p->absent_stats = STAT_BIT(TNCRS);
 	/* RX timestamps in the buffer where the part has them (igb/ptp.c):
 	 * only PTP event frames carry one, so other frames cost nothing. */
-	p->rx_ts_in_buf = igb_macs[part->mac].rx_ts_in_buf;	/* invalid on the I210/I211 (Linux igb_update_stats) */
+	p->rx_ts_in_buf = igb_macs[part->mac].rx_ts_in_buf;
 	if (p->nic.nqueues > igb_macs[part->mac].queues)
 		p->nic.nqueues = igb_macs[part->mac].queues;
 	return 0;
