@@ -1,13 +1,18 @@
 /*
- * The shell's ethtool: read-only views of a port as Linux's ethtool prints
- * them (-i driver, -g rings, -c coalescing, -l channels, -k offloads), its
- * counters (-S) and its clock (-T). Changing a setting is `set`'s job.
+ * The shell's ethtool: views of a port as Linux's ethtool prints them (-i
+ * driver, -g rings, -c coalescing, -l channels, -k offloads), its counters
+ * (-S) and its clock (-T); -C rx-usecs changes the port's interrupt rate
+ * while it runs (the InterruptThrottleRate knob, as `set` does); -G is
+ * refused with the reason (ring sizes are boot-time knobs).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "drivers/net/nic.h"
 #include "drivers/net/phc.h"
 #include "drivers/pci/pci.h"
+#include "kernel/config.h"
+#include "kernel/knobs.h"
 #include "kernel/shell.h"
 #include "kernel/version.h"
 
@@ -101,8 +106,57 @@ static const struct {
 };
 #define NVIEWS (sizeof(views) / sizeof(views[0]))
 
+/*
+ * ethtool -C <port> rx-usecs N: as Linux e1000e_set_coalesce, 0-4 other
+ * than 2 is the InterruptThrottleRate mode, 10-10000 us an interrupt every
+ * N us (1000000 / N ints/s). Set as `set <port> InterruptThrottleRate`.
+ */
+static int set_coalesce(struct nic *nic, int argc, char **argv)
+{
+	char *end, msg[256], v[24];
+	long us = argc == 5 ? strtol(argv[4], &end, 10) : -1;
+	if (argc != 5 || strcmp(argv[3], "rx-usecs") || end == argv[4] || *end || us == 2 || us < 0 ||
+	    (us > 4 && us < 10) || us > 10000) {
+		printf("ethtool -C: accepted: ethtool -C <port> rx-usecs 0|1|3|4|10-10000 (the InterruptThrottleRate "
+		       "modes, or us between interrupts); the delay timers (RxIntDelay...) are boot-time knobs\n");
+		return -1;
+	}
+	snprintf(v, sizeof(v), "%ld", us <= 4 ? us : 1000000 / us);
+	int r = config_set(__knobs_start, KNOBS_COUNT, nic->port, "InterruptThrottleRate", v, msg, sizeof(msg));
+	printf("%s\n", msg);
+	return r;
+}
+
+/* ethtool -G: the rings and the pools sized from them are made at probe. */
+static int set_rings(struct nic *nic, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("ethtool -G: %s's rings are sized at boot (rxd=, txd= on the kernel command line, now %d and %d): "
+	       "the rings and the buffer pools sized from them are made when the port is set up, which it is not "
+	       "again while it runs\n", nic->name, nic->rxd, nic->txd);
+	return -1;
+}
+
+static const struct {
+	const char *opt;
+	int (*set)(struct nic *nic, int argc, char **argv);
+} setters[] = { { "-C", set_coalesce }, { "-G", set_rings } };
+#define NSETTERS (sizeof(setters) / sizeof(setters[0]))
+
 static int cmd_ethtool(int argc, char **argv)
 {
+	for (size_t v = 0; argc >= 3 && v < NSETTERS; v++) {
+		if (strcmp(argv[1], setters[v].opt))
+			continue;
+		struct nic *nic = nic_find(argv[2]);
+		if (!nic) {
+			printf("ethtool: no %s; ", argv[2]);
+			nic_print_ports();
+			return -1;
+		}
+		return setters[v].set(nic, argc, argv);
+	}
 	for (size_t v = 0; argc == 3 && v < NVIEWS; v++) {
 		if (strcmp(argv[1], views[v].opt))
 			continue;
@@ -115,11 +169,12 @@ static int cmd_ethtool(int argc, char **argv)
 		views[v].show(nic);
 		return 0;
 	}
-	printf("usage: ethtool -i|-g|-c|-l|-k|-S|-T <port>; ");
+	printf("usage: ethtool -i|-g|-c|-l|-k|-S|-T <port> | -C <port> rx-usecs <n>; ");
 	nic_print_ports();
 	return -1;
 }
-SHELL_CMD(ethtool, "ethtool", "ethtool -i|-g|-c|-l|-k|-S|-T <port>",
+SHELL_CMD(ethtool, "ethtool", "ethtool -i|-g|-c|-l|-k|-S|-T <port> | -C <port> rx-usecs <n>",
 	  "a port as Linux's ethtool shows it: -i driver and bus, -g rings, -c interrupt coalescing, -l queues, "
-	  "-k offloads, -S every counter, -T timestamping and clock (read-only: set changes the run-time knobs)",
+	  "-k offloads, -S every counter, -T timestamping and clock; -C rx-usecs sets its InterruptThrottleRate "
+	  "while it runs (as Linux e1000e); -G is refused (rings are sized at boot)",
 	  cmd_ethtool);

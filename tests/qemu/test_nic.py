@@ -253,6 +253,29 @@ def test_message_while_a_line_is_typed(box):
     assert re.search(r"linerate 0\.\d+\.\d+ ", b.shell("ion"))
 
 
+def test_ethtool_set_coalesce_refuse_rings(box):
+    """ethtool -C rx-usecs sets the port's InterruptThrottleRate while it
+    runs, with Linux e1000e's meaning (0-4 the modes, else us between
+    interrupts); bad values are refused with the accepted forms; -G is
+    refused with the reason (rings are sized at boot), nothing changed."""
+    b = box("e1000e", "app=sink")
+    assert b.shell("ethtool -C port0 rx-usecs 100").startswith("InterruptThrottleRate=10000")
+    c = b.shell("ethtool -c port0")
+    assert "Adaptive RX: off  TX: n/a\r\nrx-usecs: 100\r\nInterruptThrottleRate: 10000 " in c, c
+    assert b.shell("ethtool -C port0 rx-usecs 3").startswith("InterruptThrottleRate=3")
+    assert "Adaptive RX: on  TX: n/a\r\nrx-usecs: 3\r\n" in b.shell("ethtool -c port0")
+    for bad in ("rx-usecs 2", "rx-usecs 5", "rx-usecs 10001", "rx-usecs x", "tx-usecs 8", "rx-usecs"):
+        assert b.shell("ethtool -C port0 " + bad).startswith(
+            "ethtool -C: accepted: ethtool -C <port> rx-usecs 0|1|3|4|10-10000 "), bad
+    assert "rx-usecs: 3\r\n" in b.shell("ethtool -c port0")
+    assert b.shell("ethtool -G port0 rx 256") == (
+        "ethtool -G: port0's rings are sized at boot (rxd=, txd= on the kernel command line, now 512 and 512): "
+        "the rings and the buffer pools sized from them are made when the port is set up, which it is not "
+        "again while it runs\r\n")
+    assert "RX:\t\t512\r\nRX Mini:\tn/a\r\nRX Jumbo:\tn/a\r\nTX:\t\t512\r\n" in b.shell("ethtool -g port0")
+    assert b.shell("ethtool -C port5 rx-usecs 100") == "ethtool: no port5; ports: port0\r\n"
+
+
 @pytest.mark.parametrize("model", ["e1000e", "igb"])
 def test_rss_spreads_flows(box, model):
     """queues=2: RSS spreads 64 IPv4/UDP flows over both queues, each with its
@@ -354,5 +377,6 @@ def test_ethtool_read_only_views(box, model, driver, bus, queues, delays):
     assert k.startswith("Features for port0:\r\nrx-checksumming: on [fixed]\r\ntx-checksumming: off "), k
     assert "receive-hashing: off [fixed]\r\n" in k and "tcp-segmentation-offload: off [fixed]\r\n" in k
     assert b.shell("ethtool -g port5") == "ethtool: no port5; ports: port0\r\n"
-    assert b.shell("ethtool port0") == "usage: ethtool -i|-g|-c|-l|-k|-S|-T <port>; ports: port0\r\n"
+    assert b.shell("ethtool port0") == \
+        "usage: ethtool -i|-g|-c|-l|-k|-S|-T <port> | -C <port> rx-usecs <n>; ports: port0\r\n"
     assert "rx_packets: " in b.shell("ethtool -S port0")
