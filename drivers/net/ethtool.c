@@ -144,31 +144,30 @@ static const struct {
 } setters[] = { { "-C", set_coalesce }, { "-G", set_rings } };
 #define NSETTERS (sizeof(setters) / sizeof(setters[0]))
 
+/* The port argv[2] names, or NULL after saying it does not exist. */
+static struct nic *port_arg(char **argv)
+{
+	struct nic *nic = nic_find(argv[2]);
+	if (!nic) {
+		printf("ethtool: no %s; ", argv[2]);
+		nic_print_ports();
+	}
+	return nic;
+}
+
 static int cmd_ethtool(int argc, char **argv)
 {
-	for (size_t v = 0; argc >= 3 && v < NSETTERS; v++) {
-		if (strcmp(argv[1], setters[v].opt))
-			continue;
-		struct nic *nic = nic_find(argv[2]);
-		if (!nic) {
-			printf("ethtool: no %s; ", argv[2]);
-			nic_print_ports();
-			return -1;
+	struct nic *nic;
+	for (size_t v = 0; argc >= 3 && v < NSETTERS; v++)
+		if (!strcmp(argv[1], setters[v].opt))
+			return (nic = port_arg(argv)) ? setters[v].set(nic, argc, argv) : -1;
+	for (size_t v = 0; argc == 3 && v < NVIEWS; v++)
+		if (!strcmp(argv[1], views[v].opt)) {
+			if (!(nic = port_arg(argv)))
+				return -1;
+			views[v].show(nic);
+			return 0;
 		}
-		return setters[v].set(nic, argc, argv);
-	}
-	for (size_t v = 0; argc == 3 && v < NVIEWS; v++) {
-		if (strcmp(argv[1], views[v].opt))
-			continue;
-		struct nic *nic = nic_find(argv[2]);
-		if (!nic) {
-			printf("ethtool: no %s; ", argv[2]);
-			nic_print_ports();
-			return -1;
-		}
-		views[v].show(nic);
-		return 0;
-	}
 	printf("usage: ethtool -i|-g|-c|-l|-k|-S|-T <port> | -C <port> rx-usecs <n>; ");
 	nic_print_ports();
 	return -1;
