@@ -102,6 +102,12 @@ static void print_tx(int p, int json)
 		       (unsigned long long)t->ring_full, (unsigned long long)t->alloc_failed,
 		       (unsigned long long)t->clamped, (unsigned long long)pps, (unsigned long long)(kbps / 1000),
 		       (unsigned long long)(kbps % 1000));
+	if (!json && t->sent_q[0] != t->sent) {	/* queue_map: sent per TX queue */
+		printf("pktgen %s tx queues:", nics[p]->name);
+		for (int q = 0; q < nics[p]->nqueues; q++)
+			printf(" q%d %llu", q, (unsigned long long)t->sent_q[q]);
+		printf("\n");
+	}
 }
 
 /* Which clock timed a port's probes: both NIC stamps, the TSC, or some each. */
@@ -143,10 +149,17 @@ static void print_rx(int p, int json)
 {
 	const struct pg_rx *r = &pg_rx[p];
 	printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"rx\",\"port\":\"%s\",\"rx\":%llu,\"ours\":%llu,"
-		      "\"bad\":%llu,\"arp\":%llu,\"other\":%llu,\"streams_full\":%llu}\n"
-		    : "pktgen %s rx: %llu frames: ours %llu bad %llu arp %llu other %llu streams_full %llu\n",
+		      "\"bad\":%llu,\"arp\":%llu,\"other\":%llu,\"streams_full\":%llu,\"vlan_full\":%llu}\n"
+		    : "pktgen %s rx: %llu frames: ours %llu bad %llu arp %llu other %llu streams_full %llu "
+		      "vlan_full %llu\n",
 	       nics[p]->name, (unsigned long long)r->rx, (unsigned long long)r->ours, (unsigned long long)r->bad,
-	       (unsigned long long)r->arp, (unsigned long long)r->other, (unsigned long long)r->streams_full);
+	       (unsigned long long)r->arp, (unsigned long long)r->other, (unsigned long long)r->streams_full,
+	       (unsigned long long)r->vlans.full);
+	if (!json) {
+		char prefix[32];
+		snprintf(prefix, sizeof(prefix), "pktgen %s rx", nics[p]->name);
+		vlan_table_print(&r->vlans, prefix);
+	}
 	for (int i = 0; i < PG_STREAMS && r->streams[i].used; i++) {
 		const struct pg_stream *s = &r->streams[i];
 		printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"stream\",\"port\":\"%s\",\"stream\":%u,"
@@ -226,6 +239,7 @@ static int do_request(int what, int port)
 		} else {
 			struct pg_tx *t = &pg_tx[p];
 			t->sent = t->bytes = t->probes = t->built = t->ring_full = t->alloc_failed = t->clamped = 0;
+			memset(t->sent_q, 0, sizeof(t->sent_q));
 			t->sent_at_start = t->bytes_at_start = t->ring_full_at_start = t->alloc_failed_at_start = 0;
 			t->start_tsc = t->running ? rdtsc() : 0;
 			memset(&pg_rx[p], 0, sizeof(pg_rx[p]));

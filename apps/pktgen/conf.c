@@ -17,7 +17,9 @@ struct pg_config pg = {
 	.pkt_size = PG_MIN_SIZE, .count = 1000, .rate_kind = PG_RATE_MAX,
 	.dst_min = 0x0a020002, .dst_max = 0x0a020002, .src_min = 0x0a010002, .src_max = 0x0a010002,
 	.udp_src_min = 9, .udp_src_max = 9, .udp_dst_min = 9, .udp_dst_max = 9,
-	.flowlen = 1, .burst = 32, .lat_rate = 1000, .lat_hwts = 1,
+	.flowlen = 1, .burst = 32, .lat_rate = 1000, .lat_hwts = 1, .vlan_id = VLAN_NONE, .svlan_id = VLAN_NONE,
+	.dst6_min = { 0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 2 }, .dst6_max = { 0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 2 },
+	.src6_min = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2 }, .src6_max = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2 },
 };
 
 static const struct knob_range size_range[] = { { PG_MIN_SIZE, 1514 } };
@@ -28,6 +30,8 @@ static const struct knob_range flowlen_range[] = { { 1, 1000000000 } };
 static const struct knob_range clone_range[] = { { 0, 65535 } };
 static const struct knob_range lat_range[] = { { 0, 100000 } };
 static const struct knob_range bool_range[] = { { 0, 1 } };
+static const struct knob_range pcp_range[] = { { 0, 7 } };
+static const struct knob_range mac_count_range[] = { { 0, 0xffffffff } };
 
 KNOB(pkt_size, .name = "pkt_size", .set_by = "pktgen set", .type = KNOB_INT, .ranges = size_range, .nranges = 1, .ival = &pg.pkt_size,
      .help = "pktgen: frame bytes without the 4-byte FCS (60 = 64 on the wire), up to the MTU + 14; default 60");
@@ -61,6 +65,123 @@ static int parse_num(const char *v, uint64_t lo, uint64_t hi, uint64_t *out, cha
 	}
 	return 0;
 }
+
+/* vlan_id / svlan_id as Linux pktgen's: 0-4095 tags the frames (svlan_id
+ * the outer of two, needing vlan_id), above 4095 removes both tags. */
+static int parse_vid(const char *v, uint16_t *vid, char *err, size_t len)
+{
+	uint64_t x;
+	if (parse_num(v, 0, 65535, &x, err, len)) {
+		err[0] = 0;
+		return -1;
+	}
+	if (x > 4095) {
+		pg.vlan_id = pg.svlan_id = VLAN_NONE;
+		return 0;
+	}
+	if (vid == &pg.svlan_id && pg.vlan_id == VLAN_NONE) {
+		snprintf(err, len, "svlan_id is the outer tag of two: set vlan_id (the inner) first");
+		return -1;
+	}
+	*vid = (uint16_t)x;
+	return 0;
+}
+static void show_vid(char *buf, size_t len, uint16_t vid)
+{
+	snprintf(buf, len, vid == VLAN_NONE ? "65535 (off)" : "%u", vid);
+}
+static int parse_vlan_id(const char *v, char *e, size_t l) { return parse_vid(v, &pg.vlan_id, e, l); }
+static void show_vlan_id(char *b, size_t l) { show_vid(b, l, pg.vlan_id); }
+static int parse_svlan_id(const char *v, char *e, size_t l) { return parse_vid(v, &pg.svlan_id, e, l); }
+static void show_svlan_id(char *b, size_t l) { show_vid(b, l, pg.svlan_id); }
+KNOB(vlan_id, .name = "vlan_id", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_vlan_id, .show = show_vlan_id,
+     .accepted = "0-4095 (the VID) or 4096-65535 (no VLAN tags)",
+     .help = "pktgen: 802.1Q tag (TPID 0x8100) with this VID; above 4095 removes it and svlan_id's, as Linux; default off");
+KNOB(svlan_id, .name = "svlan_id", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_svlan_id, .show = show_svlan_id,
+     .accepted = "0-4095 (the VID, after vlan_id) or 4096-65535 (no VLAN tags)",
+     .help = "pktgen: QinQ outer tag with this VID in front of vlan_id's (TPID 0x8100 as Linux pktgen's); "
+	     "above 4095 removes both tags; default off");
+KNOB(vlan_p, .name = "vlan_p", .set_by = "pktgen set", .type = KNOB_INT, .ranges = pcp_range, .nranges = 1, .ival = &pg.vlan_p,
+     .help = "pktgen: priority (PCP) of the vlan_id tag; default 0");
+KNOB(vlan_cfi, .name = "vlan_cfi", .set_by = "pktgen set", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &pg.vlan_cfi,
+     .help = "pktgen: CFI/DEI bit of the vlan_id tag; default 0");
+KNOB(svlan_p, .name = "svlan_p", .set_by = "pktgen set", .type = KNOB_INT, .ranges = pcp_range, .nranges = 1, .ival = &pg.svlan_p,
+     .help = "pktgen: priority (PCP) of the svlan_id tag; default 0");
+KNOB(svlan_cfi, .name = "svlan_cfi", .set_by = "pktgen set", .type = KNOB_INT, .ranges = bool_range, .nranges = 1,
+     .ival = &pg.svlan_cfi, .help = "pktgen: CFI/DEI bit of the svlan_id tag; default 0");
+KNOB(queue_map_min, .name = "queue_map_min", .set_by = "pktgen set", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+     .ival = &pg.queue_map_min, .help = "pktgen: lowest TX queue, walked up to queue_map_max per frame (modulo the port's "
+					"queues, as Linux); default 0");
+KNOB(queue_map_max, .name = "queue_map_max", .set_by = "pktgen set", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
+     .ival = &pg.queue_map_max, .help = "pktgen: highest TX queue; default 0");
+KNOB(src_mac_count, .name = "src_mac_count", .set_by = "pktgen set", .type = KNOB_INT, .ranges = mac_count_range, .nranges = 1,
+     .ival = &pg.src_mac_count, .help = "pktgen: source MACs walked from src_mac up (added to its low 40 bits, as "
+					"Linux); 0 and 1: one; default 0");
+KNOB(dst_mac_count, .name = "dst_mac_count", .set_by = "pktgen set", .type = KNOB_INT, .ranges = mac_count_range, .nranges = 1,
+     .ival = &pg.dst_mac_count, .help = "pktgen: destination MACs walked from dst_mac up; 0 and 1: one; default 0");
+
+/* Linux pktgen's flag names (pkt_flag_names in pktgen.c): those done here
+ * with their bit, the others 0. */
+static const struct pg_flag {
+	const char *name;
+	uint32_t bit;
+} flag_names[] = {
+	{ "IPV6", PG_F_IPV6 }, { "IPSRC_RND", PG_F_IPSRC_RND }, { "IPDST_RND", PG_F_IPDST_RND },
+	{ "TXSIZE_RND", 0 }, { "UDPSRC_RND", PG_F_UDPSRC_RND }, { "UDPDST_RND", PG_F_UDPDST_RND },
+	{ "UDPCSUM", PG_F_UDPCSUM }, { "NO_TIMESTAMP", 0 }, { "MPLS_RND", 0 },
+	{ "QUEUE_MAP_RND", PG_F_QUEUE_MAP_RND }, { "QUEUE_MAP_CPU", PG_F_QUEUE_MAP_CPU }, { "FLOW_SEQ", 0 },
+	{ "IPSEC", 0 }, { "MACSRC_RND", PG_F_MACSRC_RND }, { "MACDST_RND", PG_F_MACDST_RND },
+	{ "VID_RND", PG_F_VID_RND }, { "SVID_RND", PG_F_SVID_RND }, { "NODE_ALLOC", 0 }, { "SHARED", 0 },
+};
+#define NFLAGS (sizeof(flag_names) / sizeof(flag_names[0]))
+#define FLAGS_ACCEPTED "IPV6 IPSRC_RND IPDST_RND UDPSRC_RND UDPDST_RND UDPCSUM QUEUE_MAP_RND QUEUE_MAP_CPU " \
+		       "MACSRC_RND MACDST_RND VID_RND SVID_RND; !NAME clears; several split by ','"
+
+/* One NAME or !NAME: sets or clears its bit in *flags. */
+static int parse_flag_word(const char *w, size_t n, uint32_t *flags, char *err, size_t len)
+{
+	int clear = n && w[0] == '!';
+	for (size_t i = 0; i < NFLAGS; i++) {
+		const char *f = flag_names[i].name;
+		if (strlen(f) != n - (size_t)clear || strncmp(f, w + clear, n - (size_t)clear))
+			continue;
+		if (!flag_names[i].bit) {
+			snprintf(err, len, "Linux pktgen's flag %s is not done here", f);
+			return -1;
+		}
+		*flags = clear ? *flags & ~flag_names[i].bit : *flags | flag_names[i].bit;
+		return 0;
+	}
+	snprintf(err, len, "unknown flag '%.*s'", (int)(n > 32 ? 32 : n), w);
+	return -1;
+}
+/* flag NAME[,NAME...]: each sets (or with '!' clears) one flag; all or none. */
+static int parse_flag(const char *v, char *err, size_t len)
+{
+	uint32_t flags = pg.flags;
+	for (const char *s = v;; s++) {
+		size_t w = strcspn(s, ",");
+		if (parse_flag_word(s, w, &flags, err, len))
+			return -1;
+		s += w;
+		if (!*s)
+			break;
+	}
+	pg.flags = flags;
+	return 0;
+}
+static void show_flag(char *buf, size_t len)
+{
+	size_t used = 0;
+	snprintf(buf, len, "none");
+	for (size_t i = 0; i < NFLAGS && used < len; i++)
+		if (pg.flags & flag_names[i].bit)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "," : "", flag_names[i].name);
+}
+KNOB(flag, .name = "flag", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_flag, .show = show_flag,
+     .accepted = FLAGS_ACCEPTED,
+     .help = "pktgen: set a Linux pktgen flag (!NAME clears it): *_RND draw the field at random in its range per "
+	     "tuple, QUEUE_MAP_CPU sends on the core's queue, IPV6 sends UDP over IPv6; shows those set; default none");
 
 /* rate: Mb/s or max; ratep: frames/s; delay: ns between frames. The last
  * given decides, as in Linux pktgen where each sets the delay. */
@@ -241,7 +362,8 @@ KNOB(src_mac, .name = "src_mac", .set_by = "pktgen set", .type = KNOB_FUNC, .par
 
 const char pg_knob_names[] = "pkt_size sweep count rate ratep delay dst dst_min dst_max src_min src_max "
 			     "dst_mac src_mac udp_src_min udp_src_max udp_dst_min udp_dst_max flows flowlen "
-			     "burst clone_skb lat_rate lat_hwts";
+			     "burst clone_skb lat_rate lat_hwts flag vlan_id vlan_p vlan_cfi svlan_id svlan_p svlan_cfi "
+			     "queue_map_min queue_map_max src_mac_count dst_mac_count";
 
 static int is_pg_knob(const char *name)
 {
@@ -304,15 +426,32 @@ static int check_range(const char *what, uint64_t lo, uint64_t hi, const char *a
 	return -1;
 }
 
+int pg_ntags(void)
+{
+	return (pg.vlan_id != VLAN_NONE) + (pg.vlan_id != VLAN_NONE && pg.svlan_id != VLAN_NONE);
+}
+
+uint32_t pg_hdr_len(void)
+{
+	return ETH_HLEN + VLAN_HLEN * (uint32_t)pg_ntags() + (pg.flags & PG_F_IPV6 ? 40 : IPV4_HLEN) + 8;
+}
+
 int pg_check(int port)
 {
 	int bad = 0;
 	if (port >= 0) {
 		const struct nic *nic = nics[port];
-		uint32_t max = nic->mtu + 14;
+		uint32_t max = nic->mtu + 14, min = pg_hdr_len() + PG_PAYLOAD_LEN;
 		int n = pg.nsweep ? pg.nsweep : 1;
 		for (int i = 0; i < n; i++) {
 			uint32_t s = pg.nsweep ? pg.sweep[i] : (uint32_t)pg.pkt_size;
+			if (s < min) {
+				printf("pktgen: %s: pkt_size %u is below the %u bytes of headers (%d VLAN tags, %s, UDP) "
+				       "and pktgen's %d-byte payload header (accepted: %u-%u)\n", nic->name, s,
+				       min - PG_PAYLOAD_LEN, pg_ntags(), pg.flags & PG_F_IPV6 ? "IPv6" : "IPv4",
+				       PG_PAYLOAD_LEN, min, max);
+				bad = 1;
+			}
 			if (s > max) {
 				printf("pktgen: %s: pkt_size %u is above the port's MTU %u + 14 (accepted: 60-%u)\n",
 				       nic->name, s, nic->mtu, max);
@@ -325,6 +464,7 @@ int pg_check(int port)
 	bad |= check_range("src", pg.src_min, pg.src_max, "A.B.C.D, min <= max");
 	bad |= check_range("udp_src", (uint64_t)pg.udp_src_min, (uint64_t)pg.udp_src_max, "0-65535, min <= max");
 	bad |= check_range("udp_dst", (uint64_t)pg.udp_dst_min, (uint64_t)pg.udp_dst_max, "0-65535, min <= max");
+	bad |= check_range("queue_map", (uint64_t)pg.queue_map_min, (uint64_t)pg.queue_map_max, "0-65535, min <= max");
 	if (pg.nsweep && !pg.count) {
 		printf("pktgen: sweep needs count > 0 (frames per step)\n");
 		bad = 1;

@@ -28,10 +28,12 @@
 #include "apps/pktgen/hist.h"
 #include "drivers/net/nic.h"
 #include "net/ipv4.h"
+#include "net/vlan.h"
 
 #define PG_SWEEP_MAX	16
 #define PG_PROBE	0x8000u	/* stream id bit of latency probes */
 #define PG_HDR_LEN	42	/* Ethernet + IPv4 + UDP headers, bytes */
+#define PG_HDR_MAX	(PG_HDR_LEN + 2 * VLAN_HLEN + 20)	/* with two tags and IPv6: 70 */
 #define PG_PAYLOAD_LEN	18	/* trafgen's payload header */
 #define PG_MAGIC	0x4c52
 #define PG_MIN_SIZE	60	/* pkt_size: frame bytes without the FCS */
@@ -49,6 +51,20 @@
 #define PG_SEQ_WINDOW	4096	/* duplicates recognised this far below the highest seq */
 
 enum pg_rate_kind { PG_RATE_MAX, PG_RATE_MBPS, PG_RATE_PPS, PG_RATE_DELAY };
+
+/* Linux pktgen's flags (`pktgen set flag NAME`, !NAME clears) done here. */
+#define PG_F_IPV6		(1u << 0)	/* IPv6 (dst6/src6...) instead of IPv4 */
+#define PG_F_IPSRC_RND		(1u << 1)	/* random source in src_min..max */
+#define PG_F_IPDST_RND		(1u << 2)
+#define PG_F_UDPSRC_RND		(1u << 3)	/* random UDP source port in its range */
+#define PG_F_UDPDST_RND		(1u << 4)
+#define PG_F_UDPCSUM		(1u << 5)	/* IPv4 UDP checksum (IPv6: always) */
+#define PG_F_QUEUE_MAP_RND	(1u << 6)	/* random TX queue in queue_map_min..max */
+#define PG_F_QUEUE_MAP_CPU	(1u << 7)	/* TX queue = sending core's id */
+#define PG_F_MACSRC_RND		(1u << 8)	/* random of the src_mac_count MACs */
+#define PG_F_MACDST_RND		(1u << 9)
+#define PG_F_VID_RND		(1u << 10)	/* random VID in the C-tag */
+#define PG_F_SVID_RND		(1u << 11)	/* random VID in the S-tag */
 
 /* The knobs (conf.c); the same for every pktgen port. Addresses in host order. */
 struct pg_config {
@@ -70,6 +86,13 @@ struct pg_config {
 	int64_t clone_skb;		/* sends per frame built; 0 and 1: one */
 	int64_t lat_rate;		/* probes/s per port; 0 off */
 	int64_t lat_hwts;		/* 1: PTP-typed probes on ports that stamp in hardware */
+	uint32_t flags;			/* PG_F_* */
+	uint16_t vlan_id, svlan_id;	/* 0-4095, VLAN_NONE: no tag (svlan: outer of two) */
+	int64_t vlan_p, vlan_cfi, svlan_p, svlan_cfi;
+	int64_t queue_map_min, queue_map_max;	/* TX queues walked, modulo the port's */
+	int64_t src_mac_count, dst_mac_count;	/* MACs walked from src_mac/dst_mac up */
+	/* flag IPV6: addresses walked in their low 64 bits (upper 64 equal) */
+	uint8_t dst6_min[16], dst6_max[16], src6_min[16], src6_max[16];
 };
 extern struct pg_config pg;
 
@@ -102,8 +125,17 @@ struct pg_tx {
 	} hwts[PG_HWTS];
 	/* address walk: tuple index and offsets into each range */
 	uint64_t flow, inflow, off_dst, off_src, off_sport, off_dport;
+	uint64_t off_smac, off_dmac;
+	uint64_t dst_span, src_span;	/* address range lengths - 1 */
+	uint64_t rnd;			/* xorshift64 state of the *_RND flags */
+	uint16_t queue;			/* queue_map of the last frame built, before modulo */
 	uint32_t ip_sum;		/* IPv4 checksum of the fixed words of this step */
-	uint8_t hdr[PG_HDR_LEN];	/* headers of this step, addresses filled per frame */
+	uint16_t l3, hlen;		/* IP header offset, header bytes (tags counted) */
+	uint8_t src_mac[6];		/* first source MAC of this run */
+	uint8_t hdr[PG_HDR_MAX];	/* headers of this step, addresses filled per frame */
+	uint16_t pendq[PG_BURST_MAX];	/* TX queue of each frame in pend */
+	uint16_t curq;			/* TX queue of cur */
+	uint64_t sent_q[NIC_MAX_QUEUES];	/* frames sent per TX queue */
 	/* token bucket: next frame due at next_tsc; interval ivl + rem/num cycles */
 	uint64_t next_tsc, ivl, rem, num, acc;
 	uint64_t next_probe, probe_ivl;
@@ -123,9 +155,11 @@ struct pg_stream {
 };
 
 /* Per receiving port. rx = ours + bad + arp + other + streams_full; arp:
- * requests for an address in src_min..src_max or dst_min..dst_max, answered. */
+ * requests for an address in src_min..src_max or dst_min..dst_max, answered.
+ * vlans: tagged frames of every kind per VLAN, besides. */
 struct pg_rx {
 	uint64_t rx, ours, bad, arp, other, streams_full;
+	struct vlan_table vlans;
 	struct pg_stream streams[PG_STREAMS];
 	struct hist lat;		/* probes: receive - send time, ns */
 	uint64_t lat_hw, lat_sw;	/* probes timed by NIC stamps both ends / by the TSC */
@@ -145,6 +179,10 @@ extern struct pg_rx *pg_rx;
  * frame sizes against port p's MTU. Prints each problem with the accepted
  * forms. 0 or -1. */
 int pg_check(int port);
+/* conf.c: VLAN tags pktgen sends (0-2), and the bytes of its headers:
+ * Ethernet, the tags, IPv4 or IPv6 (flag IPV6), UDP. */
+int pg_ntags(void);
+uint32_t pg_hdr_len(void);
 /* conf.c: set a pktgen knob by name, as on the command line; prints the
  * reply. 0 or -1. */
 int pg_set(const char *name, const char *value);

@@ -68,27 +68,52 @@ static struct pg_stream *stream_of(struct pg_rx *r, uint16_t id)
 	return 0;
 }
 
-/* The UDP payload of one of our frames, or NULL; *bad set when it carries
- * our magic but its IPv4 header or lengths are wrong. */
-static const uint8_t *payload(const struct pkt *p, int *bad)
+/* 1 if the UDP datagram of ulen bytes in IPv6 header ip checks (RFC 8200
+ * 8.1: a checksum is mandatory, 0 is not one). */
+static int udp6_csum_ok(const uint8_t *ip, uint32_t ulen)
 {
-	const uint8_t *d = p->data, *ip = d + ETH_HLEN;
-	*bad = 0;
-	if (get16(d + 12) == PG_ETHERTYPE_PTP) {	/* a hardware-stamped probe */
-		const uint8_t *pl = ip + PG_PTP_HLEN;
-		return p->len >= PG_PTP_PROBE_LEN && (ip[1] & 15) == 2 && get16(pl) == PG_MAGIC ? pl : 0;
-	}
-	if (p->len < PG_MIN_SIZE || get16(d + 12) != ETHERTYPE_IPV4 || ip[0] >> 4 != 4 || ip[9] != 17)
-		return 0;
-	uint32_t ihl = (ip[0] & 15u) * 4, tot = get16(ip + 2);
-	if (ihl < IPV4_HLEN || ETH_HLEN + ihl + 8 + PG_PAYLOAD_LEN > p->len)
+	const uint8_t *udp = ip + 40;
+	uint32_t s = (uint16_t)~inet_csum(udp, ulen) + ulen + 17;
+	for (int i = 8; i < 40; i += 2)
+		s += get16(ip + i);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return get16(udp + 6) != 0 && s == 0xffff;
+}
+
+/* Our payload in the IPv4 (ver 4) or IPv6 packet ip of room bytes, or
+ * NULL; *bad set when it carries our magic but its header, lengths or
+ * checksums are wrong. */
+static const uint8_t *payload_ip(const uint8_t *ip, uint32_t room, int ver, int *bad)
+{
+	uint32_t ihl = ver == 6 ? 40 : (ip[0] & 15u) * 4;
+	if (ip[0] >> 4 != ver || ip[ver == 6 ? 6 : 9] != 17 || ihl < IPV4_HLEN || ihl + 8 + PG_PAYLOAD_LEN > room)
 		return 0;
 	const uint8_t *pl = ip + ihl + 8;
 	if (get16(pl) != PG_MAGIC)
 		return 0;
-	*bad = inet_csum(ip, ihl) != 0 || tot > (uint32_t)p->len - ETH_HLEN || tot < ihl + 8 + PG_PAYLOAD_LEN ||
-	       get16(ip + ihl + 4) != tot - ihl;
+	uint32_t ulen = ver == 6 ? get16(ip + 4) : get16(ip + 2) - ihl;	/* as the IP header says */
+	if (ver == 4)
+		*bad = inet_csum(ip, ihl) != 0 || get16(ip + 2) < ihl;
+	*bad = *bad || ulen > room - ihl || ulen < 8 + PG_PAYLOAD_LEN || get16(ip + ihl + 4) != ulen ||
+	       (ver == 6 && !udp6_csum_ok(ip, ulen));
 	return *bad ? 0 : pl;
+}
+
+/* The UDP payload of one of our frames (tags v), or NULL; *bad as above. */
+static const uint8_t *payload(const struct pkt *p, const struct vlan_tags *v, int *bad)
+{
+	const uint8_t *ip = p->data + v->l3;
+	*bad = 0;
+	if (p->len < PG_MIN_SIZE)
+		return 0;
+	if (v->type == PG_ETHERTYPE_PTP) {	/* a hardware-stamped probe */
+		const uint8_t *pl = ip + PG_PTP_HLEN;
+		return p->len >= v->l3 + PG_PTP_HLEN + PG_PAYLOAD_LEN && (ip[1] & 15) == 2 && get16(pl) == PG_MAGIC ? pl : 0;
+	}
+	if (v->type != ETHERTYPE_IPV4 && v->type != ETHERTYPE_IPV6)
+		return 0;
+	return payload_ip(ip, p->len - v->l3, v->type == ETHERTYPE_IPV6 ? 6 : 4, bad);
 }
 
 /* An ARP request for one of the addresses we send from or to (a router in
@@ -144,7 +169,10 @@ void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 	r->rx += (uint64_t)n;
 	for (int i = 0; i < n; i++) {
 		int bad;
-		const uint8_t *pl = payload(pkts[i], &bad);
+		struct vlan_tags v;
+		vlan_parse(pkts[i]->data, pkts[i]->len, &v);
+		vlan_count(&r->vlans, &v, pkts[i]->len);
+		const uint8_t *pl = payload(pkts[i], &v, &bad);
 		if (!pl) {
 			int arp = !bad && arp_answer(nic, pkts[i]);
 			r->bad += (uint64_t)bad;

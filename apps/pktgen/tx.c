@@ -38,27 +38,86 @@ int pg_tx_init(void)
 	return 0;
 }
 
-/* The headers of this step's frames, addresses and checksums left zero,
- * and the IPv4 checksum sum of the words that stay. */
-static void make_template(struct pg_tx *t, const struct nic *nic)
+/* The headers of this step's frames, addresses and checksums left zero:
+ * Ethernet, pg_ntags() tags (S-tag first, TPID 0x8100 for both as Linux
+ * pktgen's), IPv4 or IPv6, UDP; and the IPv4 checksum sum of the words
+ * that stay. */
+static void make_template(struct pg_tx *t)
 {
-	uint8_t *h = t->hdr, *ip = h + ETH_HLEN, *udp = ip + IPV4_HLEN;
-	memset(h, 0, PG_HDR_LEN);
+	uint8_t *h = t->hdr;
+	uint32_t off = 12;
+	memset(h, 0, PG_HDR_MAX);
 	memcpy(h, t->dst_mac, 6);
-	memcpy(h + 6, pg.src_mac_set ? pg.src_mac : nic->mac, 6);
-	put16(h + 12, ETHERTYPE_IPV4);
-	uint32_t ip_len = t->size - ETH_HLEN;
+	memcpy(h + 6, t->src_mac, 6);
+	if (pg_ntags() == 2) {
+		put16(h + off, ETHERTYPE_VLAN);
+		put16(h + off + 2, vlan_tci(pg.svlan_id, (unsigned)pg.svlan_cfi, (unsigned)pg.svlan_p));
+		off += VLAN_HLEN;
+	}
+	if (pg_ntags()) {
+		put16(h + off, ETHERTYPE_VLAN);
+		put16(h + off + 2, vlan_tci(pg.vlan_id, (unsigned)pg.vlan_cfi, (unsigned)pg.vlan_p));
+		off += VLAN_HLEN;
+	}
+	t->l3 = (uint16_t)(off + 2);
+	t->hlen = (uint16_t)pg_hdr_len();
+	uint8_t *ip = h + t->l3, *udp = h + t->hlen - 8;
+	uint32_t ip_len = t->size - t->l3, udp_len = t->size - (uint32_t)(udp - h);
+	put16(udp + 4, udp_len);
+	if (pg.flags & PG_F_IPV6) {
+		put16(h + off, ETHERTYPE_IPV6);
+		ip[0] = 0x60;
+		put16(ip + 4, udp_len);	/* payload length */
+		ip[6] = 17;		/* next header: UDP */
+		ip[7] = 64;		/* hop limit */
+		return;
+	}
+	put16(h + off, ETHERTYPE_IPV4);
 	ip[0] = 0x45;
 	put16(ip + 2, ip_len);
 	put16(ip + 6, 0x4000);	/* DF */
 	ip[8] = 64;
 	ip[9] = 17;		/* UDP */
-	put16(udp + 4, ip_len - IPV4_HLEN);
 	t->ip_sum = 0x4500 + ip_len + 0x4000 + 0x4011;
 }
 
+/* 0..span, uniform enough for test traffic (xorshift64, Marsaglia 2003). */
+static uint64_t rnd(struct pg_tx *t, uint64_t span)
+{
+	t->rnd ^= t->rnd << 13;
+	t->rnd ^= t->rnd >> 7;
+	t->rnd ^= t->rnd << 17;
+	return span == UINT64_MAX ? t->rnd : (uint64_t)(((unsigned __int128)t->rnd * (span + 1)) >> 64);
+}
+
+/* A field's next offset into its range of span + 1 values: at random with
+ * its *_RND flag, else the one after off (0 after the last). */
+static uint64_t next_off(struct pg_tx *t, uint64_t off, uint64_t span, uint32_t flag)
+{
+	if (pg.flags & flag)
+		return rnd(t, span);
+	return off >= span ? 0 : off + 1;
+}
+
+static uint64_t mac_span(int64_t count)
+{
+	return count > 1 ? (uint64_t)count - 1 : 0;
+}
+
+/* Every field at its first offset: 0, or random with its *_RND flag. */
+static void tuple_first(struct pg_tx *t)
+{
+	t->off_dst = next_off(t, t->dst_span, t->dst_span, PG_F_IPDST_RND);
+	t->off_src = next_off(t, t->src_span, t->src_span, PG_F_IPSRC_RND);
+	t->off_sport = next_off(t, UINT64_MAX, (uint64_t)(pg.udp_src_max - pg.udp_src_min), PG_F_UDPSRC_RND);
+	t->off_dport = next_off(t, UINT64_MAX, (uint64_t)(pg.udp_dst_max - pg.udp_dst_min), PG_F_UDPDST_RND);
+	t->off_smac = next_off(t, UINT64_MAX, mac_span(pg.src_mac_count), PG_F_MACSRC_RND);
+	t->off_dmac = next_off(t, UINT64_MAX, mac_span(pg.dst_mac_count), PG_F_MACDST_RND);
+}
+
 /* Next tuple: a new one per frame, or per flowlen frames with flows > 0,
- * each field walking its range on its own (element t mod range length). */
+ * each field walking its range on its own (element t mod range length),
+ * or drawn at random with its *_RND flag. */
 static void walk(struct pg_tx *t)
 {
 	if (pg.flows) {
@@ -66,32 +125,95 @@ static void walk(struct pg_tx *t)
 			return;
 		t->inflow = 0;
 		if (++t->flow == (uint64_t)pg.flows) {
-			t->flow = t->off_dst = t->off_src = t->off_sport = t->off_dport = 0;
+			t->flow = 0;
+			tuple_first(t);
 			return;
 		}
 	}
-	if (++t->off_dst > pg.dst_max - pg.dst_min)
-		t->off_dst = 0;
-	if (++t->off_src > pg.src_max - pg.src_min)
-		t->off_src = 0;
-	if (++t->off_sport > (uint64_t)(pg.udp_src_max - pg.udp_src_min))
-		t->off_sport = 0;
-	if (++t->off_dport > (uint64_t)(pg.udp_dst_max - pg.udp_dst_min))
-		t->off_dport = 0;
+	t->off_dst = next_off(t, t->off_dst, t->dst_span, PG_F_IPDST_RND);
+	t->off_src = next_off(t, t->off_src, t->src_span, PG_F_IPSRC_RND);
+	t->off_sport = next_off(t, t->off_sport, (uint64_t)(pg.udp_src_max - pg.udp_src_min), PG_F_UDPSRC_RND);
+	t->off_dport = next_off(t, t->off_dport, (uint64_t)(pg.udp_dst_max - pg.udp_dst_min), PG_F_UDPDST_RND);
+	t->off_smac = next_off(t, t->off_smac, mac_span(pg.src_mac_count), PG_F_MACSRC_RND);
+	t->off_dmac = next_off(t, t->off_dmac, mac_span(pg.dst_mac_count), PG_F_MACDST_RND);
 }
 
-/* Fill p with the current tuple, stream id and sequence number, sent at ns. */
-static void build(struct pg_tx *t, struct pkt *p, uint16_t stream, uint64_t seq, uint64_t ns)
+/* base + off in the low 40 bits, the first byte kept (Linux pktgen's
+ * src_mac_count/dst_mac_count: the carry stops at byte 1). */
+static void mac_add(uint8_t *out, const uint8_t base[6], uint64_t off)
 {
-	uint8_t *d = p->data, *ip = d + ETH_HLEN, *udp = ip + IPV4_HLEN, *pl = udp + 8;
+	uint64_t v = 0;
+	for (int i = 1; i < 6; i++)
+		v = v << 8 | base[i];
+	v += off;
+	out[0] = base[0];
+	for (int i = 5; i >= 1; i--, v >>= 8)
+		out[i] = (uint8_t)v;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+/* min + off in the low 64 bits of an IPv6 address. */
+static void put_addr6(uint8_t *out, const uint8_t min[16], uint64_t off)
+{
+	uint64_t lo = get64(min + 8) + off;
+	memcpy(out, min, 8);
+	put32(out + 8, (uint32_t)(lo >> 32));
+	put32(out + 12, (uint32_t)lo);
+}
+
+/* UDP checksum (RFC 768; RFC 8200 8.1 over IPv6, where it is mandatory)
+ * of a datagram whose bytes past our payload header are zero: the
+ * pseudo-header's two addresses of alen bytes at a, length and protocol,
+ * then the UDP header and ours. */
+static uint16_t udp_csum(const uint8_t *a, int alen, const uint8_t *udp, uint32_t ulen)
+{
+	uint32_t s = ulen + 17;
+	for (int i = 0; i < 2 * alen; i += 2)
+		s += get16(a + i);
+	for (int i = 0; i < 8 + PG_PAYLOAD_LEN; i += 2)
+		s += get16(udp + i);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)(~s & 0xffff) ? (uint16_t)(~s & 0xffff) : 0xffff;
+}
+
+/* The addresses of the current tuple into the IP header at ip; the IPv4
+ * header checksum. */
+static void put_addrs(struct pg_tx *t, uint8_t *ip)
+{
+	if (pg.flags & PG_F_IPV6) {
+		put_addr6(ip + 8, pg.src6_min, t->off_src);
+		put_addr6(ip + 24, pg.dst6_min, t->off_dst);
+		return;
+	}
 	uint32_t src = pg.src_min + (uint32_t)t->off_src, dst = pg.dst_min + (uint32_t)t->off_dst;
-	__builtin_memcpy(d, t->hdr, PG_HDR_LEN);
 	put32(ip + 12, src);
 	put32(ip + 16, dst);
 	uint32_t s = t->ip_sum + (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff);
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	put16(ip + 10, ~s & 0xffff);
+}
+
+/* Fill p with the current tuple, stream id and sequence number, sent at
+ * ns; bytes a previous run's longer headers left past ours are zeroed. */
+static void build(struct pg_tx *t, struct pkt *p, uint16_t stream, uint64_t seq, uint64_t ns)
+{
+	uint8_t *d = p->data, *ip = d + t->l3, *udp = d + t->hlen - 8, *pl = d + t->hlen;
+	__builtin_memcpy(d, t->hdr, t->hlen);
+	if (pg.dst_mac_count > 1)
+		mac_add(d, t->dst_mac, t->off_dmac);
+	if (pg.src_mac_count > 1)
+		mac_add(d + 6, t->src_mac, t->off_smac);
+	if ((pg.flags & PG_F_VID_RND) && pg_ntags())
+		put16(ip - 4, vlan_tci((uint16_t)rnd(t, 4095), (unsigned)pg.vlan_cfi, (unsigned)pg.vlan_p));
+	if ((pg.flags & PG_F_SVID_RND) && pg_ntags() == 2)
+		put16(d + 14, vlan_tci((uint16_t)rnd(t, 4095), (unsigned)pg.svlan_cfi, (unsigned)pg.svlan_p));
+	put_addrs(t, ip);
 	put16(udp, (uint32_t)pg.udp_src_min + (uint32_t)t->off_sport);
 	put16(udp + 2, (uint32_t)pg.udp_dst_min + (uint32_t)t->off_dport);
 	put16(pl, PG_MAGIC);
@@ -100,7 +222,26 @@ static void build(struct pg_tx *t, struct pkt *p, uint16_t stream, uint64_t seq,
 	put32(pl + 8, (uint32_t)seq);
 	put16(pl + 12, (uint32_t)(ns >> 32));
 	put32(pl + 14, (uint32_t)ns);
+	uint32_t end = t->size < PG_HDR_MAX + PG_PAYLOAD_LEN ? t->size : PG_HDR_MAX + PG_PAYLOAD_LEN;
+	if ((uint32_t)t->hlen + PG_PAYLOAD_LEN < end)
+		__builtin_memset(pl + PG_PAYLOAD_LEN, 0, end - t->hlen - PG_PAYLOAD_LEN);
+	if (pg.flags & PG_F_IPV6)
+		put16(udp + 6, udp_csum(ip + 8, 16, udp, get16(udp + 4)));
+	else if (pg.flags & PG_F_UDPCSUM)
+		put16(udp + 6, udp_csum(ip + 12, 4, udp, get16(udp + 4)));
 	p->len = t->size;
+}
+
+/* The TX queue of the next frame built: Linux pktgen's queue_map walk
+ * (min..max, or at random with QUEUE_MAP_RND; the core's id with
+ * QUEUE_MAP_CPU), modulo the port's queues. */
+static uint16_t next_queue(struct pg_tx *t, const struct nic *nic)
+{
+	if (pg.flags & PG_F_QUEUE_MAP_CPU)
+		return (uint16_t)(cpu_id() % nic->nqueues);
+	uint64_t lo = (uint64_t)pg.queue_map_min, hi = (uint64_t)pg.queue_map_max;
+	t->queue = (uint16_t)(lo + next_off(t, t->queue - lo, hi - lo, PG_F_QUEUE_MAP_RND));
+	return (uint16_t)(t->queue % nic->nqueues);
 }
 
 /* The rate of this step as frames per second = num / den, clamped to what
@@ -138,8 +279,17 @@ static void step_begin(int port, int step)
 	t->size = (uint16_t)(pg.nsweep ? pg.sweep[step] : pg.pkt_size);
 	t->stream = (uint16_t)(port << 8 | t->run << 4 | step);
 	t->seq = t->queued = t->step_sent = t->probe_seq = 0;
-	t->flow = t->inflow = t->off_dst = t->off_src = t->off_sport = t->off_dport = 0;
-	make_template(t, nics[port]);
+	t->flow = t->inflow = 0;
+	t->queue = (uint16_t)pg.queue_map_max;	/* the walk's first is queue_map_min */
+	if (pg.flags & PG_F_IPV6) {
+		t->dst_span = get64(pg.dst6_max + 8) - get64(pg.dst6_min + 8);
+		t->src_span = get64(pg.src6_max + 8) - get64(pg.src6_min + 8);
+	} else {
+		t->dst_span = pg.dst_max - pg.dst_min;
+		t->src_span = pg.src_max - pg.src_min;
+	}
+	tuple_first(t);
+	make_template(t);
 	pg_rate_update(port);
 }
 
@@ -165,7 +315,14 @@ static int dst_of(int port, uint8_t mac[6])
 static void say_start(int port)
 {
 	const struct pg_tx *t = &pg_tx[port];
-	char mac[MAC_STR_MAX], count[32], rate[48];
+	char mac[MAC_STR_MAX], count[32], rate[48], kind[48] = "";
+	if (pg_ntags() == 2)
+		snprintf(kind, sizeof(kind), " (svlan %u, vlan %u%s)", pg.svlan_id, pg.vlan_id,
+			 pg.flags & PG_F_IPV6 ? ", IPv6" : "");
+	else if (pg_ntags())
+		snprintf(kind, sizeof(kind), " (vlan %u%s)", pg.vlan_id, pg.flags & PG_F_IPV6 ? ", IPv6" : "");
+	else if (pg.flags & PG_F_IPV6)
+		snprintf(kind, sizeof(kind), " (IPv6)");
 	snprintf(count, sizeof(count), pg.count ? "%llu" : "frames until pktgen stop", (unsigned long long)pg.count);
 	switch (pg.rate_kind) {
 	case PG_RATE_MBPS: snprintf(rate, sizeof(rate), "%lld Mb/s on the wire", (long long)pg.rate); break;
@@ -173,8 +330,8 @@ static void say_start(int port)
 	case PG_RATE_DELAY: snprintf(rate, sizeof(rate), "one per %lld ns", (long long)pg.delay); break;
 	default: snprintf(rate, sizeof(rate), "the highest rate");
 	}
-	printf("pktgen: %s: sending %s%s of %u B%s at %s to %s (%s), stream 0x%04x\n", nics[port]->name, count,
-	       pg.count ? " frames" : "", t->size, pg.nsweep ? " and the sweep's other sizes" : "", rate,
+	printf("pktgen: %s: sending %s%s of %u B%s%s at %s to %s (%s), stream 0x%04x\n", nics[port]->name, count,
+	       pg.count ? " frames" : "", t->size, kind, pg.nsweep ? " and the sweep's other sizes" : "", rate,
 	       mac_str(mac, t->dst_mac), pg.dst_mac_set ? "dst_mac" : nics[port ^ 1]->name, t->stream);
 }
 
@@ -193,6 +350,8 @@ int pg_start(int port)
 		return -1;
 	}
 	t->run = (int)(t->starts++ % PG_RUNS);
+	memcpy(t->src_mac, pg.src_mac_set ? pg.src_mac : nic->mac, 6);
+	t->rnd = rdtsc() | 1;
 	step_begin(port, 0);
 	say_start(port);
 	t->probe_ivl = pg.lat_rate ? tsc.hz / (uint64_t)pg.lat_rate : 0;
@@ -251,8 +410,9 @@ static void consume(struct pg_tx *t, int k)
 	t->acc %= t->num;
 }
 
-/* Queue frames into pend until it holds want: copies of cur, or new frames. */
-static void fill(struct pg_tx *t, int want, uint64_t ns)
+/* Queue frames into pend until it holds want: copies of cur, or new
+ * frames, each with its TX queue. */
+static void fill(struct pg_tx *t, const struct nic *nic, int want, uint64_t ns)
 {
 	while (t->npend < want) {
 		if (!t->cur_left) {
@@ -267,26 +427,38 @@ static void fill(struct pg_tx *t, int want, uint64_t ns)
 				copies = left;
 			build(t, p, t->stream, t->seq++, ns);
 			walk(t);
+			t->curq = next_queue(t, nic);
 			t->built++;
 			p->clones = (uint16_t)(copies - 1);
 			t->cur = p;
 			t->cur_left = (uint32_t)copies;
 		}
 		int c = want - t->npend < (int)t->cur_left ? want - t->npend : (int)t->cur_left;
-		for (int i = 0; i < c; i++)
+		for (int i = 0; i < c; i++) {
 			t->pend[t->npend + i] = t->cur;
+			t->pendq[t->npend + i] = t->curq;
+		}
 		t->npend += c;
 		t->cur_left -= (uint32_t)c;
 		t->queued += (uint64_t)c;
 	}
 }
 
+/* Probes as PTP frames timed by the NICs: on ports that stamp in
+ * hardware, with lat_hwts, untagged (the NIC's filter matches the PTP
+ * ethertype right after the MACs). */
+static int ptp_probes(const struct pg_tx *t)
+{
+	return t->hw && pg.lat_hwts && !pg_ntags();
+}
+
 /* Make probe p a PTPv2 Sync over Ethernet (IEEE 1588-2008 13.3, annex F)
- * carrying our header after the PTP header, with a TX timestamp request. */
-static void ptp_probe(struct pkt *p, uint64_t seq)
+ * carrying our header (at hlen) after the PTP header, with a TX timestamp
+ * request. */
+static void ptp_probe(struct pkt *p, uint32_t hlen, uint64_t seq)
 {
 	uint8_t *d = p->data, ours[PG_PAYLOAD_LEN], *ptp = d + ETH_HLEN;
-	__builtin_memcpy(ours, d + PG_HDR_LEN, PG_PAYLOAD_LEN);
+	__builtin_memcpy(ours, d + hlen, PG_PAYLOAD_LEN);
 	put16(d + 12, PG_ETHERTYPE_PTP);
 	__builtin_memset(ptp, 0, PG_PTP_HLEN);
 	ptp[0] = 0;		/* transportSpecific 0, messageType Sync */
@@ -306,8 +478,8 @@ static void probe(struct pg_tx *t, struct nic *nic, uint64_t now, uint64_t ns)
 		if (!t->probe_ivl || now < t->next_probe || !(t->probe = pkt_alloc_inline(t->probe_pool)))
 			return;
 		build(t, t->probe, (uint16_t)(t->stream | PG_PROBE), t->probe_seq, ns);
-		if (t->hw && pg.lat_hwts)
-			ptp_probe(t->probe, t->probe_seq);
+		if (ptp_probes(t))
+			ptp_probe(t->probe, t->hlen, t->probe_seq);
 		t->probe_seq++;
 		t->next_probe += t->probe_ivl;	/* credit kept as in tokens() */
 		uint64_t depth = tsc.hz / 1000 * PG_CREDIT_MS;
@@ -316,8 +488,8 @@ static void probe(struct pg_tx *t, struct nic *nic, uint64_t now, uint64_t ns)
 	}
 	struct phc *c = phc_of(nic);
 	uint32_t before = phc_tx_seq(c);
-	if (nic->ops->tx_burst(nic, 0, &t->probe, 1)) {
-		if (t->hw && pg.lat_hwts && phc_tx_seq(c) != before) {
+	if (nic->ops->tx_burst(nic, (int)(pg.queue_map_min % nic->nqueues), &t->probe, 1)) {
+		if (ptp_probes(t) && phc_tx_seq(c) != before) {
 			struct pg_hwts *h = &t->hwts[(t->probe_seq - 1) % PG_HWTS];
 			*h = (struct pg_hwts){ .seq = t->probe_seq - 1, .txseq = phc_tx_seq(c), .state = 1 };
 		}
@@ -350,14 +522,24 @@ static int send_port(int port, uint64_t now, uint64_t ns)
 	int want = tokens(t, now, (int)pg.burst);
 	if (pg.count && (uint64_t)want > (uint64_t)pg.count - t->queued + (uint64_t)t->npend)
 		want = (int)((uint64_t)pg.count - t->queued + (uint64_t)t->npend);
-	fill(t, want, ns);
-	int n = t->npend < want ? t->npend : want;
-	int k = n ? nic->ops->tx_burst(nic, 0, t->pend, n) : 0;
-	if (k < n)
-		t->ring_full++;
+	fill(t, nic, want, ns);
+	int n = t->npend < want ? t->npend : want, k = 0;
+	while (k < n) {	/* each run of frames for one queue in one call */
+		int q = t->pendq[k], run = 1;
+		while (k + run < n && t->pendq[k + run] == q)
+			run++;
+		int m = nic->ops->tx_burst(nic, q, t->pend + k, run);
+		t->sent_q[q] += (uint64_t)m;
+		k += m;
+		if (m < run) {
+			t->ring_full++;
+			break;
+		}
+	}
 	if (k) {
 		t->npend -= k;
 		memmove(t->pend, t->pend + k, sizeof(t->pend[0]) * (size_t)t->npend);
+		memmove(t->pendq, t->pendq + k, sizeof(t->pendq[0]) * (size_t)t->npend);
 	}
 	consume(t, k);
 	t->sent += (uint64_t)k;

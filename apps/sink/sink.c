@@ -1,16 +1,19 @@
 /*
  * sink: receive on every queue of every port, count packets and bytes per
- * port and queue (as Click's Counter), drop. It exercises the drivers on
- * their own. Shell: `sink` prints the counts, `sink clear` zeroes them.
+ * port and queue (as Click's Counter), and tagged ones per VLAN, drop. It
+ * exercises the drivers on their own. Shell: `sink` prints the counts,
+ * `sink clear` zeroes them.
  */
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
+#include "net/vlan.h"
 
 struct sink_count {
 	uint64_t packets, bytes;
+	struct vlan_table vlans;	/* tagged packets among them, per VLAN */
 };
 static struct sink_count counts[NIC_MAX_PORTS][NIC_MAX_QUEUES];
 static uint64_t since_ns;
@@ -31,8 +34,12 @@ static void sink_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	struct sink_count *c = &counts[nic->port][q];
 	uint64_t bytes = 0;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		struct vlan_tags v;
+		vlan_parse(pkts[i]->data, pkts[i]->len, &v);
+		vlan_count(&c->vlans, &v, pkts[i]->len);
 		bytes += pkts[i]->len;
+	}
 	c->packets += (uint64_t)n;
 	c->bytes += bytes;
 	pkt_free_bulk(pkts, n);
@@ -62,7 +69,10 @@ static int cmd_sink(int argc, char **argv)
 	for (int p = 0; p < nic_count; p++)
 		for (int q = 0; q < nics[p]->nqueues && app_runs_on(&app_sink, p); q++) {
 			struct sink_count *c = &counts[p][q];
+			char prefix[32];
 			printf("sink %s q%d: %lu packets %lu bytes\n", nics[p]->name, q, c->packets, c->bytes);
+			snprintf(prefix, sizeof(prefix), "sink %s q%d", nics[p]->name, q);
+			vlan_table_print(&c->vlans, prefix);
 		}
 	return 0;
 }

@@ -16,6 +16,8 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from qemurun import Qemu  # noqa: E402
+from netio import StreamPort  # noqa: E402
+from scapy.all import IP, UDP, Dot1Q, Ether, IPv6, raw  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 TRAFGEN = os.path.join(ROOT, "build", "trafgen")
@@ -405,3 +407,132 @@ def test_restarted_sequence_never_underflows_lost(guests, tmp_path):
     time.sleep(1)
     s = g.streams()[0]
     assert s["lost"] == 0 and s["received"] == 10000, s
+
+
+def capture(g, port, n, timeout=60):
+    """pktgen start, then the n frames it sends as scapy packets."""
+    out = g.shell("pktgen start")
+    assert "not started" not in out, out
+    frames = port.recv(n, timeout)
+    g.wait_done()
+    assert len(frames) == n, (len(frames), out)
+    return [Ether(f) for f in frames]
+
+
+def test_vlan_tags_flags_mac_counts_and_queue_map(guests):
+    """802.1Q and QinQ tags with Linux pktgen's knobs, decoded by scapy;
+    the *_RND flags stay in their ranges; src_mac_count/dst_mac_count walk
+    the MACs (the carry stops at byte 1); queue_map_min/max spread frames
+    over both TX queues; bad values refused with the accepted forms."""
+    g = guests(["e1000e:netdev=stream"], "app=pktgen lat_rate=0 queues=2 ratep=5000 count=40 "
+               "dst_mac=02:00:00:00:00:fe")
+    port = StreamPort(g.q.nic_sock(0))
+    # One tag: 64 bytes at least (14 + 4 + 20 + 8 + 18).
+    g.set(vlan_id=100, vlan_p=5, vlan_cfi=1)
+    assert "pkt_size 60 is below the 46 bytes of headers (1 VLAN tags, IPv4, UDP) and pktgen's 18-byte " \
+           "payload header (accepted: 64-1514)" in g.shell("pktgen start")
+    g.set(pkt_size=64)
+    out = g.shell("pktgen start")
+    assert "sending 40 frames of 64 B (vlan 100) at 5000 pps" in out, out
+    frames = port.recv(40, 60)
+    g.wait_done()
+    assert len(frames) == 40
+    for k, f in enumerate(Ether(x) for x in frames):
+        assert (f.type, f[Dot1Q].vlan, f[Dot1Q].prio, f[Dot1Q].id, f[Dot1Q].type) == (0x8100, 100, 5, 1, 0x800)
+        assert len(raw(f)) == 64 and f[IP].src == "10.1.0.2" and f[UDP].dport == 9
+        assert raw(f[UDP].payload)[:4] == bytes.fromhex("4c520000")  # magic, stream 0: the refused start was no run
+    # QinQ: svlan_id is the outer tag (TPID 0x8100 as Linux pktgen's).
+    g.set(svlan_id=22, svlan_p=3, svlan_cfi=0, pkt_size=68)
+    frames = capture(g, port, 40)
+    for f in frames:
+        outer, inner = f[Dot1Q], f[Dot1Q].payload
+        assert (f.type, outer.vlan, outer.prio, outer.id, outer.type) == (0x8100, 22, 3, 0, 0x8100)
+        assert (inner.vlan, inner.prio, inner.id, inner.type) == (100, 5, 1, 0x800) and len(raw(f)) == 68
+    # Above 4095 removes both tags, as Linux; svlan_id alone is refused.
+    g.set(vlan_id=9999)
+    show = g.shell("show config")
+    assert re.search(r"^vlan_id=65535 \(off\) ", show, re.M) and re.search(r"^svlan_id=65535 \(off\) ", show, re.M)
+    assert "set vlan_id (the inner) first" in g.shell("pktgen set svlan_id 5")
+    assert "accepted: 0-7" in g.shell("pktgen set vlan_p 8")
+    assert "accepted: 0-1" in g.shell("pktgen set svlan_cfi 2")
+
+    # src_mac_count / dst_mac_count: frame k from own MAC + k % 3 to dst_mac + k % 5.
+    g.set(src_mac_count=3, dst_mac_count=5)
+    frames = capture(g, port, 40)
+    dsts = ["02:00:00:00:00:fe", "02:00:00:00:00:ff", "02:00:00:00:01:00", "02:00:00:00:01:01", "02:00:00:00:01:02"]
+    for k, f in enumerate(frames):
+        assert (f.dst, f.src, f.type) == (dsts[k % 5], "52:54:00:12:34:%02x" % (0x56 + k % 3), 0x800), k
+    g.set(src_mac_count=0, dst_mac_count=0)
+
+    # flags: random fields drawn in their ranges, the others still walk theirs.
+    assert "unknown flag 'BOGUS'; accepted: IPV6 IPSRC_RND IPDST_RND UDPSRC_RND UDPDST_RND UDPCSUM " \
+           "QUEUE_MAP_RND QUEUE_MAP_CPU MACSRC_RND MACDST_RND VID_RND SVID_RND; !NAME clears" in \
+        g.shell("pktgen set flag BOGUS")
+    assert "Linux pktgen's flag IPSEC is not done here" in g.shell("pktgen set flag IPSEC")
+    g.set(flag="UDPDST_RND", udp_dst_min=5000, udp_dst_max=5009, udp_src_min=7000, udp_src_max=7003,
+          src_min="10.1.0.1", src_max="10.1.0.4", count=400)
+    g.set(flag="IPSRC_RND,UDPCSUM")
+    assert g.shell("pktgen set flag !IPSRC_RND").startswith("flag=UDPDST_RND,UDPCSUM")
+    g.set(flag="IPSRC_RND")
+    frames = capture(g, port, 400)
+    dports = [f[UDP].dport for f in frames]
+    srcs = [f[IP].src for f in frames]
+    assert set(dports) == set(range(5000, 5010)) and set(srcs) == {f"10.1.0.{i}" for i in range(1, 5)}
+    assert dports != [5000 + k % 10 for k in range(400)]
+    assert [f[UDP].sport for f in frames] == [7000 + k % 4 for k in range(400)]
+    for f in frames:   # UDPCSUM: scapy's own checksum of each datagram
+        c = f[UDP].chksum
+        del f[UDP].chksum
+        assert Ether(raw(f))[UDP].chksum == c != 0
+
+    # queue_map_min..max: frames alternate over the two TX queues.
+    g.set(flag="!IPSRC_RND,!UDPDST_RND,!UDPCSUM", queue_map_min=0, queue_map_max=1, count=100)
+    g.shell("pktgen clear")
+    capture(g, port, 100)
+    assert "pktgen port0 tx queues: q0 50 q1 50" in g.shell("pktgen")
+    g.set(flag="QUEUE_MAP_RND")
+    g.shell("pktgen clear")
+    capture(g, port, 100)
+    m = re.search(r"tx queues: q0 (\d+) q1 (\d+)", g.shell("pktgen"))
+    assert int(m.group(1)) + int(m.group(2)) == 100 and int(m.group(1)) > 0 and int(m.group(2)) > 0
+    g.set(flag="QUEUE_MAP_CPU")   # core 0's queue
+    g.shell("pktgen clear")
+    capture(g, port, 100)
+    assert "tx queues" not in g.shell("pktgen")
+    g.set(queue_map_min=1, queue_map_max=0)
+    assert "queue_map_min is above queue_map_max" in g.shell("pktgen start")
+
+
+def test_vlan_receive_counts_pktgen_and_sink(guests):
+    """Three igb ports on a hub: port0 sends tagged frames, pktgen's
+    receiver on port1 and sink on port2 count them per VLAN; VID_RND's
+    random VIDs fill the 16-entry table and the rest count vlan_full."""
+    g = guests(["igb:netdev=hub,bus=rp"] * 3, "app=pktgen,pktgen,sink promisc=1 lat_rate=0 count=300 "
+               "ratep=5000 pkt_size=68 vlan_id=100", links=3)
+    g.shell("pktgen start port0")
+    g.wait_done()
+    time.sleep(1)
+    out = g.shell("pktgen")
+    assert "pktgen port1 rx vlan 100: 300 frames 20400 bytes" in out, out
+    assert g.streams()[0] == {"received": 300, "lost": 0, "reordered": 0, "duplicates": 0}
+    assert "sink port2 q0 vlan 100: 300 frames 20400 bytes" in g.shell("sink"), g.shell("sink")
+    g.set(svlan_id=22)
+    g.shell("pktgen clear")
+    g.shell("sink clear")
+    g.shell("pktgen start port0")
+    g.wait_done()
+    time.sleep(1)
+    out = g.shell("pktgen")
+    assert "pktgen port1 rx svlan 22 vlan 100: 300 frames 20400 bytes" in out, out
+    assert re.search(r"pktgen port1 rx: 300 frames: ours 300 bad 0 arp 0 other 0 streams_full 0 vlan_full 0", out)
+    assert "sink port2 q0 svlan 22 vlan 100: 300 frames 20400 bytes" in g.shell("sink")
+    g.set(svlan_id=9999, vlan_id=7, flag="VID_RND")
+    g.shell("pktgen clear")
+    g.shell("pktgen start port0")
+    g.wait_done()
+    time.sleep(1)
+    out = g.shell("pktgen")
+    counts = [int(n) for n in re.findall(r"pktgen port1 rx vlan \d+: (\d+) frames", out)]
+    full = int(re.search(r"pktgen port1 rx vlan_full: (\d+) frames \(more than 16 VLANs\)", out).group(1))
+    assert len(counts) == 16 and sum(counts) + full == 300, out
+    assert re.search(rf"rx: 300 frames: ours 300 bad 0 arp 0 other 0 streams_full 0 vlan_full {full}\r", out)

@@ -1,0 +1,50 @@
+/* 802.1Q VLAN tags (IEEE 802.1Q-2018 9.6) on received frames: up to two
+ * (QinQ, 802.1ad), and a bounded per-VLAN count of frames and bytes for
+ * the apps that show what arrived (pktgen's receive side, sink). */
+#ifndef NET_VLAN_H
+#define NET_VLAN_H
+#include <stdint.h>
+
+#define ETHERTYPE_VLAN	0x8100	/* C-tag; Linux pktgen tags its S-tag with it too */
+#define ETHERTYPE_QINQ	0x88a8	/* S-tag (802.1ad) */
+#define ETHERTYPE_QINQ_OLD 0x9100	/* pre-802.1ad S-tag some switches still send */
+#define VLAN_HLEN	4	/* TPID + TCI */
+#define VLAN_NONE	0xffff	/* no tag (Linux pktgen's vlan_id off) */
+#define VLAN_TABLE_MAX	16	/* (outer, inner) VID pairs counted per table */
+
+/* TCI = PCP (3 bits) | DEI, Linux's cfi (1) | VID (12). */
+static inline uint16_t vlan_tci(uint16_t vid, unsigned dei, unsigned pcp)
+{
+	return (uint16_t)((pcp & 7u) << 13 | (dei & 1u) << 12 | (vid & 0xfffu));
+}
+
+/* The tags at the front of a frame, outer first. */
+struct vlan_tags {
+	int n;			/* 0-2 */
+	uint16_t tci[2];
+	uint16_t type;		/* the ethertype after the tags */
+	uint32_t l3;		/* offset of what follows it */
+};
+
+/* Read the tags of frame d (len bytes, at least 14): any of the three
+ * TPIDs above, at most two (a third is left as the type). */
+void vlan_parse(const uint8_t *d, uint32_t len, struct vlan_tags *v);
+
+/* Tagged frames and bytes per (outer VID, inner VID); inner VLAN_NONE for
+ * one tag. full: tagged frames of a pair that found the table full. */
+struct vlan_count {
+	uint16_t outer, inner;
+	uint64_t frames, bytes;
+};
+struct vlan_table {
+	int n;
+	uint64_t full;
+	struct vlan_count e[VLAN_TABLE_MAX];
+};
+
+/* Count a frame of len bytes with tags v in t (nothing when untagged). */
+void vlan_count(struct vlan_table *t, const struct vlan_tags *v, uint32_t len);
+/* One line per pair: "<prefix> vlan 100: 10 frames 640 bytes" (QinQ:
+ * "svlan 22 vlan 100", Linux pktgen's names), then vlan_full if any. */
+void vlan_table_print(const struct vlan_table *t, const char *prefix);
+#endif

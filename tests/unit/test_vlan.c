@@ -1,0 +1,89 @@
+/* Unit tests for net/vlan.c: tags read from frames, the per-VLAN table. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "net/vlan.h"
+
+/* A frame: MACs, then the 16-bit words given (TPID, TCI, ..., type). */
+static uint32_t frame(uint8_t *f, const uint16_t *w, int n)
+{
+	memset(f, 0, 64);
+	for (int i = 0; i < n; i++) {
+		f[12 + 2 * i] = (uint8_t)(w[i] >> 8);
+		f[13 + 2 * i] = (uint8_t)w[i];
+	}
+	return 64;
+}
+
+static void test_parse(void **state)
+{
+	(void)state;
+	uint8_t f[64];
+	struct vlan_tags v;
+	vlan_parse(f, frame(f, (const uint16_t[]){ 0x0800 }, 1), &v);
+	assert_int_equal(v.n, 0);
+	assert_int_equal(v.type, 0x0800);
+	assert_int_equal(v.l3, 14);
+	vlan_parse(f, frame(f, (const uint16_t[]){ 0x8100, vlan_tci(100, 1, 5), 0x86dd }, 3), &v);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.tci[0], 0xb064);	/* PCP 5, DEI 1, VID 100 */
+	assert_int_equal(v.type, 0x86dd);
+	assert_int_equal(v.l3, 18);
+	vlan_parse(f, frame(f, (const uint16_t[]){ 0x88a8, 22, 0x8100, 100, 0x0800 }, 5), &v);
+	assert_int_equal(v.n, 2);
+	assert_int_equal(v.tci[0], 22);
+	assert_int_equal(v.tci[1], 100);
+	assert_int_equal(v.type, 0x0800);
+	assert_int_equal(v.l3, 22);
+	/* a third tag is left as the type */
+	vlan_parse(f, frame(f, (const uint16_t[]){ 0x9100, 1, 0x8100, 2, 0x8100, 3, 0x0800 }, 7), &v);
+	assert_int_equal(v.n, 2);
+	assert_int_equal(v.type, 0x8100);
+	/* a tag cut by the frame's end is not read; a runt has no type */
+	vlan_parse(f, 16, &v);
+	assert_int_equal(v.n, 0);
+	assert_int_equal(v.type, 0x9100);
+	vlan_parse(f, 10, &v);
+	assert_int_equal(v.n, 0);
+	assert_int_equal(v.type, 0);
+}
+
+static void test_table_counts_pairs_and_full(void **state)
+{
+	(void)state;
+	static struct vlan_table t;
+	struct vlan_tags untagged = { .n = 0 }, one = { .n = 1, .tci = { 0xe064 } }, two = { .n = 2, .tci = { 22, 100 } };
+	vlan_count(&t, &untagged, 60);
+	assert_int_equal(t.n, 0);
+	vlan_count(&t, &one, 64);
+	vlan_count(&t, &one, 100);
+	vlan_count(&t, &two, 68);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(t.e[0].outer, 100);	/* the VID, not the PCP */
+	assert_int_equal(t.e[0].inner, VLAN_NONE);
+	assert_int_equal(t.e[0].frames, 2);
+	assert_int_equal(t.e[0].bytes, 164);
+	assert_int_equal(t.e[1].outer, 22);
+	assert_int_equal(t.e[1].inner, 100);
+	for (uint16_t vid = 1; vid <= VLAN_TABLE_MAX; vid++) {
+		struct vlan_tags v = { .n = 1, .tci = { vid } };
+		vlan_count(&t, &v, 60);
+	}
+	assert_int_equal(t.n, VLAN_TABLE_MAX);
+	assert_int_equal(t.full, 2);	/* VIDs 15 and 16 found it full */
+	vlan_count(&t, &one, 64);	/* a known pair still counts */
+	assert_int_equal(t.e[0].frames, 3);
+	assert_int_equal(t.full, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_table_counts_pairs_and_full),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
