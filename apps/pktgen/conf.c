@@ -12,6 +12,7 @@
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
 #include "net/addr.h"
+#include "net/bytes.h"
 
 struct pg_config pg = {
 	.pkt_size = PG_MIN_SIZE, .count = 1000, .rate_kind = PG_RATE_MAX,
@@ -334,6 +335,48 @@ IP_KNOB(src_max, "highest IPv4 source; default 10.1.0.2");
 KNOB(dst, .name = "dst", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_dst, .show = show_dst_min, .accepted = "A.B.C.D (decimal, no leading zeros)",
      .help = "pktgen: one IPv4 destination (dst_min = dst_max); shows dst_min; default 10.2.0.2");
 
+/* A whole IPv6 address (net/addr.h); giving one selects IPv6, as in
+ * Linux pktgen. */
+static int parse_ip6(const char *v, uint8_t *a, uint8_t *b, char *err, size_t len)
+{
+	const char *s = v;
+	uint8_t x[16];
+	if (addr6_parse(&s, x) || *s) {
+		snprintf(err, len, "not an IPv6 address");
+		return -1;
+	}
+	memcpy(a, x, 16);
+	if (b)
+		memcpy(b, x, 16);
+	pg.flags |= PG_F_IPV6;
+	return 0;
+}
+static void show_ip6(char *buf, size_t len, const uint8_t *a)
+{
+	char t[IPV6_STR_MAX];
+	snprintf(buf, len, "%s", addr6_fmt(t, a));
+}
+#define IP6_ACCEPTED "an IPv6 address (RFC 4291 2.2: 2001:db8::1, ::ffff:10.0.0.1)"
+#define IP6_KNOB(field, what)								\
+	static int parse_##field(const char *v, char *e, size_t l) { return parse_ip6(v, pg.field, 0, e, l); } \
+	static void show_##field(char *b, size_t l) { show_ip6(b, l, pg.field); }		\
+	KNOB(field, .name = #field, .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_##field, .show = show_##field, \
+	     .accepted = IP6_ACCEPTED, .help = "pktgen: " what)
+IP6_KNOB(dst6_min, "lowest IPv6 destination, walked in its low 64 bits up to dst6_max; sets flag IPV6; "
+		      "default 2001:db8:2::2");
+IP6_KNOB(dst6_max, "highest IPv6 destination (the same upper 64 bits as dst6_min); sets flag IPV6; "
+		      "default 2001:db8:2::2");
+IP6_KNOB(src6_min, "lowest IPv6 source, walked like dst6_min; sets flag IPV6; default 2001:db8:1::2");
+IP6_KNOB(src6_max, "highest IPv6 source; sets flag IPV6; default 2001:db8:1::2");
+static int parse_dst6(const char *v, char *e, size_t l) { return parse_ip6(v, pg.dst6_min, pg.dst6_max, e, l); }
+static int parse_src6(const char *v, char *e, size_t l) { return parse_ip6(v, pg.src6_min, pg.src6_max, e, l); }
+KNOB(dst6, .name = "dst6", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_dst6, .show = show_dst6_min,
+     .accepted = "an IPv6 address (RFC 4291 2.2: 2001:db8::1, ::ffff:10.0.0.1)",
+     .help = "pktgen: one IPv6 destination (dst6_min = dst6_max); sets flag IPV6 as Linux; shows dst6_min");
+KNOB(src6, .name = "src6", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_src6, .show = show_src6_min,
+     .accepted = "an IPv6 address (RFC 4291 2.2: 2001:db8::1, ::ffff:10.0.0.1)",
+     .help = "pktgen: one IPv6 source (src6_min = src6_max); sets flag IPV6 as Linux; shows src6_min");
+
 /* A MAC knob: *set = 1 once given; shown as unset's text until then. */
 static int parse_mac(const char *v, uint8_t *mac, int *set, char *err, size_t len)
 {
@@ -363,7 +406,7 @@ KNOB(src_mac, .name = "src_mac", .set_by = "pktgen set", .type = KNOB_FUNC, .par
 const char pg_knob_names[] = "pkt_size sweep count rate ratep delay dst dst_min dst_max src_min src_max "
 			     "dst_mac src_mac udp_src_min udp_src_max udp_dst_min udp_dst_max flows flowlen "
 			     "burst clone_skb lat_rate lat_hwts flag vlan_id vlan_p vlan_cfi svlan_id svlan_p svlan_cfi "
-			     "queue_map_min queue_map_max src_mac_count dst_mac_count";
+			     "queue_map_min queue_map_max src_mac_count dst_mac_count dst6 dst6_min dst6_max src6 src6_min src6_max";
 
 static int is_pg_knob(const char *name)
 {
@@ -426,6 +469,20 @@ static int check_range(const char *what, uint64_t lo, uint64_t hi, const char *a
 	return -1;
 }
 
+/* An IPv6 range walks the low 64 bits: min and max share the upper 64. */
+static int check_range6(const char *what, const uint8_t *min, const uint8_t *max)
+{
+	if (!(pg.flags & PG_F_IPV6))
+		return 0;
+	if (memcmp(min, max, 8)) {
+		printf("pktgen: %s_min and %s_max differ in their upper 64 bits (accepted: a range inside one /64, "
+		       "min <= max)\n", what, what);
+		return -1;
+	}
+	return check_range(what, get32(min + 8) * (UINT64_C(1) << 32) + get32(min + 12),
+			   get32(max + 8) * (UINT64_C(1) << 32) + get32(max + 12), "IPv6 addresses, min <= max");
+}
+
 int pg_ntags(void)
 {
 	return (pg.vlan_id != VLAN_NONE) + (pg.vlan_id != VLAN_NONE && pg.svlan_id != VLAN_NONE);
@@ -465,6 +522,8 @@ int pg_check(int port)
 	bad |= check_range("udp_src", (uint64_t)pg.udp_src_min, (uint64_t)pg.udp_src_max, "0-65535, min <= max");
 	bad |= check_range("udp_dst", (uint64_t)pg.udp_dst_min, (uint64_t)pg.udp_dst_max, "0-65535, min <= max");
 	bad |= check_range("queue_map", (uint64_t)pg.queue_map_min, (uint64_t)pg.queue_map_max, "0-65535, min <= max");
+	bad |= check_range6("dst6", pg.dst6_min, pg.dst6_max);
+	bad |= check_range6("src6", pg.src6_min, pg.src6_max);
 	if (pg.nsweep && !pg.count) {
 		printf("pktgen: sweep needs count > 0 (frames per step)\n");
 		bad = 1;

@@ -3,7 +3,8 @@
  * Linux pktgen's knob names (Documentation/networking/pktgen.rst).
  *
  * TX (tx.c): on each port that runs pktgen, after `pktgen start`, frames of
- * Ethernet II / IPv4 / UDP with trafgen's 18-byte payload header (magic
+ * Ethernet II / up to two 802.1Q tags / IPv4 or IPv6 (flag IPV6) / UDP
+ * with trafgen's 18-byte payload header (magic
  * 0x4c52, stream id, 64-bit sequence number, TX time in ns since boot from
  * the TSC, modulo 2^48: tools/trafgen/frame.h), so build/trafgen counts
  * them too. Stream id = port << 8 | run << 4 | sweep step, run counting
@@ -17,7 +18,7 @@
  * stream: received, lost, reordered, duplicates), bad, arp (a request for
  * one of our addresses, answered, so a router can sit between two pktgen
  * ports), other or streams_full; probes also go into the port's latency
- * histogram.
+ * histogram. Tagged frames are also counted per VLAN (net/vlan.h).
  *
  * conf.c holds the knobs and their checks, cmd.c the shell and reports.
  */
