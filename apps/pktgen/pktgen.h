@@ -35,6 +35,7 @@
 #define PG_PROBE	0x8000u	/* stream id bit of latency probes */
 #define PG_HDR_LEN	42	/* Ethernet + IPv4 + UDP headers, bytes */
 #define PG_HDR_MAX	(PG_HDR_LEN + 2 * VLAN_HLEN + 20)	/* with two tags and IPv6: 70 */
+#define PG_TMPL_LEN	(PG_HDR_MAX + PG_PAYLOAD_LEN)	/* bytes copied into every frame: 88 */
 #define PG_PAYLOAD_LEN	18	/* trafgen's payload header */
 #define PG_MAGIC	0x4c52
 #define PG_MIN_SIZE	60	/* pkt_size: frame bytes without the FCS */
@@ -66,6 +67,8 @@ enum pg_rate_kind { PG_RATE_MAX, PG_RATE_MBPS, PG_RATE_PPS, PG_RATE_DELAY };
 #define PG_F_MACDST_RND		(1u << 9)
 #define PG_F_VID_RND		(1u << 10)	/* random VID in the C-tag */
 #define PG_F_SVID_RND		(1u << 11)	/* random VID in the S-tag */
+#define PG_F_FIELD_RND		(PG_F_IPSRC_RND | PG_F_IPDST_RND | PG_F_UDPSRC_RND | PG_F_UDPDST_RND | \
+				 PG_F_MACSRC_RND | PG_F_MACDST_RND)	/* draw() */
 
 /* The knobs (conf.c); the same for every pktgen port. Addresses in host order. */
 struct pg_config {
@@ -127,13 +130,16 @@ struct pg_tx {
 	/* address walk: tuple index and offsets into each range */
 	uint64_t flow, inflow, off_dst, off_src, off_sport, off_dport;
 	uint64_t off_smac, off_dmac;
-	uint64_t dst_span, src_span;	/* address range lengths - 1 */
+	uint64_t dst_span, src_span, sport_span, dport_span, smac_span, dmac_span;	/* range lengths - 1 */
 	uint64_t rnd;			/* xorshift64 state of the *_RND flags */
 	uint16_t queue;			/* queue_map of the last frame built, before modulo */
+	int qwalk;			/* 0: every frame on curq */
+	int extra;			/* flags or MAC walks: build_extra and draw per frame */
 	uint32_t ip_sum;		/* IPv4 checksum of the fixed words of this step */
 	uint16_t l3, hlen;		/* IP header offset, header bytes (tags counted) */
 	uint8_t src_mac[6];		/* first source MAC of this run */
-	uint8_t hdr[PG_HDR_MAX];	/* headers of this step, addresses filled per frame */
+	uint8_t hdr[PG_TMPL_LEN];	/* headers of this step, addresses filled per frame,
+					   zeros up to a constant length (one inlined copy) */
 	uint16_t pendq[PG_BURST_MAX];	/* TX queue of each frame in pend */
 	uint16_t curq;			/* TX queue of cur */
 	uint64_t sent_q[NIC_MAX_QUEUES];	/* frames sent per TX queue */

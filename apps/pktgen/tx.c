@@ -46,7 +46,7 @@ static void make_template(struct pg_tx *t)
 {
 	uint8_t *h = t->hdr;
 	uint32_t off = 12;
-	memset(h, 0, PG_HDR_MAX);
+	memset(h, 0, PG_TMPL_LEN);
 	memcpy(h, t->dst_mac, 6);
 	memcpy(h + 6, t->src_mac, 6);
 	if (pg_ntags() == 2) {
@@ -90,12 +90,8 @@ static uint64_t rnd(struct pg_tx *t, uint64_t span)
 	return span == UINT64_MAX ? t->rnd : (uint64_t)(((unsigned __int128)t->rnd * (span + 1)) >> 64);
 }
 
-/* A field's next offset into its range of span + 1 values: at random with
- * its *_RND flag, else the one after off (0 after the last). */
-static uint64_t next_off(struct pg_tx *t, uint64_t off, uint64_t span, uint32_t flag)
+static uint64_t next_off(uint64_t off, uint64_t span)
 {
-	if (pg.flags & flag)
-		return rnd(t, span);
 	return off >= span ? 0 : off + 1;
 }
 
@@ -104,20 +100,28 @@ static uint64_t mac_span(int64_t count)
 	return count > 1 ? (uint64_t)count - 1 : 0;
 }
 
+/* The fields with a *_RND flag drawn anew in their ranges. */
+static void draw(struct pg_tx *t)
+{
+	static const uint32_t f[] = { PG_F_IPDST_RND, PG_F_IPSRC_RND, PG_F_UDPSRC_RND, PG_F_UDPDST_RND,
+				      PG_F_MACSRC_RND, PG_F_MACDST_RND };
+	uint64_t *off[] = { &t->off_dst, &t->off_src, &t->off_sport, &t->off_dport, &t->off_smac, &t->off_dmac };
+	const uint64_t span[] = { t->dst_span, t->src_span, t->sport_span, t->dport_span, t->smac_span, t->dmac_span };
+	for (int i = 0; i < 6; i++)
+		if (pg.flags & f[i])
+			*off[i] = rnd(t, span[i]);
+}
+
 /* Every field at its first offset: 0, or random with its *_RND flag. */
 static void tuple_first(struct pg_tx *t)
 {
-	t->off_dst = next_off(t, t->dst_span, t->dst_span, PG_F_IPDST_RND);
-	t->off_src = next_off(t, t->src_span, t->src_span, PG_F_IPSRC_RND);
-	t->off_sport = next_off(t, UINT64_MAX, (uint64_t)(pg.udp_src_max - pg.udp_src_min), PG_F_UDPSRC_RND);
-	t->off_dport = next_off(t, UINT64_MAX, (uint64_t)(pg.udp_dst_max - pg.udp_dst_min), PG_F_UDPDST_RND);
-	t->off_smac = next_off(t, UINT64_MAX, mac_span(pg.src_mac_count), PG_F_MACSRC_RND);
-	t->off_dmac = next_off(t, UINT64_MAX, mac_span(pg.dst_mac_count), PG_F_MACDST_RND);
+	t->off_dst = t->off_src = t->off_sport = t->off_dport = t->off_smac = t->off_dmac = 0;
+	draw(t);
 }
 
 /* Next tuple: a new one per frame, or per flowlen frames with flows > 0,
  * each field walking its range on its own (element t mod range length),
- * or drawn at random with its *_RND flag. */
+ * or drawn at random with its *_RND flag (t->extra: those, MAC walks). */
 static void walk(struct pg_tx *t)
 {
 	if (pg.flows) {
@@ -130,12 +134,16 @@ static void walk(struct pg_tx *t)
 			return;
 		}
 	}
-	t->off_dst = next_off(t, t->off_dst, t->dst_span, PG_F_IPDST_RND);
-	t->off_src = next_off(t, t->off_src, t->src_span, PG_F_IPSRC_RND);
-	t->off_sport = next_off(t, t->off_sport, (uint64_t)(pg.udp_src_max - pg.udp_src_min), PG_F_UDPSRC_RND);
-	t->off_dport = next_off(t, t->off_dport, (uint64_t)(pg.udp_dst_max - pg.udp_dst_min), PG_F_UDPDST_RND);
-	t->off_smac = next_off(t, t->off_smac, mac_span(pg.src_mac_count), PG_F_MACSRC_RND);
-	t->off_dmac = next_off(t, t->off_dmac, mac_span(pg.dst_mac_count), PG_F_MACDST_RND);
+	t->off_dst = next_off(t->off_dst, t->dst_span);
+	t->off_src = next_off(t->off_src, t->src_span);
+	t->off_sport = next_off(t->off_sport, t->sport_span);
+	t->off_dport = next_off(t->off_dport, t->dport_span);
+	if (!t->extra)
+		return;
+	t->off_smac = next_off(t->off_smac, t->smac_span);
+	t->off_dmac = next_off(t->off_dmac, t->dmac_span);
+	if (pg.flags & PG_F_FIELD_RND)
+		draw(t);
 }
 
 /* base + off in the low 40 bits, the first byte kept (Linux pktgen's
@@ -171,13 +179,14 @@ static void put_addr6(uint8_t *out, const uint8_t min[16], uint64_t off)
  * then the UDP header and ours. */
 static uint16_t udp_csum(const uint8_t *a, int alen, const uint8_t *udp, uint32_t ulen)
 {
-	uint32_t s = ulen + 17;
-	for (int i = 0; i < 2 * alen; i += 2)
-		s += get16(a + i);
-	for (int i = 0; i < 8 + PG_PAYLOAD_LEN; i += 2)
-		s += get16(udp + i);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
+	uint64_t s = ulen + 17 + get16(udp + 24);	/* 32-bit words fold to the same sum */
+	for (int i = 0; i < 2 * alen; i += 4)
+		s += get32(a + i);
+	for (int i = 0; i < 24; i += 4)
+		s += get32(udp + i);
+	s = (s & 0xffffffff) + (s >> 32);
+	for (int i = 0; i < 3; i++)
+		s = (s & 0xffff) + (s >> 16);
 	return (uint16_t)(~s & 0xffff) ? (uint16_t)(~s & 0xffff) : 0xffff;
 }
 
@@ -199,20 +208,32 @@ static void put_addrs(struct pg_tx *t, uint8_t *ip)
 	put16(ip + 10, ~s & 0xffff);
 }
 
+/* What only some runs put in a frame d: walked MACs, random VIDs, UDP
+ * checksums (last: over the rest). */
+static void build_extra(struct pg_tx *t, uint8_t *d)
+{
+	uint8_t *ip = d + t->l3, *udp = d + t->hlen - 8;
+	if (t->dmac_span)
+		mac_add(d, t->dst_mac, t->off_dmac);
+	if (t->smac_span)
+		mac_add(d + 6, t->src_mac, t->off_smac);
+	if ((pg.flags & PG_F_VID_RND) && t->l3 > ETH_HLEN)
+		put16(ip - 4, vlan_tci((uint16_t)rnd(t, 4095), (unsigned)pg.vlan_cfi, (unsigned)pg.vlan_p));
+	if ((pg.flags & PG_F_SVID_RND) && t->l3 > ETH_HLEN + VLAN_HLEN)
+		put16(d + 14, vlan_tci((uint16_t)rnd(t, 4095), (unsigned)pg.svlan_cfi, (unsigned)pg.svlan_p));
+	if (pg.flags & PG_F_IPV6)
+		put16(udp + 6, udp_csum(ip + 8, 16, udp, get16(udp + 4)));
+	else if (pg.flags & PG_F_UDPCSUM)
+		put16(udp + 6, udp_csum(ip + 12, 4, udp, get16(udp + 4)));
+}
+
 /* Fill p with the current tuple, stream id and sequence number, sent at
- * ns; bytes a previous run's longer headers left past ours are zeroed. */
+ * ns. The template's zeros past our payload header clear what an earlier
+ * run's longer headers left. */
 static void build(struct pg_tx *t, struct pkt *p, uint16_t stream, uint64_t seq, uint64_t ns)
 {
 	uint8_t *d = p->data, *ip = d + t->l3, *udp = d + t->hlen - 8, *pl = d + t->hlen;
-	__builtin_memcpy(d, t->hdr, t->hlen);
-	if (pg.dst_mac_count > 1)
-		mac_add(d, t->dst_mac, t->off_dmac);
-	if (pg.src_mac_count > 1)
-		mac_add(d + 6, t->src_mac, t->off_smac);
-	if ((pg.flags & PG_F_VID_RND) && pg_ntags())
-		put16(ip - 4, vlan_tci((uint16_t)rnd(t, 4095), (unsigned)pg.vlan_cfi, (unsigned)pg.vlan_p));
-	if ((pg.flags & PG_F_SVID_RND) && pg_ntags() == 2)
-		put16(d + 14, vlan_tci((uint16_t)rnd(t, 4095), (unsigned)pg.svlan_cfi, (unsigned)pg.svlan_p));
+	__builtin_memcpy(d, t->hdr, PG_TMPL_LEN);
 	put_addrs(t, ip);
 	put16(udp, (uint32_t)pg.udp_src_min + (uint32_t)t->off_sport);
 	put16(udp + 2, (uint32_t)pg.udp_dst_min + (uint32_t)t->off_dport);
@@ -222,26 +243,24 @@ static void build(struct pg_tx *t, struct pkt *p, uint16_t stream, uint64_t seq,
 	put32(pl + 8, (uint32_t)seq);
 	put16(pl + 12, (uint32_t)(ns >> 32));
 	put32(pl + 14, (uint32_t)ns);
-	uint32_t end = t->size < PG_HDR_MAX + PG_PAYLOAD_LEN ? t->size : PG_HDR_MAX + PG_PAYLOAD_LEN;
-	if ((uint32_t)t->hlen + PG_PAYLOAD_LEN < end)
-		__builtin_memset(pl + PG_PAYLOAD_LEN, 0, end - t->hlen - PG_PAYLOAD_LEN);
-	if (pg.flags & PG_F_IPV6)
-		put16(udp + 6, udp_csum(ip + 8, 16, udp, get16(udp + 4)));
-	else if (pg.flags & PG_F_UDPCSUM)
-		put16(udp + 6, udp_csum(ip + 12, 4, udp, get16(udp + 4)));
+	if (t->extra)
+		build_extra(t, d);
 	p->len = t->size;
 }
 
 /* The TX queue of the next frame built: Linux pktgen's queue_map walk
  * (min..max, or at random with QUEUE_MAP_RND; the core's id with
  * QUEUE_MAP_CPU), modulo the port's queues. */
-static uint16_t next_queue(struct pg_tx *t, const struct nic *nic)
+static void next_queue(struct pg_tx *t, const struct nic *nic)
 {
-	if (pg.flags & PG_F_QUEUE_MAP_CPU)
-		return (uint16_t)(cpu_id() % nic->nqueues);
 	uint64_t lo = (uint64_t)pg.queue_map_min, hi = (uint64_t)pg.queue_map_max;
-	t->queue = (uint16_t)(lo + next_off(t, t->queue - lo, hi - lo, PG_F_QUEUE_MAP_RND));
-	return (uint16_t)(t->queue % nic->nqueues);
+	if (pg.flags & PG_F_QUEUE_MAP_CPU) {
+		t->curq = (uint16_t)(cpu_id() % nic->nqueues);
+		return;
+	}
+	uint64_t off = pg.flags & PG_F_QUEUE_MAP_RND ? rnd(t, hi - lo) : next_off(t->queue - lo, hi - lo);
+	t->queue = (uint16_t)(lo + off);
+	t->curq = (uint16_t)(t->queue % nic->nqueues);
 }
 
 /* The rate of this step as frames per second = num / den, clamped to what
@@ -281,6 +300,14 @@ static void step_begin(int port, int step)
 	t->seq = t->queued = t->step_sent = t->probe_seq = 0;
 	t->flow = t->inflow = 0;
 	t->queue = (uint16_t)pg.queue_map_max;	/* the walk's first is queue_map_min */
+	next_queue(t, nics[port]);
+	t->qwalk = pg.queue_map_min != pg.queue_map_max && !(pg.flags & PG_F_QUEUE_MAP_CPU);
+	t->queue = (uint16_t)pg.queue_map_max;
+	t->sport_span = (uint64_t)(pg.udp_src_max - pg.udp_src_min);
+	t->dport_span = (uint64_t)(pg.udp_dst_max - pg.udp_dst_min);
+	t->smac_span = mac_span(pg.src_mac_count);
+	t->dmac_span = mac_span(pg.dst_mac_count);
+	t->extra = (pg.flags & ~(PG_F_QUEUE_MAP_RND | PG_F_QUEUE_MAP_CPU)) || t->smac_span || t->dmac_span;
 	if (pg.flags & PG_F_IPV6) {
 		t->dst_span = get64(pg.dst6_max + 8) - get64(pg.dst6_min + 8);
 		t->src_span = get64(pg.src6_max + 8) - get64(pg.src6_min + 8);
@@ -427,7 +454,8 @@ static void fill(struct pg_tx *t, const struct nic *nic, int want, uint64_t ns)
 				copies = left;
 			build(t, p, t->stream, t->seq++, ns);
 			walk(t);
-			t->curq = next_queue(t, nic);
+			if (t->qwalk)
+				next_queue(t, nic);
 			t->built++;
 			p->clones = (uint16_t)(copies - 1);
 			t->cur = p;
@@ -488,7 +516,7 @@ static void probe(struct pg_tx *t, struct nic *nic, uint64_t now, uint64_t ns)
 	}
 	struct phc *c = phc_of(nic);
 	uint32_t before = phc_tx_seq(c);
-	if (nic->ops->tx_burst(nic, (int)(pg.queue_map_min % nic->nqueues), &t->probe, 1)) {
+	if (nic->ops->tx_burst(nic, t->curq, &t->probe, 1)) {
 		if (ptp_probes(t) && phc_tx_seq(c) != before) {
 			struct pg_hwts *h = &t->hwts[(t->probe_seq - 1) % PG_HWTS];
 			*h = (struct pg_hwts){ .seq = t->probe_seq - 1, .txseq = phc_tx_seq(c), .state = 1 };
@@ -525,9 +553,10 @@ static int send_port(int port, uint64_t now, uint64_t ns)
 	fill(t, nic, want, ns);
 	int n = t->npend < want ? t->npend : want, k = 0;
 	while (k < n) {	/* each run of frames for one queue in one call */
-		int q = t->pendq[k], run = 1;
-		while (k + run < n && t->pendq[k + run] == q)
-			run++;
+		int q = t->curq, run = n - k;
+		if (t->qwalk)
+			for (q = t->pendq[k], run = 1; k + run < n && t->pendq[k + run] == q;)
+				run++;
 		int m = nic->ops->tx_burst(nic, q, t->pend + k, run);
 		t->sent_q[q] += (uint64_t)m;
 		k += m;
@@ -539,7 +568,8 @@ static int send_port(int port, uint64_t now, uint64_t ns)
 	if (k) {
 		t->npend -= k;
 		memmove(t->pend, t->pend + k, sizeof(t->pend[0]) * (size_t)t->npend);
-		memmove(t->pendq, t->pendq + k, sizeof(t->pendq[0]) * (size_t)t->npend);
+		if (t->qwalk)
+			memmove(t->pendq, t->pendq + k, sizeof(t->pendq[0]) * (size_t)t->npend);
 	}
 	consume(t, k);
 	t->sent += (uint64_t)k;
