@@ -160,6 +160,13 @@ static void print_rx(int p, int json)
 		snprintf(prefix, sizeof(prefix), "pktgen %s rx", nics[p]->name);
 		vlan_table_print(&r->vlans, prefix);
 	}
+	for (int i = 0; json && i < r->vlans.n; i++) {	/* QinQ: svlan the outer tag, as Linux pktgen's */
+		const struct vlan_count *e = &r->vlans.e[i];
+		int qinq = e->inner != VLAN_NONE;
+		printf("{\"stats\":\"pktgen\",\"kind\":\"vlan\",\"port\":\"%s\",\"svlan\":%d,\"vlan\":%u,"
+		       "\"frames\":%llu,\"bytes\":%llu}\n", nics[p]->name, qinq ? e->outer : -1, qinq ? e->inner : e->outer,
+		       (unsigned long long)e->frames, (unsigned long long)e->bytes);
+	}
 	for (int i = 0; i < PG_STREAMS && r->streams[i].used; i++) {
 		const struct pg_stream *s = &r->streams[i];
 		printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"stream\",\"port\":\"%s\",\"stream\":%u,"

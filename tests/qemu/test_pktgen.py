@@ -526,6 +526,13 @@ def test_vlan_receive_counts_pktgen_and_sink(guests):
     assert "pktgen port1 rx svlan 22 vlan 100: 300 frames 20400 bytes" in out, out
     assert re.search(r"pktgen port1 rx: 300 frames: ours 300 bad 0 arp 0 other 0 streams_full 0 vlan_full 0", out)
     assert "sink port2 q0 svlan 22 vlan 100: 300 frames 20400 bytes" in g.shell("sink")
+    g.shell("set stats_format json")
+    g.shell("set stats 1")
+    m = g.q.expect(r'\{"stats":"pktgen","kind":"vlan","port":"port1"[^\n]*\}', 30)
+    assert json.loads(m.group(0))["svlan"] == 22 and json.loads(m.group(0))["vlan"] == 100, m.group(0)
+    assert json.loads(m.group(0))["frames"] == 300
+    g.shell("set stats 0")
+    g.shell("set stats_format table")
     g.set(svlan_id=9999, vlan_id=7, flag="VID_RND")
     g.shell("pktgen clear")
     g.shell("pktgen start port0")
