@@ -149,11 +149,11 @@ static void print_rx(int p, int json)
 {
 	const struct pg_rx *r = &pg_rx[p];
 	printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"rx\",\"port\":\"%s\",\"rx\":%llu,\"ours\":%llu,"
-		      "\"bad\":%llu,\"arp\":%llu,\"other\":%llu,\"streams_full\":%llu,\"vlan_full\":%llu}\n"
-		    : "pktgen %s rx: %llu frames: ours %llu bad %llu arp %llu other %llu streams_full %llu "
+		      "\"bad\":%llu,\"arp\":%llu,\"nd\":%llu,\"other\":%llu,\"streams_full\":%llu,\"vlan_full\":%llu}\n"
+		    : "pktgen %s rx: %llu frames: ours %llu bad %llu arp %llu nd %llu other %llu streams_full %llu "
 		      "vlan_full %llu\n",
 	       nics[p]->name, (unsigned long long)r->rx, (unsigned long long)r->ours, (unsigned long long)r->bad,
-	       (unsigned long long)r->arp, (unsigned long long)r->other, (unsigned long long)r->streams_full,
+	       (unsigned long long)r->arp, (unsigned long long)r->nd, (unsigned long long)r->other, (unsigned long long)r->streams_full,
 	       (unsigned long long)r->vlans.full);
 	if (!json) {
 		char prefix[32];

@@ -23,6 +23,7 @@ static void pktgen_counters(struct prom *o)
 		{ "pktgen_received_total", "frames pktgen received", offsetof(struct pg_rx, rx), 1 },
 		{ "pktgen_received_ours_total", "pktgen frames received", offsetof(struct pg_rx, ours), 1 },
 		{ "pktgen_received_arp_total", "ARP requests answered", offsetof(struct pg_rx, arp), 1 },
+		{ "pktgen_received_nd_total", "IPv6 Neighbor Solicitations answered", offsetof(struct pg_rx, nd), 1 },
 	};
 	static const struct {
 		const char *reason;

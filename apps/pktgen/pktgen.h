@@ -17,7 +17,8 @@
  * RX (rx.c): every frame a pktgen port receives is counted once: ours (by
  * stream: received, lost, reordered, duplicates), bad, arp (a request for
  * one of our addresses, answered, so a router can sit between two pktgen
- * ports), other or streams_full; probes also go into the port's latency
+ * ports), nd (the same for IPv6 Neighbor Solicitations), other or
+ * streams_full; probes also go into the port's latency
  * histogram. Tagged frames are also counted per VLAN (net/vlan.h).
  *
  * conf.c holds the knobs and their checks, cmd.c the shell and reports.
@@ -161,11 +162,12 @@ struct pg_stream {
 	uint64_t seen[PG_SEQ_WINDOW / 64];
 };
 
-/* Per receiving port. rx = ours + bad + arp + other + streams_full; arp:
- * requests for an address in src_min..src_max or dst_min..dst_max, answered.
- * vlans: tagged frames of every kind per VLAN, besides. */
+/* Per receiving port. rx = ours + bad + arp + nd + other + streams_full;
+ * arp: requests for an address in src_min..src_max or dst_min..dst_max,
+ * answered; nd: Neighbor Solicitations for one in the src6/dst6 ranges,
+ * answered. vlans: tagged frames of every kind per VLAN, besides. */
 struct pg_rx {
-	uint64_t rx, ours, bad, arp, other, streams_full;
+	uint64_t rx, ours, bad, arp, nd, other, streams_full;
 	struct vlan_table vlans;
 	struct pg_stream streams[PG_STREAMS];
 	struct hist lat;		/* probes: receive - send time, ns */

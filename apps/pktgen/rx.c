@@ -68,17 +68,24 @@ static struct pg_stream *stream_of(struct pg_rx *r, uint16_t id)
 	return 0;
 }
 
-/* 1 if the UDP datagram of ulen bytes in IPv6 header ip checks (RFC 8200
- * 8.1: a checksum is mandatory, 0 is not one). */
-static int udp6_csum_ok(const uint8_t *ip, uint32_t ulen)
+/* The checksum of the len-byte message (UDP, ICMPv6) after the IPv6 header
+ * ip with RFC 8200 8.1's pseudo-header (next header nh): 0 when the
+ * message carries its right checksum. */
+static uint16_t csum6(const uint8_t *ip, uint32_t len, uint8_t nh)
 {
-	const uint8_t *udp = ip + 40;
-	uint32_t s = (uint16_t)~inet_csum(udp, ulen) + ulen + 17;
+	uint32_t s = (uint16_t)~inet_csum(ip + 40, len) + len + nh;
 	for (int i = 8; i < 40; i += 2)
 		s += get16(ip + i);
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
-	return get16(udp + 6) != 0 && s == 0xffff;
+	return (uint16_t)~s;
+}
+
+/* 1 if the UDP datagram of ulen bytes in IPv6 header ip checks (RFC 8200
+ * 8.1: a checksum is mandatory, 0 is not one). */
+static int udp6_csum_ok(const uint8_t *ip, uint32_t ulen)
+{
+	return get16(ip + 46) != 0 && csum6(ip, ulen, 17) == 0;
 }
 
 /* Our payload in the IPv4 (ver 4) or IPv6 packet ip of room bytes, or
@@ -116,6 +123,18 @@ static const uint8_t *payload(const struct pkt *p, const struct vlan_tags *v, in
 	return payload_ip(ip, p->len - v->l3, v->type == ETHERTYPE_IPV6 ? 6 : 4, bad);
 }
 
+/* A buffer for a reply from port nic (pktgen's TX pool), or NULL. */
+static struct pkt *reply_alloc(const struct nic *nic)
+{
+	return pg_tx[nic->port].pool ? pkt_alloc(pg_tx[nic->port].pool) : 0;
+}
+
+static void reply_send(struct nic *nic, struct pkt *r)
+{
+	if (!nic->ops->tx_burst(nic, 0, &r, 1))
+		pkt_free(r);
+}
+
 /* An ARP request for one of the addresses we send from or to (a router in
  * front of us resolving its next hop): answered from the port's MAC.
  * Returns 1 if the frame was such a request. */
@@ -125,12 +144,71 @@ static int arp_answer(struct nic *nic, const struct pkt *p)
 	if (arp_parse(p->data, p->len, &a) != ARP_OK || a.op != ARP_REQUEST ||
 	    !((a.tpa >= pg.src_min && a.tpa <= pg.src_max) || (a.tpa >= pg.dst_min && a.tpa <= pg.dst_max)))
 		return 0;
-	struct pkt *r = pg_tx[nic->port].pool ? pkt_alloc(pg_tx[nic->port].pool) : 0;
+	struct pkt *r = reply_alloc(nic);
 	if (!r)
 		return 1;
 	r->len = (uint16_t)arp_build(r->data, r->pool->buf_size, ARP_REPLY, nic->mac, a.tpa, a.sha, a.spa);
-	if (!nic->ops->tx_burst(nic, 0, &r, 1))
-		pkt_free(r);
+	reply_send(nic, r);
+	return 1;
+}
+
+/* 1 if IPv6 address a is in min..max (one /64: pktgen's ranges). */
+static int in_range6(const uint8_t *a, const uint8_t *min, const uint8_t *max)
+{
+	return !memcmp(a, min, 8) && memcmp(a + 8, min + 8, 8) >= 0 && memcmp(a + 8, max + 8, 8) <= 0;
+}
+
+/* 1 if the ICMPv6 message m of len bytes is a Neighbor Solicitation as RFC
+ * 4861 7.1.1 accepts it (hop limit 255, code 0, 24 bytes or more, right
+ * checksum, target not multicast, no option of length 0), from a unicast
+ * source (a DAD probe's unspecified source is left alone: pktgen defends
+ * no address). */
+static int ns_valid(const uint8_t *ip, const uint8_t *m, uint32_t len)
+{
+	static const uint8_t any[16];
+	if (ip[6] != 58 || ip[7] != 255 || len < 24 || m[0] != 135 || m[1] != 0 || m[8] == 0xff ||
+	    !memcmp(ip + 8, any, 16) || ip[8] == 0xff || csum6(ip, len, 58))
+		return 0;
+	for (uint32_t o = 24; o + 2 <= len; o += m[o + 1] * 8u)
+		if (!m[o + 1])
+			return 0;
+	return 1;
+}
+
+/* An untagged Neighbor Solicitation for one of the addresses we send from
+ * or to (an IPv6 router resolving its next hop; RFC 4861 4.3): answered
+ * with a solicited Neighbor Advertisement (4.4, 7.2.4: S and O set, the
+ * port's MAC as target link-layer address). Returns 1 if it was one. */
+static int nd_answer(struct nic *nic, const struct pkt *p, const struct vlan_tags *v)
+{
+	const uint8_t *d = p->data, *ip = d + ETH_HLEN, *ns = ip + 40, *tgt = ns + 8;
+	if (v->n || v->type != ETHERTYPE_IPV6 || p->len < ETH_HLEN + 40 + 24 || ip[0] >> 4 != 6 ||
+	    ETH_HLEN + 40 + get16(ip + 4) > p->len || !ns_valid(ip, ns, get16(ip + 4)) ||
+	    !(in_range6(tgt, pg.src6_min, pg.src6_max) || in_range6(tgt, pg.dst6_min, pg.dst6_max)))
+		return 0;
+	struct pkt *r = reply_alloc(nic);
+	if (!r)
+		return 1;
+	uint8_t *o = r->data, *oip = o + ETH_HLEN, *na = oip + 40;
+	memcpy(o, d + 6, 6);
+	memcpy(o + 6, nic->mac, 6);
+	put16(o + 12, ETHERTYPE_IPV6);
+	memset(oip, 0, 40 + 32);
+	oip[0] = 0x60;
+	put16(oip + 4, 32);
+	oip[6] = 58;		/* ICMPv6 */
+	oip[7] = 255;
+	memcpy(oip + 8, tgt, 16);
+	memcpy(oip + 24, ip + 8, 16);
+	na[0] = 136;		/* Neighbor Advertisement */
+	na[4] = 0x60;		/* Solicited, Override */
+	memcpy(na + 8, tgt, 16);
+	na[24] = 2;		/* target link-layer address, 8 bytes */
+	na[25] = 1;
+	memcpy(na + 26, nic->mac, 6);
+	put16(na + 2, csum6(oip, 32, 58));
+	r->len = ETH_HLEN + 40 + 32;
+	reply_send(nic, r);
 	return 1;
 }
 
@@ -175,9 +253,11 @@ void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 		const uint8_t *pl = payload(pkts[i], &v, &bad);
 		if (!pl) {
 			int arp = !bad && arp_answer(nic, pkts[i]);
+			int nd = !bad && !arp && nd_answer(nic, pkts[i], &v);
 			r->bad += (uint64_t)bad;
 			r->arp += (uint64_t)arp;
-			r->other += (uint64_t)(!bad && !arp);
+			r->nd += (uint64_t)nd;
+			r->other += (uint64_t)(!bad && !arp && !nd);
 			continue;
 		}
 		uint16_t id = (uint16_t)get16(pl + 2);

@@ -17,7 +17,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from qemurun import Qemu  # noqa: E402
 from netio import StreamPort  # noqa: E402
-from scapy.all import IP, UDP, Dot1Q, Ether, IPv6, raw  # noqa: E402
+from scapy.all import (IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr,  # noqa: E402
+                       ICMPv6NDOptSrcLLAddr, IPv6, raw)
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 TRAFGEN = os.path.join(ROOT, "build", "trafgen")
@@ -296,7 +297,7 @@ def test_two_guests_back_to_back_lose_nothing(guests):
     assert s[0x8000]["received"] == tx["probes"] and s[0x8000]["lost"] == 0
     m = re.search(r"latency \(clock tsc, 0 NIC-stamped\): n (\d+)", b.shell("pktgen"))
     assert int(m.group(1)) == tx["probes"]
-    assert re.search(r"pktgen port0 rx: 20\d+ frames: ours (\d+) bad 0 arp 0 other 0", b.shell("pktgen"))
+    assert re.search(r"pktgen port0 rx: 20\d+ frames: ours (\d+) bad 0 arp 0 nd 0 other 0", b.shell("pktgen"))
 
 
 def test_through_the_l3_router_arp_answered_nothing_lost(guests):
@@ -314,7 +315,7 @@ def test_through_the_l3_router_arp_answered_nothing_lost(guests):
     end = time.monotonic() + 30
     while a.streams().get(0, {}).get("received") != 1 and time.monotonic() < end:
         time.sleep(0.3)
-    m = re.search(r"pktgen port1 rx: \d+ frames: ours \d+ bad 0 arp (\d+) other 0 ", a.shell("pktgen"))
+    m = re.search(r"pktgen port1 rx: \d+ frames: ours \d+ bad 0 arp (\d+) nd 0 other 0 ", a.shell("pktgen"))
     assert m and int(m.group(1)) >= 1
     a.shell("pktgen clear")
     a.set(count=8000)
@@ -357,7 +358,7 @@ def test_sixteen_size_sweep_and_a_second_run_counted_apart(guests):
     probes = {k: v for k, v in s.items() if k & 0x8000}
     assert len(probes) == 16 and sum(v["received"] for v in probes.values()) == tx["probes"]
     assert all(v["lost"] == 0 and v["duplicates"] == 0 for v in probes.values()), probes
-    m = re.search(r"pktgen port1 rx: (\d+) frames: ours (\d+) bad 0 arp 0 other 0 streams_full 0", g.shell("pktgen"))
+    m = re.search(r"pktgen port1 rx: (\d+) frames: ours (\d+) bad 0 arp 0 nd 0 other 0 streams_full 0", g.shell("pktgen"))
     assert m and int(m.group(1)) == int(m.group(2)) == 16 * 200 + tx["probes"], g.shell("pktgen")
 
     g.shell("pktgen clear")
@@ -524,7 +525,7 @@ def test_vlan_receive_counts_pktgen_and_sink(guests):
     time.sleep(1)
     out = g.shell("pktgen")
     assert "pktgen port1 rx svlan 22 vlan 100: 300 frames 20400 bytes" in out, out
-    assert re.search(r"pktgen port1 rx: 300 frames: ours 300 bad 0 arp 0 other 0 streams_full 0 vlan_full 0", out)
+    assert re.search(r"pktgen port1 rx: 300 frames: ours 300 bad 0 arp 0 nd 0 other 0 streams_full 0 vlan_full 0", out)
     assert "sink port2 q0 svlan 22 vlan 100: 300 frames 20400 bytes" in g.shell("sink")
     g.shell("set stats_format json")
     g.shell("set stats 1")
@@ -542,7 +543,7 @@ def test_vlan_receive_counts_pktgen_and_sink(guests):
     counts = [int(n) for n in re.findall(r"pktgen port1 rx vlan \d+: (\d+) frames", out)]
     full = int(re.search(r"pktgen port1 rx vlan_full: (\d+) frames \(more than 16 VLANs\)", out).group(1))
     assert len(counts) == 16 and sum(counts) + full == 300, out
-    assert re.search(rf"rx: 300 frames: ours 300 bad 0 arp 0 other 0 streams_full 0 vlan_full {full}\r", out)
+    assert re.search(rf"rx: 300 frames: ours 300 bad 0 arp 0 nd 0 other 0 streams_full 0 vlan_full {full}\r", out)
     # IPv6 in a tag with latency probes: every frame and probe checked and counted.
     g.set(flag="!VID_RND,IPV6", pkt_size=88, lat_rate=200)
     g.shell("pktgen clear")
@@ -554,7 +555,7 @@ def test_vlan_receive_counts_pktgen_and_sink(guests):
     assert s[0x8030] == {"received": tx["probes"], "lost": 0, "reordered": 0, "duplicates": 0} and tx["probes"] > 0
     out = g.shell("pktgen")
     assert f"pktgen port1 rx vlan 7: {300 + tx['probes']} frames" in out, out
-    assert re.search(r"pktgen port1 rx: \d+ frames: ours \d+ bad 0 arp 0 other 0 streams_full 0 vlan_full 0", out)
+    assert re.search(r"pktgen port1 rx: \d+ frames: ours \d+ bad 0 arp 0 nd 0 other 0 streams_full 0 vlan_full 0", out)
 
 
 def pg_frame6(stream, seq, plen_delta=0, csum=None, size=80):
@@ -624,5 +625,28 @@ def test_ipv6_frames_walks_checksums_and_receive_checks(guests):
     while "rx: 5 frames" not in g.shell("pktgen") and time.monotonic() < end:
         time.sleep(0.3)
     out = g.shell("pktgen")
-    assert "pktgen port0 rx: 5 frames: ours 2 bad 3 arp 0 other 0 streams_full 0 vlan_full 0" in out, out
+    assert "pktgen port0 rx: 5 frames: ours 2 bad 3 arp 0 nd 0 other 0 streams_full 0 vlan_full 0" in out, out
     assert g.streams()[0x0200] == {"received": 2, "lost": 3, "reordered": 0, "duplicates": 0}
+
+    # Neighbor Solicitations for an address in src6_min..src6_max are answered
+    # (an IPv6 router resolving its next hop); hop limit 64, a target outside
+    # the ranges and an option of length 0 are not (RFC 4861 7.1.1).
+    def ns(target, hlim=255, opt=None):
+        f = Ether(dst=GUEST_MAC, src="02:00:00:00:00:07") / \
+            IPv6(src="2001:db8:9::1", dst="ff02::1:ff00:0", hlim=hlim) / ICMPv6ND_NS(tgt=target) / \
+            (opt or ICMPv6NDOptSrcLLAddr(lladdr="02:00:00:00:00:07"))
+        return raw(f)
+    port.send([ns("2001:db8:1::1:0:0")])
+    na = Ether(port.recv(1, 20)[0])
+    assert (na.dst, na.src, na[IPv6].src, na[IPv6].dst, na[IPv6].hlim) == (
+        "02:00:00:00:00:07", "52:54:00:12:34:56", "2001:db8:1::1:0:0", "2001:db8:9::1", 255)
+    assert (na[ICMPv6ND_NA].tgt, na[ICMPv6ND_NA].R, na[ICMPv6ND_NA].S, na[ICMPv6ND_NA].O) == ("2001:db8:1::1:0:0", 0, 1, 1)
+    assert na[ICMPv6NDOptDstLLAddr].lladdr == "52:54:00:12:34:56"
+    c = na[ICMPv6ND_NA].cksum
+    del na[ICMPv6ND_NA].cksum
+    assert Ether(raw(na))[ICMPv6ND_NA].cksum == c
+    port.send([ns("2001:db8:1::1:0:0", hlim=64), ns("2001:db8:7::1"),
+               ns("2001:db8:1::1:0:0", opt=ICMPv6NDOptSrcLLAddr(len=0, lladdr="02:00:00:00:00:07"))])
+    assert port.recv(1, 3) == []
+    out = g.shell("pktgen")
+    assert "pktgen port0 rx: 9 frames: ours 2 bad 3 arp 0 nd 1 other 3 streams_full 0" in out, out
