@@ -454,6 +454,8 @@ def test_vlan_tags_flags_mac_counts_and_queue_map(guests):
     show = g.shell("show config")
     assert re.search(r"^vlan_id=65535 \(off\) ", show, re.M) and re.search(r"^svlan_id=65535 \(off\) ", show, re.M)
     assert "set vlan_id (the inner) first" in g.shell("pktgen set svlan_id 5")
+    assert "bad value '70000' for vlan_id= (accepted: 0-4095 (the VID) or 4096-65535 (no VLAN tags))" in \
+        g.shell("pktgen set vlan_id 70000")
     assert "accepted: 0-7" in g.shell("pktgen set vlan_p 8")
     assert "accepted: 0-1" in g.shell("pktgen set svlan_cfi 2")
 
