@@ -229,8 +229,10 @@ static void build_extra(struct pg_tx *t, uint8_t *d)
 
 /* Fill p with the current tuple, stream id and sequence number, sent at
  * ns. The template's zeros past our payload header clear what an earlier
- * run's longer headers left. */
-static void build(struct pg_tx *t, struct pkt *p, uint16_t stream, uint64_t seq, uint64_t ns)
+ * run's longer headers left. Inlined into its two callers: the call cost
+ * 13 guest instructions a frame (IPv4, 64 B). */
+static inline __attribute__((always_inline)) void build(struct pg_tx *t, struct pkt *p, uint16_t stream,
+							uint64_t seq, uint64_t ns)
 {
 	uint8_t *d = p->data, *ip = d + t->l3, *udp = d + t->hlen - 8, *pl = d + t->hlen;
 	__builtin_memcpy(d, t->hdr, PG_TMPL_LEN);
