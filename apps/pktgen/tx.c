@@ -250,16 +250,12 @@ static inline __attribute__((always_inline)) void build(struct pg_tx *t, struct 
 	p->len = t->size;
 }
 
-/* The TX queue of the next frame built: Linux pktgen's queue_map walk
- * (min..max, or at random with QUEUE_MAP_RND; the core's id with
- * QUEUE_MAP_CPU), modulo the port's queues. */
+/* The TX queue of the next frame built when the queue walks (qwalk):
+ * Linux pktgen's queue_map walk, min..max or at random with QUEUE_MAP_RND,
+ * modulo the port's queues. */
 static void next_queue(struct pg_tx *t, const struct nic *nic)
 {
 	uint64_t lo = (uint64_t)pg.queue_map_min, hi = (uint64_t)pg.queue_map_max;
-	if (pg.flags & PG_F_QUEUE_MAP_CPU) {
-		t->curq = (uint16_t)(cpu_id() % nic->nqueues);
-		return;
-	}
 	uint64_t off = pg.flags & PG_F_QUEUE_MAP_RND ? rnd(t, hi - lo) : next_off(t->queue - lo, hi - lo);
 	t->queue = (uint16_t)(lo + off);
 	t->curq = (uint16_t)(t->queue % nic->nqueues);
@@ -301,10 +297,10 @@ static void step_begin(int port, int step)
 	t->stream = (uint16_t)(port << 8 | t->run << 4 | step);
 	t->seq = t->queued = t->step_sent = t->probe_seq = 0;
 	t->flow = t->inflow = 0;
-	t->queue = (uint16_t)pg.queue_map_max;	/* the walk's first is queue_map_min */
-	next_queue(t, nics[port]);
+	t->queue = (uint16_t)pg.queue_map_max;	/* the walk's next is queue_map_min */
 	t->qwalk = pg.queue_map_min != pg.queue_map_max && !(pg.flags & PG_F_QUEUE_MAP_CPU);
-	t->queue = (uint16_t)pg.queue_map_max;
+	t->curq = (uint16_t)((pg.flags & PG_F_QUEUE_MAP_CPU ? (uint64_t)cpu_id() : (uint64_t)pg.queue_map_min) %
+			     (uint64_t)nics[port]->nqueues);	/* every frame's without qwalk */
 	t->sport_span = (uint64_t)(pg.udp_src_max - pg.udp_src_min);
 	t->dport_span = (uint64_t)(pg.udp_dst_max - pg.udp_dst_min);
 	t->smac_span = mac_span(pg.src_mac_count);
