@@ -10,7 +10,7 @@ static uint16_t fold(uint64_t sum)
 	return (uint16_t)sum;
 }
 
-uint16_t inet_csum(const void *buf, size_t len)
+uint64_t inet_sum(const void *buf, size_t len)
 {
 	const uint8_t *p = buf;
 	uint64_t sum = 0;
@@ -20,7 +20,17 @@ uint16_t inet_csum(const void *buf, size_t len)
 		sum += (uint32_t)p[i] << 8 | p[i + 1];
 	if (i < len)
 		sum += (uint32_t)p[i] << 8;
+	return sum;
+}
+
+uint16_t inet_csum_fold(uint64_t sum)
+{
 	return (uint16_t)~fold(sum);
+}
+
+uint16_t inet_csum(const void *buf, size_t len)
+{
+	return inet_csum_fold(inet_sum(buf, len));
 }
 
 uint16_t inet_csum_update(uint16_t hc, uint16_t m, uint16_t m_new)

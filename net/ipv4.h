@@ -99,6 +99,12 @@ static inline int ipv4_martian_src(uint32_t a)
  * padded with zero. In host order: store it with hton16. Summing over data
  * that holds its own correct checksum gives 0. */
 uint16_t inet_csum(const void *buf, size_t len);
+/* The pieces of inet_csum, for data in several parts (a pseudo-header,
+ * then the message): inet_sum adds len bytes as 16-bit big-endian words,
+ * unfolded (each part but the last of even length); inet_csum_fold
+ * turns the total into the checksum (host order). */
+uint64_t inet_sum(const void *buf, size_t len);
+uint16_t inet_csum_fold(uint64_t sum);
 
 /* Checksum hc (host order) after a 16-bit word of the data changes from m
  * to m' (host order): RFC 1624 eqn. 3, HC' = ~(~HC + ~m + m'). Unlike
