@@ -20,7 +20,6 @@
 #define ETH_ZLEN	60	/* smallest frame without FCS, bytes */
 #define ETHERTYPE_IPV4	0x0800
 #define ETHERTYPE_ARP	0x0806
-#define ETHERTYPE_IPV6	0x86dd
 
 #define IPV4_HLEN	20	/* header without options, bytes */
 #define IP_PROTO_ICMP	1

@@ -13,6 +13,9 @@
 #include "kernel/time.h"
 #include "net/bytes.h"
 #include "net/ipv4.h"
+#include "net/ipv6.h"
+
+#define NA_LEN	(ND_MSG_LEN + 8)	/* NA with the target link-layer address option */
 
 #define TS_MASK ((UINT64_C(1) << 48) - 1)
 
@@ -68,24 +71,11 @@ static struct pg_stream *stream_of(struct pg_rx *r, uint16_t id)
 	return 0;
 }
 
-/* The checksum of the len-byte message (UDP, ICMPv6) after the IPv6 header
- * ip with RFC 8200 8.1's pseudo-header (next header nh): 0 when the
- * message carries its right checksum. */
-static uint16_t csum6(const uint8_t *ip, uint32_t len, uint8_t nh)
-{
-	uint32_t s = (uint16_t)~inet_csum(ip + 40, len) + len + nh;
-	for (int i = 8; i < 40; i += 2)
-		s += get16(ip + i);
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
 /* 1 if the UDP datagram of ulen bytes in IPv6 header ip checks (RFC 8200
  * 8.1: a checksum is mandatory, 0 is not one). */
 static int udp6_csum_ok(const uint8_t *ip, uint32_t ulen)
 {
-	return get16(ip + 46) != 0 && csum6(ip, ulen, 17) == 0;
+	return get16(ip + 46) != 0 && ipv6_l4_csum((const struct ipv6_hdr *)ip, 17, ip + IPV6_HLEN, ulen) == 0;
 }
 
 /* Our payload in the IPv4 (ver 4) or IPv6 packet ip of room bytes, or
@@ -93,7 +83,7 @@ static int udp6_csum_ok(const uint8_t *ip, uint32_t ulen)
  * checksums are wrong. */
 static const uint8_t *payload_ip(const uint8_t *ip, uint32_t room, int ver, int *bad)
 {
-	uint32_t ihl = ver == 6 ? 40 : (ip[0] & 15u) * 4;
+	uint32_t ihl = ver == 6 ? IPV6_HLEN : (ip[0] & 15u) * 4;
 	if (ip[0] >> 4 != ver || ip[ver == 6 ? 6 : 9] != 17 || ihl < IPV4_HLEN || ihl + 8 + PG_PAYLOAD_LEN > room)
 		return 0;
 	const uint8_t *pl = ip + ihl + 8;
@@ -165,11 +155,12 @@ static int in_range6(const uint8_t *a, const uint8_t *min, const uint8_t *max)
  * no address). */
 static int ns_valid(const uint8_t *ip, const uint8_t *m, uint32_t len)
 {
-	static const uint8_t any[16];
-	if (ip[6] != 58 || ip[7] != 255 || len < 24 || m[0] != 135 || m[1] != 0 || m[8] == 0xff ||
-	    !memcmp(ip + 8, any, 16) || ip[8] == 0xff || csum6(ip, len, 58))
+	const struct ipv6_hdr *h = (const struct ipv6_hdr *)ip;
+	if (h->nexthdr != IP6_ICMPV6 || h->hop_limit != ND_HOP_LIMIT || len < ND_MSG_LEN ||
+	    m[0] != ND_NEIGHBOR_SOLICIT || m[1] != 0 || ipv6_multicast(m + 8) || ipv6_multicast(h->saddr) ||
+	    ipv6_unspec_or_loopback(h->saddr, 0) || ipv6_l4_csum(h, IP6_ICMPV6, m, len))
 		return 0;
-	for (uint32_t o = 24; o + 2 <= len; o += m[o + 1] * 8u)
+	for (uint32_t o = ND_MSG_LEN; o + 2 <= len; o += m[o + 1] * 8u)
 		if (!m[o + 1])
 			return 0;
 	return 1;
@@ -181,33 +172,34 @@ static int ns_valid(const uint8_t *ip, const uint8_t *m, uint32_t len)
  * port's MAC as target link-layer address). Returns 1 if it was one. */
 static int nd_answer(struct nic *nic, const struct pkt *p, const struct vlan_tags *v)
 {
-	const uint8_t *d = p->data, *ip = d + ETH_HLEN, *ns = ip + 40, *tgt = ns + 8;
-	if (v->n || v->type != ETHERTYPE_IPV6 || p->len < ETH_HLEN + 40 + 24 || ip[0] >> 4 != 6 ||
-	    ETH_HLEN + 40 + get16(ip + 4) > p->len || !ns_valid(ip, ns, get16(ip + 4)) ||
+	const uint8_t *d = p->data, *ip = d + ETH_HLEN, *ns = ip + IPV6_HLEN, *tgt = ns + 8;
+	if (v->n || v->type != ETHERTYPE_IPV6 || p->len < ETH_HLEN + IPV6_HLEN + ND_MSG_LEN || ip[0] >> 4 != 6 ||
+	    ETH_HLEN + IPV6_HLEN + get16(ip + 4) > p->len || !ns_valid(ip, ns, get16(ip + 4)) ||
 	    !(in_range6(tgt, pg.src6_min, pg.src6_max) || in_range6(tgt, pg.dst6_min, pg.dst6_max)))
 		return 0;
 	struct pkt *r = reply_alloc(nic);
 	if (!r)
 		return 1;
-	uint8_t *o = r->data, *oip = o + ETH_HLEN, *na = oip + 40;
+	uint8_t *o = r->data, *na = o + ETH_HLEN + IPV6_HLEN;
+	struct ipv6_hdr *h = (struct ipv6_hdr *)(o + ETH_HLEN);
 	memcpy(o, d + 6, 6);
 	memcpy(o + 6, nic->mac, 6);
 	put16(o + 12, ETHERTYPE_IPV6);
-	memset(oip, 0, 40 + 32);
-	oip[0] = 0x60;
-	put16(oip + 4, 32);
-	oip[6] = 58;		/* ICMPv6 */
-	oip[7] = 255;
-	memcpy(oip + 8, tgt, 16);
-	memcpy(oip + 24, ip + 8, 16);
-	na[0] = 136;		/* Neighbor Advertisement */
-	na[4] = 0x60;		/* Solicited, Override */
+	memset(h, 0, IPV6_HLEN + NA_LEN);
+	put32((uint8_t *)&h->vtc_flow, 6u << 28);
+	put16((uint8_t *)&h->payload_len, NA_LEN);
+	h->nexthdr = IP6_ICMPV6;
+	h->hop_limit = ND_HOP_LIMIT;
+	memcpy(h->saddr, tgt, 16);
+	memcpy(h->daddr, ip + 8, 16);
+	na[0] = ND_NEIGHBOR_ADVERT;
+	put32(na + 4, ND_NA_SOLICITED | ND_NA_OVERRIDE);
 	memcpy(na + 8, tgt, 16);
-	na[24] = 2;		/* target link-layer address, 8 bytes */
-	na[25] = 1;
-	memcpy(na + 26, nic->mac, 6);
-	put16(na + 2, csum6(oip, 32, 58));
-	r->len = ETH_HLEN + 40 + 32;
+	na[ND_MSG_LEN] = ND_OPT_TLLA;
+	na[ND_MSG_LEN + 1] = 1;	/* 8 bytes */
+	memcpy(na + ND_MSG_LEN + 2, nic->mac, 6);
+	put16(na + 2, ipv6_l4_csum(h, IP6_ICMPV6, na, NA_LEN));
+	r->len = ETH_HLEN + IPV6_HLEN + NA_LEN;
 	reply_send(nic, r);
 	return 1;
 }

@@ -13,6 +13,7 @@
 #include "net/addr.h"
 #include "net/bytes.h"
 #include "net/ipv4.h"
+#include "net/ipv6.h"
 
 struct pg_tx *pg_tx;
 
@@ -176,7 +177,8 @@ static void put_addr6(uint8_t *out, const uint8_t min[16], uint64_t off)
 /* UDP checksum (RFC 768; RFC 8200 8.1 over IPv6, where it is mandatory)
  * of a datagram whose bytes past our payload header are zero: the
  * pseudo-header's two addresses of alen bytes at a, length and protocol,
- * then the UDP header and ours. */
+ * then the UDP header and ours. Per frame, so it sums those 26 bytes, not
+ * the whole datagram as net/ipv6's ipv6_l4_csum (used on receive) does. */
 static uint16_t udp_csum(const uint8_t *a, int alen, const uint8_t *udp, uint32_t ulen)
 {
 	uint64_t s = ulen + 17 + get16(udp + 24);	/* 32-bit words fold to the same sum */
