@@ -488,8 +488,23 @@ def test_vlan_tags_flags_mac_counts_and_queue_map(guests):
         del f[UDP].chksum
         assert Ether(raw(f))[UDP].chksum == c != 0
 
+    # UDPSRC_RND, MACSRC_RND, MACDST_RND, SVID_RND: random within their ranges too.
+    g.set(flag="!IPSRC_RND,!UDPDST_RND,!UDPCSUM,UDPSRC_RND,MACSRC_RND,MACDST_RND,SVID_RND", src_mac_count=3,
+          dst_mac_count=5, vlan_id=100, svlan_id=22, pkt_size=68, count=200)
+    frames = capture(g, port, 200)
+    smacs = {"52:54:00:12:34:%02x" % (0x56 + i) for i in range(3)}
+    own = ["52:54:00:12:34:%02x" % (0x56 + k % 3) for k in range(200)]
+    for seen, want, walk in (([f[UDP].sport for f in frames], set(range(7000, 7004)), [7000 + k % 4 for k in range(200)]),
+                             ([f.src for f in frames], smacs, own), ([f.dst for f in frames], set(dsts),
+                                                                     [dsts[k % 5] for k in range(200)])):
+        assert set(seen) == want and seen != walk, seen[:8]   # all values drawn, not in the walk's order
+    assert {f[Dot1Q].payload.vlan for f in frames} == {100} and len({f[Dot1Q].vlan for f in frames}) > 150
+    assert [f[UDP].dport for f in frames] == [5000 + k % 10 for k in range(200)]
+    g.set(flag="!UDPSRC_RND,!MACSRC_RND,!MACDST_RND,!SVID_RND", src_mac_count=0, dst_mac_count=0, vlan_id=9999,
+          pkt_size=64)
+
     # queue_map_min..max: frames alternate over the two TX queues.
-    g.set(flag="!IPSRC_RND,!UDPDST_RND,!UDPCSUM", queue_map_min=0, queue_map_max=1, count=100)
+    g.set(queue_map_min=0, queue_map_max=1, count=100)
     g.shell("pktgen clear")
     capture(g, port, 100)
     assert "pktgen port0 tx queues: q0 50 q1 50" in g.shell("pktgen")
