@@ -135,8 +135,10 @@ struct pg_tx {
 	uint64_t rnd;			/* xorshift64 state of the *_RND flags */
 	uint16_t queue;			/* queue_map of the last frame built, before modulo */
 	int qwalk;			/* 0: every frame on curq */
-	int extra;			/* flags or MAC walks: build_extra and draw per frame */
+	int extra;			/* *_RND flags or MAC walks: build_extra and draw per frame */
 	uint32_t ip_sum;		/* IPv4 checksum of the fixed words of this step */
+	uint64_t udp_sum;		/* UDP checksum's fixed words; 0: no checksum (IPv4 without UDPCSUM) */
+	uint64_t src6_lo, dst6_lo;	/* low 64 bits of src6_min, dst6_min */
 	uint16_t l3, hlen;		/* IP header offset, header bytes (tags counted) */
 	uint8_t src_mac[6];		/* first source MAC of this run */
 	uint8_t hdr[PG_TMPL_LEN];	/* headers of this step, addresses filled per frame,

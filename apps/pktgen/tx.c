@@ -65,12 +65,17 @@ static void make_template(struct pg_tx *t)
 	uint8_t *ip = h + t->l3, *udp = h + t->hlen - 8;
 	uint32_t ip_len = t->size - t->l3, udp_len = t->size - (uint32_t)(udp - h);
 	put16(udp + 4, udp_len);
+	/* UDP checksum: the pseudo-header's length and protocol, UDP's length, our magic */
+	t->udp_sum = pg.flags & (PG_F_IPV6 | PG_F_UDPCSUM) ? 2 * udp_len + 17 + PG_MAGIC : 0;
 	if (pg.flags & PG_F_IPV6) {
 		put16(h + off, ETHERTYPE_IPV6);
 		ip[0] = 0x60;
 		put16(ip + 4, udp_len);	/* payload length */
 		ip[6] = 17;		/* next header: UDP */
 		ip[7] = 64;		/* hop limit */
+		memcpy(ip + 8, pg.src6_min, 16);	/* the upper 64 bits stay */
+		memcpy(ip + 24, pg.dst6_min, 16);
+		t->udp_sum += (uint64_t)get32(ip + 8) + get32(ip + 12) + get32(ip + 24) + get32(ip + 28);
 		return;
 	}
 	put16(h + off, ETHERTYPE_IPV4);
@@ -165,41 +170,28 @@ static uint64_t get64(const uint8_t *p)
 	return (uint64_t)get32(p) << 32 | get32(p + 4);
 }
 
-/* min + off in the low 64 bits of an IPv6 address. */
-static void put_addr6(uint8_t *out, const uint8_t min[16], uint64_t off)
+/* A UDP checksum (RFC 768; RFC 8200 8.1 over IPv6, where it is mandatory)
+ * from the sum of its 16-bit words, added up as any 32-bit pairs of them
+ * (2^16 = 1 modulo 0xffff); 0 goes out as 0xffff. */
+static uint16_t udp_csum(uint64_t sum)
 {
-	uint64_t lo = get64(min + 8) + off;
-	memcpy(out, min, 8);
-	put32(out + 8, (uint32_t)(lo >> 32));
-	put32(out + 12, (uint32_t)lo);
+	uint16_t c = inet_csum_fold(sum);
+	return c ? c : 0xffff;
 }
 
-/* UDP checksum (RFC 768; RFC 8200 8.1 over IPv6, where it is mandatory)
- * of a datagram whose bytes past our payload header are zero: the
- * pseudo-header's two addresses of alen bytes at a, length and protocol,
- * then the UDP header and ours. Per frame, so it sums those 26 bytes, not
- * the whole datagram as net/ipv6's ipv6_l4_csum (used on receive) does. */
-static uint16_t udp_csum(const uint8_t *a, int alen, const uint8_t *udp, uint32_t ulen)
-{
-	uint64_t s = ulen + 17 + get16(udp + 24);	/* 32-bit words fold to the same sum */
-	for (int i = 0; i < 2 * alen; i += 4)
-		s += get32(a + i);
-	for (int i = 0; i < 24; i += 4)
-		s += get32(udp + i);
-	s = (s & 0xffffffff) + (s >> 32);
-	for (int i = 0; i < 3; i++)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)(~s & 0xffff) ? (uint16_t)(~s & 0xffff) : 0xffff;
-}
-
-/* The addresses of the current tuple into the IP header at ip; the IPv4
- * header checksum. */
-static void put_addrs(struct pg_tx *t, uint8_t *ip)
+/* The addresses of the current tuple into the IP header at ip, and the
+ * IPv4 header checksum. Returns the sum of the address words that vary
+ * (the UDP checksum's share; the upper 64 bits of IPv6 ones are in
+ * t->udp_sum). */
+static uint64_t put_addrs(struct pg_tx *t, uint8_t *ip)
 {
 	if (pg.flags & PG_F_IPV6) {
-		put_addr6(ip + 8, pg.src6_min, t->off_src);
-		put_addr6(ip + 24, pg.dst6_min, t->off_dst);
-		return;
+		uint64_t src = t->src6_lo + t->off_src, dst = t->dst6_lo + t->off_dst;
+		put32(ip + 16, (uint32_t)(src >> 32));
+		put32(ip + 20, (uint32_t)src);
+		put32(ip + 32, (uint32_t)(dst >> 32));
+		put32(ip + 36, (uint32_t)dst);
+		return (src >> 32) + (uint32_t)src + (dst >> 32) + (uint32_t)dst;
 	}
 	uint32_t src = pg.src_min + (uint32_t)t->off_src, dst = pg.dst_min + (uint32_t)t->off_dst;
 	put32(ip + 12, src);
@@ -208,13 +200,13 @@ static void put_addrs(struct pg_tx *t, uint8_t *ip)
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	put16(ip + 10, ~s & 0xffff);
+	return (uint64_t)src + dst;
 }
 
-/* What only some runs put in a frame d: walked MACs, random VIDs, UDP
- * checksums (last: over the rest). */
+/* What only some runs put in a frame d: walked MACs, random VIDs. */
 static void build_extra(struct pg_tx *t, uint8_t *d)
 {
-	uint8_t *ip = d + t->l3, *udp = d + t->hlen - 8;
+	uint8_t *ip = d + t->l3;
 	if (t->dmac_span)
 		mac_add(d, t->dst_mac, t->off_dmac);
 	if (t->smac_span)
@@ -223,10 +215,6 @@ static void build_extra(struct pg_tx *t, uint8_t *d)
 		put16(ip - 4, vlan_tci((uint16_t)rnd(t, 4095), (unsigned)pg.vlan_cfi, (unsigned)pg.vlan_p));
 	if ((pg.flags & PG_F_SVID_RND) && t->l3 > ETH_HLEN + VLAN_HLEN)
 		put16(d + 14, vlan_tci((uint16_t)rnd(t, 4095), (unsigned)pg.svlan_cfi, (unsigned)pg.svlan_p));
-	if (pg.flags & PG_F_IPV6)
-		put16(udp + 6, udp_csum(ip + 8, 16, udp, get16(udp + 4)));
-	else if (pg.flags & PG_F_UDPCSUM)
-		put16(udp + 6, udp_csum(ip + 12, 4, udp, get16(udp + 4)));
 }
 
 /* Fill p with the current tuple, stream id and sequence number, sent at
@@ -238,15 +226,19 @@ static inline __attribute__((always_inline)) void build(struct pg_tx *t, struct 
 {
 	uint8_t *d = p->data, *ip = d + t->l3, *udp = d + t->hlen - 8, *pl = d + t->hlen;
 	__builtin_memcpy(d, t->hdr, PG_TMPL_LEN);
-	put_addrs(t, ip);
-	put16(udp, (uint32_t)pg.udp_src_min + (uint32_t)t->off_sport);
-	put16(udp + 2, (uint32_t)pg.udp_dst_min + (uint32_t)t->off_dport);
+	uint64_t addrs = put_addrs(t, ip);
+	uint32_t ports = ((uint32_t)pg.udp_src_min + (uint32_t)t->off_sport) << 16 |
+			 ((uint32_t)pg.udp_dst_min + (uint32_t)t->off_dport);
+	put32(udp, ports);
 	put16(pl, PG_MAGIC);
 	put16(pl + 2, stream);
 	put32(pl + 4, (uint32_t)(seq >> 32));
 	put32(pl + 8, (uint32_t)seq);
 	put16(pl + 12, (uint32_t)(ns >> 32));
 	put32(pl + 14, (uint32_t)ns);
+	if (t->udp_sum)	/* the template's words in it, then those just written */
+		put16(udp + 6, udp_csum(t->udp_sum + addrs + ports + stream + (seq >> 32) + (uint32_t)seq +
+					(ns >> 32 & 0xffff) + (uint32_t)ns));
 	if (t->extra)
 		build_extra(t, d);
 	p->len = t->size;
@@ -307,10 +299,12 @@ static void step_begin(int port, int step)
 	t->dport_span = (uint64_t)(pg.udp_dst_max - pg.udp_dst_min);
 	t->smac_span = mac_span(pg.src_mac_count);
 	t->dmac_span = mac_span(pg.dst_mac_count);
-	t->extra = (pg.flags & ~(PG_F_QUEUE_MAP_RND | PG_F_QUEUE_MAP_CPU)) || t->smac_span || t->dmac_span;
+	t->extra = (pg.flags & (PG_F_FIELD_RND | PG_F_VID_RND | PG_F_SVID_RND)) || t->smac_span || t->dmac_span;
 	if (pg.flags & PG_F_IPV6) {
-		t->dst_span = get64(pg.dst6_max + 8) - get64(pg.dst6_min + 8);
-		t->src_span = get64(pg.src6_max + 8) - get64(pg.src6_min + 8);
+		t->dst6_lo = get64(pg.dst6_min + 8);
+		t->src6_lo = get64(pg.src6_min + 8);
+		t->dst_span = get64(pg.dst6_max + 8) - t->dst6_lo;
+		t->src_span = get64(pg.src6_max + 8) - t->src6_lo;
 	} else {
 		t->dst_span = pg.dst_max - pg.dst_min;
 		t->src_span = pg.src_max - pg.src_min;
