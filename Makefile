@@ -141,7 +141,9 @@ include tests/fuzz/fuzz.mk
 # second). Other values are refused with the accepted ones before
 # anything is built.
 NIC ?= e1000e
-NICS := e1000 e1000e igb
+NICS := e1000 e1000e igb virtio
+# QEMU's device for each NIC= (virtio: a virtio 1.x virtio-net-pci)
+NIC_MODEL = $(if $(filter virtio,$(NIC)),virtio-net-pci,$(NIC))
 APPS := $(shell sed -n 's/^APP.[a-z_]*, \.name = "\([a-z_]*\)".*/\1/p' apps/*.c apps/*/*.c)
 comma := ,
 ifneq ($(filter run shell,$(MAKECMDGOALS)),)
@@ -159,12 +161,12 @@ ifneq ($(filter-out $(APPS),$(subst $(comma), ,$(APP))),)
 $(error make shell APP=$(APP): accepted: $(APPS), or one per port: APP=pktgen$(comma)sink)
 endif
 endif
-SHELL_NIC = $(NIC):netdev=stream$(if $(filter igb,$(NIC)),$(comma)bus=rp)
+SHELL_NIC = $(NIC_MODEL):netdev=stream$(if $(filter igb,$(NIC)),$(comma)bus=rp)
 SHELL_KNOBS = $(strip $(if $(filter poll=%,$(APPEND)),,poll=napi) $(if $(filter stats=%,$(APPEND)),,stats=0) \
 	$(if $(APP),app=$(APP)) $(APPEND))
 
 run: deps all ## route IPv4 through two NIC= ports for 10 s (APP=rr: request-response; APPEND='knobs') (~1 min)
-	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py) --nic $(NIC)$(if $(APPEND), --append '$(APPEND)')
+	$(PYTHON) tools/$(if $(filter rr,$(APP)),demo_rr.py,demo.py) --nic $(NIC_MODEL)$(if $(APPEND), --append '$(APPEND)')
 
 shell: deps all ## boot two NIC= ports with the serial shell here; APP=, APPEND='knobs' (Ctrl-A X quits)
 	$(PYTHON) tools/qemurun.py --interactive --nic $(SHELL_NIC) --nic $(SHELL_NIC) \

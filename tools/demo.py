@@ -24,7 +24,7 @@ def main():
     ap.add_argument("--rate", default="5kpps", help="trafgen --rate (default 5kpps)")
     ap.add_argument("--seconds", type=int, default=10, help="seconds of traffic (default 10)")
     ap.add_argument("--size", type=int, default=64, help="frame size with FCS (default 64)")
-    ap.add_argument("--nic", default="e1000e", choices=("e1000", "e1000e", "igb"))
+    ap.add_argument("--nic", default="e1000e", choices=("e1000", "e1000e", "igb", "virtio-net-pci"))
     ap.add_argument("--append", default="", help="more kernel knobs, e.g. 'poll=napi'; each replaces the demo's own")
     a = ap.parse_args()
     bus = ",bus=rp" if a.nic == "igb" else ""

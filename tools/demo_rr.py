@@ -27,7 +27,7 @@ def main():
     ap.add_argument("--sessions", type=int, default=32, help="parallel sessions (default 32)")
     ap.add_argument("--req", type=int, default=1, help="request bytes (default 1)")
     ap.add_argument("--rsp", type=int, default=1, help="response bytes (default 1)")
-    ap.add_argument("--nic", default="e1000e", choices=("e1000", "e1000e", "igb"))
+    ap.add_argument("--nic", default="e1000e", choices=("e1000", "e1000e", "igb", "virtio-net-pci"))
     ap.add_argument("--append", default="", help="more kernel knobs, e.g. 'poll=napi'; each replaces the demo's own")
     a = ap.parse_args()
     if os.geteuid() != 0:

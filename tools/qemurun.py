@@ -47,7 +47,7 @@ EXIT_OK, EXIT_FAIL = 33, 35
 
 NIC_HELP = """\
 --nic MODEL[:OPT=VAL,...], repeatable; port N is the Nth --nic.
-  MODEL       e1000 | e1000e | igb
+  MODEL       e1000 | e1000e | igb | virtio-net-pci (virtio 1.x only: disable-legacy=on)
   bus=        root (default): the root bus | rp: its own pcie-root-port (q35;
               needed for more than one igb) | bridge: behind a pci-bridge |
               rp-bridge: behind a pcie-pci-bridge behind a pcie-root-port (q35)
@@ -66,6 +66,8 @@ NIC_HELP = """\
               tap: the existing tap device ifname=NAME (made by the caller; root)
   mac=        the port's MAC address (default QEMU's 52:54:00:12:34:56+N)
   rom=        1: the NIC's iPXE boot ROM (net-bios) | efi: its UEFI driver (net-uefi)
+  legacy=     virtio-net-pci: 1 keeps the legacy I/O BAR (QEMU's default
+              transitional device, 1af4:1000); default 0 (1af4:1041)
 Defaults: --boot kernel --machine q35 --mem 256M --smp 1, QEMU's CPU model.
 Examples:
   make shell's ports (build/trafgen sends into build/run/nic0.sock):
@@ -76,7 +78,8 @@ Examples:
     tools/qemurun.py --interactive --boot net-bios \\
       --nic e1000e:netdev=user,tftp=build/netboot,bootfile=boot/grub/i386-pc/core.0,rom=1"""
 NIC_OPTS = ("bus", "netdev", "connect", "lport", "rport", "tftp", "bootfile", "hostfwd", "ifname", "mac",
-            "rom")
+            "rom", "legacy")
+MODELS = ("e1000", "e1000e", "igb", "virtio-net-pci")
 
 
 def nic_spec(spec):
@@ -143,6 +146,8 @@ def nic_args(i, spec, machine, sockdir):
         dev += f",romfile={IPXE_ROMS}/{'efi' if opts['rom'] == 'efi' else 'pxe'}-{model}.rom"
     if "mac" in opts:
         dev += f",mac={opts['mac']}"
+    if model == "virtio-net-pci" and opts.get("legacy", "0") != "1":
+        dev += ",disable-legacy=on"
     return args + ["-device", dev]
 
 
@@ -374,7 +379,7 @@ def main():
     ap.add_argument("--smp", type=int, default=1, help="CPUs (default 1)")
     ap.add_argument("--cpu", help="QEMU CPU model, e.g. max (default: QEMU's qemu64)")
     ap.add_argument("--nic", action="append", default=[], metavar="MODEL[:bus=..,netdev=..]",
-                    help="add a NIC: e1000, e1000e or igb; repeatable (options below)")
+                    help="add a NIC: e1000, e1000e, igb or virtio-net-pci; repeatable (options below)")
     ap.add_argument("--append", default="", help="kernel command line (kernel and efi boots)")
     ap.add_argument("--com", type=int, default=1, choices=(1, 2, 3, 4),
                     help="the COM port on this terminal, those before it unconnected (default 1; "
@@ -384,8 +389,8 @@ def main():
     ap.add_argument("--print", action="store_true", help="print the QEMU command and exit")
     a = ap.parse_args()
     for spec in a.nic:
-        if spec.split(":", 1)[0] not in ("e1000", "e1000e", "igb"):
-            ap.error(f"--nic {spec}: the model is e1000, e1000e or igb")
+        if spec.split(":", 1)[0] not in MODELS:
+            ap.error(f"--nic {spec}: the model is {', '.join(MODELS)}")
     # --print keeps the work directory (the EFI boot's ESP, the sockets'
     # folder): the command it prints uses it.
     workdir = tempfile.mkdtemp(prefix="linerate-")

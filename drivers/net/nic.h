@@ -75,7 +75,10 @@ struct nic_qstats {
 	uint64_t poll_pkts;	/* packets those calls returned */
 	uint64_t itr;		/* current interrupt rate setting, ints/s (0 = off) */
 	uint64_t rx_drops;	/* frames the NIC dropped for want of a descriptor in this
-				 * queue (igb RQDPC, with SRRCTL.DROP_EN) */
+				 * queue (igb RQDPC, with SRRCTL.DROP_EN); virtio: frames the
+				 * driver dropped (bad length, oversize, no buffer) */
+	uint64_t rx_kicks, tx_kicks;	/* virtio: notifications written to the device
+					 * (Linux virtio_net's rx_queue_N_kicks), with nic->kicks */
 };
 
 struct nic;
@@ -148,6 +151,7 @@ struct nic {
 	int nqueues;		/* RX/TX queue pairs in use */
 	int max_queues;		/* queue pairs the part has (ethtool -l) */
 	int int_delays;		/* 1: RDTR/RADV/TIDV/TADV in use (ethtool -c) */
+	int kicks;		/* 1: the driver counts rx_kicks/tx_kicks (virtio; ethtool -S) */
 	int rxd, txd;		/* ring sizes, descriptors */
 	int link_up;
 	uint32_t speed;		/* Mb/s, when link_up */
@@ -238,6 +242,22 @@ void nic_housekeeping(void);
 /* Accept frames to the multicast MAC mc on the port (SIOCADDMULTI); kept
  * across resets. Returns 0, or -1 if NIC_MC_MAX groups are joined. */
 int nic_mc_add(struct nic *nic, const uint8_t mc[6]);
+/*
+ * A port's interrupt vectors from the PCI layer: queue q on vector q
+ * (napi_queue_irq, "portN-rxQ") and other causes on vector nqueues (other
+ * with arg, "portN-<what>"). Returns 1 when MSI-X gave them all; 0 when
+ * one vector came (MSI or INTx: nqueues becomes 1, said when it was more;
+ * the driver then serves every cause from vector 0, pci_irq_set_handler);
+ * -1 when none (printed).
+ */
+int nic_setup_vectors(struct nic *nic, irq_handler_t other, void *arg, const char *what);
+/* Around a port reset (TX hang, the device's request, the shell's
+ * `reset`), on core 0: begin says why and parks the other cores
+ * (nic_stop_others); end counts it in resets and, unless err, unmasks the
+ * queues (poll=napi|irq) and takes the link down until the watchdog sees
+ * it up, as Linux does; then lets the cores go. */
+void nic_reset_begin(struct nic *nic, const char *why);
+void nic_reset_end(struct nic *nic, int err);
 /* The port called name ("port0"), or NULL. */
 struct nic *nic_find(const char *name);
 /* "ports: port0 port1" (or "ports: none"), one line: the names a command takes. */

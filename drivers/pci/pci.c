@@ -497,6 +497,6 @@ void pci_report_no_ports(void)
 	} else if (claimed) {
 		printf("ports: none: no Ethernet controller could be set up (messages above)\n");
 	} else {
-		printf("ports: none: no Ethernet controller found (QEMU: --nic e1000, e1000e or igb)\n");
+		printf("ports: none: no Ethernet controller found (QEMU: --nic e1000, e1000e, igb or virtio-net-pci)\n");
 	}
 }

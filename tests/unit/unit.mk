@@ -59,7 +59,7 @@ $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/f
 # helpers link in as they are. printf is the model's (console captured).
 REGMODEL := e1000 e1000e igb
 REGMODEL_BINS := $(REGMODEL:%=$(UNIT_DIR)/test_regmodel_%)
-REGMODEL_SRC := tests/regmodel/model.c drivers/net/e1000x/e1000x.c drivers/net/e1000x/rx.c drivers/net/e1000x/tx.c net/addr.c kernel/fmt.c \
+REGMODEL_SRC := tests/regmodel/model.c drivers/net/nicsetup.c drivers/net/e1000x/e1000x.c drivers/net/e1000x/rx.c drivers/net/e1000x/tx.c net/addr.c kernel/fmt.c \
 	net/pkt.c drivers/pci/pcidecode.c
 REGMODEL_DEPS := $(REGMODEL_SRC) tests/regmodel/model.h drivers/net/e1000x/e1000x.h drivers/net/e1000x/regs.h \
 	drivers/net/e1000x/desc.h drivers/net/e1000x/ring.h drivers/net/nic.h net/pkt.h drivers/pci/pcidecode.h

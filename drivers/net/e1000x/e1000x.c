@@ -224,19 +224,6 @@ int e1000x_check_link(struct nic *nic, volatile uint8_t *base)
 	return 1;
 }
 
-/* A reset takes the port's link down as Linux's does (e1000e_reinit_locked:
- * e1000e_down turns the carrier off, the watchdog on again at STATUS.LU),
- * whether or not the link itself dropped (QEMU's stays up): a port that
- * was up counts 2 in link_changes per reset, never 1 or 0 by timing. */
-static void link_reset(struct nic *nic)
-{
-	if (nic->link_up == 1) {
-		nic->stats[NS_link_changes]++;
-		printf("%s: link down (reset)\n", nic->name);
-	}
-	nic->link_up = 0;
-}
-
 void e1000x_port_update_stats(struct nic *nic)
 {
 	e1000x_update_stats(to_port(nic));
@@ -291,9 +278,7 @@ static void recover(struct e1000x_port *p, const char *why)
 {
 	struct nic *nic = &p->nic;
 	uint64_t keep[NIC_STAT_N];
-	printf("%s: %s: resetting\n", nic->name, why);
-	if (nic_stop_others)
-		nic_stop_others(1);
+	nic_reset_begin(nic, why);
 	int err = e1000x_reset(p, 1);	/* CTRL.RST clears the statistics registers */
 	for (int q = 0; q < nic->nqueues; q++) {
 		e1000x_rxq_release(&p->rxq[q]);
@@ -309,19 +294,9 @@ static void recover(struct e1000x_port *p, const char *why)
 		if (!err)
 			e1000x_port_set_mc(nic);
 	}
-	nic->stats[NS_resets]++;
 	p->reset_pending = 0;
 	p->phy_hang_count = 0;
-	if (err) {
-		printf("%s: reset failed; port stopped\n", nic->name);
-	} else {
-		for (int q = 0; q < nic->nqueues; q++)
-			if (nic->cfg.poll != POLL_BUSY)
-				(void)nic->ops->irq_enable(nic, q);
-		link_reset(nic);
-	}
-	if (nic_stop_others)
-		nic_stop_others(0);
+	nic_reset_end(nic, err);
 }
 
 /* Link down with frames queued: the MAC stops DMA and cannot send them;
@@ -454,32 +429,12 @@ void e1000x_legacy_irq(struct trapframe *tf, void *arg)
 
 int e1000x_setup_vectors(struct e1000x_port *p, irq_handler_t other)
 {
-	struct nic *nic = &p->nic;
-	int nq = nic->nqueues;
-	irq_handler_t handlers[NIC_MAX_QUEUES + 1];
-	void *args[NIC_MAX_QUEUES + 1];
-	const char *names[NIC_MAX_QUEUES + 1];
-	char label[NIC_MAX_QUEUES + 1][16];	/* as /proc/interrupts names them; pciirq copies */
-	for (int q = 0; q < nq; q++) {
-		handlers[q] = napi_queue_irq;
-		args[q] = napi_queue_arg(nic, q);
-		snprintf(label[q], sizeof(label[q]), "%s-rx%d", nic->name, q);
-		names[q] = label[q];
-	}
-	handlers[nq] = other;
-	args[nq] = p;
-	snprintf(label[nq], sizeof(label[nq]), "%s-other", nic->name);
-	names[nq] = label[nq];
-	int got = pci_irq_setup(nic->pci, nq + 1, handlers, args, names);
-	if (got < 0)
+	int msix = nic_setup_vectors(&p->nic, other, p, "other");
+	if (msix < 0)
 		return -1;
-	p->msix = nic->pci->int_mode == INT_MODE_MSIX && got == nq + 1;
-	if (!p->msix) {
-		if (nq > 1)
-			printf("%s: one interrupt vector: 1 queue instead of %d\n", nic->name, nq);
-		nic->nqueues = 1;
-		pci_irq_set_handler(nic->pci, 0, e1000x_legacy_irq, p);
-	}
+	p->msix = msix;
+	if (!msix)
+		pci_irq_set_handler(p->nic.pci, 0, e1000x_legacy_irq, p);
 	return 0;
 }
 

@@ -1,0 +1,546 @@
+/*
+ * virtio-net (virtio 1.2 section 5.1) over the virtio 1.x PCI transport:
+ * one receive and one transmit split virtqueue (5.1.2: queues 0 and 1),
+ * every frame behind a 12-byte virtio_net_hdr (5.1.6). Features: MAC,
+ * STATUS (link), CSUM and GUEST_CSUM (checksum offload both ways, in the
+ * Intel drivers' pkt flags), MTU, EVENT_IDX (notification suppression both
+ * ways). Not MRG_RXBUF: every receive buffer is a whole 2048-byte pkt
+ * buffer, which holds the header and any frame up to MTU 1500 + VLAN tag
+ * (5.1.6.3.1 asks for 1526 bytes without it), so a frame is never spread.
+ * Interrupts: MSI-X, a vector per receive queue and one for configuration
+ * changes; else INTx with the ISR register (4.1.4.5). Transmit queues have
+ * no vector: tx_burst and tx_clean reclaim, as on the Intel ports.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "drivers/net/virtio/virtio.h"
+#include "kernel/lapic.h"
+#include "net/addr.h"
+#include "net/bytes.h"
+#include "net/ipv4.h"
+
+#define HDR VIRTIO_NET_HDR_LEN
+#define ETH_MAX_FRAME 1518	/* 1514 + an 802.1Q tag, no FCS */
+#define ETH_IP_OFF 14
+#define IP_TCP_OFF (ETH_IP_OFF + 20)
+#define TCP_CSUM_OFF 16
+#define UDP_CSUM_OFF 6
+
+/* A TX header goes in the 12 bytes before the frame: a pkt's headroom
+ * (128 bytes), or in a small (copybreak) slot the 64-byte metadata area
+ * past struct pkt (net/pkt.c). */
+_Static_assert(sizeof(struct pkt) + HDR <= 64, "a virtio_net_hdr fits before every pkt buffer");
+
+/* The features asked for (see the top); VERSION_1 is required, and
+ * ACCESS_PLATFORM is taken when offered: DMA addresses are physical ones. */
+#define VNET_FEATURES (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_ACCESS_PLATFORM) | \
+	VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | VIRTIO_BIT(VIRTIO_NET_F_MAC) | VIRTIO_BIT(VIRTIO_NET_F_STATUS) | \
+	VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_MTU))
+
+struct vnet_port {
+	struct nic nic;
+	struct virtio_pci t;
+	struct virtq rxq[NIC_MAX_QUEUES], txq[NIC_MAX_QUEUES];
+	int msix;			/* 1: a vector per receive queue and one for config */
+	volatile int reset_pending;	/* the shell's `reset` */
+};
+
+static inline struct vnet_port *to_vnet(struct nic *nic)
+{
+	return (struct vnet_port *)nic;
+}
+
+/* Give receive descriptor id its buffer back (or a new one) and make it available. */
+static inline void rx_post(struct virtq *vq, uint16_t id, struct pkt *p)
+{
+	vq->bufs[id] = p;
+	vq->desc[id] = (struct vring_desc){ .addr = (uint64_t)p->buf, .len = PKT_BUF_SIZE,
+					    .flags = VRING_DESC_F_WRITE };
+	virtq_add(vq, id);
+}
+
+/* 5.1.6.4: NEEDS_CSUM is a partial checksum (a local sender's, through a
+ * tap) to complete: the sum from csum_start to the end, stored csum_offset
+ * further. Returns the pkt flags, or -1 if the offsets fall outside. */
+static int rx_csum(const struct virtio_net_hdr *h, uint8_t *f, uint32_t len, uint64_t *sw)
+{
+	if (h->flags & VIRTIO_NET_HDR_F_DATA_VALID) {
+		sw[NS_rx_csum_offload_good]++;
+		return PKT_RX_L4_CSUM_OK;
+	}
+	if (!(h->flags & VIRTIO_NET_HDR_F_NEEDS_CSUM))
+		return 0;
+	uint32_t start = h->csum_start, at = start + h->csum_offset;
+	if (at + 2 > len)
+		return -1;
+	uint16_t c = inet_csum(f + start, len - start);
+	put16(f + at, c || h->csum_offset != UDP_CSUM_OFF ? c : 0xffff);	/* UDP sends 0 as ffff */
+	sw[NS_rx_csum_offload_good]++;
+	return PKT_RX_L4_CSUM_OK;
+}
+
+/* The frame in receive descriptor id (len bytes with the header): the
+ * packet to deliver, or NULL (dropped and counted). Either way the
+ * descriptor is made available again, with a fresh buffer when its own
+ * is delivered. */
+static inline struct pkt *rx_one(struct nic *nic, struct virtq *vq, int q, uint16_t id, uint32_t len)
+{
+	uint64_t *sw = nic->qsw[q];
+	struct pkt *p = vq->bufs[id], *out;
+	uint32_t flen = len - HDR;
+	int flags;
+	if (len < HDR + ETH_IP_OFF || len > PKT_BUF_SIZE ||
+	    (flags = rx_csum((struct virtio_net_hdr *)p->buf, p->buf + HDR, flen, sw)) < 0) {
+		sw[NS_rx_drop_desc_error]++;	/* a length the buffer cannot hold, bad offsets */
+		out = 0;
+	} else if (flen > ETH_MAX_FRAME) {
+		sw[NS_rx_drop_oversize]++;
+		out = 0;
+	} else if (nic->small_pool && flen <= nic->cfg.copybreak && (out = pkt_alloc_inline(nic->small_pool))) {
+		memcpy(out->data, p->buf + HDR, flen);
+		sw[NS_rx_copybreak]++;
+	} else if ((out = pkt_alloc_inline(nic->pool))) {
+		rx_post(vq, id, out);
+		out = p;
+		out->data = p->buf + HDR;
+	} else {
+		sw[NS_alloc_rx_buff_failed]++;
+	}
+	if (out != p)
+		virtq_add(vq, id);	/* the same buffer again */
+	if (!out) {
+		nic->q[q].rx_drops++;
+		return 0;
+	}
+	out->len = (uint16_t)flen;
+	out->port = (uint16_t)nic->port;
+	out->queue = (uint16_t)q;
+	out->flags = (uint32_t)flags;
+	return out;
+}
+
+static int vnet_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	struct virtq *vq = &to_vnet(nic)->rxq[q];
+	struct nic_qstats *qs = &nic->q[q];
+	uint16_t m = virtq_used_pending(vq);
+	int got = 0;
+	uint64_t bytes = 0, frames = 0;
+	qs->polls++;
+	if (!m)
+		return 0;
+	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* idx before the entries (x86: loads in order) */
+	for (; m && got < n; m--) {
+		volatile struct vring_used_elem *e = &vq->used->ring[vq->last_used++ & (vq->n - 1)];
+		uint32_t id = e->id, len = e->len;
+		if (id >= vq->n) {
+			nic->qsw[q][NS_rx_drop_desc_error]++;	/* not a descriptor: nothing to post again */
+			continue;
+		}
+		frames++;
+		bytes += len > HDR ? len - HDR : 0;
+		struct pkt *p = rx_one(nic, vq, q, (uint16_t)id, len);
+		if (p)
+			pkts[got++] = p;
+	}
+	virtq_publish(vq);
+	qs->poll_pkts += (uint64_t)got;
+	qs->rx_packets += frames;
+	qs->rx_bytes += bytes;
+	nic->qsw[q][NS_rx_delivered] += (uint64_t)got;
+	return got;
+}
+
+/* Free the buffers of sent frames (used entries) and their descriptors.
+ * An entry naming a descriptor not in flight is counted in tx_errors and
+ * never followed. */
+static void tx_reclaim(struct nic *nic, struct virtq *vq)
+{
+	struct pkt *done[NIC_BURST_MAX];
+	int k = 0;
+	uint16_t m = virtq_used_pending(vq);
+	__atomic_signal_fence(__ATOMIC_ACQUIRE);
+	while (m--) {
+		uint32_t id = vq->used->ring[vq->last_used++ & (vq->n - 1)].id;
+		if (id >= vq->n || !vq->bufs[id]) {
+			nic->stats[NS_tx_errors]++;
+			continue;
+		}
+		done[k++] = vq->bufs[id];
+		vq->bufs[id] = 0;
+		vq->free[vq->nfree++] = (uint16_t)id;
+		if (k == NIC_BURST_MAX) {
+			pkt_free_bulk(done, k);
+			k = 0;
+		}
+	}
+	pkt_free_bulk(done, k);
+}
+
+/* The header of a frame to send (5.1.6.2): TCP checksum by the device
+ * (NEEDS_CSUM from csum_start, the field holding the pseudo-header sum as
+ * PKT_TX_TCP_CSUM leaves it); virtio has no IPv4 header checksum offload,
+ * so PKT_TX_IP_CSUM is done here. */
+static inline void tx_hdr(struct pkt *p)
+{
+	struct virtio_net_hdr *h = (struct virtio_net_hdr *)(p->data - HDR);
+	*h = (struct virtio_net_hdr){ .gso_type = VIRTIO_NET_HDR_GSO_NONE };
+	if (__builtin_expect(!(p->flags & (PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM)), 1))
+		return;
+	if (p->flags & PKT_TX_IP_CSUM)
+		put16(p->data + ETH_IP_OFF + 10, inet_csum(p->data + ETH_IP_OFF, 20));
+	if (p->flags & PKT_TX_TCP_CSUM)
+		*h = (struct virtio_net_hdr){ .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
+					      .csum_start = IP_TCP_OFF, .csum_offset = TCP_CSUM_OFF };
+}
+
+static int vnet_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	struct virtq *vq = &to_vnet(nic)->txq[q];
+	if (vq->nfree < n || vq->n - vq->nfree >= NIC_TX_FREE_THRESH)
+		tx_reclaim(nic, vq);
+	int sent = 0;
+	uint64_t bytes = 0;
+	for (; sent < n && vq->nfree; sent++) {
+		struct pkt *p = pkts[sent];
+		uint16_t id = vq->free[--vq->nfree];
+		tx_hdr(p);
+		vq->desc[id] = (struct vring_desc){ .addr = (uint64_t)(p->data - HDR), .len = HDR + p->len };
+		vq->bufs[id] = p;
+		virtq_add(vq, id);
+		bytes += p->len;
+	}
+	if (sent < n)
+		nic->qsw[q][NS_tx_ring_full]++;
+	if (!sent)
+		return 0;
+	virtq_publish(vq);
+	nic->q[q].tx_packets += (uint64_t)sent;
+	nic->q[q].tx_bytes += bytes;
+	nic->qsw[q][NS_tx_sent] += (uint64_t)sent;
+	return sent;
+}
+
+static int vnet_rx_pending(struct nic *nic, int q)
+{
+	return virtq_used_pending(&to_vnet(nic)->rxq[q]) != 0;
+}
+
+static int vnet_irq_enable(struct nic *nic, int q)
+{
+	return virtq_irq(&to_vnet(nic)->rxq[q], 1);
+}
+
+static void vnet_irq_disable(struct nic *nic, int q)
+{
+	virtq_irq(&to_vnet(nic)->rxq[q], 0);
+}
+
+/* No register raises a queue's interrupt: the core sends its vector to
+ * itself (the poll loop calls this on the queue's owner). */
+static void vnet_irq_raise(struct nic *nic, int q)
+{
+	struct pci_dev *d = nic->pci;
+	lapic_ipi(lapic_id(), LAPIC_ICR_FIXED | (uint32_t)d->vectors[to_vnet(nic)->msix ? q : 0]);
+}
+
+/* InterruptThrottleRate: virtio has no interrupt timer; the device
+ * interrupts once per used_event crossing, which the poll loop re-arms
+ * only at the end of a round. The rate is recorded, not enforced. */
+static void vnet_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
+{
+	nic->q[q].itr = ints_per_s;
+}
+
+static void vnet_update_stats(struct nic *nic)
+{
+	struct vnet_port *v = to_vnet(nic);
+	uint64_t *s = nic->stats;
+	nic_stats_fold(nic);
+	s[NS_rx_packets] = s[NS_rx_bytes] = s[NS_tx_packets] = s[NS_tx_bytes] = 0;
+	for (int q = 0; q < nic->nqueues; q++) {
+		s[NS_rx_packets] += nic->q[q].rx_packets;
+		s[NS_rx_bytes] += nic->q[q].rx_bytes;
+		s[NS_tx_packets] += nic->q[q].tx_packets;
+		s[NS_tx_bytes] += nic->q[q].tx_bytes;
+		nic->q[q].rx_kicks = v->rxq[q].kicks;
+		nic->q[q].tx_kicks = v->txq[q].kicks;
+	}
+}
+
+static void vnet_tx_clean(struct nic *nic, int q)
+{
+	tx_reclaim(nic, &to_vnet(nic)->txq[q]);
+}
+
+static void vnet_request_reset(struct nic *nic)
+{
+	to_vnet(nic)->reset_pending = 1;
+	nic->other_pending = 1;
+}
+
+/* Link state from the config status field (5.1.4, with VIRTIO_NET_F_STATUS;
+ * without it the link is always up). virtio has no speed (no SPEED_DUPLEX). */
+static void check_link(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	int up = !(v->t.features & VIRTIO_BIT(VIRTIO_NET_F_STATUS)) ||
+		 (vpci_config(&v->t, VIRTIO_NET_CFG_STATUS, 2) & VIRTIO_NET_S_LINK_UP);
+	if (up == nic->link_up)
+		return;
+	if (nic->link_up >= 0)	/* -1: first look after probe */
+		nic->stats[NS_link_changes]++;
+	nic->link_up = up;
+	printf("%s: link %s\n", nic->name, up ? "up, virtio (no speed), full duplex" : "down");
+}
+
+/* The frames a queue pair holds go back to the pool after a device
+ * reset: received ones not delivered in rx_drop_reset, frames the device
+ * had not reported sent in tx_dropped. */
+static void release_queues(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	for (int q = 0; q < nic->nqueues; q++) {
+		struct virtq *rx = &v->rxq[q], *tx = &v->txq[q];
+		nic->stats[NS_rx_drop_reset] += virtq_used_pending(rx);
+		for (uint16_t i = 0; i < rx->n; i++)
+			if (rx->bufs[i]) {
+				pkt_free(rx->bufs[i]);
+				rx->bufs[i] = 0;
+			}
+		tx_reclaim(nic, tx);
+		for (uint16_t i = 0; i < tx->n; i++)
+			if (tx->bufs[i]) {
+				nic->stats[NS_tx_dropped]++;
+				pkt_free(tx->bufs[i]);
+				tx->bufs[i] = 0;
+			}
+	}
+}
+
+/* 1 when receive queues raise interrupts: not with poll=busy, where QEMU's
+ * first used entry after a reset would still send one (virtio-net's
+ * event index starts invalid: it notifies once whatever used_event says). */
+static int rx_irqs(const struct nic *nic)
+{
+	return nic->cfg.poll != POLL_BUSY;
+}
+
+/* Queue pair q: receive queue 2q on vector q (none with poll=busy),
+ * transmit queue 2q+1 without one (5.1.2); every receive descriptor gets
+ * a buffer. */
+static int setup_pair(struct vnet_port *v, int q)
+{
+	struct nic *nic = &v->nic;
+	struct virtq *rx = &v->rxq[q];
+	if (virtq_setup(&v->t, rx, (uint16_t)(2 * q), (uint32_t)nic->rxd,
+			v->msix && rx_irqs(nic) ? (uint16_t)q : VIRTIO_MSI_NO_VECTOR) ||
+	    virtq_setup(&v->t, &v->txq[q], (uint16_t)(2 * q + 1), (uint32_t)nic->txd, VIRTIO_MSI_NO_VECTOR))
+		return -1;
+	for (uint16_t i = 0; i < rx->n; i++) {
+		struct pkt *p = pkt_alloc(nic->pool);
+		if (!p) {
+			printf("%s: no buffers for receive queue %d\n", nic->name, q);
+			return -1;
+		}
+		rx_post(rx, i, p);
+	}
+	return 0;
+}
+
+/* Device initialisation (3.1.1): reset, ACKNOWLEDGE, DRIVER, features and
+ * FEATURES_OK read back, queues, DRIVER_OK; then the receive buffers are
+ * announced (no notification before DRIVER_OK, 3.1.1). 0, or -1 after
+ * printing (the device is left FAILED). */
+static int vnet_start(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	struct virtio_pci *t = &v->t;
+	if (vpci_reset(t))
+		return -1;
+	vpci_status_set(t, VIRTIO_STATUS_ACKNOWLEDGE);
+	vpci_status_set(t, VIRTIO_STATUS_DRIVER);
+	if (vpci_features_ok(t, VNET_FEATURES))
+		return -1;
+	if (!(t->features & VIRTIO_BIT(VIRTIO_F_VERSION_1))) {
+		printf("%s: the device does not offer VIRTIO_F_VERSION_1: legacy only\n", nic->name);
+		vpci_status_set(t, VIRTIO_STATUS_FAILED);
+		return -1;
+	}
+	nic->tx_csum = !!(t->features & VIRTIO_BIT(VIRTIO_NET_F_CSUM));
+	uint16_t cfgvec = v->msix ? (uint16_t)nic->nqueues : VIRTIO_MSI_NO_VECTOR;
+	for (int q = 0; q < nic->nqueues; q++)
+		if (setup_pair(v, q)) {
+			vpci_status_set(t, VIRTIO_STATUS_FAILED);
+			return -1;
+		}
+	if (vpci_config_vector(t, cfgvec) != cfgvec)
+		printf("%s: the device refused MSI-X vector %u for configuration changes: link changes "
+		       "seen once a second\n", nic->name, cfgvec);
+	vpci_status_set(t, VIRTIO_STATUS_DRIVER_OK);
+	for (int q = 0; q < nic->nqueues; q++)
+		virtq_publish(&v->rxq[q]);
+	napi_itr_init(nic);
+	return 0;
+}
+
+/* Reset the device and start it again (DEVICE_NEEDS_RESET, the shell's
+ * `reset`); the link goes down and up as on the Intel ports. */
+static void recover(struct vnet_port *v, const char *why)
+{
+	struct nic *nic = &v->nic;
+	nic_reset_begin(nic, why);
+	vpci_reset(&v->t);
+	release_queues(v);
+	nic_stats_fold(nic);
+	int err = vnet_start(v);
+	v->reset_pending = 0;
+	nic_reset_end(nic, err);
+}
+
+static void vnet_watchdog(struct nic *nic)
+{
+	struct vnet_port *v = to_vnet(nic);
+	nic->other_pending = 0;
+	if (vpci_status(&v->t) & VIRTIO_STATUS_NEEDS_RESET)
+		recover(v, "the device set DEVICE_NEEDS_RESET (virtio 1.2 2.1.1)");
+	else if (v->reset_pending)
+		recover(v, "reset asked for from the shell");
+	check_link(v);
+	napi_watchdog(nic);
+}
+
+/* Configuration change (MSI-X config vector): the watchdog reads the link. */
+static void vnet_config_irq(struct trapframe *tf, void *arg)
+{
+	(void)tf;
+	((struct nic *)arg)->other_pending = 1;
+}
+
+/* INTx: the ISR register says which (4.1.4.5; reading clears it and
+ * deasserts the line). Receive queue 0 is scheduled for a queue
+ * interrupt, and for a used entry waiting (irq_raise's IPI), unless it is
+ * busy polled. */
+static void vnet_intx_irq(struct trapframe *tf, void *arg)
+{
+	struct vnet_port *v = arg;
+	uint8_t isr = *v->t.isr;
+	if (isr & VIRTIO_ISR_CONFIG)
+		v->nic.other_pending = 1;
+	if (rx_irqs(&v->nic) && ((isr & VIRTIO_ISR_QUEUE) || virtq_used_pending(&v->rxq[0])))
+		napi_queue_irq(tf, napi_queue_arg(&v->nic, 0));
+}
+
+/* Vectors: receive queue q on vector q and configuration changes on vector
+ * nqueues with MSI-X; else one vector (INTx, ISR) and one queue pair. */
+static int setup_vectors(struct vnet_port *v)
+{
+	int msix = nic_setup_vectors(&v->nic, vnet_config_irq, &v->nic, "config");
+	if (msix < 0)
+		return -1;
+	v->msix = msix;
+	if (!msix)
+		pci_irq_set_handler(v->nic.pci, 0, vnet_intx_irq, v);
+	return 0;
+}
+
+/* rxd=/txd=: the largest power of two within the knob and the queue size
+ * the device offers (virtq_setup takes the same), said when smaller. */
+static int ring_size(struct vnet_port *v, uint16_t index, int want, const char *knob)
+{
+	uint16_t max = vpci_queue_max(&v->t, index), n = max;
+	while (n > want && n > 1)
+		n >>= 1;
+	if (n != want)
+		printf("%s: %s=%d: virtqueue %u holds %u descriptors (a power of two); using %u\n", v->nic.name,
+		       knob, want, index, max, n);
+	return n;
+}
+
+static void print_probe(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	struct pci_dev *d = nic->pci;
+	char m[MAC_STR_MAX];
+	printf("%s: %s %s at %02x:%02x.%x, MAC %s, %d queue(s), rxd %d txd %d, %s\n", nic->name, nic->driver,
+	       nic->model, d->bus, d->dev, d->fn, mac_str(m, nic->mac), nic->nqueues, nic->rxd, nic->txd,
+	       v->msix ? "MSI-X" : d->int_mode == INT_MODE_MSI ? "MSI" : "INTx");
+	printf("%s: virtio features %#llx: VERSION_1%s%s%s%s%s%s, MTU %u\n", nic->name,
+	       (unsigned long long)v->t.features,
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MAC) ? " MAC" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_STATUS) ? " STATUS" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_CSUM) ? " CSUM" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) ? " GUEST_CSUM" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX) ? " EVENT_IDX" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MTU) ? " MTU" : "", nic->mtu);
+}
+
+/* MAC and MTU from the device configuration (5.1.4), read once the
+ * features are agreed. 0, or -1 without a usable MAC. */
+static int read_config(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	if (!(v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MAC))) {
+		printf("%s: the device offers no MAC address (VIRTIO_NET_F_MAC)\n", nic->name);
+		return -1;
+	}
+	for (int i = 0; i < 6; i++)
+		nic->mac[i] = (uint8_t)vpci_config(&v->t, VIRTIO_NET_CFG_MAC + (uint32_t)i, 1);
+	if (v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MTU)) {
+		uint32_t mtu = vpci_config(&v->t, VIRTIO_NET_CFG_MTU, 2);
+		if (mtu < nic->mtu)
+			nic->mtu = mtu;
+	}
+	return 0;
+}
+
+static const struct nic_ops vnet_ops = {
+	.rx_burst = vnet_rx_burst, .tx_burst = vnet_tx_burst, .irq_enable = vnet_irq_enable,
+	.irq_disable = vnet_irq_disable, .irq_raise = vnet_irq_raise, .rx_pending = vnet_rx_pending,
+	.update_stats = vnet_update_stats, .watchdog = vnet_watchdog, .tx_clean = vnet_tx_clean,
+	.reset = vnet_request_reset, .set_itr = vnet_set_itr,
+};
+
+static int vnet_probe(struct pci_dev *d, const struct pci_id *id)
+{
+	struct vnet_port *v = calloc(1, sizeof(*v));
+	if (!v)
+		return -1;
+	struct nic *nic = &v->nic;
+	*nic = (struct nic){ .driver = "virtio_net", .model = id->name, .pci = d, .ops = &vnet_ops,
+			     .link_up = -1, .max_queues = 1, .kicks = 1 };
+	nic_config_init(nic);
+	nic->nqueues = 1;
+	v->t = (struct virtio_pci){ .pci = d, .who = "virtio_net" };
+	if (vpci_map(&v->t) || nic_register(nic) < 0) {
+		free(v);
+		return -1;
+	}
+	v->t.who = nic->name;
+	d->priv = v;
+	if ((int)nic->cfg.queues > 1)
+		printf("%s: queues=%lld: this driver runs one queue pair on virtio-net; using 1\n", nic->name,
+		       (long long)nic->cfg.queues);
+	if (vpci_reset(&v->t)) {
+		nic_unregister(nic);
+		return -1;
+	}
+	nic->rxd = ring_size(v, 0, nic->rxd, "rxd");
+	nic->txd = ring_size(v, 1, nic->txd, "txd");
+	if (setup_vectors(v) || nic_pools_create(nic) || vnet_start(v) || read_config(v)) {
+		vpci_reset(&v->t);
+		nic_unregister(nic);
+		return -1;
+	}
+	check_link(v);
+	print_probe(v);
+	return 0;
+}
+
+static const struct pci_id vnet_ids[] = {
+	{ VIRTIO_PCI_VENDOR, VIRTIO_PCI_NET_MODERN, "Virtio 1.0 network device" },
+	{ VIRTIO_PCI_VENDOR, VIRTIO_PCI_NET_TRANS, "Virtio network device" },
+	{ 0, 0, 0 },
+};
+PCI_DRIVER(virtio_net, .name = "virtio_net", .ids = vnet_ids, .probe = vnet_probe);
