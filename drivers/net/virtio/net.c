@@ -4,7 +4,7 @@
  * every frame behind a 12-byte virtio_net_hdr (5.1.6). Features: MAC,
  * STATUS (link), CSUM and GUEST_CSUM (checksum offload both ways, in the
  * Intel drivers' pkt flags), MTU, EVENT_IDX (notification suppression both
- * ways). Not MRG_RXBUF: every receive buffer is a whole 2048-byte pkt
+ * ways), CTRL_VQ and CTRL_RX (the receive filter: promisc, multicast). Not MRG_RXBUF: every receive buffer is a whole 2048-byte pkt
  * buffer, which holds the header and any frame up to MTU 1500 + VLAN tag
  * (5.1.6.3.1 asks for 1526 bytes without it), so a frame is never spread.
  * Interrupts: MSI-X, a vector per receive queue and one for configuration
@@ -36,12 +36,15 @@ _Static_assert(sizeof(struct pkt) + HDR <= 64, "a virtio_net_hdr fits before eve
  * ACCESS_PLATFORM is taken when offered: DMA addresses are physical ones. */
 #define VNET_FEATURES (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_ACCESS_PLATFORM) | \
 	VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | VIRTIO_BIT(VIRTIO_NET_F_MAC) | VIRTIO_BIT(VIRTIO_NET_F_STATUS) | \
-	VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_MTU))
+	VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_MTU) | \
+	VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX))
+#define HAS_CTRL_RX (VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX))
 
 struct vnet_port {
 	struct nic nic;
 	struct virtio_pci t;
 	struct virtq rxq[NIC_MAX_QUEUES], txq[NIC_MAX_QUEUES];
+	struct virtio_ctrl ctrl;	/* with VIRTIO_NET_F_CTRL_VQ: queue 2 (no MQ) */
 	int msix;			/* 1: a vector per receive queue and one for config */
 	volatile int reset_pending;	/* the shell's `reset` */
 };
@@ -349,6 +352,34 @@ static int setup_pair(struct vnet_port *v, int q)
 	return 0;
 }
 
+/* The receive filter (5.1.6.5.1-2) as the Intel ports have it: promisc=0
+ * the port's MAC, broadcast and the groups joined (nic->mc); promisc=1
+ * every frame. Without CTRL_RX, QEMU's device stays promiscuous (its
+ * reset state). 0, or -1 after printing. */
+static int set_rx_mode(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	if ((v->t.features & HAS_CTRL_RX) != HAS_CTRL_RX)
+		return 0;
+	uint8_t on = nic_cfg.promisc != 0, table[8 + NIC_MC_MAX * 6] = { 0 };
+	uint32_t nmc = (uint32_t)nic->nmc;
+	memcpy(table + 4, &nmc, 4);	/* no unicast entries: the device's MAC is its own */
+	memcpy(table + 8, nic->mc, nmc * 6);
+	if (virtio_ctrl_cmd(&v->ctrl, nic->name, VIRTIO_NET_CTRL_RX, VIRTIO_NET_CTRL_RX_PROMISC, &on, 1) ||
+	    virtio_ctrl_cmd(&v->ctrl, nic->name, VIRTIO_NET_CTRL_RX, VIRTIO_NET_CTRL_RX_ALLMULTI, &on, 1) ||
+	    virtio_ctrl_cmd(&v->ctrl, nic->name, VIRTIO_NET_CTRL_MAC, VIRTIO_NET_CTRL_MAC_TABLE_SET, table,
+			    8 + nmc * 6)) {
+		printf("%s: receive filter not set: the port may receive every frame\n", nic->name);
+		return -1;
+	}
+	return 0;
+}
+
+static void vnet_set_mc(struct nic *nic)
+{
+	set_rx_mode(to_vnet(nic));
+}
+
 /* Device initialisation (3.1.1): reset, ACKNOWLEDGE, DRIVER, features and
  * FEATURES_OK read back, queues, DRIVER_OK; then the receive buffers are
  * announced (no notification before DRIVER_OK, 3.1.1). 0, or -1 after
@@ -375,6 +406,11 @@ static int vnet_start(struct vnet_port *v)
 			vpci_status_set(t, VIRTIO_STATUS_FAILED);
 			return -1;
 		}
+	if ((t->features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)) &&
+	    virtq_setup(t, &v->ctrl.vq, 2, 8, VIRTIO_MSI_NO_VECTOR)) {
+		vpci_status_set(t, VIRTIO_STATUS_FAILED);
+		return -1;
+	}
 	if (vpci_config_vector(t, cfgvec) != cfgvec)
 		printf("%s: the device refused MSI-X vector %u for configuration changes: link changes "
 		       "seen once a second\n", nic->name, cfgvec);
@@ -382,6 +418,7 @@ static int vnet_start(struct vnet_port *v)
 	for (int q = 0; q < nic->nqueues; q++)
 		virtq_publish(&v->rxq[q]);
 	napi_itr_init(nic);
+	set_rx_mode(v);	/* a failure is printed; the port runs */
 	return 0;
 }
 
@@ -466,14 +503,15 @@ static void print_probe(struct vnet_port *v)
 	printf("%s: %s %s at %02x:%02x.%x, MAC %s, %d queue(s), rxd %d txd %d, %s\n", nic->name, nic->driver,
 	       nic->model, d->bus, d->dev, d->fn, mac_str(m, nic->mac), nic->nqueues, nic->rxd, nic->txd,
 	       v->msix ? "MSI-X" : d->int_mode == INT_MODE_MSI ? "MSI" : "INTx");
-	printf("%s: virtio features %#llx: VERSION_1%s%s%s%s%s%s, MTU %u\n", nic->name,
+	printf("%s: virtio features %#llx: VERSION_1%s%s%s%s%s%s%s, MTU %u\n", nic->name,
 	       (unsigned long long)v->t.features,
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MAC) ? " MAC" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_STATUS) ? " STATUS" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_CSUM) ? " CSUM" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) ? " GUEST_CSUM" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX) ? " EVENT_IDX" : "",
-	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MTU) ? " MTU" : "", nic->mtu);
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MTU) ? " MTU" : "",
+	       (v->t.features & HAS_CTRL_RX) == HAS_CTRL_RX ? " CTRL_VQ CTRL_RX" : "", nic->mtu);
 }
 
 /* MAC and MTU from the device configuration (5.1.4), read once the
@@ -499,7 +537,7 @@ static const struct nic_ops vnet_ops = {
 	.rx_burst = vnet_rx_burst, .tx_burst = vnet_tx_burst, .irq_enable = vnet_irq_enable,
 	.irq_disable = vnet_irq_disable, .irq_raise = vnet_irq_raise, .rx_pending = vnet_rx_pending,
 	.update_stats = vnet_update_stats, .watchdog = vnet_watchdog, .tx_clean = vnet_tx_clean,
-	.reset = vnet_request_reset, .set_itr = vnet_set_itr,
+	.reset = vnet_request_reset, .set_itr = vnet_set_itr, .set_mc = vnet_set_mc,
 };
 
 static int vnet_probe(struct pci_dev *d, const struct pci_id *id)

@@ -27,6 +27,8 @@
 #define VIRTIO_NET_F_MTU		3
 #define VIRTIO_NET_F_MAC		5
 #define VIRTIO_NET_F_STATUS		16
+#define VIRTIO_NET_F_CTRL_VQ		17	/* control virtqueue */
+#define VIRTIO_NET_F_CTRL_RX		18	/* RX mode and MAC filter commands */
 #define VIRTIO_F_EVENT_IDX		29
 #define VIRTIO_F_VERSION_1		32
 #define VIRTIO_F_ACCESS_PLATFORM	33
@@ -107,6 +109,15 @@ static inline int vring_need_event(uint16_t event, uint16_t new_idx, uint16_t ol
 #define VIRTIO_NET_CFG_STATUS		6	/* le16 status */
 #define VIRTIO_NET_CFG_MTU		10	/* le16 mtu */
 #define VIRTIO_NET_S_LINK_UP		1
+
+/* Control virtqueue commands (5.1.6.5): class and command, data, then an
+ * ack byte the device writes. */
+#define VIRTIO_NET_OK			0
+#define VIRTIO_NET_CTRL_RX		0
+#define VIRTIO_NET_CTRL_RX_PROMISC	0	/* u8 on */
+#define VIRTIO_NET_CTRL_RX_ALLMULTI	1	/* u8 on */
+#define VIRTIO_NET_CTRL_MAC		1
+#define VIRTIO_NET_CTRL_MAC_TABLE_SET	0	/* le32 n + n unicast MACs, le32 m + m multicast MACs */
 
 /* virtio_net_hdr (5.1.6): 12 bytes with VIRTIO_F_VERSION_1 (num_buffers
  * is always there), in front of every frame both ways. */

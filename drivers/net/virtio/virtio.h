@@ -97,4 +97,15 @@ static inline uint16_t virtq_used_pending(const struct virtq *vq)
 int virtq_irq(struct virtq *vq, int on);
 /* Forget what is in flight (after a device reset): the rings start over. */
 void virtq_restart(struct virtq *vq);
+
+/* A control virtqueue (virtio-net 5.1.6.5) and the DMA buffer of its one
+ * command in flight. */
+struct virtio_ctrl {
+	struct virtq vq;
+	uint8_t *buf;
+};
+/* Send command class.cmd with len bytes of data and wait up to 1 s for
+ * the device's ack. 0 (VIRTIO_NET_OK), or -1 after printing why. */
+int virtio_ctrl_cmd(struct virtio_ctrl *c, const char *who, uint8_t class, uint8_t cmd, const void *data,
+		    uint32_t len);
 #endif
