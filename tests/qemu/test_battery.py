@@ -233,10 +233,17 @@ def kinds(mac0):
 OVERSIZE = {"jumbo_1600", "jumbo_9000"}
 
 
+# QEMU 10.0.2's virtio-net filter compares 6 destination bytes of a 4- or
+# 5-byte frame, the rest past its end (left there by the good frame before
+# it, to our MAC): it lets them in, and fwd counts them as runts (seen; 1-3
+# bytes are not delivered).
+VIRTIO_SHORT_PASS = {"runt_4", "runt_5"}
+
+
 def as_received(f, model):
     """QEMU's e1000e and igb pad a frame under 60 bytes with zeros (and
-    count it undersized); its e1000 hands it over as it came."""
-    return f if len(f) >= 60 or model == "e1000" else f + bytes(60 - len(f))
+    count it undersized); its e1000 and virtio-net hand it over as it came."""
+    return f if len(f) >= 60 or model in ("e1000", "virtio-net-pci") else f + bytes(60 - len(f))
 
 
 class Router:
@@ -274,7 +281,7 @@ class Router:
         self.q.stop()
 
 
-@pytest.mark.parametrize("model", ["e1000", "e1000e", "igb"])
+@pytest.mark.parametrize("model", ["e1000", "e1000e", "igb", "virtio-net-pci"])
 def test_malformed_frames(model):
     r = Router(model)
     try:
@@ -315,6 +322,8 @@ def battery(r, model):
     for i, (name, f) in enumerate(kinds(r.mac[0])):
         rx = as_received(f, model)
         where = None if name in OVERSIZE else classify(rx, mac0)
+        if model == "virtio-net-pci" and name in VIRTIO_SHORT_PASS:
+            where = "runt"
         if where:
             want[where] = want.get(where, 0) + 1
             delivered += 1
@@ -364,9 +373,11 @@ def battery(r, model):
     assert n1[0] - n0[0] == delivered == d["rx_delivered"]
     assert n1[1] - n0[1] == d["rx_short_length_errors"] + d["rx_long_length_errors"]
     # Too long: the NIC refuses it (e1000, e1000e: rx_long_length_errors) or
-    # passes it and the driver drops it (igb: rx_drop_oversize, RX-DRP).
-    # QEMU's igb drops the 9000-byte frame without counting it anywhere.
-    assert d["rx_long_length_errors"] + d["rx_drop_oversize"] == len(OVERSIZE) - (model == "igb")
+    # passes it and the driver drops it (igb, virtio: rx_drop_oversize, RX-DRP).
+    # QEMU's igb drops the 9000-byte frame without counting it anywhere, and
+    # so does its virtio-net: it fits no 2048-byte buffer (no MRG_RXBUF).
+    assert d["rx_long_length_errors"] + d["rx_drop_oversize"] == \
+        len(OVERSIZE) - (model in ("igb", "virtio-net-pci"))
     assert n1[2] - n0[2] == d["rx_drop_oversize"]
     end = pools_back(r, start)
     assert end == start, (end, start)

@@ -93,9 +93,9 @@ static inline struct pkt *rx_one(struct nic *nic, struct virtq *vq, int q, uint1
 	struct pkt *p = vq->bufs[id], *out;
 	uint32_t flen = len - HDR;
 	int flags;
-	if (len < HDR + ETH_IP_OFF || len > PKT_BUF_SIZE ||
+	if (len < HDR || len > PKT_BUF_SIZE ||
 	    (flags = rx_csum((struct virtio_net_hdr *)p->buf, p->buf + HDR, flen, sw)) < 0) {
-		sw[NS_rx_drop_desc_error]++;	/* a length the buffer cannot hold, bad offsets */
+		sw[NS_rx_drop_desc_error]++;	/* no header, past the buffer, bad offsets */
 		out = 0;
 	} else if (flen > ETH_MAX_FRAME) {
 		sw[NS_rx_drop_oversize]++;
