@@ -2,7 +2,7 @@
 """Guest instructions per frame (make bench): how much work the fast path
 does per frame, counted by QEMU's insncount TCG plugin (tools/insncount,
 built into build/insncount/ by `make insncount`): deterministic, unlike
-time under TCG. Paths, 64-byte frames, e1000e and igb, two ports:
+time under TCG. Paths, 64-byte frames, e1000e, igb and virtio-net-pci, two ports:
   l2     fwd pairs=0-1 promisc=1, trafgen both --rate max    (napi, busy)
   l3     fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24, --rate max     (napi, busy)
   l3m    the same with 64 sources x 8 destinations, each frame's
@@ -44,6 +44,7 @@ KNOBS = {"l2": "app=fwd pairs=0-1 promisc=1", "l3": "app=fwd ip0=10.1.0.1/24 ip1
          "l3m": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24", "sink": "app=sink promisc=1"}
 # Addresses trafgen walks (frame s takes element s mod length of each range).
 IPS = {"l3m": ("10.1.0.2-10.1.0.65", "10.2.0.2-10.2.0.9")}
+NICS = ("e1000e", "igb", "virtio-net-pci")
 TARGET = {("l2", "napi", "max"): 100, ("l3", "napi", "max"): 200, ("l2", "napi", "20kpps"): 300}
 
 
@@ -173,7 +174,7 @@ def print_profile(r, top=25):
 def main():
     help_exit(__doc__)
     args = sys.argv[1:]
-    nics = [a for a in args if a in ("e1000e", "igb")] or ["e1000e", "igb"]
+    nics = [a for a in args if a in NICS] or list(NICS)
     paths = [a for a in args if a in KNOBS] or list(KNOBS)
     polls = [a for a in args if a in ("napi", "busy")] or ["napi", "busy"]
     rates = [a for a in args if re.fullmatch(r"max|\d+kpps", a)] or ["max", "20kpps"]
@@ -184,7 +185,7 @@ def main():
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     rows = []
     print("\nGuest instructions per frame, 64 B (insncount plugin; the whole guest)")
-    print(f"{'nic':7} {'path':5} {'poll':5} {'rate':>7} {'frames':>8} {'insn/frame':>11} "
+    print(f"{'nic':14} {'path':5} {'poll':5} {'rate':>7} {'frames':>8} {'insn/frame':>11} "
           f"{'kpps':>7} {'CPU%':>6} {'target':>7}")
     for nic in nics:
         for path, poll, rate in RUNS:
@@ -193,7 +194,7 @@ def main():
             r = run(so, nic, path, poll, rate, "profile" in args)
             rows.append(r)
             t = TARGET.get((path, poll, rate))
-            print(f"{nic:7} {path:5} {poll:5} {rate:>7} {r['frames']:>8} {r['insns_per_frame']:>11.1f} "
+            print(f"{nic:14} {path:5} {poll:5} {rate:>7} {r['frames']:>8} {r['insns_per_frame']:>11.1f} "
                   f"{r['kpps']:>7.1f} {r['cpu_pct']:>6.1f} {'<= %d' % t if t else '':>7}", flush=True)
     if "profile" in args:
         for r in rows:
