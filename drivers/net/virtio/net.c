@@ -258,7 +258,6 @@ static void vnet_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
 
 static void vnet_update_stats(struct nic *nic)
 {
-	struct vnet_port *v = to_vnet(nic);
 	uint64_t *s = nic->stats;
 	nic_stats_fold(nic);
 	s[NS_rx_packets] = s[NS_rx_bytes] = s[NS_tx_packets] = s[NS_tx_bytes] = 0;
@@ -267,8 +266,6 @@ static void vnet_update_stats(struct nic *nic)
 		s[NS_rx_bytes] += nic->q[q].rx_bytes;
 		s[NS_tx_packets] += nic->q[q].tx_packets;
 		s[NS_tx_bytes] += nic->q[q].tx_bytes;
-		nic->q[q].rx_kicks = v->rxq[q].kicks;
-		nic->q[q].tx_kicks = v->txq[q].kicks;
 	}
 }
 
@@ -338,8 +335,9 @@ static int setup_pair(struct vnet_port *v, int q)
 	struct nic *nic = &v->nic;
 	struct virtq *rx = &v->rxq[q];
 	if (virtq_setup(&v->t, rx, (uint16_t)(2 * q), (uint32_t)nic->rxd,
-			v->msix && rx_irqs(nic) ? (uint16_t)q : VIRTIO_MSI_NO_VECTOR) ||
-	    virtq_setup(&v->t, &v->txq[q], (uint16_t)(2 * q + 1), (uint32_t)nic->txd, VIRTIO_MSI_NO_VECTOR))
+			v->msix && rx_irqs(nic) ? (uint16_t)q : VIRTIO_MSI_NO_VECTOR, &nic->q[q].rx_kicks) ||
+	    virtq_setup(&v->t, &v->txq[q], (uint16_t)(2 * q + 1), (uint32_t)nic->txd, VIRTIO_MSI_NO_VECTOR,
+			&nic->q[q].tx_kicks))
 		return -1;
 	for (uint16_t i = 0; i < rx->n; i++) {
 		struct pkt *p = pkt_alloc(nic->pool);
@@ -407,7 +405,7 @@ static int vnet_start(struct vnet_port *v)
 			return -1;
 		}
 	if ((t->features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)) &&
-	    virtq_setup(t, &v->ctrl.vq, 2, 8, VIRTIO_MSI_NO_VECTOR)) {
+	    virtq_setup(t, &v->ctrl.vq, 2, 8, VIRTIO_MSI_NO_VECTOR, &v->ctrl.kicks)) {
 		vpci_status_set(t, VIRTIO_STATUS_FAILED);
 		return -1;
 	}

@@ -134,7 +134,8 @@ uint16_t vpci_queue_max(struct virtio_pci *t, uint16_t index)
 	return rd16(t->common, VIRTIO_COMMON_Q_SIZE);
 }
 
-int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t want, uint16_t vector)
+int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t want, uint16_t vector,
+		uint64_t *kicks)
 {
 	volatile uint8_t *c = t->common;
 	uint16_t max = vpci_queue_max(t, index);
@@ -152,6 +153,7 @@ int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t
 	}
 	vq->index = index;
 	vq->n = n;
+	vq->kicks = kicks;
 	vq->event_idx = !!(t->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
 	if (virtq_alloc(vq)) {
 		printf("%s: no memory for virtqueue %u (%u descriptors)\n", t->who, index, n);

@@ -64,16 +64,17 @@ struct virtq {
 	struct pkt **bufs;		/* by descriptor */
 	uint16_t *free;			/* TX: descriptors not in flight */
 	uint16_t nfree;
-	uint64_t kicks;			/* notifications written */
+	uint64_t *kicks;		/* where notifications written are counted */
 };
 
 /*
  * Queue setup (4.1.5.1.3): select queue index, take its size or rxd/txd
  * want if smaller (refused: 0 or not a power of two), allocate the rings
  * once (kept across resets), write their addresses and the MSI-X vector,
- * enable. Returns 0, or -1 after printing why.
+ * enable; kicks counts its notifications. Returns 0, or -1 after printing why.
  */
-int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t want, uint16_t vector);
+int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t want, uint16_t vector,
+		uint64_t *kicks);
 /* The rings of vq->n descriptors (one allocation: descriptor table,
  * driver area, device area at their 2.7 alignments) and the bufs and free
  * arrays, unless vq has them; then virtq_restart. 0, or -1 (no memory). */
@@ -103,6 +104,7 @@ void virtq_restart(struct virtq *vq);
 struct virtio_ctrl {
 	struct virtq vq;
 	uint8_t *buf;
+	uint64_t kicks;		/* its notifications (not shown) */
 };
 /* Send command class.cmd with len bytes of data and wait up to 1 s for
  * the device's ack. 0 (VIRTIO_NET_OK), or -1 after printing why. */

@@ -58,7 +58,7 @@ void virtq_publish(struct virtq *vq)
 			  : (vq->used->flags & VRING_USED_F_NO_NOTIFY))
 		return;
 	*vq->notify = vq->index;	/* 4.1.4.4: the queue's index, 16 bits */
-	vq->kicks++;
+	(*vq->kicks)++;
 }
 
 int virtq_irq(struct virtq *vq, int on)
