@@ -32,6 +32,10 @@ static int usage(void)
 
 static int txhang(struct nic *nic)
 {
+	if (!strcmp(nic->driver, "virtio_net")) {
+		printf("fault: txhang clears an Intel port's TCTL.EN; %s is virtio_net\n", nic->name);
+		return -1;
+	}
 	clear_flags32(to_port(nic)->regs, TCTL, TCTL_EN);
 	printf("fault: %s TCTL.EN cleared (TX stopped)\n", nic->name);
 	return 0;
