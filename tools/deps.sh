@@ -5,7 +5,7 @@ set -eu
 PKGS="gcc make binutils gdb git newlib-source gnu-efi grub-pc-bin grub-efi-amd64-bin grub-common
 xorriso mtools ovmf libcmocka-dev clang libclang-rt-14-dev python3 python3-pytest python3-scapy python3-matplotlib
 iproute2 iputils-ping
-iperf3 sockperf linuxptp prometheus curl ipxe-qemu
+iperf3 sockperf netperf linuxptp prometheus curl ipxe-qemu
 pkg-config libglib2.0-dev"
 BACKPORTS_PKGS="qemu-system-x86 qemu-utils"
 
@@ -25,12 +25,18 @@ if [ "$(id -u)" != 0 ]; then
 	echo "make deps: missing:$missing; run as root (or with sudo) to install them" >&2
 	exit 1
 fi
-BP=/etc/apt/sources.list.d/linerate-backports.sources
-if ! grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/; then
-	URI=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-	[ -n "$URI" ] || URI=http://deb.debian.org/debian
-	printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$URI" > $BP
-fi
+# The machine's own Debian mirror (first URIs: of debian.sources, else sources.list's).
+URI=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+[ -n "$URI" ] || URI=$(awk '$1 == "deb" && $2 !~ /^\[/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+[ -n "$URI" ] || { echo "make deps: no Debian source configured in /etc/apt" >&2; exit 1; }
+src() { # FILE SUITE COMPONENT: a deb822 source on the machine's mirror
+	printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: %s\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$URI" "$2" "$3" > "$1"
+}
+grep -rqs bookworm-backports /etc/apt/sources.list /etc/apt/sources.list.d/ ||
+	src /etc/apt/sources.list.d/linerate-backports.sources bookworm-backports main
+# netperf is in Debian's non-free component only.
+grep -rqsE '^(Components:|deb ).*[[:space:]]non-free([[:space:]]|$)' /etc/apt/sources.list /etc/apt/sources.list.d/ ||
+	src /etc/apt/sources.list.d/linerate-non-free.sources bookworm non-free
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends $PKGS
