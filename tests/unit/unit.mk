@@ -23,6 +23,14 @@ UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 # PTP: messages (against ptp4l captures in tests/unit/data), the servo, and
 # the register-free timestamping logic of the drivers.
 UNIT_BINS += $(UNIT_DIR)/test_ptp $(UNIT_DIR)/test_ptp_servo $(UNIT_DIR)/test_hwtstamp
+# rr's netserver: netperf 2.7.0's control messages against netperf
+# captures in tests/unit/data.
+UNIT_BINS += $(UNIT_DIR)/test_netperf
+$(UNIT_DIR)/test_netperf: tests/unit/test_netperf.c apps/rr/netperf.c apps/rr/netperf.h net/bytes.h \
+		tests/unit/data/netperf-tcp_rr.pcap tests/unit/data/netperf-udp_rr.pcap \
+		tests/unit/data/netperf-tcp_crr.pcap tests/unit/data/netperf-tcp_stream.pcap
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_netperf.c apps/rr/netperf.c -lcmocka
 # net/lwip's inline checksum for lwIP, against net/ipv4.c's.
 UNIT_BINS += $(UNIT_DIR)/test_rrchksum
 # Header-only: the boot paths' command line cut (kernel/boot_info.h).
