@@ -69,10 +69,10 @@ static int rr_init(void)
 		printf("rr: no port has an address: give one with ipN=A.B.C.D/LEN (e.g. ip0=10.0.0.1/24)\n");
 		return -1;
 	}
-	if (rr_services_init() || sockperf_init())
+	if (rr_services_init() || sockperf_init() || netserver_init())
 		return -1;
-	printf("rr: lwIP on %d port(s): request-response on UDP/TCP %ld (req %ld rsp %ld bytes, %ld connections), echo on %d, sockperf on %d\n",
-	       n, rr_cfg.port, rr_cfg.req, rr_cfg.rsp, rr_cfg.conns, RR_ECHO_PORT, RR_SOCKPERF_PORT);
+	printf("rr: lwIP on %d port(s): request-response on UDP/TCP %ld (req %ld rsp %ld bytes, %ld connections), echo on %d, sockperf on %d, netserver on %ld\n",
+	       n, rr_cfg.port, rr_cfg.req, rr_cfg.rsp, rr_cfg.conns, RR_ECHO_PORT, RR_SOCKPERF_PORT, netserver_port);
 	return 0;
 }
 
@@ -90,7 +90,7 @@ static void rr_count_expired(int port)
 }
 
 /* lwIP's timers; once a second, rr's handshakes older than RR_SYN_MS are
- * dropped (half_open_expired). */
+ * dropped (half_open_expired) and netserver's tests checked. */
 static int rr_idle(void)
 {
 	static uint64_t next_tsc;
@@ -98,10 +98,11 @@ static int rr_idle(void)
 	if (now >= next_tsc) {
 		next_tsc = now + tsc.hz;
 		lwif_expire_half_open(rr_our_port, RR_SYN_MS, rr_count_expired);
+		netserver_tick();
 	}
 	return lwif_timers();
 }
 
-APP(rr, .name = "rr", .help = "request-response server on lwIP: netperf-style RR, echo, sockperf",
+APP(rr, .name = "rr", .help = "request-response server on lwIP: netperf-style RR, echo, sockperf, netserver",
     .init = rr_init, .rx = rr_rx, .idle = rr_idle, .report = rr_report, .metrics = rr_metrics,
     .uses = APP_USES_IP);

@@ -2,7 +2,8 @@
  * rr: the request-response server on lwIP (net/lwip, NO_SYS, raw API) on
  * every port with an address (ipN=). Services: netperf-style UDP/TCP
  * request-response on rr_port (rrsrv.c), echo on port 7 (RFC 862,
- * rrsrv.c), a sockperf 3.7 server on port 11111 (sockperf.c); lwIP answers
+ * rrsrv.c), a sockperf 3.7 server on port 11111 (sockperf.c), netperf
+ * 2.7.0's netserver on netserver_port (netserver.c); lwIP answers
  * ping and ARP. The frames rr receives are counted by net/lwip (lwif.h);
  * rr counts its services' events (rr_stats).
  */
@@ -23,6 +24,9 @@
 	X(udp_rr) X(udp_rr_short) X(udp_rr_long) X(udp_rr_unanswered) X(udp_from_service) X(tcp_rr) X(tcp_rr_partial) \
 	X(echo_udp) X(echo_tcp_bytes) X(sockperf_udp) X(sockperf_tcp) X(sockperf_replies) \
 	X(sockperf_bad) \
+	X(netserver_tests) X(netserver_transactions) X(netserver_rx_bytes) X(netserver_tx_bytes) \
+	X(netserver_short) X(netserver_unknown) X(netserver_bad_size) X(netserver_busy) X(netserver_no_port) \
+	X(netserver_no_data) X(netserver_client_gone) X(netserver_timed_out) \
 	X(conns_accepted) X(conns_refused) X(conns_closed) X(conns_reset) X(conns_aborted) \
 	X(conns_idle_closed) X(conns_fin_timeout) X(half_open_recycled) X(half_open_expired)
 
@@ -45,10 +49,16 @@ struct rr_config {
 };
 extern struct rr_config rr_cfg;
 
-/* 1 if port is one of rr's UDP/TCP services' (rr_port, echo, sockperf). */
+/* netserver.c: netserver's control port and its tests' data ports, a bit
+ * per port. */
+extern uint64_t netserver_ports[65536 / 64];
+
+/* 1 if port is one of rr's UDP/TCP services' (rr_port, echo, sockperf,
+ * netserver's control and data ports). */
 static inline int rr_our_port(uint16_t port)
 {
-	return port == rr_cfg.port || port == RR_ECHO_PORT || port == RR_SOCKPERF_PORT;
+	return port == rr_cfg.port || port == RR_ECHO_PORT || port == RR_SOCKPERF_PORT ||
+	       (netserver_ports[port >> 6] >> (port & 63) & 1);
 }
 
 /* rr_tcp.c: room for a new connection (a SYN to one of rr's services on
@@ -65,9 +75,10 @@ struct prom;
 void rr_metrics(struct prom *o);
 
 /* A TCP connection of one of rr's services (rr_tcp.c). */
-enum rr_svc { RR_SVC_RR, RR_SVC_ECHO, RR_SVC_SOCKPERF, RR_SVC_N };
+enum rr_svc { RR_SVC_RR, RR_SVC_ECHO, RR_SVC_SOCKPERF, RR_SVC_NETSERVER, RR_SVC_NETSERVER_DATA, RR_SVC_N };
 struct tcp_pcb;
 struct pbuf;
+struct ns_test;
 struct rr_conn {
 	struct tcp_pcb *pcb;
 	uint8_t port;		/* the rr port it arrived on */
@@ -75,37 +86,87 @@ struct rr_conn {
 	uint32_t have;		/* RR: bytes of the current request so far */
 	uint32_t owed;		/* RR: responses not yet all queued (no send buffer) */
 	uint32_t rsp_left;	/* RR: bytes of the first of them still to queue (0: not begun) */
-	uint8_t peer_fin;	/* the peer closed its side: close once nothing is owed */
+	uint8_t peer_fin;	/* the peer closed its side, or the service is done: close once nothing is owed */
 	uint32_t unread;	/* bytes taken but not yet given back to the window */
 	uint8_t hdr[14];	/* sockperf: the current message's header */
 	uint8_t hlen;		/* ... bytes of it so far */
 	uint8_t reply;		/* ... the client asked for a reply */
 	uint32_t left;		/* ... message bytes after the header still to come */
+	struct ns_test *ns;	/* netserver: the test of a control or data connection */
 	struct rr_conn *next_free;
 };
 /* What a service does with received data p (non-NULL, at least 1 byte):
  * 0 when it took all of it (the caller frees p and opens the window), 1
  * when it took it but has output waiting for send buffer, or -1 to refuse
- * it for now (no send buffer; lwIP offers it again later).
+ * it for now (no send buffer; lwIP offers it again later). A service that
+ * sets peer_fin has the connection closed once nothing is owed.
  * sent: called when the peer acknowledged data while output or refused
- * data waits (may be NULL). */
+ * data waits (may be NULL); returns 1 while output of its own still waits
+ * for send buffer (beyond the responses owed), else 0.
+ * accept: a new connection (may be NULL): 0 keeps it, -1 refuses it
+ * (reset, counted conns_refused).
+ * closed: the connection ends, any way (may be NULL). */
 struct rr_svc_ops {
 	int (*recv)(struct rr_conn *c, struct pbuf *p);
-	void (*sent)(struct rr_conn *c);
+	int (*sent)(struct rr_conn *c);
+	int (*accept)(struct rr_conn *c);
+	void (*closed)(struct rr_conn *c);
 };
 extern const struct rr_svc_ops rr_svc_ops[RR_SVC_N];
-/* Listen on TCP port for service svc on every rr address; 0 or -1. */
+/* Listen on TCP port for service svc on every rr address; 0 or -1
+ * (printed). */
 int rr_tcp_listen(uint16_t port, enum rr_svc svc);
+/* The same, port 0 for one lwIP picks, silent: the listening pcb, or NULL
+ * (port taken, no PCB). Closed with tcp_close. */
+struct tcp_pcb *rr_tcp_listen_pcb(uint16_t port, enum rr_svc svc);
+/* Close c with a FIN after what is queued, its slot back at once (the
+ * service's closed runs); a peer that does not acknowledge the FIN is
+ * reset within 2 s. 0, or -1 when it was reset at once (no memory). */
+int rr_tcp_close(struct rr_conn *c);
+/* Have the service's sent called as the peer acknowledges data. */
+void rr_tcp_wait_sent(struct rr_conn *c);
+/* c is in use though quiet (a test runs): its rr_idle time starts again. */
+void rr_tcp_touch(struct rr_conn *c);
 /* TCP connections open now; pbuf in use counts for the rr command. */
 int rr_conns_open(void);
 
-/* rrsrv.c / sockperf.c: open the listening and bound pcbs; 0 or -1. */
+/* rrsrv.c / sockperf.c / netserver.c: open the listening and bound pcbs;
+ * 0 or -1. */
 int rr_services_init(void);
 int sockperf_init(void);
+int netserver_init(void);
+/* netserver.c: once a second: control messages that never complete, data
+ * connections that never come, tests past their end. */
+void netserver_tick(void);
+extern int64_t netserver_port;	/* netserver_port=: 0 off */
+/* netserver.c: its services' rr_svc_ops: the control connection and the
+ * tests' data connections. */
+int netserver_ctl_recv(struct rr_conn *c, struct pbuf *p);
+int netserver_ctl_accept(struct rr_conn *c);
+void netserver_ctl_closed(struct rr_conn *c);
+int netserver_data_recv(struct rr_conn *c, struct pbuf *p);
+int netserver_data_sent(struct rr_conn *c);
+int netserver_data_accept(struct rr_conn *c);
+void netserver_data_closed(struct rr_conn *c);
 int rr_sockperf_recv(struct rr_conn *c, struct pbuf *p);
 /* rrsrv.c: the request-response service's recv (rr_svc_ops[RR_SVC_RR]),
  * which on_recv calls directly. */
 int rr_tcp_rr_recv(struct rr_conn *c, struct pbuf *p);
+/* rrsrv.c: len more bytes of c's requests of req bytes each: the
+ * rsp-byte responses (from data) owed are queued as send buffer allows;
+ * returns the transactions completed (responses all queued). */
+uint32_t rr_tcp_transact(struct rr_conn *c, uint32_t len, uint32_t req, uint32_t rsp, const uint8_t *data);
+/* ... the responses still owed, after the peer acknowledged data. */
+uint32_t rr_tcp_flush(struct rr_conn *c, uint32_t rsp, const uint8_t *data);
+/* rrsrv.c: queue sends of size bytes from data (not copied) on c as send
+ * buffer allows, *part bytes of the current one already queued; returns
+ * the bytes queued, *sends the sends completed. */
+uint32_t rr_tcp_stream(struct rr_conn *c, const uint8_t *data, uint32_t size, uint32_t *part, uint32_t *sends);
+/* rrsrv.c: send a UDP response of rsp bytes (from data, not copied above
+ * a copy limit) to addr:port on pcb; 0, or -1 (no pbuf: tx_no_buffer, or
+ * lwIP refused it). */
+struct udp_pcb;
+int rr_udp_respond(int port, struct udp_pcb *pcb, const void *addr, uint16_t rport, uint32_t rsp, const uint8_t *data);
 /* Count n events e on port. */
 static inline void rr_count(int port, enum rr_event e, uint64_t n)
 {

@@ -52,6 +52,8 @@ int rr_syn_room(int port)
  * tcp_rr_partial (transactions never completed). */
 static void conn_put(struct rr_conn *c)
 {
+	if (rr_svc_ops[c->svc].closed)
+		rr_svc_ops[c->svc].closed(c);
 	rr_count(c->port, RR_tcp_rr_partial, c->owed);
 	c->pcb = NULL;
 	c->next_free = free_list;
@@ -148,13 +150,12 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
 	(void)len;
 	struct rr_conn *c = arg;
-	if (rr_svc_ops[c->svc].sent)
-		rr_svc_ops[c->svc].sent(c);
+	int waits = rr_svc_ops[c->svc].sent ? rr_svc_ops[c->svc].sent(c) : 0;
 	if (c->peer_fin && !c->owed)
 		return conn_fin(c);
 	if (pcb->refused_data && tcp_process_refused_data(pcb) == ERR_ABRT)
 		return ERR_ABRT;
-	if (c->pcb == pcb && !c->owed && !pcb->refused_data)	/* still ours, nothing waits */
+	if (c->pcb == pcb && !waits && !c->owed && !pcb->refused_data)	/* still ours, nothing waits */
 		tcp_sent(pcb, NULL);
 	return ERR_OK;
 }
@@ -187,9 +188,11 @@ static __attribute__((flatten)) err_t on_recv(void *arg, struct tcp_pcb *pcb, st
 			return ERR_MEM;
 	}
 	c->unread += p->tot_len;
+	pbuf_free(p);
+	if (c->peer_fin && !c->owed)	/* the service is done with it */
+		return conn_fin(c);
 	if (c->unread >= TCP_MSS)
 		conn_recved(pcb, c);
-	pbuf_free(p);
 	return ERR_OK;
 }
 
@@ -227,12 +230,18 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 	*c = (struct rr_conn){ .pcb = pcb, .port = (uint8_t)port, .svc = (uint8_t)(uintptr_t)arg };
 	nopen++;
 	rr_stats[port].conns_open++;
-	rr_count(port, RR_conns_accepted, 1);
 	tcp_arg(pcb, c);
 	tcp_recv(pcb, on_recv);
 	tcp_err(pcb, on_err);
 	tcp_poll(pcb, on_poll, POLL_HALF_SECONDS);
 	tcp_nagle_disable(pcb);
+	if (rr_svc_ops[c->svc].accept && rr_svc_ops[c->svc].accept(c)) {
+		rr_count(port, RR_conns_refused, 1);
+		conn_free(c);
+		tcp_abort(pcb);
+		return ERR_ABRT;
+	}
+	rr_count(port, RR_conns_accepted, 1);
 	return ERR_OK;
 }
 
@@ -249,15 +258,38 @@ int rr_tcp_listen(uint16_t port, enum rr_svc svc)
 			free_list = &conns[i];
 		}
 	}
-	struct tcp_pcb *pcb = tcp_new();
-	if (!pcb || tcp_bind(pcb, IP_ADDR_ANY, port) != ERR_OK) {
+	if (!rr_tcp_listen_pcb(port, svc)) {
 		printf("rr: cannot listen on TCP port %u\n", port);
 		return -1;
 	}
-	pcb = tcp_listen(pcb);
-	if (!pcb)
-		return -1;
-	tcp_arg(pcb, (void *)(uintptr_t)svc);
-	tcp_accept(pcb, on_accept);
 	return 0;
+}
+
+struct tcp_pcb *rr_tcp_listen_pcb(uint16_t port, enum rr_svc svc)
+{
+	struct tcp_pcb *pcb = tcp_new(), *lpcb;
+	if (!pcb)
+		return NULL;
+	if (tcp_bind(pcb, IP_ADDR_ANY, port) != ERR_OK || !(lpcb = tcp_listen(pcb))) {
+		tcp_close(pcb);
+		return NULL;
+	}
+	tcp_arg(lpcb, (void *)(uintptr_t)svc);
+	tcp_accept(lpcb, on_accept);
+	return lpcb;
+}
+
+int rr_tcp_close(struct rr_conn *c)
+{
+	return conn_fin(c) == ERR_OK ? 0 : -1;
+}
+
+void rr_tcp_wait_sent(struct rr_conn *c)
+{
+	tcp_sent(c->pcb, on_sent);
+}
+
+void rr_tcp_touch(struct rr_conn *c)
+{
+	c->pcb->tmr = tcp_ticks;
 }

@@ -47,19 +47,25 @@ static void udp_rr_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip
 		rr_count(pt, RR_udp_rr_unanswered, 1);
 		return;
 	}
-	int small = rr_cfg.rsp <= RR_COPY_MAX;
-	struct pbuf *r = pbuf_alloc(PBUF_TRANSPORT, (u16_t)rr_cfg.rsp, small ? PBUF_RAM : PBUF_ROM);
+	int err = rr_udp_respond(pt, pcb, addr, port, (uint32_t)rr_cfg.rsp, rsp_data);
+	rr_count(pt, err ? RR_udp_rr_unanswered : RR_udp_rr, 1);
+}
+
+int rr_udp_respond(int port, struct udp_pcb *pcb, const void *addr, uint16_t rport, uint32_t rsp, const uint8_t *data)
+{
+	int small = rsp <= RR_COPY_MAX;
+	struct pbuf *r = pbuf_alloc(PBUF_TRANSPORT, (u16_t)rsp, small ? PBUF_RAM : PBUF_ROM);
 	if (!r) {
-		lwif_count(pt, LWIF_tx_no_buffer, 1);
-		return;
+		lwif_count(port, LWIF_tx_no_buffer, 1);
+		return -1;
 	}
 	if (small)
-		memcpy(r->payload, rsp_data, (size_t)rr_cfg.rsp);
+		memcpy(r->payload, data, rsp);
 	else
-		r->payload = rsp_data;
-	err_t err = udp_sendto(pcb, r, addr, port);
+		r->payload = (void *)data;
+	err_t err = udp_sendto(pcb, r, addr, rport);
 	pbuf_free(r);
-	rr_count(pt, err == ERR_OK ? RR_udp_rr : RR_udp_rr_unanswered, 1);
+	return err == ERR_OK ? 0 : -1;
 }
 
 static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
@@ -73,50 +79,85 @@ static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const 
 	pbuf_free(p);
 }
 
-/* Queue as much of the responses owed as the send buffer and the segment
- * queue take, a response that does not fit in pieces (sent as the window
- * allows, RFC 9293 3.8.6); a transaction counts (tcp_rr) once the last
- * byte of its response is queued. Sent by reference, a segment takes two
- * queue entries (header and data pbufs), and lwIP cuts at most
- * min(MSS, the peer's largest window / 2) into one (tcp_write); 4 entries
- * stay spare for lwIP's own. */
-static inline void rr_flush_owed(struct rr_conn *c)
+/* The bytes tcp_write may queue on pcb now: the send buffer, and the
+ * segment queue's room. Sent by reference, a segment takes two queue
+ * entries (header and data pbufs), and lwIP cuts at most min(MSS, the
+ * peer's largest window / 2) into one (tcp_write); 4 entries stay spare
+ * for lwIP's own. */
+static inline uint32_t tcp_room(struct tcp_pcb *pcb)
+{
+	int segs = (TCP_SND_QUEUELEN - 4 - tcp_sndqueuelen(pcb)) / 2;
+	uint32_t mss = LWIP_MIN(pcb->mss, pcb->snd_wnd_max / 2);
+	if (segs <= 0)
+		return 0;
+	return LWIP_MIN(tcp_sndbuf(pcb), (uint32_t)segs * (mss ? mss : pcb->mss));
+}
+
+/* Queue as much of the rsp-byte responses owed (from data) as tcp_room
+ * takes, a response that does not fit in pieces (sent as the window
+ * allows, RFC 9293 3.8.6); a transaction completes once the last byte of
+ * its response is queued. Returns the transactions completed. */
+static inline uint32_t flush_owed(struct rr_conn *c, uint32_t rsp, const uint8_t *data)
 {
 	struct tcp_pcb *pcb = c->pcb;
-	uint32_t rsp = (uint32_t)rr_cfg.rsp, mss = LWIP_MIN(pcb->mss, pcb->snd_wnd_max / 2);
 	u8_t flags = rsp <= RR_COPY_MAX ? TCP_WRITE_FLAG_COPY : 0;
+	uint32_t done = 0;
 	while (c->owed) {
-		int segs = (TCP_SND_QUEUELEN - 4 - tcp_sndqueuelen(pcb)) / 2;
-		uint32_t left = c->rsp_left ? c->rsp_left : rsp, n = LWIP_MIN(left, tcp_sndbuf(pcb));
-		if (segs <= 0)
-			break;
-		n = LWIP_MIN(n, (uint32_t)segs * (mss ? mss : pcb->mss));
-		if (!n || tcp_write(pcb, rsp_data + rsp - left, (u16_t)n, flags) != ERR_OK)
+		uint32_t left = c->rsp_left ? c->rsp_left : rsp, n = LWIP_MIN(left, tcp_room(pcb));
+		if (!n || tcp_write(pcb, data + rsp - left, (u16_t)n, flags) != ERR_OK)
 			break;
 		c->rsp_left = left - n;
 		if (!c->rsp_left) {
 			c->owed--;
-			rr_count(c->port, RR_tcp_rr, 1);
+			done++;
 		}
 	}
+	return done;
+}
+
+uint32_t rr_tcp_flush(struct rr_conn *c, uint32_t rsp, const uint8_t *data)
+{
+	uint32_t done = flush_owed(c, rsp, data);
+	tcp_output(c->pcb);
+	return done;
+}
+
+uint32_t rr_tcp_transact(struct rr_conn *c, uint32_t len, uint32_t req, uint32_t rsp, const uint8_t *data)
+{
+	uint32_t n = c->have + len;
+	c->owed += n / req;
+	c->have = n % req;
+	return flush_owed(c, rsp, data);
 }
 
 /* With tcp_write inlined (flatten): a transaction's response is queued
- * without a call. */
+ * without a call; a transaction counts (tcp_rr) once its response is. */
 __attribute__((flatten)) int rr_tcp_rr_recv(struct rr_conn *c, struct pbuf *p)
 {
-	uint32_t req = (uint32_t)rr_cfg.req, n = c->have + p->tot_len;
-	c->owed += n / req;
-	c->have = n % req;
-	rr_flush_owed(c);
+	rr_count(c->port, RR_tcp_rr, rr_tcp_transact(c, p->tot_len, (uint32_t)rr_cfg.req, (uint32_t)rr_cfg.rsp, rsp_data));
 	return c->owed != 0;
 }
 
-static void tcp_rr_sent(struct rr_conn *c)
+static int tcp_rr_sent(struct rr_conn *c)
 {
-	if (c->owed) {
-		rr_flush_owed(c);
-		tcp_output(c->pcb);
+	if (c->owed)
+		rr_count(c->port, RR_tcp_rr, rr_tcp_flush(c, (uint32_t)rr_cfg.rsp, rsp_data));
+	return 0;
+}
+
+uint32_t rr_tcp_stream(struct rr_conn *c, const uint8_t *data, uint32_t size, uint32_t *part, uint32_t *sends)
+{
+	uint32_t queued = 0;
+	for (;;) {
+		uint32_t n = LWIP_MIN(size - *part, tcp_room(c->pcb));
+		if (!n || tcp_write(c->pcb, data + *part, (u16_t)n, 0) != ERR_OK)
+			return queued;
+		queued += n;
+		*part += n;
+		if (*part == size) {
+			*part = 0;
+			(*sends)++;
+		}
 	}
 }
 
@@ -165,7 +206,10 @@ int rr_services_init(void)
 }
 
 const struct rr_svc_ops rr_svc_ops[RR_SVC_N] = {
-	[RR_SVC_RR] = { rr_tcp_rr_recv, tcp_rr_sent },
-	[RR_SVC_ECHO] = { tcp_echo_recv, NULL },
-	[RR_SVC_SOCKPERF] = { rr_sockperf_recv, NULL },
+	[RR_SVC_RR] = { .recv = rr_tcp_rr_recv, .sent = tcp_rr_sent },
+	[RR_SVC_ECHO] = { .recv = tcp_echo_recv },
+	[RR_SVC_SOCKPERF] = { .recv = rr_sockperf_recv },
+	[RR_SVC_NETSERVER] = { .recv = netserver_ctl_recv, .accept = netserver_ctl_accept, .closed = netserver_ctl_closed },
+	[RR_SVC_NETSERVER_DATA] = { .recv = netserver_data_recv, .sent = netserver_data_sent,
+				    .accept = netserver_data_accept, .closed = netserver_data_closed },
 };
