@@ -43,11 +43,12 @@ static void put_word(uint8_t *msg, int w, uint32_t v)
 	put32(msg + 4 * w, v);
 }
 
-static void put_float(uint8_t *msg, int w, float f)
+/* A float as its bits: netperf converts floats with htonl as words. */
+static uint32_t float_bits(float f)
 {
 	uint32_t v;
 	memcpy(&v, &f, 4);
-	put_word(msg, w, v);
+	return v;
 }
 
 /* The test from the data connection's family, type, protocol, direction
@@ -162,46 +163,43 @@ void np_response_for(const struct np_request *r, int32_t recv_buf, int32_t send_
 	}
 }
 
-void np_put_response(uint8_t *msg, const struct np_response *r)
-{
-	memset(msg, 0, NP_MSG_LEN);
-	put_word(msg, RQ_TYPE, NP_OMNI_RESPONSE);
-	put_word(msg, RS_RECV_BUF, (uint32_t)r->recv_buf_size);
-	put_word(msg, RS_RECV_SIZE, r->receive_size);
-	put_word(msg, RS_RECV_WIDTH, r->recv_width);
-	put_word(msg, RS_SEND_BUF, (uint32_t)r->send_buf_size);
-	put_word(msg, RS_SEND_SIZE, r->send_size);
-	put_word(msg, RS_SEND_WIDTH, r->send_width);
-	put_word(msg, RS_FLAGS, r->flags);
-	put_word(msg, RS_RCVAVOID, r->so_rcvavoid);
-	put_word(msg, RS_SNDAVOID, r->so_sndavoid);
-	put_word(msg, RS_DATA_PORT, r->data_port);
-	put_word(msg, RS_PRIO, (uint32_t)r->socket_prio);
-	put_word(msg, RS_TOS, (uint32_t)r->socket_tos);
-}
-
-void np_put_results(uint8_t *msg, const struct np_results *r)
-{
-	memset(msg, 0, NP_MSG_LEN);
-	put_word(msg, RQ_TYPE, NP_OMNI_RESPONSE);
-	put_word(msg, RE_BYTES_RECV, (uint32_t)(r->bytes_received >> 32));
-	put_word(msg, RE_BYTES_RECV + 1, (uint32_t)r->bytes_received);
-	put_word(msg, RE_RECV_CALLS, r->recv_calls);
-	put_word(msg, RE_RECV_BUF, (uint32_t)r->recv_buf_size);
-	put_word(msg, RE_BYTES_SENT, (uint32_t)(r->bytes_sent >> 32));
-	put_word(msg, RE_BYTES_SENT + 1, (uint32_t)r->bytes_sent);
-	put_word(msg, RE_SEND_CALLS, r->send_calls);
-	put_word(msg, RE_SEND_BUF, (uint32_t)r->send_buf_size);
-	put_word(msg, RE_TRANS, r->trans_received);
-	put_float(msg, RE_ELAPSED, r->elapsed_time);
-	put_float(msg, RE_CPU_UTIL, r->cpu_util);
-	put_word(msg, RE_CPU_METHOD, r->cpu_method);
-	put_word(msg, RE_NUM_CPUS, r->num_cpus);
-}
-
-void np_put_error(uint8_t *msg, uint32_t type, uint32_t err)
+/* A message: its type, second word err, then words 2..n-1 of w (the
+ * structure's converted words), the rest zero. */
+static void put_message(uint8_t *msg, uint32_t type, uint32_t err, const uint32_t *w, int n)
 {
 	memset(msg, 0, NP_MSG_LEN);
 	put_word(msg, RQ_TYPE, type);
 	put_word(msg, 1, err);
+	for (int i = 2; i < n; i++)
+		put_word(msg, i, w[i]);
+}
+
+void np_put_response(uint8_t *msg, const struct np_response *r)
+{
+	const uint32_t w[] = {
+		[RS_RECV_BUF] = (uint32_t)r->recv_buf_size, [RS_RECV_SIZE] = r->receive_size,
+		[RS_RECV_WIDTH] = r->recv_width, [RS_SEND_BUF] = (uint32_t)r->send_buf_size,
+		[RS_SEND_SIZE] = r->send_size, [RS_SEND_WIDTH] = r->send_width, [RS_FLAGS] = r->flags,
+		[RS_RCVAVOID] = r->so_rcvavoid, [RS_SNDAVOID] = r->so_sndavoid, [RS_DATA_PORT] = r->data_port,
+		[RS_PRIO] = (uint32_t)r->socket_prio, [RS_TOS] = (uint32_t)r->socket_tos,
+	};
+	put_message(msg, NP_OMNI_RESPONSE, 0, w, RS_TOS + 1);
+}
+
+void np_put_results(uint8_t *msg, const struct np_results *r)
+{
+	const uint32_t w[] = {
+		[RE_BYTES_RECV] = (uint32_t)(r->bytes_received >> 32), [RE_BYTES_RECV + 1] = (uint32_t)r->bytes_received,
+		[RE_RECV_CALLS] = r->recv_calls, [RE_RECV_BUF] = (uint32_t)r->recv_buf_size,
+		[RE_BYTES_SENT] = (uint32_t)(r->bytes_sent >> 32), [RE_BYTES_SENT + 1] = (uint32_t)r->bytes_sent,
+		[RE_SEND_CALLS] = r->send_calls, [RE_SEND_BUF] = (uint32_t)r->send_buf_size,
+		[RE_TRANS] = r->trans_received, [RE_ELAPSED] = float_bits(r->elapsed_time),
+		[RE_CPU_UTIL] = float_bits(r->cpu_util), [RE_CPU_METHOD] = r->cpu_method, [RE_NUM_CPUS] = r->num_cpus,
+	};
+	put_message(msg, NP_OMNI_RESPONSE, 0, w, RE_NUM_CPUS + 1);
+}
+
+void np_put_error(uint8_t *msg, uint32_t type, uint32_t err)
+{
+	put_message(msg, type, err, NULL, 0);
 }
