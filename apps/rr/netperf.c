@@ -86,8 +86,8 @@ static int sizes_ok(const struct np_request *r)
 	int32_t max = udp ? NP_UDP_MAX : NP_SIZE_MAX;
 	if (r->test == NP_TCP_RR || r->test == NP_TCP_CRR || r->test == NP_UDP_RR)
 		return size_ok(r->request_size, max, 0) && size_ok(r->response_size, max, 0);
-	if (r->test == NP_TCP_MAERTS)
-		return size_ok(r->send_size, max, 1);
+	if (r->test == NP_TCP_MAERTS)	/* a response size, if any, is its send size (recv_omni) */
+		return size_ok(r->send_size, max, 1) && r->response_size <= max;
 	return size_ok(r->receive_size, max, 1);
 }
 
@@ -146,10 +146,13 @@ void np_response_for(const struct np_request *r, int32_t recv_buf, int32_t send_
 		.socket_prio = r->socket_prio, .socket_tos = r->socket_tos,
 	};
 	if (r->direction & NP_XMIT) {
-		int udp = r->test == NP_UDP_RR, rr = r->response_size > 0;	/* recv_omni's test for a transaction */
+		/* recv_omni's test for a transaction; else TCP_MAERTS, whose send
+		 * size is netserver's choice (the socket buffer) at most
+		 * NP_SIZE_MAX, what the appliance sends from. */
+		int rr = r->response_size > 0;
 		uint32_t n = rr ? (uint32_t)r->response_size
 			   : r->send_size != -1 ? (uint32_t)r->send_size
-			   : lss <= 0 ? 4096 : udp && lss > NP_UDP_MAX ? NP_UDP_MAX : (uint32_t)lss;
+			   : lss <= 0 ? 4096 : lss > NP_SIZE_MAX ? NP_SIZE_MAX : (uint32_t)lss;
 		out->send_size = n;
 		out->send_width = width(r->send_width, rr, lss, n);
 	}

@@ -18,7 +18,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/fuzz/shim -I.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http dhcp ptpport
+FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http dhcp ptpport netperf
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 
 # The kernel code of the knobs and the router, built for the host: objects
@@ -48,6 +48,8 @@ FUZZ_SRC_bootinfo := kernel/bootparse.c kernel/memmap.c
 FUZZ_SRC_trafgen := tools/trafgen/frame.c
 FUZZ_SRC_acpi := kernel/acpitab.c
 FUZZ_SRC_ptp := net/ptp.c net/ipv4.c
+# rr's netserver: netperf's control messages.
+FUZZ_SRC_netperf := apps/rr/netperf.c
 # The ptp app with the port clocks (software clock: no phc_ops).
 FUZZ_PTP_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard apps/ptp/*.c) net/ptp.c net/ptp_servo.c \
 	drivers/net/phc.c drivers/net/hwtstamp.c)

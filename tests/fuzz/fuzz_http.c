@@ -91,11 +91,6 @@ int __wrap_mgmt_page(const char *path, char *buf, size_t len, size_t *out, const
 	return __real_mgmt_page(path, buf, len, out, ctype, truncated);
 }
 
-/* run/lcore.c (the cores' poll loops) is not built for the host: one core,
- * whose counters the pages read. */
-struct lcore lcores[MAX_CPUS];
-int nlcores = 1;
-
 /* A request's status as RFC 9112 and the server's rules read it, from the
  * bytes the client sent (s, n): 0 if no answer is due yet. The header ends
  * at the first blank line; a control byte in it is a bad request, as is a

@@ -218,6 +218,17 @@ def acpi_tables():
     return out
 
 
+def netperf_messages(captures):
+    """netperf's requests and netserver's answers on the control connection
+    (port 22865) of the netperf captures, as captured (the stream
+    capture's cut at its snap length)."""
+    msgs = []
+    for path in sorted(glob.glob(os.path.join(captures, "netperf", "*.pcap"))):
+        msgs += [bytes(p[Raw]) for p in rdpcap(path)
+                 if TCP in p and Raw in p and 22865 in (p[TCP].sport, p[TCP].dport)]
+    return msgs
+
+
 def write(name, seeds):
     d = os.path.join(SEEDS, name)
     shutil.rmtree(d, ignore_errors=True)
@@ -253,6 +264,7 @@ def main():
     ptp = [f for f in capture_frames(a.captures, 48) if f[12:14] == b"\x88\xf7" or f[36:38] in (b"\x01\x3f", b"\x01\x40")]
     write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp])
     write("acpi", acpi_tables())
+    write("netperf", netperf_messages(a.captures))
     write("shell", [s.encode() for s in (
         "help\r", "set InterruptThrottleRate 4\rshow config\r", "ethtool -S port0\r",
         "stats\x1b[A\x1b[D\x7f\r", "fwd\x01\x05\x15x\r\n", "set stats 5" + " " * 120 + "extra\r",

@@ -35,7 +35,8 @@ FUZZ = os.path.join(ROOT, "build", "fuzz")
 # fuzz_dhcp: 640 bytes, a raw reply with a whole 312-byte options field
 # (RFC 2131 2) and the steps around it; an input of clock steps alone
 # (up to 88 idle-hook rounds per two bytes) stays a few thousand rounds.
-MAX_LEN = {"lpm": 7 * 64, "cmdline": 2048, "http": 256, "dhcp": 640}
+# fuzz_netperf: 700 bytes, a 656-byte control message and a little past it.
+MAX_LEN = {"lpm": 7 * 64, "cmdline": 2048, "http": 256, "dhcp": 640, "netperf": 700}
 
 
 def errors(err):

@@ -1,6 +1,6 @@
 /* What the kernel code compiled into the fuzz harnesses needs from the
  * rest of the kernel: memory from malloc, a fake clock, console output
- * thrown away unless FUZZ_VERBOSE is set, no PCI. */
+ * thrown away unless FUZZ_VERBOSE is set, no PCI, one core. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +9,16 @@
 #include "drivers/net/nic.h"
 #include "kernel/mem.h"
 #include "kernel/time.h"
+#include "run/lcore.h"
 
 uint64_t fuzz_tsc = 1000000000ull;
 struct tsc_info tsc = { .hz = 1000000000ull };
 struct cpu cpus[MAX_CPUS];
 int ncpus = 1;
+/* run/lcore.c (the cores' poll loops) is not built for the host: one core,
+ * whose counters the pages (fuzz_http) and netserver's CPU% read. */
+struct lcore lcores[MAX_CPUS];
+int nlcores = 1;
 
 void smp_wake(int core)
 {

@@ -144,6 +144,14 @@ static void test_bad(void **state)
 	check_bad(13, (uint32_t)-5, NP_BAD_SIZE);	/* negative response */
 	check_bad(13, NP_SIZE_MAX + 1, NP_BAD_SIZE);
 	check_bad(13, NP_SIZE_MAX, NP_OK);
+	/* TCP_MAERTS sends response-size sends when netperf names one (found
+	 * by fuzz_netperf: 66,560 was taken). */
+	put32(x.msg[0] + 4 * 26, NP_XMIT);
+	put32(x.msg[0] + 4 * 13, NP_SIZE_MAX + 1);
+	assert_int_equal(np_parse_request(x.msg[0], NP_MSG_LEN, &r), NP_BAD_SIZE);
+	put32(x.msg[0] + 4 * 13, 0);
+	assert_int_equal(np_parse_request(x.msg[0], NP_MSG_LEN, &r), NP_OK);
+	assert_int_equal(r.test, NP_TCP_MAERTS);
 }
 
 static void test_udp_sizes(void **state)
@@ -203,6 +211,13 @@ static void test_stream_response(void **state)
 	assert_int_equal(out.receive_size, (uint32_t)-1);	/* not receiving: echoed */
 	assert_int_equal(out.flags, NP_MEASURE_CPU);
 	assert_int_equal(out.data_port, 49152);
+	/* -S 1048576: netserver would send 1 MiB sends; the appliance's are
+	 * at most NP_SIZE_MAX (its send buffer's size; found by fuzz_netperf). */
+	struct np_request big = r;
+	big.send_buf_size = 1 << 20;
+	np_response_for(&big, 11680, 23360, 49152, &out);
+	assert_int_equal(out.send_buf_size, 1 << 20);
+	assert_int_equal(out.send_size, NP_SIZE_MAX);
 }
 
 int main(void)
