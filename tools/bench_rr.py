@@ -12,11 +12,15 @@ app=rr (napi, busy) beside a Debian Linux guest in the same QEMU with the
 same NIC model, tap and clients (tools/linux_guest.py: Debian's kernel
 and busybox-static fetched with apt-get download into build/linuxguest/),
 and the guest instructions per sockperf ping-pong transaction of both.
+Then seed 4's load with the real client: 128 Debian netperf 2.7.0
+`-t TCP_RR -- -r 1024,1024` at once against the appliance's netserver,
+transactions/s summed, e1000e and igb with hwtstamp=0 and =1.
 Prints tables and saves CSV under build/bench/;
 never passes or fails. QEMU TCG figures: compare rows, not machines.
 
     tools/bench_rr.py [--seconds 2] [--quick]   (--quick: e1000e napi only)
     tools/bench_rr.py --insns        (only the instructions per transaction)
+    tools/bench_rr.py --netperf      (only the 128 netperf TCP_RR table)
     tools/bench_rr.py --linux        (only the comparisons with a Linux guest:
         latency p50, then guest instructions per sockperf transaction)
     tools/bench_rr.py --profile tcp 1 [128] (QEMU's hotblocks plugin beside
@@ -27,6 +31,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -315,12 +320,43 @@ def linux_compare(seconds):
     return rows
 
 
+def netperf_table(seconds, instances=128):
+    """instances netperf TCP_RR -r 1024,1024 at once for seconds: the
+    transactions/s they report, summed, and how many reported."""
+    if not shutil.which("netperf"):
+        print("\nnetperf TCP_RR: skipped (no netperf: make deps)")
+        return []
+    print(f"\nSeed 4's load: {instances} x netperf -t TCP_RR -l {seconds:g} -- -r 1024,1024 against app=rr's "
+          "netserver, poll=napi (tps: transactions/s summed over the instances)")
+    print(f"{'nic':7} {'hwtstamp':>8} {'tps':>9} {'reported':>8}")
+    rows = []
+    for nic, hwts in (("e1000e", 0), ("igb", 0), ("igb", 1)):
+        g = Guest(nic, "napi", 1024, append=f"hwtstamp={hwts}")
+        try:
+            cmd = ["ip", "netns", "exec", NS, "netperf", "-H", GUEST, "-t", "TCP_RR", "-l", f"{seconds:g}", "--",
+                   "-r", "1024,1024", "-k", "TRANSACTION_RATE"]
+            procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                     for _ in range(instances)]
+            rates = []
+            for p in procs:
+                out, _ = p.communicate(timeout=seconds + 120)
+                m = re.search(r"^TRANSACTION_RATE=([\d.]+)$", out, re.M)
+                if p.returncode == 0 and m:
+                    rates.append(float(m.group(1)))
+        finally:
+            g.close()
+        rows.append({"nic": nic, "hwtstamp": hwts, "tps": sum(rates), "reported": len(rates)})
+        print(f"{nic:7} {hwts:>8} {sum(rates):>9.0f} {len(rates):>4}/{instances}", flush=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=2)
     ap.add_argument("--quick", action="store_true", help="e1000e poll=napi only")
     ap.add_argument("--insns", action="store_true", help="only the instructions per transaction")
     ap.add_argument("--linux", action="store_true", help="only the comparisons with a Debian Linux guest")
+    ap.add_argument("--netperf", action="store_true", help="only 128 x netperf TCP_RR")
     ap.add_argument("--profile", nargs="+", metavar="PROTO BYTES [SESSIONS]",
                     help="per-function profile of one run (1 session unless given)")
     a = ap.parse_args()
@@ -330,6 +366,9 @@ def main():
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     if a.profile:
         profile(a.profile[0], int(a.profile[1]), a.seconds, *map(int, a.profile[2:3]))
+        return 0
+    if a.netperf:
+        save("rr-netperf.csv", netperf_table(a.seconds))
         return 0
     if a.linux:
         linux_compare(a.seconds)
@@ -344,6 +383,7 @@ def main():
         return 0
     save("rr-linux.csv", linux_compare(a.seconds))
     save("rr-insns-linux.csv", insns_linux(a.seconds))
+    save("rr-netperf.csv", netperf_table(a.seconds))
     return 0
 
 
