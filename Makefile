@@ -2,6 +2,9 @@
 # the targets; see README.md and docs/.
 BUILD := build
 LWIP := $(BUILD)/lwip/lwip-2.1.3/src
+# cJSON 1.7.15 from Debian's source package with its patches
+# (tools/fetch-cjson.sh): rr's iperf3 server reads and writes iperf3's JSON.
+CJSON := $(BUILD)/cjson/cjson-1.7.15
 SYSROOT := $(BUILD)/newlib/sysroot/x86_64-elf
 GCCINC := $(shell gcc -print-file-name=include)
 GIT_DESCRIBE := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
@@ -12,7 +15,7 @@ PYTHON := /usr/bin/python3
 KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -mno-red-zone -fno-pic -fno-pie \
 	-mcmodel=kernel -ffreestanding -fbuiltin -fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -nostdinc -isystem $(SYSROOT)/include -isystem $(GCCINC) \
-	-I. -DGIT_DESCRIBE='"$(GIT_DESCRIBE)"' -Inet/lwip -I$(LWIP)/include
+	-I. -DGIT_DESCRIBE='"$(GIT_DESCRIBE)"' -Inet/lwip -I$(LWIP)/include -I$(CJSON)
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \
 	--build-id=none -T boot/kernel.ld
 
@@ -23,7 +26,7 @@ LWIP_APP_SRC := net/lwip/input.c net/lwip/netif.c apps/rr/rr.c apps/rr/rr_tcp.c 
 KSRC := $(filter-out $(LWIP_APP_SRC),$(wildcard kernel/*.c run/*.c drivers/*/*.c drivers/net/*/*.c net/*.c net/*/*.c \
 	apps/*.c apps/*/*.c))
 KASM := boot/entry.S boot/ap.S kernel/vectors.S
-KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC))
+KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC)) $(BUILD)/obj/cJSON.c.o
 NEWLIB := $(SYSROOT)/lib/libc.a
 
 # lwIP 2.1.3 from Debian's source package (tools/fetch-lwip.sh), built with
@@ -56,7 +59,7 @@ deps: ## install the Debian packages (as root; QEMU from bookworm-backports)
 $(NEWLIB): tools/build-newlib.sh
 	tools/build-newlib.sh $(BUILD)/newlib
 
-$(LWIP_STAMP): tools/fetch-lwip.sh
+$(LWIP_STAMP): tools/fetch-lwip.sh tools/debsrc.sh
 	tools/fetch-lwip.sh $(BUILD)/lwip
 	touch $@
 
@@ -72,7 +75,15 @@ $(BUILD)/lwip/app/%.c.o: %.c $(NEWLIB) Makefile | $(LWIP_STAMP)
 $(LWIP_LIB): $(LWIP_OBJ) $(LWIP_APP_OBJ)
 	gcc $(LWIP_CFLAGS) -flto-partition=one -flinker-output=nolto-rel -r -nostdlib -o $@ $^
 
-$(BUILD)/obj/%.c.o: %.c $(NEWLIB) | $(LWIP_STAMP)
+$(CJSON)/cJSON.c: tools/fetch-cjson.sh tools/debsrc.sh
+	tools/fetch-cjson.sh $(BUILD)/cjson
+	touch $@
+
+$(BUILD)/obj/cJSON.c.o: $(CJSON)/cJSON.c $(NEWLIB)
+	@mkdir -p $(dir $@)
+	gcc $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.c.o: %.c $(NEWLIB) | $(LWIP_STAMP) $(CJSON)/cJSON.c
 	@mkdir -p $(dir $@)
 	gcc $(KCFLAGS) -MMD -MP -c $< -o $@
 
