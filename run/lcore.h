@@ -29,6 +29,15 @@ struct lcore {
 extern struct lcore lcores[MAX_CPUS];
 extern int nlcores;	/* cores with a poll loop (ncpus, or cores=) */
 
+/* TSC cycles all cores have spent halted so far (their CPU% accounting). */
+static inline uint64_t lcore_halted_cycles(void)
+{
+	uint64_t h = 0;
+	for (int i = 0; i < nlcores; i++)
+		h += lcores[i].halted_cycles;
+	return h;
+}
+
 /* The calling core's lcore. */
 static inline struct lcore *this_lcore(void)
 {

@@ -54,8 +54,6 @@ static const struct knob_range port_range[] = { { 0, 65535 } };
 KNOB(netserver_port, .name = "netserver_port", .type = KNOB_INT, .ranges = port_range, .nranges = 1,
      .ival = &netserver_port, .help = "rr: TCP port of netserver (netperf 2.7.0's control connection; 0: off); default 12865");
 
-uint64_t netserver_ports[65536 / 64];
-
 enum ns_state { NS_FREE, NS_IDLE, NS_RUN };
 
 /* A control connection and the test it runs. */
@@ -76,22 +74,6 @@ struct ns_test {
 };
 static struct ns_test *tests;
 static uint8_t *ns_data;	/* what tests send: NP_SIZE_MAX bytes, from free pages */
-
-static void port_mark(uint16_t port, int on)
-{
-	if (on)
-		netserver_ports[port >> 6] |= 1ull << (port & 63);
-	else
-		netserver_ports[port >> 6] &= ~(1ull << (port & 63));
-}
-
-static uint64_t halted_now(void)
-{
-	uint64_t h = 0;
-	for (int i = 0; i < nlcores; i++)
-		h += lcores[i].halted_cycles;
-	return h;
-}
 
 /* Queue the NP_MSG_LEN bytes of t->msg on the control connection. */
 static void ctl_send(struct ns_test *t)
@@ -120,7 +102,7 @@ static void send_results(struct ns_test *t, int timed_out)
 		.cpu_method = NP_CPU_IDLE_COUNTER, .num_cpus = (uint32_t)nlcores,
 	};
 	if (t->req.flags & NP_MEASURE_CPU) {
-		float idle = (float)(halted_now() - t->halted) / ((float)cycles * (float)nlcores);
+		float idle = (float)(lcore_halted_cycles() - t->halted) / ((float)cycles * (float)nlcores);
 		r.cpu_util = idle < 1 ? 100 * (1 - idle) : 0;
 	}
 	np_put_results(t->msg, &r);
@@ -131,7 +113,7 @@ static void send_results(struct ns_test *t, int timed_out)
  * FIN, the results sent while the control connection is there. */
 static void test_end(struct ns_test *t, int timed_out)
 {
-	port_mark((uint16_t)t->rsp.data_port, 0);
+	rr_ports_mark((uint16_t)t->rsp.data_port, 0);
 	if (t->listen)
 		tcp_close(t->listen);
 	if (t->udp)
@@ -141,7 +123,7 @@ static void test_end(struct ns_test *t, int timed_out)
 	if (t->data) {
 		struct rr_conn *d = t->data;
 		t->data = NULL;
-		d->ns = NULL;
+		d->owner = NULL;
 		rr_tcp_close(d);
 	}
 	if (t->ctl)
@@ -196,7 +178,7 @@ static int open_data_port(struct ns_test *t)
 			return -1;
 		port = t->listen->local_port;
 	}
-	port_mark(port, 1);
+	rr_ports_mark(port, 1);
 	t->rsp.data_port = port;
 	return 0;
 }
@@ -225,7 +207,7 @@ static void request(struct ns_test *t)
 	t->recvs = t->sends = t->trans = t->conns = t->part = 0;
 	t->state = NS_RUN;
 	t->start_tsc = rdtsc();
-	t->halted = halted_now();
+	t->halted = lcore_halted_cycles();
 	t->end_tsc = t->start_tsc + (uint64_t)(t->req.test_length > 0 ? t->req.test_length : NS_COUNT_S) * tsc.hz +
 		     NS_PAD_S * tsc.hz;
 	rr_count(pt, RR_netserver_tests, 1);
@@ -238,7 +220,7 @@ int netserver_ctl_accept(struct rr_conn *c)
 	for (int i = 0; i < NS_TESTS; i++)
 		if (tests[i].state == NS_FREE) {
 			tests[i] = (struct ns_test){ .ctl = c, .state = NS_IDLE };
-			c->ns = &tests[i];
+			c->owner = &tests[i];
 			return 0;
 		}
 	rr_count(c->port, RR_netserver_busy, 1);
@@ -250,7 +232,7 @@ int netserver_ctl_accept(struct rr_conn *c)
  * netserver_unknown, dropped). */
 int netserver_ctl_recv(struct rr_conn *c, struct pbuf *p)
 {
-	struct ns_test *t = c->ns;
+	struct ns_test *t = c->owner;
 	for (u16_t off = 0; off < p->tot_len;) {
 		if (t->state != NS_IDLE) {
 			rr_count(c->port, RR_netserver_unknown, 1);
@@ -271,7 +253,7 @@ int netserver_ctl_recv(struct rr_conn *c, struct pbuf *p)
 
 void netserver_ctl_closed(struct rr_conn *c)
 {
-	struct ns_test *t = c->ns;
+	struct ns_test *t = c->owner;
 	if (!t)
 		return;
 	t->ctl = NULL;
@@ -295,7 +277,7 @@ int netserver_data_accept(struct rr_conn *c)
 			continue;
 		t->data = c;
 		t->conns++;
-		c->ns = t;
+		c->owner = t;
 		if (t->req.test == NP_TCP_MAERTS) {
 			netserver_data_sent(c);
 			rr_tcp_wait_sent(c);
@@ -317,7 +299,7 @@ static void count_trans(struct rr_conn *c, struct ns_test *t, uint32_t n)
 
 int netserver_data_recv(struct rr_conn *c, struct pbuf *p)
 {
-	struct ns_test *t = c->ns;
+	struct ns_test *t = c->owner;
 	if (!t)
 		return 0;
 	t->rx += p->tot_len;
@@ -335,7 +317,7 @@ int netserver_data_recv(struct rr_conn *c, struct pbuf *p)
 
 int netserver_data_sent(struct rr_conn *c)
 {
-	struct ns_test *t = c->ns;
+	struct ns_test *t = c->owner;
 	if (!t)
 		return 0;
 	if (t->req.test == NP_TCP_MAERTS) {
@@ -352,11 +334,11 @@ int netserver_data_sent(struct rr_conn *c)
 
 void netserver_data_closed(struct rr_conn *c)
 {
-	struct ns_test *t = c->ns;
+	struct ns_test *t = c->owner;
 	if (!t || t->data != c)
 		return;
 	t->data = NULL;
-	c->ns = NULL;
+	c->owner = NULL;
 	if (t->req.test != NP_TCP_CRR || (t->req.test_length < 0 && t->trans >= (uint32_t)-t->req.test_length))
 		test_end(t, 0);
 }
@@ -400,6 +382,6 @@ int netserver_init(void)
 	}
 	memset(tests, 0, NS_TESTS * sizeof(*tests));
 	memset(ns_data, 'n', NP_SIZE_MAX);
-	port_mark((uint16_t)netserver_port, 1);
+	rr_ports_mark((uint16_t)netserver_port, 1);
 	return rr_tcp_listen((uint16_t)netserver_port, RR_SVC_NETSERVER);
 }

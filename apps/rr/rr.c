@@ -15,6 +15,15 @@
 #include "net/lwip/lwif.h"
 
 struct rr_stats rr_stats[NIC_MAX_PORTS];
+uint64_t rr_ports[65536 / 64];
+
+void rr_ports_mark(uint16_t port, int on)
+{
+	if (on)
+		rr_ports[port >> 6] |= 1ull << (port & 63);
+	else
+		rr_ports[port >> 6] &= ~(1ull << (port & 63));
+}
 struct rr_config rr_cfg = { .req = 1, .rsp = 1, .port = 12866, .conns = 512, .idle_s = 60 };
 
 static const struct knob_range size_range[] = { { 1, 65535 } };
@@ -69,10 +78,10 @@ static int rr_init(void)
 		printf("rr: no port has an address: give one with ipN=A.B.C.D/LEN (e.g. ip0=10.0.0.1/24)\n");
 		return -1;
 	}
-	if (rr_services_init() || sockperf_init() || netserver_init())
+	if (rr_services_init() || sockperf_init() || netserver_init() || iperf3_init())
 		return -1;
-	printf("rr: lwIP on %d port(s): request-response on UDP/TCP %ld (req %ld rsp %ld bytes, %ld connections), echo on %d, sockperf on %d, netserver on %ld\n",
-	       n, rr_cfg.port, rr_cfg.req, rr_cfg.rsp, rr_cfg.conns, RR_ECHO_PORT, RR_SOCKPERF_PORT, netserver_port);
+	printf("rr: lwIP on %d port(s): request-response on UDP/TCP %ld (req %ld rsp %ld bytes, %ld connections), echo on %d, sockperf on %d, netserver on %ld, iperf3 on %ld\n",
+	       n, rr_cfg.port, rr_cfg.req, rr_cfg.rsp, rr_cfg.conns, RR_ECHO_PORT, RR_SOCKPERF_PORT, netserver_port, iperf3_port);
 	return 0;
 }
 

@@ -3,7 +3,8 @@
  * every port with an address (ipN=). Services: netperf-style UDP/TCP
  * request-response on rr_port (rrsrv.c), echo on port 7 (RFC 862,
  * rrsrv.c), a sockperf 3.7 server on port 11111 (sockperf.c), netperf
- * 2.7.0's netserver on netserver_port (netserver.c); lwIP answers
+ * 2.7.0's netserver on netserver_port (netserver.c), an iperf3 3.12
+ * server on iperf3_port (iperf3.c); lwIP answers
  * ping and ARP. The frames rr receives are counted by net/lwip (lwif.h);
  * rr counts its services' events (rr_stats).
  */
@@ -27,6 +28,8 @@
 	X(netserver_tests) X(netserver_transactions) X(netserver_rx_bytes) X(netserver_tx_bytes) \
 	X(netserver_short) X(netserver_unknown) X(netserver_bad_size) X(netserver_busy) X(netserver_no_port) \
 	X(netserver_no_data) X(netserver_client_gone) X(netserver_timed_out) \
+	X(iperf3_tests) X(iperf3_rx_bytes) X(iperf3_tx_bytes) X(iperf3_busy) X(iperf3_bad_cookie) \
+	X(iperf3_bad_json) X(iperf3_unknown_key) X(iperf3_udp) X(iperf3_client_gone) \
 	X(conns_accepted) X(conns_refused) X(conns_closed) X(conns_reset) X(conns_aborted) \
 	X(conns_idle_closed) X(conns_fin_timeout) X(half_open_recycled) X(half_open_expired)
 
@@ -49,16 +52,17 @@ struct rr_config {
 };
 extern struct rr_config rr_cfg;
 
-/* netserver.c: netserver's control port and its tests' data ports, a bit
- * per port. */
-extern uint64_t netserver_ports[65536 / 64];
+/* rr.c: the ports of netserver (control and its tests' data ports) and
+ * iperf3, a bit per port; rr_ports_mark sets (on) or clears one. */
+extern uint64_t rr_ports[65536 / 64];
+void rr_ports_mark(uint16_t port, int on);
 
 /* 1 if port is one of rr's UDP/TCP services' (rr_port, echo, sockperf,
- * netserver's control and data ports). */
+ * netserver's control and data ports, iperf3). */
 static inline int rr_our_port(uint16_t port)
 {
 	return port == rr_cfg.port || port == RR_ECHO_PORT || port == RR_SOCKPERF_PORT ||
-	       (netserver_ports[port >> 6] >> (port & 63) & 1);
+	       (rr_ports[port >> 6] >> (port & 63) & 1);
 }
 
 /* rr_tcp.c: room for a new connection (a SYN to one of rr's services on
@@ -75,10 +79,9 @@ struct prom;
 void rr_metrics(struct prom *o);
 
 /* A TCP connection of one of rr's services (rr_tcp.c). */
-enum rr_svc { RR_SVC_RR, RR_SVC_ECHO, RR_SVC_SOCKPERF, RR_SVC_NETSERVER, RR_SVC_NETSERVER_DATA, RR_SVC_N };
+enum rr_svc { RR_SVC_RR, RR_SVC_ECHO, RR_SVC_SOCKPERF, RR_SVC_NETSERVER, RR_SVC_NETSERVER_DATA, RR_SVC_IPERF3, RR_SVC_N };
 struct tcp_pcb;
 struct pbuf;
-struct ns_test;
 struct rr_conn {
 	struct tcp_pcb *pcb;
 	uint8_t port;		/* the rr port it arrived on */
@@ -92,7 +95,7 @@ struct rr_conn {
 	uint8_t hlen;		/* ... bytes of it so far */
 	uint8_t reply;		/* ... the client asked for a reply */
 	uint32_t left;		/* ... message bytes after the header still to come */
-	struct ns_test *ns;	/* netserver: the test of a control or data connection */
+	void *owner;		/* the service's state of it (netserver: its test; iperf3: its stream) */
 	struct rr_conn *next_free;
 };
 /* What a service does with received data p (non-NULL, at least 1 byte):
@@ -135,6 +138,13 @@ int rr_conns_open(void);
 int rr_services_init(void);
 int sockperf_init(void);
 int netserver_init(void);
+int iperf3_init(void);
+/* iperf3.c: its service's rr_svc_ops (control and streams on one port). */
+int iperf3_recv(struct rr_conn *c, struct pbuf *p);
+int iperf3_sent(struct rr_conn *c);
+int iperf3_accept(struct rr_conn *c);
+void iperf3_closed(struct rr_conn *c);
+extern int64_t iperf3_port;	/* iperf3_port=: 0 off */
 /* netserver.c: once a second: control messages that never complete, data
  * connections that never come, tests past their end. */
 void netserver_tick(void);

@@ -58,7 +58,7 @@ FUZZ_LDFLAGS_ptpport := $(FUZZ_KLD) -lm
 # lwIP (the kernel's file list, LWIP_FILES) with its port (net/lwip), the rr
 # app and mgmt's HTTP server; their data and bss are kernel state too
 # (sections.ld).
-FUZZ_LWIP_OBJ := $(LWIP_FILES:%=$(FUZZ_DIR)/obj/lwip/%.o) \
+FUZZ_LWIP_OBJ := $(LWIP_FILES:%=$(FUZZ_DIR)/obj/lwip/%.o) $(FUZZ_DIR)/obj/cJSON.o \
 	$(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard net/lwip/*.c apps/rr/*.c) apps/mgmt/http.c)
 FUZZ_SRC_lwip := $(FUZZ_KOBJ) $(FUZZ_LWIP_OBJ)
 FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Inet/lwip -I$(LWIP)/include
@@ -93,9 +93,9 @@ $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $$(FUZZ_SRC_$$*) $$(wildcard tests/fuzz/
 # The kernel's globals are ASan-checked, but for the KNOB/SHELL_CMD/APP
 # registries' entries (LINKSET_ENTRY, kernel/linkset.h).
 # tests/fuzz/nocov.txt: functions left out of coverage (still sanitized).
-FUZZ_KCFLAGS := $(FUZZ_CFLAGS) -Inet/lwip -I$(LWIP)/include \
+FUZZ_KCFLAGS := $(FUZZ_CFLAGS) -Inet/lwip -I$(LWIP)/include -I$(CJSON) \
 	-fsanitize-coverage-ignorelist=tests/fuzz/nocov.txt
-$(FUZZ_DIR)/obj/%.o: %.c tests/fuzz/nocov.txt tests/fuzz/fuzz.mk | $(LWIP_STAMP)
+$(FUZZ_DIR)/obj/%.o: %.c tests/fuzz/nocov.txt tests/fuzz/fuzz.mk | $(LWIP_STAMP) $(CJSON)/cJSON.c
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_KCFLAGS) -MMD -MP -c $< -o $@
 
@@ -103,6 +103,11 @@ $(FUZZ_DIR)/obj/%.o: %.c tests/fuzz/nocov.txt tests/fuzz/fuzz.mk | $(LWIP_STAMP)
 $(FUZZ_DIR)/obj/lwip/%.o: $(LWIP_STAMP) net/lwip/lwipopts.h net/lwip/lwippools.h tests/fuzz/nocov.txt tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(filter-out -Werror,$(FUZZ_KCFLAGS)) -c $(LWIP)/$*.c -o $@
+
+# cJSON (rr's iperf3 server), as the kernel builds it.
+$(FUZZ_DIR)/obj/cJSON.o: $(CJSON)/cJSON.c tests/fuzz/nocov.txt tests/fuzz/fuzz.mk
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(filter-out -Werror,$(FUZZ_KCFLAGS)) -c $< -o $@
 
 $(FUZZ_DIR)/obj/shim.o: tests/fuzz/shim.c tests/fuzz/fuzz.mk
 	@mkdir -p $(dir $@)

@@ -1,0 +1,409 @@
+/*
+ * An iperf3 3.12 server on TCP iperf3_port (5201), one test at a time, as
+ * iperf3 -s (its iperf_server_api.c and iperf_api.c, read for the
+ * protocol): the control connection sends a 37-byte cookie; the server
+ * asks for the parameters (PARAM_EXCHANGE), which come as a 32-bit length
+ * and JSON (parsed with Debian's cJSON 1.7.15); it asks for the streams
+ * (CREATE_STREAMS), each a TCP connection to the same port that starts
+ * with the cookie; TEST_START, TEST_RUNNING; the client's streams send
+ * (the server's with -R, both with --bidir) until the client's TEST_END;
+ * the server closes the streams, asks for the results (EXCHANGE_RESULTS),
+ * takes the client's JSON, sends its own (bytes per stream, CPU% from the
+ * cores' halted cycles), then DISPLAY_RESULTS; the client ends with
+ * IPERF_DONE. TCP only: a UDP test gets iperf3's SERVER_ERROR.
+ * Bad input, counted: a connection while a test runs (iperf3_busy: iperf3's
+ * ACCESS_DENIED), a stream whose cookie is not the test's
+ * (iperf3_bad_cookie: closed), JSON past IP3_JSON_MAX or that does not parse,
+ * or parameters out of range (iperf3_bad_json: the test ends), keys iperf3
+ * 3.12 does not send (iperf3_unknown_key, ignored), the control connection
+ * gone mid-test (iperf3_client_gone: the streams closed).
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/rr/rr.h"
+#include "cJSON.h"
+#include "kernel/cpu.h"
+#include "kernel/knobs.h"
+#include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
+#include "kernel/time.h"
+#include "lwip/tcp.h"
+#include "net/bytes.h"
+#include "net/lwip/lwif.h"
+#include "run/lcore.h"
+
+#define IP3_COOKIE	37	/* iperf3's COOKIE_SIZE: an ASCII UUID and its NUL */
+#define IP3_STREAMS	16	/* -P at most (--bidir: twice as many streams) */
+#define IP3_JSON_MAX	8192	/* parameters or results JSON, bytes */
+#define IP3_LEN_MAX	65535	/* -l at most: what a sender stream sends from */
+
+/* iperf3's states (iperf_api.h), sent as one signed byte. */
+enum { TEST_START = 1, TEST_RUNNING = 2, TEST_END = 4, PARAM_EXCHANGE = 9, CREATE_STREAMS = 10,
+       EXCHANGE_RESULTS = 13, DISPLAY_RESULTS = 14, IPERF_DONE = 16, ACCESS_DENIED = -1, SERVER_ERROR = -2 };
+#define IE_UDP_UNSUPPORTED 1	/* our i_errno for SERVER_ERROR: iperf3 prints it as its error 1 */
+
+int64_t iperf3_port = 5201;
+static const struct knob_range port_range[] = { { 0, 65535 } };
+KNOB(iperf3_port, .name = "iperf3_port", .type = KNOB_INT, .ranges = port_range, .nranges = 1, .ival = &iperf3_port,
+     .help = "rr: TCP port of the iperf3 3.12 server (TCP tests, -R, -P, --bidir; 0: off); default 5201");
+
+/* Where the control connection is. */
+enum ip3_state { IP3_IDLE, IP3_COOKIE_IN, IP3_PARAMS, IP3_STREAMS_IN, IP3_RUNNING, IP3_RESULTS, IP3_DONE };
+
+struct ip3_stream {
+	struct rr_conn *c;
+	uint32_t have;		/* cookie bytes so far */
+	int sender;		/* the server sends on it (-R, --bidir) */
+	uint64_t bytes;
+	uint32_t part, sends;
+};
+
+static struct {
+	enum ip3_state state;
+	struct rr_conn *ctl;
+	uint8_t cookie[IP3_COOKIE];
+	uint32_t have;			/* bytes of the cookie, or of the length and JSON, so far */
+	uint8_t len[4];
+	char *json;			/* IP3_JSON_MAX + 1 bytes, from free pages */
+	uint32_t json_len;
+	int reverse, bidir, parallel, streams_in;
+	uint32_t blksize;
+	struct ip3_stream s[2 * IP3_STREAMS];
+	uint64_t start_tsc, end_tsc, halted;
+	int port;
+} ip3;
+static uint8_t *ip3_data;	/* what sender streams send: IP3_LEN_MAX bytes */
+static int ctl_marker, busy_marker;	/* owners of the control connection and of refused ones */
+
+static void send_state(signed char st)
+{
+	if (tcp_write(ip3.ctl->pcb, &st, 1, TCP_WRITE_FLAG_COPY) != ERR_OK)
+		lwif_count(ip3.ctl->port, LWIF_tx_no_buffer, 1);
+	tcp_output(ip3.ctl->pcb);
+}
+
+/* A 32-bit length, then the JSON text of j (freed). */
+static void send_json(cJSON *j)
+{
+	char *txt = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	if (!txt)
+		return;
+	uint8_t len[4];
+	put32(len, (uint32_t)strlen(txt));
+	if (tcp_write(ip3.ctl->pcb, len, 4, TCP_WRITE_FLAG_COPY) != ERR_OK ||
+	    tcp_write(ip3.ctl->pcb, txt, (u16_t)strlen(txt), TCP_WRITE_FLAG_COPY) != ERR_OK)
+		lwif_count(ip3.ctl->port, LWIF_tx_no_buffer, 1);
+	tcp_output(ip3.ctl->pcb);
+	cJSON_free(txt);
+}
+
+/* Close every stream; with ctl, the control connection too (from its
+ * receive callback only). */
+static void test_reset(int ctl)
+{
+	for (int i = 0; i < 2 * IP3_STREAMS; i++)
+		if (ip3.s[i].c) {
+			struct rr_conn *c = ip3.s[i].c;
+			ip3.s[i].c = NULL;
+			c->owner = NULL;
+			rr_tcp_close(c);
+		}
+	if (ctl && ip3.ctl) {	/* closed as its receive callback returns (peer_fin) */
+		ip3.ctl->owner = NULL;
+		ip3.ctl->peer_fin = 1;
+		ip3.ctl = NULL;
+		ip3.state = IP3_IDLE;
+	}
+}
+
+static const char *const known_keys[] = {
+	"tcp", "udp", "sctp", "omit", "time", "num", "blockcount", "MSS", "nodelay", "parallel", "reverse",
+	"bidirectional", "window", "len", "bandwidth", "fqrate", "pacing_timer", "burst", "TOS", "flowlabel",
+	"title", "extra_data", "congestion", "congestion_used", "get_server_output", "udp_counters_64bit",
+	"repeating_payload", "zerocopy", "dont_fragment", "client_version", "authtoken",
+};
+
+static int key_known(const char *k)
+{
+	for (size_t i = 0; i < sizeof(known_keys) / sizeof(known_keys[0]); i++)
+		if (!strcmp(k, known_keys[i]))
+			return 1;
+	return 0;
+}
+
+static int get_int(cJSON *j, const char *k, int dflt)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+	return cJSON_IsNumber(v) ? v->valueint : cJSON_IsTrue(v) ? 1 : dflt;
+}
+
+/* The parameters in ip3.json: 0, or -1 (bad, counted). */
+static int params(void)
+{
+	cJSON *j = cJSON_ParseWithLength(ip3.json, ip3.json_len);
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		rr_count(ip3.port, RR_iperf3_bad_json, 1);
+		return -1;
+	}
+	for (cJSON *k = j->child; k; k = k->next)
+		if (!key_known(k->string))
+			rr_count(ip3.port, RR_iperf3_unknown_key, 1);
+	int udp = get_int(j, "udp", 0), len = get_int(j, "len", 128 * 1024);
+	ip3.parallel = get_int(j, "parallel", 1);
+	ip3.reverse = get_int(j, "reverse", 0);
+	ip3.bidir = get_int(j, "bidirectional", 0);
+	cJSON_Delete(j);
+	if (ip3.parallel < 1 || ip3.parallel > IP3_STREAMS || len < 1) {
+		rr_count(ip3.port, RR_iperf3_bad_json, 1);
+		return -1;
+	}
+	ip3.blksize = len > IP3_LEN_MAX ? IP3_LEN_MAX : (uint32_t)len;
+	if (udp) {
+		uint8_t err[8];
+		put32(err, IE_UDP_UNSUPPORTED);
+		put32(err + 4, 0);
+		rr_count(ip3.port, RR_iperf3_udp, 1);
+		send_state(SERVER_ERROR);
+		tcp_write(ip3.ctl->pcb, err, 8, TCP_WRITE_FLAG_COPY);
+		tcp_output(ip3.ctl->pcb);
+		return -1;
+	}
+	return 0;
+}
+
+static void send_results(void)
+{
+	uint64_t cycles = ip3.end_tsc - ip3.start_tsc;
+	double secs = (double)cycles / (double)tsc.hz;
+	double idle = cycles ? (double)(lcore_halted_cycles() - ip3.halted) / ((double)cycles * nlcores) : 1;
+	double cpu = idle < 1 ? 100 * (1 - idle) : 0;
+	int sender = ip3.reverse || ip3.bidir;
+	cJSON *j = cJSON_CreateObject(), *streams = cJSON_CreateArray();
+	cJSON_AddNumberToObject(j, "cpu_util_total", cpu);
+	cJSON_AddNumberToObject(j, "cpu_util_user", 0);
+	cJSON_AddNumberToObject(j, "cpu_util_system", cpu);
+	cJSON_AddNumberToObject(j, "sender_has_retransmits", sender ? 0 : -1);
+	for (int i = 0; i < ip3.streams_in; i++) {
+		cJSON *s = cJSON_CreateObject();
+		cJSON_AddNumberToObject(s, "id", i ? i + 2 : 1);	/* iperf3's ids: 1, 3, 4, ... */
+		cJSON_AddNumberToObject(s, "bytes", (double)ip3.s[i].bytes);
+		cJSON_AddNumberToObject(s, "retransmits", ip3.s[i].sender ? 0 : -1);
+		cJSON_AddNumberToObject(s, "jitter", 0);
+		cJSON_AddNumberToObject(s, "errors", 0);
+		cJSON_AddNumberToObject(s, "packets", 0);
+		cJSON_AddNumberToObject(s, "start_time", 0);
+		cJSON_AddNumberToObject(s, "end_time", secs);
+		cJSON_AddItemToArray(streams, s);
+	}
+	cJSON_AddItemToObject(j, "streams", streams);
+	send_json(j);
+}
+
+/* Take n bytes of a 32-bit length and JSON from p at *off; 1 when the
+ * JSON is whole in ip3.json, 0 for more, -1 past IP3_JSON_MAX. */
+static int take_json(struct pbuf *p, u16_t *off)
+{
+	while (*off < p->tot_len) {
+		if (ip3.have < 4) {
+			ip3.len[ip3.have++] = pbuf_get_at(p, (*off)++);
+			if (ip3.have == 4 && get32(ip3.len) > IP3_JSON_MAX)
+				return -1;
+			continue;
+		}
+		uint32_t want = get32(ip3.len), n = want - ip3.json_len;
+		n = n < (uint32_t)(p->tot_len - *off) ? n : (uint32_t)(p->tot_len - *off);
+		pbuf_copy_partial(p, ip3.json + ip3.json_len, (u16_t)n, *off);
+		*off = (u16_t)(*off + n);
+		ip3.json_len += n;
+		if (ip3.json_len == want)
+			break;
+	}
+	return ip3.have == 4 && ip3.json_len == get32(ip3.len);
+}
+
+static void start_json(void)
+{
+	ip3.have = 0;
+	ip3.json_len = 0;
+}
+
+static void sender_fill(struct ip3_stream *s)
+{
+	uint32_t n = rr_tcp_stream(s->c, ip3_data, ip3.blksize, &s->part, &s->sends);
+	s->bytes += n;
+	rr_count(s->c->port, RR_iperf3_tx_bytes, n);
+	tcp_output(s->c->pcb);
+}
+
+/* Every stream is in: the test starts. */
+static void test_start(void)
+{
+	ip3.state = IP3_RUNNING;
+	ip3.start_tsc = rdtsc();
+	ip3.halted = lcore_halted_cycles();
+	rr_count(ip3.port, RR_iperf3_tests, 1);
+	send_state(TEST_START);
+	send_state(TEST_RUNNING);
+	for (int i = 0; i < ip3.streams_in; i++)
+		if (ip3.s[i].sender) {
+			sender_fill(&ip3.s[i]);
+			rr_tcp_wait_sent(ip3.s[i].c);
+		}
+}
+
+static int ctl_recv(struct rr_conn *c, struct pbuf *p)
+{
+	for (u16_t off = 0; off < p->tot_len && ip3.ctl == c;) {
+		int r;
+		switch (ip3.state) {
+		case IP3_COOKIE_IN: {
+			u16_t n = pbuf_copy_partial(p, ip3.cookie + ip3.have, (u16_t)(IP3_COOKIE - ip3.have), off);
+			off = (u16_t)(off + n);
+			if ((ip3.have += n) < IP3_COOKIE)
+				break;
+			ip3.state = IP3_PARAMS;
+			start_json();
+			send_state(PARAM_EXCHANGE);
+			break;
+		}
+		case IP3_PARAMS:
+		case IP3_RESULTS:
+			r = take_json(p, &off);
+			if (r < 0 || (r && ip3.state == IP3_PARAMS && params())) {
+				if (r < 0)
+					rr_count(c->port, RR_iperf3_bad_json, 1);
+				test_reset(1);
+				return 0;
+			}
+			if (!r)
+				break;
+			if (ip3.state == IP3_PARAMS) {
+				ip3.state = IP3_STREAMS_IN;
+				ip3.streams_in = 0;
+				send_state(CREATE_STREAMS);
+			} else {
+				ip3.state = IP3_DONE;
+				send_results();
+				send_state(DISPLAY_RESULTS);
+			}
+			break;
+		case IP3_RUNNING:
+			if (pbuf_get_at(p, off++) != TEST_END)
+				break;
+			ip3.end_tsc = rdtsc();
+			test_reset(0);
+			ip3.state = IP3_RESULTS;
+			start_json();
+			send_state(EXCHANGE_RESULTS);
+			break;
+		default:	/* IPERF_DONE, and what may follow it */
+			if (pbuf_get_at(p, off++) == IPERF_DONE)
+				test_reset(1);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* A stream's bytes: its cookie first. */
+static int stream_recv(struct rr_conn *c, struct ip3_stream *s, struct pbuf *p)
+{
+	u16_t off = 0;
+	if (s->have < IP3_COOKIE) {
+		uint8_t buf[IP3_COOKIE];
+		u16_t n = pbuf_copy_partial(p, buf, (u16_t)(IP3_COOKIE - s->have), 0);
+		if (memcmp(buf, ip3.cookie + s->have, n)) {
+			rr_count(c->port, RR_iperf3_bad_cookie, 1);
+			s->c = NULL;
+			c->owner = NULL;
+			c->peer_fin = 1;
+			return 0;
+		}
+		s->have += n;
+		off = n;
+		if (s->have == IP3_COOKIE && ++ip3.streams_in == ip3.parallel * (ip3.bidir ? 2 : 1))
+			test_start();
+	}
+	s->bytes += (uint64_t)(p->tot_len - off);
+	rr_count(c->port, RR_iperf3_rx_bytes, (uint64_t)(p->tot_len - off));
+	return 0;
+}
+
+int iperf3_recv(struct rr_conn *c, struct pbuf *p)
+{
+	if (c->owner == &ctl_marker)
+		return ctl_recv(c, p);
+	if (c->owner && c->owner != &busy_marker)
+		return stream_recv(c, c->owner, p);
+	return 0;
+}
+
+int iperf3_sent(struct rr_conn *c)
+{
+	struct ip3_stream *s = c->owner;
+	if (!s || c->owner == &ctl_marker || c->owner == &busy_marker || !s->sender || ip3.state != IP3_RUNNING)
+		return 0;
+	sender_fill(s);
+	return 1;
+}
+
+int iperf3_accept(struct rr_conn *c)
+{
+	signed char denied = ACCESS_DENIED;
+	if (ip3.state == IP3_IDLE) {
+		ip3.state = IP3_COOKIE_IN;
+		ip3.ctl = c;
+		ip3.have = 0;
+		ip3.port = c->port;
+		c->owner = &ctl_marker;
+		return 0;
+	}
+	int total = ip3.parallel * (ip3.bidir ? 2 : 1), i = ip3.streams_in;
+	if (ip3.state == IP3_STREAMS_IN && i < total && !ip3.s[i].c) {
+		/* iperf3's server: its receiving streams first, then its sending ones */
+		int recvs = ip3.reverse && !ip3.bidir ? 0 : ip3.parallel;
+		ip3.s[i] = (struct ip3_stream){ .c = c, .sender = i >= recvs };
+		c->owner = &ip3.s[i];
+		return 0;
+	}
+	rr_count(c->port, RR_iperf3_busy, 1);
+	c->owner = &busy_marker;
+	tcp_write(c->pcb, &denied, 1, TCP_WRITE_FLAG_COPY);
+	c->peer_fin = 1;	/* closed once the byte is acknowledged */
+	rr_tcp_wait_sent(c);
+	return 0;
+}
+
+void iperf3_closed(struct rr_conn *c)
+{
+	if (c->owner == &ctl_marker && ip3.ctl == c) {
+		if (ip3.state != IP3_DONE)
+			rr_count(c->port, RR_iperf3_client_gone, 1);
+		ip3.ctl = NULL;
+		test_reset(0);
+		ip3.state = IP3_IDLE;
+	} else if (c->owner && c->owner != &busy_marker) {
+		((struct ip3_stream *)c->owner)->c = NULL;
+	}
+	c->owner = NULL;
+}
+
+int iperf3_init(void)
+{
+	if (!iperf3_port)
+		return 0;
+	if (rr_our_port((uint16_t)iperf3_port)) {
+		printf("rr: iperf3_port=%ld is taken by another rr service\n", iperf3_port);
+		return -1;
+	}
+	ip3.json = dma_alloc(IP3_JSON_MAX + 1, 64);
+	ip3_data = dma_alloc(IP3_LEN_MAX, 64);
+	if (!ip3.json || !ip3_data) {
+		printf("rr: no memory for the iperf3 server\n");
+		return -1;
+	}
+	memset(ip3_data, 'i', IP3_LEN_MAX);
+	rr_ports_mark((uint16_t)iperf3_port, 1);
+	return rr_tcp_listen((uint16_t)iperf3_port, RR_SVC_IPERF3);
+}
