@@ -99,7 +99,7 @@ static void rr_count_expired(int port)
 }
 
 /* lwIP's timers; once a second, rr's handshakes older than RR_SYN_MS are
- * dropped (half_open_expired) and netserver's tests checked. */
+ * dropped (half_open_expired) and netserver's and iperf3's tests checked. */
 static int rr_idle(void)
 {
 	static uint64_t next_tsc;
@@ -108,6 +108,7 @@ static int rr_idle(void)
 		next_tsc = now + tsc.hz;
 		lwif_expire_half_open(rr_our_port, RR_SYN_MS, rr_count_expired);
 		netserver_tick();
+		iperf3_tick();
 	}
 	return lwif_timers();
 }

@@ -139,6 +139,8 @@ int rr_services_init(void);
 int sockperf_init(void);
 int netserver_init(void);
 int iperf3_init(void);
+/* iperf3.c: once a second: the control connection of a test is in use. */
+void iperf3_tick(void);
 /* iperf3.c: its service's rr_svc_ops (control and streams on one port). */
 int iperf3_recv(struct rr_conn *c, struct pbuf *p);
 int iperf3_sent(struct rr_conn *c);
