@@ -6,10 +6,7 @@ set -eu
 OUT=$(realpath -m "$1")
 [ -f "$OUT/cjson-1.7.15/cJSON.c" ] && exit 0
 . "$(dirname "$0")/debsrc.sh"
-debsrc "$OUT/apt"
-mkdir -p "$OUT/dl"
-cd "$OUT/dl"
-apt-get $APT source cjson > "$OUT/apt/source.log" 2>&1 || { cat "$OUT/apt/source.log"; exit 1; }
+debsrc_source "$OUT" cjson
 rm -rf "$OUT/cjson-1.7.15"
-mv "$(find . -maxdepth 1 -type d -name 'cjson-1.7.15*' | head -1)" "$OUT/cjson-1.7.15"
+mv "$(find "$OUT/dl" -maxdepth 1 -type d -name 'cjson-1.7.15*' | head -1)" "$OUT/cjson-1.7.15"
 test -f "$OUT/cjson-1.7.15/cJSON.c"

@@ -7,9 +7,6 @@ set -eu
 OUT=$(realpath -m "$1")
 [ -f "$OUT/lwip-2.1.3/src/core/tcp.c" ] && exit 0
 . "$(dirname "$0")/debsrc.sh"
-debsrc "$OUT/apt"
-mkdir -p "$OUT/dl"
-cd "$OUT/dl"
-apt-get $APT source --download-only lwip=2.1.3+dfsg1-2 > "$OUT/apt/source.log" 2>&1 || { cat "$OUT/apt/source.log"; exit 1; }
-tar xf lwip_2.1.3+dfsg1.orig.tar.xz -C "$OUT"
+debsrc_source "$OUT" --download-only lwip=2.1.3+dfsg1-2
+tar xf "$OUT/dl/lwip_2.1.3+dfsg1.orig.tar.xz" -C "$OUT"
 test -f "$OUT/lwip-2.1.3/src/core/tcp.c"

@@ -399,10 +399,8 @@ int iperf3_init(void)
 {
 	if (!iperf3_port)
 		return 0;
-	if (rr_our_port((uint16_t)iperf3_port)) {
-		printf("rr: iperf3_port=%ld is taken by another rr service\n", iperf3_port);
+	if (rr_port_taken("iperf3_port", iperf3_port))
 		return -1;
-	}
 	ip3.json = dma_alloc(IP3_JSON_MAX + 1, 64);
 	ip3_data = dma_alloc(IP3_LEN_MAX, 64);
 	if (!ip3.json || !ip3_data) {

@@ -368,10 +368,8 @@ int netserver_init(void)
 {
 	if (!netserver_port)
 		return 0;
-	if (rr_our_port((uint16_t)netserver_port)) {
-		printf("rr: netserver_port=%ld is taken by rr_port, echo or sockperf\n", netserver_port);
+	if (rr_port_taken("netserver_port", netserver_port))
 		return -1;
-	}
 	tests = dma_alloc(NS_TESTS * sizeof(*tests), 64);
 	ns_data = dma_alloc(NP_SIZE_MAX, 64);
 	/* A listening TCP or a UDP pcb for every test's data port, beside lwIP's own. */

@@ -24,6 +24,15 @@ void rr_ports_mark(uint16_t port, int on)
 	else
 		rr_ports[port >> 6] &= ~(1ull << (port & 63));
 }
+
+int rr_port_taken(const char *knob, int64_t port)
+{
+	if (!rr_our_port((uint16_t)port))
+		return 0;
+	printf("rr: %s=%ld is taken by another of rr's services (rr_port, echo, sockperf, netserver_port, iperf3_port)\n",
+	       knob, port);
+	return 1;
+}
 struct rr_config rr_cfg = { .req = 1, .rsp = 1, .port = 12866, .conns = 512, .idle_s = 60 };
 
 static const struct knob_range size_range[] = { { 1, 65535 } };

@@ -56,6 +56,9 @@ extern struct rr_config rr_cfg;
  * iperf3, a bit per port; rr_ports_mark sets (on) or clears one. */
 extern uint64_t rr_ports[65536 / 64];
 void rr_ports_mark(uint16_t port, int on);
+/* rr.c: 1 (printed, with the knob's name) if port is already one of rr's
+ * services', else 0. */
+int rr_port_taken(const char *knob, int64_t port);
 
 /* 1 if port is one of rr's UDP/TCP services' (rr_port, echo, sockperf,
  * netserver's control and data ports, iperf3). */

@@ -62,6 +62,12 @@ def delta(a, b, key, port="port0"):
     return b[port][key] - a[port][key]
 
 
+def assert_deltas(a, b, want, port="port0"):
+    """Each counter of want moved by exactly its value from a to b."""
+    got = {k: delta(a, b, k, port) for k in want}
+    assert got == want, (got, b[port])
+
+
 def assert_accounted(c):
     """Every frame rr received is in exactly one of the stack or drop counters."""
     p = c["port0"]

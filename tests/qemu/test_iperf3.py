@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from rrpeer import GUEST, NS, assert_accounted, assert_no_leak, boot, delta, rr_counters, sh, \
+from rrpeer import GUEST, NS, assert_accounted, assert_deltas, assert_no_leak, boot, delta, rr_counters, sh, \
     tap  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not shutil.which("iperf3"), reason="iperf3 not installed (make deps)")
@@ -107,11 +107,8 @@ def test_iperf3_bad_input(tap):
         r = iperf3()
         assert "error" not in r, r
         b = assert_no_leak(q)
-        assert delta(a, b, "iperf3_bad_json") == 3
-        assert delta(a, b, "iperf3_unknown_key") == 2
-        assert delta(a, b, "iperf3_bad_cookie") == 1
-        assert delta(a, b, "iperf3_client_gone") == 2
-        assert delta(a, b, "iperf3_tests") == 1
+        assert_deltas(a, b, {"iperf3_bad_json": 3, "iperf3_unknown_key": 2, "iperf3_bad_cookie": 1,
+                             "iperf3_client_gone": 2, "iperf3_tests": 1})
         assert_accounted(b)
     finally:
         q.__exit__(None, None, None)

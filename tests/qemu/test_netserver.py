@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from rrpeer import GUEST, NS, assert_accounted, assert_no_leak, boot, delta, rr_counters, sh, \
+from rrpeer import GUEST, NS, assert_accounted, assert_deltas, assert_no_leak, boot, delta, rr_counters, sh, \
     tap  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not shutil.which("netperf"), reason="netperf not installed (make deps)")
@@ -168,12 +168,8 @@ def test_bad_control(tap):
         out = py_client(request(req=100, length=30), "gone")
         assert "data 0" in out, out   # the test ended: the data connection closed
         b = assert_no_leak(q)
-        assert delta(a, b, "netserver_short") == 1
-        assert delta(a, b, "netserver_unknown") == 1
-        assert delta(a, b, "netserver_bad_size") == 5
-        assert delta(a, b, "netserver_client_gone") == 1
-        assert delta(a, b, "netserver_tests") == 2
-        assert delta(a, b, "netserver_no_data") == 1
+        assert_deltas(a, b, {"netserver_short": 1, "netserver_unknown": 1, "netserver_bad_size": 5,
+                             "netserver_client_gone": 1, "netserver_tests": 2, "netserver_no_data": 1})
         assert_accounted(b)
     finally:
         q.__exit__(None, None, None)
