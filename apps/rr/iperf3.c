@@ -65,7 +65,8 @@ static struct {
 	uint8_t len[4];
 	char *json;			/* IP3_JSON_MAX + 1 bytes, from free pages */
 	uint32_t json_len;
-	int reverse, bidir, parallel, streams_in;
+	int reverse, bidir, parallel;
+	int accepted, streams_in;	/* stream connections taken; ... whose cookie is in */
 	uint32_t blksize;
 	struct ip3_stream s[2 * IP3_STREAMS];
 	uint64_t start_tsc, end_tsc, halted;
@@ -280,7 +281,7 @@ static int ctl_recv(struct rr_conn *c, struct pbuf *p)
 				break;
 			if (ip3.state == IP3_PARAMS) {
 				ip3.state = IP3_STREAMS_IN;
-				ip3.streams_in = 0;
+				ip3.accepted = ip3.streams_in = 0;
 				send_state(CREATE_STREAMS);
 			} else {
 				ip3.state = IP3_DONE;
@@ -359,8 +360,9 @@ int iperf3_accept(struct rr_conn *c)
 		c->owner = &ctl_marker;
 		return 0;
 	}
-	int total = ip3.parallel * (ip3.bidir ? 2 : 1), i = ip3.streams_in;
-	if (ip3.state == IP3_STREAMS_IN && i < total && !ip3.s[i].c) {
+	int total = ip3.parallel * (ip3.bidir ? 2 : 1), i = ip3.accepted;
+	if (ip3.state == IP3_STREAMS_IN && i < total) {
+		ip3.accepted++;
 		/* iperf3's server: its receiving streams first, then its sending ones */
 		int recvs = ip3.reverse && !ip3.bidir ? 0 : ip3.parallel;
 		ip3.s[i] = (struct ip3_stream){ .c = c, .sender = i >= recvs };
