@@ -10,13 +10,18 @@
  * the server closes the streams, asks for the results (EXCHANGE_RESULTS),
  * takes the client's JSON, sends its own (bytes per stream, CPU% from the
  * cores' halted cycles), then DISPLAY_RESULTS; the client ends with
- * IPERF_DONE. TCP only: a UDP test gets iperf3's SERVER_ERROR.
+ * IPERF_DONE. UDP (-u): each stream announces itself with a datagram to
+ * the same port, answered, then sends datagrams carrying their send time
+ * and sequence number, from which the server counts the missing ones and
+ * the jitter (iperf_udp_recv); the appliance does not send UDP (-u -R or
+ * --bidir get iperf3's SERVER_ERROR, iperf3_udp).
  * Bad input, counted: a connection while a test runs (iperf3_busy: iperf3's
  * ACCESS_DENIED), a stream whose cookie is not the test's
  * (iperf3_bad_cookie: closed), JSON past IP3_JSON_MAX or that does not parse,
  * or parameters out of range (iperf3_bad_json: the test ends), keys iperf3
  * 3.12 does not send (iperf3_unknown_key, ignored), the control connection
- * gone mid-test (iperf3_client_gone: the streams closed).
+ * gone mid-test (iperf3_client_gone: the streams closed), a datagram to
+ * the port that is no stream's (iperf3_udp_stray).
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +32,7 @@
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "kernel/time.h"
 #include "lwip/tcp.h"
+#include "lwip/udp.h"
 #include "net/bytes.h"
 #include "net/lwip/lwif.h"
 #include "run/lcore.h"
@@ -40,21 +46,28 @@
 enum { TEST_START = 1, TEST_RUNNING = 2, TEST_END = 4, PARAM_EXCHANGE = 9, CREATE_STREAMS = 10,
        EXCHANGE_RESULTS = 13, DISPLAY_RESULTS = 14, IPERF_DONE = 16, ACCESS_DENIED = -1, SERVER_ERROR = -2 };
 #define IE_UDP_UNSUPPORTED 1	/* our i_errno for SERVER_ERROR: iperf3 prints it as its error 1 */
+/* A UDP stream's first datagram and the server's answer: 32-bit values in
+ * the host order of both ends, x86's here (iperf.h). */
+#define UDP_CONNECT_MSG		0x36373839u
+#define UDP_CONNECT_REPLY	0x39383736u
 
 int64_t iperf3_port = 5201;
 static const struct knob_range port_range[] = { { 0, 65535 } };
 KNOB(iperf3_port, .name = "iperf3_port", .type = KNOB_INT, .ranges = port_range, .nranges = 1, .ival = &iperf3_port,
-     .help = "rr: TCP port of the iperf3 3.12 server (TCP tests, -R, -P, --bidir; 0: off); default 5201");
+     .help = "rr: TCP and UDP port of the iperf3 3.12 server (TCP, -R, -P, --bidir; UDP -u, -b; 0: off); default 5201");
 
 /* Where the control connection is. */
 enum ip3_state { IP3_IDLE, IP3_COOKIE_IN, IP3_PARAMS, IP3_STREAMS_IN, IP3_RUNNING, IP3_RESULTS, IP3_DONE };
 
 struct ip3_stream {
-	struct rr_conn *c;
+	struct rr_conn *c;	/* a TCP stream's connection */
+	uint16_t udp_port;	/* a UDP stream's client port */
 	uint32_t have;		/* cookie bytes so far */
 	int sender;		/* the server sends on it (-R, --bidir) */
 	uint64_t bytes;
 	uint32_t part, sends;
+	uint64_t packets, errors;	/* UDP: the highest sequence number, those missing (iperf_udp_recv) */
+	double transit, jitter;		/* UDP: the last transit time and RFC 3550 jitter, s */
 };
 
 static struct {
@@ -65,7 +78,7 @@ static struct {
 	uint8_t len[4];
 	char *json;			/* IP3_JSON_MAX + 1 bytes, from free pages */
 	uint32_t json_len;
-	int reverse, bidir, parallel;
+	int reverse, bidir, parallel, udp, counters64;
 	int accepted, streams_in;	/* stream connections taken; ... whose cookie is in */
 	uint32_t blksize;
 	struct ip3_stream s[2 * IP3_STREAMS];
@@ -154,13 +167,15 @@ static int params(void)
 	ip3.parallel = get_int(j, "parallel", 1);
 	ip3.reverse = get_int(j, "reverse", 0);
 	ip3.bidir = get_int(j, "bidirectional", 0);
+	ip3.counters64 = get_int(j, "udp_counters_64bit", 0);
 	cJSON_Delete(j);
 	if (ip3.parallel < 1 || ip3.parallel > IP3_STREAMS || len < 1) {
 		rr_count(ip3.port, RR_iperf3_bad_json, 1);
 		return -1;
 	}
 	ip3.blksize = len > IP3_LEN_MAX ? IP3_LEN_MAX : (uint32_t)len;
-	if (udp) {
+	ip3.udp = udp;
+	if (udp && (ip3.reverse || ip3.bidir)) {
 		uint8_t err[8];
 		put32(err, IE_UDP_UNSUPPORTED);
 		put32(err + 4, 0);
@@ -190,9 +205,9 @@ static void send_results(void)
 		cJSON_AddNumberToObject(s, "id", i ? i + 2 : 1);	/* iperf3's ids: 1, 3, 4, ... */
 		cJSON_AddNumberToObject(s, "bytes", (double)ip3.s[i].bytes);
 		cJSON_AddNumberToObject(s, "retransmits", ip3.s[i].sender ? 0 : -1);
-		cJSON_AddNumberToObject(s, "jitter", 0);
-		cJSON_AddNumberToObject(s, "errors", 0);
-		cJSON_AddNumberToObject(s, "packets", 0);
+		cJSON_AddNumberToObject(s, "jitter", ip3.s[i].jitter);
+		cJSON_AddNumberToObject(s, "errors", (double)ip3.s[i].errors);
+		cJSON_AddNumberToObject(s, "packets", (double)ip3.s[i].packets);
 		cJSON_AddNumberToObject(s, "start_time", 0);
 		cJSON_AddNumberToObject(s, "end_time", secs);
 		cJSON_AddItemToArray(streams, s);
@@ -331,6 +346,63 @@ static int stream_recv(struct rr_conn *c, struct ip3_stream *s, struct pbuf *p)
 	return 0;
 }
 
+/* A UDP stream's datagram: its sequence number (after the 8-byte send
+ * time; 64-bit with udp_counters_64bit) counts it, missing ones and the
+ * jitter of its transit time, as iperf_udp_recv does. */
+static void udp_datagram(struct ip3_stream *s, struct pbuf *p, int port)
+{
+	uint8_t h[16];
+	if (pbuf_copy_partial(p, h, 16, 0) < (ip3.counters64 ? 16 : 12)) {
+		rr_count(port, RR_iperf3_udp_stray, 1);
+		return;
+	}
+	uint64_t seq = ip3.counters64 ? (uint64_t)get32(h + 8) << 32 | get32(h + 12) : get32(h + 8);
+	double sent = get32(h) + get32(h + 4) / 1e6, transit = (double)now_ns() / 1e9 - sent;
+	s->bytes += p->tot_len;
+	rr_count(port, RR_iperf3_rx_bytes, p->tot_len);
+	if (seq > s->packets) {
+		s->errors += seq - 1 - s->packets;
+		s->packets = seq;
+	} else if (s->errors) {	/* out of order: it was counted missing */
+		s->errors--;
+	}
+	double d = s->transit ? transit - s->transit : 0;
+	s->transit = transit;
+	s->jitter += ((d < 0 ? -d : d) - s->jitter) / 16;	/* RFC 3550 6.4.1 */
+}
+
+/* A datagram to iperf3_port: a UDP stream's connect message while the
+ * streams come (answered), or its data while the test runs. */
+static void udp_in(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
+{
+	(void)arg;
+	int pt = lwif_rx_port(), total = ip3.parallel;
+	if (ip3.udp && ip3.state == IP3_RUNNING) {
+		for (int i = 0; i < ip3.streams_in; i++)
+			if (ip3.s[i].udp_port == port && ip3.ctl && ip_addr_cmp(addr, &ip3.ctl->pcb->remote_ip)) {
+				udp_datagram(&ip3.s[i], p, pt);
+				pbuf_free(p);
+				return;
+			}
+	} else if (ip3.udp && ip3.state == IP3_STREAMS_IN && ip3.accepted < total && p->tot_len == 4 &&
+		   ip3.ctl && ip_addr_cmp(addr, &ip3.ctl->pcb->remote_ip)) {
+		uint32_t reply = UDP_CONNECT_REPLY;
+		ip3.s[ip3.accepted++] = (struct ip3_stream){ .udp_port = port };
+		pbuf_free(p);
+		p = pbuf_alloc(PBUF_TRANSPORT, 4, PBUF_RAM);
+		if (p) {
+			memcpy(p->payload, &reply, 4);
+			udp_sendto(pcb, p, addr, port);
+			pbuf_free(p);
+		}
+		if (++ip3.streams_in == total)
+			test_start();
+		return;
+	}
+	rr_count(pt, RR_iperf3_udp_stray, 1);
+	pbuf_free(p);
+}
+
 int iperf3_recv(struct rr_conn *c, struct pbuf *p)
 {
 	if (c->owner == &ctl_marker)
@@ -410,6 +482,12 @@ int iperf3_init(void)
 		return -1;
 	}
 	memset(ip3_data, 'i', IP3_LEN_MAX);
+	struct udp_pcb *pcb = udp_new();
+	if (!pcb || udp_bind(pcb, IP_ADDR_ANY, (uint16_t)iperf3_port) != ERR_OK) {
+		printf("rr: cannot bind UDP port %ld (iperf3)\n", iperf3_port);
+		return -1;
+	}
+	udp_recv(pcb, udp_in, NULL);
 	rr_ports_mark((uint16_t)iperf3_port, 1);
 	return rr_tcp_listen((uint16_t)iperf3_port, RR_SVC_IPERF3);
 }

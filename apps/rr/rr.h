@@ -29,7 +29,7 @@
 	X(netserver_short) X(netserver_unknown) X(netserver_bad_size) X(netserver_busy) X(netserver_no_port) \
 	X(netserver_no_data) X(netserver_client_gone) X(netserver_timed_out) \
 	X(iperf3_tests) X(iperf3_rx_bytes) X(iperf3_tx_bytes) X(iperf3_busy) X(iperf3_bad_cookie) \
-	X(iperf3_bad_json) X(iperf3_unknown_key) X(iperf3_udp) X(iperf3_client_gone) \
+	X(iperf3_bad_json) X(iperf3_unknown_key) X(iperf3_udp) X(iperf3_client_gone) X(iperf3_udp_stray) \
 	X(conns_accepted) X(conns_refused) X(conns_closed) X(conns_reset) X(conns_aborted) \
 	X(conns_idle_closed) X(conns_fin_timeout) X(half_open_recycled) X(half_open_expired)
 

@@ -1,8 +1,9 @@
 """app=rr's iperf3 server against Debian's unmodified iperf3 3.12 in a
-network namespace over a tap device: TCP, -R, -P 4, --bidir, each for 2 s,
-the bytes iperf3's JSON reports equal to the appliance's counters; a
-second client during a test gets iperf3's busy answer; UDP gets its server
-error; nothing leaked. Needs root and iperf3."""
+network namespace over a tap device: TCP, -R, -P 4, --bidir, UDP -P 2,
+each for 2 s, the bytes iperf3's JSON reports equal to the appliance's
+counters; a
+second client during a test gets iperf3's busy answer; UDP -R gets its
+server error; nothing leaked. Needs root and iperf3."""
 import json
 import shutil
 import subprocess
@@ -55,11 +56,21 @@ def test_iperf3(tap):
         out, _ = first.communicate(timeout=60)
         assert "busy" in second["error"], second
         assert "error" not in json.loads(out)
-        r = iperf3("-u", check=False)
+        r = iperf3("-u", "-R", check=False)   # the appliance does not send UDP
         assert "error" in r, r
         b = assert_no_leak(q)
         assert delta(a, b, "iperf3_busy") == 1 and delta(a, b, "iperf3_tests") == 1
         assert delta(a, b, "iperf3_udp") == 1
+
+        # UDP, 2 streams at 20 Mbit/s: the datagrams and losses iperf3
+        # reports are the appliance's, and its bytes what they carried.
+        r = iperf3("-u", "-b", "20M", "-P", "2", "-l", "1200")
+        c = rr_counters(q)
+        assert "error" not in r, r
+        s = r["end"]["sum"]   # bytes: the client's sent; packets, lost: the appliance's
+        assert delta(b, c, "iperf3_rx_bytes") == (s["packets"] - s["lost_packets"]) * 1200 > 0, (s, c["port0"])
+        assert s["packets"] <= s["bytes"] // 1200, s
+        assert delta(b, c, "iperf3_udp_stray") == 0 and delta(b, c, "iperf3_tests") == 1
         assert_accounted(b)
     finally:
         q.__exit__(None, None, None)
