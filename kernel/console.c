@@ -1,15 +1,17 @@
 /*
- * The console= knob: which 16550 the console is on, in Linux's forms
- * (Documentation/admin-guide/serial-console.rst: ttyS<n>[,<baud><parity><bits>];
- * kernel-parameters.txt, earlycon: uart,io,<addr>[,<baud>]). Parsed with the
- * other knobs before the first boot line; console_apply() then moves the
- * console there. A refused value leaves COM1 at 115200 8N1.
+ * The console= knob: which 16550s the consoles are on, in Linux's forms
+ * (Documentation/admin-guide/serial-console.rst: ttyS<n>[,<baud><parity><bits>],
+ * several console= at once; kernel-parameters.txt, earlycon:
+ * uart,io|mmio|mmio32,<addr>[,<baud>]). Parsed with the other knobs before
+ * the first boot line; console_apply() then moves the consoles there. A
+ * refused value leaves COM1 at 115200 8N1.
  */
 #include <stdio.h>
 #include <string.h>
 #include "kernel/console.h"
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
+#include "kernel/mem.h"
 #include "kernel/uart.h"
 
 #define LCR_WLS(bits) ((bits) - 5)	/* word length select: 5..8 bits */
@@ -23,15 +25,21 @@ static const uint32_t bauds[] = { 1200, 2400, 4800, 9600, 19200, 38400, 57600, 1
 /* A console's port and line settings, and where they came from. */
 struct console_cfg {
 	char name[8];		/* "ttyS1", or "uart" for earlycon's form */
-	uint16_t base;		/* I/O port */
+	struct uart uart;
 	uint32_t baud;
 	char parity;		/* 'n', 'o', 'e' */
 	int bits;		/* 5..8 */
 	const char *from;	/* "default" or "from console=" */
 };
-static const struct console_cfg com1 = { "ttyS0", 0x3f8, UART_BAUD_BASE, 'n', 8, "default" };
-static struct console_cfg cons = com1;
-static struct console_cfg missing;	/* console= named a port where no UART answers */
+#define COM1 { "ttyS0", { UART_IO, 0x3f8, 0 }, UART_BAUD_BASE, 'n', 8, "default" }
+static const struct console_cfg com1 = COM1;
+static struct console_cfg cons[CONSOLE_MAX] = { COM1 };
+static int ncons = 1;
+static int from_knob;	/* console= was given: its ports replace COM1 */
+static struct console_cfg missing[CONSOLE_MAX];	/* console= named a port where no UART answers */
+static int nmissing;
+
+static const char *const iotype_name[] = { [UART_IO] = "io", [UART_MMIO] = "mmio", [UART_MMIO32] = "mmio32" };
 
 static int baud_ok(uint64_t b)
 {
@@ -77,56 +85,101 @@ static int parse_options(const char *s, struct console_cfg *c, char *err, size_t
 	return 0;
 }
 
-/* "uart,io,ADDR[,BAUD]": earlycon's form for a 16550 at an I/O port. */
+/* "IOTYPE,ADDR[,BAUD]" after earlycon's "uart,": a 16550 at an I/O port
+ * (io) or at a physical address (mmio: byte registers, mmio32: 32-bit). */
 static int parse_earlycon(const char *s, struct console_cfg *c, char *err, size_t len)
 {
-	char addr[12];
+	char addr[20];
 	size_t n = strcspn(s, ",");
 	uint64_t a;
+	int t;
 
-	if (field(s, n, &a, addr, sizeof(addr)) != 0 || a == 0 || a > 0xfff8) {
+	for (t = UART_MMIO32; t >= UART_IO; t--)
+		if (strncmp(s, iotype_name[t], n) == 0 && iotype_name[t][n] == '\0')
+			break;
+	if (t < UART_IO) {
+		snprintf(err, len, "'%.*s' is not io, mmio or mmio32", (int)(n < 12 ? n : 12), s);
+		return -1;
+	}
+	s += n + (s[n] == ',');
+	n = strcspn(s, ",");
+	if (t == UART_IO && (field(s, n, &a, addr, sizeof(addr)) != 0 || a == 0 || a > 0xfff8)) {
 		snprintf(err, len, "I/O address '%s' is not 0x1-0xfff8", addr);
 		return -1;
 	}
+	if (t != UART_IO && (field(s, n, &a, addr, sizeof(addr)) != 0 || a == 0 || a >> 48 || a % (t == UART_MMIO32 ? 4 : 1))) {
+		snprintf(err, len, "MMIO address '%s' is not a physical address%s", addr,
+			 t == UART_MMIO32 ? " on a 4-byte boundary" : "");
+		return -1;
+	}
 	strcpy(c->name, "uart");
-	c->base = (uint16_t)a;
+	c->uart.iotype = (enum uart_iotype)t;
+	c->uart.base = a;
 	return s[n] == ',' ? parse_options(s + n + 1, c, err, len) : 0;
 }
 
 static int parse_console(const char *v, char *err, size_t len)
 {
-	struct console_cfg c = cons;
+	struct console_cfg c = com1;
 
-	if (strncmp(v, "uart,io,", 8) == 0 || strncmp(v, "uart8250,io,", 12) == 0) {
-		if (parse_earlycon(strchr(v, ',') + 4, &c, err, len))
+	if (strncmp(v, "uart,", 5) == 0 || strncmp(v, "uart8250,", 9) == 0) {
+		if (parse_earlycon(strchr(v, ',') + 1, &c, err, len))
 			return -1;
 	} else if (strncmp(v, "ttyS", 4) == 0 && v[4] >= '0' && v[4] <= '3' && (v[5] == '\0' || v[5] == ',')) {
 		snprintf(c.name, sizeof(c.name), "ttyS%c", v[4]);
-		c.base = com_base[v[4] - '0'];
+		c.uart.base = com_base[v[4] - '0'];
 		if (v[5] == ',' && parse_options(v + 6, &c, err, len))
 			return -1;
 	} else {
-		snprintf(err, len, strncmp(v, "uart,mmio", 9) == 0 ? "MMIO UARTs are not supported" : "names no port");
+		snprintf(err, len, "names no port");
 		return -1;
 	}
+	if (!from_knob)
+		ncons = 0;	/* the first console= replaces COM1 */
+	for (int i = 0; i < ncons; i++)
+		if (cons[i].uart.iotype == c.uart.iotype && cons[i].uart.base == c.uart.base) {
+			snprintf(err, len, "an earlier console= names the same port");
+			return -1;
+		}
+	if (ncons == CONSOLE_MAX) {
+		snprintf(err, len, "more than %d consoles", CONSOLE_MAX);
+		return -1;
+	}
+	from_knob = 1;
 	c.from = "from console=";
-	cons = c;
+	cons[ncons++] = c;
 	return 0;
+}
+
+static void show_one(const struct console_cfg *c, char *buf, size_t len)
+{
+	if (strcmp(c->name, "uart") == 0)
+		snprintf(buf, len, "uart,%s,%#lx,%u", iotype_name[c->uart.iotype], c->uart.base, c->baud);
+	else
+		snprintf(buf, len, "%s,%u%c%d", c->name, c->baud, c->parity, c->bits);
 }
 
 static void show_console(char *buf, size_t len)
 {
-	if (strcmp(cons.name, "uart") == 0)
-		snprintf(buf, len, "uart,io,%#x,%u", cons.base, cons.baud);
-	else
-		snprintf(buf, len, "%s,%u%c%d", cons.name, cons.baud, cons.parity, cons.bits);
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < ncons && used + 1 < len; i++) {
+		if (i)
+			buf[used++] = ' ';
+		show_one(&cons[i], buf + used, len - used);
+		used += strlen(buf + used);
+	}
 }
 
 KNOB(console, .name = "console", .type = KNOB_FUNC, .parse = parse_console, .show = show_console,
-     .help = "the serial console, as Linux's console=: ttyS0-ttyS3 are COM1-4 (0x3f8, 0x2f8, 0x3e8, 0x2e8), "
-	     "options BAUD, parity n|o|e, bits 5-8 (ttyS1,57600n8); earlycon's uart,io,ADDR[,BAUD] (or uart8250,io,...) "
-	     "for any 16550 at an I/O port; default ttyS0,115200n8 (a refused value keeps it)",
-     .accepted = "ttyS0|ttyS1|ttyS2|ttyS3[,BAUD[n|o|e[5-8]]] or uart,io,ADDR[,BAUD]; "
+     .repeatable = 1,
+     .help = "a serial console, as Linux's console=; repeatable, up to 4: messages go to each, the shell reads "
+	     "all and answers on the one a command came from. ttyS0-ttyS3 are COM1-4 (0x3f8, 0x2f8, 0x3e8, 0x2e8), "
+	     "options BAUD, parity n|o|e, bits 5-8 (ttyS1,57600n8); earlycon's uart,io,ADDR[,BAUD] (or uart8250,...) "
+	     "for any 16550 at an I/O port, uart,mmio,ADDR / uart,mmio32,ADDR at a physical address (byte or "
+	     "32-bit registers); default ttyS0,115200n8 (a refused value keeps it)",
+     .accepted = "ttyS0|ttyS1|ttyS2|ttyS3[,BAUD[n|o|e[5-8]]] or uart,io|mmio|mmio32,ADDR[,BAUD]; "
 		 "BAUD 1200|2400|4800|9600|19200|38400|57600|115200");
 
 static uint8_t lcr(const struct console_cfg *c)
@@ -136,26 +189,78 @@ static uint8_t lcr(const struct console_cfg *c)
 
 void console_init(void)
 {
-	uart_init(cons.base, cons.baud, lcr(&cons));
+	for (int i = 0; i < ncons; i++)
+		uart_init(&cons[i].uart, cons[i].baud, lcr(&cons[i]));
+}
+
+/* 1 if c's UART is reachable (MMIO mapped uncached) and answers. */
+static int reachable(struct console_cfg *c)
+{
+	if (c->uart.iotype != UART_IO && mmio_map(c->uart.base, 8 * 4) != 0)
+		return 0;
+	return uart_present(&c->uart);
 }
 
 void console_apply(void)
 {
-	if (strcmp(cons.from, com1.from) == 0)
+	int n = 0;
+
+	if (!from_knob)
 		return;	/* COM1 as console_init() left it */
-	if (!uart_present(cons.base)) {
-		missing = cons;
-		cons = com1;
-		return;
+	for (int i = 0; i < ncons; i++) {
+		if (reachable(&cons[i]))
+			cons[n++] = cons[i];
+		else
+			missing[nmissing++] = cons[i];
 	}
+	ncons = n;
+	if (!ncons)
+		cons[ncons++] = com1;
 	console_init();
 }
 
 void console_report(void)
 {
-	if (missing.base)
-		printf("console: no UART answers at %#x (%s from console=, LSR reads 0xff): ttyS0 kept\n",
-		       missing.base, missing.name);
-	printf("console: %s %#x %u %d%c1 (%s)\n", cons.name, cons.base, cons.baud, cons.bits,
-	       cons.parity - 'a' + 'A', cons.from);
+	for (int i = 0; i < nmissing; i++)
+		printf("console: no UART answers at %#lx (%s %s from console=; its scratch register does not keep "
+		       "a byte): not used\n", missing[i].uart.base, missing[i].name, iotype_name[missing[i].uart.iotype]);
+	for (int i = 0; i < ncons; i++)
+		printf("console: %s%s%s %#lx %u %d%c1 (%s)\n", cons[i].name,
+		       cons[i].uart.iotype == UART_IO ? "" : " ", cons[i].uart.iotype == UART_IO ? "" : iotype_name[cons[i].uart.iotype],
+		       cons[i].uart.base, cons[i].baud, cons[i].bits, cons[i].parity - 'a' + 'A', cons[i].from);
+}
+
+int console_count(void)
+{
+	return ncons;
+}
+
+/* The consoles [lo, hi) that which names: one, or all for CONSOLE_ALL. */
+static void range(int which, int *lo, int *hi)
+{
+	*lo = which == CONSOLE_ALL ? 0 : which;
+	*hi = which == CONSOLE_ALL ? ncons : which + 1;
+}
+
+void console_out(int which, const char *s, size_t n)
+{
+	int lo, hi;
+
+	range(which, &lo, &hi);
+	for (int i = lo; i < hi; i++)
+		uart_write(&cons[i].uart, s, n);
+}
+
+void console_out_raw(int which, const char *s, size_t n)
+{
+	int lo, hi;
+
+	range(which, &lo, &hi);
+	for (int i = lo; i < hi; i++)
+		uart_write_raw(&cons[i].uart, s, n);
+}
+
+int console_getc(int which)
+{
+	return uart_getc(&cons[which].uart);
 }

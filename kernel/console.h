@@ -1,12 +1,27 @@
-/* The serial console's port, chosen by the console= knob (kernel/console.c). */
+/* The serial consoles, chosen by the console= knob (kernel/console.c). */
 #ifndef CONSOLE_H
 #define CONSOLE_H
+#include <stddef.h>
 
-/* Program the console UART as it stands: COM1 115200 8N1 before knobs_parse. */
+#define CONSOLE_MAX 4	/* console= words kept */
+#define CONSOLE_ALL -1	/* console_out's which: every console */
+
+/* Program the console UARTs as they stand: COM1 115200 8N1 before knobs_parse. */
 void console_init(void);
-/* After knobs_parse: move the console to the port console= chose, if a
- * UART answers there (else COM1 stays; console_report says so). */
+/* After knobs_parse and paging_init: move to the ports console= chose
+ * (MMIO ones mapped uncached) where a UART answers (if none does, COM1
+ * stays; console_report says so). */
 void console_apply(void);
-/* The boot report's line: "console: ttyS1 0x2f8 57600 8N1 (from console=)". */
+/* The boot report's lines, one per console in use and one per console=
+ * port that did not answer: "console: ttyS1 0x2f8 57600 8N1 (from console=)". */
 void console_report(void);
+/* The number of consoles in use, 1..CONSOLE_MAX; they are 0..n-1. */
+int console_count(void);
+/* Write n bytes to console which (or CONSOLE_ALL), "\n" as "\r\n". Blocks
+ * until each UART's FIFO takes them. */
+void console_out(int which, const char *s, size_t n);
+/* The same, bytes as they are (terminal control from the line editor). */
+void console_out_raw(int which, const char *s, size_t n);
+/* One byte received on console which (0..255), or -1 if none waits. */
+int console_getc(int which);
 #endif

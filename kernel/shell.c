@@ -1,39 +1,44 @@
-/* Serial shell: line editing by kernel/lineedit.c, commands from .shell_cmds. */
+/* Serial shell: line editing by kernel/lineedit.c, one per console;
+ * commands from .shell_cmds. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "kernel/console.h"
 #include "kernel/lineedit.h"
 #include "kernel/shell.h"
 #include "kernel/smp.h"
-#include "kernel/uart.h"
 
 #define MAX_ARGS 16
 #define PROMPT "linerate> "
 #define REDRAW_POLLS 20	/* shell polls (~1 ms each) of quiet before the prompt comes back */
 
 extern const struct shell_cmd __shell_cmds_start[], __shell_cmds_end[];
-static struct lineedit le;
+static struct lineedit le[CONSOLE_MAX];	/* each console's line being typed */
 static int started;	/* the first prompt is out: messages go around it */
-static int shown;	/* the prompt line (and what is typed) is on screen */
+static int shown;	/* the prompt lines (and what is typed) are on screen */
 static int redraw_in;	/* polls until the prompt is printed again, 0: none due */
 
+/* The line editor's echo, to the console it reads (ctx: its index). */
 static void le_out(const char *s, size_t n, void *ctx)
 {
-	(void)ctx;
-	uart_write_raw(s, n);
+	console_out_raw((int)(intptr_t)ctx, s, n);
 }
 
-/* The prompt and the half-typed line, cursor where it was. */
+/* On every console the prompt and the half-typed line, cursor where it was. */
 static void prompt(void)
 {
-	uart_puts(PROMPT);
-	le_redraw(&le);
+	for (int i = 0; i < console_count(); i++) {
+		console_out_raw(i, PROMPT, strlen(PROMPT));
+		le_redraw(&le[i]);
+	}
 	shown = 1;
 	redraw_in = 0;
 }
 
 void shell_init(void)
 {
-	le_init(&le, le_out, 0);
+	for (int i = 0; i < console_count(); i++)
+		le_init(&le[i], le_out, (void *)(intptr_t)i);
 	started = 1;
 	prompt();
 }
@@ -78,38 +83,48 @@ int shell_run(char *line)
 	return c->fn(argc, argv);
 }
 
-static int in_cmd;	/* a line is being run: its output is the command's */
+static int reply_to = CONSOLE_ALL;	/* a line from this console is being run: its output goes there */
+
+/* Run the line console i's editor finished; its output goes to console i. */
+static void run_line(int i)
+{
+	reply_to = i;
+	if (le[i].cut)
+		printf("line longer than %d bytes (%zu more): not run\n", LE_LINE_MAX, le[i].cut);
+	else
+		shell_run(le[i].line);
+	fflush(stdout);
+	reply_to = CONSOLE_ALL;
+	console_out_raw(i, PROMPT, strlen(PROMPT));
+}
 
 void shell_poll(void)
 {
 	if (redraw_in && !--redraw_in)
 		prompt();
-	for (int ch; (ch = uart_getc()) >= 0;) {
-		if (!shown)
-			prompt();	/* before the echo of what is typed */
-		if (le_feed(&le, (unsigned char)ch)) {
-			in_cmd = 1;
-			if (le.cut)
-				printf("line longer than %d bytes (%zu more): not run\n", LE_LINE_MAX, le.cut);
-			else
-				shell_run(le.line);
-			fflush(stdout);
-			in_cmd = 0;
-			uart_puts(PROMPT);
+	for (int i = 0; i < console_count(); i++)
+		for (int ch; (ch = console_getc(i)) >= 0;) {
+			if (!shown)
+				prompt();	/* before the echo of what is typed */
+			if (le_feed(&le[i], (unsigned char)ch))
+				run_line(i);
 		}
-	}
 }
 
 void console_write(const char *s, size_t n)
 {
-	if (in_cmd || !started || cpu_id() != 0) {
-		uart_write(s, n);
+	if (cpu_id() != 0 || !started) {
+		console_out(CONSOLE_ALL, s, n);
+		return;
+	}
+	if (reply_to != CONSOLE_ALL) {
+		console_out(reply_to, s, n);
 		return;
 	}
 	if (shown)
-		uart_write_raw("\r\033[K", 4);	/* VT100 EL: erase the prompt line */
+		console_out_raw(CONSOLE_ALL, "\r\033[K", 4);	/* VT100 EL: erase the prompt line */
 	shown = 0;
-	uart_write(s, n);
+	console_out(CONSOLE_ALL, s, n);
 	redraw_in = REDRAW_POLLS;
 }
 

@@ -22,7 +22,9 @@ struct shell_cmd {
 void shell_init(void);
 /* Feed whatever the UART has received; runs complete lines. Never blocks. */
 void shell_poll(void);
-/* stdout and stderr (kernel/syscalls.c write). A message printed on core 0
+/* stdout and stderr (kernel/syscalls.c write): to every console, except
+ * that a command's output goes only to the console it was typed on. A
+ * message printed on core 0
  * while a line is half typed, outside a command, takes the prompt line's
  * place (CR, VT100 erase line) and the prompt and the half-typed line are
  * printed again after it, the cursor where it was. */

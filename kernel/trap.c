@@ -9,7 +9,7 @@
 #include "kernel/lapic.h"
 #include "kernel/smp.h"
 #include "kernel/trap.h"
-#include "kernel/uart.h"
+#include "kernel/console.h"
 
 struct idt_gate {
 	uint16_t off_lo, sel;
@@ -119,7 +119,7 @@ void qemu_exit(int code)
 		__asm__ volatile("cli; hlt");
 }
 
-/* Print with snprintf and raw UART writes: safe even if stdio was mid-call. */
+/* Print with snprintf and raw UART writes to every console: safe even if stdio was mid-call. */
 static void raw_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void raw_printf(const char *fmt, ...)
 {
@@ -128,7 +128,7 @@ static void raw_printf(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	uart_puts(buf);
+	console_out(CONSOLE_ALL, buf, strlen(buf));
 }
 
 /* Follow the frame-pointer chain while it stays inside this core's stack. */

@@ -1,5 +1,4 @@
 /* 16550 UART (National PC16550D datasheet: registers, LSR bits). */
-#include <string.h>
 #include "kernel/cpu.h"
 #include "kernel/uart.h"
 
@@ -15,67 +14,89 @@
 #define LSR 5
 #define LSR_DR 0x01	/* data ready */
 #define LSR_THRE 0x20	/* transmit holding register empty */
+#define SCR 7	/* scratch */
 
 #define FIFO_DEPTH 16
-static uint16_t port = 0x3f8;	/* the console's I/O base */
-static int tx_room;	/* bytes the transmit FIFO takes before LSR is read again */
 
-void uart_init(uint16_t base, uint32_t baud, uint8_t lcr)
+static uint8_t in(struct uart *u, int reg)
+{
+	switch (u->iotype) {
+	case UART_MMIO:
+		return *(volatile uint8_t *)(u->base + reg);
+	case UART_MMIO32:
+		return (uint8_t)*(volatile uint32_t *)(u->base + 4 * reg);
+	default:
+		return inb((uint16_t)(u->base + reg));
+	}
+}
+
+static void out(struct uart *u, int reg, uint8_t v)
+{
+	switch (u->iotype) {
+	case UART_MMIO:
+		*(volatile uint8_t *)(u->base + reg) = v;
+		break;
+	case UART_MMIO32:
+		*(volatile uint32_t *)(u->base + 4 * reg) = v;
+		break;
+	default:
+		outb((uint16_t)(u->base + reg), v);
+	}
+}
+
+void uart_init(struct uart *u, uint32_t baud, uint8_t lcr)
 {
 	uint32_t div = UART_BAUD_BASE / baud;	/* 1.8432 MHz / 16 / divisor */
 
-	port = base;
-	tx_room = 0;
-	outb(port + IER, 0);
-	outb(port + LCR, LCR_DLAB);
-	outb(port + DLL, div & 0xff);
-	outb(port + DLM, div >> 8);
-	outb(port + LCR, lcr);
-	outb(port + FCR, 0x07);		/* enable and clear FIFOs */
-	outb(port + MCR, 0x03);		/* DTR, RTS */
+	u->tx_room = 0;
+	out(u, IER, 0);
+	out(u, LCR, LCR_DLAB);
+	out(u, DLL, div & 0xff);
+	out(u, DLM, div >> 8);
+	out(u, LCR, lcr);
+	out(u, FCR, 0x07);	/* enable and clear FIFOs */
+	out(u, MCR, 0x03);	/* DTR, RTS */
 }
 
-int uart_present(uint16_t base)
+int uart_present(struct uart *u)
 {
-	return inb(base + LSR) != 0xff;
+	out(u, SCR, 0x55);
+	if (in(u, SCR) != 0x55)
+		return 0;
+	out(u, SCR, 0xaa);
+	return in(u, SCR) == 0xaa;
 }
-
 
 /* THRE means the whole 16-byte FIFO is empty: fill it without re-reading LSR. */
-static void uart_putc(char c)
+static void uart_putc(struct uart *u, char c)
 {
-	if (!tx_room) {
-		for (int i = 0; i < 100000 && !(inb(port + LSR) & LSR_THRE); i++)
+	if (!u->tx_room) {
+		for (int i = 0; i < 100000 && !(in(u, LSR) & LSR_THRE); i++)
 			cpu_relax();
-		tx_room = FIFO_DEPTH;
+		u->tx_room = FIFO_DEPTH;
 	}
-	outb(port + THR, (uint8_t)c);
-	tx_room--;
+	out(u, THR, (uint8_t)c);
+	u->tx_room--;
 }
 
-void uart_write(const char *s, size_t n)
+void uart_write(struct uart *u, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '\n')
-			uart_putc('\r');
-		uart_putc(s[i]);
+			uart_putc(u, '\r');
+		uart_putc(u, s[i]);
 	}
 }
 
-void uart_write_raw(const char *s, size_t n)
+void uart_write_raw(struct uart *u, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		uart_putc(s[i]);
+		uart_putc(u, s[i]);
 }
 
-void uart_puts(const char *s)
+int uart_getc(struct uart *u)
 {
-	uart_write(s, strlen(s));
-}
-
-int uart_getc(void)
-{
-	if (!(inb(port + LSR) & LSR_DR))
+	if (!(in(u, LSR) & LSR_DR))
 		return -1;
-	return inb(port + RBR);
+	return in(u, RBR);
 }

@@ -1,4 +1,5 @@
-/* 16550 UART console, polled: COM1 (0x3f8) 115200 8N1 until console= picks another. */
+/* 16550 UART, polled: at I/O ports (COM1-4, PCI cards) or memory-mapped
+ * (earlycon's mmio and mmio32). kernel/console.c keeps the consoles. */
 #ifndef UART_H
 #define UART_H
 #include <stddef.h>
@@ -7,20 +8,32 @@
 /* The UART's reference clock over 16: the highest baud rate (divisor 1). */
 #define UART_BAUD_BASE 115200
 
-/*
- * Program the 16550 at I/O port base for baud (UART_BAUD_BASE divided by
- * a whole divisor) and line control lcr (LCR bits: word length, parity),
- * with FIFOs (PC16550D datasheet, register set), and make it the console.
- */
-void uart_init(uint16_t base, uint32_t baud, uint8_t lcr);
-/* 1 if a UART answers at I/O port base (LSR does not read 0xff, the value
- * of an empty ISA bus, as Linux's 8250 probe checks). */
-int uart_present(uint16_t base);
+/* How the registers are reached, as Linux's UPIO_PORT, UPIO_MEM, UPIO_MEM32. */
+enum uart_iotype {
+	UART_IO,	/* I/O ports base..base+7 */
+	UART_MMIO,	/* bytes at base..base+7 */
+	UART_MMIO32,	/* 32-bit registers 4 bytes apart from base */
+};
+
+/* One 16550. base: an I/O port, or a physical address mapped uncached
+ * (identity map: physical == virtual). */
+struct uart {
+	enum uart_iotype iotype;
+	uint64_t base;
+	int tx_room;	/* bytes the transmit FIFO takes before LSR is read again */
+};
+
+/* Program u for baud (UART_BAUD_BASE divided by a whole divisor) and line
+ * control lcr (LCR bits: word length, parity), with FIFOs (PC16550D
+ * datasheet, register set). */
+void uart_init(struct uart *u, uint32_t baud, uint8_t lcr);
+/* 1 if a UART answers at u: its scratch register keeps 0x55 and 0xaa (an
+ * empty bus reads 0xff or 0; Linux's 8250 autoconfig tests it so too). */
+int uart_present(struct uart *u);
 /* Write n bytes, turning "\n" into "\r\n". Blocks until the FIFO takes them. */
-void uart_write(const char *s, size_t n);
+void uart_write(struct uart *u, const char *s, size_t n);
 /* Write n bytes as they are (terminal control from the line editor). */
-void uart_write_raw(const char *s, size_t n);
-void uart_puts(const char *s);
+void uart_write_raw(struct uart *u, const char *s, size_t n);
 /* One received byte (0..255), or -1 if none is waiting. */
-int uart_getc(void);
+int uart_getc(struct uart *u);
 #endif

@@ -1,9 +1,13 @@
-"""The console= knob (issue 24, first increment): the console on COM2 in
-Linux's forms, the boot report's console line, the shell answering there;
-malformed values and a port without a UART refused on COM1, which is kept."""
+"""The console= knob (issue 24): the console on COM2 in Linux's forms, the
+boot report's console line, the shell answering there; two consoles at once,
+each command answered on its own; malformed values and a port without a UART
+refused on COM1, which is kept."""
 import os
 import re
+import socket
 import sys
+import threading
+import time
 
 import pytest
 
@@ -12,7 +16,7 @@ from qemurun import EXIT_OK, Qemu  # noqa: E402
 
 READY = r"linerate: ready in \d+ us"
 PROMPT = "linerate> "
-ACCEPTED = ("accepted: ttyS0|ttyS1|ttyS2|ttyS3[,BAUD[n|o|e[5-8]]] or uart,io,ADDR[,BAUD]; "
+ACCEPTED = ("accepted: ttyS0|ttyS1|ttyS2|ttyS3[,BAUD[n|o|e[5-8]]] or uart,io|mmio|mmio32,ADDR[,BAUD]; "
             "BAUD 1200|2400|4800|9600|19200|38400|57600|115200")
 DEFAULT = "console: ttyS0 0x3f8 115200 8N1 (default)"
 
@@ -52,7 +56,10 @@ def test_console_on_com2(value, line, shown, uart):
     ("ttyS1,56000n8", "baud '56000' is not one of 1200..115200"),
     ("ttyS1,9600n9", "'9' after the parity is not 5, 6, 7 or 8 bits"),
     ("uart,io,0x10000", "I/O address '0x10000' is not 0x1-0xfff8"),
-    ("uart,mmio32,0xfe000000", "MMIO UARTs are not supported"),
+    ("uart,ioport,0x2f8", "'ioport' is not io, mmio or mmio32"),
+    ("uart,io", "I/O address '' is not 0x1-0xfff8"),
+    ("uart,mmio32,0xfe000002", "MMIO address '0xfe000002' is not a physical address on a 4-byte boundary"),
+    ("uart,mmio,0x1000000000000", "MMIO address '0x1000000000000' is not a physical address"),
 ])
 def test_console_refused_on_com1(value, why):
     with Qemu(boot="kernel", append=f"console={value}") as q:
@@ -64,10 +71,104 @@ def test_console_refused_on_com1(value, why):
             "cmdline: 1 word refused (console): defaults kept (messages above)"]
 
 
-def test_console_without_uart_keeps_com1():
-    """QEMU's q35 has no COM3: its LSR reads 0xff, as an empty ISA bus."""
-    with Qemu(boot="kernel", append="console=ttyS2,57600 selftest=exit") as q:
+@pytest.mark.parametrize("value,port", [
+    ("ttyS2,57600", "0x3e8 (ttyS2 io"),
+    ("uart,mmio32,0xfe000000,57600", "0xfe000000 (uart mmio32"),
+])
+def test_console_without_uart_keeps_com1(value, port):
+    """QEMU's q35 has no COM3 (an empty ISA bus reads 0xff) and its x86
+    machines no MMIO 16550: an address where nothing is (reads 0) is mapped
+    uncached, probed without a fault, and refused."""
+    with Qemu(boot="kernel", append=f"console={value} selftest=exit") as q:
         q.expect(READY)
         assert q.wait() == EXIT_OK
         assert console_lines(q.text()) == [
-            "console: no UART answers at 0x3e8 (ttyS2 from console=, LSR reads 0xff): ttyS0 kept", DEFAULT]
+            f"console: no UART answers at {port} from console=; its scratch register does not keep a "
+            "byte): not used", DEFAULT]
+
+
+def test_console_same_port_twice():
+    with Qemu(boot="kernel", append="console=ttyS0 console=ttyS0,9600") as q:
+        q.expect(READY)
+        q.expect(PROMPT)
+        assert console_lines(q.text()) == [
+            "cmdline: bad value 'ttyS0,9600' for console= (an earlier console= names the same port; "
+            f"{ACCEPTED})",
+            "console: ttyS0 0x3f8 115200 8N1 (from console=)",
+            "cmdline: 1 word refused (console): defaults kept (messages above)"]
+
+
+class Com:
+    """The guest's COM port on QEMU's unix socket chardev (-serial
+    unix:PATH,server=on,wait=off), connected before the guest prints and
+    read all the time by a thread (QEMU writes a byte at a time: an unread
+    socket fills after a few hundred and QEMU drops what follows)."""
+
+    def __init__(self, path):
+        for _ in range(100):
+            try:
+                self.sock = socket.socket(socket.AF_UNIX)
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                time.sleep(0.1)
+        else:
+            raise TimeoutError(f"no QEMU socket at {path}")
+        self.out = b""
+        self.pos = 0
+        self.lock = threading.Lock()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self):
+        while data := self.sock.recv(65536):
+            with self.lock:
+                self.out += data
+
+    def text(self):
+        with self.lock:
+            return self.out.decode(errors="replace")
+
+    def expect(self, pattern, timeout=30):
+        rx = re.compile(pattern.encode())
+        end = time.monotonic() + timeout
+        while True:
+            with self.lock:
+                m = rx.search(self.out, self.pos)
+            if m:
+                self.pos = m.end()
+                return m
+            if time.monotonic() > end:
+                raise TimeoutError(f"/{pattern}/ not on COM2; tail:\n{self.text()[-2000:]}")
+            time.sleep(0.05)
+
+    def shell(self, line):
+        self.sock.sendall(line.encode() + b"\r")
+        return self.expect(r"(?s)" + re.escape(line) + r"\r\n(.*?)" + re.escape(PROMPT)).group(1).decode()
+
+
+def test_two_consoles():
+    """console=ttyS0 console=ttyS1,57600: the boot report on both, the shell
+    on both, each command's answer only on the console it was typed on."""
+    sock = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"linerate-com2-{os.getpid()}.sock")
+    with Qemu(boot="kernel", append="console=ttyS0 console=ttyS1,57600",
+              extra=["-serial", f"unix:{sock},server=on,wait=off"]) as q:
+        com2 = Com(sock)
+        try:
+            q.expect(READY)
+            q.expect(PROMPT)
+            com2.expect(READY)
+            com2.expect(PROMPT)
+            both = ["console: ttyS0 0x3f8 115200 8N1 (from console=)",
+                    "console: ttyS1 0x2f8 57600 8N1 (from console=)"]
+            assert console_lines(q.text()) == both
+            assert console_lines(com2.text()) == both
+            assert re.match(r"linerate 0\.1\.0 \(", com2.shell("version"))
+            assert re.search(r"^console=ttyS0,115200n8 ttyS1,57600n8 +boot ", q.shell("show config"), re.M)
+            # the banner on both; the version command's answer and echo only on COM2
+            assert q.text().count("linerate 0.1.0 (") == 1 and "> version" not in q.text()
+            assert com2.text().count("linerate 0.1.0 (") == 2
+            assert "show config" not in com2.text()
+        finally:
+            com2.sock.shutdown(socket.SHUT_RDWR)
+            os.unlink(sock)
