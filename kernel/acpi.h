@@ -1,4 +1,5 @@
-/* ACPI tables the kernel uses: RSDP, XSDT/RSDT, MADT, MCFG (ACPI 6.4 chapter 5). */
+/* ACPI tables the kernel uses: RSDP, XSDT/RSDT, MADT, MCFG (ACPI 6.4
+ * chapter 5), SPCR (Microsoft's Serial Port Console Redirection Table). */
 #ifndef ACPI_H
 #define ACPI_H
 #include <stdint.h>
@@ -23,6 +24,18 @@ struct acpi_override {
 	uint16_t flags;		/* MPS INTI flags: polarity bits 1:0, trigger 3:2 */
 };
 
+/* The SPCR's console port as the table gives it (SPCR spec, table 3);
+ * kernel/console.c decides whether it is a usable 16550. */
+#define ACPI_SPCR_MIN_LEN 80	/* revision 1 and 2 tables */
+struct acpi_spcr {
+	uint32_t length;	/* the table's bytes, 0: no SPCR */
+	uint8_t interface_type;	/* DBG2 serial subtype: 0 16550, 1 16450, 0x12 16550 with GAS */
+	uint8_t space_id;	/* GAS: 0 system memory, 1 system I/O */
+	uint8_t access_size;	/* GAS: 0 undefined, 1 byte, 2 word, 3 dword, 4 qword */
+	uint64_t address;	/* GAS: the register base */
+	uint8_t baud_code;	/* 0 as is, 3 9600, 4 19200, 6 57600, 7 115200 */
+};
+
 struct acpi_info {
 	uint64_t rsdp;			/* physical address, 0 if not found */
 	const char *rsdp_source;	/* "boot info", "BIOS area scan" */
@@ -38,6 +51,7 @@ struct acpi_info {
 	struct acpi_override overrides[ACPI_MAX_OVERRIDES];
 	int nmcfg;
 	struct acpi_mcfg mcfg[ACPI_MAX_MCFG];
+	struct acpi_spcr spcr;
 };
 extern struct acpi_info acpi;
 
@@ -53,7 +67,8 @@ typedef int (*acpi_mapped_fn)(uint64_t addr, uint64_t len);
 int acpi_rsdp_valid(uint64_t addr, acpi_mapped_fn ok);
 /* Parse the tables from a valid RSDP into *ai (kernel/acpitab.c): the
  * XSDT (revision 2 with an address) or RSDT, then each table it lists;
- * MADT and MCFG are decoded. A table outside ok(), shorter than its
+ * MADT, MCFG and SPCR are decoded (an SPCR shorter than
+ * ACPI_SPCR_MIN_LEN: only its length). A table outside ok(), shorter than its
  * header, longer than ACPI_TABLE_MAX or with a bad checksum is skipped.
  * Returns 0, or -1 if the RSDP or root table is not valid. */
 int acpi_parse(struct acpi_info *ai, uint64_t rsdp, acpi_mapped_fn ok);

@@ -1,5 +1,5 @@
-/* ACPI tables (ACPI 6.4 5.2.5 - 5.2.12; PCI Firmware 3.2 4.1.2): RSDP,
- * XSDT/RSDT, MADT, MCFG. Portable: every address is checked with the
+/* ACPI tables (ACPI 6.4 5.2.5 - 5.2.12; PCI Firmware 3.2 4.1.2; Microsoft
+ * SPCR spec, revision 2): RSDP, XSDT/RSDT, MADT, MCFG, SPCR. Portable: every address is checked with the
  * caller's ok() before it is read, so lying lengths and pointers are
  * refused (tests/fuzz/fuzz_acpi.c). */
 #include <string.h>
@@ -110,6 +110,23 @@ static void parse_mcfg(struct acpi_info *ai, const struct sdt_header *h)
 	}
 }
 
+/* SPCR: interface type at 36, the base address's GAS (ACPI 6.4 5.2.3.2)
+ * at 40, the baud rate code at 58. */
+static void parse_spcr(struct acpi_info *ai, const struct sdt_header *h)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	struct acpi_spcr *s = &ai->spcr;
+
+	s->length = h->length;
+	if (h->length < ACPI_SPCR_MIN_LEN)
+		return;
+	s->interface_type = p[36];
+	s->space_id = p[40];
+	s->access_size = p[43];
+	memcpy(&s->address, p + 44, 8);
+	s->baud_code = p[58];
+}
+
 /* A table's header and length, checked: inside memory the kernel may read,
  * at least a header, at most ACPI_TABLE_MAX, checksum zero. */
 static const struct sdt_header *table_at(uint64_t addr, acpi_mapped_fn ok)
@@ -132,6 +149,8 @@ static void parse_table(struct acpi_info *ai, uint64_t addr, acpi_mapped_fn ok)
 		parse_madt(ai, h);
 	else if (!memcmp(h->sig, "MCFG", 4))
 		parse_mcfg(ai, h);
+	else if (!memcmp(h->sig, "SPCR", 4))
+		parse_spcr(ai, h);
 }
 
 int acpi_parse(struct acpi_info *ai, uint64_t rsdp, acpi_mapped_fn ok)

@@ -4,10 +4,12 @@
  * several console= at once; kernel-parameters.txt, earlycon:
  * uart,io|mmio|mmio32,<addr>[,<baud>]). Parsed with the other knobs before
  * the first boot line; console_apply() then moves the consoles there. A
- * refused value leaves COM1 at 115200 8N1.
+ * refused value leaves COM1 at 115200 8N1. Without console=, the ACPI SPCR
+ * table names the port, as Linux's earlycon (drivers/acpi/spcr.c) takes it.
  */
 #include <stdio.h>
 #include <string.h>
+#include "kernel/acpi.h"
 #include "kernel/console.h"
 #include "kernel/fmt.h"
 #include "kernel/knobs.h"
@@ -29,7 +31,7 @@ struct console_cfg {
 	uint32_t baud;
 	char parity;		/* 'n', 'o', 'e' */
 	int bits;		/* 5..8 */
-	const char *from;	/* "default" or "from console=" */
+	const char *from;	/* "default", "from console=", "from SPCR" */
 };
 #define COM1 { "ttyS0", { UART_IO, 0x3f8, 0 }, UART_BAUD_BASE, 'n', 8, "default" }
 static const struct console_cfg com1 = COM1;
@@ -38,6 +40,7 @@ static int ncons = 1;
 static int from_knob;	/* console= was given: its ports replace COM1 */
 static struct console_cfg missing[CONSOLE_MAX];	/* console= named a port where no UART answers */
 static int nmissing;
+static char spcr_err[120];	/* why the SPCR's port was not used, "" if it was or none */
 
 static const char *const iotype_name[] = { [UART_IO] = "io", [UART_MMIO] = "mmio", [UART_MMIO32] = "mmio32" };
 
@@ -193,6 +196,39 @@ void console_init(void)
 		uart_init(&cons[i].uart, cons[i].baud, lcr(&cons[i]));
 }
 
+/* The SPCR's port as Linux's acpi_parse_spcr() takes it: a 16550 or 16450
+ * (interface types 0, 0x12, 1) at an I/O port or in memory (32-bit access:
+ * mmio32), the baud rate by its code (0, "as is": 115200 here). 0, or -1
+ * with why. */
+static int spcr_console(const struct acpi_spcr *t, struct console_cfg *c, char *err, size_t len)
+{
+	static const uint32_t spcr_baud[8] = { [3] = 9600, [4] = 19200, [6] = 57600, [7] = UART_BAUD_BASE };
+
+	if (t->length < ACPI_SPCR_MIN_LEN)
+		snprintf(err, len, "it is %u bytes, fewer than %d", t->length, ACPI_SPCR_MIN_LEN);
+	else if (t->interface_type > 1 && t->interface_type != 0x12)
+		snprintf(err, len, "interface type %#x is not a 16550 (0, 0x12) or 16450 (1)", t->interface_type);
+	else if (t->space_id > 1)
+		snprintf(err, len, "address space %u is neither memory (0) nor I/O (1)", t->space_id);
+	else if (!t->address || (t->space_id == 1 && t->address > 0xfff8) || t->address >> 48)
+		snprintf(err, len, "base address %#lx is no %s address", t->address, t->space_id ? "I/O" : "memory");
+	else if (t->baud_code >= 8 || (t->baud_code && !spcr_baud[t->baud_code]))
+		snprintf(err, len, "baud rate code %u is not 0 (as is), 3 (9600), 4 (19200), 6 (57600) or 7 (115200)",
+			 t->baud_code);
+	else {
+		c->uart.iotype = t->space_id == 1 ? UART_IO : t->access_size == 3 ? UART_MMIO32 : UART_MMIO;
+		c->uart.base = t->address;
+		c->baud = t->baud_code ? spcr_baud[t->baud_code] : UART_BAUD_BASE;
+		strcpy(c->name, "uart");
+		for (int i = 0; i < 4; i++)
+			if (c->uart.iotype == UART_IO && c->uart.base == com_base[i])
+				snprintf(c->name, sizeof(c->name), "ttyS%d", i);
+		c->from = "from SPCR";
+		return 0;
+	}
+	return -1;
+}
+
 /* 1 if c's UART is reachable (MMIO mapped uncached) and answers. */
 static int reachable(struct console_cfg *c)
 {
@@ -204,8 +240,9 @@ static int reachable(struct console_cfg *c)
 void console_apply(void)
 {
 	int n = 0;
+	int spcr = !from_knob && acpi.spcr.length && spcr_console(&acpi.spcr, &cons[0], spcr_err, sizeof(spcr_err)) == 0;
 
-	if (!from_knob)
+	if (!from_knob && !spcr)
 		return;	/* COM1 as console_init() left it */
 	for (int i = 0; i < ncons; i++) {
 		if (reachable(&cons[i]))
@@ -221,9 +258,12 @@ void console_apply(void)
 
 void console_report(void)
 {
+	if (spcr_err[0])
+		printf("console: the ACPI SPCR table's port is not used: %s\n", spcr_err);
 	for (int i = 0; i < nmissing; i++)
-		printf("console: no UART answers at %#lx (%s %s from console=; its scratch register does not keep "
-		       "a byte): not used\n", missing[i].uart.base, missing[i].name, iotype_name[missing[i].uart.iotype]);
+		printf("console: no UART answers at %#lx (%s %s %s; its scratch register does not keep "
+		       "a byte): not used\n", missing[i].uart.base, missing[i].name, iotype_name[missing[i].uart.iotype],
+		       missing[i].from);
 	for (int i = 0; i < ncons; i++)
 		printf("console: %s%s%s %#lx %u %d%c1 (%s)\n", cons[i].name,
 		       cons[i].uart.iotype == UART_IO ? "" : " ", cons[i].uart.iotype == UART_IO ? "" : iotype_name[cons[i].uart.iotype],

@@ -8,12 +8,13 @@
 
 /* Program the console UARTs as they stand: COM1 115200 8N1 before knobs_parse. */
 void console_init(void);
-/* After knobs_parse and paging_init: move to the ports console= chose
- * (MMIO ones mapped uncached) where a UART answers (if none does, COM1
- * stays; console_report says so). */
+/* After knobs_parse, paging_init and acpi_init: move to the ports console=
+ * chose, or without console= to the ACPI SPCR table's port (as Linux's
+ * earlycon), MMIO ones mapped uncached, where a UART answers (if none does,
+ * COM1 stays; console_report says so). */
 void console_apply(void);
-/* The boot report's lines, one per console in use and one per console=
- * port that did not answer: "console: ttyS1 0x2f8 57600 8N1 (from console=)". */
+/* The boot report's lines, one per console in use, one per port that did
+ * not answer and one for an SPCR not used (and why): "console: ttyS1 0x2f8 57600 8N1 (from console=)". */
 void console_report(void);
 /* The number of consoles in use, 1..CONSOLE_MAX; they are 0..n-1. */
 int console_count(void);

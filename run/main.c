@@ -163,9 +163,9 @@ void kernel_main(void)
 	heap_init();
 	phase_tsc[PH_MEMORY] = rdtsc();
 	int knob_errs = knobs_parse(bi.cmdline);
-	console_apply();	/* before the first boot line */
 	phase_tsc[PH_CMDLINE] = rdtsc();
 	acpi_init(bi.rsdp);
+	console_apply();	/* console= or ACPI SPCR, before the first boot line */
 	phase_tsc[PH_ACPI] = rdtsc();
 	tsc_calibrate();
 	phase_tsc[PH_TSC] = rdtsc();

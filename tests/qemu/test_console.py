@@ -5,6 +5,7 @@ refused on COM1, which is kept."""
 import os
 import re
 import socket
+import struct
 import sys
 import threading
 import time
@@ -172,3 +173,69 @@ def test_two_consoles():
         finally:
             com2.sock.shutdown(socket.SHUT_RDWR)
             os.unlink(sock)
+
+
+def spcr(interface_type=0, space_id=1, access_size=1, address=0x2f8, baud_code=6, length=80):
+    """An SPCR table (Microsoft's SPCR spec, revision 2): header, interface
+    type at 36, the base address's GAS at 40, baud rate code at 58; QEMU's
+    -acpitable recomputes the checksum."""
+    body = bytearray(80)
+    body[36] = interface_type
+    body[40:52] = struct.pack("<BBBBQ", space_id, 8, 0, access_size, address)
+    body[58] = baud_code
+    body[60] = 1    # one stop bit
+    body[:36] = struct.pack("<4sIBB6s8sI4sI", b"SPCR", length, 2, 0, b"LINRAT", b"TESTSPCR", 1, b"LNRT", 1)
+    body = body[:length]
+    body[9] = (-sum(body)) & 0xff
+    return bytes(body)
+
+
+def spcr_qemu(tmp_path, table, **kw):
+    path = tmp_path / "spcr.bin"
+    path.write_bytes(table)
+    return Qemu(boot="kernel", extra=["-acpitable", f"file={path}", "-trace", "serial_update_parameters"], **kw)
+
+
+def test_spcr_com2(tmp_path):
+    """No console=: the SPCR's COM2 at 57600 (baud code 6), as Linux's
+    earlycon takes it; the shell answers there."""
+    with spcr_qemu(tmp_path, spcr(), com=2) as q:
+        q.expect(READY)
+        q.expect(PROMPT)
+        text = q.text()
+        assert console_lines(text) == ["console: ttyS1 0x2f8 57600 8N1 (from SPCR)"]
+        assert "SPCR" in re.search(r"^acpi: RSDP .*tables:(.*?)\r?$", text, re.M).group(1).split()
+        assert re.findall(r"serial_update_parameters (.*?)\r?$", text, re.M)[-1] == \
+            "baudrate=57600 parity='N' data=8 stop=1"
+        assert re.match(r"linerate 0\.1\.0 \(", q.shell("version"))
+
+
+def test_spcr_console_knob_wins(tmp_path):
+    with spcr_qemu(tmp_path, spcr(), append="console=ttyS0,9600") as q:
+        q.expect(READY)
+        q.expect(PROMPT)
+        assert console_lines(q.text()) == ["console: ttyS0 0x3f8 9600 8N1 (from console=)"]
+
+
+@pytest.mark.parametrize("table,why", [
+    (spcr(interface_type=3), "interface type 0x3 is not a 16550 (0, 0x12) or 16450 (1)"),
+    (spcr(length=60), "it is 60 bytes, fewer than 80"),
+    (spcr(baud_code=5), "baud rate code 5 is not 0 (as is), 3 (9600), 4 (19200), 6 (57600) or 7 (115200)"),
+    (spcr(space_id=2), "address space 2 is neither memory (0) nor I/O (1)"),
+    (spcr(address=0), "base address 0 is no I/O address"),
+])
+def test_spcr_malformed_keeps_com1(tmp_path, table, why):
+    with spcr_qemu(tmp_path, table, append="selftest=exit") as q:
+        q.expect(READY)
+        assert q.wait() == EXIT_OK
+        assert console_lines(q.text()) == [f"console: the ACPI SPCR table's port is not used: {why}", DEFAULT]
+
+
+def test_spcr_port_without_uart_keeps_com1(tmp_path):
+    """The SPCR names COM3, which q35 does not have."""
+    with spcr_qemu(tmp_path, spcr(address=0x3e8, baud_code=7), append="selftest=exit") as q:
+        q.expect(READY)
+        assert q.wait() == EXIT_OK
+        assert console_lines(q.text()) == [
+            "console: no UART answers at 0x3e8 (ttyS2 io from SPCR; its scratch register does not keep a "
+            "byte): not used", DEFAULT]

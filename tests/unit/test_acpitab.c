@@ -104,12 +104,55 @@ static void test_madt_short_entry(void **state)
 	free(img);
 }
 
+static void test_spcr_mmio32(void **state)
+{
+	(void)state;
+	/* An SPCR for a 16550 with GAS (0x12), memory space, dword access, at
+	 * 0xfe030000, 115200 baud (code 7): the fields Linux's earlycon reads. */
+	uint8_t body[44] = { 0 };
+	uint64_t addr = 0xfe030000;
+	body[0] = 0x12;
+	body[4] = 0;	/* GAS: system memory, 32 bits wide, offset 0, dword access */
+	body[5] = 32;
+	body[7] = 3;
+	memcpy(body + 8, &addr, 8);
+	body[22] = 7;
+	make(80 + 36 + sizeof(body), 2, "SPCR", 36 + sizeof(body), body, sizeof(body));
+	struct acpi_info ai = { 0 };
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), 0);
+	assert_int_equal(ai.spcr.length, ACPI_SPCR_MIN_LEN);
+	assert_int_equal(ai.spcr.interface_type, 0x12);
+	assert_int_equal(ai.spcr.space_id, 0);
+	assert_int_equal(ai.spcr.access_size, 3);
+	assert_int_equal(ai.spcr.address, addr);
+	assert_int_equal(ai.spcr.baud_code, 7);
+	free(img);
+}
+
+static void test_spcr_short(void **state)
+{
+	(void)state;
+	/* An SPCR of 60 bytes, the end of memory right after it: only its
+	 * length is kept (ASan: nothing beyond is read). */
+	uint8_t body[24];
+	memset(body, 0xff, sizeof(body));
+	make(80 + 36 + sizeof(body), 2, "SPCR", 36 + sizeof(body), body, sizeof(body));
+	struct acpi_info ai = { 0 };
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), 0);
+	assert_int_equal(ai.spcr.length, 60);
+	assert_int_equal(ai.spcr.interface_type, 0);
+	assert_int_equal(ai.spcr.address, 0);
+	free(img);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rsdp_rev2_cut_short),
 		cmocka_unit_test(test_root_outside_memory),
 		cmocka_unit_test(test_madt_short_entry),
+		cmocka_unit_test(test_spcr_mmio32),
+		cmocka_unit_test(test_spcr_short),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
