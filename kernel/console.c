@@ -9,6 +9,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "drivers/pci/pciserial.h"
 #include "kernel/acpi.h"
 #include "kernel/console.h"
 #include "kernel/fmt.h"
@@ -27,19 +28,22 @@ static const uint32_t bauds[] = { 1200, 2400, 4800, 9600, 19200, 38400, 57600, 1
 /* A console's port and line settings, and where they came from. */
 struct console_cfg {
 	char name[8];		/* "ttyS1", or "uart" for earlycon's form */
+	int pci;		/* ttyS4 and up: PCI port pci - 1 (base found after pci_init), else 0 */
 	struct uart uart;
 	uint32_t baud;
 	char parity;		/* 'n', 'o', 'e' */
 	int bits;		/* 5..8 */
 	const char *from;	/* "default", "from console=", "from SPCR" */
 };
-#define COM1 { "ttyS0", { UART_IO, 0x3f8, 0 }, UART_BAUD_BASE, 'n', 8, "default" }
+#define COM1 { "ttyS0", 0, { UART_IO, 0x3f8, 0 }, UART_BAUD_BASE, 'n', 8, "default" }
+#define PCI_PORTS 6	/* ttyS4-ttyS9 */
 static const struct console_cfg com1 = COM1;
 static struct console_cfg cons[CONSOLE_MAX] = { COM1 };
 static int ncons = 1;
 static int from_knob;	/* console= was given: its ports replace COM1 */
 static struct console_cfg missing[CONSOLE_MAX];	/* console= named a port where no UART answers */
 static int nmissing;
+static int npci;	/* 16550 ports found on PCI serial cards */
 static char spcr_err[120];	/* why the SPCR's port was not used, "" if it was or none */
 
 static const char *const iotype_name[] = { [UART_IO] = "io", [UART_MMIO] = "mmio", [UART_MMIO32] = "mmio32" };
@@ -128,9 +132,10 @@ static int parse_console(const char *v, char *err, size_t len)
 	if (strncmp(v, "uart,", 5) == 0 || strncmp(v, "uart8250,", 9) == 0) {
 		if (parse_earlycon(strchr(v, ',') + 1, &c, err, len))
 			return -1;
-	} else if (strncmp(v, "ttyS", 4) == 0 && v[4] >= '0' && v[4] <= '3' && (v[5] == '\0' || v[5] == ',')) {
+	} else if (strncmp(v, "ttyS", 4) == 0 && v[4] >= '0' && v[4] <= '9' && (v[5] == '\0' || v[5] == ',')) {
 		snprintf(c.name, sizeof(c.name), "ttyS%c", v[4]);
-		c.uart.base = com_base[v[4] - '0'];
+		c.pci = v[4] >= '4' ? v[4] - '4' + 1 : 0;
+		c.uart.base = c.pci ? 0 : com_base[v[4] - '0'];
 		if (v[5] == ',' && parse_options(v + 6, &c, err, len))
 			return -1;
 	} else {
@@ -140,7 +145,7 @@ static int parse_console(const char *v, char *err, size_t len)
 	if (!from_knob)
 		ncons = 0;	/* the first console= replaces COM1 */
 	for (int i = 0; i < ncons; i++)
-		if (cons[i].uart.iotype == c.uart.iotype && cons[i].uart.base == c.uart.base) {
+		if (cons[i].uart.iotype == c.uart.iotype && cons[i].uart.base == c.uart.base && cons[i].pci == c.pci) {
 			snprintf(err, len, "an earlier console= names the same port");
 			return -1;
 		}
@@ -179,10 +184,11 @@ KNOB(console, .name = "console", .type = KNOB_FUNC, .parse = parse_console, .sho
      .repeatable = 1,
      .help = "a serial console, as Linux's console=; repeatable, up to 4: messages go to each, the shell reads "
 	     "all and answers on the one a command came from. ttyS0-ttyS3 are COM1-4 (0x3f8, 0x2f8, 0x3e8, 0x2e8), "
+	     "ttyS4-ttyS9 the 16550 ports of PCI serial cards in bus order (as Linux numbers them), "
 	     "options BAUD, parity n|o|e, bits 5-8 (ttyS1,57600n8); earlycon's uart,io,ADDR[,BAUD] (or uart8250,...) "
 	     "for any 16550 at an I/O port, uart,mmio,ADDR / uart,mmio32,ADDR at a physical address (byte or "
 	     "32-bit registers); default ttyS0,115200n8 (a refused value keeps it)",
-     .accepted = "ttyS0|ttyS1|ttyS2|ttyS3[,BAUD[n|o|e[5-8]]] or uart,io|mmio|mmio32,ADDR[,BAUD]; "
+     .accepted = "ttyS0-ttyS9[,BAUD[n|o|e[5-8]]] or uart,io|mmio|mmio32,ADDR[,BAUD]; "
 		 "BAUD 1200|2400|4800|9600|19200|38400|57600|115200");
 
 static uint8_t lcr(const struct console_cfg *c)
@@ -229,9 +235,14 @@ static int spcr_console(const struct acpi_spcr *t, struct console_cfg *c, char *
 	return -1;
 }
 
-/* 1 if c's UART is reachable (MMIO mapped uncached) and answers. */
-static int reachable(struct console_cfg *c)
+/* 1 if c's UART is reachable (MMIO mapped uncached, a PCI port found)
+ * and answers. */
+static int reachable(struct console_cfg *c, const uint16_t *pci_bases, int npci)
 {
+	if (c->pci && c->pci > npci)
+		return 0;
+	if (c->pci)
+		c->uart.base = pci_bases[c->pci - 1];
 	if (c->uart.iotype != UART_IO && mmio_map(c->uart.base, 8 * 4) != 0)
 		return 0;
 	return uart_present(&c->uart);
@@ -239,13 +250,19 @@ static int reachable(struct console_cfg *c)
 
 void console_apply(void)
 {
+	uint16_t pci_bases[PCI_PORTS];
 	int n = 0;
 	int spcr = !from_knob && acpi.spcr.length && spcr_console(&acpi.spcr, &cons[0], spcr_err, sizeof(spcr_err)) == 0;
 
 	if (!from_knob && !spcr)
 		return;	/* COM1 as console_init() left it */
+	int want_pci = 0;
+	for (int i = 0; i < ncons; i++)
+		want_pci |= cons[i].pci;
+	if (want_pci)	/* only then: finding them sizes every BAR, boot time */
+		npci = pci_serial_ports(pci_bases, PCI_PORTS);
 	for (int i = 0; i < ncons; i++) {
-		if (reachable(&cons[i]))
+		if (reachable(&cons[i], pci_bases, npci))
 			cons[n++] = cons[i];
 		else
 			missing[nmissing++] = cons[i];
@@ -260,14 +277,21 @@ void console_report(void)
 {
 	if (spcr_err[0])
 		printf("console: the ACPI SPCR table's port is not used: %s\n", spcr_err);
-	for (int i = 0; i < nmissing; i++)
-		printf("console: no UART answers at %#lx (%s %s %s; its scratch register does not keep "
-		       "a byte): not used\n", missing[i].uart.base, missing[i].name, iotype_name[missing[i].uart.iotype],
-		       missing[i].from);
-	for (int i = 0; i < ncons; i++)
-		printf("console: %s%s%s %#lx %u %d%c1 (%s)\n", cons[i].name,
-		       cons[i].uart.iotype == UART_IO ? "" : " ", cons[i].uart.iotype == UART_IO ? "" : iotype_name[cons[i].uart.iotype],
-		       cons[i].uart.base, cons[i].baud, cons[i].bits, cons[i].parity - 'a' + 'A', cons[i].from);
+	for (int i = 0; i < nmissing; i++) {
+		const struct console_cfg *c = &missing[i];
+		if (c->pci > npci)
+			printf("console: %s is PCI serial port %d, but %d %s found: not used\n", c->name, c->pci - 1,
+			       npci, npci == 1 ? "was" : "were");
+		else
+			printf("console: no UART answers at %#lx (%s %s %s; its scratch register does not keep "
+			       "a byte): not used\n", c->uart.base, c->name, iotype_name[c->uart.iotype], c->from);
+	}
+	for (int i = 0; i < ncons; i++) {
+		const struct console_cfg *c = &cons[i];
+		printf("console: %s%s%s %#lx %u %d%c1 (%s%s)\n", c->name, c->uart.iotype == UART_IO ? "" : " ",
+		       c->uart.iotype == UART_IO ? "" : iotype_name[c->uart.iotype], c->uart.base, c->baud, c->bits,
+		       c->parity - 'a' + 'A', c->from, c->pci ? ", a PCI serial card's port" : "");
+	}
 }
 
 int console_count(void)

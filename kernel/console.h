@@ -8,10 +8,11 @@
 
 /* Program the console UARTs as they stand: COM1 115200 8N1 before knobs_parse. */
 void console_init(void);
-/* After knobs_parse, paging_init and acpi_init: move to the ports console=
- * chose, or without console= to the ACPI SPCR table's port (as Linux's
- * earlycon), MMIO ones mapped uncached, where a UART answers (if none does,
- * COM1 stays; console_report says so). */
+/* After knobs_parse, paging_init, acpi_init and pci_init: move to the
+ * ports console= chose (ttyS4 and up: PCI serial cards' ports), or without
+ * console= to the ACPI SPCR table's port (as Linux's earlycon), MMIO ones
+ * mapped uncached, where a UART answers (if none does, COM1 stays;
+ * console_report says so). */
 void console_apply(void);
 /* The boot report's lines, one per console in use, one per port that did
  * not answer and one for an SPCR not used (and why): "console: ttyS1 0x2f8 57600 8N1 (from console=)". */

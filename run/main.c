@@ -165,13 +165,13 @@ void kernel_main(void)
 	int knob_errs = knobs_parse(bi.cmdline);
 	phase_tsc[PH_CMDLINE] = rdtsc();
 	acpi_init(bi.rsdp);
-	console_apply();	/* console= or ACPI SPCR, before the first boot line */
 	phase_tsc[PH_ACPI] = rdtsc();
 	tsc_calibrate();
 	phase_tsc[PH_TSC] = rdtsc();
 	timer_init(TICK_HZ);
 	phase_tsc[PH_LAPIC] = rdtsc();
 	pci_init();
+	console_apply();	/* console= (PCI ports too) or ACPI SPCR, before the first boot line */
 	phase_tsc[PH_PCI] = rdtsc();
 	lcore_start_cores();
 	phase_tsc[PH_SMP] = rdtsc();

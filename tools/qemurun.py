@@ -158,16 +158,20 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
     arguments, e.g. other devices; kernel: the image under build/ that boot
     kernel loads (linerate-fault.elf: with the shell's `fault` command);
     com: the COM port (1-4) on stdio, the ones before it unconnected (null),
-    e.g. 2 with console=ttyS1."""
+    e.g. 2 with console=ttyS1; 0: COM1 unconnected and stdio left to a
+    chardev in extra (a PCI serial card's)."""
     if boot not in BOOTS:
         raise SystemExit(f"boot {boot!r}: accepted: {'|'.join(BOOTS)}")
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-M", machine, "-m", mem, "-smp", str(smp),
            "-display", "none", "-nic", "none", "-no-reboot",
            "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
-    if com not in (1, 2, 3, 4):
-        raise SystemExit(f"com {com!r}: accepted: 1|2|3|4")
-    cmd += ["-serial", "null"] * (com - 1)
-    cmd += ["-serial", "mon:stdio"] if interactive else ["-serial", "stdio", "-monitor", "none"]
+    if com not in (0, 1, 2, 3, 4):
+        raise SystemExit(f"com {com!r}: accepted: 0|1|2|3|4")
+    cmd += ["-serial", "null"] * max(com - 1, 1 - com)
+    if com:
+        cmd += ["-serial", "mon:stdio"] if interactive else ["-serial", "stdio", "-monitor", "none"]
+    else:
+        cmd += ["-monitor", "none"]
     if cpu:
         cmd += ["-cpu", cpu]
     if qmp:

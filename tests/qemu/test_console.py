@@ -17,7 +17,7 @@ from qemurun import EXIT_OK, Qemu  # noqa: E402
 
 READY = r"linerate: ready in \d+ us"
 PROMPT = "linerate> "
-ACCEPTED = ("accepted: ttyS0|ttyS1|ttyS2|ttyS3[,BAUD[n|o|e[5-8]]] or uart,io|mmio|mmio32,ADDR[,BAUD]; "
+ACCEPTED = ("accepted: ttyS0-ttyS9[,BAUD[n|o|e[5-8]]] or uart,io|mmio|mmio32,ADDR[,BAUD]; "
             "BAUD 1200|2400|4800|9600|19200|38400|57600|115200")
 DEFAULT = "console: ttyS0 0x3f8 115200 8N1 (default)"
 
@@ -50,7 +50,7 @@ def test_console_on_com2(value, line, shown, uart):
 
 
 @pytest.mark.parametrize("value,why", [
-    ("ttyS4", "names no port"),
+    ("ttyS", "names no port"),
     ("ttyS10", "names no port"),
     ("ttyS1,", "baud '' is not one of 1200..115200"),
     ("ttyS1,57600x8", "parity 'x' is not n, o or e"),
@@ -239,3 +239,32 @@ def test_spcr_port_without_uart_keeps_com1(tmp_path):
         assert console_lines(q.text()) == [
             "console: no UART answers at 0x3e8 (ttyS2 io from SPCR; its scratch register does not keep a "
             "byte): not used", DEFAULT]
+
+
+@pytest.mark.parametrize("device,value,port", [
+    ("pci-serial", "ttyS4,57600", 0),
+    ("pci-serial-2x", "ttyS5,19200e7", 1),
+])
+def test_pci_serial(device, value, port):
+    """QEMU's pci-serial cards (1b36:0002, -2x 1b36:0003: 16550s 8 bytes
+    apart in I/O BAR 0) on chardev stdio; ttyS4 is the first port, as Linux
+    numbers them. The shell answers there; lspci names the card."""
+    chardevs = ["-chardev", "stdio,id=s0"] if port == 0 else ["-chardev", "null,id=s0", "-chardev", "stdio,id=s1"]
+    dev = f"{device},chardev1=s0,chardev2=s1" if port else f"{device},chardev=s0"
+    with Qemu(boot="kernel", com=0, append=f"console={value}", extra=chardevs + ["-device", dev]) as q:
+        q.expect(READY)
+        q.expect(PROMPT)
+        m = re.findall(r"^console: (ttyS\d) (0x[0-9a-f]+) (.*?)\r?$", q.text(), re.M)
+        assert len(m) == 1 and m[0][0] == value[:5]
+        bar = int(m[0][1], 16) - 8 * port
+        assert m[0][2] == {0: "57600 8N1", 1: "19200 7E1"}[port] + " (from console=, a PCI serial card's port)"
+        lspci = q.shell("lspci")
+        assert re.search(r"Serial controller \[0700\]", lspci)
+        assert re.search(rf"Region 0: I/O ports at {bar:x} \[size={8 << port}\]", lspci), lspci
+
+
+def test_pci_serial_absent():
+    with Qemu(boot="kernel", append="console=ttyS4 selftest=exit") as q:
+        q.expect(READY)
+        assert q.wait() == EXIT_OK
+        assert console_lines(q.text()) == ["console: ttyS4 is PCI serial port 0, but 0 were found: not used", DEFAULT]
