@@ -1,5 +1,6 @@
 /* ACPI tables the kernel uses: RSDP, XSDT/RSDT, MADT, MCFG (ACPI 6.4
- * chapter 5), SPCR (Microsoft's Serial Port Console Redirection Table). */
+ * chapter 5), SPCR (Microsoft's Serial Port Console Redirection Table),
+ * FADT and the DSDT's \_S5 (reset and poweroff). */
 #ifndef ACPI_H
 #define ACPI_H
 #include <stdint.h>
@@ -36,6 +37,20 @@ struct acpi_spcr {
 	uint8_t baud_code;	/* 0 as is, 3 9600, 4 19200, 6 57600, 7 115200 */
 };
 
+/* What reset and poweroff need from the FADT (ACPI 6.4 5.2.9) and the
+ * DSDT's \_S5 package (7.4.2). */
+#define ACPI_FADT_RESET_REG_SUP (1u << 10)	/* FADT Flags: RESET_REG is usable */
+struct acpi_fadt {
+	uint32_t length;	/* the FADT's bytes, 0: no FADT */
+	uint32_t flags;
+	uint8_t reset_space;	/* RESET_REG's GAS: 0 memory, 1 I/O, 2 PCI config */
+	uint64_t reset_addr;
+	uint8_t reset_value;
+	uint32_t pm1a_cnt, pm1b_cnt;	/* PM1x_CNT_BLK I/O ports, 0: none */
+	int s5;				/* 1: \_S5 was found in the DSDT */
+	uint8_t slp_typa, slp_typb;	/* its first two elements: SLP_TYP for PM1a/PM1b_CNT */
+};
+
 struct acpi_info {
 	uint64_t rsdp;			/* physical address, 0 if not found */
 	const char *rsdp_source;	/* "boot info", "BIOS area scan" */
@@ -52,6 +67,7 @@ struct acpi_info {
 	int nmcfg;
 	struct acpi_mcfg mcfg[ACPI_MAX_MCFG];
 	struct acpi_spcr spcr;
+	struct acpi_fadt fadt;
 };
 extern struct acpi_info acpi;
 
@@ -68,7 +84,8 @@ int acpi_rsdp_valid(uint64_t addr, acpi_mapped_fn ok);
 /* Parse the tables from a valid RSDP into *ai (kernel/acpitab.c): the
  * XSDT (revision 2 with an address) or RSDT, then each table it lists;
  * MADT, MCFG and SPCR are decoded (an SPCR shorter than
- * ACPI_SPCR_MIN_LEN: only its length). A table outside ok(), shorter than its
+ * ACPI_SPCR_MIN_LEN: only its length), and the FADT with the \_S5 package
+ * of the DSDT it points to. A table outside ok(), shorter than its
  * header, longer than ACPI_TABLE_MAX or with a bad checksum is skipped.
  * Returns 0, or -1 if the RSDP or root table is not valid. */
 int acpi_parse(struct acpi_info *ai, uint64_t rsdp, acpi_mapped_fn ok);

@@ -1,5 +1,6 @@
 /* ACPI tables (ACPI 6.4 5.2.5 - 5.2.12; PCI Firmware 3.2 4.1.2; Microsoft
- * SPCR spec, revision 2): RSDP, XSDT/RSDT, MADT, MCFG, SPCR. Portable: every address is checked with the
+ * SPCR spec, revision 2): RSDP, XSDT/RSDT, MADT, MCFG, SPCR, FADT and the
+ * DSDT's \_S5 package. Portable: every address is checked with the
  * caller's ok() before it is read, so lying lengths and pointers are
  * refused (tests/fuzz/fuzz_acpi.c). */
 #include <string.h>
@@ -138,6 +139,74 @@ static const struct sdt_header *table_at(uint64_t addr, acpi_mapped_fn ok)
 	return h;
 }
 
+/* An AML integer at p (ACPI 6.4 20.2.3: ZeroOp, OneOp, OnesOp, BytePrefix,
+ * WordPrefix) into *v; its bytes, or 0 if it is none of them or passes end. */
+static int aml_int(const uint8_t *p, const uint8_t *end, uint8_t *v)
+{
+	if (p >= end)
+		return 0;
+	if (*p <= 0x01 || *p == 0xff) {
+		*v = *p;
+		return 1;
+	}
+	if ((*p == 0x0a && p + 2 <= end) || (*p == 0x0b && p + 3 <= end)) {
+		*v = p[1];
+		return *p == 0x0a ? 2 : 3;
+	}
+	return 0;
+}
+
+/*
+ * \_S5 without an AML interpreter, as small kernels do: the bytes
+ * NameOp (0x08) "_S5_" (a "\" before the name allowed) PackageOp (0x12),
+ * PkgLength (1-4 bytes: the lead byte's bits 7:6 count the ones after it),
+ * NumElements, then SLP_TYPa and SLP_TYPb as AML integers. A \_S5 built
+ * by a method, or inside a conditional, is not found.
+ */
+static void find_s5(struct acpi_fadt *f, const struct sdt_header *dsdt)
+{
+	const uint8_t *p = (const uint8_t *)dsdt, *end = p + dsdt->length;
+
+	for (const uint8_t *q = p + sizeof(*dsdt) + 1; q + 6 <= end; q++) {
+		if (memcmp(q, "_S5_", 4) || q[4] != 0x12 || (q[-1] != 0x08 && (q[-1] != '\\' || q[-2] != 0x08)))
+			continue;
+		const uint8_t *e = q + 5 + 1 + (q[5] >> 6) + 1;	/* PkgLength, NumElements */
+		int n = aml_int(e, end, &f->slp_typa);
+		if (n && aml_int(e + n, end, &f->slp_typb)) {
+			f->s5 = 1;
+			return;
+		}
+	}
+}
+
+/* FADT: DSDT at 40 (X_DSDT at 140 from ACPI 2.0), PM1a/b_CNT_BLK at 64/68,
+ * Flags at 112, RESET_REG's GAS at 116, RESET_VALUE at 128. */
+static void parse_fadt(struct acpi_info *ai, const struct sdt_header *h, acpi_mapped_fn ok)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	struct acpi_fadt *f = &ai->fadt;
+	uint32_t dsdt32 = 0;
+	uint64_t dsdt = 0;
+
+	f->length = h->length;
+	if (h->length < 116)
+		return;
+	memcpy(&dsdt32, p + 40, 4);
+	memcpy(&f->pm1a_cnt, p + 64, 4);
+	memcpy(&f->pm1b_cnt, p + 68, 4);
+	memcpy(&f->flags, p + 112, 4);
+	if (h->length >= 129) {
+		f->reset_space = p[116];
+		memcpy(&f->reset_addr, p + 120, 8);
+		f->reset_value = p[128];
+	}
+	if (h->length >= 148)
+		memcpy(&dsdt, p + 140, 8);
+	const struct sdt_header *d = table_at(dsdt ? dsdt : dsdt32, ok);
+	if (d && !memcmp(d->sig, "DSDT", 4))
+		find_s5(f, d);
+}
+
 static void parse_table(struct acpi_info *ai, uint64_t addr, acpi_mapped_fn ok)
 {
 	const struct sdt_header *h = table_at(addr, ok);
@@ -151,6 +220,8 @@ static void parse_table(struct acpi_info *ai, uint64_t addr, acpi_mapped_fn ok)
 		parse_mcfg(ai, h);
 	else if (!memcmp(h->sig, "SPCR", 4))
 		parse_spcr(ai, h);
+	else if (!memcmp(h->sig, "FACP", 4))
+		parse_fadt(ai, h, ok);
 }
 
 int acpi_parse(struct acpi_info *ai, uint64_t rsdp, acpi_mapped_fn ok)

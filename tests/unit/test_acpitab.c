@@ -145,6 +145,65 @@ static void test_spcr_short(void **state)
 	free(img);
 }
 
+/* A FADT of 148 bytes at 80 whose X_DSDT points at a DSDT right after it,
+ * holding aml (alen bytes) after its header; both checksummed. Returns the
+ * parse. */
+static struct acpi_info fadt_dsdt(const uint8_t *aml, size_t alen)
+{
+	enum { FLEN = 148 };
+	uint8_t body[FLEN - 36] = { 0 };
+	uint32_t pm1a = 0x604, flags = ACPI_FADT_RESET_REG_SUP, dlen = (uint32_t)(36 + alen);
+	uint64_t reset = 0xcf9;
+	memcpy(body + 64 - 36, &pm1a, 4);
+	memcpy(body + 112 - 36, &flags, 4);
+	body[116 - 36] = 1;	/* RESET_REG: system I/O */
+	memcpy(body + 120 - 36, &reset, 8);
+	body[128 - 36] = 6;
+	make(80 + FLEN + dlen, 2, "FACP", FLEN, body, sizeof(body));
+	uint8_t *d = img + 80 + FLEN;
+	uint64_t da = (uint64_t)d;
+	memcpy(img + 80 + 140, &da, 8);
+	sum(img + 80, FLEN, 9);
+	memcpy(d, "DSDT", 4);
+	memcpy(d + 4, &dlen, 4);
+	memcpy(d + 36, aml, alen);
+	sum(d, dlen, 9);
+	struct acpi_info ai = { 0 };
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), 0);
+	free(img);
+	return ai;
+}
+
+static void test_fadt_s5(void **state)
+{
+	(void)state;
+	/* Scope (\_SB) bytes, then Name (\_S5, Package (4) {5, 5, Zero, Zero}). */
+	const uint8_t aml[] = { 0x10, 0x05, '_', 'S', 'B', '_', 0x08, '\\', '_', 'S', '5', '_', 0x12, 0x08, 0x04,
+				0x0a, 0x05, 0x0a, 0x05, 0x00, 0x00 };
+	struct acpi_info ai = fadt_dsdt(aml, sizeof(aml));
+	assert_int_equal(ai.fadt.length, 148);
+	assert_int_equal(ai.fadt.pm1a_cnt, 0x604);
+	assert_int_equal(ai.fadt.flags & ACPI_FADT_RESET_REG_SUP, ACPI_FADT_RESET_REG_SUP);
+	assert_int_equal(ai.fadt.reset_space, 1);
+	assert_int_equal(ai.fadt.reset_addr, 0xcf9);
+	assert_int_equal(ai.fadt.reset_value, 6);
+	assert_int_equal(ai.fadt.s5, 1);
+	assert_int_equal(ai.fadt.slp_typa, 5);
+	assert_int_equal(ai.fadt.slp_typb, 5);
+}
+
+static void test_fadt_s5_not_found(void **state)
+{
+	(void)state;
+	/* _S5_ as a method (MethodOp 0x14): not a package. */
+	const uint8_t method[] = { 0x14, 0x08, '_', 'S', '5', '_', 0x00, 0xa4, 0x00, 0x00 };
+	assert_int_equal(fadt_dsdt(method, sizeof(method)).fadt.s5, 0);
+	/* The package cut by the table's end after SLP_TYPa's BytePrefix (ASan:
+	 * nothing beyond is read). */
+	const uint8_t cut[] = { 0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, 0x05, 0x0a };
+	assert_int_equal(fadt_dsdt(cut, sizeof(cut)).fadt.s5, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +212,8 @@ int main(void)
 		cmocka_unit_test(test_madt_short_entry),
 		cmocka_unit_test(test_spcr_mmio32),
 		cmocka_unit_test(test_spcr_short),
+		cmocka_unit_test(test_fadt_s5),
+		cmocka_unit_test(test_fadt_s5_not_found),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
