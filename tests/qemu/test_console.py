@@ -268,3 +268,19 @@ def test_pci_serial_absent():
         q.expect(READY)
         assert q.wait() == EXIT_OK
         assert console_lines(q.text()) == ["console: ttyS4 is PCI serial port 0, but 0 were found: not used", DEFAULT]
+
+
+@pytest.mark.parametrize("boot", ["iso-bios", "iso-uefi"])
+def test_grub_menu_on_com2(boot):
+    """The ISO's GRUB menu is on COM2 too (COM1 goes nowhere): its second
+    entry, picked over COM2, boots with the console there."""
+    with Qemu(boot=boot, machine="q35", mem="256M", com=2) as q:
+        q.expect(r"linerate: Serial-over-LAN on COM2 \(ttyS1\), 115200", 90)
+        q.send("\x1b[B")    # VT100 down arrow: the second entry
+        time.sleep(0.5)
+        q.send("\r")
+        q.expect(PROMPT, 90)
+        text = q.text()
+        assert 'boot: path multiboot2, cmdline "console=ttyS1,115200"' in text
+        assert console_lines(text) == ["console: ttyS1 0x2f8 115200 8N1 (from console=)"]
+        assert re.match(r"linerate 0\.1\.0 \(", q.shell("version"))
