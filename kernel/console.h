@@ -19,11 +19,18 @@ void console_apply(void);
 void console_report(void);
 /* The number of consoles in use, 1..CONSOLE_MAX; they are 0..n-1. */
 int console_count(void);
-/* Write n bytes to console which (or CONSOLE_ALL), "\n" as "\r\n". Blocks
- * until each UART's FIFO takes them. */
+/* Write n bytes to console which (or CONSOLE_ALL), "\n" as "\r\n", and
+ * wait until each UART took them (a stalled one: not; dropped, counted). */
 void console_out(int which, const char *s, size_t n);
 /* The same, bytes as they are (terminal control from the line editor). */
 void console_out_raw(int which, const char *s, size_t n);
+/* Queue n bytes for every console ("\n" as "\r\n") without waiting: what
+ * does not fit a console's 4 KiB buffer is dropped and counted (the
+ * `console` command shows it). For messages from a core that forwards. */
+void console_queue(const char *s, size_t n);
+/* Send what is queued as far as the UARTs take it now, never waiting.
+ * Returns 1 while some is left. */
+int console_drain(void);
 /* One byte received on console which (0..255), or -1 if none waits. */
 int console_getc(int which);
 #endif

@@ -100,8 +100,14 @@ static void run_line(int i)
 
 void shell_poll(void)
 {
-	if (redraw_in && !--redraw_in)
-		prompt();
+	int queued = console_drain();
+
+	if (redraw_in && !--redraw_in) {
+		if (queued)
+			redraw_in = 1;	/* the message is still going out: the prompt after it */
+		else
+			prompt();
+	}
 	for (int i = 0; i < console_count(); i++)
 		for (int ch; (ch = console_getc(i)) >= 0;) {
 			if (!shown)
@@ -122,9 +128,9 @@ void console_write(const char *s, size_t n)
 		return;
 	}
 	if (shown)
-		console_out_raw(CONSOLE_ALL, "\r\033[K", 4);	/* VT100 EL: erase the prompt line */
+		console_queue("\r\033[K", 4);	/* VT100 EL: erase the prompt line */
 	shown = 0;
-	console_out(CONSOLE_ALL, s, n);
+	console_queue(s, n);	/* a core that forwards does not wait for the line */
 	redraw_in = REDRAW_POLLS;
 }
 

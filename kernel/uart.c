@@ -68,30 +68,27 @@ int uart_present(struct uart *u)
 }
 
 /* THRE means the whole 16-byte FIFO is empty: fill it without re-reading LSR. */
-static void uart_putc(struct uart *u, char c)
+int uart_tx_ready(struct uart *u)
 {
-	if (!u->tx_room) {
-		for (int i = 0; i < 100000 && !(in(u, LSR) & LSR_THRE); i++)
-			cpu_relax();
+	if (!u->tx_room && (in(u, LSR) & LSR_THRE))
 		u->tx_room = FIFO_DEPTH;
+	return u->tx_room > 0;
+}
+
+int uart_tx_wait(struct uart *u)
+{
+	for (int i = 0; i < 100000; i++) {
+		if (uart_tx_ready(u))
+			return 0;
+		cpu_relax();
 	}
-	out(u, THR, (uint8_t)c);
+	return -1;
+}
+
+void uart_put(struct uart *u, uint8_t c)
+{
+	out(u, THR, c);
 	u->tx_room--;
-}
-
-void uart_write(struct uart *u, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] == '\n')
-			uart_putc(u, '\r');
-		uart_putc(u, s[i]);
-	}
-}
-
-void uart_write_raw(struct uart *u, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		uart_putc(u, s[i]);
 }
 
 int uart_getc(struct uart *u)

@@ -30,10 +30,14 @@ void uart_init(struct uart *u, uint32_t baud, uint8_t lcr);
 /* 1 if a UART answers at u: its scratch register keeps 0x55 and 0xaa (an
  * empty bus reads 0xff or 0; Linux's 8250 autoconfig tests it so too). */
 int uart_present(struct uart *u);
-/* Write n bytes, turning "\n" into "\r\n". Blocks until the FIFO takes them. */
-void uart_write(struct uart *u, const char *s, size_t n);
-/* Write n bytes as they are (terminal control from the line editor). */
-void uart_write_raw(struct uart *u, const char *s, size_t n);
+/* 1 if the transmit FIFO takes a byte now (room left since LSR last
+ * said THRE, or THRE now), else 0. Never waits. */
+int uart_tx_ready(struct uart *u);
+/* Wait until uart_tx_ready, at most 100000 LSR reads (milliseconds): 0, or
+ * -1 when the UART takes nothing (a line held up, a vanished port). */
+int uart_tx_wait(struct uart *u);
+/* Send byte c; only after uart_tx_ready or uart_tx_wait said there is room. */
+void uart_put(struct uart *u, uint8_t c);
 /* One received byte (0..255), or -1 if none is waiting. */
 int uart_getc(struct uart *u);
 #endif

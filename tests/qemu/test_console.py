@@ -284,3 +284,38 @@ def test_grub_menu_on_com2(boot):
         assert 'boot: path multiboot2, cmdline "console=ttyS1,115200"' in text
         assert console_lines(text) == ["console: ttyS1 0x2f8 115200 8N1 (from console=)"]
         assert re.match(r"linerate 0\.1\.0 \(", q.shell("version"))
+
+
+def test_stalled_console_drops_and_counts():
+    """COM2's peer connects and never reads (a Serial-over-LAN session gone
+    away): QEMU's 16550 then keeps THRE clear. The boot, the statistics and
+    the shell go on on COM1; what COM2 could not take is dropped and counted,
+    and the `console` command says it is stalled."""
+    sock = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"linerate-stall-{os.getpid()}.sock")
+    with Qemu(boot="kernel", append="console=ttyS0 console=ttyS1",
+              extra=["-serial", f"unix:{sock},server=on,wait=off"]) as q:
+        peer = None
+        for _ in range(100):
+            try:
+                peer = socket.socket(socket.AF_UNIX)
+                peer.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                peer.connect(sock)
+                break
+            except OSError:
+                peer.close()
+                time.sleep(0.1)
+        try:
+            q.expect(READY)
+            q.expect(r"stats at \d+\.\d+ s")
+            q.expect(r"stats at \d+\.\d+ s")
+            q.expect(PROMPT, 10)    # redrawn on COM1 after the report, COM2 stuck or not
+            out = q.shell("console")
+            lines = out.splitlines()
+            assert re.fullmatch(r"ttyS0,115200n8 +sent \d+, dropped 0, waiting 0 of 4096 bytes", lines[0]), out
+            m = re.fullmatch(r"ttyS1,115200n8 +sent (\d+), dropped (\d+), waiting \d+ of 4096 bytes, stalled",
+                             lines[1])
+            assert m and int(m.group(2)) > 0, out
+            assert len(lines) == 2
+        finally:
+            peer.close()
+            os.unlink(sock)
