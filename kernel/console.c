@@ -207,7 +207,8 @@ void console_init(void)
 
 /* The SPCR's port as Linux's acpi_parse_spcr() takes it: a 16550 or 16450
  * (interface types 0, 0x12, 1) at an I/O port or in memory (32-bit access:
- * mmio32), the baud rate by its code (0, "as is": 115200 here). 0, or -1
+ * mmio32), the baud rate by its code (0, "as is": 0 here, read from the
+ * divisor latch once the port answers). 0, or -1
  * with why. */
 static int spcr_console(const struct acpi_spcr *t, struct console_cfg *c, char *err, size_t len)
 {
@@ -227,7 +228,7 @@ static int spcr_console(const struct acpi_spcr *t, struct console_cfg *c, char *
 	else {
 		c->uart.iotype = t->space_id == 1 ? UART_IO : t->access_size == 3 ? UART_MMIO32 : UART_MMIO;
 		c->uart.base = t->address;
-		c->baud = t->baud_code ? spcr_baud[t->baud_code] : UART_BAUD_BASE;
+		c->baud = spcr_baud[t->baud_code];
 		strcpy(c->name, "uart");
 		for (int i = 0; i < 4; i++)
 			if (c->uart.iotype == UART_IO && c->uart.base == com_base[i])
@@ -265,8 +266,11 @@ void console_apply(void)
 	if (want_pci)	/* only then: finding them sizes every BAR, boot time */
 		npci = pci_serial_ports(pci_bases, PCI_PORTS);
 	for (int i = 0; i < ncons; i++) {
-		if (reachable(&cons[i], pci_bases, npci))
+		if (reachable(&cons[i], pci_bases, npci)) {
+			if (!cons[i].baud)	/* SPCR's "as is" */
+				cons[i].baud = uart_baud(&cons[i].uart);
 			cons[n++] = cons[i];
+		}
 		else
 			missing[nmissing++] = cons[i];
 	}

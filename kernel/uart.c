@@ -58,6 +58,16 @@ void uart_init(struct uart *u, uint32_t baud, uint8_t lcr)
 	out(u, MCR, 0x03);	/* DTR, RTS */
 }
 
+uint32_t uart_baud(struct uart *u)
+{
+	uint8_t lcr = in(u, LCR);
+
+	out(u, LCR, lcr | LCR_DLAB);
+	uint32_t div = in(u, DLL) | (uint32_t)in(u, DLM) << 8;
+	out(u, LCR, lcr);
+	return UART_BAUD_BASE / (div ? div : 1);
+}
+
 int uart_present(struct uart *u)
 {
 	out(u, SCR, 0x55);

@@ -27,6 +27,9 @@ struct uart {
  * control lcr (LCR bits: word length, parity), with FIFOs (PC16550D
  * datasheet, register set). */
 void uart_init(struct uart *u, uint32_t baud, uint8_t lcr);
+/* The baud rate u's divisor latch holds now (as firmware left it;
+ * UART_BAUD_BASE / divisor, a divisor of 0 read as 1). */
+uint32_t uart_baud(struct uart *u);
 /* 1 if a UART answers at u: its scratch register keeps 0x55 and 0xaa (an
  * empty bus reads 0xff or 0; Linux's 8250 autoconfig tests it so too). */
 int uart_present(struct uart *u);

@@ -210,6 +210,18 @@ def test_spcr_com2(tmp_path):
         assert re.match(r"linerate 0\.1\.0 \(", q.shell("version"))
 
 
+def test_spcr_baud_as_is(tmp_path):
+    """Baud code 0, "as is": the divisor latch as firmware left it; QEMU's
+    16550 resets to divisor 12, 9600 baud, which then stays programmed."""
+    with spcr_qemu(tmp_path, spcr(baud_code=0), com=2) as q:
+        q.expect(READY)
+        q.expect(PROMPT)
+        text = q.text()
+        assert console_lines(text) == ["console: ttyS1 0x2f8 9600 8N1 (from SPCR)"]
+        assert re.findall(r"serial_update_parameters (.*?)\r?$", text, re.M)[-1] == \
+            "baudrate=9600 parity='N' data=8 stop=1"
+
+
 def test_spcr_console_knob_wins(tmp_path):
     with spcr_qemu(tmp_path, spcr(), append="console=ttyS0,9600") as q:
         q.expect(READY)
