@@ -109,13 +109,14 @@ $(BUILD)/linerate-fault.elf: $(KOBJ) $(FAULT_OBJ) boot/kernel.ld $(NEWLIB) $(LWI
 	ld $(KLDFLAGS) -o $@ $(KOBJ) $(FAULT_OBJ) $(LWIP_LIB) --start-group $(SYSROOT)/lib/libc.a $(SYSROOT)/lib/libm.a --end-group
 
 # GRUB ISO for BIOS and UEFI, from CD or USB stick. Modules trimmed as in
-# docs/toolchain.md 3a; every part_* module is needed by GRUB-EFI.
-GRUB_MODS = normal multiboot2 iso9660 serial terminal all_video \
+# docs/toolchain.md 3a; every part_* module is needed by GRUB-EFI; configfile
+# gives grub.cfg its source command (serial.cfg).
+GRUB_MODS = normal configfile multiboot2 iso9660 serial terminal all_video \
 	$(shell ls /usr/lib/grub/x86_64-efi/ 2>/dev/null | sed -n 's/^\(part_.*\)\.mod$$/\1/p')
-$(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg
+$(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg boot/serial.cfg
 	rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
 	cp $(BUILD)/linerate.elf $(BUILD)/iso/boot/linerate.elf
-	cp boot/grub.cfg $(BUILD)/iso/boot/grub/grub.cfg
+	cp boot/grub.cfg boot/serial.cfg $(BUILD)/iso/boot/grub/
 	grub-mkrescue -o $@ --compress=xz --fonts= --locales= --themes= \
 		--install-modules="$(GRUB_MODS)" $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
@@ -126,12 +127,12 @@ $(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg
 # the image, and linerate/default.cfg; per-box linerate/mac-<MAC>.cfg files
 # are the lab's.
 NETBOOT := $(BUILD)/netboot
-netboot: $(BUILD)/linerate.elf boot/netboot/grub.cfg boot/netboot/default.cfg ## the TFTP/HTTP boot tree in build/netboot/ (seconds)
+netboot: $(BUILD)/linerate.elf boot/netboot/grub.cfg boot/serial.cfg boot/netboot/default.cfg ## the TFTP/HTTP boot tree in build/netboot/ (seconds)
 	rm -rf $(NETBOOT) && mkdir -p $(NETBOOT)/linerate
 	grub-mknetdir --net-directory=$(NETBOOT) --subdir=boot/grub -d /usr/lib/grub/i386-pc
 	grub-mknetdir --net-directory=$(NETBOOT) --subdir=boot/grub -d /usr/lib/grub/x86_64-efi
 	cp $(NETBOOT)/boot/grub/x86_64-efi/core.efi $(NETBOOT)/BOOTX64.EFI
-	cp boot/netboot/grub.cfg $(NETBOOT)/boot/grub/grub.cfg
+	cp boot/netboot/grub.cfg boot/serial.cfg $(NETBOOT)/boot/grub/
 	cp boot/netboot/default.cfg $(NETBOOT)/linerate/default.cfg
 	cp $(BUILD)/linerate.elf $(NETBOOT)/linerate/linerate.elf
 
