@@ -1,7 +1,9 @@
-/* The serial consoles, chosen by the console= knob (kernel/console.c). */
+/* The serial consoles, chosen by the console= knob (kernel/console.c);
+ * their output buffers (kernel/conout.c). */
 #ifndef CONSOLE_H
 #define CONSOLE_H
 #include <stddef.h>
+#include "kernel/uart.h"
 
 #define CONSOLE_MAX 4	/* console= words kept */
 #define CONSOLE_ALL -1	/* console_out's which: every console */
@@ -19,6 +21,9 @@ void console_apply(void);
 void console_report(void);
 /* The number of consoles in use, 1..CONSOLE_MAX; they are 0..n-1. */
 int console_count(void);
+/* Console i's UART, and its name as console= shows it ("ttyS1,57600n8"). */
+struct uart *console_uart(int i);
+void console_name(int i, char *buf, size_t len);
 /* Write n bytes to console which (or CONSOLE_ALL), "\n" as "\r\n", and
  * wait until each UART took them (a stalled one: not; dropped, counted). */
 void console_out(int which, const char *s, size_t n);

@@ -243,13 +243,19 @@ def test_spcr_malformed_keeps_com1(tmp_path, table, why):
         assert console_lines(q.text()) == [f"console: the ACPI SPCR table's port is not used: {why}", DEFAULT]
 
 
-def test_spcr_port_without_uart_keeps_com1(tmp_path):
-    """The SPCR names COM3, which q35 does not have."""
-    with spcr_qemu(tmp_path, spcr(address=0x3e8, baud_code=7), append="selftest=exit") as q:
+@pytest.mark.parametrize("table,port", [
+    (spcr(address=0x3e8, baud_code=7), "0x3e8 (ttyS2 io"),
+    (spcr(interface_type=0x12, space_id=0, access_size=3, address=0xfe000000), "0xfe000000 (uart mmio32"),
+    (spcr(space_id=0, access_size=1, address=0xfe000000), "0xfe000000 (uart mmio"),
+])
+def test_spcr_port_without_uart_keeps_com1(tmp_path, table, port):
+    """The SPCR names COM3, which q35 does not have, or a 16550 in memory
+    (dword access: mmio32, byte: mmio) where nothing is."""
+    with spcr_qemu(tmp_path, table, append="selftest=exit") as q:
         q.expect(READY)
         assert q.wait() == EXIT_OK
         assert console_lines(q.text()) == [
-            "console: no UART answers at 0x3e8 (ttyS2 io from SPCR; its scratch register does not keep a "
+            f"console: no UART answers at {port} from SPCR; its scratch register does not keep a "
             "byte): not used", DEFAULT]
 
 

@@ -1,0 +1,151 @@
+/*
+ * Console output: every console's bytes go through a ring of its own,
+ * filled by console_out (waiting for the UART) and console_queue (not) and
+ * emptied as its UART takes them (kernel/uart.c), so a slow or vanished
+ * line costs a core that forwards nothing but a copy.
+ */
+#include <stdio.h>
+#include "kernel/console.h"
+#include "kernel/cpu.h"
+#include "kernel/shell.h"
+#include "kernel/time.h"
+#include "kernel/uart.h"
+
+/* What each console has to send. One lock for all (several cores print),
+ * taken with interrupts off. */
+#define RING 4096	/* bytes; a power of two */
+struct con_tx {
+	char ring[RING];
+	uint32_t head, tail;	/* free-running: head - tail bytes wait */
+	uint64_t sent, dropped;	/* bytes */
+	uint64_t progress;	/* TSC when the UART last took a byte, or bytes came to an empty ring */
+	int stalled;		/* took nothing for STALL_MS: drop until it takes again */
+};
+#define STALL_MS 500	/* longer than a 16-byte FIFO takes at 1200 baud (133 ms) */
+static struct con_tx tx[CONSOLE_MAX];
+static volatile int tx_lock;
+
+static uint64_t lock(void)
+{
+	uint64_t flags = irq_save();
+	while (__atomic_exchange_n(&tx_lock, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+	return flags;
+}
+
+static void unlock(uint64_t flags)
+{
+	__atomic_store_n(&tx_lock, 0, __ATOMIC_RELEASE);
+	irq_restore(flags);
+}
+
+/* Send console i's waiting bytes while its UART takes them; with wait,
+ * wait for it. A UART that takes nothing for uart_tx_wait's bound (wait)
+ * or STALL_MS (not) is stalled: what waits is dropped (counted), and so is
+ * what a waiting writer sends, without waiting, until it takes again. */
+static void drain(int i, int wait)
+{
+	struct con_tx *t = &tx[i];
+	struct uart *u = console_uart(i);
+	uint64_t now = rdtsc();
+
+	while (t->head != t->tail) {
+		if (!uart_tx_ready(u)) {
+			int stuck = wait ? t->stalled || uart_tx_wait(u) != 0 : now - t->progress > tsc.hz / 1000 * STALL_MS;
+			if (stuck) {
+				t->stalled = 1;
+				t->dropped += t->head - t->tail;
+				t->tail = t->head;
+			}
+			if (stuck || !wait)
+				return;
+		}
+		t->stalled = 0;
+		t->progress = now;
+		uart_put(u, (uint8_t)t->ring[t->tail++ % RING]);
+		t->sent++;
+	}
+}
+
+static void put(int i, char c, int wait)
+{
+	struct con_tx *t = &tx[i];
+
+	if (t->head - t->tail == RING && wait)
+		drain(i, 1);
+	if (t->head == t->tail)
+		t->progress = rdtsc();
+	if (t->head - t->tail == RING)
+		t->dropped++;
+	else
+		t->ring[t->head++ % RING] = c;
+}
+
+/* s[0..n) to console which or all, "\n" as "\r\n" unless raw; with wait,
+ * until the UARTs took it. */
+static void send(int which, const char *s, size_t n, int raw, int wait)
+{
+	uint64_t flags = lock();
+
+	for (int i = which == CONSOLE_ALL ? 0 : which; i < (which == CONSOLE_ALL ? console_count() : which + 1); i++) {
+		for (size_t k = 0; k < n; k++) {
+			if (s[k] == '\n' && !raw)
+				put(i, '\r', wait);
+			put(i, s[k], wait);
+		}
+		if (wait)
+			drain(i, 1);
+	}
+	unlock(flags);
+}
+
+void console_out(int which, const char *s, size_t n)
+{
+	send(which, s, n, 0, 1);
+}
+
+void console_out_raw(int which, const char *s, size_t n)
+{
+	send(which, s, n, 1, 1);
+}
+
+void console_queue(const char *s, size_t n)
+{
+	send(CONSOLE_ALL, s, n, 0, 0);
+}
+
+int console_drain(void)
+{
+	uint64_t flags = lock();
+	int left = 0;
+
+	for (int i = 0; i < console_count(); i++) {
+		drain(i, 0);
+		left |= tx[i].head != tx[i].tail;
+	}
+	unlock(flags);
+	return left;
+}
+
+int console_getc(int which)
+{
+	return uart_getc(console_uart(which));
+}
+
+static int cmd_console(int argc, char **argv)
+{
+	(void)argv;
+	if (argc != 1) {
+		printf("usage: console (no arguments)\n");
+		return -1;
+	}
+	for (int i = 0; i < console_count(); i++) {
+		char buf[48];
+		console_name(i, buf, sizeof(buf));
+		printf("%-24s sent %lu, dropped %lu, waiting %u of %d bytes%s\n", buf, tx[i].sent, tx[i].dropped,
+		       tx[i].head - tx[i].tail, RING, tx[i].stalled ? ", stalled" : "");
+	}
+	return 0;
+}
+SHELL_CMD(console, "console", "console",
+	  "each console: bytes sent, dropped (buffer full or line stalled), waiting in its buffer", cmd_console);
