@@ -5,7 +5,7 @@
  * its page number). An AP wakes here in real mode at CS:IP = 0x0800:0000,
  * goes to protected mode on the trampoline's own GDT, turns on PAE, the
  * kernel's page tables (CR3, which identity-map low memory too), EFER.LME
- * and paging, far-jumps into 64-bit code, then loads the kernel's GDT,
+ * and NXE, paging and write protection, far-jumps into 64-bit code, then loads the kernel's GDT,
  * enables SSE as the BSP did and jumps to ap_params.entry (ap_main) with
  * ap_params.arg on its own stack. kernel/smp.c fills ap_params in the copy
  * before each STARTUP IPI and starts one AP at a time.
@@ -44,10 +44,10 @@ ap_prot:
 	movl %eax, %cr3
 	movl $0xc0000080, %ecx		/* IA32_EFER */
 	rdmsr
-	orl $(1 << 8), %eax		/* LME */
+	orl $(1 << 8) | (1 << 11), %eax	/* LME, NXE: the page tables use NX */
 	wrmsr
 	movl %cr0, %eax
-	orl $0x80000000, %eax		/* PG */
+	orl $0x80010000, %eax		/* PG, WP: text read-only to the kernel too */
 	movl %eax, %cr0
 	ljmpl $0x18, $ABS(ap_long)
 

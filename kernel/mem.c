@@ -4,17 +4,24 @@
 #include "kernel/knobs.h"
 #include "kernel/mem.h"
 #include "kernel/memmap.h"
+#include "kernel/smp.h"
 
 #define PTE_P 0x1ull
 #define PTE_W 0x2ull
 #define PTE_PWT 0x8ull
 #define PTE_PCD 0x10ull
 #define PTE_PS 0x80ull
+#define PTE_NX (1ull << 63)	/* with EFER.NXE (SDM vol. 3A 4.6.2) */
 #define PTE_ADDR 0x000ffffffffff000ull
 #define BIG_PAGE (2ull << 20)
 #define GIB (1ull << 30)
+#define MSR_EFER 0xc0000080
+#define EFER_NXE (1ull << 11)
+#define CR0_WP (1ull << 16)
+#define PTE_RAM (PTE_P | PTE_W | PTE_NX)
+#define PTE_MMIO (PTE_P | PTE_W | PTE_PCD | PTE_PWT | PTE_NX)
 
-extern char _kernel_start[], _kernel_end[];
+extern char _kernel_start[], _etext[], _erodata[], _kernel_end[];
 struct mem_info mem;
 static uint64_t *pml4;
 
@@ -87,9 +94,54 @@ static int is_ram(uint64_t addr, uint64_t len)
 	return 0;
 }
 
-void paging_init(void)
+/* Entry for the 4 KiB page at addr: a 2 MiB page there is first split
+ * into 512 with its attributes (PAT unused: PCD/PWT only). */
+static uint64_t *pte_of(uint64_t addr)
+{
+	uint64_t *pde = pde_of(addr);
+	if (!pde)
+		return 0;
+	if (*pde & PTE_PS) {
+		uint64_t *pt = table_alloc(), big = *pde & PTE_ADDR & ~(BIG_PAGE - 1);
+		if (!pt)
+			return 0;
+		for (int i = 0; i < 512; i++)
+			pt[i] = (big + (uint64_t)i * PAGE_SIZE) | (*pde & (PTE_P | PTE_W | PTE_PCD | PTE_PWT | PTE_NX));
+		*pde = (uint64_t)pt | PTE_P | PTE_W;
+	}
+	return (uint64_t *)(*pde & PTE_ADDR) + ((addr >> 12) & 511);
+}
+
+int mem_protect(uint64_t addr, uint64_t len, int prot)
+{
+	uint64_t flags = (prot & MEM_R ? PTE_P : 0) | (prot & MEM_W ? PTE_W : 0) | (prot & MEM_X ? 0 : PTE_NX);
+	for (uint64_t a = addr & ~(PAGE_SIZE - 1); a < addr + len; a += PAGE_SIZE) {
+		uint64_t *e = pte_of(a);
+		if (!e)
+			return -1;
+		*e = a | flags;
+		__asm__ volatile("invlpg (%0)" : : "r"(a) : "memory");
+	}
+	return 0;
+}
+
+/* W^X over the kernel image (boot/kernel.ld aligns its parts to pages):
+ * text read-only and executable, notes and rodata read-only, data and
+ * bss writable; everything else paging_init mapped no-execute. The AP
+ * trampoline stays executable until smp_start is done with it. */
+static int protect_kernel(void)
+{
+	uint64_t text = (uint64_t)_kernel_start, ro = (uint64_t)_etext, rw = (uint64_t)_erodata;
+	return mem_protect(text, ro - text, MEM_R | MEM_X) | mem_protect(ro, rw - ro, MEM_R) |
+	       mem_protect(rw, (uint64_t)_kernel_end - rw, MEM_R | MEM_W) |
+	       mem_protect(AP_TRAMPOLINE, PAGE_SIZE, MEM_R | MEM_W | MEM_X);
+}
+
+int paging_init(void)
 {
 	pml4 = table_alloc();
+	if (!pml4)
+		return -1;
 	uint64_t top = 0;
 	for (int i = 0; i < mem.nmap; i++)
 		if (is_ram(mem.map[i].base, mem.map[i].len) && mem.map[i].base + mem.map[i].len > top)
@@ -99,12 +151,12 @@ void paging_init(void)
 	top = (top + BIG_PAGE - 1) & ~(BIG_PAGE - 1);
 	/* Every 2 MiB page uncached, a page directory (1 GiB) at a time, then
 	 * the pages that hold RAM cached: the same map as is_ram() per page,
-	 * in a few thousand stores (boot time under TCG). */
+	 * in a few thousand stores (boot time under TCG). All no-execute. */
 	uint64_t *pd = 0;
 	for (uint64_t a = 0; a < top; a += BIG_PAGE) {
 		if (!(a & (GIB - 1)) && !(pd = pde_of(a)))
-			break;
-		pd[(a >> 21) & 511] = a | PTE_P | PTE_W | PTE_PS | PTE_PCD | PTE_PWT;
+			return -1;
+		pd[(a >> 21) & 511] = a | PTE_MMIO | PTE_PS;
 	}
 	for (int i = 0; i < mem.nmap; i++) {
 		const struct mem_region *r = &mem.map[i];
@@ -113,8 +165,13 @@ void paging_init(void)
 		for (uint64_t a = r->base & ~(BIG_PAGE - 1); a < r->base + r->len && a < top; a += BIG_PAGE)
 			*pde_of(a) &= ~(PTE_PCD | PTE_PWT);
 	}
+	if (protect_kernel())
+		return -1;
 	mem.mapped_top = top;
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 	write_cr3((uint64_t)pml4);
+	write_cr0(read_cr0() | CR0_WP);	/* supervisor writes obey R/W too (SDM vol. 3A 4.1.3) */
+	return 0;
 }
 
 int mmio_map(uint64_t phys, uint64_t len)
@@ -122,7 +179,7 @@ int mmio_map(uint64_t phys, uint64_t len)
 	uint64_t end = phys + len;
 	int changed = 0;
 	for (uint64_t a = phys & ~(BIG_PAGE - 1); a < end; a += BIG_PAGE) {
-		uint64_t *e = pde_of(a), mmio = a | PTE_P | PTE_W | PTE_PS | PTE_PCD | PTE_PWT;
+		uint64_t *e = pde_of(a), mmio = a | PTE_MMIO | PTE_PS;
 		if (!e)
 			return -1;
 		if (*e != mmio && (!(*e & PTE_P) || !is_ram(a, BIG_PAGE))) {

@@ -22,8 +22,19 @@ extern struct mem_info mem;
  * page allocator. Returns 0, or -1 when no usable memory is left. */
 int mem_init(const struct boot_info *bi);
 /* Replace the early map with the final identity map (2 MiB pages; RAM
- * write-back, holes uncached via PCD|PWT). Intel SDM vol. 3A 4.5. */
-void paging_init(void);
+ * write-back, holes uncached via PCD|PWT), W^X: all of it no-execute
+ * but the kernel's text, which is read-only (4 KiB pages over the kernel
+ * image); EFER.NXE and CR0.WP on. Intel SDM vol. 3A 4.5, 4.6. Returns 0,
+ * or -1 when page-table memory runs out. */
+int paging_init(void);
+/* Access to the 4 KiB pages over [addr, addr+len): MEM_R (present), MEM_W,
+ * MEM_X, or'ed; 0 unmaps them (a guard page). Write-back RAM only. This
+ * core's TLB is flushed for them; other cores must not hold them yet.
+ * Returns 0, or -1 when page-table memory runs out. */
+int mem_protect(uint64_t addr, uint64_t len, int prot);
+#define MEM_R 1
+#define MEM_W 2
+#define MEM_X 4
 /* Identity-map [phys, phys+len) uncached (for BARs outside the map).
  * Returns 0, or -1 when page-table memory runs out. */
 int mmio_map(uint64_t phys, uint64_t len);

@@ -123,6 +123,7 @@ static void __attribute__((noreturn)) ap_main(struct cpu *c)
 	irq_on();
 	while (!c->run)
 		safe_halt();
+	write_cr3(read_cr3());	/* drop the trampoline's executable TLB entry (smp_start) */
 	c->run();
 	for (;;)
 		safe_halt();
@@ -192,6 +193,7 @@ int smp_start(int want)
 		else if (nfailed < MAX_CPUS)
 			failed_ids[nfailed++] = id;
 	}
+	mem_protect(AP_TRAMPOLINE, PAGE_SIZE, MEM_R | MEM_W);	/* W^X from here: no more code there */
 	return ncpus;
 }
 

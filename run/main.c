@@ -159,7 +159,10 @@ void kernel_main(void)
 		       LINERATE_VERSION, boot_path_name(bi.path), bi.nregions);
 		qemu_exit(EXIT_FAIL);
 	}
-	paging_init();
+	if (paging_init()) {
+		printf("\nlinerate %s\nboot: no memory for the page tables; halting\n", LINERATE_VERSION);
+		qemu_exit(EXIT_FAIL);
+	}
 	heap_init();
 	phase_tsc[PH_MEMORY] = rdtsc();
 	int knob_errs = knobs_parse(bi.cmdline);
