@@ -13,7 +13,7 @@ PYTHON := /usr/bin/python3
 # -fbuiltin after -ffreestanding: memcpy/memcmp/memset of a few constant
 # bytes (MAC addresses, headers) become a few moves, not calls into newlib.
 KCFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -mno-red-zone -fno-pic -fno-pie \
-	-mcmodel=kernel -ffreestanding -fbuiltin -fno-stack-protector -fno-omit-frame-pointer \
+	-mcmodel=kernel -ffreestanding -fbuiltin -fstack-protector-strong -mstack-protector-guard=global -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -nostdinc -isystem $(SYSROOT)/include -isystem $(GCCINC) \
 	-I. -DGIT_DESCRIBE='"$(GIT_DESCRIBE)"' -Inet/lwip -I$(LWIP)/include -I$(CJSON)
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments \

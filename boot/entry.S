@@ -9,6 +9,7 @@
  */
 #include "boot/cpu64.h"
 #include "kernel/boot_info.h"
+#include "kernel/smp.h"
 
 #define MB2_MAGIC 0xe85250d6
 #define MB2_ARCH_I386 0
@@ -170,13 +171,15 @@ boot_info_addr:	.quad 0
 boot_magic:	.long 0
 boot_path:	.long 0
 
-/* GDT: null, 64-bit code (0x08), data (0x10). SDM vol. 3A 3.4.5. */
+/* GDT: null, 64-bit code (0x08), data (0x10), then each core's TSS
+ * descriptor (16 bytes, from 0x18; kernel/stacks.c). SDM vol. 3A 3.4.5. */
 	.balign 16
 	.global gdt64, gdt64_ptr
 gdt64:
 	.quad 0
 	.quad 0x00af9a000000ffff
 	.quad 0x00cf92000000ffff
+	.fill 2 * MAX_CPUS, 8, 0
 gdt64_end:
 	.balign 8
 gdt64_ptr:
@@ -207,6 +210,8 @@ early_pd:
 boot_info_efi:
 	.skip BOOT_INFO_SIZE
 	.balign 4096
+boot_stack_guard:	/* unmapped by kernel/stacks.c: an overflow faults here */
+	.skip 4096
 	.global boot_stack, boot_stack_top
 boot_stack:
 	.skip STACK_SIZE

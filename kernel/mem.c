@@ -125,6 +125,13 @@ int mem_protect(uint64_t addr, uint64_t len, int prot)
 	return 0;
 }
 
+const char *mem_kernel_part(uint64_t addr)
+{
+	if (addr < (uint64_t)_kernel_start || addr >= (uint64_t)_kernel_end)
+		return 0;
+	return addr < (uint64_t)_etext ? "kernel text" : addr < (uint64_t)_erodata ? "kernel rodata" : "kernel data";
+}
+
 /* W^X over the kernel image (boot/kernel.ld aligns its parts to pages):
  * text read-only and executable, notes and rodata read-only, data and
  * bss writable; everything else paging_init mapped no-execute. The AP

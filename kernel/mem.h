@@ -32,6 +32,9 @@ int paging_init(void);
  * core's TLB is flushed for them; other cores must not hold them yet.
  * Returns 0, or -1 when page-table memory runs out. */
 int mem_protect(uint64_t addr, uint64_t len, int prot);
+/* "kernel text", "kernel rodata" or "kernel data" (with bss) for an
+ * address in the kernel image, else NULL: for exception reports. */
+const char *mem_kernel_part(uint64_t addr);
 #define MEM_R 1
 #define MEM_W 2
 #define MEM_X 4

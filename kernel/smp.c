@@ -28,10 +28,10 @@
 #include "kernel/lapic.h"
 #include "kernel/mem.h"
 #include "kernel/smp.h"
+#include "kernel/stacks.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 
-#define AP_STACK_SIZE (64 * 1024)
 #define MSR_GS_BASE 0xc0000101
 #define SYNC_ROUNDS 32
 
@@ -115,6 +115,7 @@ static void tsc_sync_ap(void)
 static void __attribute__((noreturn)) ap_main(struct cpu *c)
 {
 	set_gs(c);
+	stacks_load(c);
 	idt_load();
 	lapic_init_ap();
 	c->started = 1;
@@ -150,11 +151,8 @@ static int start_ap(struct cpu *c)
 {
 	size_t len = (size_t)(ap_tramp_end - ap_tramp_start);
 	uint8_t *tramp = phys(AP_TRAMPOLINE);
-	uint8_t *stack = dma_alloc(AP_STACK_SIZE, 0);
-	if (!stack)
+	if (stacks_init(c))
 		return 0;
-	c->stack_lo = (uint64_t)stack;
-	c->stack_hi = (uint64_t)stack + AP_STACK_SIZE;
 	if (c->apic_id == dead_apicid)
 		memcpy(tramp, halt_forever, sizeof(halt_forever));
 	else
@@ -171,7 +169,7 @@ static int start_ap(struct cpu *c)
 		wait_started(c, sipi ? 100000 : 200);
 	}
 	if (!c->started) {
-		dma_free(stack, AP_STACK_SIZE);
+		stacks_free(c);
 		return 0;
 	}
 	c->tsc_skew = tsc_sync_bsp(&c->tsc_rtt);

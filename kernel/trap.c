@@ -7,7 +7,9 @@
 #include <string.h>
 #include "kernel/cpu.h"
 #include "kernel/lapic.h"
+#include "kernel/mem.h"
 #include "kernel/smp.h"
+#include "kernel/stacks.h"
 #include "kernel/trap.h"
 #include "kernel/console.h"
 
@@ -60,6 +62,11 @@ void idt_load(void)
 		sizeof(idt) - 1, (uint64_t)idt,
 	};
 	__asm__ volatile("lidt %0" : : "m"(ptr));
+}
+
+void idt_use_ist(int vec, int ist)
+{
+	idt[vec].ist = (uint8_t)ist;
 }
 
 void vector_set(int vec, irq_handler_t handler, void *arg, const char *name)
@@ -147,18 +154,75 @@ static void backtrace(uint64_t rbp, uint64_t rip)
 	}
 }
 
+/* A stack's guard page or a part of the kernel image, by name: 1, else 0. */
+static int address_name(uint64_t addr, char *buf, size_t len)
+{
+	const char *part = mem_kernel_part(addr);
+	if (stacks_guard_name(addr, buf, len))
+		return 1;
+	if (part)
+		snprintf(buf, len, "%s", part);
+	return part != 0;
+}
+
 static void exception(struct trapframe *tf)
 {
 	const char *name = tf->vector < 22 ? exc_names[tf->vector] : "reserved";
 	raw_printf("\n*** EXCEPTION %lu %s, error code %#lx, core %d\n", tf->vector, name, tf->error, cpu_id());
 	raw_printf("RIP 0x%016lx  CS %#lx  RFLAGS %#lx  RSP 0x%016lx  SS %#lx\n",
 		   tf->rip, tf->cs, tf->rflags, tf->rsp, tf->ss);
-	raw_printf("CR2 0x%016lx  CR3 0x%016lx\n", read_cr2(), read_cr3());
+	char what[48];
+	uint64_t cr2 = read_cr2();
+	int named = address_name(cr2, what, sizeof(what));
+	raw_printf("CR2 0x%016lx%s%s%s  CR3 0x%016lx\n", cr2, named ? " (" : "", named ? what : "", named ? ")" : "",
+		   read_cr3());
 	raw_printf("RAX 0x%016lx RBX 0x%016lx RCX 0x%016lx RDX 0x%016lx\n", tf->rax, tf->rbx, tf->rcx, tf->rdx);
 	raw_printf("RSI 0x%016lx RDI 0x%016lx RBP 0x%016lx R8  0x%016lx\n", tf->rsi, tf->rdi, tf->rbp, tf->r8);
 	raw_printf("R9  0x%016lx R10 0x%016lx R11 0x%016lx R12 0x%016lx\n", tf->r9, tf->r10, tf->r11, tf->r12);
 	raw_printf("R13 0x%016lx R14 0x%016lx R15 0x%016lx\n", tf->r13, tf->r14, tf->r15);
 	backtrace(tf->rbp, tf->rip);
+	raw_printf("halted\n");
+	qemu_exit(EXIT_FAIL);
+}
+
+/* The stack protector's canary (-mstack-protector-guard=global). */
+uintptr_t __stack_chk_guard;
+
+static int rdrand64(uint64_t *v)
+{
+	uint8_t ok;
+	__asm__ volatile("rdrand %0; setc %1" : "=r"(*v), "=qm"(ok));
+	return ok;
+}
+
+/* No canary of its own: it would be checked against the new value. */
+const char * __attribute__((no_stack_protector)) canary_init(void)
+{
+	uint32_t r[4];
+	uint64_t v = 0;
+	const char *from = "TSC";
+	cpuid(1, 0, r);
+	for (int try = 0; (r[2] >> 30 & 1) && try < 10 && !v; try++)	/* CPUID.1:ECX.RDRAND; SDM vol. 1 7.3.17.1 */
+		if (rdrand64(&v))
+			from = "RDRAND";
+	if (!v) {	/* the TSC's low bits at two points apart, through splitmix64's finalizer */
+		v = rdtsc();
+		cpuid(0, 0, r);
+		v = (v << 32 | (rdtsc() & 0xffffffff)) + 0x9e3779b97f4a7c15ull;
+		v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9ull;
+		v = (v ^ (v >> 27)) * 0x94d049bb133111ebull;
+		v ^= v >> 31;
+	}
+	__stack_chk_guard = v & ~0xffull;	/* a zero byte first: string copies stop at it */
+	return from;
+}
+
+/* Called by a function whose canary was overwritten, before it returns. */
+void __attribute__((noreturn)) __stack_chk_fail(void)
+{
+	uint64_t *frame = __builtin_frame_address(0), rip = frame[1];
+	raw_printf("\n*** STACK SMASHED: canary overwritten in the function at 0x%016lx, core %d\n", rip, cpu_id());
+	backtrace(frame[0], rip);
 	raw_printf("halted\n");
 	qemu_exit(EXIT_FAIL);
 }

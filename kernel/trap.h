@@ -25,6 +25,12 @@ typedef void (*irq_handler_t)(struct trapframe *tf, void *arg);
 void idt_init(void);
 /* Load the IDT idt_init filled on this core (the APs). */
 void idt_load(void);
+/* Run vector vec on stack ist (1-7) of the core's TSS (SDM vol. 3A 6.14.5). */
+void idt_use_ist(int vec, int ist);
+/* Draw the stack protector's canary (__stack_chk_guard): RDRAND when CPUID
+ * has it, else TSC readings mixed; before any function that checks it
+ * returns. Returns where it came from ("RDRAND" or "TSC"). */
+const char *canary_init(void);
 /* Claim a free vector for handler; returns the vector, or -1 if none is left. */
 int vector_alloc(irq_handler_t handler, void *arg, const char *name);
 /* Install a handler on a fixed vector. */

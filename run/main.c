@@ -19,6 +19,7 @@
 #include "kernel/memmap.h"
 #include "kernel/shell.h"
 #include "kernel/smp.h"
+#include "kernel/stacks.h"
 #include "kernel/time.h"
 #include "kernel/trap.h"
 #include "kernel/version.h"
@@ -144,9 +145,11 @@ static void run_selftest(void)
 	}
 }
 
-void kernel_main(void)
+/* No canary of its own: canary_init draws it here. */
+void __attribute__((no_stack_protector)) kernel_main(void)
 {
 	phase_tsc[PH_C] = rdtsc();
+	const char *canary = canary_init();
 	smp_init_bsp();
 	idt_init();
 	console_init();
@@ -164,6 +167,11 @@ void kernel_main(void)
 		qemu_exit(EXIT_FAIL);
 	}
 	heap_init();
+	if (stacks_init(&cpus[0])) {
+		printf("\nlinerate %s\nboot: no memory for the exception stacks; halting\n", LINERATE_VERSION);
+		qemu_exit(EXIT_FAIL);
+	}
+	stacks_load(&cpus[0]);
 	phase_tsc[PH_MEMORY] = rdtsc();
 	int knob_errs = knobs_parse(bi.cmdline);
 	phase_tsc[PH_CMDLINE] = rdtsc();
@@ -199,6 +207,8 @@ void kernel_main(void)
 	report_acpi();
 	printf("lapic: %#lx, timer %u Hz on vector %#x\n", lapic_base(), tick_hz, VEC_TIMER);
 	smp_report();
+	printf("protect: W^X (kernel text read-only, all else no-execute), CR0.WP, guard pages under every stack, "
+	       "#DF/NMI/#MC on their own stacks, stack canary from %s\n", canary);
 	report_boot_time();
 	pci_print();
 	irq_on();

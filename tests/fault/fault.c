@@ -11,6 +11,14 @@
  *   fault hold <port> [n]  take n buffers (default all free) out of the
  *                          port's RX pool, as a consumer that keeps them
  *   fault release          give every held buffer back
+ *
+ * and for the hardening of issue 31 (tests/qemu/test_harden.py), each of
+ * which must end in its report and QEMU exit status 35:
+ *   fault wtext            write to the kernel's text (read-only: #PF)
+ *   fault xheap            call a ret put in the heap (no-execute: #PF)
+ *   fault stack            recurse until this core's stack reaches its
+ *                          guard page (#DF on its own stack)
+ *   fault canary           overrun a local array over its frame's canary
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,16 +26,65 @@
 #include "drivers/net/e1000x/e1000x.h"
 #include "drivers/net/nic.h"
 #include "kernel/shell.h"
+#include "kernel/smp.h"
 
 #define HOLD_MAX 16384
 
 static struct pkt *held[HOLD_MAX];
 static int nheld;
 
+#define USAGE "fault txhang <port> | fault hold <port> [n] | fault release | fault wtext|xheap|stack|canary"
+
 static int usage(void)
 {
-	printf("usage: fault txhang <port> | fault hold <port> [n] | fault release\n");
+	printf("usage: " USAGE "\n");
 	return -1;
+}
+
+static int wtext(void)
+{
+	printf("fault: writing to the kernel text at %p\n", (void *)wtext);
+	*(volatile uint8_t *)wtext = 0xc3;
+	return 0;
+}
+
+static int xheap(void)
+{
+	uint8_t *code = malloc(16);
+	printf("fault: calling the heap at %p\n", (void *)code);
+	code[0] = 0xc3;	/* ret */
+	((void (*)(void))code)();
+	free(code);
+	return 0;
+}
+
+static int __attribute__((noinline)) recurse(int depth)
+{
+	volatile char pad[1024];
+	pad[0] = (char)depth;
+	return depth < (1 << 30) ? recurse(depth + 1) + pad[0] : 0;
+}
+
+static int stack(void)
+{
+	printf("fault: recursing, 1 KiB a call, into core %d's guard page\n", cpu_id());
+	return recurse(0);
+}
+
+static volatile size_t smash_len = 64;
+
+static void __attribute__((noinline)) smash(void)
+{
+	char buf[16];
+	memset(buf, 'A', smash_len);
+	__asm__ volatile("" : : "r"(buf) : "memory");
+}
+
+static int canary(void)
+{
+	printf("fault: writing %zu bytes into a 16-byte local array\n", smash_len);
+	smash();
+	return 0;
 }
 
 static int txhang(struct nic *nic)
@@ -55,6 +112,12 @@ static int hold(struct nic *nic, long n)
 
 static int cmd_fault(int argc, char **argv)
 {
+	static const struct { const char *name; int (*fn)(void); } harden[] = {
+		{ "wtext", wtext }, { "xheap", xheap }, { "stack", stack }, { "canary", canary },
+	};
+	for (size_t i = 0; argc == 2 && i < sizeof(harden) / sizeof(harden[0]); i++)
+		if (!strcmp(argv[1], harden[i].name))
+			return harden[i].fn();
 	if (argc == 2 && !strcmp(argv[1], "release")) {
 		printf("fault: released %d buffers\n", nheld);
 		pkt_free_bulk(held, nheld);
@@ -75,5 +138,6 @@ static int cmd_fault(int argc, char **argv)
 	}
 	return usage();
 }
-SHELL_CMD(fault, "fault", "fault txhang <port> | fault hold <port> [n] | fault release",
-	  "test image only: stop a port's TX unit, or hold/release RX pool buffers", cmd_fault);
+SHELL_CMD(fault, "fault", USAGE,
+	  "test image only: stop a port's TX unit, hold/release RX pool buffers, or break a protection "
+	  "(write text, run heap, overflow the stack, smash a canary)", cmd_fault);
