@@ -52,13 +52,78 @@ KNOB(mgmt, .name = "mgmt", .type = KNOB_FUNC, .parse = parse_mgmt, .show = show_
      .help = "management port: runs app mgmt (ping, HTTP /metrics, /, /config on port 80) at its ipN= "
 	     "address (A.B.C.D/LEN or dhcp), whatever app= says; default off");
 
+/* mgmt_allow=: the sources whose IPv4 frames reach lwIP on a management
+ * port; none listed (the default): every source. */
+#define ALLOW_MAX 16
+static struct allow {
+	uint32_t net, mask;
+	int len;
+} allow[ALLOW_MAX];
+static int nallow;
+
+/* mgmt_allow=any | A.B.C.D/LEN[,A.B.C.D/LEN...]: all or nothing is kept. */
+static int parse_allow(const char *v, char *err, size_t len)
+{
+	struct allow a[ALLOW_MAX];
+	int n = 0;
+	if (!strcmp(v, "any")) {
+		nallow = 0;
+		return 0;
+	}
+	for (const char *s = v;; s++) {
+		if (n == ALLOW_MAX) {
+			snprintf(err, len, "more than %d prefixes", ALLOW_MAX);
+			return -1;
+		}
+		const char *item = s;
+		if (ipv4_prefix_parse(&s, &a[n].net, &a[n].len) || (*s && *s != ',')) {
+			snprintf(err, len, "not a prefix A.B.C.D/LEN: '%.*s'", (int)strcspn(item, ","), item);
+			return -1;
+		}
+		a[n].mask = a[n].len ? ~0u << (32 - a[n].len) : 0;
+		if (a[n].net & ~a[n].mask) {
+			snprintf(err, len, "host bits set in prefix %d", n + 1);
+			return -1;
+		}
+		n++;
+		if (!*s)
+			break;
+	}
+	memcpy(allow, a, sizeof(a[0]) * (size_t)n);
+	nallow = n;
+	return 0;
+}
+
+static void show_allow(char *buf, size_t len)
+{
+	size_t at = 0;
+	char a[IPV4_STR_MAX];
+	snprintf(buf, len, "any");
+	for (int i = 0; i < nallow && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s/%d", i ? "," : "", ipv4_str(a, allow[i].net), allow[i].len);
+}
+
+KNOB(mgmt_allow, .name = "mgmt_allow", .type = KNOB_FUNC, .parse = parse_allow, .show = show_allow,
+     .accepted = "any, or up to 16 prefixes A.B.C.D/LEN (host bits zero) split by commas",
+     .help = "management port: only IPv4 frames from these sources reach lwIP (ping, HTTP), the rest are "
+	     "dropped as not_allowed (ARP and DHCP replies pass); default any (open)");
+
+/* 1 if src (host order) is in one of mgmt_allow='s prefixes, or none is given. */
+static int mgmt_allowed(uint32_t src)
+{
+	for (int i = 0; i < nallow; i++)
+		if ((src & allow[i].mask) == allow[i].net)
+			return 1;
+	return !nallow;
+}
+
 /* 1 if dport is the HTTP server's. */
 static int mgmt_ours(uint16_t dport)
 {
 	return dport == HTTP_PORT;
 }
 
-static const struct lwif_app mgmt_lwif = { .name = "mgmt", .ours = mgmt_ours };
+static const struct lwif_app mgmt_lwif = { .name = "mgmt", .ours = mgmt_ours, .allowed = mgmt_allowed };
 
 static int mgmt_init(void)
 {

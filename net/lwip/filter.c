@@ -7,7 +7,8 @@
  * app refuses (lwif_app.syn_full: rr's beyond rr_conns established
  * connections, half-open ones making way), and UDP to a port not the
  * app's (ICMP port unreachable, at most 100
- * per second per port, as the router's errors). On a port whose address
+ * per second per port, as the router's errors), IPv4 from a source the
+ * app does not allow (lwif_app.allowed: mgmt_allow=). On a port whose address
  * comes from DHCP (ipN=dhcp), DHCP replies go to lwIP's client whatever
  * their destination (the offered address or broadcast, RFC 2131 4.1).
  */
@@ -148,6 +149,8 @@ int lwif_filter(struct nic *nic, struct pkt *p)
 		return drop(nic, p, why[c]);
 	if (dhcp_reply(nic->port, ip))
 		return LWIF_udp;
+	if (app->allowed && !app->allowed(ntoh32(ip->saddr)))
+		return drop(nic, p, LWIF_not_allowed);
 	uint32_t dst = ntoh32(ip->daddr);
 	uint32_t our = ifaddrs[nic->port].v4.addr;
 	uint32_t host = ifaddrs[nic->port].v4.len >= 32 ? 0 : ~0u >> ifaddrs[nic->port].v4.len;

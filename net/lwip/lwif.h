@@ -22,7 +22,7 @@
 #define LWIF_DROPS(X) \
 	X(not_ipv4) X(too_short) X(bad_version) X(bad_ihl) X(bad_totlen) X(bad_csum) \
 	X(not_ours) X(bad_proto) X(udp_closed_port) X(tcp_bad_option) X(syn_over_limit) \
-	X(no_pbuf) X(frag_too_long)
+	X(no_pbuf) X(frag_too_long) X(not_allowed)
 /* Events of a port's netif that are not received frames. */
 #define LWIF_EVENTS(X) \
 	X(rx_bytes) X(tx_bytes) X(tcp_out_of_window) X(tcp_rst_received) X(icmp_unreach_sent) \
@@ -61,6 +61,10 @@ struct lwif_app {
 	/* May be NULL. 1 if a SYN to one of the app's ports on port must be
 	 * dropped now (syn_over_limit); the app counts its own refusal. */
 	int (*syn_full)(int port);
+	/* May be NULL (every source). 1 if IPv4 frames from src (host order)
+	 * may reach lwIP; the others are dropped (not_allowed). ARP, and DHCP
+	 * replies on a port that asks for its address, are not asked. */
+	int (*allowed)(uint32_t src);
 };
 
 /* lwIP's memory that the apps size: TCP PCBs (connections, half-open,
@@ -120,8 +124,8 @@ int lwif_filter(struct nic *nic, struct pkt *p);
 int lwif_netif_input(struct nic *nic, struct pkt *p, int cls);
 /* The common frame in one pass: IPv4 without options whose header and L4
  * checksums the NIC verified, to the port's own address from a unicast
- * source, not a fragment, carrying TCP without options or SYN, or UDP to one
- * of the app's ports: lwif_filter's checks and lwif_netif_input's for such
+ * source the app allows, not a fragment, carrying TCP without options or SYN,
+ * or UDP to one of the app's ports: lwif_filter's checks and lwif_netif_input's for such
  * a frame, then lwIP's tcp_input/udp_input. Returns the LWIF_STACK class it
  * was handed to lwIP as (LWIF_tcp, LWIF_udp), or -1, the frame untouched,
  * for every other one (lwif_filter and lwif_netif_input take it). */

@@ -504,7 +504,8 @@ int lwif_fast_input(struct nic *nic, struct pkt *k)
 	if (tot < IP_HLEN + UDP_HLEN || tot > k->len - SIZEOF_ETH_HDR ||
 	    (IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF)) || ip->dest.addr != our || !our ||
 	    our != lwip_htonl(ifaddrs[nic->port].v4.addr) || src - 1 >= 0xfffffffeu ||
-	    (src & PP_HTONL(0xf0000000UL)) == PP_HTONL(0xe0000000UL) || (src == bcast && src != our))
+	    (src & PP_HTONL(0xf0000000UL)) == PP_HTONL(0xe0000000UL) || (src == bcast && src != our) ||
+	    (rp->app->allowed && !rp->app->allowed(lwip_ntohl(src))))
 		return -1;
 	const u8_t *l4 = (const u8_t *)ip + IP_HLEN;
 	int cls;

@@ -122,6 +122,10 @@ KNOBS = r"\(accepted: (\S+= )*selftest=( \S+=)*\)"
         r"cmdline: unknown knob 'interruptthrottlerate'; did you mean InterruptThrottleRate\? " + KNOBS,
         r"cmdline: bad value '2x' for stats= \(accepted: 0-3600\)",
         r"cmdline: 2 words refused \(interruptthrottlerate stats\): defaults kept \(messages above\)"]),
+    ("mgmt_allow=10.5.0.1/24,10.0.0.0/8", [
+        r"cmdline: bad value '10.5.0.1/24,10.0.0.0/8' for mgmt_allow= \(host bits set in prefix 1; accepted: any, "
+        r"or up to 16 prefixes A.B.C.D/LEN \(host bits zero\) split by commas\)",
+        r"cmdline: 1 word refused \(mgmt_allow\): defaults kept \(messages above\)"]),
 ])
 def test_malformed_cmdline_reported(line, errors):
     with Qemu(boot="kernel", append=line) as q:

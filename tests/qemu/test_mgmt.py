@@ -35,13 +35,13 @@ def sh(*cmd, ns=NS, timeout=60, check=True):
 
 
 @contextlib.contextmanager
-def mgmt_box(ip2=f"{GUEST}/24"):
-    """fwd on port0/port1, mgmt=port2 ip2=ip2 over the tap, whose peer
-    namespace holds PEER."""
+def mgmt_box(ip2=f"{GUEST}/24", extra=""):
+    """fwd on port0/port1, mgmt=port2 ip2=ip2 (and the knobs in extra) over
+    the tap, whose peer namespace holds PEER."""
     netns.tap_add(TAP)
     q = Qemu(boot="kernel", mem="256M",
              nics=["e1000e:netdev=stream", "e1000e:netdev=stream", f"e1000e:netdev=tap,ifname={TAP}"],
-             append=f"app=fwd mgmt=port2 ip2={ip2} stats=0")
+             append=f"app=fwd mgmt=port2 ip2={ip2} stats=0 {extra}")
     try:
         q.expect(r"apps: port0=fwd port1=fwd port2=mgmt", 90)
         q.expect("linerate> ", 30)
@@ -243,6 +243,33 @@ def test_udp_to_a_port_of_no_service(box):
     assert stack["udp"] == stack0["udp"]
     page = get("/metrics")
     assert metric(page, "linerate_mgmt_events_total", port="port2", event="icmp_unreach_sent") == 3
+
+
+def test_mgmt_allow_drops_sources_outside_the_prefixes():
+    """mgmt_allow=10.5.0.0/25,198.51.100.0/24: PEER (10.5.0.2) is inside and
+    is answered; a second address of the namespace (10.5.0.200) is outside
+    and is not: its three pings and its one SYN to HTTP are dropped before
+    lwIP as not_allowed, exactly 4, and none of them reaches lwIP."""
+    outside = "10.5.0.200"
+    with mgmt_box(extra="mgmt_allow=10.5.0.0/25,198.51.100.0/24") as q:
+        sh("ip", "addr", "add", f"{outside}/24", "dev", TAP)
+        assert "linerate_mgmt_dropped_total" in get("/metrics")
+        sh("ping", "-c", "2", "-W", "2", GUEST)
+        q.send("show config\r")
+        q.expect(r"mgmt_allow=10\.5\.0\.0/25,198\.51\.100\.0/24 ", 30)
+        _, _, stack0, drop0 = mgmt_counts(q)
+        assert drop0["not_allowed"] == 0
+        out = sh("ping", "-c", "3", "-W", "1", "-I", outside, GUEST, check=False)
+        assert " 0 received" in out, out
+        # One SYN to HTTP: the connect gives up before Linux's first retransmission (1 s).
+        out = sh("/usr/bin/python3", "-c", "import socket; s = socket.socket(); "
+                 f"s.bind(('{outside}', 0)); s.settimeout(0.5); print(s.connect_ex(('{GUEST}', 80)))")
+        assert out.strip() != "0", out
+        _, _, stack, drop = wait_counts(q, lambda c: c[3]["not_allowed"] >= 4)
+        assert drop["not_allowed"] == 4, drop
+        assert {k: stack[k] - stack0[k] for k in ("icmp", "udp", "tcp", "fragment")} == \
+            {"icmp": 0, "udp": 0, "tcp": 0, "fragment": 0}
+        assert "linerate_mgmt_dropped_total" in get("/metrics")
 
 
 def test_connection_floods(box):

@@ -420,7 +420,7 @@ def test_everything_accounted(g):
     stack = sum(c[k] for k in ("arp", "icmp", "udp", "tcp", "fragment"))
     drops = sum(c[k] for k in ("not_ipv4", "too_short", "bad_version", "bad_ihl", "bad_totlen",
                                "bad_csum", "not_ours", "bad_proto", "udp_closed_port",
-                               "tcp_bad_option", "syn_over_limit", "no_pbuf", "frag_too_long"))
+                               "tcp_bad_option", "syn_over_limit", "no_pbuf", "frag_too_long", "not_allowed"))
     assert c["rx"] == stack + drops, c
 
 
