@@ -5,7 +5,8 @@ build/linerate-fault.elf (tests/fault/fault.c):
   wtext   a write to the kernel's text: #PF, error code 0x3 (present, write)
   xheap   a call into the heap: #PF, error code 0x11 (present, fetch)
   stack   recursion through core 0's stack into its guard page: #DF on
-          its own stack, CR2 named `stack guard of core 0`
+          its own stack, CR2 named `stack guard of core 0`; `stack 1` the
+          same on core 1, from an interrupt handler there
   canary  an overrun of a local array: __stack_chk_fail's report
 docs/hardening.md describes each protection."""
 import os
@@ -55,11 +56,14 @@ def test_call_into_heap_is_a_fetch_page_fault():
     assert hexes(text, "RIP") == target and hexes(text, "CR2") == target
 
 
-def test_stack_overflow_is_a_double_fault_in_the_guard_page():
-    text = fault("stack")
-    assert "fault: recursing, 1 KiB a call, into core 0's guard page" in text
-    assert "*** EXCEPTION 8 #DF double fault, error code 0, core 0\r\n" in text
-    assert re.search(r"CR2 0x[0-9a-f]{16} \(stack guard of core 0\)  CR3 ", text), text
+@pytest.mark.parametrize("cmd,core", [("stack", 0), ("stack 1", 1)])
+def test_stack_overflow_is_a_double_fault_in_the_guard_page(cmd, core):
+    """On the shell's core, and on core 1 from the handler of an IPI sent to it."""
+    text = fault(cmd)
+    assert "fault: recursing, 1 KiB a call, into core %d's guard page" % core in text
+    assert "*** EXCEPTION 8 #DF double fault, error code 0, core %d\r\n" % core in text
+    assert re.search(r"CR2 0x[0-9a-f]{16} \(stack guard of core %d\)  CR3 " % core, text), text
+    assert "did not fault" not in text
     frames = re.findall(r"^  0x[0-9a-f]{16}\r?$", text.split("backtrace")[1], re.M)
     assert len(frames) == 17, text    # the report's bound: the fault's RIP and 16 frames
 
