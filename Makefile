@@ -49,7 +49,7 @@ LWIP_INLINE := --param max-inline-insns-single=2000 --param max-inline-insns-aut
 LWIP_CFLAGS := $(filter-out -O2 -Werror -fno-omit-frame-pointer,$(KCFLAGS)) -O3 -fomit-frame-pointer $(LWIP_INLINE) \
 	-fno-strict-aliasing -flto
 
-.PHONY: all deps run shell test unit qemu-test host-test bench plot clean reliability insncount netboot \
+.PHONY: all deps run shell test unit qemu-test host-test bench plot clean reliability soak insncount netboot \
 	docs docs-check help
 all: $(BUILD)/linerate.elf $(BUILD)/linerate-fault.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen $(BUILD)/rrclient ## every image and the host tools (~2 min)
 
@@ -193,6 +193,11 @@ host-test: $(BUILD)/linerate.elf $(BUILD)/trafgen $(BUILD)/rrclient ## pytest te
 	$(PYTHON) -m pytest -q tests/host
 
 # Fuzzing (FUZZ_SECONDS per harness) and the malformed-frame battery, one table.
+# An hour under fire (issue 31; tests/qemu/test_soak.py, whose 60 s run is in qemu-test).
+SOAK_SECONDS ?= 3600
+soak: all ## L2 forwarding beside /metrics scraped every second, links flapped, knobs set, a port reset (SOAK_SECONDS, default 3600)
+	SOAK_SECONDS=$(SOAK_SECONDS) $(PYTHON) -m pytest -q -s tests/qemu/test_soak.py
+
 reliability: deps all fuzz-build ## fuzz every harness FUZZ_SECONDS, then the malformed-frame battery
 	$(PYTHON) tools/reliability.py $(FUZZ_HARNESSES)
 
