@@ -5,10 +5,11 @@
  * its page number). An AP wakes here in real mode at CS:IP = 0x0800:0000,
  * goes to protected mode on the trampoline's own GDT, turns on PAE, the
  * kernel's page tables (CR3, which identity-map low memory too), EFER.LME
- * and NXE, paging and write protection, far-jumps into 64-bit code, then loads the kernel's GDT,
- * enables SSE as the BSP did and jumps to ap_params.entry (ap_main) with
- * ap_params.arg on its own stack. kernel/smp.c fills ap_params in the copy
- * before each STARTUP IPI and starts one AP at a time.
+ * and NXE, paging and write protection (CR0.PG, WP), far-jumps into 64-bit
+ * code, then loads the kernel's GDT, enables SSE as the BSP did and jumps
+ * to ap_params.entry (ap_main) with ap_params.arg on its own stack.
+ * kernel/smp.c fills ap_params in the copy before each STARTUP IPI and
+ * starts one AP at a time.
  */
 #include "boot/cpu64.h"
 #include "kernel/smp.h"

@@ -18,7 +18,6 @@
 #define MSR_EFER 0xc0000080
 #define EFER_NXE (1ull << 11)
 #define CR0_WP (1ull << 16)
-#define PTE_RAM (PTE_P | PTE_W | PTE_NX)
 #define PTE_MMIO (PTE_P | PTE_W | PTE_PCD | PTE_PWT | PTE_NX)
 
 extern char _kernel_start[], _etext[], _erodata[], _kernel_end[];
@@ -99,8 +98,8 @@ static int is_ram(uint64_t addr, uint64_t len)
 static uint64_t *pte_of(uint64_t addr)
 {
 	uint64_t *pde = pde_of(addr);
-	if (!pde)
-		return 0;
+	if (!pde || !(*pde & PTE_P))
+		return 0;	/* outside the identity map */
 	if (*pde & PTE_PS) {
 		uint64_t *pt = table_alloc(), big = *pde & PTE_ADDR & ~(BIG_PAGE - 1);
 		if (!pt)
