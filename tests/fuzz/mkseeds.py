@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import struct
+import subprocess
 
 from scapy.all import ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, Raw, raw, rdpcap
 
@@ -229,6 +230,24 @@ def netperf_messages(captures):
     return msgs
 
 
+BPF_FILTERS = ("udp port 319", "ip6", "vlan and udp port 319", "arp", "ip[6:2] & 0x1fff != 0",
+               "udp[2:2] % 10 = 9", "len > 60 and not tcp")
+
+
+def bpf_programs(frames):
+    """fuzz_bpf's inputs: tcpdump -dd and -ddd text (mode 0), and the same
+    programs as raw instructions (mode 1), each before a test frame."""
+    out = []
+    for i, expr in enumerate(BPF_FILTERS):
+        f = frames[i % len(frames)]
+        dd = subprocess.run(["tcpdump", "-y", "EN10MB", "-dd", expr], capture_output=True, check=True).stdout
+        ddd = subprocess.run(["tcpdump", "-y", "EN10MB", "-ddd", expr], capture_output=True, check=True).stdout
+        insns = [tuple(int(x, 0) for x in re.findall(r"0x[0-9a-f]+|\d+", line)) for line in dd.decode().splitlines()]
+        out += [b"\0" + dd + b"\0" + f, b"\2" + ddd + b"\0" + f,
+                bytes([1, len(insns) - 1]) + b"".join(struct.pack("<HBBI", *i) for i in insns) + f]
+    return out
+
+
 def write(name, seeds):
     d = os.path.join(SEEDS, name)
     shutil.rmtree(d, ignore_errors=True)
@@ -265,6 +284,7 @@ def main():
     write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp])
     write("acpi", acpi_tables())
     write("netperf", netperf_messages(a.captures))
+    write("bpf", bpf_programs(test_frames()))
     write("shell", [s.encode() for s in (
         "help\r", "set InterruptThrottleRate 4\rshow config\r", "ethtool -S port0\r",
         "stats\x1b[A\x1b[D\x7f\r", "fwd\x01\x05\x15x\r\n", "set stats 5" + " " * 120 + "extra\r",
