@@ -17,6 +17,7 @@ static struct lineedit le[CONSOLE_MAX];	/* each console's line being typed */
 static int started;	/* the first prompt is out: messages go around it */
 static int shown;	/* the prompt lines (and what is typed) are on screen */
 static int redraw_in;	/* polls until the prompt is printed again, 0: none due */
+static int held;	/* shell_prompt_hold: no prompt between messages */
 
 /* The line editor's echo, to the console it reads (ctx: its index). */
 static void le_out(const char *s, size_t n, void *ctx)
@@ -95,14 +96,17 @@ static void run_line(int i)
 		shell_run(le[i].line);
 	fflush(stdout);
 	reply_to = CONSOLE_ALL;
-	console_out_raw(i, PROMPT, strlen(PROMPT));
+	if (held)
+		shown = 0;
+	else
+		console_out_raw(i, PROMPT, strlen(PROMPT));
 }
 
 void shell_poll(void)
 {
 	int queued = console_drain();
 
-	if (redraw_in && !--redraw_in) {
+	if (redraw_in && !held && !--redraw_in) {
 		if (queued)
 			redraw_in = 1;	/* the message is still going out: the prompt after it */
 		else
@@ -162,6 +166,13 @@ static int cmd_help(int argc, char **argv)
 		help_line(c);
 	return 0;
 }
+void shell_prompt_hold(int hold)
+{
+	held = hold;
+	if (!hold && !shown)
+		redraw_in = 1;
+}
+
 SHELL_CMD(help, "help", "help [command]", "list commands, or one command's forms", cmd_help);
 
 static int cmd_quit(int argc, char **argv)

@@ -29,6 +29,11 @@ void shell_poll(void);
  * place (CR, VT100 erase line) and the prompt and the half-typed line are
  * printed again after it, the cursor where it was. */
 void console_write(const char *s, size_t n);
+/* hold 1: the prompt stays away, also after the command that holds it, so
+ * that a long output (the console's capture) is one stream without prompts
+ * or VT100 erasures in it; typing brings it back. hold 0: it comes back at
+ * the next poll. Core 0. */
+void shell_prompt_hold(int hold);
 /* Run one command line (also used by tests through selftest knobs). */
 int shell_run(char *line);
 #endif

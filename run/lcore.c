@@ -16,6 +16,7 @@
 #include "drivers/net/napi_poll.h"
 #include "drivers/net/nic.h"
 #include "kernel/cpu.h"
+#include "run/capturecmd.h"
 #include "run/lcore.h"
 #include "kernel/shell.h"
 #include "run/stats.h"
@@ -215,6 +216,7 @@ void lcore_run(void)
 				if (nics[i]->other_pending)
 					nics[i]->ops->watchdog(nics[i]);
 			shell_poll();
+			capture_console_poll();
 			housekeeping(&next_hk);
 			next_shell = now + ms;
 			now = rdtsc();

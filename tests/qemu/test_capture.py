@@ -1,0 +1,132 @@
+"""Packet capture (issue 28) in QEMU: two e1000e ports forwarding to each
+other at L2 (app=fwd pairs=0-1); the console's `capture` of port1 sees
+the frames sent into port0 as port1's TX and those sent into port1 as its
+RX. Its text2pcap dump becomes a pcapng that tshark reads without a warning,
+whose frames equal those sent, byte for byte, with their directions; a
+filter from tcpdump -ddd keeps exactly the frames it names; summary lines
+read like tcpdump -q -n's."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+sys.path.insert(0, os.path.dirname(__file__))
+from netio import StreamPort, frame  # noqa: E402
+from qemurun import Qemu  # noqa: E402
+
+PROMPT = "linerate> "
+DONE = r"capture: port1: (\d+) frames printed; seen (\d+), filtered (\d+), kept (\d+), dropped (\d+) \(ring full\)\r?\n"
+
+
+@pytest.fixture
+def box():
+    q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2,
+             append="stats=0 promisc=1 app=fwd pairs=0-1")
+    try:
+        q.expect(r"port1: link up", 90)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        p = [StreamPort(q.nic_sock(i)) for i in (0, 1)]
+        yield q, p
+        for s in p:
+            s.close()
+    finally:
+        q.stop()
+
+
+def forward(p, into, frames):
+    """Send frames into port `into`; return what came out of the other port."""
+    p[into].send(frames)
+    got = p[1 - into].recv(len(frames), timeout=30)
+    assert got == frames
+    return got
+
+
+def start(q, line):
+    """Start a console capture; the prompt stays away until it ends."""
+    q.send(line + "\r")
+    q.expect(re.escape(line) + r"\r\n", 30)
+
+
+def finish(q, n):
+    """The text the capture printed until its count line; the counts."""
+    m = q.expect(r"(?s)(.*?)" + DONE, 60)
+    q.expect(PROMPT, 30)
+    text = m.group(1).decode().replace("\r\n", "\n")
+    counts = [int(x) for x in m.groups()[1:]]
+    assert counts[0] == n
+    return text, counts
+
+
+def tshark(path, *fields):
+    out = subprocess.run(["tshark", "-r", path, "-T", "fields"] + [a for f in fields for a in ("-e", f)],
+                         capture_output=True, text=True, timeout=60)
+    # tshark run as root (the tests' user) says so on stderr: not a warning about the file
+    warnings = [w for w in out.stderr.splitlines() if not w.startswith("Running as user")]
+    assert out.returncode == 0 and warnings == [], out.stderr
+    return [line.split("\t") for line in out.stdout.splitlines()]
+
+
+def test_console_text2pcap(box, tmp_path):
+    """6 frames: 3 forwarded out of port1 (tx), then 3 into it (rx)."""
+    q, p = box
+    start(q, "capture port1 count 6")
+    tx = [frame(60 + 10 * i, seq=i, dst=b"\x02\x00\x00\x00\x00\xaa") for i in range(3)]
+    rx = [frame(1514 - i, seq=100 + i, dst=b"\x02\x00\x00\x00\x00\xbb") for i in range(3)]
+    forward(p, 0, tx)
+    forward(p, 1, rx)
+    text, (printed, seen, filtered, kept, dropped) = finish(q, 6)
+    assert (filtered, dropped) == (0, 0) and seen == kept >= 6
+    dump = tmp_path / "dump.txt"
+    dump.write_text(text)
+    pcap = str(tmp_path / "dump.pcapng")
+    r = subprocess.run(["text2pcap", "-q", "-D", "-t", "ISO", str(dump), pcap], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    rows = tshark(pcap, "frame.packet_flags_direction", "frame.len", "frame.time_epoch")
+    assert [(int(d, 16), int(n)) for d, n, _ in rows] == [(2, len(f)) for f in tx] + [(1, len(f)) for f in rx]
+    times = [float(t) for _, _, t in rows]
+    assert times == sorted(times)
+    from scapy.all import rdpcap
+    assert [bytes(f) for f in rdpcap(pcap)] == tx + rx
+
+
+def test_console_filter_and_summary(box):
+    """`tcpdump -ddd 'ether[14:4] = 101'` as one word keeps only that frame
+    of the five sent into port1; summary lines after it."""
+    q, p = box
+    prog = subprocess.run(["tcpdump", "-y", "EN10MB", "-ddd", "ether[14:4] = 101"], capture_output=True,
+                          text=True, check=True).stdout
+    word = prog.strip().replace("\n", ",").replace(" ", ",")
+    start(q, "capture port1 count 1 dir rx filter " + word)
+    forward(p, 1, [frame(64, seq=100 + i) for i in range(5)])
+    text, (printed, seen, filtered, kept, dropped) = finish(q, 1)
+    assert (seen, filtered, kept, dropped) == (5, 4, 1, 0)
+    assert re.search(r"^000010 00 65 65 66", text, re.M), text
+
+    start(q, "capture port1 count 2 summary")
+    udp = bytes.fromhex("020000000002020000000001" "0800" "4500002400010000401100000a0100020a020002"
+                        "04d2162e001000000000000000000000" + "00" * 10)  # 60 bytes: no padding on the way
+    forward(p, 0, [udp])
+    forward(p, 1, [udp])
+    text, _ = finish(q, 2)
+    lines = text.strip().splitlines()
+    want = "IP 10.1.0.2.1234 > 10.2.0.2.5678: UDP, length 8"
+    assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{9} port1 tx " + re.escape(want), lines[0]), lines
+    assert re.fullmatch(r"\d\d:\d\d:\d\d\.\d{9} port1 rx " + re.escape(want), lines[1]), lines
+
+
+def test_console_refusals(box):
+    """Bad options and a second capture are refused with the reason."""
+    q, _ = box
+    assert "snaplen 1..2048" in q.shell("capture port1 snaplen 0")
+    assert "usage: capture <port>" in q.shell("capture port9")
+    assert "jump past the end" in q.shell("capture port1 filter 21,1,0,0,6,0,0,0")
+    assert "expected tcpdump -dd" in q.shell("capture port1 filter 6,0,0")
+    start(q, "capture port1 count 1")
+    q.send("capture port0\r")
+    q.expect(r"capture: port0: a capture of port1 runs already", 30)
+    q.send("capture stop\r")
+    text, counts = finish(q, 0)
