@@ -132,8 +132,8 @@ static int parse_opts(int argc, char **argv, struct capture_req *req)
 				return -1;
 			continue;
 		}
-		if (!strcmp(k, "dir") && (!strcmp(val, "rx") || !strcmp(val, "tx") || !strcmp(val, "both")))
-			req->dir = val[0] == 'r' ? CAPTURE_RX : val[0] == 't' ? CAPTURE_TX : CAPTURE_RX | CAPTURE_TX;
+		if (!strcmp(k, "dir") && capture_dir_parse(val))
+			req->dir = capture_dir_parse(val);
 		else if (!strcmp(k, "count") && !parse_u64(val, &v) && v >= 1)
 			con.left = v;
 		else if (!strcmp(k, "snaplen") && !parse_u64(val, &v) && v >= 1 && v <= CAPTURE_SNAPLEN_MAX)

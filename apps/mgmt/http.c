@@ -21,14 +21,17 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/mgmt/mgmt.h"
+#include "drivers/net/capture.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/sys.h"
 #include "lwip/tcp.h"
 #include "net/lwip/lwif.h"
+#include "net/pcapng.h"
 
 #define OUT_MAX (256 * 1024)	/* the largest page: /metrics of 8 ports of 8 queues */
 #define HEAD_ROOM 256		/* in front of the page: the status line and headers */
+#define STREAM_MAX (32 * 1024)	/* /capture's blocks between two writes */
 
 uint64_t mgmt_http[HTTP_N];
 #define HTTP_NAME(name) #name,
@@ -39,8 +42,10 @@ const char *const mgmt_http_names[HTTP_N] = { HTTP_COUNTERS(HTTP_NAME) };
  * waiting for its turn (the server makes it wait: no time-out), its answer
  * being written (one at a time), then written and waiting for the peer's
  * ACK of all of it before the close. Reset if the peer acknowledges nothing
- * for 4 * HTTP_IDLE_MS while its answer is written or waits for the ACK. */
-enum { C_FREE, C_READING, C_READY, C_SENDING, C_DRAINING };
+ * for 4 * HTTP_IDLE_MS while its answer is written or waits for the ACK.
+ * A GET /capture is not an answer of the one-at-a-time kind: it streams
+ * (C_STREAM, one at a time of its own) beside the other answers. */
+enum { C_FREE, C_READING, C_READY, C_SENDING, C_DRAINING, C_STREAM };
 struct hconn {
 	int state;
 	struct tcp_pcb *pcb;
@@ -57,11 +62,23 @@ static char *out_start;
 static size_t out_len, out_off;
 static size_t out_head;	/* ... of which the status line and header */
 static struct hconn *sending;
+/* The /capture stream: its connection, blocks not yet written, whether
+ * the capture goes on, and when it last wrote or had nothing to write. */
+static struct hconn *streaming;
+static uint8_t stream_buf[STREAM_MAX];
+static struct pcapng_buf sb = { stream_buf, STREAM_MAX, 0 };
+static size_t sb_off;
+static int stream_more;
+static uint32_t stream_ms;
 
 static void conn_free(struct hconn *c)
 {
 	if (c == sending)
 		sending = 0;
+	if (c == streaming) {
+		streaming = 0;
+		mgmt_capture_close();
+	}
 	c->state = C_FREE;
 	c->pcb = 0;
 }
@@ -267,25 +284,50 @@ static void page(int done, const char *method, char *path)
 	answer(200, "OK", ctype, len, "");
 }
 
+/* GET /capture?query: c becomes the stream, its header in sb; or the
+ * refusal (409 while a capture runs, else 400) with the reason in out. */
+static void stream_open(struct hconn *c, const char *query)
+{
+	const char *why = "a capture's stream is being sent already; one at a time";
+	int busy = streaming || capture_running();
+	if (streaming || mgmt_capture_open(query, &why)) {
+		mgmt_http[busy ? HTTP_capture_busy : HTTP_bad_request]++;
+		int n = snprintf(out + HEAD_ROOM, OUT_MAX - HEAD_ROOM, "%s\n", why);
+		answer(busy ? 409 : 400, busy ? "Conflict" : "Bad Request", "text/plain; charset=utf-8", (size_t)n, "");
+		return;
+	}
+	mgmt_http[HTTP_captures]++;
+	c->state = C_STREAM;
+	streaming = c;
+	sb.len = (size_t)snprintf((char *)sb.b, sb.cap, "HTTP/1.0 200 OK\r\nContent-Type: application/x-pcapng\r\n"
+				  "Connection: close\r\n\r\n");
+	sb_off = 0;
+	stream_more = 1;
+	stream_ms = sys_now();
+}
+
 /* Build the answer to c's request (out_start, out_len); to HEAD the
  * header GET would get, without the content (RFC 9110 9.3.2). */
 static void respond(struct hconn *c)
 {
-	char method[16], path[256];
+	char method[16], path[1024];
 	if (c->done < 0 || request_line(c->req, method, sizeof(method), path, sizeof(path)))
 		return error_page(400, "Bad Request", HTTP_bad_request, "", "");
+	if (c->done == 1 && !strcmp(method, "GET") && !strncmp(path, "/capture", 8) && (!path[8] || path[8] == '?'))
+		return stream_open(c, path[8] ? path + 9 : NULL);
 	page(c->done, method, path);
 	if (!strcmp(method, "HEAD"))
 		out_len = out_head;
 }
 
-/* Write what fits of the answer, at most budget bytes; 0 when nothing was
- * queued. A write lwIP refuses for want of heap (no_memory) is tried again
- * at half the size down to one segment: a small heap (rr_heap=64) holds
- * fewer segments of a peer's 536-byte default MSS than a budget takes. */
-static size_t send_some(struct hconn *c, size_t budget)
+/* Write what fits of the left bytes at p, at most budget bytes; returns
+ * the bytes queued. A write lwIP refuses for want of heap (no_memory) is
+ * tried again at half the size down to one segment: a small heap
+ * (rr_heap=64) holds fewer segments of a peer's 536-byte default MSS than
+ * a budget takes. */
+static size_t send_some(struct hconn *c, const char *p, size_t left, size_t budget)
 {
-	size_t left = out_len - out_off, room = tcp_sndbuf(c->pcb), n = left;
+	size_t room = tcp_sndbuf(c->pcb), n = left;
 	if (n > room)
 		n = room;
 	if (n > budget)
@@ -294,15 +336,44 @@ static size_t send_some(struct hconn *c, size_t budget)
 		n = 0xffff;
 	if (!n || tcp_sndqueuelen(c->pcb) >= TCP_SND_QUEUELEN - 4)
 		return 0;
-	while (tcp_write(c->pcb, out_start + out_off, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
+	while (tcp_write(c->pcb, p, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK) {
 		mgmt_http[HTTP_no_memory]++;
 		if (n <= tcp_mss(c->pcb))
 			return 0;
 		n /= 2;
 	}
-	out_off += n;
 	tcp_output(c->pcb);
 	return n;
+}
+
+/* The /capture stream's round: blocks from the capture when the last are
+ * written, then what fits. Ends it (C_DRAINING) after the ISB; a client
+ * that takes nothing for HTTP_STALL_MS ends it too (capture_stalled).
+ * Returns work done. */
+static int stream_poll(uint32_t now)
+{
+	struct hconn *c = streaming;
+	if (!c)
+		return 0;
+	if (sb_off == sb.len) {
+		sb.len = sb_off = 0;
+		stream_ms = now;	/* nothing waits: not stalled */
+		if (stream_more)
+			stream_more = mgmt_capture_read(&sb);
+		if (!sb.len && !stream_more) {
+			c->state = C_DRAINING;	/* closed once the peer has all of it */
+			c->last_ms = now;
+			streaming = 0;
+			return 1;
+		}
+	}
+	size_t n = send_some(c, (const char *)sb.b + sb_off, sb.len - sb_off, HTTP_BUDGET);
+	sb_off += n;
+	if (n)
+		stream_ms = now;
+	else if (now - stream_ms > HTTP_STALL_MS)
+		conn_abort(c, HTTP_capture_stalled);
+	return n > 0;
 }
 
 int http_half_open(void)
@@ -346,12 +417,16 @@ int http_poll(void)
 				sending->state = C_SENDING;
 				sending->last_ms = now;	/* from here, the peer's ACKs (on_sent) */
 				respond(sending);
+				if (sending->state == C_STREAM)
+					sending = 0;
 				work++;
 			}
 	}
 	if (sending) {
 		struct hconn *c = sending;
-		if (send_some(c, HTTP_BUDGET))
+		size_t n = send_some(c, out_start + out_off, out_len - out_off, HTTP_BUDGET);
+		out_off += n;
+		if (n)
 			work++;
 		if (out_off == out_len) {
 			c->state = C_DRAINING;	/* closed once the peer has all of it */
@@ -360,5 +435,5 @@ int http_poll(void)
 			conn_abort(c, HTTP_timeouts);	/* a reader that stopped reading */
 		}
 	}
-	return work;
+	return work + stream_poll(now);
 }

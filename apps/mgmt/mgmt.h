@@ -32,7 +32,8 @@ struct prom;
 /* HTTP outcomes: one per request answered, or one per connection dropped. */
 #define HTTP_COUNTERS(X) \
 	X(ok) X(not_found) X(bad_method) X(bad_request) X(too_large) X(truncated) \
-	X(timeouts) X(conns_refused) X(conns_accepted) X(conns_reset) X(no_memory) X(half_open_expired)
+	X(timeouts) X(conns_refused) X(conns_accepted) X(conns_reset) X(no_memory) X(half_open_expired) \
+	X(captures) X(capture_busy) X(capture_stalled)
 #define HTTP_ENUM(name) HTTP_##name,
 enum http_counter { HTTP_COUNTERS(HTTP_ENUM) HTTP_N };
 extern uint64_t mgmt_http[HTTP_N];
@@ -72,6 +73,21 @@ void mgmt_dhcp_metrics(struct prom *o);
 /* dhcp.c: print port's lease (the line printed when it was bound), or that
  * it has none yet; nothing if port does not run DHCP. */
 void mgmt_dhcp_show(int port);
+
+/* A /capture stream whose client reads nothing for this long ends
+ * (capture_stalled); forwarding is never held up meanwhile. */
+#define HTTP_STALL_MS 2000
+struct pcapng_buf;
+/* capture.c: start the capture GET /capture?query asks for (query after
+ * the '?', NUL-terminated, may be NULL). 0, or -1 with *why (for a 400
+ * answer; a capture already running: capture_start's message). */
+int mgmt_capture_open(const char *query, const char **why);
+/* capture.c: append what is due to b: the SHB and IDB first, then an EPB
+ * per frame captured, and the ISB once count frames went or the seconds
+ * passed. 1 while the capture goes on, 0 once it ended (ISB written). */
+int mgmt_capture_read(struct pcapng_buf *b);
+/* capture.c: end the capture now (its client went or stalled). */
+void mgmt_capture_close(void);
 
 /* metrics.c: the page for path into buf (len bytes): 200 and its length,
  * or 404 (len 0). ctype: its Content-Type. A page that does not fit is cut

@@ -15,7 +15,7 @@ int64_t capture_buffers = 256;
 static const struct knob_range buffers_range[] = { { 16, 65536 } };
 KNOB(capture_buffers, .name = "capture_buffers", .type = KNOB_INT, .ranges = buffers_range, .nranges = 1,
      .ival = &capture_buffers,
-     .help = "frames a capture's ring holds (the console's capture); one that finds it full is "
+     .help = "frames a capture's ring holds (console capture, GET /capture); one that finds it full is "
 	     "counted dropped; default 256");
 
 static struct capture {
@@ -102,6 +102,12 @@ static int tap_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 	n = cap.orig->tx_burst(nic, q, pkts, n);
 	tap(nic, pkts, n, CAPTURE_TX);
 	return n;
+}
+
+int capture_dir_parse(const char *s)
+{
+	return !strcmp(s, "rx") ? CAPTURE_RX : !strcmp(s, "tx") ? CAPTURE_TX :
+	       !strcmp(s, "both") ? CAPTURE_RX | CAPTURE_TX : 0;
 }
 
 /* The reason req cannot be served, or NULL. */

@@ -59,6 +59,9 @@ struct capture_req {
 	unsigned prog_len;		/* <= CAPTURE_PROG_MAX */
 };
 
+/* "rx", "tx" or "both" as CAPTURE_RX | CAPTURE_TX bits; 0 for anything else. */
+int capture_dir_parse(const char *s);
+
 /* capture_buffers knob: frames the ring holds. */
 extern int64_t capture_buffers;
 

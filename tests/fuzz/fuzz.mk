@@ -57,10 +57,12 @@ FUZZ_PTP_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard apps/ptp/*.c) net/
 FUZZ_SRC_ptpport := $(FUZZ_KOBJ) $(FUZZ_PTP_OBJ)
 FUZZ_LDFLAGS_ptpport := $(FUZZ_KLD) -lm
 # lwIP (the kernel's file list, LWIP_FILES) with its port (net/lwip), the rr
-# app and mgmt's HTTP server; their data and bss are kernel state too
+# app and mgmt's HTTP server with its /capture (the tap, BPF, pcapng and the
+# port clocks it stamps with); their data and bss are kernel state too
 # (sections.ld).
 FUZZ_LWIP_OBJ := $(LWIP_FILES:%=$(FUZZ_DIR)/obj/lwip/%.o) $(FUZZ_DIR)/obj/cJSON.o \
-	$(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard net/lwip/*.c apps/rr/*.c) apps/mgmt/http.c)
+	$(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard net/lwip/*.c apps/rr/*.c) apps/mgmt/http.c \
+	apps/mgmt/capture.c drivers/net/capture.c net/bpf.c net/pcapng.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c)
 FUZZ_SRC_lwip := $(FUZZ_KOBJ) $(FUZZ_LWIP_OBJ)
 FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Inet/lwip -I$(LWIP)/include
 # The management port (apps/mgmt: its receive path, HTTP, the DHCP client)

@@ -20,7 +20,8 @@
  * whole HTTP/1.0 answer (status line, Content-Length = the body's bytes;
  * to HEAD the header alone),
  * and its status is the one a reference reading of the bytes that client
- * sent gives (200, 400, 404, 405 or 431); a connection closed without an
+ * sent gives (200, 400, 404, 405 or 431; GET /capture: a pcapng stream, or
+ * 400 or 409); a connection closed without an
  * answer had sent no whole request. At the end the clients fall silent
  * until the server holds no connection (its time-outs end every one within
  * 220 s, checked), then a new client's
@@ -91,6 +92,10 @@ int __wrap_mgmt_page(const char *path, char *buf, size_t len, size_t *out, const
 	return __real_mgmt_page(path, buf, len, out, ctype, truncated);
 }
 
+/* GET /capture: a pcapng stream (200, no Content-Length), or its query
+ * refused (400) or a capture running (409). */
+#define CAPTURE 1
+
 /* A request's status as RFC 9112 and the server's rules read it, from the
  * bytes the client sent (s, n): 0 if no answer is due yet. The header ends
  * at the first blank line; a control byte in it is a bad request, as is a
@@ -131,7 +136,7 @@ static int ref_status(const uint8_t *s, size_t n)
 			return 400;
 		p = root ? q - 1 : a;
 	}
-	if (q - p >= 256 || (s[p] != '/' && !root))
+	if (q - p >= 1024 || (s[p] != '/' && !root))
 		return 400;
 	if (!end)
 		return 431;
@@ -145,6 +150,8 @@ static int ref_status(const uint8_t *s, size_t n)
 		plen = (size_t)(qm - (s + p));
 	if ((plen == 1) || (plen == 8 && !memcmp(s + p, "/metrics", 8)) || (plen == 7 && !memcmp(s + p, "/config", 7)))
 		return 200;
+	if (m == 3 && plen == 8 && !memcmp(s + p, "/capture", 8))
+		return CAPTURE;
 	return 404;
 }
 
@@ -161,6 +168,13 @@ static void check_answer(struct client *c)
 	unsigned long clen = 0;
 	const char *cl_at = strstr(c->resp, "\r\nContent-Length: ");
 	const char *end = strstr(c->resp, "\r\n\r\n");
+	if (want == CAPTURE && sscanf(c->resp, "HTTP/1.0 %d ", &code) == 1 && code == 200) {
+		assert(end && strstr(c->resp, "Content-Type: application/x-pcapng\r\n") && (!cl_at || cl_at > end));
+		answers_read++;
+		return;
+	}
+	if (want == CAPTURE)
+		want = code == 409 ? 409 : 400;
 	assert(sscanf(c->resp, "HTTP/1.0 %d ", &code) == 1 && cl_at && end && cl_at < end);
 	assert(sscanf(cl_at, "\r\nContent-Length: %lu\r\n", &clen) == 1);
 	int head = want != 400 && c->sent >= 5 && !memcmp(c->req, "HEAD ", 5);	/* a 400 has no method */
@@ -356,6 +370,8 @@ static const char *const canned[] = {
 	"GET /metrics HTTP/1.0\r\n\r\n", "GET / HTTP/1.1\r\nHost: x\r\n\r\n", "GET /config?x=1 HTTP/1.0\n\n",
 	"HEAD / HTTP/1.0\r\n\r\n", "GET /nope HTTP/1.0\r\n\r\n", "GET /metrics HTTP/1.0\r\n",
 	"GET http://x/config HTTP/1.1\r\n\r\n", "HEAD http://x HTTP/1.0\r\n\r\n",
+	"GET /capture?port=0&count=2&seconds=1 HTTP/1.0\r\n\r\n", "GET /capture?port=0&snaplen=0 HTTP/1.0\r\n\r\n",
+	"GET /capture?port=0&dir=rx&filter=4,40,0,0,12,21,0,1,2054,6,0,0,262144,6,0,0,0 HTTP/1.0\r\n\r\n",
 };
 
 static void send_data(struct client *c, const uint8_t *d, size_t n)

@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -130,3 +131,116 @@ def test_console_refusals(box):
     q.expect(r"capture: port0: a capture of port1 runs already", 30)
     q.send("capture stop\r")
     text, counts = finish(q, 0)
+
+
+
+# GET /capture on the management port (mgmt=port2 over a tap, as in
+# test_mgmt.py), port1 captured while port0 and port1 forward.
+def mgmt_count(q, name):
+    m = re.search(r"\b%s (\d+)" % name, q.shell("mgmt"))
+    return int(m.group(1)) if m else 0
+
+
+def http_capture(q, p, query, tx, rx, path, during=None, stall=False):
+    """curl the capture into path while tx frames go port0 -> port1 and rx
+    frames port1 -> port0 (once the capture runs: mgmt's captures moved;
+    during() first); curl's exit status."""
+    import test_mgmt
+    ns = ["ip", "netns", "exec", test_mgmt.NS]
+    cmd = ns + ["curl", "-sS", "-N", "--max-time", "40", f"http://{test_mgmt.GUEST}/capture?{query}", "-o", str(path)]
+    if stall:   # a client that sends its request, then reads nothing
+        cmd = ns + ["python3", "-c", "import socket,sys,time;s=socket.socket();"
+                    "s.setsockopt(socket.SOL_SOCKET,socket.SO_RCVBUF,4096);s.connect((sys.argv[1],80));"
+                    "s.sendall(b'GET /capture?'+sys.argv[2].encode()+b' HTTP/1.0\\r\\n\\r\\n');time.sleep(20)",
+                    test_mgmt.GUEST, query]
+    before = mgmt_count(q, "captures")
+    client = subprocess.Popen(cmd)
+    try:
+        end = time.monotonic() + 20
+        while mgmt_count(q, "captures") == before and time.monotonic() < end:
+            time.sleep(0.2)
+        if during:
+            during()
+        forward(p, 0, tx)
+        forward(p, 1, rx)
+        if stall:
+            return client   # the caller ends it
+        return client.wait(timeout=60)
+    finally:
+        if not stall and client.poll() is None:
+            client.kill()
+            client.wait()
+
+
+@pytest.fixture
+def mbox():
+    import test_mgmt
+    with test_mgmt.mgmt_box() as q:
+        p = [StreamPort(q.nic_sock(i)) for i in (0, 1)]
+        yield q, p
+        for s in p:
+            s.close()
+
+
+def test_http_pcapng(mbox, tmp_path):
+    """count=6 of port1: tshark reads the stream without a warning; the
+    frames equal those sent, with directions; capinfos agrees; the last
+    block is the ISB; a second capture meanwhile is refused with 409."""
+    import test_mgmt
+    q, p = mbox
+    tx = [frame(60 + 10 * i, seq=i) for i in range(3)]     # broadcast: test_mgmt's box is not promiscuous
+    rx = [frame(1514 - i, seq=100 + i) for i in range(3)]
+    out = tmp_path / "c.pcapng"
+
+    def second():
+        got = test_mgmt.sh("curl", "-sS", "-w", "%{http_code}", "--max-time", "20",
+                           f"http://{test_mgmt.GUEST}/capture?port=0")
+        assert got == "a capture's stream is being sent already; one at a time\n409", got
+
+    assert http_capture(q, p, "port=1&count=6", tx, rx, out, during=second) == 0
+    rows = tshark(str(out), "frame.packet_flags_direction", "frame.len", "frame.interface_name",
+                  "frame.interface_description")
+    assert [(int(d, 16), int(n)) for d, n, _, _ in rows] == [(2, len(f)) for f in tx] + [(1, len(f)) for f in rx]
+    assert {(i, d) for _, _, i, d in rows} == {("port1", "e1000e 82574L Gigabit Network Connection")}
+    from scapy.all import rdpcap
+    assert [bytes(f) for f in rdpcap(str(out))] == tx + rx
+    info = subprocess.run(["capinfos", "-c", "-M", str(out)], capture_output=True, text=True).stdout
+    assert re.search(r"Number of packets:\s+6$", info, re.M), info
+    assert out.read_bytes()[-76:][:4] == b"\x05\x00\x00\x00"      # the ISB, 76 bytes
+    assert mgmt_count(q, "capture_busy") == 1
+
+
+def test_http_filter_refusals_and_stall(mbox, tmp_path):
+    """A URL-encoded tcpdump -dd filter keeps one frame of five; bad queries
+    get 400 with the reason; a client that stops reading ends its capture
+    (capture_stalled) while forwarding goes on."""
+    import urllib.parse
+    import test_mgmt
+    q, p = mbox
+    prog = subprocess.run(["tcpdump", "-y", "EN10MB", "-dd", "ether[14:4] = 102"], capture_output=True,
+                          text=True, check=True).stdout
+    out = tmp_path / "f.pcapng"
+    query = "port=1&dir=rx&count=1&filter=" + urllib.parse.quote_plus(prog)
+    assert http_capture(q, p, query, [], [frame(64, seq=100 + i) for i in range(5)], out) == 0
+    from scapy.all import rdpcap
+    assert [bytes(f) for f in rdpcap(str(out))] == [frame(64, seq=102)]
+
+    for query, want in (("port=9", "port=N dir="), ("port=1&snaplen=0", "snaplen=1..2048"),
+                        ("port=1&filter=6,0,0", "expected tcpdump -dd"), ("dir=rx", "port=N: the port"),
+                        ("port=1&filter=%4", "query: key=value")):
+        got = test_mgmt.get("/capture?" + query)
+        assert want in got, (query, got)
+
+    client = http_capture(q, p, "port=1&seconds=60", [frame(1514, seq=i) for i in range(300)], [], None,
+                          stall=True)
+    try:
+        end = time.monotonic() + 15
+        while mgmt_count(q, "capture_stalled") == 0 and time.monotonic() < end:
+            time.sleep(0.5)
+        assert mgmt_count(q, "capture_stalled") == 1, q.shell("mgmt")
+    finally:
+        client.kill()
+        client.wait()
+    start(q, "capture port1 count 1 dir tx")    # the stalled capture let the port go
+    forward(p, 0, [frame(64, seq=7)])
+    finish(q, 1)

@@ -18,7 +18,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 # captured from QEMU (tests/unit/pci_images.h, tools/pci_capture.py).
 UNIT_BINS += $(UNIT_DIR)/test_pcidecode
 # The router's building blocks and the address parsers live in net/
-UNIT_NET := lpm ipv4 addr vlan bpf pktsum
+UNIT_NET := lpm ipv4 addr vlan bpf pktsum pcapng
 UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 # PTP: messages (against ptp4l captures in tests/unit/data), the servo, and
 # the register-free timestamping logic of the drivers.
@@ -51,6 +51,7 @@ $(UNIT_DIR)/test_memmap: kernel/boot_info.h
 $(UNIT_DIR)/test_addr: kernel/fmt.c kernel/fmt.h
 # bpf parses numbers with fmt's parse_u64; its test runs Debian's tcpdump -dd.
 $(UNIT_DIR)/test_bpf: kernel/fmt.c kernel/fmt.h
+# pcapng's test reads what it wrote with Debian's tshark.
 # pktsum prints addresses with addr's ipv4_str and mac_str.
 $(UNIT_DIR)/test_pktsum: net/addr.c net/addr.h kernel/fmt.c kernel/fmt.h
 # stats is run/stats.c (the report above drivers and apps); it reads struct
