@@ -1,5 +1,6 @@
 /*
  * capture <port> [count N] [snaplen L] [dir rx|tx|both] [summary] [filter BPF] | capture stop
+ * capture mirror: the mirror's counters (mirror=, drivers/net/capture.h)
  *
  * Frames of a port on the serial console (drivers/net/capture.h), as
  * text2pcap reads them (`text2pcap -D -t ISO dump.txt out.pcapng`): a line
@@ -23,7 +24,7 @@
 #include "net/pktsum.h"
 #include "run/capturecmd.h"
 
-#define USAGE "capture <port> [count N] [snaplen L] [dir rx|tx|both] [summary] [filter BPF] | capture stop"
+#define USAGE "capture <port> [count N] [snaplen L] [dir rx|tx|both] [summary] [filter BPF] | capture stop | capture mirror"
 
 static struct {
 	int on;			/* the console's capture runs */
@@ -154,6 +155,10 @@ static int cmd_capture(int argc, char **argv)
 			finish();
 		else
 			printf("capture: no console capture runs\n");
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "mirror")) {
+		mirror_print();
 		return 0;
 	}
 	struct nic *nic = argc >= 2 ? nic_find(argv[1]) : NULL;

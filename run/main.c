@@ -3,6 +3,7 @@
 #include <string.h>
 #include "apps/app.h"
 #include "apps/selftest/irqtest.h"
+#include "drivers/net/capture.h"
 #include "drivers/net/nic.h"
 #include "drivers/net/phc.h"
 #include "drivers/pci/pci.h"
@@ -222,6 +223,7 @@ void __attribute__((no_stack_protector)) kernel_main(void)
 	run_selftest();
 	apps_start();
 	lcore_place();
+	mirror_start();
 	smp_release(lcore_run);
 	knobs_summary();
 	shell_init();

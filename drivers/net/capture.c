@@ -1,5 +1,6 @@
 /*
- * Packet capture: the tap on a port's bursts and the ring of copies
+ * Packet capture: the tap on a port's bursts, the ring of copies, and the
+ * mirror (mirror=) on the same tap
  * (capture.h).
  */
 #include <stdio.h>
@@ -18,9 +19,17 @@ KNOB(capture_buffers, .name = "capture_buffers", .type = KNOB_INT, .ranges = buf
      .help = "frames a capture's ring holds (console capture, GET /capture); one that finds it full is "
 	     "counted dropped; default 256");
 
+/* A port's tap: its ops with the tap's bursts, the driver's, and what
+ * the tap is for: the capture, the mirror (mirror=) or both. */
+static struct tap {
+	struct nic_ops ops;
+	const struct nic_ops *orig;
+	int mirror_dir;			/* CAPTURE_* bits sent out of mirror_to */
+	struct nic *mirror_to;
+	uint64_t mirrored, mirror_dropped;
+} taps[NIC_MAX_PORTS];
+
 static struct capture {
-	struct nic_ops ops;		/* the port's ops with the tap's bursts */
-	const struct nic_ops *orig;	/* the driver's */
 	struct nic *nic;
 	volatile int on;		/* producers look under the lock */
 	volatile int lock;
@@ -77,9 +86,32 @@ static void copy_one(const struct pkt *p, int dir, int64_t sw_ns)
 	__atomic_store_n(&cap.head, cap.head + 1, __ATOMIC_RELEASE);
 }
 
-/* The tap: copy the n frames of a burst in direction dir. */
-static void tap(struct nic *nic, struct pkt **pkts, int n, int dir)
+/* Copies of n frames out of the mirror port (SPAN), on the queue of the
+ * same index as fwd sends; a copy without a buffer or TX descriptor is
+ * dropped and counted, never waited for. */
+static void mirror(struct tap *t, int q, struct pkt **pkts, int n)
 {
+	struct nic *out = t->mirror_to;
+	struct pkt *copies[NIC_BURST_MAX];
+	int k = 0;
+	for (; k < n && k < NIC_BURST_MAX; k++) {
+		if (!(copies[k] = pkt_alloc(out->pool)))
+			break;
+		memcpy(copies[k]->data, pkts[k]->data, pkts[k]->len);
+		copies[k]->len = pkts[k]->len;
+	}
+	int sent = k ? out->ops->tx_burst(out, q % out->nqueues, copies, k) : 0;
+	pkt_free_bulk(copies + sent, k - sent);
+	__atomic_add_fetch(&t->mirrored, (uint64_t)sent, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->mirror_dropped, (uint64_t)(n - sent), __ATOMIC_RELAXED);
+}
+
+/* The tap: mirror and copy the n frames of a burst in direction dir. */
+static void tap(struct nic *nic, int q, struct pkt **pkts, int n, int dir)
+{
+	struct tap *t = &taps[nic->port];
+	if (n && (t->mirror_dir & dir))
+		mirror(t, q, pkts, n);
 	if (!(cap.dir & dir) || !n)
 		return;
 	int64_t sw_ns = phc_sw_stamp(phc_of(nic), rdtsc());
@@ -92,16 +124,37 @@ static void tap(struct nic *nic, struct pkt **pkts, int n, int dir)
 
 static int tap_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
-	n = cap.orig->rx_burst(nic, q, pkts, n);
-	tap(nic, pkts, n, CAPTURE_RX);
+	n = taps[nic->port].orig->rx_burst(nic, q, pkts, n);
+	tap(nic, q, pkts, n, CAPTURE_RX);
 	return n;
 }
 
 static int tap_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
-	n = cap.orig->tx_burst(nic, q, pkts, n);
-	tap(nic, pkts, n, CAPTURE_TX);
+	n = taps[nic->port].orig->tx_burst(nic, q, pkts, n);
+	tap(nic, q, pkts, n, CAPTURE_TX);
 	return n;
+}
+
+/* Point the port at its tap (once). */
+static void tap_install(struct nic *nic)
+{
+	struct tap *t = &taps[nic->port];
+	if (nic->ops == &t->ops)
+		return;
+	t->orig = nic->ops;
+	t->ops = *nic->ops;
+	t->ops.rx_burst = tap_rx_burst;
+	t->ops.tx_burst = tap_tx_burst;
+	__atomic_store_n(&nic->ops, &t->ops, __ATOMIC_RELEASE);
+}
+
+/* The driver's ops back, unless the mirror still wants the tap. */
+static void tap_remove(struct nic *nic)
+{
+	struct tap *t = &taps[nic->port];
+	if (!t->mirror_dir && nic->ops == &t->ops)
+		__atomic_store_n(&nic->ops, t->orig, __ATOMIC_RELEASE);
 }
 
 int capture_dir_parse(const char *s)
@@ -153,13 +206,9 @@ int capture_start(const struct capture_req *req, const char **why)
 		memcpy(cap.prog, req->prog, cap.prog_len * sizeof(cap.prog[0]));
 	cap.head = cap.tail = 0;
 	memset(&cap.st, 0, sizeof(cap.st));
-	cap.orig = nic->ops;
-	cap.ops = *nic->ops;
-	cap.ops.rx_burst = tap_rx_burst;
-	cap.ops.tx_burst = tap_tx_burst;
 	cap.on = 1;
 	cap_unlock();
-	__atomic_store_n(&nic->ops, &cap.ops, __ATOMIC_RELEASE);
+	tap_install(nic);
 	return 0;
 }
 
@@ -191,7 +240,7 @@ void capture_stop(struct capture_stats *st)
 {
 	if (!cap.nic)
 		return;
-	__atomic_store_n(&cap.nic->ops, cap.orig, __ATOMIC_RELEASE);
+	tap_remove(cap.nic);
 	/* A core still in a tap sees on = 0 under the lock and copies nothing. */
 	cap_lock();
 	cap.on = 0;
@@ -201,4 +250,73 @@ void capture_stop(struct capture_stats *st)
 	dma_free(cap.ring, cap.ring_bytes);
 	cap.ring = NULL;
 	cap.nic = NULL;
+}
+
+/* mirror=SRC:DST[,rx|tx|both]: the knob's value until mirror_start. */
+static struct {
+	int src, dst, dir;
+} mirror_cfg = { -1, -1, 0 };
+
+static int parse_mirror(const char *v, char *err, size_t len)
+{
+	int src, dst, n = 0;
+	char dir[8] = "both";
+	if (!strcmp(v, "off")) {
+		mirror_cfg.src = -1;
+		return 0;
+	}
+	if (sscanf(v, "%d:%d%n", &src, &dst, &n) != 2 || (v[n] && sscanf(v + n, ",%7s", dir) != 1) ||
+	    src < 0 || dst < 0 || src >= NIC_MAX_PORTS || dst >= NIC_MAX_PORTS || src == dst ||
+	    !capture_dir_parse(dir)) {
+		snprintf(err, len, "not SRC:DST[,rx|tx|both] with two different ports 0-7");
+		return -1;
+	}
+	mirror_cfg.src = src;
+	mirror_cfg.dst = dst;
+	mirror_cfg.dir = capture_dir_parse(dir);
+	return 0;
+}
+
+static void show_mirror(char *buf, size_t len)
+{
+	static const char *const dirs[] = { "", "rx", "tx", "both" };
+	if (mirror_cfg.src < 0)
+		snprintf(buf, len, "off");
+	else
+		snprintf(buf, len, "%d:%d,%s", mirror_cfg.src, mirror_cfg.dst, dirs[mirror_cfg.dir]);
+}
+
+KNOB(mirror, .name = "mirror", .type = KNOB_FUNC, .parse = parse_mirror, .show = show_mirror,
+     .accepted = "SRC:DST[,rx|tx|both] (port numbers) or off",
+     .help = "port mirror (SPAN): a copy of every frame port SRC receives and/or sends goes out of port DST, "
+	     "dropped and counted when DST has no buffer or TX descriptor for it (capture mirror shows the counts); "
+	     "default off");
+
+void mirror_start(void)
+{
+	int src = mirror_cfg.src, dst = mirror_cfg.dst;
+	if (src < 0)
+		return;
+	if (src >= nic_count || dst >= nic_count) {
+		printf("mirror=%d:%d: no port%d; no mirror\n", src, dst, src >= nic_count ? src : dst);
+		return;
+	}
+	struct tap *t = &taps[src];
+	t->mirror_to = nics[dst];
+	t->mirror_dir = mirror_cfg.dir;
+	nics[dst]->pool->shared = 1;	/* the copies come from it on src's cores */
+	tap_install(nics[src]);
+	printf("mirror: port%d %s -> port%d\n", src, mirror_cfg.dir == 3 ? "rx+tx" : mirror_cfg.dir == 1 ? "rx" : "tx",
+	       dst);
+}
+
+void mirror_print(void)
+{
+	if (mirror_cfg.src < 0 || !taps[mirror_cfg.src].mirror_dir)
+		printf("mirror: off (mirror=SRC:DST[,rx|tx|both] on the command line)\n");
+	for (int i = 0; i < NIC_MAX_PORTS; i++)
+		if (taps[i].mirror_dir)
+			printf("mirror: port%d -> %s: mirrored %llu, dropped %llu (no buffer or TX descriptor)\n", i,
+			       taps[i].mirror_to->name, (unsigned long long)taps[i].mirrored,
+			       (unsigned long long)taps[i].mirror_dropped);
 }

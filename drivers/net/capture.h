@@ -82,4 +82,16 @@ void capture_get_stats(struct capture_stats *st);
 int capture_running(void);
 /* Stop: the port's ops back, the ring freed; *st the final counters (may be NULL). */
 void capture_stop(struct capture_stats *st);
+
+/*
+ * The mirror (mirror=SRC:DST[,rx|tx|both], SPAN) rides on the same tap: a
+ * copy of each frame of SRC's bursts, in a buffer of DST's pool, goes out
+ * of DST on the TX queue of the burst's queue index (as fwd sends); one
+ * without a buffer or a TX descriptor is dropped and counted. A mirror's
+ * own frames are not mirrored again: DST may not be SRC. mirror_start
+ * hooks it up after the placement (run/main.c); mirror_print prints its
+ * counters (the console's `capture`).
+ */
+void mirror_start(void);
+void mirror_print(void);
 #endif
