@@ -28,27 +28,11 @@ static void add(struct line *l, const char *fmt, ...)
 		l->len = l->len + (size_t)n < l->cap ? l->len + (size_t)n : l->cap - 1;
 }
 
-/* The IPv6 address at a in RFC 5952 form (the longest run of two or more
- * zero groups, the first of equal ones, as "::"). */
+/* The IPv6 address at a (RFC 5952 form, addr6_fmt). */
 static void add_ip6(struct line *l, const uint8_t *a)
 {
-	int best = -1, best_len = 1;
-	for (int i = 0; i < 8;) {
-		int j = i;
-		while (j < 8 && !get16(a + 2 * j))
-			j++;
-		if (j - i > best_len)
-			best = i, best_len = j - i;
-		i = j > i ? j : i + 1;
-	}
-	for (int i = 0; i < 8; i++) {
-		if (i == best) {
-			add(l, "::");
-			i += best_len - 1;
-			continue;
-		}
-		add(l, "%s%x", i && i != best + best_len ? ":" : "", get16(a + 2 * i));
-	}
+	char s[IPV6_STR_MAX];
+	add(l, "%s", addr6_fmt(s, a));
 }
 
 static void add_ip4(struct line *l, const uint8_t *a)
