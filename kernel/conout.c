@@ -127,6 +127,18 @@ int console_drain(void)
 	return left;
 }
 
+size_t console_room(void)
+{
+	uint64_t flags = lock();
+	size_t room = RING;
+
+	for (int i = 0; i < console_count(); i++)
+		if (!tx[i].stalled && RING - (tx[i].head - tx[i].tail) < room)
+			room = RING - (tx[i].head - tx[i].tail);
+	unlock(flags);
+	return room;
+}
+
 int console_getc(int which)
 {
 	return uart_getc(console_uart(which));

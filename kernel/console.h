@@ -36,6 +36,10 @@ void console_queue(const char *s, size_t n);
 /* Send what is queued as far as the UARTs take it now, never waiting.
  * Returns 1 while some is left. */
 int console_drain(void);
+/* Bytes every console's buffer can still take (a stalled console, which
+ * drops what it is given, does not count): how much a long answer written
+ * from a poll loop can queue now without a byte dropped. */
+size_t console_room(void);
 /* One byte received on console which (0..255), or -1 if none waits. */
 int console_getc(int which);
 #endif

@@ -19,6 +19,7 @@
 #include <time.h>
 #include "drivers/net/capture.h"
 #include "drivers/net/nic.h"
+#include "kernel/console.h"
 #include "kernel/fmt.h"
 #include "kernel/shell.h"
 #include "net/pktsum.h"
@@ -31,8 +32,11 @@ static struct {
 	int summary;
 	uint64_t left;		/* frames still to print */
 	uint64_t printed;
+	int off;		/* the hex dump's next offset in the frame, -1: its time line */
 	const char *port;
 } con;
+
+#define LINE_MAX_OUT 128	/* bytes: longer than any line printed here, "\r\n" included */
 
 /* "1970-01-01T00:00:01.000000123Z" for ns of the port clock. */
 static void iso_time(char *buf, size_t len, int64_t ns)
@@ -44,19 +48,31 @@ static void iso_time(char *buf, size_t len, int64_t ns)
 	snprintf(buf + n, len - n, ".%09lldZ", (long long)(ns % 1000000000));
 }
 
-static void print_hex(const struct capture_rec *r)
+/* The frame as text2pcap reads it, a line at a time while every console's
+ * buffer has room for one (a frame is ~5 KB of text, more than the buffer):
+ * returns 1 once its last line is out. */
+static int print_hex(const struct capture_rec *r)
 {
-	char t[40];
-	iso_time(t, sizeof(t), r->ns);
-	printf("%c %s\n", r->dir == CAPTURE_RX ? 'I' : 'O', t);
-	for (int off = 0; off < r->caplen; off += 16) {
+	while (console_room() >= LINE_MAX_OUT) {
 		char line[64];
-		size_t n = (size_t)snprintf(line, sizeof(line), "%06x", off);
-		for (int i = off; i < r->caplen && i < off + 16; i++)
+		if (con.off < 0) {
+			iso_time(line, sizeof(line), r->ns);
+			printf("%c %s\n", r->dir == CAPTURE_RX ? 'I' : 'O', line);
+			con.off = 0;
+			continue;
+		}
+		if (con.off >= r->caplen) {
+			printf("\n");
+			con.off = -1;
+			return 1;
+		}
+		size_t n = (size_t)snprintf(line, sizeof(line), "%06x", con.off);
+		for (int i = con.off; i < r->caplen && i < con.off + 16; i++)
 			n += (size_t)snprintf(line + n, sizeof(line) - n, " %02x", r->data[i]);
 		printf("%s\n", line);
+		con.off += 16;
 	}
-	printf("\n");
+	return 0;
 }
 
 static void print_summary(const struct capture_rec *r)
@@ -81,8 +97,14 @@ static void finish(void)
 void capture_console_poll(void)
 {
 	const struct capture_rec *r;
-	for (int i = 0; con.on && con.left && i < (con.summary ? 8 : 1) && (r = capture_peek()); i++) {
-		con.summary ? print_summary(r) : print_hex(r);
+	for (int i = 0; con.on && con.left && i < 8 && (r = capture_peek()); i++) {
+		if (con.summary) {
+			if (console_room() < LINE_MAX_OUT)
+				break;
+			print_summary(r);
+		} else if (!print_hex(r)) {
+			break;
+		}
 		capture_next();
 		con.left--;
 		con.printed++;
@@ -178,6 +200,7 @@ static int cmd_capture(int argc, char **argv)
 		return -1;
 	}
 	con.on = 1;
+	con.off = -1;
 	con.printed = 0;
 	shell_prompt_hold(1);
 	con.port = nic->name;
