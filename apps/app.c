@@ -160,3 +160,11 @@ int apps_start(void)
 	warn_ignored();
 	return failed;
 }
+
+void app_counter(enum app_show show, const char *name, const char *suffix, uint64_t v)
+{
+	if (show == APP_SHOW_NONZERO && !v)
+		return;
+	printf(show == APP_SHOW_JSON ? ",\"%s%s%s\":%lu" : " %s%s%s %lu", name, suffix ? "_" : "",
+	       suffix ? suffix : "", v);
+}

@@ -23,7 +23,9 @@ struct app {
 	 * accounting (a core with work does not halt). */
 	int (*idle)(void);
 	/* After each periodic statistics report (may be NULL): the app's own
-	 * lines; json 1: one JSON object per line, {"stats":"<app name>",...}. */
+	 * lines; json 1: one JSON object per line, {"stats":"<app name>",...}.
+	 * Text leaves out the counters that are 0 (app_counter); the app's
+	 * shell command prints them all. */
 	void (*report)(int json);
 	/* May be NULL: the app's families of /metrics (net/prom.h), written
 	 * beside its counters; called while the app runs. */
@@ -76,6 +78,14 @@ int app_runs_on(const struct app *a, int port);
  * (counted in their core's dropped). Returns the number of apps that
  * failed. Prints the placement, and the ipN=/route= knobs no app reads. */
 int apps_start(void);
+/* How an app prints its counters: text without the zeros (the periodic
+ * report), text with every counter (the app's shell command), or JSON
+ * (every key, always). */
+enum app_show { APP_SHOW_NONZERO, APP_SHOW_ALL, APP_SHOW_JSON };
+/* One counter of an app's report line: " name value" as text, or
+ * ",\"name\":value" as JSON; with suffix (may be NULL) the name is
+ * name_suffix. APP_SHOW_NONZERO prints nothing for v == 0. */
+void app_counter(enum app_show show, const char *name, const char *suffix, uint64_t v);
 /* The apps running (started and on an existing port), NULL-terminated. */
 extern const struct app *apps_running[NIC_MAX_PORTS + 1];
 #endif

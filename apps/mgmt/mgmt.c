@@ -167,11 +167,12 @@ static int mgmt_idle(void)
 
 /* The HTTP outcomes, and per management port the frames received, handed
  * to lwIP by protocol and dropped by reason (net/lwip's checks). */
-static void mgmt_report(int json)
+static void mgmt_show(enum app_show show)
 {
+	int json = show == APP_SHOW_JSON;
 	printf(json ? "{\"stats\":\"mgmt\"" : "mgmt http:");
 	for (int i = 0; i < HTTP_N; i++)
-		printf(json ? ",\"%s\":%lu" : " %s %lu", mgmt_http_names[i], mgmt_http[i]);
+		app_counter(show, mgmt_http_names[i], NULL, mgmt_http[i]);
 	printf(json ? "}\n" : "\n");
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_mgmt, p))
@@ -180,12 +181,17 @@ static void mgmt_report(int json)
 		printf(json ? "{\"stats\":\"mgmt_port\",\"port\":\"%s\",\"rx\":%lu" : "mgmt %s: rx %lu, to lwIP",
 		       nics[p]->name, st->rx);
 		for (int i = 0; i < LWIF_STACK_N; i++)
-			printf(json ? ",\"%s\":%lu" : " %s %lu", lwif_stack_names[i], st->stack[i]);
+			app_counter(show, lwif_stack_names[i], NULL, st->stack[i]);
 		printf(json ? "" : ", dropped");
 		for (int i = 0; i < LWIF_DROP_N; i++)
-			printf(json ? ",\"%s\":%lu" : " %s %lu", lwif_drop_names[i], st->drop[i]);
+			app_counter(show, lwif_drop_names[i], NULL, st->drop[i]);
 		printf(json ? "}\n" : "\n");
 	}
+}
+
+static void mgmt_report(int json)
+{
+	mgmt_show(json ? APP_SHOW_JSON : APP_SHOW_NONZERO);
 }
 
 /* mgmt's /metrics: the management port's netif counters as
@@ -221,7 +227,7 @@ static int cmd_mgmt(int argc, char **argv)
 		printf("mgmt: no management port runs (mgmt=portN)\n");
 		return -1;
 	}
-	mgmt_report(0);
+	mgmt_show(APP_SHOW_ALL);
 	for (int p = 0; p < nic_count; p++)
 		if (app_runs_on(&app_mgmt, p))
 			mgmt_dhcp_show(p);

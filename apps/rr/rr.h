@@ -75,7 +75,8 @@ static inline int rr_our_port(uint16_t port)
 int rr_syn_room(int port);
 #define RR_SYN_MS 3000	/* rr's handshakes not done in this long are dropped (half_open_expired) */
 
-/* rr_show.c: print the rr counters and lwIP's: text, or JSON lines. */
+/* rr_show.c: rr's periodic report (struct app .report): the rr counters
+ * and lwIP's, as text without the zeros, or JSON lines. */
 void rr_report(int json);
 /* rr_show.c: rr's /metrics families (struct app .metrics). */
 struct prom;

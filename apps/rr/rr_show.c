@@ -40,63 +40,64 @@ static const struct {
 	{ "heap256", MEMP_POOL_256 }, { "heap1600", MEMP_POOL_1600 }, { "heap64k", MEMP_POOL_65520 },
 };
 
-static void show_port(int p, int json)
+static void show_port(int p, enum app_show show)
 {
 	struct rr_stats *st = &rr_stats[p];
 	const struct lwif_stats *ls = &lwif_stats[p];
-	const char *sep = json ? "," : " ";
-	const char *fmt = json ? "%s\"%s\":%lu" : "%s%s %lu";
+	int json = show == APP_SHOW_JSON;
 	if (json)
 		printf("{\"stats\":\"rr\",\"scope\":\"port\",\"t_ms\":%lu,\"port\":\"%s\",\"rx\":%lu", now_ns() / 1000000, nics[p]->name, ls->rx);
 	else
 		printf("rr %s: rx %lu", nics[p]->name, ls->rx);
 	for (int i = 0; i < LWIF_STACK_N; i++)
-		printf(fmt, sep, lwif_stack_names[i], ls->stack[i]);
+		app_counter(show, lwif_stack_names[i], NULL, ls->stack[i]);
 	for (int i = 0; i < LWIF_DROP_N; i++)
-		printf(fmt, sep, lwif_drop_names[i], ls->drop[i]);
+		app_counter(show, lwif_drop_names[i], NULL, ls->drop[i]);
 	if (!json)
 		printf("\nrr %s:", nics[p]->name);
-	printf(fmt, sep, "conns_open", (uint64_t)st->conns_open);
+	app_counter(show, "conns_open", NULL, st->conns_open);
 	for (int i = 0; i < RR_EVENT_N; i++)
-		printf(fmt, sep, event_names[i], st->ev[i]);
+		app_counter(show, event_names[i], NULL, st->ev[i]);
 	for (int i = 0; i < LWIF_EVENT_N; i++)
-		printf(fmt, sep, lwif_event_names[i], ls->ev[i]);
-	printf(fmt, sep, "pool_free", (uint64_t)nics[p]->pool->nfree);
-	printf(fmt, sep, "pool_size", (uint64_t)nics[p]->pool->size);
-	printf(json ? "}\n" : "\n");
+		app_counter(show, lwif_event_names[i], NULL, ls->ev[i]);
+	/* levels, not counters: a free count of 0 is news */
+	printf(json ? ",\"pool_free\":%u,\"pool_size\":%u}\n" : " pool_free %u pool_size %u\n",
+	       (unsigned)nics[p]->pool->nfree, (unsigned)nics[p]->pool->size);
 }
 
-static void show_lwip(int json)
+static void show_lwip(enum app_show show)
 {
-	const char *fmt = json ? ",\"%s_%s\":%lu" : " %s_%s %lu";
+	int json = show == APP_SHOW_JSON;
 	if (json)
 		printf("{\"stats\":\"rr\",\"scope\":\"lwip\",\"t_ms\":%lu", now_ns() / 1000000);
 	else
 		printf("rr lwip:");
 	for (size_t i = 0; i < sizeof(protos) / sizeof(protos[0]); i++) {
 		const struct stats_proto *s = protos[i].s;
-		printf(fmt, protos[i].name, "recv", (uint64_t)s->recv);
-		printf(fmt, protos[i].name, "xmit", (uint64_t)s->xmit);
-		printf(fmt, protos[i].name, "drop", (uint64_t)s->drop);
-		printf(fmt, protos[i].name, "chkerr", (uint64_t)s->chkerr);
-		printf(fmt, protos[i].name, "lenerr", (uint64_t)s->lenerr);
-		printf(fmt, protos[i].name, "memerr", (uint64_t)s->memerr);
-		printf(fmt, protos[i].name, "rterr", (uint64_t)s->rterr);
-		printf(fmt, protos[i].name, "proterr", (uint64_t)s->proterr);
-		printf(fmt, protos[i].name, "opterr", (uint64_t)s->opterr);
-		printf(fmt, protos[i].name, "err", (uint64_t)s->err);
+		const char *n = protos[i].name;
+		app_counter(show, n, "recv", s->recv);
+		app_counter(show, n, "xmit", s->xmit);
+		app_counter(show, n, "drop", s->drop);
+		app_counter(show, n, "chkerr", s->chkerr);
+		app_counter(show, n, "lenerr", s->lenerr);
+		app_counter(show, n, "memerr", s->memerr);
+		app_counter(show, n, "rterr", s->rterr);
+		app_counter(show, n, "proterr", s->proterr);
+		app_counter(show, n, "opterr", s->opterr);
+		app_counter(show, n, "err", s->err);
 	}
 	if (!json)
 		printf("\nrr pools:");
-	printf(fmt, "rx", "pbufs", (uint64_t)lwif_rx_pbufs());
-	printf(fmt, "rx_pbufs", "avail", (uint64_t)lwif_rx_pbufs_avail());
-	printf(fmt, "conns", "open", (uint64_t)rr_conns_open());
+	app_counter(show, "rx", "pbufs", lwif_rx_pbufs());
+	/* a level: 0 free is news */
+	printf(json ? ",\"rx_pbufs_avail\":%u" : " rx_pbufs_avail %u", (unsigned)lwif_rx_pbufs_avail());
+	app_counter(show, "conns", "open", rr_conns_open());
 	for (size_t i = 0; i < sizeof(pools) / sizeof(pools[0]); i++) {
 		const struct stats_mem *m = lwip_stats.memp[pools[i].t];
-		printf(fmt, pools[i].name, "avail", (uint64_t)m->avail);
-		printf(fmt, pools[i].name, "used", (uint64_t)m->used);
-		printf(fmt, pools[i].name, "max", (uint64_t)m->max);
-		printf(fmt, pools[i].name, "err", (uint64_t)m->err);
+		app_counter(show, pools[i].name, "avail", m->avail);
+		app_counter(show, pools[i].name, "used", m->used);
+		app_counter(show, pools[i].name, "max", m->max);
+		app_counter(show, pools[i].name, "err", m->err);
 	}
 	uint64_t heap[4] = { 0 };	/* avail, used, max bytes; err */
 	for (unsigned t = MEMP_POOL_FIRST; t <= (unsigned)MEMP_POOL_LAST; t++) {
@@ -107,10 +108,10 @@ static void show_lwip(int json)
 		heap[2] += m->max * block;
 		heap[3] += m->err;
 	}
-	printf(fmt, "heap", "avail", heap[0]);
-	printf(fmt, "heap", "used", heap[1]);
-	printf(fmt, "heap", "max", heap[2]);
-	printf(fmt, "heap", "err", heap[3]);
+	app_counter(show, "heap", "avail", heap[0]);
+	app_counter(show, "heap", "used", heap[1]);
+	app_counter(show, "heap", "max", heap[2]);
+	app_counter(show, "heap", "err", heap[3]);
 	printf(json ? "}\n" : "\n");
 }
 
@@ -133,14 +134,18 @@ void rr_metrics(struct prom *o)
 	}
 }
 
-/* Print the rr counters of every port rr runs on, then lwIP's:
- * as text, or (json=1) one JSON object per line. */
-void rr_report(int json)
+/* The rr counters of every port rr runs on, then lwIP's. */
+static void rr_show(enum app_show show)
 {
 	for (int p = 0; p < nic_count; p++)
 		if (app_runs_on(&app_rr, p))
-			show_port(p, json);
-	show_lwip(json);
+			show_port(p, show);
+	show_lwip(show);
+}
+
+void rr_report(int json)
+{
+	rr_show(json ? APP_SHOW_JSON : APP_SHOW_NONZERO);
 }
 
 /* lwIP is up when an app on it (rr, mgmt) added a port's netif. */
@@ -159,7 +164,7 @@ static int cmd_rr(int argc, char **argv)
 			printf("rr: the app runs on no port (app=rr)\n");
 			return 0;
 		}
-		rr_report(argc == 2);
+		rr_show(argc == 2 ? APP_SHOW_JSON : APP_SHOW_ALL);
 		return 0;
 	}
 	printf("usage: rr | rr json\n");

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
 from netio import StreamPort  # noqa: E402
 from qemurun import Qemu  # noqa: E402
+from rrpeer import rr_counters  # noqa: E402
 
 PROMPT = "linerate> "
 H_MAC, H_IP, G_IP = "02:00:00:00:00:01", "10.4.0.2", "10.4.0.1"
@@ -446,3 +447,21 @@ def test_port_without_address_drops_everything():
         p1.close()
     finally:
         q.stop()
+
+
+def test_periodic_report_leaves_out_zeros(g):
+    """The periodic report's rr lines print only the counters that are not 0
+    (rx_pbufs_avail is a level: always); the rr command prints every counter
+    (issue 34 N18). Counters only grow, so the report's keys lie between the
+    non-zero ones of an rr command before it and one after."""
+    before = rr_counters(g.q)["lwip"]
+    g.q.pos = len(g.q.out)
+    g.q.send("set stats 1\r")
+    m = g.q.expect(r"rr lwip:(.*?)\r\nrr pools:(.*?)\r\n", 30)
+    g.shell("set stats 0")
+    after = rr_counters(g.q)["lwip"]
+    periodic = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", (m.group(1) + m.group(2)).decode())}
+    nonzero = lambda c: {k for k, v in c.items() if v or k == "rx_pbufs_avail"}
+    assert nonzero(before) <= set(periodic) <= nonzero(after), (periodic, after)
+    assert set(after) - nonzero(after), "the rr command prints the counters that are 0 too"
+    assert 0 not in [v for k, v in periodic.items() if k != "rx_pbufs_avail"], periodic
