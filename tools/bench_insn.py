@@ -49,10 +49,20 @@ TARGET = {("l2", "napi", "max"): 100, ("l3", "napi", "max"): 200, ("l2", "napi",
 
 
 def plugin():
-    """build/insncount/insncount.so (make insncount), or INSNCOUNT=."""
-    so = os.environ.get("INSNCOUNT") or os.path.join(BUILD, "insncount", "insncount.so")
+    """INSNCOUNT=, or build/insncount/insncount.so, built by make insncount
+    when missing (saying so first: it downloads Debian's QEMU source once);
+    None, after saying why, when there is none."""
+    so = os.environ.get("INSNCOUNT")
+    if so:
+        if not os.path.exists(so):
+            print(f"INSNCOUNT={so}: no such file")
+        return so if os.path.exists(so) else None
+    so = os.path.join(BUILD, "insncount", "insncount.so")
     if not os.path.exists(so):
-        subprocess.run(["make", "-s", "insncount"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        print("building the insncount plugin (make insncount; downloads Debian's QEMU source once)...", flush=True)
+        r = subprocess.run(["make", "-s", "insncount"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if not os.path.exists(so):
+            print(f"make insncount failed (exit {r.returncode}): {r.stderr.strip()[-500:]}")
     return so if os.path.exists(so) else None
 
 
