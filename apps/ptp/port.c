@@ -58,10 +58,16 @@ void ptp_fmt_id(char *buf, size_t len, const uint8_t id[8], int port)
 		snprintf(buf + n, len - (size_t)n, "-%d", port);
 }
 
-static void say(const struct ptp_port *pp, const char *fmt, const char *a, const char *b)
+/* A console line's start, as ptp4l's: "ptp[seconds.ms since boot]: port0: ". */
+static void stamp(const struct ptp_port *pp)
 {
 	uint64_t t = now_ns();
 	printf("ptp[%lu.%03lu]: %s: ", t / 1000000000u, t / 1000000u % 1000, pp->nic->name);
+}
+
+static void say(const struct ptp_port *pp, const char *fmt, const char *a, const char *b)
+{
+	stamp(pp);
 	printf(fmt, a, b);
 	printf("\n");
 }
@@ -94,8 +100,8 @@ static void to_state(struct ptp_port *pp, enum port_state s, const char *event)
 {
 	if (pp->state == s)
 		return;
-	printf("ptp[%lu]: %s: port 1: %s to %s on %s\n", now_ns() / 1000000000u, pp->nic->name,
-	       ptp_state_names[pp->state], ptp_state_names[s], event);
+	stamp(pp);
+	printf("port 1: %s to %s on %s\n", ptp_state_names[pp->state], ptp_state_names[s], event);
 	pp->state = s;
 	pp->state_since = now_ns();
 	pp->sync_valid = 0;
@@ -263,8 +269,9 @@ static void summary(struct ptp_port *pp, uint64_t now)
 	struct series_result o, f, d;
 	if (ptp_servo_series_result(&pp->s_offset, &o) || ptp_servo_series_result(&pp->s_freq, &f))
 		return;
-	printf("ptp[%lu]: %s: rms %4ld max %4ld freq %+6ld +/- %3ld", now / 1000000000u, pp->nic->name,
-	       (int64_t)(o.rms + 0.5), (int64_t)(o.max_abs + 0.5), (int64_t)f.mean, (int64_t)(f.stddev + 0.5));
+	stamp(pp);
+	printf("rms %4ld max %4ld freq %+6ld +/- %3ld", (int64_t)(o.rms + 0.5), (int64_t)(o.max_abs + 0.5),
+	       (int64_t)f.mean, (int64_t)(f.stddev + 0.5));
 	if (!ptp_servo_series_result(&pp->s_delay, &d))
 		printf(" delay %5ld +/- %3ld", (int64_t)(d.mean + 0.5), (int64_t)(d.stddev + 0.5));
 	printf("\n");
@@ -293,8 +300,9 @@ static void synchronize(struct ptp_port *pp, int64_t t1c, int64_t t2)
 	pp->sstate = st;
 	pp->last_offset = offset;
 	pp->last_freq = adj;
-	printf("ptp[%lu]: %s: master offset %10ld s%d freq %+7ld path delay %9ld\n", now_ns() / 1000000000u,
-	       pp->nic->name, offset, st, (int64_t)(adj < 0 ? adj - 0.5 : adj + 0.5), pp->path_delay);
+	stamp(pp);
+	printf("master offset %10ld s%d freq %+7ld path delay %9ld\n", offset, st,
+	       (int64_t)(adj < 0 ? adj - 0.5 : adj + 0.5), pp->path_delay);
 	switch (st) {
 	case SERVO_JUMP:
 		phc_adjfreq(pp->clk, (int64_t)-adj);

@@ -30,7 +30,7 @@ PROMPT = "linerate> "
 INTERVALS = ["logSyncInterval=-2", "logAnnounceInterval=0", "logMinDelayReqInterval=-2"]
 PTP4L_INTERVALS = ["--logSyncInterval", "-2", "--logAnnounceInterval", "0",
                    "--logMinDelayReqInterval", "-2"]
-SAMPLE = re.compile(rb"ptp\[\d+\]: port0: master offset\s+(-?\d+) s(\d) freq\s+([+-]?\d+) "
+SAMPLE = re.compile(rb"ptp\[\d+\.\d{3}\]: port0: master offset\s+(-?\d+) s(\d) freq\s+([+-]?\d+) "
                     rb"path delay\s+(-?\d+)")
 
 
@@ -318,6 +318,7 @@ def test_two_appliances_hardware_timestamps():
                 s.expect("UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED", 90)
                 got = samples(s, 48, 60)
                 cs = ptp_counters(s)
+                stamps = re.findall(rb"ptp\[([^]]*)\]: port0: (\w+)", s.out)
                 s.send("ethtool -S port0\r")
                 mismatch = int(s.expect(rb"rx_hwtstamp_mismatch: (\d+)", 20).group(1))
         finally:
@@ -325,6 +326,9 @@ def test_two_appliances_hardware_timestamps():
             reader.join(5)
         cm = ptp_counters(m)
     assert all(st == 2 for _, st, _, _ in got), got
+    # Every line in ptp4l's one stamp format, seconds.ms: state changes too.
+    assert {w for _, w in stamps} >= {b"port", b"master"}, stamps
+    assert all(re.fullmatch(rb"\d+\.\d{3}", t) for t, _ in stamps), stamps
     # Each QEMU stamps a frame when its model handles it: between two TCG
     # QEMUs on a busy machine that is milliseconds late, unevenly (path
     # delays of 1-7 ms, make bench); the bound only tells a lock from none.
