@@ -119,6 +119,29 @@ int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+int parse_u64_si(const char *s, uint64_t *out)
+{
+	static const char suffix[] = "kMG";
+	char num[24];
+	uint64_t scale = 1, v;
+	size_t n = s ? strlen(s) : 0;
+	const char *p = n ? strchr(suffix, s[n - 1]) : NULL;
+
+	if (p) {
+		for (const char *q = suffix; q <= p; q++)
+			scale *= 1000;
+		n--;
+	}
+	if (n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (parse_u64(num, &v) || v > UINT64_MAX / scale)
+		return -1;
+	*out = v * scale;
+	return 0;
+}
+
 size_t fmt_put(char *buf, size_t len, size_t used, const char *s)
 {
 	/* Byte by byte: the pieces are names of a few bytes, where strlen

@@ -47,6 +47,13 @@ size_t fmt_put(char *buf, size_t len, size_t used, const char *s);
  * fit in 64 bits.
  */
 int parse_u64(const char *s, uint64_t *out);
+/*
+ * parse_u64 with an optional SI suffix, as trafgen's and iperf's rates
+ * take them: k (x 1000), M (x 10^6) or G (x 10^9), e.g. "10G", "20k".
+ * Returns 0 with *out set, or -1 (leaving *out alone) as parse_u64 does,
+ * also when the scaled value does not fit in 64 bits.
+ */
+int parse_u64_si(const char *s, uint64_t *out);
 /* The value of c as a hex digit (0-9, a-f, A-F): 0-15, else 99. */
 int digit_value(char c);
 

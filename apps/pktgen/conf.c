@@ -185,7 +185,12 @@ KNOB(flag, .name = "flag", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = p
 	     "tuple, QUEUE_MAP_CPU sends on the core's queue, IPV6 sends UDP over IPv6; shows those set; default none");
 
 /* rate: Mb/s or max; ratep: frames/s; delay: ns between frames. The last
- * given decides, as in Linux pktgen where each sets the delay. */
+ * given decides, as in Linux pktgen where each sets the delay. rate's bare
+ * number is Linux pktgen's Mb/s; with a k/M/G suffix it is bits/s, as
+ * trafgen's (10G = 10000 Mb/s), in whole Mb/s. ratep takes k/M/G too. */
+#define RATE_ACCEPTED \
+	"max, 1-100000 (Mb/s, counting FCS, preamble and gap: 24 B a frame) or 1M-100G (b/s: 10G = 10000 Mb/s)"
+#define RATEP_ACCEPTED "max or 1-200000000 (frames/s; k, M, G: 1M = 1000000)"
 static int parse_rate(const char *v, char *err, size_t len)
 {
 	uint64_t x;
@@ -193,8 +198,19 @@ static int parse_rate(const char *v, char *err, size_t len)
 		pg.rate_kind = PG_RATE_MAX;
 		return 0;
 	}
-	if (parse_num(v, 1, 100000, &x, err, len)) {
-		snprintf(err, len, "not a number in 1-100000 (Mb/s) or max");
+	int bps = *v && strchr("kMG", v[strlen(v) - 1]);
+	if (parse_u64_si(v, &x)) {
+		snprintf(err, len, "not a number");
+		return -1;
+	}
+	if (bps && x % 1000000) {
+		snprintf(err, len, "not whole Mb/s");
+		return -1;
+	}
+	if (bps)
+		x /= 1000000;
+	if (x < 1 || x > 100000) {
+		snprintf(err, len, "out of range");
 		return -1;
 	}
 	pg.rate = (int64_t)x;
@@ -208,8 +224,8 @@ static int parse_ratep(const char *v, char *err, size_t len)
 		pg.rate_kind = PG_RATE_MAX;
 		return 0;
 	}
-	if (parse_num(v, 1, 200000000, &x, err, len)) {
-		snprintf(err, len, "not a number in 1-200000000 (frames/s) or max");
+	if (parse_u64_si(v, &x) || x < 1 || x > 200000000) {
+		snprintf(err, len, "not a number in range");
 		return -1;
 	}
 	pg.ratep = (int64_t)x;
@@ -250,10 +266,10 @@ static void show_delay(char *buf, size_t len)
 	show_pace(buf, len, PG_RATE_DELAY, pg.delay);
 }
 KNOB(rate, .name = "rate", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_rate, .show = show_rate,
-     .accepted = "max or 1-100000 (Mb/s, counting FCS, preamble and gap: 24 B a frame)",
+     .accepted = RATE_ACCEPTED,
      .help = "pktgen: send rate in Mb/s, clamped to the link; default max (as fast as the TX ring takes frames)");
 KNOB(ratep, .name = "ratep", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_ratep, .show = show_ratep,
-     .accepted = "max or 1-200000000 (frames/s)", .help = "pktgen: send rate in frames/s, clamped to the link; default max");
+     .accepted = RATEP_ACCEPTED, .help = "pktgen: send rate in frames/s, clamped to the link; default max");
 KNOB(delay, .name = "delay", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_delay, .show = show_delay,
      .accepted = "0-1000000000 (ns between frames; 0 = max)", .help = "pktgen: ns between frames; default 0 (max)");
 

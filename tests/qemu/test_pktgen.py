@@ -668,3 +668,25 @@ def test_ipv6_frames_walks_checksums_and_receive_checks(guests):
     assert port.recv(1, 3) == []
     out = g.shell("pktgen")
     assert "pktgen port0 rx: 9 frames: ours 2 bad 3 arp 0 nd 1 other 3 streams_full 0" in out, out
+
+
+def test_rates_take_si_suffixes(guests):
+    """rate keeps Linux pktgen's Mb/s and ratep its frames/s; both also
+    take trafgen's k/M/G suffixes (rate's then counts bits/s, in whole Mb/s);
+    other forms are refused naming the accepted ones (issue 34 N26)."""
+    g = guests(["e1000e:netdev=stream"], "app=pktgen lat_rate=0")
+    assert g.shell("pktgen set rate 10G").strip() == "rate=10000"
+    assert g.shell("pktgen set rate 250M").strip() == "rate=250"
+    assert g.shell("pktgen set rate 40").strip() == "rate=40"
+    assert g.shell("pktgen set ratep 1M").strip() == "ratep=1000000"
+    assert g.shell("pktgen set ratep 20k").strip() == "ratep=20000"
+    for bad, why in (("1500k", "not whole Mb/s"), ("500k", "not whole Mb/s"), ("200G", "out of range"),
+                     ("0", "out of range"), ("10g", "not a number"), ("1.5M", "not a number")):
+        out = g.shell(f"pktgen set rate {bad}")
+        assert out.startswith(f"pktgen set: bad value '{bad}' for rate= ({why}; accepted: max, 1-100000 (Mb/s, "), out
+        assert "or 1M-100G (b/s: 10G = 10000 Mb/s))" in out, out
+    for bad in ("1G", "1T", "0"):
+        out = g.shell(f"pktgen set ratep {bad}")
+        assert out.strip() == (f"pktgen set: bad value '{bad}' for ratep= (not a number in range; "
+                               "accepted: max or 1-200000000 (frames/s; k, M, G: 1M = 1000000))"), out
+    assert re.search(r"^ratep=20000 ", g.shell("show config"), re.M)

@@ -126,6 +126,36 @@ static void test_parse_bad(void **state)
 	assert_int_equal(parse_u64(NULL, &v), -1);
 }
 
+/* parse_u64_si: k, M, G scale by 10^3, 10^6, 10^9; the rest as parse_u64. */
+static void test_parse_si(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t want;
+	} cases[] = {
+		{ "10", 10 }, { "20k", 20000 }, { "1M", 1000000 }, { "10G", 10000000000ull },
+		{ "18446744073k", 18446744073000ull }, { "18446744073709551615", UINT64_MAX },
+	};
+	static const char *const bad[] = {
+		"", "k", "M", "1K", "1m", "1g", "1.5M", "1kk", "1 k", "-1k", "18446744073709552k", "1T", "01k",
+	};
+	uint64_t v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 12345;
+		assert_int_equal(parse_u64_si(cases[i].s, &v), 0);
+		assert_true(v == cases[i].want);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 12345;
+		assert_int_equal(parse_u64_si(bad[i], &v), -1);
+		assert_true(v == 12345);
+	}
+	assert_int_equal(parse_u64_si(NULL, &v), -1);
+}
+
 /* fmt_put: pieces appended, cut at the buffer's end, nothing once full. */
 static void test_put(void **state)
 {
@@ -151,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_rate),
 		cmocka_unit_test(test_parse_ok),
 		cmocka_unit_test(test_parse_bad),
+		cmocka_unit_test(test_parse_si),
 		cmocka_unit_test(test_put),
 	};
 
