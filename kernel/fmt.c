@@ -124,7 +124,10 @@ int parse_u64_si(const char *s, uint64_t *out)
 	static const char suffix[] = "kMG";
 	char num[24];
 	uint64_t scale = 1, v;
-	size_t n = s ? strlen(s) : 0;
+
+	if (!s)
+		return -1;
+	size_t n = strlen(s);
 	const char *p = n ? strchr(suffix, s[n - 1]) : NULL;
 
 	if (p) {
