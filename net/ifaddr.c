@@ -1,7 +1,8 @@
 /*
  * The ports' addresses: the ip0..ip7 knobs (a port's IPv4 address and
- * prefix, or dhcp), the rules an address must meet, and the lookups the
- * apps make: is an address ours, is it a directed broadcast.
+ * prefix, or dhcp, and its IPv6 addresses), the IPv6 link-local address,
+ * the rules an address must meet, and the lookups the apps make: is an
+ * address ours, is it a directed broadcast.
  */
 #include <stdio.h>
 #include <string.h>
@@ -69,58 +70,170 @@ int ifaddr4_directed_broadcast(uint32_t addr)
 	return 0;
 }
 
-#define IP_FORMS	"not A.B.C.D/LEN[,gw=A.B.C.D] or dhcp"
-
-/* ",gw=A.B.C.D" at s, a host of a/len's subnet other than a, into *gw;
- * "" leaves it 0. 0, or -1 with what is wrong in err. */
-static int parse_gw(const char *s, uint32_t a, int len, uint32_t *gw, char *err, size_t errlen)
+/* 1 if the first len bits of a and b are equal. */
+static int prefix6_eq(const uint8_t a[16], const uint8_t b[16], int len)
 {
-	uint32_t host = ~ipv4_mask(len);
-	*gw = 0;
-	if (!*s)
-		return 0;
-	if (strncmp(s, ",gw=", 4) || (s += 4, ipv4_parse(&s, gw)) || *s) {
-		snprintf(err, errlen, "%s", IP_FORMS);
+	for (int i = 0; i < len; i++)
+		if ((a[i / 8] ^ b[i / 8]) >> (7 - i % 8) & 1)
+			return 0;
+	return 1;
+}
+
+int ifaddr6_check(int port, const uint8_t a[16], int len, char *err, size_t errlen)
+{
+	static const uint8_t zero[16], mapped[16] = { [10] = 0xff, [11] = 0xff };
+	uint8_t iid[16] = { 0 };
+	for (int i = len; i < 128; i++)
+		iid[i / 8] |= (uint8_t)(a[i / 8] & (0x80 >> i % 8));
+	const char *why = prefix6_eq(a, zero, 127) ? "the unspecified or loopback address" :
+			  a[0] == 0xff ? "a multicast address" :
+			  a[0] == 0xfe && (a[1] & 0xc0) == 0x80 ? "link-local: each port has its own, from its MAC" :
+			  prefix6_eq(a, mapped, 96) ? "an IPv4-mapped address" :
+			  len < 127 && !memcmp(iid, zero, 16) ? "the subnet-router anycast address of its prefix" : 0;
+	if (why) {
+		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
-	if ((*gw ^ a) & ~host || *gw == a || (len <= 30 && ((*gw & host) == 0 || (*gw & host) == host))) {
+	for (int p = 0; p < IFADDR_PORTS; p++)
+		for (int i = 0; p != port && i < ifaddrs[p].n6; i++) {
+			const struct ifaddr6 *o = &ifaddrs[p].v6[i];
+			if (prefix6_eq(a, o->addr, len < o->len ? len : o->len)) {
+				char s[IPV6_STR_MAX];
+				snprintf(err, errlen, "overlaps %s/%u on ip%d=: a subnet may be on one port only",
+					 addr6_fmt(s, o->addr), o->len, p);
+				return -1;
+			}
+		}
+	return 0;
+}
+
+void ifaddr6_link_local(int port, const uint8_t mac[6])
+{
+	uint8_t *a = ifaddrs[port].ll6;
+	static const uint8_t fe80[8] = { 0xfe, 0x80 };
+	memcpy(a, fe80, 8);
+	a[8] = mac[0] ^ 2;	/* the universal/local bit inverted */
+	a[9] = mac[1];
+	a[10] = mac[2];
+	a[11] = 0xff;
+	a[12] = 0xfe;
+	a[13] = mac[3];
+	a[14] = mac[4];
+	a[15] = mac[5];
+}
+
+int ifaddr6_on_port(int port, const uint8_t a[16])
+{
+	const struct ifaddr *ia = &ifaddrs[port];
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return !memcmp(a, ia->ll6, 16);
+	for (int i = 0; i < ia->n6; i++)
+		if (!memcmp(a, ia->v6[i].addr, 16))
+			return 1;
+	return 0;
+}
+
+int ifaddr6_port_of(const uint8_t a[16])
+{
+	for (int p = 0; p < IFADDR_PORTS; p++)
+		if (ifaddr6_on_port(p, a))
+			return p;
+	return -1;
+}
+
+#define IP_FORMS	"not A.B.C.D/LEN[,gw=A.B.C.D][,ADDR6/LEN...] or dhcp"
+
+/* gw, a host of a/len's subnet other than a; 0 is none. 0, or -1 with
+ * what is wrong in err. */
+static int check_gw(uint32_t gw, uint32_t a, int len, char *err, size_t errlen)
+{
+	uint32_t host = ~ipv4_mask(len);
+	if (gw && (!a || (gw ^ a) & ~host || gw == a || (len <= 30 && ((gw & host) == 0 || (gw & host) == host)))) {
 		snprintf(err, errlen, "gw= must be another host of the port's subnet");
 		return -1;
 	}
 	return 0;
 }
 
+/* One item of ipN= at *s (A.B.C.D/LEN, gw=A.B.C.D or ADDR6/LEN) into ia;
+ * advances *s past it. 0, or -1 with what is wrong in err. */
+static int parse_ip_item(int port, const char **s, struct ifaddr *ia, char *err, size_t errlen)
+{
+	const char *t = *s;
+	uint32_t a;
+	uint8_t a6[16];
+	int len;
+	if (!ipv4_prefix_parse(&t, &a, &len) && len >= 1) {
+		if (ia->v4.addr) {
+			snprintf(err, errlen, "one IPv4 address per port");
+			return -1;
+		}
+		ia->v4.addr = a;
+		ia->v4.len = (uint8_t)len;
+		*s = t;
+		return ifaddr4_check(port, a, len, err, errlen);
+	}
+	if (t = *s, !strncmp(t, "gw=", 3) && (t += 3, !ipv4_parse(&t, &a)) && !ia->v4.gw) {
+		ia->v4.gw = a;
+		*s = t;
+		return 0;
+	}
+	if (t = *s, !addr6_prefix_parse(&t, a6, &len) && len >= 1) {
+		if (ia->n6 == IFADDR6_MAX) {
+			snprintf(err, errlen, "more than %d IPv6 addresses", IFADDR6_MAX);
+			return -1;
+		}
+		memcpy(ia->v6[ia->n6].addr, a6, 16);
+		ia->v6[ia->n6++].len = (uint8_t)len;
+		*s = t;
+		return ifaddr6_check(port, a6, len, err, errlen);
+	}
+	snprintf(err, errlen, "%s", IP_FORMS);
+	return -1;
+}
+
 static int parse_ip(int port, const char *v, char *err, size_t errlen)
 {
-	uint32_t a, gw;
-	int len;
-	const char *s = v;
+	struct ifaddr ia = { 0 };
 	if (!strcmp(v, "dhcp")) {
 		ifaddrs[port] = (struct ifaddr){ .dhcp = 1 };
 		return 0;
 	}
-	if (ipv4_prefix_parse(&s, &a, &len) || len < 1) {
-		snprintf(err, errlen, "%s", IP_FORMS);
-		return -1;
+	for (const char *s = v;; s++) {
+		if (parse_ip_item(port, &s, &ia, err, errlen))
+			return -1;
+		if (!*s)
+			break;
+		if (*s != ',' || !s[1]) {
+			snprintf(err, errlen, "%s", IP_FORMS);
+			return -1;
+		}
 	}
-	if (parse_gw(s, a, len, &gw, err, errlen) || ifaddr4_check(port, a, len, err, errlen))
+	if (check_gw(ia.v4.gw, ia.v4.addr, ia.v4.len, err, errlen))
 		return -1;
-	ifaddrs[port] = (struct ifaddr){ .v4.gw = gw };
-	ifaddr4_set(port, a, len);
+	uint32_t a = ia.v4.addr;
+	ia.v4.addr = 0;
+	memcpy(ia.ll6, ifaddrs[port].ll6, 16);
+	ifaddrs[port] = ia;
+	if (a)
+		ifaddr4_set(port, a, ia.v4.len);
 	return 0;
 }
 
 static void show_ip(int port, char *buf, size_t len)
 {
-	char a[IPV4_STR_MAX], g[IPV4_STR_MAX];
+	char a[IPV4_STR_MAX], g[IPV4_STR_MAX], a6[IPV6_STR_MAX];
 	const struct ifaddr *ia = &ifaddrs[port];
+	size_t n = 0;
 	buf[0] = 0;
 	if (ia->dhcp)
 		snprintf(buf, len, "dhcp");
 	else if (ia->v4.addr && !ia->v4.gw)
-		snprintf(buf, len, "%s/%u", ipv4_str(a, ia->v4.addr), ia->v4.len);
+		n = (size_t)snprintf(buf, len, "%s/%u", ipv4_str(a, ia->v4.addr), ia->v4.len);
 	else if (ia->v4.addr)
-		snprintf(buf, len, "%s/%u,gw=%s", ipv4_str(a, ia->v4.addr), ia->v4.len, ipv4_str(g, ia->v4.gw));
+		n = (size_t)snprintf(buf, len, "%s/%u,gw=%s", ipv4_str(a, ia->v4.addr), ia->v4.len, ipv4_str(g, ia->v4.gw));
+	for (int i = 0; i < ia->n6 && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s/%u", n ? "," : "", addr6_fmt(a6, ia->v6[i].addr), ia->v6[i].len);
 }
 
 #define IP_KNOB(n) \
@@ -129,8 +242,10 @@ static void show_ip(int port, char *buf, size_t len)
 	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
 	     .accepted = "A.B.C.D/LEN[,gw=A.B.C.D], LEN 1-32, decimal without leading zeros, e.g. 10.0.0.1/24 or " \
 			 "10.0.0.1/24,gw=10.0.0.254; subnets of two ports may not overlap; gw another host of the subnet; " \
+			 "and/or up to 4 IPv6 ADDR6/LEN (RFC 4291 2.2 text, LEN 1-128, global unicast), comma-separated, " \
+			 "e.g. 10.0.0.1/24,2001:db8:1::1/64 or 2001:db8:1::1/64; " \
 			 "or dhcp (the management port only)", \
-	     .help = "port" #n "'s IPv4 address and prefix: fwd routes at L3 on it, rr, mgmt and ptp (udp4) answer on it; " \
+	     .help = "port" #n "'s IPv4 address and prefix and IPv6 addresses: fwd routes at L3 on them (IPv6: fwd only), rr, mgmt and ptp (udp4) answer on it; " \
 		     "gw: the router rr and mgmt answer hosts off the subnet through (the first port with one, " \
 		     "as lwIP has one default route; fwd routes with route=); " \
 		     "dhcp: the management port's address (and router) from a DHCP lease; default none (fwd: L2)")

@@ -1,5 +1,5 @@
-/* The ports' addresses (Linux net/ipv4/devinet.c): what ipN= and DHCP
- * give a port, the rules an address must meet, and the questions the
+/* The ports' addresses (Linux net/ipv4/devinet.c, net/ipv6/addrconf.c):
+ * what ipN= and DHCP give a port, its IPv6 link-local address, the rules an address must meet, and the questions the
  * apps ask of them (is this address ours, a directed broadcast). fwd
  * routes between them; rr, mgmt and ptp answer on them. */
 #ifndef NET_IFADDR_H
@@ -17,12 +17,23 @@ struct ifaddr4 {
 				 * mgmt) to hosts off the subnet goes; 0: none */
 };
 
-/* A port's addresses (Linux struct in_device): one IPv4 address for now.
- * An IPv6 list (link-local and global, each with its prefix) belongs
- * beside v4, so that each family's questions below keep their own names
- * (ifaddr4_*, ifaddr6_*). */
+#define IFADDR6_MAX	4	/* global IPv6 addresses per port */
+
+/* An IPv6 address and its prefix length (Linux struct inet6_ifaddr). */
+struct ifaddr6 {
+	uint8_t addr[16];	/* network order */
+	uint8_t len;		/* prefix length, 1..128 */
+};
+
+/* A port's addresses (Linux struct in_device and inet6_dev): one IPv4
+ * address, up to IFADDR6_MAX global IPv6 ones and the IPv6 link-local
+ * one; each family's questions below keep their own names (ifaddr4_*,
+ * ifaddr6_*). */
 struct ifaddr {
 	struct ifaddr4 v4;	/* ipN=A.B.C.D/LEN, or the DHCP lease */
+	struct ifaddr6 v6[IFADDR6_MAX];	/* ipN=...,ADDR6/LEN, in the order given */
+	uint8_t n6;		/* how many of v6[] */
+	uint8_t ll6[16];	/* fe80::/64 link-local (ifaddr6_link_local); all zero: none */
 	uint8_t dhcp;		/* ipN=dhcp: v4 comes from a lease (apps/mgmt/dhcp.c
 				 * sets it while one is held, 0 otherwise) */
 };
@@ -41,6 +52,20 @@ int ifaddr4_is_local(uint32_t addr);
  * /30 or wider (a directed broadcast, RFC 1812 5.3.5.2; the network
  * address is the old all-zeros form). */
 int ifaddr4_directed_broadcast(uint32_t addr);
+
+/* The rules of ipN= for an IPv6 a/len on port: a global unicast address
+ * (not ::, ::1, multicast ff00::/8, link-local fe80::/10 (each port has
+ * its own, from its MAC), IPv4-mapped ::ffff:0:0/96), not the subnet-router
+ * anycast address of its prefix (RFC 4291 2.6.1; /127 excepted, RFC 6164),
+ * a prefix no other port has. 0, or -1 with what is wrong in err. */
+int ifaddr6_check(int port, const uint8_t a[16], int len, char *err, size_t errlen);
+/* Port's link-local address fe80::/64 with the modified EUI-64 interface
+ * identifier of mac (RFC 4291 2.5.6 and appendix A, RFC 4862 5.3). */
+void ifaddr6_link_local(int port, const uint8_t mac[6]);
+/* 1 if a is one of port's IPv6 addresses (link-local or global). */
+int ifaddr6_on_port(int port, const uint8_t a[16]);
+/* The port a is an IPv6 address of, or -1. */
+int ifaddr6_port_of(const uint8_t a[16]);
 
 /* Moves on whenever an address is set (ifaddr4_set), and when fwd has
  * built its routes: what a fast path remembered about destinations is

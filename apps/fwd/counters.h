@@ -1,5 +1,6 @@
-/* fwd's counters: every frame fwd receives ends in forwarded, local, arp
- * or one named drop (or waits, held, for its next hop's ARP reply), per
+/* fwd's counters: every frame fwd receives ends in forwarded, local, arp,
+ * nd or one named drop (or waits, held, for its next hop's ARP or ND
+ * reply), per
  * port and per core. A leaf: fwd.c, the L3 files and the /metrics page
  * include it; it includes nothing of fwd. */
 #ifndef FWD_COUNTERS_H
@@ -14,13 +15,20 @@
 	X(too_short) X(bad_version) X(bad_ihl) X(bad_totlen) X(bad_csum) \
 	X(martian_src) X(ttl_expired) X(not_unicast) X(martian_dst) X(directed_broadcast) \
 	X(source_route) X(no_route) X(mtu_exceeded) X(arp_unresolved) \
-	X(arp_queue_full) X(arp_table_full) X(arp_bad) X(arp_not_ours)
+	X(arp_queue_full) X(arp_table_full) X(arp_bad) X(arp_not_ours) \
+	X(ip6_too_short) X(ip6_bad_version) X(ip6_bad_paylen) X(ip6_martian_src) X(ip6_martian_dst) \
+	X(ip6_mcast_not_joined) X(ip6_beyond_scope) X(ip6_bad_ext) X(ip6_hbh_not_first) X(ip6_rh0) \
+	X(ip6_hbh_option) X(ip6_hop_limit) X(ip6_no_route) X(ip6_too_big) X(icmp6_bad_csum) \
+	X(nd_hop_limit) X(nd_bad_code) X(nd_too_short) X(nd_mcast_target) X(nd_bad_option) \
+	X(nd_dad_bad) X(nd_na_solicited_mcast) X(nd_not_ours) X(nd_unresolved) X(nd_queue_full) \
+	X(nd_table_full)
 
 /* Things the L3 router does besides handling received frames: frames of
  * its own (ICMP errors, ARP requests and replies) and why some were not sent. */
 #define FWD_EVENTS(X) \
 	X(icmp_sent) X(icmp_rate_limited) X(icmp_no_buffer) X(icmp_suppressed) \
-	X(arp_requests) X(arp_no_buffer) X(arp_conflict) X(own_tx_ring_full) X(neigh_mbox_full)
+	X(arp_requests) X(arp_no_buffer) X(arp_conflict) X(own_tx_ring_full) X(neigh_mbox_full) \
+	X(icmp6_sent) X(icmp6_suppressed) X(nd_solicits) X(nd_no_buffer) X(nd_conflict)
 #define FWD_EVENT_ENUM(name) FWD_EV_##name,
 enum fwd_event { FWD_EVENTS(FWD_EVENT_ENUM) FWD_EV_N };
 
@@ -34,6 +42,7 @@ struct fwd_stats {
 	uint64_t forwarded;		/* frames handed to tx_burst and taken */
 	uint64_t local;			/* L3: IPv4 to one of our addresses */
 	uint64_t arp;			/* L3: ARP for our address: answered or learnt */
+	uint64_t nd;			/* L3: IPv6 Neighbor Discovery for us: answered or learnt */
 	uint64_t drop[FWD_DROP_N];
 	uint64_t ev[FWD_EV_N];		/* L3 events, not frames received */
 };

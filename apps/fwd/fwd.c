@@ -189,20 +189,23 @@ static int fwd_domain(int port)
 	return peer >= 0 && peer < port && !fwd_l3_port[peer] ? peer : port;
 }
 
-APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 between ports with ipN=",
+APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 and IPv6 between ports with ipN=",
     .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain, .metrics = fwd_metrics,
     .uses = APP_USES_IP | APP_USES_ROUTES);
 
-/* An L3 port's line of `fwd`: its address, frames held for ARP, the
+/* An L3 port's line of `fwd`: its IPv4 address, "ipv6" if it routes
+ * IPv6 (its addresses: `fwd routes`), frames held for ARP or ND, the
  * router's events. */
 static void show_l3(int port)
 {
 	char a[IPV4_STR_MAX];
-	ipv4_str(a, ifaddrs[port].v4.addr);
+	const struct ifaddr *ia = &ifaddrs[port];
 	struct fwd_stats sum, *st = &sum;
 	fwd_stats_sum(port, st);
-	printf("fwd %s l3 %s/%u: held %lu", nics[port]->name, a, ifaddrs[port].v4.len,
-	       (unsigned long)fwd_l3_held(port));
+	printf("fwd %s l3", nics[port]->name);
+	if (ia->v4.addr)
+		printf(" %s/%u", ipv4_str(a, ia->v4.addr), ia->v4.len);
+	printf("%s: held %lu", ia->n6 ? " ipv6" : "", (unsigned long)fwd_l3_held(port));
 #define FWD_EV_PRINT(name) printf(" " #name " %lu", (unsigned long)st->ev[FWD_EV_##name]);
 	FWD_EVENTS(FWD_EV_PRINT)
 	printf("\n");
@@ -214,12 +217,16 @@ static int cmd_fwd(int argc, char **argv)
 		fwd_l3_arp_show();
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "nd")) {
+		fwd_l3_nd_show();
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "routes")) {
 		fwd_l3_routes_show();
 		return 0;
 	}
 	if (argc != 1) {
-		printf("usage: fwd | fwd arp | fwd routes\n");
+		printf("usage: fwd | fwd arp | fwd nd | fwd routes\n");
 		return -1;
 	}
 	int any = 0;
@@ -232,7 +239,7 @@ static int cmd_fwd(int argc, char **argv)
 		printf("fwd %s: rx %lu forwarded %lu", nics[p]->name, st->rx, st->forwarded);
 		for (int i = 0; i < FWD_DROP_N; i++)
 			printf(" %s %lu", fwd_drop_names[i], st->drop[i]);
-		printf(" local %lu arp %lu\n", st->local, st->arp);
+		printf(" local %lu arp %lu nd %lu\n", st->local, st->arp, st->nd);
 		if (fwd_l3_port[p])
 			show_l3(p);
 	}
@@ -240,4 +247,4 @@ static int cmd_fwd(int argc, char **argv)
 		printf("fwd: the app runs on no port (app=fwd)\n");
 	return 0;
 }
-SHELL_CMD(fwd, "fwd", "fwd [arp|routes]", "forwarding counters per port: rx, forwarded, drops by reason, local, arp; L3 ports: held and ICMP/ARP events; arp: the ARP tables; routes: the routing table", cmd_fwd);
+SHELL_CMD(fwd, "fwd", "fwd [arp|nd|routes]", "forwarding counters per port: rx, forwarded, drops by reason, local, arp, nd; L3 ports: held and ICMP/ARP/ND events; arp: the ARP tables; nd: the IPv6 neighbor caches; routes: the routing tables", cmd_fwd);

@@ -13,8 +13,7 @@
 
 #define ICMP_RATE	100	/* ICMP errors per second per port (and burst) */
 
-/* Token bucket: may port send an ICMP error now? */
-static int icmp_allowed(int port, uint64_t now)
+int icmp_allowed(int port, uint64_t now)
 {
 	uint64_t per = tsc.hz / ICMP_RATE;
 	struct icmp_bucket *b = &l3_me()->icmp[port];

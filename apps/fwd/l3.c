@@ -275,18 +275,24 @@ struct l3_core *burst_start(struct nic *nic, int q)
 }
 
 /* A frame fast_run left: ARP to neigh.c, IPv4 to our MAC to ipv4_input,
- * the rest dropped. */
+ * IPv6 to ipv6_input (l3v6.c) on a port with an IPv6 address, the rest
+ * dropped. */
 static inline __attribute__((always_inline))
 void frame_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t now)
 {
 	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
 	int why;
 	uint16_t type = p->len >= ETH_HLEN ? ntoh16(eth->type) : 0;
-	if (type == ETHERTYPE_ARP) {
+	int v4 = ifaddrs[nic->port].v4.addr != 0;
+	if (type == ETHERTYPE_ARP && v4) {
 		arp_input(nic, p);
 		return;
 	}
-	if (type != ETHERTYPE_IPV4)
+	if (type == ETHERTYPE_IPV6 && fwd_l3_v6[nic->port])
+		why = ipv6_input(nic, p, now);
+	else if (type == ETHERTYPE_ARP)
+		why = FWD_DROP_arp_not_ours;	/* a port with IPv6 addresses only */
+	else if (type != ETHERTYPE_IPV4 || !v4)
 		why = FWD_DROP_not_ipv4;
 	else if (memcmp(eth->dst, nic->mac, ETH_ALEN))
 		why = FWD_DROP_not_our_mac;

@@ -1,7 +1,8 @@
-/* fwd L3, the IPv4 router: its entry points for the app (fwd.c), and the
- * per-core state its files share: l3.c (the forwarding path), tx.c (the
- * TX batches), neigh.c (ARP), icmp.c (errors and echo), route.c (the
- * routing table and the router's memory). */
+/* fwd L3, the IPv4 and IPv6 router: its entry points for the app
+ * (fwd.c), and the per-core state its files share: l3.c (the IPv4
+ * forwarding path), l3v6.c (IPv6's), tx.c (the TX batches), neigh.c (ARP),
+ * nd.c (IPv6 Neighbor Discovery), icmp.c and icmp6.c (errors and echo),
+ * route.c (the routing tables and the router's memory). */
 #ifndef FWD_L3_H
 #define FWD_L3_H
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include "kernel/cpu.h"
 #include "kernel/smp.h"
 #include "net/ipv4.h"
+#include "net/ipv6.h"
 
 /* fwd_l3_port[p]: fwd routes on port p (it has an address); fwd_l3_any:
  * the router's state exists (l3_cores), so some port routes. */
@@ -29,11 +31,13 @@ uint64_t fwd_l3_held(int port);
 /* `fwd arp`: every ARP entry of every core: port, address, MAC, state, ms
  * since it was last confirmed, frames held. */
 void fwd_l3_arp_show(void);
+/* `fwd nd`: every neighbor cache entry of every core, as `fwd arp` (nd.c). */
+void fwd_l3_nd_show(void);
 /* `fwd routes`: the connected subnets and the routes, with next hop and port. */
 void fwd_l3_routes_show(void);
 
 #define TXB_MAX		64
-enum { TX_FWD, TX_ARP_REPLY, TX_LOCAL, TX_OWN };	/* what a queued frame counts as */
+enum { TX_FWD, TX_ARP_REPLY, TX_LOCAL, TX_OWN, TX_ND };	/* what a queued frame counts as */
 
 /* Frames queued out of one port. While the batch is unmixed (only
  * TX_FWD frames from the burst's port) kind[] and in[] are not written:
@@ -67,10 +71,11 @@ struct dst_slot {
 
 /* One core's router state: each core routes with its own ARP table, TX
  * batches and ICMP rate buckets (so the rate limit is per core). ncpus of
- * them from free pages once a port routes (l3_cores_alloc): 34 KB a core
+ * them from free pages once a port routes (l3_cores_alloc): 62 KB a core
  * that boxes which do not route keep. */
 struct l3_core {
 	struct arp_entry arp[NIC_MAX_PORTS][ARP_SLOTS];	/* one table per port */
+	struct nd_entry nd[NIC_MAX_PORTS][ND_SLOTS];	/* the IPv6 neighbor caches */
 	struct txb tx[NIC_MAX_PORTS];
 	struct icmp_bucket icmp[NIC_MAX_PORTS];
 	uint64_t next_timer_tsc;	/* the next timer pass; 0 from a core that posted to mbox */
@@ -140,6 +145,23 @@ void l3_forward(struct l3_core *c, struct pkt *p, int port, const uint8_t mac[ET
 	memcpy(eth->dst, mac, ETH_ALEN);
 	memcpy(eth->src, nics[port]->mac, ETH_ALEN);
 	ipv4_ttl_dec((struct ipv4_hdr *)(p->data + ETH_HLEN));
+	l3_tx_add_on(c, port, p, TX_FWD, in_burst);
+}
+/* An IPv6 frame received on a port that routes IPv6, on the calling
+ * core (l3v6.c). Returns the drop reason, or -1 when the frame went on
+ * (local, nd, queued or held). */
+int ipv6_input(struct nic *nic, struct pkt *p, uint64_t now);
+
+/* Rewrite a routed IPv6 frame for its next hop (mac), hop limit less one,
+ * and queue it out of port on core c. */
+static inline void l3_forward6(struct l3_core *c, struct pkt *p, int port, const uint8_t mac[ETH_ALEN], const int in_burst)
+{
+	struct eth_hdr *eth = (struct eth_hdr *)p->data;
+	struct ipv6_hdr *ip = (struct ipv6_hdr *)(p->data + ETH_HLEN);
+	p->len = (uint16_t)(ETH_HLEN + IPV6_HLEN + ntoh16(ip->payload_len));	/* not the padding */
+	memcpy(eth->dst, mac, ETH_ALEN);
+	memcpy(eth->src, nics[port]->mac, ETH_ALEN);
+	ip->hop_limit--;
 	l3_tx_add_on(c, port, p, TX_FWD, in_burst);
 }
 #endif

@@ -110,6 +110,10 @@ static void arp_update(struct arp_entry *e, int port, uint32_t ip, const uint8_t
  * learnt when m->create (RFC 826: only from ARP for us). */
 static void neigh_apply(const struct neigh_msg *m)
 {
+	if (m->family == 6) {
+		nd_apply(m);
+		return;
+	}
 	uint32_t ip;
 	memcpy(&ip, m->addr, sizeof ip);
 	struct arp_entry *e = arp_find(m->port, ip);
@@ -121,7 +125,7 @@ static void neigh_apply(const struct neigh_msg *m)
  * other core that routes (has run its timer pass), whose timer pass then
  * runs at once (next_timer_tsc 0) and applies it. A full mailbox counts
  * neigh_mbox_full (that core then resolves by its own requests). */
-static void neigh_learn(const struct neigh_msg *m)
+void neigh_learn(const struct neigh_msg *m)
 {
 	int me = cpu_id_fast();
 	neigh_apply(m);
@@ -257,6 +261,7 @@ static __attribute__((noinline)) int arp_timers(uint64_t now)
 			e->retry_tsc = now + tsc.hz * ARP_NEG_MS / 1000;
 		}
 	}
+	done += nd_timers(now);
 	l3_tx_flush_all();
 	return done;
 }
@@ -274,7 +279,7 @@ int fwd_l3_idle(void)
 
 uint64_t fwd_l3_held(int port)
 {
-	uint64_t n = 0;
+	uint64_t n = nd_held(port);
 	for (int c = 0; l3_cores && c < ncpus; c++)	/* only running cores and existing ports hold */
 		for (int q = 0; q < nic_count; q++)
 			for (int i = 0; i < ARP_SLOTS; i++)

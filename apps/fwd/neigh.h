@@ -1,11 +1,12 @@
 /* fwd's neighbour resolution: the per-core, per-port ARP tables (RFC 826)
- * the router resolves next hops with, with Linux's neighbour states. ND
- * (IPv6) would sit beside it with the same states. */
+ * the router resolves next hops with, with Linux's neighbour states, and
+ * beside them the IPv6 neighbor caches (nd.c, RFC 4861 with its states). */
 #ifndef FWD_NEIGH_H
 #define FWD_NEIGH_H
 #include <stdint.h>
 #include "drivers/net/nic.h"
 #include "net/ipv4.h"
+#include "net/ipv6.h"
 
 #define ARP_SLOTS	32	/* ARP table entries per port and core */
 #define ARP_HOLD	8	/* frames held per unresolved next hop */
@@ -29,9 +30,11 @@ struct arp_entry {
  * (and ND) replies are not RSS-hashed, so they arrive on one core while
  * every core routes through the port. */
 struct neigh_msg {
-	uint8_t family;		/* 4: ARP, addr's first 4 bytes (6: ND, to come) */
+	uint8_t family;		/* 4: ARP, addr's first 4 bytes; 6: ND */
 	uint8_t port;
-	uint8_t create;		/* the receiver may learn it new (RFC 826: it was for us) */
+	uint8_t create;		/* the receiver may learn it new (RFC 826: it was for us;
+				 * RFC 4861 7.2.3: an NS's source link-layer address) */
+	uint8_t flags;		/* ND: an NA's ND_MSG_* (0: from an NS) */
 	uint8_t mac[ETH_ALEN];
 	uint8_t addr[16];	/* network order */
 };
@@ -53,4 +56,47 @@ void arp_input(struct nic *nic, struct pkt *p);
  * not resolved: held, and asked for when new. Returns the drop reason,
  * or -1 when p is held. */
 int arp_hold(struct arp_entry *e, int out, uint32_t hop, struct pkt *p, uint64_t now);
+/* Binding m, learnt from the wire by the calling core: applied here and
+ * posted to every other core that routes. */
+void neigh_learn(const struct neigh_msg *m);
+
+#define ND_SLOTS	32	/* neighbor cache entries per port and core */
+#define ND_MSG_NA	1	/* neigh_msg flags: from an NA */
+#define ND_MSG_SOLICITED 2	/* its S flag */
+#define ND_MSG_OVERRIDE	4	/* its O flag */
+#define ND_MSG_NO_LLA	8	/* it had no target link-layer address option */
+
+/* Neighbor cache states (RFC 4861 7.3.2), and FAILED: a negative cache
+ * entry as ARP's (an address that never answered, for a second). */
+enum { ND_FREE, ND_INCOMPLETE, ND_REACHABLE, ND_STALE, ND_DELAY, ND_PROBE, ND_FAILED };
+
+struct nd_entry {
+	uint8_t addr[16];
+	uint8_t port, state, tries, nheld;
+	uint8_t mac[ETH_ALEN];
+	uint64_t timer_tsc;	/* INCOMPLETE, PROBE: next solicitation or give-up;
+				 * DELAY: the first probe; FAILED: end */
+	uint64_t confirmed_tsc;	/* last reachability confirmation (REACHABLE until
+				 * ND_REACHABLE_MS after it) */
+	struct pkt *held[ARP_HOLD];
+};
+
+/* The calling core's entry for addr on port, or NULL. */
+struct nd_entry *nd_find(int port, const uint8_t addr[16]);
+/* A Neighbor Solicitation or Advertisement (ic, len bytes, checksum
+ * checked) to us on nic: validated (RFC 4861 7.1), answered, learnt from.
+ * Returns a drop reason, or -1 when p was taken (an NA queued in its
+ * place) or counted nd and freed. */
+int nd_input(struct nic *nic, struct pkt *p, struct ipv6_hdr *ip, struct icmp6_hdr *ic, size_t len);
+/* Routed frame p for hop out of port out: forwarded when the entry e (or
+ * NULL) has a link-layer address (STALE starts the DELAY timer), else
+ * held and solicited. Returns a drop reason, or -1 when p went on. */
+int nd_resolve(struct nd_entry *e, int out, const uint8_t hop[16], struct pkt *p, uint64_t now);
+/* ND binding m on the calling core (neigh.c's mailboxes). */
+void nd_apply(const struct neigh_msg *m);
+/* The calling core's neighbor cache timers (RFC 4861 7.3.3); returns
+ * frames handled. */
+int nd_timers(uint64_t now);
+/* Frames waiting for ND that arrived on port. */
+uint64_t nd_held(int port);
 #endif

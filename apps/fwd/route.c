@@ -1,8 +1,9 @@
 /*
- * fwd's routing table: the connected subnets of the ports fwd routes on
+ * fwd's routing tables: the connected subnets of the ports fwd routes on
  * (their addresses: net/ifaddr.h) and route= (static routes via a next
- * hop on a connected subnet), turned into the LPM table at init, with the
- * rest of the router's memory (each core's state, struct l3_core).
+ * hop on a connected subnet, IPv4 or IPv6), turned into the LPM tables
+ * at init, with the rest of the router's memory (each core's state,
+ * struct l3_core).
  */
 #include <stdio.h>
 #include <string.h>
@@ -15,17 +16,23 @@
 #include "net/addr.h"
 #include "net/ifaddr.h"
 #include "net/ipv4.h"
+#include "net/ipv6.h"
 
 /* LPM first-level stride: 3 MiB + 12 KiB per group of prefixes longer
  * than /20 (net/lpm.h), small enough for a 128 MiB guest. */
 #define L3_LPM_BITS	20
 #define L3_LPM_GROUPS	64
+/* IPv6: 1.3 MiB, room for 170 /64 prefixes that share no bytes past /16. */
+#define L3_LPM6_GROUPS	1024
 
 _Static_assert(IFADDR_PORTS == NIC_MAX_PORTS, "net/ifaddr.h holds an address per port");
 
 struct l3_nh l3_nh[L3_NH_MAX];
 struct lpm l3_lpm;
+struct l3_nh6 l3_nh6[L3_NH_MAX];
+struct lpm6 l3_lpm6;
 uint8_t fwd_l3_port[NIC_MAX_PORTS];
+uint8_t fwd_l3_v6[NIC_MAX_PORTS];
 int fwd_l3_any;
 
 struct l3_core *l3_cores;
@@ -47,15 +54,73 @@ static struct {
 } routes[L3_ROUTES_MAX];
 static int nroutes;
 
-/* route=PREFIX/LEN,NEXTHOP; the next hop is checked against the connected
- * subnets at init, when every ipN= is known. */
+static struct {
+	uint8_t prefix[16], gw[16];
+	uint8_t len;
+	int8_t port;	/* a link-local next hop's (%portN), else -1 */
+} routes6[L3_ROUTES_MAX];
+static int nroutes6;
+
+#define ROUTE_FORMS	"A.B.C.D/LEN,A.B.C.D or PREFIX6/LEN,ADDR6 or PREFIX6/LEN,fe80::X%portN"
+
+/* The bits of a beyond len cleared, into out. */
+static void prefix6_mask(const uint8_t a[16], int len, uint8_t out[16])
+{
+	for (int i = 0; i < 16; i++)
+		out[i] = (uint8_t)(i * 8 >= len ? 0 : i * 8 + 8 <= len ? a[i] : a[i] & (0xff00 >> (len - i * 8)));
+}
+
+/* route=PREFIX6/LEN,NEXTHOP6[%portN] at v. 0, or -1 with what is wrong. */
+static int parse_route6(const char *v, char *err, size_t errlen)
+{
+	uint8_t prefix[16], gw[16], m[16];
+	int len, port = -1;
+	const char *s = v;
+	int bad = addr6_prefix_parse(&s, prefix, &len) || *s++ != ',' || addr6_parse(&s, gw);
+	if (!bad && !strncmp(s, "%port", 5) && s[5] >= '0' && s[5] < '0' + NIC_MAX_PORTS) {
+		port = s[5] - '0';
+		s += 6;
+	}
+	if (bad || *s) {
+		snprintf(err, errlen, "'%.60s' is not %s", v, ROUTE_FORMS);
+		return -1;
+	}
+	prefix6_mask(prefix, len, m);
+	if (memcmp(m, prefix, 16)) {
+		snprintf(err, errlen, "'%.60s': bits beyond /%d are set in the prefix", v, len);
+		return -1;
+	}
+	if (ipv6_link_local(gw) != (port >= 0)) {
+		snprintf(err, errlen, "'%.60s': a link-local next hop needs its port (%%portN), a global one none", v);
+		return -1;
+	}
+	for (int i = 0; i < nroutes6; i++)
+		if (!memcmp(routes6[i].prefix, prefix, 16) && routes6[i].len == len) {
+			snprintf(err, errlen, "'%.60s': a route to this prefix was given before", v);
+			return -1;
+		}
+	if (nroutes6 == L3_ROUTES_MAX) {
+		snprintf(err, errlen, "more than %d IPv6 routes", L3_ROUTES_MAX);
+		return -1;
+	}
+	memcpy(routes6[nroutes6].prefix, prefix, 16);
+	memcpy(routes6[nroutes6].gw, gw, 16);
+	routes6[nroutes6].len = (uint8_t)len;
+	routes6[nroutes6++].port = (int8_t)port;
+	return 0;
+}
+
+/* route=PREFIX/LEN,NEXTHOP of either family; the next hop is checked
+ * against the connected subnets at init, when every ipN= is known. */
 static int parse_route(const char *v, char *err, size_t errlen)
 {
 	uint32_t prefix, gw;
 	int len;
 	const char *s = v;
+	if (strchr(v, ':'))
+		return parse_route6(v, err, errlen);
 	if (ipv4_prefix_parse(&s, &prefix, &len) || *s++ != ',' || ipv4_parse(&s, &gw) || *s) {
-		snprintf(err, errlen, "'%.40s' is not A.B.C.D/LEN,A.B.C.D", v);
+		snprintf(err, errlen, "'%.40s' is not %s", v, ROUTE_FORMS);
 		return -1;
 	}
 	if (prefix & ~ipv4_mask(len)) {
@@ -78,19 +143,34 @@ static int parse_route(const char *v, char *err, size_t errlen)
 	return 0;
 }
 
+/* routes6[i] as route= takes it, into buf. */
+static char *route6_str(char *buf, size_t len, int i)
+{
+	char p[IPV6_STR_MAX], g[IPV6_STR_MAX], port[12] = "";
+	if (routes6[i].port >= 0)
+		snprintf(port, sizeof(port), "%%port%d", routes6[i].port);
+	snprintf(buf, len, "%s/%u,%s%s", addr6_fmt(p, routes6[i].prefix), routes6[i].len, addr6_fmt(g, routes6[i].gw),
+		 port);
+	return buf;
+}
+
 static void show_route(char *buf, size_t len)
 {
-	char p[IPV4_STR_MAX], g[IPV4_STR_MAX];
+	char p[IPV4_STR_MAX], g[IPV4_STR_MAX], r6[2 * IPV6_STR_MAX + 16];
 	size_t used = 0;
 	buf[0] = 0;
 	for (int i = 0; i < nroutes && used + 40 < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s/%u,%s", i ? " " : "",
+		used += (size_t)snprintf(buf + used, len - used, "%s%s/%u,%s", used ? " " : "",
 					 ipv4_str(p, routes[i].prefix), routes[i].len, ipv4_str(g, routes[i].gw));
+	for (int i = 0; i < nroutes6 && used + sizeof(r6) < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "", route6_str(r6, sizeof(r6), i));
 }
 KNOB(route, .name = "route", .type = KNOB_FUNC, .parse = parse_route, .show = show_route,
      .repeatable = 1,
-     .accepted = "A.B.C.D/LEN,A.B.C.D (prefix, next hop on a connected subnet; decimal without leading zeros; one route per prefix), e.g. 10.2.0.0/16,10.1.0.2",
-     .help = "fwd: static route, repeatable, up to 64; default none");
+     .accepted = ROUTE_FORMS " (prefix, next hop on a connected subnet, or a link-local one with its port; "
+		 "decimal without leading zeros, IPv6 as RFC 4291 2.2 writes it; one route per prefix), "
+		 "e.g. 10.2.0.0/16,10.1.0.2 or 2001:db8:3::/48,2001:db8:2::2 or ::/0,fe80::1%port1",
+     .help = "fwd: static route, repeatable, up to 64 of each family; default none");
 
 int l3_is_next_hop(int port, uint32_t addr)
 {
@@ -98,6 +178,30 @@ int l3_is_next_hop(int port, uint32_t addr)
 		if (l3_nh[i].gw == addr && l3_nh[i].port == port && addr)
 			return 1;
 	return 0;
+}
+
+/* `fwd routes`' IPv6 lines: connected prefixes, then the routes in force. */
+static void routes6_show(void)
+{
+	char a[IPV6_STR_MAX], g[IPV6_STR_MAX];
+	uint8_t m[16];
+	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+		if (!fwd_l3_v6[p])
+			continue;
+		printf("fe80::/64 %s %s (ours %s)\n", "link-local", nics[p]->name, addr6_fmt(a, ifaddrs[p].ll6));
+		for (int i = 0; i < ifaddrs[p].n6; i++) {
+			prefix6_mask(ifaddrs[p].v6[i].addr, ifaddrs[p].v6[i].len, m);
+			printf("%s/%u %s %s (ours %s)\n", addr6_fmt(a, m), ifaddrs[p].v6[i].len, "connected", nics[p]->name,
+			       addr6_fmt(g, ifaddrs[p].v6[i].addr));
+		}
+	}
+	for (int i = 0; i < nroutes6; i++) {
+		const struct l3_nh6 *nh = &l3_nh6[NIC_MAX_PORTS + i];
+		if (memcmp(nh->gw, routes6[i].gw, 16))
+			continue;	/* refused at boot */
+		printf("%s/%u %s %s\n", addr6_fmt(a, routes6[i].prefix), routes6[i].len, addr6_fmt(g, nh->gw),
+		       nics[nh->port]->name);
+	}
 }
 
 void fwd_l3_routes_show(void)
@@ -109,7 +213,7 @@ void fwd_l3_routes_show(void)
 	}
 	printf("%-18s %-15s %s\n", "prefix", "via", "port");
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
-		if (!fwd_l3_port[p])
+		if (!fwd_l3_port[p] || !ifaddrs[p].v4.addr)
 			continue;
 		ipv4_str(a, ifaddrs[p].v4.addr & ipv4_mask(ifaddrs[p].v4.len));
 		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), ifaddrs[p].v4.len, "connected", nics[p]->name);
@@ -122,6 +226,7 @@ void fwd_l3_routes_show(void)
 		ipv4_str(g, routes[i].gw);
 		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), routes[i].len, g, nics[l3_nh[nh].port]->name);
 	}
+	routes6_show();
 }
 
 static void *lpm_dma(void *ctx, size_t bytes)
@@ -150,6 +255,7 @@ static int l3_ports(void)
 			if (ia->v4.addr)
 				printf("fwd: ip%d=%s/%u: no port%d; ignored\n", p, ipv4_str(a, ia->v4.addr), ia->v4.len, p);
 			ia->v4.addr = 0;
+			ia->n6 = 0;
 			continue;
 		}
 		if (!app_runs_on(&app_fwd, p))
@@ -159,7 +265,8 @@ static int l3_ports(void)
 			       p, p, p);
 			return -1;
 		}
-		fwd_l3_port[p] = ia->v4.addr != 0;
+		fwd_l3_v6[p] = ia->n6 != 0;
+		fwd_l3_port[p] = ia->v4.addr != 0 || fwd_l3_v6[p];
 		n += fwd_l3_port[p];
 	}
 	return n;
@@ -174,7 +281,85 @@ static int l3_alloc(void)
 		       (unsigned long)lpm_mem_size(L3_LPM_BITS, L3_LPM_GROUPS, 2 * L3_NH_MAX));
 		return -1;
 	}
+	if (memchr(fwd_l3_v6, 1, sizeof(fwd_l3_v6)) && lpm6_init(&l3_lpm6, L3_LPM6_GROUPS, lpm_dma, NULL)) {
+		printf("fwd: no memory for the IPv6 routing table (%lu bytes)\n",
+		       (unsigned long)lpm6_mem_size(L3_LPM6_GROUPS));
+		return -1;
+	}
 	return l3_cores_alloc();
+}
+
+/* Port p's IPv6 side: its link-local address, the groups it listens to
+ * in the NIC's multicast table (all-nodes, all-routers and the
+ * solicited-node group of each address, RFC 4291 2.7.1, 2.8; not
+ * promiscuous), its prefixes into the table with next hop p. 0, or -1
+ * after printing that a table is full. */
+static int l3_connect6(int p)
+{
+	static const uint8_t all_nodes[16] = { 0xff, 2, [15] = 1 }, all_routers[16] = { 0xff, 2, [15] = 2 };
+	struct ifaddr *ia = &ifaddrs[p];
+	uint8_t g[16], mac[ETH_ALEN];
+	char a[IPV6_STR_MAX];
+	int full = 0;
+	ifaddr6_link_local(p, nics[p]->mac);
+	ipv6_mcast_mac(all_nodes, mac);
+	full |= nic_mc_add(nics[p], mac);
+	ipv6_mcast_mac(all_routers, mac);
+	full |= nic_mc_add(nics[p], mac);
+	for (int i = -1; i < ia->n6; i++) {
+		ipv6_solicited_node(i < 0 ? ia->ll6 : ia->v6[i].addr, g);
+		ipv6_mcast_mac(g, mac);
+		full |= nic_mc_add(nics[p], mac);
+	}
+	if (full) {
+		printf("fwd: %s: the NIC's multicast table is full (%d groups)\n", nics[p]->name, NIC_MC_MAX);
+		return -1;
+	}
+	l3_nh6[p] = (struct l3_nh6){ .port = (uint8_t)p };
+	for (int i = 0; i < ia->n6; i++) {
+		prefix6_mask(ia->v6[i].addr, ia->v6[i].len, g);
+		if (lpm6_add(&l3_lpm6, g, ia->v6[i].len, (uint16_t)p)) {
+			printf("fwd: ip%d: IPv6 routing table full\n", p);
+			return -1;
+		}
+		printf("fwd: %s routes IPv6, %s/%u\n", nics[p]->name, addr6_fmt(a, ia->v6[i].addr), ia->v6[i].len);
+	}
+	printf("fwd: %s link-local %s\n", nics[p]->name, addr6_fmt(a, ia->ll6));
+	return 0;
+}
+
+/* route= for IPv6 into the table, each whose next hop is on a connected
+ * prefix (or link-local on a port that routes IPv6), as l3_add_routes. */
+static void l3_add_routes6(void)
+{
+	char r[2 * IPV6_STR_MAX + 16];
+	uint8_t via[L3_ROUTES_MAX];
+	int kept = 0, any = memchr(fwd_l3_v6, 1, sizeof(fwd_l3_v6)) != 0;
+	for (int i = 0; i < nroutes6; i++) {
+		int ll = routes6[i].port >= 0;
+		uint16_t v = !any ? LPM6_NONE : ll ? (uint16_t)routes6[i].port : lpm6_lookup(&l3_lpm6, routes6[i].gw);
+		const char *why = !any ? "refused: no port fwd routes on has an IPv6 address" :
+				  ll && !fwd_l3_v6[v] ? "refused: the next hop's port does not route IPv6" :
+				  v >= NIC_MAX_PORTS ? "refused: the next hop is on no connected prefix (ipN=)" :
+				  ifaddr6_port_of(routes6[i].gw) >= 0 ? "refused: the next hop is one of our own addresses" : 0;
+		if (why) {
+			printf("fwd: route=%s %s\n", route6_str(r, sizeof(r), i), why);
+			continue;
+		}
+		via[kept] = (uint8_t)v;
+		routes6[kept++] = routes6[i];
+	}
+	nroutes6 = kept;
+	for (int i = 0; i < nroutes6; i++) {
+		uint16_t nh = (uint16_t)(NIC_MAX_PORTS + i);
+		if (lpm6_add(&l3_lpm6, routes6[i].prefix, routes6[i].len, nh)) {
+			printf("fwd: route=%s refused: IPv6 routing table full\n", route6_str(r, sizeof(r), i));
+			continue;
+		}
+		l3_nh6[nh] = (struct l3_nh6){ .port = via[i] };
+		memcpy(l3_nh6[nh].gw, routes6[i].gw, 16);
+		printf("fwd: route=%s %s\n", route6_str(r, sizeof(r), i), nics[via[i]]->name);
+	}
 }
 
 /* The routed ports' subnets into the table, next hop p for port p. 0, or
@@ -184,7 +369,9 @@ static int l3_connect(void)
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		const struct ifaddr4 *ia = &ifaddrs[p].v4;
 		char a[IPV4_STR_MAX];
-		if (!fwd_l3_port[p])
+		if (fwd_l3_v6[p] && l3_connect6(p))
+			return -1;
+		if (!fwd_l3_port[p] || !ia->addr)
 			continue;
 		l3_nh[p] = (struct l3_nh){ .gw = 0, .port = (uint8_t)p };
 		if (lpm_add(&l3_lpm, ia->addr & ipv4_mask(ia->len), ia->len, (uint16_t)p)) {
@@ -243,6 +430,7 @@ int fwd_l3_init(void)
 	if (l3_connect())
 		return -1;
 	l3_add_routes();
+	l3_add_routes6();
 	fwd_l3_any = 1;
 	__atomic_fetch_add(&ifaddr_gen, 1, __ATOMIC_RELEASE);
 	return 0;

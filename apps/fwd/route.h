@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "drivers/net/nic.h"
 #include "net/lpm.h"
+#include "net/lpm6.h"
 
 #define L3_ROUTES_MAX	64	/* route= knobs */
 #define L3_NH_MAX	(NIC_MAX_PORTS + L3_ROUTES_MAX)
@@ -17,6 +18,18 @@ struct l3_nh {
 };
 extern struct l3_nh l3_nh[L3_NH_MAX];
 extern struct lpm l3_lpm;
+
+/* An IPv6 LPM result: out of port, to gw (all zero: to the destination
+ * itself, on a connected prefix). Next hop i < NIC_MAX_PORTS is port i's
+ * prefixes. */
+struct l3_nh6 {
+	uint8_t gw[16];
+	uint8_t port;
+};
+extern struct l3_nh6 l3_nh6[L3_NH_MAX];
+extern struct lpm6 l3_lpm6;
+/* fwd_l3_v6[p]: port p routes IPv6 (it has an IPv6 address). */
+extern uint8_t fwd_l3_v6[NIC_MAX_PORTS];
 
 /* 1 if addr is the next hop of a configured route out of port (its ARP
  * entry is never evicted for another). */

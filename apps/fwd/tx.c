@@ -1,6 +1,6 @@
 /*
  * fwd L3's TX batches: each core queues what it sends out of a port
- * (routed frames, ARP, ICMP) in the port's struct txb and sends it in one
+ * (routed frames, ARP, ND, ICMP, ICMPv6) in the port's struct txb and sends it in one
  * tx_burst at the end of the burst, then counts each frame on the port it
  * came in on, by kind.
  */
@@ -35,6 +35,8 @@ void l3_tx_flush(int port)
 				fwd_st(in)->forwarded++;
 			else if (b->kind[i] == TX_LOCAL)
 				fwd_st(in)->local++;
+			else if (b->kind[i] == TX_ND)
+				fwd_st(in)->nd++;
 			else
 				fwd_st(in)->arp++;
 		} else {

@@ -1,0 +1,113 @@
+"""Real IPv6 peers through the L3 router: two network namespaces made by
+the test, each holding a tap wired to one appliance port with a global
+address and a route via the router's. Debian's ping -6 runs from one to
+the other (forwarded both ways, every echo counted), to the router's own
+address (echo answered), with hop limit 1 (Time Exceeded back, RFC 4443
+3.3) and to a prefix with no route (Destination Unreachable code 0). Needs
+root (ip netns, tap devices); only addresses inside the namespaces are
+used."""
+import os
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from qemurun import Qemu  # noqa: E402
+
+from netns import TapPeer, sh  # noqa: E402
+
+PROMPT = "linerate> "
+NET = ("2001:db8:1", "2001:db8:2")
+
+
+@pytest.fixture
+def peers():
+    made = []
+    try:
+        for tag in ("f61", "f62"):
+            made.append(TapPeer(tag))
+        yield made
+    finally:
+        for p in made:
+            p.close()
+
+
+def shell(q, cmd):
+    q.send(cmd + "\r")
+    m = q.expect(r"(?s)" + re.escape(cmd) + r"\r\n(.*?)" + re.escape(PROMPT), 20)
+    return m.group(1).decode()
+
+
+def fwd_counters(q):
+    """{port: {counter: value}} from `fwd`: the frame counters (rx, then
+    where each ended) and, under "ev", the L3 line (held, events)."""
+    out = shell(q, "fwd")
+    c = {int(p): {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)}
+         for p, body in re.findall(r"fwd port(\d): (rx .*)", out)}
+    for p, body in re.findall(r"fwd port(\d) l3[^:]*: (held .*)", out):
+        c[int(p)]["ev"] = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)}
+    return c
+
+
+def delta(a, b, port, name):
+    if name in a[port]:
+        return b[port][name] - a[port][name]
+    return b[port]["ev"][name] - a[port]["ev"][name]
+
+
+def test_ping6_through_router(peers):
+    nics = [f"e1000e:netdev=tap,ifname={p.tap}" for p in peers]
+    ns = [p.ns for p in peers]
+    with Qemu(boot="kernel", mem="256M", nics=nics,
+              append=f"app=fwd ip0=10.1.0.1/24,{NET[0]}::1/64 ip1=10.2.0.1/24,{NET[1]}::1/64 stats=0") as q:
+        q.expect("port1: link up", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        for p, net, other in zip(peers, NET, reversed(NET)):
+            p.wire()
+            sh("ip", "addr", "add", f"{net}::2/64", "dev", p.tap, "nodad", ns=p.ns)
+            sh("ip", "-6", "route", "add", f"{other}::/64", "via", f"{net}::1", ns=p.ns)
+            sh("ip", "-6", "route", "add", "2001:db8:99::/48", "via", f"{net}::1", ns=p.ns)
+        routes = shell(q, "fwd routes")
+        assert re.search(r"2001:db8:1::/64 connected port0 \(ours 2001:db8:1::1\)", routes), routes
+        assert re.search(r"fe80::/64 link-local port1 \(ours fe80::", routes), routes
+        # The first echo resolves both ways (ND on each port), then five more.
+        sh("ping", "-6", "-c", "1", "-W", "3", f"{NET[1]}::2", ns=ns[0], timeout=30)
+        a = fwd_counters(q)
+        out = sh("ping", "-6", "-c", "5", "-i", "0.2", "-W", "2", f"{NET[1]}::2", ns=ns[0], timeout=30)
+        assert "5 received" in out, out
+        b = fwd_counters(q)
+        assert delta(a, b, 0, "forwarded") == 5, (a, b)
+        assert delta(a, b, 1, "forwarded") == 5, (a, b)
+        nd = shell(q, "fwd nd")
+        assert re.search(r"port1\s+2001:db8:2::2\s+\S+ (reachable|stale|delay|probe)", nd), nd
+        # The router's own address answers.
+        out = sh("ping", "-6", "-c", "3", "-i", "0.2", "-W", "2", f"{NET[0]}::1", ns=ns[0], timeout=30)
+        assert "3 received" in out, out
+        c = fwd_counters(q)
+        assert delta(b, c, 0, "local") == 3, (b, c)
+        # Hop limit 1: Time Exceeded from the router, the echo not forwarded.
+        out = sh("ping", "-6", "-c", "1", "-t", "1", "-W", "2", f"{NET[1]}::2", ns=ns[0], timeout=30, check=False)
+        assert re.search(r"From 2001:db8:1::1.*Time exceeded", out), out
+        d = fwd_counters(q)
+        assert delta(c, d, 0, "ip6_hop_limit") == 1 and delta(c, d, 0, "icmp6_sent") == 1, (c, d)
+        assert delta(c, d, 0, "forwarded") == 0, (c, d)
+        # No route: Destination Unreachable, no route (code 0).
+        out = sh("ping", "-6", "-c", "1", "-W", "2", "2001:db8:99::1", ns=ns[0], timeout=30, check=False)
+        assert re.search(r"From 2001:db8:1::1.*Destination unreachable: No route", out), out
+        e = fwd_counters(q)
+        assert delta(d, e, 0, "ip6_no_route") == 1 and delta(d, e, 0, "icmp6_sent") == 1, (d, e)
+        # IPv4 beside it still routes.
+        sh("ip", "addr", "add", "10.1.0.2/24", "dev", peers[0].tap, ns=ns[0])
+        sh("ip", "addr", "add", "10.2.0.2/24", "dev", peers[1].tap, ns=ns[1])
+        sh("ip", "route", "add", "10.2.0.0/24", "via", "10.1.0.1", ns=ns[0])
+        sh("ip", "route", "add", "10.1.0.0/24", "via", "10.2.0.1", ns=ns[1])
+        out = sh("ping", "-c", "3", "-i", "0.2", "-W", "2", "10.2.0.2", ns=ns[0], timeout=30)
+        assert "3 received" in out, out
+        f = fwd_counters(q)
+    # Every frame the router received is forwarded, for us, ARP, ND, a
+    # named drop, or still held.
+    for port in (0, 1):
+        p = f[port]
+        assert p["rx"] == sum(v for k, v in p.items() if k not in ("rx", "ev")) + p["ev"]["held"], p
