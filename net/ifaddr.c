@@ -240,11 +240,9 @@ static void show_ip(int port, char *buf, size_t len)
 	static int parse_ip##n(const char *v, char *e, size_t l) { return parse_ip(n, v, e, l); } \
 	static void show_ip##n(char *b, size_t l) { show_ip(n, b, l); } \
 	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
-	     .accepted = "A.B.C.D/LEN[,gw=A.B.C.D], LEN 1-32, decimal without leading zeros, e.g. 10.0.0.1/24 or " \
-			 "10.0.0.1/24,gw=10.0.0.254; subnets of two ports may not overlap; gw another host of the subnet; " \
-			 "and/or up to 4 IPv6 ADDR6/LEN (RFC 4291 2.2 text, LEN 1-128, global unicast), comma-separated, " \
-			 "e.g. 10.0.0.1/24,2001:db8:1::1/64 or 2001:db8:1::1/64; " \
-			 "or dhcp (the management port only)", \
+	     .accepted = "A.B.C.D/LEN[,gw=A.B.C.D] and/or up to 4 ADDR6/LEN, comma-separated (LEN 1-32 or " \
+			 "1-128, decimal without leading zeros), e.g. 10.0.0.1/24,gw=10.0.0.254,2001:db8::1/64; " \
+			 "no subnet on two ports; gw another host of the subnet; or dhcp (management port only)", \
 	     .help = "port" #n "'s IPv4 address and prefix and IPv6 addresses: fwd routes at L3 on them (IPv6: fwd only), rr, mgmt and ptp (udp4) answer on it; " \
 		     "gw: the router rr and mgmt answer hosts off the subnet through (the first port with one, " \
 		     "as lwIP has one default route; fwd routes with route=); " \

@@ -61,7 +61,7 @@ static struct {
 } routes6[L3_ROUTES_MAX];
 static int nroutes6;
 
-#define ROUTE_FORMS	"A.B.C.D/LEN,A.B.C.D or PREFIX6/LEN,ADDR6 or PREFIX6/LEN,fe80::X%portN"
+#define ROUTE6_FORMS	"PREFIX6/LEN,ADDR6[%portN]"
 
 /* The bits of a beyond len cleared, into out. */
 static void prefix6_mask(const uint8_t a[16], int len, uint8_t out[16])
@@ -82,7 +82,7 @@ static int parse_route6(const char *v, char *err, size_t errlen)
 		s += 6;
 	}
 	if (bad || *s) {
-		snprintf(err, errlen, "'%.60s' is not %s", v, ROUTE_FORMS);
+		snprintf(err, errlen, "'%.60s' is not %s", v, ROUTE6_FORMS);
 		return -1;
 	}
 	prefix6_mask(prefix, len, m);
@@ -120,7 +120,7 @@ static int parse_route(const char *v, char *err, size_t errlen)
 	if (strchr(v, ':'))
 		return parse_route6(v, err, errlen);
 	if (ipv4_prefix_parse(&s, &prefix, &len) || *s++ != ',' || ipv4_parse(&s, &gw) || *s) {
-		snprintf(err, errlen, "'%.40s' is not %s", v, ROUTE_FORMS);
+		snprintf(err, errlen, "'%.40s' is not A.B.C.D/LEN,A.B.C.D", v);
 		return -1;
 	}
 	if (prefix & ~ipv4_mask(len)) {
@@ -167,9 +167,9 @@ static void show_route(char *buf, size_t len)
 }
 KNOB(route, .name = "route", .type = KNOB_FUNC, .parse = parse_route, .show = show_route,
      .repeatable = 1,
-     .accepted = ROUTE_FORMS " (prefix, next hop on a connected subnet, or a link-local one with its port; "
-		 "decimal without leading zeros, IPv6 as RFC 4291 2.2 writes it; one route per prefix), "
-		 "e.g. 10.2.0.0/16,10.1.0.2 or 2001:db8:3::/48,2001:db8:2::2 or ::/0,fe80::1%port1",
+     .accepted = "A.B.C.D/LEN,A.B.C.D or " ROUTE6_FORMS " (prefix, next hop on a connected subnet or "
+		 "link-local with its port; decimal without leading zeros; one route per prefix), "
+		 "e.g. 10.2.0.0/16,10.1.0.2 or 2001:db8:3::/48,fe80::1%port1",
      .help = "fwd: static route, repeatable, up to 64 of each family; default none");
 
 int l3_is_next_hop(int port, uint32_t addr)
