@@ -1,12 +1,14 @@
 """The malformed-frame battery (issue 16): app=fwd routing between two
 ports of each NIC model, booted once per model; every kind of malformed or
 unusual frame below goes into port0, each followed by a known-good frame
-that must come out of port1. The counter each kind must land in comes from
-a model of the router's checks (classify(), in the order apps/fwd/l3.c
-applies them, RFC 1812 5.2-5.3); at the end the fwd counters moved by
-exactly the model's sums, rx = the sum of the named ends, the console's
-RX-OK + RX-ERR + RX-DRP = the frames the NIC took, ICMP errors seen =
-icmp_sent, and every buffer is back in the pools."""
+that must come out of port1. The counter each IPv4 or ARP kind must land
+in comes from a model of the router's checks (classify(), in the order
+apps/fwd/l3.c applies them, RFC 1812 5.2-5.3); each IPv6 and ND kind names
+its counter (KINDS6, apps/fwd/l3v6.c and nd.c; RFC 8200, 4443, 4861). At
+the end the fwd counters moved by exactly those sums, rx = the sum of the
+named ends, the console's RX-OK + RX-ERR + RX-DRP = the frames the NIC
+took, ICMP and ICMPv6 errors seen = icmp_sent and icmp6_sent, and every
+buffer is back in the pools."""
 import json
 import os
 import re
@@ -16,6 +18,9 @@ import time
 
 import pytest
 from scapy.all import ARP, ICMP, IP, UDP, Dot1Q, Ether, IPOption, Raw, raw
+from scapy.layers.inet6 import (HBHOptUnknown, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6ND_Redirect,
+                                ICMPv6ND_RS, ICMPv6NDOptDstLLAddr, ICMPv6NDOptSrcLLAddr, IPv6, IPv6ExtHdrDestOpt,
+                                IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, PadN, RouterAlert)
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -26,7 +31,9 @@ PROMPT = "linerate> "
 H0_MAC, H0_IP = "02:00:00:00:00:01", "10.1.0.2"
 H1_MAC, H1_IP = "02:00:00:00:00:22", "10.2.0.2"
 OURS = {"10.1.0.1", "10.2.0.1"}
-APPEND = "app=fwd stats=0 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2"
+H0_IP6, H1_IP6 = "2001:db8:1::2", "2001:db8:2::2"
+APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24,2001:db8:1::1/64 ip1=10.2.0.1/24,2001:db8:2::1/64 "
+          "route=10.3.0.0/16,10.2.0.2 route=2001:db8:3::/48,2001:db8:2::2")
 
 
 def ip2int(a):
@@ -59,11 +66,27 @@ def source_routed(opts):
     return False
 
 
+def mta_hash(mac):
+    """The 12 bits of a multicast MAC the NIC's multicast table is indexed
+    by (RCTL.MO 00: bits 47:36, 8254x 13.4.22)."""
+    return (mac[4] >> 4 | mac[5] << 4) & 0xfff
+
+
+def mta_joined(mac0):
+    """The table bits port0 sets for its IPv6 groups: all-nodes,
+    all-routers, and the solicited-node groups of 2001:db8:1::1 and of its
+    link-local address (whose last 3 bytes are the MAC's)."""
+    return {mta_hash(m) for m in (b"\x33\x33\0\0\0\x01", b"\x33\x33\0\0\0\x02", b"\x33\x33\xff\0\0\x01",
+                                  b"\x33\x33\xff" + bytes(mac0[3:6]))}
+
+
 def classify(f, mac0):
     """Where the router counts frame f (as the NIC delivers it) received on
     port0: a fwd counter name, or None when the NIC's address filter drops
-    it (promisc=0: our MAC and broadcast only)."""
-    if f[0:6] != mac0 and f[0:6] != b"\xff" * 6:
+    it (promisc=0: our MAC, broadcast, and multicast whose hash is in the
+    table: the table is a hash, so a pause frame to 01:80:c2:00:00:01
+    passes as all-nodes' 33:33:00:00:00:01 does)."""
+    if f[0:6] != mac0 and f[0:6] != b"\xff" * 6 and not (f[0] & 1 and mta_hash(f[0:6]) in mta_joined(mac0)):
         return None
     if len(f) < 14:
         return "runt"
@@ -144,6 +167,144 @@ def arp(op=1, psrc=H0_IP, pdst="10.1.0.1", hwsrc=H0_MAC, dst="ff:ff:ff:ff:ff:ff"
     return raw(Ether(src=H0_MAC, dst=dst) / ARP(op=op, hwsrc=hwsrc, psrc=psrc, pdst=pdst, **kw))
 
 
+def link_local(mac):
+    """The router port's EUI-64 link-local address (RFC 4291 2.5.6)."""
+    b = [int(x, 16) for x in mac.split(":")]
+    b[0] ^= 2
+    return "fe80::%02x%02x:%02xff:fe%02x:%02x%02x" % tuple(b)
+
+
+def v6(mac0, dst="2001:db8:3::5", src=H0_IP6, hlim=64, ext=None, size=32, edst=None):
+    """An IPv6 UDP frame from host 0 to port0 (ext: extension headers between)."""
+    ip = IPv6(src=src, dst=dst, hlim=hlim)
+    if ext is not None:
+        ip = ip / ext
+    return raw(Ether(src=H0_MAC, dst=edst or mac0) / ip / UDP(sport=1000, dport=2000) / Raw(b"y" * size))
+
+
+def sn_mac(a):
+    """The MAC of a's solicited-node group: 33:33:ff and a's last 3 bytes."""
+    import ipaddress
+    b = ipaddress.IPv6Address(a).packed
+    return "33:33:ff:%02x:%02x:%02x" % (b[13], b[14], b[15])
+
+
+def nd(mac0, msg, src=H0_IP6, dst="ff02::1:ff00:1", hlim=255, edst=None):
+    """An ND (or other ICMPv6) message from host 0."""
+    import ipaddress
+    if edst is None:
+        b = ipaddress.IPv6Address(dst).packed
+        edst = "33:33:%02x:%02x:%02x:%02x" % tuple(b[12:]) if b[0] == 0xff else mac0
+    return raw(Ether(src=H0_MAC, dst=edst) / IPv6(src=src, dst=dst, hlim=hlim) / msg)
+
+
+def icmp6_raw(mac0, body, src, dst, hlim=255):
+    """An ICMPv6 message of bytes body (checksum filled in) from host 0."""
+    import ipaddress
+    body = bytearray(body)
+    body[2:4] = b"\0\0"
+    pseudo = ipaddress.IPv6Address(src).packed + ipaddress.IPv6Address(dst).packed + \
+        struct.pack(">I3xB", len(body), 58)
+    body[2:4] = struct.pack(">H", csum(pseudo + bytes(body)))
+    return raw(Ether(src=H0_MAC, dst=mac0) / IPv6(src=src, dst=dst, hlim=hlim, nh=58) / Raw(bytes(body)))
+
+
+def set6(frame, off, data):
+    """frame with bytes at IPv6 header offset off replaced by data."""
+    b = bytearray(frame)
+    b[14 + off:14 + off + len(data)] = data
+    return bytes(b)
+
+
+def kinds6(mac0):
+    """(name, frame, counter) for every IPv6 and ND kind (None: the NIC's
+    filter drops it); ll0 is port0's link-local address."""
+    ll0 = link_local(":".join("%02x" % x for x in mac0)) if isinstance(mac0, bytes) else link_local(mac0)
+    m = mac0 if isinstance(mac0, str) else ":".join("%02x" % x for x in mac0)
+    good = v6(m)
+    ours = "2001:db8:1::1"
+    ns_ours = ICMPv6ND_NS(tgt=ours) / ICMPv6NDOptSrcLLAddr(lladdr=H0_MAC)
+    echo = ICMPv6EchoRequest(id=6, seq=1, data=b"abc")
+    echo_bad = bytearray(nd(m, echo, dst=ours))
+    echo_bad[-5] ^= 0xff
+    long_dst = raw(Ether(src=H0_MAC, dst=m) / IPv6(src=H0_IP6, dst="2001:db8:3::5") /
+                   IPv6ExtHdrDestOpt(options=[PadN(optdata=b"\0" * 4)]) / UDP() / Raw(bytes(16)))
+    ext_cut = set6(long_dst, 41, b"\x0a")                            # 88 bytes of options, 32 left
+    chain_cut = raw(Ether(src=H0_MAC, dst=m) / IPv6(src=H0_IP6, dst="2001:db8:3::5") /
+                    IPv6ExtHdrFragment(offset=0, m=1) / IPv6ExtHdrDestOpt(options=[PadN(optdata=b"\0" * 4)]))
+    chain_cut = set6(chain_cut, 49, b"\x0a")
+    return [
+        ("ip6_forwarded", good, "forwarded"),
+        ("ipv6_unicast", raw(Ether(src=H0_MAC, dst=m, type=0x86dd) / Raw(b"\x60" + bytes(59))), "ip6_bad_paylen"),
+        ("ip6_version_4", set6(good, 0, b"\x40"), "ip6_bad_version"),
+        ("ip6_payload_past_frame", set6(good, 4, b"\x04\x00"), "ip6_bad_paylen"),
+        ("ip6_payload_short_of_frame", set6(good, 4, b"\x00\x08") , "forwarded"),
+        ("ip6_src_multicast", v6(m, src="ff02::1"), "ip6_martian_src"),
+        ("ip6_src_loopback", v6(m, src="::1"), "ip6_martian_src"),
+        ("ip6_src_ipv4_mapped", v6(m, src="::ffff:10.1.0.2"), "ip6_martian_src"),
+        ("ip6_src_ours", v6(m, src="2001:db8:2::1"), "ip6_martian_src"),
+        ("ip6_src_unspecified", v6(m, src="::"), "ip6_martian_src"),
+        ("ip6_dst_loopback", v6(m, dst="::1"), "ip6_martian_dst"),
+        ("ip6_dst_unspecified", v6(m, dst="::"), "ip6_martian_dst"),
+        ("ip6_dst_ipv4_mapped", v6(m, dst="::ffff:10.2.0.2"), "ip6_martian_dst"),
+        ("ip6_dst_other_link_local", v6(m, dst="fe80::99"), "ip6_beyond_scope"),
+        ("ip6_link_local_src_routed", v6(m, src="fe80::2"), "ip6_beyond_scope"),
+        ("ip6_hop_limit_1", v6(m, hlim=1), "ip6_hop_limit"),
+        ("ip6_hop_limit_0", v6(m, hlim=0), "ip6_hop_limit"),
+        ("ip6_no_route", v6(m, dst="2001:db8:99::1"), "ip6_no_route"),
+        ("ip6_too_big", v6(m, size=1501 - 48), "ip6_too_big"),
+        ("ip6_max_size_1500", v6(m, size=1500 - 48), "forwarded"),
+        ("ip6_hbh_not_first", v6(m, ext=IPv6ExtHdrDestOpt() / IPv6ExtHdrHopByHop()), "ip6_hbh_not_first"),
+        ("ip6_rh0", v6(m, ext=IPv6ExtHdrRouting(type=0, segleft=1, addresses=["2001:db8:2::2"])), "ip6_rh0"),
+        ("ip6_hbh_unknown_skip", v6(m, ext=IPv6ExtHdrHopByHop(options=[HBHOptUnknown(otype=0x1e, optdata=b"ab")])),
+         "forwarded"),
+        ("ip6_hbh_unknown_discard", v6(m, ext=IPv6ExtHdrHopByHop(options=[HBHOptUnknown(otype=0x5e, optdata=b"ab")])),
+         "ip6_hbh_option"),
+        ("ip6_hbh_unknown_icmp", v6(m, ext=IPv6ExtHdrHopByHop(options=[HBHOptUnknown(otype=0x9e, optdata=b"ab")])),
+         "ip6_hbh_option"),
+        ("ip6_hbh_router_alert", v6(m, ext=IPv6ExtHdrHopByHop(options=[RouterAlert()])), "forwarded"),
+        ("ip6_ext_past_payload", ext_cut, "ip6_bad_ext"),
+        ("ip6_first_fragment_chain_cut", chain_cut, "ip6_bad_ext"),
+        ("ip6_fragment_first", v6(m, ext=IPv6ExtHdrFragment(offset=0, m=1, id=5)), "forwarded"),
+        ("ip6_fragment_later", v6(m, ext=IPv6ExtHdrFragment(offset=100, m=0, id=5)), "forwarded"),
+        ("ip6_atomic_fragment", v6(m, ext=IPv6ExtHdrFragment(offset=0, m=0, id=6)), "forwarded"),
+        ("ip6_dst_multicast_not_joined", v6(m, dst="ff02::1:2", edst="33:33:00:01:00:02"), "ip6_mcast_not_joined"),
+        ("ip6_dst_global_multicast", v6(m, dst="ff0e::1", edst="33:33:00:00:00:01"), "ip6_mcast_not_joined"),
+        ("ip6_to_other_mac", v6(m, edst="02:00:00:00:00:99"), None),
+        ("ip6_udp_to_us", v6(m, dst=ours), "local"),
+        ("echo6_to_us", nd(m, echo, dst=ours), "local"),
+        ("echo6_to_link_local", nd(m, echo, src="fe80::2", dst=ll0), "local"),
+        ("echo6_bad_checksum", bytes(echo_bad), "icmp6_bad_csum"),
+        ("ns_for_us", nd(m, ns_ours), "nd"),
+        ("ns_hop_limit_64", nd(m, ns_ours, hlim=64), "nd_hop_limit"),
+        ("ns_code_1", nd(m, ICMPv6ND_NS(tgt=ours, code=1)), "nd_bad_code"),
+        ("ns_short", icmp6_raw(m, raw(ICMPv6ND_NS(tgt=ours))[:16], H0_IP6, ours), "nd_too_short"),
+        ("ns_multicast_target", nd(m, ICMPv6ND_NS(tgt="ff02::1"), dst="ff02::1"), "nd_mcast_target"),
+        ("ns_option_length_0", nd(m, ICMPv6ND_NS(tgt=ours) / ICMPv6NDOptSrcLLAddr(len=0, lladdr=H0_MAC)),
+         "nd_bad_option"),
+        ("ns_dad_with_slla", nd(m, ns_ours, src="::"), "nd_dad_bad"),
+        ("ns_dad_to_unicast", nd(m, ICMPv6ND_NS(tgt=ours), src="::", dst=ours), "nd_dad_bad"),
+        ("ns_dad_defended", nd(m, ICMPv6ND_NS(tgt=ours), src="::"), "nd"),
+        ("ns_other_target_unicast", nd(m, ICMPv6ND_NS(tgt="2001:db8:1::77"), dst=ours), "nd_not_ours"),
+        ("na_solicited_to_multicast", nd(m, ICMPv6ND_NA(tgt=H0_IP6, S=1, O=1), dst="ff02::1"),
+         "nd_na_solicited_mcast"),
+        ("na_claims_our_address", nd(m, ICMPv6ND_NA(tgt=ours, O=1) / ICMPv6NDOptDstLLAddr(lladdr=H0_MAC),
+                                     dst="ff02::1"), "nd_not_ours"),
+        ("na_unsolicited", nd(m, ICMPv6ND_NA(tgt=H0_IP6, O=1) / ICMPv6NDOptDstLLAddr(lladdr=H0_MAC),
+                              dst="ff02::1"), "nd"),
+        ("na_multicast_target", nd(m, ICMPv6ND_NA(tgt="ff02::1"), dst="ff02::1"), "nd_mcast_target"),
+        ("rs_to_all_routers", nd(m, ICMPv6ND_RS(), src="fe80::2", dst="ff02::2"), "local"),
+        ("redirect_ignored", nd(m, ICMPv6ND_Redirect(tgt="fe80::3", dst="2001:db8:3::5"), src="fe80::2", dst=ll0),
+         "local"),
+    ]
+
+
+# IPv6 kinds that draw an ICMPv6 error back out of port0.
+ICMP6_ERRORS = {"ip6_link_local_src_routed", "ip6_hop_limit_1", "ip6_hop_limit_0", "ip6_no_route", "ip6_too_big",
+                "ip6_hbh_not_first", "ip6_rh0", "ip6_hbh_unknown_icmp", "ip6_ext_past_payload",
+                "ip6_first_fragment_chain_cut"}
+
+
 def kinds(mac0):
     """(name, frame) for every kind; runts are cut from a good frame."""
     good = raw(udp(mac0))
@@ -204,7 +365,6 @@ def kinds(mac0):
         ("vlan_tagged", raw(Ether(src=H0_MAC, dst=mac0) / Dot1Q(vlan=5) / IP(src=H0_IP, dst="10.3.0.5") / UDP())),
         ("qinq", raw(Ether(src=H0_MAC, dst=mac0, type=0x88a8) / Dot1Q(vlan=5) / Dot1Q(vlan=6) /
                      IP(src=H0_IP, dst="10.3.0.5") / UDP())),
-        ("ipv6_unicast", raw(Ether(src=H0_MAC, dst=mac0, type=0x86dd) / Raw(b"\x60" + bytes(59)))),
         ("lldp", raw(Ether(src=H0_MAC, dst="01:80:c2:00:00:0e", type=0x88cc) / Raw(bytes(46)))),
         ("stp", raw(Ether(src=H0_MAC, dst="01:80:c2:00:00:00", type=0x0026) / Raw(bytes(46)))),
         ("pause", raw(Ether(src=H0_MAC, dst="01:80:c2:00:00:01", type=0x8808) / Raw(b"\0\1\xff\xff" + bytes(42)))),
@@ -225,7 +385,22 @@ def kinds(mac0):
         ("arp_claims_our_address", arp(op=2, psrc="10.1.0.1", pdst="10.1.0.1")),
         ("arp_request_for_us", arp()),
     ]
-    return k
+    return k + [(name, f) for name, f, _ in kinds6(mac0)]
+
+
+_EXPECT6 = {}
+
+
+def expect(name, f, mac0, model):
+    """Where kind name (frame f as sent) lands: KINDS6's counter for IPv6
+    and ND, else classify()'s."""
+    key = bytes(mac0) if isinstance(mac0, bytes) else mac0
+    if key not in _EXPECT6:
+        _EXPECT6[key] = {n: w for n, _, w in kinds6(mac0)}
+    six = _EXPECT6[key]
+    if name in six:
+        return six[name]
+    return None if name in OVERSIZE else classify(as_received(f, model), mac0)
 
 
 # Kinds the NIC never hands to the app: frames over 1522 bytes with RCTL.LPE
@@ -316,12 +491,19 @@ def battery(r, model):
     r.p[1].send([raw(Ether(src=H1_MAC, dst=r.mac[1]) /
                      ARP(op=2, hwsrc=H1_MAC, psrc=H1_IP, hwdst=r.mac[1], pdst="10.2.0.1"))])
     assert len(r.p[1].recv(1, 10)) == 1
+    # And 2001:db8:2::2: the router's NS out of port1, answered.
+    r.p[0].send([v6(r.mac[0])])
+    ns = [Ether(f) for f in r.p[1].recv(1, 10)]
+    assert ns and ICMPv6ND_NS in ns[0] and ns[0][ICMPv6ND_NS].tgt == H1_IP6, ns
+    na_h1 = raw(Ether(src=H1_MAC, dst=r.mac[1]) / IPv6(src=H1_IP6, dst=ns[0][IPv6].src, hlim=255) /
+                ICMPv6ND_NA(tgt=H1_IP6, R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=H1_MAC))
+    r.p[1].send([na_h1])
+    assert len(r.p[1].recv(1, 10)) == 1
     r.p[0].recv(100, 0.5)
     f0, e0, n0 = r.fwd(), r.ethtool(), r.netstat()
     want, delivered, out1, bad = {}, 0, 0, []
     for i, (name, f) in enumerate(kinds(r.mac[0])):
-        rx = as_received(f, model)
-        where = None if name in OVERSIZE else classify(rx, mac0)
+        where = expect(name, f, mac0, model)
         if model == "virtio-net-pci" and name in VIRTIO_SHORT_PASS:
             where = "runt"
         if where:
@@ -338,7 +520,10 @@ def battery(r, model):
             if not g:
                 break
             got.append(Ether(g[0]))
-        ids = [g[IP].id for g in got if IP in g]
+            if ICMPv6ND_NS in got[-1]:     # the router re-checks 2001:db8:2::2 (RFC 4861 7.3.3)
+                r.p[1].send([na_h1])
+        # Routed frames: IPv4 (by id) and IPv6 other than the router's NS.
+        ids = [g[IP].id if IP in g else None for g in got if IP in g or (IPv6 in g and ICMPv6ND_NS not in g)]
         if 10000 + i not in ids:
             bad.append((name, where, ids))
             continue
@@ -354,16 +539,19 @@ def battery(r, model):
     f1, e1, n1 = r.fwd(), r.ethtool(), r.netstat()
     delta = {k: f1[k] - f0.get(k, 0) for k in f1}
     names = set(delta) - {"rx", "held", "icmp_sent", "icmp_rate_limited", "icmp_no_buffer", "icmp_suppressed",
-                           "arp_requests", "arp_no_buffer", "arp_conflict", "own_tx_ring_full"}
+                           "arp_requests", "arp_no_buffer", "arp_conflict", "own_tx_ring_full", "neigh_mbox_full",
+                           "icmp6_sent", "icmp6_suppressed", "nd_solicits", "nd_no_buffer", "nd_conflict"}
     moved = {k: delta[k] for k in names if delta[k]}
     assert moved == want, (moved, want)
     assert delta["rx"] == sum(want.values()) == delivered
     assert f1["held"] == 0
     assert delta["arp_conflict"] == 1      # the claim of 10.1.0.1: logged, not learnt
-    assert out1 == len([k for k, f in kinds(r.mac[0]) if classify(as_received(f, model), mac0) ==
-                        "forwarded" and k not in OVERSIZE])
+    assert delta["nd_conflict"] == 1       # the NA for 2001:db8:1::1: logged, not learnt
+    assert out1 == len([k for k, f in kinds(r.mac[0]) if expect(k, f, mac0, model) == "forwarded"])
     icmp_err = [g for g in back0 if ICMP in g and g[ICMP].type in (3, 11)]
     assert len(icmp_err) == delta["icmp_sent"] > 0, (len(icmp_err), delta)
+    icmp6_err = [g for g in back0 if IPv6 in g and g[IPv6].nh == 58 and raw(g[IPv6].payload)[0] in (1, 2, 3, 4)]
+    assert len(icmp6_err) == delta["icmp6_sent"] == len(ICMP6_ERRORS), (len(icmp6_err), delta)
     assert len([g for g in back0 if ICMP in g and g[ICMP].type == 0]) == 2     # the two echo requests
     # The console's columns: RX-OK is exactly what the app got; RX-ERR what
     # the NIC refused (too long) or counted undersized (QEMU pads a frame
