@@ -13,7 +13,8 @@
 
 #define ICMP_RATE	100	/* ICMP errors per second per port (and burst) */
 
-int icmp_allowed(int port, uint64_t now)
+/* Token bucket: may port send an ICMP error now? */
+static int icmp_allowed(int port, uint64_t now)
 {
 	uint64_t per = tsc.hz / ICMP_RATE;
 	struct icmp_bucket *b = &l3_me()->icmp[port];
@@ -28,18 +29,25 @@ int icmp_allowed(int port, uint64_t now)
 	return 1;
 }
 
-void icmp_error(struct nic *nic, struct pkt *p, uint8_t type, uint8_t code, uint64_t now)
+struct pkt *icmp_error_buf(struct nic *nic, uint64_t now)
 {
 	struct fwd_stats *st = fwd_st(nic->port);
 	if (!icmp_allowed(nic->port, now)) {
 		st->ev[FWD_EV_icmp_rate_limited]++;
-		return;
+		return 0;
 	}
 	struct pkt *e = pkt_alloc(nic->pool);
-	if (!e) {
+	if (!e)
 		st->ev[FWD_EV_icmp_no_buffer]++;
+	return e;
+}
+
+void icmp_error(struct nic *nic, struct pkt *p, uint8_t type, uint8_t code, uint64_t now)
+{
+	struct fwd_stats *st = fwd_st(nic->port);
+	struct pkt *e = icmp_error_buf(nic, now);
+	if (!e)
 		return;
-	}
 	size_t len = icmp_error_build(e->data, nic->pool->buf_size, p->data, p->len, type, code,
 				      nic->mac, ifaddrs[nic->port].v4.addr);
 	if (!len) {

@@ -13,9 +13,10 @@ struct icmp_bucket {
 	uint32_t tokens;
 };
 
-/* The token bucket: may port send an ICMP or ICMPv6 error now (one
- * token taken if so)? */
-int icmp_allowed(int port, uint64_t now);
+/* A buffer for an ICMP or ICMPv6 error out of nic, if its token bucket
+ * allows one now (a token taken): NULL after counting icmp_rate_limited or
+ * icmp_no_buffer. */
+struct pkt *icmp_error_buf(struct nic *nic, uint64_t now);
 /* Send ICMP (type, code) about p back out of the port it came in on,
  * unless the bucket is empty (icmp_rate_limited) or RFC 1812 4.3.2.7
  * forbids it (icmp_suppressed). p stays the caller's. */

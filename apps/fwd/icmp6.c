@@ -68,15 +68,9 @@ void icmp6_error(struct nic *nic, struct pkt *p, uint8_t type, uint8_t code, uin
 		st->ev[FWD_EV_icmp6_suppressed]++;
 		return;
 	}
-	if (!icmp_allowed(nic->port, now)) {
-		st->ev[FWD_EV_icmp_rate_limited]++;
+	struct pkt *e = icmp_error_buf(nic, now);
+	if (!e)
 		return;
-	}
-	struct pkt *e = pkt_alloc(nic->pool);
-	if (!e) {
-		st->ev[FWD_EV_icmp_no_buffer]++;
-		return;
-	}
 	size_t quote = (size_t)p->len - ETH_HLEN, room = IPV6_MIN_MTU - IPV6_HLEN - 8;
 	if (quote > IPV6_HLEN + (size_t)ntoh16(ip->payload_len))
 		quote = IPV6_HLEN + ntoh16(ip->payload_len);	/* not the Ethernet padding */
