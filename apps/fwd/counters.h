@@ -28,7 +28,7 @@
 #define FWD_EVENTS(X) \
 	X(icmp_sent) X(icmp_rate_limited) X(icmp_no_buffer) X(icmp_suppressed) \
 	X(arp_requests) X(arp_no_buffer) X(arp_conflict) X(own_tx_ring_full) X(neigh_mbox_full) \
-	X(icmp6_sent) X(icmp6_suppressed) X(nd_solicits) X(nd_no_buffer) X(nd_conflict)
+	X(icmp6_sent) X(icmp6_suppressed) X(nd_solicits) X(nd_no_buffer) X(nd_conflict) X(ra_sent)
 #define FWD_EVENT_ENUM(name) FWD_EV_##name,
 enum fwd_event { FWD_EVENTS(FWD_EVENT_ENUM) FWD_EV_N };
 

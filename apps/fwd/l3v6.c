@@ -58,6 +58,13 @@ static int ipv6_local(struct nic *nic, struct pkt *p, struct ipv6_hdr *ip, size_
 			return FWD_DROP_icmp6_bad_csum;
 		if (ic->type == ND_NEIGHBOR_SOLICIT || ic->type == ND_NEIGHBOR_ADVERT)
 			return nd_input(nic, p, ip, ic, mlen);
+		int v = ic->type == ND_ROUTER_SOLICIT ? ra_solicited(nic, ip, (const uint8_t *)ic, mlen) : -2;
+		if (v == -1) {
+			fwd_st(nic->port)->nd++;
+			pkt_free(p);
+		}
+		if (v != -2)
+			return v;
 		if (w->off == IPV6_HLEN && icmp6_echo(nic, p, mlen))
 			return -1;
 	}

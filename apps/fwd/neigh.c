@@ -262,6 +262,7 @@ static __attribute__((noinline)) int arp_timers(uint64_t now)
 		}
 	}
 	done += nd_timers(now);
+	ra_timers(now);
 	l3_tx_flush_all();
 	return done;
 }

@@ -97,6 +97,14 @@ void nd_apply(const struct neigh_msg *m);
 /* The calling core's neighbor cache timers (RFC 4861 7.3.3); returns
  * frames handled. */
 int nd_timers(uint64_t now);
+/* Router Advertisements due on ports with ra6=1, from the lowest core
+ * that runs the timers (ra.c). */
+void ra_timers(uint64_t now);
+/* A Router Solicitation (m, len bytes, checksum checked) on nic, checked
+ * as RFC 4861 6.1.1 asks: the port's next RA brought forward. Returns a
+ * drop reason, -1 (the caller counts it nd), or -2 on a port without
+ * ra6=1 (the caller counts it local). */
+int ra_solicited(struct nic *nic, const struct ipv6_hdr *ip, const uint8_t *m, size_t len);
 /* Frames waiting for ND that arrived on port. */
 uint64_t nd_held(int port);
 #endif

@@ -1,25 +1,32 @@
-/* Fuzz the router's whole input path (apps/fwd: fwd.c, l3.c, neigh.c, icmp.c, route.c, tx.c with
- * net/ipv4.c, net/lpm.c, net/pkt.c) against three fake ports: frames in,
+/* Fuzz the router's whole input path (apps/fwd: fwd.c, l3.c, l3v6.c, neigh.c, nd.c, icmp.c, icmp6.c,
+ * route.c, tx.c with net/ipv4.c, net/ipv6.c, net/lpm.c, net/lpm6.c, net/pkt.c) against three fake
+ * ports: frames in,
  * counters and frames out. The input is a program:
- *   op 0-3  a frame on port op % 3 (port 0: 10.1.0.1/24, port 1:
- *           10.2.0.1/24, port 2: L2, paired with itself): a flags byte, a
+ *   op 0-3  a frame on port op % 3 (port 0: 10.1.0.1/24 and
+ *           2001:db8:1::1/64, port 1: 10.2.0.1/24 and 2001:db8:2::1/64,
+ *           port 2: L2, paired with itself): a flags byte, a
  *           length, the bytes; flags make it easier to reach deep paths:
  *           1 our MAC as destination, 2 EtherType IPv4, 4 EtherType ARP,
  *           8 a correct IPv4 header checksum, 16 the NIC checked the
  *           IPv4 header checksum (its verdict, PKT_RX_IP_CSUM_OK or _BAD,
  *           is right, as a NIC's is), 32 the frame joins the burst of the
  *           frames before it (same port, up to NIC_BURST_MAX; a burst goes
- *           to the app when the next op is not such a frame);
+ *           to the app when the next op is not such a frame), 64
+ *           EtherType IPv6 with a payload length that fits the frame and,
+ *           when the next header is ICMPv6, a correct ICMPv6 checksum;
  *   op 4    the clock moves on by (next byte) * 10 ms and the app's timers
- *           run (ARP retries and give-ups);
+ *           run (ARP and ND retries and give-ups);
  *   op 5    the next transmit call takes at most (next byte) % 4 frames.
  * Checked after every burst: each port's rx = forwarded + drops + local +
- * arp + held, exactly; every frame sent is well formed (a routed IPv4
+ * arp + nd + held, exactly; every frame sent is well formed (a routed IPv4
  * header has a correct checksum, TTL >= 1 and unicast host addresses,
- * never 0/8, 127/8 or 224/3; ARP parses; never more than a buffer). At
+ * never 0/8, 127/8 or 224/3; ARP parses; an IPv6 packet fills the frame,
+ * from a unicast source, its ICMPv6 checksums right; never more than a
+ * buffer). At
  * the end, after every timer has run out, every packet is back in its
  * pool. Routes: 10.3.0.0/16 via 10.2.0.2, 10.4.0.0/16 via
- * 10.2.0.99, 0.0.0.0/0 via 10.1.0.254. */
+ * 10.2.0.99, 0.0.0.0/0 via 10.1.0.254, 2001:db8:3::/48 via 2001:db8:2::2,
+ * ::/0 via fe80::1 on port 0; Router Advertisements on port 1. */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +39,7 @@
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
 #include "net/ipv4.h"
+#include "net/ipv6.h"
 #include "tests/fuzz/fuzz_state.h"
 #include "tests/fuzz/arena.h"
 
@@ -53,6 +61,14 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 		} else if (ntoh16(e->type) == ETHERTYPE_ARP) {
 			struct arp_info a;
 			assert(arp_parse(p->data, p->len, &a) == ARP_OK);
+		} else if (ntoh16(e->type) == ETHERTYPE_IPV6) {
+			const struct ipv6_hdr *ip = (const void *)(p->data + ETH_HLEN);
+			size_t n = ntoh16(ip->payload_len);
+			assert(p->len == ETH_HLEN + IPV6_HLEN + n && ip->hop_limit >= 1);
+			assert(!ipv6_multicast(ip->saddr) && !ipv6_unspec_or_loopback(ip->saddr, 1));
+			assert(!memcmp(e->src, nic->mac, ETH_ALEN));
+			if (ip->nexthdr == IP6_ICMPV6)
+				assert(ipv6_l4_csum(ip, IP6_ICMPV6, ip + 1, n) == 0);
 		} else {
 			assert(ntoh16(e->type) == ETHERTYPE_IPV4);
 			const struct ipv4_hdr *ip = (const void *)(p->data + ETH_HLEN);
@@ -89,9 +105,11 @@ static void setup(void)
 		n->pool = pktpool_create("fuzz", 256, PKT_SLOT);
 		n->small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
 	}
-	int errs = cmdline_parse("app=fwd pairs=0-1,2-2 ip0=10.1.0.1/24 ip1=10.2.0.1/24 "
+	int errs = cmdline_parse("app=fwd pairs=0-1,2-2 ip0=10.1.0.1/24,2001:db8:1::1/64 "
+				 "ip1=10.2.0.1/24,2001:db8:2::1/64 "
 				 "route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99 "
-				 "route=0.0.0.0/0,10.1.0.254", __knobs_start, KNOBS_COUNT, 0, 0);
+				 "route=0.0.0.0/0,10.1.0.254 route=2001:db8:3::/48,2001:db8:2::2 "
+				 "route=::/0,fe80::1%port0 ra6=0,1", __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);
 	fuzz_dma_alloc = arena_alloc;	/* the router's per-core state: put back per input */
 	assert(apps_start() == 0);
@@ -108,12 +126,12 @@ static uint64_t sum_drops(const struct fwd_stats *s)
 	return n;
 }
 
-/* Port p's frames: rx = forwarded + drops + local + arp + held. */
+/* Port p's frames: rx = forwarded + drops + local + arp + nd + held. */
 static void check_port(int p)
 {
 	struct fwd_stats sum, *s = &sum;
 	fwd_stats_sum(p, &sum);
-	assert(s->rx == s->forwarded + sum_drops(s) + s->local + s->arp + fwd_l3_held(p));
+	assert(s->rx == s->forwarded + sum_drops(s) + s->local + s->arp + s->nd + fwd_l3_held(p));
 }
 
 static void check_accounts(void)
@@ -201,6 +219,19 @@ static void frame_in(int port, const uint8_t *data, size_t n)
 			ip->csum = hton16(inet_csum(ip, hl));
 		}
 	}
+	if ((flags & 64) && len >= ETH_HLEN + IPV6_HLEN) {
+		struct ipv6_hdr *ip = (void *)(p->data + ETH_HLEN);
+		size_t n = len - ETH_HLEN - IPV6_HLEN;
+		e->type = hton16(ETHERTYPE_IPV6);
+		if (ntoh16(ip->payload_len) > n)
+			ip->payload_len = hton16((uint16_t)n);
+		n = ntoh16(ip->payload_len);
+		if (ip->nexthdr == IP6_ICMPV6 && n >= 4) {
+			struct icmp6_hdr *ic = (void *)(ip + 1);
+			ic->csum = 0;
+			ic->csum = hton16(ipv6_l4_csum(ip, IP6_ICMPV6, ic, n));
+		}
+	}
 	p->len = (uint16_t)len;
 	p->port = (uint16_t)port;
 	p->queue = 0;
@@ -239,10 +270,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	}
 	burst_in();
 	tx_budget = 1 << 30;
-	/* Every ARP try runs out: held frames go within 10 rounds of 200 ms
-	 * (rounds stop once nothing is held: they would only run timers). */
+	/* Every ARP and ND try runs out: held frames go within 10 rounds of
+	 * a second (ND's 3 tries take 3 s; rounds stop once nothing is held:
+	 * they would only run timers). */
 	for (int k = 0; k < 10 && held_any(); k++) {
-		fuzz_tsc += 200000000ull;
+		fuzz_tsc += 1000000000ull;
 		run_timers();
 	}
 	for (int p = 0; p < PORTS; p++) {

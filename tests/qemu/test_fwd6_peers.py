@@ -3,12 +3,14 @@ the test, each holding a tap wired to one appliance port with a global
 address and a route via the router's. Debian's ping -6 runs from one to
 the other (forwarded both ways, every echo counted), to the router's own
 address (echo answered), with hop limit 1 (Time Exceeded back, RFC 4443
-3.3) and to a prefix with no route (Destination Unreachable code 0). Needs
+3.3) and to a prefix with no route (Destination Unreachable code 0); with
+ra6=1 the peers configure themselves from the router's advertisements. Needs
 root (ip netns, tap devices); only addresses inside the namespaces are
 used."""
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -111,3 +113,43 @@ def test_ping6_through_router(peers):
     for port in (0, 1):
         p = f[port]
         assert p["rx"] == sum(v for k, v in p.items() if k not in ("rx", "ev")) + p["ev"]["held"], p
+
+
+def global_addr(ns, tap, prefix, timeout=20):
+    """The address Linux autoconfigured in prefix on tap (DAD done), or None."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        out = sh("ip", "-6", "addr", "show", "dev", tap, "scope", "global", "-tentative", ns=ns)
+        m = re.search(r"inet6 (" + re.escape(prefix) + r":\S+)/64 scope global dynamic", out)
+        if m:
+            return m.group(1)
+        time.sleep(0.5)
+    return None
+
+
+def test_slaac_from_router_advertisements(peers):
+    """ra6=1: both Linux peers autoconfigure an address in their port's
+    prefix and a default route via the router's link-local address from
+    its Router Advertisements (RFC 4861 6, RFC 4862 5.5), with no address
+    or route given them, then ping -6 each other through it."""
+    nics = [f"e1000e:netdev=tap,ifname={p.tap}" for p in peers]
+    ns = [p.ns for p in peers]
+    with Qemu(boot="kernel", mem="256M", nics=nics,
+              append=f"app=fwd ip0={NET[0]}::1/64 ip1={NET[1]}::1/64 ra6=1 stats=0") as q:
+        q.expect("port1: link up", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        ll = re.findall(r"fwd: port\d link-local (\S+)", q.text())
+        assert len(ll) == 2, q.text()
+        got = []
+        for p, net in zip(peers, NET):
+            p.wire()
+            got.append(global_addr(p.ns, p.tap, net))
+        assert all(got), [sh("ip", "-6", "addr", ns=n) for n in ns]
+        for p, router in zip(peers, ll):
+            route = sh("ip", "-6", "route", "show", "default", ns=p.ns)
+            assert re.search(r"default via " + re.escape(router) + r" dev " + p.tap + r" proto ra", route), route
+        out = sh("ping", "-6", "-c", "3", "-i", "0.2", "-W", "2", got[1], ns=ns[0], timeout=30)
+        assert "3 received" in out, out
+        c = fwd_counters(q)
+        assert c[0]["ev"]["ra_sent"] >= 1 and c[1]["ev"]["ra_sent"] >= 1, c
