@@ -3,12 +3,16 @@ the test, each holding a tap wired to one appliance port with a global
 address and a route via the router's. Debian's ping -6 runs from one to
 the other (forwarded both ways, every echo counted), to the router's own
 address (echo answered), with hop limit 1 (Time Exceeded back, RFC 4443
-3.3) and to a prefix with no route (Destination Unreachable code 0); with
+3.3) and to a prefix with no route (Destination Unreachable code 0);
+iperf3 -6 UDP (bounded rate, no loss, every datagram forwarded) and TCP
+through it; with
 ra6=1 the peers configure themselves from the router's advertisements. Needs
 root (ip netns, tap devices); only addresses inside the namespaces are
 used."""
+import json
 import os
 import re
+import subprocess
 import sys
 import time
 
@@ -100,6 +104,32 @@ def test_ping6_through_router(peers):
         assert re.search(r"From 2001:db8:1::1.*Destination unreachable: No route", out), out
         e = fwd_counters(q)
         assert delta(d, e, 0, "ip6_no_route") == 1 and delta(d, e, 0, "icmp6_sent") == 1, (d, e)
+        # iperf3 -6: UDP at a bounded rate with no loss, every datagram
+        # forwarded (plus the few of iperf3's control connection), then TCP.
+        server = subprocess.Popen(["ip", "netns", "exec", ns[1], "iperf3", "-s", "-1", "-J"],
+                                  stdout=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        g = fwd_counters(q)
+        try:
+            udp = json.loads(sh("iperf3", "-6", "-c", f"{NET[1]}::2", "-u", "-b", "2M", "-t", "3",
+                                "-l", "1000", "-J", ns=ns[0], timeout=60))
+        finally:
+            server.wait(timeout=30)
+        h = fwd_counters(q)
+        u = udp["end"]["sum"]
+        assert u["lost_packets"] == 0, u
+        extra = delta(g, h, 0, "forwarded") - u["packets"]
+        assert 0 <= extra <= 60, (extra, u["packets"])
+        server = subprocess.Popen(["ip", "netns", "exec", ns[1], "iperf3", "-s", "-1", "-J"],
+                                  stdout=subprocess.PIPE, text=True)
+        time.sleep(0.5)
+        try:
+            tcp = json.loads(sh("iperf3", "-6", "-c", f"{NET[1]}::2", "-t", "3", "-J", ns=ns[0], timeout=60))
+        finally:
+            server.wait(timeout=30)
+        rcv = tcp["end"]["sum_received"]
+        assert rcv["bytes"] > 0
+        print("iperf3 -6 TCP through the router: %.1f Mbit/s" % (rcv["bits_per_second"] / 1e6))
         # IPv4 beside it still routes.
         sh("ip", "addr", "add", "10.1.0.2/24", "dev", peers[0].tap, ns=ns[0])
         sh("ip", "addr", "add", "10.2.0.2/24", "dev", peers[1].tap, ns=ns[1])
