@@ -37,6 +37,28 @@ def ip_frames(frames):
     return [f for f in frames if IP in f]
 
 
+def routed(r, bulk):
+    """bulk sent into port0 128 at a time, while what port1 sends is read:
+    the frames that came out of port1."""
+    got = []
+    for i in range(0, len(bulk), 128):
+        t = r.p[0].send_background(bulk[i:i + 128])
+        got += [Ether(f) for f in r.p[1].recv(len(bulk[i:i + 128]), timeout=30)]
+        t.join(5)
+    return got
+
+
+def all_routed(r, total):
+    """`fwd`'s counters by port, once port0 received total frames and
+    forwarded each, with no drop."""
+    c = {}
+    for port, body in re.findall(r"fwd port(\d): (.*)", r.shell("fwd")):
+        c[int(port)] = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)}
+    drops = {k: v for k, v in c[0].items() if v and k not in ("rx", "forwarded")}
+    assert c[0]["rx"] == total and c[0]["forwarded"] == total and not drops, c[0]
+    return c
+
+
 @pytest.mark.parametrize("model", ["e1000e", "igb"])
 def test_next_hop_learnt_on_core0_reaches_core1(box, model):
     """8 frames (8 sources) held on both cores while they ask for
@@ -66,18 +88,10 @@ def test_next_hop_learnt_on_core0_reaches_core1(box, model):
     assert arp(r) == {(0, H1_IP): ("reachable", 0), (1, H1_IP): ("reachable", 0)}
 
     bulk = flows(r, range(8), range(1, 64))
-    got = []
-    for i in range(0, len(bulk), 128):
-        t = r.p[0].send_background(bulk[i:i + 128])
-        got += ip_frames(Ether(f) for f in r.p[1].recv(len(bulk[i:i + 128]), timeout=30))
-        t.join(5)
+    got = ip_frames(routed(r, bulk))
     assert len(got) == len(bulk) and all(g.dst == H1_MAC and g[IP].ttl == 63 for g in got)
     total = len(first) + len(bulk)
-    c = {}
-    for port, body in re.findall(r"fwd port(\d): (.*)", r.shell("fwd")):
-        c[int(port)] = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)}
-    drops = {k: v for k, v in c[0].items() if v and k not in ("rx", "forwarded")}
-    assert c[0]["rx"] == total and c[0]["forwarded"] == total and not drops, c[0]
+    c = all_routed(r, total)
     assert c[1]["rx"] == len(asked) and c[1]["arp"] == len(asked), c[1]
     cores = core_counts(r)
     # The ARP replies on port1 are core 0's; both cores routed a share.
@@ -134,18 +148,9 @@ def test_nd_learnt_on_one_core_reaches_the_other(box, model):
     assert nd_cache(r) == {(0, H1_IP6): ("reachable", 0), (1, H1_IP6): ("reachable", 0)}
 
     bulk = flows6(r, range(8), range(1, 64))
-    got = []
-    for i in range(0, len(bulk), 128):
-        t = r.p[0].send_background(bulk[i:i + 128])
-        got += [g for g in (Ether(f) for f in r.p[1].recv(len(bulk[i:i + 128]), timeout=30)) if UDP in g]
-        t.join(5)
+    got = [g for g in routed(r, bulk) if UDP in g]
     assert len(got) == len(bulk) and all(g.dst == H1_MAC and g[IPv6].hlim == 63 for g in got)
-    total = len(first) + len(bulk)
-    c = {}
-    for port, body in re.findall(r"fwd port(\d): (.*)", r.shell("fwd")):
-        c[int(port)] = {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)}
-    drops = {k: v for k, v in c[0].items() if v and k not in ("rx", "forwarded")}
-    assert c[0]["rx"] == total and c[0]["forwarded"] == total and not drops, c[0]
+    c = all_routed(r, len(first) + len(bulk))
     assert c[1]["rx"] == len(na) and c[1]["nd"] == len(na), c[1]
     cores = core_counts(r)
     assert cores[0] > 0 and cores[1] > 0, cores
