@@ -62,14 +62,19 @@ def delta(a, b, port, name):
     return b[port]["ev"][name] - a[port]["ev"][name]
 
 
+def booted(peers, append):
+    """The router (e1000e ports on the peers' taps) at its prompt."""
+    q = Qemu(boot="kernel", mem="256M", nics=[f"e1000e:netdev=tap,ifname={p.tap}" for p in peers],
+             append=f"app=fwd stats=0 {append}")
+    q.expect("port1: link up", 60)
+    q.send("\r")
+    q.expect(PROMPT, 30)
+    return q
+
+
 def test_ping6_through_router(peers):
-    nics = [f"e1000e:netdev=tap,ifname={p.tap}" for p in peers]
     ns = [p.ns for p in peers]
-    with Qemu(boot="kernel", mem="256M", nics=nics,
-              append=f"app=fwd ip0=10.1.0.1/24,{NET[0]}::1/64 ip1=10.2.0.1/24,{NET[1]}::1/64 stats=0") as q:
-        q.expect("port1: link up", 60)
-        q.send("\r")
-        q.expect(PROMPT, 30)
+    with booted(peers, f"ip0=10.1.0.1/24,{NET[0]}::1/64 ip1=10.2.0.1/24,{NET[1]}::1/64") as q:
         for p, net, other in zip(peers, NET, reversed(NET)):
             p.wire()
             sh("ip", "addr", "add", f"{net}::2/64", "dev", p.tap, "nodad", ns=p.ns)
@@ -162,13 +167,8 @@ def test_slaac_from_router_advertisements(peers):
     prefix and a default route via the router's link-local address from
     its Router Advertisements (RFC 4861 6, RFC 4862 5.5), with no address
     or route given them, then ping -6 each other through it."""
-    nics = [f"e1000e:netdev=tap,ifname={p.tap}" for p in peers]
     ns = [p.ns for p in peers]
-    with Qemu(boot="kernel", mem="256M", nics=nics,
-              append=f"app=fwd ip0={NET[0]}::1/64 ip1={NET[1]}::1/64 ra6=1 stats=0") as q:
-        q.expect("port1: link up", 60)
-        q.send("\r")
-        q.expect(PROMPT, 30)
+    with booted(peers, f"ip0={NET[0]}::1/64 ip1={NET[1]}::1/64 ra6=1") as q:
         ll = re.findall(r"fwd: port\d link-local (\S+)", q.text())
         assert len(ll) == 2, q.text()
         got = []
