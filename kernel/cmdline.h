@@ -10,8 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest message cmdline_parse() passes to report(), including the NUL. */
-#define CMDLINE_MSG_MAX 1024
+/* Longest message cmdline_parse() passes to report(), including the NUL:
+ * room for "unknown knob" and every knob's name (past 1024 bytes
+ * once ra6= joined pktgen's VLAN and IPv6 knobs). */
+#define CMDLINE_MSG_MAX 2048
 /* Values a per-port knob holds: one per port, as NIC_MAX_PORTS. */
 #define KNOB_MAX_PORTS 8
 /* Longest word cmdline_parse() accepts, in bytes; longer ones are errors. */
