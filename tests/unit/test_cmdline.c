@@ -405,19 +405,19 @@ static void test_message_truncation(void **state)
 static void test_unknown_long_list_truncated(void **state)
 {
 	static int64_t v;
-	static char names[80][32];
-	struct knob many[80];
+	static char names[100][32];
+	struct knob many[100];
 	unsigned i;
 
 	(void)state;
 	memset(many, 0, sizeof(many));
-	for (i = 0; i < 80; i++) {
+	for (i = 0; i < 100; i++) {
 		snprintf(names[i], sizeof(names[i]), "a_rather_long_knob_%02u", i);
 		many[i].name = names[i];
 		many[i].type = KNOB_INT;
 		many[i].ival = &v;
 	}
-	assert_int_equal(cmdline_parse("a_rather_long_knob_39=1 zzz=1", many, 80, record, msgs), 1);
+	assert_int_equal(cmdline_parse("a_rather_long_knob_39=1 zzz=1", many, 100, record, msgs), 1);
 	assert_int_equal(v, 1);
 	assert_int_equal(strlen(msgs[0]), CMDLINE_MSG_MAX - 1);
 	assert_memory_equal(msgs[0], "cmdline: unknown knob 'zzz' (accepted: a_rather_long_knob_00= ", 62);
