@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 import pytest
-from scapy.all import ARP, IP, UDP, Ether, Raw, rdpcap
+from scapy.all import ARP, IP, UDP, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, IPv6, Raw, rdpcap
+from scapy.layers.inet6 import in6_getnsma, in6_getnsmac
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAFGEN = ROOT / "build" / "trafgen"
@@ -184,7 +185,7 @@ def test_help_lists_every_option(trafgen):
     assert p.returncode == 0
     for opt in ("--port stream:PATH", "dgram:LPORT:RPORT", "tap:IFNAME", "--count", "--duration",
                 "--rate", "--window", "--size", "--sweep", "--src-mac", "--dst-mac", "--src-ip",
-                "--dst-ip", "--src-port", "--dst-port", "--stream", "--timeout", "--max-time",
+                "--dst-ip", "--src-ip6", "--dst-ip6", "--src-port", "--dst-port", "--stream", "--timeout", "--max-time",
                 "--arp-reply", "--rx-mac", "--quiet", "--pcap", "(B + 20) * 8", "RESULT"):
         assert opt in p.stdout, opt
 
@@ -211,6 +212,15 @@ def test_help_lists_every_option(trafgen):
     (["send", "--port", "stream:/x", "--dst-ip", "10.2.0.9-10.2.0.2"], "the range ends before it starts"),
     (["send", "--port", "stream:/x", "--src-mac", "02:00:00:00:00"], "--src-mac 02:00:00:00:00: not a value"),
     (["send", "--port", "stream:/x", "--src-port", "1000-70000"], "not a value or range"),
+    (["send", "--port", "stream:/x", "--src-ip6", "2001:db8:1::2"],
+     "IPv6 frames need both --src-ip6 and --dst-ip6"),
+    (["send", "--port", "stream:/x", "--src-ip6", "::2", "--dst-ip6", "::3", "--dst-ip", "10.2.0.2"],
+     "--src-ip6/--dst-ip6 and --src-ip/--dst-ip exclude each other"),
+    (["send", "--port", "stream:/x", "--src-ip6", "::2", "--dst-ip6", "::3", "--size", "83"],
+     "--size 83: an IPv6 frame is at least 84 bytes"),
+    (["send", "--port", "stream:/x", "--dst-ip6", "2001:db8::2-2001:db9::2"],
+     "the ends differ before their last 32 bits"),
+    (["send", "--port", "stream:/x", "--dst-ip6", "10.2.0.2"], "--dst-ip6 10.2.0.2: not an IPv6 address"),
     (["send", "--port", "stream:/x", "--window", "8"], "--window does not apply to send mode"),
     (["recv", "--port", "stream:/x", "--rate", "1kpps"], "--rate does not apply to recv mode"),
     (["send", "--port", "stream:/x", "--quiet=yes"], "--quiet takes no value"),
@@ -489,6 +499,95 @@ def test_frames_are_valid_ethernet_ipv4_udp_walking_the_ranges(trafgen, tmp):
         magic, stream, s = struct.unpack(">HHQ", bytes(p[UDP].payload)[:12])
         assert (magic, stream, s) == (MAGIC, 3 + i // 70, seq)
         assert bytes(p[UDP].payload)[18:] == bytes(size - 4 - 60)
+
+
+def test_ipv6_frames_are_valid_udp_walking_the_ranges(trafgen, tmp):
+    peer, got = StreamPeer(f"{tmp}/s.sock"), []
+    t = in_thread(sink, peer, got)
+    r = result(run(trafgen, "send", "--port", f"stream:{tmp}/s.sock", "--count", "40",
+                   "--sweep", "84,85,1518", "--stream", "5", "--src-ip6", "2001:db8:1::2-2001:db8:1::41",
+                   "--dst-ip6", "2001:db8:2::fffe-2001:db8:2::1:5", "--src-port", "1000-1009"))
+    t.join(5)
+    peer.close()
+    assert r["sent"] == 120 and len(got) == 120
+    for i, raw in enumerate(got):
+        size, seq = (84, 85, 1518)[i // 40], i % 40
+        assert len(raw) == size - 4
+        p = Ether(raw)
+        assert p.type == 0x86DD and (p[IPv6].nh, p[IPv6].hlim, p[IPv6].plen) == (17, 64, size - 4 - 54)
+        assert p[IPv6].src == "2001:db8:1::%x" % (2 + seq % 64)
+        assert p[IPv6].dst == "2001:db8:2::%s" % ("fffe", "ffff", "1:0", "1:1", "1:2", "1:3", "1:4", "1:5")[seq % 8]
+        assert (p[UDP].sport, p[UDP].dport, p[UDP].len) == (1000 + seq % 10, 9, size - 4 - 54)
+        q = Ether(raw)
+        del q[UDP].chksum                                       # scapy recomputes it
+        assert p[UDP].chksum != 0 and Ether(bytes(q))[UDP].chksum == p[UDP].chksum
+        magic, stream, s = struct.unpack(">HHQ", bytes(p[UDP].payload)[:12])
+        assert (magic, stream, s) == (MAGIC, 5 + i // 40, seq)
+
+
+def test_ipv6_frames_built_by_scapy_are_recognised_and_bad_checksums_are_not(trafgen, tmp):
+    peer = StreamPeer(f"{tmp}/p.sock")
+
+    def frame(seq, chksum=None):
+        hdr = struct.pack(">HHQ", MAGIC, 1, seq) + bytes(6)
+        return bytearray(bytes(Ether() / IPv6(src="2001:db8:1::2", dst="2001:db8:2::2")
+                               / UDP(sport=1000, dport=9, chksum=chksum) / Raw(hdr + bytes(8))))
+
+    bad = frame(1)
+    bad[-1] ^= 1                                               # payload changed: UDP checksum wrong
+    zero = frame(2, chksum=0)                                  # 0: forbidden over IPv6
+    short = frame(3)[:-1]                                      # shorter than its payload length
+
+    def feed():
+        peer.accept()
+        for f in (frame(0), bad, zero, short, frame(4)):
+            peer.send(bytes(f))
+        peer.recv(5)
+
+    t = in_thread(feed)
+    r = result(run(trafgen, "recv", "--port", f"stream:{tmp}/p.sock", "--timeout", "0.3"))
+    t.join(5)
+    peer.close()
+    assert (r["received"], r["bad"], r["other"]) == (2, 3, 0)
+
+
+def test_neighbor_solicitations_for_our_ipv6_addresses_are_answered(trafgen, tmp):
+    a, b = StreamPeer(f"{tmp}/a.sock"), StreamPeer(f"{tmp}/b.sock")
+    replies = {}
+    asker, asker_ip = "02:00:00:00:aa:01", "2001:db8:2::1"
+
+    def ns(peer, target, src=asker_ip):
+        nsma = in6_getnsma(socket.inet_pton(socket.AF_INET6, target))
+        peer.send(bytes(Ether(src=asker, dst=in6_getnsmac(nsma))
+                        / IPv6(src=src, dst=socket.inet_ntop(socket.AF_INET6, nsma), hlim=255)
+                        / ICMPv6ND_NS(tgt=target)))
+
+    def talk():
+        a.accept()
+        b.accept()
+        ns(b, "2001:db8:2::99")                # nobody's: no reply
+        ns(b, "2001:db8:2::5", src="::")       # a DAD probe: not answered
+        ns(b, "2001:db8:2::5")                 # port 1, in --dst-ip6
+        replies["b"], replies["b2"] = b.recv(3), b.recv(0.5)
+
+    t = in_thread(talk)
+    r = result(run(trafgen, "recv", "--port", f"stream:{tmp}/a.sock", "--port", f"stream:{tmp}/b.sock",
+                   "--arp-reply", "--rx-mac", "02:00:00:00:00:22", "--src-ip6", "2001:db8:1::2",
+                   "--dst-ip6", "2001:db8:2::2-2001:db8:2::9", "--duration", "1.5"))
+    t.join(5)
+    a.close()
+    b.close()
+    assert (r["arp_replies"], r["other"]) == (1, 3)
+    assert replies["b2"] is None
+    p = Ether(replies["b"])
+    assert len(replies["b"]) == 86 and (p.src, p.dst) == ("02:00:00:00:00:22", asker)
+    assert (p[IPv6].src, p[IPv6].dst, p[IPv6].hlim) == ("2001:db8:2::5", asker_ip, 255)
+    na = p[ICMPv6ND_NA]
+    assert (na.tgt, na.R, na.S, na.O, p[ICMPv6NDOptDstLLAddr].lladdr) == ("2001:db8:2::5", 0, 1, 1,
+                                                                          "02:00:00:00:00:22")
+    q = Ether(replies["b"])
+    del q[ICMPv6ND_NA].cksum                                   # scapy recomputes it
+    assert Ether(bytes(q))[ICMPv6ND_NA].cksum == na.cksum
 
 
 def test_frames_built_by_scapy_are_recognised_and_bad_checksums_are_not(trafgen, tmp):

@@ -68,6 +68,9 @@ static const char usage[] =
 "                    64,128,256,512,1024,1518\n"
 "  --src-mac M[-M]   [02:00:00:00:00:01]     --dst-mac M[-M]  [02:00:00:00:00:02]\n"
 "  --src-ip A[-A]    [10.1.0.2]              --dst-ip A[-A]   [10.2.0.2]\n"
+"  --src-ip6 A[-A]   --dst-ip6 A[-A]         IPv6 frames (both needed, the\n"
+"                    ends of a range alike but for their last 32 bits), e.g.\n"
+"                    2001:db8:1::2-2001:db8:1::41; --size 84..1518 [84]\n"
 "  --src-port P[-P]  [1000]                  --dst-port P[-P] [9]\n"
 "                    ranges, each walked on its own: the frame with sequence\n"
 "                    number s takes element s mod (range length)\n"
@@ -77,8 +80,9 @@ static const char usage[] =
 "  --timeout S       recv: stop S s after the last frame; both: wait at most S s\n"
 "                    after sending ends / after the last frame for the rest [2]\n"
 "  --max-time S      hard limit on the whole run [60]\n"
-"  --arp-reply       answer ARP requests for --src-ip and --dst-ip addresses with\n"
-"                    the MAC of the port asked (port 0: first --src-mac; port 1:\n"
+"  --arp-reply       answer ARP requests (IPv6: Neighbor Solicitations) for the\n"
+"                    source and destination addresses with the MAC of the port\n"
+"                    asked (port 0: first --src-mac; port 1:\n"
 "                    --rx-mac)\n"
 "  --rx-mac M        port 1's MAC for ARP replies [first --dst-mac]\n"
 "\n"
@@ -87,7 +91,8 @@ static const char usage[] =
 "  --pcap FILE       write every frame sent and received (pcap, ns timestamps)\n"
 "  -h, --help        this text\n"
 "\n"
-"Frames: Ethernet II / IPv4 (TTL 64, DF, header checksum) / UDP (checksum) /\n"
+"Frames: Ethernet II / IPv4 (TTL 64, DF, header checksum) or IPv6 (hop limit\n"
+"64) / UDP (checksum) /\n"
 "payload header, big-endian: magic 0x4c52 (16 bit), stream id (16), sequence\n"
 "number (64, from 0), send time (48: CLOCK_MONOTONIC ns mod 2^48); zeros after.\n"
 "\n"
@@ -152,6 +157,42 @@ static bool parse_ip(const char *s, uint64_t *out)
 static bool parse_udp(const char *s, uint64_t *out)
 {
 	return parse_u64(s, 65535, out);
+}
+
+/* The last 32 bits of a, in host order. */
+static uint32_t low32(const struct in6_addr *a)
+{
+	uint32_t v;
+
+	memcpy(&v, a->s6_addr + 12, 4);
+	return ntohl(v);
+}
+
+/* "A" or "A-B", IPv6 addresses alike but for their last 32 bits, with
+ * A <= B: their first 96 bits into hi, the last 32 as the range r. */
+static const char *parse_ip6_range(const char *s, uint8_t hi[12], struct range *r)
+{
+	char buf[96], *dash;
+	struct in6_addr a, b;
+
+	if (strlen(s) >= sizeof(buf))
+		return "too long";
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	if (dash)
+		*dash = 0;
+	if (inet_pton(AF_INET6, buf, &a) != 1 || (dash && inet_pton(AF_INET6, dash + 1, &b) != 1))
+		return "not an IPv6 address or range";
+	if (!dash)
+		b = a;
+	if (memcmp(a.s6_addr, b.s6_addr, 12) != 0)
+		return "the ends differ before their last 32 bits";
+	if (low32(&b) < low32(&a))
+		return "the range ends before it starts";
+	memcpy(hi, a.s6_addr, 12);
+	r->lo = low32(&a);
+	r->n = low32(&b) - r->lo + 1;
+	return NULL;
 }
 
 /* "X" or "X-Y" with X <= Y, each parsed by one(). */
@@ -303,6 +344,18 @@ RANGE_SETTER(set_dst_ip, dst_ip, parse_ip)
 RANGE_SETTER(set_src_port, src_port, parse_udp)
 RANGE_SETTER(set_dst_port, dst_port, parse_udp)
 
+static const char *set_src_ip6(struct config *c, const char *v)
+{
+	c->flow.ip6 = true;
+	return parse_ip6_range(v, c->flow.src_ip6, &c->flow.src_ip);
+}
+
+static const char *set_dst_ip6(struct config *c, const char *v)
+{
+	c->flow.ip6 = true;
+	return parse_ip6_range(v, c->flow.dst_ip6, &c->flow.dst_ip);
+}
+
 static const char *set_rx_mac(struct config *c, const char *v)
 {
 	return parse_mac(v, &c->rx_mac) ? NULL : "not a MAC address";
@@ -348,6 +401,8 @@ static const struct opt opts[] = {
 	{ "dst-mac", set_dst_mac, "MAC or MAC-MAC, e.g. 02:00:00:00:00:02", M_ALL, 1 },
 	{ "src-ip", set_src_ip, "IPv4 or IPv4-IPv4, e.g. 10.1.0.2", M_ALL, 1 },
 	{ "dst-ip", set_dst_ip, "IPv4 or IPv4-IPv4, e.g. 10.2.0.2-10.2.0.9", M_ALL, 1 },
+	{ "src-ip6", set_src_ip6, "IPv6 or IPv6-IPv6 alike but for the last 32 bits, e.g. 2001:db8:1::2", M_ALL, 1 },
+	{ "dst-ip6", set_dst_ip6, "IPv6 or IPv6-IPv6 alike but for the last 32 bits, e.g. 2001:db8:2::2-2001:db8:2::9", M_ALL, 1 },
 	{ "src-port", set_src_port, "UDP port or range, 0..65535, e.g. 1000-1063", M_SEND | M_BOTH, 1 },
 	{ "dst-port", set_dst_port, "UDP port or range, 0..65535, e.g. 9", M_SEND | M_BOTH, 1 },
 	{ "stream", set_stream, "stream id, 0..65535", M_SEND | M_BOTH, 1 },
@@ -462,6 +517,16 @@ static int check(struct config *c, const unsigned uses[])
 		return bad(opts[0].forms, "missing --port");
 	if (used(uses, "size") && used(uses, "sweep"))
 		return bad(NULL, "--size and --sweep exclude each other");
+	if (c->flow.ip6 && (!used(uses, "src-ip6") || !used(uses, "dst-ip6")))
+		return bad(NULL, "IPv6 frames need both --src-ip6 and --dst-ip6");
+	if (c->flow.ip6 && (used(uses, "src-ip") || used(uses, "dst-ip")))
+		return bad(NULL, "--src-ip6/--dst-ip6 and --src-ip/--dst-ip exclude each other");
+	if (c->flow.ip6 && !used(uses, "size") && !used(uses, "sweep"))
+		c->size[0] = FRAME_SIZE_MIN_IP6;
+	for (int i = 0; c->flow.ip6 && i < c->nsizes; i++)
+		if (c->size[i] < FRAME_SIZE_MIN_IP6)
+			return bad(NULL, "--size %u: an IPv6 frame is at least %u bytes", c->size[i],
+				   FRAME_SIZE_MIN_IP6);
 	if (c->stream + c->nsizes - 1 > 65535)
 		return bad(NULL, "--stream %u: the sweep's stream ids would pass 65535",
 			   (unsigned)c->stream);

@@ -5,10 +5,17 @@
 
 #define ETH_HLEN 14
 #define IP_HLEN 20
+#define IP6_HLEN 40
 #define UDP_HLEN 8
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_ARP 0x0806
+#define ETHERTYPE_IPV6 0x86dd
 #define IPPROTO_UDP_ 17
+#define IPPROTO_ICMPV6_ 58
+#define ND_NS 135              /* ICMPv6 types, RFC 4861 4.3-4.4 */
+#define ND_NA 136
+#define ND_LEN 24              /* NS/NA up to the options */
+#define NA_LEN (ND_LEN + 8)    /* with the target link-layer address option */
 #define ARP_LEN 28
 #define MIN_FRAME 60   /* carried bytes of a 64-byte frame */
 
@@ -72,21 +79,19 @@ static uint32_t pseudo_sum(const uint8_t *ip, uint16_t udp_len)
 	return csum_add(IPPROTO_UDP_ + udp_len, ip + 12, 8);
 }
 
-size_t frame_build(uint8_t *buf, const struct flow_spec *f, unsigned size,
-		   uint16_t stream, uint64_t seq, uint64_t ts_ns)
+/* The same over IPv6 (RFC 8200 8.1) for `len` bytes of protocol `next`. */
+static uint32_t pseudo_sum6(const uint8_t *ip6, uint8_t next, uint16_t len)
 {
-	size_t len = size - FRAME_FCS;
-	uint16_t ip_len = (uint16_t)(len - ETH_HLEN), udp_len = ip_len - IP_HLEN;
-	uint8_t *ip = buf + ETH_HLEN, *udp = ip + IP_HLEN, *pl = udp + UDP_HLEN;
-	uint32_t sum;
+	return csum_add((uint32_t)next + len, ip6 + 8, 32);
+}
 
-	put48(buf, pick(&f->dst_mac, seq));
-	put48(buf + 6, pick(&f->src_mac, seq));
-	put16(buf + 12, ETHERTYPE_IPV4);
-
+/* Writes the IPv4 header of a UDP datagram of udp_len bytes at ip.
+ * Returns the UDP checksum's pseudo-header sum. */
+static uint32_t ipv4_build(uint8_t *ip, const struct flow_spec *f, uint64_t seq, uint16_t udp_len)
+{
 	ip[0] = 0x45;                  /* version 4, 5 words */
 	ip[1] = 0;                     /* DSCP/ECN */
-	put16(ip + 2, ip_len);
+	put16(ip + 2, IP_HLEN + udp_len);
 	put16(ip + 4, 0);              /* identification: unused with DF (RFC 6864) */
 	put16(ip + 6, 0x4000);         /* DF, offset 0 */
 	ip[8] = 64;                    /* TTL */
@@ -95,6 +100,36 @@ size_t frame_build(uint8_t *buf, const struct flow_spec *f, unsigned size,
 	put32(ip + 12, (uint32_t)pick(&f->src_ip, seq));
 	put32(ip + 16, (uint32_t)pick(&f->dst_ip, seq));
 	put16(ip + 10, (uint16_t)~csum_add(0, ip, IP_HLEN));
+	return pseudo_sum(ip, udp_len);
+}
+
+/* Writes the IPv6 header (RFC 8200 3) of a UDP datagram of udp_len bytes
+ * at ip6. Returns the UDP checksum's pseudo-header sum. */
+static uint32_t ipv6_build(uint8_t *ip6, const struct flow_spec *f, uint64_t seq, uint16_t udp_len)
+{
+	put32(ip6, 6u << 28);          /* version 6, traffic class 0, flow label 0 */
+	put16(ip6 + 4, udp_len);       /* payload length */
+	ip6[6] = IPPROTO_UDP_;         /* next header */
+	ip6[7] = 64;                   /* hop limit */
+	memcpy(ip6 + 8, f->src_ip6, 12);
+	put32(ip6 + 20, (uint32_t)pick(&f->src_ip, seq));
+	memcpy(ip6 + 24, f->dst_ip6, 12);
+	put32(ip6 + 36, (uint32_t)pick(&f->dst_ip, seq));
+	return pseudo_sum6(ip6, IPPROTO_UDP_, udp_len);
+}
+
+size_t frame_build(uint8_t *buf, const struct flow_spec *f, unsigned size,
+		   uint16_t stream, uint64_t seq, uint64_t ts_ns)
+{
+	size_t len = size - FRAME_FCS, ip_hlen = f->ip6 ? IP6_HLEN : IP_HLEN;
+	uint16_t udp_len = (uint16_t)(len - ETH_HLEN - ip_hlen);
+	uint8_t *ip = buf + ETH_HLEN, *udp = ip + ip_hlen, *pl = udp + UDP_HLEN;
+	uint32_t sum;
+
+	put48(buf, pick(&f->dst_mac, seq));
+	put48(buf + 6, pick(&f->src_mac, seq));
+	put16(buf + 12, f->ip6 ? ETHERTYPE_IPV6 : ETHERTYPE_IPV4);
+	sum = f->ip6 ? ipv6_build(ip, f, seq, udp_len) : ipv4_build(ip, f, seq, udp_len);
 
 	put16(udp, (uint16_t)pick(&f->src_port, seq));
 	put16(udp + 2, (uint16_t)pick(&f->dst_port, seq));
@@ -108,40 +143,52 @@ size_t frame_build(uint8_t *buf, const struct flow_spec *f, unsigned size,
 	put48(pl + 12, ts_ns & TG_TS_MASK);
 	memset(pl + TG_HDR_LEN, 0, udp_len - UDP_HLEN - TG_HDR_LEN);
 
-	/* The zero fill adds nothing to the sum. */
-	sum = csum_add(pseudo_sum(ip, udp_len), udp, UDP_HLEN + TG_HDR_LEN);
+	/* The zero fill adds nothing to the sum; a sum of 0 is sent as
+	 * 0xffff (RFC 768; required over IPv6, RFC 8200 8.1). */
+	sum = csum_add(sum, udp, UDP_HLEN + TG_HDR_LEN);
 	put16(udp + 6, sum == 0xffff ? 0xffff : (uint16_t)~sum);
 	return len;
 }
 
-static enum frame_kind parse_arp(const uint8_t *buf, size_t len, uint32_t *arp_target)
+static enum frame_kind parse_arp(const uint8_t *buf, size_t len, uint8_t target[16])
 {
 	const uint8_t *a = buf + ETH_HLEN;
 
 	if (len < ETH_HLEN + ARP_LEN || get16(a) != 1 || get16(a + 2) != ETHERTYPE_IPV4 ||
 	    a[4] != 6 || a[5] != 4 || get16(a + 6) != 1)
 		return FRAME_OTHER;
-	*arp_target = get32(a + 24);
+	memset(target, 0, 12);
+	memcpy(target + 12, a + 24, 4);
 	return FRAME_ARP_REQUEST;
 }
 
-enum frame_kind frame_parse(const uint8_t *buf, size_t len, struct tg_hdr *h,
-			    uint32_t *arp_target)
+/* The UDP datagram udp[0..udp_len) after its header checks: our payload
+ * header into *h if the checksum (with the pseudo-header sum `pseudo`) is
+ * right. A checksum of 0 passes when zero_ok (IPv4). */
+static enum frame_kind parse_udp(const uint8_t *udp, size_t udp_len, uint32_t pseudo,
+				 bool zero_ok, struct tg_hdr *h)
 {
-	const uint8_t *ip = buf + ETH_HLEN, *udp, *pl;
+	const uint8_t *pl = udp + UDP_HLEN;
+
+	if (get16(udp + 6) == 0 ? !zero_ok : csum_add(pseudo, udp, udp_len) != 0xffff)
+		return FRAME_BAD;
+	h->stream = get16(pl + 2);
+	h->seq = (uint64_t)get32(pl + 4) << 32 | get32(pl + 8);
+	h->ts = get48(pl + 12);
+	return FRAME_OURS;
+}
+
+static enum frame_kind parse_ipv4(const uint8_t *buf, size_t len, struct tg_hdr *h)
+{
+	const uint8_t *ip = buf + ETH_HLEN, *udp;
 	size_t ihl, ip_len, udp_len;
 
-	if (len < ETH_HLEN)
-		return FRAME_OTHER;
-	if (get16(buf + 12) == ETHERTYPE_ARP)
-		return parse_arp(buf, len, arp_target);
-	if (get16(buf + 12) != ETHERTYPE_IPV4 || len < ETH_HLEN + IP_HLEN ||
-	    ip[0] >> 4 != 4 || ip[9] != IPPROTO_UDP_)
+	if (len < ETH_HLEN + IP_HLEN || ip[0] >> 4 != 4 || ip[9] != IPPROTO_UDP_)
 		return FRAME_OTHER;
 	ihl = (size_t)(ip[0] & 15) * 4;
 	udp = ip + ihl;
-	pl = udp + UDP_HLEN;
-	if (ihl < IP_HLEN || len < ETH_HLEN + ihl + UDP_HLEN + TG_HDR_LEN || get16(pl) != TG_MAGIC)
+	if (ihl < IP_HLEN || len < ETH_HLEN + ihl + UDP_HLEN + TG_HDR_LEN ||
+	    get16(udp + UDP_HLEN) != TG_MAGIC)
 		return FRAME_OTHER;
 
 	ip_len = get16(ip + 2);
@@ -150,14 +197,58 @@ enum frame_kind frame_parse(const uint8_t *buf, size_t len, struct tg_hdr *h,
 	    ip_len < ihl + UDP_HLEN + TG_HDR_LEN || udp_len != ip_len - ihl ||
 	    (get16(ip + 6) & 0x3fff) != 0)
 		return FRAME_BAD;
-	if (get16(udp + 6) != 0 &&
-	    csum_add(pseudo_sum(ip, (uint16_t)udp_len), udp, udp_len) != 0xffff)
-		return FRAME_BAD;
+	return parse_udp(udp, udp_len, pseudo_sum(ip, (uint16_t)udp_len), true, h);
+}
 
-	h->stream = get16(pl + 2);
-	h->seq = (uint64_t)get32(pl + 4) << 32 | get32(pl + 8);
-	h->ts = get48(pl + 12);
-	return FRAME_OURS;
+/* A Neighbor Solicitation (RFC 4861 4.3) from a unicast source: not from
+ * :: (a DAD probe, RFC 4862 5.4, which we never answer). */
+static enum frame_kind parse_ns(const uint8_t *buf, size_t len, uint8_t target[16])
+{
+	static const uint8_t unspecified[16];
+	const uint8_t *ip6 = buf + ETH_HLEN, *icmp = ip6 + IP6_HLEN;
+
+	if (len < ETH_HLEN + IP6_HLEN + ND_LEN || icmp[0] != ND_NS || icmp[1] != 0 ||
+	    ip6[7] != 255 || memcmp(ip6 + 8, unspecified, 16) == 0)
+		return FRAME_OTHER;
+	memcpy(target, icmp + 8, 16);
+	return FRAME_ND_SOLICIT;
+}
+
+static enum frame_kind parse_ipv6(const uint8_t *buf, size_t len, struct tg_hdr *h,
+				  uint8_t target[16])
+{
+	const uint8_t *ip6 = buf + ETH_HLEN, *udp = ip6 + IP6_HLEN;
+	size_t pl_len;
+
+	if (len < ETH_HLEN + IP6_HLEN || ip6[0] >> 4 != 6)
+		return FRAME_OTHER;
+	if (ip6[6] == IPPROTO_ICMPV6_)
+		return parse_ns(buf, len, target);
+	if (ip6[6] != IPPROTO_UDP_ || len < ETH_HLEN + IP6_HLEN + UDP_HLEN + TG_HDR_LEN ||
+	    get16(udp + UDP_HLEN) != TG_MAGIC)
+		return FRAME_OTHER;
+	pl_len = get16(ip6 + 4);
+	if (pl_len > len - ETH_HLEN - IP6_HLEN || pl_len < UDP_HLEN + TG_HDR_LEN ||
+	    get16(udp + 4) != pl_len)
+		return FRAME_BAD;
+	return parse_udp(udp, pl_len, pseudo_sum6(ip6, IPPROTO_UDP_, (uint16_t)pl_len), false, h);
+}
+
+enum frame_kind frame_parse(const uint8_t *buf, size_t len, struct tg_hdr *h,
+			    uint8_t target[16])
+{
+	if (len < ETH_HLEN)
+		return FRAME_OTHER;
+	switch (get16(buf + 12)) {
+	case ETHERTYPE_ARP:
+		return parse_arp(buf, len, target);
+	case ETHERTYPE_IPV4:
+		return parse_ipv4(buf, len, h);
+	case ETHERTYPE_IPV6:
+		return parse_ipv6(buf, len, h, target);
+	default:
+		return FRAME_OTHER;
+	}
 }
 
 size_t arp_reply_build(uint8_t *out, const uint8_t *req, uint64_t mac)
@@ -178,4 +269,30 @@ size_t arp_reply_build(uint8_t *out, const uint8_t *req, uint64_t mac)
 	memcpy(a + 14, q + 24, 4);
 	memcpy(a + 18, q + 8, 10);         /* target: the asker's MAC and address */
 	return MIN_FRAME;
+}
+
+size_t nd_advert_build(uint8_t *out, const uint8_t *req, uint64_t mac)
+{
+	const uint8_t *q = req + ETH_HLEN, *ns = q + IP6_HLEN;
+	uint8_t *ip6 = out + ETH_HLEN, *na = ip6 + IP6_HLEN;
+
+	memcpy(out, req + 6, 6);           /* to the asker's MAC */
+	put48(out + 6, mac);
+	put16(out + 12, ETHERTYPE_IPV6);
+	put32(ip6, 6u << 28);
+	put16(ip6 + 4, NA_LEN);
+	ip6[6] = IPPROTO_ICMPV6_;
+	ip6[7] = 255;                      /* hop limit, RFC 4861 7.1.2 */
+	memcpy(ip6 + 8, ns + 8, 16);       /* from the target address */
+	memcpy(ip6 + 24, q + 8, 16);       /* to the asker's address */
+	na[0] = ND_NA;
+	na[1] = 0;
+	put16(na + 2, 0);
+	put32(na + 4, 0x60000000);         /* S (solicited), O (override) */
+	memcpy(na + 8, ns + 8, 16);
+	na[24] = 2;                        /* target link-layer address, 1 x 8 bytes */
+	na[25] = 1;
+	put48(na + 26, mac);
+	put16(na + 2, (uint16_t)~csum_add(pseudo_sum6(ip6, IPPROTO_ICMPV6_, NA_LEN), na, NA_LEN));
+	return ETH_HLEN + IP6_HLEN + NA_LEN;
 }

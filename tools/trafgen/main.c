@@ -122,15 +122,33 @@ static bool in_range(const struct range *g, uint64_t v)
 	return v >= g->lo && v - g->lo < g->n;
 }
 
-static void answer_arp(struct run *r, struct port *p, const uint8_t *req, uint32_t target)
+/* Whether the address t (frame_parse's target, of the family ip6 says)
+ * is one of the run's source or destination addresses. */
+static bool ours(const struct flow_spec *f, bool ip6, const uint8_t t[16])
+{
+	static const uint8_t zero[12];
+	uint32_t lo = (uint32_t)t[12] << 24 | (uint32_t)t[13] << 16 | (uint32_t)t[14] << 8 | t[15];
+
+	if (ip6 != f->ip6)
+		return false;
+	return (memcmp(t, ip6 ? f->src_ip6 : zero, 12) == 0 && in_range(&f->src_ip, lo)) ||
+	       (memcmp(t, ip6 ? f->dst_ip6 : zero, 12) == 0 && in_range(&f->dst_ip, lo));
+}
+
+/* Answers an ARP request or Neighbor Solicitation (kind) for one of our
+ * addresses with the MAC of the port asked. */
+static void answer(struct run *r, struct port *p, const uint8_t *req, enum frame_kind kind,
+		   const uint8_t target[16])
 {
 	const struct flow_spec *f = &r->cfg->flow;
-	uint8_t reply[64], *frames[1] = { reply };
+	uint8_t reply[128], *frames[1] = { reply };
+	uint64_t mac = p == &r->port[0] ? f->src_mac.lo : r->cfg->rx_mac;
 	size_t len;
 
-	if (!in_range(&f->src_ip, target) && !in_range(&f->dst_ip, target))
+	if (!ours(f, kind == FRAME_ND_SOLICIT, target))
 		return;
-	len = arp_reply_build(reply, req, p == &r->port[0] ? f->src_mac.lo : r->cfg->rx_mac);
+	len = kind == FRAME_ND_SOLICIT ? nd_advert_build(reply, req, mac) :
+					 arp_reply_build(reply, req, mac);
 	if (port_send(p, frames, &len, 1) == 1) {
 		r->arp_replies++;
 		capture(r, reply, len);
@@ -141,14 +159,16 @@ static void on_frame(void *ctx, struct port *p, const uint8_t *f, size_t len)
 {
 	struct run *r = ctx;
 	struct tg_hdr h;
-	uint32_t target;
+	uint8_t target[16];
+	enum frame_kind kind;
 
 	/* recv --count N: what comes after the N-th frame in the same batch
 	 * is left unseen, as if it had come after the stop. */
 	if (r->cfg->mode == MODE_RECV && r->cfg->count && r->received >= r->cfg->count)
 		return;
 	capture(r, f, len);
-	switch (frame_parse(f, len, &h, &target)) {
+	kind = frame_parse(f, len, &h, target);
+	switch (kind) {
 	case FRAME_OURS:
 		account(r, &h, len);
 		break;
@@ -156,9 +176,10 @@ static void on_frame(void *ctx, struct port *p, const uint8_t *f, size_t len)
 		r->bad++;
 		break;
 	case FRAME_ARP_REQUEST:
+	case FRAME_ND_SOLICIT:
 		r->other++;
 		if (r->cfg->arp_reply)
-			answer_arp(r, p, f, target);
+			answer(r, p, f, kind, target);
 		break;
 	case FRAME_OTHER:
 		r->other++;
