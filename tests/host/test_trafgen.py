@@ -525,8 +525,24 @@ def test_ipv6_frames_are_valid_udp_walking_the_ranges(trafgen, tmp):
         assert (magic, stream, s) == (MAGIC, 5 + i // 40, seq)
 
 
-def test_ipv6_frames_built_by_scapy_are_recognised_and_bad_checksums_are_not(trafgen, tmp):
+def received(trafgen, tmp, frames):
+    """The RESULT of trafgen recv fed frames over a stream port."""
     peer = StreamPeer(f"{tmp}/p.sock")
+
+    def feed():
+        peer.accept()
+        for f in frames:
+            peer.send(f)
+        peer.recv(5)
+
+    t = in_thread(feed)
+    r = result(run(trafgen, "recv", "--port", f"stream:{tmp}/p.sock", "--timeout", "0.3"))
+    t.join(5)
+    peer.close()
+    return r
+
+
+def test_ipv6_frames_built_by_scapy_are_recognised_and_bad_checksums_are_not(trafgen, tmp):
 
     def frame(seq, chksum=None):
         hdr = struct.pack(">HHQ", MAGIC, 1, seq) + bytes(6)
@@ -538,22 +554,11 @@ def test_ipv6_frames_built_by_scapy_are_recognised_and_bad_checksums_are_not(tra
     zero = frame(2, chksum=0)                                  # 0: forbidden over IPv6
     short = frame(3)[:-1]                                      # shorter than its payload length
 
-    def feed():
-        peer.accept()
-        for f in (frame(0), bad, zero, short, frame(4)):
-            peer.send(bytes(f))
-        peer.recv(5)
-
-    t = in_thread(feed)
-    r = result(run(trafgen, "recv", "--port", f"stream:{tmp}/p.sock", "--timeout", "0.3"))
-    t.join(5)
-    peer.close()
+    r = received(trafgen, tmp, [bytes(f) for f in (frame(0), bad, zero, short, frame(4))])
     assert (r["received"], r["bad"], r["other"]) == (2, 3, 0)
 
 
 def test_neighbor_solicitations_for_our_ipv6_addresses_are_answered(trafgen, tmp):
-    a, b = StreamPeer(f"{tmp}/a.sock"), StreamPeer(f"{tmp}/b.sock")
-    replies = {}
     asker, asker_ip = "02:00:00:00:aa:01", "2001:db8:2::1"
 
     def ns(peer, target, src=asker_ip):
@@ -562,21 +567,13 @@ def test_neighbor_solicitations_for_our_ipv6_addresses_are_answered(trafgen, tmp
                         / IPv6(src=src, dst=socket.inet_ntop(socket.AF_INET6, nsma), hlim=255)
                         / ICMPv6ND_NS(tgt=target)))
 
-    def talk():
-        a.accept()
-        b.accept()
+    def talk(a, b, replies):
         ns(b, "2001:db8:2::99")                # nobody's: no reply
         ns(b, "2001:db8:2::5", src="::")       # a DAD probe: not answered
         ns(b, "2001:db8:2::5")                 # port 1, in --dst-ip6
         replies["b"], replies["b2"] = b.recv(3), b.recv(0.5)
 
-    t = in_thread(talk)
-    r = result(run(trafgen, "recv", "--port", f"stream:{tmp}/a.sock", "--port", f"stream:{tmp}/b.sock",
-                   "--arp-reply", "--rx-mac", "02:00:00:00:00:22", "--src-ip6", "2001:db8:1::2",
-                   "--dst-ip6", "2001:db8:2::2-2001:db8:2::9", "--duration", "1.5"))
-    t.join(5)
-    a.close()
-    b.close()
+    r, replies = ask(trafgen, tmp, talk, "--src-ip6", "2001:db8:1::2", "--dst-ip6", "2001:db8:2::2-2001:db8:2::9")
     assert (r["arp_replies"], r["other"]) == (1, 3)
     assert replies["b2"] is None
     p = Ether(replies["b"])
@@ -591,7 +588,6 @@ def test_neighbor_solicitations_for_our_ipv6_addresses_are_answered(trafgen, tmp
 
 
 def test_frames_built_by_scapy_are_recognised_and_bad_checksums_are_not(trafgen, tmp):
-    peer = StreamPeer(f"{tmp}/p.sock")
     good = test_frame(1, 0, 0)
     bad_ip = bytearray(test_frame(1, 1, 0))
     bad_ip[14 + 10] ^= 1                                       # IPv4 header checksum
@@ -601,45 +597,46 @@ def test_frames_built_by_scapy_are_recognised_and_bad_checksums_are_not(trafgen,
     short = test_frame(1, 4, 0, size=100)[:-1]                 # shorter than its IP length
     other = bytes(Ether() / IP(dst="10.2.0.2") / UDP(dport=9) / Raw(b"not ours" * 3))
 
-    def feed():
-        peer.accept()
-        for f in (good, bad_ip, bytes(no_udp_csum), padded, short, other):
-            peer.send(f)
-        peer.recv(5)
-
-    t = in_thread(feed)
-    r = result(run(trafgen, "recv", "--port", f"stream:{tmp}/p.sock", "--timeout", "0.3"))
-    t.join(5)
-    peer.close()
+    r = received(trafgen, tmp, [good, bad_ip, bytes(no_udp_csum), padded, short, other])
     assert (r["received"], r["bad"], r["other"]) == (3, 2, 1)
     assert r["expected"] == 4 and r["lost"] == 1      # seq 1 (bad) never counted
 
 
-def test_arp_requests_for_our_addresses_are_answered_per_port(trafgen, tmp):
+def ask(trafgen, tmp, talk, *args):
+    """trafgen recv --arp-reply with args on two stream ports, while
+    talk(a, b, replies) asks through the peers. Returns (RESULT, replies)."""
     a, b = StreamPeer(f"{tmp}/a.sock"), StreamPeer(f"{tmp}/b.sock")
     replies = {}
+
+    def run_talk():
+        a.accept()
+        b.accept()
+        talk(a, b, replies)
+
+    t = in_thread(run_talk)
+    r = result(run(trafgen, "recv", "--port", f"stream:{tmp}/a.sock", "--port", f"stream:{tmp}/b.sock",
+                   "--arp-reply", "--rx-mac", "02:00:00:00:00:22", *args, "--duration", "1.5"))
+    t.join(5)
+    a.close()
+    b.close()
+    return r, replies
+
+
+def test_arp_requests_for_our_addresses_are_answered_per_port(trafgen, tmp):
     asker = "02:00:00:00:aa:01"
 
     def who_has(peer, ip):
         peer.send(bytes(Ether(src=asker, dst="ff:ff:ff:ff:ff:ff")
                         / ARP(op=1, hwsrc=asker, psrc="10.0.0.1", pdst=ip)))
 
-    def talk():
-        a.accept()
-        b.accept()
+    def talk(a, b, replies):
         who_has(a, "10.9.9.9")                 # nobody's: no reply
         who_has(a, "10.1.0.2")                 # port 0, --src-ip
         who_has(b, "10.2.0.5")                 # port 1, in --dst-ip
         replies["a"], replies["b"] = a.recv(3), b.recv(3)
         replies["a2"] = a.recv(0.5)
 
-    t = in_thread(talk)
-    r = result(run(trafgen, "recv", "--port", f"stream:{tmp}/a.sock", "--port", f"stream:{tmp}/b.sock",
-                   "--arp-reply", "--src-mac", "02:00:00:00:00:11", "--rx-mac", "02:00:00:00:00:22",
-                   "--dst-ip", "10.2.0.2-10.2.0.9", "--duration", "1.5"))
-    t.join(5)
-    a.close()
-    b.close()
+    r, replies = ask(trafgen, tmp, talk, "--src-mac", "02:00:00:00:00:11", "--dst-ip", "10.2.0.2-10.2.0.9")
     assert (r["arp_replies"], r["other"]) == (2, 3)
     assert replies["a2"] is None
     for key, mac, ip in (("a", "02:00:00:00:00:11", "10.1.0.2"), ("b", "02:00:00:00:00:22", "10.2.0.5")):
