@@ -2,11 +2,15 @@
 """Guest instructions per frame (make bench): how much work the fast path
 does per frame, counted by QEMU's insncount TCG plugin (tools/insncount,
 built into build/insncount/ by `make insncount`): deterministic, unlike
-time under TCG. Paths, 64-byte frames, e1000e, igb and virtio-net-pci, two ports:
+time under TCG. Paths, 64-byte frames (IPv6: 84), e1000e, igb and virtio-net-pci, two ports:
   l2     fwd pairs=0-1 promisc=1, trafgen both --rate max    (napi, busy)
   l3     fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24, --rate max     (napi, busy)
   l3m    the same with 64 sources x 8 destinations, each frame's
          pair unlike the one before (no burst cache hits)     (napi)
+  l3v6   fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64, IPv6/UDP,
+         84-byte frames (trafgen's smallest IPv6 frame), the
+         next hops resolved by ND                             (napi)
+  l3v6m  the same with 64 sources x 8 destinations            (napi)
   l2     at --rate 20kpps, interrupt-driven                  (napi)
   sink   app=sink, trafgen send --rate max on port0          (napi)
 Per run: the guest's frame counter (`fwd` / `sink` in the shell) and the
@@ -39,13 +43,24 @@ WINDOW = 2.0     # s between the readings
 # (2 s windows ranged 140-330 at 20 kpps): a longer window averages it.
 WINDOW_PACED = 8.0
 RUNS = [("l2", "napi", "max"), ("l2", "busy", "max"), ("l3", "napi", "max"),
-        ("l3", "busy", "max"), ("l3m", "napi", "max"), ("l2", "napi", "20kpps"), ("sink", "napi", "max")]
+        ("l3", "busy", "max"), ("l3m", "napi", "max"), ("l3v6", "napi", "max"), ("l3v6m", "napi", "max"),
+        ("l2", "napi", "20kpps"), ("sink", "napi", "max")]
 KNOBS = {"l2": "app=fwd pairs=0-1 promisc=1", "l3": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24",
-         "l3m": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24", "sink": "app=sink promisc=1"}
+         "l3m": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24", "sink": "app=sink promisc=1",
+         "l3v6": "app=fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64",
+         "l3v6m": "app=fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64"}
 # Addresses trafgen walks (frame s takes element s mod length of each range).
-IPS = {"l3m": ("10.1.0.2-10.1.0.65", "10.2.0.2-10.2.0.9")}
+IPS = {"l3": ("10.1.0.2", "10.2.0.2"), "l3m": ("10.1.0.2-10.1.0.65", "10.2.0.2-10.2.0.9"),
+       "l3v6": ("2001:db8:1::2", "2001:db8:2::2"),
+       "l3v6m": ("2001:db8:1::2-2001:db8:1::41", "2001:db8:2::2-2001:db8:2::9")}
+ROUTED = ("l3", "l3m", "l3v6", "l3v6m")
 NICS = ("e1000e", "igb", "virtio-net-pci")
 TARGET = {("l2", "napi", "max"): 100, ("l3", "napi", "max"): 200, ("l2", "napi", "20kpps"): 300}
+
+
+def size(path):
+    """The frame size of a path's runs, bytes with FCS: trafgen's smallest."""
+    return "84" if path.startswith("l3v6") else "64"
 
 
 def plugin():
@@ -124,12 +139,13 @@ def run(so, nic, path, poll, rate, profile=False):
               "--port", "stream:" + q.nic_sock(0)]
         if path != "sink":
             tg += ["--port", "stream:" + q.nic_sock(1), "--arp-reply"]
-        tg += ["--rate", rate, "--duration", str(WARMUP + window + 1), "--size", "64", "--quiet",
-               "--src-ip", IPS.get(path, ("10.1.0.2",))[0], "--dst-ip", IPS.get(path, (0, "10.2.0.2"))[1],
-               "--dst-mac", mac0,
+        v6 = "6" if path.startswith("l3v6") else ""
+        src, dst = IPS.get(path, IPS["l3"])
+        tg += ["--rate", rate, "--duration", str(WARMUP + window + 1), "--size", size(path), "--quiet",
+               "--src-ip" + v6, src, "--dst-ip" + v6, dst, "--dst-mac", mac0,
                "--rx-mac", "02:00:00:00:00:02", "--max-time", str(WARMUP + window + 40)]
-        if path in ("l3", "l3m"):
-            # Resolve the next hop first: frames dropped while it is unresolved
+        if path in ROUTED:
+            # Resolve the next hop first (ARP or ND): frames dropped while it is unresolved
             # (arp_queue_full) would stay in trafgen's window as lost and hold
             # the measured run to a few frames in flight.
             prime = [a if a != "max" else "1kpps" for a in tg]
@@ -157,7 +173,7 @@ def run(so, nic, path, poll, rate, profile=False):
     i0, i1 = insns_at(log, t0), insns_at(log, t1)
     frames = f1 - f0
     per = (i1 - i0) / frames if frames and i0 is not None and i1 is not None else float("nan")
-    return {"nic": nic, "path": path, "poll": poll, "rate": rate, "frames": frames,
+    return {"nic": nic, "path": path, "poll": poll, "rate": rate, "size": int(size(path)), "frames": frames,
             "insns": int(i1 - i0) if i0 is not None and i1 is not None else 0,
             "insns_per_frame": round(per, 1), "kpps": round(frames / ((t1 - t0) / 1e9) / 1e3, 1),
             "cpu_pct": cpu_pct(text), "run_frames": f2}
@@ -194,8 +210,8 @@ def main():
         return
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     rows = []
-    print("\nGuest instructions per frame, 64 B (insncount plugin; the whole guest)")
-    print(f"{'nic':14} {'path':5} {'poll':5} {'rate':>7} {'frames':>8} {'insn/frame':>11} "
+    print("\nGuest instructions per frame (insncount plugin; the whole guest)")
+    print(f"{'nic':14} {'path':5} {'poll':5} {'rate':>7} {'size':>4} {'frames':>8} {'insn/frame':>11} "
           f"{'kpps':>7} {'CPU%':>6} {'target':>7}")
     for nic in nics:
         for path, poll, rate in RUNS:
@@ -204,7 +220,7 @@ def main():
             r = run(so, nic, path, poll, rate, "profile" in args)
             rows.append(r)
             t = TARGET.get((path, poll, rate))
-            print(f"{nic:14} {path:5} {poll:5} {rate:>7} {r['frames']:>8} {r['insns_per_frame']:>11.1f} "
+            print(f"{nic:14} {path:5} {poll:5} {rate:>7} {r['size']:>4} {r['frames']:>8} {r['insns_per_frame']:>11.1f} "
                   f"{r['kpps']:>7.1f} {r['cpu_pct']:>6.1f} {'<= %d' % t if t else '':>7}", flush=True)
     if "profile" in args:
         for r in rows:
