@@ -2,6 +2,7 @@
  * fwd, L2 mode: each received burst goes out of the paired port unchanged,
  * on the same queue number (modulo the peer's queues). pairs=0-1,2-3 pairs
  * ports both ways; pairs=0-0 sends frames back out of the port they came in.
+ * fwd_mode=macswap swaps each frame's MACs first (testpmd's macswap).
  * A port with an address (ipN=) routes at L3 instead (apps/fwd/l3.c).
  */
 #include <stdio.h>
@@ -54,6 +55,65 @@ KNOB(pairs, .name = "pairs", .type = KNOB_FUNC, .parse = parse_pairs, .show = sh
      .accepted = "A-B[,C-D...] with ports 0-7, e.g. 0-1,2-3 or 0-0",
      .help = "fwd: ports that forward to each other; default 0-1");
 
+/* l2_dmac=MAC: L2 frames leave with this destination MAC and the egress
+ * port's own MAC as source (e.g. towards a router or a host that does not
+ * listen promiscuously); unset: frames pass unchanged. */
+static uint8_t l2_dmac[6];
+static int l2_rewrite;
+
+static int parse_l2_dmac(const char *v, char *err, size_t len)
+{
+	if (mac_parse(v, l2_dmac)) {
+		snprintf(err, len, "not a MAC address");
+		return -1;
+	}
+	l2_rewrite = 1;
+	return 0;
+}
+
+static void show_l2_dmac(char *buf, size_t len)
+{
+	char m[MAC_STR_MAX];
+	snprintf(buf, len, "%s", l2_rewrite ? mac_str(m, l2_dmac) : "unset");
+}
+KNOB(l2_dmac, .name = "l2_dmac", .type = KNOB_FUNC, .parse = parse_l2_dmac, .show = show_l2_dmac,
+     .accepted = "xx:xx:xx:xx:xx:xx",
+     .help = "fwd L2: rewrite destination MAC to this and source MAC to the egress port's; default unset (unchanged)");
+
+/* fwd_mode=: testpmd's forwarding-mode names (testpmd_funcs, "set fwd"):
+ * io passes frames unchanged (or rewritten by l2_dmac=); macswap swaps
+ * each frame's destination and source MAC, for bouncing a tester's
+ * traffic. Both send out of the paired port, as testpmd does (its port
+ * topology): pairs=0-0 sends back out of the port a frame came in on.
+ * `set fwd_mode` switches every L2 port from the next burst on. */
+enum { FWD_MODE_IO, FWD_MODE_MACSWAP };
+static const char *const fwd_mode_choices[] = { "io", "macswap", 0 };
+static int64_t fwd_mode = FWD_MODE_IO;
+KNOB(fwd_mode, .name = "fwd_mode", .type = KNOB_ENUM, .choices = fwd_mode_choices, .ival = &fwd_mode,
+     .live = 1, .help = "fwd L2: io (frames unchanged) or macswap (destination and source MAC swapped, testpmd's "
+	     "macswap), out of the paired port (pairs=0-0: the port it came in on); default io");
+
+/* Swap destination and source MAC of each frame (all are >= ETH_HLEN). */
+static void swap_macs(struct pkt **pkts, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint8_t t[6], *d = pkts[i]->data;
+		memcpy(t, d, 6);
+		memcpy(d, d + 6, 6);
+		memcpy(d + 6, t, 6);
+	}
+}
+
+static void rewrite_macs(struct pkt **pkts, int n, const struct nic *out)
+{
+	for (int i = 0; i < n; i++) {
+		if (pkts[i]->len < 12)
+			continue;
+		memcpy(pkts[i]->data, l2_dmac, 6);
+		memcpy(pkts[i]->data + 6, out->mac, 6);
+	}
+}
+
 /* fwd_out_ok[p]: port p runs fwd, so L2 frames may leave through it (a
  * port of another app, e.g. the management port, never carries them). */
 static uint8_t fwd_out_ok[NIC_MAX_PORTS];
@@ -82,44 +142,11 @@ static int fwd_init(void)
 			printf("fwd: %s is paired with %s, which runs %s: its frames are dropped (no_peer)\n",
 			       nics[p]->name, nics[q]->name, app_of_port(q)->name);
 	}
-	printf("fwd: L2 cross-connect on %d port(s)%s\n", l2,
+	if (fwd_mode == FWD_MODE_MACSWAP && l2_rewrite)
+		printf("fwd: fwd_mode=macswap swaps the MACs: l2_dmac= is not applied\n");
+	printf("fwd: L2 cross-connect (%s) on %d port(s)%s\n", fwd_mode_choices[fwd_mode], l2,
 	       nic_cfg.promisc ? "" : "; promisc=0: only frames to each port's own MAC and broadcast arrive");
 	return 0;
-}
-
-/* l2_dmac=MAC: L2 frames leave with this destination MAC and the egress
- * port's own MAC as source (e.g. towards a router or a host that does not
- * listen promiscuously); unset: frames pass unchanged. */
-static uint8_t l2_dmac[6];
-static int l2_rewrite;
-
-static int parse_l2_dmac(const char *v, char *err, size_t len)
-{
-	if (mac_parse(v, l2_dmac)) {
-		snprintf(err, len, "not a MAC address");
-		return -1;
-	}
-	l2_rewrite = 1;
-	return 0;
-}
-
-static void show_l2_dmac(char *buf, size_t len)
-{
-	char m[MAC_STR_MAX];
-	snprintf(buf, len, "%s", l2_rewrite ? mac_str(m, l2_dmac) : "unset");
-}
-KNOB(l2_dmac, .name = "l2_dmac", .type = KNOB_FUNC, .parse = parse_l2_dmac, .show = show_l2_dmac,
-     .accepted = "xx:xx:xx:xx:xx:xx",
-     .help = "fwd L2: rewrite destination MAC to this and source MAC to the egress port's; default unset (unchanged)");
-
-static void rewrite_macs(struct pkt **pkts, int n, const struct nic *out)
-{
-	for (int i = 0; i < n; i++) {
-		if (pkts[i]->len < 12)
-			continue;
-		memcpy(pkts[i]->data, l2_dmac, 6);
-		memcpy(pkts[i]->data + 6, out->mac, 6);
-	}
 }
 
 /* Drop frames shorter than an Ethernet header (runt) and pad the others
@@ -169,7 +196,9 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		return;
 	}
 	struct nic *out = nics[peer];
-	if (l2_rewrite)
+	if (fwd_mode == FWD_MODE_MACSWAP)
+		swap_macs(pkts, n);
+	else if (l2_rewrite)
 		rewrite_macs(pkts, n, out);
 	int sent = out->ops->tx_burst(out, q % out->nqueues, pkts, n);
 	st->forwarded += (uint64_t)sent;

@@ -360,6 +360,37 @@ def test_l2_mac_rewrite(box):
         assert got[12:] == sent[12:]
 
 
+def test_fwd_macswap(box):
+    """fwd_mode=macswap (testpmd's macswap): each frame comes back out of
+    the port it came in on (pairs=0-0) with destination and source MAC
+    swapped, the rest unchanged; every frame counted once as forwarded.
+    `set fwd_mode io` at run time: frames come back unchanged."""
+    b = box("e1000e", append="app=fwd pairs=0-0 promisc=1 fwd_mode=macswap")
+    assert "fwd: L2 cross-connect (macswap) on 1 port(s)" in b.q.text()
+    dst, src = bytes.fromhex("02aabbccddee"), bytes.fromhex("020000000001")
+    frames = [frame(60 + i, seq=i, dst=dst, src=src) for i in range(200)]
+    sender = b.port.send_background(frames)
+    back = b.port.recv(len(frames), timeout=30)
+    sender.join(5)
+    assert back == [src + dst + f[12:] for f in frames]
+    out = b.shell("fwd")
+    assert re.search(r"fwd port0: rx 200 forwarded 200 runt 0 no_peer 0 tx_ring_full 0", out), out
+    assert b.shell("set fwd_mode io") == "fwd_mode=io\r\n"
+    sender = b.port.send_background(frames[:50])
+    assert b.port.recv(50, timeout=30) == frames[:50]
+    sender.join(5)
+    out = b.shell("fwd")
+    assert re.search(r"fwd port0: rx 250 forwarded 250 runt 0 no_peer 0 tx_ring_full 0", out), out
+
+
+def test_fwd_mode_bad_value_refused(box):
+    """A bad fwd_mode= is refused with the accepted forms; io stays."""
+    b = box("e1000e", append="app=fwd pairs=0-0 fwd_mode=swap")
+    text = b.q.text()
+    assert "cmdline: bad value 'swap' for fwd_mode= (accepted: io|macswap)" in text, text
+    assert "fwd: L2 cross-connect (io) on 1 port(s)" in text, text
+
+
 @pytest.mark.parametrize("model", ["e1000e", "igb"])
 def test_rx_csum_offload_counts_once_per_frame(box, model):
     """rx_csum_offload_good/_errors as Linux e1000e counts them: one per
