@@ -5,7 +5,7 @@
 #include <string.h>
 #include "kernel/knobs.h"
 
-static char errors[4096];
+static char errors[8192];	/* every knob's bad-value message (67 knobs: ~4.4 KiB) */
 static size_t errors_len;
 static unsigned errors_dropped;	/* messages that did not fit whole */
 static char refused[160];	/* the refused words' keys, for knobs_summary */

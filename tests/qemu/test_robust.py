@@ -76,7 +76,7 @@ def test_many_bad_knobs_messages_whole():
     shown = [e for e in errs if e.startswith("cmdline: unknown knob")]
     assert shown and all(e.endswith(" selftest=)") or e.endswith("=)") for e in shown), errs
     assert all(re.fullmatch(r"cmdline: unknown knob 'bogus\d+' \(accepted: (\S+= )*\S+=\)", e) for e in shown)
-    assert errs[-1] == "cmdline: %d more error(s) not shown (over 4096 bytes of messages)" % (40 - len(shown))
+    assert errs[-1] == "cmdline: %d more error(s) not shown (over 8192 bytes of messages)" % (40 - len(shown))
 
 
 def test_port_without_memory_is_removed():
