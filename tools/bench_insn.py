@@ -12,6 +12,7 @@ time under TCG. Paths, 64-byte frames (IPv6: 84), e1000e, igb and virtio-net-pci
          next hops resolved by ND                             (napi)
   l3v6m  the same with 64 sources x 8 destinations            (napi)
   l2     at --rate 20kpps, interrupt-driven                  (napi)
+  macswap  l2 with fwd_mode=macswap (MACs swapped), --rate max (napi)
   sink   app=sink, trafgen send --rate max on port0          (napi)
 Per run: the guest's frame counter (`fwd` / `sink` in the shell) and the
 plugin's instruction count are read twice while traffic flows; the
@@ -44,8 +45,9 @@ WINDOW = 2.0     # s between the readings
 WINDOW_PACED = 8.0
 RUNS = [("l2", "napi", "max"), ("l2", "busy", "max"), ("l3", "napi", "max"),
         ("l3", "busy", "max"), ("l3m", "napi", "max"), ("l3v6", "napi", "max"), ("l3v6m", "napi", "max"),
-        ("l2", "napi", "20kpps"), ("sink", "napi", "max")]
-KNOBS = {"l2": "app=fwd pairs=0-1 promisc=1", "l3": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24",
+        ("l2", "napi", "20kpps"), ("macswap", "napi", "max"), ("sink", "napi", "max")]
+KNOBS = {"l2": "app=fwd pairs=0-1 promisc=1", "macswap": "app=fwd pairs=0-1 promisc=1 fwd_mode=macswap",
+         "l3": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24",
          "l3m": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24", "sink": "app=sink promisc=1",
          "l3v6": "app=fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64",
          "l3v6m": "app=fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64"}
@@ -211,7 +213,7 @@ def main():
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     rows = []
     print("\nGuest instructions per frame (insncount plugin; the whole guest)")
-    print(f"{'nic':14} {'path':5} {'poll':5} {'rate':>7} {'size':>4} {'frames':>8} {'insn/frame':>11} "
+    print(f"{'nic':14} {'path':7} {'poll':5} {'rate':>7} {'size':>4} {'frames':>8} {'insn/frame':>11} "
           f"{'kpps':>7} {'CPU%':>6} {'target':>7}")
     for nic in nics:
         for path, poll, rate in RUNS:
@@ -220,7 +222,7 @@ def main():
             r = run(so, nic, path, poll, rate, "profile" in args)
             rows.append(r)
             t = TARGET.get((path, poll, rate))
-            print(f"{nic:14} {path:5} {poll:5} {rate:>7} {r['size']:>4} {r['frames']:>8} {r['insns_per_frame']:>11.1f} "
+            print(f"{nic:14} {path:7} {poll:5} {rate:>7} {r['size']:>4} {r['frames']:>8} {r['insns_per_frame']:>11.1f} "
                   f"{r['kpps']:>7.1f} {r['cpu_pct']:>6.1f} {'<= %d' % t if t else '':>7}", flush=True)
     if "profile" in args:
         for r in rows:
