@@ -39,9 +39,14 @@ def box():
 
 
 def forward(p, into, frames):
-    """Send frames into port `into`; return what came out of the other port."""
-    p[into].send(frames)
+    """Send frames into port `into`; return what came out of the other port.
+    Sent from a thread while the other port is read: a burst larger than the
+    sockets hold would otherwise block QEMU's stream netdev on the unread
+    port, and with it the guest and our send."""
+    t = p[into].send_background(frames)
     got = p[1 - into].recv(len(frames), timeout=30)
+    t.join(timeout=60)
+    assert not t.is_alive()
     assert got == frames
     return got
 
