@@ -101,9 +101,9 @@ int nd_timers(uint64_t now);
  * that runs the timers (ra.c). */
 void ra_timers(uint64_t now);
 /* A Router Solicitation (m, len bytes, checksum checked) on nic, checked
- * as RFC 4861 6.1.1 asks: the port's next RA brought forward. Returns a
- * drop reason, -1 (the caller counts it nd), or -2 on a port without
- * ra6=1 (the caller counts it local). */
+ * as RFC 4861 6.1.1 asks: the port's next RA brought forward (on a port
+ * without ra6=1, discarded as 6.2.6 says of a non-advertising interface).
+ * Returns a drop reason or -1 (the caller counts it nd). */
 int ra_solicited(struct nic *nic, const struct ipv6_hdr *ip, const uint8_t *m, size_t len);
 /* Frames waiting for ND that arrived on port. */
 uint64_t nd_held(int port);

@@ -116,7 +116,7 @@ int ra_solicited(struct nic *nic, const struct ipv6_hdr *ip, const uint8_t *m, s
 		    (o[i] == ND_OPT_SLLA && ipv6_unspec_or_loopback(ip->saddr, 0)))
 			return FWD_DROP_nd_bad_option;
 	if (!ra6[nic->port])
-		return -2;	/* no RA on this port: to us, nothing more */
+		return -1;	/* no RA on this port: ND counted, discarded (6.2.6) */
 	__atomic_store_n(&ra_next_tsc[nic->port], 0, __ATOMIC_RELAXED);
 	return -1;
 }

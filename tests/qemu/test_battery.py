@@ -293,7 +293,7 @@ def kinds6(mac0):
         ("na_unsolicited", nd(m, ICMPv6ND_NA(tgt=H0_IP6, O=1) / ICMPv6NDOptDstLLAddr(lladdr=H0_MAC),
                               dst="ff02::1"), "nd"),
         ("na_multicast_target", nd(m, ICMPv6ND_NA(tgt="ff02::1"), dst="ff02::1"), "nd_mcast_target"),
-        ("rs_to_all_routers", nd(m, ICMPv6ND_RS(), src="fe80::2", dst="ff02::2"), "local"),
+        ("rs_to_all_routers", nd(m, ICMPv6ND_RS(), src="fe80::2", dst="ff02::2"), "nd"),
         ("redirect_ignored", nd(m, ICMPv6ND_Redirect(tgt="fe80::3", dst="2001:db8:3::5"), src="fe80::2", dst=ll0),
          "local"),
     ]
