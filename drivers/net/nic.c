@@ -19,7 +19,7 @@ const char *const nic_stat_names[NIC_STAT_N] = { NIC_STATS(NIC_STAT_NAME) };
 /* Defaults as Linux e1000e's module parameters (param.c), ours beside them. */
 struct nic_config nic_cfg = {
 	.burst = 32, .promisc = 0,
-	.rxd = { [0 ... NIC_MAX_PORTS - 1] = 512 }, .txd = { [0 ... NIC_MAX_PORTS - 1] = 512 }, .queues = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .itr = { [0 ... NIC_MAX_PORTS - 1] = 3 },
+	.rxd = { [0 ... NIC_MAX_PORTS - 1] = NIC_RING_DEFAULT }, .txd = { [0 ... NIC_MAX_PORTS - 1] = NIC_RING_DEFAULT }, .queues = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .itr = { [0 ... NIC_MAX_PORTS - 1] = 3 },
 	.rx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .rx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 },
 	.tx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 }, .tx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 32 },
 	.copybreak = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .prefetch = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .poll = { [0 ... NIC_MAX_PORTS - 1] = POLL_BUSY }, .napi_weight = { [0 ... NIC_MAX_PORTS - 1] = 64 },
@@ -63,9 +63,9 @@ static int ring_check(int64_t n, char *err, size_t len)
 }
 static const struct knob_range ring_range[] = { { 80, 4096 } };
 KNOB(rxd, .name = "rxd", .type = KNOB_INT, .ranges = ring_range, .nranges = 1, .check = ring_check,
-     .accepted = "a multiple of 8", .ival = nic_cfg.rxd, .per_port = 1, .help = "RX ring size, descriptors, a multiple of 8; default 512");
+     .accepted = "a multiple of 8", .ival = nic_cfg.rxd, .per_port = 1, .help = "RX ring size, descriptors, a multiple of 8; default 512 (virtio: the device's queue size)");
 KNOB(txd, .name = "txd", .type = KNOB_INT, .ranges = ring_range, .nranges = 1, .check = ring_check,
-     .accepted = "a multiple of 8", .ival = nic_cfg.txd, .per_port = 1, .help = "TX ring size, descriptors, a multiple of 8; default 512");
+     .accepted = "a multiple of 8", .ival = nic_cfg.txd, .per_port = 1, .help = "TX ring size, descriptors, a multiple of 8; default 512 (virtio: the device's queue size)");
 
 static const struct knob_range burst_range[] = { { 1, NIC_BURST_MAX } };
 KNOB(burst, .name = "burst", .type = KNOB_INT, .ranges = burst_range, .nranges = 1, .ival = &nic_cfg.burst,

@@ -35,6 +35,8 @@
 
 #define NIC_MAX_PORTS 8
 #define NIC_MAX_QUEUES 8
+/* rxd=, txd= when not given, descriptors (Linux e1000e's default). */
+#define NIC_RING_DEFAULT 512
 #define NIC_BURST_MAX 32
 #define NIC_MC_MAX 8
 

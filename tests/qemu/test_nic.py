@@ -281,6 +281,24 @@ def test_virtio_transitional_device(box):
     assert b.sink() == {0: (300, sum(60 + i for i in range(300)))}
 
 
+@pytest.mark.parametrize("append,rings,said", [
+    ("app=sink", ("256", "256"), []),
+    ("app=sink rxd=1024 txd=200", ("256", "128"),
+     ["port0: rxd=1024: virtqueue 0 holds 256 descriptors (a power of two); using 256",
+      "port0: txd=200: virtqueue 1 holds 256 descriptors (a power of two); using 128"]),
+    ("app=sink rxd=128 txd=512", ("128", "256"), []),
+])
+def test_virtio_ring_sizes(box, append, rings, said):
+    """rxd=/txd= not given (or at their default): the device's queue size
+    (QEMU's 256), silently; a value given is cut to a power of two within
+    it, said when that is not the value asked for."""
+    b = box("virtio-net-pci", append)
+    text = b.q.text()
+    assert re.search(r"port0: virtio_net .* rxd (\d+) txd (\d+), ", text).groups() == rings, text
+    assert re.findall(r"port0: [rt]xd=.*", text.replace("\r", "")) == said, text
+    assert_buffers_home(b.ethtool(), int(rings[0]))
+
+
 def test_message_while_a_line_is_typed(box):
     """A console message (link down) while a command is half typed takes
     the prompt line's place (CR, erase line) and the prompt and the typed

@@ -480,11 +480,15 @@ static int setup_vectors(struct vnet_port *v)
 	return 0;
 }
 
-/* rxd=/txd=: the largest power of two within the knob and the queue size
- * the device offers (virtq_setup takes the same), said when smaller. */
+/* rxd=/txd=: the device's queue size when the knob is at its default
+ * (NIC_RING_DEFAULT), as Linux virtio_net takes it; else the largest power
+ * of two within the knob and the queue size, said when not the value
+ * asked for. */
 static int ring_size(struct vnet_port *v, uint16_t index, int want, const char *knob)
 {
 	uint16_t max = vpci_queue_max(&v->t, index), n = max;
+	if (want == NIC_RING_DEFAULT)
+		return max;
 	while (n > want && n > 1)
 		n >>= 1;
 	if (n != want)
