@@ -187,7 +187,7 @@ shell: deps all ## boot two NIC= ports with the serial shell here; APP=, APPEND=
 test: deps all docs-check unit fuzz-ci qemu-test host-test ## docs-check, unit, fuzz-ci, qemu-test, host-test: what CI runs (~20 min)
 
 qemu-test: all netboot ## pytest tests that boot the images in QEMU (~15 min)
-	$(PYTHON) -m pytest -q tests/qemu
+	$(PYTHON) -m pytest -q --durations=25 tests/qemu
 
 host-test: $(BUILD)/linerate.elf $(BUILD)/trafgen $(BUILD)/rrclient ## pytest tests of the host tools (~2 min)
 	$(PYTHON) -m pytest -q tests/host

@@ -12,6 +12,7 @@ tools/reliability.py.
     tests/fuzz/run.py --seconds 60 ipv4 arp ...
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -90,13 +91,15 @@ def run(name, seconds):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=int, default=60)
+    ap.add_argument("--jobs", type=int, default=1, help="harnesses run at once (each is one process)")
     ap.add_argument("harness", nargs="+")
     a = ap.parse_args()
     rows = []
     print("%-10s %8s %12s %10s %6s %7s %7s %8s" % ("harness", "seconds", "execs", "execs/s", "cov", "ft",
                                                    "corpus", "crashes"), flush=True)
-    for name in a.harness:
-        r = run(name, a.seconds)
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs))
+    for r in pool.map(lambda name: run(name, a.seconds), a.harness):
+        name = r["harness"]
         rows.append(r)
         print("%-10s %8d %12d %10d %6d %7d %7d %8d" % (name, r["seconds"], r["execs"], r["execs_per_s"],
                                                       r["cov"], r["ft"], r["corpus"], r["crashes"]), flush=True)
