@@ -26,11 +26,12 @@ def names(tag):
     return f"lr{tag}{pid}", f"lr{tag}t{pid % 100000}"[:15]
 
 
-def tap_add(tap):
-    """Make the tap device, before QEMU opens it by name (netdev=tap,ifname=)."""
+def tap_add(tap, queues=1):
+    """Make the tap device, before QEMU opens it by name (netdev=tap,ifname=);
+    multi_queue when QEMU opens it with queues > 1."""
     if os.geteuid() != 0:
         raise PermissionError("this needs root for network namespaces and tap devices")
-    sh("ip", "tuntap", "add", "dev", tap, "mode", "tap")
+    sh("ip", "tuntap", "add", "dev", tap, "mode", "tap", *(["multi_queue"] if queues > 1 else []))
 
 
 def wire(ns, tap, addr=None, routes=()):
@@ -55,9 +56,9 @@ def remove(ns, tap):
 class TapPeer:
     """tap_add now; wire() into its namespace later; close() removes both."""
 
-    def __init__(self, tag):
+    def __init__(self, tag, queues=1):
         self.ns, self.tap = names(tag)
-        tap_add(self.tap)
+        tap_add(self.tap, queues)
 
     def wire(self, addr=None, routes=()):
         wire(self.ns, self.tap, addr, routes)

@@ -66,6 +66,11 @@ NIC_HELP = """\
               tap: the existing tap device ifname=NAME (made by the caller; root)
   mac=        the port's MAC address (default QEMU's 52:54:00:12:34:56+N)
   rom=        1: the NIC's iPXE boot ROM (net-bios) | efi: its UEFI driver (net-uefi)
+  queues=     netdev=tap: N queues (a tap made multi_queue, tools/netns.py
+              tap_add(queues=N)); virtio-net-pci then gets mq=on and 2N+2
+              MSI-X vectors, the tap spreading flows over the queue pairs
+  rss=        1: virtio-net-pci with queues=N also gets rss=on (QEMU steers
+              by the driver's RSS table; docs/drivers.md says what it did here)
   legacy=     virtio-net-pci: 1 keeps the legacy I/O BAR (QEMU's default
               transitional device, 1af4:1000); default 0 (1af4:1041)
 Defaults: --boot kernel --machine q35 --mem 256M --smp 1, QEMU's CPU model.
@@ -78,7 +83,7 @@ Examples:
     tools/qemurun.py --interactive --boot net-bios \\
       --nic e1000e:netdev=user,tftp=build/netboot,bootfile=boot/grub/i386-pc/core.0,rom=1"""
 NIC_OPTS = ("bus", "netdev", "connect", "lport", "rport", "tftp", "bootfile", "hostfwd", "ifname", "mac",
-            "rom", "legacy")
+            "rom", "legacy", "queues", "rss")
 MODELS = ("e1000", "e1000e", "igb", "virtio-net-pci")
 
 
@@ -137,7 +142,13 @@ def nic_args(i, spec, machine, sockdir):
         # An existing tap device (ifname= option, made by the caller; root).
         if "ifname" not in opts:
             raise SystemExit(f"nic {spec}: netdev=tap needs ifname=")
-        args += ["-netdev", f"tap,id=n{i},ifname={opts['ifname']},script=no,downscript=no"]
+        nd = f"tap,id=n{i},ifname={opts['ifname']},script=no,downscript=no"
+        if int(opts.get("queues", 1)) > 1:
+            nq = int(opts["queues"])
+            nd += f",queues={nq},vhost=off"
+            if model == "virtio-net-pci":
+                dev += f",mq=on,vectors={2 * nq + 2}" + (",rss=on" if opts.get("rss") == "1" else "")
+        args += ["-netdev", nd]
     elif netdev != "none":
         raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|tap|hub|none")
     if netdev != "none":

@@ -239,6 +239,13 @@ static inline void nic_stats_fold(struct nic *nic)
 		nic->folded[i] = sum;
 	}
 }
+/* Word i (0-9) of the 40-byte RSS key every port hashes with, bytes in
+ * ascending order from its low byte (the Intel RSSRK layout, 7.1.2.8.1 of
+ * the 82576 datasheet); virtio-net's RSS gets the same key. */
+static inline uint32_t nic_rss_key_word(int i)
+{
+	return 0x6d5a6d5au + (uint32_t)i * 0x01010101u;
+}
 /* Once a second for every port: update_stats and watchdog. */
 void nic_housekeeping(void);
 /* Accept frames to the multicast MAC mc on the port (SIOCADDMULTI); kept

@@ -73,7 +73,7 @@ static int e1000e_init_rx(struct e1000x_port *p)
 	if (nic->nqueues > 1) {
 		/* RSS over both queues (7.1.9): a fixed key; RETA bit 7 picks the queue. */
 		for (int i = 0; i < 10; i++)
-			wr32(p->regs, E1000E_RSSRK(i), 0x6d5a6d5au + (uint32_t)i * 0x01010101u);
+			wr32(p->regs, E1000E_RSSRK(i), nic_rss_key_word(i));
 		for (int i = 0; i < 32; i++)
 			wr32(p->regs, E1000E_RETA(i), 0x80008000u);
 		wr32(p->regs, E1000E_MRQC, MRQC_RSS_EN | MRQC_TCP_IPV4 | MRQC_IPV4 | MRQC_TCP_IPV6 | MRQC_IPV6);

@@ -134,7 +134,7 @@ static int igb_init_rx(struct e1000x_port *p)
 	if (nic->nqueues > 1) {
 		/* RSS (7.1.2.8): a fixed key, RETA entries spread over the queues. */
 		for (int i = 0; i < 10; i++)
-			wr32(p->regs, IGB_RSSRK(i), 0x6d5a6d5au + (uint32_t)i * 0x01010101u);
+			wr32(p->regs, IGB_RSSRK(i), nic_rss_key_word(i));
 		for (int i = 0; i < 32; i++) {
 			uint32_t v = 0;
 			for (int b = 0; b < 4; b++)

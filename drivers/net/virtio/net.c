@@ -1,10 +1,13 @@
 /*
  * virtio-net (virtio 1.2 section 5.1) over the virtio 1.x PCI transport:
- * one receive and one transmit split virtqueue (5.1.2: queues 0 and 1),
- * every frame behind a 12-byte virtio_net_hdr (5.1.6). Features: MAC,
+ * queue pairs of a receive and a transmit split virtqueue (5.1.2: 2q and
+ * 2q+1), every frame behind a 12-byte virtio_net_hdr (5.1.6). Features: MAC,
  * STATUS (link), CSUM and GUEST_CSUM (checksum offload both ways, in the
  * Intel drivers' pkt flags), MTU, EVENT_IDX (notification suppression both
- * ways), CTRL_VQ and CTRL_RX (the receive filter: promisc, multicast). Not MRG_RXBUF: every receive buffer is a whole 2048-byte pkt
+ * ways), CTRL_VQ and CTRL_RX (the receive filter: promisc, multicast), MQ
+ * (`queues=` pairs, one per core) and RSS (the device hashes with the Intel
+ * ports' key and table; without RSS, MQ lets the backend spread flows:
+ * a multiqueue tap by its flow hash). Not MRG_RXBUF: every receive buffer is a whole 2048-byte pkt
  * buffer, which holds the header and any frame up to MTU 1500 + VLAN tag
  * (5.1.6.3.1 asks for 1526 bytes without it), so a frame is never spread.
  * Interrupts: MSI-X, a vector per receive queue and one for configuration
@@ -37,14 +40,16 @@ _Static_assert(sizeof(struct pkt) + HDR <= 64, "a virtio_net_hdr fits before eve
 #define VNET_FEATURES (VIRTIO_BIT(VIRTIO_F_VERSION_1) | VIRTIO_BIT(VIRTIO_F_ACCESS_PLATFORM) | \
 	VIRTIO_BIT(VIRTIO_F_EVENT_IDX) | VIRTIO_BIT(VIRTIO_NET_F_MAC) | VIRTIO_BIT(VIRTIO_NET_F_STATUS) | \
 	VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_MTU) | \
-	VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX))
+	VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) | VIRTIO_BIT(VIRTIO_NET_F_MQ) | \
+	VIRTIO_BIT(VIRTIO_NET_F_RSS))
 #define HAS_CTRL_RX (VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX))
 
 struct vnet_port {
 	struct nic nic;
 	struct virtio_pci t;
 	struct virtq rxq[NIC_MAX_QUEUES], txq[NIC_MAX_QUEUES];
-	struct virtio_ctrl ctrl;	/* with VIRTIO_NET_F_CTRL_VQ: queue 2 (no MQ) */
+	struct virtio_ctrl ctrl;	/* with VIRTIO_NET_F_CTRL_VQ: queue 2 x max_pairs */
+	uint16_t max_pairs;		/* max_virtqueue_pairs with MQ or RSS, else 1 (5.1.4) */
 	int msix;			/* 1: a vector per receive queue and one for config */
 	volatile int reset_pending;	/* the shell's `reset` */
 };
@@ -373,6 +378,59 @@ static int set_rx_mode(struct vnet_port *v)
 	return 0;
 }
 
+/* RSS (5.1.6.5.7.1): hash types the device supports among IPv4/6 with
+ * TCP and UDP, the Intel ports' 40-byte key, a 128-entry table spread
+ * over the pairs as their RETA. 0, or -1 (the device refused it). */
+static int set_rss(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	enum { TABLE = 128, KEY = 40 };
+	uint8_t cfg[8 + 2 * TABLE + 3 + KEY];
+	uint32_t types = vpci_config(&v->t, VIRTIO_NET_CFG_HASH_TYPES, 4) &
+			 (VIRTIO_NET_HASH_TYPE_IPv4 | VIRTIO_NET_HASH_TYPE_TCPv4 | VIRTIO_NET_HASH_TYPE_UDPv4 |
+			  VIRTIO_NET_HASH_TYPE_IPv6 | VIRTIO_NET_HASH_TYPE_TCPv6 | VIRTIO_NET_HASH_TYPE_UDPv6);
+	uint16_t mask = TABLE - 1, zero = 0, pairs = (uint16_t)nic->nqueues;
+	uint8_t klen = KEY;
+	if (vpci_config(&v->t, VIRTIO_NET_CFG_RSS_TABLE_MAX, 2) < TABLE ||
+	    vpci_config(&v->t, VIRTIO_NET_CFG_RSS_KEY_MAX, 1) < KEY) {
+		printf("%s: the device's RSS table or key is shorter than %d entries / %d bytes\n", nic->name,
+		       TABLE, KEY);
+		return -1;
+	}
+	memcpy(cfg, &types, 4);
+	memcpy(cfg + 4, &mask, 2);
+	memcpy(cfg + 6, &zero, 2);	/* unclassified_queue: frames not hashed go to pair 0 */
+	for (uint16_t i = 0; i < TABLE; i++) {
+		uint16_t q = (uint16_t)(i % nic->nqueues);
+		memcpy(cfg + 8 + 2 * i, &q, 2);
+	}
+	memcpy(cfg + 8 + 2 * TABLE, &pairs, 2);	/* max_tx_vq */
+	cfg[10 + 2 * TABLE] = klen;
+	for (int i = 0; i < KEY / 4; i++) {
+		uint32_t w = nic_rss_key_word(i);
+		memcpy(cfg + 11 + 2 * TABLE + 4 * i, &w, 4);
+	}
+	return virtio_ctrl_cmd(&v->ctrl, nic->name, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_RSS_CONFIG, cfg,
+			       sizeof(cfg));
+}
+
+/* More than one queue pair: RSS when negotiated, else VQ_PAIRS_SET and
+ * the device's own steering (5.1.6.5.5). 0, or -1 after printing. */
+static int set_queues(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	uint16_t pairs = (uint16_t)nic->nqueues;
+	if (pairs == 1)
+		return 0;
+	if (v->t.features & VIRTIO_BIT(VIRTIO_NET_F_RSS) ? set_rss(v)
+	    : virtio_ctrl_cmd(&v->ctrl, nic->name, VIRTIO_NET_CTRL_MQ, VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET, &pairs, 2)) {
+		printf("%s: %d queue pairs not taken by the device: frames arrive on pair 0 only\n", nic->name,
+		       nic->nqueues);
+		return -1;
+	}
+	return 0;
+}
+
 static void vnet_set_mc(struct nic *nic)
 {
 	set_rx_mode(to_vnet(nic));
@@ -404,8 +462,10 @@ static int vnet_start(struct vnet_port *v)
 			vpci_status_set(t, VIRTIO_STATUS_FAILED);
 			return -1;
 		}
+	uint16_t ctrlq = t->features & (VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS))
+			 ? (uint16_t)(2 * v->max_pairs) : 2;	/* 5.1.2 */
 	if ((t->features & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)) &&
-	    virtq_setup(t, &v->ctrl.vq, 2, 8, VIRTIO_MSI_NO_VECTOR, &v->ctrl.kicks)) {
+	    virtq_setup(t, &v->ctrl.vq, ctrlq, 8, VIRTIO_MSI_NO_VECTOR, &v->ctrl.kicks)) {
 		vpci_status_set(t, VIRTIO_STATUS_FAILED);
 		return -1;
 	}
@@ -417,6 +477,7 @@ static int vnet_start(struct vnet_port *v)
 		virtq_publish(&v->rxq[q]);
 	napi_itr_init(nic);
 	set_rx_mode(v);	/* a failure is printed; the port runs */
+	set_queues(v);
 	return 0;
 }
 
@@ -497,6 +558,25 @@ static int ring_size(struct vnet_port *v, uint16_t index, int want, const char *
 	return n;
 }
 
+/* Queue pairs (5.1.4: max_virtqueue_pairs, read before the features are
+ * agreed as 3.1.1 step 4 allows): queues= of them, up to what the device
+ * has and NIC_MAX_QUEUES; said when fewer than asked. */
+static void count_pairs(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	uint64_t offered = vpci_device_features(&v->t);
+	v->max_pairs = 1;
+	if (offered & (VIRTIO_BIT(VIRTIO_NET_F_MQ) | VIRTIO_BIT(VIRTIO_NET_F_RSS)))
+		v->max_pairs = (uint16_t)vpci_config(&v->t, VIRTIO_NET_CFG_MAX_PAIRS, 2);
+	if (!v->max_pairs || !(offered & VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ)))
+		v->max_pairs = 1;	/* 5.1.6.5.5: pairs are chosen on the control queue */
+	nic->max_queues = v->max_pairs < NIC_MAX_QUEUES ? v->max_pairs : NIC_MAX_QUEUES;
+	nic->nqueues = nic->cfg.queues < nic->max_queues ? (int)nic->cfg.queues : nic->max_queues;
+	if ((int)nic->cfg.queues > nic->nqueues)
+		printf("%s: queues=%lld: the device has %d queue pair(s) (QEMU: mq=on and a netdev with "
+		       "queues=N); using %d\n", nic->name, (long long)nic->cfg.queues, nic->max_queues, nic->nqueues);
+}
+
 static void print_probe(struct vnet_port *v)
 {
 	struct nic *nic = &v->nic;
@@ -505,7 +585,7 @@ static void print_probe(struct vnet_port *v)
 	printf("%s: %s %s at %02x:%02x.%x, MAC %s, %d queue(s), rxd %d txd %d, %s\n", nic->name, nic->driver,
 	       nic->model, d->bus, d->dev, d->fn, mac_str(m, nic->mac), nic->nqueues, nic->rxd, nic->txd,
 	       v->msix ? "MSI-X" : d->int_mode == INT_MODE_MSI ? "MSI" : "INTx");
-	printf("%s: virtio features %#llx: VERSION_1%s%s%s%s%s%s%s, MTU %u\n", nic->name,
+	printf("%s: virtio features %#llx: VERSION_1%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
 	       (unsigned long long)v->t.features,
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MAC) ? " MAC" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_STATUS) ? " STATUS" : "",
@@ -513,7 +593,9 @@ static void print_probe(struct vnet_port *v)
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) ? " GUEST_CSUM" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX) ? " EVENT_IDX" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MTU) ? " MTU" : "",
-	       (v->t.features & HAS_CTRL_RX) == HAS_CTRL_RX ? " CTRL_VQ CTRL_RX" : "", nic->mtu);
+	       (v->t.features & HAS_CTRL_RX) == HAS_CTRL_RX ? " CTRL_VQ CTRL_RX" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MQ) ? " MQ" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_RSS) ? " RSS" : "", nic->mtu);
 }
 
 /* MAC and MTU from the device configuration (5.1.4), read once the
@@ -549,9 +631,8 @@ static int vnet_probe(struct pci_dev *d, const struct pci_id *id)
 		return -1;
 	struct nic *nic = &v->nic;
 	*nic = (struct nic){ .driver = "virtio_net", .model = id->name, .pci = d, .ops = &vnet_ops,
-			     .link_up = -1, .max_queues = 1, .kicks = 1 };
+			     .link_up = -1, .kicks = 1 };
 	nic_config_init(nic);
-	nic->nqueues = 1;
 	v->t = (struct virtio_pci){ .pci = d, .who = "virtio_net" };
 	if (vpci_map(&v->t) || nic_register(nic) < 0) {
 		free(v);
@@ -559,13 +640,11 @@ static int vnet_probe(struct pci_dev *d, const struct pci_id *id)
 	}
 	v->t.who = nic->name;
 	d->priv = v;
-	if ((int)nic->cfg.queues > 1)
-		printf("%s: queues=%lld: this driver runs one queue pair on virtio-net; using 1\n", nic->name,
-		       (long long)nic->cfg.queues);
 	if (vpci_reset(&v->t)) {
 		nic_unregister(nic);
 		return -1;
 	}
+	count_pairs(v);
 	nic->rxd = ring_size(v, 0, nic->rxd, "rxd");
 	nic->txd = ring_size(v, 1, nic->txd, "txd");
 	if (setup_vectors(v) || nic_pools_create(nic) || vnet_start(v) || read_config(v)) {

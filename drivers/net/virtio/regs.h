@@ -29,9 +29,11 @@
 #define VIRTIO_NET_F_STATUS		16
 #define VIRTIO_NET_F_CTRL_VQ		17	/* control virtqueue */
 #define VIRTIO_NET_F_CTRL_RX		18	/* RX mode and MAC filter commands */
+#define VIRTIO_NET_F_MQ			22	/* several queue pairs, steered by the device */
 #define VIRTIO_F_EVENT_IDX		29
 #define VIRTIO_F_VERSION_1		32
 #define VIRTIO_F_ACCESS_PLATFORM	33
+#define VIRTIO_NET_F_RSS		60	/* receive-side scaling by the driver's table (5.1.6.5.7) */
 #define VIRTIO_BIT(f)			(1ull << (f))
 
 /* Vendor-specific PCI capability (4.1.4): struct virtio_pci_cap. */
@@ -107,7 +109,11 @@ static inline int vring_need_event(uint16_t event, uint16_t new_idx, uint16_t ol
 /* Network device configuration (5.1.4): offsets in the device cfg. */
 #define VIRTIO_NET_CFG_MAC		0	/* u8 mac[6] */
 #define VIRTIO_NET_CFG_STATUS		6	/* le16 status */
+#define VIRTIO_NET_CFG_MAX_PAIRS	8	/* le16 max_virtqueue_pairs (MQ or RSS) */
 #define VIRTIO_NET_CFG_MTU		10	/* le16 mtu */
+#define VIRTIO_NET_CFG_RSS_KEY_MAX	17	/* u8 rss_max_key_size (RSS) */
+#define VIRTIO_NET_CFG_RSS_TABLE_MAX	18	/* le16 rss_max_indirection_table_length */
+#define VIRTIO_NET_CFG_HASH_TYPES	20	/* le32 supported_hash_types */
 #define VIRTIO_NET_S_LINK_UP		1
 
 /* Control virtqueue commands (5.1.6.5): class and command, data, then an
@@ -118,6 +124,17 @@ static inline int vring_need_event(uint16_t event, uint16_t new_idx, uint16_t ol
 #define VIRTIO_NET_CTRL_RX_ALLMULTI	1	/* u8 on */
 #define VIRTIO_NET_CTRL_MAC		1
 #define VIRTIO_NET_CTRL_MAC_TABLE_SET	0	/* le32 n + n unicast MACs, le32 m + m multicast MACs */
+#define VIRTIO_NET_CTRL_MQ		4
+#define VIRTIO_NET_CTRL_MQ_VQ_PAIRS_SET	0	/* le16 pairs in use (5.1.6.5.5) */
+#define VIRTIO_NET_CTRL_MQ_RSS_CONFIG	1	/* struct virtio_net_rss_config (5.1.6.5.7.1) */
+
+/* RSS hash types (5.1.6.4.3.1): the fields a hash covers. */
+#define VIRTIO_NET_HASH_TYPE_IPv4	(1u << 0)
+#define VIRTIO_NET_HASH_TYPE_TCPv4	(1u << 1)
+#define VIRTIO_NET_HASH_TYPE_UDPv4	(1u << 2)
+#define VIRTIO_NET_HASH_TYPE_IPv6	(1u << 3)
+#define VIRTIO_NET_HASH_TYPE_TCPv6	(1u << 4)
+#define VIRTIO_NET_HASH_TYPE_UDPv6	(1u << 5)
 
 /* virtio_net_hdr (5.1.6): 12 bytes with VIRTIO_F_VERSION_1 (num_buffers
  * is always there), in front of every frame both ways. */
