@@ -71,6 +71,7 @@ NIC_HELP = """\
               MSI-X vectors, the tap spreading flows over the queue pairs
   rss=        1: virtio-net-pci with queues=N also gets rss=on (QEMU steers
               by the driver's RSS table; docs/drivers.md says what it did here)
+  packed=     virtio-net-pci: 1 offers packed virtqueues (QEMU's packed=on)
   legacy=     virtio-net-pci: 1 keeps the legacy I/O BAR (QEMU's default
               transitional device, 1af4:1000); default 0 (1af4:1041)
 Defaults: --boot kernel --machine q35 --mem 256M --smp 1, QEMU's CPU model.
@@ -83,7 +84,7 @@ Examples:
     tools/qemurun.py --interactive --boot net-bios \\
       --nic e1000e:netdev=user,tftp=build/netboot,bootfile=boot/grub/i386-pc/core.0,rom=1"""
 NIC_OPTS = ("bus", "netdev", "connect", "lport", "rport", "tftp", "bootfile", "hostfwd", "ifname", "mac",
-            "rom", "legacy", "queues", "rss")
+            "rom", "legacy", "queues", "rss", "packed")
 MODELS = ("e1000", "e1000e", "igb", "virtio-net-pci")
 
 
@@ -157,6 +158,8 @@ def nic_args(i, spec, machine, sockdir):
         dev += f",romfile={IPXE_ROMS}/{'efi' if opts['rom'] == 'efi' else 'pxe'}-{model}.rom"
     if "mac" in opts:
         dev += f",mac={opts['mac']}"
+    if model == "virtio-net-pci" and opts.get("packed") == "1":
+        dev += ",packed=on"
     if model == "virtio-net-pci" and opts.get("legacy", "0") != "1":
         dev += ",disable-legacy=on"
     return args + ["-device", dev]

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "drivers/net/virtio/virtio.h"
+#include "kernel/knobs.h"
 #include "kernel/lapic.h"
 #include "net/addr.h"
 #include "net/bytes.h"
@@ -42,6 +43,11 @@ _Static_assert(sizeof(struct pkt) + HDR <= 64, "a virtio_net_hdr fits before eve
 	VIRTIO_BIT(VIRTIO_NET_F_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_GUEST_CSUM) | VIRTIO_BIT(VIRTIO_NET_F_MTU) | \
 	VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) | VIRTIO_BIT(VIRTIO_NET_F_MQ) | \
 	VIRTIO_BIT(VIRTIO_NET_F_RSS))
+static int64_t virtio_packed = 1;
+static const struct knob_range packed_range[] = { { 0, 1 } };
+KNOB(virtio_packed, .name = "virtio_packed", .type = KNOB_INT, .ranges = packed_range, .nranges = 1,
+     .ival = &virtio_packed, .help = "virtio-net: 1 packed virtqueues (virtio 1.2 2.8) when the device offers "
+     "them (QEMU: packed=on), 0 split ones always; default 1");
 #define HAS_CTRL_RX (VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX))
 
 struct vnet_port {
@@ -63,9 +69,7 @@ static inline struct vnet_port *to_vnet(struct nic *nic)
 static inline void rx_post(struct virtq *vq, uint16_t id, struct pkt *p)
 {
 	vq->bufs[id] = p;
-	vq->desc[id] = (struct vring_desc){ .addr = (uint64_t)p->buf, .len = PKT_BUF_SIZE,
-					    .flags = VRING_DESC_F_WRITE };
-	virtq_add(vq, id);
+	virtq_add_buf(vq, id, (uint64_t)p->buf, PKT_BUF_SIZE, VRING_DESC_F_WRITE);
 }
 
 /* 5.1.6.4: NEEDS_CSUM is a partial checksum (a local sender's, through a
@@ -116,7 +120,7 @@ static inline struct pkt *rx_one(struct nic *nic, struct virtq *vq, int q, uint1
 		sw[NS_alloc_rx_buff_failed]++;
 	}
 	if (out != p)
-		virtq_add(vq, id);	/* the same buffer again */
+		rx_post(vq, id, p);	/* the same buffer again */
 	if (!out) {
 		nic->q[q].rx_drops++;
 		return 0;
@@ -132,26 +136,27 @@ static int vnet_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	struct virtq *vq = &to_vnet(nic)->rxq[q];
 	struct nic_qstats *qs = &nic->q[q];
-	uint16_t m = virtq_used_pending(vq);
 	int got = 0;
 	uint64_t bytes = 0, frames = 0;
+	uint32_t id, len;
+	uint16_t m;
 	qs->polls++;
-	if (!m)
+	if (!(m = virtq_used_ready(vq)))
 		return 0;
-	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* idx before the entries (x86: loads in order) */
-	for (; m && got < n; m--) {
-		volatile struct vring_used_elem *e = &vq->used->ring[vq->last_used++ & (vq->n - 1)];
-		uint32_t id = e->id, len = e->len;
-		if (id >= vq->n) {
-			nic->qsw[q][NS_rx_drop_desc_error]++;	/* not a descriptor: nothing to post again */
-			continue;
+	do {
+		for (; m && got < n; m--) {
+			virtq_take_used(vq, &id, &len);
+			if (id >= vq->n) {
+				nic->qsw[q][NS_rx_drop_desc_error]++;	/* not a descriptor: nothing to post again */
+				continue;
+			}
+			frames++;
+			bytes += len > HDR ? len - HDR : 0;
+			struct pkt *p = rx_one(nic, vq, q, (uint16_t)id, len);
+			if (p)
+				pkts[got++] = p;
 		}
-		frames++;
-		bytes += len > HDR ? len - HDR : 0;
-		struct pkt *p = rx_one(nic, vq, q, (uint16_t)id, len);
-		if (p)
-			pkts[got++] = p;
-	}
+	} while (got < n && vq->packed && (m = virtq_used_ready(vq)));
 	virtq_publish(vq);
 	qs->poll_pkts += (uint64_t)got;
 	qs->rx_packets += frames;
@@ -167,20 +172,21 @@ static void tx_reclaim(struct nic *nic, struct virtq *vq)
 {
 	struct pkt *done[NIC_BURST_MAX];
 	int k = 0;
-	uint16_t m = virtq_used_pending(vq);
-	__atomic_signal_fence(__ATOMIC_ACQUIRE);
-	while (m--) {
-		uint32_t id = vq->used->ring[vq->last_used++ & (vq->n - 1)].id;
-		if (id >= vq->n || !vq->bufs[id]) {
-			nic->stats[NS_tx_errors]++;
-			continue;
-		}
-		done[k++] = vq->bufs[id];
-		vq->bufs[id] = 0;
-		vq->free[vq->nfree++] = (uint16_t)id;
-		if (k == NIC_BURST_MAX) {
-			pkt_free_bulk(done, k);
-			k = 0;
+	uint32_t id, len;
+	for (uint16_t m; (m = virtq_used_ready(vq));) {
+		while (m--) {
+			virtq_take_used(vq, &id, &len);
+			if (id >= vq->n || !vq->bufs[id]) {
+				nic->stats[NS_tx_errors]++;
+				continue;
+			}
+			done[k++] = vq->bufs[id];
+			vq->bufs[id] = 0;
+			vq->free[vq->nfree++] = (uint16_t)id;
+			if (k == NIC_BURST_MAX) {
+				pkt_free_bulk(done, k);
+				k = 0;
+			}
 		}
 	}
 	pkt_free_bulk(done, k);
@@ -214,9 +220,8 @@ static int vnet_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 		struct pkt *p = pkts[sent];
 		uint16_t id = vq->free[--vq->nfree];
 		tx_hdr(p);
-		vq->desc[id] = (struct vring_desc){ .addr = (uint64_t)(p->data - HDR), .len = HDR + p->len };
 		vq->bufs[id] = p;
-		virtq_add(vq, id);
+		virtq_add_buf(vq, id, (uint64_t)(p->data - HDR), HDR + p->len, 0);
 		bytes += p->len;
 	}
 	if (sent < n)
@@ -232,7 +237,7 @@ static int vnet_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 
 static int vnet_rx_pending(struct nic *nic, int q)
 {
-	return virtq_used_pending(&to_vnet(nic)->rxq[q]) != 0;
+	return virtq_has_used(&to_vnet(nic)->rxq[q]);
 }
 
 static int vnet_irq_enable(struct nic *nic, int q)
@@ -308,7 +313,10 @@ static void release_queues(struct vnet_port *v)
 	struct nic *nic = &v->nic;
 	for (int q = 0; q < nic->nqueues; q++) {
 		struct virtq *rx = &v->rxq[q], *tx = &v->txq[q];
-		nic->stats[NS_rx_drop_reset] += virtq_used_pending(rx);
+		uint32_t id, len;
+		for (uint16_t m; (m = virtq_used_ready(rx)); nic->stats[NS_rx_drop_reset] += m)
+			for (uint16_t i = 0; i < m; i++)
+				virtq_take_used(rx, &id, &len);
 		for (uint16_t i = 0; i < rx->n; i++)
 			if (rx->bufs[i]) {
 				pkt_free(rx->bufs[i]);
@@ -448,7 +456,7 @@ static int vnet_start(struct vnet_port *v)
 		return -1;
 	vpci_status_set(t, VIRTIO_STATUS_ACKNOWLEDGE);
 	vpci_status_set(t, VIRTIO_STATUS_DRIVER);
-	if (vpci_features_ok(t, VNET_FEATURES))
+	if (vpci_features_ok(t, VNET_FEATURES | (virtio_packed ? VIRTIO_BIT(VIRTIO_F_RING_PACKED) : 0)))
 		return -1;
 	if (!(t->features & VIRTIO_BIT(VIRTIO_F_VERSION_1))) {
 		printf("%s: the device does not offer VIRTIO_F_VERSION_1: legacy only\n", nic->name);
@@ -524,7 +532,7 @@ static void vnet_intx_irq(struct trapframe *tf, void *arg)
 	uint8_t isr = *v->t.isr;
 	if (isr & VIRTIO_ISR_CONFIG)
 		v->nic.other_pending = 1;
-	if (rx_irqs(&v->nic) && ((isr & VIRTIO_ISR_QUEUE) || virtq_used_pending(&v->rxq[0])))
+	if (rx_irqs(&v->nic) && ((isr & VIRTIO_ISR_QUEUE) || virtq_has_used(&v->rxq[0])))
 		napi_queue_irq(tf, napi_queue_arg(&v->nic, 0));
 }
 
@@ -585,7 +593,7 @@ static void print_probe(struct vnet_port *v)
 	printf("%s: %s %s at %02x:%02x.%x, MAC %s, %d queue(s), rxd %d txd %d, %s\n", nic->name, nic->driver,
 	       nic->model, d->bus, d->dev, d->fn, mac_str(m, nic->mac), nic->nqueues, nic->rxd, nic->txd,
 	       v->msix ? "MSI-X" : d->int_mode == INT_MODE_MSI ? "MSI" : "INTx");
-	printf("%s: virtio features %#llx: VERSION_1%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
+	printf("%s: virtio features %#llx: VERSION_1%s%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
 	       (unsigned long long)v->t.features,
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MAC) ? " MAC" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_STATUS) ? " STATUS" : "",
@@ -595,7 +603,8 @@ static void print_probe(struct vnet_port *v)
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MTU) ? " MTU" : "",
 	       (v->t.features & HAS_CTRL_RX) == HAS_CTRL_RX ? " CTRL_VQ CTRL_RX" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MQ) ? " MQ" : "",
-	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_RSS) ? " RSS" : "", nic->mtu);
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_RSS) ? " RSS" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_F_RING_PACKED) ? " RING_PACKED" : "", nic->mtu);
 }
 
 /* MAC and MTU from the device configuration (5.1.4), read once the

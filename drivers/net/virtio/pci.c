@@ -140,14 +140,14 @@ int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t
 	volatile uint8_t *c = t->common;
 	uint16_t max = vpci_queue_max(t, index);
 	if (!max || (max & (max - 1))) {
-		printf("%s: virtqueue %u has size %u: not a power of two (virtio 1.2 2.7: split queues need one)\n",
-		       t->who, index, max);
+		printf("%s: virtqueue %u has size %u: not a power of two (virtio 1.2 2.7: split queues need one; "
+		       "this driver's packed rings too)\n", t->who, index, max);
 		return -1;
 	}
 	uint16_t n = max;
 	while (n > want && n > 1)
 		n >>= 1;
-	if (vq->desc && vq->n != n) {
+	if (vq->bufs && vq->n != n) {
 		printf("%s: virtqueue %u changed size from %u to %u across a reset\n", t->who, index, vq->n, n);
 		return -1;
 	}
@@ -155,14 +155,21 @@ int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t
 	vq->n = n;
 	vq->kicks = kicks;
 	vq->event_idx = !!(t->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+	vq->packed = !!(t->features & VIRTIO_BIT(VIRTIO_F_RING_PACKED));
 	if (virtq_alloc(vq)) {
 		printf("%s: no memory for virtqueue %u (%u descriptors)\n", t->who, index, n);
 		return -1;
 	}
 	wr16(c, VIRTIO_COMMON_Q_SIZE, n);
-	wr64(c, VIRTIO_COMMON_Q_DESC, (uint64_t)vq->desc);
-	wr64(c, VIRTIO_COMMON_Q_AVAIL, (uint64_t)vq->avail);
-	wr64(c, VIRTIO_COMMON_Q_USED, (uint64_t)vq->used);
+	if (vq->packed) {	/* 2.8: the ring, the driver and device event structures */
+		wr64(c, VIRTIO_COMMON_Q_DESC, (uint64_t)vq->pdesc);
+		wr64(c, VIRTIO_COMMON_Q_AVAIL, (uint64_t)vq->driver_event);
+		wr64(c, VIRTIO_COMMON_Q_USED, (uint64_t)vq->device_event);
+	} else {
+		wr64(c, VIRTIO_COMMON_Q_DESC, (uint64_t)vq->desc);
+		wr64(c, VIRTIO_COMMON_Q_AVAIL, (uint64_t)vq->avail);
+		wr64(c, VIRTIO_COMMON_Q_USED, (uint64_t)vq->used);
+	}
 	wr16(c, VIRTIO_COMMON_Q_MSIX, vector);
 	if (rd16(c, VIRTIO_COMMON_Q_MSIX) != vector) {
 		printf("%s: virtqueue %u refused MSI-X vector %u\n", t->who, index, vector);

@@ -33,6 +33,7 @@
 #define VIRTIO_F_EVENT_IDX		29
 #define VIRTIO_F_VERSION_1		32
 #define VIRTIO_F_ACCESS_PLATFORM	33
+#define VIRTIO_F_RING_PACKED		34	/* packed virtqueues (2.8) */
 #define VIRTIO_NET_F_RSS		60	/* receive-side scaling by the driver's table (5.1.6.5.7) */
 #define VIRTIO_BIT(f)			(1ull << (f))
 
@@ -99,6 +100,27 @@ struct vring_used {
 	struct vring_used_elem ring[];	/* then le16 avail_event */
 };
 #define VRING_USED_F_NO_NOTIFY		1
+
+/* Packed virtqueue (2.8): one ring of descriptors both sides write, an
+ * entry available when its AVAIL flag matches the driver's wrap counter
+ * and USED does not, used when both match the device's (2.8.1). */
+struct vring_packed_desc {
+	uint64_t addr;
+	uint32_t len;
+	uint16_t id;		/* buffer id, returned in the used descriptor */
+	uint16_t flags;
+};
+#define VRING_PACKED_DESC_F_AVAIL	(1u << 7)
+#define VRING_PACKED_DESC_F_USED	(1u << 15)
+
+/* Event suppression structure (2.8.10): driver area and device area. */
+struct vring_packed_event {
+	uint16_t off_wrap;	/* descriptor offset, bit 15 its wrap counter (RING_EVENT_FLAGS_DESC) */
+	uint16_t flags;
+};
+#define RING_EVENT_FLAGS_ENABLE		0
+#define RING_EVENT_FLAGS_DISABLE	1
+#define RING_EVENT_FLAGS_DESC		2	/* with VIRTIO_F_EVENT_IDX */
 
 /* 2.7.10: does moving the index from old to new cross event? (vring_need_event) */
 static inline int vring_need_event(uint16_t event, uint16_t new_idx, uint16_t old)

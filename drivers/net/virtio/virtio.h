@@ -46,55 +46,116 @@ uint16_t vpci_config_vector(struct virtio_pci *t, uint16_t vec);
 
 struct pkt;
 
-/* A split virtqueue (2.7) whose descriptor i, when in flight, carries
- * bufs[i]: RX posts every descriptor once, TX takes them from a free stack. */
+/* A virtqueue, split (2.7) or packed (2.8), whose buffer id i, when in
+ * flight, carries bufs[i]: RX posts every id once, TX takes them from a
+ * free stack. avail_idx and last_used run free over 16 bits; with packed
+ * rings their slot is the index mod n and their wrap counter starts at 1
+ * and flips every n (n divides 65536). */
 struct virtq {
 	uint16_t index;			/* queue number (5.1.2: 2k RX, 2k+1 TX) */
 	uint16_t n;			/* descriptors, a power of two */
+	int packed;			/* VIRTIO_F_RING_PACKED negotiated */
 	volatile struct vring_desc *desc;
 	volatile struct vring_avail *avail;
 	volatile struct vring_used *used;
 	volatile uint16_t *used_event;	/* avail->ring[n] */
 	volatile uint16_t *avail_event;	/* after used->ring[n] */
+	volatile struct vring_packed_desc *pdesc;	/* packed: the ring */
+	volatile struct vring_packed_event *driver_event, *device_event;
 	volatile uint16_t *notify;	/* where a kick writes index */
-	uint16_t avail_idx;		/* next avail->idx to publish */
-	uint16_t kicked;		/* avail->idx at the last kick decision */
-	uint16_t last_used;		/* next used ring entry to read */
+	uint16_t avail_idx;		/* next buffer made available */
+	uint16_t kicked;		/* avail_idx at the last kick decision */
+	uint16_t last_used;		/* next used entry to read */
 	int event_idx;			/* VIRTIO_F_EVENT_IDX negotiated */
-	struct pkt **bufs;		/* by descriptor */
-	uint16_t *free;			/* TX: descriptors not in flight */
+	struct pkt **bufs;		/* by buffer id */
+	uint16_t *free;			/* TX: ids not in flight */
 	uint16_t nfree;
 	uint64_t *kicks;		/* where notifications written are counted */
 };
 
 /*
  * Queue setup (4.1.5.1.3): select queue index, take its size or rxd/txd
- * want if smaller (refused: 0 or not a power of two), allocate the rings
+ * want if smaller (refused: 0, or not a power of two), allocate the rings
  * once (kept across resets), write their addresses and the MSI-X vector,
- * enable; kicks counts its notifications. Returns 0, or -1 after printing why.
+ * enable; kicks counts its notifications. Packed when t->features has
+ * VIRTIO_F_RING_PACKED. Returns 0, or -1 after printing why.
  */
 int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t want, uint16_t vector,
 		uint64_t *kicks);
 /* The rings of vq->n descriptors (one allocation: descriptor table,
- * driver area, device area at their 2.7 alignments) and the bufs and free
- * arrays, unless vq has them; then virtq_restart. 0, or -1 (no memory). */
+ * driver area, device area at their 2.7 or 2.8 alignments) and the bufs
+ * and free arrays, unless vq has them; then virtq_restart. 0, or -1. */
 int virtq_alloc(struct virtq *vq);
-/* Make descriptor id available (2.7.13); visible at virtq_publish. */
-static inline void virtq_add(struct virtq *vq, uint16_t id)
+
+/* Packed: the AVAIL/USED flags of an entry made available at index i. */
+static inline __attribute__((always_inline)) uint16_t vring_packed_avail_flags(const struct virtq *vq, uint16_t i)
 {
-	vq->avail->ring[vq->avail_idx++ & (vq->n - 1)] = id;
+	return (i & vq->n) ? VRING_PACKED_DESC_F_USED : VRING_PACKED_DESC_F_AVAIL;	/* wrap 0 : 1 */
 }
-/* Publish the added descriptors and notify the device if it asked to be
- * (2.7.13.3-4, avail_event or VRING_USED_F_NO_NOTIFY). */
+
+/* Make buffer id (addr, len bytes; flags VRING_DESC_F_WRITE for the
+ * device to fill) available (2.7.13, 2.8.6); the device may see it at
+ * once with packed rings, at virtq_publish with split ones. */
+static inline __attribute__((always_inline)) void virtq_add_buf(struct virtq *vq, uint16_t id, uint64_t addr, uint32_t len, uint16_t flags)
+{
+	if (__builtin_expect(vq->packed, 0)) {
+		volatile struct vring_packed_desc *d = &vq->pdesc[vq->avail_idx & (vq->n - 1)];
+		d->addr = addr;
+		d->len = len;
+		d->id = id;
+		__atomic_signal_fence(__ATOMIC_RELEASE);	/* the fields before the flags (x86: stores in order) */
+		d->flags = (uint16_t)(flags | vring_packed_avail_flags(vq, vq->avail_idx));
+	} else {
+		volatile struct vring_desc *d = &vq->desc[id];
+		d->addr = addr;	/* next is not read: flags never has VRING_DESC_F_NEXT here */
+		d->len = len;
+		d->flags = flags;
+		vq->avail->ring[vq->avail_idx & (vq->n - 1)] = id;
+	}
+	vq->avail_idx++;
+}
+/* Publish what was added and notify the device if it asked to be
+ * (2.7.13.3-4 avail_event or VRING_USED_F_NO_NOTIFY; 2.8.10 the device's
+ * event suppression structure). */
 void virtq_publish(struct virtq *vq);
-/* Used entries waiting (2.7.14). */
-static inline uint16_t virtq_used_pending(const struct virtq *vq)
+/* A used entry waiting (2.7.14: used->idx moved; 2.8.1: the next slot's
+ * AVAIL and USED flags both equal the used wrap counter). */
+static inline __attribute__((always_inline)) int virtq_has_used(const struct virtq *vq)
 {
-	return (uint16_t)(vq->used->idx - vq->last_used);
+	if (__builtin_expect(!vq->packed, 1))
+		return vq->used->idx != vq->last_used;
+	uint16_t f = vq->pdesc[vq->last_used & (vq->n - 1)].flags;
+	uint16_t w = (vq->last_used & vq->n) ? 0 : VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED;
+	return (f & (VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED)) == w;
 }
-/* Interrupts after the next used entry (1) or none (0) (2.7.10): used_event
- * with VIRTIO_F_EVENT_IDX, else VRING_AVAIL_F_NO_INTERRUPT. Enabling
- * returns 1 if entries already wait (read after the write is visible). */
+/* Used entries known to wait: split, all of them (one read of used->idx);
+ * packed, 1 if the next one is used (each entry is checked on its own). */
+static inline __attribute__((always_inline)) uint16_t virtq_used_ready(const struct virtq *vq)
+{
+	if (__builtin_expect(!vq->packed, 1))
+		return (uint16_t)(vq->used->idx - vq->last_used);
+	return (uint16_t)virtq_has_used(vq);
+}
+/* Take the next used entry of a one-descriptor buffer, which
+ * virtq_used_ready said waits: its id and the bytes the device wrote. */
+static inline __attribute__((always_inline)) void virtq_take_used(struct virtq *vq, uint32_t *id, uint32_t *len)
+{
+	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* the flags or index before the entry (x86: loads in order) */
+	if (__builtin_expect(vq->packed, 0)) {
+		volatile struct vring_packed_desc *d = &vq->pdesc[vq->last_used & (vq->n - 1)];
+		*id = d->id;
+		*len = d->len;
+	} else {
+		volatile struct vring_used_elem *e = &vq->used->ring[vq->last_used & (vq->n - 1)];
+		*id = e->id;
+		*len = e->len;
+	}
+	vq->last_used++;
+}
+/* Interrupts after the next used entry (1) or none (0) (2.7.10: used_event
+ * with VIRTIO_F_EVENT_IDX, else VRING_AVAIL_F_NO_INTERRUPT; 2.8.10: the
+ * driver's event flags). Enabling returns 1 if entries already wait (read
+ * after the write is visible). */
 int virtq_irq(struct virtq *vq, int on);
 /* Forget what is in flight (after a device reset): the rings start over. */
 void virtq_restart(struct virtq *vq);
