@@ -35,6 +35,12 @@ $(UNIT_DIR)/test_netperf: tests/unit/test_netperf.c apps/rr/netperf.c apps/rr/ne
 UNIT_BINS += $(UNIT_DIR)/test_rrchksum
 # Header-only: the boot paths' command line cut (kernel/boot_info.h).
 UNIT_BINS += $(UNIT_DIR)/test_bootinfo
+# virtio-net's split and packed virtqueues against a device the test plays.
+UNIT_BINS += $(UNIT_DIR)/test_virtq
+$(UNIT_DIR)/test_virtq: tests/unit/test_virtq.c drivers/net/virtio/virtqueue.c drivers/net/virtio/virtio.h \
+		drivers/net/virtio/regs.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_virtq.c drivers/net/virtio/virtqueue.c -lcmocka
 # pktgen's latency histogram.
 UNIT_BINS += $(UNIT_DIR)/test_hist
 # The management port's Prometheus text builder (and the histogram's edges).
