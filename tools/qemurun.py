@@ -73,7 +73,8 @@ NIC_HELP = """\
               by the driver's RSS table; docs/drivers.md says what it did here)
   packed=     virtio-net-pci: 1 offers packed virtqueues (QEMU's packed=on)
   legacy=     virtio-net-pci: 1 keeps the legacy I/O BAR (QEMU's default
-              transitional device, 1af4:1000); default 0 (1af4:1041)
+              transitional device, 1af4:1000); only: the legacy interface
+              alone (disable-modern=on); default 0 (1af4:1041)
 Defaults: --boot kernel --machine q35 --mem 256M --smp 1, QEMU's CPU model.
 Examples:
   make shell's ports (build/trafgen sends into build/run/nic0.sock):
@@ -160,7 +161,9 @@ def nic_args(i, spec, machine, sockdir):
         dev += f",mac={opts['mac']}"
     if model == "virtio-net-pci" and opts.get("packed") == "1":
         dev += ",packed=on"
-    if model == "virtio-net-pci" and opts.get("legacy", "0") != "1":
+    if model == "virtio-net-pci" and opts.get("legacy") == "only":
+        dev += ",disable-modern=on"
+    elif model == "virtio-net-pci" and opts.get("legacy", "0") != "1":
         dev += ",disable-legacy=on"
     return args + ["-device", dev]
 

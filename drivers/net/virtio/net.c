@@ -106,6 +106,11 @@ static inline struct pkt *rx_one(struct nic *nic, struct virtq *vq, int q, uint1
 	    (flags = rx_csum((struct virtio_net_hdr *)p->buf, p->buf + HDR, flen, sw)) < 0) {
 		sw[NS_rx_drop_desc_error]++;	/* no header, past the buffer, bad offsets */
 		out = 0;
+	} else if (vq->mrg_rxbuf && ((struct virtio_net_hdr *)p->buf)->num_buffers > 1) {
+		/* 5.1.6.4.2: spread over buffers, so longer than one: the rest are skipped */
+		vq->skip = (uint16_t)(((struct virtio_net_hdr *)p->buf)->num_buffers - 1);
+		sw[NS_rx_drop_oversize]++;
+		out = 0;
 	} else if (flen > ETH_MAX_FRAME) {
 		sw[NS_rx_drop_oversize]++;
 		out = 0;
@@ -148,6 +153,11 @@ static int vnet_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 			virtq_take_used(vq, &id, &len);
 			if (id >= vq->n) {
 				nic->qsw[q][NS_rx_drop_desc_error]++;	/* not a descriptor: nothing to post again */
+				continue;
+			}
+			if (__builtin_expect(vq->skip, 0)) {	/* the rest of a frame dropped whole */
+				vq->skip--;
+				rx_post(vq, (uint16_t)id, vq->bufs[id]);
 				continue;
 			}
 			frames++;
@@ -352,6 +362,8 @@ static int setup_pair(struct vnet_port *v, int q)
 	    virtq_setup(&v->t, &v->txq[q], (uint16_t)(2 * q + 1), (uint32_t)nic->txd, VIRTIO_MSI_NO_VECTOR,
 			&nic->q[q].tx_kicks))
 		return -1;
+	rx->mrg_rxbuf = !!(v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF));
+	rx->skip = 0;
 	for (uint16_t i = 0; i < rx->n; i++) {
 		struct pkt *p = pkt_alloc(nic->pool);
 		if (!p) {
@@ -456,10 +468,16 @@ static int vnet_start(struct vnet_port *v)
 		return -1;
 	vpci_status_set(t, VIRTIO_STATUS_ACKNOWLEDGE);
 	vpci_status_set(t, VIRTIO_STATUS_DRIVER);
-	if (vpci_features_ok(t, VNET_FEATURES | (virtio_packed ? VIRTIO_BIT(VIRTIO_F_RING_PACKED) : 0)))
+	/* The legacy interface has 32 feature bits and no VERSION_1: its
+	 * header has num_buffers, so 12 bytes, only with MRG_RXBUF (5.1.6). */
+	uint64_t want = t->io ? (VNET_FEATURES | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF)) & 0xffffffffu
+			      : VNET_FEATURES | (virtio_packed ? VIRTIO_BIT(VIRTIO_F_RING_PACKED) : 0);
+	if (vpci_features_ok(t, want))
 		return -1;
-	if (!(t->features & VIRTIO_BIT(VIRTIO_F_VERSION_1))) {
-		printf("%s: the device does not offer VIRTIO_F_VERSION_1: legacy only\n", nic->name);
+	if (!(t->features & VIRTIO_BIT(t->io ? VIRTIO_NET_F_MRG_RXBUF : VIRTIO_F_VERSION_1))) {
+		printf("%s: the device does not offer %s\n", nic->name, t->io ?
+		       "VIRTIO_NET_F_MRG_RXBUF on its legacy interface (its header would be 10 bytes)" :
+		       "VIRTIO_F_VERSION_1");
 		vpci_status_set(t, VIRTIO_STATUS_FAILED);
 		return -1;
 	}
@@ -529,7 +547,7 @@ static void vnet_config_irq(struct trapframe *tf, void *arg)
 static void vnet_intx_irq(struct trapframe *tf, void *arg)
 {
 	struct vnet_port *v = arg;
-	uint8_t isr = *v->t.isr;
+	uint8_t isr = vpci_isr(&v->t);
 	if (isr & VIRTIO_ISR_CONFIG)
 		v->nic.other_pending = 1;
 	if (rx_irqs(&v->nic) && ((isr & VIRTIO_ISR_QUEUE) || virtq_has_used(&v->rxq[0])))
@@ -558,6 +576,12 @@ static int ring_size(struct vnet_port *v, uint16_t index, int want, const char *
 	uint16_t max = vpci_queue_max(&v->t, index), n = max;
 	if (want == NIC_RING_DEFAULT)
 		return max;
+	if (v->t.io) {
+		if (want != max)
+			printf("%s: %s=%d: the legacy interface fixes virtqueue %u at %u descriptors\n", v->nic.name,
+			       knob, want, index, max);
+		return max;
+	}
 	while (n > want && n > 1)
 		n >>= 1;
 	if (n != want)
@@ -593,8 +617,8 @@ static void print_probe(struct vnet_port *v)
 	printf("%s: %s %s at %02x:%02x.%x, MAC %s, %d queue(s), rxd %d txd %d, %s\n", nic->name, nic->driver,
 	       nic->model, d->bus, d->dev, d->fn, mac_str(m, nic->mac), nic->nqueues, nic->rxd, nic->txd,
 	       v->msix ? "MSI-X" : d->int_mode == INT_MODE_MSI ? "MSI" : "INTx");
-	printf("%s: virtio features %#llx: VERSION_1%s%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
-	       (unsigned long long)v->t.features,
+	printf("%s: virtio features %#llx: %s%s%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
+	       (unsigned long long)v->t.features, v->t.io ? "legacy interface, MRG_RXBUF" : "VERSION_1",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MAC) ? " MAC" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_STATUS) ? " STATUS" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_CSUM) ? " CSUM" : "",

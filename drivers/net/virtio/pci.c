@@ -54,6 +54,8 @@ int vpci_map(struct virtio_pci *t)
 	}
 	for (int type = 1; type <= 4; type++)
 		if (!*where[type]) {
+			if (d->device == VIRTIO_PCI_NET_TRANS)
+				return vleg_map(t);	/* 4.1.2.1: transitional, its legacy interface */
 			printf("%s: no usable virtio %s configuration capability (virtio 1.2 4.1.4): "
 			       "not a virtio 1.x device (QEMU: disable-modern=off)\n", t->who, names[type]);
 			return -1;
@@ -63,18 +65,31 @@ int vpci_map(struct virtio_pci *t)
 
 uint8_t vpci_status(const struct virtio_pci *t)
 {
-	return rd8(t->common, VIRTIO_COMMON_STATUS);
+	return t->io ? vleg_status(t) : rd8(t->common, VIRTIO_COMMON_STATUS);
+}
+
+static void status_write(struct virtio_pci *t, uint8_t v)
+{
+	if (t->io)
+		vleg_status_write(t, v);
+	else
+		wr8(t->common, VIRTIO_COMMON_STATUS, v);
 }
 
 void vpci_status_set(struct virtio_pci *t, uint8_t bits)
 {
-	wr8(t->common, VIRTIO_COMMON_STATUS, vpci_status(t) | bits);
+	status_write(t, vpci_status(t) | bits);
+}
+
+uint8_t vpci_isr(const struct virtio_pci *t)
+{
+	return t->io ? vleg_isr(t) : *t->isr;
 }
 
 /* 4.1.4.3.2: after writing 0 the driver waits for device_status to read 0. */
 int vpci_reset(struct virtio_pci *t)
 {
-	wr8(t->common, VIRTIO_COMMON_STATUS, 0);
+	status_write(t, 0);
 	for (int i = 0; i < 1000; i++) {
 		if (!vpci_status(t))
 			return 0;
@@ -88,6 +103,8 @@ int vpci_reset(struct virtio_pci *t)
 uint64_t vpci_device_features(const struct virtio_pci *t)
 {
 	uint64_t f = 0;
+	if (t->io)
+		return vleg_device_features(t);
 	for (uint32_t w = 0; w < 2; w++) {
 		wr32(t->common, VIRTIO_COMMON_DFSELECT, w);
 		f |= (uint64_t)rd32(t->common, VIRTIO_COMMON_DF) << (32 * w);
@@ -98,6 +115,10 @@ uint64_t vpci_device_features(const struct virtio_pci *t)
 int vpci_features_ok(struct virtio_pci *t, uint64_t want)
 {
 	t->features = vpci_device_features(t) & want;
+	if (t->io) {
+		vleg_features_write(t, t->features);
+		return 0;
+	}
 	for (uint32_t w = 0; w < 2; w++) {
 		wr32(t->common, VIRTIO_COMMON_GFSELECT, w);
 		wr32(t->common, VIRTIO_COMMON_GF, (uint32_t)(t->features >> (32 * w)));
@@ -115,6 +136,8 @@ uint32_t vpci_config(const struct virtio_pci *t, uint32_t off, int len)
 {
 	uint8_t gen;
 	uint32_t v;
+	if (t->io)
+		return vleg_config(t, off, len);
 	do {
 		gen = rd8(t->common, VIRTIO_COMMON_CFGGEN);
 		v = len == 1 ? rd8(t->device, off) : len == 2 ? rd16(t->device, off) : rd32(t->device, off);
@@ -124,12 +147,16 @@ uint32_t vpci_config(const struct virtio_pci *t, uint32_t off, int len)
 
 uint16_t vpci_config_vector(struct virtio_pci *t, uint16_t vec)
 {
+	if (t->io)
+		return vleg_config_vector(t, vec);
 	wr16(t->common, VIRTIO_COMMON_MSIX, vec);
 	return rd16(t->common, VIRTIO_COMMON_MSIX);
 }
 
 uint16_t vpci_queue_max(struct virtio_pci *t, uint16_t index)
 {
+	if (t->io)
+		return vleg_queue_max(t, index);
 	wr16(t->common, VIRTIO_COMMON_Q_SELECT, index);
 	return rd16(t->common, VIRTIO_COMMON_Q_SIZE);
 }
@@ -138,6 +165,11 @@ int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t
 		uint64_t *kicks)
 {
 	volatile uint8_t *c = t->common;
+	vq->index = index;
+	vq->kicks = kicks;
+	vq->event_idx = !!(t->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+	if (t->io)
+		return vleg_queue_setup(t, vq, index, vector);
 	uint16_t max = vpci_queue_max(t, index);
 	if (!max || (max & (max - 1))) {
 		printf("%s: virtqueue %u has size %u: not a power of two (virtio 1.2 2.7: split queues need one; "
@@ -151,10 +183,7 @@ int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t
 		printf("%s: virtqueue %u changed size from %u to %u across a reset\n", t->who, index, vq->n, n);
 		return -1;
 	}
-	vq->index = index;
 	vq->n = n;
-	vq->kicks = kicks;
-	vq->event_idx = !!(t->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
 	vq->packed = !!(t->features & VIRTIO_BIT(VIRTIO_F_RING_PACKED));
 	if (virtq_alloc(vq)) {
 		printf("%s: no memory for virtqueue %u (%u descriptors)\n", t->who, index, n);

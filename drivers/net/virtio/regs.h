@@ -26,6 +26,7 @@
 #define VIRTIO_NET_F_GUEST_CSUM		1	/* driver takes partial/validated checksums (RX) */
 #define VIRTIO_NET_F_MTU		3
 #define VIRTIO_NET_F_MAC		5
+#define VIRTIO_NET_F_MRG_RXBUF		15	/* num_buffers; taken on the legacy interface for its 12-byte header */
 #define VIRTIO_NET_F_STATUS		16
 #define VIRTIO_NET_F_CTRL_VQ		17	/* control virtqueue */
 #define VIRTIO_NET_F_CTRL_RX		18	/* RX mode and MAC filter commands */

@@ -19,10 +19,12 @@ struct virtio_pci {
 	volatile uint8_t *device;	/* device-specific configuration (4.1.4.6) */
 	uint32_t notify_mult;		/* notify_off_multiplier, bytes */
 	uint64_t features;		/* negotiated */
+	uint16_t io;			/* legacy interface: its I/O BAR (4.1.4.8); 0 for 1.x */
 };
 
 /* Find the vendor capabilities and map the BARs they name (any BAR,
- * 64-bit ones anywhere). 0, or -1 after printing which is missing. */
+ * 64-bit ones anywhere); a transitional device without them is driven
+ * through its legacy I/O BAR (t->io). 0, or -1 after printing what is missing. */
 int vpci_map(struct virtio_pci *t);
 /* Device status (4.1.4.3): write 0 and wait until it reads 0 (reset). */
 int vpci_reset(struct virtio_pci *t);
@@ -43,6 +45,23 @@ uint16_t vpci_queue_max(struct virtio_pci *t, uint16_t index);
 /* Route configuration changes to MSI-X vector vec (VIRTIO_MSI_NO_VECTOR:
  * none); returns the vector the device took (NO_VECTOR: refused). */
 uint16_t vpci_config_vector(struct virtio_pci *t, uint16_t vec);
+/* Read the ISR status (4.1.4.5): which interrupt causes; reading clears it. */
+uint8_t vpci_isr(const struct virtio_pci *t);
+
+/* The legacy interface (legacy.c, 4.1.4.8), behind the vpci_ calls when
+ * t->io is set: the same meanings, with 32 feature bits, no FEATURES_OK
+ * and queue sizes the device fixes. */
+int vleg_map(struct virtio_pci *t);
+uint8_t vleg_status(const struct virtio_pci *t);
+void vleg_status_write(struct virtio_pci *t, uint8_t v);
+uint64_t vleg_device_features(const struct virtio_pci *t);
+void vleg_features_write(struct virtio_pci *t, uint64_t features);
+uint32_t vleg_config(const struct virtio_pci *t, uint32_t off, int len);
+uint16_t vleg_queue_max(struct virtio_pci *t, uint16_t index);
+uint16_t vleg_config_vector(struct virtio_pci *t, uint16_t vec);
+uint8_t vleg_isr(const struct virtio_pci *t);
+struct virtq;
+int vleg_queue_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint16_t vector);
 
 struct pkt;
 
@@ -55,6 +74,9 @@ struct virtq {
 	uint16_t index;			/* queue number (5.1.2: 2k RX, 2k+1 TX) */
 	uint16_t n;			/* descriptors, a power of two */
 	int packed;			/* VIRTIO_F_RING_PACKED negotiated */
+	int legacy;			/* legacy interface: used ring on a 4096-byte boundary */
+	int mrg_rxbuf;			/* RX: VIRTIO_NET_F_MRG_RXBUF, num_buffers is read */
+	uint16_t skip;			/* RX: used entries left of a frame spread over buffers */
 	volatile struct vring_desc *desc;
 	volatile struct vring_avail *avail;
 	volatile struct vring_used *used;
@@ -63,6 +85,7 @@ struct virtq {
 	volatile struct vring_packed_desc *pdesc;	/* packed: the ring */
 	volatile struct vring_packed_event *driver_event, *device_event;
 	volatile uint16_t *notify;	/* where a kick writes index */
+	uint16_t notify_io;		/* legacy: the I/O port instead */
 	uint16_t avail_idx;		/* next buffer made available */
 	uint16_t kicked;		/* avail_idx at the last kick decision */
 	uint16_t last_used;		/* next used entry to read */

@@ -7,20 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include "drivers/net/virtio/virtio.h"
+#include "kernel/cpu.h"
 #include "kernel/mem.h"
 
 /* Split ring memory of n descriptors: table (16-byte aligned), avail ring
- * with used_event, used ring with avail_event (4-byte aligned, 2.7). */
+ * with used_event, used ring with avail_event (4-byte aligned, 2.7; the
+ * legacy interface puts it on the next 4096-byte boundary, 2.7.2). */
 static size_t avail_off(uint16_t n) { return 16u * n; }
-static size_t used_off(uint16_t n) { return (avail_off(n) + 6u + 2u * n + 63) & ~(size_t)63; }
-static size_t ring_bytes(uint16_t n) { return used_off(n) + 6u + 8u * n; }
+static size_t used_off(uint16_t n, int legacy)
+{
+	size_t a = legacy ? 4096 : 64;
+	return (avail_off(n) + 6u + 2u * n + a - 1) & ~(a - 1);
+}
+static size_t ring_bytes(uint16_t n, int legacy) { return used_off(n, legacy) + 6u + 8u * n; }
 /* Packed: the ring (16 bytes a descriptor), then the driver and device
  * event suppression structures (4-byte aligned, 2.8.10). */
 static size_t packed_bytes(uint16_t n) { return 16u * n + 8u; }
 
 static size_t bytes(const struct virtq *vq)
 {
-	return vq->packed ? packed_bytes(vq->n) : ring_bytes(vq->n);
+	return vq->packed ? packed_bytes(vq->n) : ring_bytes(vq->n, vq->legacy);
 }
 
 int virtq_alloc(struct virtq *vq)
@@ -39,7 +45,7 @@ int virtq_alloc(struct virtq *vq)
 		} else {
 			vq->desc = (volatile struct vring_desc *)m;
 			vq->avail = (volatile struct vring_avail *)(m + avail_off(n));
-			vq->used = (volatile struct vring_used *)(m + used_off(n));
+			vq->used = (volatile struct vring_used *)(m + used_off(n, vq->legacy));
 			vq->used_event = &vq->avail->ring[n];
 			vq->avail_event = (volatile uint16_t *)&vq->used->ring[n];
 		}
@@ -92,7 +98,10 @@ void virtq_publish(struct virtq *vq)
 	    : vq->event_idx ? !vring_need_event(*vq->avail_event, vq->avail_idx, old)
 			    : (vq->used->flags & VRING_USED_F_NO_NOTIFY))
 		return;
-	*vq->notify = vq->index;	/* 4.1.4.4: the queue's index, 16 bits */
+	if (vq->notify_io)
+		outw(vq->notify_io, vq->index);	/* 4.1.4.8 */
+	else
+		*vq->notify = vq->index;	/* 4.1.4.4: the queue's index, 16 bits */
 	(*vq->kicks)++;
 }
 
