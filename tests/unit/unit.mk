@@ -18,7 +18,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 # captured from QEMU (tests/unit/pci_images.h, tools/pci_capture.py).
 UNIT_BINS += $(UNIT_DIR)/test_pcidecode
 # The router's building blocks and the address parsers live in net/
-UNIT_NET := lpm ipv4 addr vlan bpf pktsum pcapng lpm6 ipv6
+UNIT_NET := lpm ipv4 addr vlan bpf pktsum pcapng lpm6 ipv6 pcapfile
 UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 # PTP: messages (against ptp4l captures in tests/unit/data), the servo, and
 # the register-free timestamping logic of the drivers.
@@ -58,6 +58,8 @@ $(UNIT_DIR)/test_addr: kernel/fmt.c kernel/fmt.h
 # bpf parses numbers with fmt's parse_u64; its test runs Debian's tcpdump -dd.
 $(UNIT_DIR)/test_bpf: kernel/fmt.c kernel/fmt.h
 # pcapng's test reads what it wrote with Debian's tshark.
+# pcapfile's reads pcapng.c's blocks, and ptp4l's capture as tshark does.
+$(UNIT_DIR)/test_pcapfile: net/pcapng.c net/pcapng.h tests/unit/data/ptp4l-l2-e2e-twostep.pcap
 # pktsum prints addresses with addr's ipv4_str and mac_str.
 $(UNIT_DIR)/test_pktsum: net/addr.c net/addr.h kernel/fmt.c kernel/fmt.h
 $(UNIT_DIR)/test_lpm6: net/addr.c net/addr.h kernel/fmt.c kernel/fmt.h
