@@ -12,7 +12,7 @@
  * beyond this whole words are refused, never shortened (cmdline_cut). */
 #define BOOT_CMDLINE_MAX 16384
 /* sizeof(struct boot_info), for boot/entry.S, which copies it. */
-#define BOOT_INFO_SIZE (32 + 24 * BOOT_MMAP_MAX + BOOT_CMDLINE_MAX)
+#define BOOT_INFO_SIZE (48 + 24 * BOOT_MMAP_MAX + BOOT_CMDLINE_MAX)
 
 /* Boot path values, also used by boot/entry.S. */
 #define BOOT_MULTIBOOT2 1
@@ -62,6 +62,10 @@ struct boot_info {
 	uint64_t entry_tsc;	/* TSC read at the first kernel instruction */
 	uint32_t nregions;
 	uint32_t cmdline_cut;	/* bytes of the loader's command line left out */
+	/* The first boot module (Multiboot2 spec 3.6.6 module tag: GRUB's
+	 * module2; PVH hvm_modlist_entry: QEMU's -initrd), 0, 0 when none:
+	 * its physical address and bytes. replay's pcap file. */
+	uint64_t module_base, module_len;
 	struct mem_region regions[BOOT_MMAP_MAX];
 	char cmdline[BOOT_CMDLINE_MAX];	/* NUL-terminated, ASCII */
 };

@@ -20,6 +20,7 @@ struct hvm_start_info {
 	uint32_t memmap_entries, reserved;
 };
 struct hvm_memmap_entry { uint64_t addr, size; uint32_t type, reserved; };
+struct hvm_modlist_entry { uint64_t paddr, size, cmdline_paddr, reserved; };
 
 /* mb2 tags 14/15 hold a copy of the RSDP, not its address: keep it here. */
 static uint8_t rsdp_copy[36] __attribute__((aligned(16)));
@@ -73,6 +74,14 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t info)
 			uint32_t n = t->size - 8 < sizeof(rsdp_copy) ? t->size - 8 : sizeof(rsdp_copy);
 			memcpy(rsdp_copy, body, n);
 			bi->rsdp = (uint64_t)rsdp_copy;
+		} else if (t->type == 3 && t->size >= 16 && !bi->module_len) {
+			uint32_t start, end;	/* mod_start, mod_end: the module is [start, end) */
+			memcpy(&start, body, 4);
+			memcpy(&end, body + 4, 4);
+			if (end > start) {
+				bi->module_base = start;
+				bi->module_len = end - start;
+			}
 		}
 		off += (t->size + 7) & ~7u;
 	}
@@ -87,6 +96,11 @@ static int parse_pvh(struct boot_info *bi, uint64_t info)
 	if (si->cmdline_paddr)
 		set_cmdline(bi, (const char *)si->cmdline_paddr, SIZE_MAX);
 	bi->rsdp = si->rsdp_paddr;
+	if (si->nr_modules && si->modlist_paddr) {
+		const struct hvm_modlist_entry *m = (const void *)si->modlist_paddr;
+		bi->module_base = m->paddr;
+		bi->module_len = m->size;
+	}
 	if (si->version >= 1 && si->memmap_paddr) {
 		const struct hvm_memmap_entry *e = (const void *)si->memmap_paddr;
 		for (uint32_t i = 0; i < si->memmap_entries; i++)

@@ -34,6 +34,11 @@ int mem_init(const struct boot_info *bi)
 	if (n > 0)
 		n = memmap_reserve(mem.map, n, BOOT_MMAP_MAX, (uint64_t)_kernel_start,
 				   (uint64_t)(_kernel_end - _kernel_start));
+	if (n > 0 && bi->module_len) {
+		n = memmap_reserve(mem.map, n, BOOT_MMAP_MAX, bi->module_base, bi->module_len);
+		mem.module_base = bi->module_base;
+		mem.module_len = bi->module_len;
+	}
 	if (n <= 0)
 		return -1;
 	mem.nmap = n;

@@ -14,12 +14,14 @@ struct mem_info {
 	uint64_t usable_bytes;	/* all MEM_USABLE bytes in the map */
 	uint64_t mapped_top;	/* identity map covers [0, mapped_top) */
 	uint64_t high_check;	/* page above 4 GiB written and read back, or 0 */
+	uint64_t module_base;	/* the loader's first module (struct boot_info), */
+	uint64_t module_len;	/* kept out of the allocator; 0, 0: none */
 	struct palloc pa;
 };
 extern struct mem_info mem;
 
-/* Sanitize bi's map, reserve the kernel image and the first MiB, start the
- * page allocator. Returns 0, or -1 when no usable memory is left. */
+/* Sanitize bi's map, reserve the kernel image, the first MiB and the boot
+ * module (mem.module_base/len), start the page allocator. Returns 0, or -1 when no usable memory is left. */
 int mem_init(const struct boot_info *bi);
 /* Replace the early map with the final identity map (2 MiB pages; RAM
  * write-back, holes uncached via PCD|PWT), W^X: all of it no-execute

@@ -199,6 +199,8 @@ void __attribute__((no_stack_protector)) kernel_main(void)
 	if (bi.cmdline_cut)
 		printf("cmdline: %u bytes beyond the first %d were refused, whole words (nothing shortened)\n",
 		       bi.cmdline_cut, BOOT_CMDLINE_MAX - 1);
+	if (mem.module_len)
+		printf("boot: module of %lu bytes at %#lx (reserved)\n", mem.module_len, mem.module_base);
 	if (knob_errs)
 		knobs_report();
 	console_report();

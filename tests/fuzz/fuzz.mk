@@ -18,7 +18,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/fuzz/shim -I.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http dhcp ptpport netperf bpf lpm6 addr6
+FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http dhcp ptpport netperf bpf lpm6 addr6 pcapfile
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 
 # The kernel code of the knobs and the router, built for the host: objects
@@ -36,6 +36,7 @@ FUZZ_SRC_arp := net/ipv4.c
 FUZZ_SRC_lpm := net/lpm.c
 FUZZ_SRC_bpf := net/bpf.c kernel/fmt.c
 FUZZ_SRC_lpm6 := net/lpm6.c
+FUZZ_SRC_pcapfile := net/pcapfile.c
 FUZZ_LDFLAGS_lpm6 := -fno-sanitize-coverage=trace-cmp
 FUZZ_SRC_addr6 := net/addr.c kernel/fmt.c
 # No compare tracing: its hooks in the table-filling loops took 60 % of the

@@ -17,6 +17,7 @@ import re
 import shutil
 import struct
 import subprocess
+import tempfile
 
 from scapy.all import ARP, ICMP, IP, TCP, UDP, Dot1Q, Ether, Raw, raw, rdpcap
 
@@ -248,6 +249,25 @@ def bpf_programs(frames):
     return out
 
 
+def pcap_files(frames):
+    """fuzz_pcapfile's inputs: the test frames as classic pcap (us, and ns
+    big-endian) and as pcapng (editcap makes it)."""
+    d = tempfile.mkdtemp()
+    try:
+        recs = b"".join(struct.pack("<IIII", 1000 + i, 10 * i, len(f), len(f)) + f for i, f in enumerate(frames[:6]))
+        us = struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1) + recs
+        be = struct.pack(">IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1) + b"".join(
+            struct.pack(">IIII", 1000 + i, 10 * i, len(f), len(f)) + f for i, f in enumerate(frames[:6]))
+        src, ng = os.path.join(d, "a.pcap"), os.path.join(d, "a.pcapng")
+        with open(src, "wb") as f:
+            f.write(us)
+        subprocess.run(["editcap", "-F", "pcapng", src, ng], capture_output=True, check=True)
+        with open(ng, "rb") as f:
+            return [us, be, f.read()]
+    finally:
+        shutil.rmtree(d)
+
+
 def write(name, seeds):
     d = os.path.join(SEEDS, name)
     shutil.rmtree(d, ignore_errors=True)
@@ -285,6 +305,7 @@ def main():
     write("acpi", acpi_tables())
     write("netperf", netperf_messages(a.captures))
     write("bpf", bpf_programs(test_frames()))
+    write("pcapfile", pcap_files(test_frames()))
     write("shell", [s.encode() for s in (
         "help\r", "set InterruptThrottleRate 4\rshow config\r", "ethtool -S port0\r",
         "stats\x1b[A\x1b[D\x7f\r", "fwd\x01\x05\x15x\r\n", "set stats 5" + " " * 120 + "extra\r",

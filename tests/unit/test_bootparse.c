@@ -78,6 +78,37 @@ static void test_cmdline_without_nul(void **state)
 	assert_string_equal(bi.cmdline, "a=1 b=2z");
 }
 
+static void test_modules(void **state)
+{
+	(void)state;
+	/* Two module tags (GRUB's module2 lines, spec 3.6.6): the first is
+	 * kept, [0x200000, 0x200100) named "replay". */
+	const uint32_t w[] = { 0, 0, 3, 23, 0x200000, 0x200100, 0x6c706572, 0x00007961, 3, 17, 0x300000, 0x300010, 0,
+			       0, 0, 8 };
+	assert_int_equal(parse(w, sizeof(w) / 4), 0);
+	assert_int_equal(bi.module_base, 0x200000);
+	assert_int_equal(bi.module_len, 0x100);
+	/* A module ending before it starts: none. */
+	const uint32_t e[] = { 0, 0, 3, 16, 0x200000, 0x100000, 0, 8 };
+	assert_int_equal(parse(e, sizeof(e) / 4), 0);
+	assert_int_equal(bi.module_len, 0);
+}
+
+static void test_pvh_module(void **state)
+{
+	(void)state;
+	/* hvm_start_info with one hvm_modlist_entry (QEMU's -initrd). */
+	uint64_t mod[4] = { 0x400000, 12345, 0, 0 };
+	uint32_t si[14] = { 0x336ec578, 1, 0, 1 };
+	memcpy(&si[4], &(uint64_t){ (uint64_t)mod }, 8);
+	boot_path = BOOT_PVH;
+	boot_info_addr = (uint64_t)si;
+	assert_int_equal(boot_parse(&bi), 0);
+	boot_path = BOOT_MULTIBOOT2;
+	assert_int_equal(bi.module_base, 0x400000);
+	assert_int_equal(bi.module_len, 12345);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -86,6 +117,8 @@ int main(void)
 		cmocka_unit_test(test_map_entry_size_zero),
 		cmocka_unit_test(test_map_entry_size_wraps),
 		cmocka_unit_test(test_cmdline_without_nul),
+		cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_pvh_module),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,166 @@
+"""pcap replay (issue 28) in QEMU: app=replay on one e1000e port sends the
+frames of a file booted as its module (-initrd, as GRUB's module2) out of
+the port. A pcapng file written by scapy: at its recorded timing, at
+replay_pps, at topspeed with replay_loop and tcprewrite's MAC rewrites;
+every frame arrives on the host socket byte for byte (QEMU's e1000e
+pads no short frame) and in order, the frame too large for
+the MTU counted in skipped_mtu; ptp4l's capture (tests/unit/data) as
+classic pcap; a truncated file refused at boot with the offset."""
+import os
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+sys.path.insert(0, os.path.dirname(__file__))
+from netio import StreamPort  # noqa: E402
+from qemurun import Qemu  # noqa: E402
+
+from scapy.all import ARP, IP, UDP, Ether, rdpcap, wrpcap  # noqa: E402
+from scapy.utils import PcapNgWriter  # noqa: E402
+
+PROMPT = "linerate> "
+PTP_PCAP = os.path.join(os.path.dirname(__file__), "..", "unit", "data", "ptp4l-l2-e2e-twostep.pcap")
+GAP = 0.01      # s between the pcapng file's frames
+DONE = r"replay: port0: done: (\d+) frames, (\d+) bytes in (\d+)\.(\d+) s, (\d+) loops, skipped_mtu (\d+)"
+
+
+def pcap_frames():
+    """20 frames of 42..1514 bytes, GAP apart, and one of 1600 (past the MTU)
+    between them."""
+    out = []
+    for i in range(20):
+        if i % 5 == 0:
+            p = Ether(src="02:00:00:00:00:01", dst="ff:ff:ff:ff:ff:ff") / ARP(psrc="10.1.0.2", pdst=f"10.1.0.{i}")
+        else:
+            size = 60 + (1514 - 60) * i // 19
+            p = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / IP(src="10.1.0.2", dst="10.2.0.2") / \
+                UDP(sport=1234, dport=5678 + i)
+            p = p / bytes((i + k) & 0xff for k in range(size - len(p)))
+        p.time = 1000 + i * GAP
+        out.append(p)
+    big = Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / IP() / UDP() / bytes(1600 - 42)
+    big.time = 1000 + 9.5 * GAP
+    out.insert(10, big)
+    return out
+
+
+def same(got, want):
+    """got equals want, frame by frame (the first difference named, not
+    the whole lists)."""
+    assert len(got) == len(want), (len(got), len(want))
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    assert not bad, (bad[0], got[bad[0]].hex(), want[bad[0]].hex())
+
+
+def boot(module, tmp_path, extra=""):
+    return Qemu(boot="kernel", mem="128M", nics=["e1000e:netdev=stream"],
+                extra=["-initrd", str(module)], append="stats=0 app=replay replay_start=shell " + extra)
+
+
+@pytest.fixture
+def pcapng(tmp_path):
+    path = tmp_path / "replay.pcapng"
+    with PcapNgWriter(str(path)) as w:
+        for p in pcap_frames():
+            w.write(p)
+    return path
+
+
+def shell(q, line):
+    q.send(line + "\r")
+    q.expect(re.escape(line) + r"\r\n", 30)
+    return q.expect(r"(?s)(.*?)" + PROMPT, 30).group(1).decode()
+
+
+def run(q, port, n):
+    """replay start; the n frames received and the done line's numbers."""
+    shell(q, "replay start")
+    got = port.recv(n, timeout=60)
+    m = q.expect(DONE, 60)
+    return got, [int(x) for x in m.groups()]
+
+
+def test_replay_pcapng(pcapng, tmp_path):
+    frames = [bytes(p) for p in pcap_frames() if len(p) <= 1514]
+    q = boot(pcapng, tmp_path)
+    try:
+        q.expect(r"replay: pcapng of 21 frames, (\d+) bytes, longest 1600, over 0\.190000 s", 60)
+        q.expect(r"port0: link up", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        port = StreamPort(q.nic_sock(0))
+
+        # recorded timing: every frame, in order; the run lasts the file's span at least
+        got, (n, nbytes, s, us, loops, skipped) = run(q, port, 20)
+        same(got, frames)
+        assert (n, nbytes, loops, skipped) == (20, sum(len(f) for f in frames), 1, 1)
+        assert s * 1000000 + us >= 19 * GAP * 1e6
+        out = shell(q, "replay")
+        assert re.search(r"replay port0: packets 20 bytes \d+ loops 1 skipped_mtu 1 ", out), out
+
+        # 200 frames/s: 20 frames take 95 ms at least
+        shell(q, "set replay_pps 200")
+        got, (n, _, s, us, loops, skipped) = run(q, port, 20)
+        same(got, frames)
+        assert (n, loops, skipped) == (20, 1, 1)
+        assert s * 1000000 + us >= 19 * 1e6 / 200
+
+        # two of the paces at once: refused
+        shell(q, "set replay_topspeed 1")
+        out = shell(q, "replay start")
+        assert "replay_pps=200, replay_mbps=0, replay_topspeed=1: give one of them" in out, out
+
+        # topspeed, three passes, MACs rewritten as tcprewrite --enet-dmac/--enet-smac
+        for line in ("set replay_pps 0", "set replay_loop 3", "set replay_dmac 02:00:00:00:00:99",
+                     "set replay_smac 02:00:00:00:00:98"):
+            shell(q, line)
+        got, (n, _, _, _, loops, skipped) = run(q, port, 60)
+        rewritten = [bytes.fromhex("020000000099020000000098") + f[12:] for f in frames]
+        same(got, rewritten * 3)
+        assert (n, loops, skipped) == (60, 3, 3)
+        assert port.recv(1, timeout=1) == []
+        port.close()
+    finally:
+        q.stop()
+
+
+def test_replay_ptp4l_pcap(tmp_path):
+    """ptp4l's capture as it was recorded (classic pcap, us), at topspeed:
+    its 54 frames."""
+    frames = [bytes(p) for p in rdpcap(PTP_PCAP)]
+    q = boot(PTP_PCAP, tmp_path, "replay_topspeed=1")
+    try:
+        q.expect(rf"replay: pcap of {len(frames)} frames, {sum(map(len, frames))} bytes", 60)
+        q.expect(r"port0: link up", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        port = StreamPort(q.nic_sock(0))
+        got, (n, _, _, _, loops, skipped) = run(q, port, len(frames))
+        same(got, frames)
+        assert (n, loops, skipped) == (len(frames), 1, 0)
+        port.close()
+    finally:
+        q.stop()
+
+
+def test_replay_truncated_refused(tmp_path):
+    """A classic pcap whose last record runs past the end: refused at boot
+    with its offset; `replay` says it does not run."""
+    path = tmp_path / "cut.pcap"
+    frames = [Ether(src="02:00:00:00:00:01", dst="02:00:00:00:00:02") / IP() / UDP() / bytes(100)] * 3
+    wrpcap(str(path), frames)
+    data = path.read_bytes()
+    path.write_bytes(data[:-10])
+    last = 24 + 2 * (16 + 142)
+    q = boot(path, tmp_path)
+    try:
+        q.expect(rf"replay: the module \({len(data) - 10} bytes\) refused: offset {last}: record of 142 bytes runs "
+                 rf"past the end of the file \(132 bytes left\)", 60)
+        q.expect(r"port0: link up", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        assert "replay: not running" in shell(q, "replay")
+    finally:
+        q.stop()
