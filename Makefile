@@ -211,6 +211,7 @@ bench: deps all insncount ## every benchmark: tables and CSV in build/bench/ (~1
 	$(PYTHON) tools/bench_rr.py
 	$(PYTHON) tools/bench_pktgen.py
 	$(PYTHON) tools/bench_ptp.py
+	$(PYTHON) tools/bench_replay.py
 
 # QEMU TCG plugins that count guest instructions (tools/insncount): the
 # plugin header comes from Debian's source package of the installed QEMU.

@@ -7,7 +7,8 @@
  * Frames longer than the port's MTU allows are counted (skipped_mtu) and
  * left out; shorter than NIC_TX_MIN_LEN are padded with zeros as Linux
  * pads them. What the port receives is counted and dropped. Runs from the
- * poll loop's idle hook on queue 0 of each of its ports, on one core.
+ * poll loop's idle hook on queue 0 of each of its ports, on one core, which
+ * stays awake (does not halt) while a run goes on.
  * Shell: `replay`, `replay start [port]`, `replay stop [port]`.
  */
 #include <stdio.h>
@@ -145,6 +146,8 @@ static struct pkt *build(struct replay_port *t, const struct pcapfile_rec *r)
 static int send_due(struct replay_port *t, struct nic *nic)
 {
 	uint64_t now = rdtsc();
+	if (!t->t0)	/* the schedule starts at the first round, not at the command (its console output) */
+		t->t0 = t->start_tsc = t->last_tsc = now;
 	while (t->npend < REPLAY_BURST && (t->have_next || fetch(t, nic)) && t->next_due <= now) {
 		struct pkt *p = build(t, &t->next);
 		if (!p)
@@ -197,7 +200,6 @@ static int start(int p)
 	t->pace = pace;
 	pcapfile_rewind(&file, &t->cur);
 	t->file_t0 = t->file_clock = file.first_ns;
-	t->t0 = t->start_tsc = t->last_tsc = rdtsc();
 	t->running = 1;
 	char pace_s[48];
 	replay_pace_str(pace_s, sizeof(pace_s));
@@ -252,8 +254,8 @@ static int replay_idle(void)
 			started_once[p] = 1;
 			start(p);
 		}
-		if (rp[p].running)
-			n += send_due(&rp[p], nics[p]);
+		if (rp[p].running)	/* awake while running: a halt would miss the next frame's time */
+			n += send_due(&rp[p], nics[p]) + 1;
 	}
 	return n;
 }

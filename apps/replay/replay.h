@@ -45,13 +45,13 @@ struct replay_port {
 	struct pkt *pend[REPLAY_BURST];	/* built, not yet taken by the ring */
 	uint64_t pend_due[REPLAY_BURST];
 	int npend;
-	uint64_t t0;		/* TSC of the run's (TIMED: the pass's) first frame */
+	uint64_t t0;		/* TSC of the run's (TIMED: the pass's) first round; 0: not yet */
 	uint64_t file_t0, file_clock;	/* ns in the file: the pass's first, latest */
 	uint64_t scheduled, bits;	/* frames and frame bits scheduled (PPS, MBPS) */
 	/* counters of the run (tcpreplay's statistics) */
 	uint64_t packets, bytes, loops, skipped_mtu, ring_full;
 	uint64_t late_max, late_sum;	/* TSC cycles past their due time, sent frames */
-	uint64_t start_tsc, last_tsc;
+	uint64_t start_tsc, last_tsc;	/* the first round, the last frame sent */
 	uint64_t rx_packets;	/* received on the port, dropped */
 };
 #endif
