@@ -120,7 +120,7 @@ static int mgmt_allowed(uint32_t src)
 /* 1 if dport is the HTTP server's. */
 static int mgmt_ours(uint16_t dport)
 {
-	return dport == HTTP_PORT;
+	return dport == HTTP_PORT || pcapip_ours(dport);
 }
 
 static const struct lwif_app mgmt_lwif = { .name = "mgmt", .ours = mgmt_ours, .allowed = mgmt_allowed };
@@ -153,14 +153,14 @@ static int mgmt_init(void)
 		printf("mgmt: %s at %s/%u: ping, HTTP on %d (/metrics, /, /config)\n", nics[p]->name, ipv4_str(a, ifaddrs[p].v4.addr),
 		       ifaddrs[p].v4.len, HTTP_PORT);
 	}
-	return n ? http_init() : -1;
+	return n && !http_init() ? pcapip_init() : -1;
 }
 
 static int mgmt_idle(void)
 {
 	lwif_timers();
 	mgmt_dhcp_poll();
-	int n = http_poll();
+	int n = http_poll() + pcapip_poll();
 	lwif_flush();
 	return n;
 }
@@ -173,6 +173,8 @@ static void mgmt_show(enum app_show show)
 	printf(json ? "{\"stats\":\"mgmt\"" : "mgmt http:");
 	for (int i = 0; i < HTTP_N; i++)
 		app_counter(show, mgmt_http_names[i], NULL, mgmt_http[i]);
+	for (int i = 0; i < PCAPIP_N; i++)
+		app_counter(show, mgmt_pcapip_names[i], NULL, mgmt_pcapip[i]);
 	printf(json ? "}\n" : "\n");
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_mgmt, p))

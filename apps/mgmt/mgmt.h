@@ -27,7 +27,7 @@ struct prom;
 #define HTTP_SYN_MS	3000	/* a handshake not done in this long is dropped (half_open_expired) */
 /* lwIP's TCP PCBs: HTTP's connections and handshakes, and as many again
  * closing or in TIME-WAIT (lwIP reuses the oldest of those when out). */
-#define MGMT_PCBS	(2 * (HTTP_CONNS + HTTP_HALF_OPEN))
+#define MGMT_PCBS	(2 * (HTTP_CONNS + HTTP_HALF_OPEN) + 2)	/* + PCAP-over-IP's client, in TIME_WAIT too */
 
 /* HTTP outcomes: one per request answered, or one per connection dropped. */
 #define HTTP_COUNTERS(X) \
@@ -46,6 +46,22 @@ int http_half_open(void);
 /* http.c: from the poll loop: answer at most one request and write at most
  * HTTP_BUDGET bytes; reset idle connections. Returns work done (> 0 busy). */
 int http_poll(void);
+
+/* PCAP-over-IP's outcomes (pcapip.c): clients served, refused (a capture
+ * ran, or a client was served), reset for reading nothing for
+ * HTTP_STALL_MS; frames streamed. */
+#define PCAPIP_COUNTERS(X) X(clients) X(refused) X(stalled) X(frames)
+#define PCAPIP_ENUM(name) PCAPIP_##name,
+enum pcapip_counter { PCAPIP_COUNTERS(PCAPIP_ENUM) PCAPIP_N };
+extern uint64_t mgmt_pcapip[PCAPIP_N];
+extern const char *const mgmt_pcapip_names[PCAPIP_N];
+/* pcapip.c: listen on pcap_over_ip's TCP port if set; 0 or -1. */
+int pcapip_init(void);
+/* pcapip.c: 1 if dport is PCAP-over-IP's. */
+int pcapip_ours(uint16_t dport);
+/* pcapip.c: from the poll loop: the captured frames to the client, as its
+ * window takes them; a stalled client reset. Returns work done. */
+int pcapip_poll(void);
 
 /* Longest wait before asking DHCP again after leases refused in a row, s:
  * RFC 2131 4.1's 64 s bound on retransmission delays. */

@@ -65,7 +65,7 @@ FUZZ_LDFLAGS_ptpport := $(FUZZ_KLD) -lm
 # port clocks it stamps with); their data and bss are kernel state too
 # (sections.ld).
 FUZZ_LWIP_OBJ := $(LWIP_FILES:%=$(FUZZ_DIR)/obj/lwip/%.o) $(FUZZ_DIR)/obj/cJSON.o \
-	$(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard net/lwip/*.c apps/rr/*.c) apps/mgmt/http.c \
+	$(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard net/lwip/*.c apps/rr/*.c) apps/mgmt/http.c apps/mgmt/pcapip.c \
 	apps/mgmt/capture.c drivers/net/capture.c net/bpf.c net/pcapng.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c)
 FUZZ_SRC_lwip := $(FUZZ_KOBJ) $(FUZZ_LWIP_OBJ)
 FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Inet/lwip -I$(LWIP)/include
