@@ -102,8 +102,8 @@ static int fetch(struct replay_port *t, struct nic *nic)
 {
 	while (!t->last_pass_done) {
 		if (!pcapfile_next(&file, &t->cur, &t->next)) {
-			t->loops++;
-			t->last_pass_done = replay_cfg.loop && t->loops >= (uint64_t)replay_cfg.loop;
+			t->loops++;	/* the last pass, or one that had nothing to send (every frame past the MTU) */
+			t->last_pass_done = (replay_cfg.loop && t->loops >= (uint64_t)replay_cfg.loop) || !t->scheduled;
 			if (t->last_pass_done)
 				return 0;
 			pcapfile_rewind(&file, &t->cur);
