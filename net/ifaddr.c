@@ -12,6 +12,7 @@
 #include "net/ipv4.h"
 
 struct ifaddr ifaddrs[IFADDR_PORTS];
+struct ifaddr6_own ifaddr6_own[IFADDR6_SLOTS];
 uint64_t ifaddr4_hint;
 uint32_t ifaddr_gen;
 
@@ -107,6 +108,32 @@ int ifaddr6_check(int port, const uint8_t a[16], int len, char *err, size_t errl
 	return 0;
 }
 
+/* ifaddr6_own from every port's addresses (a link-local of all zero is none). */
+static void own6_build(void)
+{
+	static const uint8_t zero[16];
+	memset(ifaddr6_own, 0, sizeof(ifaddr6_own));
+	for (int p = 0; p < IFADDR_PORTS; p++)
+		for (int i = -1; i < ifaddrs[p].n6; i++) {
+			const uint8_t *a = i < 0 ? ifaddrs[p].ll6 : ifaddrs[p].v6[i].addr;
+			uint64_t lo, hi;
+			if (!memcmp(a, zero, 16) || ifaddr6_port_of(a) >= 0)
+				continue;
+			memcpy(&lo, a, 8);
+			memcpy(&hi, a + 8, 8);
+			unsigned h = ifaddr6_hash(lo, hi);
+			while (ifaddr6_own[h].port1)
+				h = (h + 1) % IFADDR6_SLOTS;
+			ifaddr6_own[h] = (struct ifaddr6_own){ .lo = lo, .hi = hi, .port1 = (uint8_t)(p + 1) };
+		}
+}
+
+void ifaddr6_set_changed(void)
+{
+	own6_build();
+	__atomic_fetch_add(&ifaddr_gen, 1, __ATOMIC_RELEASE);
+}
+
 void ifaddr6_link_local(int port, const uint8_t mac[6])
 {
 	uint8_t *a = ifaddrs[port].ll6;
@@ -120,25 +147,7 @@ void ifaddr6_link_local(int port, const uint8_t mac[6])
 	a[13] = mac[3];
 	a[14] = mac[4];
 	a[15] = mac[5];
-}
-
-int ifaddr6_on_port(int port, const uint8_t a[16])
-{
-	const struct ifaddr *ia = &ifaddrs[port];
-	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
-		return !memcmp(a, ia->ll6, 16);
-	for (int i = 0; i < ia->n6; i++)
-		if (!memcmp(a, ia->v6[i].addr, 16))
-			return 1;
-	return 0;
-}
-
-int ifaddr6_port_of(const uint8_t a[16])
-{
-	for (int p = 0; p < IFADDR_PORTS; p++)
-		if (ifaddr6_on_port(p, a))
-			return p;
-	return -1;
+	ifaddr6_set_changed();
 }
 
 #define IP_FORMS	"not A.B.C.D/LEN[,gw=A.B.C.D][,ADDR6/LEN...] or dhcp"
@@ -197,6 +206,7 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 	struct ifaddr ia = { 0 };
 	if (!strcmp(v, "dhcp")) {
 		ifaddrs[port] = (struct ifaddr){ .dhcp = 1 };
+		ifaddr6_set_changed();
 		return 0;
 	}
 	for (const char *s = v;; s++) {
@@ -215,6 +225,7 @@ static int parse_ip(int port, const char *v, char *err, size_t errlen)
 	ia.v4.addr = 0;
 	memcpy(ia.ll6, ifaddrs[port].ll6, 16);
 	ifaddrs[port] = ia;
+	ifaddr6_set_changed();
 	if (a)
 		ifaddr4_set(port, a, ia.v4.len);
 	return 0;

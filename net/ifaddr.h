@@ -6,6 +6,7 @@
 #define NET_IFADDR_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define IFADDR_PORTS	8	/* = NIC_MAX_PORTS (drivers/net/nic.h, above net/) */
 
@@ -60,12 +61,45 @@ int ifaddr4_directed_broadcast(uint32_t addr);
  * a prefix no other port has. 0, or -1 with what is wrong in err. */
 int ifaddr6_check(int port, const uint8_t a[16], int len, char *err, size_t errlen);
 /* Port's link-local address fe80::/64 with the modified EUI-64 interface
- * identifier of mac (RFC 4291 2.5.6 and appendix A, RFC 4862 5.3). */
+ * identifier of mac (RFC 4291 2.5.6 and appendix A, RFC 4862 5.3);
+ * ifaddr6_set_changed follows. */
 void ifaddr6_link_local(int port, const uint8_t mac[6]);
-/* 1 if a is one of port's IPv6 addresses (link-local or global). */
-int ifaddr6_on_port(int port, const uint8_t a[16]);
+
+/* Every port's IPv6 addresses (global and link-local) by a hash of the
+ * whole address, open addressing: "is this ours, and whose" in one probe
+ * for most addresses, as the fast path asks it of every frame's source
+ * and destination. Rebuilt whenever a port's IPv6 addresses change. */
+#define IFADDR6_SLOTS	64	/* power of 2, > 1.5 x IFADDR_PORTS x (IFADDR6_MAX + 1) */
+struct ifaddr6_own {
+	uint64_t lo, hi;	/* the address's two halves as in memory */
+	uint8_t port1;		/* its port + 1; 0: a free slot */
+};
+extern struct ifaddr6_own ifaddr6_own[IFADDR6_SLOTS];
+
+static inline unsigned ifaddr6_hash(uint64_t lo, uint64_t hi)
+{
+	return (unsigned)(((lo ^ hi * 31) * 0x9e3779b97f4a7c15ull) >> 58);	/* 6 bits: IFADDR6_SLOTS */
+}
 /* The port a is an IPv6 address of, or -1. */
-int ifaddr6_port_of(const uint8_t a[16]);
+static inline int ifaddr6_port_of(const uint8_t a[16])
+{
+	uint64_t lo, hi;
+	memcpy(&lo, a, 8);
+	memcpy(&hi, a + 8, 8);
+	for (unsigned h = ifaddr6_hash(lo, hi);; h = (h + 1) % IFADDR6_SLOTS) {
+		const struct ifaddr6_own *o = &ifaddr6_own[h];
+		if (!o->port1 || (o->lo == lo && o->hi == hi))
+			return o->port1 - 1;
+	}
+}
+/* After a port's IPv6 addresses changed (ifaddrs[].v6, n6, ll6):
+ * ifaddr6_own rebuilt, ifaddr_gen moved on. Not while a port routes. */
+void ifaddr6_set_changed(void);
+/* 1 if a is one of port's IPv6 addresses (link-local or global). */
+static inline int ifaddr6_on_port(int port, const uint8_t a[16])
+{
+	return ifaddr6_port_of(a) == port;
+}
 
 /* Moves on whenever an address is set (ifaddr4_set), and when fwd has
  * built its routes: what a fast path remembered about destinations is

@@ -315,8 +315,9 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	struct l3_core *core = burst_start(nic, q);
 	uint64_t our = 0;
 	memcpy(&our, nic->mac, ETH_ALEN);
+	int v6 = fwd_l3_v6[nic->port];
 	for (int i = 0; i < n;) {
-		if ((i = fast_run(core, pkts, i, n, our)) == n)
+		if ((i = fast_run(core, pkts, i, n, our)) == n || (v6 && (i = l3v6_fast_run(core, pkts, i, n, our)) == n))
 			break;
 		frame_input(core, nic, pkts[i++], now);
 	}

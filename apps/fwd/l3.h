@@ -69,6 +69,21 @@ struct dst_slot {
 };
 #define DST_SLOTS	16	/* per core, by a hash of the destination */
 
+/* dst_slot's IPv6 kin, for l3v6_fast_run: an IPv6 destination the full
+ * path forwarded a frame to (not ours, not multicast, not link-local nor
+ * martian, routed out of `out` to a REACHABLE neighbor). Valid while
+ * epoch equals the core's, as dst_slot (nd.c moves it on whenever an
+ * entry leaves REACHABLE or its MAC changes). */
+struct dst6_slot {
+	uint64_t lo, hi;	/* the destination's two halves as in the header */
+	uint64_t epoch;
+	uint64_t mac_lo;	/* the next hop's MAC and the first 2 bytes of ours */
+	uint32_t mac_hi;	/* the last 4 bytes of ours */
+	uint32_t room;		/* out port's MTU less IPV6_HLEN: the largest payload length */
+	int out;
+	struct txb *b;		/* out port's batch */
+};
+
 /* One core's router state: each core routes with its own ARP table, TX
  * batches and ICMP rate buckets (so the rate limit is per core). ncpus of
  * them from free pages once a port routes (l3_cores_alloc): 62 KB a core
@@ -92,6 +107,7 @@ struct l3_core {
 	uint64_t epoch;		/* see struct dst_slot */
 	uint32_t gen;		/* the ifaddr_gen epoch last moved on for */
 	struct dst_slot dst[DST_SLOTS];
+	struct dst6_slot dst6[DST_SLOTS];
 	struct neigh_mbox mbox[MAX_CPUS];	/* bindings other cores learnt, by poster (neigh.c) */
 	int drains;		/* this core runs the timer pass, which reads mbox */
 };
@@ -151,6 +167,11 @@ void l3_forward(struct l3_core *c, struct pkt *p, int port, const uint8_t mac[ET
  * core (l3v6.c). Returns the drop reason, or -1 when the frame went on
  * (local, nd, queued or held). */
 int ipv6_input(struct nic *nic, struct pkt *p, uint64_t now);
+/* Forward pkts[i..n) of a burst on core c while each is an IPv6 frame
+ * the full path would forward for reasons seen at once (l3v6.c); our:
+ * the receiving port's MAC in the low 48 bits. Returns the index of the
+ * first frame that is not (ipv6_input's or ipv4's). */
+int l3v6_fast_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our);
 
 /* Rewrite a routed IPv6 frame for its next hop (mac), hop limit less one,
  * and queue it out of port on core c. */

@@ -75,6 +75,105 @@ static int ipv6_local(struct nic *nic, struct pkt *p, struct ipv6_hdr *ip, size_
 	return -1;
 }
 
+/* The IPv6 header fields that end the fast path's frames early, beside
+ * the destination's slot: Next Header values of the headers
+ * ipv6_ext_walk examines (Hop-by-Hop 0, Routing 43, Fragment 44, AH 51,
+ * Destination Options 60), as bits of a mask of the values below 64. */
+#define EXT_HDRS	(1ull << IP6_HOPOPTS | 1ull << IP6_ROUTING | 1ull << IP6_FRAGMENT | 1ull << IP6_AH | \
+			 1ull << IP6_DSTOPTS)
+
+static inline __attribute__((always_inline)) unsigned dst6_slot_of(uint64_t hi)
+{
+	return ((uint32_t)(hi >> 32) * 2654435761u) >> 28;	/* 4 bits: DST_SLOTS */
+}
+
+/* Remember ip's destination for l3v6_fast_run: its frame was just
+ * forwarded out of port out to mac, a REACHABLE neighbor (unless that
+ * batch is mixed). */
+static void dst6_remember(struct l3_core *c, const struct ipv6_hdr *ip, int out, const uint8_t mac[ETH_ALEN])
+{
+	uint64_t lo, hi;
+	uint8_t hdr[12];
+	if (c->tx[out].mixed || nics[out]->mtu < IPV6_HLEN)
+		return;	/* the fast path writes no kinds; see l3_tx_typed */
+	memcpy(&lo, ip->daddr, 8);
+	memcpy(&hi, ip->daddr + 8, 8);
+	struct dst6_slot *ds = &c->dst6[dst6_slot_of(hi)];
+	memcpy(hdr, mac, ETH_ALEN);
+	memcpy(hdr + ETH_ALEN, nics[out]->mac, ETH_ALEN);
+	memcpy(&ds->mac_lo, hdr, 8);
+	memcpy(&ds->mac_hi, hdr + 8, 4);
+	ds->lo = lo;
+	ds->hi = hi;
+	ds->room = nics[out]->mtu - IPV6_HLEN;
+	ds->out = out;
+	ds->b = &c->tx[out];
+	ds->epoch = c->epoch;
+}
+
+/* 1 if source lo:hi (its two halves as in the header) may be forwarded
+ * by the fast path: a global unicast address that is not ours (no
+ * ff00::/8, fe80::/10, nothing in ::/64: ::, ::1 and ::ffff:0:0/96 among
+ * it; those go the full path, whose checks say which). */
+static int fast_src6(uint64_t lo, uint64_t hi)
+{
+	uint8_t a[16];
+	memcpy(a, &lo, 8);
+	memcpy(a + 8, &hi, 8);
+	return lo && !ipv6_multicast(a) && !ipv6_link_local(a) && ifaddr6_port_of(a) < 0;
+}
+
+/* The full path's way for a forwarded frame, for what can be seen at
+ * once: to our MAC, IPv6, no extension header the walk would examine,
+ * hop limit > 1, the payload length within the frame and the out port's
+ * MTU, a valid source (fast_src6; a frame from the source of the one
+ * before it needs it not checked again) and a destination remembered in
+ * this epoch (struct dst6_slot). */
+int l3v6_fast_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our)
+{
+	const uint64_t epoch = c->epoch;
+	const struct dst6_slot *ds = 0;
+	uint64_t src_lo = 0, src_hi = 0;	/* the last source found valid; src_lo 0: none (no valid one has it) */
+	for (; i < n; i++) {
+		struct pkt *p = pkts[i];
+		uint8_t *d = p->data;	/* a whole buffer: the bytes read exist */
+		uint8_t *ip = d + ETH_HLEN;
+		uint64_t w0, s_lo, s_hi, d_lo, d_hi;
+		uint32_t w3;
+		memcpy(&w0, d, 8);		/* destination MAC, 2 bytes more */
+		memcpy(&w3, d + 12, 4);		/* EtherType, version, traffic class */
+		memcpy(&s_lo, ip + 8, 8);
+		memcpy(&s_hi, ip + 16, 8);
+		memcpy(&d_lo, ip + 24, 8);
+		memcpy(&d_hi, ip + 32, 8);
+		if (!ds || d_lo != ds->lo || d_hi != ds->hi) {
+			ds = &c->dst6[dst6_slot_of(d_hi)];
+			if (d_lo != ds->lo || d_hi != ds->hi || ds->epoch != epoch)
+				break;
+		}
+		if (s_lo != src_lo || s_hi != src_hi || !src_lo) {
+			if (!fast_src6(s_lo, s_hi))
+				break;
+			src_lo = s_lo;
+			src_hi = s_hi;
+		}
+		uint32_t pl = get16(ip + 4);
+		uint8_t nh = ip[6];
+		if ((((w0 ^ our) << 16) | ((w3 & 0xf0ffff) ^ 0x60dd86)) || ip[7] <= 1 || pl > ds->room ||
+		    pl + IPV6_HLEN + ETH_HLEN > p->len || (nh < 64 && (EXT_HDRS >> nh & 1)))
+			break;
+		struct txb *b = ds->b;
+		p->len = (uint16_t)(pl + IPV6_HLEN + ETH_HLEN);
+		memcpy(d, &ds->mac_lo, 8);
+		memcpy(d + 8, &ds->mac_hi, 4);
+		ip[7]--;
+		if (b->n == TXB_MAX)
+			l3_tx_flush(ds->out);
+		b->p[b->n++] = p;
+	}
+	return i;
+}
+
 /* The route and the next hop of a packet to forward. */
 static int ipv6_route(struct nic *nic, struct pkt *p, struct ipv6_hdr *ip, size_t len,
 		      const struct ipv6_walk *w, uint64_t now)
@@ -99,7 +198,11 @@ static int ipv6_route(struct nic *nic, struct pkt *p, struct ipv6_hdr *ip, size_
 	}
 	static const uint8_t zero[16];
 	const uint8_t *hop = memcmp(l3_nh6[nh].gw, zero, 16) ? l3_nh6[nh].gw : ip->daddr;
-	return nd_resolve(nd_find(out, hop), out, hop, p, now);
+	struct nd_entry *e = nd_find(out, hop);
+	int v = nd_resolve(e, out, hop, p, now);
+	if (v == -1 && e && e->state == ND_REACHABLE)	/* forwarded, not held */
+		dst6_remember(l3_me(), ip, out, e->mac);
+	return v;
 }
 
 int ipv6_input(struct nic *nic, struct pkt *p, uint64_t now)
@@ -132,7 +235,8 @@ int ipv6_input(struct nic *nic, struct pkt *p, uint64_t now)
 			icmp6_error(nic, p, ICMP6_PARAM_PROB, (uint8_t)code, (uint32_t)w.ptr, 0, now);
 		return ext_verdict[v].drop;
 	}
-	if (mcast || (ipv6_link_local(ip->daddr) ? ifaddr6_on_port(nic->port, ip->daddr) : ifaddr6_port_of(ip->daddr) >= 0))
+	int own = ifaddr6_port_of(ip->daddr);
+	if (mcast || (ipv6_link_local(ip->daddr) ? own == nic->port : own >= 0))
 		return ipv6_local(nic, p, ip, len, &w);
 	if (ipv6_unspec_or_loopback(ip->saddr, 0))
 		return FWD_DROP_ip6_martian_src;	/* :: is for DAD, to us */

@@ -116,6 +116,7 @@ static void nd_set(struct nd_entry *e, int st, const uint8_t *mac)
 	if (mac)
 		memcpy(e->mac, mac, ETH_ALEN);
 	e->state = (uint8_t)st;
+	l3_me()->epoch++;	/* the fast path's destinations through e go the full path */
 	if (st == ND_REACHABLE)
 		e->confirmed_tsc = rdtsc();
 	for (int i = 0; i < e->nheld; i++)
@@ -143,8 +144,8 @@ void nd_apply(const struct neigh_msg *m)
 		return;
 	if (e->state == ND_INCOMPLETE)
 		nd_set(e, solicited ? ND_REACHABLE : ND_STALE, m->mac);
-	else if (!override && !same)
-		e->state = e->state == ND_REACHABLE ? ND_STALE : e->state;
+	else if (!override && !same && e->state == ND_REACHABLE)
+		nd_set(e, ND_STALE, 0);
 	else if (solicited)
 		nd_set(e, ND_REACHABLE, same ? 0 : m->mac);
 	else if (!same)
@@ -291,6 +292,7 @@ static int nd_timer(struct nd_entry *e, uint64_t now)
 {
 	if (e->state == ND_REACHABLE && now - e->confirmed_tsc > tsc.hz / 1000 * ND_REACHABLE_MS) {
 		e->state = ND_STALE;
+		l3_me()->epoch++;	/* its next use starts DELAY (7.3.3): the full path's */
 		return 0;
 	}
 	if ((e->state != ND_INCOMPLETE && e->state != ND_DELAY && e->state != ND_PROBE) || now < e->timer_tsc)

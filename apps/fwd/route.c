@@ -255,7 +255,10 @@ static int l3_ports(void)
 			if (ia->v4.addr)
 				printf("fwd: ip%d=%s/%u: no port%d; ignored\n", p, ipv4_str(a, ia->v4.addr), ia->v4.len, p);
 			ia->v4.addr = 0;
-			ia->n6 = 0;
+			if (ia->n6) {
+				ia->n6 = 0;
+				ifaddr6_set_changed();
+			}
 			continue;
 		}
 		if (!app_runs_on(&app_fwd, p))
