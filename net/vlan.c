@@ -3,17 +3,12 @@
 #include "net/bytes.h"
 #include "net/vlan.h"
 
-static int is_tpid(uint16_t t)
-{
-	return t == ETHERTYPE_VLAN || t == ETHERTYPE_QINQ || t == ETHERTYPE_QINQ_OLD;
-}
-
 void vlan_parse(const uint8_t *d, uint32_t len, struct vlan_tags *v)
 {
 	v->n = 0;
 	v->l3 = 14;
 	v->type = len < 14 ? 0 : (uint16_t)get16(d + 12);
-	while (v->n < 2 && is_tpid(v->type) && v->l3 + VLAN_HLEN <= len) {
+	while (v->n < 2 && vlan_is_tpid(v->type) && v->l3 + VLAN_HLEN <= len) {
 		v->tci[v->n++] = (uint16_t)get16(d + v->l3);
 		v->type = (uint16_t)get16(d + v->l3 + 2);
 		v->l3 += VLAN_HLEN;

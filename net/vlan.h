@@ -12,6 +12,12 @@
 #define VLAN_NONE	0xffff	/* no tag (Linux pktgen's vlan_id off) */
 #define VLAN_TABLE_MAX	16	/* (outer, inner) VID pairs counted per table */
 
+/* 1 if EtherType t is one of the three TPIDs above. */
+static inline int vlan_is_tpid(uint16_t t)
+{
+	return t == ETHERTYPE_VLAN || t == ETHERTYPE_QINQ || t == ETHERTYPE_QINQ_OLD;
+}
+
 /* TCI = PCP (3 bits) | DEI, Linux's cfi (1) | VID (12). */
 static inline uint16_t vlan_tci(uint16_t vid, unsigned dei, unsigned pcp)
 {

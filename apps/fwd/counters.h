@@ -21,7 +21,7 @@
 	X(ip6_hbh_option) X(ip6_hop_limit) X(ip6_no_route) X(ip6_too_big) X(icmp6_bad_csum) \
 	X(nd_hop_limit) X(nd_bad_code) X(nd_too_short) X(nd_mcast_target) X(nd_bad_option) \
 	X(nd_dad_bad) X(nd_na_solicited_mcast) X(nd_not_ours) X(nd_unresolved) X(nd_queue_full) \
-	X(nd_table_full)
+	X(nd_table_full) X(vlan_unknown)
 
 /* Things the L3 router does besides handling received frames: frames of
  * its own (ICMP errors, ARP requests and replies) and why some were not sent. */

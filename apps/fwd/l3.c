@@ -23,6 +23,7 @@
 #include "kernel/time.h"
 #include "net/ifaddr.h"
 #include "net/ipv4.h"
+#include "net/vlan.h"
 
 /* The verdicts of ipv4_input's steps besides a drop reason (>= 0). */
 #define L3_TAKEN	(-1)	/* the frame went on: local, queued or held */
@@ -274,16 +275,38 @@ struct l3_core *burst_start(struct nic *nic, int q)
 	return core;
 }
 
-/* A frame fast_run left: ARP to neigh.c, IPv4 to our MAC to ipv4_input,
- * IPv6 to ipv6_input (l3v6.c) on a port with an IPv6 address, the rest
- * dropped. */
+/* A tagged frame on a routed port (its first EtherType a TPID): a
+ * priority tag, one C-tag with the null VLAN ID 0, comes off (IEEE
+ * 802.1Q-2018 9.6: it carries priority only, and the frame is classified
+ * as an untagged one, 6.9) and the EtherType under it is returned; a
+ * frame of any other VLAN has no sub-interface here: 0 (vlan_unknown). */
+static uint16_t vlan_untag(struct pkt *p)
+{
+	uint8_t *d = p->data;
+	if (p->len < ETH_HLEN + VLAN_HLEN || get16(d + 12) != ETHERTYPE_VLAN || (get16(d + ETH_HLEN) & 0xfff) ||
+	    vlan_is_tpid((uint16_t)get16(d + ETH_HLEN + 2)))
+		return 0;
+	memmove(d + VLAN_HLEN, d, 2 * ETH_ALEN);
+	p->data = d + VLAN_HLEN;
+	p->len = (uint16_t)(p->len - VLAN_HLEN);
+	return (uint16_t)get16(p->data + 12);
+}
+
+/* A frame fast_run left: a priority tag taken off, another VLAN's frame
+ * dropped, ARP to neigh.c, IPv4 to our MAC to ipv4_input, IPv6 to
+ * ipv6_input (l3v6.c) on a port with an IPv6 address, the rest dropped. */
 static inline __attribute__((always_inline))
 void frame_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t now)
 {
-	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
 	int why;
-	uint16_t type = p->len >= ETH_HLEN ? ntoh16(eth->type) : 0;
+	uint16_t type = p->len >= ETH_HLEN ? (uint16_t)get16(p->data + 12) : 0;
 	int v4 = ifaddrs[nic->port].v4.addr != 0;
+	if (vlan_is_tpid(type) && !(type = vlan_untag(p))) {
+		fwd_drop(nic->port, FWD_DROP_vlan_unknown, 1);
+		pkt_free(p);
+		return;
+	}
+	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
 	if (type == ETHERTYPE_ARP && v4) {
 		arp_input(nic, p);
 		return;

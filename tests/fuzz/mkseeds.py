@@ -85,6 +85,36 @@ def router_burst_program():
     return prog + bytes([4, 20])
 
 
+def router_v6_burst_program():
+    """fuzz_router ops for the IPv6 fast path (apps/fwd/l3v6.c) and the
+    router's VLAN tags: a frame to 2001:db8:3::5 held while port 1 resolves
+    2001:db8:2::2 (an NA answers the NS), then bursts (flag 32) of such
+    frames with, among them, hop limit 1, our own source, a link-local
+    source, a Hop-by-Hop header, a cut frame, a priority tag (802.1Q VID
+    0), VLAN 100 and a double tag; the last burst again."""
+    from scapy.layers.inet6 import ICMPv6ND_NA, ICMPv6NDOptDstLLAddr, IPv6, IPv6ExtHdrHopByHop
+    h = "02:00:00:00:00:01"
+
+    def u(tag=None, **kw):
+        ip = IPv6(**{"src": "2001:db8:1::2", "dst": "2001:db8:3::5", **kw}) / UDP(sport=1000, dport=2000) / \
+            Raw(b"x" * 26)
+        eth = Ether(src=h, dst=MAC0)
+        return raw(eth / tag / ip if tag is not None else eth / ip)
+    fwd = u()
+    na = raw(Ether(src="02:00:00:00:00:22", dst=MAC1) / IPv6(src="2001:db8:2::2", dst="fe80::ff:fe00:11", hlim=255) /
+             ICMPv6ND_NA(tgt="2001:db8:2::2", R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr="02:00:00:00:00:22"))
+    hbh = raw(Ether(src=h, dst=MAC0) / IPv6(src="2001:db8:1::2", dst="2001:db8:3::5") / IPv6ExtHdrHopByHop() /
+              UDP(sport=1000, dport=2000) / Raw(b"x" * 26))
+    odd = [u(hlim=1), u(src="2001:db8:2::1"), u(src="fe80::2"), hbh, fwd[:-3], u(tag=Dot1Q(vlan=0, prio=5)),
+           u(tag=Dot1Q(vlan=100)), u(tag=Dot1Q(vlan=5) / Dot1Q(vlan=6))]
+    op = lambda port, flags, f: bytes([port, flags, (len(f) + 6) // 7]) + f + bytes(-len(f) % 7)
+    prog = op(0, 1, fwd) + op(1, 1, na)
+    last = [x for o in odd for x in (fwd, o)] + [fwd]
+    for burst in ([fwd] * 4, last, last):
+        prog += b"".join(op(0, 1 | (32 if k else 0), f) for k, f in enumerate(burst))
+    return prog + bytes([4, 20])
+
+
 def lwip_programs():
     """fuzz_lwip programs: ARP from the peer first (lwIP learns it), then
     ping, UDP to rr's port, echo and sockperf, and TCP sessions to rr and to
@@ -287,7 +317,8 @@ def main():
     write("ipv4", ip)
     write("icmp", [bytes([11, 0, 100]) + f for f in frames] + [bytes([3, 0, 100]) + f for f in frames[:4]])
     write("arp", [f for f in frames if f[12:14] == b"\x08\x06"])
-    write("router", [router_program([f]) for f in frames] + [router_program(test_frames()[:5]), router_burst_program()])
+    write("router", [router_program([f]) for f in frames] + [router_program(test_frames()[:5]), router_burst_program(),
+                      router_v6_burst_program()])
     write("pcicap", pci_spaces())
     write("cmdline", [s.encode() for s in (
         "app=fwd stats=0 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99",

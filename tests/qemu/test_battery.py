@@ -91,6 +91,12 @@ def classify(f, mac0):
     if len(f) < 14:
         return "runt"
     et = f[12:14]
+    if et in (b"\x81\x00", b"\x88\xa8", b"\x91\x00"):
+        # A priority tag (802.1Q, VID 0) comes off; no other VLAN has a sub-interface.
+        if et == b"\x81\x00" and len(f) >= 18 and f[14] & 15 == 0 and f[15] == 0 and \
+                f[16:18] not in (b"\x81\x00", b"\x88\xa8", b"\x91\x00"):
+            return classify(f[:12] + f[16:], mac0)
+        return "vlan_unknown"
     if et == b"\x08\x06":
         a = f[14:]
         if (len(f) < 42 or a[0:2] != b"\0\1" or a[2:4] != b"\x08\0" or a[4] != 6 or a[5] != 4
@@ -363,6 +369,10 @@ def kinds(mac0):
         ("to_other_mac", raw(Ether(src=H0_MAC, dst="02:00:00:00:00:99") / IP(src=H0_IP, dst="10.3.0.5") / UDP() /
                              Raw(bytes(32)))),
         ("vlan_tagged", raw(Ether(src=H0_MAC, dst=mac0) / Dot1Q(vlan=5) / IP(src=H0_IP, dst="10.3.0.5") / UDP())),
+        ("vlan_priority_tag", raw(Ether(src=H0_MAC, dst=mac0) / Dot1Q(vlan=0, prio=5) / IP(src=H0_IP, dst="10.3.0.5") /
+                                  UDP() / Raw(bytes(32)))),
+        ("vlan_priority_tag_qinq", raw(Ether(src=H0_MAC, dst=mac0) / Dot1Q(vlan=0) / Dot1Q(vlan=6) /
+                                       IP(src=H0_IP, dst="10.3.0.5") / UDP())),
         ("qinq", raw(Ether(src=H0_MAC, dst=mac0, type=0x88a8) / Dot1Q(vlan=5) / Dot1Q(vlan=6) /
                      IP(src=H0_IP, dst="10.3.0.5") / UDP())),
         ("lldp", raw(Ether(src=H0_MAC, dst="01:80:c2:00:00:0e", type=0x88cc) / Raw(bytes(46)))),

@@ -1,20 +1,21 @@
-"""The IPv6 router's fast path (apps/fwd/l3v6.c, l3v6_fast_run), one
-e1000e boot, two ports on host stream sockets, frames made and checked
-with scapy.
+"""The IPv6 router's fast path (apps/fwd/l3v6.c, l3v6_fast_run) and the
+router's VLAN tags (apps/fwd/l3.c, vlan_untag), one e1000e boot, two
+ports on host stream sockets, frames made and checked with scapy.
 
 Once a frame to a destination has been forwarded to a REACHABLE neighbor,
 later frames to it take the fast path; every frame in a burst that the
 full path would not forward must still leave it and end in its own
 counter, with its ICMPv6 error where RFC 4443 asks. A neighbor's new MAC
 (an NA with the override flag, RFC 4861 7.2.5) must reach frames to a
-remembered destination at once."""
+remembered destination at once. A priority-tagged frame (802.1Q VID 0) is
+routed as untagged; a frame of another VLAN counts vlan_unknown."""
 import os
 import re
 import sys
 import time
 
 import pytest
-from scapy.all import UDP, Ether, Raw, raw
+from scapy.all import ARP, IP, UDP, Dot1Q, Ether, Raw, raw
 from scapy.layers.inet6 import (HBHOptUnknown, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, ICMPv6TimeExceeded,
                                 IPv6, IPv6ExtHdrHopByHop)
 
@@ -180,3 +181,30 @@ def test_new_neighbor_mac_reaches_a_remembered_destination(r):
         r.p[0].send([v6(r, 310 + i) for i in range(8)])
         got = r.routed(8)
         assert [g.dst for g in got] == [mac] * 8, [g.dst for g in got]
+
+
+def test_priority_tag_routed_other_vlans_counted(r):
+    """IPv4 and IPv6 frames with a priority tag (802.1Q VID 0) are routed,
+    untagged, and a priority-tagged ARP reply resolves the IPv4 next hop;
+    VLAN 100 and QinQ frames count vlan_unknown."""
+    before = r.fwd()
+    v4 = Ether(src=H0_MAC, dst=r.mac[0]) / Dot1Q(vlan=0, prio=3) / IP(src="10.1.0.2", dst="10.3.0.5", id=77) / \
+        UDP(sport=1, dport=2) / Raw(b"x" * 32)
+    r.p[0].send([raw(v4)])
+    req = r.routed(1)
+    assert req and ARP in req[0] and req[0][ARP].pdst == "10.2.0.2", req
+    r.p[1].send([raw(Ether(src=H1_MAC, dst=r.mac[1]) / Dot1Q(vlan=0) /
+                     ARP(op=2, hwsrc=H1_MAC, psrc="10.2.0.2", hwdst=r.mac[1], pdst="10.2.0.1"))])
+    got = r.routed(1)
+    assert got and IP in got[0] and got[0][IP].id == 77 and Dot1Q not in got[0], got
+    assert got[0][IP].ttl == 63 and got[0].dst == H1_MAC
+    r.p[0].send([v6(r, 400, tag=Dot1Q(vlan=0, prio=5)), v6(r, 401, tag=Dot1Q(vlan=100)),
+                 raw(Ether(src=H0_MAC, dst=r.mac[0]) / Dot1Q(vlan=100) / IP(src="10.1.0.2", dst="10.3.0.5") / UDP()),
+                 v6(r, 402, tag=Dot1Q(vlan=5) / Dot1Q(vlan=6)), v6(r, 403)])
+    got = r.routed(2)
+    assert out_seqs(got) == [400, 403] and all(Dot1Q not in g and g[IPv6].hlim == 63 for g in got), got
+    time.sleep(0.3)
+    after = r.fwd()
+    assert after["forwarded"] - before["forwarded"] == 3
+    assert after["vlan_unknown"] - before.get("vlan_unknown", 0) == 3
+    assert after["rx"] - before["rx"] == 6
