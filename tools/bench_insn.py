@@ -20,7 +20,8 @@ figure is instructions / frames received between the two readings (the
 whole guest: drivers, app, poll loop, interrupts, timers). Also the
 forwarded (or received) pps and the appliance's CPU% in the same window.
 Targets (docs/benchmarks.md): l2 <= 100, l3 <= 200 with napi at max rate; l2 at
-20 kpps <= 300. Prints a table, saves build/bench/insn.csv; never fails.
+20 kpps <= 300; l3v6 and l3v6m <= 1.2x l3 and l3m (the ratios printed
+after the table). Prints a table, saves build/bench/insn.csv; never fails.
 Usage: bench_insn.py [profile] [nic ...] [path ...] [napi|busy] [max|Nkpps]
 (default: every run). With `profile`, QEMU's hotblocks plugin runs beside
 it and tools/insncount/profile.py prints each run's per-function table,
@@ -58,6 +59,7 @@ IPS = {"l3": ("10.1.0.2", "10.2.0.2"), "l3m": ("10.1.0.2-10.1.0.65", "10.2.0.2-1
 ROUTED = ("l3", "l3m", "l3v6", "l3v6m")
 NICS = ("e1000e", "igb", "virtio-net-pci")
 TARGET = {("l2", "napi", "max"): 100, ("l3", "napi", "max"): 200, ("l2", "napi", "20kpps"): 300}
+V6_RATIO = 1.2   # l3v6 / l3 and l3v6m / l3m at most (issue #26), printed after the table
 
 
 def size(path):
@@ -224,6 +226,12 @@ def main():
             t = TARGET.get((path, poll, rate))
             print(f"{nic:14} {path:7} {poll:5} {rate:>7} {r['size']:>4} {r['frames']:>8} {r['insns_per_frame']:>11.1f} "
                   f"{r['kpps']:>7.1f} {r['cpu_pct']:>6.1f} {'<= %d' % t if t else '':>7}", flush=True)
+    per = {(r["nic"], r["path"]): r["insns_per_frame"] for r in rows if r["poll"] == "napi" and r["rate"] == "max"}
+    for nic in nics:
+        for v6, v4 in (("l3v6", "l3"), ("l3v6m", "l3m")):
+            if per.get((nic, v4)) and (nic, v6) in per:
+                print(f"{nic}: {v6} / {v4} = {per[(nic, v6)] / per[(nic, v4)]:.2f}x IPv4's instructions per frame "
+                      f"(target <= {V6_RATIO}x)")
     if "profile" in args:
         for r in rows:
             print_profile(r)
