@@ -4,6 +4,7 @@ its ports dropping (counted), never forwarding."""
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import threading
@@ -13,7 +14,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
-from netio import StreamPort, frame  # noqa: E402
+from netio import StreamPort, frame, vlan_frame  # noqa: E402
 from qemurun import Qemu  # noqa: E402
 
 PROMPT = "linerate> "
@@ -370,3 +371,20 @@ def test_l2_short_frames_padded(box):
             break
         time.sleep(0.2)
     assert e["tx_packets"] == "3" and e["tx_sent"] == "3", e
+
+
+def test_l2_tagged_frames_pass_untouched(box):
+    """fwd L2 passes tagged frames as they came: 802.1Q VLAN 100, a
+    priority tag (PCP 5, VID 0: only the router takes that off) and QinQ
+    (802.1ad S-tag 22 over C-tag 100), byte for byte, counted forwarded."""
+    b = box("app=fwd pairs=0-1", nports=2)
+    inner = frame(56, seq=3)
+    qinq = inner[:12] + struct.pack(">HHHH", 0x88A8, 22, 0x8100, 100) + inner[12:]
+    frames = [vlan_frame(64, seq=1, vid=100), vlan_frame(64, seq=2, vid=0xA000), qinq]
+    got = []
+    r = threading.Thread(target=lambda: got.extend(b.p[1].recv(3, timeout=30)))
+    r.start()
+    b.p[0].send(frames)
+    r.join()
+    assert got == frames, got
+    assert b.fwd()[0] == (3, 3), b.shell("fwd")
