@@ -27,6 +27,10 @@ KSRC := $(filter-out $(LWIP_APP_SRC),$(wildcard kernel/*.c run/*.c drivers/*/*.c
 	apps/*.c apps/*/*.c))
 KASM := boot/entry.S boot/ap.S kernel/vectors.S
 KOBJ := $(patsubst %,$(BUILD)/obj/%.o,$(KASM) $(KSRC)) $(BUILD)/obj/cJSON.c.o
+# The screen console's font, written as C at build time from a Debian
+# console font (console-setup-linux; tools/psf2c.py, kernel/font.h).
+FONT_PSF := /usr/share/consolefonts/Lat15-VGA16.psf.gz
+KOBJ += $(BUILD)/obj/$(BUILD)/gen/font8x16.c.o
 NEWLIB := $(SYSROOT)/lib/libc.a
 
 # lwIP 2.1.3 from Debian's source package (tools/fetch-lwip.sh), built with
@@ -93,6 +97,10 @@ $(BUILD)/obj/%.c.o: %.c $(NEWLIB) | $(LWIP_STAMP) $(CJSON)/cJSON.c
 DESCRIBE := $(BUILD)/describe
 $(shell mkdir -p $(BUILD) && { [ "$$(cat $(DESCRIBE) 2>/dev/null)" = '$(GIT_DESCRIBE)' ] || echo '$(GIT_DESCRIBE)' > $(DESCRIBE); })
 $(patsubst %,$(BUILD)/obj/%.o,$(shell grep -l '"kernel/version.h"' $(KSRC))): $(DESCRIBE)
+
+$(BUILD)/gen/font8x16.c: tools/psf2c.py
+	@mkdir -p $(dir $@)
+	$(PYTHON) tools/psf2c.py $(FONT_PSF) $@
 
 $(BUILD)/obj/%.S.o: %.S
 	@mkdir -p $(dir $@)

@@ -12,7 +12,7 @@
  * beyond this whole words are refused, never shortened (cmdline_cut). */
 #define BOOT_CMDLINE_MAX 16384
 /* sizeof(struct boot_info), for boot/entry.S, which copies it. */
-#define BOOT_INFO_SIZE (48 + 24 * BOOT_MMAP_MAX + BOOT_CMDLINE_MAX)
+#define BOOT_INFO_SIZE (48 + 32 + 24 * BOOT_MMAP_MAX + BOOT_CMDLINE_MAX)
 
 /* Boot path values, also used by boot/entry.S. */
 #define BOOT_MULTIBOOT2 1
@@ -47,6 +47,29 @@ struct mem_region {
 	uint32_t pad;
 };
 
+/* boot_fb.type: what the loader left on the screen. */
+#define BOOT_FB_NONE 0	/* nothing said (PVH, a loader without one) */
+#define BOOT_FB_RGB 1	/* a linear framebuffer, direct colour */
+#define BOOT_FB_TEXT 2	/* VGA text mode: 16-bit cells (Multiboot2 "EGA text") */
+#define BOOT_FB_OTHER 3	/* a palette (Multiboot2 type 0) or no framebuffer (GOP PixelBltOnly) */
+
+/*
+ * The screen the loader set up: the Multiboot2 framebuffer tag (type 8,
+ * Multiboot2 spec 3.6.12) or the UEFI GOP's mode (UEFI 2.10 12.9,
+ * EFI_GRAPHICS_OUTPUT_MODE_INFORMATION).
+ */
+struct boot_fb {
+	uint64_t addr;		/* physical address of pixel (0,0) or of the first cell */
+	uint32_t pitch;		/* bytes per line of pixels (text: per row of cells) */
+	uint32_t width, height;	/* pixels (text: characters) */
+	uint8_t type;		/* BOOT_FB_* */
+	uint8_t bpp;		/* bits per pixel */
+	uint8_t red_pos, red_size;	/* RGB: each colour's lowest bit and its width */
+	uint8_t green_pos, green_size;
+	uint8_t blue_pos, blue_size;
+	uint32_t pad;
+};
+
 /* Value of boot_info.magic when the EFI loader hands over. */
 #define BOOT_INFO_MAGIC 0x6c696e65u /* "line" */
 
@@ -66,10 +89,12 @@ struct boot_info {
 	 * module2; PVH hvm_modlist_entry: QEMU's -initrd), 0, 0 when none:
 	 * its physical address and bytes. replay's pcap file. */
 	uint64_t module_base, module_len;
+	struct boot_fb fb;	/* the screen, type BOOT_FB_NONE if none was said */
 	struct mem_region regions[BOOT_MMAP_MAX];
 	char cmdline[BOOT_CMDLINE_MAX];	/* NUL-terminated, ASCII */
 };
 
+_Static_assert(sizeof(struct boot_fb) == 32, "boot_fb layout");
 _Static_assert(sizeof(struct boot_info) == BOOT_INFO_SIZE, "boot_info layout");
 
 /*

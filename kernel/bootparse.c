@@ -45,6 +45,28 @@ static void set_cmdline(struct boot_info *bi, const char *s, size_t max)
 	bi->cmdline_cut = boot_cmdline_words(bi->cmdline, len, total, len < total ? s[len] : 0);
 }
 
+/* The framebuffer tag (type 8, Multiboot2 spec 3.6.12): address, pitch,
+ * width, height, bpp, type (0 indexed, 1 RGB, 2 EGA text), then for RGB
+ * each colour's field position and mask size. */
+static void set_fb(struct boot_info *bi, const uint8_t *body, uint32_t len)
+{
+	static const uint8_t type[3] = { BOOT_FB_OTHER, BOOT_FB_RGB, BOOT_FB_TEXT };
+	struct boot_fb *fb = &bi->fb;
+
+	if (len < 22)
+		return;
+	memcpy(&fb->addr, body, 8);
+	memcpy(&fb->pitch, body + 8, 4);
+	memcpy(&fb->width, body + 12, 4);
+	memcpy(&fb->height, body + 16, 4);
+	fb->bpp = body[20];
+	fb->type = body[21] < 3 ? type[body[21]] : BOOT_FB_OTHER;
+	if (fb->type == BOOT_FB_RGB && len >= 30)
+		memcpy(&fb->red_pos, body + 24, 6);
+	else if (fb->type == BOOT_FB_RGB)
+		fb->type = BOOT_FB_OTHER;
+}
+
 static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t info)
 {
 	if (magic != MB2_BOOT_MAGIC)
@@ -70,6 +92,8 @@ static int parse_mb2(struct boot_info *bi, uint32_t magic, uint64_t info)
 				memcpy(&e, body + o, sizeof(e));	/* entry_size need not keep alignment */
 				add_region(bi, e.base, e.len, e.type);
 			}
+		} else if (t->type == 8) {
+			set_fb(bi, body, t->size - 8);
 		} else if ((t->type == 14 || (t->type == 15 && !bi->rsdp)) && t->size >= 8 + 20) {
 			uint32_t n = t->size - 8 < sizeof(rsdp_copy) ? t->size - 8 : sizeof(rsdp_copy);
 			memcpy(rsdp_copy, body, n);

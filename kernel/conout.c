@@ -2,11 +2,14 @@
  * Console output: every console's bytes go through a ring of its own,
  * filled by console_out (waiting for the UART) and console_queue (not) and
  * emptied as its UART takes them (kernel/uart.c), so a slow or vanished
- * line costs a core that forwards nothing but a copy.
+ * line costs a core that forwards nothing but a copy. The screen
+ * (kernel/fb.c) takes SCREEN_BURST bytes a poll, or all with wait.
  */
 #include <stdio.h>
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/fb.h"
+#include "kernel/kbd.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "kernel/uart.h"
@@ -21,6 +24,7 @@ struct con_tx {
 	uint64_t progress;	/* TSC when the UART last took a byte, or bytes came to an empty ring */
 	int stalled;		/* took nothing for STALL_MS: drop until it takes again */
 };
+#define SCREEN_BURST 256	/* bytes drawn a poll from a loop that forwards */
 #define STALL_MS 500	/* longer than a 16-byte FIFO takes at 1200 baud (133 ms) */
 static struct con_tx tx[CONSOLE_MAX];
 static volatile int tx_lock;
@@ -43,12 +47,32 @@ static void unlock(uint64_t flags)
  * wait for it. A UART that takes nothing for uart_tx_wait's bound (wait)
  * or STALL_MS (not) is stalled: what waits is dropped (counted), and so is
  * what a waiting writer sends, without waiting, until it takes again. */
+/* The screen: draw what waits, at most SCREEN_BURST bytes without wait. */
+static void draw(struct con_tx *t, int wait)
+{
+	uint32_t left = t->head - t->tail;
+
+	if (!wait && left > SCREEN_BURST)
+		left = SCREEN_BURST;
+	while (left) {
+		uint32_t at = t->tail % RING, n = RING - at < left ? RING - at : left;
+		fb_write(t->ring + at, n);
+		t->tail += n;
+		t->sent += n;
+		left -= n;
+	}
+}
+
 static void drain(int i, int wait)
 {
 	struct con_tx *t = &tx[i];
 	struct uart *u = console_uart(i);
 	uint64_t now = rdtsc();
 
+	if (console_is_screen(i)) {
+		draw(t, wait);
+		return;
+	}
 	while (t->head != t->tail) {
 		if (!uart_tx_ready(u)) {
 			int stuck = wait ? t->stalled || uart_tx_wait(u) != 0 : now - t->progress > tsc.hz / 1000 * STALL_MS;
@@ -141,7 +165,7 @@ size_t console_room(void)
 
 int console_getc(int which)
 {
-	return uart_getc(console_uart(which));
+	return console_is_screen(which) ? kbd_getc() : uart_getc(console_uart(which));
 }
 
 static int cmd_console(int argc, char **argv)
@@ -154,10 +178,17 @@ static int cmd_console(int argc, char **argv)
 	for (int i = 0; i < console_count(); i++) {
 		char buf[48];
 		console_name(i, buf, sizeof(buf));
-		printf("%-24s sent %lu, dropped %lu, waiting %u of %d bytes%s\n", buf, tx[i].sent, tx[i].dropped,
+		printf("%-24s sent %lu, dropped %lu, waiting %u of %d bytes%s", buf, tx[i].sent, tx[i].dropped,
 		       tx[i].head - tx[i].tail, RING, tx[i].stalled ? ", stalled" : "");
+		if (console_is_screen(i)) {
+			uint64_t lines, cycles;
+			fb_cost(&lines, &cycles);
+			printf(", %lu lines scrolled, %lu us drawing", lines, cycles / (tsc.hz / 1000000));
+		}
+		printf("\n");
 	}
 	return 0;
 }
 SHELL_CMD(console, "console", "console",
-	  "each console: bytes sent, dropped (buffer full or line stalled), waiting in its buffer", cmd_console);
+	  "each console: bytes sent, dropped (buffer full or line stalled), waiting in its buffer; the screen: "
+	  "lines scrolled and time spent drawing", cmd_console);

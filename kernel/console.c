@@ -6,13 +6,17 @@
  * the first boot line; console_apply() then moves the consoles there. A
  * refused value leaves COM1 at 115200 8N1. Without console=, the ACPI SPCR
  * table names the port, as Linux's earlycon (drivers/acpi/spcr.c) takes it.
+ * console=tty0 is the screen (kernel/fb.c) with the PS/2 keyboard
+ * (kernel/kbd.c); without console= it is added when the loader set up one.
  */
 #include <stdio.h>
 #include <string.h>
 #include "drivers/pci/pciserial.h"
 #include "kernel/acpi.h"
 #include "kernel/console.h"
+#include "kernel/fb.h"
 #include "kernel/fmt.h"
+#include "kernel/kbd.h"
 #include "kernel/knobs.h"
 #include "kernel/mem.h"
 #include "kernel/uart.h"
@@ -27,7 +31,8 @@ static const uint32_t bauds[] = { 1200, 2400, 4800, 9600, 19200, 38400, 57600, 1
 
 /* A console's port and line settings, and where they came from. */
 struct console_cfg {
-	char name[8];		/* "ttyS1", or "uart" for earlycon's form */
+	char name[8];		/* "ttyS1", "tty0" (the screen), or "uart" for earlycon's form */
+	int screen;		/* tty0: kernel/fb.c, input from kernel/kbd.c */
 	int pci;		/* ttyS4 and up: PCI port pci - 1 (base found after pci_init), else 0 */
 	struct uart uart;
 	uint32_t baud;
@@ -35,7 +40,7 @@ struct console_cfg {
 	int bits;		/* 5..8 */
 	const char *from;	/* "default", "from console=", "from SPCR" */
 };
-#define COM1 { "ttyS0", 0, { UART_IO, 0x3f8, 0 }, UART_BAUD_BASE, 'n', 8, "default" }
+#define COM1 { "ttyS0", 0, 0, { UART_IO, 0x3f8, 0 }, UART_BAUD_BASE, 'n', 8, "default" }
 #define PCI_PORTS 6	/* ttyS4-ttyS9 */
 static const struct console_cfg com1 = COM1;
 static struct console_cfg cons[CONSOLE_MAX] = { COM1 };
@@ -45,6 +50,8 @@ static struct console_cfg missing[CONSOLE_MAX];	/* console= named a port where n
 static int nmissing;
 static int npci;	/* 16550 ports found on PCI serial cards */
 static char spcr_err[120];	/* why the SPCR's port was not used, "" if it was or none */
+static char screen_err[160];	/* why the screen is not used, "" if it is or none was asked for or found */
+static int keyboard;		/* an i8042 answered: the screen takes input */
 
 static const char *const iotype_name[] = { [UART_IO] = "io", [UART_MMIO] = "mmio", [UART_MMIO32] = "mmio32" };
 
@@ -132,6 +139,13 @@ static int parse_console(const char *v, char *err, size_t len)
 	if (strncmp(v, "uart,", 5) == 0 || strncmp(v, "uart8250,", 9) == 0) {
 		if (parse_earlycon(strchr(v, ',') + 1, &c, err, len))
 			return -1;
+	} else if (strcmp(v, "tty0") == 0) {
+		strcpy(c.name, "tty0");
+		c.screen = 1;
+		c.uart.base = 0;
+	} else if (strncmp(v, "tty", 3) == 0 && v[3] >= '1' && v[3] <= '9') {
+		snprintf(err, len, "the screen is tty0 (there are no other virtual terminals)");
+		return -1;
 	} else if (strncmp(v, "ttyS", 4) == 0 && v[4] >= '0' && v[4] <= '9' && (v[5] == '\0' || v[5] == ',')) {
 		snprintf(c.name, sizeof(c.name), "ttyS%c", v[4]);
 		c.pci = v[4] >= '4' ? v[4] - '4' + 1 : 0;
@@ -161,7 +175,9 @@ static int parse_console(const char *v, char *err, size_t len)
 
 static void show_one(const struct console_cfg *c, char *buf, size_t len)
 {
-	if (strcmp(c->name, "uart") == 0)
+	if (c->screen)
+		snprintf(buf, len, "tty0");
+	else if (strcmp(c->name, "uart") == 0)
 		snprintf(buf, len, "uart,%s,%#lx,%u", iotype_name[c->uart.iotype], c->uart.base, c->baud);
 	else
 		snprintf(buf, len, "%s,%u%c%d", c->name, c->baud, c->parity, c->bits);
@@ -187,8 +203,10 @@ KNOB(console, .name = "console", .type = KNOB_FUNC, .parse = parse_console, .sho
 	     "ttyS4-ttyS9 the 16550 ports of PCI serial cards in bus order (as Linux numbers them), "
 	     "options BAUD, parity n|o|e, bits 5-8 (ttyS1,57600n8); earlycon's uart,io,ADDR[,BAUD] (or uart8250,...) "
 	     "for any 16550 at an I/O port, uart,mmio,ADDR / uart,mmio32,ADDR at a physical address (byte or "
-	     "32-bit registers); default ttyS0,115200n8 (a refused value keeps it)",
-     .accepted = "ttyS0-ttyS9[,BAUD[n|o|e[5-8]]] or uart,io|mmio|mmio32,ADDR[,BAUD]; "
+	     "32-bit registers); tty0 the screen (the loader's framebuffer, else VGA text mode) with the PS/2 "
+	     "keyboard; default ttyS0,115200n8, and tty0 when the loader set up a screen (a refused value keeps "
+	     "them)",
+     .accepted = "ttyS0-ttyS9[,BAUD[n|o|e[5-8]]], uart,io|mmio|mmio32,ADDR[,BAUD] or tty0; "
 		 "BAUD 1200|2400|4800|9600|19200|38400|57600|115200");
 
 static uint8_t lcr(const struct console_cfg *c)
@@ -199,7 +217,8 @@ static uint8_t lcr(const struct console_cfg *c)
 void console_init(void)
 {
 	for (int i = 0; i < ncons; i++)
-		uart_init(&cons[i].uart, cons[i].baud, lcr(&cons[i]));
+		if (!cons[i].screen)
+			uart_init(&cons[i].uart, cons[i].baud, lcr(&cons[i]));
 }
 
 /* The SPCR's port as Linux's acpi_parse_spcr() takes it: a 16550 or 16450
@@ -240,6 +259,8 @@ static int spcr_console(const struct acpi_spcr *t, struct console_cfg *c, char *
  * and answers. */
 static int reachable(struct console_cfg *c, const uint16_t *pci_bases, int npci)
 {
+	if (c->screen)
+		return 1;	/* fb_init said so */
 	if (c->pci && c->pci > npci)
 		return 0;
 	if (c->pci)
@@ -249,12 +270,40 @@ static int reachable(struct console_cfg *c, const uint16_t *pci_bases, int npci)
 	return uart_present(&c->uart);
 }
 
-void console_apply(void)
+/* The screen for tty0 (console=tty0, or without console= the loader's
+ * framebuffer) and the keyboard. 1 if it is used. */
+static int screen(const struct boot_fb *fb, int uefi, int asked)
+{
+	char why[120];
+
+	if (fb_init(fb, asked && !uefi, uefi ? "UEFI GOP" : "Multiboot2 framebuffer tag") != 0) {
+		if (asked || fb->type != BOOT_FB_NONE) {
+			fb_describe(why, sizeof(why));
+			snprintf(screen_err, sizeof(screen_err), "tty0 is not used: %s", why);
+		}
+		return 0;
+	}
+	keyboard = kbd_init() == 0;
+	return 1;
+}
+
+void console_apply(const struct boot_fb *fb, int uefi)
 {
 	uint16_t pci_bases[PCI_PORTS];
 	int n = 0;
 	int spcr = !from_knob && acpi.spcr.length && spcr_console(&acpi.spcr, &cons[0], spcr_err, sizeof(spcr_err)) == 0;
+	int asked = 0;
 
+	for (int i = 0; i < ncons; i++)
+		asked |= cons[i].screen;
+	if (asked && !screen(fb, uefi, 1))
+		for (int i = 0; i < ncons; i++)
+			if (cons[i].screen) {	/* left out, said why */
+				memmove(&cons[i], &cons[i + 1], (size_t)(ncons - i - 1) * sizeof(cons[0]));
+				ncons--;
+			}
+	if (!from_knob && fb->type != BOOT_FB_NONE && screen(fb, uefi, 0))
+		cons[ncons++] = (struct console_cfg){ .name = "tty0", .screen = 1, .from = "default" };
 	if (!from_knob && !spcr)
 		return;	/* COM1 as console_init() left it */
 	int want_pci = 0;
@@ -281,6 +330,8 @@ void console_report(void)
 {
 	if (spcr_err[0])
 		printf("console: the ACPI SPCR table's port is not used: %s\n", spcr_err);
+	if (screen_err[0])
+		printf("console: %s\n", screen_err);
 	for (int i = 0; i < nmissing; i++) {
 		const struct console_cfg *c = &missing[i];
 		if (c->pci > npci)
@@ -292,6 +343,13 @@ void console_report(void)
 	}
 	for (int i = 0; i < ncons; i++) {
 		const struct console_cfg *c = &cons[i];
+		if (c->screen) {
+			char what[160];
+			fb_describe(what, sizeof(what));
+			printf("console: tty0 %s, %s (%s)\n", what,
+			       keyboard ? "PS/2 keyboard" : "no i8042 answers: no keyboard", c->from);
+			continue;
+		}
 		printf("console: %s%s%s %#lx %u %d%c1 (%s%s)\n", c->name, c->uart.iotype == UART_IO ? "" : " ",
 		       c->uart.iotype == UART_IO ? "" : iotype_name[c->uart.iotype], c->uart.base, c->baud, c->bits,
 		       c->parity - 'a' + 'A', c->from, c->pci ? ", a PCI serial card's port" : "");
@@ -306,6 +364,11 @@ int console_count(void)
 struct uart *console_uart(int i)
 {
 	return &cons[i].uart;
+}
+
+int console_is_screen(int i)
+{
+	return cons[i].screen;
 }
 
 void console_name(int i, char *buf, size_t len)

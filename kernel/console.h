@@ -1,8 +1,9 @@
-/* The serial consoles, chosen by the console= knob (kernel/console.c);
- * their output buffers (kernel/conout.c). */
+/* The consoles, chosen by the console= knob (kernel/console.c): serial
+ * ports and the screen; their output buffers (kernel/conout.c). */
 #ifndef CONSOLE_H
 #define CONSOLE_H
 #include <stddef.h>
+#include "kernel/boot_info.h"
 #include "kernel/uart.h"
 
 #define CONSOLE_MAX 4	/* console= words kept */
@@ -14,8 +15,10 @@ void console_init(void);
  * ports console= chose (ttyS4 and up: PCI serial cards' ports), or without
  * console= to the ACPI SPCR table's port (as Linux's earlycon), MMIO ones
  * mapped uncached, where a UART answers (if none does, COM1 stays;
- * console_report says so). */
-void console_apply(void);
+ * console_report says so). The screen (tty0) is fb, the loader's (uefi:
+ * the GOP's), or on BIOS boots VGA text mode; without console= it is
+ * added when fb says there is one. */
+void console_apply(const struct boot_fb *fb, int uefi);
 /* The boot report's lines, one per console in use, one per port that did
  * not answer and one for an SPCR not used (and why): "console: ttyS1 0x2f8 57600 8N1 (from console=)". */
 void console_report(void);
@@ -24,6 +27,8 @@ int console_count(void);
 /* Console i's UART, and its name as console= shows it ("ttyS1,57600n8"). */
 struct uart *console_uart(int i);
 void console_name(int i, char *buf, size_t len);
+/* 1 if console i is the screen (kernel/fb.c, input kernel/kbd.c), not a UART. */
+int console_is_screen(int i);
 /* Write n bytes to console which (or CONSOLE_ALL), "\n" as "\r\n", and
  * wait until each UART took them (a stalled one: not; dropped, counted). */
 void console_out(int which, const char *s, size_t n);

@@ -183,7 +183,7 @@ void __attribute__((no_stack_protector)) kernel_main(void)
 	timer_init(TICK_HZ);
 	phase_tsc[PH_LAPIC] = rdtsc();
 	pci_init();
-	console_apply();	/* console= (PCI ports too) or ACPI SPCR, before the first boot line */
+	console_apply(&bi.fb, bi.path == BOOT_UEFI);	/* console= (PCI ports, screen) or ACPI SPCR, before the first boot line */
 	phase_tsc[PH_PCI] = rdtsc();
 	lcore_start_cores();
 	phase_tsc[PH_SMP] = rdtsc();

@@ -3,7 +3,8 @@
  *
  * Steps: load the PT_LOAD segments at their physical addresses, find the
  * 64-bit entry in the "linerate" ELF note, fill a struct boot_info (ACPI
- * RSDP, command line, memory map), leave boot services and call the entry.
+ * RSDP, command line, the GOP's framebuffer, memory map), leave boot
+ * services and call the entry.
  * The contract is kernel/boot_info.h. References are to UEFI 2.10.
  *
  * Built with -DGNU_EFI_USE_MS_ABI: firmware calls go straight through the
@@ -395,6 +396,61 @@ static EFI_STATUS leave_boot_services(EFI_HANDLE image, struct efi_map *m, struc
 	return status;
 }
 
+/* The lowest set bit of mask and the number of bits set (a PixelBitMask
+ * colour). */
+static void mask_field(UINT32 mask, UINT8 *pos, UINT8 *size)
+{
+	*pos = 0;
+	*size = 0;
+	while (mask && !(mask & 1)) {
+		mask >>= 1;
+		(*pos)++;
+	}
+	while (mask & 1) {
+		mask >>= 1;
+		(*size)++;
+	}
+}
+
+/* The screen's mode as the Graphics Output Protocol has it now (12.9:
+ * EFI_GRAPHICS_OUTPUT_MODE_INFORMATION, EFI_GRAPHICS_PIXEL_FORMAT): a
+ * framebuffer of 32 bits a pixel in RGB or BGR order or by bit masks;
+ * PixelBltOnly has none (BOOT_FB_OTHER). No GOP: fb left BOOT_FB_NONE. */
+static void find_gop(struct boot_fb *fb)
+{
+	EFI_GRAPHICS_OUTPUT_PROTOCOL *gop;
+	EFI_GUID guid = EFI_GRAPHICS_OUTPUT_PROTOCOL_GUID;
+
+	if (EFI_ERROR(BS->LocateProtocol(&guid, NULL, (void **)&gop)) || !gop->Mode || !gop->Mode->Info)
+		return;
+	EFI_GRAPHICS_OUTPUT_MODE_INFORMATION *info = gop->Mode->Info;
+	fb->addr = gop->Mode->FrameBufferBase;
+	fb->width = info->HorizontalResolution;
+	fb->height = info->VerticalResolution;
+	fb->pitch = info->PixelsPerScanLine * 4;
+	fb->bpp = 32;
+	fb->type = BOOT_FB_RGB;
+	switch (info->PixelFormat) {
+	case PixelRedGreenBlueReserved8BitPerColor:
+		fb->red_pos = 0, fb->green_pos = 8, fb->blue_pos = 16;
+		fb->red_size = fb->green_size = fb->blue_size = 8;
+		break;
+	case PixelBlueGreenRedReserved8BitPerColor:
+		fb->red_pos = 16, fb->green_pos = 8, fb->blue_pos = 0;
+		fb->red_size = fb->green_size = fb->blue_size = 8;
+		break;
+	case PixelBitMask:
+		mask_field(info->PixelInformation.RedMask, &fb->red_pos, &fb->red_size);
+		mask_field(info->PixelInformation.GreenMask, &fb->green_pos, &fb->green_size);
+		mask_field(info->PixelInformation.BlueMask, &fb->blue_pos, &fb->blue_size);
+		break;
+	default:
+		fb->type = BOOT_FB_OTHER;
+	}
+	Print(L"linerate: GOP %ux%u, pixel format %u, framebuffer 0x%lx\n", fb->width, fb->height,
+	      (UINT32)info->PixelFormat, fb->addr);
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 {
 	EFI_LOADED_IMAGE *li;
@@ -424,6 +480,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 		bi->cmdline_cut = set_cmdline(bi->cmdline, li->LoadOptions,
 					      li->LoadOptions ? li->LoadOptionsSize : 0);
 	Print(L"linerate: rsdp 0x%lx, cmdline \"%a\"\n", bi->rsdp, bi->cmdline);
+	find_gop(&bi->fb);
 
 	status = prepare_map(&map, bi);
 	if (EFI_ERROR(status)) {
