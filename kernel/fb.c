@@ -23,6 +23,7 @@
 #define SEQ 0x3c4		/* sequencer index/data */
 #define GC 0x3ce		/* graphics controller index/data */
 #define CRTC 0x3d4		/* CRT controller (colour) index/data */
+#define MISC_READ 0x3cc		/* miscellaneous output register, read */
 
 static struct {
 	enum { NONE, PIXELS, CELLS } kind;
@@ -218,14 +219,19 @@ static void vga_load_font(void)
 	outw(GC, 0x0e06);	/* miscellaneous: 0xb8000, 32 KiB, chained */
 }
 
-/* VGA text cells at addr, cols x rows, pitch bytes a row, if a written
- * cell reads back (no VGA: all ones). */
+/* VGA text cells at addr, cols x rows, pitch bytes a row, if a VGA
+ * answers: its miscellaneous output register does not read 0xff (an empty
+ * bus), and a written cell reads back. */
 static int text(uint64_t addr, uint32_t cols, uint32_t rows, uint32_t pitch, const char *what)
 {
 	volatile uint16_t *last = (volatile uint16_t *)(addr + (uint64_t)(rows - 1) * pitch) + cols - 1;
 
 	if (cols < 1 || rows < 1 || cols > COLS_MAX || rows > ROWS_MAX || pitch < 2 * cols) {
 		snprintf(scr.why, sizeof(scr.why), "text mode %ux%u (pitch %u) is not used", cols, rows, pitch);
+		return -1;
+	}
+	if (inb(MISC_READ) == 0xff) {
+		snprintf(scr.why, sizeof(scr.why), "no VGA answers (its register at %#x reads 0xff)", MISC_READ);
 		return -1;
 	}
 	*last = 0x5a5a;

@@ -10,6 +10,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 import gendocs  # noqa: E402
 from qemurun import BUILD, EXIT_FAIL, EXIT_OK, Qemu  # noqa: E402
+sys.path.insert(0, os.path.dirname(__file__))
+import screen  # noqa: E402
 
 READY = r"linerate: ready in (\d+) us"
 PROMPT = "linerate> "
@@ -206,16 +208,30 @@ def grub_boot(q):
 
 @pytest.mark.parametrize("boot,machine", [("iso-bios", "pc"), ("iso-bios", "q35"), ("iso-uefi", "q35")])
 def test_iso(boot, machine):
+    """GRUB's framebuffer (the kernel's Multiboot2 header asks for one) is
+    the screen console beside COM1; on BIOS q35 it is read back and typed
+    on (tests/qemu/screen.py)."""
     with Qemu(boot=boot, machine=machine, mem="256M") as q:
         grub_boot(q)
         text = boot_report(q, 90)
+        assert re.search(screen.FB_LINE.format("Multiboot2 framebuffer tag"), text), text
+        if (boot, machine) == ("iso-bios", "q35"):
+            q.expect(PROMPT)
+            q.shell("set stats 0")
+            screen.check_screen_and_keyboard(q, None)
     check_report(text, "multiboot2", 1, 256, ecam=machine == "q35")
     assert 'cmdline ""' in text
 
 
 def test_efi_app():
+    """The GOP's framebuffer, which the EFI loader passes on, is the screen
+    console beside COM1: read back and typed on (tests/qemu/screen.py)."""
     with Qemu(boot="efi", mem="256M") as q:
         text = boot_report(q, 90)
+        assert re.search(screen.FB_LINE.format("UEFI GOP"), text), text
+        q.expect(PROMPT)
+        q.shell("set stats 0")
+        screen.check_screen_and_keyboard(q, None)
     check_report(text, "uefi", 1, 256, ecam=True)
     assert "(boot info)" in text
 

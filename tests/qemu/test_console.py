@@ -17,7 +17,7 @@ from qemurun import EXIT_OK, Qemu  # noqa: E402
 
 READY = r"linerate: ready in \d+ us"
 PROMPT = "linerate> "
-ACCEPTED = ("accepted: ttyS0-ttyS9[,BAUD[n|o|e[5-8]]] or uart,io|mmio|mmio32,ADDR[,BAUD]; "
+ACCEPTED = ("accepted: ttyS0-ttyS9[,BAUD[n|o|e[5-8]]], uart,io|mmio|mmio32,ADDR[,BAUD] or tty0; "
             "BAUD 1200|2400|4800|9600|19200|38400|57600|115200")
 DEFAULT = "console: ttyS0 0x3f8 115200 8N1 (default)"
 
@@ -51,6 +51,7 @@ def test_console_on_com2(value, line, shown, uart):
 
 @pytest.mark.parametrize("value,why", [
     ("ttyS", "names no port"),
+    ("tty1", "the screen is tty0 (there are no other virtual terminals)"),
     ("ttyS10", "names no port"),
     ("ttyS1,", "baud '' is not one of 1200..115200"),
     ("ttyS1,57600x8", "parity 'x' is not n, o or e"),
