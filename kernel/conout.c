@@ -3,7 +3,7 @@
  * filled by console_out (waiting for the UART) and console_queue (not) and
  * emptied as its UART takes them (kernel/uart.c), so a slow or vanished
  * line costs a core that forwards nothing but a copy. The screen
- * (kernel/fb.c) takes SCREEN_BURST bytes a poll, or all with wait.
+ * (kernel/fb.c) is drawn SCREEN_US a poll, or all at once with wait.
  */
 #include <stdio.h>
 #include "kernel/console.h"
@@ -24,7 +24,8 @@ struct con_tx {
 	uint64_t progress;	/* TSC when the UART last took a byte, or bytes came to an empty ring */
 	int stalled;		/* took nothing for STALL_MS: drop until it takes again */
 };
-#define SCREEN_BURST 256	/* bytes drawn a poll from a loop that forwards */
+#define SCREEN_CHUNK 16	/* bytes drawn at a time from a loop that forwards */
+#define SCREEN_US 200		/* and for how long a poll, microseconds (one chunk at least) */
 #define STALL_MS 500	/* longer than a 16-byte FIFO takes at 1200 baud (133 ms) */
 static struct con_tx tx[CONSOLE_MAX];
 static volatile int tx_lock;
@@ -47,19 +48,20 @@ static void unlock(uint64_t flags)
  * wait for it. A UART that takes nothing for uart_tx_wait's bound (wait)
  * or STALL_MS (not) is stalled: what waits is dropped (counted), and so is
  * what a waiting writer sends, without waiting, until it takes again. */
-/* The screen: draw what waits, at most SCREEN_BURST bytes without wait. */
+/* The screen: draw what waits; without wait SCREEN_CHUNK bytes at a time
+ * until SCREEN_US have passed (a scroll redraws the screen: milliseconds). */
 static void draw(struct con_tx *t, int wait)
 {
-	uint32_t left = t->head - t->tail;
+	uint64_t t0 = rdtsc();
 
-	if (!wait && left > SCREEN_BURST)
-		left = SCREEN_BURST;
-	while (left) {
-		uint32_t at = t->tail % RING, n = RING - at < left ? RING - at : left;
+	while (t->head != t->tail && (wait || rdtsc() - t0 < tsc.hz / 1000000 * SCREEN_US)) {
+		uint32_t at = t->tail % RING, left = t->head - t->tail;
+		uint32_t n = RING - at < left ? RING - at : left;
+		if (!wait && n > SCREEN_CHUNK)
+			n = SCREEN_CHUNK;
 		fb_write(t->ring + at, n);
 		t->tail += n;
 		t->sent += n;
-		left -= n;
 	}
 }
 
