@@ -15,6 +15,7 @@
 #include "apps/app.h"
 #include "drivers/net/napi_poll.h"
 #include "drivers/net/nic.h"
+#include "drivers/watchdog/wdt.h"
 #include "kernel/cpu.h"
 #include "run/capturecmd.h"
 #include "run/lcore.h"
@@ -107,12 +108,28 @@ static int poll_queue(struct lcore *lc, struct nic *nic, int q, int max)
 	return done;
 }
 
+/* Feed the hardware watchdog only if every core's loop turned since the
+ * last look (drivers/watchdog/wdt.h): a wedged core lets it reset the box. */
+static void watchdog_feed(void)
+{
+	static uint64_t seen[MAX_CPUS];
+	int alive = 1;
+	for (int i = 0; i < nlcores; i++) {
+		uint64_t n = lcores[i].loops;
+		alive &= n != seen[i];
+		seen[i] = n;
+	}
+	if (alive)
+		wdt_keepalive();
+}
+
 static void housekeeping(uint64_t *next_tsc)
 {
 	uint64_t now = rdtsc();
 	if (now < *next_tsc)
 		return;
 	*next_tsc = now + tsc.hz;
+	watchdog_feed();
 	nic_housekeeping();
 	stats_cpu_sample();
 	stats_tick(now);
@@ -199,6 +216,7 @@ void lcore_run(void)
 	for (;;) {
 		if (!bsp && stop_req)
 			park();
+		lc->loops++;
 		uint32_t seen = napi_wakes[lc->id].n;
 		int pending = 0, idle_work = 0;
 		poll_all(lc, &pending);

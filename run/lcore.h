@@ -25,6 +25,7 @@ struct lcore {
 	uint64_t halted_cycles;	/* TSC cycles spent in hlt */
 	int busy_poll;		/* 1: a queue is busy-polled, so the core never halts (CPU% is 100) */
 	uint64_t start_tsc;
+	volatile uint64_t loops;	/* turns of the poll loop: the watchdog's proof of life */
 } __attribute__((aligned(64)));
 extern struct lcore lcores[MAX_CPUS];
 extern int nlcores;	/* cores with a poll loop (ncpus, or cores=) */

@@ -20,6 +20,10 @@
  *                          core, from an IPI's handler there) reaches its
  *                          guard page (#DF on its own stack)
  *   fault canary           overrun a local array over its frame's canary
+ *
+ * and for the hardware watchdog of issue 24 (tests/qemu/test_watchdog.py):
+ *   fault stall            core 0 spins with interrupts off, its poll loop
+ *                          stopped for good: the watchdog must reset the box
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +42,7 @@ static struct pkt *held[HOLD_MAX];
 static int nheld;
 
 #define USAGE "fault txhang <port> | fault hold <port> [n] | fault release | fault wtext|xheap|canary | " \
-	"fault stack [core]"
+	"fault stack [core] | fault stall"
 
 static int usage(void)
 {
@@ -139,10 +143,21 @@ static int hold(struct nic *nic, long n)
 	return 0;
 }
 
+static int stall(void)
+{
+	printf("fault: core 0 stalls (interrupts off, its loop stopped)\n");
+	fflush(stdout);
+	irq_off();
+	for (;;)
+		cpu_relax();
+	return 0;
+}
+
 static int cmd_fault(int argc, char **argv)
 {
 	static const struct { const char *name; int (*fn)(void); } harden[] = {
 		{ "wtext", wtext }, { "xheap", xheap }, { "stack", stack_here }, { "canary", canary },
+		{ "stall", stall },
 	};
 	for (size_t i = 0; argc == 2 && i < sizeof(harden) / sizeof(harden[0]); i++)
 		if (!strcmp(argv[1], harden[i].name))
@@ -176,4 +191,4 @@ static int cmd_fault(int argc, char **argv)
 }
 SHELL_CMD(fault, "fault", USAGE,
 	  "test image only: stop a port's TX unit, hold/release RX pool buffers, or break a protection "
-	  "(write text, run heap, overflow the stack, smash a canary)", cmd_fault);
+	  "(write text, run heap, overflow the stack, smash a canary), stall core 0 for the watchdog", cmd_fault);

@@ -1,0 +1,43 @@
+"""The hardware watchdog (issue 24): watchdog=SECONDS arms QEMU's i6300esb;
+while the poll loop runs it is fed and the box stays up past SECONDS; when
+core 0's loop stops (the fault image's `fault stall`) QEMU resets the guest,
+which boots again with the same knobs and says the last reset was the
+watchdog's."""
+import os
+import re
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+from qemurun import Qemu  # noqa: E402
+
+READY = r"linerate: ready in \d+ us"
+PROMPT = "linerate> "
+ARMED = "watchdog: i6300esb 00:03.0 armed: a reset 2 s after the cores' loops stop"
+
+
+def test_watchdog_fed_then_fires_on_a_stalled_loop():
+    # -action reboot=reset after qemurun's -no-reboot: the reset reboots.
+    with Qemu(boot="kernel", kernel="linerate-fault.elf", append="watchdog=2 stats=0",
+              extra=["-device", "i6300esb,addr=0x3", "-action", "reboot=reset"]) as q:
+        q.expect(READY)
+        q.expect(PROMPT)
+        assert re.findall(r"^watchdog: .*?(?=\r?$)", q.text(), re.M) == [ARMED]
+        up = q.shell("uptime")
+        with q.pumping():
+            time.sleep(4)	# twice the timeout: fed, no reset
+        assert q.shell("uptime") != up
+        assert q.text().count("linerate 0.1.0 (") == 1
+        q.send("fault stall\r")
+        q.expect("fault: core 0 stalls")
+        q.expect(r"boot: path pvh, cmdline \"watchdog=2 stats=0\"", 30)
+        q.expect(re.escape(ARMED + "; the last reset was this watchdog's"))
+        q.expect(PROMPT)
+        assert re.match(r"linerate 0\.1\.0 \(", q.shell("version"))
+
+
+def test_watchdog_off_by_default():
+    with Qemu(boot="kernel", extra=["-device", "i6300esb,addr=0x3"]) as q:
+        q.expect(PROMPT)
+        assert re.findall(r"^watchdog: .*?(?=\r?$)", q.text(), re.M) == [
+            "watchdog: i6300esb 00:03.0, off (watchdog=0)"]
