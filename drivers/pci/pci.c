@@ -492,7 +492,8 @@ void pci_report_no_ports(void)
 	if (unclaimed) {
 		printf(" have no driver here (drivers:");
 		for (const struct pci_driver *r = __pci_drivers_start; r < __pci_drivers_end; r++)
-			printf(" %s", r->name);
+			if (!r->other)
+				printf(" %s", r->name);
 		printf(")\n");
 	} else if (claimed) {
 		printf("ports: none: no Ethernet controller could be set up (messages above)\n");

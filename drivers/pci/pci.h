@@ -59,6 +59,7 @@ struct pci_driver {
 	const char *name;		/* e.g. "e1000e" */
 	const struct pci_id *ids;
 	int (*probe)(struct pci_dev *d, const struct pci_id *id);
+	const char *other;	/* NULL for a NIC driver; else what it drives ("watchdog"), not named among them */
 };
 
 /* Register a driver from its own file (gathered in the .pci_drivers section). */

@@ -99,4 +99,4 @@ static const struct pci_id esb_ids[] = {
 	{ 0x8086, 0x25ab, "6300ESB Watchdog Timer" },
 	{ 0, 0, 0 },
 };
-PCI_DRIVER(i6300esb, .name = "i6300esb", .ids = esb_ids, .probe = esb_probe);
+PCI_DRIVER(i6300esb, .name = "i6300esb", .ids = esb_ids, .probe = esb_probe, .other = "watchdog");
