@@ -44,7 +44,7 @@ static void e1000_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
  * not lost. */
 static int e1000_init_rx(struct e1000x_port *p)
 {
-	if (e1000x_setup_rxq(p, 0, E1000_RDT, 1, 0))
+	if (e1000x_setup_rxq(p, 0, E1000_RDT, RXF_LEGACY, 0))
 		return -1;
 	e1000x_ring_regs(p->regs, E1000_RDBAL, p->rxq[0].ring, p->rxq[0].n * (uint32_t)sizeof(union rx_desc));
 	wr32(p->regs, E1000_RDT, p->rxq[0].n - 1);

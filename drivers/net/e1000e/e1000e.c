@@ -58,7 +58,7 @@ static int e1000e_init_rx(struct e1000x_port *p)
 {
 	struct nic *nic = &p->nic;
 	for (int q = 0; q < nic->nqueues; q++) {
-		if (e1000x_setup_rxq(p, q, E1000E_RDT(q), 0, E1000E_RXD_STAT_TST))
+		if (e1000x_setup_rxq(p, q, E1000E_RDT(q), RXF_EXT, E1000E_RXD_STAT_TST))
 			return -1;
 		e1000x_ring_regs(p->regs, E1000E_RDBAL(q), p->rxq[q].ring,
 				 p->rxq[q].n * (uint32_t)sizeof(union rx_desc));

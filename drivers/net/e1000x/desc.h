@@ -43,6 +43,14 @@ union rx_desc {
 #define RXDEXT_ERR_IPE	(1u << 30)
 #define RXDEXT_ERR_RXE	(1u << 31)
 #define RXDEXT_ERR_FRAME (RXDEXT_ERR_CE | RXDEXT_ERR_SE | RXDEXT_ERR_SEQ | RXDEXT_ERR_CXE | RXDEXT_ERR_RXE)
+/* The 82599's advanced write-back has its errors elsewhere (82599 7.1.6.2):
+ * HBO 23, RXE 29 (a MAC error: CRC, length, undersize, oversize; frames
+ * with it are posted only with FCTRL.SBP), L4E 30, IPE 31. */
+#define RXDADV_82599_ERR_HBO	(1u << 23)
+#define RXDADV_82599_ERR_RXE	(1u << 29)
+#define RXDADV_82599_ERR_L4E	(1u << 30)
+#define RXDADV_82599_ERR_IPE	(1u << 31)
+#define RXDADV_82599_ERR_FRAME	(RXDADV_82599_ERR_HBO | RXDADV_82599_ERR_RXE)
 
 union tx_desc {
 	struct {

@@ -247,14 +247,18 @@ void e1000x_clear_stats(struct e1000x_port *p)
 		p->nic.stats[i] = 0;
 }
 
-int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int legacy, uint32_t ts_bit)
+int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int fmt, uint32_t ts_bit)
 {
 	struct e1000x_rxq *rq = &p->rxq[q];
 	*rq = (struct e1000x_rxq){ .nic = &p->nic, .q = q, .qs = &p->nic.q[q], .sw = p->nic.qsw[q],
 				   .n = (uint32_t)p->nic.rxd, .regs = p->regs,
-				   .rdt = rdt, .legacy = legacy, .ts_bit = ts_bit,
+				   .rdt = rdt, .fmt = fmt, .ts_bit = ts_bit,
 				   .ring = rq->ring, .bufs = rq->bufs };
-	p->ops.rx_burst = legacy ? e1000x_rx_burst_legacy : e1000x_rx_burst_ext;
+	static int (*const burst[])(struct nic *, int, struct pkt **, int) = {
+		[RXF_EXT] = e1000x_rx_burst_ext, [RXF_LEGACY] = e1000x_rx_burst_legacy,
+		[RXF_82599] = e1000x_rx_burst_82599,
+	};
+	p->ops.rx_burst = burst[fmt];
 	return e1000x_rxq_init(rq);
 }
 

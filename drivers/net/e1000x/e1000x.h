@@ -70,7 +70,7 @@ static inline int e1000x_rx_pending(struct nic *nic, int q)
 {
 	const struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
 	volatile const union rx_desc *d = &rq->ring[rq->next];
-	return (rq->legacy ? d->legacy.status : d->wb.staterr) & RXDEXT_DD;
+	return (rq->fmt == RXF_LEGACY ? d->legacy.status : d->wb.staterr) & RXDEXT_DD;
 }
 
 /* What differs between the families. The hooks marked optional may be 0. */
@@ -158,9 +158,10 @@ void e1000x_port_watchdog(struct nic *nic);
 /* Zero the counters after a reset (reading the statistics registers clears them). */
 void e1000x_clear_stats(struct e1000x_port *p);
 /* Set up rings as far as the shared code goes, and choose the port's
- * burst call for the descriptor format (legacy or extended RX, advanced or
- * legacy TX); the family writes the registers. Returns 0 or -1 (no memory). */
-int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int legacy, uint32_t ts_bit);
+ * burst call for the descriptor format (RX: fmt, RXF_* of ring.h; TX:
+ * advanced or legacy); the family writes the registers. Returns 0 or -1
+ * (no memory). */
+int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int fmt, uint32_t ts_bit);
 int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv);
 /* Print the port's one-line probe summary. */
 void e1000x_print_probe(struct e1000x_port *p);

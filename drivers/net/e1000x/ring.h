@@ -7,6 +7,11 @@
 #include "drivers/net/nic.h"
 #include "drivers/net/e1000x/desc.h"
 
+/* RX descriptor formats (e1000x_rxq.fmt): extended/advanced (82574,
+ * 82576), legacy (8254x), advanced with the 82599's write-back error bits
+ * (desc.h). */
+enum { RXF_EXT, RXF_LEGACY, RXF_82599 };
+
 struct e1000x_rxq {
 	struct nic *nic;
 	int q;
@@ -18,7 +23,7 @@ struct e1000x_rxq {
 	uint32_t next;		/* next descriptor to look at */
 	volatile uint8_t *regs;
 	uint32_t rdt;		/* offset of this queue's RDT */
-	int legacy;		/* legacy descriptor format */
+	int fmt;		/* descriptor format, RXF_* */
 	uint32_t ts_bit;	/* status bit meaning "timestamped", 0 if none */
 	uint32_t tsip_bit;	/* status bit meaning "timestamp in the buffer's first 16
 				 * bytes" (igb TSIP with SRRCTL.TIMESTAMP), 0 if off */
@@ -56,11 +61,13 @@ void e1000x_rxq_release(struct e1000x_rxq *rq);
 void e1000x_txq_release(struct e1000x_txq *tq);
 /* The nic_ops rx_burst and tx_burst, one per descriptor format, each
  * compiled from its direction's one body (rx.c, tx.c) with the format a
- * constant: RX extended (e1000e, igb) or legacy (e1000), TX advanced (igb)
+ * constant: RX extended (e1000e, igb), legacy (e1000) or 82599 advanced
+ * (ixgbe), TX advanced (igb, ixgbe)
  * or legacy (e1000, e1000e). e1000x_setup_rxq/txq put the port's in its
  * ops, so a burst costs the one indirect call it always did. */
 int e1000x_rx_burst_ext(struct nic *nic, int q, struct pkt **pkts, int n);
 int e1000x_rx_burst_legacy(struct nic *nic, int q, struct pkt **pkts, int n);
+int e1000x_rx_burst_82599(struct nic *nic, int q, struct pkt **pkts, int n);
 int e1000x_tx_burst_adv(struct nic *nic, int q, struct pkt **pkts, int n);
 int e1000x_tx_burst_legacy(struct nic *nic, int q, struct pkt **pkts, int n);
 /* Free what the NIC has sent; returns descriptors still in flight. */

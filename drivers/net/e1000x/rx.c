@@ -17,8 +17,9 @@
  * error, a timestamp, a copybreak copy) goes one frame at a time to
  * rx_rare. A lone frame (a request-response wake) takes rx_one, which
  * skips the burst loop's set-up. The descriptor format (legacy on e1000,
- * extended on e1000e and igb) is a constant of each burst function
- * (e1000x_rx_burst_ext and _legacy), chosen when the port is set up; the
+ * extended on e1000e and igb, advanced with the 82599's error bits on
+ * ixgbe) is a constant of each burst function (e1000x_rx_burst_ext,
+ * _legacy and _82599), chosen when the port is set up; the
  * prefetch knob, which `set` changes while the port runs, picks one of
  * the two loops compiled for it once per burst.
  */
@@ -87,13 +88,28 @@ int e1000x_rxq_init(struct e1000x_rxq *rq)
 #define CSUM_RES16(i) CSUM_RES4(i), CSUM_RES4(i + 4), CSUM_RES4(i + 8), CSUM_RES4(i + 12)
 static const uint64_t csum_res[32] = { CSUM_RES16(0), CSUM_RES16(16) };
 
-/* Index into csum_res: status bits 4-6 (UDPCS, TCPCS, IPCS) and 29-30
- * (TCPE, IPE) as bits 0-4. The multiply adds a copy of bits 4-6 moved up
- * to 26-28, right under 29-30 (no two set bits meet, so no carries). */
-#define CSUM_BITS 0x60000070u
-static inline uint32_t csum_index(uint32_t st)
+/* Index into csum_res: status bits 4-6 (UDPCS, TCPCS, IPCS) and the two
+ * checksum errors (TCPE, IPE: bits 29-30, on the 82599 L4E, IPE at 30-31)
+ * as bits 0-4. The multiply adds a copy of bits 4-6 moved up right under
+ * the error bits (no two set bits meet, so no carries); what lands above
+ * bit 31 is lost. The constants are the format's (fmt is a constant of
+ * each burst function). */
+static inline uint32_t csum_bits(const int fmt)
 {
-	return ((st & CSUM_BITS) * 0x400001u) >> 26;
+	return fmt == RXF_82599 ? 0xc0000070u : 0x60000070u;
+}
+
+static inline uint32_t csum_index(uint32_t st, const int fmt)
+{
+	if (fmt == RXF_82599)
+		return ((st & csum_bits(fmt)) * 0x800001u) >> 27;
+	return ((st & csum_bits(fmt)) * 0x400001u) >> 26;
+}
+
+/* Write-back errors that make the frame bad (not checksum results). */
+static inline uint32_t err_frame(const int fmt)
+{
+	return fmt == RXF_82599 ? RXDADV_82599_ERR_FRAME : RXDEXT_ERR_FRAME;
 }
 
 /* Add a burst's summed csum_res entries to the port's counters. */
@@ -105,9 +121,9 @@ static inline void csum_count(uint64_t *sw, uint64_t sum)
 
 /* Status of descriptor d in the extended layout (legacy converted): DD, EOP,
  * checksum bits and errors in their extended positions. */
-static inline uint32_t desc_status(volatile union rx_desc *d, int legacy, uint16_t *len)
+static inline uint32_t desc_status(volatile union rx_desc *d, int fmt, uint16_t *len)
 {
-	if (!legacy) {
+	if (fmt != RXF_LEGACY) {
 		uint32_t st = d->wb.staterr;
 		dma_rmb();
 		*len = d->wb.length;
@@ -129,7 +145,7 @@ void e1000x_rxq_release(struct e1000x_rxq *rq)
 	 * memory survives CTRL.RST, so the write-backs are still there. */
 	uint16_t len;
 	for (uint32_t i = rq->next, k = 0; k < rq->n; k++, i = i + 1 == rq->n ? 0 : i + 1) {
-		uint32_t st = desc_status(&rq->ring[i], rq->legacy, &len);
+		uint32_t st = desc_status(&rq->ring[i], rq->fmt, &len);
 		if (!(st & RXDEXT_DD))
 			break;
 		rq->nic->stats[NS_rx_drop_reset] += !!(st & RXDEXT_EOP);
@@ -156,6 +172,7 @@ static inline void rx_pkt(struct e1000x_rxq *rq, struct pkt *p, uint16_t len, ui
  * descriptor's buffer is replaced when it is delivered. */
 static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint16_t len)
 {
+	const int fmt = rq->fmt;
 	struct nic *nic = rq->nic;
 	uint64_t *sw = rq->sw;
 	struct pkt *p = rq->bufs[i], *out = p;
@@ -170,7 +187,7 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 		rq->discarding = !(st & RXDEXT_EOP);
 		return 0;
 	}
-	if (st & RXDEXT_ERR_FRAME) {
+	if (st & err_frame(fmt)) {
 		sw[NS_rx_drop_desc_error]++;
 		return 0;
 	}
@@ -192,7 +209,7 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 		out = p;
 		out->data = p->buf + off;
 	}
-	uint64_t cr = csum_res[csum_index(st)];
+	uint64_t cr = csum_res[csum_index(st, fmt)];
 	rx_pkt(rq, out, len, cr);
 	if (off)
 		phc_rx_buf_tstamp(nic, out, ts);
@@ -224,7 +241,8 @@ _Static_assert(__builtin_offsetof(struct pkt, queue) == __builtin_offsetof(struc
  * timestamp bit, longer than copybreak and at most ETH_MAX_FRAME (one
  * unsigned compare; none when copybreak takes every frame: len - UINT32_MAX
  * = len + 1 > 0). */
-static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, struct pkt **pkts, int n)
+static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, struct pkt **pkts, int n,
+				 const int fmt)
 {
 	uint32_t cb = rq->nic->cfg.copybreak > 0 ? (uint32_t)rq->nic->cfg.copybreak : 0;
 	s->out = pkts;
@@ -232,7 +250,7 @@ static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, stru
 	s->bytes = s->csum = 0;
 	s->cr = csum_res[0];
 	s->ci = 0;
-	s->mask = RXDEXT_DD | RXDEXT_EOP | RXDEXT_ERR_FRAME | rq->ts_bit | rq->tsip_bit;
+	s->mask = RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit;
 	s->lo = cb < ETH_MAX_FRAME ? cb + 1 : UINT32_MAX;
 	s->span = cb < ETH_MAX_FRAME ? ETH_MAX_FRAME - s->lo : 0;
 	s->portq = (uint32_t)rq->nic->port | (uint32_t)rq->q << 16;
@@ -242,14 +260,14 @@ static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, stru
  * free buffer each and a slot in the caller's array: stops at the first
  * not done or not common. Returns the descriptors taken. */
 static inline __attribute__((always_inline))
-uint32_t rx_fast(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t run, const int legacy,
+uint32_t rx_fast(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t run, const int fmt,
 		 const int prefetch)
 {
 	volatile union rx_desc *d = &rq->ring[i], *stop = d + run;
 	struct pkt **bp = &rq->bufs[i];
 	for (; d != stop; d++, bp++) {
 		uint16_t len;
-		uint32_t st = desc_status(d, legacy, &len);
+		uint32_t st = desc_status(d, fmt, &len);
 		if (__builtin_expect((st & s->mask) != (RXDEXT_DD | RXDEXT_EOP) || (uint32_t)len - s->lo > s->span, 0))
 			break;
 		struct pkt *p = *bp, *fresh = *--s->top;
@@ -261,9 +279,9 @@ uint32_t rx_fast(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t
 			__builtin_prefetch(p->buf);
 		p->len = len;
 		memcpy(&p->port, &s->portq, sizeof(s->portq));	/* port, queue */
-		if (__builtin_expect((st & CSUM_BITS) != s->ci, 0)) {	/* mostly as the frame before */
-			s->ci = st & CSUM_BITS;
-			s->cr = csum_res[csum_index(st)];
+		if (__builtin_expect((st & csum_bits(fmt)) != s->ci, 0)) {	/* mostly as the frame before */
+			s->ci = st & csum_bits(fmt);
+			s->cr = csum_res[csum_index(st, fmt)];
 		}
 		p->flags = (uint8_t)s->cr;
 		s->csum += s->cr;
@@ -278,11 +296,11 @@ uint32_t rx_fast(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t
  * own: rx_rare takes it, with the pool's stack written back and the pool
  * unlocked meanwhile, and the descriptor is rearmed. Returns 1. */
 static inline __attribute__((always_inline))
-int rx_slow(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, const int legacy)
+int rx_slow(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, const int fmt)
 {
 	struct pktpool *pool = rq->nic->pool;
 	uint16_t len;
-	uint32_t st = desc_status(&rq->ring[i], legacy, &len);
+	uint32_t st = desc_status(&rq->ring[i], fmt, &len);
 	if (!(st & RXDEXT_DD))
 		return 0;
 	pool->nfree = (uint32_t)(s->top - pool->free);
@@ -305,7 +323,7 @@ int rx_slow(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, const int leg
  * stack is held for the burst: one lock, its top in a register); any other
  * frame takes rx_slow. Returns frames delivered; s holds their sums. */
 static inline __attribute__((always_inline))
-int rx_loop(struct e1000x_rxq *rq, struct rx_state *s, const int legacy, const int prefetch)
+int rx_loop(struct e1000x_rxq *rq, struct rx_state *s, const int fmt, const int prefetch)
 {
 	struct pktpool *pool = rq->nic->pool;
 	struct pkt **pkts = s->out;
@@ -316,7 +334,7 @@ int rx_loop(struct e1000x_rxq *rq, struct rx_state *s, const int legacy, const i
 		uint32_t run = (uint32_t)(s->end - s->out), room = nd - i, nfree = (uint32_t)(s->top - pool->free);
 		run = run < room ? run : room;
 		run = run < nfree ? run : nfree;
-		uint32_t k = rq->discarding ? 0 : rx_fast(rq, s, i, run, legacy, prefetch);
+		uint32_t k = rq->discarding ? 0 : rx_fast(rq, s, i, run, fmt, prefetch);
 		if (k) {
 			i += k;
 			last = i - 1;
@@ -325,7 +343,7 @@ int rx_loop(struct e1000x_rxq *rq, struct rx_state *s, const int legacy, const i
 		}
 		if (s->out == s->end || (k == run && k == room))
 			continue;	/* done, or on from the ring's start */
-		if (!rx_slow(rq, s, i, legacy))
+		if (!rx_slow(rq, s, i, fmt))
 			break;
 		last = i;
 		i = i + 1 == nd ? 0 : i + 1;
@@ -358,11 +376,11 @@ static inline void rx_count(struct e1000x_rxq *rq, int got, uint64_t bytes, uint
 /* rx_burst of up to n frames when its first descriptor is done and not
  * a lone common frame (rx_one): the burst loop. */
 static inline __attribute__((always_inline))
-int rx_many(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int legacy)
+int rx_many(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int fmt)
 {
 	struct rx_state s;
-	rx_state_init(rq, &s, pkts, n);
-	int got = rq->nic->cfg.prefetch ? rx_loop(rq, &s, legacy, 1) : rx_loop(rq, &s, legacy, 0);
+	rx_state_init(rq, &s, pkts, n, fmt);
+	int got = rq->nic->cfg.prefetch ? rx_loop(rq, &s, fmt, 1) : rx_loop(rq, &s, fmt, 0);
 	rx_count(rq, got, s.bytes, s.csum);
 	return got;
 }
@@ -371,12 +389,17 @@ int rx_many(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int legacy)
  * functions so that an empty poll pays none of its set-up. */
 static int __attribute__((noinline)) rx_many_ext(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 {
-	return rx_many(rq, pkts, n, 0);
+	return rx_many(rq, pkts, n, RXF_EXT);
 }
 
 static int __attribute__((noinline)) rx_many_legacy(struct e1000x_rxq *rq, struct pkt **pkts, int n)
 {
-	return rx_many(rq, pkts, n, 1);
+	return rx_many(rq, pkts, n, RXF_LEGACY);
+}
+
+static int __attribute__((noinline)) rx_many_82599(struct e1000x_rxq *rq, struct pkt **pkts, int n)
+{
+	return rx_many(rq, pkts, n, RXF_82599);
 }
 
 /* Descriptor i (status st, length len, in the extended layout) holds the
@@ -387,9 +410,10 @@ static int __attribute__((noinline)) rx_many_legacy(struct e1000x_rxq *rq, struc
 static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i, uint32_t st,
 					    uint16_t len)
 {
+	const int fmt = rq->fmt;
 	struct nic *nic = rq->nic;
 	struct pktpool *pool = nic->pool;
-	if ((st & (RXDEXT_DD | RXDEXT_EOP | RXDEXT_ERR_FRAME | rq->ts_bit | rq->tsip_bit)) != (RXDEXT_DD | RXDEXT_EOP) ||
+	if ((st & (RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit)) != (RXDEXT_DD | RXDEXT_EOP) ||
 	    len > ETH_MAX_FRAME || (int64_t)len <= nic->cfg.copybreak || rq->discarding)
 		return 0;
 	pktpool_lock(pool);
@@ -401,7 +425,7 @@ static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **
 	rq->bufs[i] = pool->free[--pool->nfree];
 	pktpool_unlock(pool);
 	rx_arm(rq, i);
-	uint64_t cr = csum_res[csum_index(st)];
+	uint64_t cr = csum_res[csum_index(st, fmt)];
 	p->data = p->buf;
 	rx_pkt(rq, p, len, cr);
 	if (nic->cfg.prefetch)
@@ -417,27 +441,34 @@ static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **
 /* The body of the nic_ops rx_burst for one descriptor format: nothing
  * done (step 1), one frame (rx_one) or more (rx_many). */
 static inline __attribute__((always_inline))
-int rx_burst(struct nic *nic, int q, struct pkt **pkts, int n, const int legacy)
+int rx_burst(struct nic *nic, int q, struct pkt **pkts, int n, const int fmt)
 {
 	struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
 	uint32_t i = rq->next, after = i + 1 == rq->n ? 0 : i + 1;
 	uint16_t len, len2;
-	uint32_t st = desc_status(&rq->ring[i], legacy, &len);
+	uint32_t st = desc_status(&rq->ring[i], fmt, &len);
 	if (!(st & RXDEXT_DD)) {
 		rq->qs->polls++;	/* nothing */
 		return 0;
 	}
-	if (!(desc_status(&rq->ring[after], legacy, &len2) & RXDEXT_DD) && rx_one(rq, pkts, i, st, len))
+	if (!(desc_status(&rq->ring[after], fmt, &len2) & RXDEXT_DD) && rx_one(rq, pkts, i, st, len))
 		return 1;
-	return legacy ? rx_many_legacy(rq, pkts, n) : rx_many_ext(rq, pkts, n);
+	if (fmt == RXF_82599)
+		return rx_many_82599(rq, pkts, n);
+	return fmt == RXF_LEGACY ? rx_many_legacy(rq, pkts, n) : rx_many_ext(rq, pkts, n);
 }
 
 int e1000x_rx_burst_ext(struct nic *nic, int q, struct pkt **pkts, int n)
 {
-	return rx_burst(nic, q, pkts, n, 0);
+	return rx_burst(nic, q, pkts, n, RXF_EXT);
 }
 
 int e1000x_rx_burst_legacy(struct nic *nic, int q, struct pkt **pkts, int n)
 {
-	return rx_burst(nic, q, pkts, n, 1);
+	return rx_burst(nic, q, pkts, n, RXF_LEGACY);
+}
+
+int e1000x_rx_burst_82599(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	return rx_burst(nic, q, pkts, n, RXF_82599);
 }

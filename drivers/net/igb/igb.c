@@ -118,7 +118,7 @@ static int igb_init_rx(struct e1000x_port *p)
 {
 	struct nic *nic = &p->nic;
 	for (int q = 0; q < nic->nqueues; q++) {
-		if (e1000x_setup_rxq(p, q, IGB_RDT(q), 0, IGB_RXD_STAT_TS))
+		if (e1000x_setup_rxq(p, q, IGB_RDT(q), RXF_EXT, IGB_RXD_STAT_TS))
 			return -1;
 		p->rxq[q].tsip_bit = igb_srrctl(p) & SRRCTL_TIMESTAMP ? RXDADV_STAT_TSIP : 0;
 		if (queue_disable(p, IGB_RXDCTL(q)))
