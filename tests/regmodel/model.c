@@ -28,7 +28,7 @@ enum {
 	R_TNCRS = 0x4034,
 };
 
-static int is_igb(void) { return M.flav >= M_82576; }
+static int is_igb(void) { return M.flav >= M_82576 && M.flav <= M_I210; }
 static int is_pcie(void) { return M.flav != M_82540EM; }
 
 uint64_t now_ns(void) { return vt_ns; }
@@ -85,6 +85,13 @@ static void log_access(char op, uint32_t reg, uint32_t v, int io)
 /* CTRL.RST: MAC registers to their power-on values; the NVM load starts. */
 static void do_reset(void)
 {
+#ifdef MODEL_IXGBE
+	if (M.flav == M_82599) {
+		reset_ns = vt_ns;
+		ixgbe_model_reset();
+		return;
+	}
+#endif
 	uint32_t invm[64];	/* the I210's iNVM is one-time programmable: kept */
 	memcpy(invm, &M.reg[0x12120 / 4], sizeof(invm));
 	memset(M.reg, 0, sizeof(M.reg));
@@ -200,6 +207,10 @@ static uint32_t read_reg(uint32_t reg)
 {
 	uint32_t *r = &M.reg[reg / 4], v = *r;
 	int q, k;
+#ifdef MODEL_IXGBE
+	if (M.flav == M_82599)
+		return ixgbe_model_read(reg);
+#endif
 #ifdef MODEL_PTP
 	if (tsync_read(reg, &v))
 		return v;
@@ -256,6 +267,12 @@ static void write_reg(uint32_t reg, uint32_t v)
 {
 	uint32_t *r = &M.reg[reg / 4];
 	int q, k;
+#ifdef MODEL_IXGBE
+	if (M.flav == M_82599) {
+		ixgbe_model_write(reg, v);
+		return;
+	}
+#endif
 #ifdef MODEL_PTP
 	if (tsync_write(reg, v))
 		return;
@@ -571,7 +588,7 @@ void model_init(enum model_flavour f)
 	memset(&M, 0, sizeof(M));
 	M.flav = f;
 	M.s = (struct model_script){ .auto_rd_reads = 2, .gio_polls = 3, .cfg_done_reads = 2,
-				     .queue_enable_polls = 2, .phy_bmcr = 0x1140, .int_mode = INT_MODE_MSIX,
+				     .queue_enable_polls = 2, .phy_bmcr = 0x1140, .int_mode = INT_MODE_MSIX, .dmaidone_reads = 2,
 				     .nvec = 16, .subsys_vendor = 0x8086 };
 	vt_ns = 1000000000;
 	M.nvm_ral = 0x0a211b00;	/* 00:1b:21:0a:0b:0c, address valid */

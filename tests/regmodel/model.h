@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include "drivers/net/e1000x/e1000x.h"
 
-enum model_flavour { M_82540EM, M_82574, M_82576, M_I350, M_I210 };
+enum model_flavour { M_82540EM, M_82574, M_82576, M_I350, M_I210, M_82599 };
 
 /* One logged access. */
 struct model_access {
@@ -55,6 +55,7 @@ struct model_script {
 	uint32_t manc;		/* MANC as the NVM loads it at every reset */
 	int link_down;		/* STATUS.LU clear, resets included */
 	int systim_garbage;	/* 82574: every Nth SYSTIML read, SYSTIMH comes with bit 0 flipped (0: never) */
+	int dmaidone_reads;	/* 82599: RDRXCTL reads after a reset until DMAIDONE sets */
 };
 
 struct model {
@@ -105,4 +106,17 @@ int64_t model_last_write(uint32_t reg);
 int model_console_has(const char *s);
 /* The probe of the family under test, as pci_probe_drivers would call it. */
 int model_probe(const struct pci_driver *drv, uint16_t device);
+
+/* The 82599 (tests/regmodel/ixgbe_model.c, built with MODEL_IXGBE): its
+ * registers, and the wire. ixgbe_model_rx writes frame into RX queue q's
+ * next descriptor (advanced write-back, DD and EOP with staterr's bits)
+ * and counts it, or drops it as the 82599 does without a descriptor
+ * (QPRDC with SRRCTL.DROP_EN, else MPC); returns 1 if it went into the
+ * ring. ixgbe_model_tx sends every descriptor up to TDT, writing DD where
+ * RS asks; returns the frames sent. */
+void ixgbe_model_reset(void);
+uint32_t ixgbe_model_read(uint32_t reg);
+void ixgbe_model_write(uint32_t reg, uint32_t v);
+int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr);
+int ixgbe_model_tx(int q);
 #endif

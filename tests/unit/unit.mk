@@ -96,6 +96,14 @@ $(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODE
 	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -Dprintf=model_printf -Wl,--wrap=pkt_free \
 		-o $@ $< $(REGMODEL_SRC) -lcmocka
 
+# The 82599 (ixgbe) against its part of the model (tests/regmodel/ixgbe_model.c, MODEL_IXGBE).
+UNIT_BINS += $(UNIT_DIR)/test_regmodel_ixgbe
+$(UNIT_DIR)/test_regmodel_ixgbe: tests/regmodel/test_ixgbe.c tests/regmodel/ixgbe_model.c drivers/net/ixgbe/ixgbe.c \
+		drivers/net/ixgbe/regs.h $(REGMODEL_DEPS)
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -DMODEL_IXGBE -Dprintf=model_printf -Wl,--wrap=pkt_free \
+		-o $@ $< tests/regmodel/ixgbe_model.c $(REGMODEL_SRC) -lcmocka
+
 # The PTP paths of the drivers against the model with its time sync block
 # (tests/regmodel/tsync.c, MODEL_PTP): the port clocks of drivers/net/phc.c
 # over each part's SYSTIM, the RX and TX timestamps.

@@ -1,0 +1,227 @@
+/*
+ * The 82599 (ixgbe) in the register model (model.c calls in here when
+ * M.flav is M_82599; built with MODEL_IXGBE). Offsets and semantics are
+ * written from the 82599 datasheet (8.2.3), apart from the driver's
+ * header: CTRL.RST/LRST reset the MAC (self-clearing); the EEPROM
+ * auto-read (EEC.ARD) and the DMA initialisation (RDRXCTL.DMAIDONE)
+ * complete a scripted number of reads after it; PCIe master requests
+ * drain after CTRL.PCIE_MASTER_DISABLE; AUTOC.AN_RESTART self-clears and
+ * brings LINKS up at 10 Gb/s; EICR clears on read (queue causes only
+ * with GPIE.OCD) and on writing 1; RXDCTL/TXDCTL.ENABLE follow writes
+ * after a lag, TXDCTL.ENABLE only with DMATXCTL.TE; the statistics clear
+ * on read, GORC/GOTC 36 bits wide. The wire: ixgbe_model_rx puts a frame
+ * into RX queue q's next descriptor as the DMA engine does (advanced
+ * write-back), ixgbe_model_tx sends what TX queue q holds.
+ */
+#include <string.h>
+#include "tests/regmodel/model.h"
+
+enum {
+	X_CTRL = 0x0, X_STATUS = 0x8, X_CTRL_EXT = 0x18, X_EICR = 0x800, X_EICS = 0x808,
+	X_EIMS = 0x880, X_EIMC = 0x888, X_GPIE = 0x898, X_RDRXCTL = 0x2f00, X_RXCTRL = 0x3000,
+	X_FCTRL = 0x5080, X_AUTOC = 0x42a0, X_LINKS = 0x42a4, X_DMATXCTL = 0x4a80,
+	X_RAL0 = 0xa200, X_RAH0 = 0xa204, X_EEC = 0x10010,
+	X_GPRC = 0x4074, X_GPTC = 0x4080, X_GORCL = 0x4088, X_GOTCL = 0x4090, X_BPRC = 0x4078,
+	X_MPRC = 0x407c, X_BPTC = 0x40f4, X_MPTC = 0x40f0,
+};
+#define X_RXQ(q)	(0x1000 + 0x40 * (q))	/* RDBAL; RDH +0x10, RDT +0x18, RXDCTL +0x28 */
+#define X_TXQ(q)	(0x6000 + 0x40 * (q))	/* TDBAL; TDH +0x10, TDT +0x18, TXDCTL +0x28 */
+#define X_QPRDC(q)	(0x1430 + 0x40 * (q))
+#define X_SRRCTL(q)	(0x1014 + 0x40 * (q))
+#define X_DCA_RXCTRL(q)	(0x100c + 0x40 * (q))
+#define X_MPC0		0x3fa0
+#define ENABLE		(1u << 25)
+#define AUTOC_RESET	(0xc0000000u | 1u << 13 | 1u << 7)	/* as an EEPROM might load it */
+
+static int ee_reads, dma_reads, status_reads, master_off;
+static int lag[2][8];
+static uint32_t shown[2][8];
+
+static uint32_t *r(uint32_t reg) { return &M.reg[reg / 4]; }
+
+void ixgbe_model_reset(void)
+{
+	memset(M.reg, 0, sizeof(M.reg));
+	M.resets++;
+	ee_reads = dma_reads = status_reads = master_off = 0;
+	memset(lag, 0, sizeof(lag));
+	memset(shown, 0, sizeof(shown));
+	*r(X_STATUS) = (uint32_t)M.s.fn << 2 | 1u << 19;
+	*r(X_EEC) = 1u << 8;
+	*r(X_AUTOC) = AUTOC_RESET;
+	*r(X_RAL0) = M.nvm_ral;
+	*r(X_RAH0) = M.nvm_rah;
+	for (int q = 0; q < 8; q++)
+		*r(X_DCA_RXCTRL(q)) = 1u << 12;	/* reserved, reset value 1 */
+}
+
+/* Queue register: 0 RX or 1 TX ENABLE register, the queue in *q; else -1. */
+static int xdctl(uint32_t reg, int *q)
+{
+	for (int k = 0; k < 2; k++) {
+		uint32_t base = k ? 0x6028 : 0x1028;
+		if (reg >= base && reg < base + 8 * 0x40 && (reg - base) % 0x40 == 0) {
+			*q = (int)((reg - base) / 0x40);
+			return k;
+		}
+	}
+	return -1;
+}
+
+static int is_stat(uint32_t reg)
+{
+	return (reg >= 0x4000 && reg <= 0x4120) || (reg >= X_MPC0 && reg < X_MPC0 + 32) || reg == 0x3f60 ||
+	       reg == 0x3f68 || reg == 0x41a4 || reg == 0x41a8 ||
+	       (reg >= 0x1430 && reg < 0x1430 + 16 * 0x40 && (reg - 0x1430) % 0x40 == 0);
+}
+
+uint32_t ixgbe_model_read(uint32_t reg)
+{
+	uint32_t *p = r(reg), v = *p;
+	int q, k;
+	switch (reg) {
+	case X_STATUS:
+		if (master_off && M.s.gio_polls >= 0 && ++status_reads > M.s.gio_polls)
+			*p &= ~(1u << 19);
+		return *p;
+	case X_EEC:
+		if (M.s.auto_rd_reads >= 0 && ee_reads++ >= M.s.auto_rd_reads)
+			*p |= 1u << 9;
+		return *p;
+	case X_RDRXCTL:
+		if (M.s.dmaidone_reads >= 0 && dma_reads++ >= M.s.dmaidone_reads)
+			*p |= 1u << 3;
+		return *p;
+	case X_RAL0:
+	case X_RAH0:
+		return *r(X_EEC) & (1u << 9) ? v : 0;	/* loaded by the auto-read */
+	case X_EICR:
+		*p &= *r(X_GPIE) & (1u << 5) ? ~0xffffu : 0;	/* OCD: other causes stay */
+		return v;
+	case X_EIMS:
+		return M.eims;
+	}
+	if ((k = xdctl(reg, &q)) >= 0) {
+		if (lag[k][q] > 0 && --lag[k][q] == 0)
+			shown[k][q] = v & ENABLE;
+		return (v & ~ENABLE) | shown[k][q];
+	}
+	if (is_stat(reg))
+		*p = 0;
+	if (reg == X_GORCL + 4 || reg == X_GOTCL + 4)
+		return v & 0xf;	/* 35:32 */
+	return v;
+}
+
+void ixgbe_model_write(uint32_t reg, uint32_t v)
+{
+	uint32_t *p = r(reg);
+	int q, k;
+	switch (reg) {
+	case X_CTRL:
+		if (v & 1u << 2)
+			master_off = 1, status_reads = 0;
+		if (v & (1u << 26 | 1u << 3)) {
+			ixgbe_model_reset();
+			if (M.s.rst_stuck)
+				*p = 1u << 26;
+			return;
+		}
+		*p = v;
+		return;
+	case X_STATUS:
+	case X_LINKS:
+		return;		/* RO */
+	case X_RDRXCTL:	/* DMAIDONE is RO */
+		*p = (v & ~(1u << 3)) | (*p & (1u << 3));
+		return;
+	case X_EICR:
+		*p &= ~v;
+		return;
+	case X_EICS:
+		*r(X_EICR) |= v;
+		return;
+	case X_EIMS:
+		M.eims |= v;
+		return;
+	case X_EIMC:
+		M.eims &= ~v;
+		return;
+	case X_AUTOC:
+		*p = v & ~(1u << 12);	/* AN_RESTART self-clears */
+		if ((v & 1u << 12) && !M.s.link_down)
+			*r(X_LINKS) = 1u << 30 | 3u << 28 | 1u << 7;	/* up, 10 Gb/s */
+		return;
+	}
+	if ((k = xdctl(reg, &q)) >= 0) {
+		int takes = !k || (*r(X_DMATXCTL) & 1u);	/* TX ENABLE only after DMATXCTL.TE */
+		lag[k][q] = !takes || M.s.queue_enable_polls < 0 ? -1 : M.s.queue_enable_polls;
+		if (!lag[k][q])
+			shown[k][q] = v & ENABLE;
+		if (!takes)
+			shown[k][q] = 0;
+	}
+	*p = v;
+}
+
+static void *ring_of(uint32_t blk)
+{
+	return (void *)(uintptr_t)((uint64_t)*r(blk) | (uint64_t)*r(blk + 4) << 32);
+}
+
+int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr)
+{
+	uint32_t blk = X_RXQ(q), n = *r(blk + 8) / 16, h = *r(blk + 0x10);
+	if (!(*r(X_RXCTRL) & 1u) || !(*r(blk + 0x28) & ENABLE) || !n || h == *r(blk + 0x18)) {
+		if (*r(X_SRRCTL(q)) & (1u << 28))
+			(*r(X_QPRDC(q)))++;	/* DROP_EN: dropped for the queue */
+		else
+			(*r(X_MPC0))++;		/* missed: no room in the packet buffer's queue */
+		return 0;
+	}
+	union rx_desc *d = (union rx_desc *)ring_of(blk) + h;
+	memcpy((void *)(uintptr_t)d->read.addr, frame, len);
+	d->wb.info = 0;
+	d->wb.rss_hash = 0;
+	d->wb.length = len;
+	d->wb.vlan = 0;
+	d->wb.staterr = staterr | 1u | 2u;	/* DD, EOP */
+	*r(blk + 0x10) = h + 1 == n ? 0 : h + 1;
+	if (!(staterr & (1u << 29))) {
+		(*r(X_GPRC))++;
+		*r(X_GORCL) += len + 4u;	/* octets through the FCS */
+		if (frame[0] == 0xff)
+			(*r(X_BPRC))++;
+		else if (frame[0] & 1)
+			(*r(X_MPRC))++;
+	}
+	*r(X_EICR) |= 1u;	/* RX queue 0 cause (IVAR entry 0) */
+	return 1;
+}
+
+int ixgbe_model_tx(int q)
+{
+	uint32_t blk = X_TXQ(q), n = *r(blk + 8) / 16, sent = 0;
+	if (!(*r(X_DMATXCTL) & 1u) || !(*r(blk + 0x28) & ENABLE) || !n)
+		return 0;
+	union tx_desc *ring = ring_of(blk);
+	while (*r(blk + 0x10) != *r(blk + 0x18)) {
+		union tx_desc *d = &ring[*r(blk + 0x10)];
+		uint32_t ctl = d->d.cmd_type_len;
+		if (((ctl >> 20) & 0xf) == 3) {	/* advanced data descriptor */
+			uint32_t len = ctl & 0xffff;
+			const uint8_t *f = (const uint8_t *)(uintptr_t)d->d.addr;
+			(*r(X_GPTC))++;
+			*r(X_GOTCL) += (len < 60 ? 60 : len) + 4;	/* HLREG0.TXPADEN, FCS */
+			if (f[0] == 0xff)
+				(*r(X_BPTC))++;
+			else if (f[0] & 1)
+				(*r(X_MPTC))++;
+			sent++;
+		}
+		if (ctl & (1u << 27))	/* RS: write back DD */
+			d->d.status |= 1u;
+		*r(blk + 0x10) = *r(blk + 0x10) + 1 == n ? 0 : *r(blk + 0x10) + 1;
+	}
+	return (int)sent;
+}

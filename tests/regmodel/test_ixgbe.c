@@ -1,0 +1,439 @@
+/* The ixgbe driver (82599) against the register model of
+ * tests/regmodel/ixgbe_model.c: the reset and init order (4.6.3-4.6.8),
+ * registers byte for byte, link, frames through the model's rings with
+ * exact counts, the statistics into `ethtool -S` counters, a port reset,
+ * IVAR/EITR/RSS, each bounded wait failing with its message, the parts
+ * refused by ID. Offsets here are the datasheet's, not the driver's. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "drivers/net/ixgbe/ixgbe.c"
+#include "tests/regmodel/model.h"
+
+extern struct nic *model_nic;
+
+enum {
+	CTRL_ = 0x0, CTRL_EXT_ = 0x18, EICR_ = 0x800, EIAC_ = 0x810, EITR0 = 0x820, EIMS_ = 0x880,
+	EIMC_ = 0x888, EIAM_ = 0x890, GPIE_ = 0x898, IVAR0 = 0x900, IVAR_MISC_ = 0xa00,
+	RDBAL0 = 0x1000, RDT0 = 0x1018, RXDCTL0 = 0x1028, SRRCTL0 = 0x1014, RDRXCTL_ = 0x2f00,
+	RXCTRL_ = 0x3000, HLREG0_ = 0x4240, AUTOC_ = 0x42a0, DMATXCTL_ = 0x4a80, FCTRL_ = 0x5080,
+	MRQC_ = 0x5818, RETA0 = 0x5c00, TXDCTL0 = 0x6028, RAL0_ = 0xa200, RAH0_ = 0xa204,
+	MPSAR_LO0 = 0xa600, EEC_ = 0x10010, STATUS_ = 0x8, LINKS_ = 0x42a4, RTTDCS_ = 0x4900,
+};
+
+static int probe(uint16_t dev, int queues)
+{
+	nic_cfg.queues[0] = queues;
+	int r = model_probe(&pci_driver_ixgbe, dev);
+	nic_cfg.queues[0] = 1;
+	return r;
+}
+
+static int wbit(int from, uint32_t reg, uint32_t bit)
+{
+	return model_find_write(from, reg, bit, bit);
+}
+
+/* Index of the first read of reg after from that saw bit set, or -1. */
+static int rbit(int from, uint32_t reg, uint32_t bit)
+{
+	for (int i = from < 0 ? 0 : from; i < M.nlog; i++)
+		if (M.log[i].op == 'R' && M.log[i].reg == reg && (M.log[i].val & bit))
+			return i;
+	return -1;
+}
+
+/* 4.6.3: interrupts masked, master disabled and drained, then RST with
+ * LRST; after it: masked again, EEC.ARD, RDRXCTL.DMAIDONE, DRV_LOAD, the
+ * MAC from RAL0/RAH0; then the link (4.6.4) before RX and TX. */
+static void test_reset_order(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	int mask = model_find_write(0, EIMC_, 0x7fffffff, 0x7fffffff);
+	int mdis = wbit(0, CTRL_, 1u << 2), drained = -1;
+	for (int i = mdis; i < M.nlog && drained < 0; i++)
+		if (M.log[i].op == 'R' && M.log[i].reg == STATUS_ && !(M.log[i].val & (1u << 19)))
+			drained = i;
+	int rst = model_find_write(0, CTRL_, 1u << 26 | 1u << 3, 1u << 26 | 1u << 3);
+	assert_true(mask >= 0 && mdis > mask && drained > mdis && rst > drained);
+	int mask2 = model_find_write(rst, EIMC_, 0x7fffffff, 0x7fffffff);
+	int ard = rbit(rst, EEC_, 1u << 9), dma = rbit(rst, RDRXCTL_, 1u << 3);
+	int drv = wbit(rst, CTRL_EXT_, 1u << 28), mac = model_find_read(dma, RAL0_);
+	int an = wbit(rst, AUTOC_, 1u << 12), rxen = wbit(rst, RXCTRL_, 1u);
+	assert_true(mask2 > rst && ard > mask2 && dma > ard && drv > dma && mac > drv);
+	assert_true(an > mac && rxen > an);
+	assert_true(model_console_has("port0: SFI (SFP+) link"));
+}
+
+/* 4.6.7: queue disabled, ring, SRRCTL, ENABLE polled, RDT, and RXCTRL.RXEN
+ * last; 4.6.8: ARBDIS around the rings, DMATXCTL.TE, then TXDCTL.ENABLE.
+ * The registers as 4.6.7 requires them, byte for byte. */
+static void test_rx_tx_init(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	int rst = model_find_write(0, CTRL_, 1u << 26, 1u << 26);
+	int bal = model_find_write(rst, RDBAL0, 0, 0), srr = model_find_write(rst, SRRCTL0, 0, 0);
+	int en = wbit(rst, RXDCTL0, 1u << 25), on = rbit(en, RXDCTL0, 1u << 25);
+	int rdt = model_find_write(on, RDT0, 0xffffffff, 127), rxen = wbit(rst, RXCTRL_, 1u);
+	assert_true(bal > rst && srr > bal && en > srr && on > en && rdt > on && rxen > rdt);
+	assert_int_equal(model_peek(SRRCTL0), 1u << 25 | 2u);	/* advanced one-buffer, 2 KiB */
+	assert_int_equal(model_peek(RDRXCTL_) & (1u << 1 | 0x1fu << 17 | 1u << 25 | 1u << 26),
+			 1u << 1 | 1u << 25 | 1u << 26);
+	assert_int_equal(model_peek(0x100c) & (1u << 12), 0);	/* DCA_RXCTRL bit 12 */
+	assert_int_equal(model_peek(HLREG0_) & (1u << 0 | 1u << 1 | 1u << 10 | 1u << 15), 1u << 0 | 1u << 1 | 1u << 10);
+	assert_int_equal(model_peek(FCTRL_), 1u << 10);	/* BAM */
+	assert_int_equal(model_peek(RAL0_), M.nvm_ral);
+	assert_int_equal(model_peek(RAH0_), M.nvm_rah);
+	assert_int_equal(model_peek(MPSAR_LO0), 1);
+	assert_int_equal(model_peek(0x3c00), 0x80000);	/* RXPBSIZE0 512 KB */
+	assert_int_equal(model_peek(0xcc00), 0x28000);	/* TXPBSIZE0 160 KB */
+	int arb = wbit(rst, RTTDCS_, 1u << 6), arb_off = model_find_write(arb, RTTDCS_, 1u << 6, 0);
+	int te = wbit(rst, DMATXCTL_, 1u), txen = wbit(rst, TXDCTL0, 1u << 25);
+	assert_true(arb > rst && arb_off > arb && te > arb_off && txen > te);
+	assert_true(model_peek(TXDCTL0) & (1u << 25));
+	assert_int_equal(model_peek(TXDCTL0) & 0x7f7f7f, 32 | 1 << 8 | 1 << 16);
+}
+
+/* 4.6.4: AUTOC keeps what the EEPROM loaded outside the link mode, takes
+ * the part's mode (SFI: LMS 10G serial, serial PMA/PMD SFI; KX4: LMS
+ * KX4/KX/KR, parallel PMA/PMD KX4), then AN_RESTART; LINKS says 10 Gb/s. */
+static void test_link(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	assert_int_equal(model_peek(AUTOC_), 0xc0000000u | 3u << 13 | 2u << 16);
+	assert_int_equal(model_nic->link_up, 1);
+	assert_int_equal(model_nic->speed, 10000);
+	assert_true(model_console_has("port0: link up, 10000 Mb/s, full duplex"));
+	model_poke(LINKS_, 0);
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->link_up, 0);
+	assert_int_equal(model_nic->stats[NS_link_changes], 1);
+	assert_true(model_console_has("port0: link down"));
+
+	model_init(M_82599);
+	M.s.link_down = 1;
+	assert_int_equal(probe(0x10f7, 1), 0);
+	assert_int_equal(model_peek(AUTOC_), 0xc0000000u | 4u << 13 | 1u << 7);
+	assert_int_equal(model_nic->link_up, 0);
+	assert_true(model_console_has("port0: KX4 backplane link"));
+	assert_true(model_console_has("port0: link down"));
+}
+
+static uint8_t frame[1514];
+
+static const uint8_t *make_frame(int bcast)
+{
+	memset(frame, 0, sizeof(frame));
+	memset(frame, bcast ? 0xff : 0, 6);
+	if (!bcast)
+		memcpy(frame, "\x00\x1b\x21\x0a\x0b\x0c", 6);
+	frame[12] = 0x08;
+	return frame;
+}
+
+/* Frames through the model's rings: 10 in, 10 out of rx_burst with their
+ * lengths, RDT given back; the statistics registers (octets through the
+ * FCS) into rx_packets, rx_bytes, rx_broadcast; 5 sent, reclaimed, and
+ * tx_packets, tx_bytes (padded to 60) counted. */
+static void test_rx_tx_frames(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	struct nic *nic = model_nic;
+	uint64_t bytes = 0;
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(ixgbe_model_rx(0, make_frame(i < 3), (uint16_t)(60 + i), 0), 1);
+		bytes += 60 + i + 4;
+	}
+	struct pkt *pk[32];
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 32), 10);
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(pk[i]->len, 60 + i);
+		assert_int_equal(pk[i]->data[12], 0x08);
+	}
+	assert_int_equal(model_last_write(RDT0), 9);
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk + 10, 22), 0);
+	nic->ops->update_stats(nic);
+	assert_int_equal(nic->stats[NS_rx_packets], 10);
+	assert_int_equal(nic->stats[NS_rx_bytes], bytes);
+	assert_int_equal(nic->stats[NS_rx_broadcast], 3);
+	assert_int_equal(nic->stats[NS_rx_delivered], 10);
+	uint32_t nfree = nic->pool->nfree;
+	for (int i = 0; i < 5; i++)
+		pk[i]->len = (uint16_t)(40 + 10 * i);	/* 40 and 50 padded to 60 */
+	assert_int_equal(nic->ops->tx_burst(nic, 0, pk, 5), 5);
+	assert_int_equal(model_last_write(0x6018), 5);	/* TDT */
+	assert_int_equal(ixgbe_model_tx(0), 5);
+	nic->ops->tx_clean(nic, 0);
+	for (int i = 5; i < 10; i++)
+		pkt_free(pk[i]);
+	assert_int_equal(nic->pool->nfree, nfree + 10);
+	nic->ops->update_stats(nic);
+	assert_int_equal(nic->stats[NS_tx_packets], 5);
+	assert_int_equal(nic->stats[NS_tx_bytes], (60 + 4) * 3 + (70 + 4) + (80 + 4));
+	assert_int_equal(nic->stats[NS_tx_broadcast], 3);
+	assert_int_equal(nic->stats[NS_tx_sent], 5);
+}
+
+/* Every frame ends in one counter: 130 frames at a ring of 127 free
+ * descriptors: 127 delivered, 3 missed (MPC, one queue: no DROP_EN). The
+ * 82599's write-back errors (7.1.6.2): RXE drops (rx_drop_desc_error),
+ * IPE and L4E flag the frame and count rx_csum_offload_errors. */
+static void test_ring_full_and_errors(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	struct nic *nic = model_nic;
+	int in = 0;
+	for (int i = 0; i < 130; i++)
+		in += ixgbe_model_rx(0, make_frame(0), 64, 0);
+	assert_int_equal(in, 127);
+	struct pkt *pk[32];
+	int got = 0, n;
+	while ((n = nic->ops->rx_burst(nic, 0, pk, 32)) > 0) {
+		got += n;
+		for (int i = 0; i < n; i++)
+			pkt_free(pk[i]);
+	}
+	assert_int_equal(got, 127);
+	nic->ops->update_stats(nic);
+	assert_int_equal(nic->stats[NS_rx_delivered], 127);
+	assert_int_equal(nic->stats[NS_rx_missed_errors], 3);
+	assert_int_equal(nic->stats[NS_rx_packets], 127);
+
+	uint32_t ipcs = 1u << 6, l4cs = 1u << 5;
+	assert_int_equal(ixgbe_model_rx(0, make_frame(0), 64, 1u << 29), 1);			/* RXE */
+	assert_int_equal(ixgbe_model_rx(0, make_frame(0), 64, ipcs | l4cs | 1u << 31), 1);	/* IPE */
+	assert_int_equal(ixgbe_model_rx(0, make_frame(0), 64, ipcs | l4cs | 1u << 30), 1);	/* L4E */
+	assert_int_equal(ixgbe_model_rx(0, make_frame(0), 64, ipcs | l4cs), 1);		/* good */
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 32), 3);
+	assert_int_equal(pk[0]->flags & (PKT_RX_IP_CSUM_BAD | PKT_RX_L4_CSUM_BAD), PKT_RX_IP_CSUM_BAD);
+	assert_int_equal(pk[1]->flags & (PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_BAD), PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_BAD);
+	assert_int_equal(pk[2]->flags & (PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK), PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK);
+	for (int i = 0; i < 3; i++)
+		pkt_free(pk[i]);
+	nic->ops->update_stats(nic);
+	assert_int_equal(nic->stats[NS_rx_drop_desc_error], 1);
+	assert_int_equal(nic->stats[NS_rx_csum_offload_errors], 2);
+	assert_int_equal(nic->stats[NS_rx_csum_offload_good], 1);
+	assert_int_equal(nic->stats[NS_rx_delivered], 130);
+}
+
+/* 8.2.3.23: each statistics register into its `ethtool -S` counter (Linux
+ * ixgbe's mapping), GORC/GOTC 36 bits, read-to-clear (a second read adds
+ * nothing). */
+static void test_stats_registers(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 2), 0);
+	struct nic *nic = model_nic;
+	static const struct { uint32_t reg, v; enum nic_stat s; } map[] = {
+		{ 0x4074, 11, NS_rx_packets }, { 0x4080, 12, NS_tx_packets }, { 0x4078, 13, NS_rx_broadcast },
+		{ 0x40f4, 14, NS_tx_broadcast }, { 0x407c, 15, NS_rx_multicast }, { 0x40f0, 16, NS_tx_multicast },
+		{ 0x4000, 17, NS_rx_crc_errors }, { 0x4040, 18, NS_rx_length_errors },
+		{ 0x40a4, 19, NS_rx_short_length_errors }, { 0x40ac, 20, NS_rx_long_length_errors },
+		{ 0x41a4, 21, NS_rx_flow_control_xon }, { 0x41a8, 22, NS_rx_flow_control_xoff },
+		{ 0x3f60, 23, NS_tx_flow_control_xon }, { 0x3f68, 24, NS_tx_flow_control_xoff },
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		model_poke(map[i].reg, map[i].v);
+	model_poke(0x3fa0, 5);			/* MPC0 */
+	model_poke(0x3fa0 + 7 * 4, 6);		/* MPC7 */
+	model_poke(0x4088, 0xffffffff);		/* GORCL */
+	model_poke(0x408c, 0xf);		/* GORCH: 35:32 */
+	model_poke(0x4090, 7);			/* GOTCL */
+	model_poke(0x4094, 1);
+	model_poke(0x1430, 3);			/* QPRDC0 */
+	model_poke(0x1470, 4);			/* QPRDC1 */
+	nic->ops->update_stats(nic);
+	nic->ops->update_stats(nic);
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		assert_int_equal(nic->stats[map[i].s], map[i].v);
+	assert_int_equal(nic->stats[NS_multicast], 15);
+	assert_int_equal(nic->stats[NS_rx_missed_errors], 11);
+	assert_int_equal(nic->stats[NS_rx_errors], 17 + 18);
+	assert_int_equal(nic->stats[NS_rx_bytes], 0xfffffffffull);
+	assert_int_equal(nic->stats[NS_tx_bytes], (1ull << 32) + 7);
+	assert_int_equal(nic->stats[NS_rx_fifo_errors], 7);
+	assert_int_equal(nic->q[0].rx_drops, 3);
+	assert_int_equal(nic->q[1].rx_drops, 4);
+}
+
+/* A reset from the shell: RST again, frames received and not delivered
+ * in rx_drop_reset, frames queued and not sent in tx_dropped, counters
+ * kept across it, the rings set up again and working. */
+static void test_port_reset(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	struct nic *nic = model_nic;
+	for (int i = 0; i < 4; i++)
+		ixgbe_model_rx(0, make_frame(0), 64, 0);
+	struct pkt *pk[32];
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 1), 1);
+	assert_int_equal(nic->ops->tx_burst(nic, 0, pk, 1), 1);	/* not sent before the reset */
+	int before = M.nlog;
+	nic->ops->reset(nic);
+	nic->ops->watchdog(nic);
+	assert_true(model_find_write(before, CTRL_, 1u << 26, 1u << 26) > before);
+	assert_int_equal(M.resets, 2);
+	assert_int_equal(nic->stats[NS_resets], 1);
+	assert_int_equal(nic->stats[NS_rx_drop_reset], 3);
+	assert_int_equal(nic->stats[NS_tx_dropped], 1);
+	assert_int_equal(nic->stats[NS_rx_packets], 4);	/* read before RST cleared them */
+	assert_true(model_console_has("port0: reset asked for from the shell: resetting"));
+	assert_int_equal(ixgbe_model_rx(0, make_frame(0), 64, 0), 1);
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 32), 1);
+	pkt_free(pk[0]);
+	nic->ops->update_stats(nic);
+	assert_int_equal(nic->stats[NS_rx_packets], 5);
+	assert_int_equal(nic->stats[NS_rx_delivered], 2);
+}
+
+/* 7.3: MSI-X with 4 queue pairs: GPIE before the IVARs, RX q on vector q
+ * (IVAR n: RX 2n at 7:0, RX 2n+1 at 23:16), TX entries invalid, other
+ * causes on vector 4; EIAC/EIAM the queues; EIMS LSC, ECC, OTHER. RSS:
+ * RETA over the queues, MRQC, DROP_EN in every SRRCTL. */
+static void test_msix_ivar_rss(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 4), 0);
+	int gpie = model_find_write(0, GPIE_, 0, 0), ivar = model_find_write(0, IVAR0, 0, 0);
+	assert_true(gpie >= 0 && ivar > gpie);
+	assert_int_equal(model_peek(GPIE_), 1u << 4 | 1u << 5 | 1u << 30 | 1u << 31);
+	assert_int_equal(model_peek(IVAR0), 0x80u | 0x81u << 16);
+	assert_int_equal(model_peek(IVAR0 + 4), 0x82u | 0x83u << 16);
+	assert_int_equal(model_peek(IVAR_MISC_), 0x84u << 8);
+	assert_int_equal(model_peek(EIAC_), 0xf);
+	assert_int_equal(model_peek(EIAM_), 0xf);
+	assert_int_equal(M.eims, 1u << 20 | 1u << 28 | 1u << 31);
+	assert_int_equal(model_peek(RETA0), 0x03020100);
+	assert_int_equal(model_peek(RETA0 + 31 * 4), 0x03020100);
+	assert_int_equal(model_peek(MRQC_), 1u | 0xf3u << 16);
+	for (int q = 0; q < 4; q++)
+		assert_int_equal(model_peek(SRRCTL0 + 0x40 * q), 1u << 28 | 1u << 25 | 2u);
+	model_nic->ops->irq_enable(model_nic, 2);
+	assert_int_equal(M.eims & 0xffff, 1u << 2);
+	model_nic->ops->irq_disable(model_nic, 2);
+	assert_int_equal(M.eims & 0xffff, 0);
+	/* the other vector: LSC to the watchdog, written back to clear (GPIE.OCD) */
+	model_poke(EICR_, 1u << 20 | 1u << 31);
+	M.handlers[4](0, M.args[4]);
+	assert_int_equal(model_nic->other_pending, 1);
+	assert_int_equal(model_peek(EICR_), 0);
+}
+
+/* EITR: 4,000,000 / ints_per_s in bits 11:3, CNT_WDIS; bounds. */
+static void test_eitr(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	struct nic *nic = model_nic;
+	static const uint32_t rate[] = { 20000, 8000, 0, 500, 1000000 }, reg[] = { 200, 496, 0, 0xff8, 8 };
+	for (int i = 0; i < 5; i++) {
+		nic->ops->set_itr(nic, 0, rate[i]);
+		assert_int_equal(model_peek(EITR0), reg[i] | 1u << 31);
+		assert_int_equal(nic->q[0].itr, rate[i]);
+	}
+}
+
+/* Without MSI-X (MSI): no GPIE, RX queue 0 on EICR bit 0, its handler
+ * schedules queue 0 on that bit and reading EICR clears it. */
+static void test_msi_mode(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	M.s.int_mode = INT_MODE_MSI;
+	assert_int_equal(probe(0x10fb, 2), 0);
+	assert_int_equal(model_nic->nqueues, 1);
+	assert_int_equal(model_find_write(0, GPIE_, 0, 0), -1);
+	assert_int_equal(model_peek(IVAR0), 0x80u);
+	ixgbe_model_rx(0, make_frame(0), 64, 0);
+	M.handlers[0](0, M.args[0]);
+	assert_int_equal(M.queue_irqs[0], 1);
+	assert_int_equal(model_peek(EICR_), 0);
+}
+
+/* Each bounded wait fails with its message; the port is refused and let
+ * go (DRV_LOAD clear, bus mastering off), or, for the master disable,
+ * reported and the reset done anyway. */
+static void test_waits_fail(void **st)
+{
+	(void)st;
+	static const struct { int what; const char *msg; } c[] = {
+		{ 0, "EEC.ARD not set 20 ms after reset: EEPROM auto-read did not complete" },
+		{ 1, "RDRXCTL.DMAIDONE not set 20 ms after reset: DMA initialisation did not complete" },
+		{ 2, "CTRL.RST did not clear within 100 ms" },
+		{ 3, "RX queue 0: RXDCTL.ENABLE did not set within 10 ms" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		model_init(M_82599);
+		if (c[i].what == 0)
+			M.s.auto_rd_reads = -1;
+		if (c[i].what == 1)
+			M.s.dmaidone_reads = -1;
+		if (c[i].what == 2)
+			M.s.rst_stuck = 1;
+		if (c[i].what == 3)
+			M.s.queue_enable_polls = -1;
+		assert_int_equal(probe(0x10fb, 1), -1);
+		assert_true(model_console_has(c[i].msg));
+		assert_true(model_console_has("port0: ixgbe 82599ES 10-Gigabit SFI/SFP+ Network Connection not set up"));
+		assert_int_equal(model_peek(CTRL_EXT_) & (1u << 28), 0);
+		assert_int_equal(M.cfg[PCI_COMMAND] & PCI_COMMAND_MASTER, 0);
+	}
+	model_init(M_82599);
+	M.s.gio_polls = -1;
+	assert_int_equal(probe(0x10fb, 1), 0);
+	assert_true(model_console_has("STATUS.PCIE_MASTER_ENABLE still set 80 ms after CTRL.PCIE_MASTER_DISABLE"));
+	/* TXDCTL.ENABLE takes only after DMATXCTL.TE (the model's rule) */
+	assert_true(model_peek(TXDCTL0) & (1u << 25));
+}
+
+/* Parts whose link set-up is not written are refused by ID, untouched. */
+static void test_refused_parts(void **st)
+{
+	(void)st;
+	static const uint16_t ids[] = { 0x1528, 0x1563, 0x15ad, 0x151c };
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		model_init(M_82599);
+		assert_int_equal(probe(ids[i], 1), -1);
+		assert_int_equal(M.nlog, 0);
+		assert_true(model_console_has("link set-up not written here; device left alone"));
+	}
+	for (const struct pci_id *id = ixgbe_ids; id->vendor; id++)
+		assert_non_null(ixgbe_find_part(id));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reset_order),
+		cmocka_unit_test(test_rx_tx_init),
+		cmocka_unit_test(test_link),
+		cmocka_unit_test(test_rx_tx_frames),
+		cmocka_unit_test(test_ring_full_and_errors),
+		cmocka_unit_test(test_stats_registers),
+		cmocka_unit_test(test_port_reset),
+		cmocka_unit_test(test_msix_ivar_rss),
+		cmocka_unit_test(test_eitr),
+		cmocka_unit_test(test_msi_mode),
+		cmocka_unit_test(test_waits_fail),
+		cmocka_unit_test(test_refused_parts),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
