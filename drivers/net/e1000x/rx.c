@@ -407,10 +407,9 @@ static int __attribute__((noinline)) rx_many_82599(struct e1000x_rxq *rq, struct
  * rx_fast, take it into pkts[0] without the burst loop's set-up, count it
  * and return 1; else (or with the pool empty) return 0, leaving it to
  * rx_many. */
-static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i, uint32_t st,
-					    uint16_t len)
+static inline __attribute__((always_inline))
+int rx_one(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i, uint32_t st, uint16_t len, const int fmt)
 {
-	const int fmt = rq->fmt;
 	struct nic *nic = rq->nic;
 	struct pktpool *pool = nic->pool;
 	if ((st & (RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit)) != (RXDEXT_DD | RXDEXT_EOP) ||
@@ -438,6 +437,25 @@ static int __attribute__((noinline)) rx_one(struct e1000x_rxq *rq, struct pkt **
 	return 1;
 }
 
+/* rx_one compiled once per descriptor format, as rx_many. */
+static int __attribute__((noinline)) rx_one_ext(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i, uint32_t st,
+						uint16_t len)
+{
+	return rx_one(rq, pkts, i, st, len, RXF_EXT);
+}
+
+static int __attribute__((noinline)) rx_one_legacy(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i,
+						   uint32_t st, uint16_t len)
+{
+	return rx_one(rq, pkts, i, st, len, RXF_LEGACY);
+}
+
+static int __attribute__((noinline)) rx_one_82599(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i,
+						  uint32_t st, uint16_t len)
+{
+	return rx_one(rq, pkts, i, st, len, RXF_82599);
+}
+
 /* The body of the nic_ops rx_burst for one descriptor format: nothing
  * done (step 1), one frame (rx_one) or more (rx_many). */
 static inline __attribute__((always_inline))
@@ -451,7 +469,8 @@ int rx_burst(struct nic *nic, int q, struct pkt **pkts, int n, const int fmt)
 		rq->qs->polls++;	/* nothing */
 		return 0;
 	}
-	if (!(desc_status(&rq->ring[after], fmt, &len2) & RXDEXT_DD) && rx_one(rq, pkts, i, st, len))
+	if (!(desc_status(&rq->ring[after], fmt, &len2) & RXDEXT_DD) &&
+	    (fmt == RXF_EXT ? rx_one_ext : fmt == RXF_LEGACY ? rx_one_legacy : rx_one_82599)(rq, pkts, i, st, len))
 		return 1;
 	if (fmt == RXF_82599)
 		return rx_many_82599(rq, pkts, n);
