@@ -320,6 +320,8 @@ static void test_msix_ivar_rss(void **st)
 	assert_int_equal(model_peek(EIAC_), 0xf);
 	assert_int_equal(model_peek(EIAM_), 0xf);
 	assert_int_equal(M.eims, 1u << 20 | 1u << 28 | 1u << 31);
+	assert_int_equal(model_peek(0x5c80), 0x6d5a6d5a);	/* RSSRK0: the ports' key */
+	assert_int_equal(model_peek(0x5c80 + 9 * 4), 0x76637663);
 	assert_int_equal(model_peek(RETA0), 0x03020100);
 	assert_int_equal(model_peek(RETA0 + 31 * 4), 0x03020100);
 	assert_int_equal(model_peek(MRQC_), 1u | 0xf3u << 16);

@@ -297,7 +297,7 @@ static void ixgbe_rss(struct e1000x_port *p)
 {
 	int nq = p->nic.nqueues;
 	for (int i = 0; i < 10; i++)
-		wr32(p->regs, IXGBE_RSSRK(i), 0x6d5a6d5au + (uint32_t)i * 0x01010101u);
+		wr32(p->regs, IXGBE_RSSRK(i), nic_rss_key_word(i));
 	for (int i = 0; i < 32; i++) {
 		uint32_t v = 0;
 		for (int b = 0; b < 4; b++)
