@@ -104,6 +104,20 @@ $(UNIT_DIR)/test_regmodel_ixgbe: tests/regmodel/test_ixgbe.c tests/regmodel/ixgb
 	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -DMODEL_IXGBE -Dprintf=model_printf -Wl,--wrap=pkt_free \
 		-o $@ $< tests/regmodel/ixgbe_model.c $(REGMODEL_SRC) -lcmocka
 
+# Instructions per frame of the ixgbe and igb bursts on the model's rings
+# (make bench-rings: -O2, no sanitizers, counted by callgrind).
+RINGS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -DE1000X_HOST_MODEL -Wl,--wrap=pkt_free
+$(UNIT_DIR)/bench_rings_ixgbe: tests/regmodel/bench_rings.c tests/regmodel/ixgbe_model.c drivers/net/ixgbe/ixgbe.c \
+		drivers/net/ixgbe/regs.h $(REGMODEL_DEPS)
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(RINGS_CFLAGS) -DMODEL_IXGBE -o $@ $< tests/regmodel/ixgbe_model.c $(REGMODEL_SRC)
+$(UNIT_DIR)/bench_rings_igb: tests/regmodel/bench_rings.c drivers/net/igb/igb.c drivers/net/igb/igb_hw.c $(REGMODEL_DEPS)
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(RINGS_CFLAGS) -o $@ $< $(REGMODEL_SRC)
+.PHONY: bench-rings
+bench-rings: $(UNIT_DIR)/bench_rings_ixgbe $(UNIT_DIR)/bench_rings_igb ## ixgbe/igb RX and TX instructions per frame on the model's rings (callgrind, ~10 s)
+	/usr/bin/python3 tools/bench_rings.py $^
+
 # The PTP paths of the drivers against the model with its time sync block
 # (tests/regmodel/tsync.c, MODEL_PTP): the port clocks of drivers/net/phc.c
 # over each part's SYSTIM, the RX and TX timestamps.
