@@ -302,6 +302,29 @@ static void test_port_reset(void **st)
 	assert_int_equal(nic->stats[NS_rx_delivered], 2);
 }
 
+/* Link down with frames queued: one reset per down period flushes them
+ * (tx_dropped), as the gigabit families (silicon review N5). */
+static void test_link_down_with_tx_queued(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	struct nic *nic = model_nic;
+	nic->ops->watchdog(nic);
+	assert_int_equal(nic->link_up, 1);
+	struct pkt *pk[2] = { pkt_alloc(nic->pool), pkt_alloc(nic->pool) };
+	pk[0]->len = pk[1]->len = 60;
+	assert_int_equal(nic->ops->tx_burst(nic, 0, pk, 2), 2);
+	model_poke(LINKS_, 0);
+	M.s.link_down = 1;
+	nic->ops->watchdog(nic);
+	assert_int_equal(nic->stats[NS_resets], 1);
+	assert_int_equal(nic->stats[NS_tx_dropped], 2);
+	assert_true(model_console_has("port0: link down with TX work queued: resetting"));
+	nic->ops->watchdog(nic);
+	assert_int_equal(nic->stats[NS_resets], 1);
+}
+
 /* 7.3: MSI-X with 4 queue pairs: GPIE before the IVARs, RX q on vector q
  * (IVAR n: RX 2n at 7:0, RX 2n+1 at 23:16), TX entries invalid, other
  * causes on vector 4; EIAC/EIAM the queues; EIMS LSC, ECC, OTHER. RSS:
@@ -431,6 +454,7 @@ int main(void)
 		cmocka_unit_test(test_ring_full_and_errors),
 		cmocka_unit_test(test_stats_registers),
 		cmocka_unit_test(test_port_reset),
+		cmocka_unit_test(test_link_down_with_tx_queued),
 		cmocka_unit_test(test_msix_ivar_rss),
 		cmocka_unit_test(test_eitr),
 		cmocka_unit_test(test_msi_mode),

@@ -307,7 +307,7 @@ static void recover(struct e1000x_port *p, const char *why)
  * Linux's watchdog resets the port "to flush the Tx FIFO"
  * (e1000_watchdog_task, igb_watchdog_task), once per down period
  * (silicon review 2026-12-02 N5). */
-static int down_with_tx_queued(struct e1000x_port *p)
+int e1000x_down_with_tx_queued(struct e1000x_port *p)
 {
 	struct nic *nic = &p->nic;
 	if (nic->link_up == 1)
@@ -325,7 +325,7 @@ void e1000x_port_watchdog(struct nic *nic)
 	struct e1000x_port *p = to_port(nic);
 	nic->other_pending = 0;
 	e1000x_check_link(nic, p->regs);
-	if (down_with_tx_queued(p))
+	if (e1000x_down_with_tx_queued(p))
 		recover(p, "link down with TX work queued");
 	for (int q = 0; q < nic->nqueues; q++)
 		if (e1000x_tx_hung(&p->txq[q], TX_TIMEOUT_NS)) {

@@ -149,6 +149,9 @@ void e1000x_port_request_reset(struct nic *nic);
 /* Link check, TX hang recovery (count tx_timeout_count, reset, restore,
  * carry on), ITR simplified mode (napi_watchdog). */
 void e1000x_port_watchdog(struct nic *nic);
+/* 1 once per link-down period when frames wait in a TX ring: the watchdog
+ * resets the port to flush them (silicon review 2026-12-02 N5). */
+int e1000x_down_with_tx_queued(struct e1000x_port *p);
 /* The nic_ops fields every family fills the same way, written once; each
  * family's table adds its interrupt calls and update_stats. rx_burst and
  * tx_burst are the port's own (e1000x_port.ops). */

@@ -489,6 +489,8 @@ static void ixgbe_watchdog(struct nic *nic)
 	struct e1000x_port *p = to_port(nic);
 	nic->other_pending = 0;
 	ixgbe_check_link(nic);
+	if (e1000x_down_with_tx_queued(p))
+		ixgbe_recover(p, "link down with TX work queued");
 	for (int q = 0; q < nic->nqueues; q++)
 		if (e1000x_tx_hung(&p->txq[q], TX_TIMEOUT_NS)) {
 			nic->stats[NS_tx_timeout_count]++;
