@@ -31,7 +31,11 @@ enum {
 #define X_DCA_RXCTRL(q)	(0x100c + 0x40 * (q))
 #define X_MPC0		0x3fa0
 #define ENABLE		(1u << 25)
-#define AUTOC_RESET	(0xc0000000u | 1u << 13 | 1u << 7)	/* as an EEPROM might load it */
+/* AUTOC as an EEPROM might load it: KX4/KX support (31:30), KR support
+ * (16), LMS 001, parallel PMA/PMD KX4; AUTOC2 (0x42a8) with a bit in its
+ * upper half and serial PMA/PMD XFI (01), which SFI boards must change. */
+#define AUTOC_RESET	(0xc0000000u | 1u << 16 | 1u << 13 | 1u << 7)
+#define AUTOC2_RESET	(0x80000000u | 1u << 16)
 
 static int ee_reads, dma_reads, status_reads, master_off;
 static int lag[2][8];
@@ -49,6 +53,7 @@ void ixgbe_model_reset(void)
 	*r(X_STATUS) = (uint32_t)M.s.fn << 2 | 1u << 19;
 	*r(X_EEC) = 1u << 8;
 	*r(X_AUTOC) = AUTOC_RESET;
+	*r(0x42a8) = AUTOC2_RESET;
 	*r(X_RAL0) = M.nvm_ral;
 	*r(X_RAH0) = M.nvm_rah;
 	for (int q = 0; q < 8; q++)

@@ -21,6 +21,7 @@ enum {
 	RXCTRL_ = 0x3000, HLREG0_ = 0x4240, AUTOC_ = 0x42a0, DMATXCTL_ = 0x4a80, FCTRL_ = 0x5080,
 	MRQC_ = 0x5818, RETA0 = 0x5c00, TXDCTL0 = 0x6028, RAL0_ = 0xa200, RAH0_ = 0xa204,
 	MPSAR_LO0 = 0xa600, EEC_ = 0x10010, STATUS_ = 0x8, LINKS_ = 0x42a4, RTTDCS_ = 0x4900,
+	AUTOC2_ = 0x42a8,
 };
 
 static int probe(uint16_t dev, int queues)
@@ -101,14 +102,17 @@ static void test_rx_tx_init(void **st)
 }
 
 /* 4.6.4: AUTOC keeps what the EEPROM loaded outside the link mode, takes
- * the part's mode (SFI: LMS 10G serial, serial PMA/PMD SFI; KX4: LMS
- * KX4/KX/KR, parallel PMA/PMD KX4), then AN_RESTART; LINKS says 10 Gb/s. */
+ * the part's mode (SFI: LMS 10G serial, AUTOC2's serial PMA/PMD SFI;
+ * KX4: LMS KX4/KX/KR, parallel PMA/PMD KX4, serial KR), then AN_RESTART;
+ * LINKS says 10 Gb/s. */
 static void test_link(void **st)
 {
 	(void)st;
 	model_init(M_82599);
 	assert_int_equal(probe(0x10fb, 1), 0);
-	assert_int_equal(model_peek(AUTOC_), 0xc0000000u | 3u << 13 | 2u << 16);
+	assert_int_equal(model_peek(AUTOC_), 0xc0000000u | 1u << 16 | 3u << 13);	/* KR_SUPP kept */
+	assert_int_equal(model_peek(AUTOC2_), 0x80000000u | 2u << 16);
+	assert_true(wbit(0, AUTOC2_, 2u << 16) < wbit(0, AUTOC_, 1u << 12));
 	assert_int_equal(model_nic->link_up, 1);
 	assert_int_equal(model_nic->speed, 10000);
 	assert_true(model_console_has("port0: link up, 10000 Mb/s, full duplex"));
@@ -121,7 +125,8 @@ static void test_link(void **st)
 	model_init(M_82599);
 	M.s.link_down = 1;
 	assert_int_equal(probe(0x10f7, 1), 0);
-	assert_int_equal(model_peek(AUTOC_), 0xc0000000u | 4u << 13 | 1u << 7);
+	assert_int_equal(model_peek(AUTOC_), 0xc0000000u | 1u << 16 | 4u << 13 | 1u << 7);
+	assert_int_equal(model_peek(AUTOC2_), 0x80000000u);
 	assert_int_equal(model_nic->link_up, 0);
 	assert_true(model_console_has("port0: KX4 backplane link"));
 	assert_true(model_console_has("port0: link down"));

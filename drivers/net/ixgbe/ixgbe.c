@@ -15,16 +15,18 @@
 #include "drivers/net/ixgbe/regs.h"
 #include "drivers/pci/pcidecode.h"
 
-/* One device ID: its link (AUTOC link mode and PMA/PMD, 4.6.4 and
- * 8.2.3.22.19), or 0 in supported when the part is refused. */
+/* One device ID: its link (AUTOC link mode and parallel PMA/PMD, AUTOC2
+ * serial PMA/PMD; 4.6.4, 8.2.3.22.19-20), or 0 in supported when the part
+ * is refused. */
 struct ixgbe_part {
 	uint16_t device;
 	uint8_t supported;
-	uint32_t autoc;		/* LMS and PMA/PMD bits */
+	uint32_t autoc;		/* AUTOC LMS and 10G parallel PMA/PMD bits; with
+				 * LMS_SFI, AUTOC2's serial PMA/PMD is SFI, else KR */
 	const char *link;	/* "SFI (SFP+)" */
 };
 
-#define LMS_SFI (IXGBE_AUTOC_LMS_10G_SERIAL | IXGBE_AUTOC_10G_SFI)
+#define LMS_SFI (IXGBE_AUTOC_LMS_10G_SERIAL)
 #define LMS_KR (IXGBE_AUTOC_LMS_KX4_KX_KR)
 #define LMS_KX4 (IXGBE_AUTOC_LMS_KX4_KX_KR | 1u << 7)
 #define LMS_CX4 (1u << 13 | 2u << 7)	/* 10G parallel, no AN, CX4 */
@@ -230,13 +232,16 @@ static int ixgbe_reset(struct e1000x_port *p, int read_stats)
 
 /* ---- link (4.6.4) ---- */
 
-/* AUTOC with the part's link mode and PMA/PMD, flow control as reset
- * left it, then AN_RESTART (it applies the mode, with or without
+/* AUTOC2's serial PMA/PMD (SFI on the SFP+ parts, KR on the others),
+ * then AUTOC with the part's link mode and parallel PMA/PMD, the EEPROM's
+ * other bits kept, then AN_RESTART (it applies the mode, with or without
  * auto-negotiation); the link comes up in the watchdog's LINKS read. */
 static void ixgbe_link_setup(struct e1000x_port *p)
 {
-	uint32_t keep = ~(IXGBE_AUTOC_LMS_MASK | IXGBE_AUTOC_10G_PMA_PMD_MASK | IXGBE_AUTOC_10G_PMA_PMD_SERIAL |
-			  IXGBE_AUTOC_FLU);
+	uint32_t serial = ixgbe_part_of(p)->autoc == LMS_SFI ? IXGBE_AUTOC2_10G_SFI : 0;
+	uint32_t autoc2 = rd32(p->regs, IXGBE_AUTOC2) & ~IXGBE_AUTOC2_10G_SERIAL_PMA_PMD_MASK;
+	wr32(p->regs, IXGBE_AUTOC2, autoc2 | serial);
+	uint32_t keep = ~(IXGBE_AUTOC_LMS_MASK | IXGBE_AUTOC_10G_PMA_PMD_MASK | IXGBE_AUTOC_FLU);
 	uint32_t autoc = (rd32(p->regs, IXGBE_AUTOC) & keep) | ixgbe_part_of(p)->autoc;
 	wr32(p->regs, IXGBE_AUTOC, autoc);
 	wr32(p->regs, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);

@@ -128,6 +128,7 @@
 #define IXGBE_MAXFRS	0x04268	/* Max Frame Size - RW */
 #define IXGBE_AUTOC	0x042a0	/* Auto-Negotiation Control - RW */
 #define IXGBE_LINKS	0x042a4	/* Link Status - RO */
+#define IXGBE_AUTOC2	0x042a8	/* Auto-Negotiation Control 2 - RW */
 
 #define IXGBE_HLREG0_TXCRCEN (1u << 0)	/* append the FCS */
 #define IXGBE_HLREG0_RXCRCSTRP (1u << 1)	/* strip the FCS */
@@ -141,8 +142,9 @@
 #define IXGBE_AUTOC_LMS_MASK (7u << 13)	/* link mode select */
 #define IXGBE_AUTOC_LMS_10G_SERIAL (3u << 13)	/* 10 Gb/s serial (KR, SFI), no AN */
 #define IXGBE_AUTOC_LMS_KX4_KX_KR (4u << 13)	/* backplane auto-negotiation */
-#define IXGBE_AUTOC_10G_PMA_PMD_SERIAL (3u << 16)	/* serial 10G: 00 KR, 10 SFI */
-#define IXGBE_AUTOC_10G_SFI (2u << 16)
+
+#define IXGBE_AUTOC2_10G_SERIAL_PMA_PMD_MASK (3u << 16)	/* serial 10G: 00 KR, 01 XFI, 10 SFI */
+#define IXGBE_AUTOC2_10G_SFI (2u << 16)
 
 #define IXGBE_LINKS_UP	(1u << 30)
 #define IXGBE_LINKS_SPEED(l) (((l) >> 28) & 3)	/* 01 100 Mb/s, 10 1 Gb/s, 11 10 Gb/s */
