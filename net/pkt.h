@@ -75,6 +75,7 @@ struct pkt *pkt_alloc(struct pktpool *pool);
 int pkt_alloc_bulk(struct pktpool *pool, struct pkt **out, int n);
 /* Back to its own pool; with clones > 0 only one reference is dropped. */
 void pkt_free(struct pkt *p);
+/* pkt_free of p[0..n): one lock per run of packets from the same pool. */
 void pkt_free_bulk(struct pkt **p, int n);
 
 /* A pool whose port's queues are polled by more than one core is marked

@@ -32,6 +32,17 @@ struct vlan_tags {
 	uint32_t l3;		/* offset of what follows it */
 };
 
+/* 1 if frame d (len bytes) carries a tag vlan_parse would read: a TPID
+ * above in the EtherType field and room for the tag. Inline, for the
+ * apps that count every frame (sink) to pass untagged ones at once. */
+static inline int vlan_tagged(const uint8_t *d, uint32_t len)
+{
+	if (len < 14 + VLAN_HLEN)
+		return 0;
+	uint16_t t = (uint16_t)(d[12] << 8 | d[13]);
+	return t == ETHERTYPE_VLAN || t == ETHERTYPE_QINQ || t == ETHERTYPE_QINQ_OLD;
+}
+
 /* Read the tags of frame d (len bytes, at least 14): any of the three
  * TPIDs above, at most two (a third is left as the type). */
 void vlan_parse(const uint8_t *d, uint32_t len, struct vlan_tags *v);

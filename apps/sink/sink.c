@@ -35,10 +35,13 @@ static void sink_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	struct sink_count *c = &counts[nic->port][q];
 	uint64_t bytes = 0;
 	for (int i = 0; i < n; i++) {
-		struct vlan_tags v;
-		vlan_parse(pkts[i]->data, pkts[i]->len, &v);
-		vlan_count(&c->vlans, &v, pkts[i]->len);
-		bytes += pkts[i]->len;
+		const struct pkt *p = pkts[i];
+		bytes += p->len;
+		if (__builtin_expect(vlan_tagged(p->data, p->len), 0)) {
+			struct vlan_tags v;
+			vlan_parse(p->data, p->len, &v);
+			vlan_count(&c->vlans, &v, p->len);
+		}
 	}
 	c->packets += (uint64_t)n;
 	c->bytes += bytes;

@@ -47,6 +47,8 @@ struct e1000x_txq {
 	int adv;		/* advanced descriptors (igb) */
 	int ctx_set;		/* 1: the checksum context is in the ring since its init */
 	uint64_t stall_since;	/* ns when work was pending and clean stopped moving, 0 if not */
+	struct pkt ctx;		/* what bufs holds at the checksum context descriptor: one
+				 * reference (clones 1) while it is on the ring, no pool */
 };
 
 /* Allocate the ring (128-byte aligned) unless it has one, fill every RX

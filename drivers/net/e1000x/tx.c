@@ -36,10 +36,6 @@
  * (Intel SDM vol. 3A 8.2.2). */
 #define dma_wmb() __atomic_signal_fence(__ATOMIC_RELEASE)
 
-/* What the ring's buffer array holds at a context descriptor: a packet
- * nobody frees (tx_free and release pass over it). */
-static struct pkt ctx_slot = { .clones = 1 };
-
 int e1000x_txq_init(struct e1000x_txq *tq)
 {
 	if (!tq->ring)
@@ -62,48 +58,10 @@ void e1000x_txq_release(struct e1000x_txq *tq)
 {
 	e1000x_tx_reclaim(tq);
 	for (; tq->clean != tq->tail; tq->clean = tq->clean + 1 == tq->n ? 0 : tq->clean + 1) {
-		if (tq->bufs[tq->clean] == &ctx_slot)
+		if (tq->bufs[tq->clean] == &tq->ctx)
 			continue;
 		pkt_free(tq->bufs[tq->clean]);
 		tq->nic->stats[NS_tx_dropped]++;
-	}
-}
-
-/* Give back to their pools the sent packets bufs[a..b) (no wrap): one
- * lock per run of packets from the same pool, whose free stack top is kept
- * in a register meanwhile; a run without clones checks nothing else. */
-static void tx_free(struct pkt **bufs, uint32_t a, uint32_t b)
-{
-	struct pktpool *pool = 0;
-	struct pkt **top = 0, **bp = bufs + a, **end = bufs + b;
-	while (bp != end) {
-		struct pkt *p = *bp;
-		if (p->clones) {
-			if (p != &ctx_slot)
-				p->clones--;
-			bp++;
-			continue;
-		}
-		if (p->pool != pool) {
-			if (pool) {
-				pool->nfree = (uint32_t)(top - pool->free);
-				pktpool_unlock(pool);
-			}
-			pool = p->pool;
-			pktpool_lock(pool);
-			top = pool->free + pool->nfree;
-		}
-		/* the run: p and those after it from the same pool, no clones */
-		do {
-			*top++ = p;
-			if (++bp == end)
-				break;
-			p = *bp;
-		} while (p->pool == pool && !p->clones);
-	}
-	if (pool) {
-		pool->nfree = (uint32_t)(top - pool->free);
-		pktpool_unlock(pool);
 	}
 }
 
@@ -126,10 +84,10 @@ uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 	}
 	if (c != start) {
 		if (c < start) {
-			tx_free(tq->bufs, start, n);
-			tx_free(tq->bufs, 0, c);
+			pkt_free_bulk(tq->bufs + start, (int)(n - start));
+			pkt_free_bulk(tq->bufs, (int)c);
 		} else {
-			tx_free(tq->bufs, start, c);
+			pkt_free_bulk(tq->bufs + start, (int)(c - start));
 		}
 		tq->stall_since = 0;
 		tq->clean = c;
@@ -174,14 +132,35 @@ static void __attribute__((noinline)) tx_csum_ctx(struct e1000x_txq *tq, uint32_
 		d->d.cmd_type_len = TXD_DEXT | TXD_TUCMD_IP | TXD_TUCMD_TCP;
 	}
 	d->d.status = 0;	/* advanced: mss_l4len_idx, context slot 0 */
-	tq->bufs[t] = &ctx_slot;
+	tq->ctx.clones = 1;	/* the reclaim's free drops it */
+	tq->bufs[t] = &tq->ctx;
 	tq->ctx_set = 1;
 }
 
 _Static_assert(PKT_TX_IP_CSUM == 1u << 9 && PKT_TX_TCP_CSUM == 1u << 10, "flags >> 9 are POPTS IXSM, TXSM");
 
+/* Descriptor d for packet p (see tx_fill); returns its flags. */
+static inline __attribute__((always_inline))
+uint32_t tx_put(volatile union tx_desc *d, struct pkt **bp, struct pkt *p, const int adv, const int csum,
+		uint32_t cmd)
+{
+	uint32_t flags = p->flags;
+	d->d.addr = (uint64_t)p->data;
+	if (csum) {
+		uint32_t popts = flags >> 9 & 3;
+		d->d.cmd_type_len = p->len | cmd | (adv || !popts ? 0 : TXD_DEXT | TXD_DTYP_DATA);
+		d->d.status = (adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0) | popts << TXD_POPTS_SHIFT;
+	} else {
+		d->d.cmd_type_len = p->len | cmd;
+		d->d.status = adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0;
+	}
+	*bp = p;
+	return flags;
+}
+
 /* Descriptors for pkts[0..n) at ring[t..t+n) (no wrap), advanced (igb)
- * or legacy (cmd: the legacy command byte); adds their bytes to *bytes.
+ * or legacy (cmd: the legacy command byte), four at a time and then one
+ * at a time; adds their bytes to *bytes.
  * With csum (a port whose app asks for checksum insertion) a frame's
  * PKT_TX_IP_CSUM / PKT_TX_TCP_CSUM become POPTS IXSM / TXSM in its data
  * descriptor, a legacy one then written as a TCP/IP data descriptor (DEXT,
@@ -191,23 +170,18 @@ uint32_t tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, co
 		 uint32_t cmd, uint64_t *bytes)
 {
 	volatile union tx_desc *d = &tq->ring[t];
-	struct pkt **bp = &tq->bufs[t];
+	struct pkt **bp = &tq->bufs[t], **pp = pkts, **end4 = pkts + (n & ~3), **end = pkts + n;
 	uint32_t flags = 0;
 	uint64_t sum = 0;
-	for (struct pkt **pp = pkts, **end = pkts + n; pp != end; pp++, d++, bp++) {
-		struct pkt *p = *pp;
-		flags |= p->flags;
-		d->d.addr = (uint64_t)p->data;
-		if (csum) {
-			uint32_t popts = p->flags >> 9 & 3;
-			d->d.cmd_type_len = p->len | cmd | (adv || !popts ? 0 : TXD_DEXT | TXD_DTYP_DATA);
-			d->d.status = (adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0) | popts << TXD_POPTS_SHIFT;
-		} else {
-			d->d.cmd_type_len = p->len | cmd;
-			d->d.status = adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0;
-		}
-		*bp = p;
-		sum += p->len;
+	for (; pp != end4; pp += 4, d += 4, bp += 4) {
+		struct pkt *p0 = pp[0], *p1 = pp[1], *p2 = pp[2], *p3 = pp[3];
+		flags |= tx_put(d, bp, p0, adv, csum, cmd) | tx_put(d + 1, bp + 1, p1, adv, csum, cmd) |
+			 tx_put(d + 2, bp + 2, p2, adv, csum, cmd) | tx_put(d + 3, bp + 3, p3, adv, csum, cmd);
+		sum += (uint32_t)p0->len + p1->len + p2->len + p3->len;
+	}
+	for (; pp != end; pp++, d++, bp++) {
+		flags |= tx_put(d, bp, *pp, adv, csum, cmd);
+		sum += (*pp)->len;
 	}
 	*bytes += sum;
 	return flags;
