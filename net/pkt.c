@@ -74,12 +74,23 @@ void pkt_free_bulk(struct pkt **p, int n)
 			pktpool_lock(pool);
 			top = pool->free + pool->nfree;
 		}
-		do {	/* the run: q and those after it from the same pool, no clones */
-			*top++ = q;
-			if (++p == end)
+		*top++ = q;	/* the run: q and those after it from the same pool, no clones */
+		p++;
+		while (end - p >= 4) {	/* four at a time, one test for them all */
+			struct pkt *a = p[0], *b = p[1], *c = p[2], *d = p[3];
+			if (((uintptr_t)a->pool ^ (uintptr_t)pool) | ((uintptr_t)b->pool ^ (uintptr_t)pool) |
+			    ((uintptr_t)c->pool ^ (uintptr_t)pool) | ((uintptr_t)d->pool ^ (uintptr_t)pool) |
+			    (uintptr_t)(a->clones | b->clones | c->clones | d->clones))
 				break;
-			q = *p;
-		} while (q->pool == pool && !q->clones);
+			top[0] = a;
+			top[1] = b;
+			top[2] = c;
+			top[3] = d;
+			top += 4;
+			p += 4;
+		}
+		while (p < end && (*p)->pool == pool && !(*p)->clones)
+			*top++ = *p++;
 	}
 	if (pool) {
 		pool->nfree = (uint32_t)(top - pool->free);

@@ -5,14 +5,15 @@
  *   step 1: clean up descriptors the NIC has sent, in batches (only the
  *           last descriptor of each burst asks for a status write-back,
  *           RS; its DD means the whole batch is out), giving their
- *           buffers back to their pools (e1000x_tx_reclaim). tx_room does
+ *           buffers back to their pools (e1000x_tx_reclaim, with
+ *           pkt_free_bulk: one lock per run from a pool). tx_room does
  *           it once NIC_TX_FREE_THRESH descriptors are in flight, or when
  *           the burst needs their room.
  *   step 2: the checksum context descriptor first, once per ring, when
  *           the port's app has turned checksum insertion on.
  *   step 3: one data descriptor per packet, as many as there is room
  *           for, in at most two runs (to the ring's end, then from its
- *           start); RS on the last. Timestamped frames ask for their own
+ *           start), four packets at a time within a run; RS on the last. Timestamped frames ask for their own
  *           write-back (tx_tstamp).
  *   step 4: TDT = the descriptor after the last: the NIC sends them. Then
  *           the burst's counters.
