@@ -79,11 +79,29 @@ static void test_table_counts_pairs_and_full(void **state)
 	assert_int_equal(t.full, 2);
 }
 
+/* vlan_tagged says 1 exactly where vlan_parse finds a tag: each TPID with
+ * room for the tag, not a frame too short for it or another type. */
+static void test_tagged_agrees_with_parse(void **state)
+{
+	(void)state;
+	static const uint16_t types[] = { 0x8100, 0x88a8, 0x9100, 0x0800, 0x86dd, 0x8101, 0x0081 };
+	uint8_t f[64];
+	for (unsigned t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+		for (uint32_t len = 14; len <= 20; len++) {
+			struct vlan_tags v;
+			frame(f, (const uint16_t[]){ types[t], vlan_tci(7, 0, 0), 0x0800 }, 3);
+			vlan_parse(f, len, &v);
+			assert_int_equal(vlan_tagged(f, len), v.n > 0);
+			assert_int_equal(vlan_tagged(f, len), t < 3 && len >= 18);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_table_counts_pairs_and_full),
+		cmocka_unit_test(test_tagged_agrees_with_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

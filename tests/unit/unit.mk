@@ -18,7 +18,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 # captured from QEMU (tests/unit/pci_images.h, tools/pci_capture.py).
 UNIT_BINS += $(UNIT_DIR)/test_pcidecode
 # The router's building blocks and the address parsers live in net/
-UNIT_NET := lpm ipv4 addr vlan bpf pktsum pcapng lpm6 ipv6 pcapfile
+UNIT_NET := lpm ipv4 addr vlan bpf pktsum pcapng lpm6 ipv6 pcapfile pkt
 UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 # PTP: messages (against ptp4l captures in tests/unit/data), the servo, and
 # the register-free timestamping logic of the drivers.
