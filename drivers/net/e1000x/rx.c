@@ -340,14 +340,14 @@ uint32_t rx_fast4(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_
 		dma_rmb();
 		uint32_t l0 = d[0].wb.length, l1 = d[1].wb.length, l2 = d[2].wb.length, l3 = d[3].wb.length;
 		uint32_t a = s0 & s1 & s2 & s3, o = s0 | s1 | s2 | s3;
-		if (__builtin_expect(((a & want) ^ want) | (o & err) | ((o ^ a) & CSUM_BITS) ||
+		if (__builtin_expect(((a & want) ^ want) | (o & err) | ((o ^ a) & csum_bits(RXF_EXT)) ||
 				     ((l0 - lo) | (l1 - lo) | (l2 - lo) | (l3 - lo)) > span, 0))
 			break;
-		if (__builtin_expect((a & CSUM_BITS) != s->ci, 0)) {	/* the frames before counted with the old */
+		if (__builtin_expect((a & csum_bits(RXF_EXT)) != s->ci, 0)) {	/* the frames before counted with the old */
 			s->csum += cr * (uint64_t)(out - mark);
 			mark = out;
-			s->ci = a & CSUM_BITS;
-			cr = csum_res[csum_index(a)];
+			s->ci = a & csum_bits(RXF_EXT);
+			cr = csum_res[csum_index(a, RXF_EXT)];
 		}
 		bytes += l0 + l1 + l2 + l3;
 		uint32_t fl = (uint8_t)cr;
