@@ -11,6 +11,10 @@ per interrupt against offered load, one curve per configuration.
     statplot.py lat LOG [--port P] [-o PNG]   pktgen's latency histogram (the
                                               last {"stats":"pktgen","kind":"lat"}
                                               line of port P) as a bar chart
+    statplot.py rfc2544 LOG [--outdir DIR]    `pktgen rfc2544 ... format=json`'s
+                                              results: throughput and latency
+                                              against frame size, frame loss
+                                              against offered load (PNGs)
 
 A log is the console text; the JSON objects (run/stats.h) may follow a
 prompt on the same line. Lines `statplot: {"config": ..., "offered_pps": ...}`
@@ -256,6 +260,89 @@ def plot_lat(h, path):
     plt.close(fig)
 
 
+def rfc2544_results(lines):
+    """{kind: [objects]} of the {"rfc2544": kind, ...} result lines in a log
+    (trials and notes left out); a later run's rows replace an earlier's."""
+    out = {}
+    for line in lines:
+        at = line.find('{"rfc2544":')
+        if at < 0:
+            continue
+        try:
+            o = json.loads(line[at:].strip())
+        except ValueError:
+            continue
+        if o["rfc2544"] == "start":
+            out = {}
+        elif o["rfc2544"] in ("throughput", "latency", "loss", "b2b"):
+            out.setdefault(o["rfc2544"], []).append(o)
+    return out
+
+
+def plot_rfc2544(res, outdir):
+    """The report's figures (RFC 2544 26): throughput (frames/s and % of the
+    ceiling) and latency against frame size, loss against offered load, one
+    curve per size; returns the PNG paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    paths = []
+
+    def save(fig, name):
+        fig.tight_layout()
+        path = os.path.join(outdir, name)
+        fig.savefig(path)
+        plt.close(fig)
+        paths.append(path)
+    if "throughput" in res:
+        rows = res["throughput"]
+        labels = [str(r["size"]) for r in rows]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.bar(labels, [r["pps"] for r in rows], color="tab:blue", label="throughput")
+        ax.plot(labels, [r["ceiling_pps"] for r in rows], "k--", marker="_", label="ceiling")
+        for i, r in enumerate(rows):
+            ax.annotate(f"{r['pct']:.1f} %", (i, r["pps"]), ha="center", va="bottom")
+        ax.set_xlabel("frame size, bytes")
+        ax.set_ylabel("frames/s without loss")
+        ax.set_title("RFC 2544 throughput (26.1)")
+        ax.legend()
+        save(fig, "rfc2544_throughput.png")
+    if "latency" in res:
+        rows = res["latency"]
+        labels = [str(r["size"]) for r in rows]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for key, style in (("min_ns", "v-"), ("mean_ns", "o-"), ("p99_ns", "s--"), ("max_ns", "^-")):
+            ax.plot(labels, [r[key] / 1000 for r in rows], style, label=key[:-3])
+        ax.set_xlabel("frame size, bytes")
+        ax.set_ylabel("latency, us")
+        ax.set_title(f"RFC 2544 latency at the throughput rate (26.2), clock {rows[0]['clock']}")
+        ax.legend()
+        save(fig, "rfc2544_latency.png")
+    if "loss" in res:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        sizes = []
+        for r in res["loss"]:
+            if r["size"] not in sizes:
+                sizes.append(r["size"])
+        for size in sizes:
+            rows = [r for r in res["loss"] if r["size"] == size]
+            ax.plot([r["load_pct"] for r in rows], [r["loss_pct"] for r in rows], "o-", label=f"{size} B")
+        ax.set_xlabel("offered load, % of the ceiling")
+        ax.set_ylabel("frames lost, %")
+        ax.set_title("RFC 2544 frame loss rate (26.3)")
+        ax.legend()
+        save(fig, "rfc2544_loss.png")
+    if "b2b" in res:
+        rows = res["b2b"]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.bar([str(r["size"]) for r in rows], [r["mean_frames"] for r in rows], color="tab:green")
+        ax.set_xlabel("frame size, bytes")
+        ax.set_ylabel("frames in a burst without loss (mean)")
+        ax.set_title("RFC 2544 back-to-back frames (26.4)")
+        save(fig, "rfc2544_b2b.png")
+    return paths
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -272,6 +359,9 @@ def main():
     p.add_argument("log", help="console log file with stats_format=json reports")
     p.add_argument("--port", default="port1", help="receiving pktgen port [port1]")
     p.add_argument("-o", "--output", default=os.path.join(BUILD, "plot_lat.png"), help="PNG [build/plot_lat.png]")
+    p = sub.add_parser("rfc2544")
+    p.add_argument("log", help="console log of pktgen rfc2544 ... format=json")
+    p.add_argument("--outdir", default=BUILD, help="where the PNGs go [build]")
     p = sub.add_parser("sweep")
     p.add_argument("--itr", default="0,1,3,4", help="InterruptThrottleRate values, one curve each")
     p.add_argument("--rates", default="5k,10k,20k,40k",
@@ -291,6 +381,14 @@ def main():
         plot_lat(h, a.output)
         print(f"{a.port}: n {h['n']} p50 {h['p50_ns']} p90 {h['p90_ns']} p99 {h['p99_ns']} "
               f"p99.9 {h['p999_ns']} max {h['max_ns']} ns; {len(h['buckets'])} buckets -> {a.output}")
+        return
+    if a.cmd == "rfc2544":
+        res = rfc2544_results(open(a.log, errors="replace").read().splitlines())
+        if not res:
+            raise SystemExit(f"statplot: no pktgen rfc2544 results (format=json) in {a.log}")
+        os.makedirs(a.outdir, exist_ok=True)
+        for path in plot_rfc2544(res, a.outdir):
+            print(path)
         return
     failed = None
     if a.cmd == "sweep":

@@ -62,6 +62,8 @@ static void tx_rate(int p, uint64_t *pps, uint64_t *kbps)
 void pg_result(int port, const char *why)
 {
 	const struct pg_tx *t = &pg_tx[port];
+	if (pg_quiet)
+		return;
 	uint64_t us = tsc_to_ns(t->stop_tsc - t->start_tsc) / 1000, n = t->sent - t->sent_at_start;
 	uint64_t bytes = t->bytes - t->bytes_at_start, wire = bytes + n * PG_WIRE_EXTRA;
 	uint64_t pps = us ? n * 1000000 / us : 0, bps = us ? bytes * 8 * 1000000 / us : 0;
@@ -145,6 +147,19 @@ static void print_lat(int p, int json, int buckets)
 		printf("]}\n");
 }
 
+/* Our data frames received per size (bytes with the FCS). */
+static void print_sizes(int p, int json)
+{
+	const struct pg_rx *r = &pg_rx[p];
+	printf(json ? "{\"stats\":\"pktgen\",\"kind\":\"sizes\",\"port\":\"%s\",\"sizes_full\":%llu,\"sizes\":["
+		    : "pktgen %s rx sizes (bytes with FCS: frames; sizes_full %llu):", nics[p]->name,
+	       (unsigned long long)r->sizes_full);
+	for (int i = 0; i < PG_RX_SIZES && r->sizes[i].len; i++)
+		printf(json ? "%s[%u,%llu]" : "%s %u: %llu", i && json ? "," : "", r->sizes[i].len,
+		       (unsigned long long)r->sizes[i].frames);
+	printf(json ? "]}\n" : "\n");
+}
+
 static void print_rx(int p, int json)
 {
 	const struct pg_rx *r = &pg_rx[p];
@@ -160,6 +175,8 @@ static void print_rx(int p, int json)
 		snprintf(prefix, sizeof(prefix), "pktgen %s rx", nics[p]->name);
 		vlan_table_print(&r->vlans, prefix);
 	}
+	if (r->sizes[1].len)	/* more than one size: IMIX or a sweep */
+		print_sizes(p, json);
 	for (int i = 0; json && i < r->vlans.n; i++) {	/* QinQ: svlan the outer tag, as Linux pktgen's */
 		const struct vlan_count *e = &r->vlans.e[i];
 		int qinq = e->inner != VLAN_NONE;
@@ -231,6 +248,12 @@ static int port_arg(int argc, char **argv, int i)
 static int do_request(int what, int port)
 {
 	int err = 0;
+	if (what == PG_REQ_RFC2544)
+		return rfc2544_begin();
+	if (what == PG_REQ_STOP && rfc2544_stop())
+		return 0;
+	if ((what == PG_REQ_START || what == PG_REQ_CLEAR) && rfc2544_busy())
+		return -1;
 	if (what == PG_REQ_START && pg_check(-1))
 		return -1;
 	for (int p = 0; p < nic_count; p++) {
@@ -297,7 +320,7 @@ int pg_request(int what, int port)
 static int usage(void)
 {
 	printf("usage: pktgen | pktgen start [port] | pktgen stop [port] | pktgen set <knob> <value> | "
-	       "pktgen lat [port] | pktgen clear\n  knobs: %s\n", pg_knob_names);
+	       "pktgen lat [port] | pktgen clear | pktgen rfc2544 ...\n  knobs: %s\n", pg_knob_names);
 	return -1;
 }
 
@@ -320,6 +343,8 @@ static int cmd_pktgen(int argc, char **argv)
 		return 0;
 	}
 	const char *c = argv[1];
+	if (!strcmp(c, "rfc2544"))
+		return runs_somewhere() ? rfc2544_cmd(argc, argv) : -1;
 	if (!strcmp(c, "set") && argc == 4)
 		return pg_set(argv[2], argv[3]);
 	if (!strcmp(c, "clear") && argc == 2)
@@ -340,7 +365,9 @@ static int cmd_pktgen(int argc, char **argv)
 	}
 	return pg_request(!strcmp(c, "start") ? PG_REQ_START : PG_REQ_STOP, port);
 }
-SHELL_CMD(pktgen, "pktgen", "pktgen [start|stop [port] | set <knob> <value> | lat [port] | clear]",
+SHELL_CMD(pktgen, "pktgen", "pktgen [start|stop [port] | set <knob> <value> | lat [port] | clear | rfc2544 ...]",
 	  "traffic generator: status, start/stop, knobs, latency histogram. start says where frames go; stop and "
 	  "the end say Linux pktgen's Result (Mb/sec of frame bytes without FCS, as Linux); the status's Mb/s "
-	  "is on the wire (+24 B a frame: FCS, preamble, gap)", cmd_pktgen);
+	  "is on the wire (+24 B a frame: FCS, preamble, gap). rfc2544 runs RFC 2544's throughput, latency, "
+	  "frame loss and back-to-back tests through a device between two ports (`pktgen rfc2544` lists its "
+	  "arguments; stop ends it)", cmd_pktgen);

@@ -18,7 +18,7 @@ struct pg_config pg = {
 	.pkt_size = PG_MIN_SIZE, .count = 1000, .rate_kind = PG_RATE_MAX,
 	.dst_min = 0x0a020002, .dst_max = 0x0a020002, .src_min = 0x0a010002, .src_max = 0x0a010002,
 	.udp_src_min = 9, .udp_src_max = 9, .udp_dst_min = 9, .udp_dst_max = 9,
-	.flowlen = 1, .burst = 32, .lat_rate = 1000, .lat_hwts = 1, .vlan_id = VLAN_NONE, .svlan_id = VLAN_NONE,
+	.flowlen = 1, .burst = 32, .credit_ms = PG_CREDIT_MS, .lat_rate = 1000, .lat_hwts = 1, .vlan_id = VLAN_NONE, .svlan_id = VLAN_NONE,
 	.dst6_min = { 0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 2 }, .dst6_max = { 0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 2 },
 	.src6_min = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2 }, .src6_max = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2 },
 };
@@ -314,6 +314,61 @@ KNOB(sweep, .name = "sweep", .set_by = "pktgen set", .type = KNOB_FUNC, .parse =
      .accepted = "S,S,... (up to 16 pkt_sizes, 60-1514) or off",
      .help = "pktgen: one step per size (count frames each, its own stream id) instead of pkt_size; default off");
 
+/* imix=simple (7:4:1 of 64, 594 and 1518 B, the "simple IMIX" of
+ * testers' use), SIZE:WEIGHT,... (sizes with the 4-byte FCS, as RFC 2544's
+ * and IMIX lists give them) or off. */
+static int parse_imix(const char *v, char *err, size_t len)
+{
+	uint16_t size[PG_IMIX_MAX], weight[PG_IMIX_MAX];
+	int n = 0;
+	if (!strcmp(v, "off")) {
+		pg.nimix = 0;
+		return 0;
+	}
+	if (!strcmp(v, "simple"))
+		v = "64:7,594:4,1518:1";
+	for (const char *s = v;; s++) {
+		char word[24], *colon;
+		size_t w = strcspn(s, ",");
+		uint64_t x, y;
+		if (n == PG_IMIX_MAX || w >= sizeof(word)) {
+			snprintf(err, len, "more than %d sizes or an entry too long", PG_IMIX_MAX);
+			return -1;
+		}
+		memcpy(word, s, w);
+		word[w] = 0;
+		colon = strchr(word, ':');
+		if (!colon) {
+			snprintf(err, len, "'%s' is not SIZE:WEIGHT", word);
+			return -1;
+		}
+		*colon = 0;
+		if (parse_num(word, PG_MIN_SIZE + 4, 1518, &x, err, len) || parse_num(colon + 1, 1, 1000, &y, err, len))
+			return -1;
+		size[n] = (uint16_t)(x - 4);
+		weight[n++] = (uint16_t)y;
+		s += w;
+		if (!*s)
+			break;
+	}
+	memcpy(pg.imix_size, size, sizeof(size[0]) * (size_t)n);
+	memcpy(pg.imix_weight, weight, sizeof(weight[0]) * (size_t)n);
+	pg.nimix = n;
+	return 0;
+}
+static void show_imix(char *buf, size_t len)
+{
+	size_t used = 0;
+	snprintf(buf, len, "off");
+	for (int i = 0; i < pg.nimix && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%u:%u", i ? "," : "", pg.imix_size[i] + 4,
+					 pg.imix_weight[i]);
+}
+KNOB(imix, .name = "imix", .set_by = "pktgen set", .type = KNOB_FUNC, .parse = parse_imix, .show = show_imix,
+     .accepted = "simple (64:7,594:4,1518:1), SIZE:WEIGHT,... (up to 8; sizes 64-1518 with the FCS, weights 1-1000) or off",
+     .help = "pktgen: frames of several sizes interleaved by weight (exact per sum of the weights) instead of pkt_size; "
+	     "default off");
+
 /* A whole dotted quad (net/addr.h). */
 static int parse_ip(const char *v, uint32_t *out, char *err, size_t len)
 {
@@ -421,7 +476,7 @@ KNOB(src_mac, .name = "src_mac", .set_by = "pktgen set", .type = KNOB_FUNC, .par
 
 const char pg_knob_names[] = "pkt_size sweep count rate ratep delay dst dst_min dst_max src_min src_max "
 			     "dst_mac src_mac udp_src_min udp_src_max udp_dst_min udp_dst_max flows flowlen "
-			     "burst clone_skb lat_rate lat_hwts flag vlan_id vlan_p vlan_cfi svlan_id svlan_p svlan_cfi "
+			     "imix burst clone_skb lat_rate lat_hwts flag vlan_id vlan_p vlan_cfi svlan_id svlan_p svlan_cfi "
 			     "queue_map_min queue_map_max src_mac_count dst_mac_count dst6 dst6_min dst6_max src6 src6_min src6_max";
 
 static int is_pg_knob(const char *name)
@@ -451,6 +506,8 @@ int pg_set(const char *name, const char *value)
 		printf("pktgen set: unknown knob '%.64s' (knobs: %s)\n", name, pg_knob_names);
 		return -1;
 	}
+	if (rfc2544_busy())
+		return -1;
 	if (running && !is_rate_knob(name)) {
 		printf("pktgen set: %s cannot change while sending (rate, ratep and delay can): pktgen stop first\n",
 		       name);
@@ -515,9 +572,9 @@ int pg_check(int port)
 	if (port >= 0) {
 		const struct nic *nic = nics[port];
 		uint32_t max = nic->mtu + 14, min = pg_hdr_len() + PG_PAYLOAD_LEN;
-		int n = pg.nsweep ? pg.nsweep : 1;
+		int n = pg.nimix ? pg.nimix : pg.nsweep ? pg.nsweep : 1;
 		for (int i = 0; i < n; i++) {
-			uint32_t s = pg.nsweep ? pg.sweep[i] : (uint32_t)pg.pkt_size;
+			uint32_t s = pg.nimix ? pg.imix_size[i] : pg.nsweep ? pg.sweep[i] : (uint32_t)pg.pkt_size;
 			if (s < min) {
 				printf("pktgen: %s: pkt_size %u is below the %u bytes of headers (%d VLAN tags, %s, UDP) "
 				       "and pktgen's %d-byte payload header (accepted: %u-%u)\n", nic->name, s,
@@ -540,6 +597,10 @@ int pg_check(int port)
 	bad |= check_range("queue_map", (uint64_t)pg.queue_map_min, (uint64_t)pg.queue_map_max, "0-65535, min <= max");
 	bad |= check_range6("dst6", pg.dst6_min, pg.dst6_max);
 	bad |= check_range6("src6", pg.src6_min, pg.src6_max);
+	if (pg.nsweep && pg.nimix) {
+		printf("pktgen: sweep and imix are both set: one of them (pktgen set sweep off, or imix off)\n");
+		bad = 1;
+	}
 	if (pg.nsweep && !pg.count) {
 		printf("pktgen: sweep needs count > 0 (frames per step)\n");
 		bad = 1;

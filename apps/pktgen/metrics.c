@@ -91,4 +91,5 @@ void pg_metrics(struct prom *o)
 {
 	pktgen_counters(o);
 	latency_histogram(o);
+	rfc2544_metrics(o);
 }

@@ -52,6 +52,8 @@
 #define PG_PTP_PROBE_LEN (ETH_HLEN + PG_PTP_HLEN + PG_PAYLOAD_LEN)	/* 66 bytes */
 #define PG_HWTS		64	/* TX timestamps of recent probes kept per port */	/* streams told apart per receiving port */
 #define PG_SEQ_WINDOW	4096	/* duplicates recognised this far below the highest seq */
+#define PG_IMIX_MAX	8	/* sizes of an IMIX */
+#define PG_RX_SIZES	16	/* frame sizes a receiving port counts apart */
 
 enum pg_rate_kind { PG_RATE_MAX, PG_RATE_MBPS, PG_RATE_PPS, PG_RATE_DELAY };
 
@@ -76,6 +78,9 @@ struct pg_config {
 	int64_t pkt_size;		/* bytes without FCS */
 	int nsweep;			/* 0: pkt_size only */
 	uint16_t sweep[PG_SWEEP_MAX];	/* pkt_size of each step */
+	int nimix;			/* 0: off; else sizes of the IMIX */
+	uint16_t imix_size[PG_IMIX_MAX];	/* pkt_size (without FCS) of each */
+	uint16_t imix_weight[PG_IMIX_MAX];	/* frames of it per sum-of-weights frames */
 	int64_t count;			/* frames per port and step; 0 = forever */
 	enum pg_rate_kind rate_kind;	/* the last of rate/ratep/delay given */
 	int64_t rate;			/* Mb/s on the wire (frame + 24 B) */
@@ -88,6 +93,7 @@ struct pg_config {
 	int src_mac_set;		/* 0: the port's own MAC */
 	int64_t flows, flowlen;		/* 0 flows: walk per frame */
 	int64_t burst;			/* frames per tx_burst call */
+	int64_t credit_ms;		/* token bucket: credit kept at most (PG_CREDIT_MS; rfc2544 trials: less) */
 	int64_t clone_skb;		/* sends per frame built; 0 and 1: one */
 	int64_t lat_rate;		/* probes/s per port; 0 off */
 	int64_t lat_hwts;		/* 1: PTP-typed probes on ports that stamp in hardware */
@@ -109,7 +115,14 @@ struct pg_tx {
 	int run;			/* this run's number: starts before it, modulo PG_RUNS */
 	uint32_t starts;
 	uint8_t dst_mac[6];		/* where this run's frames go */
-	uint16_t size;			/* pkt_size of this step */
+	uint16_t size;			/* pkt_size of this step (of this frame with imix) */
+	uint16_t rate_size;		/* pkt_size the rate counts: size, or the IMIX's mean */
+	/* imix: each size's headers and checksum sums, and its smooth weighted
+	 * round-robin credit (the pick is exact per sum of the weights) */
+	uint8_t imix_hdr[PG_IMIX_MAX][PG_TMPL_LEN];
+	uint32_t imix_ip_sum[PG_IMIX_MAX];
+	uint64_t imix_udp_sum[PG_IMIX_MAX];
+	int32_t imix_credit[PG_IMIX_MAX];
 	uint16_t stream;
 	uint64_t seq;			/* frames built in this step */
 	uint64_t queued;		/* frames (copies included) queued in this step */
@@ -164,12 +177,21 @@ struct pg_stream {
 	uint64_t seen[PG_SEQ_WINDOW / 64];
 };
 
+/* Our data frames received of one size (bytes with the 4-byte FCS). */
+struct pg_size {
+	uint16_t len;
+	uint64_t frames;
+};
+
 /* Per receiving port. rx = ours + bad + arp + nd + other + streams_full;
  * arp: requests for an address in src_min..src_max or dst_min..dst_max,
  * answered; nd: Neighbor Solicitations for one in the src6/dst6 ranges,
- * answered. vlans: tagged frames of every kind per VLAN, besides. */
+ * answered. vlans: tagged frames of every kind per VLAN, besides; sizes:
+ * our data frames (not probes) per size, besides (sizes_full past 16). */
 struct pg_rx {
 	uint64_t rx, ours, bad, arp, nd, other, streams_full;
+	struct pg_size sizes[PG_RX_SIZES];
+	uint64_t sizes_full;
 	struct vlan_table vlans;
 	struct pg_stream streams[PG_STREAMS];
 	struct hist lat;		/* probes: receive - send time, ns */
@@ -203,7 +225,7 @@ extern const char pg_knob_names[];
 /* cmd.c: run a shell request (PG_REQ_*) for port (-1: every pktgen port)
  * on pktgen's core: at once when that is the caller's, else through a
  * mailbox its idle hook empties (waiting up to 2 s). Returns its result. */
-enum { PG_REQ_START = 1, PG_REQ_STOP, PG_REQ_RATE, PG_REQ_CLEAR };
+enum { PG_REQ_START = 1, PG_REQ_STOP, PG_REQ_RATE, PG_REQ_CLEAR, PG_REQ_RFC2544 };
 int pg_request(int what, int port);
 /* cmd.c: pktgen's core takes a pending request (from pg_idle). */
 void pg_requests(void);
@@ -224,6 +246,26 @@ void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n);
 /* cmd.c: after port p stopped or finished, one line as Linux pktgen's
  * Result: frames, time, pps, Mb/s as Linux counts them and on the wire. */
 void pg_result(int port, const char *why);
+
+/* tx.c: 1 while RFC 2544 trials run: pg_start and the Result lines are
+ * silent (rfc2544.c prints each trial instead). */
+extern int pg_quiet;
+
+/* rfc2544.c: `pktgen rfc2544 ...` (argv[1] is "rfc2544"): checks the
+ * arguments, prints what is wrong with the accepted forms, else starts the
+ * tests on pktgen's core. 0 or -1. */
+int rfc2544_cmd(int argc, char **argv);
+/* rfc2544.c, on pktgen's core: begin the run the command set up (the
+ * PG_REQ_RFC2544 request); advance it (from pg_idle; returns 1 while it
+ * runs); end it early (pktgen stop; returns 1 if one was running). */
+int rfc2544_begin(void);
+int rfc2544_poll(void);
+int rfc2544_stop(void);
+/* rfc2544.c: 1 after saying so while a run is on (pktgen start, clear and
+ * set wait for its end), else 0. */
+int rfc2544_busy(void);
+/* rfc2544.c: its /metrics families (the run's progress and results). */
+void rfc2544_metrics(struct prom *o);
 
 /* rx.c: lost frames of stream s: highest seq + 1 - distinct seen (0 when
  * more were seen: a sender that restarted its sequence numbers). */

@@ -231,6 +231,20 @@ static int hw_latency(struct nic *nic, uint16_t id, uint64_t seq, int64_t rx_ns,
 	return 1;
 }
 
+/* One more of our data frames of len bytes (with the FCS) in r's sizes. */
+static void size_count(struct pg_rx *r, uint16_t len)
+{
+	for (int i = 0; i < PG_RX_SIZES; i++) {
+		struct pg_size *z = &r->sizes[i];
+		if (z->len == len || !z->len) {
+			z->len = len;
+			z->frames++;
+			return;
+		}
+	}
+	r->sizes_full++;
+}
+
 void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	(void)q;
@@ -262,6 +276,8 @@ void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 		s->received++;
 		s->bytes += pkts[i]->len;
 		seq_add(s, (uint64_t)get32(pl + 4) << 32 | get32(pl + 8));
+		if (!(id & PG_PROBE))
+			size_count(r, (uint16_t)(pkts[i]->len + 4));
 		if (id & PG_PROBE) {
 			uint64_t seq = (uint64_t)get32(pl + 4) << 32 | get32(pl + 8), lat;
 			if ((pkts[i]->flags & PKT_RX_TSTAMP) &&

@@ -16,6 +16,7 @@
 #include "net/ipv6.h"
 
 struct pg_tx *pg_tx;
+int pg_quiet;
 
 int pg_tx_init(void)
 {
@@ -261,7 +262,7 @@ void pg_rate_update(int port)
 {
 	struct pg_tx *t = &pg_tx[port];
 	const struct nic *nic = nics[port];
-	uint64_t bits = (uint64_t)(t->size + PG_WIRE_EXTRA) * 8, num, den;
+	uint64_t bits = (uint64_t)(t->rate_size + PG_WIRE_EXTRA) * 8, num, den;
 	switch (pg.rate_kind) {
 	case PG_RATE_MBPS: num = (uint64_t)pg.rate * 1000000; den = bits; break;
 	case PG_RATE_PPS: num = (uint64_t)pg.ratep; den = 1; break;
@@ -271,7 +272,7 @@ void pg_rate_update(int port)
 	uint64_t line = (uint64_t)nic->speed * 1000000;
 	if (nic->speed && num * bits > den * line) {
 		printf("pktgen: %s: asked rate above the link's %llu frames/s of %u B at %u Mb/s: clamped to it\n",
-		       nic->name, (unsigned long long)(line / bits), t->size + 4, nic->speed);
+		       nic->name, (unsigned long long)(line / bits), t->rate_size + 4, nic->speed);
 		num = line;
 		den = bits;
 		t->clamped++;
@@ -281,6 +282,46 @@ void pg_rate_update(int port)
 	t->rem = tsc.hz * den % num;
 	t->acc = 0;
 	t->next_tsc = rdtsc();
+}
+
+/* imix: each size's template and checksum sums; t->size left at the mean
+ * (what the rate counts). */
+static void imix_templates(struct pg_tx *t)
+{
+	uint64_t bytes = 0, frames = 0;
+	t->rate_size = t->size;
+	for (int i = 0; i < pg.nimix; i++) {
+		t->size = pg.imix_size[i];
+		make_template(t);
+		memcpy(t->imix_hdr[i], t->hdr, PG_TMPL_LEN);
+		t->imix_ip_sum[i] = t->ip_sum;
+		t->imix_udp_sum[i] = t->udp_sum;
+		t->imix_credit[i] = 0;
+		bytes += (uint64_t)pg.imix_size[i] * pg.imix_weight[i];
+		frames += pg.imix_weight[i];
+	}
+	if (pg.nimix)
+		t->size = t->rate_size = (uint16_t)(bytes / frames);
+}
+
+/* imix: the next frame's size by smooth weighted round-robin (each credit
+ * grows by its weight, the largest is picked and pays the sum), so every
+ * sum-of-weights frames hold each size exactly its weight times, spread. */
+static void imix_pick(struct pg_tx *t)
+{
+	int32_t total = 0;
+	int best = 0;
+	for (int i = 0; i < pg.nimix; i++) {
+		t->imix_credit[i] += pg.imix_weight[i];
+		total += pg.imix_weight[i];
+		if (t->imix_credit[i] > t->imix_credit[best])
+			best = i;
+	}
+	t->imix_credit[best] -= total;
+	t->size = pg.imix_size[best];
+	memcpy(t->hdr, t->imix_hdr[best], PG_TMPL_LEN);
+	t->ip_sum = t->imix_ip_sum[best];
+	t->udp_sum = t->imix_udp_sum[best];
 }
 
 static void step_begin(int port, int step)
@@ -310,6 +351,7 @@ static void step_begin(int port, int step)
 		t->src_span = pg.src_max - pg.src_min;
 	}
 	tuple_first(t);
+	imix_templates(t);
 	make_template(t);
 	pg_rate_update(port);
 }
@@ -336,6 +378,8 @@ static int dst_of(int port, uint8_t mac[6])
 static void say_start(int port)
 {
 	const struct pg_tx *t = &pg_tx[port];
+	if (pg_quiet)
+		return;
 	char mac[MAC_STR_MAX], count[32], rate[48], kind[48] = "";
 	if (pg_ntags() == 2)
 		snprintf(kind, sizeof(kind), " (svlan %u, vlan %u%s)", pg.svlan_id, pg.vlan_id,
@@ -351,8 +395,9 @@ static void say_start(int port)
 	case PG_RATE_DELAY: snprintf(rate, sizeof(rate), "one per %lld ns", (long long)pg.delay); break;
 	default: snprintf(rate, sizeof(rate), "the highest rate");
 	}
-	printf("pktgen: %s: sending %s%s of %u B%s%s at %s to %s (%s), stream 0x%04x\n", nics[port]->name, count,
-	       pg.count ? " frames" : "", t->size, kind, pg.nsweep ? " and the sweep's other sizes" : "", rate,
+	printf("pktgen: %s: sending %s%s of %s%u B%s%s at %s to %s (%s), stream 0x%04x\n", nics[port]->name, count,
+	       pg.count ? " frames" : "", pg.nimix ? "IMIX sizes, mean " : "", t->size, kind,
+	       pg.nsweep ? " and the sweep's other sizes" : "", rate,
 	       mac_str(mac, t->dst_mac), pg.dst_mac_set ? "dst_mac" : nics[port ^ 1]->name, t->stream);
 }
 
@@ -407,7 +452,7 @@ void pg_stop(int port)
 /* Frames the token bucket allows now, at most max per call. Credit builds
  * up while the core is away (a TCG vCPU is descheduled for milliseconds)
  * and is spent max frames a call, so the rate holds over time; credit
- * older than PG_CREDIT_MS is dropped, so a long stall (ring full, link
+ * older than pg.credit_ms (PG_CREDIT_MS) is dropped, so a long stall (ring full, link
  * gone) is not made up at line rate. */
 static int tokens(struct pg_tx *t, uint64_t now, int max)
 {
@@ -415,7 +460,7 @@ static int tokens(struct pg_tx *t, uint64_t now, int max)
 		return max;
 	if (now < t->next_tsc)
 		return 0;
-	uint64_t depth = tsc.hz / 1000 * PG_CREDIT_MS;
+	uint64_t depth = tsc.hz / 1000 * (uint64_t)pg.credit_ms;
 	if (now - t->next_tsc > depth)
 		t->next_tsc = now - depth;
 	uint64_t n = 1 + (now - t->next_tsc) / (t->ivl ? t->ivl : 1);
@@ -446,6 +491,8 @@ static void fill(struct pg_tx *t, const struct nic *nic, int want, uint64_t ns)
 			uint64_t copies = pg.clone_skb > 1 ? (uint64_t)pg.clone_skb : 1;
 			if (copies > left)
 				copies = left;
+			if (pg.nimix)
+				imix_pick(t);
 			build(t, p, t->stream, t->seq++, ns);
 			walk(t);
 			if (t->qwalk)
@@ -559,6 +606,11 @@ static int send_port(int port, uint64_t now, uint64_t ns)
 			break;
 		}
 	}
+	if (pg.nimix)
+		for (int i = 0; i < k; i++)
+			t->bytes += t->pend[i]->len;
+	else
+		t->bytes += (uint64_t)k * t->size;
 	if (k) {
 		t->npend -= k;
 		memmove(t->pend, t->pend + k, sizeof(t->pend[0]) * (size_t)t->npend);
@@ -568,7 +620,6 @@ static int send_port(int port, uint64_t now, uint64_t ns)
 	consume(t, k);
 	t->sent += (uint64_t)k;
 	t->step_sent += (uint64_t)k;
-	t->bytes += (uint64_t)k * t->size;
 	if (pg.count && t->step_sent == (uint64_t)pg.count)
 		step_end(port);
 	return k;
@@ -579,6 +630,7 @@ int pg_idle(void)
 	int work = 0;
 	uint64_t now = 0, ns = 0;
 	pg_requests();
+	work += rfc2544_poll();
 	for (int p = 0; p < nic_count; p++) {
 		if (!pg_tx[p].running)
 			continue;
