@@ -53,7 +53,7 @@ LWIP_INLINE := --param max-inline-insns-single=2000 --param max-inline-insns-aut
 LWIP_CFLAGS := $(filter-out -O2 -Werror -fno-omit-frame-pointer,$(KCFLAGS)) -O3 -fomit-frame-pointer $(LWIP_INLINE) \
 	-fno-strict-aliasing -flto
 
-.PHONY: all deps run shell test unit qemu-test host-test bench plot clean reliability soak insncount netboot \
+.PHONY: all deps run shell test unit qemu-test host-test bench plot rfc2544 clean reliability soak insncount netboot \
 	docs docs-check help
 all: $(BUILD)/linerate.elf $(BUILD)/linerate-fault.elf $(BUILD)/linerate.iso $(BUILD)/BOOTX64.EFI $(BUILD)/trafgen $(BUILD)/rrclient ## every image and the host tools (~2 min)
 
@@ -233,6 +233,9 @@ $(BUILD)/insncount/insncount.so $(BUILD)/insncount/hotblocks.so &: tools/insncou
 # ~90 s at 5k-40k pps).
 plot: deps $(BUILD)/linerate.elf $(BUILD)/trafgen ## the coalescing graphs into build/ (~90 s)
 	$(PYTHON) tools/statplot.py sweep --outdir $(BUILD)
+
+rfc2544: deps $(BUILD)/linerate.elf ## RFC 2544 tables and figures: a pktgen appliance against a fwd appliance in QEMU (build/rfc2544/, ~10 min)
+	$(PYTHON) tools/rfc2544.py --outdir $(BUILD)/rfc2544
 
 # The knob and shell-command tables of docs/ from the image's KNOB() and
 # SHELL_CMD() declarations (tools/gendocs.py, with gdb); docs-check fails on

@@ -33,8 +33,8 @@
 
 #define RFC_SIZES	PG_SWEEP_MAX
 #define RFC_STEPS	10	/* frame loss: 100 %, 90 % ... 10 % */
-#define RFC_CREDIT_MS	2	/* the sender's catch-up after a stall: 2 ms of frames, not pktgen's 100 */
-#define RFC_RETRIES	3	/* throughput trials run again when the sender fell behind */
+#define RFC_CREDIT_MS	10	/* the sender's catch-up after a stall: 10 ms of frames, not pktgen's 100 */
+#define RFC_RETRIES	2	/* throughput trials run again when the sender fell behind */
 
 enum { T_TPUT, T_LAT, T_LOSS, T_B2B, T_COUNT };
 static const char *const test_name[T_COUNT] = { "throughput", "latency", "loss", "b2b" };
@@ -303,15 +303,20 @@ static uint64_t now_ms(void)
 	return tsc_to_ns(rdtsc()) / 1000000;
 }
 
-/* Frame bytes with FCS of row r (the IMIX's mean: the rate counts it). */
+/* Frame bytes with FCS of row r (an IMIX's mean: the rate counts it;
+ * the simple IMIX when the imix knob is off). */
 static uint32_t row_size(int r)
 {
 	if (run.a.sizes[r])
 		return run.a.sizes[r];
 	uint64_t bytes = 0, frames = 0;
-	for (int i = 0; i < pg.nimix; i++) {
-		bytes += (uint64_t)(pg.imix_size[i] + 4) * pg.imix_weight[i];
-		frames += pg.imix_weight[i];
+	for (int i = 0; i < run.saved.nimix; i++) {
+		bytes += (uint64_t)(run.saved.imix_size[i] + 4) * run.saved.imix_weight[i];
+		frames += run.saved.imix_weight[i];
+	}
+	for (int i = 0; !frames && i < 3; i++) {
+		bytes += (uint64_t)imix_simple[i][0] * (uint64_t)imix_simple[i][1];
+		frames += (uint64_t)imix_simple[i][1];
 	}
 	return (uint32_t)(bytes / frames);
 }
@@ -487,8 +492,8 @@ static void print_result(int r)
 		uint64_t cp = w->ceil_pps ? w->tput_pps * 10000 / w->ceil_pps : 0;
 		printf(json ? "{\"rfc2544\":\"throughput\",\"size\":%s,\"ceiling_pps\":%llu,\"pps\":%llu,\"offered_pps\":%llu,"
 			      "\"wire_kbps\":%llu,\"pct\":%llu.%02llu,\"trials\":%llu,\"trial_ms\":%llu,\"loss_ok_pct\":%llu.%03llu}\n"
-			    : "rfc2544: throughput %s B: %llu of %llu fps asked, %llu fps offered, %llu kb/s on the wire, "
-			      "%llu.%02llu %% of the ceiling, %llu trials of %llu ms, loss accepted %llu.%03llu %%\n",
+			    : "rfc2544: throughput %s B: ceiling %llu fps, throughput %llu fps (%llu offered), %llu kb/s on the "
+			      "wire, %llu.%02llu %% of the ceiling, %llu trials of %llu ms, loss accepted %llu.%03llu %%\n",
 		       sz, (unsigned long long)w->ceil_pps, (unsigned long long)w->tput_pps,
 		       (unsigned long long)w->tput_offered, (unsigned long long)kbps, (unsigned long long)(cp / 100),
 		       (unsigned long long)(cp % 100), (unsigned long long)w->tput_trials,
@@ -614,8 +619,7 @@ static void end_run(const char *why)
 	pg = run.saved;
 	pg_quiet = 0;
 	run.on = 0;
-	if (!run.a.json)
-		print_tables();
+	print_tables();
 	printf(run.a.json ? "{\"rfc2544\":\"done\",\"why\":\"%s\",\"trials\":%llu,\"s\":%llu}\n"
 			  : "rfc2544: %s: %llu trials in %llu s\n", why, (unsigned long long)run.trials,
 	       (unsigned long long)(tsc_to_ns(rdtsc() - run.start_tsc) / 1000000000));
@@ -693,7 +697,7 @@ static int search(int pass, uint64_t at)
 		run.lo = at > run.lo ? at : run.lo;
 	else
 		run.hi = at > run.lo ? at : run.lo;
-	if ((pass && run.cur == run.hi) || run.hi - run.lo <= run.res)
+	if (run.hi - run.lo <= run.res)
 		return 1;
 	run.cur = (run.lo + run.hi) / 2;
 	return 0;
