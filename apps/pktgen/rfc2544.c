@@ -55,6 +55,7 @@ struct rfc_row {
 	uint64_t ceil_pps;
 	int done[T_COUNT];
 	uint64_t tput_pps, tput_offered, tput_trials;
+	int tput_limited;			/* the sender, not the DUT, ended the search */
 	uint64_t lat_n, lat_min, lat_mean, lat_p50, lat_p99, lat_max, lat_hw;
 	int nloss;
 	uint64_t loss_mp[RFC_STEPS], loss_offered[RFC_STEPS];	/* per step 100 %, 90 % ... */
@@ -499,6 +500,11 @@ static void print_result(int r)
 		       (unsigned long long)(cp % 100), (unsigned long long)w->tput_trials,
 		       (unsigned long long)run.a.trial_ms, (unsigned long long)(run.a.loss_ok_mp / 1000),
 		       (unsigned long long)(run.a.loss_ok_mp % 1000));
+		if (w->tput_limited)
+			printf(json ? "{\"rfc2544\":\"note\",\"size\":%s,\"text\":\"the sender offered no more than %llu fps: "
+				      "the search ended at the tester's limit, not the DUT's\"}\n"
+				    : "rfc2544: throughput %s B: the sender offered no more than %llu fps: the search ended at "
+				      "the tester's limit, not the DUT's\n", sz, (unsigned long long)w->tput_pps);
 		if (!w->tput_pps)
 			printf(json ? "{\"rfc2544\":\"note\",\"size\":%s,\"text\":\"throughput 0: every trial lost frames, "
 				      "the lowest at %llu fps (resolution %llu fps)\"}\n"
@@ -722,6 +728,11 @@ static void evaluate(void)
 		if (c.pass && at >= w->tput_pps) {
 			w->tput_pps = at;
 			w->tput_offered = c.offered_pps;
+		}
+		if (c.pass && c.behind && at <= run.lo) {	/* no higher rate can be offered */
+			w->tput_limited = 1;
+			finish();
+			return;
 		}
 		if (search(c.pass, at)) {
 			finish();
