@@ -856,7 +856,7 @@ int rfc2544_stop(void)
 void rfc2544_metrics(struct prom *o)
 {
 	char sz[16], num[PROM_NUM_MAX];
-	if (!run.on && !run.trials)
+	if (!run.start_tsc)	/* no run yet */
 		return;
 	prom_family(o, "pktgen_rfc2544_running", "gauge", "1 while pktgen rfc2544 runs");
 	prom_sample(o, "pktgen_rfc2544_running", NULL, NULL, NULL, NULL, (uint64_t)run.on);

@@ -10,8 +10,11 @@ from the recorded JSON. One boot, about 30 s."""
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 
 import pytest
 
@@ -33,8 +36,13 @@ RUN = f"pktgen rfc2544 throughput resolution={RES_PCT}"
 
 class Box:
     def __init__(self):
-        self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2,
-                      append="app=pktgen stats=0 lat_rate=0")
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        self.http = s.getsockname()[1]
+        s.close()
+        self.q = Qemu(boot="kernel", mem="256M",
+                      nics=["e1000e:netdev=stream"] * 2 + [f"e1000e:netdev=user,hostfwd={self.http}"],
+                      append="app=pktgen mgmt=port2 ip2=dhcp stats=0 lat_rate=0")
         self.q.expect(r"port1: link up", 90)
         self.q.send("\r")
         self.q.expect(PROMPT, 30)
@@ -52,6 +60,17 @@ class Box:
         self.q.expect(r'\{"rfc2544":"done"[^\n]*\}', timeout)
         text = self.q.out[start:self.q.pos].decode(errors="replace")
         return [json.loads(m) for m in re.findall(r'\{"rfc2544":[^\n]*?\}(?=\s|$)', text)]
+
+    def metrics(self, deadline=60):
+        """/metrics of the management port (port2, its DHCP lease may still be coming)."""
+        end = time.monotonic() + deadline
+        while True:
+            try:
+                return urllib.request.urlopen(f"http://127.0.0.1:{self.http}/metrics", timeout=5).read().decode()
+            except OSError:
+                if time.monotonic() > end:
+                    raise
+                time.sleep(0.5)
 
     def close(self):
         self.wire.close()
@@ -167,9 +186,14 @@ def test_link_down_refused_and_stop_ends_a_run(box):
         box.q.qmp_cmd("set_link", name="nic1", up=True)
     box.q.expect(r"port1: link up", 30)
     box.shell("pktgen rfc2544 all tx=port0 rx=port1 trial_s=30 max_ratep=1000 rest_ms=0 learn=0 format=text")
+    m = box.metrics()
+    assert "linerate_pktgen_rfc2544_running 1" in m and \
+        'linerate_pktgen_rfc2544_trial_rate{test="throughput"} 1000' in m, m
     assert "rfc2544 is running" in box.shell("pktgen start")
     assert "rfc2544 is running" in box.shell("pktgen set count 5")
     out = box.shell("pktgen stop")
     assert "rfc2544: stopped during the throughput test's trial 1 (not counted); results so far:" in out, out
     assert "rfc2544: stopped: 0 trials" in out, out
     assert box.shell("pktgen set count 1000").startswith("count=")
+    m = box.metrics()
+    assert "linerate_pktgen_rfc2544_running 0" in m, m
