@@ -56,6 +56,8 @@ size_t ptp_body_len(uint8_t msg_type)
 		return 20;
 	case PTP_ANNOUNCE:
 		return 30;
+	case PTP_MANAGEMENT:
+		return 14;	/* targetPortIdentity, hops, actionField, reserved */
 	default:
 		return 0;
 	}
@@ -90,6 +92,13 @@ static void parse_header(const uint8_t *b, struct ptp_msg *m)
 
 static void parse_body(const uint8_t *b, struct ptp_msg *m)
 {
+	if (m->msg_type == PTP_MANAGEMENT) {
+		get_port_id(b, &m->mgmt.target);
+		m->mgmt.starting_hops = b[10];
+		m->mgmt.hops = b[11];
+		m->mgmt.action = b[12] & 0xf;
+		return;
+	}
 	m->ts = get_ts(b);
 	if (m->msg_type == PTP_DELAY_RESP)
 		get_port_id(b + 10, &m->requesting);
@@ -118,11 +127,35 @@ static enum ptp_err parse_tlvs(const uint8_t *p, size_t left, struct ptp_msg *m)
 		if ((size_t)len + 4 > left)
 			return PTP_ERR_bad_tlv;
 		m->tlvs++;
-		if (type != PTP_TLV_PATH_TRACE && type != PTP_TLV_ORGANIZATION_EXTENSION)
+		int mgmt = m->msg_type == PTP_MANAGEMENT &&
+			   (type == PTP_TLV_MANAGEMENT || type == PTP_TLV_MANAGEMENT_ERROR_STATUS);
+		if (type != PTP_TLV_PATH_TRACE && type != PTP_TLV_ORGANIZATION_EXTENSION && !mgmt)
 			m->unknown_tlvs++;
 		p += 4 + len;
 		left -= 4 + (size_t)len;
 	}
+	return PTP_OK;
+}
+
+/* A management message's first TLV (15.5.2, 15.5.4): p, left bytes up to
+ * messageLength, known to hold that TLV whole. */
+static enum ptp_err parse_mgmt_tlv(const uint8_t *p, size_t left, struct ptp_mgmt *g)
+{
+	if (left < 4)
+		return PTP_ERR_bad_management;
+	uint16_t type = get16(p), len = get16(p + 2);
+	size_t head = type == PTP_TLV_MANAGEMENT ? 2 : type == PTP_TLV_MANAGEMENT_ERROR_STATUS ? 8 : 0;
+	if (!head || len < head)
+		return PTP_ERR_bad_management;
+	g->tlv_type = type;
+	if (type == PTP_TLV_MANAGEMENT) {
+		g->id = get16(p + 4);
+	} else {
+		g->error = get16(p + 4);
+		g->id = get16(p + 6);
+	}
+	g->data = p + 4 + head;
+	g->data_len = (uint16_t)(len - head);
 	return PTP_OK;
 }
 
@@ -142,13 +175,52 @@ enum ptp_err ptp_parse(const uint8_t *buf, size_t len, struct ptp_msg *m)
 	if (m->length > len || m->length < PTP_HLEN + body)
 		return PTP_ERR_bad_length;
 	parse_body(buf + PTP_HLEN, m);
-	return parse_tlvs(buf + PTP_HLEN + body, m->length - PTP_HLEN - body, m);
+	const uint8_t *tlv = buf + PTP_HLEN + body;
+	enum ptp_err e = parse_tlvs(tlv, m->length - PTP_HLEN - body, m);
+	if (e == PTP_OK && m->msg_type == PTP_MANAGEMENT)
+		e = parse_mgmt_tlv(tlv, m->length - PTP_HLEN - body, &m->mgmt);
+	return e;
+}
+
+/* The management body and its one TLV (15.4.1, 15.5.2, 15.5.4) at b. */
+static void put_mgmt(uint8_t *b, const struct ptp_mgmt *g)
+{
+	put_port_id(b, &g->target);
+	b[10] = g->starting_hops;
+	b[11] = g->hops;
+	b[12] = g->action & 0xf;
+	b[13] = 0;
+	uint8_t *t = b + 14;
+	int err = g->tlv_type == PTP_TLV_MANAGEMENT_ERROR_STATUS;
+	size_t head = err ? 8 : 2;
+	put16(t, err ? PTP_TLV_MANAGEMENT_ERROR_STATUS : PTP_TLV_MANAGEMENT);
+	put16(t + 2, (uint16_t)(head + g->data_len));
+	if (err) {
+		put16(t + 4, g->error);
+		put16(t + 6, g->id);
+		memset(t + 8, 0, 4);
+	} else {
+		put16(t + 4, g->id);
+	}
+	if (g->data_len)
+		memcpy(t + 4 + head, g->data, g->data_len);
+}
+
+/* Bytes of m's message as ptp_build writes it, 0 for types not built. */
+static size_t msg_len(const struct ptp_msg *m)
+{
+	size_t body = ptp_body_len(m->msg_type);
+	if (!body)
+		return 0;
+	if (m->msg_type == PTP_MANAGEMENT)
+		body += 4 + (m->mgmt.tlv_type == PTP_TLV_MANAGEMENT_ERROR_STATUS ? 8 : 2) + m->mgmt.data_len;
+	return PTP_HLEN + body;
 }
 
 size_t ptp_build(uint8_t *buf, size_t cap, const struct ptp_msg *m)
 {
-	size_t body = ptp_body_len(m->msg_type), len = PTP_HLEN + body;
-	if (!body || cap < len)
+	size_t len = msg_len(m);
+	if (!len || cap < len || len > 0xffff)
 		return 0;
 	memset(buf, 0, len);
 	buf[0] = (uint8_t)(m->transport_specific << 4 | m->msg_type);
@@ -163,6 +235,10 @@ size_t ptp_build(uint8_t *buf, size_t cap, const struct ptp_msg *m)
 	buf[32] = ptp_control(m->msg_type);
 	buf[33] = (uint8_t)m->log_interval;
 	uint8_t *b = buf + PTP_HLEN;
+	if (m->msg_type == PTP_MANAGEMENT) {
+		put_mgmt(b, &m->mgmt);
+		return len;
+	}
 	if (m->msg_type != PTP_ANNOUNCE) {
 		put_ts(b, m->ts);
 		if (m->msg_type == PTP_DELAY_RESP)

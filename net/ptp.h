@@ -1,7 +1,8 @@
 /*
  * IEEE 1588-2008 (PTPv2) messages: parse and build the header (13.3) and
  * the bodies an end-to-end ordinary clock uses (Announce 13.5, Sync and
- * Delay_Req 13.6, Follow_Up 13.7, Delay_Resp 13.8), the TLVs after a body
+ * Delay_Req 13.6, Follow_Up 13.7, Delay_Resp 13.8) and management
+ * messages (15.4, their TLV in net/ptp_mgmt.h), the TLVs after a body
  * (14.1), the L2 (Annex F) and UDP/IPv4 (Annex D) framing, and the best
  * master clock dataset comparison (9.3.4, figures 27 and 28).
  *
@@ -38,6 +39,8 @@ enum ptp_type {
 /* A TLV type (14.1.1, table 34) this code knows, so that it is not counted
  * unknown: PATH_TRACE (ptp4l sends it with path_trace_enabled) and the
  * organization extension ptp4l uses for follow_up_info. */
+#define PTP_TLV_MANAGEMENT		0x0001
+#define PTP_TLV_MANAGEMENT_ERROR_STATUS	0x0002
 #define PTP_TLV_ORGANIZATION_EXTENSION	0x0003
 #define PTP_TLV_PATH_TRACE		0x0008
 
@@ -47,7 +50,9 @@ enum ptp_type {
 	X(bad_version)		/* versionPTP is not 2 */ \
 	X(bad_length)		/* messageLength beyond the frame or shorter than the body */ \
 	X(bad_tlv)		/* a TLV runs past messageLength, or a TLV is shorter than 4 bytes */ \
-	X(unsupported_type)	/* peer-delay, signaling, management or a reserved type */
+	X(unsupported_type)	/* peer-delay, signaling or a reserved type */ \
+	X(bad_management)	/* management message whose first TLV is not MANAGEMENT (with its \
+				 * managementId) or MANAGEMENT_ERROR_STATUS (8 bytes at least) */
 #define PTP_ERR_ENUM(name) PTP_ERR_##name,
 enum ptp_err { PTP_OK, PTP_ERRORS(PTP_ERR_ENUM) PTP_ERR_N };
 
@@ -81,6 +86,19 @@ struct ptp_announce {
 	uint8_t time_source;
 };
 
+/* Management message fields (15.4.1) and its first TLV (15.5.2 MANAGEMENT,
+ * or 15.5.4 MANAGEMENT_ERROR_STATUS). */
+struct ptp_mgmt {
+	struct ptp_port_id target;	/* targetPortIdentity; all ones: every clock/port */
+	uint8_t starting_hops, hops;	/* startingBoundaryHops, boundaryHops */
+	uint8_t action;			/* actionField, enum ptp_mgmt_action (net/ptp_mgmt.h) */
+	uint16_t tlv_type;		/* PTP_TLV_MANAGEMENT or PTP_TLV_MANAGEMENT_ERROR_STATUS */
+	uint16_t id;			/* managementId */
+	uint16_t error;			/* managementErrorId (error status TLV) */
+	const uint8_t *data;		/* dataField (error: displayData), in the parsed buffer */
+	uint16_t data_len;		/* bytes */
+};
+
 /* A parsed message. Only the body of msg_type is meaningful. */
 struct ptp_msg {
 	uint8_t msg_type;		/* enum ptp_type */
@@ -98,6 +116,7 @@ struct ptp_msg {
 					 * receive (Delay_Resp) */
 	struct ptp_port_id requesting;	/* Delay_Resp */
 	struct ptp_announce announce;	/* Announce */
+	struct ptp_mgmt mgmt;		/* Management */
 	uint16_t tlvs;			/* TLVs after the body */
 	uint16_t unknown_tlvs;		/* of which of a type not named above (ignored, 14.1.1) */
 };
@@ -114,10 +133,11 @@ const char *ptp_err_name(enum ptp_err e);
  * parsed here. */
 size_t ptp_body_len(uint8_t msg_type);
 
-/* Write the message m (header and body of m->msg_type; no TLVs) into buf
- * (cap bytes). messageLength and controlField are set from the type (m's
- * fields are ignored); versionPTP is 2. Returns the bytes written, or 0 if
- * cap is too small or the type is not one built here. */
+/* Write the message m (header and body of m->msg_type; no TLVs except a
+ * management message's one, from m->mgmt) into buf (cap bytes).
+ * messageLength and controlField are set from the type (m's fields are
+ * ignored); versionPTP is 2. Returns the bytes written, or 0 if cap is too
+ * small or the type is not one built here. */
 size_t ptp_build(uint8_t *buf, size_t cap, const struct ptp_msg *m);
 
 /* The controlField value of a type (13.3.2.10): Sync 0, Delay_Req 1,

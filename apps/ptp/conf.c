@@ -8,7 +8,7 @@ struct ptp_conf ptp_conf = {
 	.role = ROLE_AUTO, .transport = PTP_L2, .domain = 0,
 	.priority1 = 128, .priority2 = 128, .clock_class = 248,
 	.log_announce = 1, .log_sync = 0, .log_min_delay_req = 0,
-	.announce_receipt_timeout = 3, .summary_interval = 3, .time_stamping = 0,
+	.announce_receipt_timeout = 3, .summary_interval = 3, .time_stamping = 0, .transport_specific = 0,
 };
 
 static const char *const role_choices[] = { "auto", "master", "slave", 0 };
@@ -19,6 +19,7 @@ static const struct knob_range class_range[] = { { 0, 254 } };	/* 255: slave-onl
 static const struct knob_range log_range[] = { { PTP_LOG_MIN, PTP_LOG_MAX } };
 static const struct knob_range receipt_range[] = { { 2, 255 } };
 static const struct knob_range summary_range[] = { { -3, 10 } };
+static const struct knob_range nibble_range[] = { { 0, 15 } };
 
 KNOB(ptp_role, .name = "ptp_role", .type = KNOB_ENUM, .choices = role_choices, .ival = &ptp_conf.role,
      .help = "ptp: auto (best master clock algorithm), master (ptp4l masterOnly), slave "
@@ -51,3 +52,7 @@ KNOB(summary_interval, .name = "summary_interval", .type = KNOB_INT, .ranges = s
 KNOB(time_stamping, .name = "time_stamping", .type = KNOB_ENUM, .choices = tstamp_choices,
      .ival = &ptp_conf.time_stamping,
      .help = "ptp: hardware (on ports that stamp in hardware; software elsewhere) or software; default hardware");
+KNOB(transportSpecific, .name = "transportSpecific", .type = KNOB_INT, .ranges = nibble_range, .nranges = 1,
+     .ival = &ptp_conf.transport_specific,
+     .help = "ptp: the header's transportSpecific sent and expected (1 for 802.1AS); messages with another "
+	     "are dropped (wrong_transport_specific); default 0");

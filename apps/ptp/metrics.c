@@ -13,12 +13,6 @@ extern const struct app app_ptp;
 static const char *const ptp_rx_names[PC_N] = { PTP_RX_USED(NAME_OF) PTP_RX_DROPS(NAME_OF) };
 static const char *const ptp_ev_names[PE_N] = { PTP_EVENTS(NAME_OF) };
 
-/* 1 while the port follows a master, so its offset and frequency mean something. */
-static int following(const struct ptp_port *pp)
-{
-	return pp->state == PS_SLAVE || pp->state == PS_UNCALIBRATED;
-}
-
 static void ptp_gauges(struct prom *o)
 {
 	char num[PROM_NUM_MAX];
@@ -33,17 +27,17 @@ static void ptp_gauges(struct prom *o)
 			prom_port_sample(o, "ptp_servo_state", p, NULL, NULL, ptp_ports[p].sstate);
 	prom_family(o, "ptp_offset_seconds", "gauge", "offset from the master of the last Sync (slave and uncalibrated ports)");
 	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_ptp, p) && following(&ptp_ports[p]))
+		if (app_runs_on(&app_ptp, p) && ptp_following(&ptp_ports[p]))
 			prom_sample_text(o, "ptp_offset_seconds", "port", nics[p]->name, NULL, NULL,
 					 prom_seconds(num, ptp_ports[p].last_offset));
 	prom_family(o, "ptp_frequency_ppb", "gauge", "the servo's frequency adjustment of the port's clock, ppb");
 	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_ptp, p) && following(&ptp_ports[p]))
+		if (app_runs_on(&app_ptp, p) && ptp_following(&ptp_ports[p]))
 			prom_sample_text(o, "ptp_frequency_ppb", "port", nics[p]->name, NULL, NULL,
 					 prom_int(num, (int64_t)ptp_ports[p].last_freq));
 	prom_family(o, "ptp_path_delay_seconds", "gauge", "mean path delay to the master (median filter, end to end)");
 	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_ptp, p) && following(&ptp_ports[p]) && ptp_ports[p].have_delay)
+		if (app_runs_on(&app_ptp, p) && ptp_following(&ptp_ports[p]) && ptp_ports[p].have_delay)
 			prom_sample_text(o, "ptp_path_delay_seconds", "port", nics[p]->name, NULL, NULL,
 					 prom_seconds(num, ptp_ports[p].path_delay));
 }

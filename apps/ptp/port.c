@@ -72,8 +72,7 @@ static void say(const struct ptp_port *pp, const char *fmt, const char *a, const
 	printf("\n");
 }
 
-/* Our defaultDS as a dataset (9.3.4: D0). */
-static void own_dataset(const struct ptp_port *pp, struct ptp_dataset *d)
+void ptp_own_dataset(const struct ptp_port *pp, struct ptp_dataset *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->priority1 = (uint8_t)ptp_conf.priority1;
@@ -84,6 +83,11 @@ static void own_dataset(const struct ptp_port *pp, struct ptp_dataset *d)
 	memcpy(d->gm_id, pp->id.clock_id, 8);
 	d->sender = pp->id;
 	d->receiver = pp->id;
+}
+
+int ptp_following(const struct ptp_port *pp)
+{
+	return pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE;
 }
 
 /* RX timestamping follows the state: a master needs Delay_Req times, a
@@ -214,7 +218,7 @@ static void decide(struct ptp_port *pp, uint64_t now)
 	}
 	int best = best_foreign(pp, now);
 	struct ptp_dataset own;
-	own_dataset(pp, &own);
+	ptp_own_dataset(pp, &own);
 	if (best >= 0 && (ptp_conf.role == ROLE_SLAVE || ptp_dataset_cmp(&pp->foreign[best].ds, &own) > 0)) {
 		if (best != pp->parent || (pp->state != PS_UNCALIBRATED && pp->state != PS_SLAVE))
 			new_parent(pp, best);
@@ -456,7 +460,7 @@ static void send_announce(struct ptp_port *pp)
 {
 	struct ptp_msg m;
 	struct ptp_dataset own;
-	own_dataset(pp, &own);
+	ptp_own_dataset(pp, &own);
 	header(pp, &m, PTP_ANNOUNCE, pp->seq_announce++, (int8_t)ptp_conf.log_announce);
 	m.flags = PTP_FLAG_PTP_TIMESCALE;
 	m.announce.origin = ptp_ts_from_ns(phc_gettime(pp->clk));

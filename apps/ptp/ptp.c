@@ -134,8 +134,16 @@ static void rx_one(struct ptp_port *pp, struct pkt *p)
 		pp->rx_count[PC_wrong_domain]++;
 		return;
 	}
+	if (m.transport_specific != ptp_conf.transport_specific) {
+		pp->rx_count[PC_wrong_transport_specific]++;
+		return;
+	}
 	if (!memcmp(m.source.clock_id, pp->id.clock_id, 8)) {
 		pp->rx_count[PC_from_self]++;
+		return;
+	}
+	if (m.msg_type == PTP_MANAGEMENT) {
+		pp->rx_count[ptp_mgmt_rx(pp, &m)]++;
 		return;
 	}
 	ptp_port_rx(pp, &m, rx_stamp(pp, p, &m));
@@ -161,6 +169,7 @@ int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *s
 	}
 	enum ptp_transport t = (enum ptp_transport)ptp_conf.transport;
 	size_t hl = ptp_frame_hlen(t);
+	m->transport_specific = (uint8_t)ptp_conf.transport_specific;
 	size_t ml = ptp_build(p->data + hl, PKT_BUF_SIZE - hl, m);
 	p->len = (uint16_t)ptp_frame_build(p->data, t, nic->mac, pp->ip, m->msg_type, ml);
 	int event = ptp_is_event(m->msg_type) && txseq;

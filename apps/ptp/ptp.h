@@ -6,7 +6,8 @@
  * port has them. Log lines are shaped like ptp4l's.
  *
  * Files: conf.c (knobs), port.c (state machine, BMCA, messages, servo),
- * ptp.c (app hooks, transmit, the `ptp` command).
+ * mgmt.c (answers to management messages: pmc), ptp.c (app hooks,
+ * transmit, the `ptp` command), metrics.c (/metrics).
  */
 #ifndef APPS_PTP_H
 #define APPS_PTP_H
@@ -25,6 +26,7 @@ struct ptp_conf {
 	int64_t announce_receipt_timeout;	/* announce intervals */
 	int64_t summary_interval;	/* log2 s */
 	int64_t time_stamping;		/* 0 hardware (where the port has it), 1 software */
+	int64_t transport_specific;	/* transportSpecific: 0 (1588), 1 (802.1AS) */
 };
 extern struct ptp_conf ptp_conf;
 enum ptp_role { ROLE_AUTO, ROLE_MASTER, ROLE_SLAVE };
@@ -37,12 +39,14 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 
 /* Where each received frame ends: used by message type, or one drop. */
 #define PTP_RX_USED(X) X(sync) X(follow_up) X(delay_req) X(delay_resp) X(announce) \
-	X(arp_request) X(echo_request)	/* UDPv4: to the port's address, answered (RFC 1122 2.3.2.1, 3.2.2.6) */
+	X(arp_request) X(echo_request)	/* UDPv4: to the port's address, answered (RFC 1122 2.3.2.1, 3.2.2.6) */ \
+	X(management)		/* a GET answered with its data set (15.3) */
 #define PTP_RX_DROPS(X) \
 	X(not_ptp)		/* not PTP over the configured transport */ \
 	X(bad_ip)		/* UDP to port 319/320 with a bad IPv4/UDP header */ \
 	PTP_ERRORS(X)		/* the parser's reasons (net/ptp.h) */ \
 	X(wrong_domain)		/* domainNumber is not ours */ \
+	X(wrong_transport_specific)	/* transportSpecific of another profile (802.1AS: 1) */ \
 	X(from_self)		/* our own clock identity */ \
 	X(wrong_state)		/* e.g. Sync while master, Delay_Req while not master */ \
 	X(not_from_master)	/* Sync/Follow_Up/Delay_Resp from a port that is not our parent */ \
@@ -51,7 +55,11 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 	X(not_our_request)	/* Delay_Resp to another port or an old Delay_Req */ \
 	X(bad_timestamp)	/* a timestamp used with ns >= 10^9 or s >= 2^32 (past 2106) */ \
 	X(foreign_table_full)	/* Announce from a fifth foreign master */ \
-	X(steps_removed_255)	/* Announce with stepsRemoved 255 or more: never considered (9.3.2.5) */
+	X(steps_removed_255)	/* Announce with stepsRemoved 255 or more: never considered (9.3.2.5) */ \
+	X(mgmt_not_for_us)	/* management: a RESPONSE/ACKNOWLEDGE or error status, or for another clock or port */ \
+	X(mgmt_refused)		/* management SET or COMMAND: answered NOT_SUPPORTED (WRONG_LENGTH if empty) */ \
+	X(mgmt_unsupported_id)	/* management GET of a managementId not answered here: NOT_SUPPORTED */ \
+	X(mgmt_wrong_length)	/* management GET whose dataField is neither empty nor the data set's size */
 #define PTP_COUNT_ENUM(n) PC_##n,
 enum ptp_rx_count { PTP_RX_USED(PTP_COUNT_ENUM) PTP_RX_DROPS(PTP_COUNT_ENUM) PC_N };
 #define PC_FIRST_DROP PC_not_ptp
@@ -59,6 +67,7 @@ enum ptp_rx_count { PTP_RX_USED(PTP_COUNT_ENUM) PTP_RX_DROPS(PTP_COUNT_ENUM) PC_
 /* Events that are not received frames. */
 #define PTP_EVENTS(X) \
 	X(tx_sync) X(tx_follow_up) X(tx_delay_req) X(tx_delay_resp) X(tx_announce) \
+	X(tx_management) X(tx_management_error)	/* answers: a data set, an error status */ \
 	X(tx_failed)		/* no buffer, or the TX ring refused the frame */ \
 	X(rx_hwtstamp) X(rx_swtstamp)	/* event messages stamped in hardware / software */ \
 	X(tx_hwtstamp) X(tx_swtstamp) \
@@ -142,6 +151,10 @@ void ptp_port_init(struct ptp_port *pp, struct nic *nic);
 void ptp_port_rx(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts);
 /* Timers and pending TX timestamps; returns 1 if it did anything. */
 int ptp_port_tick(struct ptp_port *pp, uint64_t now);
+/* Our defaultDS as a BMCA dataset (9.3.4: D0). */
+void ptp_own_dataset(const struct ptp_port *pp, struct ptp_dataset *d);
+/* 1 while the port follows a master (UNCALIBRATED or SLAVE). */
+int ptp_following(const struct ptp_port *pp);
 /* Port identity as ptp4l prints it: 3aa283.fffe.e0fd80-1 (port < 0: no suffix). */
 void ptp_fmt_id(char *buf, size_t len, const uint8_t id[8], int port);
 
@@ -149,6 +162,9 @@ void ptp_fmt_id(char *buf, size_t len, const uint8_t id[8], int port);
  * messages get a TX timestamp: *txseq the phc request (0 if a software
  * stamp was taken, in *sw_ts). Returns 0, or -1 counted in tx_failed. */
 int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *sw_ts);
+/* mgmt.c: answer management message m (15.3) for pp's clock as ptp4l
+ * does; returns the counter it ends in. */
+enum ptp_rx_count ptp_mgmt_rx(struct ptp_port *pp, const struct ptp_msg *m);
 /* metrics.c: the ptp app's /metrics families (struct app .metrics, net/prom.h). */
 struct prom;
 void ptp_metrics(struct prom *o);

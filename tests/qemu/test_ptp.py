@@ -406,3 +406,90 @@ def test_ptp_beside_sink_and_bad_input():
         while "sink port0 q0: 5 packets" not in (out := q.shell("sink")) and time.monotonic() < end:
             time.sleep(0.5)
         assert "sink port0 q0: 5 packets" in out, (out, q.shell("ethtool -S port0"))
+
+
+MGMT_GETS = ["DEFAULT_DATA_SET", "CURRENT_DATA_SET", "PARENT_DATA_SET", "TIME_STATUS_NP", "PORT_DATA_SET"]
+
+
+def parse_pmc(out):
+    """pmc's answers: [(source port identity, action, TLV name, {field: value})]."""
+    answers = []
+    for line in out.splitlines():
+        m = re.match(r"\t(\S+) seq \d+ (\w+) (MANAGEMENT_ERROR_STATUS|MANAGEMENT (\w+))", line)
+        if m:
+            answers.append((m.group(1), m.group(2), m.group(4) or m.group(3), {}))
+        elif line.startswith("\t\t") and answers:
+            parts = line.split(None, 1)
+            answers[-1][3][parts[0]] = parts[1].strip() if len(parts) > 1 else ""
+    return answers
+
+
+def pmc_ask(peer, flags, command, source, tries=5):
+    """Ask with pmc until the clock `source` answers (pmc waits 100 ms for
+    an answer in batch mode; QEMU under TCG can take longer): its answer,
+    and how many requests went out."""
+    for n in range(1, tries + 1):
+        out = sh("pmc", *flags, "-b", "0", command, ns=peer.ns, timeout=30)
+        got = [a for a in parse_pmc(out) if a[0].startswith(source)]
+        if got:
+            return got[0], n
+    raise AssertionError(f"pmc {command}: no answer from {source} in {tries} tries: {out}")
+
+
+def test_pmc_management(tap):
+    """linuxptp's pmc asks the appliance (slave of a ptp4l master over L2,
+    pmc -2 -b 0 from the master's namespace) what ptp4l answers through its
+    UNIX socket for itself: every field ptp4l reports is there, the
+    appliance's parent, grandmaster and stepsRemoved are ptp4l's clock
+    (IEEE 1588 15.5.3), and a SET from the network is refused with
+    MANAGEMENT_ERROR_STATUS NOT_SUPPORTED, as ptp4l refuses it. Every
+    request ends in one counter and gets one answer."""
+    append = ["app=ptp", "stats=0", "ptp_role=auto"] + INTERVALS
+    uds = f"/tmp/lr-ptp4l-{os.getpid()}"
+    with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={tap.tap}"],
+              append=" ".join(append)) as q:
+        q.expect("port0: link up", 90)
+        ident = re.search(rb"ordinary clock ([0-9a-f.]+)-1", q.out).group(1).decode()
+        tap.wire()
+        master = Ptp4l(tap, "-2", "--priority1", "1", "--uds_address", uds)
+        try:
+            q.expect(r"UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED", 90)
+            with q.pumping():
+                own = {name: pmc_ask(tap, ["-u", "-s", uds], "GET " + name, "")[0] for name in MGMT_GETS}
+                sent, got = 0, {}
+                for name in MGMT_GETS:
+                    got[name], n = pmc_ask(tap, ["-2", "-i", tap.tap], "GET " + name, ident)
+                    sent += n
+                refused, nset = pmc_ask(tap, ["-2", "-i", tap.tap], "SET PRIORITY1 10", ident)
+        finally:
+            master.stop()
+            if os.path.exists(uds):
+                os.unlink(uds)
+        c = ptp_counters(q)
+    gm = own["DEFAULT_DATA_SET"][3]["clockIdentity"]
+    for name in MGMT_GETS:
+        src, action, tlv, fields = got[name]
+        assert (src, action, tlv) == (ident + "-1", "RESPONSE", name), got[name]
+        assert list(fields) == list(own[name][3]), (name, fields, own[name])	# ptp4l's fields, in its order
+    d = got["DEFAULT_DATA_SET"][3]
+    assert (d["clockIdentity"], d["priority1"], d["numberPorts"], d["twoStepFlag"], d["domainNumber"]) == \
+        (ident, "128", "1", "1", "0"), d
+    assert d["clockClass"] == own["DEFAULT_DATA_SET"][3]["clockClass"] == "248", d
+    p, theirs = got["PARENT_DATA_SET"][3], own["PARENT_DATA_SET"][3]
+    assert p["parentPortIdentity"] == own["PORT_DATA_SET"][3]["portIdentity"] == gm + "-1", p
+    for f in ("grandmasterIdentity", "grandmasterPriority1", "gm.ClockClass", "gm.ClockAccuracy",
+              "gm.OffsetScaledLogVariance", "grandmasterPriority2", "observedParentClockPhaseChangeRate"):
+        assert p[f] == theirs[f], (f, p, theirs)
+    assert int(got["CURRENT_DATA_SET"][3]["stepsRemoved"]) == int(own["CURRENT_DATA_SET"][3]["stepsRemoved"]) + 1
+    t = got["TIME_STATUS_NP"][3]
+    assert (t["gmPresent"], t["gmIdentity"]) == ("true", gm), t
+    assert int(t["ingress_time"]) > 0, t
+    o, theirs = got["PORT_DATA_SET"][3], own["PORT_DATA_SET"][3]
+    assert (o["portIdentity"], o["portState"]) == (ident + "-1", "SLAVE"), o
+    for f in ("logAnnounceInterval", "announceReceiptTimeout", "logSyncInterval", "delayMechanism",
+              "versionNumber", "logMinDelayReqInterval"):
+        assert o[f] == theirs[f], (f, o, theirs)
+    assert refused[1:3] == ("RESPONSE", "MANAGEMENT_ERROR_STATUS"), refused
+    assert c["management"] + c["mgmt_refused"] == sent + nset, (c, sent, nset)
+    assert c["mgmt_refused"] == nset and c["tx_management_error"] == nset, c
+    assert c["tx_management"] == c["management"] == sent, c

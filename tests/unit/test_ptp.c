@@ -1,7 +1,10 @@
 /* Unit tests for net/ptp.c: IEEE 1588 messages parsed from real ptp4l
  * traffic (tests/unit/data/ptp4l-*.pcap, linuxptp 3.1.1; counts by type
  * as scapy 2.5.0 reads the same files), rebuilt byte for byte, malformed
- * variants refused by name, framing, and the BMCA dataset comparison. */
+ * variants refused by name, framing, the BMCA dataset comparison, and
+ * management: linuxptp 3.1.1's pmc asking ptp4l (ptp4l-pmc-*.pcap, made by
+ * tools/ptp_captures.sh), every answer of ptp4l rebuilt from its request by
+ * ptp_mgmt_reply byte for byte. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,8 +15,9 @@
 #include <string.h>
 #include "net/ipv4.h"
 #include "net/ptp.h"
+#include "net/ptp_mgmt.h"
 
-#define MAX_FRAMES 64
+#define MAX_FRAMES 256
 
 struct capture {
 	int n;
@@ -286,6 +290,190 @@ static void test_bmca(void **state)
 	assert_memory_equal(id, master_id, 8);
 }
 
+
+/* Management in a capture of pmc asking ptp4l (clock gm): every answer
+ * rebuilt from its request (ptp_mgmt_reply) with the data set decoded from
+ * the answer and encoded again is ptp4l's answer byte for byte. Counts the
+ * requests, the answers, the error answers; the decoded data sets by id in
+ * ds[] (DEFAULT, CURRENT, PARENT, PORT, TIME_STATUS_NP). */
+struct mgmt_seen {
+	int requests, answers, errors;
+	uint16_t error_id, error_mid;
+	struct ptp_mgmt_data dflt, cur, parent, port, tsn;
+};
+
+static void mgmt_capture(const char *path, enum ptp_transport t, const uint8_t gm[8], struct mgmt_seen *s)
+{
+	static struct capture c;
+	static struct ptp_msg req[MAX_FRAMES];
+	int nreq = 0;
+	memset(s, 0, sizeof(*s));
+	load(path, &c);
+	for (int i = 0; i < c.n; i++) {
+		struct ptp_frame fr;
+		struct ptp_msg m;
+		if (ptp_frame_parse(c.frame[i], c.len[i], t, &fr) != PTP_FRAME_OK)
+			continue;
+		assert_int_equal(ptp_parse(fr.msg, fr.len, &m), PTP_OK);
+		uint8_t out[256];
+		assert_int_equal(ptp_build(out, sizeof(out), &m), m.length);
+		assert_memory_equal(out, fr.msg, m.length);
+		if (m.msg_type != PTP_MANAGEMENT)
+			continue;
+		assert_int_equal(m.control, 4);
+		assert_int_equal(m.log_interval, 0x7f);
+		assert_int_equal(m.unknown_tlvs, 0);
+		if (m.mgmt.action == PTP_MGMT_GET || m.mgmt.action == PTP_MGMT_SET) {
+			assert_int_equal(m.mgmt.target.port, 0xffff);
+			assert_int_equal(m.mgmt.hops, 0);	/* pmc -b 0 */
+			assert_true(ptp_mgmt_targets(&m, gm, 1));
+			req[nreq++] = m;	/* its data points into c, which stays */
+			s->requests++;
+			continue;
+		}
+		assert_int_equal(m.mgmt.action, PTP_MGMT_RESPONSE);
+		assert_memory_equal(m.source.clock_id, gm, 8);
+		const struct ptp_msg *q = 0;
+		for (int k = 0; k < nreq; k++)
+			if (req[k].seq == m.seq && !memcmp(&req[k].source, &m.mgmt.target, sizeof(m.mgmt.target)))
+				q = &req[k];
+		assert_non_null(q);
+		assert_int_equal(q->mgmt.id, m.mgmt.id);
+		s->answers++;
+		struct ptp_msg r;
+		uint8_t data[64];
+		struct ptp_mgmt_data d;
+		size_t dl = 0;
+		if (m.mgmt.tlv_type == PTP_TLV_MANAGEMENT_ERROR_STATUS) {
+			s->errors++;
+			s->error_id = m.mgmt.error;
+			s->error_mid = m.mgmt.id;
+		} else if (m.mgmt.id != PTP_MID_NULL_MANAGEMENT) {
+			assert_int_equal(ptp_mgmt_data_get(m.mgmt.data, m.mgmt.data_len, m.mgmt.id, &d), 0);
+			dl = ptp_mgmt_data_put(data, sizeof(data), &d);
+			assert_int_equal(dl, m.mgmt.data_len);
+			struct ptp_mgmt_data *slot = d.id == PTP_MID_DEFAULT_DATA_SET ? &s->dflt :
+				d.id == PTP_MID_CURRENT_DATA_SET ? &s->cur : d.id == PTP_MID_PARENT_DATA_SET ? &s->parent :
+				d.id == PTP_MID_PORT_DATA_SET ? &s->port : &s->tsn;
+			*slot = d;
+		}
+		ptp_mgmt_reply(&r, q, &m.source, 0, m.mgmt.error, data, (uint16_t)dl);
+		assert_int_equal(ptp_build(out, sizeof(out), &r), m.length);
+		assert_memory_equal(out, fr.msg, m.length);
+	}
+}
+
+static const uint8_t pmc_gm_l2[8] = { 0x36, 0x31, 0xe8, 0xff, 0xfe, 0x28, 0x1d, 0x7b };
+
+/* pmc -2 -b 0: GET DEFAULT_DATA_SET, CURRENT_DATA_SET, PARENT_DATA_SET,
+ * TIME_STATUS_NP, PORT_DATA_SET, SET PRIORITY1 10, GET NULL_MANAGEMENT to
+ * a ptp4l master (priority1 1); the values as pmc printed them. */
+static void test_mgmt_l2_capture(void **state)
+{
+	(void)state;
+	struct mgmt_seen s;
+	mgmt_capture("tests/unit/data/ptp4l-pmc-l2.pcap", PTP_L2, pmc_gm_l2, &s);
+	assert_int_equal(s.requests, 7);
+	assert_int_equal(s.answers, 7);
+	assert_int_equal(s.errors, 1);	/* SET from the network: NOT_SUPPORTED */
+	assert_int_equal(s.error_id, PTP_MGMT_ERR_NOT_SUPPORTED);
+	assert_int_equal(s.error_mid, 0x2005);	/* PRIORITY1 */
+	const struct ptp_default_ds *d = &s.dflt.dflt;
+	assert_int_equal(d->two_step, 1);
+	assert_int_equal(d->slave_only, 0);
+	assert_int_equal(d->number_ports, 1);
+	assert_int_equal(d->priority1, 1);
+	assert_int_equal(d->quality.clock_class, 248);
+	assert_int_equal(d->quality.clock_accuracy, 0xfe);
+	assert_int_equal(d->quality.offset_scaled_log_variance, 0xffff);
+	assert_int_equal(d->priority2, 128);
+	assert_memory_equal(d->clock_id, pmc_gm_l2, 8);
+	assert_int_equal(s.cur.cur.steps_removed, 0);
+	assert_int_equal(s.cur.cur.offset_from_master, 0);
+	const struct ptp_parent_ds *p = &s.parent.parent;
+	assert_memory_equal(p->parent.clock_id, pmc_gm_l2, 8);
+	assert_int_equal(p->parent.port, 0);
+	assert_int_equal(p->observed_variance, 0xffff);
+	assert_int_equal(p->observed_rate, 0x7fffffff);
+	assert_int_equal(p->gm_priority1, 1);
+	assert_memory_equal(p->gm_id, pmc_gm_l2, 8);
+	const struct ptp_port_ds *o = &s.port.port;
+	assert_memory_equal(o->id.clock_id, pmc_gm_l2, 8);
+	assert_int_equal(o->id.port, 1);
+	assert_int_equal(o->state, 6);	/* MASTER */
+	assert_int_equal(o->log_announce, 1);
+	assert_int_equal(o->announce_receipt_timeout, 3);
+	assert_int_equal(o->delay_mechanism, PTP_DELAY_E2E);
+	assert_int_equal(o->version, 2);
+	assert_int_equal(s.tsn.tsn.gm_present, 0);
+	assert_memory_equal(s.tsn.tsn.gm_id, pmc_gm_l2, 8);
+}
+
+/* The same over UDPv4 (pmc -4), without NULL_MANAGEMENT. */
+static void test_mgmt_udp4_capture(void **state)
+{
+	(void)state;
+	static const uint8_t gm[8] = { 0xc2, 0xdc, 0x75, 0xff, 0xfe, 0x58, 0xa7, 0x9d };
+	struct mgmt_seen s;
+	mgmt_capture("tests/unit/data/ptp4l-pmc-udp4.pcap", PTP_UDP4, gm, &s);
+	assert_int_equal(s.requests, 6);
+	assert_int_equal(s.answers, 6);
+	assert_int_equal(s.errors, 1);
+	assert_int_equal(s.error_id, PTP_MGMT_ERR_NOT_SUPPORTED);
+	assert_memory_equal(s.dflt.dflt.clock_id, gm, 8);
+	assert_int_equal(s.port.port.state, 6);
+}
+
+/* A GET of CURRENT_DATA_SET to damage: pmc's form, data zero-filled. */
+static size_t mgmt_get(uint8_t *b)
+{
+	static const uint8_t zero[18];
+	struct ptp_msg m, q;
+	memset(&q, 0, sizeof(q));
+	memcpy(q.source.clock_id, slave_id, 8);
+	q.source.port = 1;
+	q.mgmt.action = PTP_MGMT_GET;
+	q.mgmt.id = PTP_MID_CURRENT_DATA_SET;
+	ptp_mgmt_reply(&m, &q, &q.source, 0, 0, zero, sizeof(zero));
+	m.mgmt.action = PTP_MGMT_GET;
+	memset(&m.mgmt.target, 0xff, sizeof(m.mgmt.target));
+	m.mgmt.target.port = 0xffff;
+	return ptp_build(b, 128, &m);
+}
+
+static void test_mgmt_malformed(void **state)
+{
+	(void)state;
+	uint8_t b[128];
+	struct ptp_msg m;
+	size_t n = mgmt_get(b);
+	assert_int_equal(n, 72);	/* 34 + 14 + 4 + 2 + 18 */
+	assert_int_equal(ptp_parse(b, n, &m), PTP_OK);
+	assert_int_equal(m.mgmt.id, PTP_MID_CURRENT_DATA_SET);
+	assert_int_equal(m.mgmt.data_len, 18);
+	assert_true(ptp_mgmt_targets(&m, master_id, 1));
+	assert_int_equal(ptp_mgmt_data_get(m.mgmt.data, m.mgmt.data_len, m.mgmt.id, &(struct ptp_mgmt_data){ 0 }), 0);
+	assert_int_equal(ptp_mgmt_data_get(m.mgmt.data, 16, m.mgmt.id, &(struct ptp_mgmt_data){ 0 }), -1);
+	b[51] = 30;	/* the TLV's lengthField past messageLength */
+	assert_int_equal(ptp_parse(b, n, &m), PTP_ERR_bad_tlv);
+	b[51] = 20;
+	b[49] = 0x03;	/* not a management TLV */
+	assert_int_equal(ptp_parse(b, n, &m), PTP_ERR_bad_management);
+	b[49] = 0x02;	/* an error status TLV needs 8 bytes: has 20, fine */
+	assert_int_equal(ptp_parse(b, n, &m), PTP_OK);
+	assert_int_equal(m.mgmt.tlv_type, PTP_TLV_MANAGEMENT_ERROR_STATUS);
+	b[49] = 0x01;
+	b[3] = 48;	/* no TLV at all */
+	assert_int_equal(ptp_parse(b, n, &m), PTP_ERR_bad_management);
+	b[3] = 52;	/* a TLV header with lengthField 20 past the message */
+	assert_int_equal(ptp_parse(b, n, &m), PTP_ERR_bad_tlv);
+	b[3] = 72;
+	b[40] = 0x00;	/* another clock as target */
+	assert_false(ptp_mgmt_targets(&(struct ptp_msg){ 0 }, master_id, 1));
+	assert_int_equal(ptp_parse(b, n, &m), PTP_OK);
+	assert_false(ptp_mgmt_targets(&m, master_id, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +486,9 @@ int main(void)
 		cmocka_unit_test(test_frames),
 		cmocka_unit_test(test_timestamps),
 		cmocka_unit_test(test_bmca),
+		cmocka_unit_test(test_mgmt_l2_capture),
+		cmocka_unit_test(test_mgmt_udp4_capture),
+		cmocka_unit_test(test_mgmt_malformed),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
