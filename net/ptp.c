@@ -53,6 +53,9 @@ size_t ptp_body_len(uint8_t msg_type)
 	case PTP_FOLLOW_UP:
 		return 10;
 	case PTP_DELAY_RESP:
+	case PTP_PDELAY_REQ:		/* originTimestamp, 10 reserved bytes */
+	case PTP_PDELAY_RESP:
+	case PTP_PDELAY_RESP_FOLLOW_UP:
 		return 20;
 	case PTP_ANNOUNCE:
 		return 30;
@@ -100,7 +103,7 @@ static void parse_body(const uint8_t *b, struct ptp_msg *m)
 		return;
 	}
 	m->ts = get_ts(b);
-	if (m->msg_type == PTP_DELAY_RESP)
+	if (ptp_has_requesting(m->msg_type))
 		get_port_id(b + 10, &m->requesting);
 	if (m->msg_type != PTP_ANNOUNCE)
 		return;
@@ -241,7 +244,7 @@ size_t ptp_build(uint8_t *buf, size_t cap, const struct ptp_msg *m)
 	}
 	if (m->msg_type != PTP_ANNOUNCE) {
 		put_ts(b, m->ts);
-		if (m->msg_type == PTP_DELAY_RESP)
+		if (ptp_has_requesting(m->msg_type))
 			put_port_id(b + 10, &m->requesting);
 		return len;
 	}

@@ -1,7 +1,8 @@
 /*
  * IEEE 1588-2008 (PTPv2) messages: parse and build the header (13.3) and
  * the bodies an end-to-end ordinary clock uses (Announce 13.5, Sync and
- * Delay_Req 13.6, Follow_Up 13.7, Delay_Resp 13.8) and management
+ * Delay_Req 13.6, Follow_Up 13.7, Delay_Resp 13.8), the peer-delay ones
+ * (Pdelay_Req 13.9, Pdelay_Resp 13.10, Pdelay_Resp_Follow_Up 13.11) and management
  * messages (15.4, their TLV in net/ptp_mgmt.h), the TLVs after a body
  * (14.1), the L2 (Annex F) and UDP/IPv4 (Annex D) framing, and the best
  * master clock dataset comparison (9.3.4, figures 27 and 28).
@@ -50,7 +51,7 @@ enum ptp_type {
 	X(bad_version)		/* versionPTP is not 2 */ \
 	X(bad_length)		/* messageLength beyond the frame or shorter than the body */ \
 	X(bad_tlv)		/* a TLV runs past messageLength, or a TLV is shorter than 4 bytes */ \
-	X(unsupported_type)	/* peer-delay, signaling or a reserved type */ \
+	X(unsupported_type)	/* signaling or a reserved type */ \
 	X(bad_management)	/* management message whose first TLV is not MANAGEMENT (with its \
 				 * managementId) or MANAGEMENT_ERROR_STATUS (8 bytes at least) */
 #define PTP_ERR_ENUM(name) PTP_ERR_##name,
@@ -112,9 +113,10 @@ struct ptp_msg {
 	uint16_t seq;
 	uint8_t control;
 	int8_t log_interval;		/* logMessageInterval */
-	struct ptp_ts ts;		/* origin (Sync, Delay_Req), preciseOrigin (Follow_Up),
-					 * receive (Delay_Resp) */
-	struct ptp_port_id requesting;	/* Delay_Resp */
+	struct ptp_ts ts;		/* origin (Sync, Delay_Req, Pdelay_Req), preciseOrigin
+					 * (Follow_Up), receive (Delay_Resp), requestReceipt
+					 * (Pdelay_Resp), responseOrigin (Pdelay_Resp_Follow_Up) */
+	struct ptp_port_id requesting;	/* Delay_Resp, Pdelay_Resp, Pdelay_Resp_Follow_Up */
 	struct ptp_announce announce;	/* Announce */
 	struct ptp_mgmt mgmt;		/* Management */
 	uint16_t tlvs;			/* TLVs after the body */
@@ -148,6 +150,12 @@ uint8_t ptp_control(uint8_t msg_type);
 static inline int ptp_is_event(uint8_t msg_type)
 {
 	return msg_type < 0x8;
+}
+
+/* 1 for the types whose body carries requestingPortIdentity. */
+static inline int ptp_has_requesting(uint8_t msg_type)
+{
+	return msg_type == PTP_DELAY_RESP || msg_type == PTP_PDELAY_RESP || msg_type == PTP_PDELAY_RESP_FOLLOW_UP;
 }
 
 /* ns <-> Timestamp. */

@@ -421,6 +421,11 @@ void ptp_port_rx(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts)
 	case PTP_ANNOUNCE:
 		rx_announce(pp, m, now);
 		return;
+	case PTP_PDELAY_REQ:
+	case PTP_PDELAY_RESP:
+	case PTP_PDELAY_RESP_FOLLOW_UP:
+		count(pp, PC_wrong_delay_mechanism);
+		return;
 	case PTP_DELAY_REQ:
 		if (pp->state != PS_MASTER)
 			count(pp, PC_wrong_state);

@@ -49,6 +49,7 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 	X(wrong_transport_specific)	/* transportSpecific of another profile (802.1AS: 1) */ \
 	X(from_self)		/* our own clock identity */ \
 	X(wrong_state)		/* e.g. Sync while master, Delay_Req while not master */ \
+	X(wrong_delay_mechanism)	/* Pdelay_Req/Resp/Resp_Follow_Up to this end-to-end clock (as ptp4l's E2E port) */ \
 	X(not_from_master)	/* Sync/Follow_Up/Delay_Resp from a port that is not our parent */ \
 	X(other_master)		/* Announce from a master that is not the best (kept as a fallback) */ \
 	X(no_matching_sync)	/* Follow_Up whose Sync we did not see (sequenceId) */ \

@@ -52,11 +52,11 @@ FUZZ_SRC_pcicap := drivers/pci/pcidecode.c
 FUZZ_SRC_bootinfo := kernel/bootparse.c kernel/memmap.c
 FUZZ_SRC_trafgen := tools/trafgen/frame.c
 FUZZ_SRC_acpi := kernel/acpitab.c
-FUZZ_SRC_ptp := net/ptp.c net/ipv4.c
+FUZZ_SRC_ptp := net/ptp.c net/ptp_mgmt.c net/ipv4.c
 # rr's netserver: netperf's control messages.
 FUZZ_SRC_netperf := apps/rr/netperf.c
 # The ptp app with the port clocks (software clock: no phc_ops).
-FUZZ_PTP_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard apps/ptp/*.c) net/ptp.c net/ptp_servo.c \
+FUZZ_PTP_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(wildcard apps/ptp/*.c) net/ptp.c net/ptp_mgmt.c net/ptp_servo.c \
 	drivers/net/phc.c drivers/net/hwtstamp.c)
 FUZZ_SRC_ptpport := $(FUZZ_KOBJ) $(FUZZ_PTP_OBJ)
 FUZZ_LDFLAGS_ptpport := $(FUZZ_KLD) -lm

@@ -1,23 +1,52 @@
-/* Fuzz the PTP parsers (net/ptp.c, IEEE 1588-2008 13.3-13.8, 14.1, Annex
- * D and F): byte 0 picks the transport (bit 0: UDPv4, else L2), the rest is
- * a frame. ptp_frame_parse must point inside the frame; a message
+/* Fuzz the PTP parsers (net/ptp.c, IEEE 1588-2008 13.3-13.8, 14.1, 15.4,
+ * Annex D and F; net/ptp_mgmt.c, 15.5.3): byte 0 picks the transport (bit
+ * 0: UDPv4, else L2), the rest is a frame. ptp_frame_parse must point inside the frame; a message
  * ptp_parse accepts has version 2, a type built here and a messageLength
  * that fits the frame and the body; building it again and parsing that
  * gives the same fields back; the dataset comparison of an accepted
- * Announce with one made from the frame's last bytes is antisymmetric. */
+ * Announce with one made from the frame's last bytes is antisymmetric; a
+ * management data set decoded, encoded and decoded again is the same. */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include "net/ptp.h"
+#include "net/ptp_mgmt.h"
+
+/* A management message rebuilt: its one TLV, the same fields and data. */
+static void check_mgmt(const struct ptp_msg *m, const struct ptp_msg *b, size_t n)
+{
+	const struct ptp_mgmt *x = &m->mgmt, *y = &b->mgmt;
+	size_t head = x->tlv_type == PTP_TLV_MANAGEMENT_ERROR_STATUS ? 8 : 2;
+	assert(n == PTP_HLEN + 14 + 4 + head + x->data_len && b->tlvs == 1);
+	assert(!memcmp(&x->target, &y->target, sizeof(x->target)) && x->action == y->action);
+	assert(x->starting_hops == y->starting_hops && x->hops == y->hops && x->tlv_type == y->tlv_type);
+	assert(x->id == y->id && x->error == y->error && x->data_len == y->data_len);
+	assert(!x->data_len || !memcmp(x->data, y->data, x->data_len));
+	struct ptp_mgmt_data d, e;
+	uint8_t buf[64];
+	if (ptp_mgmt_data_get(x->data, x->data_len, x->id, &d))
+		return;
+	size_t dl = ptp_mgmt_data_put(buf, sizeof(buf), &d);
+	assert(dl == x->data_len || (!dl && x->id == PTP_MID_NULL_MANAGEMENT));
+	if (dl) {
+		assert(ptp_mgmt_data_get(buf, dl, x->id, &e) == 0);
+		assert(!memcmp(&d, &e, sizeof(d)));
+	}
+}
 
 static void check_rebuild(const struct ptp_msg *m)
 {
-	uint8_t buf[128];
+	static uint8_t buf[PTP_HLEN + 14 + 12 + 65536];
 	struct ptp_msg b;
 	size_t n = ptp_build(buf, sizeof(buf), m);
-	assert(n == PTP_HLEN + ptp_body_len(m->msg_type));
+	int mgmt = m->msg_type == PTP_MANAGEMENT;
+	assert(mgmt || n == PTP_HLEN + ptp_body_len(m->msg_type));
 	assert(ptp_build(buf, n - 1, m) == 0);
 	assert(ptp_parse(buf, n, &b) == PTP_OK);
+	if (mgmt) {
+		check_mgmt(m, &b, n);
+		return;
+	}
 	assert(b.msg_type == m->msg_type && b.domain == m->domain && b.flags == m->flags);
 	assert(b.correction == m->correction && b.seq == m->seq && b.log_interval == m->log_interval);
 	assert(!memcmp(&b.source, &m->source, sizeof(b.source)) && b.length == n && b.tlvs == 0);
@@ -25,7 +54,7 @@ static void check_rebuild(const struct ptp_msg *m)
 		assert(!memcmp(&b.announce, &m->announce, sizeof(b.announce)));
 	else
 		assert(b.ts.sec == m->ts.sec && b.ts.ns == m->ts.ns);
-	if (m->msg_type == PTP_DELAY_RESP)
+	if (ptp_has_requesting(m->msg_type))
 		assert(!memcmp(&b.requesting, &m->requesting, sizeof(b.requesting)));
 }
 

@@ -148,7 +148,7 @@ def test_ptp4l_interop(tap, transport):
                                                           "delay_resp", "announce")
                     and k in RX_DROPS)
         assert c["rx"] == c["sync"] + c["follow_up"] + c["delay_req"] + c["delay_resp"] + \
-            c["announce"] + c["arp_request"] + c["echo_request"] + drops, str(c)
+            c["announce"] + c["arp_request"] + c["echo_request"] + c["management"] + drops, str(c)
         # The master is gone: the appliance takes over, its clock set 2 % fast
         # (phc_ctl); ptp4l, slave-only and free running, follows it and
         # measures that rate.
@@ -193,8 +193,10 @@ def test_ptp4l_interop(tap, transport):
 SKEW_PPB = 20_000_000	# a master clock 2 % fast: far beyond QEMU's stamping noise
 
 RX_DROPS = ("not_ptp", "bad_ip", "too_short", "bad_version", "bad_length", "bad_tlv",
-            "unsupported_type", "wrong_domain", "from_self", "wrong_state", "not_from_master",
-            "other_master", "no_matching_sync", "not_our_request", "bad_timestamp", "foreign_table_full", "steps_removed_255")
+            "unsupported_type", "bad_management", "wrong_domain", "wrong_transport_specific", "from_self",
+            "wrong_state", "wrong_delay_mechanism", "not_from_master", "other_master", "no_matching_sync",
+            "not_our_request", "bad_timestamp", "foreign_table_full", "steps_removed_255",
+            "mgmt_not_for_us", "mgmt_refused", "mgmt_unsupported_id", "mgmt_wrong_length")
 
 
 def offsets(lines):
@@ -353,7 +355,22 @@ def test_two_appliances_hardware_timestamps():
     assert cm["tx_swtstamp"] == 0 and cm["tx_hwtstamp"] > 16, cm
 
 
-PDELAY_REQ, ANNOUNCE = 0x02, 0x0b
+PDELAY_REQ, ANNOUNCE, SIGNALING, MANAGEMENT = 0x02, 0x0b, 0x0c, 0x0d
+GET, SET, RESPONSE = 0, 1, 2
+
+
+def mgmt_msg(action, mid, data=b"", length=None, tlv=True):
+    """An L2 management message as pmc frames it (IEEE 1588 15.4.1): to
+    every clock (targetPortIdentity all ones), boundaryHops 0, one
+    MANAGEMENT TLV with managementId mid and dataField data; length
+    overrides messageLength, tlv=False leaves the TLV out."""
+    body = b"\xff" * 10 + bytes([0, 0, action, 0])
+    if tlv:
+        body += struct.pack(">HHH", 0x0001, 2 + len(data), mid) + data
+    n = 34 + len(body) if length is None else length
+    hdr = struct.pack(">BBHBBHq4s8sHHBb", MANAGEMENT, 2, n, 0, 0, 0, 0, b"\0" * 4,
+                      bytes.fromhex("020000fffe000002"), 1, 9, 4, 0x7f)
+    return b"\x01\x1b\x19\x00\x00\x00\x02\x00\x00\x00\x00\x02" + struct.pack(">H", 0x88F7) + hdr + body
 
 
 def test_ptp_beside_sink_and_bad_input():
@@ -380,13 +397,24 @@ def test_ptp_beside_sink_and_bad_input():
             "too_short": good[:14] + bytes([ANNOUNCE]) + good[15:16] + struct.pack(">H", 64) + good[18:],
             "bad_version": good[:15] + bytes([1]) + good[16:],
             "bad_length": good[:16] + struct.pack(">H", 200) + good[18:],
-            "unsupported_type": good[:14] + bytes([PDELAY_REQ]) + good[15:],
+            "unsupported_type": good[:14] + bytes([SIGNALING]) + good[15:],
+            "wrong_delay_mechanism": good[:14] + bytes([PDELAY_REQ]) + good[15:16] + struct.pack(">H", 54) +
+            good[18:] + bytes(10),
             "wrong_domain": ptp_msg(0, 2, domain=7),
             "not_ptp": good[:12] + struct.pack(">H", 0x88b5) + good[14:],
             # an Announce 255 steps from its grandmaster (IEEE 1588 9.3.2.5: not considered)
             "steps_removed_255": good[:14] + bytes([ANNOUNCE]) + good[15:16] + struct.pack(">H", 64) +
             good[18:46] + bytes([5, 0]) + bytes(10) + struct.pack(">hxBBBHB8sHB", 37, 128, 248, 0xfe, 0xffff,
                                                                   128, bytes.fromhex("020000fffe000001"), 255, 0xa0),
+            # an 802.1AS (transportSpecific 1) Sync to a 1588 clock
+            "wrong_transport_specific": good[:14] + bytes([0x10 | good[14]]) + good[15:],
+            # management (answered with MANAGEMENT_ERROR_STATUS where it asks something)
+            "bad_management": mgmt_msg(GET, 0x2001, tlv=False),
+            "bad_tlv": mgmt_msg(GET, 0x2001, bytes(18), length=34 + 14 + 4 + 10),
+            "mgmt_wrong_length": mgmt_msg(GET, 0x2001, bytes(4)),	# CURRENT_DATA_SET holds 18
+            "mgmt_refused": mgmt_msg(SET, 0x2005, bytes([10, 0])),	# SET PRIORITY1 10
+            "mgmt_unsupported_id": mgmt_msg(GET, 0x2003),	# TIME_PROPERTIES_DATA_SET
+            "mgmt_not_for_us": mgmt_msg(RESPONSE, 0x2001, bytes(18)),
         }
         for frame in bad.values():
             ptp.send([frame])
@@ -395,11 +423,12 @@ def test_ptp_beside_sink_and_bad_input():
         with_tlv = good[:16] + struct.pack(">H", 44 + len(tlv)) + good[18:] + tlv
         ptp.send([with_tlv])
         sink.send([b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x09" + b"\x88\xb5" + bytes(46)] * 5)
-        c = wait_count(q, "rx", 8, port=1)
+        c = wait_count(q, "rx", len(bad) + 1, port=1)
         for name in bad:
             assert c[name] == 1, (name, c)
         assert c["wrong_state"] == 1 and c["unknown_tlv"] == 1, c	# the TLV Sync, listening
-        assert c["rx"] == 8 and c["announce"] == c["other_master"] == 0, c
+        assert c["rx"] == len(bad) + 1 and c["announce"] == c["other_master"] == 0, c
+        assert c["tx_management_error"] == 3 and c["tx_management"] == c["management"] == 0, c
         # port0's frames come through their own socket: QEMU may hand them
         # over after port1's, so the count is read until it is there.
         end = time.monotonic() + 20

@@ -4,7 +4,7 @@
  * variants refused by name, framing, the BMCA dataset comparison, and
  * management: linuxptp 3.1.1's pmc asking ptp4l (ptp4l-pmc-*.pcap, made by
  * tools/ptp_captures.sh), every answer of ptp4l rebuilt from its request by
- * ptp_mgmt_reply byte for byte. */
+ * ptp_mgmt_reply byte for byte; peer delay and 802.1AS captures parsed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -176,8 +176,10 @@ static void test_malformed(void **state)
 	b[3] = 40;	/* shorter than header + body */
 	assert_int_equal(ptp_parse(b, n, &m), PTP_ERR_bad_length);
 	b[3] = 44;
-	b[0] = PTP_PDELAY_REQ;
+	b[0] = PTP_SIGNALING;
 	assert_int_equal(ptp_parse(b, n, &m), PTP_ERR_unsupported_type);
+	b[0] = PTP_PDELAY_REQ;	/* a 20-byte body: 44 bytes are too few */
+	assert_int_equal(ptp_parse(b, n, &m), PTP_ERR_too_short);
 	b[0] = 0x4;	/* reserved type */
 	assert_int_equal(ptp_parse(b, n, &m), PTP_ERR_unsupported_type);
 	assert_string_equal(ptp_err_name(PTP_ERR_bad_tlv), "bad_tlv");
@@ -474,6 +476,66 @@ static void test_mgmt_malformed(void **state)
 	assert_false(ptp_mgmt_targets(&m, master_id, 1));
 }
 
+/* A capture of one profile (peer delay; 802.1AS): every PTP message parses
+ * with transportSpecific tsp, counted by type (want) and TLVs (tlvs, all
+ * known), rebuilt byte for byte up to its TLVs (ptp_build writes none but
+ * the management one); every Pdelay_Resp and Pdelay_Resp_Follow_Up names
+ * a Pdelay_Req seen before (requestingPortIdentity, sequenceId). */
+static void profile_capture(const char *path, uint8_t tsp, const int want[16], int tlvs)
+{
+	static struct capture c;
+	static struct ptp_msg reqs[MAX_FRAMES];
+	int got[16] = { 0 }, nreq = 0, ntlv = 0;
+	load(path, &c);
+	for (int i = 0; i < c.n; i++) {
+		struct ptp_frame fr;
+		struct ptp_msg m;
+		assert_int_equal(ptp_frame_parse(c.frame[i], c.len[i], PTP_L2, &fr), PTP_FRAME_OK);
+		assert_int_equal(ptp_parse(fr.msg, fr.len, &m), PTP_OK);
+		assert_int_equal(m.transport_specific, tsp);
+		assert_int_equal(m.unknown_tlvs, 0);
+		got[m.msg_type]++;
+		uint8_t out[256];
+		size_t n = ptp_build(out, sizeof(out), &m);
+		int mgmt = m.msg_type == PTP_MANAGEMENT;
+		ntlv += m.tlvs - mgmt;
+		assert_int_equal(n, m.tlvs - mgmt ? PTP_HLEN + ptp_body_len(m.msg_type) : m.length);
+		assert_memory_equal(out, fr.msg, 2);	/* all but messageLength */
+		assert_memory_equal(out + 4, fr.msg + 4, n - 4);
+		if (m.msg_type == PTP_PDELAY_REQ)
+			reqs[nreq++] = m;
+		if (m.msg_type != PTP_PDELAY_RESP && m.msg_type != PTP_PDELAY_RESP_FOLLOW_UP)
+			continue;
+		int found = 0;
+		for (int k = 0; k < nreq; k++)
+			found |= reqs[k].seq == m.seq && !memcmp(&reqs[k].source, &m.requesting, sizeof(m.requesting));
+		assert_true(found);
+	}
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(got[i], want[i]);
+	assert_int_equal(ntlv, tlvs);
+}
+
+/* ptp4l -2 -P: peer delay both ways (52 exchanges), two-step Sync, pmc. */
+static void test_p2p_capture(void **state)
+{
+	(void)state;
+	int want[16] = { [PTP_SYNC] = 12, [PTP_FOLLOW_UP] = 12, [PTP_PDELAY_REQ] = 52, [PTP_PDELAY_RESP] = 52,
+			 [PTP_PDELAY_RESP_FOLLOW_UP] = 52, [PTP_ANNOUNCE] = 4, [PTP_MANAGEMENT] = 4 };
+	profile_capture("tests/unit/data/ptp4l-l2-p2p.pcap", 0, want, 0);
+}
+
+/* ptp4l -f gPTP.cfg (802.1AS): transportSpecific 1 everywhere, Follow_Up
+ * with the follow-up information TLV (organization extension), Announce
+ * with PATH_TRACE. */
+static void test_gptp_capture(void **state)
+{
+	(void)state;
+	int want[16] = { [PTP_SYNC] = 16, [PTP_FOLLOW_UP] = 16, [PTP_PDELAY_REQ] = 22, [PTP_PDELAY_RESP] = 22,
+			 [PTP_PDELAY_RESP_FOLLOW_UP] = 22, [PTP_ANNOUNCE] = 9, [PTP_MANAGEMENT] = 4 };
+	profile_capture("tests/unit/data/ptp4l-gptp.pcap", 1, want, 16 + 9);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +551,8 @@ int main(void)
 		cmocka_unit_test(test_mgmt_l2_capture),
 		cmocka_unit_test(test_mgmt_udp4_capture),
 		cmocka_unit_test(test_mgmt_malformed),
+		cmocka_unit_test(test_p2p_capture),
+		cmocka_unit_test(test_gptp_capture),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -162,7 +162,8 @@ $(UNIT_NET:%=$(UNIT_DIR)/test_%): $(UNIT_DIR)/test_%: tests/unit/test_%.c net/%.
 
 $(UNIT_DIR)/test_ptp: tests/unit/test_ptp.c net/ptp.c net/ptp.h net/ptp_mgmt.c net/ptp_mgmt.h net/ipv4.c net/ipv4.h \
 		tests/unit/data/ptp4l-l2-e2e-twostep.pcap tests/unit/data/ptp4l-udp4-e2e-twostep.pcap \
-		tests/unit/data/ptp4l-pmc-l2.pcap tests/unit/data/ptp4l-pmc-udp4.pcap
+		tests/unit/data/ptp4l-pmc-l2.pcap tests/unit/data/ptp4l-pmc-udp4.pcap \
+		tests/unit/data/ptp4l-l2-p2p.pcap tests/unit/data/ptp4l-gptp.pcap
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
