@@ -8,6 +8,14 @@
 
 const uint8_t ptp_l2_mcast[6] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
 const uint8_t ptp_ipv4_mcast_mac[6] = { 0x01, 0x00, 0x5e, 0x00, 0x01, 0x81 };
+const uint8_t ptp_l2_pdelay_mcast[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+const uint8_t ptp_ipv4_pdelay_mac[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x6b };
+
+/* Peer-delay messages have their own address (Annex D, F). */
+static int is_pdelay(uint8_t msg_type)
+{
+	return msg_type == PTP_PDELAY_REQ || msg_type == PTP_PDELAY_RESP || msg_type == PTP_PDELAY_RESP_FOLLOW_UP;
+}
 
 static const char *const err_names[PTP_ERR_N] = {
 	"ok",
@@ -329,7 +337,8 @@ enum ptp_frame_kind ptp_frame_parse(const uint8_t *frame, size_t len, enum ptp_t
 size_t ptp_frame_build(uint8_t *frame, enum ptp_transport t, const uint8_t src_mac[6],
 		       uint32_t src_ip, uint8_t msg_type, size_t msg_len)
 {
-	memcpy(frame, t == PTP_UDP4 ? ptp_ipv4_mcast_mac : ptp_l2_mcast, 6);
+	int pd = is_pdelay(msg_type);
+	memcpy(frame, t == PTP_UDP4 ? (pd ? ptp_ipv4_pdelay_mac : ptp_ipv4_mcast_mac) : pd ? ptp_l2_pdelay_mcast : ptp_l2_mcast, 6);
 	memcpy(frame + 6, src_mac, 6);
 	put16(frame + 12, t == PTP_UDP4 ? ETHERTYPE_IPV4 : PTP_ETHERTYPE);
 	size_t len = ptp_frame_hlen(t) + msg_len;
@@ -343,7 +352,7 @@ size_t ptp_frame_build(uint8_t *frame, enum ptp_transport t, const uint8_t src_m
 		ip[8] = PTP_UDP_TTL;
 		ip[9] = 17;
 		put32(ip + 12, src_ip);
-		put32(ip + 16, PTP_IPV4_MCAST);
+		put32(ip + 16, pd ? PTP_IPV4_PDELAY_MCAST : PTP_IPV4_MCAST);
 		put16(ip + 10, inet_csum(ip, IPV4_HLEN));
 		put16(udp, port);
 		put16(udp + 2, port);

@@ -22,6 +22,7 @@
 #define PTP_EVENT_PORT		319
 #define PTP_GENERAL_PORT	320
 #define PTP_IPV4_MCAST		0xe0000181	/* 224.0.1.129 */
+#define PTP_IPV4_PDELAY_MCAST	0xe000006b	/* 224.0.0.107, peer-delay messages */
 #define PTP_UDP_TTL		1		/* as ptp4l's udp_ttl default */
 
 /* messageType (13.3.2.2) */
@@ -164,10 +165,13 @@ int64_t ptp_ts_to_ns(struct ptp_ts t);
 
 /* The transports (ptp4l's network_transport): L2 sends to 01:1B:19:00:00:00
  * with EtherType 0x88F7; UDPv4 to 224.0.1.129 (MAC 01:00:5E:00:01:81),
- * event messages on port 319 and general ones on 320, TTL 1. */
+ * event messages on port 319 and general ones on 320, TTL 1. Peer-delay
+ * messages go to 01:80:C2:00:00:0E or 224.0.0.107 (Annex F, D). */
 enum ptp_transport { PTP_L2, PTP_UDP4 };
 extern const uint8_t ptp_l2_mcast[6];
 extern const uint8_t ptp_ipv4_mcast_mac[6];
+extern const uint8_t ptp_l2_pdelay_mcast[6];	/* 01:80:C2:00:00:0E */
+extern const uint8_t ptp_ipv4_pdelay_mac[6];	/* 01:00:5E:00:00:6B */
 
 /* Where the PTP message starts in a received frame. */
 struct ptp_frame {

@@ -9,11 +9,13 @@ struct ptp_conf ptp_conf = {
 	.priority1 = 128, .priority2 = 128, .clock_class = 248,
 	.log_announce = 1, .log_sync = 0, .log_min_delay_req = 0,
 	.announce_receipt_timeout = 3, .summary_interval = 3, .time_stamping = 0, .transport_specific = 0,
+	.delay_mechanism = DM_E2E, .log_min_pdelay_req = 0,
 };
 
 static const char *const role_choices[] = { "auto", "master", "slave", 0 };
 static const char *const transport_choices[] = { "L2", "UDPv4", 0 };
 static const char *const tstamp_choices[] = { "hardware", "software", 0 };
+static const char *const dm_choices[] = { "E2E", "P2P", 0 };
 static const struct knob_range u8_range[] = { { 0, 255 } };
 static const struct knob_range class_range[] = { { 0, 254 } };	/* 255: slave-only, by ptp_role */
 static const struct knob_range log_range[] = { { PTP_LOG_MIN, PTP_LOG_MAX } };
@@ -56,3 +58,10 @@ KNOB(transportSpecific, .name = "transportSpecific", .type = KNOB_INT, .ranges =
      .ival = &ptp_conf.transport_specific,
      .help = "ptp: the header's transportSpecific sent and expected (1 for 802.1AS); messages with another "
 	     "are dropped (wrong_transport_specific); default 0");
+KNOB(delay_mechanism, .name = "delay_mechanism", .type = KNOB_ENUM, .choices = dm_choices,
+     .ival = &ptp_conf.delay_mechanism,
+     .help = "ptp: E2E (Delay_Req/Delay_Resp with the master) or P2P (Pdelay_Req/Resp/Resp_Follow_Up "
+	     "with the link's neighbour, 01:80:C2:00:00:0E or 224.0.0.107); default E2E");
+KNOB(logMinPdelayReqInterval, .name = "logMinPdelayReqInterval", .type = KNOB_INT, .ranges = log_range,
+     .nranges = 1, .ival = &ptp_conf.log_min_pdelay_req,
+     .help = "ptp: Pdelay_Req interval with delay_mechanism=P2P, log2 s; default 0");

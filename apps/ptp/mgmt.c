@@ -67,7 +67,9 @@ static void port_ds(const struct ptp_port *pp, struct ptp_port_ds *d)
 	d->log_announce = (int8_t)ptp_conf.log_announce;
 	d->announce_receipt_timeout = (uint8_t)ptp_conf.announce_receipt_timeout;
 	d->log_sync = (int8_t)ptp_conf.log_sync;
-	d->delay_mechanism = PTP_DELAY_E2E;
+	d->delay_mechanism = ptp_conf.delay_mechanism == DM_P2P ? PTP_DELAY_P2P : PTP_DELAY_E2E;
+	d->peer_mean_path_delay = ptp_conf.delay_mechanism == DM_P2P ? TIME_INTERVAL(pp->peer_delay) : 0;
+	d->log_min_pdelay_req = (int8_t)ptp_conf.log_min_pdelay_req;
 	d->version = PTP_VERSION;
 }
 

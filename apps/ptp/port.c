@@ -291,6 +291,10 @@ static void synchronize(struct ptp_port *pp, int64_t t1c, int64_t t2)
 	pp->pair_t2 = t2;
 	pp->have_pair = 1;
 	int64_t offset;
+	if (ptp_conf.delay_mechanism == DM_P2P) {	/* the link's delay (11.4), not the path's */
+		pp->path_delay = pp->peer_delay;
+		pp->have_delay = pp->have_peer_delay;
+	}
 	if (!pp->have_delay)
 		return;
 	if (sample(t2, t1c, pp->path_delay, &offset)) {
@@ -424,10 +428,12 @@ void ptp_port_rx(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts)
 	case PTP_PDELAY_REQ:
 	case PTP_PDELAY_RESP:
 	case PTP_PDELAY_RESP_FOLLOW_UP:
-		count(pp, PC_wrong_delay_mechanism);
+		count(pp, ptp_conf.delay_mechanism == DM_P2P ? ptp_pdelay_rx(pp, m, ts) : PC_wrong_delay_mechanism);
 		return;
 	case PTP_DELAY_REQ:
-		if (pp->state != PS_MASTER)
+		if (ptp_conf.delay_mechanism == DM_P2P)
+			count(pp, PC_wrong_delay_mechanism);
+		else if (pp->state != PS_MASTER)
 			count(pp, PC_wrong_state);
 		else
 			rx_delay_req(pp, m, ts);
@@ -560,6 +566,8 @@ static int tx_stamps(struct ptp_port *pp)
 int ptp_port_tick(struct ptp_port *pp, uint64_t now)
 {
 	int did = tx_stamps(pp);
+	if (ptp_conf.delay_mechanism == DM_P2P)
+		did |= ptp_pdelay_tick(pp, now);
 	if (pp->state == PS_MASTER) {
 		if (now >= pp->next_announce) {
 			pp->next_announce = now + interval_ns((int)ptp_conf.log_announce);
@@ -574,7 +582,7 @@ int ptp_port_tick(struct ptp_port *pp, uint64_t now)
 		}
 		return did;
 	}
-	if ((pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE) && now >= pp->next_delay_req) {
+	if (ptp_following(pp) && ptp_conf.delay_mechanism == DM_E2E && now >= pp->next_delay_req) {
 		pp->next_delay_req = now + interval_ns(pp->log_min_delay_req);
 		if (pp->have_pair) {	/* a Delay_Req still unanswered is given up */
 			send_delay_req(pp);

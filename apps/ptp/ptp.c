@@ -36,14 +36,18 @@ static int ptp_init(void)
 			return -1;
 		}
 		struct ptp_port *pp = &ptp_ports[p];
-		nic_mc_add(nic, ptp_conf.transport == PTP_UDP4 ? ptp_ipv4_mcast_mac : ptp_l2_mcast);
+		int udp = ptp_conf.transport == PTP_UDP4;
+		nic_mc_add(nic, udp ? ptp_ipv4_mcast_mac : ptp_l2_mcast);
+		if (ptp_conf.delay_mechanism == DM_P2P)
+			nic_mc_add(nic, udp ? ptp_ipv4_pdelay_mac : ptp_l2_pdelay_mcast);
 		ptp_port_init(pp, nic);
 		pp->ip = ifaddrs[p].v4.addr;
 		char id[32];
 		ptp_fmt_id(id, sizeof(id), pp->id.clock_id, pp->id.port);
-		printf("ptp: %s: ordinary clock %s, role %s, %s, domain %ld, %s timestamps\n", nic->name, id,
+		printf("ptp: %s: ordinary clock %s, role %s, %s, %s, domain %ld, %s timestamps\n", nic->name, id,
 		       ptp_conf.role == ROLE_AUTO ? "auto" : ptp_conf.role == ROLE_MASTER ? "master" : "slave",
-		       ptp_conf.transport == PTP_UDP4 ? "UDPv4" : "L2", ptp_conf.domain,
+		       ptp_conf.transport == PTP_UDP4 ? "UDPv4" : "L2", ptp_conf.delay_mechanism == DM_P2P ? "P2P" : "E2E",
+		       ptp_conf.domain,
 		       pp->hw ? "hardware" : "software");
 		n++;
 	}
@@ -220,7 +224,7 @@ static void ptp_report(int json)
 	}
 }
 
-APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock (E2E, two-step, L2 or UDPv4)", .init = ptp_init,
+APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock (E2E or P2P, two-step, L2 or UDPv4, pmc management)", .init = ptp_init,
     .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report, .metrics = ptp_metrics, .uses = APP_USES_IP);
 
 static void show_port(struct ptp_port *pp)

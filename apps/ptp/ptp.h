@@ -6,7 +6,7 @@
  * port has them. Log lines are shaped like ptp4l's.
  *
  * Files: conf.c (knobs), port.c (state machine, BMCA, messages, servo),
- * mgmt.c (answers to management messages: pmc), ptp.c (app hooks,
+ * pdelay.c (the peer delay mechanism), mgmt.c (answers to management messages: pmc), ptp.c (app hooks,
  * transmit, the `ptp` command), metrics.c (/metrics).
  */
 #ifndef APPS_PTP_H
@@ -27,7 +27,10 @@ struct ptp_conf {
 	int64_t summary_interval;	/* log2 s */
 	int64_t time_stamping;		/* 0 hardware (where the port has it), 1 software */
 	int64_t transport_specific;	/* transportSpecific: 0 (1588), 1 (802.1AS) */
+	int64_t delay_mechanism;	/* enum ptp_delay_mechanism */
+	int64_t log_min_pdelay_req;	/* log2 s */
 };
+enum ptp_delay_mechanism { DM_E2E, DM_P2P };
 extern struct ptp_conf ptp_conf;
 enum ptp_role { ROLE_AUTO, ROLE_MASTER, ROLE_SLAVE };
 
@@ -40,7 +43,8 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 /* Where each received frame ends: used by message type, or one drop. */
 #define PTP_RX_USED(X) X(sync) X(follow_up) X(delay_req) X(delay_resp) X(announce) \
 	X(arp_request) X(echo_request)	/* UDPv4: to the port's address, answered (RFC 1122 2.3.2.1, 3.2.2.6) */ \
-	X(management)		/* a GET answered with its data set (15.3) */
+	X(management)		/* a GET answered with its data set (15.3) */ \
+	X(pdelay_req) X(pdelay_resp) X(pdelay_resp_follow_up)	/* delay_mechanism=P2P (11.4) */
 #define PTP_RX_DROPS(X) \
 	X(not_ptp)		/* not PTP over the configured transport */ \
 	X(bad_ip)		/* UDP to port 319/320 with a bad IPv4/UDP header */ \
@@ -49,7 +53,8 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 	X(wrong_transport_specific)	/* transportSpecific of another profile (802.1AS: 1) */ \
 	X(from_self)		/* our own clock identity */ \
 	X(wrong_state)		/* e.g. Sync while master, Delay_Req while not master */ \
-	X(wrong_delay_mechanism)	/* Pdelay_Req/Resp/Resp_Follow_Up to this end-to-end clock (as ptp4l's E2E port) */ \
+	X(wrong_delay_mechanism)	/* Pdelay messages with delay_mechanism=E2E, Delay_Req with P2P (as ptp4l) */ \
+	X(multiple_peers)	/* a second Pdelay_Resp, from another port, to one Pdelay_Req (802.1AS 11.2.2) */ \
 	X(not_from_master)	/* Sync/Follow_Up/Delay_Resp from a port that is not our parent */ \
 	X(other_master)		/* Announce from a master that is not the best (kept as a fallback) */ \
 	X(no_matching_sync)	/* Follow_Up whose Sync we did not see (sequenceId) */ \
@@ -69,6 +74,8 @@ enum ptp_rx_count { PTP_RX_USED(PTP_COUNT_ENUM) PTP_RX_DROPS(PTP_COUNT_ENUM) PC_
 #define PTP_EVENTS(X) \
 	X(tx_sync) X(tx_follow_up) X(tx_delay_req) X(tx_delay_resp) X(tx_announce) \
 	X(tx_management) X(tx_management_error)	/* answers: a data set, an error status */ \
+	X(tx_pdelay_req) X(tx_pdelay_resp) X(tx_pdelay_resp_follow_up) \
+	X(pdelay_samples)	/* peer delay exchanges completed: meanLinkDelay samples */ \
 	X(tx_failed)		/* no buffer, or the TX ring refused the frame */ \
 	X(rx_hwtstamp) X(rx_swtstamp)	/* event messages stamped in hardware / software */ \
 	X(tx_hwtstamp) X(tx_swtstamp) \
@@ -130,6 +137,25 @@ struct ptp_port {
 	enum servo_state sstate;
 	int64_t last_offset;
 	double last_freq;
+	/* peer delay (pdelay.c): our request, the answer to the neighbour's */
+	struct {
+		int state;		/* 1: Pdelay_Req sent, waiting */
+		uint16_t seq;
+		uint32_t txseq;		/* phc TX request for t1, 0: software stamp */
+		int have_t1, have_resp, have_fup;
+		int64_t t1, t2, t3c, t4, corr;	/* ns; t3c: t3 + both corrections; corr: the Resp's */
+		struct ptp_port_id peer;	/* the port that answered */
+	} pd;
+	uint16_t seq_pdelay;
+	uint64_t next_pdelay;
+	struct delay_filter pdf;
+	int64_t peer_delay;		/* meanLinkDelay, ns (median) */
+	int have_peer_delay;
+	int presp_pending;		/* a Pdelay_Resp whose Follow_Up waits for t3 */
+	uint16_t presp_seq;
+	uint32_t presp_txseq;
+	int64_t presp_t3, presp_corr;
+	struct ptp_port_id presp_req;
 	/* master: Sync waiting for its TX timestamp */
 	int fup_pending;
 	uint16_t fup_seq;
@@ -166,6 +192,11 @@ int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *s
 /* mgmt.c: answer management message m (15.3) for pp's clock as ptp4l
  * does; returns the counter it ends in. */
 enum ptp_rx_count ptp_mgmt_rx(struct ptp_port *pp, const struct ptp_msg *m);
+/* pdelay.c: a Pdelay message with its receive time; returns the counter
+ * it ends in. pdelay_tick: requests at logMinPdelayReqInterval, pending
+ * TX stamps; 1 if it did anything. */
+enum ptp_rx_count ptp_pdelay_rx(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts);
+int ptp_pdelay_tick(struct ptp_port *pp, uint64_t now);
 /* metrics.c: the ptp app's /metrics families (struct app .metrics, net/prom.h). */
 struct prom;
 void ptp_metrics(struct prom *o);

@@ -9,7 +9,7 @@
  * phc_rx_hwtstamp, as e1000x's ring does for a descriptor with the TS bit:
  * the RX latch's time and attributes, read and matched to the frame).
  * Byte 0 sets ptp_role (% 3), network_transport (bit 2), time_stamping
- * (bit 3: software); then a program:
+ * (bit 3: software), delay_mechanism (bit 4: P2P); then a program:
  *   op 0  a frame: flags, a length in 7-byte units, the bytes after the
  *         transport's headers (added here); flags 1: versionPTP 2, our
  *         domain and messageLength set; 2: raw, no headers added;
@@ -17,7 +17,8 @@
  *         of three masters or ours), sequenceId (or the one the port
  *         waits for), flags, correction, logMessageInterval, a timestamp
  *         near the port's clock or any, Announce fields, and for
- *         Delay_Resp the requesting port (ours or any): 40 bytes;
+ *         Delay_Resp and the peer-delay answers the requesting port (ours
+ *         or any; the sequenceId waited for is our Pdelay_Req's): 40 bytes;
  *   op 2  the clock moves on by (next byte) * 20 ms and the idle hook runs;
  *   op 3  timestamps, from the next byte: bit 0: TX stamps withheld from
  *         now on; bit 1: the NIC stamps received frames (TS bit), latching
@@ -219,11 +220,12 @@ static uint64_t be(const uint8_t *b, int n)
 /* A message from 40 bytes v. */
 static void built_in(const uint8_t *v)
 {
-	static const uint8_t types[] = { PTP_SYNC, PTP_FOLLOW_UP, PTP_DELAY_REQ, PTP_DELAY_RESP, PTP_ANNOUNCE };
+	static const uint8_t types[] = { PTP_SYNC, PTP_FOLLOW_UP, PTP_DELAY_REQ, PTP_DELAY_RESP, PTP_ANNOUNCE,
+					 PTP_PDELAY_REQ, PTP_PDELAY_RESP, PTP_PDELAY_RESP_FOLLOW_UP };
 	struct ptp_msg m;
 	uint8_t buf[128];
 	memset(&m, 0, sizeof(m));
-	m.msg_type = types[v[0] % 5];
+	m.msg_type = types[v[0] % sizeof(types)];
 	m.domain = (uint8_t)ptp_conf.domain;
 	if (v[1] % 4 < 3)
 		memcpy(m.source.clock_id, masters[v[1] % 4], 8);
@@ -232,7 +234,8 @@ static void built_in(const uint8_t *v)
 	m.source.port = 1;
 	m.seq = (uint16_t)be(v + 2, 2);
 	if (v[1] & 4)	/* the sequenceId the port waits for */
-		m.seq = m.msg_type == PTP_DELAY_RESP ? pp->dreq_seq : pp->sync_seq;
+		m.seq = m.msg_type == PTP_DELAY_RESP ? pp->dreq_seq : ptp_has_requesting(m.msg_type) ? pp->pd.seq :
+			pp->sync_seq;
 	m.flags = v[1] & 8 ? PTP_FLAG_TWO_STEP : 0;
 	m.correction = (int64_t)be(v + 4, 8);
 	if (v[1] & 16)
@@ -283,6 +286,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	ptp_conf.role = data[0] % 3;
 	ptp_conf.transport = data[0] >> 2 & 1;
 	ptp_conf.time_stamping = data[0] >> 3 & 1;
+	ptp_conf.delay_mechanism = data[0] >> 4 & 1;
 	ptp_port_init(pp, &port);
 	pp->ip = ifaddrs[0].v4.addr;
 	size_t i = 1;

@@ -522,3 +522,50 @@ def test_pmc_management(tap):
     assert c["management"] + c["mgmt_refused"] == sent + nset, (c, sent, nset)
     assert c["mgmt_refused"] == nset and c["tx_management_error"] == nset, c
     assert c["tx_management"] == c["management"] == sent, c
+
+
+def test_ptp4l_peer_delay(tap):
+    """delay_mechanism=P2P (IEEE 1588 11.4) against ptp4l -P over L2: the
+    appliance follows a ptp4l master through the link delay it measures
+    with its own Pdelay_Req, and answers ptp4l's Pdelay_Req with
+    Pdelay_Resp and Pdelay_Resp_Follow_Up, from which ptp4l measures the
+    link (its PORT_DATA_SET peerMeanPathDelay, asked with pmc). No
+    Delay_Req is sent."""
+    append = ["app=ptp", "stats=0", "ptp_role=auto", "delay_mechanism=P2P", "logMinPdelayReqInterval=-2"]
+    uds = f"/tmp/lr-ptp4l-p2p-{os.getpid()}"
+    with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={tap.tap}"],
+              append=" ".join(append + INTERVALS)) as q:
+        q.expect(r"ordinary clock [0-9a-f.]+-1, role auto, L2, P2P", 60)
+        q.expect("port0: link up", 90)
+        tap.wire()
+        master = Ptp4l(tap, "-2", "-P", "--priority1", "1", "--logMinPdelayReqInterval", "-2",
+                       "--uds_address", uds)
+        try:
+            q.expect(r"UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED", 90)
+            s = samples(q, 12, 30)
+            with q.pumping():
+                theirs = pmc_ask(tap, ["-u", "-s", uds], "GET PORT_DATA_SET", "")[0][3]
+                ours = pmc_ask(tap, ["-2", "-i", tap.tap], "GET PORT_DATA_SET",
+                               re.search(rb"ordinary clock ([0-9a-f.]+)-1", q.out).group(1).decode())[0][3]
+        finally:
+            master.stop()
+            if os.path.exists(uds):
+                os.unlink(uds)
+        c = ptp_counters(q)
+    assert all(state == 2 for _, state, _, _ in s), s
+    # QEMU's stamping noise (ms, see test_ptp4l_interop): the bounds tell a lock from none.
+    assert median_abs([o for o, _, _, _ in s[-8:]]) < 50_000_000, s
+    assert all(abs(d) < 10_000_000 for _, _, _, d in s), s
+    assert theirs["delayMechanism"] == ours["delayMechanism"] == "2", (theirs, ours)
+    assert theirs["portState"] == "MASTER" and ours["portState"] == "SLAVE", (theirs, ours)
+    # ptp4l measured the link from the appliance's answers; the appliance from ptp4l's.
+    assert int(theirs["peerMeanPathDelay"]) != 0 and int(ours["peerMeanPathDelay"]) != 0, (theirs, ours)
+    assert c["pdelay_req"] > 8 and c["pdelay_samples"] > 8, c
+    # every request answered; a Follow_Up may still wait for its stamp
+    assert c["tx_pdelay_resp"] == c["pdelay_req"], c
+    assert c["pdelay_req"] - 1 <= c["tx_pdelay_resp_follow_up"] <= c["pdelay_req"], c
+    assert c["pdelay_resp"] >= c["pdelay_samples"] and c["tx_pdelay_req"] >= c["pdelay_resp"], c
+    assert c["tx_delay_req"] == c["delay_resp"] == c["multiple_peers"] == 0, c
+    drops = sum(c[k] for k in RX_DROPS)
+    used = ("sync", "follow_up", "announce", "management", "pdelay_req", "pdelay_resp", "pdelay_resp_follow_up")
+    assert c["rx"] == sum(c[k] for k in used) + drops, c
