@@ -270,6 +270,19 @@ size_t ptp_build(uint8_t *buf, size_t cap, const struct ptp_msg *m)
 	return len;
 }
 
+int ptp_put_follow_up_info(uint8_t *buf, size_t cap, size_t *len)
+{
+	static const uint8_t head[10] = { 0x00, 0x03, 0x00, 28, 0x00, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+	if (*len + PTP_FOLLOW_UP_INFO_LEN > cap || *len < PTP_HLEN)
+		return -1;
+	uint8_t *t = buf + *len;
+	memcpy(t, head, sizeof(head));
+	memset(t + sizeof(head), 0, PTP_FOLLOW_UP_INFO_LEN - sizeof(head));
+	*len += PTP_FOLLOW_UP_INFO_LEN;
+	put16(buf + 2, (uint16_t)*len);
+	return 0;
+}
+
 struct ptp_ts ptp_ts_from_ns(int64_t ns)
 {
 	struct ptp_ts t = { 0, 0 };

@@ -159,6 +159,14 @@ static inline int ptp_has_requesting(uint8_t msg_type)
 	return msg_type == PTP_DELAY_RESP || msg_type == PTP_PDELAY_RESP || msg_type == PTP_PDELAY_RESP_FOLLOW_UP;
 }
 
+/* 802.1AS-2011 11.4.4.3: the follow-up information TLV (an organization
+ * extension, 00-80-C2 subtype 1) a gPTP Follow_Up carries, here with a
+ * grandmaster's values (rate offset, time base, phase and frequency
+ * changes all 0), appended at buf + *len: messageLength (bytes 2-3) and
+ * *len grow by its 32 bytes. Returns 0, or -1 if cap is too small. */
+#define PTP_FOLLOW_UP_INFO_LEN 32
+int ptp_put_follow_up_info(uint8_t *buf, size_t cap, size_t *len);
+
 /* ns <-> Timestamp. */
 struct ptp_ts ptp_ts_from_ns(int64_t ns);
 int64_t ptp_ts_to_ns(struct ptp_ts t);

@@ -9,7 +9,7 @@ struct ptp_conf ptp_conf = {
 	.priority1 = 128, .priority2 = 128, .clock_class = 248,
 	.log_announce = 1, .log_sync = 0, .log_min_delay_req = 0,
 	.announce_receipt_timeout = 3, .summary_interval = 3, .time_stamping = 0, .transport_specific = 0,
-	.delay_mechanism = DM_E2E, .log_min_pdelay_req = 0,
+	.delay_mechanism = DM_E2E, .log_min_pdelay_req = 0, .neighbor_prop_delay_thresh = 20000000,
 };
 
 static const char *const role_choices[] = { "auto", "master", "slave", 0 };
@@ -22,6 +22,7 @@ static const struct knob_range log_range[] = { { PTP_LOG_MIN, PTP_LOG_MAX } };
 static const struct knob_range receipt_range[] = { { 2, 255 } };
 static const struct knob_range summary_range[] = { { -3, 10 } };
 static const struct knob_range nibble_range[] = { { 0, 15 } };
+static const struct knob_range thresh_range[] = { { 0, 1000000000 } };
 
 KNOB(ptp_role, .name = "ptp_role", .type = KNOB_ENUM, .choices = role_choices, .ival = &ptp_conf.role,
      .help = "ptp: auto (best master clock algorithm), master (ptp4l masterOnly), slave "
@@ -56,8 +57,9 @@ KNOB(time_stamping, .name = "time_stamping", .type = KNOB_ENUM, .choices = tstam
      .help = "ptp: hardware (on ports that stamp in hardware; software elsewhere) or software; default hardware");
 KNOB(transportSpecific, .name = "transportSpecific", .type = KNOB_INT, .ranges = nibble_range, .nranges = 1,
      .ival = &ptp_conf.transport_specific,
-     .help = "ptp: the header's transportSpecific sent and expected (1 for 802.1AS); messages with another "
-	     "are dropped (wrong_transport_specific); default 0");
+     .help = "ptp: the header's transportSpecific sent and expected; 1 is 802.1AS (gPTP: needs L2 and P2P; "
+	     "every message to 01:80:C2:00:00:0E, Follow_Up with the follow-up information TLV, Sync and "
+	     "Announce only while asCapable); messages with another are dropped (wrong_transport_specific); default 0");
 KNOB(delay_mechanism, .name = "delay_mechanism", .type = KNOB_ENUM, .choices = dm_choices,
      .ival = &ptp_conf.delay_mechanism,
      .help = "ptp: E2E (Delay_Req/Delay_Resp with the master) or P2P (Pdelay_Req/Resp/Resp_Follow_Up "
@@ -65,3 +67,7 @@ KNOB(delay_mechanism, .name = "delay_mechanism", .type = KNOB_ENUM, .choices = d
 KNOB(logMinPdelayReqInterval, .name = "logMinPdelayReqInterval", .type = KNOB_INT, .ranges = log_range,
      .nranges = 1, .ival = &ptp_conf.log_min_pdelay_req,
      .help = "ptp: Pdelay_Req interval with delay_mechanism=P2P, log2 s; default 0");
+KNOB(neighborPropDelayThresh, .name = "neighborPropDelayThresh", .type = KNOB_INT, .ranges = thresh_range,
+     .nranges = 1, .ival = &ptp_conf.neighbor_prop_delay_thresh,
+     .help = "ptp: with transportSpecific=1, the largest link delay (ns) at which the port is asCapable "
+	     "(802.1AS 11.2.2; gPTP.cfg sets 800); default 20000000");

@@ -1,6 +1,6 @@
 /*
  * The ptp app's /metrics: per port its state, servo, offset, frequency and
- * path delay as gauges (the figures of the `ptp` command, apps/ptp/ptp.h)
+ * path delay (and the P2P neighbor delay) as gauges (the figures of the `ptp` command, apps/ptp/ptp.h)
  * and its frame counters.
  */
 #include "apps/app.h"
@@ -40,6 +40,11 @@ static void ptp_gauges(struct prom *o)
 		if (app_runs_on(&app_ptp, p) && ptp_following(&ptp_ports[p]) && ptp_ports[p].have_delay)
 			prom_sample_text(o, "ptp_path_delay_seconds", "port", nics[p]->name, NULL, NULL,
 					 prom_seconds(num, ptp_ports[p].path_delay));
+	prom_family(o, "ptp_neighbor_delay_seconds", "gauge", "meanLinkDelay to the link's neighbour (delay_mechanism=P2P, median filter)");
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_ptp, p) && ptp_ports[p].have_peer_delay)
+			prom_sample_text(o, "ptp_neighbor_delay_seconds", "port", nics[p]->name, NULL, NULL,
+					 prom_seconds(num, ptp_ports[p].peer_delay));
 }
 
 static void ptp_counters(struct prom *o)

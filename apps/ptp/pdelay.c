@@ -81,6 +81,7 @@ static void pdelay_done(struct ptp_port *pp)
 	}
 	pp->peer_delay = ptp_servo_delay_add(&pp->pdf, turn / 2);
 	pp->have_peer_delay = 1;
+	pp->multiple_peers = 0;
 	pp->ev[PE_pdelay_samples]++;
 }
 
@@ -93,6 +94,7 @@ static enum ptp_rx_count ours(struct ptp_port *pp, const struct ptp_msg *m)
 	if (m->msg_type == PTP_PDELAY_RESP && pp->pd.have_resp &&
 	    memcmp(&m->source, &pp->pd.peer, sizeof(m->source))) {
 		pp->pd.state = 0;	/* two answers: a link that is not point to point (802.1AS 11.2.2) */
+		pp->multiple_peers = 1;
 		return PC_multiple_peers;
 	}
 	if (m->msg_type == PTP_PDELAY_RESP_FOLLOW_UP &&
@@ -192,4 +194,11 @@ int ptp_pdelay_tick(struct ptp_port *pp, uint64_t now)
 		did = 1;
 	}
 	return did;
+}
+
+int ptp_as_capable(const struct ptp_port *pp)
+{
+	if (ptp_conf.transport_specific != PTP_TS_8021AS)
+		return 1;
+	return pp->have_peer_delay && !pp->multiple_peers && pp->peer_delay <= ptp_conf.neighbor_prop_delay_thresh;
 }

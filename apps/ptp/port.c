@@ -90,13 +90,14 @@ int ptp_following(const struct ptp_port *pp)
 	return pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE;
 }
 
-/* RX timestamping follows the state: a master needs Delay_Req times, a
- * slave Sync times (QEMU's igb stamps one message type). */
+/* RX timestamping follows the state: a master needs Delay_Req (P2P:
+ * Pdelay_Req) times, a slave Sync times (QEMU's igb stamps one message
+ * type; the others take software stamps). */
 static void set_hwtstamp(struct ptp_port *pp)
 {
 	if (!pp->hw)
 		return;
-	int rx = pp->state == PS_MASTER ? PTP_DELAY_REQ : PTP_SYNC;
+	int rx = pp->state != PS_MASTER ? PTP_SYNC : ptp_conf.delay_mechanism == DM_P2P ? PTP_PDELAY_REQ : PTP_DELAY_REQ;
 	phc_hwtstamp(pp->clk, rx, 1, ptp_conf.transport == PTP_UDP4);
 }
 
@@ -568,7 +569,7 @@ int ptp_port_tick(struct ptp_port *pp, uint64_t now)
 	int did = tx_stamps(pp);
 	if (ptp_conf.delay_mechanism == DM_P2P)
 		did |= ptp_pdelay_tick(pp, now);
-	if (pp->state == PS_MASTER) {
+	if (pp->state == PS_MASTER && ptp_as_capable(pp)) {
 		if (now >= pp->next_announce) {
 			pp->next_announce = now + interval_ns((int)ptp_conf.log_announce);
 			send_announce(pp);

@@ -30,6 +30,11 @@ static int ptp_init(void)
 		if (!app_runs_on(&app_ptp, p))
 			continue;
 		struct nic *nic = nics[p];
+		if (ptp_conf.transport_specific == PTP_TS_8021AS &&
+		    (ptp_conf.transport != PTP_L2 || ptp_conf.delay_mechanism != DM_P2P)) {
+			printf("ptp: transportSpecific=1 (802.1AS) needs network_transport=L2 delay_mechanism=P2P\n");
+			return -1;
+		}
 		if (ptp_conf.transport == PTP_UDP4 && !ifaddrs[p].v4.addr) {
 			printf("ptp: %s: network_transport=UDPv4 needs the port's address: ip%d=A.B.C.D/LEN\n",
 			       nic->name, p);
@@ -163,6 +168,14 @@ static void ptp_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	pkt_free_bulk(pkts, n);
 }
 
+/* 1 while a hardware TX stamp is asked for and not yet taken: the NIC
+ * holds one, and a new request would release the one waited for. */
+static int tx_stamp_busy(const struct ptp_port *pp)
+{
+	return pp->fup_pending || (pp->dreq_state == 1 && !pp->have_t3 && pp->dreq_txseq) ||
+	       (pp->pd.state && !pp->pd.have_t1 && pp->pd.txseq) || (pp->presp_pending && pp->presp_txseq);
+}
+
 int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *sw_ts)
 {
 	struct nic *nic = pp->nic;
@@ -175,9 +188,13 @@ int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *s
 	size_t hl = ptp_frame_hlen(t);
 	m->transport_specific = (uint8_t)ptp_conf.transport_specific;
 	size_t ml = ptp_build(p->data + hl, PKT_BUF_SIZE - hl, m);
+	if (ptp_conf.transport_specific == PTP_TS_8021AS && m->msg_type == PTP_FOLLOW_UP)
+		ptp_put_follow_up_info(p->data + hl, PKT_BUF_SIZE - hl, &ml);
 	p->len = (uint16_t)ptp_frame_build(p->data, t, nic->mac, pp->ip, m->msg_type, ml);
+	if (ptp_conf.transport_specific == PTP_TS_8021AS)	/* every gPTP message (802.1AS 11.3.4) */
+		memcpy(p->data, ptp_l2_pdelay_mcast, 6);
 	int event = ptp_is_event(m->msg_type) && txseq;
-	if (event && pp->hw)
+	if (event && pp->hw && !tx_stamp_busy(pp))	/* else a software stamp */
 		p->flags |= PKT_TX_TSTAMP;
 	uint32_t before = phc_tx_seq(pp->clk);
 	int64_t sw = event ? phc_sw_stamp(pp->clk, rdtsc()) : 0;
@@ -236,6 +253,9 @@ static void show_port(struct ptp_port *pp)
 	printf("ptp %s: state %s clock %s parent %s timestamps %s servo s%d offset %ld freq %+ld path_delay %ld\n",
 	       pp->nic->name, ptp_state_names[pp->state], id, par, pp->hw ? "hardware" : "software", pp->sstate,
 	       pp->last_offset, (int64_t)pp->last_freq, pp->path_delay);
+	if (ptp_conf.delay_mechanism == DM_P2P)
+		printf("ptp %s: peer %s neighbor_delay %ld asCapable %d\n", pp->nic->name,
+		       pp->have_peer_delay ? "measured" : "none", pp->peer_delay, ptp_as_capable(pp));
 	printf("ptp %s: rx %lu", pp->nic->name, pp->rx);
 	for (int i = 0; i < PC_N; i++)
 		printf(" %s %lu", rx_names[i], pp->rx_count[i]);

@@ -29,7 +29,9 @@ struct ptp_conf {
 	int64_t transport_specific;	/* transportSpecific: 0 (1588), 1 (802.1AS) */
 	int64_t delay_mechanism;	/* enum ptp_delay_mechanism */
 	int64_t log_min_pdelay_req;	/* log2 s */
+	int64_t neighbor_prop_delay_thresh;	/* ns: 802.1AS asCapable at most this link delay */
 };
+#define PTP_TS_8021AS 1		/* transportSpecific of 802.1AS (gPTP) */
 enum ptp_delay_mechanism { DM_E2E, DM_P2P };
 extern struct ptp_conf ptp_conf;
 enum ptp_role { ROLE_AUTO, ROLE_MASTER, ROLE_SLAVE };
@@ -151,6 +153,7 @@ struct ptp_port {
 	struct delay_filter pdf;
 	int64_t peer_delay;		/* meanLinkDelay, ns (median) */
 	int have_peer_delay;
+	int multiple_peers;		/* the last exchange had two responders */
 	int presp_pending;		/* a Pdelay_Resp whose Follow_Up waits for t3 */
 	uint16_t presp_seq;
 	uint32_t presp_txseq;
@@ -197,6 +200,10 @@ enum ptp_rx_count ptp_mgmt_rx(struct ptp_port *pp, const struct ptp_msg *m);
  * TX stamps; 1 if it did anything. */
 enum ptp_rx_count ptp_pdelay_rx(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts);
 int ptp_pdelay_tick(struct ptp_port *pp, uint64_t now);
+/* 802.1AS 10.2.4.1 asCapable: 1 unless transportSpecific is 802.1AS's
+ * and the link's delay is unmeasured, above neighborPropDelayThresh, or
+ * answered by two ports. A master port sends Sync and Announce only then. */
+int ptp_as_capable(const struct ptp_port *pp);
 /* metrics.c: the ptp app's /metrics families (struct app .metrics, net/prom.h). */
 struct prom;
 void ptp_metrics(struct prom *o);

@@ -9,7 +9,8 @@
  * phc_rx_hwtstamp, as e1000x's ring does for a descriptor with the TS bit:
  * the RX latch's time and attributes, read and matched to the frame).
  * Byte 0 sets ptp_role (% 3), network_transport (bit 2), time_stamping
- * (bit 3: software), delay_mechanism (bit 4: P2P); then a program:
+ * (bit 3: software), delay_mechanism (bit 4: P2P), transportSpecific (bit
+ * 5: 802.1AS, also in the messages op 1 builds); then a program:
  *   op 0  a frame: flags, a length in 7-byte units, the bytes after the
  *         transport's headers (added here); flags 1: versionPTP 2, our
  *         domain and messageLength set; 2: raw, no headers added;
@@ -227,6 +228,7 @@ static void built_in(const uint8_t *v)
 	memset(&m, 0, sizeof(m));
 	m.msg_type = types[v[0] % sizeof(types)];
 	m.domain = (uint8_t)ptp_conf.domain;
+	m.transport_specific = (uint8_t)ptp_conf.transport_specific;
 	if (v[1] % 4 < 3)
 		memcpy(m.source.clock_id, masters[v[1] % 4], 8);
 	else
@@ -287,6 +289,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	ptp_conf.transport = data[0] >> 2 & 1;
 	ptp_conf.time_stamping = data[0] >> 3 & 1;
 	ptp_conf.delay_mechanism = data[0] >> 4 & 1;
+	ptp_conf.transport_specific = data[0] >> 5 & 1;
 	ptp_port_init(pp, &port);
 	pp->ip = ifaddrs[0].v4.addr;
 	size_t i = 1;

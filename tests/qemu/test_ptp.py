@@ -465,24 +465,32 @@ def pmc_ask(peer, flags, command, source, tries=5):
     raise AssertionError(f"pmc {command}: no answer from {source} in {tries} tries: {out}")
 
 
-def test_pmc_management(tap):
-    """linuxptp's pmc asks the appliance (slave of a ptp4l master over L2,
-    pmc -2 -b 0 from the master's namespace) what ptp4l answers through its
+def test_pmc_management_peer_delay(tap):
+    """Management and the peer delay mechanism against linuxptp, in one
+    boot: the appliance (delay_mechanism=P2P) follows a ptp4l -2 -P master
+    through the link delay it measures with its Pdelay_Req, and answers
+    ptp4l's Pdelay_Req with Pdelay_Resp and Pdelay_Resp_Follow_Up, from
+    which ptp4l measures the link. linuxptp's pmc asks the appliance (pmc
+    -2 -b 0 from the master's namespace) what ptp4l answers through its
     UNIX socket for itself: every field ptp4l reports is there, the
     appliance's parent, grandmaster and stepsRemoved are ptp4l's clock
-    (IEEE 1588 15.5.3), and a SET from the network is refused with
-    MANAGEMENT_ERROR_STATUS NOT_SUPPORTED, as ptp4l refuses it. Every
-    request ends in one counter and gets one answer."""
-    append = ["app=ptp", "stats=0", "ptp_role=auto"] + INTERVALS
+    (IEEE 1588 15.5.3), both report delayMechanism 2 and a link delay,
+    and a SET from the network is refused with MANAGEMENT_ERROR_STATUS
+    NOT_SUPPORTED, as ptp4l refuses it. Every request ends in one counter
+    and gets one answer; no Delay_Req is sent."""
+    append = ["app=ptp", "stats=0", "ptp_role=auto", "delay_mechanism=P2P", "logMinPdelayReqInterval=-2"]
     uds = f"/tmp/lr-ptp4l-{os.getpid()}"
     with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={tap.tap}"],
-              append=" ".join(append)) as q:
+              append=" ".join(append + INTERVALS)) as q:
+        q.expect(r"ordinary clock [0-9a-f.]+-1, role auto, L2, P2P", 60)
         q.expect("port0: link up", 90)
         ident = re.search(rb"ordinary clock ([0-9a-f.]+)-1", q.out).group(1).decode()
         tap.wire()
-        master = Ptp4l(tap, "-2", "--priority1", "1", "--uds_address", uds)
+        master = Ptp4l(tap, "-2", "-P", "--priority1", "1", "--logMinPdelayReqInterval", "-2",
+                       "--uds_address", uds)
         try:
             q.expect(r"UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED", 90)
+            s = samples(q, 8, 30)
             with q.pumping():
                 own = {name: pmc_ask(tap, ["-u", "-s", uds], "GET " + name, "")[0] for name in MGMT_GETS}
                 sent, got = 0, {}
@@ -495,6 +503,10 @@ def test_pmc_management(tap):
             if os.path.exists(uds):
                 os.unlink(uds)
         c = ptp_counters(q)
+    assert all(state == 2 for _, state, _, _ in s), s
+    # QEMU's stamping noise (ms, see test_ptp4l_interop): the bounds tell a lock from none.
+    assert median_abs([o for o, _, _, _ in s]) < 50_000_000, s
+    assert all(abs(d) < 10_000_000 for _, _, _, d in s), s
     gm = own["DEFAULT_DATA_SET"][3]["clockIdentity"]
     for name in MGMT_GETS:
         src, action, tlv, fields = got[name]
@@ -514,58 +526,65 @@ def test_pmc_management(tap):
     assert (t["gmPresent"], t["gmIdentity"]) == ("true", gm), t
     assert int(t["ingress_time"]) > 0, t
     o, theirs = got["PORT_DATA_SET"][3], own["PORT_DATA_SET"][3]
-    assert (o["portIdentity"], o["portState"]) == (ident + "-1", "SLAVE"), o
+    assert (o["portIdentity"], o["portState"], theirs["portState"]) == (ident + "-1", "SLAVE", "MASTER"), o
     for f in ("logAnnounceInterval", "announceReceiptTimeout", "logSyncInterval", "delayMechanism",
-              "versionNumber", "logMinDelayReqInterval"):
+              "versionNumber", "logMinDelayReqInterval", "logMinPdelayReqInterval"):
         assert o[f] == theirs[f], (f, o, theirs)
+    # ptp4l measured the link from the appliance's answers; the appliance from ptp4l's.
+    assert o["delayMechanism"] == "2" and int(o["peerMeanPathDelay"]) != 0 != int(theirs["peerMeanPathDelay"]), \
+        (o, theirs)
     assert refused[1:3] == ("RESPONSE", "MANAGEMENT_ERROR_STATUS"), refused
     assert c["management"] + c["mgmt_refused"] == sent + nset, (c, sent, nset)
     assert c["mgmt_refused"] == nset and c["tx_management_error"] == nset, c
     assert c["tx_management"] == c["management"] == sent, c
-
-
-def test_ptp4l_peer_delay(tap):
-    """delay_mechanism=P2P (IEEE 1588 11.4) against ptp4l -P over L2: the
-    appliance follows a ptp4l master through the link delay it measures
-    with its own Pdelay_Req, and answers ptp4l's Pdelay_Req with
-    Pdelay_Resp and Pdelay_Resp_Follow_Up, from which ptp4l measures the
-    link (its PORT_DATA_SET peerMeanPathDelay, asked with pmc). No
-    Delay_Req is sent."""
-    append = ["app=ptp", "stats=0", "ptp_role=auto", "delay_mechanism=P2P", "logMinPdelayReqInterval=-2"]
-    uds = f"/tmp/lr-ptp4l-p2p-{os.getpid()}"
-    with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={tap.tap}"],
-              append=" ".join(append + INTERVALS)) as q:
-        q.expect(r"ordinary clock [0-9a-f.]+-1, role auto, L2, P2P", 60)
-        q.expect("port0: link up", 90)
-        tap.wire()
-        master = Ptp4l(tap, "-2", "-P", "--priority1", "1", "--logMinPdelayReqInterval", "-2",
-                       "--uds_address", uds)
-        try:
-            q.expect(r"UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED", 90)
-            s = samples(q, 12, 30)
-            with q.pumping():
-                theirs = pmc_ask(tap, ["-u", "-s", uds], "GET PORT_DATA_SET", "")[0][3]
-                ours = pmc_ask(tap, ["-2", "-i", tap.tap], "GET PORT_DATA_SET",
-                               re.search(rb"ordinary clock ([0-9a-f.]+)-1", q.out).group(1).decode())[0][3]
-        finally:
-            master.stop()
-            if os.path.exists(uds):
-                os.unlink(uds)
-        c = ptp_counters(q)
-    assert all(state == 2 for _, state, _, _ in s), s
-    # QEMU's stamping noise (ms, see test_ptp4l_interop): the bounds tell a lock from none.
-    assert median_abs([o for o, _, _, _ in s[-8:]]) < 50_000_000, s
-    assert all(abs(d) < 10_000_000 for _, _, _, d in s), s
-    assert theirs["delayMechanism"] == ours["delayMechanism"] == "2", (theirs, ours)
-    assert theirs["portState"] == "MASTER" and ours["portState"] == "SLAVE", (theirs, ours)
-    # ptp4l measured the link from the appliance's answers; the appliance from ptp4l's.
-    assert int(theirs["peerMeanPathDelay"]) != 0 and int(ours["peerMeanPathDelay"]) != 0, (theirs, ours)
     assert c["pdelay_req"] > 8 and c["pdelay_samples"] > 8, c
     # every request answered; a Follow_Up may still wait for its stamp
     assert c["tx_pdelay_resp"] == c["pdelay_req"], c
     assert c["pdelay_req"] - 1 <= c["tx_pdelay_resp_follow_up"] <= c["pdelay_req"], c
     assert c["pdelay_resp"] >= c["pdelay_samples"] and c["tx_pdelay_req"] >= c["pdelay_resp"], c
-    assert c["tx_delay_req"] == c["delay_resp"] == c["multiple_peers"] == 0, c
-    drops = sum(c[k] for k in RX_DROPS)
+    assert c["tx_delay_req"] == c["delay_resp"] == c["multiple_peers"] == c["tx_tstamp_missing"] == 0, c
     used = ("sync", "follow_up", "announce", "management", "pdelay_req", "pdelay_resp", "pdelay_resp_follow_up")
-    assert c["rx"] == sum(c[k] for k in used) + drops, c
+    assert c["rx"] == sum(c[k] for k in used) + sum(c[k] for k in RX_DROPS), c
+
+
+def test_ptp4l_gptp(tap):
+    """The 802.1AS profile (transportSpecific 1, L2 to 01:80:C2:00:00:0E,
+    peer delay, the follow-up information TLV, asCapable) against ptp4l
+    with linuxptp's gPTP.cfg: the appliance, master, sends no Sync or
+    Announce while it has no neighbour (not asCapable); once a gPTP ptp4l
+    slave answers its Pdelay_Req it does, and ptp4l follows it, which it
+    would not without the follow-up information TLV in each Follow_Up.
+    neighborPropDelayThresh is raised on both sides: QEMU's stamps are
+    milliseconds late, gPTP.cfg's 800 ns is for hardware. (The appliance
+    as slave of a P2P master: test_ptp4l_peer_delay.)"""
+    gptp = ["-f", "/usr/share/doc/linuxptp/configs/gPTP.cfg", "--neighborPropDelayThresh", "100000000",
+            "--logMinPdelayReqInterval", "-2"]
+    append = ["app=ptp", "stats=0", "ptp_role=master", "transportSpecific=1", "delay_mechanism=P2P",
+              "logMinPdelayReqInterval=-2", "neighborPropDelayThresh=100000000"]
+    with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={tap.tap}"],
+              append=" ".join(append + INTERVALS)) as q:
+        q.expect("port0: link up", 90)
+        ident = re.search(rb"ordinary clock ([0-9a-f.]+)-1", q.out).group(1).decode()
+        q.expect(r"to MASTER on ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES", 60)
+        c = wait_count(q, "tx_pdelay_req", 4)
+        # nobody answers: not asCapable
+        assert c["tx_pdelay_req"] >= 4 and c["tx_sync"] == c["tx_announce"] == c["pdelay_samples"] == 0, c
+        tap.wire()
+        slave = Ptp4l(tap, *gptp, "-s", "--summary_interval", "-2")
+        try:
+            slave.wait_for(r"selected best master clock " + re.escape(ident), 60)
+            slave.wait_for(r"LISTENING to UNCALIBRATED on RS_SLAVE", 30)
+            end = time.monotonic() + 30
+            while time.monotonic() < end and len(offsets(slave.lines)) < 4:
+                time.sleep(0.5)
+        finally:
+            slave.stop()
+        d = ptp_counters(q)
+        q.send("ptp\r")
+        q.expect(r"ptp port0: peer measured neighbor_delay -?\d+ asCapable 1\r\n", 20)
+    # ptp4l (gPTP.cfg, free running) prints a sample every 2 s here
+    assert len(offsets(slave.lines)) >= 4, slave.lines[-30:]
+    assert not any("FAULTY" in line for line in slave.lines), "\n".join(slave.lines)
+    assert d["tx_tstamp_missing"] == 0 and d["tx_pdelay_resp_follow_up"] >= d["tx_pdelay_resp"] - 1, d
+    assert d["tx_follow_up"] > 8 and d["pdelay_samples"] > 4 and d["tx_pdelay_resp"] == d["pdelay_req"] > 4, d
+    assert d["wrong_transport_specific"] == d["unknown_tlv"] == d["multiple_peers"] == 0, d

@@ -479,7 +479,8 @@ static void test_mgmt_malformed(void **state)
 /* A capture of one profile (peer delay; 802.1AS): every PTP message parses
  * with transportSpecific tsp, counted by type (want) and TLVs (tlvs, all
  * known), rebuilt byte for byte up to its TLVs (ptp_build writes none but
- * the management one); every Pdelay_Resp and Pdelay_Resp_Follow_Up names
+ * the management one; a gPTP Follow_Up whole, with
+ * ptp_put_follow_up_info); every Pdelay_Resp and Pdelay_Resp_Follow_Up names
  * a Pdelay_Req seen before (requestingPortIdentity, sequenceId). */
 static void profile_capture(const char *path, uint8_t tsp, const int want[16], int tlvs)
 {
@@ -502,6 +503,11 @@ static void profile_capture(const char *path, uint8_t tsp, const int want[16], i
 		assert_int_equal(n, m.tlvs - mgmt ? PTP_HLEN + ptp_body_len(m.msg_type) : m.length);
 		assert_memory_equal(out, fr.msg, 2);	/* all but messageLength */
 		assert_memory_equal(out + 4, fr.msg + 4, n - 4);
+		if (tsp == 1 && m.msg_type == PTP_FOLLOW_UP) {	/* a grandmaster's follow-up information TLV */
+			assert_int_equal(ptp_put_follow_up_info(out, sizeof(out), &n), 0);
+			assert_int_equal(n, m.length);
+			assert_memory_equal(out, fr.msg, n);
+		}
 		if (m.msg_type == PTP_PDELAY_REQ)
 			reqs[nreq++] = m;
 		if (m.msg_type != PTP_PDELAY_RESP && m.msg_type != PTP_PDELAY_RESP_FOLLOW_UP)
