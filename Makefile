@@ -40,7 +40,8 @@ LWIP_STAMP := $(LWIP)/core/tcp.c
 LWIP_FILES := core/def core/inet_chksum core/init core/ip core/mem core/memp core/netif \
 	core/pbuf core/stats core/tcp core/tcp_in core/tcp_out core/timeouts core/udp \
 	core/ipv4/dhcp core/ipv4/etharp core/ipv4/icmp core/ipv4/ip4 core/ipv4/ip4_addr core/ipv4/ip4_frag \
-	netif/ethernet
+	core/ipv6/ethip6 core/ipv6/icmp6 core/ipv6/inet6 core/ipv6/ip6 core/ipv6/ip6_addr core/ipv6/ip6_frag \
+	core/ipv6/mld6 core/ipv6/nd6 netif/ethernet
 LWIP_OBJ := $(patsubst %,$(BUILD)/lwip/obj/%.o,$(LWIP_FILES))
 LWIP_APP_OBJ := $(patsubst %,$(BUILD)/lwip/app/%.o,$(LWIP_APP_SRC))
 LWIP_LIB := $(BUILD)/lwip/lwip.o

@@ -150,7 +150,7 @@ void ifaddr6_link_local(int port, const uint8_t mac[6])
 	ifaddr6_set_changed();
 }
 
-#define IP_FORMS	"not A.B.C.D/LEN[,gw=A.B.C.D][,ADDR6/LEN...] or dhcp"
+#define IP_FORMS	"not A.B.C.D/LEN[,gw=A.B.C.D][,ADDR6/LEN...][,auto] or dhcp"
 
 /* gw, a host of a/len's subnet other than a; 0 is none. 0, or -1 with
  * what is wrong in err. */
@@ -164,7 +164,7 @@ static int check_gw(uint32_t gw, uint32_t a, int len, char *err, size_t errlen)
 	return 0;
 }
 
-/* One item of ipN= at *s (A.B.C.D/LEN, gw=A.B.C.D or ADDR6/LEN) into ia;
+/* One item of ipN= at *s (A.B.C.D/LEN, gw=A.B.C.D, auto or ADDR6/LEN) into ia;
  * advances *s past it. 0, or -1 with what is wrong in err. */
 static int parse_ip_item(int port, const char **s, struct ifaddr *ia, char *err, size_t errlen)
 {
@@ -187,6 +187,11 @@ static int parse_ip_item(int port, const char **s, struct ifaddr *ia, char *err,
 		*s = t;
 		return 0;
 	}
+	if (!strncmp(*s, "auto", 4) && ((*s)[4] == ',' || !(*s)[4]) && !ia->auto6) {
+		ia->auto6 = 1;
+		*s += 4;
+		return 0;
+	}
 	if (t = *s, !addr6_prefix_parse(&t, a6, &len) && len >= 1) {
 		if (ia->n6 == IFADDR6_MAX) {
 			snprintf(err, errlen, "more than %d IPv6 addresses", IFADDR6_MAX);
@@ -204,8 +209,8 @@ static int parse_ip_item(int port, const char **s, struct ifaddr *ia, char *err,
 static int parse_ip(int port, const char *v, char *err, size_t errlen)
 {
 	struct ifaddr ia = { 0 };
-	if (!strcmp(v, "dhcp")) {
-		ifaddrs[port] = (struct ifaddr){ .dhcp = 1 };
+	if (!strcmp(v, "dhcp") || !strcmp(v, "dhcp,auto")) {
+		ifaddrs[port] = (struct ifaddr){ .dhcp = 1, .auto6 = v[4] == ',' };
 		ifaddr6_set_changed();
 		return 0;
 	}
@@ -238,23 +243,27 @@ static void show_ip(int port, char *buf, size_t len)
 	size_t n = 0;
 	buf[0] = 0;
 	if (ia->dhcp)
-		snprintf(buf, len, "dhcp");
+		n = (size_t)snprintf(buf, len, "dhcp");
 	else if (ia->v4.addr && !ia->v4.gw)
 		n = (size_t)snprintf(buf, len, "%s/%u", ipv4_str(a, ia->v4.addr), ia->v4.len);
 	else if (ia->v4.addr)
 		n = (size_t)snprintf(buf, len, "%s/%u,gw=%s", ipv4_str(a, ia->v4.addr), ia->v4.len, ipv4_str(g, ia->v4.gw));
 	for (int i = 0; i < ia->n6 && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s/%u", n ? "," : "", addr6_fmt(a6, ia->v6[i].addr), ia->v6[i].len);
+	if (ia->auto6 && n < len)
+		snprintf(buf + n, len - n, "%sauto", n ? "," : "");
 }
 
 #define IP_KNOB(n) \
 	static int parse_ip##n(const char *v, char *e, size_t l) { return parse_ip(n, v, e, l); } \
 	static void show_ip##n(char *b, size_t l) { show_ip(n, b, l); } \
 	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
-	     .accepted = "A.B.C.D/LEN[,gw=A.B.C.D] and/or up to 4 ADDR6/LEN, comma-separated (LEN 1-32 or " \
+	     .accepted = "A.B.C.D/LEN[,gw=A.B.C.D] and/or up to 4 ADDR6/LEN and/or auto, comma-separated (LEN 1-32 or " \
 			 "1-128, decimal without leading zeros), e.g. 10.0.0.1/24,gw=10.0.0.254,2001:db8::1/64; " \
-			 "no subnet on two ports; gw another host of the subnet; or dhcp (management port only)", \
-	     .help = "port" #n "'s IPv4 address and prefix and IPv6 addresses: fwd routes at L3 on them (IPv6: fwd only), rr, mgmt and ptp (udp4) answer on it; " \
+			 "no subnet on two ports; gw another host of the subnet; or dhcp[,auto] (management port only)", \
+	     .help = "port" #n "'s IPv4 address and prefix and IPv6 addresses: fwd routes at L3 on them, rr and mgmt answer on both " \
+		     "families (IPv6 also on the link-local address from the MAC; lwIP takes IPv6 prefixes as /64), ptp (udp4) on IPv4; " \
+		     "auto: rr and mgmt also take an IPv6 address by SLAAC from a router's RA; " \
 		     "gw: the router rr and mgmt answer hosts off the subnet through (the first port with one, " \
 		     "as lwIP has one default route; fwd routes with route=); " \
 		     "dhcp: the management port's address (and router) from a DHCP lease; default none (fwd: L2)")

@@ -35,6 +35,8 @@ struct ifaddr {
 	struct ifaddr6 v6[IFADDR6_MAX];	/* ipN=...,ADDR6/LEN, in the order given */
 	uint8_t n6;		/* how many of v6[] */
 	uint8_t ll6[16];	/* fe80::/64 link-local (ifaddr6_link_local); all zero: none */
+	uint8_t auto6;		/* ipN=...,auto: rr and mgmt take an IPv6 address
+				 * by SLAAC from a router's RA (RFC 4862 5.5) */
 	uint8_t dhcp;		/* ipN=dhcp: v4 comes from a lease (apps/mgmt/dhcp.c
 				 * sets it while one is held, 0 otherwise) */
 };

@@ -106,7 +106,7 @@ static void show_allow(char *buf, size_t len)
 KNOB(mgmt_allow, .name = "mgmt_allow", .type = KNOB_FUNC, .parse = parse_allow, .show = show_allow,
      .accepted = "any, or up to 16 prefixes A.B.C.D/LEN (host bits zero) split by commas",
      .help = "management port: only IPv4 frames from these sources reach lwIP (ping, HTTP), the rest are "
-	     "dropped as not_allowed (ARP and DHCP replies pass); default any (open)");
+	     "dropped as not_allowed (ARP and DHCP replies pass; with prefixes given, every IPv6 frame is); default any (open)");
 
 /* 1 if src (host order) is in one of mgmt_allow='s prefixes, or none is given. */
 static int mgmt_allowed(uint32_t src)
@@ -117,13 +117,22 @@ static int mgmt_allowed(uint32_t src)
 	return !nallow;
 }
 
+/* IPv6 sources: every one while mgmt_allow= is any; none once it lists
+ * (IPv4) prefixes. */
+static int mgmt_allowed6(const uint8_t src[16])
+{
+	(void)src;
+	return !nallow;
+}
+
 /* 1 if dport is the HTTP server's. */
 static int mgmt_ours(uint16_t dport)
 {
 	return dport == HTTP_PORT || pcapip_ours(dport);
 }
 
-static const struct lwif_app mgmt_lwif = { .name = "mgmt", .ours = mgmt_ours, .allowed = mgmt_allowed };
+static const struct lwif_app mgmt_lwif = { .name = "mgmt", .ours = mgmt_ours, .allowed = mgmt_allowed,
+					      .allowed6 = mgmt_allowed6 };
 
 static int mgmt_init(void)
 {
@@ -132,7 +141,7 @@ static int mgmt_init(void)
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_mgmt, p))
 			continue;
-		if (!ifaddrs[p].v4.addr && !ifaddrs[p].dhcp) {
+		if (!ifaddrs[p].v4.addr && !ifaddrs[p].dhcp && !ifaddrs[p].n6 && !ifaddrs[p].auto6) {
 			printf("mgmt: %s has no address: give one with ip%d=A.B.C.D/LEN or ip%d=dhcp\n", nics[p]->name,
 			       p, p);
 			return -1;

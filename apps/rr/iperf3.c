@@ -483,7 +483,7 @@ int iperf3_init(void)
 	}
 	memset(ip3_data, 'i', IP3_LEN_MAX);
 	struct udp_pcb *pcb = udp_new();
-	if (!pcb || udp_bind(pcb, IP_ADDR_ANY, (uint16_t)iperf3_port) != ERR_OK) {
+	if (!pcb || udp_bind(pcb, IP_ANY_TYPE, (uint16_t)iperf3_port) != ERR_OK) {
 		printf("rr: cannot bind UDP port %ld (iperf3)\n", iperf3_port);
 		return -1;
 	}

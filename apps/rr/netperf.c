@@ -27,7 +27,8 @@ enum {
 	RE_TRANS = 11, RE_ELAPSED = 12, RE_CPU_UTIL = 13, RE_CPU_METHOD = 20, RE_NUM_CPUS = 21,
 };
 
-#define NF_INET		4	/* netperf's address family codes (nettest_bsd.h) */
+#define NF_INET		4	/* netperf's address family codes (nettest_bsd.h, af_to_nf) */
+#define NF_INET6	6
 #define NST_STREAM	1
 #define NST_DGRAM	2
 #define PROTO_TCP	6
@@ -51,13 +52,13 @@ static uint32_t float_bits(float f)
 	return v;
 }
 
-/* The test from the data connection's family, type, protocol, direction
- * and flags, or -1. */
+/* The test from the data connection's family (IPv4 or IPv6: lwIP's data
+ * port takes both), type, protocol, direction and flags, or -1. */
 static int classify(const uint8_t *msg)
 {
 	uint32_t dir = word(msg, RQ_DIRECTION), crr = word(msg, RQ_FLAGS) & NP_CONNECT_TEST;
 	uint32_t type = word(msg, RQ_SOCK_TYPE), proto = word(msg, RQ_PROTOCOL);
-	if (word(msg, RQ_FAMILY) != NF_INET)
+	if (word(msg, RQ_FAMILY) != NF_INET && word(msg, RQ_FAMILY) != NF_INET6)
 		return -1;
 	if (type == NST_STREAM && proto == PROTO_TCP) {
 		if (dir == (NP_XMIT | NP_RECV))

@@ -164,7 +164,7 @@ static int open_data_port(struct ns_test *t)
 	uint16_t port = (uint16_t)t->req.data_port;
 	if (t->req.test == NP_UDP_STREAM || t->req.test == NP_UDP_RR) {
 		t->udp = udp_new();
-		if (!t->udp || udp_bind(t->udp, IP_ADDR_ANY, port) != ERR_OK) {
+		if (!t->udp || udp_bind(t->udp, IP_ANY_TYPE, port) != ERR_OK) {
 			if (t->udp)
 				udp_remove(t->udp);
 			t->udp = NULL;

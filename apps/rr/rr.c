@@ -71,7 +71,7 @@ static int rr_init(void)
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_rr, p))
 			continue;
-		if (!ifaddrs[p].v4.addr) {
+		if (!ifaddrs[p].v4.addr && !ifaddrs[p].n6 && !ifaddrs[p].auto6) {
 			printf("rr: %s has no address (ip%d=): its frames are dropped (not_ours)\n", nics[p]->name, p);
 			continue;
 		}
@@ -84,7 +84,7 @@ static int rr_init(void)
 		n++;
 	}
 	if (!n) {
-		printf("rr: no port has an address: give one with ipN=A.B.C.D/LEN (e.g. ip0=10.0.0.1/24)\n");
+		printf("rr: no port has an address: give one with ipN=A.B.C.D/LEN and/or ADDR6/LEN (e.g. ip0=10.0.0.1/24,2001:db8::1/64)\n");
 		return -1;
 	}
 	if (rr_services_init() || sockperf_init() || netserver_init() || iperf3_init())

@@ -29,7 +29,8 @@ static const struct {
 } protos[] = {
 	{ "link", &lwip_stats.link }, { "etharp", &lwip_stats.etharp }, { "ip", &lwip_stats.ip },
 	{ "ipfrag", &lwip_stats.ip_frag }, { "icmp", &lwip_stats.icmp }, { "udp", &lwip_stats.udp },
-	{ "tcp", &lwip_stats.tcp },
+	{ "tcp", &lwip_stats.tcp }, { "ip6", &lwip_stats.ip6 }, { "ip6frag", &lwip_stats.ip6_frag },
+	{ "icmp6", &lwip_stats.icmp6 }, { "nd6", &lwip_stats.nd6 },
 };
 static const struct {
 	const char *name;
@@ -37,6 +38,7 @@ static const struct {
 } pools[] = {
 	{ "tcp_pcb", MEMP_TCP_PCB }, { "tcp_seg", MEMP_TCP_SEG }, { "pbuf", MEMP_PBUF },
 	{ "pbuf_pool", MEMP_PBUF_POOL }, { "reassdata", MEMP_REASSDATA }, { "arp_queue", MEMP_ARP_QUEUE },
+	{ "ip6_reassdata", MEMP_IP6_REASSDATA }, { "nd6_queue", MEMP_ND6_QUEUE }, { "mld6_group", MEMP_MLD6_GROUP },
 	{ "heap256", MEMP_POOL_256 }, { "heap1600", MEMP_POOL_1600 }, { "heap64k", MEMP_POOL_65520 },
 };
 

@@ -217,8 +217,10 @@ static err_t on_poll(void *arg, struct tcp_pcb *pcb)
 
 static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 {
-	int port = lwif_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
-	if (err != ERR_OK || !pcb || port < 0)
+	if (err != ERR_OK || !pcb)	/* lwIP had no PCB for a SYN (ERR_MEM, pcb NULL) */
+		return ERR_VAL;
+	int port = lwif_port_of_ip(&pcb->local_ip);
+	if (port < 0)
 		return ERR_VAL;
 	if (nopen >= rr_cfg.conns || !free_list) {
 		rr_count(port, RR_conns_refused, 1);
@@ -270,7 +272,7 @@ struct tcp_pcb *rr_tcp_listen_pcb(uint16_t port, enum rr_svc svc)
 	struct tcp_pcb *pcb = tcp_new(), *lpcb;
 	if (!pcb)
 		return NULL;
-	if (tcp_bind(pcb, IP_ADDR_ANY, port) != ERR_OK || !(lpcb = tcp_listen(pcb))) {
+	if (tcp_bind(pcb, IP_ANY_TYPE, port) != ERR_OK || !(lpcb = tcp_listen(pcb))) {
 		tcp_close(pcb);
 		return NULL;
 	}

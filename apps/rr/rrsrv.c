@@ -175,7 +175,7 @@ static int tcp_echo_recv(struct rr_conn *c, struct pbuf *p)
 static int udp_bind_port(uint16_t port, udp_recv_fn fn)
 {
 	struct udp_pcb *pcb = udp_new();
-	if (!pcb || udp_bind(pcb, IP_ADDR_ANY, port) != ERR_OK) {
+	if (!pcb || udp_bind(pcb, IP_ANY_TYPE, port) != ERR_OK) {
 		printf("rr: cannot bind UDP port %u\n", port);
 		return -1;
 	}

@@ -105,7 +105,7 @@ int rr_sockperf_recv(struct rr_conn *c, struct pbuf *p)
 int sockperf_init(void)
 {
 	struct udp_pcb *pcb = udp_new();
-	if (!pcb || udp_bind(pcb, IP_ADDR_ANY, RR_SOCKPERF_PORT) != ERR_OK) {
+	if (!pcb || udp_bind(pcb, IP_ANY_TYPE, RR_SOCKPERF_PORT) != ERR_OK) {
 		printf("rr: cannot bind UDP port %d\n", RR_SOCKPERF_PORT);
 		return -1;
 	}

@@ -11,11 +11,20 @@
  * app does not allow (lwif_app.allowed: mgmt_allow=). On a port whose address
  * comes from DHCP (ipN=dhcp), DHCP replies go to lwIP's client whatever
  * their destination (the offered address or broadcast, RFC 2131 4.1).
+ * IPv6 (filter6): the fixed header (RFC 8200 3: version, the payload
+ * length within the frame), a source that may send (not multicast, RFC
+ * 4291 2.7), a destination of the port's (its addresses in lwIP, all-nodes
+ * ff02::1, a solicited-node group ff02::1:ff00:0/104, RFC 4291 2.7.1),
+ * then as IPv4 by what follows the header; extension headers and
+ * fragments go to lwIP, which walks them (ip6_input). UDP to a port not
+ * the app's is dropped without an ICMPv6 error.
  */
+#include <string.h>
 #include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "net/ifaddr.h"
 #include "net/ipv4.h"
+#include "net/ipv6.h"
 #include "net/lwip/lwif.h"
 
 #define IP_PROTO_TCP	6
@@ -125,6 +134,62 @@ static int dhcp_reply(int port, const struct ipv4_hdr *ip)
 	       udp[3] == DHCP_CLIENT_PORT;
 }
 
+/* 1 if IPv6 address a (network order) is one port takes frames to:
+ * its own in lwIP, all-nodes, or a solicited-node group (lwIP checks it
+ * is one of the netif's). */
+static int ours6(int port, const uint8_t a[16])
+{
+	static const uint8_t all_nodes[16] = { 0xff, 2, [15] = 1 };
+	static const uint8_t sol_node[13] = { 0xff, 2, [11] = 1, [12] = 0xff };
+	if (a[0] == 0xff)
+		return !memcmp(a, all_nodes, 16) || !memcmp(a, sol_node, 13);
+	return lwif_ip6_ours(port, a);
+}
+
+/* lwif_filter for an IPv6 frame (the Ethernet type checked). */
+static int filter6(struct nic *nic, struct pkt *p, const struct lwif_app *app)
+{
+	if (p->len < ETH_HLEN + IPV6_HLEN)
+		return drop(nic, p, LWIF_too_short);
+	const struct ipv6_hdr *ip = (const struct ipv6_hdr *)(p->data + ETH_HLEN);
+	if (ntoh32(ip->vtc_flow) >> 28 != 6)
+		return drop(nic, p, LWIF_bad_version);
+	unsigned plen = ntoh16(ip->payload_len);
+	if (plen == 0 || plen > (unsigned)(p->len - ETH_HLEN - IPV6_HLEN))	/* 0: a jumbogram (RFC 2675) */
+		return drop(nic, p, LWIF_bad_totlen);
+	if (ipv6_multicast(ip->saddr))
+		return drop(nic, p, LWIF_bad_saddr);
+	if (app->allowed6 && !app->allowed6(ip->saddr))
+		return drop(nic, p, LWIF_not_allowed);
+	if (!ours6(nic->port, ip->daddr))
+		return drop(nic, p, LWIF_not_ours);
+	const uint8_t *l4 = (const uint8_t *)(ip + 1);
+	switch (ip->nexthdr) {
+	case IP6_ICMPV6:
+		return LWIF_icmp6;
+	case IP_PROTO_TCP:
+		return ipv6_multicast(ip->daddr) ? drop(nic, p, LWIF_not_ours) : tcp_check(nic, p, app, l4, plen);
+	case IP_PROTO_UDP:
+		if (plen < 8)
+			return drop(nic, p, LWIF_too_short);
+		if (!app->ours((uint16_t)(l4[2] << 8 | l4[3])))
+			return drop(nic, p, LWIF_udp_closed_port);
+		return LWIF_udp;
+	case IP6_FRAGMENT:
+		if (plen < 8)
+			return drop(nic, p, LWIF_too_short);
+		if ((ntoh16(*(const uint16_t *)(l4 + 2)) & ~7u) + plen - 8 > FRAG_END_MAX)
+			return drop(nic, p, LWIF_frag_too_long);
+		return LWIF_fragment;
+	case IP6_HOPOPTS:
+	case IP6_ROUTING:
+	case IP6_DSTOPTS:
+		return LWIF_ipv6_ext;
+	default:
+		return drop(nic, p, LWIF_bad_proto);
+	}
+}
+
 int lwif_filter(struct nic *nic, struct pkt *p)
 {
 	const struct lwif_app *app = lwif_app_of(nic->port);
@@ -135,8 +200,10 @@ int lwif_filter(struct nic *nic, struct pkt *p)
 	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
 	if (eth->type == hton16(ETHERTYPE_ARP))
 		return LWIF_arp;
+	if (eth->type == hton16(ETHERTYPE_IPV6))
+		return filter6(nic, p, app);
 	if (eth->type != hton16(ETHERTYPE_IPV4))
-		return drop(nic, p, LWIF_not_ipv4);
+		return drop(nic, p, LWIF_not_ip);
 	const struct ipv4_hdr *ip = (const struct ipv4_hdr *)(p->data + ETH_HLEN);
 	enum ipv4_check c = p->flags & PKT_RX_IP_CSUM_OK ? ipv4_check_fields(ip, p->len - ETH_HLEN)
 							 : ipv4_check(ip, p->len - ETH_HLEN);

@@ -17,12 +17,12 @@
 #include "drivers/net/nic.h"
 
 /* Frames handed to lwIP, by what they are. */
-#define LWIF_STACK(X) X(arp) X(icmp) X(udp) X(tcp) X(fragment)
+#define LWIF_STACK(X) X(arp) X(icmp) X(udp) X(tcp) X(fragment) X(icmp6) X(ipv6_ext)
 /* Frames dropped before lwIP, by reason. */
 #define LWIF_DROPS(X) \
-	X(not_ipv4) X(too_short) X(bad_version) X(bad_ihl) X(bad_totlen) X(bad_csum) \
+	X(not_ip) X(too_short) X(bad_version) X(bad_ihl) X(bad_totlen) X(bad_csum) \
 	X(not_ours) X(bad_proto) X(udp_closed_port) X(tcp_bad_option) X(syn_over_limit) \
-	X(no_pbuf) X(frag_too_long) X(not_allowed)
+	X(no_pbuf) X(frag_too_long) X(not_allowed) X(bad_saddr)
 /* Events of a port's netif that are not received frames. */
 #define LWIF_EVENTS(X) \
 	X(rx_bytes) X(tx_bytes) X(tcp_out_of_window) X(tcp_rst_received) X(icmp_unreach_sent) \
@@ -65,6 +65,9 @@ struct lwif_app {
 	 * may reach lwIP; the others are dropped (not_allowed). ARP, and DHCP
 	 * replies on a port that asks for its address, are not asked. */
 	int (*allowed)(uint32_t src);
+	/* May be NULL (every source). As allowed, for IPv6 frames from src
+	 * (network order); ND and MLD are asked too. */
+	int (*allowed6)(const uint8_t src[16]);
 };
 
 /* lwIP's memory that the apps size: TCP PCBs (connections, half-open,
@@ -95,6 +98,12 @@ struct netif *lwif_netif(int port);
 const struct lwif_app *lwif_app_of(int port);
 /* The port whose netif has address addr_n (lwIP's ip4 u32, network order), or -1. */
 int lwif_port_of_addr(uint32_t addr_n);
+/* The port whose netif has address a (lwIP's ip_addr_t, either family), or -1. */
+struct ip_addr;
+int lwif_port_of_ip(const struct ip_addr *a);
+/* 1 if a (network order) is one of port's IPv6 addresses in lwIP (link-local,
+ * ipN='s, SLAAC's; tentative ones too, for DAD's probes). */
+int lwif_ip6_ours(int port, const uint8_t a[16]);
 /* Drop the handshakes (SYN-RECEIVED, lwIP keeps them 20 s) to a local
  * port for which ours() is 1 that are older than ms, without a RST;
  * expired(port) for each, if not NULL. Returns how many. */

@@ -1,6 +1,7 @@
 /*
  * lwIP 2.1.3 options of net/lwip, under apps rr and mgmt (lwIP's src/include/lwip/opt.h documents
- * each): NO_SYS raw API on one core, IPv4 with ARP, ICMP echo, UDP and TCP.
+ * each): NO_SYS raw API on one core, dual-stack: IPv4 with ARP, IPv6 with ND,
+ * MLD and SLAAC, ICMP and ICMPv6 echo, UDP and TCP over both.
  * The heap and the pools that grow with load (TCP PCBs, segments, pbuf
  * headers) are sized by knobs at init (net/lwip/pools.c): here they get
  * token sizes only.
@@ -13,7 +14,32 @@
 #define LWIP_SOCKET		0
 #define LWIP_NETCONN		0
 #define LWIP_IPV4		1
-#define LWIP_IPV6		0
+#define LWIP_IPV6		1
+/* IPv6 (RFC 8200): per netif the link-local address (slot 0), the global
+ * ones of ipN= (IFADDR6_MAX) and one SLAAC address (ipN=...,auto);
+ * Neighbor Discovery (RFC 4861) with DAD (RFC 4862 5.4, one probe, as
+ * Linux's dad_transmits); MLDv1 reports (RFC 2710) for the solicited-node
+ * groups, which the netif also joins in the NIC's filter (mld_mac_filter);
+ * RS at start and prefixes from RAs when SLAAC is on. No DHCPv6. */
+#define LWIP_IPV6_NUM_ADDRESSES	6
+#define LWIP_IPV6_MLD		1
+#define LWIP_ICMP6		1
+#define LWIP_IPV6_AUTOCONFIG	1
+#define LWIP_IPV6_SEND_ROUTER_SOLICIT 1
+#define LWIP_IPV6_DUP_DETECT_ATTEMPTS 1
+#define LWIP_IPV6_DHCP6		0
+#define LWIP_IPV6_REASS		1
+#define LWIP_IPV6_FRAG		1
+#define LWIP_ND6_NUM_NEIGHBORS	64
+#define LWIP_ND6_NUM_DESTINATIONS 64
+#define LWIP_ND6_QUEUEING	1
+#define MEMP_NUM_ND6_QUEUE	64
+#define MEMP_NUM_MLD6_GROUP	(4 * (LWIP_IPV6_NUM_ADDRESSES + 1))
+#define ND6_STATS		1
+#define IP6_STATS		1
+#define ICMP6_STATS		1
+#define MLD6_STATS		1
+#define IP6_FRAG_STATS		1
 #define LWIP_ARP		1
 #define LWIP_ETHERNET		1
 #define LWIP_ICMP		1

@@ -8,7 +8,12 @@
  * cut here (lwIP would trim the pbuf again for every short frame). TCP and
  * UDP to the port's address go straight to tcp_input/udp_input (ip_direct,
  * ip_deliver); IPv4 out to an on-link address gets its Ethernet header
- * from the port's ARP hint (eth_ip_output). Checksums the NIC verified are not checked
+ * from the port's ARP hint (eth_ip_output). IPv6 takes lwIP's whole path
+ * (ethernet_input, ip6_input; ethip6_output with lwIP's neighbor cache):
+ * the link-local address from the MAC, the global ones of ipN= and, with
+ * ipN=...,auto, SLAAC's from a router's RA; the NIC's multicast filter
+ * joins the groups MLD joins (all-nodes, the solicited-node groups).
+ * Checksums the NIC verified are not checked
  * again (per frame, through the netif's checksum flags). Transmit copies the
  * pbuf chain once into a packet buffer of the port's pool (responses are
  * PBUF_ROM/REF chains, so that is the only copy) and hands the frames to
@@ -19,6 +24,7 @@
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "kernel/time.h"
 #include "lwip/etharp.h"
+#include "lwip/ethip6.h"
 #include "lwip/init.h"
 #include "lwip/ip.h"
 #include "lwip/memp.h"
@@ -26,6 +32,7 @@
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/prot/ip4.h"
+#include "lwip/prot/ip6.h"
 #include "lwip/prot/tcp.h"
 #include "lwip/prot/udp.h"
 #include "lwip/stats.h"
@@ -181,6 +188,22 @@ static inline void csum_request(struct pkt *k, const struct arp_hint *h)
 	}
 }
 
+/* The TCP checksum of IPv6 packet ip (TCP right after its header, as lwIP
+ * sends it), which lwIP leaves 0 on a port with checksum insertion: its
+ * netif's NETIF_CHECKSUM_GEN_TCP is off for both families and the
+ * driver's context covers IPv4 only. Summed here with the pseudo-header
+ * of RFC 8200 8.1. */
+static __attribute__((noinline)) void csum_tcp6(struct ip6_hdr *ip)
+{
+	if (IP6H_NEXTH(ip) != IP6_NEXTH_TCP)
+		return;
+	u16_t l4len = IP6H_PLEN(ip);
+	struct tcp_hdr *th = (struct tcp_hdr *)(ip + 1);
+	uint64_t sum = lwif_chksum(&ip->src, 32) + (uint64_t)lwip_htons(l4len) + PP_HTONS(IP6_NEXTH_TCP);
+	th->chksum = 0;
+	th->chksum = (u16_t)~fold(sum + lwif_chksum(th, l4len));
+}
+
 /* Count a frame lwIP could not send on rp (reason e) and return err. */
 static __attribute__((noinline)) err_t frame_refused(struct lwif_port *rp, enum lwif_event e, err_t err)
 {
@@ -249,8 +272,13 @@ static err_t frame_out(struct lwif_port *rp, const struct arp_hint *h, struct pb
 	if (h)
 		memcpy(k->data, h->eth, sizeof(h->eth));
 	pbuf_to_buf(p, k->data + hlen);
-	if (nic->tx_csum_on && ((const struct eth_hdr *)k->data)->type == PP_HTONS(ETHTYPE_IP))
-		csum_request(k, h);
+	if (nic->tx_csum_on) {
+		u16_t type = ((const struct eth_hdr *)k->data)->type;
+		if (type == PP_HTONS(ETHTYPE_IP))
+			csum_request(k, h);
+		else if (type == PP_HTONS(ETHTYPE_IPV6))
+			csum_tcp6((struct ip6_hdr *)(k->data + SIZEOF_ETH_HDR));
+	}
 	if (len < ETH_MIN_FRAME && !(k->flags & PKT_TX_TCP_CSUM)) {
 		/* The padding: a constant size is a few stores, not a call (the
 		 * buffer holds at least 2 * ETH_MIN_FRAME bytes). */
@@ -326,18 +354,69 @@ static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t
 	return eth_ip_output_arp(netif, p, dst, h);
 }
 
+/* netif->mld_mac_filter: the NIC's multicast filter joins the Ethernet
+ * group of IPv6 group (33:33 and its last 32 bits, RFC 2464 7) when MLD
+ * joins it. A group MLD leaves (an address removed) stays in the filter,
+ * which has no removal: ip6_input drops what no group of the netif wants. */
+static err_t mld_filter(struct netif *netif, const ip6_addr_t *group, enum netif_mac_filter_action action)
+{
+	struct lwif_port *rp = netif->state;
+	const u8_t *g = (const u8_t *)&group->addr[3];
+	const uint8_t mac[6] = { 0x33, 0x33, g[0], g[1], g[2], g[3] };
+	if (action == NETIF_ADD_MAC_FILTER && nic_mc_add(rp->nic, mac)) {
+		printf("lwip: %s: multicast filter full: IPv6 group not joined\n", rp->nic->name);
+		return ERR_MEM;
+	}
+	return ERR_OK;
+}
+
 static err_t port_netif_init(struct netif *netif)
 {
 	struct lwif_port *rp = netif->state;
 	netif->name[0] = 'p';
 	netif->name[1] = (char)('0' + rp->nic->port);
 	netif->output = eth_ip_output;
+	netif->output_ip6 = ethip6_output;
+	netif->mld_mac_filter = mld_filter;
 	netif->linkoutput = linkoutput;
 	netif->mtu = (u16_t)rp->nic->mtu;
 	netif->hwaddr_len = ETH_HWADDR_LEN;
 	memcpy(netif->hwaddr, rp->nic->mac, ETH_HWADDR_LEN);
-	netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_LINK_UP;
+	netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_LINK_UP |
+		       NETIF_FLAG_MLD6;
 	return ERR_OK;
+}
+
+/* rp's IPv6 addresses: the link-local one from the MAC (slot 0, as
+ * ifaddr6_link_local gives fwd), the global ones of ipN=, each through
+ * DAD (tentative until lwIP's ND timer has probed it), and SLAAC with
+ * ipN=...,auto (RFC 4862: RS at start, prefixes from RAs); all-nodes
+ * ff02::1 in the NIC's filter (RFC 4291 2.7.1). lwIP takes on-link
+ * prefixes as /64 (nd6_is_prefix_in_netif): other lengths are not kept.
+ * 0, or -1 (printed). */
+static int add_ip6(struct lwif_port *rp)
+{
+	struct nic *nic = rp->nic;
+	const struct ifaddr *ia = &ifaddrs[nic->port];
+	static const uint8_t all_nodes[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+	ifaddr6_link_local(nic->port, nic->mac);
+	netif_create_ip6_linklocal_address(&rp->netif, 1);
+	for (int i = 0; i < ia->n6; i++) {
+		ip6_addr_t a;
+		s8_t idx;
+		memcpy(a.addr, ia->v6[i].addr, 16);
+		ip6_addr_assign_zone(&a, IP6_UNICAST, &rp->netif);
+		if (netif_add_ip6_address(&rp->netif, &a, &idx) != ERR_OK) {
+			printf("lwip: %s: lwIP refused IPv6 address %d\n", nic->name, i + 1);
+			return -1;
+		}
+	}
+	rp->netif.ip6_autoconfig_enabled = ia->auto6;
+	if (nic_mc_add(nic, all_nodes)) {
+		printf("lwip: %s: multicast filter full: no IPv6\n", nic->name);
+		return -1;
+	}
+	return 0;
 }
 
 int lwif_add(struct nic *nic, uint32_t addr, int prefix_len, const struct lwif_app *app)
@@ -371,9 +450,37 @@ int lwif_add(struct nic *nic, uint32_t addr, int prefix_len, const struct lwif_a
 	if (!netif_add(&rp->netif, &ip, &mask, &gw, rp, port_netif_init, ethernet_input))
 		return -1;
 	NETIF_SET_CHECKSUM_CTRL(&rp->netif, rp->csum_ctrl);
+	if (add_ip6(rp))
+		return -1;
 	if (!netif_default || (!ip4_addr_get_u32(netif_ip4_gw(netif_default)) && !ip4_addr_isany_val(gw)))
 		netif_set_default(&rp->netif);	/* lwIP's one default route: the first port with a gateway */
 	netif_set_up(&rp->netif);
+	if (!ifaddrs[nic->port].auto6)
+		rp->netif.rs_count = 0;	/* Router Solicitations only for SLAAC */
+	return 0;
+}
+
+int lwif_port_of_ip(const struct ip_addr *a)
+{
+	if (IP_IS_V4(a))
+		return lwif_port_of_addr(ip4_addr_get_u32(ip_2_ip4(a)));
+	for (int i = 0; i < NIC_MAX_PORTS; i++)
+		if (ports[i].nic && netif_get_ip6_addr_match(&ports[i].netif, ip_2_ip6(a)) >= 0)
+			return i;
+	return -1;
+}
+
+int lwif_ip6_ours(int port, const uint8_t a[16])
+{
+	ip6_addr_t x;
+	memcpy(x.addr, a, 16);
+	ip6_addr_clear_zone(&x);
+	for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++) {
+		const ip6_addr_t *o = netif_ip6_addr(&ports[port].netif, i);
+		if (!ip6_addr_isinvalid(netif_ip6_addr_state(&ports[port].netif, i)) &&
+		    !memcmp(o->addr, x.addr, 16))
+			return 1;
+	}
 	return 0;
 }
 
@@ -404,7 +511,7 @@ int lwif_expire_half_open(int (*ours)(uint16_t local_port), uint32_t ms, void (*
 			pcb = pcb->next;
 		if (!pcb)
 			return n;
-		int port = lwif_port_of_addr(ip4_addr_get_u32(&pcb->local_ip));
+		int port = lwif_port_of_ip(&pcb->local_ip);
 		tcp_abandon(pcb, 0);	/* no RST: a flood's forged sources would never answer */
 		if (port >= 0 && expired)
 			expired(port);

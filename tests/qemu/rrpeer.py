@@ -25,12 +25,13 @@ def tap():
     remove(NS, TAP)
 
 
-def boot(append="", nic="e1000e"):
-    """Boot app=rr on one port wired to the tap; returns the Qemu (a context
-    manager) once the prompt is up, with the tap in its namespace."""
+def boot(append="", nic="e1000e", ip0=f"{GUEST}/24"):
+    """Boot app=rr on one port (address ip0=) wired to the tap; returns the
+    Qemu (a context manager) once the prompt is up, with the tap in its
+    namespace."""
     bus = ",bus=rp" if nic == "igb" else ""   # igb on a PCIe root port, as on real boards
     q = Qemu(boot="kernel", mem="256M", nics=[f"{nic}:netdev=tap,ifname={TAP}{bus}"],
-             append=f"app=rr ip0={GUEST}/24 stats=0 {append}")
+             append=f"app=rr ip0={ip0} stats=0 {append}")
     q.__enter__()
     try:
         q.expect("rr: lwIP on 1 port", 60)
@@ -71,10 +72,11 @@ def assert_deltas(a, b, want, port="port0"):
 def assert_accounted(c):
     """Every frame rr received is in exactly one of the stack or drop counters."""
     p = c["port0"]
-    stack = sum(p[k] for k in ("arp", "icmp", "udp", "tcp", "fragment"))
-    drops = sum(p[k] for k in ("not_ipv4", "too_short", "bad_version", "bad_ihl", "bad_totlen",
+    stack = sum(p[k] for k in ("arp", "icmp", "udp", "tcp", "fragment", "icmp6", "ipv6_ext"))
+    drops = sum(p[k] for k in ("not_ip", "too_short", "bad_version", "bad_ihl", "bad_totlen",
                                "bad_csum", "not_ours", "bad_proto", "udp_closed_port",
-                               "tcp_bad_option", "syn_over_limit", "no_pbuf", "frag_too_long", "not_allowed"))
+                               "tcp_bad_option", "syn_over_limit", "no_pbuf", "frag_too_long", "not_allowed",
+                               "bad_saddr"))
     assert p["rx"] == stack + drops, p
 
 

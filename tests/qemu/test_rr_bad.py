@@ -395,15 +395,16 @@ def test_named_drops(g):
     a = g.rr()
     bad_csum = g.ip() / UDP(sport=1, dport=RR_PORT) / Raw(b"q" * REQ)
     bad_csum[IP].chksum = 0x1234
-    g.send(Ether(src=H_MAC, dst=g.mac) / IPv6(src="fe80::1", dst="fe80::2") / UDP(),
+    g.send(Ether(src=H_MAC, dst=g.mac, type=0x88b5) / Raw(b"x" * 46),
+           Ether(src=H_MAC, dst=g.mac) / IPv6(src="fe80::1", dst="fe80::2") / UDP(),
            bad_csum,
            g.ip(proto=47) / Raw(b"gre!" * 4),
            Ether(src=H_MAC, dst=g.mac) / IP(src=H_IP, dst="10.4.0.99") / UDP(dport=RR_PORT) / Raw(b"q" * REQ),
            g.ip(proto=17, len=24) / Raw(b"\x00\x01\x00"))
     assert g.collect(1, lambda f: IP in f or IPv6 in f) == []
     b = g.rr()
-    for k in ("not_ipv4", "bad_csum", "bad_proto", "not_ours", "too_short"):
-        assert b[k] - a[k] == 1, k
+    for k, n in (("not_ip", 1), ("bad_csum", 1), ("bad_proto", 1), ("not_ours", 2), ("too_short", 1)):
+        assert b[k] - a[k] == n, k   # not_ours: fe80::2 (not the port's link-local) and 10.4.0.99
 
 
 def test_pools_sized_by_knobs(g):
@@ -418,10 +419,11 @@ def test_pools_sized_by_knobs(g):
 
 def test_everything_accounted(g):
     c = g.rr()
-    stack = sum(c[k] for k in ("arp", "icmp", "udp", "tcp", "fragment"))
-    drops = sum(c[k] for k in ("not_ipv4", "too_short", "bad_version", "bad_ihl", "bad_totlen",
+    stack = sum(c[k] for k in ("arp", "icmp", "udp", "tcp", "fragment", "icmp6", "ipv6_ext"))
+    drops = sum(c[k] for k in ("not_ip", "too_short", "bad_version", "bad_ihl", "bad_totlen",
                                "bad_csum", "not_ours", "bad_proto", "udp_closed_port",
-                               "tcp_bad_option", "syn_over_limit", "no_pbuf", "frag_too_long", "not_allowed"))
+                               "tcp_bad_option", "syn_over_limit", "no_pbuf", "frag_too_long", "not_allowed",
+                               "bad_saddr"))
     assert c["rx"] == stack + drops, c
 
 

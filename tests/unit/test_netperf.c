@@ -135,7 +135,9 @@ static void test_bad(void **state)
 	assert_int_equal(np_parse_request(x.msg[0], NP_MSG_LEN - 1, &r), NP_SHORT);
 	assert_int_equal(np_parse_request(x.msg[0], 0, &r), NP_SHORT);
 	check_bad(0, 12, NP_UNKNOWN);			/* DO_TCP_RR, netperf's pre-omni request */
-	check_bad(23, 6, NP_UNKNOWN);			/* IPv6 data connection */
+	check_bad(23, 6, NP_OK);			/* IPv6 data connection (netperf -6) */
+	check_bad(23, 0, NP_UNKNOWN);			/* NF_UNSPEC */
+	check_bad(23, 5, NP_UNKNOWN);			/* no family of netperf's */
 	check_bad(25, 132, NP_UNKNOWN);			/* SCTP */
 	check_bad(26, 0, NP_UNKNOWN);			/* no direction */
 	check_bad(7, 0, NP_BAD_SIZE);			/* request of 0 bytes */

@@ -1,0 +1,124 @@
+"""app=rr dual-stack (lwIP with LWIP_IPV6): Debian's unmodified netperf
+2.7.0 and iperf3 3.12 against the appliance's IPv6 address from a network
+namespace over a tap, beside IPv4 on the same boot: ping -6 to the global
+and the link-local address, netperf -6 TCP_RR and TCP_STREAM with their
+results equal to the appliance's counters, iperf3 -6 TCP; then SLAAC
+(ip0=...,auto) from a Router Advertisement. Nothing leaked. Needs root,
+netperf, iperf3 and scapy."""
+import json
+import re
+import shutil
+import sys
+import time
+
+import pytest
+
+from rrpeer import GUEST, NS, TAP, assert_accounted, assert_no_leak, boot, delta, rr_counters, sh, \
+    tap  # noqa: F401
+
+pytestmark = pytest.mark.skipif(not (shutil.which("netperf") and shutil.which("iperf3")),
+                                reason="netperf or iperf3 not installed (make deps)")
+
+GUEST6, PEER6 = "2001:db8:3::1", "2001:db8:3::2"
+KEYS = "LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,REMOTE_BYTES_SENT,REMOTE_BYTES_RECVD"
+
+
+def link_local(mac):
+    """fe80:: with mac's modified EUI-64 (RFC 4291 2.5.6)."""
+    b = bytes.fromhex(mac.replace(":", ""))
+    iid = bytes([b[0] ^ 2]) + b[1:3] + b"\xff\xfe" + b[3:]
+    return "fe80::" + ":".join(f"{iid[i] << 8 | iid[i + 1]:x}" for i in range(0, 8, 2))
+
+
+MAC = "52:54:00:12:34:56"   # QEMU's default for the guest's one NIC (tools/qemurun.py)
+
+
+def netperf(host, test, *extra, family="-6"):
+    out = sh("timeout", "60", "netperf", family, "-H", host, "-t", test, "-l", "2", "--", *extra, "-k", KEYS,
+             ns=NS, timeout=90)
+    return {k: int(v) for k, v in re.findall(r"^(\w+)=(\d+)$", out, re.M)}
+
+
+def ping6(addr):
+    """ping -6 addr until a reply (the guest's address is tentative for
+    its DAD probe's second); the output of the one that answered."""
+    deadline = time.time() + 30
+    while True:
+        out = sh("ping", "-6", "-c", "1", "-W", "1", addr, ns=NS, timeout=30, check=False)
+        if "1 received" in out or time.time() > deadline:
+            return out
+
+
+def test_dual_stack_netperf_iperf3(tap):
+    q = boot(ip0=f"{GUEST}/24,{GUEST6}/64")
+    try:
+        sh("ip", "-6", "addr", "add", f"{PEER6}/64", "dev", TAP, "nodad", ns=NS)
+        assert "1 received" in ping6(GUEST6)
+        ll = link_local(MAC)
+        assert "1 received" in ping6(f"{ll}%{TAP}")
+        assert "1 received" in sh("ping", "-c", "1", "-w", "30", GUEST, ns=NS, timeout=60)
+
+        for host, family in ((GUEST6, "-6"), (GUEST, "-4")):
+            a = rr_counters(q)
+            r = netperf(host, "TCP_RR", "-r", "1024,1024", family=family)
+            b = rr_counters(q)
+            trans = delta(a, b, "netserver_transactions")
+            assert delta(a, b, "netserver_tests") == 1, (family, b["port0"])
+            assert trans > 10 and r["REMOTE_BYTES_SENT"] == trans * 1024, (family, r, trans)
+            assert r["REMOTE_BYTES_RECVD"] == trans * 1024 == r["LOCAL_BYTES_SENT"], (family, r)
+            assert trans * 1024 - 1024 <= r["LOCAL_BYTES_RECVD"] <= trans * 1024, (family, r)
+
+        a = rr_counters(q)
+        r = netperf(GUEST6, "TCP_STREAM", "-m", "16384")
+        b = rr_counters(q)
+        got = delta(a, b, "netserver_rx_bytes")
+        assert got == r["REMOTE_BYTES_RECVD"] and 0 < r["LOCAL_BYTES_SENT"] <= got < r["LOCAL_BYTES_SENT"] + 16384, r
+
+        a = rr_counters(q)
+        out = sh("timeout", "60", "iperf3", "-6", "-c", GUEST6, "-t", "2", "-J", ns=NS, timeout=90)
+        b = rr_counters(q)
+        end = json.loads(out)["end"]
+        assert delta(a, b, "iperf3_tests") == 1, b["port0"]
+        assert delta(a, b, "iperf3_rx_bytes") == end["sum_received"]["bytes"] > 0, end["sum_received"]
+
+        for bad in ("netserver_short", "netserver_unknown", "netserver_no_data", "netserver_client_gone",
+                    "conns_reset", "iperf3_bad_cookie", "iperf3_client_gone", "bad_saddr", "no_pbuf"):
+            assert b["port0"][bad] == 0, (bad, b["port0"])
+        assert b["lwip"]["ip6_chkerr"] == 0 and b["lwip"]["tcp_chkerr"] == 0, b["lwip"]
+        c = assert_no_leak(q)
+        assert_accounted(c)
+        assert c["port0"]["icmp6"] > 0 and c["port0"]["tcp"] > 0, c["port0"]
+    finally:
+        q.__exit__(None, None, None)
+
+
+RA = r"""
+import sys
+from scapy.all import Ether, IPv6, ICMPv6ND_RA, ICMPv6NDOptPrefixInfo, ICMPv6NDOptSrcLLAddr, sendp, get_if_hwaddr
+tap = sys.argv[1]
+mac = get_if_hwaddr(tap)
+sendp(Ether(src=mac, dst="33:33:00:00:00:01") / IPv6(src="fe80::99", dst="ff02::1", hlim=255) /
+      ICMPv6ND_RA(routerlifetime=0) / ICMPv6NDOptSrcLLAddr(lladdr=mac) /
+      ICMPv6NDOptPrefixInfo(prefix="2001:db8:5::", prefixlen=64, L=1, A=1, validlifetime=3600,
+                            preferredlifetime=1800), iface=tap, verbose=False)
+"""
+
+
+def test_slaac_auto(tap):
+    """ip0=...,auto: a Router Advertisement's prefix gives the port an
+    address (the prefix and the MAC's EUI-64) that answers ping -6 and
+    netperf; a port without auto sends no Router Solicitation."""
+    pytest.importorskip("scapy")
+    q = boot(ip0=f"{GUEST}/24,auto")
+    try:
+        sh("ip", "-6", "addr", "add", "2001:db8:5::2/64", "dev", TAP, "nodad", ns=NS)
+        addr = "2001:db8:5:0:" + link_local(MAC)[len("fe80::"):]
+        sh(sys.executable, "-c", RA, TAP, ns=NS, timeout=60)
+        assert "1 received" in ping6(addr)
+        r = netperf(addr, "TCP_RR", "-r", "64,64")
+        c = assert_no_leak(q)
+        assert r["LOCAL_BYTES_SENT"] > 0 and r["REMOTE_BYTES_RECVD"] == r["LOCAL_BYTES_SENT"], r
+        assert c["port0"]["netserver_transactions"] * 64 == r["REMOTE_BYTES_SENT"], (r, c["port0"])
+        assert_accounted(c)
+    finally:
+        q.__exit__(None, None, None)
