@@ -134,8 +134,9 @@ int lwif_netif_input(struct nic *nic, struct pkt *p, int cls);
 /* The common frame in one pass: IPv4 without options whose header and L4
  * checksums the NIC verified, to the port's own address from a unicast
  * source the app allows, not a fragment, carrying TCP without options or SYN,
- * or UDP to one of the app's ports: lwif_filter's checks and lwif_netif_input's for such
- * a frame, then lwIP's tcp_input/udp_input. Returns the LWIF_STACK class it
+ * or UDP to one of the app's ports (IPv6: without extension headers, the
+ * L4 checksum verified, to a valid address of the port's): lwif_filter's
+ * checks and lwif_netif_input's for such a frame, then lwIP's tcp_input/udp_input. Returns the LWIF_STACK class it
  * was handed to lwIP as (LWIF_tcp, LWIF_udp), or -1, the frame untouched,
  * for every other one (lwif_filter and lwif_netif_input take it). */
 int lwif_fast_input(struct nic *nic, struct pkt *p);

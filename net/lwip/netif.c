@@ -595,6 +595,71 @@ static struct rx_pbuf *rx_pbuf_of(struct pkt *k)
 	return r;
 }
 
+/* 1 if IPv6 address a is one of netif's in a state that takes packets
+ * (preferred or deprecated: not tentative, RFC 4862 5.4). */
+static int ip6_valid_ours(const struct netif *netif, const ip6_addr_p_t *a)
+{
+	for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++)
+		if (ip6_addr_isvalid(netif_ip6_addr_state(netif, i)) &&
+		    !memcmp(netif_ip6_addr(netif, i)->addr, a->addr, 16))
+			return 1;
+	return 0;
+}
+
+/* lwif_fast_input for IPv6: TCP (no options, not a SYN) or UDP to one of
+ * the app's ports right after the fixed header, to a valid address of
+ * the port from a unicast source the app allows, the L4 checksum verified
+ * by the NIC: to tcp_input / udp_input as ip6_input would hand it on
+ * (ip_data set, lwIP's ip6.recv counted, the zones assigned). */
+static __attribute__((noinline)) int fast_input6(struct lwif_port *rp, struct pkt *k)
+{
+	struct ip6_hdr *ip = (struct ip6_hdr *)(k->data + SIZEOF_ETH_HDR);
+	if (!(k->flags & PKT_RX_L4_CSUM_OK) || k->len < SIZEOF_ETH_HDR + IP6_HLEN + UDP_HLEN || IP6H_V(ip) != 6)
+		return -1;
+	u16_t plen = IP6H_PLEN(ip);
+	const u8_t *l4 = (const u8_t *)(ip + 1), *src = (const u8_t *)ip->src.addr;
+	if (plen < UDP_HLEN || plen > k->len - SIZEOF_ETH_HDR - IP6_HLEN || src[0] == 0xff ||
+	    ip6_addr_isany_val(ip->src) || !ip6_valid_ours(&rp->netif, &ip->dest) ||
+	    (rp->app->allowed6 && !rp->app->allowed6(src)))
+		return -1;
+	int cls;
+	if (IP6H_NEXTH(ip) == IP6_NEXTH_TCP) {
+		if (plen < TCP_HLEN || l4[12] >> 4 != TCP_HLEN / 4 || (l4[13] & TCP_SYN))
+			return -1;
+		cls = LWIF_tcp;
+	} else if (IP6H_NEXTH(ip) == IP6_NEXTH_UDP && rp->app->ours((u16_t)(l4[2] << 8 | l4[3]))) {
+		cls = LWIF_udp;
+	} else {
+		return -1;
+	}
+	struct rx_pbuf *r = rx_pbuf_of(k);
+	if (!r)
+		return -1;
+	struct netif *netif = &rp->netif;
+	NETIF_SET_CHECKSUM_CTRL(netif, rp->csum_ctrl & (u16_t)~(NETIF_CHECKSUM_CHECK_UDP | NETIF_CHECKSUM_CHECK_TCP));
+	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, plen, PBUF_REF, &r->pc, (u8_t *)l4, plen);
+	IP6_STATS_INC(ip6.recv);
+	ip_data.current_netif = netif;
+	ip_data.current_input_netif = netif;
+	ip_data.current_ip6_header = ip;
+	ip_data.current_ip_header_tot_len = IP6_HLEN;
+	ip_addr_copy_from_ip6_packed(ip_data.current_iphdr_dest, ip->dest);
+	ip_addr_copy_from_ip6_packed(ip_data.current_iphdr_src, ip->src);
+	ip6_addr_assign_zone(ip_2_ip6(&ip_data.current_iphdr_dest), IP6_UNKNOWN, netif);
+	ip6_addr_assign_zone(ip_2_ip6(&ip_data.current_iphdr_src), IP6_UNKNOWN, netif);
+	if (cls == LWIF_tcp)
+		tcp_input(p, netif);
+	else
+		udp_input(p, netif);
+	ip_data.current_netif = NULL;
+	ip_data.current_input_netif = NULL;
+	ip_data.current_ip6_header = NULL;
+	ip_data.current_ip_header_tot_len = 0;
+	ip6_addr_set_zero(ip6_current_src_addr());
+	ip6_addr_set_zero(ip6_current_dest_addr());
+	return cls;
+}
+
 int lwif_fast_input(struct nic *nic, struct pkt *k)
 {
 	const uint32_t csum_ok = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
@@ -603,7 +668,7 @@ int lwif_fast_input(struct nic *nic, struct pkt *k)
 	const struct ip_hdr *ip = (const struct ip_hdr *)(eth + 1);
 	if ((k->flags & csum_ok) != csum_ok || k->len < SIZEOF_ETH_HDR + IP_HLEN + UDP_HLEN ||
 	    eth->type != PP_HTONS(ETHTYPE_IP) || IPH_V(ip) != 4 || IPH_HL(ip) != 5)
-		return -1;
+		return eth->type == PP_HTONS(ETHTYPE_IPV6) ? fast_input6(rp, k) : -1;
 	u16_t tot = lwip_ntohs(IPH_LEN(ip)), l4len = (u16_t)(tot - IP_HLEN);
 	u32_t our = ip4_addr_get_u32(netif_ip4_addr(&rp->netif));
 	/* ip_direct's source checks, with the subnet's broadcast address. */
