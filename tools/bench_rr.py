@@ -12,6 +12,8 @@ app=rr (napi, busy) beside a Debian Linux guest in the same QEMU with the
 same NIC model, tap and clients (tools/linux_guest.py: Debian's kernel
 and busybox-static fetched with apt-get download into build/linuxguest/),
 and the guest instructions per sockperf ping-pong transaction of both.
+Then IPv6 beside IPv4: guest instructions per netperf 2.7.0 TCP_RR and
+UDP_RR -r 1,1 transaction, -4 and -6 against one boot (e1000e napi).
 Then seed 4's load with the real client: 128 Debian netperf 2.7.0
 `-t TCP_RR -- -r 1024,1024` at once against the appliance's netserver,
 transactions/s summed, e1000e and igb with hwtstamp=0 and =1.
@@ -21,6 +23,7 @@ never passes or fails. QEMU TCG figures: compare rows, not machines.
     tools/bench_rr.py [--seconds 2] [--quick]   (--quick: e1000e napi only)
     tools/bench_rr.py --insns        (only the instructions per transaction)
     tools/bench_rr.py --netperf      (only the 128 netperf TCP_RR table)
+    tools/bench_rr.py --ipv6         (only IPv6 beside IPv4, instructions)
     tools/bench_rr.py --linux        (only the comparisons with a Linux guest:
         latency p50, then guest instructions per sockperf transaction)
     tools/bench_rr.py --profile tcp 1 [128] (QEMU's hotblocks plugin beside
@@ -45,13 +48,14 @@ from qemurun import BUILD, Qemu  # noqa: E402
 
 NS, TAP = names("bench")
 GUEST, PEER = "10.5.0.1", "10.5.0.2"
+GUEST6, PEER6 = "2001:db8:5::1", "2001:db8:5::2"
 
 
 class Guest:
     """app=rr on one port wired to the tap in NS; or with linux=(kernel,
     initramfs) a Debian Linux guest (tools/linux_guest.py) instead."""
 
-    def __init__(self, nic, poll, size, extra=(), append="", linux=None):
+    def __init__(self, nic, poll, size, extra=(), append="", linux=None, ip0=f"{GUEST}/24"):
         tap_add(TAP)
         bus = ",bus=rp" if nic == "igb" else ""
         nics = [f"{nic}:netdev=tap,ifname={TAP}{bus}"]
@@ -62,7 +66,7 @@ class Guest:
             self.q.expect("linux-guest: ready", 300)
         else:
             self.q = Qemu(boot="kernel", mem="256M", nics=nics, extra=extra,
-                          append=f"app=rr ip0={GUEST}/24 req={size} rsp={size} poll={poll} stats=0 "
+                          append=f"app=rr ip0={ip0} req={size} rsp={size} poll={poll} stats=0 "
                           "rr_conns=1024 " + append)
             self.q.__enter__()
             self.q.expect("rr: lwIP on", 60)
@@ -138,6 +142,45 @@ def instructions(seconds):
                       f"{n} transactions (idle {idle:.0f} instructions/s)", flush=True)
         finally:
             g.close()
+    return rows
+
+
+def insns_v6(seconds):
+    """Guest instructions per netperf TCP_RR / UDP_RR -r 1,1 transaction
+    over IPv4 and IPv6 on one boot (the transactions: the appliance's
+    response bytes netperf reports, one byte each)."""
+    so = plugin()
+    if not so:
+        print("\nIPv6 beside IPv4: skipped (no QEMU plugin: make insncount)")
+        return []
+    if not shutil.which("netperf"):
+        print("\nIPv6 beside IPv4: skipped (netperf not installed: make deps)")
+        return []
+    log = os.path.join(BUILD, "bench", "rr-insns-v6.log")
+    rows = []
+    print("\nIPv6 beside IPv4: guest instructions per netperf -r 1,1 transaction (e1000e, poll=napi, "
+          "idle rate subtracted; target IPv6 <= 1.1 x IPv4)")
+    g = Guest("e1000e", "napi", 1, extra=("-plugin", f"{so},log={log},period_ms=50"), ip0=f"{GUEST}/24,{GUEST6}/64")
+    try:
+        sh("ip", "-6", "addr", "add", f"{PEER6}/64", "dev", TAP, "nodad", ns=NS)
+        sh("ping", "-6", "-c", "1", "-w", "30", GUEST6, ns=NS, timeout=60)   # past the guest's DAD
+
+        def run(test, family, host):
+            out = sh("timeout", str(seconds + 60), "netperf", family, "-H", host, "-t", test, "-l",
+                     str(max(1, round(seconds))), "--", "-r", "1,1", "-k", "REMOTE_BYTES_SENT", ns=NS,
+                     check=False, timeout=seconds + 90)
+            m = re.search(r"^REMOTE_BYTES_SENT=(\d+)$", out, re.M)
+            return int(m.group(1)) if m else 0
+        for test in ("TCP_RR", "UDP_RR"):
+            per = {}
+            for family, host in (("-4", GUEST), ("-6", GUEST6)):
+                n, per[family], idle = per_transaction(log, lambda: run(test, family, host))
+                rows.append({"test": test, "family": family, "transactions": n,
+                             "insns_per_transaction": round(per[family])})
+            print(f"  {test}: IPv4 {per['-4']:6.0f}  IPv6 {per['-6']:6.0f}  ({per['-6'] / max(1, per['-4']):.2f} x)",
+                  flush=True)
+    finally:
+        g.close()
     return rows
 
 
@@ -357,6 +400,7 @@ def main():
     ap.add_argument("--insns", action="store_true", help="only the instructions per transaction")
     ap.add_argument("--linux", action="store_true", help="only the comparisons with a Debian Linux guest")
     ap.add_argument("--netperf", action="store_true", help="only 128 x netperf TCP_RR")
+    ap.add_argument("--ipv6", action="store_true", help="only IPv6 beside IPv4, instructions per transaction")
     ap.add_argument("--profile", nargs="+", metavar="PROTO BYTES [SESSIONS]",
                     help="per-function profile of one run (1 session unless given)")
     a = ap.parse_args()
@@ -369,6 +413,9 @@ def main():
         return 0
     if a.netperf:
         save("rr-netperf.csv", netperf_table(a.seconds))
+        return 0
+    if a.ipv6:
+        save("rr-insns-v6.csv", insns_v6(a.seconds))
         return 0
     if a.linux:
         linux_compare(a.seconds)
@@ -383,6 +430,7 @@ def main():
         return 0
     save("rr-linux.csv", linux_compare(a.seconds))
     save("rr-insns-linux.csv", insns_linux(a.seconds))
+    save("rr-insns-v6.csv", insns_v6(a.seconds))
     save("rr-netperf.csv", netperf_table(a.seconds))
     return 0
 
