@@ -162,6 +162,22 @@ def raw(case, *extra):
     return sh("/usr/bin/python3", HTTPRAW, GUEST, case, *extra, timeout=60).strip()
 
 
+def test_http_and_metrics_over_ipv6():
+    """The management port's HTTP server on its IPv6 address (ip2=...,
+    ADDR6/LEN; lwIP dual-stack): /metrics fetched with curl -6, the
+    netif's ICMPv6 and TCP counted, IPv4 still answered."""
+    with mgmt_box(ip2=f"{GUEST}/24,2001:db8:6::1/64"):
+        sh("ip", "-6", "addr", "add", "2001:db8:6::2/64", "dev", TAP, "nodad")
+        deadline = time.time() + 30   # the guest's address answers after its DAD probe
+        while "1 received" not in sh("ping", "-6", "-c", "1", "-W", "1", "2001:db8:6::1", check=False):
+            assert time.time() < deadline, "no answer to ping -6"
+        page = sh("curl", "-sS", "-g", "--max-time", "20", "http://[2001:db8:6::1]/metrics")
+        assert metric(page, "linerate_mgmt_stack_total", port="port2", proto="icmp6") > 0
+        assert metric(page, "linerate_mgmt_stack_total", port="port2", proto="tcp") > 0
+        assert metric(page, "linerate_mgmt_dropped_total", port="port2", reason="bad_saddr") == 0
+        assert "linerate_build_info" in get("/metrics")
+
+
 def test_malformed_http(box):
     q = box
     assert raw("no_request_line").startswith("HTTP/1.0 400")
