@@ -29,6 +29,10 @@
 #define LWIP_IPV6_DUP_DETECT_ATTEMPTS 1
 #define LWIP_IPV6_DHCP6		0
 #define LWIP_IPV6_REASS		1
+/* A datagram's fragments are held 3 s, as IPv4's (IP_REASS_MAXAGE), not
+ * RFC 8200 4.5's 60 s: they are received buffers of the port's pool; at
+ * most IP_REASS_MAX_PBUFS frames in all, as for IPv4. */
+#define IPV6_REASS_MAXAGE	3
 #define LWIP_IPV6_FRAG		1
 #define LWIP_ND6_NUM_NEIGHBORS	64
 #define LWIP_ND6_NUM_DESTINATIONS 64

@@ -2,11 +2,15 @@
  * netif.c's zero-copy pbufs, lwIP 2.1.3 built with net/lwip; the rr
  * services, apps/rr) and the management port's HTTP server (apps/mgmt/http.c)
  * listening beside them, as lwIP's own test/fuzz harness feeds its stack
- * frames. One fake port, 10.1.0.1/24 with app=rr; the input is a program:
+ * frames. One fake port, 10.1.0.1/24 and 2001:db8:1::1/64 with app=rr (its
+ * IPv6 addresses past DAD in the saved state, whose clock each input
+ * starts at); the input is a program:
  *   op 0-2  a frame: a flags byte, a length in 7-byte units, the bytes;
  *           flags: 1 our MAC as destination, 2 EtherType IPv4 and a
  *           correct IPv4 header checksum, 4 the NIC verified the checksums
  *           (lwIP does not check them again), 8 destination 10.1.0.1;
+ *           16 EtherType IPv6, version 6, destination 2001:db8:1::1,
+ *           32 the IPv6 payload length the frame's;
  *   op 3    the clock moves on by (next byte) * 10 ms and lwIP's timers,
  *           rr's and the HTTP server's run.
  * Checked after every frame: rx = the frames handed to lwIP + the drops,
@@ -60,27 +64,35 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 
 static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
 
+static void run_timers(void)
+{
+	lwif_timers();
+	http_poll();
+}
+
+static uint64_t tsc0;
+
 static void setup(void)
 {
 	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 0x10 };
 	fake_port(&port, &ops, mac, 0, 128);
-	int errs = cmdline_parse("app=rr ip0=10.1.0.1/24 rr_heap=64 rr_pbufs=64 rr_conns=8 rr_idle=5",
+	int errs = cmdline_parse("app=rr ip0=10.1.0.1/24,2001:db8:1::1/64 rr_heap=64 rr_pbufs=64 rr_conns=8 rr_idle=5",
 				 __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);
 	fuzz_dma_alloc = arena_alloc;
 	assert(apps_start() == 0);
 	assert(http_init() == 0);
 	fuzz_dma_alloc = NULL;
+	for (int i = 0; i < 12; i++) {	/* 3 s: DAD's probe of the IPv6 addresses, MLD's report */
+		fuzz_tsc += 250000000ull;
+		run_timers();
+	}
+	tsc0 = fuzz_tsc;	/* each input starts at the clock of the saved state */
 	lwif_flush();	/* the gratuitous ARP of netif_set_up: no frame in flight in the state saved */
 	arena_save();
 	kstate_save();
 }
 
-static void run_timers(void)
-{
-	lwif_timers();
-	http_poll();
-}
 
 static void frame_in(const uint8_t *data, size_t n)
 {
@@ -111,6 +123,15 @@ static void frame_in(const uint8_t *data, size_t n)
 			ip->csum = hton16(inet_csum(ip, hl));
 		}
 	}
+	if ((flags & 16) && len >= ETH_HLEN + 40) {	/* RFC 8200 3: the 40-byte fixed header */
+		static const uint8_t our6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1 };
+		uint8_t *ip6 = p->data + ETH_HLEN;
+		((struct eth_hdr *)p->data)->type = hton16(0x86dd);
+		ip6[0] = (uint8_t)(0x60 | (ip6[0] & 15));
+		memcpy(ip6 + 24, our6, 16);	/* destination */
+		if (flags & 32)
+			put16(ip6 + 4, (uint16_t)(len - ETH_HLEN - 40));	/* payload length */
+	}
 	if (flags & 4)
 		p->flags = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
 	p->len = (uint16_t)len;
@@ -138,7 +159,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		setup();
 	kstate_restore();
 	arena_restore();
-	fuzz_tsc = 1000000000ull;
+	fuzz_tsc = tsc0;
 	size_t i = 0;
 	while (i < len) {
 		uint8_t op = data[i++] % 4;
