@@ -253,7 +253,7 @@ def test_no_port_names_the_controllers_without_driver():
         q.expect(PROMPT)
         text = q.text()
     assert re.search(r"^ports: none: the Ethernet controllers 00:05\.0 \[10ec:8139\] have no driver here "
-                     r"\(drivers: (e1000e?|igb|virtio_net)( (e1000e?|igb|virtio_net)){3}\)\r$", text, re.M), text[-1500:]
+                     r"\(drivers: (e1000e?|igb|ixgbe|virtio_net)( (e1000e?|igb|ixgbe|virtio_net)){4}\)\r$", text, re.M), text[-1500:]
     with Qemu(boot="kernel") as q:
         q.expect(PROMPT)
         text = q.text()

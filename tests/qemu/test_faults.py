@@ -32,7 +32,7 @@ MODELS = ["e1000e", "igb"]
 # QEMU's e1000 (82540EM: one queue, no MSI-X) for the faults one queue
 # shows: link flaps and the TX hang.
 ONE_QUEUE_MODELS = MODELS + ["e1000"]
-SMALLEST_MEM = 8    # MiB: docs/reliability.md, "Faults under traffic"
+SMALLEST_MEM = 9    # MiB: docs/reliability.md, "Faults under traffic"
 ROUTERLESS_MEM = "12M"  # three ports and L2 fit, the 3.9 MB routing table does not
 REPORT = os.path.join(BUILD, "reliability")
 
@@ -380,7 +380,7 @@ def test_back_pressure_at_every_poll_mode(pair, poll, model):
 
 
 def test_smallest_memory_that_forwards(pair):
-    """-m 8M (docs/reliability.md): both ports come up and forward; -m 7M: port1's
+    """-m 9M (docs/reliability.md): both ports come up and forward; -m 8M: port1's
     buffers do not fit, the console says what it needed and the rest runs."""
     b = pair(mem="%dM" % SMALLEST_MEM, kernel="linerate.elf")
     rd = Reader(b.p[1])
