@@ -42,6 +42,9 @@ def count(binary, fn):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     print(f"{'path':<22}{'RX instr/frame':>16}{'TX instr/frame':>16}")

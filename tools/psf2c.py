@@ -59,6 +59,9 @@ def load(path):
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip() + "\nusage: psf2c.py FONT.psf[.gz] OUT.c")
+        return
     if len(sys.argv) != 3:
         raise SystemExit("usage: psf2c.py FONT.psf[.gz] OUT.c")
     font = load(sys.argv[1])

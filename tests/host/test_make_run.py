@@ -33,9 +33,9 @@ def qemurun_line(out):
     (["run", "APP=sink"], "for sink: make shell APP=sink"),
     (["run", "APP=ptp"], "for ptp: make shell APP=ptp"),
     (["run", "NIC=rtl8139"], "NIC=rtl8139: accepted: e1000 e1000e igb virtio"),
-    (["shell", "APP=fwdd"], "make shell APP=fwdd: accepted: fwd mgmt pktgen ptp rr sink, or one per port: "
+    (["shell", "APP=fwdd"], "make shell APP=fwdd: accepted: fwd mgmt pktgen ptp replay rr sink, or one per port: "
                             "APP=pktgen,sink"),
-    (["shell", "APP=pktgen,snk"], "accepted: fwd mgmt pktgen ptp rr sink"),
+    (["shell", "APP=pktgen,snk"], "accepted: fwd mgmt pktgen ptp replay rr sink"),
     (["shell", "NIC=e1000x"], "NIC=e1000x: accepted: e1000 e1000e igb virtio"),
 ])
 def test_refused_with_the_accepted_values(args, message):
