@@ -409,23 +409,27 @@ def test_pktgen_latency_histogram():
 
 
 def test_ptp_gauges():
-    """Two ptp ports on QEMU's hub elect a master (BMCA); the other's state,
-    servo, offset, frequency and path delay are in /metrics; promtool clean."""
+    """Two ptp ports on QEMU's hub elect a master (BMCA); the other follows
+    it (UNCALIBRATED, then SLAVE once its servo locks: ~30 s of software
+    stamps here, which test_ptp covers), and its state, servo, offset,
+    frequency and path delay are in /metrics; promtool clean."""
     port = free_port()
+    follower = r'^linerate_ptp_port_state\{port="(port\d)",state="(?:UNCALIBRATED|SLAVE)"\} 1$'
     with Qemu(boot="kernel", mem="256M",
               nics=["e1000e:netdev=hub", "e1000e:netdev=hub,mac=52:54:00:12:34:57",
                     f"e1000e:netdev=user,hostfwd={port}"],
-              append="app=ptp mgmt=port2 ip2=10.0.2.15/24 stats=0") as q:
+              append="app=ptp mgmt=port2 ip2=10.0.2.15/24 stats=0 logSyncInterval=-2 logAnnounceInterval=0 "
+                     "logMinDelayReqInterval=-2") as q:
         q.expect(r"apps: port0=ptp port1=ptp port2=mgmt", 90)
         q.expect("linerate> ", 30)
         end = time.monotonic() + 90
         while time.monotonic() < end:
             q._read(1.0)
             page = fetch(port)
-            if re.search(r'^linerate_ptp_port_state\{port="port\d",state="SLAVE"\} 1$', page, re.M) and \
+            if re.search(follower, page, re.M) and \
                     re.search(r'^linerate_ptp_path_delay_seconds\{port="port\d"\} ', page, re.M):
                 break
-    slave = re.search(r'^linerate_ptp_port_state\{port="(port\d)",state="SLAVE"\} 1$', page, re.M)
+    slave = re.search(follower, page, re.M)
     assert slave, page[-3000:]
     s, m = slave.group(1), "port1" if slave.group(1) == "port0" else "port0"
     assert metric(page, "linerate_ptp_port_state", port=m, state="MASTER") == 1
