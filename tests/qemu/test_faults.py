@@ -27,7 +27,7 @@ from netio import StreamPort, frame  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
 PROMPT = "linerate> "
-FLAPS = int(os.environ.get("LINERATE_FLAPS", "20"))
+FLAPS = int(os.environ.get("LINERATE_FLAPS", "8"))
 MODELS = ["e1000e", "igb"]
 # QEMU's e1000 (82540EM: one queue, no MSI-X) for the faults one queue
 # shows: link flaps and the TX hang.
