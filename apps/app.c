@@ -5,6 +5,8 @@
 #include "apps/app.h"
 #include "kernel/config.h"
 #include "kernel/knobs.h"
+#include "kernel/cpu.h"
+#include "kernel/time.h"
 
 static const struct app *placed[NIC_MAX_PORTS];	/* NULL: the default, sink */
 static int nplaced;				/* values given; 1 = every port */
@@ -167,4 +169,41 @@ void app_counter(enum app_show show, const char *name, const char *suffix, uint6
 		return;
 	printf(show == APP_SHOW_JSON ? ",\"%s%s%s\":%lu" : " %s%s%s %lu", name, suffix ? "_" : "",
 	       suffix ? suffix : "", v);
+}
+
+int app_core(const struct app *a)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(a, p))
+			return nics[p]->owner[0];
+	return cpu_id();
+}
+
+void app_mailbox_poll(struct app_mailbox *m)
+{
+	if (!m->what)
+		return;
+	m->err = m->run(m->what, m->port);
+	m->what = 0;
+	__sync_synchronize();
+	m->done = 1;
+}
+
+int app_request(struct app_mailbox *m, int what, int port)
+{
+	int core = app_core(m->app);
+	if (core == cpu_id())
+		return m->run(what, port);
+	m->done = 0;
+	m->port = port;
+	__sync_synchronize();
+	m->what = what;
+	for (uint64_t end = rdtsc() + 2 * tsc.hz; !m->done && rdtsc() < end;)
+		cpu_relax();
+	if (!m->done) {
+		printf("%s: core %d has not taken the request in 2 s; it will when it polls again\n", m->app->name,
+		       core);
+		return -1;
+	}
+	return m->err;
 }

@@ -86,6 +86,25 @@ enum app_show { APP_SHOW_NONZERO, APP_SHOW_ALL, APP_SHOW_JSON };
  * ",\"name\":value" as JSON; with suffix (may be NULL) the name is
  * name_suffix. APP_SHOW_NONZERO prints nothing for v == 0. */
 void app_counter(enum app_show show, const char *name, const char *suffix, uint64_t v);
+/* The core polling a one-core app's ports (its first port's owner; the
+ * caller's core when it runs on none). */
+int app_core(const struct app *a);
+/* A shell request to an app that runs on one core (no domain hook): its
+ * TX state and pool are that core's alone, so the shell hands the work
+ * over instead of doing it. run(what, port) does it on the app's core. */
+struct app_mailbox {
+	const struct app *app;
+	int (*run)(int what, int port);
+	volatile int what, port, err, done;
+};
+/* Run request what (> 0) for port (-1: all the app's ports) on the app's
+ * core: at once when that is the caller's, else through the mailbox,
+ * waiting up to 2 s (TSC) for the app's idle hook to take it. Returns
+ * run's result, or -1 after saying the core has not taken it yet (it
+ * will, when it polls again). */
+int app_request(struct app_mailbox *m, int what, int port);
+/* On the app's core (its idle hook): run a pending request. */
+void app_mailbox_poll(struct app_mailbox *m);
 /* The apps running (started and on an existing port), NULL-terminated. */
 extern const struct app *apps_running[NIC_MAX_PORTS + 1];
 #endif

@@ -43,7 +43,6 @@ static void pg_app_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 }
 
 static void pg_report(int json);
-static int pg_core(void);
 
 APP(pktgen, .name = "pktgen", .help = "traffic generator and loss/latency meter (Linux pktgen's knobs)",
     .init = pg_init, .rx = pg_app_rx, .idle = pg_idle, .report = pg_report, .metrics = pg_metrics);
@@ -216,9 +215,9 @@ static void print_all(int json, int all)
 	}
 	if (json)
 		printf("{\"stats\":\"pktgen\",\"kind\":\"core\",\"core\":%d,\"sent\":%llu,\"tx_pps\":%llu}\n",
-		       pg_core(), (unsigned long long)sent, (unsigned long long)pps_sum);
+		       app_core(&app_pktgen), (unsigned long long)sent, (unsigned long long)pps_sum);
 	else
-		printf("pktgen core%d: sent %llu, sending now at %llu pps\n", pg_core(), (unsigned long long)sent,
+		printf("pktgen core%d: sent %llu, sending now at %llu pps\n", app_core(&app_pktgen), (unsigned long long)sent,
 		       (unsigned long long)pps_sum);
 }
 
@@ -278,43 +277,16 @@ static int do_request(int what, int port)
 	return err ? -1 : 0;
 }
 
-static volatile int req, req_port, req_err, req_done;
-
-/* The core polling pktgen's ports (one core: the app has no domain hook). */
-static int pg_core(void)
-{
-	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_pktgen, p))
-			return nics[p]->owner[0];
-	return cpu_id();
-}
+static struct app_mailbox mailbox = { .app = &app_pktgen, .run = do_request };
 
 void pg_requests(void)
 {
-	if (!req)
-		return;
-	req_err = do_request(req, req_port);
-	req = 0;
-	__sync_synchronize();
-	req_done = 1;
+	app_mailbox_poll(&mailbox);
 }
 
 int pg_request(int what, int port)
 {
-	int core = pg_core();
-	if (core == cpu_id())
-		return do_request(what, port);
-	req_done = 0;
-	req_port = port;
-	__sync_synchronize();
-	req = what;
-	for (uint64_t end = rdtsc() + 2 * tsc.hz; !req_done && rdtsc() < end;)
-		cpu_relax();
-	if (!req_done) {
-		printf("pktgen: core %d has not taken the request in 2 s; it will when it polls again\n", core);
-		return -1;
-	}
-	return req_err;
+	return app_request(&mailbox, what, port);
 }
 
 static int usage(void)

@@ -219,7 +219,6 @@ static void stop(int p)
 }
 
 enum { REQ_START = 1, REQ_STOP };
-static volatile int req, req_port, req_err, req_done;
 static int started_once[NIC_MAX_PORTS];
 
 /* What the shell asked, for port (or all, -1), on the app's core. */
@@ -238,14 +237,11 @@ static int do_request(int what, int port)
 	return err ? -1 : 0;
 }
 
+static struct app_mailbox mailbox = { .app = &app_replay, .run = do_request };
+
 static int replay_idle(void)
 {
-	if (req) {
-		req_err = do_request(req, req_port);
-		req = 0;
-		__sync_synchronize();
-		req_done = 1;
-	}
+	app_mailbox_poll(&mailbox);
 	int n = 0;
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_replay, p))
@@ -298,33 +294,6 @@ static void replay_report(int json)
 APP(replay, .name = "replay", .help = "send a pcap/pcapng boot module's frames (tcpreplay)", .init = replay_init,
     .rx = replay_rx, .idle = replay_idle, .report = replay_report);
 
-/* The core polling replay's ports (one core: the app has no domain hook). */
-static int replay_core(void)
-{
-	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_replay, p))
-			return nics[p]->owner[0];
-	return cpu_id();
-}
-
-static int request(int what, int port)
-{
-	int core = replay_core();
-	if (core == cpu_id())
-		return do_request(what, port);
-	req_done = 0;
-	req_port = port;
-	__sync_synchronize();
-	req = what;
-	for (uint64_t end = rdtsc() + 2 * tsc.hz; !req_done && rdtsc() < end;)
-		cpu_relax();
-	if (!req_done) {
-		printf("replay: core %d has not taken the request in 2 s; it will when it polls again\n", core);
-		return -1;
-	}
-	return req_err;
-}
-
 static int cmd_replay(int argc, char **argv)
 {
 	int on = 0;
@@ -354,9 +323,9 @@ static int cmd_replay(int argc, char **argv)
 		return 0;
 	}
 	if (argc <= 3 && !strcmp(argv[1], "start"))
-		return request(REQ_START, port);
+		return app_request(&mailbox, REQ_START, port);
 	if (argc <= 3 && !strcmp(argv[1], "stop"))
-		return request(REQ_STOP, port);
+		return app_request(&mailbox, REQ_STOP, port);
 	printf("usage: replay | replay start [port] | replay stop [port]\n");
 	return -1;
 }
