@@ -10,7 +10,6 @@ counter, with its ICMPv6 error where RFC 4443 asks. A neighbor's new MAC
 remembered destination at once. A priority-tagged frame (802.1Q VID 0) is
 routed as untagged; a frame of another VLAN counts vlan_unknown."""
 import os
-import re
 import sys
 import time
 
@@ -21,37 +20,22 @@ from scapy.layers.inet6 import (HBHOptUnknown, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6N
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
-from netio import StreamPort  # noqa: E402
-from qemurun import Qemu  # noqa: E402
+import test_fwd_l3  # noqa: E402
 
-PROMPT = "linerate> "
 H0_MAC, H1_MAC, H1_MAC_NEW = "02:00:00:00:00:01", "02:00:00:00:00:22", "02:00:00:00:00:33"
 H0_IP6, H1_IP6 = "2001:db8:1::2", "2001:db8:2::2"
 APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24,2001:db8:1::1/64 ip1=10.2.0.1/24,2001:db8:2::1/64 "
           "route=10.3.0.0/16,10.2.0.2 route=2001:db8:3::/48,2001:db8:2::2")
 
 
-class Router:
+class Router(test_fwd_l3.Router):
     def __init__(self):
-        self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2, append=APPEND)
-        self.q.expect(r"port1: link up", 90)
-        self.q.send("\r")
-        self.q.expect(PROMPT, 30)
-        self.p = [StreamPort(self.q.nic_sock(i)) for i in (0, 1)]
-        self.mac = re.findall(r"ether ([0-9a-f:]{17})", self.q.shell("ifconfig", 60))
+        super().__init__(APPEND)
         self.h1_mac = H1_MAC		# what 2001:db8:2::2 answers NS with
-        assert len(self.mac) == 2
 
     def fwd(self):
         """port0's fwd counters (frame counters and events)."""
-        c = {}
-        for p, body in re.findall(r"fwd port(\d)[^:]*: (.*)", self.q.shell("fwd", 60)):
-            if p == "0":
-                c.update({k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)})
-        return c
-
-    def recv(self, port, count, timeout=5):
-        return [Ether(f) for f in self.p[port].recv(count, timeout)]
+        return super().fwd()[0]
 
     def routed(self, count, timeout=10):
         """Up to count routed frames (IPv4, or IPv6 other than ND) out of
@@ -65,11 +49,6 @@ class Router:
                 else:
                     out.append(f)
         return out
-
-    def close(self):
-        for s in self.p:
-            s.close()
-        self.q.stop()
 
 
 @pytest.fixture(scope="module")

@@ -23,8 +23,10 @@ APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip1=10.2.0.1/24 "
 
 
 class Router:
-    def __init__(self):
-        self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2, append=APPEND)
+    """The router booted with append, its two ports' host sockets in p and
+    their MACs in mac."""
+    def __init__(self, append=APPEND):
+        self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2, append=append)
         self.q.expect(r"port1: link up", 90)
         self.q.send("\r")
         self.q.expect(PROMPT, 30)
