@@ -37,28 +37,30 @@ int vleg_map(struct virtio_pci *t)
 		return -1;
 	}
 	pci_write16(d, PCI_COMMAND, (uint16_t)(pci_read16(d, PCI_COMMAND) | PCI_COMMAND_MASTER));
+	t->ops = &vpci_legacy;
 	return 0;
 }
 
-uint8_t vleg_status(const struct virtio_pci *t)
+static uint8_t vleg_status(const struct virtio_pci *t)
 {
 	return inb((uint16_t)(t->io + VL_STATUS));
 }
 
-void vleg_status_write(struct virtio_pci *t, uint8_t v)
+static void vleg_status_write(struct virtio_pci *t, uint8_t v)
 {
 	outb((uint16_t)(t->io + VL_STATUS), v);
 }
 
-uint64_t vleg_device_features(const struct virtio_pci *t)
+static uint64_t vleg_device_features(const struct virtio_pci *t)
 {
 	return inl((uint16_t)(t->io + VL_HOST_FEATURES));
 }
 
 /* 3.1.2: a legacy device has no FEATURES_OK; the features written are the ones used. */
-void vleg_features_write(struct virtio_pci *t, uint64_t features)
+static int vleg_features_write(struct virtio_pci *t)
 {
-	outl((uint16_t)(t->io + VL_GUEST_FEATURES), (uint32_t)features);
+	outl((uint16_t)(t->io + VL_GUEST_FEATURES), (uint32_t)t->features);
+	return 0;
 }
 
 static int msix_on(const struct virtio_pci *t)
@@ -67,19 +69,19 @@ static int msix_on(const struct virtio_pci *t)
 	return d->cap_msix && (pci_read16(d, (uint16_t)(d->cap_msix + 2)) & PCI_MSIX_ENABLE);
 }
 
-uint32_t vleg_config(const struct virtio_pci *t, uint32_t off, int len)
+static uint32_t vleg_config(const struct virtio_pci *t, uint32_t off, int len)
 {
 	uint16_t p = (uint16_t)(t->io + (msix_on(t) ? VL_DEVICE_CFG_MSIX : VL_DEVICE_CFG) + off);
 	return len == 1 ? inb(p) : len == 2 ? inw(p) : inl(p);
 }
 
-uint16_t vleg_queue_max(struct virtio_pci *t, uint16_t index)
+static uint16_t vleg_queue_max(struct virtio_pci *t, uint16_t index)
 {
 	outw((uint16_t)(t->io + VL_QUEUE_SELECT), index);
 	return inw((uint16_t)(t->io + VL_QUEUE_SIZE));
 }
 
-uint16_t vleg_config_vector(struct virtio_pci *t, uint16_t vec)
+static uint16_t vleg_config_vector(struct virtio_pci *t, uint16_t vec)
 {
 	if (!msix_on(t))
 		return vec == VIRTIO_MSI_NO_VECTOR ? vec : (uint16_t)~vec;
@@ -87,38 +89,29 @@ uint16_t vleg_config_vector(struct virtio_pci *t, uint16_t vec)
 	return inw((uint16_t)(t->io + VL_CONFIG_VECTOR));
 }
 
-uint8_t vleg_isr(const struct virtio_pci *t)
+static uint8_t vleg_isr(const struct virtio_pci *t)
 {
 	return inb((uint16_t)(t->io + VL_ISR));
 }
 
-/* 4.1.5.1.3's legacy form: the queue's size is the device's (the driver
- * cannot choose one), the ring at a page frame, used ring 4096-aligned. */
-int vleg_queue_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint16_t vector)
+/* 4.1.5.1.3's legacy form: the ring at a page frame (its used ring
+ * 4096-aligned: vq->legacy), the vector only with MSI-X on. */
+static int vleg_queue_place(struct virtio_pci *t, struct virtq *vq, uint16_t vector)
 {
-	uint16_t n = vleg_queue_max(t, index);
-	if (!n || (n & (n - 1))) {
-		printf("%s: virtqueue %u has size %u: not a power of two (virtio 1.2 2.7)\n", t->who, index, n);
-		return -1;
-	}
-	if (vq->bufs && vq->n != n) {
-		printf("%s: virtqueue %u changed size from %u to %u across a reset\n", t->who, index, vq->n, n);
-		return -1;
-	}
-	vq->n = n;
-	vq->legacy = 1;
-	if (virtq_alloc(vq)) {
-		printf("%s: no memory for virtqueue %u (%u descriptors)\n", t->who, index, n);
-		return -1;
-	}
 	outl((uint16_t)(t->io + VL_QUEUE_PFN), (uint32_t)((uint64_t)vq->desc >> 12));
 	if (msix_on(t)) {
 		outw((uint16_t)(t->io + VL_QUEUE_VECTOR), vector);
 		if (inw((uint16_t)(t->io + VL_QUEUE_VECTOR)) != vector) {
-			printf("%s: virtqueue %u refused MSI-X vector %u\n", t->who, index, vector);
+			printf("%s: virtqueue %u refused MSI-X vector %u\n", t->who, vq->index, vector);
 			return -1;
 		}
 	}
 	vq->notify_io = (uint16_t)(t->io + VL_QUEUE_NOTIFY);
 	return 0;
 }
+
+const struct vpci_ops vpci_legacy = {
+	.status = vleg_status, .status_write = vleg_status_write, .device_features = vleg_device_features,
+	.features_write = vleg_features_write, .config = vleg_config, .queue_max = vleg_queue_max,
+	.config_vector = vleg_config_vector, .isr = vleg_isr, .queue_place = vleg_queue_place, .fixed_size = 1,
+};

@@ -16,6 +16,8 @@ static inline void wr8(volatile uint8_t *b, uint32_t off, uint8_t v) { *(volatil
 static inline void wr16(volatile uint8_t *b, uint32_t off, uint16_t v) { *(volatile uint16_t *)(b + off) = v; }
 static inline void wr32(volatile uint8_t *b, uint32_t off, uint32_t v) { *(volatile uint32_t *)(b + off) = v; }
 
+static const struct vpci_ops vpci_modern;
+
 /* A 64-bit field as two 32-bit writes, low first (4.1.3.1). */
 static void wr64(volatile uint8_t *b, uint32_t off, uint64_t v)
 {
@@ -60,51 +62,28 @@ int vpci_map(struct virtio_pci *t)
 			       "not a virtio 1.x device (QEMU: disable-modern=off)\n", t->who, names[type]);
 			return -1;
 		}
+	t->ops = &vpci_modern;
 	return 0;
 }
 
-uint8_t vpci_status(const struct virtio_pci *t)
+static uint8_t modern_status(const struct virtio_pci *t)
 {
-	return t->io ? vleg_status(t) : rd8(t->common, VIRTIO_COMMON_STATUS);
+	return rd8(t->common, VIRTIO_COMMON_STATUS);
 }
 
-static void status_write(struct virtio_pci *t, uint8_t v)
+static void modern_status_write(struct virtio_pci *t, uint8_t v)
 {
-	if (t->io)
-		vleg_status_write(t, v);
-	else
-		wr8(t->common, VIRTIO_COMMON_STATUS, v);
+	wr8(t->common, VIRTIO_COMMON_STATUS, v);
 }
 
-void vpci_status_set(struct virtio_pci *t, uint8_t bits)
+static uint8_t modern_isr(const struct virtio_pci *t)
 {
-	status_write(t, vpci_status(t) | bits);
+	return *t->isr;
 }
 
-uint8_t vpci_isr(const struct virtio_pci *t)
-{
-	return t->io ? vleg_isr(t) : *t->isr;
-}
-
-/* 4.1.4.3.2: after writing 0 the driver waits for device_status to read 0. */
-int vpci_reset(struct virtio_pci *t)
-{
-	status_write(t, 0);
-	for (int i = 0; i < 1000; i++) {
-		if (!vpci_status(t))
-			return 0;
-		udelay(100);
-	}
-	printf("%s: device status %#x 100 ms after the reset (virtio 1.2 4.1.4.3.2: should read 0)\n",
-	       t->who, vpci_status(t));
-	return -1;
-}
-
-uint64_t vpci_device_features(const struct virtio_pci *t)
+static uint64_t modern_device_features(const struct virtio_pci *t)
 {
 	uint64_t f = 0;
-	if (t->io)
-		return vleg_device_features(t);
 	for (uint32_t w = 0; w < 2; w++) {
 		wr32(t->common, VIRTIO_COMMON_DFSELECT, w);
 		f |= (uint64_t)rd32(t->common, VIRTIO_COMMON_DF) << (32 * w);
@@ -112,13 +91,9 @@ uint64_t vpci_device_features(const struct virtio_pci *t)
 	return f;
 }
 
-int vpci_features_ok(struct virtio_pci *t, uint64_t want)
+/* 3.1.1 steps 5-6: the features, then FEATURES_OK, read back. */
+static int modern_features_write(struct virtio_pci *t)
 {
-	t->features = vpci_device_features(t) & want;
-	if (t->io) {
-		vleg_features_write(t, t->features);
-		return 0;
-	}
 	for (uint32_t w = 0; w < 2; w++) {
 		wr32(t->common, VIRTIO_COMMON_GFSELECT, w);
 		wr32(t->common, VIRTIO_COMMON_GF, (uint32_t)(t->features >> (32 * w)));
@@ -132,12 +107,10 @@ int vpci_features_ok(struct virtio_pci *t, uint64_t want)
 	return -1;
 }
 
-uint32_t vpci_config(const struct virtio_pci *t, uint32_t off, int len)
+static uint32_t modern_config(const struct virtio_pci *t, uint32_t off, int len)
 {
 	uint8_t gen;
 	uint32_t v;
-	if (t->io)
-		return vleg_config(t, off, len);
 	do {
 		gen = rd8(t->common, VIRTIO_COMMON_CFGGEN);
 		v = len == 1 ? rd8(t->device, off) : len == 2 ? rd16(t->device, off) : rd32(t->device, off);
@@ -145,51 +118,23 @@ uint32_t vpci_config(const struct virtio_pci *t, uint32_t off, int len)
 	return v;
 }
 
-uint16_t vpci_config_vector(struct virtio_pci *t, uint16_t vec)
+static uint16_t modern_config_vector(struct virtio_pci *t, uint16_t vec)
 {
-	if (t->io)
-		return vleg_config_vector(t, vec);
 	wr16(t->common, VIRTIO_COMMON_MSIX, vec);
 	return rd16(t->common, VIRTIO_COMMON_MSIX);
 }
 
-uint16_t vpci_queue_max(struct virtio_pci *t, uint16_t index)
+static uint16_t modern_queue_max(struct virtio_pci *t, uint16_t index)
 {
-	if (t->io)
-		return vleg_queue_max(t, index);
 	wr16(t->common, VIRTIO_COMMON_Q_SELECT, index);
 	return rd16(t->common, VIRTIO_COMMON_Q_SIZE);
 }
 
-int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t want, uint16_t vector,
-		uint64_t *kicks)
+/* 4.1.5.1.3: size, ring addresses, vector, notification offset, enable. */
+static int modern_queue_place(struct virtio_pci *t, struct virtq *vq, uint16_t vector)
 {
 	volatile uint8_t *c = t->common;
-	vq->index = index;
-	vq->kicks = kicks;
-	vq->event_idx = !!(t->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
-	if (t->io)
-		return vleg_queue_setup(t, vq, index, vector);
-	uint16_t max = vpci_queue_max(t, index);
-	if (!max || (max & (max - 1))) {
-		printf("%s: virtqueue %u has size %u: not a power of two (virtio 1.2 2.7: split queues need one; "
-		       "this driver's packed rings too)\n", t->who, index, max);
-		return -1;
-	}
-	uint16_t n = max;
-	while (n > want && n > 1)
-		n >>= 1;
-	if (vq->bufs && vq->n != n) {
-		printf("%s: virtqueue %u changed size from %u to %u across a reset\n", t->who, index, vq->n, n);
-		return -1;
-	}
-	vq->n = n;
-	vq->packed = !!(t->features & VIRTIO_BIT(VIRTIO_F_RING_PACKED));
-	if (virtq_alloc(vq)) {
-		printf("%s: no memory for virtqueue %u (%u descriptors)\n", t->who, index, n);
-		return -1;
-	}
-	wr16(c, VIRTIO_COMMON_Q_SIZE, n);
+	wr16(c, VIRTIO_COMMON_Q_SIZE, vq->n);
 	if (vq->packed) {	/* 2.8: the ring, the driver and device event structures */
 		wr64(c, VIRTIO_COMMON_Q_DESC, (uint64_t)vq->pdesc);
 		wr64(c, VIRTIO_COMMON_Q_AVAIL, (uint64_t)vq->driver_event);
@@ -201,10 +146,100 @@ int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t
 	}
 	wr16(c, VIRTIO_COMMON_Q_MSIX, vector);
 	if (rd16(c, VIRTIO_COMMON_Q_MSIX) != vector) {
-		printf("%s: virtqueue %u refused MSI-X vector %u\n", t->who, index, vector);
+		printf("%s: virtqueue %u refused MSI-X vector %u\n", t->who, vq->index, vector);
 		return -1;
 	}
 	vq->notify = (volatile uint16_t *)(t->notify + (uint32_t)rd16(c, VIRTIO_COMMON_Q_NOFF) * t->notify_mult);
 	wr16(c, VIRTIO_COMMON_Q_ENABLE, 1);
 	return 0;
+}
+
+static const struct vpci_ops vpci_modern = {
+	.status = modern_status, .status_write = modern_status_write, .device_features = modern_device_features,
+	.features_write = modern_features_write, .config = modern_config, .queue_max = modern_queue_max,
+	.config_vector = modern_config_vector, .isr = modern_isr, .queue_place = modern_queue_place,
+};
+
+uint8_t vpci_status(const struct virtio_pci *t)
+{
+	return t->ops->status(t);
+}
+
+void vpci_status_set(struct virtio_pci *t, uint8_t bits)
+{
+	t->ops->status_write(t, vpci_status(t) | bits);
+}
+
+uint8_t vpci_isr(const struct virtio_pci *t)
+{
+	return t->ops->isr(t);
+}
+
+/* 4.1.4.3.2: after writing 0 the driver waits for device_status to read 0. */
+int vpci_reset(struct virtio_pci *t)
+{
+	t->ops->status_write(t, 0);
+	for (int i = 0; i < 1000; i++) {
+		if (!vpci_status(t))
+			return 0;
+		udelay(100);
+	}
+	printf("%s: device status %#x 100 ms after the reset (virtio 1.2 4.1.4.3.2: should read 0)\n",
+	       t->who, vpci_status(t));
+	return -1;
+}
+
+uint64_t vpci_device_features(const struct virtio_pci *t)
+{
+	return t->ops->device_features(t);
+}
+
+int vpci_features_ok(struct virtio_pci *t, uint64_t want)
+{
+	t->features = vpci_device_features(t) & want;
+	return t->ops->features_write(t);
+}
+
+uint32_t vpci_config(const struct virtio_pci *t, uint32_t off, int len)
+{
+	return t->ops->config(t, off, len);
+}
+
+uint16_t vpci_config_vector(struct virtio_pci *t, uint16_t vec)
+{
+	return t->ops->config_vector(t, vec);
+}
+
+uint16_t vpci_queue_max(struct virtio_pci *t, uint16_t index)
+{
+	return t->ops->queue_max(t, index);
+}
+
+int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t want, uint16_t vector,
+		uint64_t *kicks)
+{
+	vq->index = index;
+	vq->kicks = kicks;
+	vq->event_idx = !!(t->features & VIRTIO_BIT(VIRTIO_F_EVENT_IDX));
+	uint16_t max = vpci_queue_max(t, index);
+	if (!max || (max & (max - 1))) {
+		printf("%s: virtqueue %u has size %u: not a power of two (virtio 1.2 2.7: split queues need one; "
+		       "this driver's packed rings too)\n", t->who, index, max);
+		return -1;
+	}
+	uint16_t n = max;
+	while (!t->ops->fixed_size && n > want && n > 1)
+		n >>= 1;
+	if (vq->bufs && vq->n != n) {
+		printf("%s: virtqueue %u changed size from %u to %u across a reset\n", t->who, index, vq->n, n);
+		return -1;
+	}
+	vq->n = n;
+	vq->packed = !!(t->features & VIRTIO_BIT(VIRTIO_F_RING_PACKED));
+	vq->legacy = t->ops == &vpci_legacy;
+	if (virtq_alloc(vq)) {
+		printf("%s: no memory for virtqueue %u (%u descriptors)\n", t->who, index, n);
+		return -1;
+	}
+	return t->ops->queue_place(t, vq, vector);
 }

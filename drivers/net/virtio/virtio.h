@@ -9,10 +9,34 @@
 #include "drivers/net/nic.h"
 #include "drivers/net/virtio/regs.h"
 
-/* The modern PCI transport (4.1.4): where each structure is mapped. */
+struct virtio_pci;
+struct virtq;
+
+/* The device access the two PCI interfaces do differently: the virtio 1.x
+ * structures in memory BARs (pci.c, 4.1.4) or the legacy I/O BAR
+ * (legacy.c, 4.1.4.8). The vpci_ calls below go through it. */
+struct vpci_ops {
+	uint8_t (*status)(const struct virtio_pci *t);
+	void (*status_write)(struct virtio_pci *t, uint8_t v);
+	uint64_t (*device_features)(const struct virtio_pci *t);
+	/* Write t->features; 0, or -1 after saying the device refused them. */
+	int (*features_write)(struct virtio_pci *t);
+	uint32_t (*config)(const struct virtio_pci *t, uint32_t off, int len);
+	uint16_t (*queue_max)(struct virtio_pci *t, uint16_t index);
+	uint16_t (*config_vector)(struct virtio_pci *t, uint16_t vec);
+	uint8_t (*isr)(const struct virtio_pci *t);
+	/* Give the device the queue selected by queue_max, sized and
+	 * allocated, with its MSI-X vector; 0 or -1 after saying why. */
+	int (*queue_place)(struct virtio_pci *t, struct virtq *vq, uint16_t vector);
+	int fixed_size;		/* the queue size is the device's (legacy) */
+};
+extern const struct vpci_ops vpci_legacy;
+
+/* The PCI transport: where each structure is mapped. */
 struct virtio_pci {
 	struct pci_dev *pci;
 	const char *who;		/* "port0", for messages */
+	const struct vpci_ops *ops;	/* set by vpci_map */
 	volatile uint8_t *common;	/* common configuration (4.1.4.3) */
 	volatile uint8_t *notify;	/* notification area (4.1.4.4) */
 	volatile uint8_t *isr;		/* ISR status (4.1.4.5) */
@@ -48,20 +72,11 @@ uint16_t vpci_config_vector(struct virtio_pci *t, uint16_t vec);
 /* Read the ISR status (4.1.4.5): which interrupt causes; reading clears it. */
 uint8_t vpci_isr(const struct virtio_pci *t);
 
-/* The legacy interface (legacy.c, 4.1.4.8), behind the vpci_ calls when
- * t->io is set: the same meanings, with 32 feature bits, no FEATURES_OK
- * and queue sizes the device fixes. */
+/* The legacy interface (legacy.c, 4.1.4.8), for a transitional device
+ * without virtio 1.x capabilities: maps its I/O BAR and sets t->ops to
+ * vpci_legacy (32 feature bits, no FEATURES_OK, queue sizes the device
+ * fixes). 0, or -1 after saying why. */
 int vleg_map(struct virtio_pci *t);
-uint8_t vleg_status(const struct virtio_pci *t);
-void vleg_status_write(struct virtio_pci *t, uint8_t v);
-uint64_t vleg_device_features(const struct virtio_pci *t);
-void vleg_features_write(struct virtio_pci *t, uint64_t features);
-uint32_t vleg_config(const struct virtio_pci *t, uint32_t off, int len);
-uint16_t vleg_queue_max(struct virtio_pci *t, uint16_t index);
-uint16_t vleg_config_vector(struct virtio_pci *t, uint16_t vec);
-uint8_t vleg_isr(const struct virtio_pci *t);
-struct virtq;
-int vleg_queue_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint16_t vector);
 
 struct pkt;
 
