@@ -13,6 +13,7 @@
 #include "kernel/shell.h"
 #include "kernel/time.h"
 #include "kernel/uart.h"
+#include "run/netconsole.h"
 
 /* What each console has to send. One lock for all (several cores print),
  * taken with interrupts off. */
@@ -113,6 +114,8 @@ static void send(int which, const char *s, size_t n, int raw, int wait)
 {
 	uint64_t flags = lock();
 
+	if (which == CONSOLE_ALL && !raw)
+		netcon_put(s, n);
 	for (int i = which == CONSOLE_ALL ? 0 : which; i < (which == CONSOLE_ALL ? console_count() : which + 1); i++) {
 		for (size_t k = 0; k < n; k++) {
 			if (s[k] == '\n' && !raw)
@@ -189,8 +192,9 @@ static int cmd_console(int argc, char **argv)
 		}
 		printf("\n");
 	}
+	netcon_print();
 	return 0;
 }
 SHELL_CMD(console, "console", "console",
 	  "each console: bytes sent, dropped (buffer full or line stalled), waiting in its buffer; the screen: "
-	  "lines scrolled and time spent drawing", cmd_console);
+	  "lines scrolled and time spent drawing; netconsole: datagrams and bytes sent, bytes dropped", cmd_console);

@@ -19,6 +19,7 @@
 #include "kernel/cpu.h"
 #include "run/capturecmd.h"
 #include "run/lcore.h"
+#include "run/netconsole.h"
 #include "kernel/shell.h"
 #include "run/stats.h"
 #include "kernel/time.h"
@@ -222,6 +223,8 @@ void lcore_run(void)
 		poll_all(lc, &pending);
 		for (int i = 0; i < nidle; i++)
 			idle_work += idle[i]->idle();
+		if (lc->id == netcon_core)
+			idle_work += netcon_poll();
 		uint64_t now = rdtsc();
 		if (now >= next_clean) {
 			for (int k = 0; k < lc->nq; k++)

@@ -16,6 +16,7 @@
 #include "kernel/knobs.h"
 #include "kernel/lapic.h"
 #include "run/lcore.h"
+#include "run/netconsole.h"
 #include "kernel/mem.h"
 #include "kernel/memmap.h"
 #include "kernel/shell.h"
@@ -225,6 +226,7 @@ void __attribute__((no_stack_protector)) kernel_main(void)
 	run_selftest();
 	apps_start();
 	lcore_place();
+	netcon_apply();
 	mirror_start();
 	smp_release(lcore_run);
 	knobs_summary();
