@@ -58,7 +58,7 @@ struct acpi_info {
 	int ntables;
 	char tables[ACPI_MAX_TABLES][5];	/* signatures found */
 	int ncpus;			/* enabled LAPICs in MADT */
-	uint8_t apic_ids[ACPI_MAX_CPUS];
+	uint32_t apic_ids[ACPI_MAX_CPUS];	/* xAPIC IDs (type 0) and x2APIC IDs (type 9, all 32 bits) */
 	uint64_t lapic_addr;
 	int nioapics;
 	struct { uint8_t id; uint32_t addr, gsi_base; } ioapics[ACPI_MAX_IOAPICS];

@@ -72,10 +72,10 @@ static void parse_madt(struct acpi_info *ai, const struct sdt_header *h)
 			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS)
 				ai->apic_ids[ai->ncpus++] = e[3];
 			break;
-		case 9:
+		case 9:	/* Processor Local x2APIC (ACPI 6.4 5.2.12.12): the ID at 4, 32 bits */
 			memcpy(&flags, e + 8, 4);
 			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS)
-				ai->apic_ids[ai->ncpus++] = e[4];
+				memcpy(&ai->apic_ids[ai->ncpus++], e + 4, 4);
 			break;
 		case 1:
 			if (ai->nioapics < ACPI_MAX_IOAPICS) {

@@ -1,4 +1,9 @@
-/* Local APIC in xAPIC mode (Intel SDM vol. 3A chapter 11). */
+/*
+ * Local APIC (Intel SDM vol. 3A chapter 11): in x2APIC mode when CPUID
+ * offers it or the firmware handed over in it (11.12), its registers then
+ * MSRs 0x800 + offset / 16 (11.12.1.2), else in xAPIC mode through the
+ * MMIO page at IA32_APIC_BASE.
+ */
 #include "kernel/cpu.h"
 #include "kernel/lapic.h"
 #include "kernel/smp.h"
@@ -18,14 +23,27 @@
 #define SVR_ENABLE (1u << 8)
 #define LVT_PERIODIC (1u << 17)
 #define LVT_MASKED (1u << 16)
+#define APIC_BASE_EXTD (1u << 10)	/* IA32_APIC_BASE: x2APIC mode (SDM 11.12.1) */
+#define APIC_BASE_EN (1u << 11)		/* IA32_APIC_BASE: APIC global enable */
+#define CPUID1_ECX_X2APIC (1u << 21)
+#define MSR_X2APIC(reg) (0x800 + (reg) / 16)	/* SDM 11.12.1.2, table 11-6 */
 
 static volatile uint32_t *lapic;
+static int x2apic;	/* 1: registers are MSRs (SDM 11.12) */
 volatile uint64_t ticks;
 uint32_t tick_hz;
 
-static inline uint32_t lapic_read(uint32_t reg) { return lapic[reg / 4]; }
+static inline uint32_t lapic_read(uint32_t reg)
+{
+	return x2apic ? (uint32_t)rdmsr(MSR_X2APIC(reg)) : lapic[reg / 4];
+}
+
 static inline void lapic_write(uint32_t reg, uint32_t v)
 {
+	if (x2apic) {
+		wrmsr(MSR_X2APIC(reg), v);
+		return;
+	}
 	lapic[reg / 4] = v;
 	(void)lapic[LAPIC_ID / 4];	/* flush the posted write */
 }
@@ -45,22 +63,46 @@ static void pic_disable(void)
 	outb(0x21, 0xff); outb(0xa1, 0xff);	/* mask all */
 }
 
+/* Global enable, then x2APIC mode when chosen: xAPIC to x2APIC is one
+ * write with EN kept (SDM 11.12.5, figure 11-27). */
+static void enable(void)
+{
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+
+	if (!(base & APIC_BASE_EN))
+		wrmsr(MSR_APIC_BASE, base |= APIC_BASE_EN);
+	if (x2apic && !(base & APIC_BASE_EXTD))
+		wrmsr(MSR_APIC_BASE, base | APIC_BASE_EXTD);
+	lapic_write(LAPIC_SVR, SVR_ENABLE | VEC_SPURIOUS);
+}
+
 void lapic_init(void)
 {
+	uint32_t r[4];
+
 	pic_disable();
-	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1u << 11));	/* global enable */
+	cpuid(1, 0, r);
+	x2apic = (r[2] & CPUID1_ECX_X2APIC) || (rdmsr(MSR_APIC_BASE) & APIC_BASE_EXTD);
 	lapic = (volatile uint32_t *)lapic_base();
-	lapic_write(LAPIC_SVR, SVR_ENABLE | VEC_SPURIOUS);
+	enable();
 }
 
 void lapic_init_ap(void)
 {
-	wrmsr(MSR_APIC_BASE, rdmsr(MSR_APIC_BASE) | (1u << 11));
-	lapic_write(LAPIC_SVR, SVR_ENABLE | VEC_SPURIOUS);
+	enable();
+}
+
+const char *lapic_mode(void)
+{
+	return x2apic ? "x2APIC (MSRs)" : "xAPIC (MMIO)";
 }
 
 void lapic_ipi(uint32_t apic_id, uint32_t icr)
 {
+	if (x2apic) {	/* one 64-bit write, no delivery status to wait for (SDM 11.12.9) */
+		wrmsr(MSR_X2APIC(LAPIC_ICR_LO), (uint64_t)apic_id << 32 | icr);
+		return;
+	}
 	lapic_write(LAPIC_ICR_HI, apic_id << 24);
 	lapic_write(LAPIC_ICR_LO, icr);
 	for (int i = 0; i < 100000 && (lapic_read(LAPIC_ICR_LO) & ICR_BUSY); i++)
@@ -69,12 +111,14 @@ void lapic_ipi(uint32_t apic_id, uint32_t icr)
 
 uint32_t lapic_id(void)
 {
-	return lapic_read(LAPIC_ID) >> 24;
+	return x2apic ? lapic_read(LAPIC_ID) : lapic_read(LAPIC_ID) >> 24;	/* x2APIC: all 32 bits (SDM 11.12.5.1) */
 }
 
 void lapic_eoi(void)
 {
-	if (lapic)
+	if (x2apic)
+		wrmsr(MSR_X2APIC(LAPIC_EOI), 0);
+	else if (lapic)
 		lapic[LAPIC_EOI / 4] = 0;
 }
 

@@ -1,10 +1,15 @@
-/* Local APIC (xAPIC, MMIO): timer, EOI, IPIs. Intel SDM vol. 3A chapter 11. */
+/* Local APIC: timer, EOI, IPIs, in x2APIC mode (MSRs) when the CPU has it,
+ * else xAPIC (MMIO). Intel SDM vol. 3A chapter 11. */
 #ifndef LAPIC_H
 #define LAPIC_H
 #include <stdint.h>
 
-/* Enable this CPU's LAPIC with the spurious vector (SDM 11.4.3, 11.9). */
+/* Enable this CPU's LAPIC with the spurious vector (SDM 11.4.3, 11.9), in
+ * x2APIC mode when CPUID.1:ECX[21] says the CPU has it or the firmware
+ * left it on, else in xAPIC mode. */
 void lapic_init(void);
+/* "x2APIC (MSRs)" or "xAPIC (MMIO)": the mode lapic_init chose. */
+const char *lapic_mode(void);
 /* Count LAPIC timer decrements (divide by 16) across a window of
  * window_us measured by the caller (the TSC calibration window). */
 void lapic_calibrate_start(void);
@@ -13,7 +18,7 @@ void lapic_calibrate_finish(uint64_t window_us);
  * calibrated against the TSC (SDM 11.5.4). */
 void timer_init(uint32_t hz);
 void lapic_eoi(void);
-/* Enable an AP's LAPIC (the BSP's lapic_init did the shared set-up). */
+/* Enable an AP's LAPIC in the BSP's mode (its lapic_init chose it). */
 void lapic_init_ap(void);
 /* Start this core's periodic timer at the rate timer_init chose. */
 void lapic_timer_start(void);

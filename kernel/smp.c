@@ -65,9 +65,16 @@ static void set_gs(struct cpu *c)
 void smp_init_bsp(void)
 {
 	uint32_t r[4];
+	cpuid(0, 0, r);
+	int leaf_b = r[0] >= 0xb;
 	cpuid(1, 0, r);
 	cpus[0].id = 0;
 	cpus[0].apic_id = r[1] >> 24;	/* initial APIC ID: the LAPIC is not mapped yet */
+	if (leaf_b) {	/* the x2APIC ID, all 32 bits (SDM vol. 3A 11.12.8.1) */
+		cpuid(0xb, 0, r);
+		if (r[1] & 0xffff)	/* EBX 0: leaf 0xB not implemented */
+			cpus[0].apic_id = r[3];
+	}
 	cpus[0].stack_lo = (uint64_t)boot_stack;
 	cpus[0].stack_hi = (uint64_t)boot_stack_top;
 	cpus[0].started = 1;

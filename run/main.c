@@ -209,7 +209,7 @@ void __attribute__((no_stack_protector)) kernel_main(void)
 	       tsc.hz / 1000000, tsc.hz / 1000 % 1000, tsc.method, tsc.invariant ? ", invariant" : "");
 	report_memory();
 	report_acpi();
-	printf("lapic: %#lx, timer %u Hz on vector %#x\n", lapic_base(), tick_hz, VEC_TIMER);
+	printf("lapic: %#lx, %s, timer %u Hz on vector %#x\n", lapic_base(), lapic_mode(), tick_hz, VEC_TIMER);
 	smp_report();
 	printf("protect: W^X (kernel text read-only, all else no-execute), CR0.WP, guard pages under every stack, "
 	       "#DF/NMI/#MC on their own stacks, stack canary from %s\n", canary);

@@ -21,9 +21,9 @@ PROMPT = "linerate> "
 
 
 class Box:
-    def __init__(self, append, nports=3, smp=1, mem="256M", model="e1000e", connect=True):
+    def __init__(self, append, nports=3, smp=1, mem="256M", model="e1000e", connect=True, cpu=None):
         spec = f"{model}:netdev=stream" + (",bus=rp" if model == "igb" else "")
-        self.q = Qemu(boot="kernel", mem=mem, smp=smp, nics=[spec] * nports,
+        self.q = Qemu(boot="kernel", mem=mem, smp=smp, cpu=cpu, nics=[spec] * nports,
                       append="stats=0 promisc=1 " + append)
         self.q.expect(rf"port{nports - 1}: link up", 90)
         self.q.send("\r")
@@ -156,11 +156,16 @@ def test_two_pairs_on_two_cores(box, smp, model):
         assert "core2: no queues" in out and "core3: no queues" in out
 
 
-@pytest.mark.parametrize("model", ["e1000e", "igb"])
-def test_queues_on_their_own_cores(box, model):
+@pytest.mark.parametrize("model,cpu", [("e1000e", None), ("igb", None), ("e1000e", "max,+x2apic")])
+def test_queues_on_their_own_cores(box, model, cpu):
     """queues=2 on two cores: RSS spreads 64 flows over both queues, queue q
-    is polled by core q, and its MSI-X interrupts arrive on core q."""
-    b = box("app=sink queues=2 poll=napi", nports=1, smp=2, model=model, connect=False)
+    is polled by core q, and its MSI-X interrupts arrive on core q. QEMU's
+    default CPU has no x2APIC: the LAPICs are driven through MMIO; with
+    -cpu max,+x2apic through MSRs (the AP started, MSI-X, EOI, the wake-up
+    IPI)."""
+    b = box("app=sink queues=2 poll=napi", nports=1, smp=2, model=model, connect=False, cpu=cpu)
+    mode = "x2APIC (MSRs)" if cpu else "xAPIC (MMIO)"
+    assert re.search(rf"^lapic: 0xfee00000, {re.escape(mode)}, timer 100 Hz", b.q.text(), re.M), b.q.text()
     assert "core0: port0/q0" in b.q.text() and "core1: port0/q1" in b.q.text()
     tg = os.path.join(os.path.dirname(__file__), "..", "..", "build", "trafgen")
     res = subprocess.run([tg, "send", "--port", "stream:" + b.q.nic_sock(0), "--count", "2000",

@@ -104,6 +104,28 @@ static void test_madt_short_entry(void **state)
 	free(img);
 }
 
+static void test_madt_x2apic(void **state)
+{
+	(void)state;
+	/* A MADT with a LAPIC (ID 3) and an x2APIC entry (ID 0x1234, above
+	 * the 8 bits of a LAPIC entry), both enabled, and a disabled x2APIC. */
+	uint8_t body[8 + 8 + 16 + 16] = { 0 };
+	uint8_t lapic[8] = { 0, 8, 0, 3, 1, 0, 0, 0 };
+	uint8_t x2[16] = { 9, 16, 0, 0, 0x34, 0x12, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0 };
+	memcpy(body + 8, lapic, 8);
+	memcpy(body + 16, x2, 16);
+	memcpy(body + 32, x2, 16);
+	body[32 + 4] = 0x99;
+	body[32 + 8] = 0;	/* not enabled, not online capable */
+	make(80 + 36 + sizeof(body), 2, "APIC", 36 + sizeof(body), body, sizeof(body));
+	struct acpi_info ai = { 0 };
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), 0);
+	assert_int_equal(ai.ncpus, 2);
+	assert_int_equal(ai.apic_ids[0], 3);
+	assert_int_equal(ai.apic_ids[1], 0x1234);
+	free(img);
+}
+
 static void test_spcr_mmio32(void **state)
 {
 	(void)state;
@@ -210,6 +232,7 @@ int main(void)
 		cmocka_unit_test(test_rsdp_rev2_cut_short),
 		cmocka_unit_test(test_root_outside_memory),
 		cmocka_unit_test(test_madt_short_entry),
+		cmocka_unit_test(test_madt_x2apic),
 		cmocka_unit_test(test_spcr_mmio32),
 		cmocka_unit_test(test_spcr_short),
 		cmocka_unit_test(test_fadt_s5),
