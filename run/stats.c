@@ -150,9 +150,9 @@ static void note_runts(struct out *o, const struct stats_snap *a, const struct s
 		const struct stats_port *p = &b->port[i];
 		if (!p->rx_err || p->rx_err != p->rx_runts || a->port[i].rx_err)
 			continue;
-		put(o, "%s: RX-ERR %lu are all runts (rx_short_length_errors): QEMU's e1000e and igb pad them to "
-		    "60 B, deliver them (in RX-OK too) and count them; silicon drops them; see docs/stats.md",
-		    p->name, p->rx_err);
+		put(o, "%s: RX-ERR %lu are all runts (rx_short_length_errors): QEMU's e1000e\n"
+		    "  and igb pad them to 60 B, deliver them (in RX-OK too) and count them;\n"
+		    "  silicon drops them; see docs/stats.md", p->name, p->rx_err);
 		endline(o);
 	}
 }
@@ -160,12 +160,12 @@ static void note_runts(struct out *o, const struct stats_snap *a, const struct s
 static void table_ports(struct out *o, const struct stats_snap *a, const struct stats_snap *b, int first,
 			int last)
 {
-	put(o, "%-7s %5s %12s %8s %8s %8s %12s %8s %8s %8s", "Iface", "MTU", "RX-OK", "RX-ERR",
+	put(o, "%-5s %5s %12s %6s %6s %6s %12s %6s %6s %6s", "Iface", "MTU", "RX-OK", "RX-ERR",
 	    "RX-DRP", "RX-OVR", "TX-OK", "TX-ERR", "TX-DRP", "TX-OVR");
 	endline(o);
 	for (int i = first; i <= last; i++) {
 		const struct stats_port *p = &b->port[i];
-		put(o, "%-7s %5u %12lu %8lu %8lu %8lu %12lu %8lu %8lu %8lu", p->name, p->mtu, p->rx_ok,
+		put(o, "%-5s %5u %12lu %6lu %6lu %6lu %12lu %6lu %6lu %6lu", p->name, p->mtu, p->rx_ok,
 		    p->rx_err, p->rx_drp, p->rx_ovr, p->tx_ok, p->tx_err, p->tx_drp, p->tx_ovr);
 		endline(o);
 	}
@@ -177,16 +177,16 @@ static void table_queues(struct out *o, const struct stats_snap *a, const struct
 {
 	uint64_t cycles = b->tsc - a->tsc;
 	/* bps (L2): frame bytes without the FCS, as the driver counts them */
-	put(o, "%-7s %2s %9s %11s %9s %11s %8s %7s %9s %8s", "Iface", "Q", "rx_pps", "rx_bps(L2)", "tx_pps",
+	put(o, "%-5s %2s %7s %10s %7s %10s %6s %7s %7s %8s", "Iface", "Q", "rx_pps", "rx_bps(L2)", "tx_pps",
 	    "tx_bps(L2)", "irq/s", "pkt/irq", "poll/s", "pkt/poll");
 	endline(o);
 	for (int i = first; i <= last; i++)
 		for (int q = 0; q < b->port[i].nqueues; q++) {
 			struct qrate r = queue_rate(&a->port[i].q[q], &b->port[i].q[q], cycles, hz);
-			put(o, "%-7s %2d %9lu %11lu %9lu %11lu %8lu", b->port[i].name, q, r.rx_pps, r.rx_bps,
+			put(o, "%-5s %2d %7lu %10lu %7lu %10lu %6lu", b->port[i].name, q, r.rx_pps, r.rx_bps,
 			    r.tx_pps, r.tx_bps, r.irqs_per_s);
 			put_ratio(o, 8, r.rx_pkts, r.irqs, "-");
-			put(o, " %9lu", r.polls_per_s);
+			put(o, " %7lu", r.polls_per_s);
 			put_ratio(o, 9, r.poll_pkts, r.polls, "-");
 			endline(o);
 		}

@@ -128,6 +128,9 @@ def check_screen_and_keyboard(q, last="core0: no queues"):
     lines = wait_screen(q, lambda ls: [l for l in ls if l][-1:] == [prompt] and PROMPT + "stats" in ls)
     table = lines[lines.index(PROMPT + "stats") + 1:]
     assert any(l.startswith("Iface") for l in table) and any(l.startswith("Core   CPU%") for l in table), lines
+    # The table's lines fit 80 columns: each header is whole on one line
+    assert any(re.fullmatch(r"Iface +MTU +RX-OK .* TX-OVR", l) for l in table), table
+    assert any(re.fullmatch(r"Iface +Q +rx_pps .* pkt/poll", l) for l in table), table
     type_keys(q, "VERSION\r")
     wait_screen(q, lambda ls: any(l.startswith("unknown command 'VERSION'") for l in ls))
     with q.pumping():

@@ -127,12 +127,12 @@ def test_table_report_and_stats_command():
     assert re.search(r"^port0 +0 +\d+ +\d+ +0 +0 +0 +- +\d+ +\d+\.\d\d\r?$", out, re.M), out
     # poll=busy (the default): the core never halts, its CPU% says so
     assert re.search(r"^0 +busy +100 +0 +0\r?$", out, re.M), out
-    assert "port0    1500" in one and "Core" not in one
+    assert "port0  1500" in one and "Core" not in one
     assert "usage: stats [port]; ports: port0" in bad
     assert re.search(r"^port0 +1500 +105 +5 +0 +0 +0 +0 +0 +0\r\n"
-                     r"port0: RX-ERR 5 are all runts \(rx_short_length_errors\): QEMU's e1000e and igb pad "
-                     r"them to 60 B, deliver them \(in RX-OK too\) and count them; silicon drops them; "
-                     r"see docs/stats.md\r\nIface +Q ", runts, re.M), runts
+                     r"port0: RX-ERR 5 are all runts \(rx_short_length_errors\): QEMU's e1000e\r\n"
+                     r"  and igb pad them to 60 B, deliver them \(in RX-OK too\) and count them;\r\n"
+                     r"  silicon drops them; see docs/stats.md\r\nIface +Q ", runts, re.M), runts
     assert "runts" not in again and re.search(r"^port0 +1500 +105 +5 ", again, re.M), again
 
 
