@@ -235,7 +235,7 @@ $(BUILD)/insncount/insncount.so $(BUILD)/insncount/hotblocks.so &: tools/insncou
 plot: deps $(BUILD)/linerate.elf $(BUILD)/trafgen ## the coalescing graphs into build/ (~90 s)
 	$(PYTHON) tools/statplot.py sweep --outdir $(BUILD)
 
-rfc2544: deps $(BUILD)/linerate.elf ## RFC 2544 tables and figures: a pktgen appliance against a fwd appliance in QEMU (build/rfc2544/, ~10 min)
+rfc2544: deps $(BUILD)/linerate.elf ## RFC 2544 tables and figures: a pktgen appliance against a fwd appliance and a Debian Linux router in QEMU, side by side (build/rfc2544/, ~25 min)
 	$(PYTHON) tools/rfc2544.py --outdir $(BUILD)/rfc2544
 
 # The knob and shell-command tables of docs/ from the image's KNOB() and

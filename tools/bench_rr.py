@@ -61,7 +61,7 @@ class Guest:
         nics = [f"{nic}:netdev=tap,ifname={TAP}{bus}"]
         if linux:
             self.q = Qemu(boot="kernel", kernel=linux[0], mem="256M", nics=nics, extra=("-initrd", linux[1]) + extra,
-                          append=f"console=ttyS0 quiet lg_addr={GUEST}/24")
+                          append=linux_guest.ROLES["server"].format(ip0=f"{GUEST}/24"))
             self.q.__enter__()
             self.q.expect("linux-guest: ready", 300)
         else:

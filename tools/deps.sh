@@ -1,12 +1,14 @@
 #!/bin/sh
 # Install what linerate needs from Debian 12 packages (README.md, "Two commands").
 # QEMU >= 8.1 comes from bookworm-backports: 7.2 has no igb and no 1588 registers.
+# The Debian Linux guest (tools/linux_guest.py) takes linux-image-amd64's image and
+# busybox-static with apt-get download, not installed; cpio archives its initramfs.
 set -eu
 PKGS="gcc make binutils gdb git newlib-source gnu-efi grub-pc-bin grub-efi-amd64-bin grub-common
 xorriso mtools ovmf libcmocka-dev clang libclang-rt-14-dev python3 python3-pytest python3-scapy python3-matplotlib
 iproute2 iputils-ping
 iperf3 sockperf netperf linuxptp prometheus curl ipxe-qemu tcpdump tshark
-pkg-config libglib2.0-dev console-setup-linux valgrind"
+pkg-config libglib2.0-dev console-setup-linux valgrind cpio"
 BACKPORTS_PKGS="qemu-system-x86 qemu-utils"
 
 missing=""

@@ -1,16 +1,21 @@
 #!/usr/bin/python3
-"""A Debian Linux guest for comparisons in the same QEMU (tools/bench_rr.py):
-Debian's own kernel (linux-image-amd64's current image) and an initramfs
-of busybox-static, the kernel's e1000e module and the host's sockperf 3.7
-with its libraries. /init brings eth0 up with the address given on the
-kernel command line (lg_addr=A.B.C.D/LEN), starts `sockperf server` (UDP
-and TCP on 11111, as linerate's) and prints "linux-guest: ready".
+"""A Debian Linux guest for comparisons in the same QEMU: Debian's own
+kernel (linux-image-amd64's current image) and an initramfs of
+busybox-static, the kernel's e1000e module and the host's sockperf 3.7
+with its libraries, archived by Debian's cpio. Its /init reads the kernel
+command line:
+  lg_ip0=A.B.C.D/LEN, lg_ip1=...    eth0's, eth1's address (link up)
+  lg_neigh0=A.B.C.D@MAC, lg_neigh1  a permanent neighbour (ARP entry) on eth0, eth1
+  lg_forward=1                      IPv4 forwarding (net.ipv4.ip_forward=1)
+  lg_sockperf=1                     `sockperf server`, UDP and TCP on 11111
+then prints each interface ("linux-guest: eth0 MAC") and "linux-guest:
+ready". tools/bench_rr.py boots it as a sockperf server (ROLES["server"]),
+tools/rfc2544.py as an IPv4 router between two ports (ROLES["router"]).
 
 The packages come with `apt-get download` (the machine's apt sources) into
-build/linuxguest/ once; nothing is installed on the host.
+build/linuxguest/ once; nothing is installed on the host but cpio.
 
 Usage: tools/linux_guest.py [DIR]   prints the kernel and initramfs paths"""
-import gzip
 import os
 import re
 import shutil
@@ -21,36 +26,45 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from qemurun import BUILD  # noqa: E402
 from usage import help_exit  # noqa: E402
 
-INIT = """#!/bin/busybox sh
+# The initramfs opens no console (no /dev/console in an archive made
+# without root): /init mounts devtmpfs, then takes /dev/console itself.
+INIT = r"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
-for a in $(cat /proc/cmdline); do case $a in lg_addr=*) addr=${a#lg_addr=};; esac; done
+exec 0</dev/console 1>/dev/console 2>&1
+for a in $(cat /proc/cmdline); do
+	case $a in lg_ip[01]=*|lg_neigh[01]=*|lg_forward=*|lg_sockperf=*) eval "${a%%=*}=${a#*=}";; esac
+done
 insmod /e1000e.ko
 ip link set lo up
-ip addr add $addr dev eth0
-ip link set eth0 up
-sockperf server -i 0.0.0.0 > /dev/null 2>&1 &
-sockperf server --tcp -i 0.0.0.0 > /dev/null 2>&1 &
+for i in 0 1; do
+	eval "addr=\$lg_ip$i neigh=\$lg_neigh$i"
+	[ -n "$addr" ] || continue
+	ip addr add $addr dev eth$i
+	ip link set eth$i up
+	[ -z "$neigh" ] || arp -i eth$i -s ${neigh%@*} ${neigh#*@}
+done
+[ "$lg_forward" != 1 ] || sysctl -w net.ipv4.ip_forward=1
+if [ "$lg_sockperf" = 1 ]; then
+	sockperf server -i 0.0.0.0 > /dev/null 2>&1 &
+	sockperf server --tcp -i 0.0.0.0 > /dev/null 2>&1 &
+fi
+for d in /sys/class/net/eth*; do echo "linux-guest: ${d##*/} $(cat $d/address)"; done
 echo "linux-guest: ready $(uname -r)"
 exec sh
 """
 
-
-def newc(entries):
-    """An initramfs (cpio newc, gzip) of entries: (path, mode, bytes), or
-    (path, mode, b"", (major, minor)) for a device node."""
-    out = bytearray()
-    for ino, (path, mode, data, *rdev) in enumerate(entries + [("TRAILER!!!", 0, b"")], 1):
-        name = path.encode() + b"\0"
-        major, minor = rdev[0] if rdev else (0, 0)
-        hdr = "070701" + "".join(f"{v:08x}" for v in (ino, mode, 0, 0, 1, 0, len(data), 0, 0, major, minor,
-                                                        len(name), 0))
-        out += hdr.encode() + name
-        out += b"\0" * (-len(out) % 4) + data
-        out += b"\0" * (-len(out) % 4)
-    return gzip.compress(bytes(out))
+# Kernel command lines of the guest's roles, formatted with the caller's
+# addresses: "console=ttyS0 quiet" (the console to the serial pipe, the
+# kernel's own lines left out), ipv6.disable=1 on the router (no router
+# solicitations or MLD reports among the trial's frames).
+ROLES = {
+    "server": "console=ttyS0 quiet lg_ip0={ip0} lg_sockperf=1",
+    "router": "console=ttyS0 quiet ipv6.disable=1 lg_ip0={ip0} lg_ip1={ip1} lg_neigh0={neigh0} "
+              "lg_neigh1={neigh1} lg_forward=1",
+}
 
 
 def download(dl, pkg):
@@ -64,36 +78,65 @@ def download(dl, pkg):
     return os.path.join(dl, have[0])
 
 
-def build(out=os.path.join(BUILD, "linuxguest")):
-    """(kernel, initramfs) paths, made under out when missing."""
-    initrd = os.path.join(out, "initrd.gz")
-    kernels = [f for f in os.listdir(os.path.join(out, "x", "boot"))] if os.path.isdir(
-        os.path.join(out, "x", "boot")) else []
-    if kernels and os.path.exists(initrd):
-        return os.path.join(out, "x", "boot", kernels[0]), initrd
-    deps = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True).stdout
-    image = re.search(r"Depends: (linux-image-\S+-amd64)", deps).group(1)
-    x = os.path.join(out, "x")
-    shutil.rmtree(x, ignore_errors=True)
-    for pkg in (image, "busybox-static"):
-        subprocess.run(["dpkg-deb", "-x", download(os.path.join(out, "dl"), pkg), x], check=True)
-    kver = image[len("linux-image-"):]
-    e1000e = os.path.join(x, "lib", "modules", kver, "kernel", "drivers", "net", "ethernet", "intel",
-                          "e1000e", "e1000e.ko")
-    entries = [(d, 0o40755, b"") for d in ("bin", "proc", "sys", "dev", "lib", "lib64",
-                                          "lib/x86_64-linux-gnu", "tmp")]
-    entries += [("dev/console", 0o20600, b"", (5, 1)),
-                ("init", 0o100755, INIT.encode()),
-                ("bin/busybox", 0o100755, open(os.path.join(x, "bin", "busybox"), "rb").read()),
-                ("e1000e.ko", 0o100644, open(e1000e, "rb").read()),
-                ("bin/sockperf", 0o100755, open(shutil.which("sockperf"), "rb").read())]
-    libs = re.findall(r"(/\S+\.so[.\d]*) \(", subprocess.run(["ldd", shutil.which("sockperf")],
-                                                            capture_output=True, text=True).stdout)
+def cpio(root, path):
+    """An initramfs at path: the tree root as a newc cpio archive (Debian's
+    cpio, every file owned by root), uncompressed: under TCG the kernel's
+    gunzip of it took longer than QEMU's load of the 10 MB."""
+    names = subprocess.run(["find", "."], cwd=root, capture_output=True, check=True).stdout
+    with open(path, "wb") as f:
+        subprocess.run(["cpio", "--quiet", "-o", "-H", "newc", "-R", "0:0"], cwd=root, input=names, stdout=f,
+                       check=True)
+
+
+def initramfs(x, kver, path):
+    """Write the initramfs at path from x, the tree the .debs were
+    extracted into (busybox-static's bin/busybox, linux-image-KVER's
+    e1000e.ko), with INIT, the host's sockperf and its libraries."""
+    root = path + ".root"
+    shutil.rmtree(root, ignore_errors=True)
+    for d in ("bin", "proc", "sys", "dev", "tmp"):
+        os.makedirs(os.path.join(root, d))
+    with open(os.path.join(root, "init"), "w") as f:
+        f.write(INIT)
+    os.chmod(os.path.join(root, "init"), 0o755)
+    shutil.copy(os.path.join(x, "bin", "busybox"), os.path.join(root, "bin", "busybox"))
+    shutil.copy(os.path.join(x, "lib", "modules", kver, "kernel", "drivers", "net", "ethernet", "intel",
+                             "e1000e", "e1000e.ko"), os.path.join(root, "e1000e.ko"))
+    sockperf = shutil.which("sockperf")
+    shutil.copy(sockperf, os.path.join(root, "bin", "sockperf"))
+    libs = re.findall(r"(/\S+\.so[.\d]*) \(", subprocess.run(["ldd", sockperf], capture_output=True,
+                                                               text=True).stdout)
     for lib in libs:
-        entries.append((lib.lstrip("/"), 0o100755, open(os.path.realpath(lib), "rb").read()))
-    with open(initrd, "wb") as f:
-        f.write(newc(entries))
-    return os.path.join(x, "boot", f"vmlinuz-{kver}"), initrd
+        os.makedirs(os.path.join(root, os.path.dirname(lib.lstrip("/"))), exist_ok=True)
+        shutil.copy(os.path.realpath(lib), os.path.join(root, lib.lstrip("/")))
+    cpio(root, path + ".new")
+    os.replace(path + ".new", path)
+    shutil.rmtree(root)
+
+
+def build(out=os.path.join(BUILD, "linuxguest")):
+    """(kernel, initramfs) paths, made under out when missing (the
+    initramfs again when INIT changed)."""
+    initrd = os.path.join(out, "initrd.cpio")
+    x = os.path.join(out, "x")
+    boot = os.path.join(x, "boot")
+    kernels = [f for f in os.listdir(boot) if f.startswith("vmlinuz-")] if os.path.isdir(boot) else []
+    if not kernels:
+        deps = subprocess.run(["apt-cache", "depends", "linux-image-amd64"], capture_output=True, text=True).stdout
+        image = re.search(r"Depends: (linux-image-\S+-amd64)", deps).group(1)
+        shutil.rmtree(x, ignore_errors=True)
+        for pkg in (image, "busybox-static"):
+            subprocess.run(["dpkg-deb", "-x", download(os.path.join(out, "dl"), pkg), x], check=True)
+        kernels = [f"vmlinuz-{image[len('linux-image-'):]}"]
+    kernel = os.path.join(boot, kernels[0])
+    stamp = initrd + ".init"
+    if not os.path.exists(initrd) or not os.path.exists(stamp) or open(stamp).read() != INIT:
+        if not shutil.which("cpio"):
+            raise SystemExit("linux_guest: no cpio; make deps installs it (Debian package cpio)")
+        initramfs(x, kernels[0][len("vmlinuz-"):], initrd)
+        with open(stamp, "w") as f:
+            f.write(INIT)
+    return kernel, initrd
 
 
 if __name__ == "__main__":
