@@ -14,8 +14,10 @@ stream pairs. The DUTs (--dut):
              permanent neighbours; the tester sends to eth0's MAC.
 The tester runs `pktgen rfc2544 TESTS` (throughput search, latency at
 the throughput rate, frame loss steps, back-to-back bursts) from port0
-to port1, 10.1.0.2 -> 10.2.0.2 UDP, with TSC-timed probes (lat_hwts 0:
-PTP-typed probes are Ethernet frames a router does not forward). Each
+to port1, 10.1.0.2 -> 10.2.0.2 UDP (with --bidir 1 from port1 to port0
+too, 10.2.0.2 -> 10.1.0.2, to eth1's MAC for the router: `back_mac`),
+with TSC-timed probes (lat_hwts 0: PTP-typed probes are Ethernet frames
+a router does not forward). Each
 DUT's console log goes to OUTDIR/DUT/rfc2544.log and tools/statplot.py
 rfc2544 draws its figures there (rfc2544_*.png).
 
@@ -55,14 +57,17 @@ def dut_nics():
 
 
 def appliance():
-    """The fwd appliance DUT, up; the tester's pktgen settings for it."""
+    """The fwd appliance DUT, up; the tester's pktgen settings and
+    rfc2544 arguments for it (each port sends to the other's MAC)."""
     q = Qemu(boot="kernel", mem="256M", nics=dut_nics(), append="app=fwd promisc=1 stats=0")
     up(q, 2)
-    return q, []
+    return q, [], "back_mac=off"
 
 
 def linux():
-    """The Debian Linux router DUT, up; the tester's pktgen settings for it."""
+    """The Debian Linux router DUT, up; the tester's pktgen settings and
+    rfc2544 arguments for it: port0 sends to eth0's MAC, port1 (learning
+    frames, bidir's way back) to eth1's with the addresses swapped."""
     kernel, initrd = linux_guest.build()
     q = Qemu(boot="kernel", kernel=kernel, mem="256M", nics=dut_nics(), extra=("-initrd", initrd),
              append=linux_guest.ROLES["router"].format(ip0="10.1.0.1/24", ip1="10.2.0.1/24",
@@ -72,14 +77,14 @@ def linux():
     for i in (0, 1):
         q.pos = 0
         q.expect(f"linux-guest: eth{i} {DUT_MAC[i]}", 5)
-    return q, [f"pktgen set dst_mac {DUT_MAC[0]}"]
+    return q, [f"pktgen set dst_mac {DUT_MAC[0]}"], f"back_mac={DUT_MAC[1]}"
 
 
 def run(dut, a, outdir):
     """Run the trials against dut; its console text from the tester."""
     os.makedirs(outdir, exist_ok=True)
     log_path = os.path.join(outdir, "rfc2544.log")
-    q, settings = appliance() if dut == "appliance" else linux()
+    q, settings, back = appliance() if dut == "appliance" else linux()
     with q as d, open(log_path, "wb") as log:
         nics = [f"e1000e:netdev=stream,connect={d.nic_sock(i)},mac={TESTER_MAC[i]}" for i in (0, 1)]
         with Qemu(log=log, boot="kernel", mem="256M", nics=nics, append="app=pktgen stats=0") as gen:
@@ -91,7 +96,8 @@ def run(dut, a, outdir):
                     sys.exit(f"rfc2544: {line}: {out}")
             for line in (f"pktgen rfc2544 set tx=port0 rx=port1 sizes={a.sizes} trial_s={a.trial_s}",
                          f"pktgen rfc2544 set max_ratep={a.max_ratep} resolution={a.resolution} format=json",
-                         "pktgen rfc2544 set rest_ms=500 drain_ms=1000 lat_trials=2 b2b_trials=3"):
+                         "pktgen rfc2544 set rest_ms=500 drain_ms=1000 lat_trials=2 b2b_trials=3",
+                         f"pktgen rfc2544 set bidir={a.bidir} {back}"):
                 out = gen.shell(line)
                 if "arguments kept" not in out:
                     sys.exit(f"rfc2544: {line}: {out}")
@@ -155,6 +161,8 @@ def main():
     ap.add_argument("--max-ratep", default="20k", help="the search's ceiling, frames/s [20k]")
     ap.add_argument("--resolution", default="5", help="search resolution, %% of the ceiling [5]")
     ap.add_argument("--tests", default="all", help="throughput|latency|loss|b2b|all [all]")
+    ap.add_argument("--bidir", type=int, choices=(0, 1), default=0,
+                    help="1: both ways at once (RFC 2544 14), counts summed [0]")
     ap.add_argument("--outdir", default=os.path.join(ROOT, "build", "rfc2544"))
     a = ap.parse_args()
     duts = a.dut.split(",")
@@ -168,7 +176,7 @@ def main():
         at = text.find("rfc2544: port0 -> port1")
         print(text[at:].replace("\r", "") if at >= 0 else text[-3000:])
         results[dut] = rfc2544_results(text.replace("\r", "").splitlines())
-    print(f"RFC 2544 side by side, {a.trial_s} s trials (RFC 2544: 60 s), ceiling {a.max_ratep} frames/s, "
+    print(f"RFC 2544 side by side, {'both ways, ' if a.bidir else ''}{a.trial_s} s trials (RFC 2544: 60 s), ceiling {a.max_ratep} frames/s, "
           f"in QEMU (TCG) on a shared host: " + ", ".join(f"{d} = {DUTS[d]}" for d in duts))
     print("\n".join(side_by_side(results)))
 

@@ -151,7 +151,11 @@ struct pg_tx {
 	int extra;			/* *_RND flags or MAC walks: build_extra and draw per frame */
 	uint32_t ip_sum;		/* IPv4 checksum of the fixed words of this step */
 	uint64_t udp_sum;		/* UDP checksum's fixed words; 0: no checksum (IPv4 without UDPCSUM) */
-	uint64_t src6_lo, dst6_lo;	/* low 64 bits of src6_min, dst6_min */
+	uint64_t src6_lo, dst6_lo;	/* low 64 bits of src6_min, dst6_min (swapped with back) */
+	uint32_t src4, dst4;		/* src_min, dst_min (swapped with back) */
+	int back;			/* 1: the way back through a router (rfc2544 bidir with back_mac):
+					   to back_mac, src and dst ranges swapped; set before pg_start */
+	uint8_t back_mac[6];
 	uint16_t l3, hlen;		/* IP header offset, header bytes (tags counted) */
 	uint8_t src_mac[6];		/* first source MAC of this run */
 	uint8_t hdr[PG_TMPL_LEN];	/* headers of this step, addresses filled per frame,

@@ -29,6 +29,7 @@
 #include "kernel/cpu.h"
 #include "kernel/fmt.h"
 #include "kernel/time.h"
+#include "net/addr.h"
 #include "net/prom.h"
 
 #define RFC_SIZES	PG_SWEEP_MAX
@@ -48,6 +49,8 @@ struct rfc_args {
 	uint64_t loss_ok_mp;			/* loss accepted: thousandths of a % */
 	uint64_t max_ratep, max_rate;		/* ceiling: frames/s, or Mb/s on the wire; 0: the link */
 	uint64_t rest_ms, drain_ms, learn, lat_trials, b2b_trials, b2b_max;
+	int back;				/* port rx sends to back_mac, addresses swapped (a router's way back) */
+	uint8_t back_mac[6];
 };
 
 /* Results per frame size. */
@@ -143,11 +146,13 @@ static const char usage_text[] =
 	"usage: pktgen rfc2544 [throughput|latency|loss|b2b|all|set] tx=PORT rx=PORT [sizes=64,128,...,1518|imix] "
 	"[trial_s=60] [resolution=0.1] [loss_ok=0] [max_ratep=FPS | max_rate=MBPS] [rest_ms=5000] "
 	"[drain_ms=2000] [learn=16] [lat_trials=20] [b2b_trials=50] [b2b_max=FRAMES] [bidir=0|1] "
-	"[format=text|json]\n"
+	"[back_mac=MAC|off] [format=text|json]\n"
 	"  arguments stay for the next run (set: keep them, run nothing); sizes: 64-1518 bytes with the FCS (RFC 2544 9.1's by default), imix: the IMIX of `pktgen set imix` "
 	"(simple 7:4:1 when off); trial_s: 0.1-3600 s; resolution: 0.01-50 %% of the ceiling; loss_ok: 0-100 %% "
 	"of frames; max_ratep (frames/s, k/M suffixes) or max_rate (Mb/s on the wire): the ceiling, else the "
-	"link's rate; max_rate: 1-400000 Mb/s; latency runs the throughput search first\n";
+	"link's rate; max_rate: 1-400000 Mb/s; back_mac: what rx sends to (its learning frames, bidir's way back) "
+	"with the source and destination addresses swapped, for a router (off: dst_mac, as tx); latency runs the "
+	"throughput search first\n";
 
 /* One key=value argument into a; 0, or -1 after saying what is wrong. */
 static int parse_arg(struct rfc_args *a, const char *arg)
@@ -182,6 +187,9 @@ static int parse_arg(struct rfc_args *a, const char *arg)
 	} else if (!strcmp(key, "max_rate")) {
 		bad = parse_u64(v, &a->max_rate) || !a->max_rate || a->max_rate > 400000;
 		a->max_ratep = 0;
+	} else if (!strcmp(key, "back_mac")) {
+		a->back = strcmp(v, "off") != 0;
+		bad = a->back && mac_parse(v, a->back_mac);
 	} else if (!strcmp(key, "format")) {
 		bad = strcmp(v, "text") && strcmp(v, "json");
 		a->json = !strcmp(v, "json");
@@ -355,6 +363,8 @@ static void configure(int r, uint64_t count, uint64_t pps, int64_t lat_rate)
 static int start_ports(int both)
 {
 	int err = pg_start(run.a.tx);
+	pg_tx[run.a.rx].back = run.a.back;
+	memcpy(pg_tx[run.a.rx].back_mac, run.a.back_mac, 6);
 	if (both && !err)
 		err = pg_start(run.a.rx);
 	if (err) {
@@ -623,6 +633,7 @@ static uint64_t resolution(uint64_t top)
 static void end_run(const char *why)
 {
 	pg = run.saved;
+	pg_tx[run.a.rx].back = 0;
 	pg_quiet = 0;
 	run.on = 0;
 	print_tables();

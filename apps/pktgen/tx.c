@@ -74,8 +74,8 @@ static void make_template(struct pg_tx *t)
 		put16(ip + 4, udp_len);	/* payload length */
 		ip[6] = 17;		/* next header: UDP */
 		ip[7] = 64;		/* hop limit */
-		memcpy(ip + 8, pg.src6_min, 16);	/* the upper 64 bits stay */
-		memcpy(ip + 24, pg.dst6_min, 16);
+		memcpy(ip + 8, t->back ? pg.dst6_min : pg.src6_min, 16);	/* the upper 64 bits stay */
+		memcpy(ip + 24, t->back ? pg.src6_min : pg.dst6_min, 16);
 		t->udp_sum += (uint64_t)get32(ip + 8) + get32(ip + 12) + get32(ip + 24) + get32(ip + 28);
 		return;
 	}
@@ -194,7 +194,7 @@ static uint64_t put_addrs(struct pg_tx *t, uint8_t *ip)
 		put32(ip + 36, (uint32_t)dst);
 		return (src >> 32) + (uint32_t)src + (dst >> 32) + (uint32_t)dst;
 	}
-	uint32_t src = pg.src_min + (uint32_t)t->off_src, dst = pg.dst_min + (uint32_t)t->off_dst;
+	uint32_t src = t->src4 + (uint32_t)t->off_src, dst = t->dst4 + (uint32_t)t->off_dst;
 	put32(ip + 12, src);
 	put32(ip + 16, dst);
 	uint32_t s = t->ip_sum + (src >> 16) + (src & 0xffff) + (dst >> 16) + (dst & 0xffff);
@@ -346,9 +346,16 @@ static void step_begin(int port, int step)
 		t->src6_lo = get64(pg.src6_min + 8);
 		t->dst_span = get64(pg.dst6_max + 8) - t->dst6_lo;
 		t->src_span = get64(pg.src6_max + 8) - t->src6_lo;
+		if (t->back) {
+			uint64_t lo = t->dst6_lo, span = t->dst_span;
+			t->dst6_lo = t->src6_lo, t->dst_span = t->src_span;
+			t->src6_lo = lo, t->src_span = span;
+		}
 	} else {
-		t->dst_span = pg.dst_max - pg.dst_min;
-		t->src_span = pg.src_max - pg.src_min;
+		t->dst4 = t->back ? pg.src_min : pg.dst_min;
+		t->src4 = t->back ? pg.dst_min : pg.src_min;
+		t->dst_span = t->back ? pg.src_max - pg.src_min : pg.dst_max - pg.dst_min;
+		t->src_span = t->back ? pg.dst_max - pg.dst_min : pg.src_max - pg.src_min;
 	}
 	tuple_first(t);
 	imix_templates(t);
@@ -356,10 +363,15 @@ static void step_begin(int port, int step)
 	pg_rate_update(port);
 }
 
-/* Where port's frames go: dst_mac, or the peer port's MAC (port ^ 1, a
- * port of this box); -1 after saying so when there is neither. */
+/* Where port's frames go: back_mac on the way back, dst_mac, or the peer
+ * port's MAC (port ^ 1, a port of this box); -1 after saying so when
+ * there is none. */
 static int dst_of(int port, uint8_t mac[6])
 {
+	if (pg_tx[port].back) {
+		memcpy(mac, pg_tx[port].back_mac, 6);
+		return 0;
+	}
 	if (pg.dst_mac_set) {
 		memcpy(mac, pg.dst_mac, 6);
 		return 0;
@@ -398,7 +410,8 @@ static void say_start(int port)
 	printf("pktgen: %s: sending %s%s of %s%u B%s%s at %s to %s (%s), stream 0x%04x\n", nics[port]->name, count,
 	       pg.count ? " frames" : "", pg.nimix ? "IMIX sizes, mean " : "", t->size, kind,
 	       pg.nsweep ? " and the sweep's other sizes" : "", rate,
-	       mac_str(mac, t->dst_mac), pg.dst_mac_set ? "dst_mac" : nics[port ^ 1]->name, t->stream);
+	       mac_str(mac, t->dst_mac), t->back ? "back_mac" : pg.dst_mac_set ? "dst_mac" : nics[port ^ 1]->name,
+	       t->stream);
 }
 
 int pg_start(int port)

@@ -2,7 +2,9 @@
 a wire between two QEMU NICs' -netdev stream sockets (netio.StreamPort)
 that forwards port A's frames to port B through a token bucket of `pps`
 frames/s and `depth` frames, dropping what finds it empty; frames from B
-to A, and frames that are not pktgen's, pass untouched.
+to A, and frames that are not pktgen's, pass untouched. The Ethernet and
+IPv4 headers of the first SEEN pktgen frames each way are kept
+(seen[True]: A to B, seen[False]: B to A).
 
 The bucket runs on the sender's clock: the TX time (ns, 48 bits) pktgen
 writes into its payload header (untagged IPv4: bytes 54-59), so this
@@ -16,6 +18,7 @@ import threading
 from netio import StreamPort
 
 MAGIC = 0x4C52
+SEEN = 256
 
 
 class RateLimitedWire:
@@ -24,6 +27,7 @@ class RateLimitedWire:
         self.pps, self.depth = pps, depth
         self.tokens, self.last = float(depth), None
         self.passed = self.dropped = 0
+        self.seen = {True: [], False: []}
         self.stopping = False
         self.threads = [threading.Thread(target=self._pump, args=(self.a, self.b, True), daemon=True),
                         threading.Thread(target=self._pump, args=(self.b, self.a, False), daemon=True)]
@@ -49,6 +53,9 @@ class RateLimitedWire:
         while not self.stopping:
             try:
                 frames = src.recv(256, timeout=0.2)
+                seen = self.seen[limited]
+                seen += [f[:34] for f in frames[:SEEN - len(seen)]
+                         if len(f) >= 60 and struct.unpack_from(">H", f, 42)[0] == MAGIC]
                 out = [f for f in frames if not limited or self._admit(f)]
                 if out:
                     dst.send(out, timeout=10)

@@ -4,9 +4,10 @@ e1000e ports forwards port0's frames to port1 through a token bucket of
 DUT_PPS frames/s and DUT_DEPTH frames. The throughput search must land
 within its resolution of the threshold, every trial's loss must be the
 frames the wire dropped, and a wire that forwards nothing gives
-throughput 0 said plainly. Then IMIX per-size counts, bad input with its
+throughput 0 said plainly. Then back_mac (port1's frames to a router's
+MAC, addresses swapped), IMIX per-size counts, bad input with its
 messages, a run ended by `pktgen stop`, and the figures statplot draws
-from the recorded JSON. One boot, about 30 s."""
+from the recorded JSON. One boot, about 35 s."""
 import json
 import os
 import re
@@ -26,6 +27,7 @@ from ratedut import RateLimitedWire  # noqa: E402
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 PROMPT = "linerate> "
 DUT_PPS, DUT_DEPTH = 1500, 64
+MACS = ("52:54:00:00:01:01", "52:54:00:00:01:02")
 TRIAL_S, MAX_PPS, RES_PCT = 0.5, 4000, 5
 RES_PPS = MAX_PPS * RES_PCT // 100
 # The console's line is 128 bytes: arguments stay from one run to the next.
@@ -41,7 +43,8 @@ class Box:
         self.http = s.getsockname()[1]
         s.close()
         self.q = Qemu(boot="kernel", mem="256M",
-                      nics=["e1000e:netdev=stream"] * 2 + [f"e1000e:netdev=user,hostfwd={self.http}"],
+                      nics=[f"e1000e:netdev=stream,mac={m}" for m in MACS] +
+                      [f"e1000e:netdev=user,hostfwd={self.http}"],
                       append="app=pktgen mgmt=port2 ip2=dhcp stats=0 lat_rate=0")
         self.q.expect(r"port1: link up", 90)
         self.q.send("\r")
@@ -132,6 +135,31 @@ def test_dut_forwarding_nothing_gives_zero_throughput(box):
     assert note and "throughput 0: every trial lost frames, the lowest at" in note[0]["text"], note
 
 
+def test_back_mac_sends_port1s_frames_back_through_a_router(box):
+    """back_mac: port1's learning frames go to that MAC from 10.2.0.2 to
+    10.1.0.2 (pktgen's dst and src swapped), port0's as before; off: port1's
+    go to port0's MAC with port0's addresses again."""
+    port0, port1 = (bytes.fromhex(m.replace(":", "")) for m in MACS)
+    box.wire.pps = 10 ** 9
+    try:
+        for back, dst1, src_ip1, dst_ip1 in (("02:00:00:00:00:09", bytes.fromhex("020000000009"), "10.2.0.2",
+                                              "10.1.0.2"),
+                                             ("off", port0, "10.1.0.2", "10.2.0.2")):
+            box.wire.seen = {True: [], False: []}
+            lines = box.rfc2544(f"pktgen rfc2544 throughput back_mac={back} resolution=50 drain_ms=300")
+            assert len([x for x in lines if x["rfc2544"] == "throughput"]) == 1, lines
+            fwd, rev = box.wire.seen[True], box.wire.seen[False]
+            assert len(rev) == 4 * len([x for x in lines if x["rfc2544"] == "trial"]), len(rev)
+            for h in rev:
+                assert (h[:6], h[6:12], socket.inet_ntoa(h[26:30]), socket.inet_ntoa(h[30:34])) == \
+                    (dst1, port1, src_ip1, dst_ip1), h.hex()
+            assert fwd and all((h[:6], socket.inet_ntoa(h[26:30]), socket.inet_ntoa(h[30:34])) ==
+                               (port1, "10.1.0.2", "10.2.0.2") for h in fwd)
+    finally:
+        box.wire.pps = DUT_PPS
+        box.shell("pktgen rfc2544 set back_mac=off drain_ms=1000")
+
+
 def test_imix_per_size_counts_exact(box):
     box.wire.pps = 10 ** 9
     try:
@@ -165,6 +193,7 @@ def test_imix_per_size_counts_exact(box):
     ("pktgen rfc2544 tx=port0 rx=port1 sizes=64,63", "bad value '64,63' for sizes"),
     ("pktgen rfc2544 tx=port0 rx=port1 resolution=60", "bad value '60' for resolution"),
     ("pktgen rfc2544 tx=port0 rx=port1 color=red", "unknown argument 'color'"),
+    ("pktgen rfc2544 tx=port0 rx=port1 back_mac=52:54", "bad value '52:54' for back_mac"),
     ("pktgen set imix 64", "'64' is not SIZE:WEIGHT"),
     ("pktgen set imix 64:0", "not a number in 1-1000"),
     ("pktgen set imix 63:1", "not a number in 64-1518"),
