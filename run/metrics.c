@@ -29,7 +29,7 @@ static void port_counters(struct prom *o)
 		const char *name = stat_name(i);
 		prom_family(o, name, "counter", "ethtool -S counter of the port");
 		for (int p = 0; p < nic_count; p++)
-			prom_port_sample(o, name, p, NULL, NULL, nics[p]->stats[i]);
+			prom_port_sample(o, name, p, NULL, NULL, nic_stat_now(nics[p], (enum nic_stat)i));
 	}
 	static const struct {
 		const char *name;

@@ -9,16 +9,17 @@ void stats_sample_port(struct stats_port *p, const struct nic *nic)
 	const uint64_t *s = nic->stats;
 	memcpy(p->name, nic->name, sizeof(p->name));
 	p->mtu = nic->mtu;
-	p->rx_ok = s[NS_rx_delivered];
+	p->rx_ok = nic_stat_now(nic, NS_rx_delivered);
 	p->rx_err = s[NS_rx_errors];
 	p->rx_runts = s[NS_rx_short_length_errors];
-	p->rx_drp = s[NS_rx_missed_errors] + s[NS_rx_fifo_errors] + s[NS_rx_drop_oversize] + s[NS_rx_drop_desc_error] +
-		    s[NS_alloc_rx_buff_failed] + s[NS_rx_drop_reset];
+	p->rx_drp = s[NS_rx_missed_errors] + s[NS_rx_fifo_errors] + nic_stat_now(nic, NS_rx_drop_oversize) +
+		    nic_stat_now(nic, NS_rx_drop_desc_error) + nic_stat_now(nic, NS_alloc_rx_buff_failed) +
+		    s[NS_rx_drop_reset];
 	p->rx_ovr = s[NS_rx_no_buffer_count] + s[NS_rx_over_errors];
 	p->tx_ok = s[NS_tx_packets];
 	p->tx_err = s[NS_tx_errors];
 	p->tx_drp = s[NS_tx_dropped];
-	p->tx_ovr = s[NS_tx_ring_full];
+	p->tx_ovr = nic_stat_now(nic, NS_tx_ring_full);
 	p->nqueues = nic->nqueues;
 	for (int q = 0; q < nic->nqueues; q++) {
 		p->q[q] = nic->q[q];

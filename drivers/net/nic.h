@@ -181,6 +181,7 @@ struct nic {
 	 * the last nic_stats_fold, which remembers what it already added. */
 	uint64_t qsw[NIC_MAX_QUEUES][NIC_STAT_N] __attribute__((aligned(64)));
 	uint64_t folded[NIC_STAT_N];
+	volatile uint32_t fold_seq;	/* odd while nic_stats_fold writes stats/folded */
 };
 
 extern struct nic *nics[NIC_MAX_PORTS];
@@ -226,18 +227,44 @@ extern void (*nic_stop_others)(int stop);
 /* Add what the queues counted (kind q) since the last fold into
  * nic->stats; update_stats calls it, so readers see current totals. */
 #define NIC_STAT_IS_Q(name, kind) [NS_##name] = sizeof(#kind) == 2,
+static inline uint64_t nic_qsw_sum(const struct nic *nic, int i)
+{
+	uint64_t sum = 0;
+	for (int q = 0; q < NIC_MAX_QUEUES; q++)
+		sum += nic->qsw[q][i];
+	return sum;
+}
 static inline void nic_stats_fold(struct nic *nic)
 {
 	static const uint8_t per_queue[NIC_STAT_N] = { NIC_STATS(NIC_STAT_IS_Q) };
 	for (int i = 0; i < NIC_STAT_N; i++) {
 		if (!per_queue[i])
 			continue;
-		uint64_t sum = 0;
-		for (int q = 0; q < NIC_MAX_QUEUES; q++)
-			sum += nic->qsw[q][i];
+		uint64_t sum = nic_qsw_sum(nic, i);
+		nic->fold_seq++;
+		__asm__ volatile("" ::: "memory");
 		nic->stats[i] += sum - nic->folded[i];
 		nic->folded[i] = sum;
+		__asm__ volatile("" ::: "memory");
+		nic->fold_seq++;
 	}
+}
+/* Counter i (kind q) as of now: nic->stats plus what the queues counted
+ * since the last fold, so a report's totals and its rates (read from the
+ * live nic->q) come from the same instant (issue 34 N23). Any core may
+ * read it: a read that met a fold (fold_seq odd or moved) is taken again,
+ * as Linux's seqcount readers do. */
+static inline uint64_t nic_stat_now(const struct nic *nic, enum nic_stat i)
+{
+	uint32_t seq;
+	uint64_t v;
+	do {
+		seq = nic->fold_seq;
+		__asm__ volatile("" ::: "memory");
+		v = nic->stats[i] - nic->folded[i];
+		__asm__ volatile("" ::: "memory");
+	} while ((seq & 1) || seq != nic->fold_seq);
+	return v + nic_qsw_sum(nic, i);
 }
 /* Word i (0-9) of the 40-byte RSS key every port hashes with, bytes in
  * ascending order from its low byte (the Intel RSSRK layout, 7.1.2.8.1 of

@@ -54,6 +54,29 @@ static void test_sample_port_columns(void **state)
 	assert_int_equal(p.itr_setting[1], 3);
 }
 
+/* RX-OK, RX-DRP and TX-OVR include what the queues counted since the last
+ * fold (issue 34 N23: RX-OK 0 beside a queue's rx_bps 203). */
+static void test_sample_port_reads_unfolded_queue_counts(void **state)
+{
+	static struct nic nic = { .name = "port2", .nqueues = 2 };
+	(void)state;
+	nic.stats[NS_rx_delivered] = 7;
+	nic.folded[NS_rx_delivered] = 7;
+	nic.qsw[0][NS_rx_delivered] = 5;
+	nic.qsw[1][NS_rx_delivered] = 6;	/* 4 since the fold */
+	nic.qsw[1][NS_rx_drop_oversize] = 2;
+	nic.qsw[0][NS_tx_ring_full] = 9;
+	struct stats_port p;
+	stats_sample_port(&p, &nic);
+	assert_int_equal(p.rx_ok, 11);
+	assert_int_equal(p.rx_drp, 2);
+	assert_int_equal(p.tx_ovr, 9);
+	nic_stats_fold(&nic);
+	stats_sample_port(&p, &nic);
+	assert_int_equal(p.rx_ok, 11);
+	assert_int_equal(nic.stats[NS_rx_delivered], 11);
+}
+
 static void test_sample_core(void **state)
 {
 	struct lcore lc = { .id = 1, .processed = 5, .time_squeeze = 7, .halted_cycles = 8 };
@@ -268,6 +291,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample_port_columns),
+		cmocka_unit_test(test_sample_port_reads_unfolded_queue_counts),
 		cmocka_unit_test(test_sample_core),
 		cmocka_unit_test_setup(test_table, setup),
 		cmocka_unit_test_setup(test_table_busy_poll_core, setup),
