@@ -212,7 +212,13 @@ def test_iso(boot, machine):
     the screen console beside COM1; on BIOS q35 it is read back and typed
     on (tests/qemu/screen.py)."""
     with Qemu(boot=boot, machine=machine, mem="256M") as q:
-        grub_boot(q)
+        q.expect("linerate: serial shell", 60)
+        # the entries of the usual first boots, drawn after the console ones
+        for entry in ("fwd, L2 between port0 and port1 (app=fwd)",
+                      "pktgen on port0, sink on port1 (app=pktgen,sink)",
+                      "pktgen on every port (app=pktgen)"):
+            q.expect(re.escape("linerate: " + entry), 30)
+        q.send("\r")
         text = boot_report(q, 90)
         assert re.search(screen.FB_LINE.format("Multiboot2 framebuffer tag"), text), text
         if (boot, machine) == ("iso-bios", "q35"):
