@@ -10,6 +10,7 @@
 
 static const struct app *placed[NIC_MAX_PORTS];	/* NULL: the default, sink */
 static int nplaced;				/* values given; 1 = every port */
+static const struct app *placed_now[NIC_MAX_PORTS];	/* run-time placements, over app= */
 const struct app *apps_running[NIC_MAX_PORTS + 1];
 struct app_drops app_drops[MAX_CPUS];
 
@@ -67,6 +68,8 @@ const struct app *app_of_port(int port)
 	for (const struct app *a = __apps_start; a < __apps_end; a++)
 		if (a->claim && a->claim() == port)
 			return a;
+	if (placed_now[port])
+		return placed_now[port];
 	if (nplaced == 1)
 		return placed[0];
 	if (port < nplaced && placed[port])
@@ -161,6 +164,48 @@ int apps_start(void)
 	printf("%s\n", nic_count ? "" : " no ports");
 	warn_ignored();
 	return failed;
+}
+
+const struct app *app_by_name(const char *name)
+{
+	return app_find(name, strlen(name));
+}
+
+static int running(const struct app *a)
+{
+	for (int i = 0; apps_running[i]; i++)
+		if (apps_running[i] == a)
+			return 1;
+	return 0;
+}
+
+int app_place(int port, const struct app *a, char *err, size_t len)
+{
+	char name[8];
+	snprintf(name, sizeof(name), "ip%d", port);
+	if (((a->uses | app_of_port(port)->uses) & APP_USES_IP) && given(name)) {
+		snprintf(err, len, "%s has %s=: the app of an addressed port is placed at boot (app=)",
+			 nics[port]->name, name);
+		return -1;
+	}
+	const struct app *was = placed_now[port];
+	placed_now[port] = a;
+	if (!running(a)) {
+		int n = 0;
+		while (apps_running[n])
+			n++;
+		apps_running[n] = a;	/* init may ask app_runs_on */
+		if (a->init()) {
+			apps_running[n] = 0;
+			placed_now[port] = was;
+			snprintf(err, len, "app %s could not start", a->name);
+			return -1;
+		}
+	}
+	for (int i = 0; apps_running[i]; i++)
+		if (apps_running[i]->ports_changed)
+			apps_running[i]->ports_changed();
+	return 0;
 }
 
 void app_counter(enum app_show show, const char *name, const char *suffix, uint64_t v)

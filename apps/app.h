@@ -45,6 +45,13 @@ struct app {
 	 * port whose app does not read it, or route= with no such app on any
 	 * port, is named on the console at boot as ignored. */
 	unsigned uses;
+	/* 1: the app may be placed on a port at run time (`port config portN
+	 * app NAME`, run/portcmd.c): its init may run then, and what it keeps
+	 * per port besides its counters is re-read by ports_changed. */
+	int runtime;
+	/* May be NULL: after a run-time placement (other cores parked), re-read
+	 * app_runs_on for every port. */
+	void (*ports_changed)(void);
 };
 #define APP_USES_IP	1u	/* ipN=: the port's address */
 #define APP_USES_ROUTES	2u	/* route= */
@@ -78,6 +85,12 @@ int app_runs_on(const struct app *a, int port);
  * (counted in their core's dropped). Returns the number of apps that
  * failed. Prints the placement, and the ipN=/route= knobs no app reads. */
 int apps_start(void);
+/* The app registered under name, or NULL. */
+const struct app *app_by_name(const char *name);
+/* Place app a on port at run time (a->runtime; the caller parked the other
+ * cores): starts a when it is not running yet, then calls every running
+ * app's ports_changed. 0, or -1 with why in err (the placement unchanged). */
+int app_place(int port, const struct app *a, char *err, size_t len);
 /* How an app prints its counters: text without the zeros (the periodic
  * report), text with every counter (the app's shell command), or JSON
  * (every key, always). */

@@ -93,6 +93,20 @@ void lcore_bind_apps(void)
 		port_app[i] = app_runs_on(app_of_port(i), i) ? app_of_port(i) : 0;
 }
 
+void lcore_set_port_app(int port, const struct app *a)
+{
+	__atomic_store_n(&port_app[port], a, __ATOMIC_RELEASE);
+}
+
+int lcore_of_queue(const struct nic *nic, int q)
+{
+	for (int c = 0; c < nlcores; c++)
+		for (int k = 0; k < lcores[c].nq; k++)
+			if (lcores[c].qs[k].nic == nic && lcores[c].qs[k].q == q)
+				return c;
+	return -1;
+}
+
 static int poll_queue(struct lcore *lc, struct nic *nic, int q, int max)
 {
 	struct pkt *pkts[NIC_BURST_MAX];

@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include "kernel/smp.h"
 
+struct app;
+struct nic;
+
 #define LCORE_MAX_QUEUES 64	/* NIC_MAX_PORTS * NIC_MAX_QUEUES */
 
 /* One queue a core polls. */
@@ -54,6 +57,11 @@ void lcore_place(void);
 /* Note which app gets each port's frames (after apps_start) and, with more
  * than one core, hook nic_stop_others for port resets. */
 void lcore_bind_apps(void);
+/* Deliver port's frames to app a from now on; NULL: drop them, counted in
+ * the polling core's dropped (a stopped port: run/portcmd.c). */
+void lcore_set_port_app(int port, const struct app *a);
+/* The core that polls queue q of nic, or -1. */
+int lcore_of_queue(const struct nic *nic, int q);
 /* Print the placement (boot report and `show config`). */
 void lcore_print(void);
 /* Run this core's poll loop forever (core 0 also runs the shell and the

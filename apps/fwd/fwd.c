@@ -13,6 +13,7 @@
 #include "apps/fwd/l3.h"
 #include "kernel/knobs.h"
 #include "kernel/shell.h"
+#include "kernel/time.h"
 #include "net/addr.h"
 #include "net/ifaddr.h"
 #include "net/ipv4.h"
@@ -218,8 +219,20 @@ static int fwd_domain(int port)
 	return peer >= 0 && peer < port && !fwd_l3_port[peer] ? peer : port;
 }
 
+static void fwd_report(int json);
+
+/* A run-time placement (run/portcmd.c) moved a port to or from fwd: L2
+ * frames leave only through ports that run it now (the peer of a port
+ * taken off counts no_peer). */
+static void fwd_ports_changed(void)
+{
+	for (int p = 0; p < nic_count; p++)
+		fwd_out_ok[p] = (uint8_t)app_runs_on(&app_fwd, p);
+}
+
 APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 and IPv6 between ports with ipN=",
     .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain, .metrics = fwd_metrics,
+    .report = fwd_report, .runtime = 1, .ports_changed = fwd_ports_changed,
     .uses = APP_USES_IP | APP_USES_ROUTES);
 
 /* An L3 port's line of `fwd`: its IPv4 address, "ipv6" if it routes
@@ -238,6 +251,36 @@ static void show_l3(int port)
 #define FWD_EV_PRINT(name) printf(" " #name " %lu", (unsigned long)st->ev[FWD_EV_##name]);
 	FWD_EVENTS(FWD_EV_PRINT)
 	printf("\n");
+}
+
+/* Port's frame counters: every one, "fwd port0: rx .. forwarded .. <each
+ * drop reason> local .. arp .. nd .." (the fwd command); those that are
+ * not 0 after rx and forwarded, as "fwd: port0 rx .. forwarded .." (the
+ * periodic report: a drop stands out); or JSON with every key. */
+static void show_port(int p, enum app_show show)
+{
+	struct fwd_stats sum, *st = &sum;
+	fwd_stats_sum(p, st);
+	if (show == APP_SHOW_JSON)
+		printf("{\"stats\":\"fwd\",\"t_ms\":%lu,\"port\":\"%s\",\"rx\":%lu,\"forwarded\":%lu",
+		       now_ns() / 1000000, nics[p]->name, st->rx, st->forwarded);
+	else
+		printf(show == APP_SHOW_ALL ? "fwd %s: rx %lu forwarded %lu" : "fwd: %s rx %lu forwarded %lu",
+		       nics[p]->name, st->rx, st->forwarded);
+	for (int i = 0; i < FWD_DROP_N; i++)
+		app_counter(show, fwd_drop_names[i], NULL, st->drop[i]);
+	app_counter(show, "local", NULL, st->local);
+	app_counter(show, "arp", NULL, st->arp);
+	app_counter(show, "nd", NULL, st->nd);
+	printf(show == APP_SHOW_JSON ? "}\n" : "\n");
+}
+
+/* After each periodic statistics report: a line per fwd port. */
+static void fwd_report(int json)
+{
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_fwd, p))
+			show_port(p, json ? APP_SHOW_JSON : APP_SHOW_NONZERO);
 }
 
 static int cmd_fwd(int argc, char **argv)
@@ -263,12 +306,7 @@ static int cmd_fwd(int argc, char **argv)
 		if (!app_runs_on(&app_fwd, p))
 			continue;
 		any = 1;
-		struct fwd_stats sum, *st = &sum;
-		fwd_stats_sum(p, st);
-		printf("fwd %s: rx %lu forwarded %lu", nics[p]->name, st->rx, st->forwarded);
-		for (int i = 0; i < FWD_DROP_N; i++)
-			printf(" %s %lu", fwd_drop_names[i], st->drop[i]);
-		printf(" local %lu arp %lu nd %lu\n", st->local, st->arp, st->nd);
+		show_port(p, APP_SHOW_ALL);
 		if (fwd_l3_port[p])
 			show_l3(p);
 	}

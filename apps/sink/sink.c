@@ -54,7 +54,7 @@ static int sink_domain(int port)
 }
 
 APP(sink, .name = "sink", .help = "count and drop (Click's Counter)", .init = sink_init, .rx = sink_rx,
-    .domain = sink_domain);
+    .domain = sink_domain, .runtime = 1);
 
 static int cmd_sink(int argc, char **argv)
 {
@@ -70,8 +70,10 @@ static int cmd_sink(int argc, char **argv)
 	uint64_t ns = now_ns() - since_ns;
 	printf("sink: %lu.%03lu s\n", ns / 1000000000, ns / 1000000 % 1000);
 	for (int p = 0; p < nic_count; p++)
-		for (int q = 0; q < nics[p]->nqueues && app_runs_on(&app_sink, p); q++) {
+		for (int q = 0; q < nics[p]->nqueues; q++) {
 			struct sink_count *c = &counts[p][q];
+			if (!app_runs_on(&app_sink, p) && !c->packets)
+				continue;	/* a port that ran sink before a run-time switch keeps its line */
 			char prefix[32];
 			printf("sink %s q%d: %lu packets %lu bytes\n", nics[p]->name, q, c->packets, c->bytes);
 			snprintf(prefix, sizeof(prefix), "sink %s q%d", nics[p]->name, q);

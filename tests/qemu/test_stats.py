@@ -6,6 +6,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 
 import pytest
@@ -79,6 +80,105 @@ def test_json_counts_exactly_what_was_sent():
         assert p["dt_ms"] > 0 and q["polls"] > 0
     assert (last["port"]["rx_pps"], last["queue"]["rx_bps"]) == (0, 0)
     assert last["queue"]["pkts_per_irq"] is None  # poll=busy: no interrupts
+
+
+def test_fwd_periodic_report_leaves_out_zeros():
+    """fwd's line in the periodic report names only the counters that
+    moved (issue 34 N18): 7 broadcast frames on a port without a peer are
+    rx 7 and no_peer 7; JSON and the fwd command keep every counter."""
+    q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"], append="app=fwd stats=1")
+    try:
+        q.expect(r"port0: link up", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        port = StreamPort(q.nic_sock(0))
+        port.send([frame(60, i) for i in range(7)])
+        q.expect(r"\nfwd: port0 rx 7 forwarded 0 no_peer 7\r\n", 30)
+        q.shell("set stats_format json")
+        o = json.loads(q.expect(rb'\{"stats":"fwd".*?\}(?=\r?\n)', 10).group(0))
+        assert (o["port"], o["rx"], o["forwarded"], o["no_peer"], o["runt"], o["local"]) == \
+            ("port0", 7, 0, 7, 0, 0)
+        q.shell("set stats 0")
+        assert re.search(r"^fwd port0: rx 7 forwarded 0 runt 0 no_peer 7 tx_ring_full 0 ", q.shell("fwd"), re.M)
+        port.close()
+    finally:
+        q.stop()
+
+
+def test_port_stop_app_switch_start_under_traffic():
+    """testpmd's stop, set fwd, start, per port and without a reboot: while
+    the host streams into port0, port0 goes fwd -> stopped -> sink -> fwd.
+    Every frame port0 delivered is in exactly one of fwd's rx, sink's count
+    and core 0's dropped (the stopped spans), and port1 sent each one fwd
+    forwarded; port1 (fwd, its peer on sink) counts no_peer meanwhile."""
+    q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2, append="app=fwd stats=0")
+    ports, threads = [], []
+    try:
+        q.expect(r"port1: link up", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        ports = [StreamPort(q.nic_sock(i)) for i in range(2)]
+        assert "usage: port | port stop|start PORT|all | port config PORT app NAME (NAME: " in q.shell("port go")
+        assert q.shell("port config port0 app sink") == "port: port0 is started: port stop port0 first\r\n"
+        sent, got, stop, done = [0], [0], threading.Event(), threading.Event()
+
+        def stream():
+            while not stop.is_set():
+                ports[0].send([frame(60, sent[0] + i) for i in range(10)])
+                sent[0] += 10
+                time.sleep(0.005)
+
+        def drain():   # port1's frames read as they come: QEMU never waits on us
+            while not done.is_set():
+                got[0] += len(ports[1].recv(100000, 0.2))
+        threads[:] = [threading.Thread(target=stream, daemon=True), threading.Thread(target=drain, daemon=True)]
+        for th in threads:
+            th.start()
+        time.sleep(0.5)
+        assert "port0: stopped" in q.shell("port stop port0")
+        time.sleep(0.3)
+        assert q.shell("port config port0 app pktgen") == \
+            "port: not at run time: 'pktgen': at run time a port takes fwd sink\r\n"
+        assert q.shell("port config port0 app sink") == \
+            "sink: counting and dropping on 1 port(s)\r\nport0: app sink (was fwd); port start port0 delivers to it\r\n"
+        assert q.shell("port start port0") == "port0: started (sink)\r\n"
+        ports[1].send([frame(60, i) for i in range(5)])      # port1's peer runs sink: no_peer
+        time.sleep(0.5)
+        q.shell("port stop port0")
+        q.shell("port config port0 app fwd")
+        q.shell("port start port0")
+        assert q.shell("port") == "port0: fwd, started\r\nport1: fwd, started\r\n"
+        time.sleep(0.5)
+        stop.set()
+        threads[0].join(30)
+        n = sent[0]
+        end = time.monotonic() + 30
+        while True:   # the last frames forwarded
+            fwd = dict(re.findall(r"^fwd (port\d): (.*?)\r?$", q.shell("fwd"), re.M))
+            f0 = dict(zip(*[iter(fwd["port0"].split())] * 2))
+            f1 = dict(zip(*[iter(fwd["port1"].split())] * 2))
+            sink = int(re.search(r"^sink port0 q0: (\d+) packets", q.shell("sink"), re.M).group(1))
+            core = re.search(r"^0 +\S+ +(\d+) +(\d+) ", q.shell("stats"), re.M)
+            delivered = int(re.search(r"rx_delivered: (\d+)", q.shell("ethtool -S port0")).group(1))
+            if delivered == n or time.monotonic() > end:
+                break
+            time.sleep(0.2)
+        end = time.monotonic() + 30
+        while got[0] < int(f0["forwarded"]) and time.monotonic() < end:
+            time.sleep(0.2)
+    finally:
+        stop.set()
+        done.set()
+        for th in threads:
+            th.join(30)
+        for p in ports:
+            p.close()
+        q.stop()
+    dropped = int(core.group(2)) - int(f1["no_peer"])   # the core's dropped has fwd's named drops too
+    assert delivered == n and 0 < int(f0["rx"]) < n and sink > 0 and dropped > 0, (n, f0, sink, dropped)
+    assert int(f0["rx"]) + sink + dropped == n, (n, f0, sink, dropped)
+    assert int(f0["forwarded"]) == int(f0["rx"]) == got[0]
+    assert (f1["rx"], f1["no_peer"], f1["forwarded"]) == ("5", "5", "0")
 
 
 def test_napi_rates_and_packets_per_interrupt():
