@@ -1,4 +1,4 @@
-/* IPv6 and ICMPv6 helpers for the L3 router: see ipv6.h. */
+/* IPv6 and ICMPv6 helpers for the L3 router and lwIP's ports: see ipv6.h. */
 #include <string.h>
 #include "net/ipv4.h"
 #include "net/ipv6.h"
@@ -106,4 +106,51 @@ enum ipv6_ext ipv6_ext_walk(const uint8_t *ip, size_t len, struct ipv6_walk *w)
 	w->proto = nh;
 	w->off = off;
 	return IPV6_EXT_OK;
+}
+
+void icmp6_finish(uint8_t *frame, const uint8_t dmac[6], const uint8_t smac[6], const uint8_t src[16],
+		  const uint8_t dst[16], size_t len, uint8_t hops)
+{
+	uint8_t d[ETH_ALEN], s[ETH_ALEN], sa[16], da[16];
+	memcpy(d, dmac, ETH_ALEN);
+	memcpy(s, smac, ETH_ALEN);
+	memcpy(sa, src, 16);
+	memcpy(da, dst, 16);
+	struct eth_hdr *eth = (struct eth_hdr *)frame;
+	struct ipv6_hdr *ip = (struct ipv6_hdr *)(frame + ETH_HLEN);
+	struct icmp6_hdr *ic = (struct icmp6_hdr *)(ip + 1);
+	memcpy(eth->dst, d, ETH_ALEN);
+	memcpy(eth->src, s, ETH_ALEN);
+	eth->type = hton16(ETHERTYPE_IPV6);
+	ip->vtc_flow = hton32(6u << 28);
+	ip->payload_len = hton16((uint16_t)len);
+	ip->nexthdr = IP6_ICMPV6;
+	ip->hop_limit = hops;
+	memcpy(ip->saddr, sa, 16);
+	memcpy(ip->daddr, da, 16);
+	ic->csum = 0;
+	ic->csum = hton16(ipv6_l4_csum(ip, IP6_ICMPV6, ic, len));
+}
+
+size_t icmp6_error_build(uint8_t *out, size_t cap, const uint8_t *frame, size_t len, uint8_t type, uint8_t code,
+			 const uint8_t our_mac[6])
+{
+	const struct ipv6_hdr *ip = (const struct ipv6_hdr *)(frame + ETH_HLEN);
+	if (len < ETH_HLEN + IPV6_HLEN || ipv6_multicast(ip->saddr) || ipv6_unspec_or_loopback(ip->saddr, 0) ||
+	    ipv6_multicast(ip->daddr) ||
+	    (ip->nexthdr == IP6_ICMPV6 && (len == ETH_HLEN + IPV6_HLEN || frame[ETH_HLEN + IPV6_HLEN] < 128)))
+		return 0;
+	size_t quote = len - ETH_HLEN, room = IPV6_MIN_MTU - IPV6_HLEN - 8;
+	if (quote > IPV6_HLEN + (size_t)ntoh16(ip->payload_len))
+		quote = IPV6_HLEN + ntoh16(ip->payload_len);	/* not the Ethernet padding */
+	quote = quote < room ? quote : room;
+	if (cap < ETH_HLEN + IPV6_HLEN + 8 + quote)
+		return 0;
+	uint8_t *m = out + ETH_HLEN + IPV6_HLEN;
+	m[0] = type;
+	m[1] = code;
+	put32(m + 4, 0);
+	memcpy(m + 8, ip, quote);
+	icmp6_finish(out, ((const struct eth_hdr *)frame)->src, our_mac, ip->daddr, ip->saddr, 8 + quote, ICMP6_ERROR_HOPS);
+	return ETH_HLEN + IPV6_HLEN + 8 + quote;
 }

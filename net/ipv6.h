@@ -50,6 +50,8 @@
 #define ND_NA_SOLICITED		0x40000000u
 #define ND_NA_OVERRIDE		0x20000000u
 #define ND_MSG_LEN		24	/* NS and NA: header, flags, target */
+#define ICMP6_DST_PORT		4	/* Destination Unreachable: port unreachable */
+#define ICMP6_ERROR_HOPS	64	/* hop limit of the errors a host sends */
 
 struct ipv6_hdr {
 	uint32_t vtc_flow;	/* version 6 << 28 | traffic class | flow label */
@@ -89,6 +91,26 @@ void ipv6_mcast_mac(const uint8_t g[16], uint8_t mac[6]);
  * 0 when a received message's is right; store hton16 of it to fill one in
  * whose field is 0. */
 uint16_t ipv6_l4_csum(const struct ipv6_hdr *ip, uint8_t proto, const void *l4, size_t len);
+
+/* The Ethernet and IPv6 headers and the ICMPv6 checksum of the message of
+ * len bytes that follows them in frame: to dmac from smac, from src to
+ * dst (any of these may point into frame itself), with hop limit hops. */
+void icmp6_finish(uint8_t *frame, const uint8_t dmac[6], const uint8_t smac[6], const uint8_t src[16],
+		  const uint8_t dst[16], size_t len, uint8_t hops);
+
+/* Build into out (cap bytes) the ICMPv6 error (type, code; the 32-bit
+ * field 0) a host sends about the IPv6 frame `frame` (len bytes from its
+ * Ethernet header, its fixed header checked) it was the destination of:
+ * back to the frame's source MAC from our_mac, from the packet's
+ * destination to its source, hop limit ICMP6_ERROR_HOPS, quoting as much
+ * of the packet as keeps the error within the minimum MTU (RFC 4443 2.4
+ * (c)). Returns the frame's length, or 0 when no error may be sent (RFC
+ * 4443 2.4 (e): the packet was to a multicast address, from one that is
+ * multicast or unspecified, or is an ICMPv6 error right after the fixed
+ * header) or cap is too small. out
+ * and frame must not overlap. */
+size_t icmp6_error_build(uint8_t *out, size_t cap, const uint8_t *frame, size_t len, uint8_t type, uint8_t code,
+			 const uint8_t our_mac[6]);
 
 /* What the extension header walk found. */
 enum ipv6_ext {

@@ -13,30 +13,6 @@
 
 #define ICMP6_HOPS	64	/* hop limit of the errors and replies we send */
 
-void icmp6_finish(uint8_t *frame, const uint8_t dmac[6], const uint8_t smac[6], const uint8_t src[16],
-		  const uint8_t dst[16], size_t len, uint8_t hops)
-{
-	uint8_t d[ETH_ALEN], s[ETH_ALEN], sa[16], da[16];
-	memcpy(d, dmac, ETH_ALEN);
-	memcpy(s, smac, ETH_ALEN);
-	memcpy(sa, src, 16);
-	memcpy(da, dst, 16);
-	struct eth_hdr *eth = (struct eth_hdr *)frame;
-	struct ipv6_hdr *ip = (struct ipv6_hdr *)(frame + ETH_HLEN);
-	struct icmp6_hdr *ic = (struct icmp6_hdr *)(ip + 1);
-	memcpy(eth->dst, d, ETH_ALEN);
-	memcpy(eth->src, s, ETH_ALEN);
-	eth->type = hton16(ETHERTYPE_IPV6);
-	ip->vtc_flow = hton32(6u << 28);
-	ip->payload_len = hton16((uint16_t)len);
-	ip->nexthdr = IP6_ICMPV6;
-	ip->hop_limit = hops;
-	memcpy(ip->saddr, sa, 16);
-	memcpy(ip->daddr, da, 16);
-	ic->csum = 0;
-	ic->csum = hton16(ipv6_l4_csum(ip, IP6_ICMPV6, ic, len));
-}
-
 /* RFC 4443 2.4 (e); see icmp6_error. */
 static int icmp6_suppressed(const struct pkt *p, uint8_t type, uint8_t code, const struct ipv6_walk *w)
 {

@@ -1,7 +1,7 @@
 /* fwd's ICMPv6 (RFC 4443): the errors the router sends about packets it
  * cannot forward, from the same per-port token bucket as ICMP's
- * (icmp.c), the echo replies of its addresses, and the headers of the
- * ICMPv6 messages it builds (errors, echo replies, ND). */
+ * (icmp.c), and the echo replies of its addresses; icmp6_finish
+ * (net/ipv6.h) writes the headers of the ICMPv6 messages it builds. */
 #ifndef FWD_ICMP6_H
 #define FWD_ICMP6_H
 #include <stddef.h>
@@ -9,11 +9,6 @@
 #include "drivers/net/nic.h"
 #include "net/ipv6.h"
 
-/* The Ethernet and IPv6 headers and the ICMPv6 checksum of the message of
- * len bytes that follows them in frame: to dmac from smac, from src to
- * dst (any of these may point into frame itself), with hop limit hops. */
-void icmp6_finish(uint8_t *frame, const uint8_t dmac[6], const uint8_t smac[6], const uint8_t src[16],
-		  const uint8_t dst[16], size_t len, uint8_t hops);
 /* Send ICMPv6 (type, code, data: MTU or pointer) about p back out of the
  * port it came in on, unless RFC 4443 2.4 (e) forbids it (icmp6_suppressed:
  * about an ICMPv6 error (w: p's header walk, NULL if it failed), to a

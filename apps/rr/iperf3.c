@@ -13,8 +13,11 @@
  * IPERF_DONE. UDP (-u): each stream announces itself with a datagram to
  * the same port, answered, then sends datagrams carrying their send time
  * and sequence number, from which the server counts the missing ones and
- * the jitter (iperf_udp_recv); the appliance does not send UDP (-u -R or
- * --bidir get iperf3's SERVER_ERROR, iperf3_udp).
+ * the jitter (iperf_udp_recv); with -R or --bidir the server's streams
+ * send such datagrams (iperf_udp_send: the send time, a sequence number
+ * from 1) at -b's rate per stream (iperf3's 1 Mbit/s default; 0, no
+ * limit, is IP3_UDP_BURST datagrams a poll), paced from rr's idle poll
+ * (iperf3_poll) with lwIP's udp_sendto.
  * Bad input, counted: a connection while a test runs (iperf3_busy: iperf3's
  * ACCESS_DENIED), a stream whose cookie is not the test's
  * (iperf3_bad_cookie: closed), JSON past IP3_JSON_MAX or that does not parse,
@@ -41,11 +44,11 @@
 #define IP3_STREAMS	16	/* -P at most (--bidir: twice as many streams) */
 #define IP3_JSON_MAX	8192	/* parameters or results JSON, bytes */
 #define IP3_LEN_MAX	65535	/* -l at most: what a sender stream sends from */
+#define IP3_UDP_BURST	8	/* datagrams a UDP sender stream sends at most per poll */
 
 /* iperf3's states (iperf_api.h), sent as one signed byte. */
 enum { TEST_START = 1, TEST_RUNNING = 2, TEST_END = 4, PARAM_EXCHANGE = 9, CREATE_STREAMS = 10,
        EXCHANGE_RESULTS = 13, DISPLAY_RESULTS = 14, IPERF_DONE = 16, ACCESS_DENIED = -1, SERVER_ERROR = -2 };
-#define IE_UDP_UNSUPPORTED 1	/* our i_errno for SERVER_ERROR: iperf3 prints it as its error 1 */
 /* A UDP stream's first datagram and the server's answer: 32-bit values in
  * the host order of both ends, x86's here (iperf.h). */
 #define UDP_CONNECT_MSG		0x36373839u
@@ -54,7 +57,7 @@ enum { TEST_START = 1, TEST_RUNNING = 2, TEST_END = 4, PARAM_EXCHANGE = 9, CREAT
 int64_t iperf3_port = 5201;
 static const struct knob_range port_range[] = { { 0, 65535 } };
 KNOB(iperf3_port, .name = "iperf3_port", .type = KNOB_INT, .ranges = port_range, .nranges = 1, .ival = &iperf3_port,
-     .help = "rr: TCP and UDP port of the iperf3 3.12 server (TCP, -R, -P, --bidir; UDP -u, -b; 0: off); default 5201");
+     .help = "rr: TCP and UDP port of the iperf3 3.12 server (TCP and UDP -u; -R, -P, --bidir, -b; 0: off); default 5201");
 
 /* Where the control connection is. */
 enum ip3_state { IP3_IDLE, IP3_COOKIE_IN, IP3_PARAMS, IP3_STREAMS_IN, IP3_RUNNING, IP3_RESULTS, IP3_DONE };
@@ -66,7 +69,7 @@ struct ip3_stream {
 	int sender;		/* the server sends on it (-R, --bidir) */
 	uint64_t bytes;
 	uint32_t part, sends;
-	uint64_t packets, errors;	/* UDP: the highest sequence number, those missing (iperf_udp_recv) */
+	uint64_t packets, errors;	/* UDP: the highest sequence number (sent, for a sender), those missing */
 	double transit, jitter;		/* UDP: the last transit time and RFC 3550 jitter, s */
 };
 
@@ -79,11 +82,13 @@ static struct {
 	char *json;			/* IP3_JSON_MAX + 1 bytes, from free pages */
 	uint32_t json_len;
 	int reverse, bidir, parallel, udp, counters64;
+	uint64_t rate;			/* UDP senders: -b, bits/s per stream; 0: no limit */
 	int accepted, streams_in;	/* stream connections taken; ... whose cookie is in */
 	uint32_t blksize;
 	struct ip3_stream s[2 * IP3_STREAMS];
 	uint64_t start_tsc, end_tsc, halted;
 	int port;
+	struct udp_pcb *udp_pcb;
 } ip3;
 static uint8_t *ip3_data;	/* what sender streams send: IP3_LEN_MAX bytes */
 static int ctl_marker, busy_marker;	/* owners of the control connection and of refused ones */
@@ -168,6 +173,8 @@ static int params(void)
 	ip3.reverse = get_int(j, "reverse", 0);
 	ip3.bidir = get_int(j, "bidirectional", 0);
 	ip3.counters64 = get_int(j, "udp_counters_64bit", 0);
+	cJSON *bw = cJSON_GetObjectItemCaseSensitive(j, "bandwidth");
+	ip3.rate = cJSON_IsNumber(bw) && bw->valuedouble > 0 ? (uint64_t)bw->valuedouble : udp ? 1u << 20 : 0;
 	cJSON_Delete(j);
 	if (ip3.parallel < 1 || ip3.parallel > IP3_STREAMS || len < 1) {
 		rr_count(ip3.port, RR_iperf3_bad_json, 1);
@@ -175,16 +182,8 @@ static int params(void)
 	}
 	ip3.blksize = len > IP3_LEN_MAX ? IP3_LEN_MAX : (uint32_t)len;
 	ip3.udp = udp;
-	if (udp && (ip3.reverse || ip3.bidir)) {
-		uint8_t err[8];
-		put32(err, IE_UDP_UNSUPPORTED);
-		put32(err + 4, 0);
+	if (udp)
 		rr_count(ip3.port, RR_iperf3_udp, 1);
-		send_state(SERVER_ERROR);
-		tcp_write(ip3.ctl->pcb, err, 8, TCP_WRITE_FLAG_COPY);
-		tcp_output(ip3.ctl->pcb);
-		return -1;
-	}
 	return 0;
 }
 
@@ -261,7 +260,7 @@ static void test_start(void)
 	rr_count(ip3.port, RR_iperf3_tests, 1);
 	send_state(TEST_START);
 	send_state(TEST_RUNNING);
-	for (int i = 0; i < ip3.streams_in; i++)
+	for (int i = 0; i < ip3.streams_in && !ip3.udp; i++)	/* UDP senders: iperf3_poll */
 		if (ip3.s[i].sender) {
 			sender_fill(&ip3.s[i]);
 			rr_tcp_wait_sent(ip3.s[i].c);
@@ -371,15 +370,76 @@ static void udp_datagram(struct ip3_stream *s, struct pbuf *p, int port)
 	s->jitter += ((d < 0 ? -d : d) - s->jitter) / 16;	/* RFC 3550 6.4.1 */
 }
 
+/* One datagram of blksize bytes on UDP sender stream s: the send time
+ * (seconds, microseconds), the sequence number (32 or, with
+ * udp_counters_64bit, 64 bits; from 1), then ip3_data, as iperf_udp_send
+ * writes it. 0, or -1 (no buffer: tried again at the next poll). */
+static int stream_send(struct ip3_stream *s)
+{
+	uint16_t hlen = ip3.counters64 ? 16 : 12, len = ip3.blksize > hlen ? (uint16_t)ip3.blksize : hlen;
+	struct pbuf *h = pbuf_alloc(PBUF_TRANSPORT, hlen, PBUF_RAM), *b = NULL;
+	if (h && len > hlen && (b = pbuf_alloc(PBUF_RAW, (u16_t)(len - hlen), PBUF_REF)))
+		b->payload = ip3_data;
+	if (!h || (len > hlen && !b)) {
+		if (h)
+			pbuf_free(h);
+		rr_count(ip3.port, RR_iperf3_udp_no_buffer, 1);
+		return -1;
+	}
+	uint64_t ns = now_ns(), seq = s->packets + 1;
+	uint8_t *d = h->payload;
+	put32(d, (uint32_t)(ns / 1000000000));
+	put32(d + 4, (uint32_t)(ns % 1000000000 / 1000));
+	if (ip3.counters64) {
+		put32(d + 8, (uint32_t)(seq >> 32));
+		put32(d + 12, (uint32_t)seq);
+	} else {
+		put32(d + 8, (uint32_t)seq);
+	}
+	if (b)
+		pbuf_cat(h, b);
+	err_t err = udp_sendto(ip3.udp_pcb, h, &ip3.ctl->pcb->remote_ip, s->udp_port);
+	pbuf_free(h);
+	if (err != ERR_OK) {
+		rr_count(ip3.port, RR_iperf3_udp_no_buffer, 1);
+		return -1;
+	}
+	s->packets = seq;
+	s->bytes += len;
+	rr_count(ip3.port, RR_iperf3_tx_bytes, len);
+	return 0;
+}
+
+int iperf3_poll(void)
+{
+	if (!ip3.udp || ip3.state != IP3_RUNNING || !ip3.ctl)
+		return 0;
+	int sent = 0;
+	uint64_t ns = (uint64_t)((double)(rdtsc() - ip3.start_tsc) * 1e9 / (double)tsc.hz);
+	for (int i = 0; i < ip3.streams_in; i++) {
+		struct ip3_stream *s = &ip3.s[i];
+		for (int n = 0; s->sender && n < IP3_UDP_BURST; n++) {
+			/* -b's budget so far: bytes * 8 <= rate * elapsed */
+			if (ip3.rate && (double)(s->bytes + ip3.blksize) * 8 > (double)ip3.rate * (double)ns / 1e9)
+				break;
+			if (stream_send(s))
+				return sent;
+			sent++;
+		}
+	}
+	return sent;
+}
+
 /* A datagram to iperf3_port: a UDP stream's connect message while the
  * streams come (answered), or its data while the test runs. */
 static void udp_in(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr, u16_t port)
 {
 	(void)arg;
-	int pt = lwif_rx_port(), total = ip3.parallel;
+	int pt = lwif_rx_port(), total = ip3.parallel * (ip3.bidir ? 2 : 1);
 	if (ip3.udp && ip3.state == IP3_RUNNING) {
 		for (int i = 0; i < ip3.streams_in; i++)
-			if (ip3.s[i].udp_port == port && ip3.ctl && ip_addr_cmp(addr, &ip3.ctl->pcb->remote_ip)) {
+			if (ip3.s[i].udp_port == port && !ip3.s[i].sender && ip3.ctl &&
+			    ip_addr_cmp(addr, &ip3.ctl->pcb->remote_ip)) {
 				udp_datagram(&ip3.s[i], p, pt);
 				pbuf_free(p);
 				return;
@@ -387,7 +447,8 @@ static void udp_in(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr
 	} else if (ip3.udp && ip3.state == IP3_STREAMS_IN && ip3.accepted < total && p->tot_len == 4 &&
 		   ip3.ctl && ip_addr_cmp(addr, &ip3.ctl->pcb->remote_ip)) {
 		uint32_t reply = UDP_CONNECT_REPLY;
-		ip3.s[ip3.accepted++] = (struct ip3_stream){ .udp_port = port };
+		int i = ip3.accepted++, recvs = ip3.reverse && !ip3.bidir ? 0 : ip3.parallel;
+		ip3.s[i] = (struct ip3_stream){ .udp_port = port, .sender = i >= recvs };
 		pbuf_free(p);
 		p = pbuf_alloc(PBUF_TRANSPORT, 4, PBUF_RAM);
 		if (p) {
@@ -488,6 +549,7 @@ int iperf3_init(void)
 		return -1;
 	}
 	udp_recv(pcb, udp_in, NULL);
+	ip3.udp_pcb = pcb;
 	rr_ports_mark((uint16_t)iperf3_port, 1);
 	return rr_tcp_listen((uint16_t)iperf3_port, RR_SVC_IPERF3);
 }

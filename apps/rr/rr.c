@@ -108,7 +108,8 @@ static void rr_count_expired(int port)
 }
 
 /* lwIP's timers; once a second, rr's handshakes older than RR_SYN_MS are
- * dropped (half_open_expired) and netserver's and iperf3's tests checked. */
+ * dropped (half_open_expired) and netserver's and iperf3's tests checked;
+ * an iperf3 UDP test's sender streams paced. */
 static int rr_idle(void)
 {
 	static uint64_t next_tsc;
@@ -119,7 +120,10 @@ static int rr_idle(void)
 		netserver_tick();
 		iperf3_tick();
 	}
-	return lwif_timers();
+	int sent = iperf3_poll();
+	if (sent)
+		lwif_flush();
+	return lwif_timers() + sent;
 }
 
 APP(rr, .name = "rr", .help = "request-response server on lwIP: netperf-style RR, echo, sockperf, netserver",

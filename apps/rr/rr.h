@@ -29,7 +29,7 @@
 	X(netserver_short) X(netserver_unknown) X(netserver_bad_size) X(netserver_busy) X(netserver_no_port) \
 	X(netserver_no_data) X(netserver_client_gone) X(netserver_timed_out) \
 	X(iperf3_tests) X(iperf3_rx_bytes) X(iperf3_tx_bytes) X(iperf3_busy) X(iperf3_bad_cookie) \
-	X(iperf3_bad_json) X(iperf3_unknown_key) X(iperf3_udp) X(iperf3_client_gone) X(iperf3_udp_stray) \
+	X(iperf3_bad_json) X(iperf3_unknown_key) X(iperf3_udp) X(iperf3_client_gone) X(iperf3_udp_stray) X(iperf3_udp_no_buffer) \
 	X(conns_accepted) X(conns_refused) X(conns_closed) X(conns_reset) X(conns_aborted) \
 	X(conns_idle_closed) X(conns_fin_timeout) X(half_open_recycled) X(half_open_expired)
 
@@ -145,6 +145,9 @@ int netserver_init(void);
 int iperf3_init(void);
 /* iperf3.c: once a second: the control connection of a test is in use. */
 void iperf3_tick(void);
+/* iperf3.c: from rr's idle poll: a UDP test's sender streams send what -b
+ * allows by now. Returns the datagrams sent (work done). */
+int iperf3_poll(void);
 /* iperf3.c: its service's rr_svc_ops (control and streams on one port). */
 int iperf3_recv(struct rr_conn *c, struct pbuf *p);
 int iperf3_sent(struct rr_conn *c);

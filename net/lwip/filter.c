@@ -17,7 +17,9 @@
  * ff02::1, a solicited-node group ff02::1:ff00:0/104, RFC 4291 2.7.1),
  * then as IPv4 by what follows the header; extension headers and
  * fragments go to lwIP, which walks them (ip6_input). UDP to a port not
- * the app's is dropped without an ICMPv6 error.
+ * the app's at one of the port's unicast addresses gets ICMPv6's port
+ * unreachable (RFC 4443 3.1), from the same bucket as ICMP's (RFC 4443
+ * 2.4 (f)).
  */
 #include <string.h>
 #include "kernel/cpu.h"
@@ -70,6 +72,9 @@ static int icmp_allowed(int port)
 	return 1;
 }
 
+/* ICMP's (our_ip: the port's IPv4 address) or ICMPv6's (our_ip 0) port
+ * unreachable about UDP frame p, sent now unless the port's bucket is
+ * empty (icmp_rate_limited). */
 static void port_unreachable(struct nic *nic, struct pkt *p, uint32_t our_ip)
 {
 	if (!icmp_allowed(nic->port)) {
@@ -81,8 +86,10 @@ static void port_unreachable(struct nic *nic, struct pkt *p, uint32_t our_ip)
 		lwif_count(nic->port, LWIF_tx_no_buffer, 1);
 		return;
 	}
-	size_t len = icmp_error_build(e->data, nic->pool->buf_size, p->data, p->len,
-				      ICMP_DEST_UNREACH, ICMP_PORT_UNREACH, nic->mac, our_ip);
+	size_t len = our_ip ? icmp_error_build(e->data, nic->pool->buf_size, p->data, p->len, ICMP_DEST_UNREACH,
+					       ICMP_PORT_UNREACH, nic->mac, our_ip)
+			    : icmp6_error_build(e->data, nic->pool->buf_size, p->data, p->len, ICMP6_DST_UNREACH,
+						ICMP6_DST_PORT, nic->mac);
 	e->len = (uint16_t)len;
 	if (!len || !nic->ops->tx_burst(nic, 0, &e, 1)) {
 		pkt_free(e);
@@ -172,8 +179,11 @@ static int filter6(struct nic *nic, struct pkt *p, const struct lwif_app *app)
 	case IP_PROTO_UDP:
 		if (plen < 8)
 			return drop(nic, p, LWIF_too_short);
-		if (!app->ours((uint16_t)(l4[2] << 8 | l4[3])))
+		if (!app->ours((uint16_t)(l4[2] << 8 | l4[3]))) {
+			if (!ipv6_multicast(ip->daddr))
+				port_unreachable(nic, p, 0);
 			return drop(nic, p, LWIF_udp_closed_port);
+		}
 		return LWIF_udp;
 	case IP6_FRAGMENT:
 		if (plen < 8)

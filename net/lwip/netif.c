@@ -7,10 +7,11 @@
  * RX_PBUF pool for copybreak's small slots; the frame's Ethernet padding is
  * cut here (lwIP would trim the pbuf again for every short frame). TCP and
  * UDP to the port's address go straight to tcp_input/udp_input (ip_direct,
- * ip_deliver); IPv4 out to an on-link address gets its Ethernet header
- * from the port's ARP hint (eth_ip_output). IPv6 takes lwIP's whole path
- * (ethernet_input, ip6_input; ethip6_output with lwIP's neighbor cache):
- * the link-local address from the MAC, the global ones of ipN= and, with
+ * ip_deliver, and fast_input6 for IPv6); IPv4 out to an on-link address
+ * gets its Ethernet header from the port's ARP hint (eth_ip_output), IPv6
+ * out to a unicast address from its ND hint (eth_ip6_output). Other IPv6
+ * takes lwIP's whole path (ethernet_input, ip6_input; lwIP's neighbor
+ * cache): the link-local address from the MAC, the global ones of ipN= and, with
  * ipN=...,auto, SLAAC's from a router's RA; the NIC's multicast filter
  * joins the groups MLD joins (all-nodes, the solicited-node groups).
  * Checksums the NIC verified are not checked
@@ -28,6 +29,7 @@
 #include "lwip/init.h"
 #include "lwip/ip.h"
 #include "lwip/memp.h"
+#include "lwip/nd6.h"
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
@@ -64,9 +66,17 @@ struct arp_hint {
 					   (copied as 16, overwritten by the packet) */
 };
 
+/* An IPv6 destination's Ethernet header (see eth_ip6_output). */
+struct nd_hint {
+	u8_t ip[16];		/* the destination, network order */
+	uint32_t gen;		/* arp_gen when learnt; 0: none */
+	u8_t eth[SIZEOF_ETH_HDR + 2];	/* as arp_hint's */
+};
+
 struct lwif_port {
 	struct netif netif;
 	struct arp_hint arp[ARP_HINTS];	/* see eth_ip_output */
+	struct nd_hint nd[ARP_HINTS];	/* see eth_ip6_output */
 	struct nic *nic;
 	const struct lwif_app *app;	/* the app the port was added for */
 	u16_t csum_ctrl;	/* lwIP's checksum work on this netif (NETIF_CHECKSUM_*) */
@@ -256,21 +266,22 @@ static inline void pbuf_to_buf(const struct pbuf *p, u8_t *buf)
 	}
 }
 
-/* A packet buffer of rp's pool holding the Ethernet header of ARP hint h
- * (an IPv4 packet p; 16 bytes are read) or none (NULL: p is the whole
- * frame), then the pbuf chain p, padded to the Ethernet minimum, queued
- * for the next flush. ERR_BUF (too long) or ERR_MEM (no buffer), counted. */
-static err_t frame_out(struct lwif_port *rp, const struct arp_hint *h, struct pbuf *p)
+/* A packet buffer of rp's pool holding Ethernet header eth (16 bytes
+ * are read: an ARP or ND hint's) or none (NULL: p is the whole frame),
+ * then the pbuf chain p, padded to the Ethernet minimum, queued for the
+ * next flush; h: the ARP hint of an IPv4 packet, or NULL. ERR_BUF (too
+ * long) or ERR_MEM (no buffer), counted. */
+static err_t frame_out(struct lwif_port *rp, const u8_t *eth, const struct arp_hint *h, struct pbuf *p)
 {
 	struct nic *nic = rp->nic;
-	unsigned hlen = h ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
+	unsigned hlen = eth ? SIZEOF_ETH_HDR : 0, len = hlen + p->tot_len;
 	if (len > nic->pool->buf_size)
 		return frame_refused(rp, LWIF_tx_no_room, ERR_BUF);
 	struct pkt *k = pkt_alloc_inline(nic->pool);
 	if (!k)
 		return frame_refused(rp, LWIF_tx_no_buffer, ERR_MEM);
-	if (h)
-		memcpy(k->data, h->eth, sizeof(h->eth));
+	if (eth)
+		memcpy(k->data, eth, SIZEOF_ETH_HDR + 2);
 	pbuf_to_buf(p, k->data + hlen);
 	if (nic->tx_csum_on) {
 		u16_t type = ((const struct eth_hdr *)k->data)->type;
@@ -301,7 +312,7 @@ static err_t frame_out(struct lwif_port *rp, const struct arp_hint *h, struct pb
  * whole frame. */
 static err_t linkoutput(struct netif *netif, struct pbuf *p)
 {
-	return frame_out(netif->state, NULL, p);
+	return frame_out(netif->state, NULL, NULL, p);
 }
 
 /* The Ethernet address of an on-link destination as lwIP's ARP table
@@ -350,8 +361,46 @@ static err_t eth_ip_output(struct netif *netif, struct pbuf *p, const ip4_addr_t
 	uint32_t ip = ip4_addr_get_u32(dst);
 	struct arp_hint *h = &rp->arp[ip >> 24 & (ARP_HINTS - 1)];	/* by the last byte */
 	if (h->ip == ip && h->gen == arp_gen && h->our == ip4_addr_get_u32(netif_ip4_addr(netif)))
-		return frame_out(rp, h, p);
+		return frame_out(rp, h->eth, h, p);
 	return eth_ip_output_arp(netif, p, dst, h);
+}
+
+/* eth_ip6_output without a hint for unicast dst: lwIP's neighbor cache
+ * (nd6_get_next_hop_addr_or_queue, as ethip6_output asks it: the next
+ * hop, NUD's state moves, the packet queued while the address is
+ * resolved), and the hint learnt when it gave an address. */
+static __attribute__((noinline)) err_t eth_ip6_output_nd(struct lwif_port *rp, struct pbuf *p, const ip6_addr_t *dst,
+							 struct nd_hint *h)
+{
+	const u8_t *mac;
+	err_t err = nd6_get_next_hop_addr_or_queue(&rp->netif, p, dst, &mac);
+	if (err != ERR_OK || !mac)
+		return err;
+	memcpy(h->ip, dst->addr, 16);
+	h->gen = arp_gen;
+	struct eth_hdr *eth = (struct eth_hdr *)h->eth;
+	memcpy(&eth->dest, mac, ETH_HWADDR_LEN);
+	memcpy(&eth->src, rp->nic->mac, ETH_HWADDR_LEN);
+	eth->type = PP_HTONS(ETHTYPE_IPV6);
+	return frame_out(rp, h->eth, NULL, p);
+}
+
+/* netif->output_ip6: IPv6 packet p to dst. A unicast destination's
+ * Ethernet header is remembered per port as eth_ip_output's ARP hints
+ * are, for the same period (arp_gen: the next ARP or ICMPv6 frame lwIP
+ * takes in, which ND's are, or the next second), so that lwIP's neighbor
+ * cache sees the destination in use once a period and its reachability
+ * state moves as it would (RFC 4861 7.3.3: STALE to DELAY to PROBE).
+ * Multicast goes through ethip6_output. */
+static err_t eth_ip6_output(struct netif *netif, struct pbuf *p, const ip6_addr_t *dst)
+{
+	struct lwif_port *rp = netif->state;
+	if (ip6_addr_ismulticast(dst))
+		return ethip6_output(netif, p, dst);
+	struct nd_hint *h = &rp->nd[dst->addr[3] >> 24 & (ARP_HINTS - 1)];	/* by the last byte */
+	if (h->gen == arp_gen && !memcmp(h->ip, dst->addr, 16))
+		return frame_out(rp, h->eth, NULL, p);
+	return eth_ip6_output_nd(rp, p, dst, h);
 }
 
 /* netif->mld_mac_filter: the NIC's multicast filter joins the Ethernet
@@ -376,7 +425,7 @@ static err_t port_netif_init(struct netif *netif)
 	netif->name[0] = 'p';
 	netif->name[1] = (char)('0' + rp->nic->port);
 	netif->output = eth_ip_output;
-	netif->output_ip6 = ethip6_output;
+	netif->output_ip6 = eth_ip6_output;
 	netif->mld_mac_filter = mld_filter;
 	netif->linkoutput = linkoutput;
 	netif->mtu = (u16_t)rp->nic->mtu;
@@ -555,11 +604,43 @@ static int ip_direct(const struct netif *netif, const struct ip_hdr *ip)
 	       ((src & mask) != (our & mask) || (src & host) != host || src == our);
 }
 
-/* TCP or UDP packet ip in p's frame straight to tcp_input / udp_input,
- * as ip4_input would hand it on (ip_data set for the callbacks, lwIP's
- * ip.recv counted): without ethernet_input, ip4_input and their header
- * moves. */
-static inline __attribute__((always_inline)) void ip_deliver(struct netif *netif, struct rx_pbuf *r, const struct ip_hdr *ip, u16_t ip_len)
+/* The direct path's class of a packet by its L4 header l4 (l4len bytes)
+ * of protocol proto (IPv4's protocol or IPv6's next header: the same
+ * numbers): LWIF_tcp without options and not a SYN (lwif_filter's option
+ * and syn_full checks are then not needed), LWIF_udp to one of the app's
+ * ports; -1: lwIP's whole path. */
+static inline __attribute__((always_inline)) int direct_class(const struct lwif_port *rp, u8_t proto, const u8_t *l4,
+							      unsigned l4len)
+{
+	if (proto == IP_PROTO_TCP)
+		return l4len >= TCP_HLEN && l4[12] >> 4 == TCP_HLEN / 4 && !(l4[13] & TCP_SYN) ? LWIF_tcp : -1;
+	return proto == IP_PROTO_UDP && rp->app->ours((u16_t)(l4[2] << 8 | l4[3])) ? LWIF_udp : -1;
+}
+
+/* p (from its L4 header) to tcp_input (cls LWIF_tcp) or udp_input, the
+ * caller having set ip_data as ip4_input / ip6_input would; then ip_data
+ * cleared as they leave it. */
+static inline __attribute__((always_inline)) void l4_input(struct netif *netif, struct pbuf *p, int cls)
+{
+	if (cls == LWIF_tcp)
+		tcp_input(p, netif);
+	else
+		udp_input(p, netif);
+	ip_data.current_netif = NULL;
+	ip_data.current_input_netif = NULL;
+	ip_data.current_ip4_header = NULL;
+	ip_data.current_ip6_header = NULL;
+	ip_data.current_ip_header_tot_len = 0;
+	ip_addr_set_zero(&ip_data.current_iphdr_src);
+	ip_addr_set_zero(&ip_data.current_iphdr_dest);
+}
+
+/* TCP or UDP (cls) packet ip in p's frame straight to tcp_input /
+ * udp_input, as ip4_input would hand it on (ip_data set for the
+ * callbacks, lwIP's ip.recv counted): without ethernet_input, ip4_input
+ * and their header moves. */
+static inline __attribute__((always_inline)) void ip_deliver(struct netif *netif, struct rx_pbuf *r, const struct ip_hdr *ip,
+							     u16_t ip_len, int cls)
 {
 	u16_t hlen = IPH_HL_BYTES(ip), l4len = (u16_t)(ip_len - hlen);
 	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, l4len, PBUF_REF, &r->pc, (u8_t *)ip + hlen, l4len);
@@ -570,16 +651,7 @@ static inline __attribute__((always_inline)) void ip_deliver(struct netif *netif
 	ip_data.current_ip_header_tot_len = hlen;
 	ip_addr_copy_from_ip4(ip_data.current_iphdr_dest, ip->dest);
 	ip_addr_copy_from_ip4(ip_data.current_iphdr_src, ip->src);
-	if (IPH_PROTO(ip) == IP_PROTO_TCP)
-		tcp_input(p, netif);
-	else
-		udp_input(p, netif);
-	ip_data.current_netif = NULL;
-	ip_data.current_input_netif = NULL;
-	ip_data.current_ip4_header = NULL;
-	ip_data.current_ip_header_tot_len = 0;
-	ip4_addr_set_any(ip4_current_src_addr());
-	ip4_addr_set_any(ip4_current_dest_addr());
+	l4_input(netif, p, cls);
 }
 
 /* The custom pbuf for received frame k (its slot's spare room, or one of
@@ -622,18 +694,9 @@ static __attribute__((noinline)) int fast_input6(struct lwif_port *rp, struct pk
 	    ip6_addr_isany_val(ip->src) || !ip6_valid_ours(&rp->netif, &ip->dest) ||
 	    (rp->app->allowed6 && !rp->app->allowed6(src)))
 		return -1;
-	int cls;
-	if (IP6H_NEXTH(ip) == IP6_NEXTH_TCP) {
-		if (plen < TCP_HLEN || l4[12] >> 4 != TCP_HLEN / 4 || (l4[13] & TCP_SYN))
-			return -1;
-		cls = LWIF_tcp;
-	} else if (IP6H_NEXTH(ip) == IP6_NEXTH_UDP && rp->app->ours((u16_t)(l4[2] << 8 | l4[3]))) {
-		cls = LWIF_udp;
-	} else {
-		return -1;
-	}
-	struct rx_pbuf *r = rx_pbuf_of(k);
-	if (!r)
+	int cls = direct_class(rp, IP6H_NEXTH(ip), l4, plen);
+	struct rx_pbuf *r;
+	if (cls < 0 || !(r = rx_pbuf_of(k)))
 		return -1;
 	struct netif *netif = &rp->netif;
 	NETIF_SET_CHECKSUM_CTRL(netif, rp->csum_ctrl & (u16_t)~(NETIF_CHECKSUM_CHECK_UDP | NETIF_CHECKSUM_CHECK_TCP));
@@ -647,16 +710,7 @@ static __attribute__((noinline)) int fast_input6(struct lwif_port *rp, struct pk
 	ip_addr_copy_from_ip6_packed(ip_data.current_iphdr_src, ip->src);
 	ip6_addr_assign_zone(ip_2_ip6(&ip_data.current_iphdr_dest), IP6_UNKNOWN, netif);
 	ip6_addr_assign_zone(ip_2_ip6(&ip_data.current_iphdr_src), IP6_UNKNOWN, netif);
-	if (cls == LWIF_tcp)
-		tcp_input(p, netif);
-	else
-		udp_input(p, netif);
-	ip_data.current_netif = NULL;
-	ip_data.current_input_netif = NULL;
-	ip_data.current_ip6_header = NULL;
-	ip_data.current_ip_header_tot_len = 0;
-	ip6_addr_set_zero(ip6_current_src_addr());
-	ip6_addr_set_zero(ip6_current_dest_addr());
+	l4_input(netif, p, cls);
 	return cls;
 }
 
@@ -679,23 +733,13 @@ int lwif_fast_input(struct nic *nic, struct pkt *k)
 	    (src & PP_HTONL(0xf0000000UL)) == PP_HTONL(0xe0000000UL) || (src == bcast && src != our) ||
 	    (rp->app->allowed && !rp->app->allowed(lwip_ntohl(src))))
 		return -1;
-	const u8_t *l4 = (const u8_t *)ip + IP_HLEN;
-	int cls;
-	if (IPH_PROTO(ip) == IP_PROTO_TCP) {
-		if (l4len < TCP_HLEN || l4[12] >> 4 != TCP_HLEN / 4 || (l4[13] & TCP_SYN))
-			return -1;	/* options, or a SYN (syn_full): lwif_filter's checks */
-		cls = LWIF_tcp;
-	} else if (IPH_PROTO(ip) == IP_PROTO_UDP && rp->app->ours((u16_t)(l4[2] << 8 | l4[3]))) {
-		cls = LWIF_udp;
-	} else {
-		return -1;
-	}
-	struct rx_pbuf *r = rx_pbuf_of(k);
-	if (!r)
+	int cls = direct_class(rp, IPH_PROTO(ip), (const u8_t *)ip + IP_HLEN, l4len);
+	struct rx_pbuf *r;
+	if (cls < 0 || !(r = rx_pbuf_of(k)))
 		return -1;
 	NETIF_SET_CHECKSUM_CTRL(&rp->netif, rp->csum_ctrl & (u16_t)~(NETIF_CHECKSUM_CHECK_IP | NETIF_CHECKSUM_CHECK_UDP |
 								   NETIF_CHECKSUM_CHECK_TCP));
-	ip_deliver(&rp->netif, r, ip, tot);
+	ip_deliver(&rp->netif, r, ip, tot, cls);
 	return cls;
 }
 
@@ -717,7 +761,7 @@ int lwif_netif_input(struct nic *nic, struct pkt *k, int cls)
 		const struct ip_hdr *ip = (const struct ip_hdr *)(eth + 1);
 		u16_t ip_len = lwip_ntohs(IPH_LEN(ip));
 		if ((cls == LWIF_tcp || cls == LWIF_udp) && ip_direct(&rp->netif, ip)) {
-			ip_deliver(&rp->netif, r, ip, ip_len);
+			ip_deliver(&rp->netif, r, ip, ip_len, cls);
 			return 0;
 		}
 		if (SIZEOF_ETH_HDR + ip_len < len)
@@ -726,7 +770,7 @@ int lwif_netif_input(struct nic *nic, struct pkt *k, int cls)
 	struct pbuf *p = pbuf_alloced_custom(PBUF_RAW, len, PBUF_REF, &r->pc, k->data, len);
 	if (rp->netif.input(p, &rp->netif) != ERR_OK)
 		pbuf_free(p);
-	if (cls == LWIF_arp)	/* lwIP's ARP table may have changed */
+	if (cls == LWIF_arp || cls == LWIF_icmp6)	/* lwIP's ARP table or neighbor cache may have changed */
 		lwif_arp_tick();
 	return 0;
 }

@@ -2,9 +2,12 @@
 2.7.0 and iperf3 3.12 against the appliance's IPv6 address from a network
 namespace over a tap, beside IPv4 on the same boot: ping -6 to the global
 and the link-local address, netperf -6 TCP_RR and TCP_STREAM with their
-results equal to the appliance's counters, iperf3 -6 TCP, and SLAAC
-(ip0=...,auto) from a Router Advertisement (RFC 4861 4.2, built here), on one
-boot. Nothing leaked. Needs root, netperf and iperf3."""
+results equal to the appliance's counters, iperf3 -6 TCP, -R, UDP (-u) and
+UDP -R with bytes and datagrams equal on both sides, ICMPv6 port
+unreachable for UDP to a closed port (each one sent seen by the peer, the
+rest counted rate-limited), and SLAAC (ip0=...,auto) from a Router
+Advertisement (RFC 4861 4.2, built here), on one boot. Nothing leaked.
+Needs root, netperf and iperf3."""
 import json
 import re
 import shutil
@@ -71,6 +74,39 @@ s.send(b"\x33\x33\x00\x00\x00\x01" + mac + b"\x86\xdd" + ip6 + body)
 """
 
 
+UNREACH = r"""
+import select, socket, struct, sys, time
+dst, n = sys.argv[1], int(sys.argv[2])
+c = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+c.connect((dst, 4000))   # no service of rr's: port unreachable, the error on the socket
+c.send(b"x")
+c.settimeout(10)
+try:
+    c.recv(10)
+    print("refused False")
+except ConnectionRefusedError:
+    print("refused True")
+raw = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+for i in range(n):
+    s.sendto(b"y", (dst, 4001))
+got, end = 0, time.time() + 3
+while time.time() < end:
+    if select.select([raw], [], [], 0.5)[0]:
+        m = raw.recv(2000)   # type 1 code 4, then the quoted IPv6 header and UDP
+        if m[0] == 1 and m[1] == 4 and m[8 + 6] == 17 and struct.unpack(">H", m[8 + 40 + 2:8 + 40 + 4])[0] == 4001:
+            got += 1
+print("errors", got)
+"""
+
+
+def iperf3_6(*args):
+    out = sh("timeout", "60", "iperf3", "-6", "-c", GUEST6, "-t", "2", "-J", *args, ns=NS, timeout=90)
+    r = json.loads(out)
+    assert "error" not in r, (args, r)
+    return r
+
+
 def test_dual_stack_netperf_iperf3(tap):
     q = boot(ip0=f"{GUEST}/24,{GUEST6}/64,auto")
     try:
@@ -104,6 +140,45 @@ def test_dual_stack_netperf_iperf3(tap):
         end = json.loads(out)["end"]
         assert delta(a, b, "iperf3_tests") == 1, b["port0"]
         assert delta(a, b, "iperf3_rx_bytes") == end["sum_received"]["bytes"] > 0, end["sum_received"]
+
+        # -R: the appliance sends; the bytes it counts are the sender's in
+        # iperf3's report.
+        a = rr_counters(q)
+        end = iperf3_6("-R")["end"]
+        b = rr_counters(q)
+        assert delta(a, b, "iperf3_tx_bytes") == end["sum_sent"]["bytes"] > 0, end["sum_sent"]
+        assert end["sum_received"]["bytes"] <= end["sum_sent"]["bytes"], end
+
+        # UDP: the datagrams and losses iperf3 reports are the appliance's,
+        # and its bytes what they carried.
+        a = rr_counters(q)
+        s = iperf3_6("-u", "-b", "10M", "-l", "1200")["end"]["sum"]
+        b = rr_counters(q)
+        assert delta(a, b, "iperf3_rx_bytes") == (s["packets"] - s["lost_packets"]) * 1200 > 0, (s, b["port0"])
+        assert delta(a, b, "iperf3_udp") == 1
+
+        # UDP -R at 5 Mbit/s: the appliance paces 1200-byte datagrams; what
+        # it counts sent are the packets iperf3 reports, each of them
+        # received or counted lost by the client.
+        a = rr_counters(q)
+        s = iperf3_6("-u", "-R", "-b", "5M", "-l", "1200")["end"]["sum"]
+        b = rr_counters(q)
+        sent = delta(a, b, "iperf3_tx_bytes")
+        assert sent == s["packets"] * 1200 > 1200 * 500, (s, b["port0"])   # 2 s at 5 Mbit/s: ~1040
+        assert s["lost_packets"] == 0 and delta(a, b, "iperf3_udp_no_buffer") == 0, (s, b["port0"])
+
+        # ICMPv6 port unreachable (RFC 4443 3.1) for UDP to a closed port:
+        # the first makes the peer's connected socket refused; of a burst
+        # of 250 the port's bucket (100, 100 a second) lets about 100
+        # through, each seen by the peer, the rest counted rate-limited.
+        a = rr_counters(q)
+        out = sh("timeout", "60", sys.executable, "-c", UNREACH, GUEST6, "250", ns=NS, timeout=90)
+        b = rr_counters(q)
+        got = int(re.search(r"errors (\d+)", out).group(1))
+        sent, limited = delta(a, b, "icmp_unreach_sent"), delta(a, b, "icmp_rate_limited")
+        assert "refused True" in out, out
+        assert delta(a, b, "udp_closed_port") == 251 == sent + limited, b["port0"]
+        assert got == sent - 1 and 100 <= sent < 251 and limited > 0, (got, sent, limited)
 
         # SLAAC (auto): the Router Advertisement sent at the start gave the
         # port a second global address, the prefix and the MAC's EUI-64.
