@@ -37,6 +37,10 @@
 #define LWIP_ND6_NUM_NEIGHBORS	64
 #define LWIP_ND6_NUM_DESTINATIONS 64
 #define LWIP_ND6_QUEUEING	1
+/* No reachability hint from every TCP ACK (a neighbor and destination
+ * cache search per segment): a neighbor's entry goes stale after its
+ * reachable time and ND's probe confirms it (RFC 4861 7.3.3). */
+#define LWIP_ND6_TCP_REACHABILITY_HINTS 0
 #define MEMP_NUM_ND6_QUEUE	64
 #define MEMP_NUM_MLD6_GROUP	(4 * (LWIP_IPV6_NUM_ADDRESSES + 1))
 #define ND6_STATS		1
