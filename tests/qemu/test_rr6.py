@@ -1,7 +1,7 @@
 """app=rr dual-stack (lwIP with LWIP_IPV6): Debian's unmodified netperf
 2.7.0 and iperf3 3.12 against the appliance's IPv6 address from a network
 namespace over a tap, beside IPv4 on the same boot: ping -6 to the global
-and the link-local address, netperf -6 TCP_RR and TCP_STREAM with their
+and the link-local address, netperf -6 TCP_RR, UDP_RR and TCP_STREAM with their
 results equal to the appliance's counters, iperf3 -6 TCP, -R, UDP (-u) and
 UDP -R with bytes and datagrams equal on both sides, ICMPv6 port
 unreachable for UDP to a closed port (each one sent seen by the peer, the
@@ -127,6 +127,15 @@ def test_dual_stack_netperf_iperf3(tap):
             assert trans > 10 and r["REMOTE_BYTES_SENT"] == trans * 1024, (family, r, trans)
             assert r["REMOTE_BYTES_RECVD"] == trans * 1024 == r["LOCAL_BYTES_SENT"], (family, r)
             assert trans * 1024 - 1024 <= r["LOCAL_BYTES_RECVD"] <= trans * 1024, (family, r)
+
+        # UDP_RR over IPv6 (the direct path, fast_input6): the transactions
+        # the appliance counts are the ones netperf's results carry.
+        a = rr_counters(q)
+        r = netperf(GUEST6, "UDP_RR", "-r", "64,64")
+        b = rr_counters(q)
+        trans = delta(a, b, "netserver_transactions")
+        assert trans > 10 and r["REMOTE_BYTES_SENT"] == trans * 64 == r["REMOTE_BYTES_RECVD"], (r, trans)
+        assert r["LOCAL_BYTES_SENT"] == r["REMOTE_BYTES_RECVD"], r
 
         a = rr_counters(q)
         r = netperf(GUEST6, "TCP_STREAM", "-m", "16384")
