@@ -288,6 +288,31 @@ static void count_words(const char *line, const struct knob *knobs, size_t n, un
 	}
 }
 
+/* A key NAME.SUB (with value) of a knob that takes them (parse_sub):
+ * applied, 0, *k NULL; refused, 0, *k that knob, the message in msg.
+ * -1 when key is no such form. */
+static int sub_word(char *key, const char *value, const struct knob *knobs, size_t n, char *msg, size_t len,
+		    const struct knob **k)
+{
+	char *dot = strchr(key, '.');
+	char err[256];
+	const struct knob *f;
+	if (dot == NULL)
+		return -1;
+	*dot = '\0';
+	f = knob_find(knobs, n, key);
+	*dot = '.';
+	if (f == NULL || f->parse_sub == NULL)
+		return -1;
+	*k = NULL;
+	if (f->parse_sub(dot + 1, value, err, sizeof(err)) == 0)
+		return 0;
+	*k = f;
+	snprintf(msg, len, "cmdline: bad value '%.64s' for %s= (%s; accepted: %s)", value, key, err,
+		 f->accepted ? f->accepted : "");
+	return 0;
+}
+
 /* Apply the word w[0..wlen), whose knobs' words times counts (count_words);
  * 0, or -1 with a message in msg. */
 static int parse_word(const unsigned char *times, const char *w, size_t wlen,
@@ -313,6 +338,8 @@ static int parse_word(const unsigned char *times, const char *w, size_t wlen,
 	}
 	*eq = '\0';
 	k = knob_find(knobs, n, word);
+	if (k == NULL && sub_word(word, eq + 1, knobs, n, msg, len, &k) == 0)
+		return k ? -1 : 0;
 	if (k == NULL) {
 		const struct knob *like = knob_suggest(knobs, n, word, 0);
 		snprintf(msg, len, "cmdline: unknown knob '%.64s'%s%s%s", word, like ? "; did you mean " : "",

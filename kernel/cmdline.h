@@ -53,6 +53,10 @@ struct knob {
 	 * (len bytes, NUL included), for the shell's `show config`. */
 	void (*show)(char *buf, size_t len);
 	int repeatable;		/* may appear more than once (e.g. route=) */
+	/* KNOB_FUNC, may be NULL: the knob also takes keys NAME.SUB (e.g.
+	 * ip0.100=, a VLAN sub-interface): parse_sub(sub, value, err, errlen)
+	 * as parse; each such key is its own word, not a repeat of NAME. */
+	int (*parse_sub)(const char *sub, const char *value, char *err, size_t errlen);
 	/*
 	 * KNOB_INT and KNOB_ENUM: one value per port, as Linux e1000e module
 	 * parameters take one per board: *ival is an array of KNOB_MAX_PORTS;

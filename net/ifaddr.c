@@ -11,10 +11,21 @@
 #include "net/ifaddr.h"
 #include "net/ipv4.h"
 
-struct ifaddr ifaddrs[IFADDR_PORTS];
+struct ifaddr ifaddrs[IFADDR_LINKS];
+struct ifaddr_vlan ifaddr_vlans[IFADDR_VLANS];
+int ifaddr_nvlans;
 struct ifaddr6_own ifaddr6_own[IFADDR6_SLOTS];
 uint64_t ifaddr4_hint;
 uint32_t ifaddr_gen;
+
+char *ifaddr_link_name(char *buf, size_t len, const char *prefix, int link)
+{
+	if (link < IFADDR_PORTS)
+		snprintf(buf, len, "%s%d", prefix, link);
+	else
+		snprintf(buf, len, "%s%d.%u", prefix, ifaddr_link_port(link), ifaddr_link_vid(link));
+	return buf;
+}
 
 int ifaddr4_check(int port, uint32_t a, int len, char *err, size_t errlen)
 {
@@ -27,13 +38,13 @@ int ifaddr4_check(int port, uint32_t a, int len, char *err, size_t errlen)
 		snprintf(err, errlen, "not a unicast host address");
 		return -1;
 	}
-	for (int p = 0; p < IFADDR_PORTS; p++) {
+	for (int p = 0; p < IFADDR_LINKS; p++) {
 		const struct ifaddr4 *o = &ifaddrs[p].v4;
 		int l = len < o->len ? len : o->len;
 		if (p != port && o->addr && !((a ^ o->addr) & ipv4_mask(l))) {
-			char s[IPV4_STR_MAX];
-			snprintf(err, errlen, "overlaps ip%d=%s/%u: a subnet may be on one port only",
-				 p, ipv4_str(s, o->addr), o->len);
+			char s[IPV4_STR_MAX], n[16];
+			snprintf(err, errlen, "overlaps %s=%s/%u: a subnet may be on one link only",
+				 ifaddr_link_name(n, sizeof(n), "ip", p), ipv4_str(s, o->addr), o->len);
 			return -1;
 		}
 	}
@@ -53,7 +64,7 @@ int ifaddr4_is_local(uint32_t addr)
 {
 	if (!addr)
 		return 0;	/* ports without an address hold 0 */
-	for (int p = 0; p < IFADDR_PORTS; p++)
+	for (int p = 0; p < IFADDR_LINKS; p++)
 		if (ifaddrs[p].v4.addr == addr)
 			return 1;
 	return 0;
@@ -61,7 +72,7 @@ int ifaddr4_is_local(uint32_t addr)
 
 int ifaddr4_directed_broadcast(uint32_t addr)
 {
-	for (int p = 0; p < IFADDR_PORTS; p++) {
+	for (int p = 0; p < IFADDR_LINKS; p++) {
 		const struct ifaddr4 *a = &ifaddrs[p].v4;
 		uint32_t host = ~ipv4_mask(a->len);
 		if (a->addr && a->len <= 30 && ((addr ^ a->addr) & ~host) == 0 &&
@@ -95,13 +106,13 @@ int ifaddr6_check(int port, const uint8_t a[16], int len, char *err, size_t errl
 		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
-	for (int p = 0; p < IFADDR_PORTS; p++)
+	for (int p = 0; p < IFADDR_LINKS; p++)
 		for (int i = 0; p != port && i < ifaddrs[p].n6; i++) {
 			const struct ifaddr6 *o = &ifaddrs[p].v6[i];
 			if (prefix6_eq(a, o->addr, len < o->len ? len : o->len)) {
-				char s[IPV6_STR_MAX];
-				snprintf(err, errlen, "overlaps %s/%u on ip%d=: a subnet may be on one port only",
-					 addr6_fmt(s, o->addr), o->len, p);
+				char s[IPV6_STR_MAX], n[16];
+				snprintf(err, errlen, "overlaps %s/%u on %s=: a subnet may be on one link only",
+					 addr6_fmt(s, o->addr), o->len, ifaddr_link_name(n, sizeof(n), "ip", p));
 				return -1;
 			}
 		}
@@ -113,7 +124,7 @@ static void own6_build(void)
 {
 	static const uint8_t zero[16];
 	memset(ifaddr6_own, 0, sizeof(ifaddr6_own));
-	for (int p = 0; p < IFADDR_PORTS; p++)
+	for (int p = 0; p < IFADDR_LINKS; p++)
 		for (int i = -1; i < ifaddrs[p].n6; i++) {
 			const uint8_t *a = i < 0 ? ifaddrs[p].ll6 : ifaddrs[p].v6[i].addr;
 			uint64_t lo, hi;
@@ -209,6 +220,10 @@ static int parse_ip_item(int port, const char **s, struct ifaddr *ia, char *err,
 static int parse_ip(int port, const char *v, char *err, size_t errlen)
 {
 	struct ifaddr ia = { 0 };
+	if (port >= IFADDR_PORTS && (strstr(v, "dhcp") || strstr(v, "gw=") || strstr(v, "auto"))) {
+		snprintf(err, errlen, "a VLAN sub-interface takes A.B.C.D/LEN and/or ADDR6/LEN only (fwd routes on it)");
+		return -1;
+	}
 	if (!strcmp(v, "dhcp") || !strcmp(v, "dhcp,auto")) {
 		ifaddrs[port] = (struct ifaddr){ .dhcp = 1, .auto6 = v[4] == ',' };
 		ifaddr6_set_changed();
@@ -254,19 +269,60 @@ static void show_ip(int port, char *buf, size_t len)
 		snprintf(buf + n, len - n, "%sauto", n ? "," : "");
 }
 
+int ifaddr_vlan_check(int port, const char *sub, unsigned *vid, char *err, size_t errlen)
+{
+	unsigned v = 0;
+	const char *s = sub;
+	while (*s >= '0' && *s <= '9' && v <= 4094)
+		v = v * 10 + (unsigned)(*s++ - '0');
+	if (*s || s == sub || sub[0] == '0' || v < 1 || v > 4094) {
+		snprintf(err, errlen, "VLAN ID '%.16s' is not 1-4094 (decimal without leading zeros; 0 is a priority tag, "
+			 "4095 reserved: IEEE 802.1Q-2018 Table 9-2)", sub);
+		return -1;
+	}
+	if (ifaddr_vlan_link(port, v) >= 0) {
+		snprintf(err, errlen, "ip%d.%u= given before: one sub-interface per port and VLAN", port, v);
+		return -1;
+	}
+	if (ifaddr_nvlans == IFADDR_VLANS) {
+		snprintf(err, errlen, "more than %d VLAN sub-interfaces", IFADDR_VLANS);
+		return -1;
+	}
+	*vid = v;
+	return 0;
+}
+
+/* ipN.VID=: a VLAN sub-interface of port N with its addresses. */
+static int parse_vlan(int port, const char *sub, const char *v, char *err, size_t errlen)
+{
+	unsigned vid;
+	if (ifaddr_vlan_check(port, sub, &vid, err, errlen))
+		return -1;
+	ifaddr_vlans[ifaddr_nvlans] = (struct ifaddr_vlan){ .port = (uint8_t)port, .vid = (uint16_t)vid };
+	if (parse_ip(IFADDR_PORTS + ifaddr_nvlans, v, err, errlen))
+		return -1;
+	ifaddr_nvlans++;
+	return 0;
+}
+
 #define IP_KNOB(n) \
 	static int parse_ip##n(const char *v, char *e, size_t l) { return parse_ip(n, v, e, l); } \
+	static int parse_vlan##n(const char *sub, const char *v, char *e, size_t l) { return parse_vlan(n, sub, v, e, l); } \
 	static void show_ip##n(char *b, size_t l) { show_ip(n, b, l); } \
 	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
+	     .parse_sub = parse_vlan##n, \
 	     .accepted = "A.B.C.D/LEN[,gw=A.B.C.D] and/or up to 4 ADDR6/LEN and/or auto, comma-separated (LEN 1-32 or " \
 			 "1-128, decimal without leading zeros), e.g. 10.0.0.1/24,gw=10.0.0.254,2001:db8::1/64; " \
-			 "no subnet on two ports; gw another host of the subnet; or dhcp[,auto] (management port only)", \
+			 "no subnet on two links; gw another host of the subnet; or dhcp[,auto] (management port only); " \
+			 "ip" #n ".VID=A.B.C.D/LEN[,ADDR6/LEN...]: a VLAN sub-interface, VID 1-4094, once per VID, up to 8 in all", \
 	     .help = "port" #n "'s IPv4 address and prefix and IPv6 addresses: fwd routes at L3 on them, rr and mgmt answer on both " \
 		     "families (IPv6 also on the link-local address from the MAC; lwIP takes IPv6 prefixes as /64), ptp (udp4) on IPv4; " \
 		     "auto: rr and mgmt also take an IPv6 address by SLAAC from a router's RA; " \
 		     "gw: the router rr and mgmt answer hosts off the subnet through (the first port with one, " \
 		     "as lwIP has one default route; fwd routes with route=); " \
-		     "dhcp: the management port's address (and router) from a DHCP lease; default none (fwd: L2)")
+		     "dhcp: the management port's address (and router) from a DHCP lease; " \
+		     "ip" #n ".VID=: fwd routes on VLAN VID of the port as its own link (802.1Q tags), e.g. ip" #n ".100=10.100.0.1/24; " \
+		     "default none (fwd: L2)")
 IP_KNOB(0);
 IP_KNOB(1);
 IP_KNOB(2);

@@ -9,6 +9,10 @@
 #include <string.h>
 
 #define IFADDR_PORTS	8	/* = NIC_MAX_PORTS (drivers/net/nic.h, above net/) */
+#define IFADDR_VLANS	8	/* VLAN sub-interfaces (ipN.VID=), all ports together */
+/* Links: the ports 0..IFADDR_PORTS-1 (untagged frames), then the VLAN
+ * sub-interfaces, IFADDR_PORTS + i for ifaddr_vlans[i]. */
+#define IFADDR_LINKS	(IFADDR_PORTS + IFADDR_VLANS)
 
 /* An IPv4 address and its prefix, host order (Linux struct in_ifaddr). */
 struct ifaddr4 {
@@ -40,7 +44,44 @@ struct ifaddr {
 	uint8_t dhcp;		/* ipN=dhcp: v4 comes from a lease (apps/mgmt/dhcp.c
 				 * sets it while one is held, 0 otherwise) */
 };
-extern struct ifaddr ifaddrs[IFADDR_PORTS];
+extern struct ifaddr ifaddrs[IFADDR_LINKS];	/* by link */
+
+/* A VLAN sub-interface, ipN.VID= (IEEE 802.1Q-2018 9.6: frames tagged
+ * VID on port N): its own link, IFADDR_PORTS + its index, with its own
+ * addresses (ifaddrs[link]), as Linux's `ip link add link ethN type vlan`. */
+struct ifaddr_vlan {
+	uint8_t port;
+	uint16_t vid;		/* 1..4094 */
+};
+extern struct ifaddr_vlan ifaddr_vlans[IFADDR_VLANS];
+extern int ifaddr_nvlans;
+
+/* The link of VLAN vid on port, or -1: none (a frame of that VLAN has no
+ * sub-interface). */
+static inline int ifaddr_vlan_link(int port, unsigned vid)
+{
+	for (int i = 0; i < ifaddr_nvlans; i++)
+		if (ifaddr_vlans[i].vid == vid && ifaddr_vlans[i].port == port)
+			return IFADDR_PORTS + i;
+	return -1;
+}
+/* The port link is on (a port is its own). */
+static inline int ifaddr_link_port(int link)
+{
+	return link < IFADDR_PORTS ? link : ifaddr_vlans[link - IFADDR_PORTS].port;
+}
+/* The VLAN ID link's frames carry, 0 for a port's own (untagged). */
+static inline unsigned ifaddr_link_vid(int link)
+{
+	return link < IFADDR_PORTS ? 0 : ifaddr_vlans[link - IFADDR_PORTS].vid;
+}
+/* link's name after prefix into buf: "ip0", "port0.100" (prefix "port").
+ * Returns buf. */
+char *ifaddr_link_name(char *buf, size_t len, const char *prefix, int link);
+/* The rules of ipN.VID= for the VLAN ID text sub on port: decimal 1-4094
+ * without leading zeros, not given before, room for one more. 0, or -1
+ * with what is wrong in err. For the knob and its unit test. */
+int ifaddr_vlan_check(int port, const char *sub, unsigned *vid, char *err, size_t errlen);
 
 /* The rules of ipN= for a/len on port: a unicast host address (not 0/8,
  * 127/8, 224/4 and up), not its subnet's network or broadcast address
@@ -71,16 +112,16 @@ void ifaddr6_link_local(int port, const uint8_t mac[6]);
  * whole address, open addressing: "is this ours, and whose" in one probe
  * for most addresses, as the fast path asks it of every frame's source
  * and destination. Rebuilt whenever a port's IPv6 addresses change. */
-#define IFADDR6_SLOTS	64	/* power of 2, > 1.5 x IFADDR_PORTS x (IFADDR6_MAX + 1) */
+#define IFADDR6_SLOTS	128	/* power of 2, > 1.5 x IFADDR_LINKS x (IFADDR6_MAX + 1) */
 struct ifaddr6_own {
 	uint64_t lo, hi;	/* the address's two halves as in memory */
-	uint8_t port1;		/* its port + 1; 0: a free slot */
+	uint8_t port1;		/* its link + 1 (ifaddrs[] index); 0: a free slot */
 };
 extern struct ifaddr6_own ifaddr6_own[IFADDR6_SLOTS];
 
 static inline unsigned ifaddr6_hash(uint64_t lo, uint64_t hi)
 {
-	return (unsigned)(((lo ^ hi * 31) * 0x9e3779b97f4a7c15ull) >> 58);	/* 6 bits: IFADDR6_SLOTS */
+	return (unsigned)(((lo ^ hi * 31) * 0x9e3779b97f4a7c15ull) >> 57);	/* 7 bits: IFADDR6_SLOTS */
 }
 /* The port a is an IPv6 address of, or -1. */
 static inline int ifaddr6_port_of(const uint8_t a[16])
@@ -97,10 +138,12 @@ static inline int ifaddr6_port_of(const uint8_t a[16])
 /* After a port's IPv6 addresses changed (ifaddrs[].v6, n6, ll6):
  * ifaddr6_own rebuilt, ifaddr_gen moved on. Not while a port routes. */
 void ifaddr6_set_changed(void);
-/* 1 if a is one of port's IPv6 addresses (link-local or global). */
+/* 1 if a is one of link port's IPv6 addresses (link-local or global); a
+ * VLAN sub-interface has its port's link-local address (the same MAC, as
+ * Linux gives it), which ifaddr6_own holds for the port. */
 static inline int ifaddr6_on_port(int port, const uint8_t a[16])
 {
-	return ifaddr6_port_of(a) == port;
+	return ifaddr6_port_of(a) == port || (port >= IFADDR_PORTS && !memcmp(a, ifaddrs[port].ll6, 16));
 }
 
 /* Moves on whenever an address is set (ifaddr4_set), and when fwd has

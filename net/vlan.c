@@ -1,5 +1,6 @@
 /* 802.1Q tags on received frames and per-VLAN counts (net/vlan.h). */
 #include <stdio.h>
+#include <string.h>
 #include "net/bytes.h"
 #include "net/vlan.h"
 
@@ -13,6 +14,15 @@ void vlan_parse(const uint8_t *d, uint32_t len, struct vlan_tags *v)
 		v->type = (uint16_t)get16(d + v->l3 + 2);
 		v->l3 += VLAN_HLEN;
 	}
+}
+
+uint8_t *vlan_insert(uint8_t *d, uint16_t tci)
+{
+	uint8_t *t = d - VLAN_HLEN;
+	memmove(t, d, 12);
+	put16(t + 12, ETHERTYPE_VLAN);
+	put16(t + 14, tci);
+	return t;
 }
 
 void vlan_count(struct vlan_table *t, const struct vlan_tags *v, uint32_t len)

@@ -47,6 +47,12 @@ static inline int vlan_tagged(const uint8_t *d, uint32_t len)
  * TPIDs above, at most two (a third is left as the type). */
 void vlan_parse(const uint8_t *d, uint32_t len, struct vlan_tags *v);
 
+/* Tag the frame at d (at least 12 bytes) with an 802.1Q C-tag (TPID
+ * 0x8100, tci; IEEE 802.1Q-2018 9.6) after its MAC addresses: the MACs
+ * move 4 bytes back, so d[-4..-1] must be the caller's. Returns the new
+ * start, d - VLAN_HLEN; the frame is 4 bytes longer. */
+uint8_t *vlan_insert(uint8_t *d, uint16_t tci);
+
 /* Tagged frames and bytes per (outer VID, inner VID); inner VLAN_NONE for
  * one tag. full: tagged frames of a pair that found the table full. */
 struct vlan_count {

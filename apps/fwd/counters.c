@@ -5,7 +5,7 @@
 #include "apps/fwd/fwd.h"
 #include "net/prom.h"
 
-struct fwd_stats fwd_stats[MAX_CPUS][NIC_MAX_PORTS];
+struct fwd_stats fwd_stats[MAX_CPUS][FWD_LINKS];
 
 #define FWD_NAME(name) #name,
 const char *const fwd_drop_names[FWD_DROP_N] = { FWD_DROPS(FWD_NAME) };

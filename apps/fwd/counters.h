@@ -9,6 +9,10 @@
 #include "drivers/net/nic.h"
 #include "kernel/smp.h"
 
+/* Links fwd counts on: the ports, then the VLAN sub-interfaces (ipN.VID=,
+ * net/ifaddr.h's IFADDR_LINKS). */
+#define FWD_LINKS	(NIC_MAX_PORTS + 8)
+
 /* Why a frame was not forwarded, as printed by the `fwd` command. */
 #define FWD_DROPS(X) \
 	X(runt) X(no_peer) X(tx_ring_full) X(not_ipv4) X(not_our_mac) \
@@ -46,7 +50,7 @@ struct fwd_stats {
 	uint64_t drop[FWD_DROP_N];
 	uint64_t ev[FWD_EV_N];		/* L3 events, not frames received */
 };
-extern struct fwd_stats fwd_stats[MAX_CPUS][NIC_MAX_PORTS];
+extern struct fwd_stats fwd_stats[MAX_CPUS][FWD_LINKS];	/* by link */
 
 /* The calling core's counters of port. */
 static inline struct fwd_stats *fwd_st(int port)

@@ -244,7 +244,7 @@ static void show_l3(int port)
 	const struct ifaddr *ia = &ifaddrs[port];
 	struct fwd_stats sum, *st = &sum;
 	fwd_stats_sum(port, st);
-	printf("fwd %s l3", nics[port]->name);
+	printf("fwd %s l3", l3_nics[port]->name);
 	if (ia->v4.addr)
 		printf(" %s/%u", ipv4_str(a, ia->v4.addr), ia->v4.len);
 	printf("%s: held %lu", ia->n6 ? " ipv6" : "", (unsigned long)fwd_l3_held(port));
@@ -253,34 +253,41 @@ static void show_l3(int port)
 	printf("\n");
 }
 
-/* Port's frame counters: every one, "fwd port0: rx .. forwarded .. <each
- * drop reason> local .. arp .. nd .." (the fwd command); those that are
+/* A link's frame counters (a port, or a VLAN sub-interface "port0.100"):
+ * every one, "fwd port0: rx .. forwarded .. <each drop reason> local ..
+ * arp .. nd .." and an L3 link's show_l3 (the fwd command); those that are
  * not 0 after rx and forwarded, as "fwd: port0 rx .. forwarded .." (the
  * periodic report: a drop stands out); or JSON with every key. */
-static void show_port(int p, enum app_show show)
+static void show_link(int link, const char *name, enum app_show show)
 {
 	struct fwd_stats sum, *st = &sum;
-	fwd_stats_sum(p, st);
+	fwd_stats_sum(link, st);
 	if (show == APP_SHOW_JSON)
 		printf("{\"stats\":\"fwd\",\"t_ms\":%lu,\"port\":\"%s\",\"rx\":%lu,\"forwarded\":%lu",
-		       now_ns() / 1000000, nics[p]->name, st->rx, st->forwarded);
+		       now_ns() / 1000000, name, st->rx, st->forwarded);
 	else
 		printf(show == APP_SHOW_ALL ? "fwd %s: rx %lu forwarded %lu" : "fwd: %s rx %lu forwarded %lu",
-		       nics[p]->name, st->rx, st->forwarded);
+		       name, st->rx, st->forwarded);
 	for (int i = 0; i < FWD_DROP_N; i++)
 		app_counter(show, fwd_drop_names[i], NULL, st->drop[i]);
 	app_counter(show, "local", NULL, st->local);
 	app_counter(show, "arp", NULL, st->arp);
 	app_counter(show, "nd", NULL, st->nd);
 	printf(show == APP_SHOW_JSON ? "}\n" : "\n");
+	if (show == APP_SHOW_ALL && fwd_l3_port[link])
+		show_l3(link);
 }
 
-/* After each periodic statistics report: a line per fwd port. */
+/* After each periodic statistics report: a line per fwd port and VLAN sub-interface. */
 static void fwd_report(int json)
 {
+	enum app_show show = json ? APP_SHOW_JSON : APP_SHOW_NONZERO;
 	for (int p = 0; p < nic_count; p++)
 		if (app_runs_on(&app_fwd, p))
-			show_port(p, json ? APP_SHOW_JSON : APP_SHOW_NONZERO);
+			show_link(p, nics[p]->name, show);
+	for (int l = NIC_MAX_PORTS; l < NIC_MAX_PORTS + fwd_l3_nvlans; l++)
+		if (l3_nics[l])
+			show_link(l, l3_nics[l]->name, show);
 }
 
 static int cmd_fwd(int argc, char **argv)
@@ -306,10 +313,11 @@ static int cmd_fwd(int argc, char **argv)
 		if (!app_runs_on(&app_fwd, p))
 			continue;
 		any = 1;
-		show_port(p, APP_SHOW_ALL);
-		if (fwd_l3_port[p])
-			show_l3(p);
+		show_link(p, nics[p]->name, APP_SHOW_ALL);
 	}
+	for (int l = NIC_MAX_PORTS; l < NIC_MAX_PORTS + fwd_l3_nvlans; l++)
+		if (l3_nics[l])
+			show_link(l, l3_nics[l]->name, APP_SHOW_ALL);
 	if (!any)
 		printf("fwd: the app runs on no port (app=fwd)\n");
 	return 0;

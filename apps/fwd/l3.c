@@ -63,14 +63,14 @@ static void dst_remember(struct l3_core *c, const struct ipv4_hdr *ip, int out, 
 {
 	struct dst_slot *ds = &c->dst[dst_slot_of(ip->daddr)];
 	uint8_t hdr[12];
-	if (c->tx[out].mixed || nics[out]->mtu < IPV4_HLEN)
+	if (c->tx[out].mixed || l3_nics[out]->mtu < IPV4_HLEN)
 		return;	/* fast_run writes no kinds; see l3_tx_typed */
 	memcpy(hdr, mac, ETH_ALEN);
-	memcpy(hdr + ETH_ALEN, nics[out]->mac, ETH_ALEN);
+	memcpy(hdr + ETH_ALEN, l3_nics[out]->mac, ETH_ALEN);
 	memcpy(&ds->mac_lo, hdr, 8);
 	memcpy(&ds->mac_hi, hdr + 8, 4);
 	ds->daddr = ip->daddr;
-	ds->room = nics[out]->mtu - IPV4_HLEN;
+	ds->room = l3_nics[out]->mtu - IPV4_HLEN;
 	ds->out = out;
 	ds->b = &c->tx[out];
 	ds->epoch = c->epoch;
@@ -208,7 +208,7 @@ int ipv4_route(struct l3_core *core, struct nic *nic, struct pkt *p, struct ipv4
 		core->ok_dst = dst;
 		core->ok_nh = *nh;
 	}
-	if (ntoh16(ip->tot_len) > nics[l3_nh[*nh].port]->mtu) {
+	if (ntoh16(ip->tot_len) > l3_nics[l3_nh[*nh].port]->mtu) {
 		if (ntoh16(ip->frag_off) & IPV4_DF)
 			icmp_error(nic, p, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, now);
 		return FWD_DROP_mtu_exceeded;
@@ -279,7 +279,7 @@ struct l3_core *burst_start(struct nic *nic, int q)
  * priority tag, one C-tag with the null VLAN ID 0, comes off (IEEE
  * 802.1Q-2018 9.6: it carries priority only, and the frame is classified
  * as an untagged one, 6.9) and the EtherType under it is returned; a
- * frame of any other VLAN has no sub-interface here: 0 (vlan_unknown). */
+ * frame of a VLAN without a sub-interface (ipN.VID=): 0 (vlan_unknown). */
 static uint16_t vlan_untag(struct pkt *p)
 {
 	uint8_t *d = p->data;
@@ -292,7 +292,8 @@ static uint16_t vlan_untag(struct pkt *p)
 	return (uint16_t)get16(p->data + 12);
 }
 
-/* A frame fast_run left: a priority tag taken off, another VLAN's frame
+/* A frame fast_run left: a sub-interface's tag taken off (its link's
+ * NIC from then on, vlan.c), a priority tag taken off, another VLAN's frame
  * dropped, ARP to neigh.c, IPv4 to our MAC to ipv4_input, IPv6 to
  * ipv6_input (l3v6.c) on a port with an IPv6 address, the rest dropped. */
 static inline __attribute__((always_inline))
@@ -300,12 +301,21 @@ void frame_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t 
 {
 	int why;
 	uint16_t type = p->len >= ETH_HLEN ? (uint16_t)get16(p->data + 12) : 0;
-	int v4 = ifaddrs[nic->port].v4.addr != 0;
-	if (vlan_is_tpid(type) && !(type = vlan_untag(p))) {
-		fwd_drop(nic->port, FWD_DROP_vlan_unknown, 1);
-		pkt_free(p);
-		return;
+	if (vlan_is_tpid(type)) {
+		int link = fwd_l3_nvlans ? l3_vlan_untag(nic->port, p) : -1;
+		if (link >= 0) {	/* a sub-interface's frame: as if it came in on its link */
+			if (!core->mix)
+				l3_tx_mix_all(core);
+			nic = l3_nics[link];
+			type = (uint16_t)get16(p->data + 12);
+		}
+		if (vlan_is_tpid(type) && !(type = vlan_untag(p))) {
+			fwd_drop(nic->port, FWD_DROP_vlan_unknown, 1);
+			pkt_free(p);
+			return;
+		}
 	}
+	int v4 = ifaddrs[nic->port].v4.addr != 0;
 	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;
 	if (type == ETHERTYPE_ARP && v4) {
 		arp_input(nic, p);

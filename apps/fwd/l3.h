@@ -7,6 +7,7 @@
 #define FWD_L3_H
 #include <stdint.h>
 #include <string.h>
+#include "apps/fwd/counters.h"
 #include "apps/fwd/icmp.h"
 #include "apps/fwd/neigh.h"
 #include "drivers/net/nic.h"
@@ -17,8 +18,33 @@
 
 /* fwd_l3_port[p]: fwd routes on port p (it has an address); fwd_l3_any:
  * the router's state exists (l3_cores), so some port routes. */
-extern uint8_t fwd_l3_port[NIC_MAX_PORTS];
+extern uint8_t fwd_l3_port[FWD_LINKS];
 extern int fwd_l3_any;
+/* l3_nics[link]: what the router sends a link's frames through and
+ * names it by: a port's own NIC, or for a VLAN sub-interface (link
+ * NIC_MAX_PORTS and up) one whose tx_burst tags each frame and hands it
+ * to the port's (vlan.c); NULL: no such link. Set by fwd_l3_init. */
+extern struct nic *l3_nics[FWD_LINKS];
+/* The VLAN sub-interfaces fwd routes on: links NIC_MAX_PORTS up to
+ * NIC_MAX_PORTS + fwd_l3_nvlans. */
+extern int fwd_l3_nvlans;
+/* The link after l (l3_link_next(-1): the first): the ports, then the
+ * sub-interfaces fwd routes on; FWD_LINKS after the last. */
+static inline int l3_link_next(int l)
+{
+	if (++l < nic_count)
+		return l;
+	if (l < NIC_MAX_PORTS)
+		l = NIC_MAX_PORTS;
+	return l < NIC_MAX_PORTS + fwd_l3_nvlans ? l : FWD_LINKS;
+}
+/* A received frame tagged VID on port (its first EtherType 0x8100, room
+ * for the tag): its sub-interface's link with the tag taken off, or -1
+ * (vlan.c). */
+int l3_vlan_untag(int port, struct pkt *p);
+/* The sub-interfaces' NICs into l3_nics (vlan.c); 0, or -1 after
+ * printing why. */
+int l3_vlan_init(void);
 /* Build the routing table from the ports' addresses and route= (route.c);
  * 0, or -1 after printing why. */
 int fwd_l3_init(void);
@@ -89,13 +115,15 @@ struct dst6_slot {
  * them from free pages once a port routes (l3_cores_alloc): 62 KB a core
  * that boxes which do not route keep. */
 struct l3_core {
-	struct arp_entry arp[NIC_MAX_PORTS][ARP_SLOTS];	/* one table per port */
-	struct nd_entry nd[NIC_MAX_PORTS][ND_SLOTS];	/* the IPv6 neighbor caches */
-	struct txb tx[NIC_MAX_PORTS];
-	struct icmp_bucket icmp[NIC_MAX_PORTS];
+	struct arp_entry arp[FWD_LINKS][ARP_SLOTS];	/* one table per link */
+	struct nd_entry nd[FWD_LINKS][ND_SLOTS];	/* the IPv6 neighbor caches */
+	struct txb tx[FWD_LINKS];
+	struct icmp_bucket icmp[FWD_LINKS];
 	uint64_t next_timer_tsc;	/* the next timer pass; 0 from a core that posted to mbox */
 	int q;			/* TX queue of this burst */
 	int in;			/* port of this burst */
+	int mix;		/* a sub-interface's frame came in this burst: every batch
+				 * is mixed until its end (l3_tx_mix_all) */
 	struct arp_entry *last;	/* the entry the last routed frame used (any state) */
 	/* Within a burst: the last source found valid, the last destination
 	 * found routable (not ours, unicast, not martian, not a directed
@@ -132,6 +160,10 @@ void l3_tx_flush_all(void);
 /* Record the kind and port of b's next frame p; the first time, also of
  * the unmixed frames before it (TX_FWD from the burst's port, c->in). */
 void l3_tx_typed(struct l3_core *c, struct txb *b, struct pkt *p, int kind);
+/* Make every batch of core c mixed (kinds and ports written) until the
+ * burst's end, so each frame queued counts on its own p->port: called
+ * before a VLAN sub-interface's frame, which counts on its link. */
+void l3_tx_mix_all(struct l3_core *c);
 /* Queue p out of port on the calling core, counted as kind. */
 void l3_tx_add(int port, struct pkt *p, int kind);
 
@@ -159,7 +191,7 @@ void l3_forward(struct l3_core *c, struct pkt *p, int port, const uint8_t mac[ET
 	 * garbage) are not part of the datagram (RFC 1812 5.2.2): not sent on. */
 	p->len = (uint16_t)(ETH_HLEN + ntoh16(((struct ipv4_hdr *)(p->data + ETH_HLEN))->tot_len));
 	memcpy(eth->dst, mac, ETH_ALEN);
-	memcpy(eth->src, nics[port]->mac, ETH_ALEN);
+	memcpy(eth->src, l3_nics[port]->mac, ETH_ALEN);
 	ipv4_ttl_dec((struct ipv4_hdr *)(p->data + ETH_HLEN));
 	l3_tx_add_on(c, port, p, TX_FWD, in_burst);
 }
@@ -181,7 +213,7 @@ static inline void l3_forward6(struct l3_core *c, struct pkt *p, int port, const
 	struct ipv6_hdr *ip = (struct ipv6_hdr *)(p->data + ETH_HLEN);
 	p->len = (uint16_t)(ETH_HLEN + IPV6_HLEN + ntoh16(ip->payload_len));	/* not the padding */
 	memcpy(eth->dst, mac, ETH_ALEN);
-	memcpy(eth->src, nics[port]->mac, ETH_ALEN);
+	memcpy(eth->src, l3_nics[port]->mac, ETH_ALEN);
 	ip->hop_limit--;
 	l3_tx_add_on(c, port, p, TX_FWD, in_burst);
 }

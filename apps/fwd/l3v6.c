@@ -94,18 +94,18 @@ static void dst6_remember(struct l3_core *c, const struct ipv6_hdr *ip, int out,
 {
 	uint64_t lo, hi;
 	uint8_t hdr[12];
-	if (c->tx[out].mixed || nics[out]->mtu < IPV6_HLEN)
+	if (c->tx[out].mixed || l3_nics[out]->mtu < IPV6_HLEN)
 		return;	/* the fast path writes no kinds; see l3_tx_typed */
 	memcpy(&lo, ip->daddr, 8);
 	memcpy(&hi, ip->daddr + 8, 8);
 	struct dst6_slot *ds = &c->dst6[dst6_slot_of(hi)];
 	memcpy(hdr, mac, ETH_ALEN);
-	memcpy(hdr + ETH_ALEN, nics[out]->mac, ETH_ALEN);
+	memcpy(hdr + ETH_ALEN, l3_nics[out]->mac, ETH_ALEN);
 	memcpy(&ds->mac_lo, hdr, 8);
 	memcpy(&ds->mac_hi, hdr + 8, 4);
 	ds->lo = lo;
 	ds->hi = hi;
-	ds->room = nics[out]->mtu - IPV6_HLEN;
+	ds->room = l3_nics[out]->mtu - IPV6_HLEN;
 	ds->out = out;
 	ds->b = &c->tx[out];
 	ds->epoch = c->epoch;
@@ -192,8 +192,8 @@ static int ipv6_route(struct nic *nic, struct pkt *p, struct ipv6_hdr *ip, size_
 		icmp6_error(nic, p, ICMP6_DST_UNREACH, ICMP6_DST_BEYOND_SCOPE, 0, w, now);
 		return FWD_DROP_ip6_beyond_scope;
 	}
-	if (len > nics[out]->mtu) {	/* RFC 8200 5: never fragmented on the way */
-		icmp6_error(nic, p, ICMP6_PACKET_TOO_BIG, 0, nics[out]->mtu, w, now);
+	if (len > l3_nics[out]->mtu) {	/* RFC 8200 5: never fragmented on the way */
+		icmp6_error(nic, p, ICMP6_PACKET_TOO_BIG, 0, l3_nics[out]->mtu, w, now);
 		return FWD_DROP_ip6_too_big;
 	}
 	static const uint8_t zero[16];
@@ -236,7 +236,7 @@ int ipv6_input(struct nic *nic, struct pkt *p, uint64_t now)
 		return ext_verdict[v].drop;
 	}
 	int own = ifaddr6_port_of(ip->daddr);
-	if (mcast || (ipv6_link_local(ip->daddr) ? own == nic->port : own >= 0))
+	if (mcast || (ipv6_link_local(ip->daddr) ? own == nic->port || ifaddr6_on_port(nic->port, ip->daddr) : own >= 0))
 		return ipv6_local(nic, p, ip, len, &w);
 	if (ipv6_unspec_or_loopback(ip->saddr, 0))
 		return FWD_DROP_ip6_martian_src;	/* :: is for DAD, to us */

@@ -75,7 +75,7 @@ static struct nd_entry *nd_new(int port, const uint8_t addr[16])
  * from our link-local address with our link-layer address. */
 static void nd_solicit(struct nd_entry *e)
 {
-	struct nic *nic = nics[e->port];
+	struct nic *nic = l3_nics[e->port];
 	struct pkt *p = pkt_alloc(nic->pool);
 	if (!p) {
 		fwd_st(e->port)->ev[FWD_EV_nd_no_buffer]++;
@@ -320,7 +320,7 @@ static int nd_timer(struct nd_entry *e, uint64_t now)
 int nd_timers(uint64_t now)
 {
 	int done = 0;
-	for (int p = 0; p < nic_count; p++)
+	for (int p = l3_link_next(-1); p < FWD_LINKS; p = l3_link_next(p))
 		for (int i = 0; fwd_l3_v6[p] && i < ND_SLOTS; i++)
 			done += nd_timer(&l3_me()->nd[p][i], now);
 	return done;
@@ -330,7 +330,7 @@ uint64_t nd_held(int port)
 {
 	uint64_t n = 0;
 	for (int c = 0; l3_cores && c < ncpus; c++)
-		for (int q = 0; q < nic_count; q++)
+		for (int q = l3_link_next(-1); q < FWD_LINKS; q = l3_link_next(q))
 			for (int i = 0; i < ND_SLOTS; i++)
 				for (int k = 0; k < l3_cores[c].nd[q][i].nheld; k++)
 					n += l3_cores[c].nd[q][i].held[k]->port == port;
@@ -342,13 +342,13 @@ void fwd_l3_nd_show(void)
 	uint64_t now = rdtsc();
 	printf("%-4s %-6s %-39s %-17s %-10s %10s %4s\n", "core", "port", "address", "mac", "state", "age_ms", "held");
 	for (int c = 0; l3_cores && c < ncpus; c++)
-		for (int p = 0; p < nic_count; p++)
+		for (int p = l3_link_next(-1); p < FWD_LINKS; p = l3_link_next(p))
 			for (int i = 0; i < ND_SLOTS; i++) {
 				const struct nd_entry *e = &l3_cores[c].nd[p][i];
 				if (e->state == ND_FREE)
 					continue;
 				char a[IPV6_STR_MAX], m[MAC_STR_MAX];
-				printf("%-4d %-6s %-39s %s %-10s %10lu %4u\n", c, nics[p]->name, addr6_fmt(a, e->addr),
+				printf("%-4d %-6s %-39s %s %-10s %10lu %4u\n", c, l3_nics[p]->name, addr6_fmt(a, e->addr),
 				       e->state == ND_INCOMPLETE || e->state == ND_FAILED ? "-                " : mac_str(m, e->mac),
 				       nd_state_names[e->state],
 				       e->confirmed_tsc ? (unsigned long)((now - e->confirmed_tsc) / (tsc.hz / 1000)) : 0ul,

@@ -71,7 +71,7 @@ static struct arp_entry *arp_new(int port, uint32_t ip)
 
 static void arp_request(struct arp_entry *e)
 {
-	struct nic *nic = nics[e->port];
+	struct nic *nic = l3_nics[e->port];
 	struct pkt *p = pkt_alloc(nic->pool);
 	if (!p) {
 		fwd_st(e->port)->ev[FWD_EV_arp_no_buffer]++;
@@ -235,7 +235,7 @@ static __attribute__((noinline)) int arp_timers(uint64_t now)
 	neigh_drain();
 	now = rdtsc();	/* what the mailboxes brought was confirmed after the first now */
 	uint64_t stale = (uint64_t)arp_timeout * tsc.hz;
-	for (int p = 0; p < nic_count; p++) {
+	for (int p = l3_link_next(-1); p < FWD_LINKS; p = l3_link_next(p)) {
 		for (int i = 0; i < ARP_SLOTS; i++) {
 			struct arp_entry *e = &l3_me()->arp[p][i];
 			if (e->state == ARP_REACHABLE && now - e->confirmed_tsc > stale) {
@@ -282,7 +282,7 @@ uint64_t fwd_l3_held(int port)
 {
 	uint64_t n = nd_held(port);
 	for (int c = 0; l3_cores && c < ncpus; c++)	/* only running cores and existing ports hold */
-		for (int q = 0; q < nic_count; q++)
+		for (int q = l3_link_next(-1); q < FWD_LINKS; q = l3_link_next(q))
 			for (int i = 0; i < ARP_SLOTS; i++)
 				for (int k = 0; k < l3_cores[c].arp[q][i].nheld; k++)
 					n += l3_cores[c].arp[q][i].held[k]->port == port;
@@ -295,13 +295,13 @@ void fwd_l3_arp_show(void)
 	printf("%-4s %-6s %-15s %-17s %-10s %10s %4s\n", "core", "port", "address", "mac", "state", "age_ms",
 	       "held");
 	for (int c = 0; l3_cores && c < ncpus; c++)
-		for (int p = 0; p < nic_count; p++)
+		for (int p = l3_link_next(-1); p < FWD_LINKS; p = l3_link_next(p))
 			for (int i = 0; i < ARP_SLOTS; i++) {
 				const struct arp_entry *e = &l3_cores[c].arp[p][i];
 				if (e->state == ARP_FREE)
 					continue;
 				char a[IPV4_STR_MAX], m[MAC_STR_MAX];
-				printf("%-4d %-6s %-15s %s %-10s %10lu %4u\n", c, nics[p]->name, ipv4_str(a, e->ip),
+				printf("%-4d %-6s %-15s %s %-10s %10lu %4u\n", c, l3_nics[p]->name, ipv4_str(a, e->ip),
 				       mac_str(m, e->mac), arp_state_names[e->state],
 				       e->confirmed_tsc ? (unsigned long)((now - e->confirmed_tsc) / (tsc.hz / 1000)) : 0ul,
 				       e->nheld);

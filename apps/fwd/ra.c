@@ -51,11 +51,11 @@ static size_t ra_build(int port, struct pkt *p)
 	put16(m + 6, RA_LIFETIME_S);
 	m[n] = ND_OPT_SLLA;
 	m[n + 1] = 1;
-	memcpy(m + n + 2, nics[port]->mac, ETH_ALEN);
+	memcpy(m + n + 2, l3_nics[port]->mac, ETH_ALEN);
 	n += 8;
 	m[n] = 5;					/* MTU */
 	m[n + 1] = 1;
-	put32(m + n + 4, nics[port]->mtu);
+	put32(m + n + 4, l3_nics[port]->mtu);
 	n += 8;
 	for (int i = 0; i < ia->n6; i++, n += 32) {
 		m[n] = 3;				/* Prefix Information */
@@ -68,14 +68,14 @@ static size_t ra_build(int port, struct pkt *p)
 			m[n + 16 + b / 8] |= (uint8_t)(ia->v6[i].addr[b / 8] & (0x80 >> b % 8));
 	}
 	ipv6_mcast_mac(all_nodes, dmac);
-	icmp6_finish(p->data, dmac, nics[port]->mac, ia->ll6, all_nodes, n, ND_HOP_LIMIT);
+	icmp6_finish(p->data, dmac, l3_nics[port]->mac, ia->ll6, all_nodes, n, ND_HOP_LIMIT);
 	return ETH_HLEN + IPV6_HLEN + n;
 }
 
 /* Send port's RA now and set the next. */
 static void ra_send(int port, uint64_t now)
 {
-	struct pkt *p = pkt_alloc(nics[port]->pool);
+	struct pkt *p = pkt_alloc(l3_nics[port]->pool);
 	if (!p) {
 		fwd_st(port)->ev[FWD_EV_nd_no_buffer]++;
 		return;
@@ -115,7 +115,7 @@ int ra_solicited(struct nic *nic, const struct ipv6_hdr *ip, const uint8_t *m, s
 		if (i + 2 > len - 8 || o[i + 1] == 0 || i + o[i + 1] * 8u > len - 8 ||
 		    (o[i] == ND_OPT_SLLA && ipv6_unspec_or_loopback(ip->saddr, 0)))
 			return FWD_DROP_nd_bad_option;
-	if (!ra6[nic->port])
+	if (nic->port >= NIC_MAX_PORTS || !ra6[nic->port])
 		return -1;	/* no RA on this port: ND counted, discarded (6.2.6) */
 	__atomic_store_n(&ra_next_tsc[nic->port], 0, __ATOMIC_RELAXED);
 	return -1;

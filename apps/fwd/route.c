@@ -26,13 +26,16 @@
 #define L3_LPM6_GROUPS	1024
 
 _Static_assert(IFADDR_PORTS == NIC_MAX_PORTS, "net/ifaddr.h holds an address per port");
+_Static_assert(IFADDR_LINKS == FWD_LINKS, "net/ifaddr.h holds an address per link");
 
 struct l3_nh l3_nh[L3_NH_MAX];
 struct lpm l3_lpm;
 struct l3_nh6 l3_nh6[L3_NH_MAX];
 struct lpm6 l3_lpm6;
-uint8_t fwd_l3_port[NIC_MAX_PORTS];
-uint8_t fwd_l3_v6[NIC_MAX_PORTS];
+uint8_t fwd_l3_port[FWD_LINKS];
+uint8_t fwd_l3_v6[FWD_LINKS];
+struct nic *l3_nics[FWD_LINKS];
+int fwd_l3_nvlans;
 int fwd_l3_any;
 
 struct l3_core *l3_cores;
@@ -185,22 +188,22 @@ static void routes6_show(void)
 {
 	char a[IPV6_STR_MAX], g[IPV6_STR_MAX];
 	uint8_t m[16];
-	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+	for (int p = 0; p < FWD_LINKS; p++) {
 		if (!fwd_l3_v6[p])
 			continue;
-		printf("fe80::/64 %s %s (ours %s)\n", "link-local", nics[p]->name, addr6_fmt(a, ifaddrs[p].ll6));
+		printf("fe80::/64 %s %s (ours %s)\n", "link-local", l3_nics[p]->name, addr6_fmt(a, ifaddrs[p].ll6));
 		for (int i = 0; i < ifaddrs[p].n6; i++) {
 			prefix6_mask(ifaddrs[p].v6[i].addr, ifaddrs[p].v6[i].len, m);
-			printf("%s/%u %s %s (ours %s)\n", addr6_fmt(a, m), ifaddrs[p].v6[i].len, "connected", nics[p]->name,
+			printf("%s/%u %s %s (ours %s)\n", addr6_fmt(a, m), ifaddrs[p].v6[i].len, "connected", l3_nics[p]->name,
 			       addr6_fmt(g, ifaddrs[p].v6[i].addr));
 		}
 	}
 	for (int i = 0; i < nroutes6; i++) {
-		const struct l3_nh6 *nh = &l3_nh6[NIC_MAX_PORTS + i];
+		const struct l3_nh6 *nh = &l3_nh6[FWD_LINKS + i];
 		if (memcmp(nh->gw, routes6[i].gw, 16))
 			continue;	/* refused at boot */
 		printf("%s/%u %s %s\n", addr6_fmt(a, routes6[i].prefix), routes6[i].len, addr6_fmt(g, nh->gw),
-		       nics[nh->port]->name);
+		       l3_nics[nh->port]->name);
 	}
 }
 
@@ -212,19 +215,19 @@ void fwd_l3_routes_show(void)
 		return;
 	}
 	printf("%-18s %-15s %s\n", "prefix", "via", "port");
-	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+	for (int p = 0; p < FWD_LINKS; p++) {
 		if (!fwd_l3_port[p] || !ifaddrs[p].v4.addr)
 			continue;
 		ipv4_str(a, ifaddrs[p].v4.addr & ipv4_mask(ifaddrs[p].v4.len));
-		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), ifaddrs[p].v4.len, "connected", nics[p]->name);
+		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), ifaddrs[p].v4.len, "connected", l3_nics[p]->name);
 	}
 	for (int i = 0; i < nroutes; i++) {
-		uint16_t nh = (uint16_t)(NIC_MAX_PORTS + i);
+		uint16_t nh = (uint16_t)(FWD_LINKS + i);
 		if (l3_nh[nh].gw != routes[i].gw)
 			continue;	/* refused at boot */
 		ipv4_str(a, routes[i].prefix);
 		ipv4_str(g, routes[i].gw);
-		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), routes[i].len, g, nics[l3_nh[nh].port]->name);
+		printf("%s/%-*u %-15s %s\n", a, (int)(17 - strlen(a)), routes[i].len, g, l3_nics[l3_nh[nh].port]->name);
 	}
 	routes6_show();
 }
@@ -242,8 +245,40 @@ static void print_route(const char *what, int i)
 	       what);
 }
 
+/* The VLAN sub-interfaces fwd routes on (ipN.VID=, each its own link):
+ * those of a port that exists and runs fwd, which then routes (its
+ * untagged frames as its own link, with an address or none); the others
+ * printed and their addresses dropped. Returns how many ports began to
+ * route for them. */
+static int l3_vlan_ports(void)
+{
+	int n = 0;
+	fwd_l3_nvlans = ifaddr_nvlans;
+	for (int i = 0; i < ifaddr_nvlans; i++) {
+		int link = NIC_MAX_PORTS + i, p = ifaddr_vlans[i].port;
+		struct ifaddr *ia = &ifaddrs[link];
+		char name[16];
+		ifaddr_link_name(name, sizeof(name), "ip", link);
+		if (p >= nic_count || !app_runs_on(&app_fwd, p)) {
+			if (p >= nic_count)
+				printf("fwd: %s=: no port%d; ignored\n", name, p);
+			else
+				printf("fwd: %s=: port%d runs %s, not fwd; ignored\n", name, p, app_of_port(p)->name);
+			ia->v4.addr = 0;
+			ia->n6 = 0;
+			ifaddr6_set_changed();
+			continue;
+		}
+		fwd_l3_v6[link] = ia->n6 != 0;
+		fwd_l3_port[link] = 1;
+		n += !fwd_l3_port[p];
+		fwd_l3_port[p] = 1;
+	}
+	return n;
+}
+
 /* The ports fwd routes on (fwd_l3_port): those it runs on that have an
- * address. An address of a port that does not exist is dropped. Returns
+ * address or a VLAN sub-interface. An address of a port that does not exist is dropped. Returns
  * how many, or -1 after printing why (ipN=dhcp on a port fwd runs on). */
 static int l3_ports(void)
 {
@@ -251,6 +286,7 @@ static int l3_ports(void)
 	for (int p = 0; p < NIC_MAX_PORTS; p++) {
 		struct ifaddr *ia = &ifaddrs[p];
 		char a[IPV4_STR_MAX];
+		l3_nics[p] = p < nic_count ? nics[p] : 0;
 		if (p >= nic_count) {
 			if (ia->v4.addr)
 				printf("fwd: ip%d=%s/%u: no port%d; ignored\n", p, ipv4_str(a, ia->v4.addr), ia->v4.len, p);
@@ -272,7 +308,7 @@ static int l3_ports(void)
 		fwd_l3_port[p] = ia->v4.addr != 0 || fwd_l3_v6[p];
 		n += fwd_l3_port[p];
 	}
-	return n;
+	return n + l3_vlan_ports();
 }
 
 /* The router's memory: the LPM table and each core's state. 0, or -1
@@ -304,30 +340,31 @@ static int l3_connect6(int p)
 	uint8_t g[16], mac[ETH_ALEN];
 	char a[IPV6_STR_MAX];
 	int full = 0;
-	ifaddr6_link_local(p, nics[p]->mac);
+	struct nic *nic = nics[ifaddr_link_port(p)];	/* a sub-interface's groups are its port's */
+	ifaddr6_link_local(p, l3_nics[p]->mac);
 	ipv6_mcast_mac(all_nodes, mac);
-	full |= nic_mc_add(nics[p], mac);
+	full |= nic_mc_add(nic, mac);
 	ipv6_mcast_mac(all_routers, mac);
-	full |= nic_mc_add(nics[p], mac);
+	full |= nic_mc_add(nic, mac);
 	for (int i = -1; i < ia->n6; i++) {
 		ipv6_solicited_node(i < 0 ? ia->ll6 : ia->v6[i].addr, g);
 		ipv6_mcast_mac(g, mac);
-		full |= nic_mc_add(nics[p], mac);
+		full |= nic_mc_add(nic, mac);
 	}
 	if (full) {
-		printf("fwd: %s: the NIC's multicast table is full (%d groups)\n", nics[p]->name, NIC_MC_MAX);
+		printf("fwd: %s: the NIC's multicast table is full (%d groups)\n", l3_nics[p]->name, NIC_MC_MAX);
 		return -1;
 	}
 	l3_nh6[p] = (struct l3_nh6){ .port = (uint8_t)p };
 	for (int i = 0; i < ia->n6; i++) {
 		prefix6_mask(ia->v6[i].addr, ia->v6[i].len, g);
 		if (lpm6_add(&l3_lpm6, g, ia->v6[i].len, (uint16_t)p)) {
-			printf("fwd: ip%d: IPv6 routing table full\n", p);
+			printf("fwd: %s: IPv6 routing table full\n", l3_nics[p]->name);
 			return -1;
 		}
-		printf("fwd: %s routes IPv6, %s/%u\n", nics[p]->name, addr6_fmt(a, ia->v6[i].addr), ia->v6[i].len);
+		printf("fwd: %s routes IPv6, %s/%u\n", l3_nics[p]->name, addr6_fmt(a, ia->v6[i].addr), ia->v6[i].len);
 	}
-	printf("fwd: %s link-local %s\n", nics[p]->name, addr6_fmt(a, ia->ll6));
+	printf("fwd: %s link-local %s\n", l3_nics[p]->name, addr6_fmt(a, ia->ll6));
 	return 0;
 }
 
@@ -343,7 +380,7 @@ static void l3_add_routes6(void)
 		uint16_t v = !any ? LPM6_NONE : ll ? (uint16_t)routes6[i].port : lpm6_lookup(&l3_lpm6, routes6[i].gw);
 		const char *why = !any ? "refused: no port fwd routes on has an IPv6 address" :
 				  ll && !fwd_l3_v6[v] ? "refused: the next hop's port does not route IPv6" :
-				  v >= NIC_MAX_PORTS ? "refused: the next hop is on no connected prefix (ipN=)" :
+				  v >= FWD_LINKS ? "refused: the next hop is on no connected prefix (ipN=)" :
 				  ifaddr6_port_of(routes6[i].gw) >= 0 ? "refused: the next hop is one of our own addresses" : 0;
 		if (why) {
 			printf("fwd: route=%s %s\n", route6_str(r, sizeof(r), i), why);
@@ -354,14 +391,14 @@ static void l3_add_routes6(void)
 	}
 	nroutes6 = kept;
 	for (int i = 0; i < nroutes6; i++) {
-		uint16_t nh = (uint16_t)(NIC_MAX_PORTS + i);
+		uint16_t nh = (uint16_t)(FWD_LINKS + i);
 		if (lpm6_add(&l3_lpm6, routes6[i].prefix, routes6[i].len, nh)) {
 			printf("fwd: route=%s refused: IPv6 routing table full\n", route6_str(r, sizeof(r), i));
 			continue;
 		}
 		l3_nh6[nh] = (struct l3_nh6){ .port = via[i] };
 		memcpy(l3_nh6[nh].gw, routes6[i].gw, 16);
-		printf("fwd: route=%s %s\n", route6_str(r, sizeof(r), i), nics[via[i]]->name);
+		printf("fwd: route=%s %s\n", route6_str(r, sizeof(r), i), l3_nics[via[i]]->name);
 	}
 }
 
@@ -369,7 +406,7 @@ static void l3_add_routes6(void)
  * -1 after printing that the table is full. */
 static int l3_connect(void)
 {
-	for (int p = 0; p < NIC_MAX_PORTS; p++) {
+	for (int p = 0; p < FWD_LINKS; p++) {
 		const struct ifaddr4 *ia = &ifaddrs[p].v4;
 		char a[IPV4_STR_MAX];
 		if (fwd_l3_v6[p] && l3_connect6(p))
@@ -378,10 +415,10 @@ static int l3_connect(void)
 			continue;
 		l3_nh[p] = (struct l3_nh){ .gw = 0, .port = (uint8_t)p };
 		if (lpm_add(&l3_lpm, ia->addr & ipv4_mask(ia->len), ia->len, (uint16_t)p)) {
-			printf("fwd: ip%d: routing table full\n", p);
+			printf("fwd: %s: routing table full\n", l3_nics[p]->name);
 			return -1;
 		}
-		printf("fwd: %s routes at L3, %s/%u\n", nics[p]->name, ipv4_str(a, ia->addr), ia->len);
+		printf("fwd: %s routes at L3, %s/%u\n", l3_nics[p]->name, ipv4_str(a, ia->addr), ia->len);
 	}
 	return 0;
 }
@@ -396,7 +433,7 @@ static void l3_add_routes(void)
 	int kept = 0;
 	for (int i = 0; i < nroutes; i++) {
 		uint16_t v = lpm_lookup(&l3_lpm, routes[i].gw);
-		const char *why = v >= NIC_MAX_PORTS ? "refused: the next hop is on no connected subnet (ipN=)" :
+		const char *why = v >= FWD_LINKS ? "refused: the next hop is on no connected subnet (ipN=)" :
 				  ifaddr4_is_local(routes[i].gw) ? "refused: the next hop is one of our own addresses" :
 				  ifaddr4_directed_broadcast(routes[i].gw) ?
 				  "refused: the next hop is its subnet's network or broadcast address" : 0;
@@ -409,13 +446,13 @@ static void l3_add_routes(void)
 	}
 	nroutes = kept;
 	for (int i = 0; i < nroutes; i++) {
-		uint16_t nh = (uint16_t)(NIC_MAX_PORTS + i);
+		uint16_t nh = (uint16_t)(FWD_LINKS + i);
 		l3_nh[nh] = (struct l3_nh){ .gw = routes[i].gw, .port = (uint8_t)via[i] };
 		if (lpm_add(&l3_lpm, routes[i].prefix, routes[i].len, nh)) {
 			print_route("refused: routing table full", i);
 			continue;
 		}
-		print_route(nics[via[i]]->name, i);
+		print_route(l3_nics[via[i]]->name, i);
 	}
 }
 
@@ -430,7 +467,7 @@ int fwd_l3_init(void)
 		printf("fwd: the ports with an address drop what they receive (no_route); L2 pairs forward\n");
 		return 0;
 	}
-	if (l3_connect())
+	if (l3_vlan_init() || l3_connect())
 		return -1;
 	l3_add_routes();
 	l3_add_routes6();

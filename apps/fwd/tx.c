@@ -1,7 +1,8 @@
 /*
- * fwd L3's TX batches: each core queues what it sends out of a port
- * (routed frames, ARP, ND, ICMP, ICMPv6) in the port's struct txb and sends it in one
- * tx_burst at the end of the burst, then counts each frame on the port it
+ * fwd L3's TX batches: each core queues what it sends out of a link (a
+ * port, or a VLAN sub-interface: vlan.c tags its frames in tx_burst)
+ * (routed frames, ARP, ND, ICMP, ICMPv6) in the link's struct txb and sends it in one
+ * tx_burst at the end of the burst, then counts each frame on the link it
  * came in on, by kind.
  */
 #include <string.h>
@@ -11,7 +12,7 @@
 void l3_tx_flush(int port)
 {
 	struct txb *b = &l3_me()->tx[port];
-	struct nic *out = nics[port];
+	struct nic *out = l3_nics[port];
 	int sent = b->n ? out->ops->tx_burst(out, l3_me()->q % out->nqueues, b->p, b->n) : 0;
 	if (!b->mixed) {	/* the common batch: frames routed from the burst's port */
 		int in = l3_me()->in;
@@ -45,7 +46,7 @@ void l3_tx_flush(int port)
 		}
 	}
 	b->n = 0;
-	b->mixed = 0;
+	b->mixed = l3_me()->mix;
 }
 
 void l3_tx_typed(struct l3_core *c, struct txb *b, struct pkt *p, int kind)
@@ -60,6 +61,20 @@ void l3_tx_typed(struct l3_core *c, struct txb *b, struct pkt *p, int kind)
 	b->kind[b->n] = (uint8_t)kind;
 }
 
+void l3_tx_mix_all(struct l3_core *c)
+{
+	for (int l = 0; l < FWD_LINKS; l++) {
+		struct txb *b = &c->tx[l];
+		if (b->mixed)
+			continue;
+		memset(b->kind, TX_FWD, (size_t)b->n);
+		memset(b->in, c->in, (size_t)b->n);
+		b->mixed = 1;
+	}
+	c->mix = 1;
+	c->epoch++;	/* the fast paths remember no destination until the burst ends */
+}
+
 void l3_tx_add(int port, struct pkt *p, int kind)
 {
 	l3_tx_add_on(l3_me(), port, p, kind, 0);
@@ -67,7 +82,16 @@ void l3_tx_add(int port, struct pkt *p, int kind)
 
 void l3_tx_flush_all(void)
 {
+	struct l3_core *c = l3_me();
 	for (int p = 0; p < nic_count; p++)
-		if (l3_me()->tx[p].n)
+		if (c->tx[p].n)
 			l3_tx_flush(p);
+	for (int l = NIC_MAX_PORTS; l < NIC_MAX_PORTS + fwd_l3_nvlans; l++)
+		if (c->tx[l].n)
+			l3_tx_flush(l);
+	if (c->mix) {
+		c->mix = 0;
+		for (int l = 0; l < FWD_LINKS; l++)
+			c->tx[l].mixed = 0;
+	}
 }

@@ -143,7 +143,7 @@ struct nic_port_config {
 
 /* One port. Drivers embed it at the start of their own struct. */
 struct nic {
-	char name[8];		/* "port0" */
+	char name[12];		/* "port0" (fwd's VLAN sub-interfaces: "port0.4094") */
 	int port;
 	const char *driver;	/* "e1000e" */
 	const char *model;	/* "82574L" */

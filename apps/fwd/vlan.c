@@ -1,0 +1,88 @@
+/*
+ * fwd L3's VLAN sub-interfaces (ipN.VID=, net/ifaddr.h): frames tagged
+ * VID on port N are the link's (IEEE 802.1Q-2018 9.6 C-tag, TPID 0x8100),
+ * routed as if they came in on a port of their own, with the link's
+ * addresses, ARP table, neighbor cache and counters; frames out to the
+ * link get the tag back in software (not the NIC's VLE/VET: one tx_burst
+ * path for every part). A link is a struct nic of its own in l3_nics,
+ * named "port0.100", whose tx_burst tags and hands the frames to the
+ * port's: the router's code takes links as it takes ports.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/fwd/counters.h"
+#include "apps/fwd/l3.h"
+#include "kernel/mem.h"
+#include "net/bytes.h"
+#include "net/ifaddr.h"
+#include "net/vlan.h"
+
+/* A sub-interface: its NIC as the router sees it, the port's, its tag. */
+struct vlan_link {
+	struct nic nic;		/* first: tx_burst gets &nic */
+	struct nic *port;
+	uint16_t tci;		/* PCP 0, DEI 0, VID */
+};
+
+/* Tag each frame (every buffer has PKT_HEADROOM in front of data, and a
+ * received frame lost its tag there) and send them out of the port. */
+static int vlan_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	struct vlan_link *v = (struct vlan_link *)nic;
+	for (int i = 0; i < n; i++) {
+		pkts[i]->data = vlan_insert(pkts[i]->data, v->tci);
+		pkts[i]->len = (uint16_t)(pkts[i]->len + VLAN_HLEN);
+	}
+	return v->port->ops->tx_burst(v->port, q, pkts, n);
+}
+
+/* Only tx_burst: the router calls nothing else on a link. */
+static const struct nic_ops vlan_ops = { .tx_burst = vlan_tx_burst };
+
+int l3_vlan_init(void)
+{
+	for (int i = 0; i < fwd_l3_nvlans; i++) {
+		int link = NIC_MAX_PORTS + i;
+		if (!fwd_l3_port[link])
+			continue;	/* refused (l3_ports) */
+		struct nic *port = nics[ifaddr_vlans[i].port];
+		struct vlan_link *v = dma_alloc(sizeof(*v), 64);
+		if (!v) {
+			printf("fwd: no memory for VLAN sub-interface %s.%u (%lu bytes)\n", port->name, ifaddr_vlans[i].vid,
+			       (unsigned long)sizeof(*v));
+			return -1;
+		}
+		memset(v, 0, sizeof(*v));
+		v->port = port;
+		v->tci = vlan_tci(ifaddr_vlans[i].vid, 0, 0);
+		ifaddr_link_name(v->nic.name, sizeof(v->nic.name), "port", link);
+		v->nic.port = link;
+		v->nic.driver = "vlan";
+		v->nic.ops = &vlan_ops;
+		memcpy(v->nic.mac, port->mac, ETH_ALEN);
+		v->nic.nqueues = port->nqueues;
+		v->nic.mtu = port->mtu;
+		v->nic.pool = port->pool;
+		v->nic.small_pool = port->small_pool;
+		v->nic.link_up = port->link_up;
+		l3_nics[link] = &v->nic;
+	}
+	return 0;
+}
+
+int l3_vlan_untag(int port, struct pkt *p)
+{
+	uint8_t *d = p->data;
+	if (p->len < ETH_HLEN + VLAN_HLEN || get16(d + 12) != ETHERTYPE_VLAN)
+		return -1;
+	int link = ifaddr_vlan_link(port, get16(d + ETH_HLEN) & 0xfffu);
+	if (link < 0 || !l3_nics[link])
+		return -1;
+	memmove(d + VLAN_HLEN, d, 2 * ETH_ALEN);
+	p->data = d + VLAN_HLEN;
+	p->len = (uint16_t)(p->len - VLAN_HLEN);
+	p->port = (uint16_t)link;
+	fwd_st(port)->rx--;	/* the link's frame from here on */
+	fwd_st(link)->rx++;
+	return link;
+}

@@ -1,0 +1,176 @@
+"""app=fwd routing between 802.1Q VLAN sub-interfaces (ipN.VID=) in QEMU:
+two e1000e ports wired to host stream sockets, frames made and checked with
+scapy. port0 carries untagged 10.1.0.0/24, VLAN 100 (10.100.0.0/24 and
+2001:db8:100::/64) and VLAN 200 (10.200.0.0/24); port1 untagged 10.2.0.0/24.
+One boot; the bad ipN.VID= forms are on the same command line and must be
+refused with the accepted forms while the good ones route."""
+import os
+import re
+import sys
+
+import pytest
+from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPerror,
+                       IPv6, Raw, raw)
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+sys.path.insert(0, os.path.dirname(__file__))
+from netio import StreamPort  # noqa: E402
+from qemurun import Qemu  # noqa: E402
+
+PROMPT = "linerate> "
+H0 = ("02:00:00:00:00:01", "10.1.0.2", None)       # untagged on port0
+H100 = ("02:00:00:00:01:00", "10.100.0.2", 100)    # VLAN 100 on port0
+H200 = ("02:00:00:00:02:00", "10.200.0.2", 200)    # VLAN 200 on port0
+H1 = ("02:00:00:00:00:22", "10.2.0.2", None)       # untagged on port1
+H100_6 = "2001:db8:100::2"
+BAD = "ip0.0=10.9.0.1/24 ip0.4095=10.9.1.1/24 ip0.0100=10.9.2.1/24 ip1.100=10.100.0.9/24 ip0.300=dhcp"
+APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip0.100=10.100.0.1/24,2001:db8:100::1/64 ip0.200=10.200.0.1/24 "
+          "ip1=10.2.0.1/24 ip5.300=10.5.0.1/24 " + BAD + " ip0.100=10.9.3.1/24")
+
+
+class Router:
+    def __init__(self):
+        self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2, append=APPEND)
+        self.q.expect(r"port1: link up", 90)
+        self.q.send("\r")
+        self.q.expect(PROMPT, 30)
+        self.p = [StreamPort(self.q.nic_sock(i)) for i in (0, 1)]
+        self.mac = re.findall(r"ether ([0-9a-f:]{17})", self.shell("ifconfig"))
+        assert len(self.mac) == 2
+
+    def shell(self, line, timeout=60):
+        return self.q.shell(line, timeout)
+
+    def fwd(self):
+        """{link name: {counter: value}} from the fwd command."""
+        c = {}
+        for link, body in re.findall(r"^fwd (port[0-9.]+)(?: l3[^:]*)?: (.*)$", self.shell("fwd"), re.M):
+            c.setdefault(link, {}).update({k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)})
+        return c
+
+    def close(self):
+        for s in self.p:
+            s.close()
+        self.q.stop()
+
+
+@pytest.fixture(scope="module")
+def r():
+    router = Router()
+    yield router
+    router.close()
+
+
+def eth(r, host, port=0, **kw):
+    """Ether (and Dot1Q for a VLAN host) from host to the router's port."""
+    e = Ether(src=host[0], dst=kw.pop("dst", r.mac[port]), **kw)
+    return e / Dot1Q(vlan=host[2]) if host[2] else e
+
+
+def udp(r, src, dst, n, port=0, ttl=64):
+    return [raw(eth(r, src, port) / IP(src=src[1], dst=dst[1], ttl=ttl, id=i) / UDP(sport=7, dport=1000 + i) /
+                Raw(b"v" * 30)) for i in range(n)]
+
+
+def recv(r, port, n, timeout=10):
+    return [Ether(f) for f in r.p[port].recv(n, timeout)]
+
+
+def test_bad_forms_refused_with_accepted_forms(r):
+    out = r.q.text()
+    for key, why in [("ip0.0", "is not 1-4094"), ("ip0.4095", "is not 1-4094"), ("ip0.0100", "is not 1-4094"),
+                     ("ip0.100", "given before"), ("ip1.100", "overlaps ip0.100=10.100.0.1/24"),
+                     ("ip0.300", "a VLAN sub-interface takes")]:
+        lines = [ln for ln in out.splitlines() if "for %s= (" % key in ln]
+        assert len(lines) == 1 and why in lines[0], (key, lines)
+        assert "accepted: " in lines[0] and "VID 1-4094" in lines[0].split("accepted: ")[1], lines[0]
+    assert "fwd: ip5.300=: no port5; ignored" in out
+    assert "fwd: port0.100 routes at L3, 10.100.0.1/24" in out
+    assert "fwd: port0.200 routes at L3, 10.200.0.1/24" in out
+    routes = r.shell("fwd routes")
+    assert re.search(r"10\.100\.0\.0/24\s+connected\s+port0\.100", routes), routes
+    assert re.search(r"10\.200\.0\.0/24\s+connected\s+port0\.200", routes), routes
+    assert re.search(r"2001:db8:100::/64 connected port0\.100", routes), routes
+    assert "10.9." not in routes and "10.5.0" not in routes
+
+
+def test_arp_and_nd_on_a_vlan_answered_tagged(r):
+    # Each host asks for its router address; the router learns the host from it.
+    for h, gw in [(H100, "10.100.0.1"), (H200, "10.200.0.1"), (H0, "10.1.0.1")]:
+        r.p[0].send([raw(eth(r, h, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=h[0], psrc=h[1], pdst=gw))])
+        rep = recv(r, 0, 1)
+        assert rep and ARP in rep[0], rep
+        assert (rep[0][Dot1Q].vlan if Dot1Q in rep[0] else None) == h[2]
+        a = rep[0][ARP]
+        assert a.op == 2 and a.psrc == gw and a.hwsrc == r.mac[0] and a.pdst == h[1] and a.hwdst == h[0]
+    r.p[1].send([raw(eth(r, H1, 1, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=H1[0], psrc=H1[1], pdst="10.2.0.1"))])
+    assert ARP in recv(r, 1, 1)[0]
+    # VLAN 200 asking for VLAN 100's address: not its link's.
+    r.p[0].send([raw(eth(r, H200, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=H200[0], psrc=H200[1],
+                                                                  pdst="10.100.0.1"))])
+    # Neighbor Solicitation for the router's VLAN 100 address, to its solicited-node group.
+    ns = (Ether(src=H100[0], dst="33:33:ff:00:00:01") / Dot1Q(vlan=100) /
+          IPv6(src=H100_6, dst="ff02::1:ff00:1", hlim=255) / ICMPv6ND_NS(tgt="2001:db8:100::1") /
+          ICMPv6NDOptSrcLLAddr(lladdr=H100[0]))
+    r.p[0].send([raw(ns)])
+    na = recv(r, 0, 1)
+    assert na and ICMPv6ND_NA in na[0], na
+    assert na[0][Dot1Q].vlan == 100 and na[0].dst == H100[0] and na[0].src == r.mac[0]
+    assert na[0][ICMPv6ND_NA].tgt == "2001:db8:100::1" and na[0][IPv6].dst == H100_6
+    assert recv(r, 0, 1, timeout=0.5) == []    # the foreign ARP was not answered
+    c = r.fwd()
+    assert c["port0.100"]["arp"] == 1 and c["port0.100"]["nd"] == 1 and c["port0.100"]["rx"] == 2
+    assert c["port0.200"]["arp"] == 1 and c["port0.200"]["arp_not_ours"] == 1 and c["port0.200"]["rx"] == 2
+    assert c["port0"]["arp"] == 1 and c["port0"]["rx"] == 1
+    arp = r.shell("fwd arp")
+    assert re.search(r"port0\.100\s+10\.100\.0\.2\s+%s\s+reachable" % H100[0], arp), arp
+    assert re.search(r"port0\.200\s+10\.200\.0\.2\s+%s\s+reachable" % H200[0], arp), arp
+
+
+def test_routed_between_vlans_and_an_untagged_port(r):
+    before = r.fwd()
+    n = 16
+    flows = [(H100, H200, 0, 0), (H100, H1, 0, 1), (H1, H100, 1, 0), (H0, H200, 0, 0), (H200, H0, 0, 0)]
+    for src, dst, pin, pout in flows:
+        sent = udp(r, src, dst, n, pin)
+        r.p[pin].send(sent)
+        got = recv(r, pout, n)
+        assert len(got) == n, (src, dst, got)
+        for s, g in zip(sent, got):
+            s = Ether(s)
+            assert (g[Dot1Q].vlan if Dot1Q in g else None) == dst[2], g.show(dump=True)
+            assert g.dst == dst[0] and g.src == r.mac[pout]
+            assert g[IP].ttl == 63 and g[IP].id == s[IP].id and raw(g[UDP]) == raw(s[UDP])
+    after = r.fwd()
+    d = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]} for link in after}
+    assert d["port0.100"]["rx"] == 2 * n and d["port0.100"]["forwarded"] == 2 * n
+    assert d["port0.200"]["rx"] == n and d["port0.200"]["forwarded"] == n
+    assert d["port0"]["rx"] == n and d["port0"]["forwarded"] == n
+    assert d["port1"]["rx"] == n and d["port1"]["forwarded"] == n
+    for link in d:
+        drops = {k: v for k, v in d[link].items() if k not in ("rx", "forwarded", "held") and v}
+        assert not drops, (link, drops)
+
+
+def test_icmp_from_the_links_address_and_unknown_vlan(r):
+    before = r.fwd()
+    r.p[0].send(udp(r, H100, H1, 1, ttl=1))
+    back = recv(r, 0, 1)
+    assert back and ICMP in back[0], back
+    e = back[0]
+    assert e[Dot1Q].vlan == 100 and e.dst == H100[0]
+    assert e[IP].src == "10.100.0.1" and e[IP].dst == H100[1] and e[ICMP].type == 11 and IPerror in e
+    ping = eth(r, H100) / IP(src=H100[1], dst="10.100.0.1") / ICMP(type=8, id=5, seq=1) / Raw(b"tagged")
+    r.p[0].send([raw(ping)])
+    back = recv(r, 0, 1)
+    assert back and back[0][Dot1Q].vlan == 100 and back[0][ICMP].type == 0 and back[0][IP].src == "10.100.0.1"
+    # VLAN 300 has no sub-interface on port0; VLAN 200 has none on port1.
+    r.p[0].send(udp(r, ("02:00:00:00:03:00", "10.30.0.2", 300), H1, 2))
+    r.p[1].send(udp(r, ("02:00:00:00:04:00", "10.2.0.9", 200), H0, 1, port=1))
+    assert recv(r, 1, 1, timeout=0.5) == [] and recv(r, 0, 1, timeout=0.5) == []
+    after = r.fwd()
+    d = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]} for link in after}
+    assert d["port0.100"]["rx"] == 2 and d["port0.100"]["ttl_expired"] == 1 and d["port0.100"]["icmp_sent"] == 1
+    assert d["port0.100"]["local"] == 1
+    assert d["port0"]["rx"] == 2 and d["port0"]["vlan_unknown"] == 2
+    assert d["port1"]["rx"] == 1 and d["port1"]["vlan_unknown"] == 1
