@@ -96,12 +96,41 @@ static void test_tagged_agrees_with_parse(void **state)
 		}
 }
 
+/* vlan_insert puts a C-tag after the MACs, 4 bytes before the frame, and
+ * vlan_parse reads back the VID, the priority and the type under it. */
+static void test_insert(void **state)
+{
+	(void)state;
+	uint8_t buf[4 + 64], want[64];
+	uint8_t *f = buf + 4;
+	frame(f, (const uint16_t[]){ 0x0800 }, 1);
+	for (int i = 0; i < 12; i++)
+		f[i] = (uint8_t)(i + 1);
+	f[14] = 0x45;
+	memcpy(want, f, 64);
+	uint8_t *t = vlan_insert(f, vlan_tci(4094, 0, 3));
+	assert_ptr_equal(t, buf);
+	assert_memory_equal(t, want, 12);
+	assert_int_equal(t[12], 0x81);
+	assert_int_equal(t[13], 0x00);
+	assert_int_equal(t[14], 0x6f);	/* PCP 3, DEI 0, VID 0xffe */
+	assert_int_equal(t[15], 0xfe);
+	assert_memory_equal(t + 16, want + 12, 52);
+	struct vlan_tags v;
+	vlan_parse(t, 68, &v);
+	assert_int_equal(v.n, 1);
+	assert_int_equal(v.tci[0] & 0xfff, 4094);
+	assert_int_equal(v.type, 0x0800);
+	assert_int_equal(v.l3, 18);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_table_counts_pairs_and_full),
 		cmocka_unit_test(test_tagged_agrees_with_parse),
+		cmocka_unit_test(test_insert),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,6 +76,13 @@ UNIT_BINS += $(UNIT_DIR)/test_napi
 $(UNIT_DIR)/test_napi: tests/unit/test_napi.c drivers/net/napi.c drivers/net/napi.h drivers/net/napi_poll.h drivers/net/nic.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_napi.c drivers/net/napi.c -lcmocka
+# ipN= and ipN.VID= (VLAN sub-interfaces) through cmdline_parse: the test
+# includes net/ifaddr.c for its static knobs.
+UNIT_BINS += $(UNIT_DIR)/test_ifaddr
+$(UNIT_DIR)/test_ifaddr: tests/unit/test_ifaddr.c net/ifaddr.c net/ifaddr.h kernel/cmdline.c kernel/cmdline.h \
+		net/addr.c net/ipv4.c kernel/fmt.c
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_ifaddr.c kernel/cmdline.c net/addr.c net/ipv4.c kernel/fmt.c -lcmocka
 # config sets knobs through cmdline's knob_set.
 $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/fmt.h
 
