@@ -3,7 +3,8 @@
  * ports: frames in,
  * counters and frames out. The input is a program:
  *   op 0-3  a frame on port op % 3 (port 0: 10.1.0.1/24 and
- *           2001:db8:1::1/64, port 1: 10.2.0.1/24 and 2001:db8:2::1/64,
+ *           2001:db8:1::1/64, and on VLAN 100 (ip0.100=, a link of its
+ *           own) 10.100.0.1/24 and 2001:db8:100::1/64; port 1: 10.2.0.1/24 and 2001:db8:2::1/64,
  *           port 2: L2, paired with itself): a flags byte, a
  *           length, the bytes; flags make it easier to reach deep paths:
  *           1 our MAC as destination, 2 EtherType IPv4, 4 EtherType ARP,
@@ -17,7 +18,7 @@
  *   op 4    the clock moves on by (next byte) * 10 ms and the app's timers
  *           run (ARP and ND retries and give-ups);
  *   op 5    the next transmit call takes at most (next byte) % 4 frames.
- * Checked after every burst: each port's rx = forwarded + drops + local +
+ * Checked after every burst: each link's rx = forwarded + drops + local +
  * arp + nd + held, exactly; every frame sent is well formed (a routed IPv4
  * header has a correct checksum, TTL >= 1 and unicast host addresses,
  * never 0/8, 127/8 or 224/3; ARP parses; an IPv6 packet fills the frame,
@@ -110,7 +111,7 @@ static void setup(void)
 		n->small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
 	}
 	int errs = cmdline_parse("app=fwd pairs=0-1,2-2 ip0=10.1.0.1/24,2001:db8:1::1/64 "
-				 "ip1=10.2.0.1/24,2001:db8:2::1/64 "
+				 "ip1=10.2.0.1/24,2001:db8:2::1/64 ip0.100=10.100.0.1/24,2001:db8:100::1/64 "
 				 "route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99 "
 				 "route=0.0.0.0/0,10.1.0.254 route=2001:db8:3::/48,2001:db8:2::2 "
 				 "route=::/0,fe80::1%port0 ra6=0,1", __knobs_start, KNOBS_COUNT, 0, 0);
@@ -138,10 +139,19 @@ static void check_port(int p)
 	assert(s->rx == s->forwarded + sum_drops(s) + s->local + s->arp + s->nd + fwd_l3_held(p));
 }
 
+/* Port p's accounts and those of its VLAN sub-interfaces (ip0.100=). */
+static void check_links(int p)
+{
+	check_port(p);
+	for (int l = NIC_MAX_PORTS; l < NIC_MAX_PORTS + fwd_l3_nvlans; l++)
+		if (ifaddr_link_port(l) == p)
+			check_port(l);
+}
+
 static void check_accounts(void)
 {
 	for (int p = 0; p < PORTS; p++)
-		check_port(p);
+		check_links(p);
 }
 
 static int held_any(void)
@@ -172,7 +182,7 @@ static void burst_in(void)
 		return;
 	app_of_port(burst_port)->rx(&ports[burst_port], 0, burst, burst_n);
 	burst_n = 0;
-	check_port(burst_port);	/* a burst moves only its own port's accounts */
+	check_links(burst_port);	/* a burst moves only its own port's (and its links') accounts */
 }
 
 /* What a NIC's checksum offload reports of an IPv4 frame (nothing when
