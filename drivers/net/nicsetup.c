@@ -8,7 +8,7 @@ int nic_setup_vectors(struct nic *nic, irq_handler_t other, void *arg, const cha
 	irq_handler_t handlers[NIC_MAX_QUEUES + 1];
 	void *args[NIC_MAX_QUEUES + 1];
 	const char *names[NIC_MAX_QUEUES + 1];
-	char label[NIC_MAX_QUEUES + 1][24];	/* as /proc/interrupts names them; pciirq copies */
+	char label[NIC_MAX_QUEUES + 1][32];	/* as /proc/interrupts names them; pciirq copies */
 	for (int q = 0; q < nq; q++) {
 		handlers[q] = napi_queue_irq;
 		args[q] = napi_queue_arg(nic, q);
