@@ -164,6 +164,58 @@ static void test_ttl_dec_all(void **state)
 	assert_int_equal(inet_csum(a, 20), 0);
 }
 
+/* ipv4_hdr20_csum_ok against inet_csum: scapy's headers verify; of all
+ * 65536 checksum fields exactly the right one verifies (two, 0x0000 and
+ * 0xFFFF, for a header whose checksum is 0x0000); no single-bit error
+ * verifies; on pseudo-random headers, whole or not, the verdicts agree. */
+static void test_hdr20_csum_ok(void **state)
+{
+	(void)state;
+	assert_true(ipv4_hdr20_csum_ok(hdr_udp));
+	assert_true(ipv4_hdr20_csum_ok(hdr_tcp));
+
+	uint8_t a[20], z[20];
+	memcpy(z, hdr_udp, 20);
+	put16(z + 4, id_for_zero_csum(hdr_udp, 20, 64));
+	fix_csum(z);
+	assert_int_equal(get16(z + 10), 0x0000);
+	int ok_udp = 0, ok_zero = 0;
+	for (unsigned c = 0; c <= 0xffff; c++) {
+		memcpy(a, hdr_udp, 20);
+		put16(a + 10, (uint16_t)c);
+		assert_int_equal(ipv4_hdr20_csum_ok(a), inet_csum(a, 20) == 0);
+		ok_udp += ipv4_hdr20_csum_ok(a);
+		put16(z + 10, (uint16_t)c);
+		assert_int_equal(ipv4_hdr20_csum_ok(z), inet_csum(z, 20) == 0);
+		ok_zero += ipv4_hdr20_csum_ok(z);
+	}
+	assert_int_equal(ok_udp, 1);
+	assert_int_equal(ok_zero, 2);
+
+	int ok_flip = 0;
+	for (int bit = 0; bit < 160; bit++) {
+		memcpy(a, hdr_udp, 20);
+		a[bit / 8] ^= (uint8_t)(1u << bit % 8);
+		ok_flip += ipv4_hdr20_csum_ok(a);
+	}
+	assert_int_equal(ok_flip, 0);
+
+	uint32_t x = 0x2545f491;	/* xorshift32 (Marsaglia 2003) */
+	int whole = 0;
+	for (int n = 0; n < 100000; n++) {
+		for (int i = 0; i < 20; i++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			a[i] = (uint8_t)x;
+		}
+		a[0] = 0x45;
+		if (n & 1)
+			fix_csum(a);
+		assert_int_equal(ipv4_hdr20_csum_ok(a), inet_csum(a, 20) == 0);
+		whole += ipv4_hdr20_csum_ok(a);
+	}
+	assert_true(whole >= 50000 && whole < 50010);	/* the fixed half, and chance */
+}
+
 /* ipv4_check_fields: the same checks without the checksum and TTL. */
 static void test_check_fields(void **state)
 {
@@ -421,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_csum_rfc1071),
 		cmocka_unit_test(test_csum_scapy),
 		cmocka_unit_test(test_csum_update_rfc1624),
+		cmocka_unit_test(test_hdr20_csum_ok),
 		cmocka_unit_test(test_ttl_dec_all),
 		cmocka_unit_test(test_check_reasons),
 		cmocka_unit_test(test_check_fields),
