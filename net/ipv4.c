@@ -40,16 +40,7 @@ uint16_t inet_csum_update(uint16_t hc, uint16_t m, uint16_t m_new)
 
 enum ipv4_check ipv4_check(const void *ip, size_t len)
 {
-	const struct ipv4_hdr *h = ip;
-	enum ipv4_check c = ipv4_check_fields(ip, len);
-
-	if (c != IPV4_OK)
-		return c;
-	if (inet_csum(ip, (size_t)(h->ver_ihl & 0xf) * 4) != 0)
-		return IPV4_BAD_CSUM;
-	if (h->ttl <= 1)
-		return IPV4_TTL_EXPIRED;
-	return IPV4_OK;
+	return ipv4_check_hw(ip, len, IPV4_HW_UNCHECKED);
 }
 
 const char *ipv4_check_name(enum ipv4_check c)
