@@ -503,9 +503,18 @@ def checksums_in_a_burst(r):
     burst = good[:8] + [wrong] + good[8:16] + [bytes(minus0)] + good[16:20] + [stale_ttl] + good[20:]
     before = r.fwd()
     r.p[0].send(burst)
-    got = [Ether(g) for g in r.p[1].recv(25, 10)]
+    got, end = [], time.monotonic() + 20
+    while len(got) < 25 and time.monotonic() < end:
+        for g in map(Ether, r.p[1].recv(1, 1)):
+            if ARP in g and g[ARP].op == 1:    # the entry aged (a slow run): asked again, answered
+                r.p[1].send([raw(Ether(src=H1_MAC, dst=r.mac[1]) /
+                                 ARP(op=2, hwsrc=H1_MAC, psrc=H1_IP, hwdst=r.mac[1], pdst="10.2.0.1"))])
+            elif IP in g:
+                got.append(g)
     after = r.fwd()
     delta = {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)}
+    for k in ("held", "arp_requests", "nd_solicits"):   # the neighbours' upkeep, not these frames'
+        delta.pop(k, None)
     assert delta == {"rx": 27, "forwarded": 25, "bad_csum": 2}, delta
     ids = [g[IP].id for g in got]
     assert ids == [20000 + i for i in range(16)] + [minus0_id] + [20000 + i for i in range(16, 24)], ids
