@@ -2,7 +2,8 @@
  * replay's knobs, with tcpreplay's option names (tcpreplay(1)):
  * replay_speed (--multiplier), replay_pps (--pps), replay_mbps (--mbps),
  * replay_topspeed (--topspeed), replay_loop (--loop), and tcprewrite's
- * --enet-dmac/--enet-smac (replay_dmac, replay_smac). All can be `set` at
+ * --enet-dmac/--enet-smac (replay_dmac, replay_smac) and --srcipmap/--dstipmap
+ * (replay_srcipmap, replay_dstipmap: net/ipmap.h). All can be `set` at
  * run time; the next `replay start` takes them.
  */
 #include <stdio.h>
@@ -89,6 +90,23 @@ static void show_smac(char *buf, size_t len)
 	show_mac(buf, len, replay_cfg.smac, replay_cfg.set_smac);
 }
 
+static int parse_srcipmap(const char *v, char *err, size_t errlen)
+{
+	return ipmap_parse(&replay_cfg.srcipmap, v, err, errlen);
+}
+static int parse_dstipmap(const char *v, char *err, size_t errlen)
+{
+	return ipmap_parse(&replay_cfg.dstipmap, v, err, errlen);
+}
+static void show_srcipmap(char *buf, size_t len)
+{
+	ipmap_show(&replay_cfg.srcipmap, buf, len);
+}
+static void show_dstipmap(char *buf, size_t len)
+{
+	ipmap_show(&replay_cfg.dstipmap, buf, len);
+}
+
 KNOB(replay_speed, .name = "replay_speed", .type = KNOB_FUNC, .parse = parse_speed, .show = show_speed,
      .accepted = SPEED_ACCEPTED, .live = 1,
      .help = "replay: the file's gaps divided by this (tcpreplay --multiplier); default 1 (recorded timing)");
@@ -111,6 +129,15 @@ KNOB(replay_dmac, .name = "replay_dmac", .type = KNOB_FUNC, .parse = parse_dmac,
 KNOB(replay_smac, .name = "replay_smac", .type = KNOB_FUNC, .parse = parse_smac, .show = show_smac,
      .accepted = "xx:xx:xx:xx:xx:xx or off", .live = 1,
      .help = "replay: source MAC written into every frame (tcprewrite --enet-smac); default off");
+
+KNOB(replay_srcipmap, .name = "replay_srcipmap", .type = KNOB_FUNC, .parse = parse_srcipmap, .show = show_srcipmap,
+     .accepted = IPMAP_ACCEPTED, .live = 1,
+     .help = "replay: source addresses inside FROM take TO's network bits, checksums fixed (tcprewrite "
+	     "--srcipmap); default off");
+KNOB(replay_dstipmap, .name = "replay_dstipmap", .type = KNOB_FUNC, .parse = parse_dstipmap, .show = show_dstipmap,
+     .accepted = IPMAP_ACCEPTED, .live = 1,
+     .help = "replay: destination addresses inside FROM take TO's network bits, checksums fixed (tcprewrite "
+	     "--dstipmap); default off");
 
 int replay_pace(void)
 {

@@ -138,6 +138,9 @@ static struct pkt *build(struct replay_port *t, const struct pcapfile_rec *r)
 		memcpy(p->data, replay_cfg.dmac, 6);
 	if (replay_cfg.set_smac && len >= 12)
 		memcpy(p->data + 6, replay_cfg.smac, 6);
+	if ((replay_cfg.srcipmap.n || replay_cfg.dstipmap.n) &&
+	    ipmap_rewrite(&replay_cfg.srcipmap, &replay_cfg.dstipmap, p->data, r->caplen))
+		t->rewritten++;
 	p->len = (uint16_t)len;
 	return p;
 }
@@ -276,6 +279,7 @@ static void show_port(enum app_show show, int p)
 	app_counter(show, "bytes", NULL, t->bytes);
 	app_counter(show, "loops", NULL, t->loops);
 	app_counter(show, "skipped_mtu", NULL, t->skipped_mtu);
+	app_counter(show, "rewritten", NULL, t->rewritten);
 	app_counter(show, "ring_full", NULL, t->ring_full);
 	app_counter(show, "late_max_ns", NULL, tsc_to_ns(t->late_max));
 	app_counter(show, "late_avg_ns", NULL, tsc_to_ns(t->late_sum / sent));

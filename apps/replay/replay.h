@@ -3,6 +3,7 @@
 #define APPS_REPLAY_H
 #include <stdint.h>
 #include "apps/app.h"
+#include "net/ipmap.h"
 #include "net/pcapfile.h"
 
 /* How frames are spaced, as tcpreplay's options choose. */
@@ -21,6 +22,7 @@ struct replay_config {
 	int64_t start;		/* 0: when the link is up, 1: at `replay start` */
 	uint8_t dmac[6], smac[6];	/* tcprewrite --enet-dmac/--enet-smac */
 	int set_dmac, set_smac;
+	struct ipmap srcipmap, dstipmap;	/* tcprewrite --srcipmap/--dstipmap */
 };
 extern struct replay_config replay_cfg;
 
@@ -50,6 +52,7 @@ struct replay_port {
 	uint64_t scheduled, bits;	/* frames and frame bits scheduled (PPS, MBPS) */
 	/* counters of the run (tcpreplay's statistics) */
 	uint64_t packets, bytes, loops, skipped_mtu, ring_full;
+	uint64_t rewritten;	/* frames whose addresses replay_srcipmap/dstipmap changed */
 	uint64_t late_max, late_sum;	/* TSC cycles past their due time, sent frames */
 	uint64_t start_tsc, last_tsc;	/* the first round, the last frame sent */
 	uint64_t rx_packets;	/* received on the port, dropped */

@@ -1,7 +1,8 @@
 """pcap replay (issue 28) in QEMU: app=replay on one e1000e port sends the
 frames of a file booted as its module (-initrd, as GRUB's module2) out of
 the port. A pcapng file written by scapy: at its recorded timing, at
-replay_pps, at topspeed with replay_loop and tcprewrite's MAC rewrites;
+replay_pps, at topspeed with replay_loop and tcprewrite's MAC rewrites,
+then its address maps (checksums as scapy computes them);
 every frame arrives on the host socket byte for byte (QEMU's e1000e
 pads no short frame) and in order, the frame too large for
 the MTU counted in skipped_mtu; ptp4l's capture (tests/unit/data) as
@@ -121,6 +122,26 @@ def test_replay_pcapng(pcapng, tmp_path):
         same(got, rewritten * 3)
         assert (n, loops, skipped) == (60, 3, 3)
         assert port.recv(1, timeout=1) == []
+
+        # and the addresses, as tcprewrite --srcipmap/--dstipmap: scapy
+        # recomputes the IPv4 and UDP checksums of what we expect
+        out = shell(q, "set replay_srcipmap 10.1.0.0/16")
+        assert "bad pair '10.1.0.0/16'" in out and "[ADDR6/LEN]:[ADDR6/LEN]" in out, out
+        for line in ("set replay_loop 1", "set replay_srcipmap 10.1.0.0/16:192.168.7.0/24",
+                     "set replay_dstipmap 10.0.0.0/8:172.16.0.0/12,[2001:db8::/32]:[fd00::/8]"):
+            assert "bad" not in shell(q, line), line
+        assert "replay_dstipmap=10.0.0.0/8:172.16.0.0/12,[2001:db8::/32]:[fd00::/8]" in shell(q, "show config")
+        got, (n, _, _, _, loops, skipped) = run(q, port, 20)
+        want = []
+        for f in rewritten:
+            p = Ether(f)
+            if IP in p:
+                p[IP].src, p[IP].dst = "192.168.7.2", "172.18.0.2"
+                del p[IP].chksum, p[UDP].chksum
+            want.append(bytes(p))
+        same(got, want)
+        assert (n, loops, skipped) == (20, 1, 1)
+        assert re.search(r"replay port0: .* rewritten 16( |$)", shell(q, "replay"), re.M)
         port.close()
     finally:
         q.stop()

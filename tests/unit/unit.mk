@@ -18,7 +18,7 @@ UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 # captured from QEMU (tests/unit/pci_images.h, tools/pci_capture.py).
 UNIT_BINS += $(UNIT_DIR)/test_pcidecode
 # The router's building blocks and the address parsers live in net/
-UNIT_NET := lpm ipv4 addr vlan bpf pktsum pcapng lpm6 ipv6 pcapfile pkt netcon
+UNIT_NET := lpm ipv4 addr vlan bpf pktsum pcapng lpm6 ipv6 pcapfile pkt netcon ipmap
 UNIT_BINS += $(UNIT_NET:%=$(UNIT_DIR)/test_%)
 # PTP: messages (against ptp4l captures in tests/unit/data), the servo, and
 # the register-free timestamping logic of the drivers.
@@ -66,6 +66,9 @@ $(UNIT_DIR)/test_lpm6: net/addr.c net/addr.h kernel/fmt.c kernel/fmt.h
 $(UNIT_DIR)/test_ipv6: net/ipv4.c net/ipv4.h
 # netcon parses with addr's and fmt's parsers and sums with ipv4's.
 $(UNIT_DIR)/test_netcon: net/addr.c net/addr.h net/ipv4.c net/ipv4.h kernel/fmt.c kernel/fmt.h
+# ipmap: addr's parsers, ipv4's checksums, ipv6's header walk, vlan's tags.
+$(UNIT_DIR)/test_ipmap: net/addr.c net/addr.h kernel/fmt.c kernel/fmt.h net/ipv4.c net/ipv4.h net/ipv6.c net/ipv6.h \
+	net/vlan.c net/vlan.h
 # stats is run/stats.c (the report above drivers and apps); it reads struct
 # nic and struct lcore (headers only).
 $(UNIT_DIR)/test_stats: tests/unit/test_stats.c run/stats.c run/stats.h drivers/net/nic.h run/lcore.h
