@@ -204,8 +204,8 @@ host-test: $(BUILD)/linerate.elf $(BUILD)/trafgen $(BUILD)/rrclient ## pytest te
 # Fuzzing (FUZZ_SECONDS per harness) and the malformed-frame battery, one table.
 # An hour under fire (issue 31; tests/qemu/test_soak.py, whose 60 s run is in qemu-test).
 SOAK_SECONDS ?= 3600
-soak: all ## L2 forwarding beside /metrics scraped every second, links flapped, knobs set, a port reset (SOAK_SECONDS, default 3600)
-	SOAK_SECONDS=$(SOAK_SECONDS) $(PYTHON) -m pytest -q -s tests/qemu/test_soak.py
+soak: all ## L2+L3 forwarding, rr x128, pktgen, /metrics each second, links flapped, knobs set, ports reset, the battery each minute (SOAK_SECONDS, default 3600; root)
+	SOAK_SECONDS=$(SOAK_SECONDS) $(PYTHON) -m pytest -q -s tests/qemu/test_soak.py -k under_fire
 
 reliability: deps all fuzz-build ## fuzz every harness FUZZ_SECONDS, then the malformed-frame battery
 	$(PYTHON) tools/reliability.py $(FUZZ_HARNESSES)

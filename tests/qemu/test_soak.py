@@ -1,4 +1,4 @@
-"""Soak (issue 31): SOAK_SECONDS (default 60; `make soak` runs 3600) of L2
+"""Soak (issue 31). test_soak, in make qemu-test: SOAK_SECONDS (default 60) of L2
 forwarding on two cores (app=fwd pairs=0-1, the host sending 64 frames
 every 10 ms into port0) beside the management port (mgmt=port2 on QEMU's
 user network, /metrics through a loopback port forward), while the test,
@@ -9,8 +9,12 @@ as after a TX hang). Every second /metrics is scraped and no counter
 and, after the first minute, heap use must not grow. At the end every
 frame port0 received ends in exactly one counter, port1 sent what fwd gave
 it, the host got what port1 sent, and every buffer is back in its pool
-(test_faults.check_ends). Not yet in it (issue 31): the L3 router, rr with
-128 sessions, pktgen and the malformed-frame battery at the same time."""
+(test_faults.check_ends).
+
+test_soak_under_fire, `make soak` only (SOAK_SECONDS, 3600 there): the
+same beside the L3 router, pktgen, rr with 128 TCP sessions and the
+malformed-frame battery every minute, on one box (FULL below; the checks
+are listed in docs/hardening.md)."""
 import os
 import re
 import socket
@@ -19,10 +23,12 @@ import threading
 import time
 import urllib.request
 
+import pytest
+
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
 from netio import StreamPort  # noqa: E402
-from qemurun import Qemu  # noqa: E402
+from qemurun import BUILD, Qemu  # noqa: E402
 from test_faults import PROMPT, Pair, Reader, batch, check_ends  # noqa: E402
 
 SECONDS = int(os.environ.get("SOAK_SECONDS", "60"))
@@ -113,3 +119,308 @@ def test_soak():
               % (SECONDS, sent[0], e0["rx_packets"], f0["forwarded"], len(got), heap))
     finally:
         b.close()
+
+
+# ---- `make soak`: everything at once (issue 31) ----
+# The box: ports 0-1 an L2 pair, 2-3 routed (test_battery's router, so its
+# battery runs there), 4 pktgen, 5 the management port. rr cannot run beside
+# mgmt (both use lwIP, which is one core's: docs/apps/mgmt.md), so rr runs
+# in a second guest at the same time (RrBox): one port on a tap in a
+# network namespace, 128 TCP sessions of build/rrclient.
+FULL = ("stats=0 app=fwd,fwd,fwd,fwd,pktgen pairs=0-1 mgmt=port5 ip5=10.0.2.15/24 "
+        "ip2=10.1.0.1/24,2001:db8:1::1/64 ip3=10.2.0.1/24,2001:db8:2::1/64 "
+        "route=10.3.0.0/16,10.2.0.2 route=2001:db8:3::/48,2001:db8:2::2 "
+        "count=0 ratep=1000 lat_rate=0 dst_mac=02:00:00:00:00:44")
+RR_GUEST, RR_PEER = "10.5.0.1", "10.5.0.2"
+
+
+class FullBox(SoakBox):
+    """The six ports above on two cores."""
+
+    def __init__(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.http = s.getsockname()[1]
+        self.q = Qemu(boot="kernel", mem="256M", smp=2,
+                      nics=["e1000e:netdev=stream"] * 5 + ["e1000e:netdev=user,hostfwd=%d" % self.http],
+                      append=FULL)
+        self.q.expect(r"port5: link up", 120)
+        self.q.send("\r")
+        self.q.expect(PROMPT, 30)
+        self.p = {i: StreamPort(self.q.nic_sock(i)) for i in range(5)}
+        self.mac = re.findall(r"ether ([0-9a-f:]{17})", self.shell("ifconfig"))
+
+    def fwd(self, port):
+        """The outcome counters of port (its first line of `fwd`)."""
+        m = re.search(r"^fwd port%d: (.*?)\r?$" % port, self.shell("fwd"), re.M)
+        return {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", m.group(1))}
+
+    def pktgen_sent(self):
+        return int(re.search(r"pktgen port4: \w+ .*? sent (\d+) ", self.shell("pktgen")).group(1))
+
+
+class RrBox:
+    """app=rr on one e1000e port wired to tap (10.5.0.1)."""
+
+    def __init__(self, tap):
+        self.q = Qemu(boot="kernel", mem="128M", nics=["e1000e:netdev=tap,ifname=%s" % tap],
+                      append="stats=0 app=rr ip0=%s/24" % RR_GUEST)
+        self.q.expect("rr: lwIP on 1 port", 90)
+        self.q.send("\r")
+        self.q.expect(PROMPT, 30)
+
+    def rr(self):
+        """The rr command's port0 and lwIP (pools) counters, one dict each."""
+        out = {}
+        for name, body in re.findall(r"^rr (\w+): (.*?)\r?$", self.q.shell("rr", 60), re.M):
+            out.setdefault(name, {}).update({k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)})
+        out["lwip"].update(out.pop("pools"))
+        return out
+
+
+class Routed:
+    """FullBox's ports 2-3 as test_battery's Router (its port0 and port1)."""
+
+    def __init__(self, b):
+        self.b, self.p, self.mac = b, [b.p[2], b.p[3]], b.mac[2:4]
+
+    def shell(self, line, timeout=60):
+        return self.b.shell(line, timeout)
+
+    def fwd(self, port=0):
+        """Both lines of the port: the outcomes and the router's (held, events)."""
+        c = {}
+        for body in re.findall(r"^fwd port%d[^:]*: (.*?)\r?$" % (2 + port), self.shell("fwd"), re.M):
+            c.update({k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)})
+        return c
+
+    def ethtool(self, port=0):
+        return self.b.ethtool(2 + port)
+
+    def netstat(self, port=0):
+        m = re.search(r"^port%d\s+\d+\s+(\d+)\s+(\d+)\s+(\d+)" % (2 + port),
+                      self.shell("stats port%d" % (2 + port)), re.M)
+        return tuple(int(x) for x in m.groups())
+
+
+def routed_udp(mac2, seq):
+    """A UDP frame 10.1.0.2 -> 10.3.0.<seq % 200>, routed out of port3 to 10.2.0.2."""
+    from test_battery import udp
+    return udp(mac2, dst="10.3.0.%d" % (seq % 200 + 1), ident=seq & 0xffff)
+
+
+class Routing:
+    """The host's side of ports 2-3: 16 routed frames every 20 ms into port2;
+    port3's frames counted, the router's ARP for 10.2.0.2 answered.
+    pause() stops both (for the battery, which reads port3 itself)."""
+
+    def __init__(self, b, na):
+        from scapy.all import ARP, Ether, raw
+        self.b, self.na, self.sent, self.got = b, na, 0, 0
+        self.run, self.stop = threading.Event(), threading.Event()
+        self.idle = threading.Event()
+        self.arp = lambda dst: raw(Ether(src="02:00:00:00:00:22", dst=dst) /
+                                   ARP(op=2, hwsrc="02:00:00:00:00:22", psrc="10.2.0.2", hwdst=dst,
+                                       pdst="10.2.0.1"))
+        self.frames = [bytes(routed_udp(b.mac[2], i)) for i in range(16)]
+        self.t = threading.Thread(target=self._loop, daemon=True)
+        self.run.set()
+        self.t.start()
+
+    def _read(self, timeout):
+        """port3's frames within timeout s (the router's ARP requests and
+        Neighbor Solicitations answered); how many."""
+        got = self.b.p[3].recv(256, timeout=timeout)
+        for f in got:
+            if f[12:14] == b"\x08\x06" and f[20:22] == b"\x00\x01":
+                self.b.p[3].send([self.arp(":".join("%02x" % x for x in f[6:12]))])
+            if f[12:14] == b"\x86\xdd" and f[20] == 58 and f[54] == 135:
+                self.b.p[3].send([self.na])
+        self.got += len(got)
+        return len(got)
+
+    def _loop(self):
+        while not self.stop.is_set():
+            if not self.run.is_set():
+                if not self.idle.is_set():
+                    while self._read(1.0):      # what is still on its way, then idle
+                        pass
+                    self.b.p[2].recv(256, timeout=0)
+                    self.idle.set()
+                self.run.wait(0.1)
+                continue
+            self.idle.clear()
+            self.b.p[2].send(self.frames)
+            self.sent += len(self.frames)
+            end = time.monotonic() + 0.02
+            while time.monotonic() < end:
+                self._read(0.005)
+            self.b.p[2].recv(256, timeout=0)
+
+    def pause(self):
+        self.run.clear()
+        assert self.idle.wait(30)
+
+    def resume(self):
+        self.run.set()
+
+    def close(self):
+        self.stop.set()
+        self.t.join(10)
+
+
+def fwd_accounted(b, port):
+    """fwd's rx on port = the sum of its outcome counters (each frame in one)."""
+    f = b.fwd(port)
+    assert f["rx"] == sum(v for k, v in f.items() if k != "rx"), (port, f)
+    return f
+
+
+def pools_home(b, ports, timeout=15):
+    """Each port's buffers free or in its RX ring, small pools full (waits:
+    sent frames' buffers come back at the next once-a-second reclaim)."""
+    end = time.monotonic() + timeout
+    while True:
+        es = {p: b.ethtool(p) for p in ports}
+        bad = {p: e for p, e in es.items() if e["pool_free"] + b.rxd != e["pool_size"] or
+               e["small_pool_free"] != e["small_pool_size"]}
+        if not bad or time.monotonic() > end:
+            assert not bad, bad
+            return es
+        time.sleep(0.5)
+
+
+def minute_check(b, l2, routing, na_h1):
+    """With the host's L2 and L3 senders paused (pktgen and rr go on): the
+    shell answers, every fwd frame in one counter, ports 0-3's pools home,
+    then the malformed-frame battery into the router (its exact counts)."""
+    from test_battery import battery
+    l2.clear()
+    routing.pause()
+    time.sleep(0.5)
+    for port in range(4):
+        fwd_accounted(b, port)
+    pools_home(b, range(4))
+    b.p[3].send([na_h1])        # 2001:db8:2::2 REACHABLE again (RFC 4861 7.2.5): no NS to race the battery
+    time.sleep(0.2)
+    battery(Routed(b), "e1000e", na_h1=na_h1)
+    routing.resume()
+    l2.set()
+
+
+@pytest.mark.skipif("SOAK_SECONDS" not in os.environ, reason="make soak (SOAK_SECONDS=...)")
+def test_soak_under_fire():
+    import json
+    import subprocess
+    from netns import names, remove, tap_add, wire
+    from test_battery import resolve
+    ns, tap = names("soak")
+    tap_add(tap)
+    b, rb, routing, rrc = None, None, None, None
+    try:
+        rb = RrBox(tap)
+        wire(ns, tap, "%s/24" % RR_PEER)
+        b = FullBox()
+        na_h1 = resolve(Routed(b))
+        routing = Routing(b, na_h1)
+        rd = Reader(b.p[1])
+        gen = Reader(b.p[4])
+        rrc = subprocess.Popen(["ip", "netns", "exec", ns, os.path.join(BUILD, "rrclient"), "--host", RR_GUEST,
+                                "--sessions", "128", "--duration", str(SECONDS + 10), "--max-time",
+                                str(SECONDS + 180), "--timeout", "10", "--quiet"],
+                               stdout=subprocess.PIPE, text=True)
+        # The 128 connections up before the rest starts (at once, on a loaded host, some SYNs wait).
+        end = time.monotonic() + 60
+        while rb.rr()["port0"]["conns_open"] < 128 and time.monotonic() < end:
+            time.sleep(0.5)
+        assert rb.rr()["port0"]["conns_open"] == 128
+        assert "not started" not in b.shell("pktgen start port4")
+        stop, l2, sent = threading.Event(), threading.Event(), [0]
+        l2.set()
+
+        def send():
+            while not stop.is_set():
+                if l2.wait(0.1):
+                    b.p[0].send(batch(sent[0], 32))
+                    sent[0] += 32
+                    time.sleep(0.02)
+        tx = threading.Thread(target=send, daemon=True)
+        tx.start()
+
+        def flap2(b):
+            b.q.qmp_cmd("set_link", name="n2", up=False)
+            b.q.expect(r"port2: link down", 30)
+            b.q.qmp_cmd("set_link", name="n2", up=True)
+            b.q.expect(r"port2: link up", 30)
+
+        def reset3(b):
+            b.shell("reset port3")
+            b.q.expect(r"port3: link up", 30)
+        actions, last, backwards, heap = (flap, set_live_knobs, reset, flap2, reset3), b.counters(), [], None
+        checks = set(range(60, SECONDS, 60))
+        start = time.monotonic()
+        for second in range(1, SECONDS + 1):
+            time.sleep(max(0.0, start + second - time.monotonic()))
+            now = b.counters()
+            backwards += [(k, last[k], v) for k, v in now.items() if k in last and v < last[k]]
+            last = now
+            if second % 5 == 0:
+                actions[second // 5 % len(actions)](b)
+            if second in checks:
+                minute_check(b, l2, routing, na_h1)
+                heap = heap or b.heap()
+                assert b.heap() == heap, (second, heap)
+        stop.set()
+        tx.join(60)
+        out, _ = rrc.communicate(timeout=180)
+        rr = json.loads(re.search(r"RESULT (\{.*\})", out).group(1))
+        b.shell("pktgen stop port4")
+        minute_check(b, l2, routing, na_h1)
+        routing.close()
+        assert not backwards, backwards[:20]
+        got = rd.stop()
+        e0, e1, f0 = check_ends(b, None, len(got))
+        # pktgen: the host got every frame port4 sent.
+        time.sleep(1.2)
+        gen.stop()
+        e4 = b.ethtool(4)
+        assert gen.other == e4["tx_packets"] == b.pktgen_sent() > 0, (gen.other, e4)
+        # rr: the 128 sessions ran without an error; every frame its port
+        # received is in one counter; lwIP holds nothing once they closed.
+        assert rr["sessions_done"] == 128 and rr["errors"] == rr["connect_failed"] == 0 and \
+            rr["transactions"] > 0, rr
+        end = time.monotonic() + 20
+        while True:
+            c = rb.rr()
+            p, lw = c["port0"], c["lwip"]
+            held = [lw[k] for k in ("rx_pbufs", "tcp_seg_used", "pbuf_used", "heap_used", "conns_open")]
+            home = p["pool_free"] + 512 == p["pool_size"]        # free or in the RX ring (rxd 512)
+            if (held == [0] * 5 and home) or time.monotonic() > end:
+                break
+            time.sleep(1)
+        assert held == [0] * 5 and home, (lw, p)
+        stack = sum(p[k] for k in ("arp", "icmp", "udp", "tcp", "fragment", "icmp6", "ipv6_ext"))
+        drops = sum(p[k] for k in ("not_ip", "too_short", "bad_version", "bad_ihl", "bad_totlen", "bad_csum",
+                                   "not_ours", "bad_proto", "udp_closed_port", "tcp_bad_option",
+                                   "syn_over_limit", "no_pbuf", "frag_too_long", "not_allowed", "bad_saddr"))
+        assert p["rx"] == stack + drops, p
+        pools_home(b, range(5))
+        assert b.heap() == heap, heap
+        f2 = fwd_accounted(b, 2)
+        print("soak under fire %d s: L2 sent %d, forwarded %d, host got %d; routed sent %d, port2 rx %d, "
+              "forwarded %d, port3 host got %d; pktgen sent %d; rr %d transactions (%.0f/s, 128 sessions, "
+              "p99 %d us); heap %s; %d /metrics scrapes, no counter backwards"
+              % (SECONDS, sent[0], f0["forwarded"], len(got), routing.sent, f2["rx"], f2["forwarded"],
+                 routing.got, e4["tx_packets"], rr["transactions"], rr["tps"], rr["lat_p99_ns"] // 1000,
+                 heap, SECONDS))
+    finally:
+        if rrc and rrc.poll() is None:
+            rrc.kill()
+            rrc.wait()
+        if routing:
+            routing.close()
+        if b:
+            b.close()
+        if rb:
+            rb.q.stop()
+        remove(ns, tap)
