@@ -37,6 +37,7 @@ enum ptp_type {
 #define PTP_FLAG_UNICAST	0x0400
 #define PTP_FLAG_UTC_VALID	0x0004
 #define PTP_FLAG_PTP_TIMESCALE	0x0008
+#define PTP_FLAGS_TIME_PROPERTIES 0x003f	/* leap61 ... frequencyTraceable (13.3.2.6) */
 
 /* A TLV type (14.1.1, table 34) this code knows, so that it is not counted
  * unknown: PATH_TRACE (ptp4l sends it with path_trace_enabled) and the

@@ -1,5 +1,5 @@
 /*
- * Management (IEEE 1588-2008 clause 15) for the ordinary clock of a port,
+ * Management (IEEE 1588-2008 clause 15) for the clock of a port (clock.c),
  * answered as ptp4l answers linuxptp's pmc from the network: GET of
  * DEFAULT_DATA_SET, CURRENT_DATA_SET, PARENT_DATA_SET, PORT_DATA_SET,
  * TIME_STATUS_NP and NULL_MANAGEMENT with the data set; SET and COMMAND
@@ -19,7 +19,7 @@ static void default_ds(const struct ptp_port *pp, struct ptp_default_ds *d)
 	ptp_own_dataset(pp, &own);
 	d->two_step = 1;
 	d->slave_only = ptp_conf.role == ROLE_SLAVE;
-	d->number_ports = 1;
+	d->number_ports = (uint16_t)ptp_clock.nports;
 	d->priority1 = own.priority1;
 	d->quality = own.quality;
 	d->priority2 = own.priority2;
@@ -27,14 +27,23 @@ static void default_ds(const struct ptp_port *pp, struct ptp_default_ds *d)
 	d->domain = (uint8_t)ptp_conf.domain;
 }
 
-/* The grandmaster a port follows, or its own clock as one. */
+/* The grandmaster the clock follows (through its slave port), or its own
+ * clock as one. */
 static const struct ptp_dataset *grandmaster(const struct ptp_port *pp, struct ptp_dataset *own)
 {
-	if (ptp_following(pp) && pp->parent >= 0)
-		return &pp->foreign[pp->parent].ds;
+	const struct foreign *f = ptp_clock_parent();
+	if (f)
+		return &f->ds;
 	ptp_own_dataset(pp, own);
 	own->sender.port = 0;	/* parentPortIdentity of a grandmaster: its clock, port 0 (8.2.3.2) */
 	return own;
+}
+
+/* The port whose servo readings are the clock's: the slave port, else pp. */
+static const struct ptp_port *servo_port(const struct ptp_port *pp)
+{
+	const struct ptp_port *s = ptp_clock_slave();
+	return s ? s : pp;
 }
 
 static void current_ds(const struct ptp_port *pp, struct ptp_current_ds *d)
@@ -42,8 +51,8 @@ static void current_ds(const struct ptp_port *pp, struct ptp_current_ds *d)
 	struct ptp_dataset own;
 	const struct ptp_dataset *gm = grandmaster(pp, &own);
 	d->steps_removed = gm == &own ? 0 : (uint16_t)(gm->steps_removed + 1);
-	d->offset_from_master = TIME_INTERVAL(pp->last_offset);
-	d->mean_path_delay = TIME_INTERVAL(pp->path_delay);
+	d->offset_from_master = TIME_INTERVAL(servo_port(pp)->last_offset);
+	d->mean_path_delay = TIME_INTERVAL(servo_port(pp)->path_delay);
 }
 
 static void parent_ds(const struct ptp_port *pp, struct ptp_parent_ds *d)
@@ -77,8 +86,9 @@ static void time_status(const struct ptp_port *pp, struct ptp_time_status_np *d)
 {
 	struct ptp_dataset own;
 	const struct ptp_dataset *gm = grandmaster(pp, &own);
-	d->master_offset = pp->last_offset;
-	d->ingress_time = pp->have_pair ? pp->pair_t2 : 0;
+	const struct ptp_port *s = servo_port(pp);
+	d->master_offset = s->last_offset;
+	d->ingress_time = s->have_pair ? s->pair_t2 : 0;
 	d->gm_present = gm != &own;
 	memcpy(d->gm_id, gm->gm_id, 8);
 }

@@ -21,7 +21,7 @@ const char *const ptp_state_names[PS_N] = {
 	PTP_STATES(PTP_STATE_NAME)
 };
 
-static uint64_t interval_ns(int log2s)
+uint64_t ptp_interval_ns(int log2s)
 {
 	return log2s >= 0 ? 1000000000ull << log2s : 1000000000ull >> -log2s;
 }
@@ -65,6 +65,12 @@ static void stamp(const struct ptp_port *pp)
 	printf("ptp[%lu.%03lu]: %s: ", t / 1000000000u, t / 1000000u % 1000, pp->nic->name);
 }
 
+void ptp_port_say(const struct ptp_port *pp, const char *what)
+{
+	stamp(pp);
+	printf("%s\n", what);
+}
+
 static void say(const struct ptp_port *pp, const char *fmt, const char *a, const char *b)
 {
 	stamp(pp);
@@ -101,12 +107,12 @@ static void set_hwtstamp(struct ptp_port *pp)
 	phc_hwtstamp(pp->clk, rx, 1, ptp_conf.transport == PTP_UDP4);
 }
 
-static void to_state(struct ptp_port *pp, enum port_state s, const char *event)
+void ptp_port_to_state(struct ptp_port *pp, enum port_state s, const char *event)
 {
 	if (pp->state == s)
 		return;
 	stamp(pp);
-	printf("port 1: %s to %s on %s\n", ptp_state_names[pp->state], ptp_state_names[s], event);
+	printf("port %d: %s to %s on %s\n", pp->id.port, ptp_state_names[pp->state], ptp_state_names[s], event);
 	pp->state = s;
 	pp->state_since = now_ns();
 	pp->sync_valid = 0;
@@ -140,8 +146,7 @@ void ptp_port_init(struct ptp_port *pp, struct nic *nic)
 	pp->state = PS_INITIALIZING;
 	pp->log_min_delay_req = (int8_t)ptp_conf.log_min_delay_req;
 	ptp_servo_init(&pp->servo, !pp->hw, 0, 0);
-	pp->next_summary = now_ns() + interval_ns((int)ptp_conf.summary_interval);
-	to_state(pp, PS_LISTENING, "INIT_COMPLETE");
+	pp->next_summary = now_ns() + ptp_interval_ns((int)ptp_conf.summary_interval);
 }
 
 /* Foreign master record for an Announce's sender; NULL if the table is full. */
@@ -169,7 +174,7 @@ static struct foreign *foreign_of(struct ptp_port *pp, const struct ptp_port_id 
 /* Qualified (two Announces within four intervals) and not timed out. */
 static int foreign_ok(const struct foreign *f, uint64_t now)
 {
-	uint64_t iv = interval_ns(f->log_interval);
+	uint64_t iv = ptp_interval_ns(f->log_interval);
 	if (!f->used || !f->last_ns[1])
 		return 0;
 	if (now - f->last_ns[0] > (uint64_t)ptp_conf.announce_receipt_timeout * iv)
@@ -177,12 +182,12 @@ static int foreign_ok(const struct foreign *f, uint64_t now)
 	return f->last_ns[0] - f->last_ns[1] <= FOREIGN_WINDOW * iv;
 }
 
-static int best_foreign(struct ptp_port *pp, uint64_t now)
+int ptp_port_erbest(struct ptp_port *pp, uint64_t now)
 {
 	int best = -1;
 	for (int i = 0; i < FOREIGN_MAX; i++) {
 		struct foreign *f = &pp->foreign[i];
-		if (f->used && !foreign_ok(f, now) && now - f->last_ns[0] > 4 * FOREIGN_WINDOW * interval_ns(f->log_interval))
+		if (f->used && !foreign_ok(f, now) && now - f->last_ns[0] > 4 * FOREIGN_WINDOW * ptp_interval_ns(f->log_interval))
 			f->used = 0;	/* long gone */
 		if (foreign_ok(f, now) && (best < 0 || ptp_dataset_cmp(&f->ds, &pp->foreign[best].ds) > 0))
 			best = i;
@@ -190,7 +195,7 @@ static int best_foreign(struct ptp_port *pp, uint64_t now)
 	return best;
 }
 
-static void new_parent(struct ptp_port *pp, int best)
+void ptp_port_follow(struct ptp_port *pp, int best)
 {
 	char b[32];
 	pp->parent = best;
@@ -205,34 +210,7 @@ static void new_parent(struct ptp_port *pp, int best)
 	pp->next_delay_req = now_ns();
 	if (pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE)
 		return;
-	to_state(pp, PS_UNCALIBRATED, "RS_SLAVE");
-}
-
-/* State decision (9.3.3) for one port. */
-static void decide(struct ptp_port *pp, uint64_t now)
-{
-	uint64_t timeout = (uint64_t)ptp_conf.announce_receipt_timeout * interval_ns((int)ptp_conf.log_announce);
-	if (ptp_conf.role == ROLE_MASTER) {
-		if (pp->state == PS_LISTENING && now - pp->state_since >= timeout)
-			to_state(pp, PS_MASTER, "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
-		return;
-	}
-	int best = best_foreign(pp, now);
-	struct ptp_dataset own;
-	ptp_own_dataset(pp, &own);
-	if (best >= 0 && (ptp_conf.role == ROLE_SLAVE || ptp_dataset_cmp(&pp->foreign[best].ds, &own) > 0)) {
-		if (best != pp->parent || (pp->state != PS_UNCALIBRATED && pp->state != PS_SLAVE))
-			new_parent(pp, best);
-		return;
-	}
-	if (pp->state == PS_UNCALIBRATED || pp->state == PS_SLAVE) {
-		pp->parent = -1;
-		to_state(pp, ptp_conf.role == ROLE_SLAVE ? PS_LISTENING : PS_MASTER,
-			 "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
-	} else if (pp->state == PS_LISTENING && ptp_conf.role == ROLE_AUTO && now - pp->state_since >= timeout) {
-		to_state(pp, PS_MASTER, "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
-		say(pp, "assuming the grand master role%s%s", "", "");
-	}
+	ptp_port_to_state(pp, PS_UNCALIBRATED, "RS_SLAVE");
 }
 
 static int from_parent(const struct ptp_port *pp, const struct ptp_msg *m)
@@ -259,8 +237,11 @@ static void rx_announce(struct ptp_port *pp, const struct ptp_msg *m, uint64_t n
 	f->last_ns[1] = f->last_ns[0];
 	f->last_ns[0] = now;
 	f->log_interval = wire_log(m->log_interval);
+	f->utc_offset = m->announce.utc_offset;
+	f->time_source = m->announce.time_source;
+	f->time_flags = m->flags & PTP_FLAGS_TIME_PROPERTIES;
 	ptp_dataset_of(&f->ds, m, &pp->id);
-	decide(pp, now);
+	ptp_clock_decide(now);
 	int idx = (int)(f - pp->foreign);
 	count(pp, ptp_conf.role != ROLE_MASTER && idx == pp->parent ? PC_announce : PC_other_master);
 }
@@ -270,7 +251,7 @@ static void summary(struct ptp_port *pp, uint64_t now)
 {
 	if (now < pp->next_summary)
 		return;
-	pp->next_summary = now + interval_ns((int)ptp_conf.summary_interval);
+	pp->next_summary = now + ptp_interval_ns((int)ptp_conf.summary_interval);
 	struct series_result o, f, d;
 	if (ptp_servo_series_result(&pp->s_offset, &o) || ptp_servo_series_result(&pp->s_freq, &f))
 		return;
@@ -327,7 +308,7 @@ static void synchronize(struct ptp_port *pp, int64_t t1c, int64_t t2)
 		ptp_servo_series_add(&pp->s_freq, adj);
 		ptp_servo_series_add(&pp->s_delay, (double)pp->path_delay);
 		if (pp->state == PS_UNCALIBRATED)
-			to_state(pp, PS_SLAVE, "MASTER_CLOCK_SELECTED");
+			ptp_port_to_state(pp, PS_SLAVE, "MASTER_CLOCK_SELECTED");
 		break;
 	default:
 		break;
@@ -412,7 +393,7 @@ static void rx_delay_req(struct ptp_port *pp, const struct ptp_msg *m, int64_t t
 	r.source = pp->id;
 	r.seq = m->seq;
 	r.log_interval = (int8_t)ptp_conf.log_min_delay_req;
-	r.ts = ptp_ts_from_ns(ts);
+	r.ts = ptp_ts_from_ns(ptp_clock_ns(pp, ts));
 	r.requesting = m->source;
 	if (!ptp_send(pp, &r, 0, 0))
 		pp->ev[PE_tx_delay_resp]++;
@@ -468,20 +449,26 @@ static void header(const struct ptp_port *pp, struct ptp_msg *m, uint8_t type, u
 	m->log_interval = li;
 }
 
+/* Announce: our own clock as grandmaster, or (a boundary clock's master
+ * port) the parent's grandmaster and time properties, one step further
+ * (9.5.3, 13.5). */
 static void send_announce(struct ptp_port *pp)
 {
 	struct ptp_msg m;
 	struct ptp_dataset own;
+	const struct foreign *f = ptp_clock_parent();
+	const struct ptp_dataset *gm = f ? &f->ds : &own;
 	ptp_own_dataset(pp, &own);
 	header(pp, &m, PTP_ANNOUNCE, pp->seq_announce++, (int8_t)ptp_conf.log_announce);
-	m.flags = PTP_FLAG_PTP_TIMESCALE;
-	m.announce.origin = ptp_ts_from_ns(phc_gettime(pp->clk));
-	m.announce.utc_offset = 37;
-	m.announce.priority1 = own.priority1;
-	m.announce.quality = own.quality;
-	m.announce.priority2 = own.priority2;
-	memcpy(m.announce.gm_id, own.gm_id, 8);
-	m.announce.time_source = 0xa0;	/* INTERNAL_OSCILLATOR */
+	m.flags = f ? f->time_flags : PTP_FLAG_PTP_TIMESCALE;
+	m.announce.origin = ptp_ts_from_ns(ptp_clock_ns(pp, phc_gettime(pp->clk)));
+	m.announce.utc_offset = f ? f->utc_offset : 37;
+	m.announce.priority1 = gm->priority1;
+	m.announce.quality = gm->quality;
+	m.announce.priority2 = gm->priority2;
+	memcpy(m.announce.gm_id, gm->gm_id, 8);
+	m.announce.steps_removed = f ? (uint16_t)(gm->steps_removed + 1) : 0;
+	m.announce.time_source = f ? f->time_source : 0xa0;	/* INTERNAL_OSCILLATOR */
 	if (!ptp_send(pp, &m, 0, 0))
 		pp->ev[PE_tx_announce]++;
 }
@@ -490,7 +477,7 @@ static void send_follow_up(struct ptp_port *pp, int64_t t1)
 {
 	struct ptp_msg m;
 	header(pp, &m, PTP_FOLLOW_UP, pp->fup_seq, (int8_t)ptp_conf.log_sync);
-	m.ts = ptp_ts_from_ns(t1);
+	m.ts = ptp_ts_from_ns(ptp_clock_ns(pp, t1));
 	if (!ptp_send(pp, &m, 0, 0))
 		pp->ev[PE_tx_follow_up]++;
 }
@@ -502,7 +489,7 @@ static void send_sync(struct ptp_port *pp)
 	uint32_t txseq = 0;
 	header(pp, &m, PTP_SYNC, pp->seq_sync++, (int8_t)ptp_conf.log_sync);
 	m.flags = PTP_FLAG_TWO_STEP;
-	m.ts = ptp_ts_from_ns(phc_gettime(pp->clk));
+	m.ts = ptp_ts_from_ns(ptp_clock_ns(pp, phc_gettime(pp->clk)));
 	if (ptp_send(pp, &m, &txseq, &sw))
 		return;
 	pp->ev[PE_tx_sync]++;
@@ -571,28 +558,28 @@ int ptp_port_tick(struct ptp_port *pp, uint64_t now)
 		did |= ptp_pdelay_tick(pp, now);
 	if (pp->state == PS_MASTER && ptp_as_capable(pp)) {
 		if (now >= pp->next_announce) {
-			pp->next_announce = now + interval_ns((int)ptp_conf.log_announce);
+			pp->next_announce = now + ptp_interval_ns((int)ptp_conf.log_announce);
 			send_announce(pp);
-			decide(pp, now);
+			ptp_clock_decide(now);
 			did = 1;
 		}
 		if (now >= pp->next_sync && !pp->fup_pending) {
-			pp->next_sync = now + interval_ns((int)ptp_conf.log_sync);
+			pp->next_sync = now + ptp_interval_ns((int)ptp_conf.log_sync);
 			send_sync(pp);
 			did = 1;
 		}
 		return did;
 	}
 	if (ptp_following(pp) && ptp_conf.delay_mechanism == DM_E2E && now >= pp->next_delay_req) {
-		pp->next_delay_req = now + interval_ns(pp->log_min_delay_req);
+		pp->next_delay_req = now + ptp_interval_ns(pp->log_min_delay_req);
 		if (pp->have_pair) {	/* a Delay_Req still unanswered is given up */
 			send_delay_req(pp);
 			did = 1;
 		}
 	}
 	if (now >= pp->next_announce) {	/* state decision once per announce interval */
-		pp->next_announce = now + interval_ns((int)ptp_conf.log_announce);
-		decide(pp, now);
+		pp->next_announce = now + ptp_interval_ns((int)ptp_conf.log_announce);
+		ptp_clock_decide(now);
 	}
 	summary(pp, now);
 	return did;

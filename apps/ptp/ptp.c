@@ -23,9 +23,13 @@ static const char *const rx_names[PC_N] = {
 };
 static const char *const ev_names[PE_N] = { PTP_EVENTS(PTP_NAME) };
 
+/* A clock on every port app=ptp runs on: an ordinary clock on one port, a
+ * boundary clock over two or more (clock.c). */
 static int ptp_init(void)
 {
-	int n = 0;
+	int n = 0, nports = 0;
+	for (int p = 0; p < nic_count; p++)
+		nports += app_runs_on(&app_ptp, p);
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_ptp, p))
 			continue;
@@ -46,14 +50,17 @@ static int ptp_init(void)
 		if (ptp_conf.delay_mechanism == DM_P2P)
 			nic_mc_add(nic, udp ? ptp_ipv4_pdelay_mac : ptp_l2_pdelay_mcast);
 		ptp_port_init(pp, nic);
+		ptp_clock_add(pp);
 		pp->ip = ifaddrs[p].v4.addr;
 		char id[32];
 		ptp_fmt_id(id, sizeof(id), pp->id.clock_id, pp->id.port);
-		printf("ptp: %s: ordinary clock %s, role %s, %s, %s, domain %ld, %s timestamps\n", nic->name, id,
+		printf("ptp: %s: %s clock %s, role %s, %s, %s, domain %ld, %s timestamps\n", nic->name,
+		       nports > 1 ? "boundary" : "ordinary", id,
 		       ptp_conf.role == ROLE_AUTO ? "auto" : ptp_conf.role == ROLE_MASTER ? "master" : "slave",
 		       ptp_conf.transport == PTP_UDP4 ? "UDPv4" : "L2", ptp_conf.delay_mechanism == DM_P2P ? "P2P" : "E2E",
 		       ptp_conf.domain,
 		       pp->hw ? "hardware" : "software");
+		ptp_port_to_state(pp, PS_LISTENING, "INIT_COMPLETE");
 		n++;
 	}
 	return n ? 0 : -1;
@@ -70,9 +77,12 @@ static int64_t rx_stamp(struct ptp_port *pp, const struct pkt *p, const struct p
 		return (int64_t)p->tstamp;
 	}
 	pp->ev[PE_rx_swtstamp]++;
-	if (pp->hw && m->msg_type == PTP_SYNC && ++pp->sw_syncs == SW_SYNCS_FOR_SWTS && !pp->servo_sw) {
+	if (pp->hw && m->msg_type == PTP_SYNC && ptp_following(pp) && ++pp->sw_syncs == SW_SYNCS_FOR_SWTS &&
+	    !pp->servo_sw) {
 		/* QEMU's igb never stamps UDP (docs/qemu-nics.md C.3): software RX
-		 * stamps want ptp4l's software servo constants. */
+		 * stamps want ptp4l's software servo constants. Counted only while
+		 * following: a master stamps Delay_Req, and the Syncs of another
+		 * master heard then say nothing of the hardware. */
 		pp->servo_sw = 1;
 		pp->servo.kp_scale = PI_SWTS_KP_SCALE;
 		pp->servo.ki_scale = PI_SWTS_KI_SCALE;
@@ -241,7 +251,7 @@ static void ptp_report(int json)
 	}
 }
 
-APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock (E2E or P2P, two-step, L2 or UDPv4, pmc management)", .init = ptp_init,
+APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock, boundary clock on several ports (E2E or P2P, two-step, L2 or UDPv4, pmc management)", .init = ptp_init,
     .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report, .metrics = ptp_metrics, .uses = APP_USES_IP);
 
 static void show_port(struct ptp_port *pp)
@@ -265,6 +275,21 @@ static void show_port(struct ptp_port *pp)
 	printf("\n");
 }
 
+/* The boundary clock's line: its identity, ports, the slave port, parent
+ * and grandmaster, stepsRemoved. */
+static void show_clock(void)
+{
+	char id[32], par[32] = "none", gm[32];
+	const struct ptp_port *s = ptp_clock_slave();
+	const struct foreign *f = ptp_clock_parent();
+	ptp_fmt_id(id, sizeof(id), ptp_clock.port[0]->id.clock_id, -1);
+	ptp_fmt_id(gm, sizeof(gm), f ? f->ds.gm_id : ptp_clock.port[0]->id.clock_id, -1);
+	if (f)
+		ptp_fmt_id(par, sizeof(par), f->id.clock_id, f->id.port);
+	printf("ptp: boundary clock %s ports %d slave %s parent %s grandmaster %s stepsRemoved %d\n", id,
+	       ptp_clock.nports, s ? s->nic->name : "none", par, gm, f ? f->ds.steps_removed + 1 : 0);
+}
+
 static int cmd_ptp(int argc, char **argv)
 {
 	(void)argv;
@@ -273,6 +298,8 @@ static int cmd_ptp(int argc, char **argv)
 		return -1;
 	}
 	int n = 0;
+	if (ptp_clock.nports > 1)
+		show_clock();
 	for (int p = 0; p < nic_count; p++)
 		if (ptp_ports[p].nic) {
 			show_port(&ptp_ports[p]);

@@ -5,7 +5,10 @@
  * the port's clock (drivers/net/phc.h) with hardware timestamps where the
  * port has them. Log lines are shaped like ptp4l's.
  *
- * Files: conf.c (knobs), port.c (state machine, BMCA, messages, servo),
+ * On two or more ports app=ptp is one boundary clock (clock.c).
+ *
+ * Files: conf.c (knobs), clock.c (the clock over its ports: identity, the
+ * state decision across ports, the time base), port.c (state machine, BMCA, messages, servo),
  * pdelay.c (the peer delay mechanism), mgmt.c (answers to management messages: pmc), ptp.c (app hooks,
  * transmit, the `ptp` command), metrics.c (/metrics).
  */
@@ -104,9 +107,12 @@ struct foreign {
 	struct ptp_dataset ds;
 	uint64_t last_ns[2];		/* the last two Announce arrivals */
 	int8_t log_interval;		/* its logAnnounceInterval */
+	int16_t utc_offset;		/* its timePropertiesDS (8.2.4), passed on by a boundary clock */
+	uint8_t time_source;
+	uint16_t time_flags;		/* flagField's leap61..frequencyTraceable bits */
 };
 
-/* One ordinary clock (one port). */
+/* One port of the clock (of an ordinary clock, its only one). */
 struct ptp_port {
 	struct nic *nic;
 	struct phc *clk;
@@ -175,8 +181,43 @@ struct ptp_port {
 extern struct ptp_port ptp_ports[NIC_MAX_PORTS];
 extern const char *const ptp_state_names[PS_N];
 
+/* The clock over the ports (clock.c): an ordinary clock on one port, a
+ * boundary clock (IEEE 1588-2008 10.1) on several. */
+struct ptp_clock {
+	int nports;			/* numberPorts */
+	struct ptp_port *port[NIC_MAX_PORTS];	/* portNumber k + 1 */
+};
+extern struct ptp_clock ptp_clock;
+/* Add pp (initialised) as the clock's next port: a second port makes the
+ * clock a boundary clock, every port then taking the first one's
+ * clockIdentity and its own portNumber (1..N in port order, as ptp4l). */
+void ptp_clock_add(struct ptp_port *pp);
+/* The port following the clock's parent (UNCALIBRATED or SLAVE), or NULL. */
+struct ptp_port *ptp_clock_slave(void);
+/* The parent's Announce record (the slave port's), or NULL: the clock is
+ * its own grandmaster. */
+const struct foreign *ptp_clock_parent(void);
+/* The time a port serves: ns of pp's clock as ns of the clock's time base,
+ * the slave port's clock (else the first port's); pp's own ns on an
+ * ordinary clock. Through the TSC cross-timestamps (phc_convert). */
+int64_t ptp_clock_ns(struct ptp_port *pp, int64_t ns);
+/* State decision (9.3.3, figure 26) over all ports: Erbest per port, Ebest
+ * of the clock, each port SLAVE (the one holding Ebest), MASTER or PASSIVE. */
+void ptp_clock_decide(uint64_t now);
+
 /* port.c */
 void ptp_port_init(struct ptp_port *pp, struct nic *nic);
+/* Erbest (9.3.2.3): index in pp->foreign[] of the best qualified foreign
+ * master, -1 none. Forgets long silent ones. */
+int ptp_port_erbest(struct ptp_port *pp, uint64_t now);
+/* Follow foreign[best] (UNCALIBRATED on RS_SLAVE if not following yet). */
+void ptp_port_follow(struct ptp_port *pp, int best);
+/* Enter state s on event (ptp4l's name), printed as ptp4l does. */
+void ptp_port_to_state(struct ptp_port *pp, enum port_state s, const char *event);
+/* A console line as ptp4l's: "ptp[s.ms]: port0: what". */
+void ptp_port_say(const struct ptp_port *pp, const char *what);
+/* 2^log2s seconds in ns. */
+uint64_t ptp_interval_ns(int log2s);
 /* One received PTP message with its timestamp (ns of the port clock). */
 void ptp_port_rx(struct ptp_port *pp, const struct ptp_msg *m, int64_t ts);
 /* Timers and pending TX timestamps; returns 1 if it did anything. */

@@ -146,6 +146,18 @@ int64_t phc_sw_stamp(struct phc *c, uint64_t t)
 	return ns;
 }
 
+int64_t phc_convert(struct phc *from, int64_t ns, struct phc *to)
+{
+	if (from == to)
+		return ns;
+	lock(from);
+	if (from->ops && tsc_to_ns(rdtsc() - from->xt.tsc) > XT_MAX_AGE_NS)
+		cross(from);
+	uint64_t t = phc_to_tsc(from, ns);
+	unlock(from);
+	return phc_sw_stamp(to, t);
+}
+
 /* Re-base the software clock at now so that a rate change applies from here. */
 static void sw_rebase(struct phc *c)
 {

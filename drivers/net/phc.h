@@ -107,6 +107,11 @@ int64_t phc_from_tsc(const struct phc *c, uint64_t tsc);
 uint64_t phc_to_tsc(const struct phc *c, int64_t ns);
 /* A software timestamp: the clock at the TSC value taken at the burst. */
 int64_t phc_sw_stamp(struct phc *c, uint64_t tsc);
+/* ns of clock from as ns of clock to: through the TSC and the two clocks'
+ * cross-timestamps (each re-taken if older than 10 ms), so two ports'
+ * stamps compare on one time base. Error: the two cross-timestamps'
+ * windows plus each clock's drift from its rate since its last one. */
+int64_t phc_convert(struct phc *from, int64_t ns, struct phc *to);
 
 /* Turn hardware timestamping on for an app (SIOCSHWTSTAMP): see
  * phc_ops.hwtstamp_set. No effect on a software clock. */

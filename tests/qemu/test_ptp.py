@@ -591,3 +591,92 @@ def test_ptp4l_gptp(tap):
     assert d["tx_tstamp_missing"] == 0 and d["tx_pdelay_resp_follow_up"] >= d["tx_pdelay_resp"] - 1, d
     assert d["tx_follow_up"] > 8 and d["pdelay_samples"] > 4 and d["tx_pdelay_resp"] == d["pdelay_req"] > 4, d
     assert d["wrong_transport_specific"] == d["unknown_tlv"] == d["multiple_peers"] == 0, d
+
+
+def test_boundary_clock():
+    """app=ptp on two igb ports is one boundary clock (IEEE 1588 10.1, as
+    ptp4l with two interfaces): one clockIdentity, ports 1 and 2. A ptp4l
+    master (priority1 1) on port0's tap wins the state decision over both
+    ports: port0 SLAVE, port1 MASTER (M3). A slave-only ptp4l on port1's
+    tap, in another namespace, follows the appliance: it selects the
+    ptp4l master's clock as grandmaster (the Announce carries it), two
+    steps away, the appliance's port 2 its parent, and the time port1
+    serves is port0's, steered to the master's: both ptp4l run on this
+    machine's clock, so the slave's offsets are QEMU's stamping noise, not
+    the appliance's boot time. port1's own clock is set 2 % fast
+    (phc_ctl): its stamps are converted to port0's clock through the TSC,
+    so the slave sees no such rate. pmc asked over port1 reports
+    numberPorts 2. Every frame ends in one counter."""
+    if os.geteuid() != 0:
+        pytest.fail("this test needs root for network namespaces and tap devices")
+    up, down = TapPeer("bcm"), TapPeer("bcs")
+    uds_m, uds_s = f"/tmp/lr-ptp4l-bcm-{os.getpid()}", f"/tmp/lr-ptp4l-bcs-{os.getpid()}"
+    # Announce every 0.5 s: the two qualifications and the timeout come sooner.
+    append = ["app=ptp", "stats=0", "ptp_role=auto", "tx_timestamp_timeout=100", "logAnnounceInterval=-1"] + \
+        [i for i in INTERVALS if not i.startswith("logAnnounceInterval")]
+    fast = ["--logAnnounceInterval", "-1"]
+    try:
+        with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={up.tap}",
+                                                   f"igb:bus=rp,netdev=tap,ifname={down.tap}"],
+                  append=" ".join(append)) as q:
+            ident = q.expect(rb"port0: boundary clock ([0-9a-f.]+)-1, role auto, L2, E2E", 60).group(1).decode()
+            q.expect(rf"port1: boundary clock {re.escape(ident)}-2, role auto", 60)
+            up.wire()
+            down.wire()
+            master = Ptp4l(up, "-2", "--priority1", "1", "--uds_address", uds_m, *fast)
+            try:
+                gm = q.expect(rb"port0: selected best master clock ([0-9a-f.]+)\r\n", 60).group(1).decode()
+                q.expect(r"port0: port 1: UNCALIBRATED to SLAVE on MASTER_CLOCK_SELECTED", 90)
+                q.send("ptp\r")
+                q.expect(rf"ptp: boundary clock {re.escape(ident)} ports 2 slave port0 parent "
+                         rf"{re.escape(gm)}-1 grandmaster {re.escape(gm)} stepsRemoved 1\r\n", 20)
+                q.expect(r"ptp port1: state MASTER ", 20)
+                q.send(f"phc_ctl port1 freq {SKEW_PPB}\r")
+                q.expect(f"adjusted clock frequency offset to {SKEW_PPB} ppb", 20)
+                slave = Ptp4l(down, "-2", "-s", "--summary_interval", "-2", "--uds_address", uds_s, *fast)
+                try:
+                    slave.wait_for(r"selected best master clock " + re.escape(gm), 60)
+                    slave.wait_for(r"LISTENING to UNCALIBRATED on RS_SLAVE", 30)
+                    # free running, ptp4l prints a sample every 2 s
+                    end = time.monotonic() + 60
+                    while time.monotonic() < end and len(offsets(slave.lines)) < 7:
+                        time.sleep(0.5)
+                    with q.pumping():
+                        cur, _ = pmc_ask(down, ["-u", "-s", uds_s], "GET CURRENT_DATA_SET", "")
+                        par, _ = pmc_ask(down, ["-u", "-s", uds_s], "GET PARENT_DATA_SET", "")
+                        dflt, nget = pmc_ask(down, ["-2", "-i", down.tap], "GET DEFAULT_DATA_SET", ident)
+                finally:
+                    slave.stop()
+                c0, c1 = ptp_counters(q, 0), ptp_counters(q, 1)
+            finally:
+                master.stop()
+    finally:
+        up.close()
+        down.close()
+        for path in (uds_m, uds_s):
+            if os.path.exists(path):
+                os.unlink(path)
+    assert cur[3]["stepsRemoved"] == "2", cur
+    assert (par[3]["parentPortIdentity"], par[3]["grandmasterIdentity"]) == (ident + "-2", gm), par
+    assert (dflt[0], dflt[3]["numberPorts"], dflt[3]["clockIdentity"]) == (ident + "-2", "2", ident), dflt
+    pts = offsets(slave.lines)[-6:]
+    assert len(pts) == 6, slave.lines[-30:]
+    # The master's time, through two QEMU-stamped hops (ms late, unevenly):
+    # the bound tells the grandmaster's time from any other (the appliance
+    # booted at 0, decades away).
+    assert median_abs([o for _, o, _ in pts]) < 50_000_000, pts
+    slope, _ = fit(pts)
+    assert abs(slope) < 0.5 * SKEW_PPB, (slope, pts)	# port1's 2 % is not served
+    assert not any("FAULTY" in line for line in slave.lines), "\n".join(slave.lines)
+    # port0, slave of the ptp4l master
+    assert c0["sync"] > 12 and c0["follow_up"] > 12 and c0["delay_resp"] > 0, c0
+    assert c0["delay_req"] == c0["management"] == 0, c0	# (it was master before ptp4l came: tx_sync)
+    assert c0["rx"] == c0["sync"] + c0["follow_up"] + c0["delay_resp"] + c0["announce"] + \
+        sum(c0[k] for k in RX_DROPS), c0
+    # port1, master of the ptp4l slave (slave-only: no Announce), asked by pmc
+    assert c1["announce"] == c1["sync"] == c1["delay_resp"] == 0, c1
+    assert c1["tx_announce"] > 0 and c1["tx_sync"] > 14 and c1["delay_req"] > 0, c1
+    assert c1["tx_delay_resp"] == c1["delay_req"] and c1["management"] == c1["tx_management"] == nget, c1
+    sent = c1["tx_sync"] - c1["tx_tstamp_missing"]	# a Follow_Up may still wait for its stamp
+    assert sent - 1 <= c1["tx_follow_up"] <= sent, c1
+    assert c1["rx"] == c1["delay_req"] + c1["management"] + sum(c1[k] for k in RX_DROPS), c1
