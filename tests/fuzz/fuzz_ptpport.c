@@ -290,7 +290,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	ptp_conf.time_stamping = data[0] >> 3 & 1;
 	ptp_conf.delay_mechanism = data[0] >> 4 & 1;
 	ptp_conf.transport_specific = data[0] >> 5 & 1;
-	ptp_port_init(pp, &port);
+	ptp_port_init(pp, &port);	/* the clock's one port (ptp_clock, kept from setup) */
+	ptp_port_to_state(pp, PS_LISTENING, "INIT_COMPLETE");
 	pp->ip = ifaddrs[0].v4.addr;
 	size_t i = 1;
 	while (i < len) {
