@@ -77,12 +77,12 @@ static int64_t rx_stamp(struct ptp_port *pp, const struct pkt *p, const struct p
 		return (int64_t)p->tstamp;
 	}
 	pp->ev[PE_rx_swtstamp]++;
-	if (pp->hw && m->msg_type == PTP_SYNC && ptp_following(pp) && ++pp->sw_syncs == SW_SYNCS_FOR_SWTS &&
+	if (pp->hw && m->msg_type == PTP_SYNC && pp->state != PS_MASTER && ++pp->sw_syncs == SW_SYNCS_FOR_SWTS &&
 	    !pp->servo_sw) {
 		/* QEMU's igb never stamps UDP (docs/qemu-nics.md C.3): software RX
-		 * stamps want ptp4l's software servo constants. Counted only while
-		 * following: a master stamps Delay_Req, and the Syncs of another
-		 * master heard then say nothing of the hardware. */
+		 * stamps want ptp4l's software servo constants. Not counted while
+		 * master: the NIC then stamps Delay_Req (set_hwtstamp), and the
+		 * Syncs of another master heard meanwhile say nothing of it. */
 		pp->servo_sw = 1;
 		pp->servo.kp_scale = PI_SWTS_KP_SCALE;
 		pp->servo.ki_scale = PI_SWTS_KI_SCALE;
