@@ -14,8 +14,7 @@ from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_N
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
-from netio import StreamPort  # noqa: E402
-from qemurun import Qemu  # noqa: E402
+import test_fwd_l3  # noqa: E402
 
 PROMPT = "linerate> "
 H0 = ("02:00:00:00:00:01", "10.1.0.2", None)       # untagged on port0
@@ -28,18 +27,9 @@ APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip0.100=10.100.0.1/24,2001:db8:100::1
           "ip1=10.2.0.1/24 ip5.300=10.5.0.1/24 " + BAD + " ip0.100=10.9.3.1/24")
 
 
-class Router:
+class Router(test_fwd_l3.Router):
     def __init__(self):
-        self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2, append=APPEND)
-        self.q.expect(r"port1: link up", 90)
-        self.q.send("\r")
-        self.q.expect(PROMPT, 30)
-        self.p = [StreamPort(self.q.nic_sock(i)) for i in (0, 1)]
-        self.mac = re.findall(r"ether ([0-9a-f:]{17})", self.shell("ifconfig"))
-        assert len(self.mac) == 2
-
-    def shell(self, line, timeout=60):
-        return self.q.shell(line, timeout)
+        super().__init__(APPEND)
 
     def fwd(self):
         """{link name: {counter: value}} from the fwd command."""
@@ -47,11 +37,6 @@ class Router:
         for link, body in re.findall(r"^fwd (port[0-9.]+)(?: l3[^:]*)?: (.*)$", self.shell("fwd"), re.M):
             c.setdefault(link, {}).update({k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)})
         return c
-
-    def close(self):
-        for s in self.p:
-            s.close()
-        self.q.stop()
 
 
 @pytest.fixture(scope="module")

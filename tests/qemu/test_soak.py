@@ -38,17 +38,19 @@ LIVE = re.compile(r"^(\w+)=(\S*)\s+run\s", re.M)
 class SoakBox(Pair):
     """Pair's L2 pair on two cores, plus the management port on port2."""
 
-    def __init__(self):
+    def __init__(self, streams=2, append="stats=0 promisc=1 app=fwd pairs=0-1 mgmt=port2 ip2=10.0.2.15/24"):
+        """streams ports on host stream sockets (self.p), then the
+        management port with /metrics forwarded to self.http."""
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.http = s.getsockname()[1]
         self.q = Qemu(boot="kernel", mem="256M", smp=2,
-                      nics=["e1000e:netdev=stream"] * 2 + ["e1000e:netdev=user,hostfwd=%d" % self.http],
-                      append="stats=0 promisc=1 app=fwd pairs=0-1 mgmt=port2 ip2=10.0.2.15/24")
-        self.q.expect(r"port2: link up", 90)
+                      nics=["e1000e:netdev=stream"] * streams + ["e1000e:netdev=user,hostfwd=%d" % self.http],
+                      append=append)
+        self.q.expect(r"port%d: link up" % streams, 120)
         self.q.send("\r")
         self.q.expect(PROMPT, 30)
-        self.p = {i: StreamPort(self.q.nic_sock(i)) for i in (0, 1)}
+        self.p = {i: StreamPort(self.q.nic_sock(i)) for i in range(streams)}
 
     def counters(self):
         """Every counter sample of /metrics: {'name{labels}': value}."""
@@ -138,16 +140,7 @@ class FullBox(SoakBox):
     """The six ports above on two cores."""
 
     def __init__(self):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.http = s.getsockname()[1]
-        self.q = Qemu(boot="kernel", mem="256M", smp=2,
-                      nics=["e1000e:netdev=stream"] * 5 + ["e1000e:netdev=user,hostfwd=%d" % self.http],
-                      append=FULL)
-        self.q.expect(r"port5: link up", 120)
-        self.q.send("\r")
-        self.q.expect(PROMPT, 30)
-        self.p = {i: StreamPort(self.q.nic_sock(i)) for i in range(5)}
+        super().__init__(5, FULL)
         self.mac = re.findall(r"ether ([0-9a-f:]{17})", self.shell("ifconfig"))
 
     def fwd(self, port):
@@ -405,7 +398,7 @@ def test_soak_under_fire():
                                    "syn_over_limit", "no_pbuf", "frag_too_long", "not_allowed", "bad_saddr"))
         assert p["rx"] == stack + drops, p
         pools_home(b, range(5))
-        assert b.heap() == heap, heap
+        assert heap is None or b.heap() == heap, heap	# a run under a minute has no baseline
         f2 = fwd_accounted(b, 2)
         print("soak under fire %d s: L2 sent %d, forwarded %d, host got %d; routed sent %d, port2 rx %d, "
               "forwarded %d, port3 host got %d; pktgen sent %d; rr %d transactions (%.0f/s, 128 sessions, "
