@@ -523,7 +523,7 @@ def test_dhcp_bad_leases_refused_with_backoff():
             q.expect(r"mgmt: port0: DHCP lease 10\.7\.0\.255 from 10\.7\.0\.1 refused: the subnet's network or "
                      r"broadcast address; asking again in 1 s", 90)
             q.expect(r"mgmt: port0: DHCP lease 10\.7\.0\.30 from 10\.7\.0\.1 refused: overlaps ip1=10\.7\.128\.1/24: "
-                     r"a subnet may be on one port only; asking again in 2 s", 90)
+                     r"a subnet may be on one link only; asking again in 2 s", 90)
             q.expect(r"mgmt: port0: DHCP lease 10\.7\.0\.20/24 from 10\.7\.0\.1, router none, 3600 s", 90)
             q.send("\r")
             q.expect("linerate> ", 30)

@@ -33,7 +33,7 @@ def test_bad_knobs_refused_whole_and_defaults_kept():
         errs = cmdline_errors(text)
         want = [
             r"cmdline: bad value '10\.2\.128\.1/16' for ip2= \(overlaps ip1=10\.2\.0\.1/24: "
-            r"a subnet may be on one port only; accepted: .*\)",
+            r"a subnet may be on one link only; accepted: .*\)",
             r"cmdline: bad value '10\.1\.0\.1/24' for ip3= \(overlaps ip0=10\.1\.0\.1/24: .*\)",
             r"cmdline: bad value '010\.6\.0\.0/16,10\.1\.0\.2' for route= \('010\.6\.0\.0/16,10\.1\.0\.2' is not "
             r"A\.B\.C\.D/LEN,A\.B\.C\.D; accepted: .*decimal without leading zeros.*\)",
