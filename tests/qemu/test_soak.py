@@ -15,6 +15,7 @@ test_soak_under_fire, `make soak` only (SOAK_SECONDS, 3600 there): the
 same beside the L3 router, pktgen, rr with 128 TCP sessions and the
 malformed-frame battery every minute, on one box (FULL below; the checks
 are listed in docs/hardening.md)."""
+import functools
 import os
 import re
 import socket
@@ -72,16 +73,16 @@ def set_live_knobs(b):
     assert LIVE.findall(b.shell("show config")) == LIVE.findall(before)
 
 
-def flap(b):
-    b.q.qmp_cmd("set_link", name="n0", up=False)
-    b.q.expect(r"port0: link down", 30)
-    b.q.qmp_cmd("set_link", name="n0", up=True)
-    b.q.expect(r"port0: link up", 30)
+def flap(b, port=0):
+    b.q.qmp_cmd("set_link", name="n%d" % port, up=False)
+    b.q.expect(r"port%d: link down" % port, 30)
+    b.q.qmp_cmd("set_link", name="n%d" % port, up=True)
+    b.q.expect(r"port%d: link up" % port, 30)
 
 
-def reset(b):
-    b.shell("reset port1")
-    b.q.expect(r"port1: link up", 30)
+def reset(b, port=1):
+    b.shell("reset port%d" % port)
+    b.q.expect(r"port%d: link up" % port, 30)
 
 
 def test_soak():
@@ -340,16 +341,8 @@ def test_soak_under_fire():
         tx = threading.Thread(target=send, daemon=True)
         tx.start()
 
-        def flap2(b):
-            b.q.qmp_cmd("set_link", name="n2", up=False)
-            b.q.expect(r"port2: link down", 30)
-            b.q.qmp_cmd("set_link", name="n2", up=True)
-            b.q.expect(r"port2: link up", 30)
-
-        def reset3(b):
-            b.shell("reset port3")
-            b.q.expect(r"port3: link up", 30)
-        actions, last, backwards, heap = (flap, set_live_knobs, reset, flap2, reset3), b.counters(), [], None
+        actions = (flap, set_live_knobs, reset, functools.partial(flap, port=2), functools.partial(reset, port=3))
+        last, backwards, heap = b.counters(), [], None
         checks = set(range(60, SECONDS, 60))
         start = time.monotonic()
         for second in range(1, SECONDS + 1):
