@@ -82,7 +82,7 @@ const struct app *app_of_port(int port);
 int app_runs_on(const struct app *a, int port);
 /* Start every app placed on an existing port (init, once each). An app whose
  * init fails is taken off its ports, which then drop what they receive
- * (counted in their core's dropped). Returns the number of apps that
+ * (counted in the port's rx_port_stopped). Returns the number of apps that
  * failed. Prints the placement, and the ipN=/route= knobs no app reads. */
 int apps_start(void);
 /* The app registered under name, or NULL. */

@@ -70,7 +70,8 @@ static void park(void)
 	irq_on();
 }
 
-/* The app of each port, or NULL when it did not start (frames dropped). */
+/* The app of each port, or NULL when it is stopped or its app did not
+ * start (frames dropped, counted in the port's rx_port_stopped). */
 static const struct app *port_app[NIC_MAX_PORTS];
 
 static void deliver(struct lcore *lc, struct nic *nic, int q, struct pkt **pkts, int n)
@@ -80,7 +81,7 @@ static void deliver(struct lcore *lc, struct nic *nic, int q, struct pkt **pkts,
 	if (app) {
 		app->rx(nic, q, pkts, n);
 	} else {
-		app_drops[lc->id].n += (uint64_t)n;
+		nic->qsw[q][NS_rx_port_stopped] += (uint64_t)n;
 		pkt_free_bulk(pkts, n);
 	}
 }

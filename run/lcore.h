@@ -58,7 +58,7 @@ void lcore_place(void);
  * than one core, hook nic_stop_others for port resets. */
 void lcore_bind_apps(void);
 /* Deliver port's frames to app a from now on; NULL: drop them, counted in
- * the polling core's dropped (a stopped port: run/portcmd.c). */
+ * the port's rx_port_stopped (a stopped port: run/portcmd.c). */
 void lcore_set_port_app(int port, const struct app *a);
 /* The core that polls queue q of nic, or -1. */
 int lcore_of_queue(const struct nic *nic, int q);

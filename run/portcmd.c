@@ -3,7 +3,7 @@
  * it again, without a reboot.
  *   port                          each port's app, started or stopped
  *   port stop|start PORT|all      stopped: the port's frames are dropped,
- *                                 counted in its core's dropped (stats)
+ *                                 counted in its rx_port_stopped (ethtool -S)
  *   port config PORT app NAME     while stopped: the app that gets them
  * Only apps marked runtime (sink, fwd's L2 pairs) are placed or taken off
  * at run time; the cores that poll each queue stay as the boot placed them.
@@ -40,7 +40,7 @@ static void set_stopped(struct nic *nic, int stop)
 	stopped[nic->port] = (uint8_t)stop;
 	lcore_set_port_app(nic->port, !stop && app_runs_on(a, nic->port) ? a : 0);
 	park(0);
-	printf("%s: %s (%s)\n", nic->name, stop ? "stopped: frames dropped, counted in the core's dropped" : "started",
+	printf("%s: %s (%s)\n", nic->name, stop ? "stopped: frames dropped, counted in rx_port_stopped" : "started",
 	       a->name);
 }
 
@@ -134,5 +134,5 @@ static int cmd_port(int argc, char **argv)
 	return usage();
 }
 SHELL_CMD(port, "port", "port | port stop|start PORT|all | port config PORT app NAME",
-	  "testpmd's run-time port verbs: stop a port (its frames dropped, counted), give it another app "
+	  "testpmd's run-time port verbs: stop a port (its frames dropped, counted in rx_port_stopped), give it another app "
 	  "(sink, fwd), start it again, without a reboot", cmd_port);

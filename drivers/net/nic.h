@@ -59,7 +59,7 @@
 	X(rx_hwtstamp_mismatch, q) X(rx_hwtstamp_source_mismatch, q) \
 	X(tx_hwtstamp_timeouts, sw) X(tx_hwtstamp_skipped, q) X(tx_hwtstamp_stale, sw) \
 	X(tx_dropped, sw) X(rx_drop_reset, sw) \
-	X(rx_delivered, q) X(rx_drop_oversize, q) X(rx_drop_desc_error, q) \
+	X(rx_delivered, q) X(rx_port_stopped, q) X(rx_drop_oversize, q) X(rx_drop_desc_error, q) \
 	X(rx_copybreak, q) X(tx_sent, q) X(tx_ring_full, q) X(link_changes, sw) \
 	X(resets, sw)
 
