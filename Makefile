@@ -120,13 +120,13 @@ $(BUILD)/linerate-fault.elf: $(KOBJ) $(FAULT_OBJ) boot/kernel.ld $(NEWLIB) $(LWI
 # GRUB ISO for BIOS and UEFI, from CD or USB stick. Modules trimmed as in
 # docs/toolchain.md 3a; every part_* module is needed by GRUB-EFI; configfile
 # gives grub.cfg its source command (serial.cfg).
-GRUB_MODS = normal configfile multiboot2 iso9660 serial terminal all_video \
+GRUB_MODS = normal configfile multiboot2 iso9660 serial terminal all_video test gfxterm font \
 	$(shell ls /usr/lib/grub/x86_64-efi/ 2>/dev/null | sed -n 's/^\(part_.*\)\.mod$$/\1/p')
 $(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg boot/serial.cfg
 	rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
 	cp $(BUILD)/linerate.elf $(BUILD)/iso/boot/linerate.elf
 	cp boot/grub.cfg boot/serial.cfg $(BUILD)/iso/boot/grub/
-	grub-mkrescue -o $@ --compress=xz --fonts= --locales= --themes= \
+	grub-mkrescue -o $@ --compress=xz --fonts=unicode --locales= --themes= \
 		--install-modules="$(GRUB_MODS)" $(BUILD)/iso 2> $(BUILD)/grub-mkrescue.log || \
 		{ cat $(BUILD)/grub-mkrescue.log; exit 1; }
 

@@ -75,6 +75,15 @@ def text(q, cell_width=None):
     return lines
 
 
+def lit_pixels(q):
+    """How many pixels of Qemu q's screen are not black."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "screen.ppm")
+        q.qmp_cmd("screendump", filename=path)
+        _, _, rgb = read_ppm(path)
+    return sum(1 for i in range(0, len(rgb), 3) if rgb[i:i + 3] != b"\0\0\0")
+
+
 READY = r"linerate: ready in \d+ us"
 PROMPT = "linerate> "
 # The boot report's line for a framebuffer screen, from: "Multiboot2 framebuffer tag" or "UEFI GOP".
