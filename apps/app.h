@@ -41,6 +41,12 @@ struct app {
 	 * polled by one core (run/place.c). idle then runs on every core that
 	 * polls one of the app's queues, and must touch only that core's state. */
 	int (*domain)(int port);
+	/* May be NULL (no port): 1 if every core that sends out of port uses
+	 * its own TX queue of it, the one numbered as the core (DPDK l3fwd's
+	 * model: no lock, nqueues >= cores). domain then keeps the port a
+	 * domain of its own, so its RX queues may go to any core
+	 * (lcore_map=), and core c reclaims TX queue c (run/place.c). */
+	int (*tx_per_core)(int port);
 	/* Knobs besides its own the app reads (APP_USES_*): a port's ipN= on a
 	 * port whose app does not read it, or route= with no such app on any
 	 * port, is named on the console at boot as ignored. */

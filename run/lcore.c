@@ -190,6 +190,15 @@ static int poll_all(struct lcore *lc, int *pending)
 	return work;
 }
 
+/* Reclaim the TX queues this core sends on (nic->tx_owner). */
+static void tx_clean_mine(const struct lcore *lc)
+{
+	for (int p = 0; p < nic_count; p++)
+		for (int q = 0; q < nics[p]->nqueues; q++)
+			if (nics[p]->tx_owner[q] == lc->id)
+				nics[p]->ops->tx_clean(nics[p], q);
+}
+
 /* hlt from TSC t0 (read by the caller just before) until an interrupt
  * schedules one of this core's queues (its napi_wakes count moves away
  * from seen), a port reset wants the core parked, or until (TSC) passes:
@@ -242,8 +251,7 @@ void lcore_run(void)
 			idle_work += netcon_poll();
 		uint64_t now = rdtsc();
 		if (now >= next_clean) {
-			for (int k = 0; k < lc->nq; k++)
-				lc->qs[k].nic->ops->tx_clean(lc->qs[k].nic, lc->qs[k].q);
+			tx_clean_mine(lc);
 			next_clean = now + tsc.hz;
 			now = rdtsc();	/* halt's start: this was work */
 		}

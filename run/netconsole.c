@@ -153,8 +153,8 @@ void netcon_apply(void)
 	else
 		snprintf(src, sizeof(src), "none yet: held until ip%d= or DHCP gives one", target.port);
 	printf("netconsole: %s, from %s (source %s), core %d, %s format; messages since the boot line kept "
-	       "(%d KiB)\n", what, nic->name, src, nic->owner[0], target.extended ? "extended" : "plain", RING / 1024);
-	netcon_core = nic->owner[0];
+	       "(%d KiB)\n", what, nic->name, src, nic->tx_owner[0], target.extended ? "extended" : "plain", RING / 1024);
+	netcon_core = nic->tx_owner[0];	/* TX queue 0's one writer */
 }
 
 /* One datagram's payload into buf: whole lines, or one line behind the

@@ -14,6 +14,12 @@
  * queues=Q each queue of a port gets its own core. lcore_map= overrides
  * single queues; a map that would put one domain's queue q on two cores is
  * refused and the default kept.
+ *
+ * A port whose app sends per core (app tx_per_core, e.g. fwd's routed
+ * ports with queues= at least the core count) is a domain of its own:
+ * core c sends on its TX queue c whichever core polls the RX queues, so
+ * lcore_map= may place its queues anywhere, and core c reclaims TX queue
+ * c (nic->tx_owner).
  */
 #include <stdio.h>
 #include <string.h>
@@ -177,14 +183,24 @@ static int place_map(int n)
 	return 0;
 }
 
-/* Every port's pools, and its queues' interrupts, follow the owners. */
+/* 1 if port p's app sends on it per core (app tx_per_core). */
+static int tx_per_core(int p)
+{
+	const struct app *a = app_of_port(p);
+	return app_runs_on(a, p) && a->tx_per_core && a->tx_per_core(p);
+}
+
+/* Every port's pools, and its queues' interrupts, follow the owners; a TX
+ * queue is reclaimed by the core that sends on it. */
 static void apply(void)
 {
 	for (int p = 0; p < nic_count; p++) {
 		struct nic *nic = nics[p];
+		int per_core = tx_per_core(p);
 		for (int q = 0; q < nic->nqueues; q++) {
 			struct lcore *lc = &lcores[nic->owner[q]];
 			lc->qs[lc->nq++] = (struct lcore_queue){ nic, q };
+			nic->tx_owner[q] = per_core && q < nlcores ? q : nic->owner[q];
 			if (nic->owner[q] != nic->owner[0]) {
 				nic->pool->shared = 1;
 				nic->small_pool->shared = 1;

@@ -208,10 +208,19 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		pkt_free_bulk(pkts + sent, n - sent);
 	}
 }
-/* Ports that send through each other: every L3 port (any may route to any),
- * or an L2 pair. */
+/* A routed port that sends per core (fwd_l3_tx_per_core). */
+static int fwd_tx_per_core(int port)
+{
+	return fwd_l3_tx_per_core && fwd_l3_port[port];
+}
+
+/* Ports that send through each other: every L3 port (any may route to
+ * any) unless each core sends on its own TX queue of them (then each is
+ * its own), or an L2 pair. */
 static int fwd_domain(int port)
 {
+	if (fwd_tx_per_core(port))
+		return port;
 	for (int p = 0; p < nic_count; p++)
 		if (fwd_l3_port[port] && fwd_l3_port[p])
 			return p;
@@ -231,7 +240,8 @@ static void fwd_ports_changed(void)
 }
 
 APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 and IPv6 between ports with ipN=",
-    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain, .metrics = fwd_metrics,
+    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain, .tx_per_core = fwd_tx_per_core,
+    .metrics = fwd_metrics,
     .report = fwd_report, .runtime = 1, .ports_changed = fwd_ports_changed,
     .uses = APP_USES_IP | APP_USES_ROUTES);
 

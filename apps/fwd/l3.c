@@ -265,7 +265,8 @@ struct l3_core *burst_start(struct nic *nic, int q)
 	/* An opaque pointer from here on: without this the compiler rebuilds
 	 * &l3_cores[id] from the core id at every use (two multiplies). */
 	__asm__("" : "+r"(core));
-	core->q = q;
+	if (!fwd_l3_tx_per_core)
+		core->q = q;
 	core->in = nic->port;
 	core->ok_src = core->ok_dst = 0;	/* the tables may have changed since the last burst */
 	core->ok_saddr = 0;

@@ -45,6 +45,15 @@ int l3_vlan_untag(int port, struct pkt *p);
 /* The sub-interfaces' NICs into l3_nics (vlan.c); 0, or -1 after
  * printing why. */
 int l3_vlan_init(void);
+/* 1: each core sends on its own TX queue of every routed port, the one
+ * numbered as the core (l3_core.q), so routed ports' RX queues may be
+ * polled by any core: every routed port has a queue per core (queues=),
+ * and more than one core runs (tx.c, l3_tx_per_core_init). 0: queue q of
+ * every routed port is polled by one core, which sends on queue q. */
+extern int fwd_l3_tx_per_core;
+/* Decide fwd_l3_tx_per_core once the routed ports and l3_cores are known,
+ * and say so when more than one core runs (tx.c). */
+void l3_tx_per_core_init(void);
 /* Build the routing table from the ports' addresses and route= (route.c);
  * 0, or -1 after printing why. */
 int fwd_l3_init(void);
@@ -120,7 +129,8 @@ struct l3_core {
 	struct txb tx[FWD_LINKS];
 	struct icmp_bucket icmp[FWD_LINKS];
 	uint64_t next_timer_tsc;	/* the next timer pass; 0 from a core that posted to mbox */
-	int q;			/* TX queue of this burst */
+	int q;			/* TX queue it sends on: its core number (fwd_l3_tx_per_core),
+				 * else the RX queue of this burst */
 	int in;			/* port of this burst */
 	int mix;		/* a sub-interface's frame came in this burst: every batch
 				 * is mixed until its end (l3_tx_mix_all) */

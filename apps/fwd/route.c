@@ -471,6 +471,7 @@ int fwd_l3_init(void)
 		return -1;
 	l3_add_routes();
 	l3_add_routes6();
+	l3_tx_per_core_init();
 	fwd_l3_any = 1;
 	__atomic_fetch_add(&ifaddr_gen, 1, __ATOMIC_RELEASE);
 	return 0;

@@ -3,11 +3,33 @@
  * port, or a VLAN sub-interface: vlan.c tags its frames in tx_burst)
  * (routed frames, ARP, ND, ICMP, ICMPv6) in the link's struct txb and sends it in one
  * tx_burst at the end of the burst, then counts each frame on the link it
- * came in on, by kind.
+ * came in on, by kind. With a queue per core on every routed port, each
+ * core sends on its own TX queue of each (DPDK l3fwd's model): no two
+ * cores ever write one ring, wherever lcore_map= puts the RX queues.
  */
+#include <stdio.h>
 #include <string.h>
 #include "apps/fwd/counters.h"
 #include "apps/fwd/l3.h"
+#include "kernel/smp.h"
+
+int fwd_l3_tx_per_core;
+
+void l3_tx_per_core_init(void)
+{
+	int least = NIC_MAX_QUEUES;
+	for (int p = 0; p < nic_count; p++)
+		if (fwd_l3_port[p] && nics[p]->nqueues < least)
+			least = nics[p]->nqueues;
+	fwd_l3_tx_per_core = ncpus > 1 && least >= ncpus;
+	for (int c = 0; c < ncpus; c++)
+		l3_cores[c].q = fwd_l3_tx_per_core ? c : 0;
+	if (fwd_l3_tx_per_core)
+		printf("fwd: routed ports: core N sends on TX queue N of each, any core may poll any RX queue\n");
+	else if (ncpus > 1)
+		printf("fwd: routed ports: %d queue(s) for %d cores: queue N of every routed port is polled by one core, "
+		       "which sends on queue N (queues=%d: a TX queue per core)\n", least, ncpus, ncpus);
+}
 
 void l3_tx_flush(int port)
 {

@@ -114,7 +114,7 @@ struct nic_ops {
 	/* Once a second, on core 0: link state, TX hang check (read-only on
 	 * the rings), ITR simplified mode. */
 	void (*watchdog)(struct nic *nic);
-	/* Once a second, on the core that owns queue q: free what the NIC has
+	/* Once a second, on the core that sends on TX queue q (tx_owner): free what the NIC has
 	 * sent (a queue that stops sending keeps no buffers). */
 	void (*tx_clean)(struct nic *nic, int q);
 	/* Reset the port (as after a TX hang) at the next watchdog, on core 0:
@@ -176,6 +176,9 @@ struct nic {
 	uint64_t stats[NIC_STAT_N];
 	struct nic_qstats q[NIC_MAX_QUEUES];
 	int owner[NIC_MAX_QUEUES];	/* core that polls each queue (run/lcore.c) */
+	int tx_owner[NIC_MAX_QUEUES];	/* core that sends on each TX queue, and so reclaims it
+					 * (tx_clean): the queue's owner, or the core numbered
+					 * as the queue when the app sends per core (run/place.c) */
 	struct nic_port_config cfg;	/* this port's knob values */
 	/* Fast-path counters (kind q) per queue; nic->stats holds their sum as of
 	 * the last nic_stats_fold, which remembers what it already added. */

@@ -409,3 +409,109 @@ def test_l2_tagged_frames_pass_untouched(box):
     r.join()
     assert got == frames, got
     assert b.fwd()[0] == (3, 3), b.shell("fwd")
+
+
+class Hosts:
+    """The hosts behind ports: a thread per port answers the router's ARP
+    requests for its host's address (its MAC: 02:00:00:00:0P:02) and keeps
+    the IPv4 frames that come out of the port."""
+    def __init__(self, b, hosts):
+        from scapy.all import ARP, Ether, raw
+        self.ipv4 = {p: [] for p in hosts}
+        self.arp = {p: 0 for p in hosts}
+        self.stop = threading.Event()
+
+        def serve(p, ip):
+            mac = f"02:00:00:00:0{p}:02"
+            while not self.stop.is_set():
+                for f in b.p[p].recv(64, timeout=0.2):
+                    e = Ether(f)
+                    if ARP in e and e[ARP].op == 1 and e[ARP].pdst == ip:
+                        self.arp[p] += 1
+                        b.p[p].send([raw(Ether(src=mac, dst=e.src) / ARP(op=2, hwsrc=mac, psrc=ip,
+                                                                          hwdst=e[ARP].hwsrc, pdst=e[ARP].psrc))])
+                    elif e.type == 0x0800:
+                        self.ipv4[p].append(e)
+        self.threads = [threading.Thread(target=serve, args=(p, ip), daemon=True) for p, ip in hosts.items()]
+        for t in self.threads:
+            t.start()
+
+    def wait(self, counts, seconds=60):
+        """Until port p has counts[p] IPv4 frames (each), or the deadline."""
+        end = time.monotonic() + seconds
+        while any(len(self.ipv4[p]) < n for p, n in counts.items()) and time.monotonic() < end:
+            time.sleep(0.1)
+        return {p: len(self.ipv4[p]) for p in counts}
+
+    def close(self):
+        self.stop.set()
+        for t in self.threads:
+            t.join()
+
+
+def txq_packets(b, port):
+    e = dict(re.findall(r"(\w+): (\d+)", b.shell(f"ethtool -S port{port}")))
+    return int(e["tx_queue_0_packets"]), int(e["tx_queue_1_packets"])
+
+
+def test_routed_pairs_on_two_cores(box):
+    """Seed 2 routed: four routed ports, queues=2 on two cores, lcore_map=
+    puts port0 and port1 on core 0, port2 and port3 on core 1 (refused
+    before: the routed ports were one domain). Each core sends on its own
+    TX queue of every port: port0's frames (both of its RX queues, RSS)
+    routed to port1 and port3 leave on TX queue 0 of each, port2's on TX
+    queue 1, while both cores send into both ports at once. Exact counts:
+    every frame forwarded, none dropped, each TX queue's packets those of
+    its core."""
+    from scapy.all import IP, UDP, Ether, raw
+    b = box("app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 ip2=10.3.0.1/24 ip3=10.4.0.1/24 queues=2 poll=napi "
+            "lcore_map=0:0,1:0,2:1,3:1", nports=4, smp=2)
+    out = b.q.text()
+    assert "core0: port0/q0 port0/q1 port1/q0 port1/q1\r\ncore1: port2/q0 port2/q1 port3/q0 port3/q1" in out, out
+    assert "fwd: routed ports: core N sends on TX queue N of each" in out, out
+    mac = re.findall(r"ether ([0-9a-f:]{17})", b.shell("ifconfig"))
+    dst = {1: "10.2.0.2", 3: "10.4.0.2"}
+    hosts = Hosts(b, dst)
+
+    def udp(inp, to, n):
+        """n frames from 64 hosts behind port inp (RSS hashes their addresses over both
+        queues) to the one behind port to."""
+        return [raw(Ether(src=f"02:00:00:00:0{inp}:02", dst=mac[inp]) /
+                    IP(src=f"10.{inp + 1}.0.{2 + i % 64}", dst=dst[to], id=i) / UDP(sport=1000, dport=9) /
+                    (b"x" * 18)) for i in range(n)]
+    try:
+        for inp in (0, 2):	# each core resolves both next hops
+            b.p[inp].send(udp(inp, 1, 1) + udp(inp, 3, 1))
+        assert hosts.wait({1: 2, 3: 2}) == {1: 2, 3: 2}
+        end = time.monotonic() + 30
+        while len(re.findall(r"reachable", arp := b.shell("fwd arp"))) < 4 and time.monotonic() < end:
+            time.sleep(0.2)
+        assert len(re.findall(r"^[01] +port[13] .* reachable", arp, re.M)) == 4, arp
+        before = {p: txq_packets(b, p) for p in (1, 3)}
+        n = 150
+        f0 = [f for pair in zip(udp(0, 1, n), udp(0, 3, n)) for f in pair]
+        t = b.p[2].send_background([f for pair in zip(udp(2, 3, n), udp(2, 1, n)) for f in pair])
+        b.p[0].send(f0)
+        t.join()
+        assert hosts.wait({1: 2 + 2 * n, 3: 2 + 2 * n}) == {1: 2 + 2 * n, 3: 2 + 2 * n}
+    finally:
+        hosts.close()
+    for p in (1, 3):
+        after = txq_packets(b, p)
+        assert (after[0] - before[p][0], after[1] - before[p][1]) == (n, n), (p, before[p], after)
+        src = sorted(str(e[IP].src).rsplit(".", 2)[0] for e in hosts.ipv4[p])
+        assert src == ["10.1"] * (n + 1) + ["10.3"] * (n + 1), src
+        assert all(e[IP].ttl == 63 and e.src == mac[p] and e.dst == f"02:00:00:00:0{p}:02" for e in hosts.ipv4[p])
+    c = {int(p): dict((k, int(v)) for k, v in re.findall(r"(\w+) (\d+)", body))
+         for p, body in re.findall(r"fwd port(\d): (.*)", b.shell("fwd"))}
+    for p in (0, 2):
+        assert c[p]["rx"] == c[p]["forwarded"] == 2 + 2 * n, c[p]
+    for p in range(4):
+        assert sum(v for k, v in c[p].items() if k not in ("rx", "forwarded", "arp")) == 0, c[p]
+        assert c[p]["rx"] == c[p]["forwarded"] + c[p]["arp"], c[p]
+    assert (c[1]["arp"], c[3]["arp"]) == (hosts.arp[1], hosts.arp[3])
+    e = {p: dict(re.findall(r"(\w+): (\d+)", b.shell(f"ethtool -S port{p}"))) for p in range(4)}
+    for p in (0, 2):	# both RX queues of each input port carried frames, all to one core
+        assert int(e[p]["rx_queue_0_packets"]) > 0 and int(e[p]["rx_queue_1_packets"]) > 0, e[p]
+    rx = {p: int(e[p]["rx_delivered"]) for p in range(4)}
+    assert core_counts(b) == {0: rx[0] + rx[1], 1: rx[2] + rx[3]}, rx
