@@ -34,6 +34,15 @@ static inline unsigned dst_slot_of(uint32_t daddr)
 	return (daddr * 2654435761u) >> 28;	/* 4 bits: DST_SLOTS */
 }
 
+/* The four bytes of the address xor-ed, 6 bits of it (SRC_SLOTS): the
+ * hosts of a /26 (one byte apart) each get their own slot, in either
+ * byte order. */
+static inline unsigned src_slot_of(uint32_t saddr)
+{
+	uint32_t x = saddr ^ saddr >> 16;
+	return (x ^ x >> 8) & (SRC_SLOTS - 1);
+}
+
 /* 1 if the header carries a loose or strict source route option (LSRR
  * 131, SSRR 137; RFC 791). Options are walked with their lengths checked. */
 static int ip_source_routed(const struct ipv4_hdr *ip)
@@ -78,20 +87,27 @@ static void dst_remember(struct l3_core *c, const struct ipv4_hdr *ip, int out, 
 
 /* fast_run's look at a frame's addresses sd (source and destination as
  * in the header): the destination's slot if it was remembered in this
- * epoch and the source is valid (the last one, or not martian, not one
- * of our addresses and not a port subnet's broadcast), else NULL. */
+ * epoch and the source is valid (the last one, one found valid in this
+ * epoch (its src_slot), or not martian, not one of our addresses and not
+ * a port subnet's broadcast), else NULL. */
 static inline __attribute__((always_inline))
 const struct dst_slot *fast_dst(struct l3_core *c, uint64_t sd, uint64_t epoch)
 {
 	uint32_t sa = (uint32_t)sd, da = (uint32_t)(sd >> 32);
 	const struct dst_slot *ds = &c->dst[dst_slot_of(da)];
+	uint64_t key = 1ull << 32 | sa;	/* no address can equal "none" */
 	if (da != ds->daddr || ds->epoch != epoch)
 		return 0;
-	if ((1ull << 32 | sa) != c->ok_saddr) {	/* no address can equal "none" */
-		uint32_t src = ntoh32(sa);
-		if (ipv4_martian_src(src) || ifaddr4_bad_src(src))
-			return 0;
-		c->ok_saddr = 1ull << 32 | sa;
+	if (key != c->ok_saddr) {
+		struct src_slot *ss = &c->src[src_slot_of(sa)];
+		if (ss->key != key || ss->epoch != epoch) {
+			uint32_t src = ntoh32(sa);
+			if (ipv4_martian_src(src) || ifaddr4_bad_src(src))
+				return 0;
+			ss->key = key;
+			ss->epoch = epoch;
+		}
+		c->ok_saddr = key;
 	}
 	return ds;
 }

@@ -104,6 +104,15 @@ struct dst_slot {
 };
 #define DST_SLOTS	16	/* per core, by a hash of the destination */
 
+/* A source address fast_run found valid (not martian, not ours, not a
+ * port subnet's broadcast: depends on the address and the port addresses
+ * only), valid while epoch equals the core's, as dst_slot. */
+struct src_slot {
+	uint64_t key;		/* 1 << 32 | the address as in the header: 0 is no key */
+	uint64_t epoch;
+};
+#define SRC_SLOTS	64	/* per core, by a hash of the source */
+
 /* dst_slot's IPv6 kin, for l3v6_fast_run: an IPv6 destination the full
  * path forwarded a frame to (not ours, not multicast, not link-local nor
  * martian, routed out of `out` to a REACHABLE neighbor). Valid while
@@ -145,6 +154,7 @@ struct l3_core {
 	uint64_t epoch;		/* see struct dst_slot */
 	uint32_t gen;		/* the ifaddr_gen epoch last moved on for */
 	struct dst_slot dst[DST_SLOTS];
+	struct src_slot src[SRC_SLOTS];
 	struct dst6_slot dst6[DST_SLOTS];
 	struct neigh_mbox mbox[MAX_CPUS];	/* bindings other cores learnt, by poster (neigh.c) */
 	int drains;		/* this core runs the timer pass, which reads mbox */
