@@ -9,7 +9,12 @@
  * brings LINKS up at 10 Gb/s; EICR clears on read (queue causes only
  * with GPIE.OCD) and on writing 1; RXDCTL/TXDCTL.ENABLE follow writes
  * after a lag, TXDCTL.ENABLE only with DMATXCTL.TE; the statistics clear
- * on read, GORC/GOTC 36 bits wide. The wire: ixgbe_model_rx puts a frame
+ * on read, GORC/GOTC 36 bits wide. SWSM and SW_FW_SYNC as igb's (the
+ * SMBI read-to-set, SWESMBI refused while the firmware holds it, the
+ * firmware's SW_FW_SYNC bits at 9:5); I2CCTL drives an SFP+ module: an
+ * I2C slave at A0h (UM10204: START, STOP, bytes MSB first sampled while
+ * SCL is high, the acknowledge bit, sequential reads) serving M.sfp, its
+ * SDA and SCL wired-AND with the driver's. The wire: ixgbe_model_rx puts a frame
  * into RX queue q's next descriptor as the DMA engine does (advanced
  * write-back), ixgbe_model_tx sends what TX queue q holds.
  */
@@ -20,7 +25,8 @@ enum {
 	X_CTRL = 0x0, X_STATUS = 0x8, X_CTRL_EXT = 0x18, X_EICR = 0x800, X_EICS = 0x808,
 	X_EIMS = 0x880, X_EIMC = 0x888, X_GPIE = 0x898, X_RDRXCTL = 0x2f00, X_RXCTRL = 0x3000,
 	X_FCTRL = 0x5080, X_AUTOC = 0x42a0, X_LINKS = 0x42a4, X_DMATXCTL = 0x4a80,
-	X_RAL0 = 0xa200, X_RAH0 = 0xa204, X_EEC = 0x10010,
+	X_RAL0 = 0xa200, X_RAH0 = 0xa204, X_EEC = 0x10010, X_I2CCTL = 0x28, X_SWSM = 0x10140,
+	X_SW_FW_SYNC = 0x10160,
 	X_GPRC = 0x4074, X_GPTC = 0x4080, X_GORCL = 0x4088, X_GOTCL = 0x4090, X_BPRC = 0x4078,
 	X_MPRC = 0x407c, X_BPTC = 0x40f4, X_MPTC = 0x40f0,
 };
@@ -38,6 +44,14 @@ enum {
 #define AUTOC2_RESET	(0x80000000u | 1u << 16)
 
 static int ee_reads, dma_reads, status_reads, master_off;
+/* The module's I2C state: the lines as it drives them, what it does */
+static struct {
+	int scl, sda;		/* the bus as last seen (wired-AND) */
+	int pull_sda;		/* the module holds SDA low */
+	enum { I_IDLE, I_RX, I_ACK, I_TX, I_MACK } st;
+	int bits, rw, addressed, nack;
+	uint8_t shift, ptr;
+} i2c;
 static int lag[2][8];
 static uint32_t shown[2][8];
 
@@ -50,6 +64,9 @@ void ixgbe_model_reset(void)
 	ee_reads = dma_reads = status_reads = master_off = 0;
 	memset(lag, 0, sizeof(lag));
 	memset(shown, 0, sizeof(shown));
+	memset(&i2c, 0, sizeof(i2c));
+	i2c.scl = i2c.sda = 1;
+	*r(X_I2CCTL) = 0xa;	/* both lines released */
 	*r(X_STATUS) = (uint32_t)M.s.fn << 2 | 1u << 19;
 	*r(X_EEC) = 1u << 8;
 	*r(X_AUTOC) = AUTOC_RESET;
@@ -80,6 +97,108 @@ static int is_stat(uint32_t reg)
 	       (reg >= 0x1430 && reg < 0x1430 + 16 * 0x40 && (reg - 0x1430) % 0x40 == 0);
 }
 
+/* A byte came in (the 8th bit's SCL fall): the address (A0h or A1h;
+ * M.s.sfp_nacks first ones left alone) or the offset; acknowledged or not. */
+static void i2c_byte_in(void)
+{
+	int ack = 1;
+	if (!i2c.addressed) {
+		ack = (i2c.shift & 0xfe) == 0xa0 && !M.s.sfp_absent && !(M.s.sfp_nacks > 0 && M.s.sfp_nacks--);
+		i2c.addressed = ack;
+		i2c.rw = i2c.shift & 1;
+	} else
+		i2c.ptr = i2c.shift;
+	i2c.nack = !ack;
+	i2c.st = I_ACK;
+	i2c.pull_sda = ack;
+}
+
+/* SCL fell: the module moves to its next bit. */
+static void i2c_scl_fall(void)
+{
+	switch (i2c.st) {
+	case I_RX:
+		if (i2c.bits == 8)
+			i2c_byte_in();
+		return;
+	case I_ACK:
+		i2c.pull_sda = 0;
+		if (i2c.nack) {
+			i2c.st = I_IDLE;
+			return;
+		}
+		if (!i2c.rw) {
+			i2c.st = I_RX, i2c.bits = 0, i2c.shift = 0;
+			return;
+		}
+		i2c.st = I_TX, i2c.bits = 0, i2c.shift = M.sfp[i2c.ptr++];
+		M.i2c_reads++;
+		i2c.pull_sda = !(i2c.shift & 0x80);
+		return;
+	case I_TX:
+		if (++i2c.bits == 8) {
+			i2c.st = I_MACK;
+			i2c.pull_sda = 0;
+		} else
+			i2c.pull_sda = !(i2c.shift & (0x80 >> i2c.bits));
+		return;
+	case I_MACK:
+		if (i2c.nack) {
+			i2c.st = I_IDLE;	/* NACK: the master ends the read */
+			return;
+		}
+		i2c.st = I_TX, i2c.bits = 0, i2c.shift = M.sfp[i2c.ptr++];
+		M.i2c_reads++;
+		i2c.pull_sda = !(i2c.shift & 0x80);
+		return;
+	default:
+		return;
+	}
+}
+
+/* The driver wrote I2CCTL: the bus is the AND of both sides' drivers. */
+static void i2c_lines(uint32_t v)
+{
+	if (!((model_peek(X_SW_FW_SYNC) >> (1 + (M.s.fn & 1))) & 1))
+		M.i2c_unowned++;
+	int scl = !!(v & 2) && !M.s.sfp_scl_low, msda = !!(v & 8);
+	int sda = msda && !i2c.pull_sda;
+	if (scl && i2c.scl && i2c.sda != sda) {	/* SDA moved while SCL was high */
+		if (!sda) {			/* START */
+			M.i2c_starts++;
+			i2c.st = I_RX, i2c.bits = 0, i2c.shift = 0, i2c.addressed = 0;
+			i2c.pull_sda = 0;
+		} else
+			i2c.st = I_IDLE, i2c.pull_sda = 0;	/* STOP */
+		sda = msda && !i2c.pull_sda;
+	} else if (scl && !i2c.scl) {		/* SCL rose: sample SDA */
+		if (i2c.st == I_RX && i2c.bits < 8)
+			i2c.shift = (uint8_t)(i2c.shift << 1 | sda), i2c.bits++;
+		else if (i2c.st == I_MACK)
+			i2c.nack = sda;
+	} else if (!scl && i2c.scl) {		/* SCL fell */
+		i2c_scl_fall();
+		sda = msda && !i2c.pull_sda;
+	}
+	i2c.scl = scl;
+	i2c.sda = sda;
+}
+
+void ixgbe_model_sfp(uint8_t ident, uint8_t comp10g, uint8_t comp1g, uint8_t cable, const char *vendor,
+		     uint32_t oui, const char *pn)
+{
+	memset(M.sfp, 0, sizeof(M.sfp));
+	M.sfp[0] = ident;
+	M.sfp[3] = comp10g;
+	M.sfp[6] = comp1g;
+	M.sfp[8] = cable;
+	memset(M.sfp + 20, ' ', 16);
+	memcpy(M.sfp + 20, vendor, strlen(vendor));
+	M.sfp[37] = (uint8_t)(oui >> 16), M.sfp[38] = (uint8_t)(oui >> 8), M.sfp[39] = (uint8_t)oui;
+	memset(M.sfp + 40, ' ', 16);
+	memcpy(M.sfp + 40, pn, strlen(pn));
+}
+
 uint32_t ixgbe_model_read(uint32_t reg)
 {
 	uint32_t *p = r(reg), v = *p;
@@ -105,6 +224,13 @@ uint32_t ixgbe_model_read(uint32_t reg)
 		return v;
 	case X_EIMS:
 		return M.eims;
+	case X_SWSM:
+		*p |= 1u;	/* SMBI: the read that finds it clear sets it */
+		return M.s.smbi_held || M.s.smbi_stale ? v | 1u : v;
+	case X_SW_FW_SYNC:
+		return v | M.s.fw_sync;
+	case X_I2CCTL:
+		return (v & 0xa) | (i2c.scl && !M.s.sfp_scl_low ? 1u : 0) | (i2c.sda ? 4u : 0);
 	}
 	if ((k = xdctl(reg, &q)) >= 0) {
 		if (lag[k][q] > 0 && --lag[k][q] == 0)
@@ -151,6 +277,18 @@ void ixgbe_model_write(uint32_t reg, uint32_t v)
 		return;
 	case X_EIMC:
 		M.eims &= ~v;
+		return;
+	case X_SWSM:
+		*p = M.s.fw_holds_swesmbi ? v & ~2u : v;
+		if (!(v & 1u))
+			M.s.smbi_stale = 0;
+		return;
+	case X_SW_FW_SYNC:
+		*p = v & 0x1f;	/* software bits 4:0 */
+		return;
+	case X_I2CCTL:
+		*p = v & 0xa;
+		i2c_lines(v);
 		return;
 	case X_AUTOC:
 		*p = v & ~(1u << 12);	/* AN_RESTART self-clears */

@@ -35,11 +35,12 @@ struct model_script {
 	int rst_stuck;		/* CTRL.RST never clears */
 	int mdic_never_ready;
 	int fw_holds_mdio;	/* 82574: EXTCNF_CTRL.MDIO_SW_OWNERSHIP never sticks */
-	int fw_holds_swesmbi;	/* igb: SWSM.SWESMBI never sticks */
-	int smbi_held;		/* igb: another software agent holds SWSM.SMBI */
-	int smbi_stale;		/* igb: SWSM.SMBI left set (a previous OS died holding it)
+	int fw_holds_swesmbi;	/* igb, 82599: SWSM.SWESMBI never sticks */
+	int smbi_held;		/* igb, 82599: another software agent holds SWSM.SMBI */
+	int smbi_stale;		/* igb, 82599: SWSM.SMBI left set (a previous OS died holding it)
 				 * until software writes it clear */
-	uint32_t fw_sync;	/* igb: firmware bits held in SW_FW_SYNC (upper half) */
+	uint32_t fw_sync;	/* igb: firmware bits held in SW_FW_SYNC (upper half);
+				 * 82599: its bits 9:5 */
 	int qemu_nvm;		/* QEMU igb: EECD never shows AUTO_RD, RAL0/RAH0 loaded at once */
 	int io_stub;		/* 82540EM I/O BAR reads 0 and drops writes (QEMU) */
 	uint16_t subsys_vendor;	/* PCI subsystem vendor (0x1af4: QEMU) */
@@ -56,6 +57,9 @@ struct model_script {
 	int link_down;		/* STATUS.LU clear, resets included */
 	int systim_garbage;	/* 82574: every Nth SYSTIML read, SYSTIMH comes with bit 0 flipped (0: never) */
 	int dmaidone_reads;	/* 82599: RDRXCTL reads after a reset until DMAIDONE sets */
+	int sfp_absent;		/* 82599: no module in the SFP+ cage (nothing acknowledges) */
+	int sfp_nacks;		/* 82599: the module leaves its address unacknowledged this many times */
+	int sfp_scl_low;	/* 82599: the module holds SCL low (stuck bus) */
 };
 
 struct model {
@@ -76,6 +80,10 @@ struct model {
 	int absent_reads;		/* reads of registers the part does not have */
 	int tsync_bad_writes;		/* writes to read-only time sync registers or SYSTIM */
 	uint32_t nvm_ral, nvm_rah;	/* what the NVM load puts in RAL0/RAH0 */
+	uint8_t sfp[256];		/* 82599: the SFP+ module's ID page (SFF-8472 A0h) */
+	int i2c_unowned;		/* 82599: I2CCTL writes without the port's SW_PHY_SM bit held */
+	int i2c_reads;			/* 82599: ID page bytes the module sent */
+	int i2c_starts;			/* 82599: START conditions seen on the bus */
 	char console[65536];
 	size_t console_len;
 	/* interrupts as the fake PCI layer gave them */
@@ -119,4 +127,8 @@ uint32_t ixgbe_model_read(uint32_t reg);
 void ixgbe_model_write(uint32_t reg, uint32_t v);
 int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr);
 int ixgbe_model_tx(int q);
+/* Fill M.sfp with an SFF-8472 ID page: identifier, 10G and 1G codes, cable
+ * technology, vendor name, OUI, part number (the rest zero). */
+void ixgbe_model_sfp(uint8_t ident, uint8_t comp10g, uint8_t comp1g, uint8_t cable, const char *vendor,
+		     uint32_t oui, const char *pn);
 #endif

@@ -3,7 +3,9 @@
  * registers byte for byte, link, frames through the model's rings with
  * exact counts, the statistics into `ethtool -S` counters, a port reset,
  * IVAR/EITR/RSS, each bounded wait failing with its message, the parts
- * refused by ID. Offsets here are the datasheet's, not the driver's. */
+ * refused by ID, the SFP+ module read over I2C (SFF-8472) and each kind
+ * taken or refused, the SW/FW semaphore held by the firmware. Offsets
+ * here are the datasheet's, not the driver's. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
@@ -21,7 +23,7 @@ enum {
 	RXCTRL_ = 0x3000, HLREG0_ = 0x4240, AUTOC_ = 0x42a0, DMATXCTL_ = 0x4a80, FCTRL_ = 0x5080,
 	MRQC_ = 0x5818, RETA0 = 0x5c00, TXDCTL0 = 0x6028, RAL0_ = 0xa200, RAH0_ = 0xa204,
 	MPSAR_LO0 = 0xa600, EEC_ = 0x10010, STATUS_ = 0x8, LINKS_ = 0x42a4, RTTDCS_ = 0x4900,
-	AUTOC2_ = 0x42a8,
+	AUTOC2_ = 0x42a8, I2CCTL_ = 0x28, SWSM_ = 0x10140, SW_FW_SYNC_ = 0x10160,
 };
 
 static int probe(uint16_t dev, int queues)
@@ -449,6 +451,186 @@ static void test_refused_parts(void **st)
 		assert_non_null(ixgbe_find_part(id));
 }
 
+/* Accesses of reg in the log, op 'R' or 'W', from index from. */
+static int count_ops(int from, char op, uint32_t reg)
+{
+	int n = 0;
+	for (int i = from < 0 ? 0 : from; i < M.nlog; i++)
+		n += M.log[i].op == op && M.log[i].reg == reg;
+	return n;
+}
+
+/* Index of the last write to reg, or -1. */
+static int last_write_at(uint32_t reg)
+{
+	for (int i = M.nlog - 1; i >= 0; i--)
+		if (M.log[i].op == 'W' && M.log[i].reg == reg)
+			return i;
+	return -1;
+}
+
+/* The SFP+ module's ID page read over I2CCTL after the reset and before
+ * the link set-up, under SW_FW_SYNC.SW_PHY_SM0 (taken before the first
+ * I2CCTL write, given back after the last; SWSM around both), in one
+ * random-then-sequential read: 2 STARTs x 4 line writes, (3 address and
+ * offset bytes + 64 data bytes) x 9 clocked bits x 3, a STOP's 3: 1820
+ * I2CCTL writes, each read back (Specification Update clarification 3);
+ * the module sent 64 bytes. */
+static void test_sfp_read(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	int rst = model_find_write(0, CTRL_, 1u << 26, 1u << 26);
+	int take = wbit(rst, SW_FW_SYNC_, 1u << 1), first = model_find_write(rst, I2CCTL_, 0, 0);
+	int last = last_write_at(I2CCTL_), give = model_find_write(last, SW_FW_SYNC_, 1u << 1, 0);
+	int an = wbit(rst, AUTOC_, 1u << 12);
+	assert_true(take > rst && first > take && last > first && give > last && an > give);
+	assert_true(wbit(rst, SWSM_, 1u << 1) < take);	/* SWESMBI before SW_FW_SYNC */
+	assert_int_equal(model_peek(SWSM_) & 3, 0);
+	assert_int_equal(model_peek(SW_FW_SYNC_), 0);
+	assert_int_equal(count_ops(rst, 'W', I2CCTL_), 1820);
+	assert_int_equal(count_ops(rst, 'R', I2CCTL_), 1820);
+	assert_int_equal(M.i2c_starts, 2);
+	assert_int_equal(M.i2c_reads, 64);
+	assert_int_equal(M.i2c_unowned, 0);
+	assert_int_equal(model_peek(I2CCTL_), 0xa);	/* both lines released after the STOP */
+	assert_true(model_console_has("port0: SFP+ module Intel Corp FTLX8571D3BCV-IT (OUI 001b21)"));
+	assert_true(model_console_has("port0: SFP+ module 10GBASE-SR"));
+	assert_int_equal(model_nic->link_up, 1);
+
+	/* the second port (STATUS.LAN_ID 1) takes SW_PHY_SM1 */
+	model_init(M_82599);
+	M.s.fn = 1;
+	M.s.fw_sync = 1u << 6;	/* the firmware holds LAN 0's PHY: not ours */
+	assert_int_equal(probe(0x10fb, 1), 0);
+	assert_true(wbit(0, SW_FW_SYNC_, 1u << 2) >= 0);
+	assert_int_equal(wbit(0, SW_FW_SYNC_, 1u << 1), -1);
+	assert_int_equal(M.i2c_unowned, 0);
+}
+
+/* Each module kind (SFF-8472 bytes 0, 3, 6, 8, 60, 37-39): SR, LR and
+ * direct attach taken; optics of another vendor only with
+ * allow_unsupported_sfp=1; 1 Gb/s, QSFP+, a non-limiting active cable and
+ * a page without codes refused, the port left out and let go. */
+static void test_sfp_modules(void **st)
+{
+	(void)st;
+	static const struct {
+		uint8_t ident, c10, c1, cable, spec;
+		uint32_t oui;
+		int allow, ok;
+		const char *msg;
+	} c[] = {
+		{ 3, 0x20, 0, 0, 0, 0x001b21, 0, 1, "port0: SFP+ module 10GBASE-LR" },
+		{ 3, 0, 0, 0x04, 0, 0x009065, 0, 1, "port0: SFP+ module direct attach (passive)" },
+		{ 3, 0, 0, 0x08, 0x04, 0x001b21, 0, 1, "port0: SFP+ module direct attach (active limiting)" },
+		{ 3, 0x10, 0, 0, 0, 0x009065, 1, 1, "port0: allow_unsupported_sfp=1: using a module Intel has not tested" },
+		{ 3, 0x10, 0, 0, 0, 0x009065, 0, 0, "port0: unsupported SFP+ module: not an Intel module (vendor OUI "
+						     "other than 00:1b:21), which Linux ixgbe refuses too; "
+						     "allow_unsupported_sfp=1 takes it, untested; port left out" },
+		{ 3, 0, 0, 0x08, 0, 0x001b21, 0, 0, "port0: unsupported SFP+ module: an active direct attach cable "
+						     "that is not SFF-8431 limiting (byte 60); port left out" },
+		{ 3, 0, 0x01, 0, 0, 0x001b21, 0, 0, "port0: unsupported SFP+ module: a 1000BASE-SX/LX/T module: "
+						     "only 10 Gb/s SFI is set up here; port left out" },
+		{ 0x0d, 0x10, 0, 0, 0, 0x001b21, 0, 0, "port0: unsupported SFP+ module: identifier 0dh is not "
+							"SFP/SFP+ (SFF-8472 byte 0: 03h); port left out" },
+		{ 3, 0, 0, 0, 0, 0x001b21, 0, 0, "port0: unsupported SFP+ module: no 10GBASE-SR/LR or direct attach "
+						  "code (bytes 3, 6, 8: 00h 00h 00h); port left out" },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		model_init(M_82599);
+		ixgbe_model_sfp(c[i].ident, c[i].c10, c[i].c1, c[i].cable, "Vendor X", c[i].oui, "PN-1");
+		M.sfp[60] = c[i].spec;
+		ixgbe_allow_unsupported_sfp = c[i].allow;
+		int r = probe(0x10fb, 1);
+		ixgbe_allow_unsupported_sfp = 0;
+		assert_int_equal(r, c[i].ok ? 0 : -1);
+		assert_true(model_console_has(c[i].msg));
+		assert_int_equal(M.i2c_reads, 64);
+		if (!c[i].ok) {
+			assert_true(model_console_has("port0: ixgbe 82599ES 10-Gigabit SFI/SFP+ Network Connection not set up"));
+			assert_int_equal(model_peek(CTRL_EXT_) & (1u << 28), 0);
+			assert_int_equal(wbit(0, AUTOC_, 1u << 12), -1);	/* no link set up */
+		}
+	}
+	/* the KX4 backplane part has no cage: no I2C */
+	model_init(M_82599);
+	assert_int_equal(probe(0x10f7, 1), 0);
+	assert_int_equal(model_find_write(0, I2CCTL_, 0, 0), -1);
+}
+
+/* No module (nothing acknowledges A0h): three tries, a bus clear before
+ * the second and third, then the port left out with its message. A
+ * module that leaves its address unacknowledged twice is read on the
+ * third try. SCL held low: the read fails, named. */
+static void test_sfp_absent_and_bus_faults(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	M.s.sfp_absent = 1;
+	assert_int_equal(probe(0x10fb, 1), -1);
+	assert_true(model_console_has("port0: no SFP+ module in the cage (nothing answers at I2C address A0h); "
+				      "port left out"));
+	assert_int_equal(M.i2c_starts, 3);
+	assert_int_equal(M.i2c_reads, 0);
+	assert_int_equal(M.i2c_unowned, 0);
+	assert_int_equal(model_peek(SW_FW_SYNC_), 0);
+
+	model_init(M_82599);
+	M.s.sfp_nacks = 2;
+	assert_int_equal(probe(0x10fb, 1), 0);
+	assert_int_equal(M.i2c_starts, 4);	/* 1 + 1 NACKed, 2 for the read */
+	assert_int_equal(M.i2c_reads, 64);
+	assert_true(model_console_has("port0: SFP+ module 10GBASE-SR"));
+
+	model_init(M_82599);
+	M.s.sfp_scl_low = 1;
+	assert_int_equal(probe(0x10fb, 1), -1);
+	assert_true(model_console_has("port0: SFP+ module: the I2C read of its ID page failed 3 times"));
+	assert_true(model_console_has("port0: unsupported SFP+ module: its ID page could not be read; port left out"));
+	assert_int_equal(M.i2c_reads, 0);
+}
+
+/* The SW/FW semaphore: the firmware holding the port's PHY resource for
+ * 1 s (200 tries), SWESMBI never granted (2000 writes), another agent
+ * holding SMBI: each named, no I2C touched, the port left out; a stale
+ * SMBI is cleared once and the port comes up. */
+static void test_swfw_semaphore(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	M.s.fw_sync = 1u << 6;	/* FW_PHY_SM0 */
+	assert_int_equal(probe(0x10fb, 1), -1);
+	assert_true(model_console_has("port0: SW_FW_SYNC resource 0x2 held for 1 s (SW_FW_SYNC 0x40: by the firmware)"));
+	assert_int_equal(count_ops(0, 'R', SW_FW_SYNC_), 200);
+	assert_int_equal(count_ops(0, 'W', SW_FW_SYNC_), 0);
+	assert_int_equal(model_find_write(0, I2CCTL_, 0, 0), -1);
+	assert_true(model_console_has("port0: ixgbe 82599ES 10-Gigabit SFI/SFP+ Network Connection not set up"));
+
+	model_init(M_82599);
+	M.s.fw_holds_swesmbi = 1;
+	assert_int_equal(probe(0x10fb, 1), -1);
+	assert_true(model_console_has("port0: SWSM.SWESMBI not granted in 100 ms: the firmware holds the semaphore"));
+	assert_int_equal(count_ops(0, 'W', SWSM_) - 1, 2000);	/* + the release */
+	assert_int_equal(model_peek(SWSM_) & 1, 0);		/* SMBI given back */
+	assert_int_equal(model_find_write(0, I2CCTL_, 0, 0), -1);
+
+	model_init(M_82599);
+	M.s.smbi_held = 1;
+	assert_int_equal(probe(0x10fb, 1), -1);
+	assert_true(model_console_has("port0: SWSM.SMBI held for 100 ms: cleared once, as Linux does"));
+	assert_true(model_console_has("port0: SWSM.SMBI held by another agent for 100 ms"));
+	assert_int_equal(model_find_write(0, I2CCTL_, 0, 0), -1);
+
+	model_init(M_82599);
+	M.s.smbi_stale = 1;
+	assert_int_equal(probe(0x10fb, 1), 0);
+	assert_true(model_console_has("port0: SWSM.SMBI held for 100 ms: cleared once, as Linux does"));
+	assert_int_equal(M.i2c_reads, 64);
+	assert_int_equal(M.i2c_unowned, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +647,10 @@ int main(void)
 		cmocka_unit_test(test_msi_mode),
 		cmocka_unit_test(test_waits_fail),
 		cmocka_unit_test(test_refused_parts),
+		cmocka_unit_test(test_sfp_read),
+		cmocka_unit_test(test_sfp_modules),
+		cmocka_unit_test(test_sfp_absent_and_bus_faults),
+		cmocka_unit_test(test_swfw_semaphore),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

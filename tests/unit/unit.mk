@@ -109,20 +109,22 @@ $(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODE
 		-o $@ $< $(REGMODEL_SRC) -lcmocka
 
 # The 82599 (ixgbe) against its part of the model (tests/regmodel/ixgbe_model.c, MODEL_IXGBE).
+# sfp.c and swfw.c link in as they are.
+IXGBE_SRC := drivers/net/ixgbe/sfp.c drivers/net/ixgbe/swfw.c
+IXGBE_DEPS := tests/regmodel/ixgbe_model.c drivers/net/ixgbe/ixgbe.c drivers/net/ixgbe/ixgbe.h drivers/net/ixgbe/regs.h \
+	$(IXGBE_SRC) $(REGMODEL_DEPS)
 UNIT_BINS += $(UNIT_DIR)/test_regmodel_ixgbe
-$(UNIT_DIR)/test_regmodel_ixgbe: tests/regmodel/test_ixgbe.c tests/regmodel/ixgbe_model.c drivers/net/ixgbe/ixgbe.c \
-		drivers/net/ixgbe/regs.h $(REGMODEL_DEPS)
+$(UNIT_DIR)/test_regmodel_ixgbe: tests/regmodel/test_ixgbe.c $(IXGBE_DEPS)
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -DMODEL_IXGBE -Dprintf=model_printf -Wl,--wrap=pkt_free \
-		-o $@ $< tests/regmodel/ixgbe_model.c $(REGMODEL_SRC) -lcmocka
+		-o $@ $< tests/regmodel/ixgbe_model.c $(IXGBE_SRC) $(REGMODEL_SRC) -lcmocka
 
 # Instructions per frame of the ixgbe and igb bursts on the model's rings
 # (make bench-rings: -O2, no sanitizers, counted by callgrind).
 RINGS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -DE1000X_HOST_MODEL -Wl,--wrap=pkt_free
-$(UNIT_DIR)/bench_rings_ixgbe: tests/regmodel/bench_rings.c tests/regmodel/ixgbe_model.c drivers/net/ixgbe/ixgbe.c \
-		drivers/net/ixgbe/regs.h $(REGMODEL_DEPS)
+$(UNIT_DIR)/bench_rings_ixgbe: tests/regmodel/bench_rings.c $(IXGBE_DEPS)
 	@mkdir -p $(UNIT_DIR)
-	$(UNIT_CC) $(RINGS_CFLAGS) -DMODEL_IXGBE -o $@ $< tests/regmodel/ixgbe_model.c $(REGMODEL_SRC)
+	$(UNIT_CC) $(RINGS_CFLAGS) -DMODEL_IXGBE -o $@ $< tests/regmodel/ixgbe_model.c $(IXGBE_SRC) $(REGMODEL_SRC)
 $(UNIT_DIR)/bench_rings_igb: tests/regmodel/bench_rings.c drivers/net/igb/igb.c drivers/net/igb/igb_hw.c $(REGMODEL_DEPS)
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(RINGS_CFLAGS) -o $@ $< $(REGMODEL_SRC)

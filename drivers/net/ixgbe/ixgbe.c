@@ -5,13 +5,15 @@
  * pairs, MSI-X with one vector per queue pair plus one for other causes,
  * MSI and INTx fallbacks. 82599 datasheet rev 3.x: power-up and reset in
  * 4.6.3, link in 4.6.4, statistics 4.6.5 and 8.2.3.23, RX 4.6.7, TX 4.6.8,
- * interrupts 7.3. The X540 and X550 (their PHYs), SFP+ module
- * identification (I2C, SFF-8472), the SW/FW semaphore and the time sync
- * block are not written yet: those parts are refused by ID with a message.
+ * interrupts 7.3. SFP+ ports identify their module first (sfp.c, under
+ * the SW/FW semaphore of swfw.c). The X540 and X550 (their PHYs) and the
+ * time sync block are not written yet: those parts are refused by ID
+ * with a message.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include "drivers/net/e1000x/e1000x.h"
+#include "drivers/net/ixgbe/ixgbe.h"
 #include "drivers/net/ixgbe/regs.h"
 #include "drivers/pci/pcidecode.h"
 
@@ -559,7 +561,8 @@ static const struct ixgbe_part *ixgbe_find_part(const struct pci_id *id)
 }
 
 /* Probe: the part (refused by ID when its link set-up is not written),
- * the port registered, reset, MAC, vectors, pools, hw_init. */
+ * the port registered, reset, MAC, the SFP+ module (SFI parts: none or
+ * an unsupported one leaves the port out), vectors, pools, hw_init. */
 static int ixgbe_probe(struct pci_dev *d, const struct pci_id *id)
 {
 	const struct ixgbe_part *part = ixgbe_find_part(id);
@@ -586,6 +589,11 @@ static int ixgbe_probe(struct pci_dev *d, const struct pci_id *id)
 	d->priv = p;
 	if (ixgbe_reset(p, 0) || ixgbe_read_mac(p))
 		return ixgbe_refuse(p);
+	if (part->autoc == LMS_SFI) {
+		enum ixgbe_sfp sfp = ixgbe_sfp_identify(p, (int)ixgbe_allow_unsupported_sfp);
+		if (sfp == IXGBE_SFP_NONE || sfp == IXGBE_SFP_UNSUPPORTED)
+			return ixgbe_refuse(p);
+	}
 	if (ixgbe_setup_vectors(p) || nic_pools_create(nic) || ixgbe_hw_init(p)) {
 		ixgbe_reset(p, 0);
 		return ixgbe_refuse(p);

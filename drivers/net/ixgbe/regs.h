@@ -25,6 +25,15 @@
 #define IXGBE_STATUS_LAN_ID(s) (((s) >> 2) & 3)	/* PCI function of the port */
 #define IXGBE_STATUS_PCIE_MASTER_ENABLE (1u << 19)	/* master requests may be pending */
 
+/* I2CCTL (8.2.3.1, general registers; 0x28 on the 82599 and X540): the SFP+
+ * cage's two-wire bus, driven bit by bit. The *_OUT bits drive the line
+ * (1 releases it to the pull-up), the *_IN bits read it back. */
+#define IXGBE_I2CCTL	0x00028	/* I2C Control - RW */
+#define IXGBE_I2C_CLK_IN	(1u << 0)
+#define IXGBE_I2C_CLK_OUT	(1u << 1)
+#define IXGBE_I2C_DATA_IN	(1u << 2)
+#define IXGBE_I2C_DATA_OUT	(1u << 3)
+
 #define IXGBE_CTRL_EXT_NS_DIS	(1u << 16)	/* no-snoop disable (4.6.7) */
 #define IXGBE_CTRL_EXT_DRV_LOAD (1u << 28)	/* driver loaded: firmware keeps off */
 
@@ -32,6 +41,20 @@
 #define IXGBE_EEC	0x10010	/* EEPROM/Flash Control - RW */
 #define IXGBE_EEC_PRES	(1u << 8)	/* EEPROM present */
 #define IXGBE_EEC_ARD	(1u << 9)	/* auto-read done */
+
+/* Software/firmware semaphores (SWSM 0x10140, SW_FW_SYNC 0x10160; the
+ * same scheme as the 82575's: SWSM.SMBI between software agents, set by
+ * the read that finds it clear; SWSM.SWESMBI against the firmware, set
+ * by a write only when the firmware does not hold it; then a resource's
+ * software bit in SW_FW_SYNC, taken while its firmware bit is clear). */
+#define IXGBE_SWSM	0x10140	/* Software Semaphore - RW */
+#define IXGBE_SW_FW_SYNC 0x10160	/* Software-Firmware Synchronization (Linux: GSSR) - RW */
+#define IXGBE_SWSM_SMBI	(1u << 0)
+#define IXGBE_SWSM_SWESMBI (1u << 1)
+#define IXGBE_SW_FW_SYNC_SW_EEP_SM (1u << 0)	/* software bits 4:0 */
+#define IXGBE_SW_FW_SYNC_SW_PHY_SM0 (1u << 1)	/* the PHY and SFP+ I2C of LAN 0 */
+#define IXGBE_SW_FW_SYNC_SW_PHY_SM1 (1u << 2)	/* ... of LAN 1 */
+#define IXGBE_SW_FW_SYNC_FW_SHIFT 5	/* the firmware's bit of each: bits 9:5 */
 
 /* Interrupts (8.2.3.5) */
 #define IXGBE_EICR	0x00800	/* Extended Interrupt Cause - RW1C, RC with GPIE.OCD clear */
