@@ -14,7 +14,9 @@
  * firmware's SW_FW_SYNC bits at 9:5); I2CCTL drives an SFP+ module: an
  * I2C slave at A0h (UM10204: START, STOP, bytes MSB first sampled while
  * SCL is high, the acknowledge bit, sequential reads) serving M.sfp, its
- * SDA and SCL wired-AND with the driver's. The wire: ixgbe_model_rx puts a frame
+ * SDA and SCL wired-AND with the driver's. TX context descriptors fill
+ * the queue's two context slots; data descriptors with POPTS have their
+ * checksums inserted from them. The wire: ixgbe_model_rx puts a frame
  * into RX queue q's next descriptor as the DMA engine does (advanced
  * write-back), ixgbe_model_tx sends what TX queue q holds.
  */
@@ -65,6 +67,7 @@ void ixgbe_model_reset(void)
 	memset(lag, 0, sizeof(lag));
 	memset(shown, 0, sizeof(shown));
 	memset(&i2c, 0, sizeof(i2c));
+	memset(M.tx_ctx, 0, sizeof(M.tx_ctx));	/* the context slots do not survive a reset */
 	i2c.scl = i2c.sda = 1;
 	*r(X_I2CCTL) = 0xa;	/* both lines released */
 	*r(X_STATUS) = (uint32_t)M.s.fn << 2 | 1u << 19;
@@ -342,6 +345,45 @@ int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr)
 	return 1;
 }
 
+/* The ones' complement sum of n bytes at b, folded, added to sum. */
+static uint32_t sum16(const uint8_t *b, uint32_t n, uint32_t sum)
+{
+	for (uint32_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+/* Checksum insertion (82599 7.2.4, 7.2.3.2.3): POPTS.IXSM sums the IPv4
+ * header (IPLEN bytes at MACLEN) into its checksum field; POPTS.TXSM sums
+ * from MACLEN + IPLEN to the end, the TCP (L4T 01) or UDP (00) checksum
+ * field holding the pseudo-header's sum software put there, into that
+ * field. The context is the queue's slot IDX (olinfo bit 4: two slots per
+ * queue). */
+static void tx_offload(int q, uint8_t *f, uint32_t len, uint32_t olinfo)
+{
+	const struct ixgbe_model_ctx *c = &M.tx_ctx[q][(olinfo >> 4) & 1];
+	uint32_t mac = c->vlan_macip_lens >> 9 & 0x7f, ip = c->vlan_macip_lens & 0x1ff;
+	if (!c->valid || mac + ip > len) {
+		M.tx_ctx_bad++;
+		return;
+	}
+	if (olinfo & 1u << 8 && (c->type_tucmd & 1u << 10)) {	/* IXSM, IPV4 */
+		f[mac + 10] = f[mac + 11] = 0;
+		uint16_t s = (uint16_t)~sum16(f + mac, ip, 0);
+		f[mac + 10] = (uint8_t)(s >> 8), f[mac + 11] = (uint8_t)s;
+	}
+	if (olinfo & 1u << 9) {					/* TXSM */
+		uint32_t off = mac + ip + ((c->type_tucmd >> 11 & 3) == 1 ? 16 : 6);
+		uint16_t s = (uint16_t)~sum16(f + mac + ip, len - mac - ip, 0);
+		f[off] = (uint8_t)(s >> 8), f[off + 1] = (uint8_t)s;
+	}
+	M.tx_offloaded++;
+}
+
 int ixgbe_model_tx(int q)
 {
 	uint32_t blk = X_TXQ(q), n = *r(blk + 8) / 16, sent = 0;
@@ -351,9 +393,17 @@ int ixgbe_model_tx(int q)
 	while (*r(blk + 0x10) != *r(blk + 0x18)) {
 		union tx_desc *d = &ring[*r(blk + 0x10)];
 		uint32_t ctl = d->d.cmd_type_len;
+		if (((ctl >> 20) & 0xf) == 2 && (ctl & 1u << 29)) {	/* advanced context descriptor */
+			struct ixgbe_model_ctx *c = &M.tx_ctx[q][(d->d.status >> 4) & 1];
+			*c = (struct ixgbe_model_ctx){ .valid = 1, .vlan_macip_lens = (uint32_t)d->d.addr,
+						       .type_tucmd = ctl };
+			M.tx_ctx_descs++;
+		}
 		if (((ctl >> 20) & 0xf) == 3) {	/* advanced data descriptor */
 			uint32_t len = ctl & 0xffff;
-			const uint8_t *f = (const uint8_t *)(uintptr_t)d->d.addr;
+			uint8_t *f = (uint8_t *)(uintptr_t)d->d.addr;
+			if (d->d.status & (3u << 8))
+				tx_offload(q, f, len, d->d.status);
 			(*r(X_GPTC))++;
 			*r(X_GOTCL) += (len < 60 ? 60 : len) + 4;	/* HLREG0.TXPADEN, FCS */
 			if (f[0] == 0xff)

@@ -84,6 +84,13 @@ struct model {
 	int i2c_unowned;		/* 82599: I2CCTL writes without the port's SW_PHY_SM bit held */
 	int i2c_reads;			/* 82599: ID page bytes the module sent */
 	int i2c_starts;			/* 82599: START conditions seen on the bus */
+	struct ixgbe_model_ctx {	/* 82599: a TX queue's context slot (7.2.3.2.3) */
+		int valid;
+		uint32_t vlan_macip_lens, type_tucmd;
+	} tx_ctx[NIC_MAX_QUEUES][2];
+	int tx_ctx_descs;		/* 82599: context descriptors taken */
+	int tx_offloaded;		/* 82599: frames whose checksums the model inserted */
+	int tx_ctx_bad;			/* 82599: POPTS without a valid context slot */
 	char console[65536];
 	size_t console_len;
 	/* interrupts as the fake PCI layer gave them */

@@ -4,7 +4,8 @@
  * exact counts, the statistics into `ethtool -S` counters, a port reset,
  * IVAR/EITR/RSS, each bounded wait failing with its message, the parts
  * refused by ID, the SFP+ module read over I2C (SFF-8472) and each kind
- * taken or refused, the SW/FW semaphore held by the firmware. Offsets
+ * taken or refused, the SW/FW semaphore held by the firmware, TX
+ * checksum insertion through the context descriptor. Offsets
  * here are the datasheet's, not the driver's. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -631,6 +632,94 @@ static void test_swfw_semaphore(void **st)
 	assert_int_equal(M.i2c_unowned, 0);
 }
 
+/* A TCP/IPv4 frame of 62 bytes (14 + 20 + 20 + 8 of payload), its IPv4
+ * checksum 0 and its TCP checksum the pseudo-header's sum, as a stack
+ * asking for insertion leaves them (lwIP's csum_request, Linux
+ * CHECKSUM_PARTIAL). */
+static struct pkt *tcp_frame(uint32_t flags)
+{
+	static const uint8_t hdr[54] = {
+		0x00, 0x1b, 0x21, 0x0a, 0x0b, 0x0d, 0x00, 0x1b, 0x21, 0x0a, 0x0b, 0x0c, 0x08, 0x00,
+		0x45, 0, 0, 48, 0x12, 0x34, 0x40, 0, 64, 6, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+		0x30, 0x39, 0x00, 0x50, 0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0,
+	};
+	struct pkt *p = pkt_alloc(model_nic->pool);
+	memcpy(p->data, hdr, sizeof(hdr));
+	memcpy(p->data + 54, "linerate", 8);
+	uint32_t ph = 0x0a00 + 0x0001 + 0x0a00 + 0x0002 + 6 + 28;	/* addresses, protocol, TCP length */
+	p->data[50] = (uint8_t)(ph >> 8), p->data[51] = (uint8_t)ph;
+	p->len = 62;
+	p->flags = flags;
+	return p;
+}
+
+/* The ones' complement sum of n bytes, folded (RFC 1071). */
+static uint16_t rfc1071(const uint8_t *b, int n, uint32_t sum)
+{
+	for (int i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* TX checksum insertion (82599 7.2.3.2.3, 7.2.4) on the shared advanced
+ * path: the context descriptor (IPLEN 20, MACLEN 14; TUCMD IPV4, L4T TCP;
+ * DTYP 0010, DEXT; slot 0) once per ring, data descriptors with POPTS
+ * IXSM/TXSM beside PAYLEN; the model sums what they ask for and the wire's
+ * IPv4 and TCP checksums verify (RFC 1071), a frame without the flags
+ * leaves untouched. After a port reset (the context slots lost) the
+ * context is written again before the next frame. */
+static void test_tx_csum(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	struct nic *nic = model_nic;
+	assert_int_equal(nic->tx_csum, 1);
+	nic->tx_csum_on = 1;
+	struct pkt *p[2] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM), tcp_frame(0) };
+	uint8_t *f0 = p[0]->data, *f1 = p[1]->data, plain[62];
+	memcpy(plain, f1, 62);
+	assert_int_equal(nic->ops->tx_burst(nic, 0, p, 2), 2);
+	struct e1000x_txq *tq = &to_port(nic)->txq[0];
+	assert_int_equal(tq->ring[0].d.addr, 20 | 14 << 9);
+	assert_int_equal(tq->ring[0].d.cmd_type_len, 1u << 10 | 1u << 11 | 2u << 20 | 1u << 29);
+	assert_int_equal(tq->ring[0].d.status, 0);
+	assert_int_equal(tq->ring[1].d.status, 62u << 14 | 3u << 8);
+	assert_int_equal(tq->ring[2].d.status, 62u << 14);
+	assert_int_equal(ixgbe_model_tx(0), 2);
+	assert_int_equal(M.tx_ctx_descs, 1);
+	assert_int_equal(M.tx_offloaded, 1);
+	assert_int_equal(M.tx_ctx_bad, 0);
+	assert_int_equal(rfc1071(f0 + 14, 20, 0), 0xffff);
+	uint32_t ph = 0x0a00 + 0x0001 + 0x0a00 + 0x0002 + 6 + 28;
+	assert_int_equal(rfc1071(f0 + 34, 28, ph), 0xffff);
+	assert_true(f0[24] | f0[25]);
+	assert_memory_equal(f1, plain, 62);
+	nic->ops->tx_clean(nic, 0);
+
+	struct pkt *p2[1] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM) };
+	assert_int_equal(nic->ops->tx_burst(nic, 0, p2, 1), 1);
+	assert_int_equal(ixgbe_model_tx(0), 1);
+	assert_int_equal(M.tx_ctx_descs, 1);	/* once per ring */
+	assert_int_equal(M.tx_offloaded, 2);
+	nic->ops->tx_clean(nic, 0);
+
+	nic->ops->reset(nic);
+	nic->ops->watchdog(nic);
+	assert_int_equal(nic->stats[NS_resets], 1);
+	struct pkt *p3[1] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM) };
+	uint8_t *f3 = p3[0]->data;
+	assert_int_equal(nic->ops->tx_burst(nic, 0, p3, 1), 1);
+	assert_int_equal(ixgbe_model_tx(0), 1);
+	assert_int_equal(M.tx_ctx_descs, 2);
+	assert_int_equal(M.tx_ctx_bad, 0);
+	assert_int_equal(rfc1071(f3 + 34, 28, ph), 0xffff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -651,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_sfp_modules),
 		cmocka_unit_test(test_sfp_absent_and_bus_faults),
 		cmocka_unit_test(test_swfw_semaphore),
+		cmocka_unit_test(test_tx_csum),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

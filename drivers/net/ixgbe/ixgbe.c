@@ -578,7 +578,7 @@ static int ixgbe_probe(struct pci_dev *d, const struct pci_id *id)
 	p->ops = ixgbe_ops;
 	p->part = part;
 	*nic = (struct nic){ .driver = "ixgbe", .model = id->name, .pci = d, .ops = &p->ops, .link_up = -1,
-			     .max_queues = IXGBE_MAX_QUEUES };
+			     .max_queues = IXGBE_MAX_QUEUES, .tx_csum = 1 };
 	nic_config_init(nic);
 	nic->nqueues = nic->cfg.queues < IXGBE_MAX_QUEUES ? (int)nic->cfg.queues : IXGBE_MAX_QUEUES;
 	p->regs = (volatile uint8_t *)pci_map_bar(d, 0);
