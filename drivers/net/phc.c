@@ -100,6 +100,7 @@ void phc_register(struct nic *nic, const struct phc_ops *ops)
 		/* After a reset SYSTIM starts over: the clock goes on from the
 		 * time the TSC says, with the adjustment and set-up in force. */
 		int64_t now = phc_from_tsc(c, rdtsc());
+		c->ops = ops;	/* ixgbe: another link speed, another increment */
 		ops->set_freq(nic, c->ppb);
 		systim_tc_init(&c->tc, ops->shift, ops->bits, ops->read_systim(nic), now);
 		ops->hwtstamp_set(nic, c->rx_on ? c->rx_msg : -1, c->tx_on, c->udp_on);

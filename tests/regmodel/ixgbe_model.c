@@ -16,12 +16,39 @@
  * SCL is high, the acknowledge bit, sequential reads) serving M.sfp, its
  * SDA and SCL wired-AND with the driver's. TX context descriptors fill
  * the queue's two context slots; data descriptors with POPTS have their
- * checksums inserted from them. The wire: ixgbe_model_rx puts a frame
+ * checksums inserted from them. The time sync block is tsync.c's (the
+ * 82599's offsets mapped to it; SYSTIM counts in 6.4 ns cycles). The wire: ixgbe_model_rx puts a frame
  * into RX queue q's next descriptor as the DMA engine does (advanced
  * write-back), ixgbe_model_tx sends what TX queue q holds.
  */
 #include <string.h>
 #include "tests/regmodel/model.h"
+#ifdef MODEL_PTP
+#include "tests/regmodel/tsync.h"
+
+/* The 82599's time sync registers (8.2.3.26) and where tsync.c, which
+ * models the block, keeps each (the 82576's offsets). */
+static const uint32_t tsync_map[][2] = {
+	{ 0x8c0c, 0xb600 }, { 0x8c10, 0xb604 }, { 0x8c14, 0xb608 }, { 0x8c00, 0xb614 }, { 0x8c04, 0xb618 },
+	{ 0x8c08, 0xb61c }, { 0x5188, 0xb620 }, { 0x51e8, 0xb624 }, { 0x51a4, 0xb628 }, { 0x51a0, 0xb62c },
+	{ 0x51a8, 0xb630 },
+};
+
+static int tsync_reg(uint32_t reg, uint32_t *t)
+{
+	for (size_t i = 0; i < sizeof(tsync_map) / sizeof(tsync_map[0]); i++)
+		if (tsync_map[i][0] == reg) {
+			*t = tsync_map[i][1];
+			return 1;
+		}
+	return 0;
+}
+#else
+static int tsync_reg(uint32_t reg, uint32_t *t) { (void)reg; (void)t; return 0; }
+static int tsync_read(uint32_t reg, uint32_t *v) { (void)reg; (void)v; return 0; }
+static int tsync_write(uint32_t reg, uint32_t v) { (void)reg; (void)v; return 0; }
+static void tsync_reset(void) {}
+#endif
 
 enum {
 	X_CTRL = 0x0, X_STATUS = 0x8, X_CTRL_EXT = 0x18, X_EICR = 0x800, X_EICS = 0x808,
@@ -68,6 +95,7 @@ void ixgbe_model_reset(void)
 	memset(shown, 0, sizeof(shown));
 	memset(&i2c, 0, sizeof(i2c));
 	memset(M.tx_ctx, 0, sizeof(M.tx_ctx));	/* the context slots do not survive a reset */
+	tsync_reset();
 	i2c.scl = i2c.sda = 1;
 	*r(X_I2CCTL) = 0xa;	/* both lines released */
 	*r(X_STATUS) = (uint32_t)M.s.fn << 2 | 1u << 19;
@@ -204,8 +232,10 @@ void ixgbe_model_sfp(uint8_t ident, uint8_t comp10g, uint8_t comp1g, uint8_t cab
 
 uint32_t ixgbe_model_read(uint32_t reg)
 {
-	uint32_t *p = r(reg), v = *p;
+	uint32_t *p = r(reg), v = *p, t;
 	int q, k;
+	if (tsync_reg(reg, &t) && tsync_read(t, &v))
+		return v;
 	switch (reg) {
 	case X_STATUS:
 		if (master_off && M.s.gio_polls >= 0 && ++status_reads > M.s.gio_polls)
@@ -249,8 +279,10 @@ uint32_t ixgbe_model_read(uint32_t reg)
 
 void ixgbe_model_write(uint32_t reg, uint32_t v)
 {
-	uint32_t *p = r(reg);
+	uint32_t *p = r(reg), t;
 	int q, k;
+	if (tsync_reg(reg, &t) && tsync_write(t, v))
+		return;
 	switch (reg) {
 	case X_CTRL:
 		if (v & 1u << 2)

@@ -52,6 +52,8 @@ void phc_rx_buf_tstamp(struct nic *nic, struct pkt *p, uint64_t raw)
 int phc_tx_request(struct nic *nic, int q, uint32_t desc) { (void)nic; (void)q; (void)desc; return 0; }
 void igb_ptp_init(struct e1000x_port *p) { (void)p; }
 void e1000e_ptp_init(struct e1000x_port *p) { (void)p; }
+void ixgbe_ptp_init(struct e1000x_port *p) { (void)p; }
+void ixgbe_ptp_link(struct e1000x_port *p) { (void)p; }
 #endif
 
 int model_printf(const char *fmt, ...)

@@ -5,7 +5,8 @@
  * IVAR/EITR/RSS, each bounded wait failing with its message, the parts
  * refused by ID, the SFP+ module read over I2C (SFF-8472) and each kind
  * taken or refused, the SW/FW semaphore held by the firmware, TX
- * checksum insertion through the context descriptor. Offsets
+ * checksum insertion through the context descriptor, the clock and seed
+ * 4's RX latch. Offsets
  * here are the datasheet's, not the driver's. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,9 +14,18 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include "drivers/net/ixgbe/ixgbe.c"
+#include "drivers/net/phc.h"
+#include "kernel/time.h"
 #include "tests/regmodel/model.h"
+#include "tests/regmodel/tsync.h"
+#include "net/ptp.h"
 
 extern struct nic *model_nic;
+/* phc.c's time base: the model's virtual ns as TSC cycles */
+struct tsc_info tsc = { 1000000000, "model", 1 };
+uint64_t tsc_to_ns(uint64_t cycles) { return cycles; }
+struct nic *nics[NIC_MAX_PORTS];
+int nic_count;
 
 enum {
 	CTRL_ = 0x0, CTRL_EXT_ = 0x18, EICR_ = 0x800, EIAC_ = 0x810, EITR0 = 0x820, EIMS_ = 0x880,
@@ -720,6 +730,146 @@ static void test_tx_csum(void **st)
 	assert_int_equal(rfc1071(f3 + 34, 28, ph), 0xffff);
 }
 
+static void assert_near(int64_t v, int64_t want, int64_t slack)
+{
+	if (v < want || v > want + slack)
+		fail_msg("%ld not in [%ld, %ld]", (long)v, (long)want, (long)(want + slack));
+}
+
+/* ns the port clock advanced over us microseconds of the model's time. */
+static int64_t advance(struct phc *c, uint64_t us)
+{
+	int64_t t0 = phc_gettime(c);
+	udelay(us);
+	return phc_gettime(c) - t0;
+}
+
+static struct phc *ptp_up(void)
+{
+	memset(phcs, 0, sizeof(phcs));
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	struct phc *c = phc_of(model_nic);
+	assert_true(phc_is_hw(c));
+	return c;
+}
+
+/* The clock (7.9.1; Linux ixgbe_ptp_start_cyclecounter for the 82599):
+ * TIMINCA IncPeriod 1, IncValue 0xcccccc at 10 Gb/s (2^21 units per ns,
+ * 6.4 ns cycles), adjfreq scaling it; at 1 Gb/s the clock registers again
+ * with 0x800000 (2^17) and goes on from the time it had. */
+static void test_ptp_clock(void **st)
+{
+	(void)st;
+	struct phc *c = ptp_up();
+	assert_string_equal(c->ops->name, "82599 SYSTIM (10 Gb/s increment)");
+	assert_int_equal(model_last_write(0x8c14), 1u << 24 | 0xcccccc);
+	assert_near(advance(c, 1000), 1000000, 1000);
+	phc_adjfreq(c, 1000000);
+	assert_int_equal(model_last_write(0x8c14), 1u << 24 | timinca_incvalue(0xcccccc, 1000000));
+	assert_near(advance(c, 1000000), 1001000000, 1000);
+	phc_adjfreq(c, 0);
+	int64_t before = phc_gettime(c);
+	model_poke(LINKS_, 0);
+	model_nic->ops->watchdog(model_nic);
+	model_poke(LINKS_, 1u << 30 | 2u << 28);	/* up, 1 Gb/s */
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->speed, 1000);
+	assert_string_equal(c->ops->name, "82599 SYSTIM (1 Gb/s increment)");
+	assert_int_equal(model_last_write(0x8c14), 1u << 24 | 0x800000);
+	assert_true(phc_gettime(c) >= before);
+	assert_int_equal(M.tsync_bad_writes, 0);	/* SYSTIM never written */
+}
+
+/* An L2 Sync of sequenceId seq from 52:54:00:ff:fe:00:00:09 port 1 into
+ * buf; its length. The latch's attributes for it: RXSATRL 0x00feff00,
+ * RXSATRH seq's bytes in wire order at 31:16, 0x0900 below. */
+static uint16_t sync_frame(uint8_t *buf, uint16_t seq)
+{
+	struct ptp_msg m = { .msg_type = PTP_SYNC, .seq = seq,
+			     .source = { { 0x52, 0x54, 0x00, 0xff, 0xfe, 0x00, 0x00, 0x09 }, 1 } };
+	size_t n = ptp_build(buf + ptp_frame_hlen(PTP_L2), 200, &m);
+	static const uint8_t mac[6] = { 0x52, 0x54, 0, 0, 0, 9 };
+	return (uint16_t)ptp_frame_build(buf, PTP_L2, mac, 0, PTP_SYNC, n);
+}
+
+static uint32_t satrh(uint16_t seq)
+{
+	return (uint32_t)((seq >> 8) | (seq & 0xff) << 8) << 16 | 0x0900;
+}
+
+/* A Sync on the wire: the time sync block latches it if it can; the
+ * frame goes to the ring with the descriptor's TS bit only then. 1 if the
+ * frame went into the ring. */
+static int wire_sync(uint16_t seq)
+{
+	static uint8_t f[256];
+	uint16_t len = sync_frame(f, seq);
+	int latched = tsync_rx_latch(0x00feff00u, satrh(seq));
+	return ixgbe_model_rx(0, f, len, latched ? IXGBE_RXDADV_STAT_TS : 0);
+}
+
+/* Seed 4: the 82599 keeps one RX timestamp and takes no other until
+ * RXSTMPH is read. A stamped Sync dropped before software (the ring full:
+ * counted rx_missed_errors) leaves the latch set, and the next Sync comes
+ * unstamped; the housekeeping finds the latch held across two checks with
+ * no frame read, releases it (RXSTMPH) and counts rx_hwtstamp_cleared;
+ * the Sync after that is stamped again, its latch read RXSTMPL, RXSATRL,
+ * RXSATRH, RXSTMPH and released. The set-up: TSYNCRXCTL EN with type V2
+ * event (0x1a), ETQF 3 EtherType 0x88F7 with FILTER_EN and 1588,
+ * TSYNCTXCTL EN. */
+static void test_ptp_rx_latch_seed4(void **st)
+{
+	(void)st;
+	struct phc *c = ptp_up();
+	phc_hwtstamp(c, 0, 1, 1);
+	assert_int_equal(model_last_write(0x5188) & 0x1e, 0x1a);
+	assert_int_equal(model_peek(0x5128 + 12), 0xc00088f7u);
+	assert_int_equal(model_last_write(0x8c00) & 0x10, 0x10);
+	struct nic *nic = model_nic;
+	for (int i = 0; i < 127; i++)
+		assert_int_equal(ixgbe_model_rx(0, make_frame(0), 64, 0), 1);
+	assert_int_equal(wire_sync(1), 0);	/* stamped, then dropped: no descriptor */
+	assert_true(tsync_rx_valid());
+	struct pkt *pk[32];
+	int n, got = 0;
+	while ((n = nic->ops->rx_burst(nic, 0, pk, 32)) > 0) {
+		for (int i = 0; i < n; i++)
+			pkt_free(pk[i]);
+		got += n;
+	}
+	assert_int_equal(got, 127);
+	assert_int_equal(wire_sync(2), 1);	/* the latch is held: no stamp */
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 32), 1);
+	assert_false(pk[0]->flags & PKT_RX_TSTAMP);
+	pkt_free(pk[0]);
+	assert_true(tsync_rx_valid());
+	phc_housekeeping(nic);
+	assert_int_equal(nic->stats[NS_rx_hwtstamp_cleared], 0);
+	phc_housekeeping(nic);
+	assert_int_equal(nic->stats[NS_rx_hwtstamp_cleared], 1);
+	assert_false(tsync_rx_valid());
+	assert_true(model_console_has("port0: RX timestamp latched with no frame for it; released "
+				      "(rx_hwtstamp_cleared 1)"));
+	int from = M.nlog;
+	assert_int_equal(wire_sync(3), 1);
+	int64_t now = phc_gettime(c);
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 32), 1);
+	assert_true(pk[0]->flags & PKT_RX_TSTAMP);
+	assert_near(now - (int64_t)pk[0]->tstamp, 0, 10000);
+	pkt_free(pk[0]);
+	assert_false(tsync_rx_valid());
+	int l = model_find_read(from, 0x51e8), al = model_find_read(l, 0x51a0), ah = model_find_read(al, 0x51a8);
+	int hgh = model_find_read(ah, 0x51a4);
+	assert_true(l > from && al > l && ah > al && hgh > ah);
+	assert_int_equal(nic->qsw[0][NS_rx_hwtstamp_mismatch], 0);
+	phc_housekeeping(nic);
+	phc_housekeeping(nic);
+	assert_int_equal(nic->stats[NS_rx_hwtstamp_cleared], 1);
+	nic->ops->update_stats(nic);
+	assert_int_equal(nic->stats[NS_rx_missed_errors], 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -741,6 +891,8 @@ int main(void)
 		cmocka_unit_test(test_sfp_absent_and_bus_faults),
 		cmocka_unit_test(test_swfw_semaphore),
 		cmocka_unit_test(test_tx_csum),
+		cmocka_unit_test(test_ptp_clock),
+		cmocka_unit_test(test_ptp_rx_latch_seed4),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

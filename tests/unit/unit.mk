@@ -109,15 +109,18 @@ $(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODE
 		-o $@ $< $(REGMODEL_SRC) -lcmocka
 
 # The 82599 (ixgbe) against its part of the model (tests/regmodel/ixgbe_model.c, MODEL_IXGBE).
-# sfp.c and swfw.c link in as they are.
+# sfp.c and swfw.c link in as they are; the test also ptp.c with the time
+# sync model (MODEL_PTP), the instruction count without.
+REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c net/ipv4.c
 IXGBE_SRC := drivers/net/ixgbe/sfp.c drivers/net/ixgbe/swfw.c
 IXGBE_DEPS := tests/regmodel/ixgbe_model.c drivers/net/ixgbe/ixgbe.c drivers/net/ixgbe/ixgbe.h drivers/net/ixgbe/regs.h \
 	$(IXGBE_SRC) $(REGMODEL_DEPS)
 UNIT_BINS += $(UNIT_DIR)/test_regmodel_ixgbe
-$(UNIT_DIR)/test_regmodel_ixgbe: tests/regmodel/test_ixgbe.c $(IXGBE_DEPS)
+$(UNIT_DIR)/test_regmodel_ixgbe: tests/regmodel/test_ixgbe.c $(IXGBE_DEPS) drivers/net/ixgbe/ptp.c $(REGMODEL_PTP_SRC) \
+		tests/regmodel/tsync.h drivers/net/phc.h drivers/net/hwtstamp.h
 	@mkdir -p $(UNIT_DIR)
-	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -DMODEL_IXGBE -Dprintf=model_printf -Wl,--wrap=pkt_free \
-		-o $@ $< tests/regmodel/ixgbe_model.c $(IXGBE_SRC) $(REGMODEL_SRC) -lcmocka
+	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -DMODEL_IXGBE -DMODEL_PTP -Dprintf=model_printf -Wl,--wrap=pkt_free \
+		-o $@ $< tests/regmodel/ixgbe_model.c $(IXGBE_SRC) drivers/net/ixgbe/ptp.c $(REGMODEL_PTP_SRC) $(REGMODEL_SRC) -lcmocka
 
 # Instructions per frame of the ixgbe and igb bursts on the model's rings
 # (make bench-rings: -O2, no sanitizers, counted by callgrind).
@@ -137,7 +140,6 @@ bench-rings: $(UNIT_DIR)/bench_rings_ixgbe $(UNIT_DIR)/bench_rings_igb ## ixgbe/
 # over each part's SYSTIM, the RX and TX timestamps.
 REGMODEL_PTP := igb_ptp e1000e_ptp
 REGMODEL_PTP_BINS := $(REGMODEL_PTP:%=$(UNIT_DIR)/test_regmodel_%)
-REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c net/ipv4.c
 UNIT_BINS += $(REGMODEL_PTP_BINS)
 $(UNIT_DIR)/test_regmodel_igb_ptp: drivers/net/igb/igb.c drivers/net/igb/igb_hw.c drivers/net/igb/ptp.c \
 	drivers/net/igb/igb.h drivers/net/igb/regs.h

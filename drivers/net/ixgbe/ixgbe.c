@@ -6,9 +6,9 @@
  * MSI and INTx fallbacks. 82599 datasheet rev 3.x: power-up and reset in
  * 4.6.3, link in 4.6.4, statistics 4.6.5 and 8.2.3.23, RX 4.6.7, TX 4.6.8,
  * interrupts 7.3. SFP+ ports identify their module first (sfp.c, under
- * the SW/FW semaphore of swfw.c). The X540 and X550 (their PHYs) and the
- * time sync block are not written yet: those parts are refused by ID
- * with a message.
+ * the SW/FW semaphore of swfw.c); the clock and timestamps are ptp.c's.
+ * The X540 and X550 (their PHYs) are not written yet: those parts are
+ * refused by ID with a message.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,9 +262,10 @@ static int ixgbe_check_link(struct nic *nic)
 	if (nic->link_up >= 0)
 		nic->stats[NS_link_changes]++;
 	nic->link_up = up;
-	if (up)
+	if (up) {
 		printf("%s: link up, %u Mb/s, full duplex\n", nic->name, nic->speed);
-	else
+		ixgbe_ptp_link(to_port(nic));
+	} else
 		printf("%s: link down\n", nic->name);
 	return 1;
 }
@@ -338,7 +339,7 @@ static int ixgbe_init_rx(struct e1000x_port *p)
 	if (nic->nqueues > 1)
 		ixgbe_rss(p);
 	for (int q = 0; q < nic->nqueues; q++) {
-		if (e1000x_setup_rxq(p, q, IXGBE_RDT(q), RXF_82599, 0))
+		if (e1000x_setup_rxq(p, q, IXGBE_RDT(q), RXF_82599, IXGBE_RXDADV_STAT_TS))
 			return -1;
 		wr32(p->regs, IXGBE_RXDCTL(q), 0);
 		if (queue_wait(p, IXGBE_RXDCTL(q), q, "RX", 0))
@@ -449,7 +450,7 @@ static void ixgbe_clear_stats(struct e1000x_port *p)
 /* ---- bring-up and recovery ---- */
 
 /* Everything after ixgbe_reset (4.6.3 on): link, statistics cleared, RX,
- * TX, interrupts, ITR. 0 or -1 (printed). */
+ * TX, interrupts, ITR, the clock. 0 or -1 (printed). */
 static int ixgbe_hw_init(struct e1000x_port *p)
 {
 	ixgbe_link_setup(p);
@@ -460,6 +461,7 @@ static int ixgbe_hw_init(struct e1000x_port *p)
 		return -1;
 	ixgbe_program_irq(p);
 	napi_itr_init(&p->nic);
+	ixgbe_ptp_init(p);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /*
- * What ixgbe.c, swfw.c and sfp.c share: the SW/FW semaphore and the SFP+
- * module identification of the 82599's SFI ports.
+ * What ixgbe.c, swfw.c, sfp.c and ptp.c share: the SW/FW semaphore, the
+ * SFP+ module identification of the 82599's SFI ports, the port clock.
  */
 #ifndef IXGBE_H
 #define IXGBE_H
@@ -30,6 +30,12 @@ enum ixgbe_sfp {
  * modules, other identifiers and unknown kinds refused. Prints the
  * module's vendor and part number, or why it is refused. */
 enum ixgbe_sfp ixgbe_sfp_identify(struct e1000x_port *p, int allow_unsupported);
+
+/* Register the port's clock (ptp.c) with the link speed's SYSTIM
+ * increment; at every hw_init (a reset restarts SYSTIM). */
+void ixgbe_ptp_init(struct e1000x_port *p);
+/* After a link change: register again if the speed's increment differs. */
+void ixgbe_ptp_link(struct e1000x_port *p);
 
 /* The allow_unsupported_sfp knob (Linux ixgbe's module parameter): 1 lets
  * optical modules of other vendors than Intel in. */

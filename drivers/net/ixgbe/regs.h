@@ -189,6 +189,29 @@
 #define IXGBE_XDCTL_WTHRESH(n) ((uint32_t)(n) << 16)
 #define IXGBE_TXPBSIZE_160KB (160u << 10)	/* the whole TX packet buffer to TC 0 */
 
+/* Time sync (8.2.3.26, 7.9): VALID bit 0 and EN bit 4 in both controls */
+#define IXGBE_TSYNCRXCTL 0x05188	/* RX Time Sync Control - RW */
+#define IXGBE_RXSTMPL	0x051e8	/* RX Timestamp Low - RO */
+#define IXGBE_RXSTMPH	0x051a4	/* RX Timestamp High - RO: its read releases the latch */
+#define IXGBE_RXSATRL	0x051a0	/* RX Timestamp Attributes Low - RO */
+#define IXGBE_RXSATRH	0x051a8	/* RX Timestamp Attributes High - RO */
+#define IXGBE_TSYNCTXCTL 0x08c00	/* TX Time Sync Control - RW */
+#define IXGBE_TXSTMPL	0x08c04	/* TX Timestamp Low - RO */
+#define IXGBE_TXSTMPH	0x08c08	/* TX Timestamp High - RO: its read releases the latch */
+#define IXGBE_SYSTIML	0x08c0c	/* System Time Low - RO: its read latches SYSTIMH */
+#define IXGBE_SYSTIMH	0x08c10	/* System Time High - RO */
+#define IXGBE_TIMINCA	0x08c14	/* Increment Attributes - RW */
+#define IXGBE_ETQF(n)	(0x05128 + 4 * (n))	/* EType Queue Filter, 8 - RW */
+
+#define IXGBE_TSYNC_VALID (1u << 0)	/* a timestamp is latched */
+#define IXGBE_TSYNC_EN	(1u << 4)
+#define IXGBE_TSYNCRXCTL_TYPE_EVENT_V2 (5u << 1)	/* TYPE 101: PTP V2 event messages, L2 and UDP */
+#define IXGBE_TSYNCRXCTL_TYPE_MASK (7u << 1)
+#define IXGBE_TIMINCA_INCPER_SHIFT 24	/* IncPeriod 31:24, IncValue 23:0 */
+#define IXGBE_ETQF_FILTER_EN (1u << 31)
+#define IXGBE_ETQF_1588	(1u << 30)	/* frames of this EtherType to the time sync block */
+#define IXGBE_RXDADV_STAT_TS (1u << 16)	/* RX descriptor: the frame was timestamped (7.1.6.2) */
+
 /* Statistics (8.2.3.23): RC; GORC, GOTC are 36 bits (low register, then
  * bits 35:32 in the high one) */
 #define IXGBE_CRCERRS	0x04000	/* CRC Error Count - RC */

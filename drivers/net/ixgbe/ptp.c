@@ -1,0 +1,137 @@
+/*
+ * ixgbe: IEEE 1588 clock and timestamps of the 82599 (datasheet 7.9 "Time
+ * Sync", registers 8.2.3.26) through the port clock of drivers/net/phc.c.
+ *
+ * The clock: SYSTIM is a 64-bit count that TIMINCA adds IncValue to every
+ * IncPeriod cycles of a clock whose period follows the link speed, so the
+ * increment does too, as Linux ixgbe_ptp_start_cyclecounter sets it for
+ * the 82599 (its 32-bit values shifted right by 7 to fit IncValue's 24
+ * bits): 10 Gb/s 0xcccccc, 2^21 units per ns (6.4 ns a cycle); 1 Gb/s
+ * 0x800000, 2^17; 100 Mb/s 0xa00000, 2^14. A link speed change registers
+ * the clock again with that speed's increment (phc_register goes on from
+ * the time it had). settime/adjtime move phc.c's offset, never SYSTIM.
+ *
+ * Timestamps: RX by TSYNCRXCTL type "V2 event messages" (L2 EtherType
+ * 0x88F7 through ETQF filter 3 with its 1588 bit, and UDP port 319), one
+ * latch: RXSTMPL/H keep the first stamped frame's time and take no other
+ * until RXSTMPH is read. A frame is stamped when its descriptor's TS bit
+ * says so (e1000x/rx.c calls phc_rx_hwtstamp); a stamped frame lost
+ * before software (a full ring) leaves the latch set and every later PTP
+ * frame unstamped: phc_housekeeping finds it latched twice a second apart
+ * with no frame read, releases it and counts rx_hwtstamp_cleared, as
+ * Linux ixgbe_ptp_rx_hang does. TX by the advanced descriptor's
+ * MAC_TSTAMP bit, one frame at a time, from TXSTMPL/H.
+ */
+#include "drivers/net/ixgbe/ixgbe.h"
+#include "drivers/net/ixgbe/regs.h"
+#include "drivers/net/phc.h"
+
+/* SYSTIML then SYSTIMH: the low read latches the high half. */
+static uint64_t ixgbe_read_systim(struct nic *nic)
+{
+	struct e1000x_port *p = to_port(nic);
+	uint32_t lo = rd32(p->regs, IXGBE_SYSTIML);
+	return (uint64_t)rd32(p->regs, IXGBE_SYSTIMH) << 32 | lo;
+}
+
+/* IncValue at 10 Gb/s, 1 Gb/s, 100 Mb/s (Linux's >> 7) and the shift. */
+static const uint32_t incvalue[3] = { 0xcccccc, 0x800000, 0xa00000 };
+
+static int speed_index(const struct nic *nic)
+{
+	return nic->link_up == 1 && nic->speed == 1000 ? 1 : nic->link_up == 1 && nic->speed == 100 ? 2 : 0;
+}
+
+static void ixgbe_set_freq(struct nic *nic, int64_t ppb)
+{
+	wr32(to_port(nic)->regs, IXGBE_TIMINCA,
+	     1u << IXGBE_TIMINCA_INCPER_SHIFT | timinca_incvalue(incvalue[speed_index(nic)], ppb));
+}
+
+/* Whatever the latches hold, released (RXSTMPH, TXSTMPH last). */
+static void release_latches(struct e1000x_port *p)
+{
+	rd32(p->regs, IXGBE_RXSTMPL);
+	rd32(p->regs, IXGBE_RXSTMPH);
+	rd32(p->regs, IXGBE_TXSTMPL);
+	rd32(p->regs, IXGBE_TXSTMPH);
+}
+
+/* 7.9.2 set-up (Linux ixgbe_ptp_set_timestamp_mode for V2 events): the
+ * type stamps L2 and UDP port 319 alike, so udp changes nothing; rx_msg
+ * only says on (>= 0) or off. */
+static void ixgbe_hwtstamp_set(struct nic *nic, int rx_msg, int tx, int udp)
+{
+	(void)udp;
+	struct e1000x_port *p = to_port(nic);
+	uint32_t txc = rd32(p->regs, IXGBE_TSYNCTXCTL) & ~IXGBE_TSYNC_EN;
+	wr32(p->regs, IXGBE_TSYNCTXCTL, txc | (tx ? IXGBE_TSYNC_EN : 0));
+	uint32_t rxc = rd32(p->regs, IXGBE_TSYNCRXCTL) & ~(IXGBE_TSYNC_EN | IXGBE_TSYNCRXCTL_TYPE_MASK);
+	if (rx_msg >= 0) {
+		rxc |= IXGBE_TSYNC_EN | IXGBE_TSYNCRXCTL_TYPE_EVENT_V2;
+		wr32(p->regs, IXGBE_ETQF(3), IXGBE_ETQF_FILTER_EN | IXGBE_ETQF_1588 | 0x88f7);
+	} else {
+		wr32(p->regs, IXGBE_ETQF(3), 0);
+	}
+	wr32(p->regs, IXGBE_TSYNCRXCTL, rxc);
+	release_latches(p);
+}
+
+static int ixgbe_tx_latched(struct nic *nic)
+{
+	return rd32(to_port(nic)->regs, IXGBE_TSYNCTXCTL) & IXGBE_TSYNC_VALID;
+}
+
+static int ixgbe_rx_latched(struct nic *nic)
+{
+	return rd32(to_port(nic)->regs, IXGBE_TSYNCRXCTL) & IXGBE_TSYNC_VALID;
+}
+
+/* TXSTMPL then TXSTMPH, whose read releases the latch. */
+static uint64_t ixgbe_tx_read(struct nic *nic)
+{
+	struct e1000x_port *p = to_port(nic);
+	uint32_t lo = rd32(p->regs, IXGBE_TXSTMPL);
+	return (uint64_t)rd32(p->regs, IXGBE_TXSTMPH) << 32 | lo;
+}
+
+/* RXSTMPL, the attributes (source and sequence ID), then RXSTMPH, whose
+ * read releases the latch: a frame latched meanwhile cannot change what
+ * was read. */
+static uint64_t ixgbe_rx_read(struct nic *nic, uint32_t attr[2])
+{
+	struct e1000x_port *p = to_port(nic);
+	uint32_t lo = rd32(p->regs, IXGBE_RXSTMPL);
+	attr[0] = rd32(p->regs, IXGBE_RXSATRL);
+	attr[1] = rd32(p->regs, IXGBE_RXSATRH);
+	return (uint64_t)rd32(p->regs, IXGBE_RXSTMPH) << 32 | lo;
+}
+
+static int ixgbe_tx_desc_done(struct nic *nic, int q, uint32_t desc)
+{
+	return e1000x_tx_desc_done(&to_port(nic)->txq[q], desc);
+}
+
+/* max_adj: IncValue stays within 24 bits at 10 Gb/s (0xcccccc x 1.25). */
+#define IXGBE_PHC(n, sh) { .name = n, .max_adj = 249999999, .shift = sh, .bits = 64, \
+	.read_systim = ixgbe_read_systim, .set_freq = ixgbe_set_freq, .hwtstamp_set = ixgbe_hwtstamp_set, \
+	.tx_latched = ixgbe_tx_latched, .rx_latched = ixgbe_rx_latched, .tx_read = ixgbe_tx_read, \
+	.rx_read = ixgbe_rx_read, .tx_desc_done = ixgbe_tx_desc_done, .udp_rx = 1, \
+	.rx_filters = "\tnone\n\tptpv2-event\n" }
+
+static const struct phc_ops ixgbe_phc_ops[3] = {
+	IXGBE_PHC("82599 SYSTIM (10 Gb/s increment)", 21),
+	IXGBE_PHC("82599 SYSTIM (1 Gb/s increment)", 17),
+	IXGBE_PHC("82599 SYSTIM (100 Mb/s increment)", 14),
+};
+
+void ixgbe_ptp_init(struct e1000x_port *p)
+{
+	phc_register(&p->nic, &ixgbe_phc_ops[speed_index(&p->nic)]);
+}
+
+void ixgbe_ptp_link(struct e1000x_port *p)
+{
+	if (phc_of(&p->nic)->ops != &ixgbe_phc_ops[speed_index(&p->nic)])
+		ixgbe_ptp_init(p);
+}
