@@ -870,6 +870,35 @@ static void test_ptp_rx_latch_seed4(void **st)
 	assert_int_equal(nic->stats[NS_rx_missed_errors], 1);
 }
 
+/* TX (7.9.2): a frame sent with PKT_TX_TSTAMP carries MAC_TSTAMP (bit 19)
+ * in its advanced descriptor; the time sync block latches TXSTMPL/H when
+ * it goes out (TDT 0x6018), the clock reads it and TXSTMPH releases it. */
+static void test_ptp_tx_stamp(void **st)
+{
+	(void)st;
+	struct phc *c = ptp_up();
+	phc_hwtstamp(c, 0, 1, 1);
+	struct pkt *p = pkt_alloc_inline(model_nic->pool);
+	p->len = 60;
+	p->flags = PKT_TX_TSTAMP;
+	uint32_t before = phc_tx_seq(c);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &p, 1), 1);
+	uint32_t seq = phc_tx_seq(c);
+	assert_int_equal(seq, before + 1);
+	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
+	assert_true(tq->ring[0].d.cmd_type_len & (1u << 19));
+	int64_t ns = 0, g0 = phc_gettime(c);
+	assert_int_equal(phc_tx_tstamp(c, seq, &ns), 0);	/* not sent yet */
+	assert_int_equal(tsync_tx(tq->ring, tq->n, 0x6018), 1);
+	int from = M.nlog;
+	assert_int_equal(phc_tx_tstamp(c, seq, &ns), 1);
+	assert_near(ns, g0, 2000);
+	int l = model_find_read(from, 0x8c04);
+	assert_true(l > from && model_find_read(l, 0x8c08) > l);
+	assert_false(tsync_tx_valid());				/* released */
+	assert_int_equal(model_nic->qsw[0][NS_tx_hwtstamp_skipped], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -893,6 +922,7 @@ int main(void)
 		cmocka_unit_test(test_tx_csum),
 		cmocka_unit_test(test_ptp_clock),
 		cmocka_unit_test(test_ptp_rx_latch_seed4),
+		cmocka_unit_test(test_ptp_tx_stamp),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
