@@ -122,6 +122,18 @@ $(UNIT_DIR)/test_regmodel_ixgbe: tests/regmodel/test_ixgbe.c $(IXGBE_DEPS) drive
 	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -DMODEL_IXGBE -DMODEL_PTP -Dprintf=model_printf -Wl,--wrap=pkt_free \
 		-o $@ $< tests/regmodel/ixgbe_model.c $(IXGBE_SRC) drivers/net/ixgbe/ptp.c $(REGMODEL_PTP_SRC) $(REGMODEL_SRC) -lcmocka
 
+# virtio-net against a lying virtio-pci device (tests/regmodel/virtio_model.c,
+# VIRTIO_HOST_MODEL), on model.c's PCI, DMA and NIC fakes.
+UNIT_BINS += $(UNIT_DIR)/test_regmodel_virtio
+VIRTIO_SRC := drivers/net/virtio/pci.c drivers/net/virtio/legacy.c drivers/net/virtio/virtqueue.c \
+	drivers/net/virtio/ctrl.c
+$(UNIT_DIR)/test_regmodel_virtio: tests/regmodel/test_virtio.c tests/regmodel/virtio_model.c \
+		tests/regmodel/virtio_model.h drivers/net/virtio/net.c drivers/net/virtio/virtio.h \
+		drivers/net/virtio/regs.h $(VIRTIO_SRC) $(REGMODEL_DEPS)
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DE1000X_HOST_MODEL -DVIRTIO_HOST_MODEL -Dprintf=model_printf -Wl,--wrap=pkt_free \
+		-o $@ $< tests/regmodel/virtio_model.c $(VIRTIO_SRC) net/ipv4.c $(REGMODEL_SRC) -lcmocka
+
 # Instructions per frame of the ixgbe and igb bursts on the model's rings
 # (make bench-rings: -O2, no sanitizers, counted by callgrind).
 RINGS_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -I. -DE1000X_HOST_MODEL -Wl,--wrap=pkt_free

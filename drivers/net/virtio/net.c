@@ -240,31 +240,69 @@ static int vnet_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 	return got;
 }
 
-/* Free the buffers of sent frames (used entries) and their descriptors.
- * An entry naming a descriptor not in flight is counted in tx_errors and
- * never followed. */
+/* The buffer of sent frame id (a used entry), taken out of bufs; NULL if
+ * id names no descriptor in flight (counted in tx_errors by the caller,
+ * never followed). */
+static inline struct pkt *tx_done(struct pkt **bufs, uint16_t n, uint32_t id)
+{
+	struct pkt *p = id < n ? bufs[id] : 0;
+	if (__builtin_expect(p != 0, 1))
+		bufs[id] = 0;
+	return p;
+}
+
+/* Packed rings: the used entries one by one (2.8.1's flags per slot). */
+static void tx_reclaim_packed(struct nic *nic, struct virtq *vq)
+{
+	uint32_t id, len;
+	while (virtq_used_ready(vq)) {
+		virtq_take_used(vq, &id, &len);
+		struct pkt *p = tx_done(vq->bufs, vq->n, id);
+		if (!p) {
+			nic->stats[NS_tx_errors]++;
+			continue;
+		}
+		vq->nfree++;
+		pkt_free(p);
+	}
+}
+
+/* Free the buffers of sent frames, NIC_BURST_MAX to a pkt_free_bulk.
+ * Split: the entries waiting at one read of used->idx in one pass (only
+ * ids are read: a sent frame's length is 0), and used_event kept half the
+ * index space ahead, so the device never interrupts for sent frames
+ * (2.7.10; the queue has no vector either). */
 static void tx_reclaim(struct nic *nic, struct virtq *vq)
 {
-	struct pkt *done[NIC_BURST_MAX];
-	int k = 0;
-	uint32_t id, len;
-	for (uint16_t m; (m = virtq_used_ready(vq));) {
-		while (m--) {
-			virtq_take_used(vq, &id, &len);
-			if (id >= vq->n || !vq->bufs[id]) {
-				nic->stats[NS_tx_errors]++;
-				continue;
-			}
-			done[k++] = vq->bufs[id];
-			vq->bufs[id] = 0;
-			vq->free[vq->nfree++] = (uint16_t)id;
-			if (k == NIC_BURST_MAX) {
-				pkt_free_bulk(done, k);
-				k = 0;
-			}
+	if (__builtin_expect(vq->packed, 0)) {
+		tx_reclaim_packed(nic, vq);
+		return;
+	}
+	struct pkt *done[NIC_BURST_MAX], **bufs = vq->bufs;
+	volatile struct vring_used_elem *ring = vq->used->ring;
+	const uint16_t n = vq->n, mask = (uint16_t)(n - 1), last = vq->last_used, m = virtq_used_ready(vq);
+	int k = 0, freed = 0;
+	uint64_t bad = 0;
+	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* the index before the entries (x86: loads in order) */
+	for (uint16_t i = 0; i < m; i++) {
+		struct pkt *p = tx_done(bufs, n, ring[(uint16_t)(last + i) & mask].id);
+		if (__builtin_expect(!p, 0)) {
+			bad++;
+			continue;
+		}
+		done[k++] = p;
+		if (k == NIC_BURST_MAX) {
+			pkt_free_bulk(done, k);
+			freed += k;
+			k = 0;
 		}
 	}
 	pkt_free_bulk(done, k);
+	vq->last_used = (uint16_t)(last + m);
+	vq->nfree = (uint16_t)(vq->nfree + freed + k);
+	nic->stats[NS_tx_errors] += bad;
+	if (vq->event_idx)
+		*vq->used_event = (uint16_t)(vq->last_used + 0x8000);
 }
 
 /* The header of a frame to send (5.1.6.2): TCP checksum by the device
@@ -284,21 +322,87 @@ static inline void tx_hdr(struct pkt *p)
 					      .csum_start = IP_TCP_OFF, .csum_offset = TCP_CSUM_OFF };
 }
 
+/* Split rings: buffer id i is descriptor i in avail ring slot i, the ring
+ * filled once at start (2.7.6: the driver may make any descriptor
+ * available), so a frame costs its header and its descriptor's address
+ * and length, and a burst one avail->idx store (virtq_publish). */
+static void tx_ring_init(struct virtq *vq)
+{
+	if (!vq->packed)
+		for (uint16_t i = 0; i < vq->n; i++)
+			vq->avail->ring[i] = i;
+}
+
+/* Reclaim when a burst would not fit, half the ring is in flight (at
+ * least NIC_TX_FREE_THRESH descriptors: the pool lock is taken once per
+ * run of up to NIC_BURST_MAX buffers), or the next slot is (a device that
+ * returned buffers out of order may have returned it since). */
+static inline int tx_reclaim_due(const struct virtq *vq, int n)
+{
+	int busy = vq->n - vq->nfree;
+	return vq->nfree < n || busy >= (vq->n / 2 > NIC_TX_FREE_THRESH ? vq->n / 2 : NIC_TX_FREE_THRESH) ||
+	       vq->bufs[vq->avail_idx & (vq->n - 1)];
+}
+
+/* Up to m frames of pkts into split ring vq: frame k in descriptor and
+ * buffer id avail_idx + k (mod n), whose avail ring slot already names it
+ * (tx_ring_init). Stops at a descriptor still in flight. Returns the
+ * frames placed; adds their bytes. */
+static inline int tx_fill_split(struct virtq *vq, struct pkt **pkts, int m, uint64_t *bytes)
+{
+	struct pkt **bufs = vq->bufs;
+	volatile struct vring_desc *desc = vq->desc;
+	const uint16_t mask = (uint16_t)(vq->n - 1), start = vq->avail_idx;
+	uint64_t b = 0;
+	int k = 0;
+	for (; k < m; k++) {
+		struct pkt *p = pkts[k];
+		uint16_t id = (uint16_t)(start + k) & mask;
+		if (__builtin_expect(bufs[id] != 0, 0))
+			break;
+		tx_hdr(p);
+		bufs[id] = p;
+		b += p->len;
+		desc[id].addr = (uint64_t)(p->data - HDR);	/* flags 0, next unread: as virtq_restart left them */
+		desc[id].len = HDR + p->len;
+	}
+	vq->avail_idx = (uint16_t)(start + k);
+	*bytes = b;
+	return k;
+}
+
+/* The same for a packed ring: frame k in slot avail_idx + k with that
+ * slot's number as its buffer id (2.8.6). */
+static int tx_fill_packed(struct virtq *vq, struct pkt **pkts, int m, uint64_t *bytes)
+{
+	int k = 0;
+	for (; k < m; k++) {
+		struct pkt *p = pkts[k];
+		uint16_t id = vq->avail_idx & (uint16_t)(vq->n - 1);
+		if (vq->bufs[id])
+			break;
+		tx_hdr(p);
+		vq->bufs[id] = p;
+		*bytes += p->len;
+		virtq_add_buf(vq, id, (uint64_t)(p->data - HDR), HDR + p->len, 0);
+	}
+	return k;
+}
+
+/* A device that returned buffers out of order can leave the next slot in
+ * flight with others free: the burst stops there, counted in tx_ring_full. */
 static int vnet_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	struct virtq *vq = &to_vnet(nic)->txq[q];
-	if (vq->nfree < n || vq->n - vq->nfree >= NIC_TX_FREE_THRESH)
+	if (tx_reclaim_due(vq, n))
 		tx_reclaim(nic, vq);
-	int sent = 0;
+	int m = n < vq->nfree ? n : vq->nfree, sent;
 	uint64_t bytes = 0;
-	for (; sent < n && vq->nfree; sent++) {
-		struct pkt *p = pkts[sent];
-		uint16_t id = vq->free[--vq->nfree];
-		tx_hdr(p);
-		vq->bufs[id] = p;
-		virtq_add_buf(vq, id, (uint64_t)(p->data - HDR), HDR + p->len, 0);
-		bytes += p->len;
-	}
+	if (__builtin_expect(vq->packed, 0))
+		sent = tx_fill_packed(vq, pkts, m, &bytes);
+	else
+		sent = tx_fill_split(vq, pkts, m, &bytes);
+	vq->nfree = (uint16_t)(vq->nfree - sent);
 	if (sent < n)
 		nic->qsw[q][NS_tx_ring_full]++;
 	if (!sent)
@@ -427,6 +531,7 @@ static int setup_pair(struct vnet_port *v, int q)
 	    virtq_setup(&v->t, &v->txq[q], (uint16_t)(2 * q + 1), (uint32_t)nic->txd, VIRTIO_MSI_NO_VECTOR,
 			&nic->q[q].tx_kicks))
 		return -1;
+	tx_ring_init(&v->txq[q]);
 	rx->mrg_rxbuf = !!(v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF));
 	rx->skip = 0;
 	for (uint16_t i = 0; i < rx->n; i++) {
@@ -586,14 +691,32 @@ static void recover(struct vnet_port *v, const char *why)
 	nic_reset_end(nic, err);
 }
 
+/* A queue whose used index jumped past its ring (virtq_used_ready), or NULL. */
+static const struct virtq *broken_queue(const struct vnet_port *v)
+{
+	for (int q = 0; q < v->nic.nqueues; q++) {
+		if (v->rxq[q].broken)
+			return &v->rxq[q];
+		if (v->txq[q].broken)
+			return &v->txq[q];
+	}
+	return 0;
+}
+
 static void vnet_watchdog(struct nic *nic)
 {
 	struct vnet_port *v = to_vnet(nic);
+	const struct virtq *bad = broken_queue(v);
 	nic->other_pending = 0;
-	if (vpci_status(&v->t) & VIRTIO_STATUS_NEEDS_RESET)
+	if (vpci_status(&v->t) & VIRTIO_STATUS_NEEDS_RESET) {
 		recover(v, "the device set DEVICE_NEEDS_RESET (virtio 1.2 2.1.1)");
-	else if (v->reset_pending)
+	} else if (bad) {
+		printf("%s: virtqueue %u: the used index moved %u entries, past its %u descriptors "
+		       "(virtio 1.2 2.7.14): none taken\n", nic->name, bad->index, bad->broken, bad->n);
+		recover(v, "used ring index past the ring");
+	} else if (v->reset_pending) {
 		recover(v, "reset asked for from the shell");
+	}
 	check_link(v);
 	napi_watchdog(nic);
 }

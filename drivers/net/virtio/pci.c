@@ -9,12 +9,26 @@
 #include "drivers/pci/pcidecode.h"
 #include "kernel/time.h"
 
+/* Access to the structures in the BARs: through these only. The host
+ * register-model build (tests/regmodel/virtio_model.c, VIRTIO_HOST_MODEL)
+ * sends every access to the model. */
+#ifdef VIRTIO_HOST_MODEL
+uint32_t vmodel_read(volatile uint8_t *a, int len);
+void vmodel_write(volatile uint8_t *a, int len, uint32_t v);
+static inline uint8_t rd8(volatile uint8_t *b, uint32_t off) { return (uint8_t)vmodel_read(b + off, 1); }
+static inline uint16_t rd16(volatile uint8_t *b, uint32_t off) { return (uint16_t)vmodel_read(b + off, 2); }
+static inline uint32_t rd32(volatile uint8_t *b, uint32_t off) { return vmodel_read(b + off, 4); }
+static inline void wr8(volatile uint8_t *b, uint32_t off, uint8_t v) { vmodel_write(b + off, 1, v); }
+static inline void wr16(volatile uint8_t *b, uint32_t off, uint16_t v) { vmodel_write(b + off, 2, v); }
+static inline void wr32(volatile uint8_t *b, uint32_t off, uint32_t v) { vmodel_write(b + off, 4, v); }
+#else
 static inline uint8_t rd8(volatile uint8_t *b, uint32_t off) { return *(volatile uint8_t *)(b + off); }
 static inline uint16_t rd16(volatile uint8_t *b, uint32_t off) { return *(volatile uint16_t *)(b + off); }
 static inline uint32_t rd32(volatile uint8_t *b, uint32_t off) { return *(volatile uint32_t *)(b + off); }
 static inline void wr8(volatile uint8_t *b, uint32_t off, uint8_t v) { *(volatile uint8_t *)(b + off) = v; }
 static inline void wr16(volatile uint8_t *b, uint32_t off, uint16_t v) { *(volatile uint16_t *)(b + off) = v; }
 static inline void wr32(volatile uint8_t *b, uint32_t off, uint32_t v) { *(volatile uint32_t *)(b + off) = v; }
+#endif
 
 static const struct vpci_ops vpci_modern;
 
@@ -78,7 +92,7 @@ static void modern_status_write(struct virtio_pci *t, uint8_t v)
 
 static uint8_t modern_isr(const struct virtio_pci *t)
 {
-	return *t->isr;
+	return rd8(t->isr, 0);
 }
 
 static uint64_t modern_device_features(const struct virtio_pci *t)

@@ -81,10 +81,10 @@ int vleg_map(struct virtio_pci *t);
 struct pkt;
 
 /* A virtqueue, split (2.7) or packed (2.8), whose buffer id i, when in
- * flight, carries bufs[i]: RX posts every id once, TX takes them from a
- * free stack. avail_idx and last_used run free over 16 bits; with packed
- * rings their slot is the index mod n and their wrap counter starts at 1
- * and flips every n (n divides 65536). */
+ * flight, carries bufs[i]: RX posts every id once, TX sends buffer id i
+ * from ring slot i (net.c). avail_idx and last_used run free over 16
+ * bits; with packed rings their slot is the index mod n and their wrap
+ * counter starts at 1 and flips every n (n divides 65536). */
 struct virtq {
 	uint16_t index;			/* queue number (5.1.2: 2k RX, 2k+1 TX) */
 	uint16_t n;			/* descriptors, a power of two */
@@ -106,8 +106,9 @@ struct virtq {
 	uint16_t last_used;		/* next used entry to read */
 	int event_idx;			/* VIRTIO_F_EVENT_IDX negotiated */
 	struct pkt **bufs;		/* by buffer id */
-	uint16_t *free;			/* TX: ids not in flight */
-	uint16_t nfree;
+	uint16_t nfree;			/* TX: descriptors not in flight */
+	uint16_t broken;		/* split: the used index moved this far past last_used,
+					 * more than n (2.7.14): no entry is taken until a reset */
 	uint64_t *kicks;		/* where notifications written are counted */
 };
 
@@ -122,7 +123,7 @@ int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t
 		uint64_t *kicks);
 /* The rings of vq->n descriptors (one allocation: descriptor table,
  * driver area, device area at their 2.7 or 2.8 alignments) and the bufs
- * and free arrays, unless vq has them; then virtq_restart. 0, or -1. */
+ * array, unless vq has them; then virtq_restart. 0, or -1. */
 int virtq_alloc(struct virtq *vq);
 
 /* Packed: the AVAIL/USED flags of an entry made available at index i. */
@@ -156,22 +157,30 @@ static inline __attribute__((always_inline)) void virtq_add_buf(struct virtq *vq
  * (2.7.13.3-4 avail_event or VRING_USED_F_NO_NOTIFY; 2.8.10 the device's
  * event suppression structure). */
 void virtq_publish(struct virtq *vq);
-/* A used entry waiting (2.7.14: used->idx moved; 2.8.1: the next slot's
- * AVAIL and USED flags both equal the used wrap counter). */
+/* A used entry waiting (2.7.14: used->idx moved, by at most n; 2.8.1:
+ * the next slot's AVAIL and USED flags both equal the used wrap counter). */
 static inline __attribute__((always_inline)) int virtq_has_used(const struct virtq *vq)
 {
 	if (__builtin_expect(!vq->packed, 1))
-		return vq->used->idx != vq->last_used;
+		return (uint16_t)(vq->used->idx - vq->last_used - 1) < vq->n;
 	uint16_t f = vq->pdesc[vq->last_used & (vq->n - 1)].flags;
 	uint16_t w = (vq->last_used & vq->n) ? 0 : VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED;
 	return (f & (VRING_PACKED_DESC_F_AVAIL | VRING_PACKED_DESC_F_USED)) == w;
 }
 /* Used entries known to wait: split, all of them (one read of used->idx);
- * packed, 1 if the next one is used (each entry is checked on its own). */
-static inline __attribute__((always_inline)) uint16_t virtq_used_ready(const struct virtq *vq)
+ * packed, 1 if the next one is used (each entry is checked on its own).
+ * A split index more than n ahead is a device error: none are taken, and
+ * vq->broken says how far it moved (the driver resets the device). */
+static inline __attribute__((always_inline)) uint16_t virtq_used_ready(struct virtq *vq)
 {
-	if (__builtin_expect(!vq->packed, 1))
-		return (uint16_t)(vq->used->idx - vq->last_used);
+	if (__builtin_expect(!vq->packed, 1)) {
+		uint16_t m = (uint16_t)(vq->used->idx - vq->last_used);
+		if (__builtin_expect(m > vq->n, 0)) {
+			vq->broken = m;
+			return 0;
+		}
+		return m;
+	}
 	return (uint16_t)virtq_has_used(vq);
 }
 /* Take the next used entry of a one-descriptor buffer, which

@@ -35,8 +35,7 @@ int virtq_alloc(struct virtq *vq)
 	if (!vq->bufs) {
 		uint8_t *m = dma_alloc(bytes(vq), 4096);
 		vq->bufs = calloc(n, sizeof(*vq->bufs));
-		vq->free = calloc(n, sizeof(*vq->free));
-		if (!m || !vq->bufs || !vq->free)
+		if (!m || !vq->bufs)
 			return -1;
 		if (vq->packed) {
 			vq->pdesc = (volatile struct vring_packed_desc *)m;
@@ -57,10 +56,8 @@ int virtq_alloc(struct virtq *vq)
 void virtq_restart(struct virtq *vq)
 {
 	memset(vq->packed ? (void *)vq->pdesc : (void *)vq->desc, 0, bytes(vq));
-	vq->avail_idx = vq->kicked = vq->last_used = 0;
+	vq->avail_idx = vq->kicked = vq->last_used = vq->broken = 0;
 	vq->nfree = vq->n;
-	for (uint16_t i = 0; i < vq->n; i++)
-		vq->free[i] = (uint16_t)(vq->n - 1 - i);
 	virtq_irq(vq, 0);
 }
 

@@ -1,0 +1,427 @@
+/* The virtio-net driver (drivers/net/virtio/) against the device of
+ * tests/regmodel/virtio_model.c: the 3.1.1 status sequence on a good
+ * device, then a device that lies in each way the issue names (bad
+ * capabilities, queue sizes, features, FEATURES_OK, DEVICE_NEEDS_RESET,
+ * used ids never posted, lengths past the buffer, a used index beyond the
+ * ring): the driver refuses the device or counts the entry with a named
+ * reason, never follows it, and every buffer goes home. The TX fast path
+ * (slot = buffer id, batch reclaim, EVENT_IDX kick suppression) with exact
+ * counts. Offsets here are the specification's, not the driver's. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include "drivers/net/virtio/net.c"
+#include "tests/regmodel/model.h"
+#include "tests/regmodel/virtio_model.h"
+
+extern struct nic *model_nic;
+
+enum { S_ACK = 1, S_DRIVER = 2, S_DRIVER_OK = 4, S_FEATURES_OK = 8, S_NEEDS_RESET = 64, S_FAILED = 128 };
+
+static int probe(void)
+{
+	return model_probe(&pci_driver_virtio_net, 0x1041);
+}
+
+static struct vnet_port *port(void)
+{
+	return to_vnet(model_nic);
+}
+
+static uint64_t stat(enum nic_stat s)
+{
+	nic_stats_fold(model_nic);
+	return model_nic->stats[s];
+}
+
+/* A 60-byte frame whose bytes from 12 on count from seed. */
+static void frame(uint8_t *f, uint8_t seed)
+{
+	static const uint8_t dst[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+	memcpy(f, dst, 6);
+	memset(f + 6, 0x02, 6);
+	for (int i = 12; i < 60; i++)
+		f[i] = (uint8_t)(seed + i);
+}
+
+/* A good device: ACKNOWLEDGE, DRIVER, FEATURES_OK (read back), DRIVER_OK;
+ * the features offered and wanted; both queues enabled at the rxd/txd
+ * size (128 of 256), every RX buffer made available, TX's avail ring
+ * naming slot i as buffer i. */
+static void test_probe_good(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	assert_int_equal(V.status, S_ACK | S_DRIVER | S_FEATURES_OK | S_DRIVER_OK);
+	assert_int_equal(V.driver_features, V.s.features);
+	assert_int_equal(V.q[0].size, 128);
+	assert_int_equal(V.q[1].size, 128);
+	assert_int_equal(V.q[0].enable, 1);
+	assert_int_equal(V.q[1].enable, 1);
+	assert_int_equal(V.q[0].msix, VIRTIO_MSI_NO_VECTOR);	/* poll=busy: no RX vector */
+	assert_int_equal(((uint16_t *)(uintptr_t)V.q[0].avail)[1], 128);
+	for (uint16_t i = 0; i < 128; i++)
+		assert_int_equal(((uint16_t *)(uintptr_t)V.q[1].avail)[2 + i], i);
+	assert_int_equal(V.bad_access, 0);
+	assert_int_equal(model_nic->link_up, 1);
+	assert_true(model_console_has("MAC 52:54:00:12:34:56"));
+	assert_true(model_console_has("VERSION_1 MAC STATUS CSUM GUEST_CSUM EVENT_IDX MTU"));
+}
+
+/* A capability whose structure ends past its BAR, or names a BAR that
+ * is not mapped: the device is refused with the structure named. */
+static void test_cap_outside_bar(void **st)
+{
+	(void)st;
+	vmodel_init();
+	uint32_t off = 0x20000 - 0x10;	/* BAR 0 is 128 KiB; the common structure is 0x38 long */
+	memcpy(&M.cfg[vmodel_cap(1) + 8], &off, 4);
+	assert_int_equal(probe(), -1);
+	assert_true(model_console_has("no usable virtio common configuration capability"));
+	assert_int_equal(V.resets, 0);	/* never touched */
+
+	vmodel_init();
+	M.cfg[vmodel_cap(3) + 4] = 4;	/* ISR in BAR 4: not mapped */
+	assert_int_equal(probe(), -1);
+	assert_true(model_console_has("no usable virtio ISR configuration capability"));
+
+	vmodel_init();
+	M.cfg[vmodel_cap(4) + 4] = 7;	/* BAR 7 does not exist */
+	assert_int_equal(probe(), -1);
+	assert_true(model_console_has("no usable virtio device configuration capability"));
+}
+
+/* A capability list that loops back on itself ends (bounded walk). */
+static void test_cap_loop(void **st)
+{
+	(void)st;
+	vmodel_init();
+	M.cfg[vmodel_cap(2) + 1] = vmodel_cap(1);	/* notify -> common: ISR and device never reached */
+	assert_int_equal(probe(), -1);
+	assert_true(model_console_has("no usable virtio ISR configuration capability"));
+}
+
+/* Queue size 0 and 100 (not a power of two): refused, device FAILED. */
+static void test_queue_size(void **st)
+{
+	(void)st;
+	static const uint16_t bad[] = { 0, 100 };
+	for (int i = 0; i < 2; i++) {
+		vmodel_init();
+		V.s.qsize[1] = bad[i];
+		assert_int_equal(probe(), -1);
+		char msg[96];
+		snprintf(msg, sizeof(msg), "virtqueue 1 has size %u: not a power of two", bad[i]);
+		assert_true(model_console_has(msg));
+		assert_true(V.status_seen & S_FAILED);
+		assert_false(V.status_seen & S_DRIVER_OK);
+	}
+}
+
+/* Without VERSION_1 the header and ring layout are not 1.x's: refused. */
+static void test_no_version_1(void **st)
+{
+	(void)st;
+	vmodel_init();
+	V.s.features &= ~(1ull << 32);
+	assert_int_equal(probe(), -1);
+	assert_true(model_console_has("the device does not offer VIRTIO_F_VERSION_1"));
+	assert_true(V.status_seen & S_FAILED);
+	assert_false(V.status_seen & S_DRIVER_OK);
+}
+
+/* FEATURES_OK not read back (3.1.1 step 6): refused, FAILED, no queue set up. */
+static void test_features_ok_refused(void **st)
+{
+	(void)st;
+	vmodel_init();
+	V.s.refuse_features_ok = 1;
+	assert_int_equal(probe(), -1);
+	assert_true(model_console_has("the device refused features"));
+	assert_true(V.status_seen & S_FAILED);
+	assert_false(V.status_seen & S_DRIVER_OK);
+	assert_int_equal(V.q[0].enable, 0);
+}
+
+/* A queue's MSI-X vector not taken: refused (interrupt mode napi). */
+static void test_msix_refused(void **st)
+{
+	(void)st;
+	vmodel_init();
+	V.s.refuse_msix = 1;
+	nic_cfg.poll[0] = POLL_NAPI;
+	int r = probe();
+	nic_cfg.poll[0] = POLL_BUSY;
+	assert_int_equal(r, -1);
+	assert_true(model_console_has("virtqueue 0 refused MSI-X vector 0"));
+}
+
+/* n frames into RX queue 0 and one burst: the frames delivered. */
+static int rx(int n, struct pkt **out)
+{
+	uint8_t f[60];
+	for (int i = 0; i < n; i++) {
+		frame(f, (uint8_t)i);
+		assert_int_equal(vmodel_rx(0, f, 60, 0), 1);
+	}
+	return model_nic->ops->rx_burst(model_nic, 0, out, 32);
+}
+
+/* Good frames: delivered whole, counted once each; buffers come home. */
+static void test_rx_good(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint32_t home = model_nic->pool->nfree;
+	struct pkt *out[32];
+	assert_int_equal(rx(5, out), 5);
+	uint8_t f[60];
+	for (int i = 0; i < 5; i++) {
+		frame(f, (uint8_t)i);
+		assert_int_equal(out[i]->len, 60);
+		assert_memory_equal(out[i]->data, f, 60);
+	}
+	pkt_free_bulk(out, 5);
+	assert_int_equal(model_nic->q[0].rx_packets, 5);
+	assert_int_equal(stat(NS_rx_delivered), 5);
+	assert_int_equal(model_nic->pool->nfree, home);
+	assert_int_equal(((uint16_t *)(uintptr_t)V.q[0].avail)[1], 128 + 5);	/* posted again */
+}
+
+/* Used entries that lie: an id never posted (past the ring), a length past
+ * the 2048-byte buffer, one shorter than the header, a frame longer than
+ * 1518 bytes. Each counted under its reason, none delivered, the good
+ * frame after them delivered, no buffer lost or posted twice. */
+static void test_rx_lies(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint32_t home = model_nic->pool->nfree;
+	uint16_t ids[4];
+	assert_int_equal(vmodel_take(0, ids, 4), 4);
+	vmodel_use(0, 128 + 7, 72);		/* id never posted */
+	vmodel_use(0, ids[0], PKT_BUF_SIZE + 1);	/* past the buffer */
+	vmodel_use(0, ids[1], 5);		/* shorter than the header */
+	vmodel_use(0, ids[2], 12 + 1600);	/* within the buffer, longer than a frame */
+	uint8_t *b = (uint8_t *)(uintptr_t)((struct vring_desc *)(uintptr_t)V.q[0].desc)[ids[2]].addr;
+	memset(b, 0, 12);
+	b[10] = 1;
+	struct pkt *out[32];
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, out, 32), 0);
+	assert_int_equal(stat(NS_rx_drop_desc_error), 3);
+	assert_int_equal(stat(NS_rx_drop_oversize), 1);
+	assert_int_equal(stat(NS_rx_delivered), 0);
+	assert_int_equal(model_nic->q[0].rx_drops, 3);	/* the id past the ring names no buffer to drop */
+	assert_int_equal(model_nic->pool->nfree, home);
+	/* ids[3] was taken and never returned; the next frame uses the one after */
+	assert_int_equal(rx(1, out), 1);
+	assert_int_equal(out[0]->len, 60);
+	pkt_free(out[0]);
+	assert_int_equal(model_nic->pool->nfree, home);
+	/* the three returned buffers were posted again, once each */
+	assert_int_equal(((uint16_t *)(uintptr_t)V.q[0].avail)[1], 128 + 3 + 1);
+}
+
+/* The used index 200 entries on with a ring of 128 (2.7.14 allows at most
+ * 128): nothing taken, the queue not polled as pending; the watchdog
+ * names the queue and resets the device; frames flow after it and every
+ * buffer is home. TX the same. */
+static void test_used_index_jump(void **st)
+{
+	(void)st;
+	for (int qi = 0; qi < 2; qi++) {
+		vmodel_init();
+		assert_int_equal(probe(), 0);
+		uint32_t home = model_nic->pool->nfree;
+		struct pkt *out[32];
+		vmodel_used_jump(qi, 200);
+		if (qi == 0) {
+			assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, out, 32), 0);
+			assert_false(model_nic->ops->rx_pending(model_nic, 0));
+		} else {
+			model_nic->ops->tx_clean(model_nic, 0);
+		}
+		assert_int_equal(port()->rxq[0].broken + port()->txq[0].broken, 200);
+		assert_int_equal(stat(NS_tx_errors) + stat(NS_rx_drop_desc_error), 0);
+		model_nic->ops->watchdog(model_nic);
+		char msg[128];
+		snprintf(msg, sizeof(msg), "virtqueue %d: the used index moved 200 entries, past its 128 "
+			 "descriptors (virtio 1.2 2.7.14): none taken", qi);
+		assert_true(model_console_has(msg));
+		assert_true(model_console_has("used ring index past the ring: resetting"));
+		assert_int_equal(stat(NS_resets), 1);
+		assert_int_equal(V.resets, 4);	/* two at the probe, two in the recovery */
+		assert_int_equal(V.status, S_ACK | S_DRIVER | S_FEATURES_OK | S_DRIVER_OK);
+		assert_int_equal(port()->rxq[0].broken + port()->txq[0].broken, 0);
+		assert_int_equal(rx(2, out), 2);
+		pkt_free_bulk(out, 2);
+		assert_int_equal(model_nic->pool->nfree, home);
+	}
+}
+
+/* DEVICE_NEEDS_RESET (2.1.1): the watchdog resets and starts the device
+ * again; frames in flight on TX are counted in tx_dropped and every
+ * buffer goes home. */
+static void test_needs_reset(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint32_t home = model_nic->pool->nfree;
+	struct pkt *tx[3];
+	for (int i = 0; i < 3; i++) {
+		tx[i] = pkt_alloc(model_nic->pool);
+		tx[i]->len = 60;
+		tx[i]->flags = 0;
+	}
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 3), 3);
+	V.status |= S_NEEDS_RESET;
+	model_nic->ops->watchdog(model_nic);
+	assert_true(model_console_has("the device set DEVICE_NEEDS_RESET (virtio 1.2 2.1.1): resetting"));
+	assert_int_equal(stat(NS_resets), 1);
+	assert_int_equal(stat(NS_tx_dropped), 3);
+	assert_int_equal(V.status, S_ACK | S_DRIVER | S_FEATURES_OK | S_DRIVER_OK);
+	assert_int_equal(model_nic->pool->nfree, home);
+	struct pkt *out[32];
+	assert_int_equal(rx(1, out), 1);
+	pkt_free(out[0]);
+}
+
+static void tx_frames(struct pkt **tx, int n)
+{
+	for (int i = 0; i < n; i++) {
+		tx[i] = pkt_alloc(model_nic->pool);
+		assert_non_null(tx[i]);
+		frame(tx[i]->data, (uint8_t)i);
+		tx[i]->len = 60;
+		tx[i]->flags = 0;
+	}
+}
+
+/* TX: frames go out with a zero header (12 + 60 bytes), in slot order;
+ * sent buffers come back at the reclaim, exactly once; used_event is
+ * kept half the index space ahead (no TX interrupts). */
+static void test_tx_good(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint32_t home = model_nic->pool->nfree;
+	struct pkt *tx[32];
+	tx_frames(tx, 20);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 20), 20);
+	assert_int_equal(((uint16_t *)(uintptr_t)V.q[1].avail)[1], 20);
+	assert_int_equal(vmodel_tx(1), 20);
+	static const uint8_t zero[12];
+	assert_memory_equal(vmodel_last_hdr, zero, 12);
+	assert_int_equal(vmodel_last_len, 72);
+	assert_int_equal(model_nic->pool->nfree, home - 20);
+	model_nic->ops->tx_clean(model_nic, 0);
+	assert_int_equal(model_nic->pool->nfree, home);
+	assert_int_equal(port()->txq[0].nfree, 128);
+	assert_int_equal(vmodel_used_event(1), (uint16_t)(20 + 0x8000));
+	assert_int_equal(model_nic->q[0].tx_packets, 20);
+	assert_int_equal(stat(NS_tx_errors), 0);
+}
+
+/* Used entries naming a buffer not in flight: one past the ring, one
+ * already returned. Counted in tx_errors, nothing freed twice. */
+static void test_tx_lies(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint32_t home = model_nic->pool->nfree;
+	struct pkt *tx[2];
+	tx_frames(tx, 2);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 2), 2);
+	assert_int_equal(vmodel_tx(1), 2);
+	vmodel_use(1, 0, 0);	/* id 0 again */
+	vmodel_use(1, 500, 0);	/* never a descriptor */
+	model_nic->ops->tx_clean(model_nic, 0);
+	assert_int_equal(stat(NS_tx_errors), 2);
+	assert_int_equal(model_nic->pool->nfree, home);
+	assert_int_equal(port()->txq[0].nfree, 128);
+}
+
+/* A device that returns buffers out of order: slot 0 still in flight
+ * after 1..127 came back. The next burst stops at slot 0 (tx_ring_full),
+ * never overwriting it; once 0 is back, frames flow. */
+static void test_tx_out_of_order(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint32_t home = model_nic->pool->nfree;
+	struct pkt *tx[32];
+	for (int sent = 0; sent < 128; sent += 32) {
+		tx_frames(tx, 32);
+		assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 32), 32);
+	}
+	uint16_t ids[128];
+	assert_int_equal(vmodel_take(1, ids, 128), 128);
+	for (int i = 1; i < 128; i++)
+		vmodel_use(1, ids[i], 0);
+	tx_frames(tx, 1);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 1), 0);
+	assert_int_equal(stat(NS_tx_ring_full), 1);
+	assert_int_equal(port()->txq[0].nfree, 127);
+	vmodel_use(1, ids[0], 0);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 1), 1);
+	assert_int_equal(vmodel_tx(1), 1);
+	model_nic->ops->tx_clean(model_nic, 0);
+	assert_int_equal(model_nic->pool->nfree, home);
+	assert_int_equal(stat(NS_tx_errors), 0);
+}
+
+/* EVENT_IDX (2.7.10): a kick only when the new avail index passes the
+ * device's avail_event: once for a burst crossing it, none while the
+ * device keeps it behind (it is processing). */
+static void test_tx_kick_suppression(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint64_t k0 = model_nic->q[0].tx_kicks;
+	struct pkt *tx[4];
+	vmodel_set_avail_event(1, 0);	/* wants to hear of entry 0 */
+	tx_frames(tx, 4);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 4), 4);
+	assert_int_equal(model_nic->q[0].tx_kicks, k0 + 1);
+	tx_frames(tx, 4);	/* avail_event still 0: entries 4-7 do not cross it */
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 4), 4);
+	assert_int_equal(model_nic->q[0].tx_kicks, k0 + 1);
+	vmodel_set_avail_event(1, 9);	/* entry 9: crossed by the burst of 8-11 */
+	tx_frames(tx, 4);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 4), 4);
+	assert_int_equal(model_nic->q[0].tx_kicks, k0 + 2);
+	assert_int_equal(vmodel_tx(1), 12);
+	model_nic->ops->tx_clean(model_nic, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_probe_good),
+		cmocka_unit_test(test_cap_outside_bar),
+		cmocka_unit_test(test_cap_loop),
+		cmocka_unit_test(test_queue_size),
+		cmocka_unit_test(test_no_version_1),
+		cmocka_unit_test(test_features_ok_refused),
+		cmocka_unit_test(test_msix_refused),
+		cmocka_unit_test(test_rx_good),
+		cmocka_unit_test(test_rx_lies),
+		cmocka_unit_test(test_used_index_jump),
+		cmocka_unit_test(test_needs_reset),
+		cmocka_unit_test(test_tx_good),
+		cmocka_unit_test(test_tx_lies),
+		cmocka_unit_test(test_tx_out_of_order),
+		cmocka_unit_test(test_tx_kick_suppression),
+	};
+	return cmocka_run_group_tests(tests, 0, 0);
+}
