@@ -251,9 +251,12 @@ static inline struct pkt *tx_done(struct pkt **bufs, uint16_t n, uint32_t id)
 	return p;
 }
 
-/* Packed rings: the used entries one by one (2.8.1's flags per slot). */
+/* Packed rings: the used entries one by one (2.8.1's flags per slot),
+ * their buffers NIC_BURST_MAX to a pkt_free_bulk. */
 static void tx_reclaim_packed(struct nic *nic, struct virtq *vq)
 {
+	struct pkt *done[NIC_BURST_MAX];
+	int k = 0;
 	uint32_t id, len;
 	while (virtq_used_ready(vq)) {
 		virtq_take_used(vq, &id, &len);
@@ -263,8 +266,13 @@ static void tx_reclaim_packed(struct nic *nic, struct virtq *vq)
 			continue;
 		}
 		vq->nfree++;
-		pkt_free(p);
+		done[k++] = p;
+		if (k == NIC_BURST_MAX) {
+			pkt_free_bulk(done, k);
+			k = 0;
+		}
 	}
+	pkt_free_bulk(done, k);
 }
 
 /* Free the buffers of sent frames, NIC_BURST_MAX to a pkt_free_bulk.
