@@ -355,7 +355,7 @@ static inline int tx_reclaim_due(const struct virtq *vq, int n)
 /* Up to m frames of pkts into split ring vq: frame k in descriptor and
  * buffer id avail_idx + k (mod n), whose avail ring slot already names it
  * (tx_ring_init). Stops at a descriptor still in flight. Returns the
- * frames placed; adds their bytes. */
+ * frames placed, their bytes in *bytes. */
 static inline int tx_fill_split(struct virtq *vq, struct pkt **pkts, int m, uint64_t *bytes)
 {
 	struct pkt **bufs = vq->bufs;
