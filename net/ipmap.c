@@ -11,6 +11,8 @@
 #define IP_PROTO_TCP	6
 #define IP_PROTO_UDP	17
 
+#define PAIR_SHOWN	64	/* characters of a bad pair a message quotes */
+
 /* One side of a pair at *s: IPv4 "A.B.C.D/LEN" or IPv6 "[ADDR/LEN]". */
 static int side_parse(const char **s, uint8_t a[16], uint8_t *len, uint8_t *alen)
 {
@@ -52,8 +54,9 @@ int ipmap_parse(struct ipmap *m, const char *s, char *err, size_t errlen)
 		}
 		if (side_parse(&at, p->from, &p->from_len, &p->alen) || *at++ != ':' ||
 		    side_parse(&at, p->to, &p->to_len, &to_alen) || (*at && *at != ',') || to_alen != p->alen) {
-			size_t n = strcspn(pair, ",");
-			snprintf(err, errlen, "bad pair '%.*s' (accepted: %s)", (int)n, pair, IPMAP_ACCEPTED);
+			size_t n = strcspn(pair, ",");	/* shown up to PAIR_SHOWN, so the forms fit */
+			snprintf(err, errlen, "bad pair '%.*s%s' (accepted: %s)", (int)(n < PAIR_SHOWN ? n : PAIR_SHOWN),
+				 pair, n > PAIR_SHOWN ? "..." : "", IPMAP_ACCEPTED);
 			return -1;
 		}
 		t.n++;
@@ -160,37 +163,105 @@ static uint32_t ipv4_l4(const uint8_t *ip, uint32_t room)
 	return ihl;
 }
 
+/*
+ * The upper-layer header of IPv6 packet ip (len bytes), as the packet's
+ * ends see it: its offset, or 0 when none is here (a later fragment, ESP,
+ * No Next Header, a header cut short), its protocol in *proto. Hop-by-Hop
+ * and Destination Options, Routing (any type, RH0 too: a capture replays
+ * what it holds), Fragment and AH headers are stepped over, their options
+ * not acted on (net/ipv6.c's ipv6_ext_walk is a router's, which refuses
+ * some). *dst_in_sum: 0 when a Routing header's Segments Left is not 0,
+ * as then the pseudo-header carries the final destination, the Routing
+ * header's last address, not the header's (RFC 8200 8.1); no map rewrites
+ * addresses inside a Routing header (as tcprewrite).
+ */
+static uint32_t ipv6_l4(const uint8_t *ip, uint32_t len, uint8_t *proto, int *dst_in_sum)
+{
+	uint32_t off = IPV6_HLEN;
+	uint8_t nh = ip[6];
+	*dst_in_sum = 1;
+	while (nh == IP6_HOPOPTS || nh == IP6_ROUTING || nh == IP6_FRAGMENT || nh == IP6_DSTOPTS ||
+	       nh == IP6_AH) {
+		const uint8_t *h = ip + off;
+		if (off + 8 > len || (nh == IP6_FRAGMENT && get16(h + 2) >> 3))
+			return 0;
+		if (nh == IP6_ROUTING && h[3])
+			*dst_in_sum = 0;
+		off += nh == IP6_FRAGMENT ? 8 : nh == IP6_AH ? ((uint32_t)h[1] + 2) * 4 : ((uint32_t)h[1] + 1) * 8;
+		nh = h[0];
+	}
+	*proto = nh;
+	return off <= len ? off : 0;
+}
+
+/* IPv4 packet ip (room bytes): source by src, destination by dst. */
+static int rewrite_ipv4(const struct ipmap *src, const struct ipmap *dst, uint8_t *ip, uint32_t room)
+{
+	uint8_t old[16];
+	int changed = 0;
+	uint32_t l4 = ipv4_l4(ip, room);
+	for (int d = 0; d < 2; d++) {
+		uint8_t *a = ip + 12 + 4 * d;
+		if (!map_addr(d ? dst : src, a, 4, old))
+			continue;
+		changed++;
+		csum_fix(ip + 10, old, a, 4);
+		if (l4)
+			l4_fix(ip[9], ip + l4, room - l4, old, a, 4);
+	}
+	return changed;
+}
+
+/* IPv6 packet ip (room bytes): source by src, destination by dst. */
+static int rewrite_ipv6(const struct ipmap *src, const struct ipmap *dst, uint8_t *ip, uint32_t room)
+{
+	uint8_t old[16], proto = 0;
+	int changed = 0, dst_in_sum;
+	uint32_t plen = IPV6_HLEN + get16(ip + 4);
+	uint32_t l4 = ipv6_l4(ip, plen < room ? plen : room, &proto, &dst_in_sum);
+	for (int d = 0; d < 2; d++) {
+		uint8_t *a = ip + 8 + 16 * d;
+		if (!map_addr(d ? dst : src, a, 16, old))
+			continue;
+		changed++;
+		if (l4 && (!d || dst_in_sum))
+			l4_fix(proto, ip + l4, room - l4, old, a, 16);
+	}
+	return changed;
+}
+
+/* ARP packet at arp (room bytes) over IPv4, a request or a reply: its
+ * sender and target protocol addresses by m (RFC 826's ar$spa, ar$tpa). */
+static int rewrite_arp(const struct ipmap *m, uint8_t *arp, uint32_t room)
+{
+	uint8_t old[16];
+	int changed = 0;
+	if (room < 8 || get16(arp + 2) != ETHERTYPE_IPV4 || arp[5] != 4 ||
+	    (get16(arp + 6) != ARP_REQUEST && get16(arp + 6) != ARP_REPLY) || 8u + 2u * (arp[4] + 4u) > room)
+		return 0;
+	for (int d = 0; d < 2; d++)
+		changed += map_addr(m, arp + 8 + arp[4] + d * (arp[4] + 4u), 4, old);
+	return changed;
+}
+
 int ipmap_rewrite(const struct ipmap *src, const struct ipmap *dst, uint8_t *f, uint32_t len)
 {
 	struct vlan_tags v;
-	uint8_t old[16];
-	int changed = 0;
 	vlan_parse(f, len, &v);
 	uint8_t *ip = f + v.l3;
 	uint32_t room = len - v.l3;
-	if (v.type == ETHERTYPE_IPV4 && room >= IPV4_HLEN && (ip[0] >> 4) == 4) {
-		uint32_t l4 = ipv4_l4(ip, room);
-		for (int d = 0; d < 2; d++) {
-			uint8_t *a = ip + 12 + 4 * d;
-			if (!map_addr(d ? dst : src, a, 4, old))
-				continue;
-			changed++;
-			csum_fix(ip + 10, old, a, 4);
-			if (l4)
-				l4_fix(ip[9], ip + l4, room - l4, old, a, 4);
-		}
-	} else if (v.type == ETHERTYPE_IPV6 && room >= IPV6_HLEN && (ip[0] >> 4) == 6) {
-		struct ipv6_walk w;
-		size_t plen = IPV6_HLEN + get16(ip + 4);
-		int l4 = ipv6_ext_walk(ip, plen < room ? plen : room, &w) == IPV6_EXT_OK && w.proto != IP6_FRAGMENT;
-		for (int d = 0; d < 2; d++) {
-			uint8_t *a = ip + 8 + 16 * d;
-			if (!map_addr(d ? dst : src, a, 16, old))
-				continue;
-			changed++;
-			if (l4)
-				l4_fix(w.proto, ip + w.off, room - (uint32_t)w.off, old, a, 16);
-		}
-	}
-	return changed;
+	if (v.type == ETHERTYPE_IPV4 && room >= IPV4_HLEN && (ip[0] >> 4) == 4)
+		return rewrite_ipv4(src, dst, ip, room);
+	if (v.type == ETHERTYPE_IPV6 && room >= IPV6_HLEN && (ip[0] >> 4) == 6)
+		return rewrite_ipv6(src, dst, ip, room);
+	return 0;
+}
+
+int ipmap_pnat(const struct ipmap *m, uint8_t *f, uint32_t len)
+{
+	struct vlan_tags v;
+	vlan_parse(f, len, &v);
+	if (v.type == ETHERTYPE_ARP)
+		return rewrite_arp(m, f + v.l3, len - v.l3);
+	return ipmap_rewrite(m, m, f, len);
 }

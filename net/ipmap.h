@@ -5,7 +5,8 @@
  * the first pair that matches wins. IPv4 "10.0.0.0/8:192.168.0.0/16",
  * IPv6 in brackets "[2001:db8::/32]:[2001:db9::/32]". Rewriting a frame
  * fixes the IPv4 header checksum and the TCP, UDP and ICMPv6 checksums
- * over the pseudo-header (RFC 1624 incremental updates).
+ * over the pseudo-header (RFC 1624 incremental updates). tcprewrite's
+ * --pnat is one map for both addresses, ARP's too (ipmap_pnat).
  */
 #ifndef NET_IPMAP_H
 #define NET_IPMAP_H
@@ -43,7 +44,15 @@ int ipmap_apply(const struct ipmap *m, uint8_t *a, int alen);
 /* Rewrites frame f (len bytes: Ethernet, up to two VLAN tags) in place:
  * its IPv4 or IPv6 source address by src, destination by dst, with the
  * IPv4 header checksum and the TCP/UDP/ICMPv6 checksum of a first fragment
- * updated (a UDP checksum of 0, "none", stays 0). A frame cut short keeps
+ * updated (a UDP checksum of 0, "none", stays 0). Behind IPv6 extension
+ * headers too; with a Routing header whose Segments Left is not 0 the
+ * pseudo-header's destination is the final one (RFC 8200 8.1), which no
+ * map changes, so a new destination leaves the checksum. ARP is not
+ * touched (as tcprewrite's --srcipmap/--dstipmap). A frame cut short keeps
  * what it has. Returns the number of addresses changed (0-2). */
 int ipmap_rewrite(const struct ipmap *src, const struct ipmap *dst, uint8_t *f, uint32_t len);
+/* tcprewrite's --pnat: ipmap_rewrite(m, m, f, len), and an IPv4 ARP
+ * request or reply's sender and target protocol addresses (RFC 826) by m.
+ * Returns the number of addresses changed (0-2). */
+int ipmap_pnat(const struct ipmap *m, uint8_t *f, uint32_t len);
 #endif

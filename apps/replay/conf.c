@@ -2,8 +2,9 @@
  * replay's knobs, with tcpreplay's option names (tcpreplay(1)):
  * replay_speed (--multiplier), replay_pps (--pps), replay_mbps (--mbps),
  * replay_topspeed (--topspeed), replay_loop (--loop), and tcprewrite's
- * --enet-dmac/--enet-smac (replay_dmac, replay_smac) and --srcipmap/--dstipmap
- * (replay_srcipmap, replay_dstipmap: net/ipmap.h). All can be `set` at
+ * --enet-dmac/--enet-smac (replay_dmac, replay_smac), --srcipmap/--dstipmap
+ * (replay_srcipmap, replay_dstipmap: net/ipmap.h) and --pnat (replay_pnat,
+ * which conflicts with the other two, as in tcprewrite). All can be `set` at
  * run time; the next `replay start` takes them.
  */
 #include <stdio.h>
@@ -98,6 +99,14 @@ static int parse_dstipmap(const char *v, char *err, size_t errlen)
 {
 	return ipmap_parse(&replay_cfg.dstipmap, v, err, errlen);
 }
+static int parse_pnat(const char *v, char *err, size_t errlen)
+{
+	return ipmap_parse(&replay_cfg.pnat, v, err, errlen);
+}
+static void show_pnat(char *buf, size_t len)
+{
+	ipmap_show(&replay_cfg.pnat, buf, len);
+}
 static void show_srcipmap(char *buf, size_t len)
 {
 	ipmap_show(&replay_cfg.srcipmap, buf, len);
@@ -138,6 +147,22 @@ KNOB(replay_dstipmap, .name = "replay_dstipmap", .type = KNOB_FUNC, .parse = par
      .accepted = IPMAP_ACCEPTED, .live = 1,
      .help = "replay: destination addresses inside FROM take TO's network bits, checksums fixed (tcprewrite "
 	     "--dstipmap); default off");
+
+KNOB(replay_pnat, .name = "replay_pnat", .type = KNOB_FUNC, .parse = parse_pnat, .show = show_pnat,
+     .accepted = IPMAP_ACCEPTED, .live = 1,
+     .help = "replay: source and destination addresses, and ARP's sender and target, inside FROM take TO's "
+	     "network bits, checksums fixed (tcprewrite --pnat); conflicts with replay_srcipmap/dstipmap; "
+	     "default off");
+
+int replay_maps(void)
+{
+	if (replay_cfg.pnat.n && (replay_cfg.srcipmap.n || replay_cfg.dstipmap.n)) {
+		printf("replay: replay_pnat and replay_%s conflict (as tcprewrite's --pnat and --%s): set one off\n",
+		       replay_cfg.srcipmap.n ? "srcipmap" : "dstipmap", replay_cfg.srcipmap.n ? "srcipmap" : "dstipmap");
+		return -1;
+	}
+	return 0;
+}
 
 int replay_pace(void)
 {

@@ -138,8 +138,9 @@ static struct pkt *build(struct replay_port *t, const struct pcapfile_rec *r)
 		memcpy(p->data, replay_cfg.dmac, 6);
 	if (replay_cfg.set_smac && len >= 12)
 		memcpy(p->data + 6, replay_cfg.smac, 6);
-	if ((replay_cfg.srcipmap.n || replay_cfg.dstipmap.n) &&
-	    ipmap_rewrite(&replay_cfg.srcipmap, &replay_cfg.dstipmap, p->data, r->caplen))
+	if (replay_cfg.pnat.n ? ipmap_pnat(&replay_cfg.pnat, p->data, r->caplen)
+			      : (replay_cfg.srcipmap.n || replay_cfg.dstipmap.n) &&
+				ipmap_rewrite(&replay_cfg.srcipmap, &replay_cfg.dstipmap, p->data, r->caplen))
 		t->rewritten++;
 	p->len = (uint16_t)len;
 	return p;
@@ -189,7 +190,7 @@ static int start(int p)
 {
 	struct replay_port *t = &rp[p];
 	int pace = replay_pace();
-	if (pace < 0)
+	if (pace < 0 || replay_maps() < 0)
 		return -1;
 	if (nics[p]->link_up != 1) {
 		printf("replay: %s: link down, not started (`link %s` says when it is up)\n", nics[p]->name,

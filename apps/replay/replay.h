@@ -23,12 +23,16 @@ struct replay_config {
 	uint8_t dmac[6], smac[6];	/* tcprewrite --enet-dmac/--enet-smac */
 	int set_dmac, set_smac;
 	struct ipmap srcipmap, dstipmap;	/* tcprewrite --srcipmap/--dstipmap */
+	struct ipmap pnat;	/* tcprewrite --pnat */
 };
 extern struct replay_config replay_cfg;
 
 /* The pace the knobs choose; -1 after printing why when more than one of
  * replay_pps, replay_mbps and replay_topspeed is given. */
 int replay_pace(void);
+/* 0, or -1 after printing why when replay_pnat and replay_srcipmap or
+ * replay_dstipmap are both on (tcprewrite refuses them together). */
+int replay_maps(void);
 /* The pace in words, e.g. "recorded timing x 2.000", "1000 pps". */
 void replay_pace_str(char *buf, size_t len);
 
@@ -52,7 +56,7 @@ struct replay_port {
 	uint64_t scheduled, bits;	/* frames and frame bits scheduled (PPS, MBPS) */
 	/* counters of the run (tcpreplay's statistics) */
 	uint64_t packets, bytes, loops, skipped_mtu, ring_full;
-	uint64_t rewritten;	/* frames whose addresses replay_srcipmap/dstipmap changed */
+	uint64_t rewritten;	/* frames whose addresses replay_srcipmap/dstipmap/pnat changed */
 	uint64_t late_max, late_sum;	/* TSC cycles past their due time, sent frames */
 	uint64_t start_tsc, last_tsc;	/* the first round, the last frame sent */
 	uint64_t rx_packets;	/* received on the port, dropped */

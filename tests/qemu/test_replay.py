@@ -2,13 +2,15 @@
 frames of a file booted as its module (-initrd, as GRUB's module2) out of
 the port. A pcapng file written by scapy: at its recorded timing, at
 replay_pps, at topspeed with replay_loop and tcprewrite's MAC rewrites,
-then its address maps (checksums as scapy computes them);
+then its address maps (checksums as scapy computes them) and
+tcprewrite's --pnat (ARP's addresses too) against Debian's tcprewrite;
 every frame arrives on the host socket byte for byte (QEMU's e1000e
 pads no short frame) and in order, the frame too large for
 the MTU counted in skipped_mtu; ptp4l's capture (tests/unit/data) as
 classic pcap; a truncated file refused at boot with the offset."""
 import os
 import re
+import subprocess
 import sys
 
 import pytest
@@ -53,6 +55,14 @@ def same(got, want):
     assert len(got) == len(want), (len(got), len(want))
     bad = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
     assert not bad, (bad[0], got[bad[0]].hex(), want[bad[0]].hex())
+
+
+def tcprewrite(tmp_path, frames, *opts):
+    """frames as Debian's tcprewrite rewrites them with opts."""
+    src, dst = tmp_path / "in.pcap", tmp_path / "out.pcap"
+    wrpcap(str(src), [Ether(f) for f in frames])
+    subprocess.run(["tcprewrite", "-i", str(src), "-o", str(dst)] + list(opts), check=True, capture_output=True)
+    return [bytes(p) for p in rdpcap(str(dst))]
 
 
 def boot(module, tmp_path, extra=""):
@@ -142,6 +152,20 @@ def test_replay_pcapng(pcapng, tmp_path):
         same(got, want)
         assert (n, loops, skipped) == (20, 1, 1)
         assert re.search(r"replay port0: .* rewritten 16( |$)", shell(q, "replay"), re.M)
+
+        # tcprewrite --pnat (one map for both addresses, ARP's too): refused
+        # beside --srcipmap as tcprewrite refuses it; then the frames equal
+        # what Debian's tcprewrite makes of the same file
+        pnat = "10.1.0.0/16:192.168.7.0/24,10.2.0.0/16:172.16.0.0/12"
+        shell(q, "set replay_pnat " + pnat)
+        out = shell(q, "replay start")
+        assert "replay: replay_pnat and replay_srcipmap conflict (as tcprewrite's --pnat and --srcipmap)" in out, out
+        shell(q, "set replay_srcipmap off")
+        shell(q, "set replay_dstipmap off")
+        got, (n, _, _, _, loops, skipped) = run(q, port, 20)
+        same(got, tcprewrite(tmp_path, rewritten, "--pnat=" + pnat))
+        assert (n, loops, skipped) == (20, 1, 1)
+        assert re.search(r"replay port0: .* rewritten 20( |$)", shell(q, "replay"), re.M)
         port.close()
     finally:
         q.stop()

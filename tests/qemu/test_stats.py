@@ -284,7 +284,7 @@ def test_set_show_and_clear():
     assert sorted(m.group(1).split()) == sorted(
         ("InterruptThrottleRate napi_weight copybreak prefetch stats stats_format fwd_mode "
          "replay_speed replay_pps replay_mbps replay_topspeed replay_loop replay_dmac replay_smac "
-         "replay_srcipmap replay_dstipmap").split())
+         "replay_srcipmap replay_dstipmap replay_pnat").split())
     assert replies["set poll busy"].startswith("set: poll is read at boot only")
     assert replies["set InterruptThrottleRate 2"].strip() == (
         "set: bad value '2' for InterruptThrottleRate= (accepted: 0-1|3-4|100-100000, "
@@ -294,7 +294,7 @@ def test_set_show_and_clear():
     assert m and sorted(m.group(1).split()) == sorted(
         ("InterruptThrottleRate napi_weight copybreak prefetch stats stats_format fwd_mode "
          "replay_speed replay_pps replay_mbps replay_topspeed replay_loop replay_dmac replay_smac "
-         "replay_srcipmap replay_dstipmap").split())
+         "replay_srcipmap replay_dstipmap replay_pnat").split())
     assert replies["set copybreak 256 extra"].strip() == (
         "set: one value after copybreak: usage: set [port] <knob> <value>")
     assert replies["set port9 copybreak 1"].startswith("set: no port 'port9'; ports: port0")

@@ -4,7 +4,11 @@
  * checksum then recomputed from scratch (RFC 1071, RFC 768/793 and RFC 8200
  * 8.1 pseudo-headers) and found right: IPv4 TCP, UDP, UDP without a
  * checksum, ICMP, a later fragment, a VLAN tag, a frame cut short; IPv6
- * UDP behind a Destination Options header, ICMPv6. */
+ * UDP behind a Destination Options header, ICMPv6; behind Routing headers
+ * of types 0, 2 and 4 with Segments Left 0 and not (RFC 8200 8.1: the
+ * pseudo-header's destination is then the final one), a Hop-by-Hop option
+ * a router would drop, AH, a later fragment; tcprewrite's --pnat with
+ * ARP requests and replies (ARP left alone by the src/dst maps). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -272,6 +276,186 @@ static void test_rewrite_ipv6(void **state)
 	assert_int_equal(ipmap_rewrite(&v4, &v4, f, len), 0);
 }
 
+/* The sum of an IPv6 pseudo-header (RFC 8200 8.1) of src, dst. */
+static uint64_t pseudo6(const uint8_t *src, const uint8_t *dst, uint8_t proto, uint32_t l4len)
+{
+	uint8_t ph[40] = { 0 };
+	memcpy(ph, src, 16);
+	memcpy(ph + 16, dst, 16);
+	put32(ph + 32, l4len);
+	ph[39] = proto;
+	return inet_sum(ph, 40);
+}
+
+static const uint8_t A_SRC[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2 };
+static const uint8_t A_HOP[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 3, [15] = 5 };
+static const uint8_t A_FINAL[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 9, [15] = 7 };
+
+/* An IPv6 frame with the extension header ext (extlen bytes, its Next
+ * Header set here to UDP) and a UDP datagram of 24 bytes whose checksum
+ * takes final as the pseudo-header's destination. Returns the length. */
+static uint32_t v6ext(uint8_t *f, uint8_t ext_type, const uint8_t *ext, uint32_t extlen, const uint8_t *final)
+{
+	memset(f, 0, 1600);
+	put16(f + 12, ETHERTYPE_IPV6);
+	uint8_t *ip = f + 14, *udp = ip + 40 + extlen;
+	ip[0] = 0x60;
+	put16(ip + 4, (uint16_t)(extlen + 24));
+	ip[6] = ext_type;
+	ip[7] = 64;
+	memcpy(ip + 8, A_SRC, 16);
+	memcpy(ip + 24, A_HOP, 16);
+	memcpy(ip + 40, ext, extlen);
+	ip[40] = 17;
+	put16(udp, 1234);
+	put16(udp + 2, 5678);
+	put16(udp + 4, 24);
+	for (int i = 8; i < 24; i++)
+		udp[i] = (uint8_t)(i * 5);
+	put16(udp + 6, inet_csum_fold(inet_sum(udp, 24) + pseudo6(A_SRC, final, 17, 24)));
+	return 14 + 40 + extlen + 24;
+}
+
+/* A Routing header of type (0, 2 or 4: SRH, RFC 8754 2) carrying final as
+ * the last address of its path, segments left, into rh; its length. */
+static uint32_t routing(uint8_t *rh, uint8_t type, uint8_t left, const uint8_t *final)
+{
+	memset(rh, 0, 40);
+	rh[1] = 4;	/* two addresses: 8 + 32 bytes */
+	rh[2] = type;
+	rh[3] = left;
+	if (type == 2) {	/* RFC 6275 6.4: one address, the home address */
+		rh[1] = 2;
+		memcpy(rh + 8, final, 16);
+		return 24;
+	}
+	memcpy(rh + 8, type == 4 ? final : A_HOP, 16);	/* SRH: Segment List[0] is the last */
+	memcpy(rh + 24, type == 4 ? A_HOP : final, 16);
+	return 40;
+}
+
+static void test_rewrite_ipv6_routing(void **state)
+{
+	(void)state;
+	struct ipmap src = map("[2001:db8:1::/48]:[fd00:aa::/32]"), dst = map("[2001:db8::/32]:[2001:db9::/32]");
+	static const uint8_t s2[16] = { 0xfd, 0, 0, 0xaa, 0, 1, [15] = 2 };
+	static const uint8_t d2[16] = { 0x20, 0x01, 0x0d, 0xb9, 0, 3, [15] = 5 };
+	uint8_t f[1600], rh[40];
+	for (int type = 0; type <= 4; type += 2) {
+		for (int left = 0; left <= 1; left++) {
+			/* Segments Left 0: the header's destination is the final one. */
+			uint32_t n = routing(rh, (uint8_t)type, (uint8_t)left, left ? A_FINAL : A_HOP);
+			uint32_t len = v6ext(f, IP6_ROUTING, rh, n, left ? A_FINAL : A_HOP);
+			uint8_t *ip = f + 14, *udp = f + len - 24;
+			assert_int_equal(ipmap_rewrite(&src, &dst, f, len), 2);
+			assert_memory_equal(ip + 8, s2, 16);
+			assert_memory_equal(ip + 24, d2, 16);
+			assert_memory_equal(ip + 40 + 8, rh + 8, n - 8);	/* the path as it was */
+			if (inet_csum_fold(inet_sum(udp, 24) + pseudo6(s2, left ? A_FINAL : d2, 17, 24)))
+				fail_msg("type %d segments left %d: UDP checksum wrong", type, left);
+		}
+	}
+	/* A Hop-by-Hop option of an unknown type a router discards (RFC 8200
+	 * 4.2, 10xxxxxx), AH (RFC 4302: length in 4-byte units, less 2). */
+	static const uint8_t hbh[8] = { 0, 0, 0x80, 4, 1, 2, 3, 4 };
+	static const uint8_t ah[16] = { 0, 2, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 9, 9, 9, 9 };
+	const struct {
+		uint8_t type;
+		const uint8_t *h;
+		uint32_t n;
+	} others[] = { { IP6_HOPOPTS, hbh, sizeof(hbh) }, { IP6_AH, ah, sizeof(ah) } };
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		uint32_t len = v6ext(f, others[i].type, others[i].h, others[i].n, A_HOP);
+		uint8_t *udp = f + len - 24;
+		assert_int_equal(ipmap_rewrite(&src, &dst, f, len), 2);
+		assert_int_equal(inet_csum_fold(inet_sum(udp, 24) + pseudo6(s2, d2, 17, 24)), 0);
+		for (int k = 8; k < 24; k++)	/* the sum moved in its field, not in the payload */
+			assert_int_equal(udp[k], (uint8_t)(k * 5));
+	}
+	/* A fragment past the first: its payload stays. */
+	static const uint8_t frag[8] = { 0, 0, 0, 8 * 8, 0, 0, 0, 1 };
+	uint8_t before[1600];
+	uint32_t len = v6ext(f, IP6_FRAGMENT, frag, sizeof(frag), A_HOP);
+	memcpy(before, f, sizeof(f));
+	assert_int_equal(ipmap_rewrite(&src, &dst, f, len), 2);
+	assert_memory_equal(f + 62, before + 62, sizeof(f) - 62);
+	/* A Routing header cut short: the addresses change, nothing past len. */
+	uint32_t n = routing(rh, 4, 1, A_FINAL);
+	len = v6ext(f, IP6_ROUTING, rh, n, A_FINAL);
+	memcpy(before, f, sizeof(f));
+	assert_int_equal(ipmap_rewrite(&src, &dst, f, 14 + 40 + 20), 2);
+	assert_memory_equal(f + 54, before + 54, sizeof(f) - 54);
+}
+
+/* An ARP packet over Ethernet (RFC 826) with a tag when tag: op, sender and
+ * target protocol addresses. Returns the length. */
+static uint32_t arpframe(uint8_t *f, int tag, uint16_t op, const uint8_t spa[4], const uint8_t tpa[4])
+{
+	uint32_t l3 = 14 + (tag ? 4 : 0);
+	memset(f, 0, 1600);
+	memset(f, 0xff, 6);
+	put16(f + 12, tag ? 0x8100 : 0x0806);
+	if (tag) {
+		put16(f + 14, (uint16_t)tag);
+		put16(f + 16, 0x0806);
+	}
+	uint8_t *a = f + l3;
+	put16(a, 1);
+	put16(a + 2, 0x0800);
+	a[4] = 6;
+	a[5] = 4;
+	put16(a + 6, op);
+	memset(a + 8, 0x02, 6);
+	memcpy(a + 14, spa, 4);
+	memcpy(a + 24, tpa, 4);
+	return l3 + 28;
+}
+
+static void test_pnat(void **state)
+{
+	(void)state;
+	struct ipmap m = map("10.1.0.0/16:192.168.77.0/24,10.3.0.0/16:172.31.0.0/16"), none = { 0 };
+	static const uint8_t a[4] = { 10, 1, 0, 2 }, b[4] = { 10, 3, 0, 9 };
+	static const uint8_t a2[4] = { 192, 168, 77, 2 }, b2[4] = { 172, 31, 0, 9 };
+	uint8_t f[1600], before[1600];
+	for (int tag = 0; tag <= 100; tag += 100) {
+		for (uint16_t op = 1; op <= 2; op++) {
+			uint32_t len = arpframe(f, tag, op, op == 1 ? a : b, op == 1 ? b : a);
+			uint8_t *arp = f + len - 28;
+			memcpy(before, f, sizeof(f));
+			assert_int_equal(ipmap_rewrite(&m, &m, f, len), 0);	/* --srcipmap/--dstipmap: not ARP */
+			assert_int_equal(ipmap_pnat(&m, f, len), 2);
+			assert_memory_equal(arp + 14, op == 1 ? a2 : b2, 4);
+			assert_memory_equal(arp + 24, op == 1 ? b2 : a2, 4);
+			memcpy(before + len - 28 + 14, arp + 14, 4);
+			memcpy(before + len - 28 + 24, arp + 24, 4);
+			assert_memory_equal(f, before, sizeof(f));	/* nothing else */
+		}
+	}
+	/* Only requests and replies (as tcprewrite), IPv4 over 4-byte
+	 * addresses, whole: RARP's op 3, a protocol length of 16, a cut. */
+	uint32_t len = arpframe(f, 0, 3, a, b);
+	assert_int_equal(ipmap_pnat(&m, f, len), 0);
+	len = arpframe(f, 0, 1, a, b);
+	f[14 + 5] = 16;
+	assert_int_equal(ipmap_pnat(&m, f, len), 0);
+	len = arpframe(f, 0, 1, a, b);
+	assert_int_equal(ipmap_pnat(&m, f, len - 1), 0);
+	assert_int_equal(ipmap_pnat(&m, f, len), 2);
+	assert_int_equal(ipmap_pnat(&none, f, len), 0);
+	/* IPv4 and IPv6: both addresses by the one map. */
+	len = v4frame(f, 0, 6, 0, 40, 16);
+	memcpy(f + 14 + 16, b, 4);
+	put16(f + 14 + 10, 0);
+	put16(f + 14 + 10, inet_csum(f + 14, 20));
+	l4_set(f + 14, 0, 6, f + 34, 40, 16);
+	assert_int_equal(ipmap_pnat(&m, f, len), 2);
+	assert_memory_equal(f + 14 + 12, a2, 4);
+	assert_memory_equal(f + 14 + 16, b2, 4);
+	assert_int_equal(inet_csum(f + 14, 20), 0);
+	assert_true(l4_ok(f + 14, 0, 6, f + 34, 40));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +464,8 @@ int main(void)
 		cmocka_unit_test(test_rewrite_ipv4),
 		cmocka_unit_test(test_rewrite_ipv4_edges),
 		cmocka_unit_test(test_rewrite_ipv6),
+		cmocka_unit_test(test_rewrite_ipv6_routing),
+		cmocka_unit_test(test_pnat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

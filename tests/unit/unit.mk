@@ -66,8 +66,8 @@ $(UNIT_DIR)/test_lpm6: net/addr.c net/addr.h kernel/fmt.c kernel/fmt.h
 $(UNIT_DIR)/test_ipv6: net/ipv4.c net/ipv4.h
 # netcon parses with addr's and fmt's parsers and sums with ipv4's.
 $(UNIT_DIR)/test_netcon: net/addr.c net/addr.h net/ipv4.c net/ipv4.h kernel/fmt.c kernel/fmt.h
-# ipmap: addr's parsers, ipv4's checksums, ipv6's header walk, vlan's tags.
-$(UNIT_DIR)/test_ipmap: net/addr.c net/addr.h kernel/fmt.c kernel/fmt.h net/ipv4.c net/ipv4.h net/ipv6.c net/ipv6.h \
+# ipmap: addr's parsers, ipv4's checksums, vlan's tags.
+$(UNIT_DIR)/test_ipmap: net/addr.c net/addr.h kernel/fmt.c kernel/fmt.h net/ipv4.c net/ipv4.h net/ipv6.h \
 	net/vlan.c net/vlan.h
 # stats is run/stats.c (the report above drivers and apps); it reads struct
 # nic and struct lcore (headers only).
