@@ -298,6 +298,33 @@ def pcap_files(frames):
         shutil.rmtree(d)
 
 
+def ipmap_inputs(frames):
+    """fuzz_ipmap's inputs: mode 0 (--srcipmap, --dstipmap) and mode 1
+    (--pnat) with maps matching the test frames, before each of them and
+    before IPv6 frames behind Routing headers (types 0, 2 and 4, Segments
+    Left 0 and 1), Hop-by-Hop, AH and Fragment headers, and ARP."""
+    from scapy.layers.inet6 import (IPv6, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting,
+                                    IPv6ExtHdrSegmentRouting, ICMPv6EchoRequest)
+    from scapy.layers.ipsec import AH
+    h, fin, hop = "02:00:00:00:00:01", "2001:db8:9::7", "2001:db8:3::5"
+    e = lambda: Ether(src=h, dst=MAC0) / IPv6(src="2001:db8:1::2", dst=hop)
+    u = UDP(sport=1000, dport=2000) / Raw(b"x" * 20)
+    v6 = [e() / IPv6ExtHdrRouting(type=0, addresses=[fin], segleft=1) / u,
+          e() / IPv6ExtHdrRouting(type=0, addresses=[fin], segleft=0) / u,
+          e() / IPv6ExtHdrSegmentRouting(addresses=[fin, hop], segleft=1) / TCP(),
+          e() / IPv6ExtHdrHopByHop() / ICMPv6EchoRequest(),
+          e() / AH(nh=17, spi=1, seq=1, icv=b"\0" * 12) / u,
+          e() / IPv6ExtHdrFragment(offset=0, m=1, nh=17) / u,
+          Ether(src=h, dst=MAC0) / Dot1Q(vlan=5) / IPv6(src="2001:db8:1::2", dst=hop) / u]
+    rh2 = bytearray(raw(e() / IPv6ExtHdrRouting(type=0, addresses=[fin], segleft=1) / u))
+    rh2[14 + 40 + 2] = 2        # type 2 (RFC 6275), one address: scapy builds type 0 only
+    maps = [b"\0" + b"10.1.0.0/16:192.168.7.0/24\0" + b"10.0.0.0/8:172.16.0.0/12,[2001:db8::/32]:[fd00::/8]\0",
+            b"\0" + b"[2001:db8:1::/48]:[fd00:aa::/32]\0" + b"[2001:db8::/32]:[2001:db9::/32]\0",
+            b"\1" + b"10.1.0.0/16:10.9.0.0/16,10.2.0.0/16:10.8.0.0/16,[2001:db8::/32]:[2001:db9::/32]\0"]
+    all_frames = frames + [raw(f) for f in v6] + [bytes(rh2)]
+    return [maps[i % len(maps)] + f for i, f in enumerate(all_frames)] + [maps[2] + f for f in frames if f[12:14] == b"\x08\x06"]
+
+
 def write(name, seeds):
     d = os.path.join(SEEDS, name)
     shutil.rmtree(d, ignore_errors=True)
@@ -337,6 +364,7 @@ def main():
     write("netperf", netperf_messages(a.captures))
     write("bpf", bpf_programs(test_frames()))
     write("pcapfile", pcap_files(test_frames()))
+    write("ipmap", ipmap_inputs(test_frames()))
     write("shell", [s.encode() for s in (
         "help\r", "set InterruptThrottleRate 4\rshow config\r", "ethtool -S port0\r",
         "stats\x1b[A\x1b[D\x7f\r", "fwd\x01\x05\x15x\r\n", "set stats 5" + " " * 120 + "extra\r",

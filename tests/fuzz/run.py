@@ -10,6 +10,7 @@ and makes the exit status 1. Also writes build/fuzz/results.json for
 tools/reliability.py.
 
     tests/fuzz/run.py --seconds 60 ipv4 arp ...
+    tests/fuzz/run.py --seconds 10 --cap ipmap=3 ...   (ipmap 3 s, the others 10)
 """
 import argparse
 import concurrent.futures
@@ -92,13 +93,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=int, default=60)
     ap.add_argument("--jobs", type=int, default=1, help="harnesses run at once (each is one process)")
+    ap.add_argument("--cap", action="append", default=[], metavar="NAME=SECONDS",
+                    help="run harness NAME at most SECONDS (a small one that --seconds would only repeat)")
     ap.add_argument("harness", nargs="+")
     a = ap.parse_args()
+    cap = {}
+    for c in a.cap:
+        name, _, sec = c.partition("=")
+        if name not in a.harness or not sec.isdigit():
+            ap.error("--cap %s: accepted: NAME=SECONDS with NAME one of the harnesses given" % c)
+        cap[name] = int(sec)
     rows = []
     print("%-10s %8s %12s %10s %6s %7s %7s %8s" % ("harness", "seconds", "execs", "execs/s", "cov", "ft",
                                                    "corpus", "crashes"), flush=True)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs))
-    for r in pool.map(lambda name: run(name, a.seconds), a.harness):
+    for r in pool.map(lambda name: run(name, min(a.seconds, cap.get(name, a.seconds))), a.harness):
         name = r["harness"]
         rows.append(r)
         print("%-10s %8d %12d %10d %6d %7d %7d %8d" % (name, r["seconds"], r["execs"], r["execs_per_s"],
