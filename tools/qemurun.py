@@ -170,13 +170,14 @@ def nic_args(i, spec, machine, sockdir):
 
 def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics=(), extra=(),
                  append="", qmp=None, interactive=False, workdir=None, sockdir=None,
-                 kernel="linerate.elf", com=1):
+                 kernel="linerate.elf", com=1, iso=None):
     """The QEMU argument list for one run (see module doc); extra: more QEMU
     arguments, e.g. other devices; kernel: the image under build/ that boot
     kernel loads (linerate-fault.elf: with the shell's `fault` command);
     com: the COM port (1-4) on stdio, the ones before it unconnected (null),
     e.g. 2 with console=ttyS1; 0: COM1 unconnected and stdio left to a
-    chardev in extra (a PCI serial card's)."""
+    chardev in extra (a PCI serial card's); iso: the image boot iso-* takes
+    instead of build/linerate.iso (a test's own GRUB menu)."""
     if boot not in BOOTS:
         raise SystemExit(f"boot {boot!r}: accepted: {'|'.join(BOOTS)}")
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-M", machine, "-m", mem, "-smp", str(smp),
@@ -215,7 +216,7 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
             raise SystemExit("--append needs boot kernel or efi; on the ISO edit the GRUB entry ('e')")
         if boot == "iso-uefi":
             cmd += ["-bios", OVMF]
-        cmd += ["-cdrom", os.path.join(BUILD, "linerate.iso")]
+        cmd += ["-cdrom", iso or os.path.join(BUILD, "linerate.iso")]
     else:
         esp = os.path.join(workdir, "esp")
         os.makedirs(os.path.join(esp, "EFI", "BOOT"), exist_ok=True)

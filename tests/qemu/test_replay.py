@@ -7,9 +7,11 @@ tcprewrite's --pnat (ARP's addresses too) against Debian's tcprewrite;
 every frame arrives on the host socket byte for byte (QEMU's e1000e
 pads no short frame) and in order, the frame too large for
 the MTU counted in skipped_mtu; ptp4l's capture (tests/unit/data) as
-classic pcap; a truncated file refused at boot with the offset."""
+classic pcap; the same capture loaded by GRUB's module2 from an ISO; a
+truncated file refused at boot with the offset."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -24,6 +26,8 @@ from scapy.all import ARP, IP, UDP, Ether, rdpcap, wrpcap  # noqa: E402
 from scapy.utils import PcapNgWriter  # noqa: E402
 
 PROMPT = "linerate> "
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+BUILD = os.path.join(ROOT, "build")
 PTP_PCAP = os.path.join(os.path.dirname(__file__), "..", "unit", "data", "ptp4l-l2-e2e-twostep.pcap")
 GAP = 0.01      # s between the pcapng file's frames
 DONE = r"replay: port0: done: (\d+) frames, (\d+) bytes in (\d+)\.(\d+) s, (\d+) loops, skipped_mtu (\d+)"
@@ -183,6 +187,45 @@ def test_replay_ptp4l_pcap(tmp_path):
         q.expect(rf"replay: pcap of {len(frames)} frames, {sum(map(len, frames))} bytes", 60)
         q.expect(rf"replay: port0: started: {len(frames)} frames, topspeed, loop 1", 60)
         q.expect(rf"replay: port0: done: {len(frames)} frames, {sum(map(len, frames))} bytes", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        port = StreamPort(q.nic_sock(0))
+        got, (n, _, _, _, loops, skipped) = run(q, port, len(frames))
+        same(got, frames)
+        assert (n, loops, skipped) == (len(frames), 1, 0)
+        port.close()
+    finally:
+        q.stop()
+
+
+def grub_iso(tmp_path, module, knobs):
+    """A BIOS GRUB ISO made as make makes build/linerate.iso, whose one
+    entry boots the kernel with knobs and loads module as GRUB's module2
+    (the issue's `module2 /replay.pcap replay`)."""
+    root = tmp_path / "iso"
+    (root / "boot" / "grub").mkdir(parents=True)
+    shutil.copy(os.path.join(BUILD, "linerate.elf"), root / "boot" / "linerate.elf")
+    shutil.copy(os.path.join(ROOT, "boot", "serial.cfg"), root / "boot" / "grub" / "serial.cfg")
+    shutil.copy(module, root / "replay.pcap")
+    (root / "boot" / "grub" / "grub.cfg").write_text(
+        'source "${prefix}/serial.cfg"\nset timeout=0\nmenuentry "linerate: replay /replay.pcap" {\n'
+        f"\tmultiboot2 /boot/linerate.elf {knobs}\n\tmodule2 /replay.pcap replay\n\tboot\n}}\n")
+    iso = tmp_path / "replay.iso"
+    subprocess.run(["grub-mkrescue", "-d", "/usr/lib/grub/i386-pc", "-o", str(iso), "--fonts=", "--locales=",
+                    "--themes=", "--install-modules=normal configfile multiboot2 iso9660 serial terminal",
+                    str(root)], check=True, capture_output=True)
+    return iso
+
+
+def test_replay_grub_module2(tmp_path):
+    """ptp4l's capture loaded by GRUB (BIOS, from an ISO) as a Multiboot2
+    module: read as with -initrd, and its 54 frames sent byte for byte."""
+    frames = [bytes(p) for p in rdpcap(PTP_PCAP)]
+    iso = grub_iso(tmp_path, PTP_PCAP, "stats=0 app=replay replay_start=shell replay_topspeed=1")
+    q = Qemu(boot="iso-bios", iso=str(iso), mem="128M", nics=["e1000e:netdev=stream"])
+    try:
+        q.expect(rf"replay: pcap of {len(frames)} frames, {sum(map(len, frames))} bytes", 120)  # BIOS, GRUB, then the kernel
+        q.expect(r"port0: link up", 60)
         q.send("\r")
         q.expect(PROMPT, 30)
         port = StreamPort(q.nic_sock(0))
