@@ -2,7 +2,8 @@
 PXE image, or OVMF's network stack on the NIC's UEFI driver loads GRUB's
 EFI image, from QEMU's built-in DHCP/TFTP (-boot n, -netdev
 user,tftp=,bootfile=); GRUB loads linerate.elf with the command line of
-the box's MAC file, or the default file for a MAC without one."""
+the box's MAC file, or the default file for a MAC without one, and the
+module the MAC file names (GRUB's module2), none for the default."""
 import os
 import re
 import shutil
@@ -14,6 +15,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from qemurun import BUILD, Qemu  # noqa: E402
 
 TREE = os.path.join(BUILD, "netboot")
+# The box with a MAC file also gets a boot module (app=replay's pcap).
+PTP_PCAP = os.path.join(os.path.dirname(__file__), "..", "unit", "data", "ptp4l-l2-e2e-twostep.pcap")
+MODULE = "boot: module of %d bytes at" % os.path.getsize(PTP_PCAP)
 
 
 @pytest.fixture
@@ -22,7 +26,9 @@ def tree(tmp_path):
         pytest.fail("build/netboot is missing: run make netboot (make qemu-test does)")
     t = tmp_path / "tftp"
     shutil.copytree(TREE, t)
-    (t / "linerate" / "mac-52:54:00:12:34:70.cfg").write_text('set linerate_args="stats=0 app=sink rxd=256"\n')
+    (t / "linerate" / "mac-52:54:00:12:34:70.cfg").write_text(
+        'set linerate_args="stats=0 app=sink rxd=256"\nset linerate_module="/linerate/replay.pcap"\n')
+    shutil.copy(PTP_PCAP, t / "linerate" / "replay.pcap")
     return str(t)
 
 
@@ -47,10 +53,12 @@ def test_bios_pxe_mac_file_and_default(tree):
     assert cmdline == "stats=0 app=sink rxd=256"
     assert "knobs from /linerate/mac-52:54:00:12:34:70.cfg: stats=0 app=sink rxd=256" in flat(text)
     assert "MAC 52:54:00:12:34:70, 1 queue(s), rxd 256 txd 512" in text
+    assert "linerate netboot: module /linerate/replay.pcap" in flat(text) and MODULE in text
     cmdline, text = boot(tree, "52:54:00:12:34:71")
     assert cmdline == "stats=0"
     assert "knobs from /linerate/default.cfg: stats=0" in flat(text)
     assert "MAC 52:54:00:12:34:71, 1 queue(s), rxd 512 txd 512" in text
+    assert "boot: module of" not in text
 
 
 def test_uefi_pxe_mac_file_and_default(tree):
@@ -58,7 +66,9 @@ def test_uefi_pxe_mac_file_and_default(tree):
     assert cmdline == "stats=0 app=sink rxd=256"
     assert "knobs from /linerate/mac-52:54:00:12:34:70.cfg: stats=0 app=sink rxd=256" in flat(text)
     assert "MAC 52:54:00:12:34:70, 1 queue(s), rxd 256 txd 512" in text
+    assert "linerate netboot: module /linerate/replay.pcap" in flat(text) and MODULE in text
     cmdline, text = boot(tree, "52:54:00:12:34:71", "uefi")
     assert cmdline == "stats=0"
     assert "knobs from /linerate/default.cfg: stats=0" in flat(text)
     assert "MAC 52:54:00:12:34:71, 1 queue(s), rxd 512 txd 512" in text
+    assert "boot: module of" not in text
