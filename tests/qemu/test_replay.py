@@ -212,7 +212,7 @@ def grub_iso(tmp_path, module, knobs):
         f"\tmultiboot2 /boot/linerate.elf {knobs}\n\tmodule2 /replay.pcap replay\n\tboot\n}}\n")
     iso = tmp_path / "replay.iso"
     subprocess.run(["grub-mkrescue", "-d", "/usr/lib/grub/i386-pc", "-o", str(iso), "--fonts=", "--locales=",
-                    "--themes=", "--install-modules=normal configfile multiboot2 iso9660 serial terminal",
+                    "--themes=", "--install-modules=normal configfile multiboot2 iso9660 serial terminal test",
                     str(root)], check=True, capture_output=True)
     return iso
 
