@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include "drivers/pci/pci.h"
 #include "drivers/watchdog/wdt.h"
-#include "kernel/knobs.h"
 
 #define TIMER1 0x00	/* first stage preload (20 bits) */
 #define TIMER2 0x04	/* second stage preload */
@@ -24,14 +23,6 @@
 #define LOCK 0x68	/* PCI config: WDT lock register */
 #define LOCK_ENABLE (1 << 1)
 #define LOCK_LOCKED (1 << 0)	/* firmware locked it (until reset) */
-#define SECONDS_MAX 2046	/* preload seconds << 9 within 20 bits, as Linux */
-
-static int64_t seconds;
-/* 1 s is refused: the feed comes once a second, as late as the reset. */
-static const struct knob_range range[] = { { 0, 0 }, { 2, SECONDS_MAX } };
-KNOB(watchdog, .name = "watchdog", .type = KNOB_INT, .ranges = range, .nranges = 2, .ival = &seconds,
-     .help = "seconds a wedged core has before the hardware watchdog (i6300esb) resets the box; fed once a "
-	     "second while every core's poll loop runs (so at least 2); 0 off; default 0");
 
 static volatile uint8_t *regs;
 
@@ -47,20 +38,15 @@ static void write_reload(uint16_t v)
 	*(volatile uint16_t *)(regs + RELOAD) = v;
 }
 
-int wdt_armed(void)
+/* The feed (wdt_claim): restart both stages. */
+static void keepalive(void)
 {
-	return regs != 0;
-}
-
-void wdt_keepalive(void)
-{
-	if (regs)
-		write_reload(RELOAD_RELOAD);
+	write_reload(RELOAD_RELOAD);
 }
 
 static int esb_probe(struct pci_dev *d, const struct pci_id *id)
 {
-	char bdf[PCI_BDF_LEN];
+	char bdf[PCI_BDF_LEN], who[32];
 	volatile uint8_t *r = pci_map_bar(d, 0);
 
 	(void)id;
@@ -70,27 +56,30 @@ static int esb_probe(struct pci_dev *d, const struct pci_id *id)
 		return -1;
 	}
 	uint16_t was = *(volatile uint16_t *)(r + RELOAD);
-	if (!seconds) {
+	snprintf(who, sizeof(who), "i6300esb %s", bdf);
+	if (!wdt_seconds) {
 		printf("watchdog: i6300esb %s, off (watchdog=0)%s\n", bdf,
 		       was & RELOAD_TIMEOUT ? "; the last reset was this watchdog's" : "");
 		return 0;
 	}
 	if (pci_read8(d, LOCK) & LOCK_LOCKED) {
-		printf("watchdog: i6300esb %s is locked by the firmware: watchdog=%ld not armed\n", bdf, seconds);
+		printf("watchdog: i6300esb %s is locked by the firmware: watchdog=%ld not armed\n", bdf, wdt_seconds);
 		return -1;
 	}
+	if (wdt_claim(who, keepalive) != 0)
+		return -1;
 	regs = r;
 	pci_write16(d, CONFIG, CONFIG_INT_NONE);	/* reset on stage 2, 1 kHz */
 	pci_write8(d, LOCK, 0);
 	write_reload(RELOAD_TIMEOUT | RELOAD_RELOAD);	/* clear the flag */
-	uint32_t preload = (uint32_t)seconds << 9;	/* each stage: half of it */
+	uint32_t preload = (uint32_t)wdt_seconds << 9;	/* each stage: half of it; 20 bits up to WDT_SECONDS_MAX */
 	unlock();
 	*(volatile uint32_t *)(regs + TIMER1) = preload;
 	unlock();
 	*(volatile uint32_t *)(regs + TIMER2) = preload;
 	write_reload(RELOAD_RELOAD);
 	pci_write8(d, LOCK, LOCK_ENABLE);
-	printf("watchdog: i6300esb %s armed: a reset %ld s after the cores' loops stop%s\n", bdf, seconds,
+	printf("watchdog: i6300esb %s armed: a reset %ld s after the cores' loops stop%s\n", bdf, wdt_seconds,
 	       was & RELOAD_TIMEOUT ? "; the last reset was this watchdog's" : "");
 	return 0;
 }

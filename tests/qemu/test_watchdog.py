@@ -1,8 +1,8 @@
-"""The hardware watchdog (issue 24): watchdog=SECONDS arms QEMU's i6300esb;
-while the poll loop runs it is fed and the box stays up past SECONDS; when
-core 0's loop stops (the fault image's `fault stall`) QEMU resets the guest,
-which boots again with the same knobs and says the last reset was the
-watchdog's."""
+"""The hardware watchdog (issue 24): watchdog=SECONDS arms QEMU's i6300esb,
+or without it q35's ICH9 TCO timer; while the poll loop runs it is fed and
+the box stays up past SECONDS; when core 0's loop stops (the fault image's
+`fault stall`) QEMU resets the guest, which boots again with the same knobs
+and says the last reset was the watchdog's."""
 import os
 import re
 import sys
@@ -14,6 +14,12 @@ from qemurun import Qemu  # noqa: E402
 READY = r"linerate: ready in \d+ us"
 PROMPT = "linerate> "
 ARMED = "watchdog: i6300esb 00:03.0 armed: a reset 2 s after the cores' loops stop"
+TCO_ARMED = "watchdog: iTCO 00:1f.0 (ICH9 TCO at 0x660) armed: a reset 2 s after the cores' loops stop"
+TCO_OFF = "watchdog: iTCO 00:1f.0 (ICH9 TCO at 0x660), off (watchdog=0)"
+
+
+def watchdog_lines(text):
+    return re.findall(r"^watchdog: .*?(?=\r?$)", text, re.M)
 
 
 def test_watchdog_fed_then_fires_on_a_stalled_loop():
@@ -22,7 +28,8 @@ def test_watchdog_fed_then_fires_on_a_stalled_loop():
               extra=["-device", "i6300esb,addr=0x3", "-action", "reboot=reset"]) as q:
         q.expect(READY)
         q.expect(PROMPT)
-        assert re.findall(r"^watchdog: .*?(?=\r?$)", q.text(), re.M) == [ARMED]
+        assert watchdog_lines(q.text()) == [
+            ARMED, "watchdog: iTCO 00:1f.0 not armed: i6300esb 00:03.0 is (one watchdog at a time)"]
         up = q.shell("uptime")
         with q.pumping():
             time.sleep(4)	# twice the timeout: fed, no reset
@@ -39,5 +46,26 @@ def test_watchdog_fed_then_fires_on_a_stalled_loop():
 def test_watchdog_off_by_default():
     with Qemu(boot="kernel", extra=["-device", "i6300esb,addr=0x3"]) as q:
         q.expect(PROMPT)
-        assert re.findall(r"^watchdog: .*?(?=\r?$)", q.text(), re.M) == [
-            "watchdog: i6300esb 00:03.0, off (watchdog=0)"]
+        assert watchdog_lines(q.text()) == ["watchdog: i6300esb 00:03.0, off (watchdog=0)", TCO_OFF]
+
+
+def test_tco_fed_then_fires_on_a_stalled_loop():
+    """q35 without an i6300esb: the ICH9 TCO timer (ticks of 0.6 s, two
+    rounds), with the board's NO_REBOOT strap off
+    (ICH9-LPC.noreboot: QEMU 10's default, set here all the same)."""
+    with Qemu(boot="kernel", kernel="linerate-fault.elf", append="watchdog=2 stats=0",
+              extra=["-global", "ICH9-LPC.noreboot=false", "-action", "reboot=reset"]) as q:
+        q.expect(READY)
+        q.expect(PROMPT)
+        assert watchdog_lines(q.text()) == [TCO_ARMED]
+        up = q.shell("uptime")
+        with q.pumping():
+            time.sleep(3)	# past the 2.4 s of two rounds: fed, no reset
+        assert q.shell("uptime") != up
+        assert q.text().count("linerate 0.1.0 (") == 1
+        q.send("fault stall\r")
+        q.expect("fault: core 0 stalls")
+        q.expect(r"boot: path pvh, cmdline \"watchdog=2 stats=0\"", 30)
+        q.expect(re.escape(TCO_ARMED + "; the last reset was this watchdog's"))
+        q.expect(PROMPT)
+        assert q.text().count("linerate 0.1.0 (") == 2
