@@ -74,10 +74,6 @@ int netcon_parse(const char *v, struct netcon_target *t, char *err, size_t errle
 		snprintf(err, errlen, "'%c' after the start: only '+' (extended messages) is supported", *s);
 		return -1;
 	}
-	if (strchr(v, ';')) {
-		snprintf(err, errlen, "one target only (no ';')");
-		return -1;
-	}
 	if (!comma) {
 		snprintf(err, errlen, "no ',' between the source and the target");
 		return -1;
@@ -103,9 +99,12 @@ int netcon_parse(const char *v, struct netcon_target *t, char *err, size_t errle
 	s = comma + 1;
 	if (endpoint(&s, &n.tgt_port, &n.tgt_ip, 1, "target", err, errlen) != 0)
 		return -1;
-	if (*s == '/' && s[1] != '\0' && mac_parse(s + 1, n.tgt_mac) != 0) {
-		snprintf(err, errlen, "target MAC '%.20s' is not xx:xx:xx:xx:xx:xx", s + 1);
-		return -1;
+	if (*s == '/' && s[1] != '\0') {
+		if (mac_parse(s + 1, n.tgt_mac) != 0) {
+			snprintf(err, errlen, "target MAC '%.20s' is not xx:xx:xx:xx:xx:xx", s + 1);
+			return -1;
+		}
+		n.mac_given = 1;
 	}
 	if (*s != '\0' && *s != '/') {
 		snprintf(err, errlen, "'%.20s' after the target address", s);
@@ -119,13 +118,41 @@ int netcon_parse(const char *v, struct netcon_target *t, char *err, size_t errle
 	return 0;
 }
 
+int netcon_parse_list(const char *v, struct netcon_target *t, int max, char *err, size_t errlen)
+{
+	int n = 0;
+
+	for (;;) {
+		char one[160], why[120];
+		size_t len = strcspn(v, ";");
+		if (n == max) {
+			snprintf(err, errlen, "more than %d targets (';' between them)", max);
+			return -1;
+		}
+		if (len >= sizeof(one)) {
+			snprintf(err, errlen, "target %d: longer than %zu characters", n + 1, sizeof(one) - 1);
+			return -1;
+		}
+		memcpy(one, v, len);
+		one[len] = '\0';
+		if (netcon_parse(one, &t[n], why, sizeof(why)) != 0) {
+			snprintf(err, errlen, "target %d: %s", n + 1, why);
+			return -1;
+		}
+		n++;
+		if (v[len] == '\0')
+			return n;
+		v += len + 1;
+	}
+}
+
 void netcon_show(const struct netcon_target *t, char *buf, size_t len)
 {
 	char src[IPV4_STR_MAX], tgt[IPV4_STR_MAX], mac[MAC_STR_MAX];
 
 	snprintf(buf, len, "%s%u@%s/port%d,%u@%s/%s", t->extended ? "+" : "", t->src_port,
 		 t->src_ip ? ipv4_str(src, t->src_ip) : "", t->port, t->tgt_port, ipv4_str(tgt, t->tgt_ip),
-		 mac_str(mac, t->tgt_mac));
+		 t->mac_given ? mac_str(mac, t->tgt_mac) : "");
 }
 
 size_t netcon_frame(uint8_t *out, size_t cap, const struct netcon_target *t, const uint8_t src_mac[6],

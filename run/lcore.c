@@ -78,6 +78,8 @@ static void deliver(struct lcore *lc, struct nic *nic, int q, struct pkt **pkts,
 {
 	const struct app *app = port_app[nic->port];
 	lc->processed += (uint64_t)n;
+	if (netcon_arp_ports >> nic->port & 1)
+		netcon_rx(nic, pkts, n);
 	if (app) {
 		app->rx(nic, q, pkts, n);
 	} else {
@@ -247,8 +249,8 @@ void lcore_run(void)
 		poll_all(lc, &pending);
 		for (int i = 0; i < nidle; i++)
 			idle_work += idle[i]->idle();
-		if (lc->id == netcon_core)
-			idle_work += netcon_poll();
+		if (netcon_cores >> lc->id & 1)
+			idle_work += netcon_poll(lc->id);
 		uint64_t now = rdtsc();
 		if (now >= next_clean) {
 			tx_clean_mine(lc);

@@ -1,5 +1,5 @@
 /* Unit tests for net/netcon.c: netconsole= in Linux's forms (defaults,
- * every part given, '+'), every refused form with its reason, and the
+ * every part given, '+', several targets), every refused form with its reason, and the
  * datagram's bytes checked against an independent checksum. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,11 +25,15 @@ static void test_forms(void **state)
 	struct netcon_target t;
 	char err[160];
 	(void)state;
-	shown("@/,@10.0.0.2/", "6665@/port0,6666@10.0.0.2/ff:ff:ff:ff:ff:ff");
-	shown("@/,6666@10.0.0.2", "6665@/port0,6666@10.0.0.2/ff:ff:ff:ff:ff:ff");
+	shown("@/,@10.0.0.2/", "6665@/port0,6666@10.0.0.2/");
+	shown("@/,6666@10.0.0.2", "6665@/port0,6666@10.0.0.2/");
+	shown("@/,@10.0.0.2/ff:ff:ff:ff:ff:ff", "6665@/port0,6666@10.0.0.2/ff:ff:ff:ff:ff:ff");
 	shown("4444@10.0.0.1/port3,9353@10.0.0.2/12:34:56:78:9a:bc",
 	      "4444@10.0.0.1/port3,9353@10.0.0.2/12:34:56:78:9a:bc");
-	shown("+@10.0.0.1/port1,@10.0.0.2/", "+6665@10.0.0.1/port1,6666@10.0.0.2/ff:ff:ff:ff:ff:ff");
+	shown("+@10.0.0.1/port1,@10.0.0.2/", "+6665@10.0.0.1/port1,6666@10.0.0.2/");
+	assert_int_equal(netcon_parse("@/,@10.0.0.2/", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.mac_given, 0);	/* ARP, broadcast until it answers */
+	assert_memory_equal(t.tgt_mac, "\xff\xff\xff\xff\xff\xff", 6);
 	assert_int_equal(netcon_parse("+1@10.0.0.1/port7,65535@192.168.1.1/02:00:00:00:00:02", &t, err, sizeof(err)), 0);
 	assert_int_equal(t.extended, 1);
 	assert_int_equal(t.port, 7);
@@ -38,6 +42,30 @@ static void test_forms(void **state)
 	assert_int_equal(t.src_ip, 0x0a000001);
 	assert_int_equal(t.tgt_ip, 0xc0a80101);
 	assert_memory_equal(t.tgt_mac, "\x02\x00\x00\x00\x00\x02", 6);
+	assert_int_equal(t.mac_given, 1);
+}
+
+/* Several targets, ';' between them as Linux takes them. */
+static void test_list(void **state)
+{
+	struct netcon_target t[NETCON_TARGETS];
+	char err[160] = "", buf[160];
+	(void)state;
+	assert_int_equal(netcon_parse_list("@/,@10.0.0.2/", t, NETCON_TARGETS, err, sizeof(err)), 1);
+	assert_int_equal(netcon_parse_list("+@/port1,@10.0.0.2/;4444@/port2,5555@10.0.0.3/02:00:00:00:00:03", t,
+					   NETCON_TARGETS, err, sizeof(err)), 2);
+	netcon_show(&t[0], buf, sizeof(buf));
+	assert_string_equal(buf, "+6665@/port1,6666@10.0.0.2/");
+	netcon_show(&t[1], buf, sizeof(buf));
+	assert_string_equal(buf, "4444@/port2,5555@10.0.0.3/02:00:00:00:00:03");
+	assert_int_equal(netcon_parse_list("@/,@10.0.0.2/;@/,@10.0.0.3/;@/,@10.0.0.4/", t, 2, err, sizeof(err)), -1);
+	assert_string_equal(err, "more than 2 targets (';' between them)");
+	assert_int_equal(netcon_parse_list("@/,@10.0.0.2/;@/,@10.0.0.256/", t, 4, err, sizeof(err)), -1);
+	assert_string_equal(err, "target 2: target address '10.0.0.256' is not A.B.C.D");
+	assert_int_equal(netcon_parse_list("@/,@10.0.0.2/;", t, 4, err, sizeof(err)), -1);
+	assert_string_equal(err, "target 2: no ',' between the source and the target");
+	assert_int_equal(netcon_parse_list("@/,@10.0.0.2/", t, 0, err, sizeof(err)), -1);
+	assert_string_equal(err, "more than 0 targets (';' between them)");
 }
 
 static void refused(const char *v, const char *why)
@@ -57,7 +85,6 @@ static void test_refused(void **state)
 	refused("@/port0", "no ',' between the source and the target");
 	refused("r@/,@10.0.0.2/", "'r' after the start: only '+' (extended messages) is supported");
 	refused("++@/,@10.0.0.2/", "'+' after the start: only '+' (extended messages) is supported");
-	refused("@/,@10.0.0.2/;@/,@10.0.0.3/", "one target only (no ';')");
 	refused("6665/port0,@10.0.0.2/", "the source part has no '@' ([port]@ip)");
 	refused("0@/,@10.0.0.2/", "source port '0' is not 1-65535");
 	refused("65536@/,@10.0.0.2/", "source port '65536' is not 1-65535");
@@ -121,6 +148,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
