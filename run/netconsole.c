@@ -78,15 +78,18 @@ static void unlock(uint64_t flags)
 	irq_restore(flags);
 }
 
+/* netconsole= given again adds its targets to those before. */
 static int parse(const char *v, char *err, size_t len)
 {
 	struct netcon_target t[NETCON_TARGETS];
-	int n = netcon_parse_list(v, t, NETCON_TARGETS, err, len);
+	int n = netcon_parse_list(v, t, NETCON_TARGETS - nconns, err, len);
 
+	if (n < 0 && nconns && strncmp(err, "more than", 9) == 0)
+		snprintf(err, len, "more than %d targets in all (%d before this one)", NETCON_TARGETS, nconns);
 	if (n < 0)
 		return -1;
-	for (nconns = 0; nconns < n; nconns++)
-		conns[nconns] = (struct conn){ .t = t[nconns], .on = 1 };
+	for (int i = 0; i < n; i++)
+		conns[nconns++] = (struct conn){ .t = t[i], .on = 1 };
 	given = 1;
 	return 0;
 }
@@ -105,10 +108,10 @@ static void show(char *buf, size_t len)
 	}
 }
 
-KNOB(netconsole, .name = "netconsole", .type = KNOB_FUNC, .parse = parse, .show = show,
+KNOB(netconsole, .name = "netconsole", .type = KNOB_FUNC, .parse = parse, .show = show, .repeatable = 1,
      .help = "send every console message as UDP, as Linux's netconsole: "
 	     "[+][src-port]@[src-ip]/[portN],[tgt-port]@tgt-ip/[tgt-mac]; up to 4 targets, ';' between them (as "
-	     "Linux); src-port 6665, tgt-port 6666, port0 and the port's IPv4 address (ipN=) when left "
+	     "Linux) or the knob repeated; src-port 6665, tgt-port 6666, port0 and the port's IPv4 address (ipN=) when left "
 	     "out; without tgt-mac the target's (or its gateway's) MAC by ARP, the broadcast MAC if none answers; "
 	     "'+': Linux's extended format, one line a datagram; default off",
      .accepted = "[+][1-65535]@[A.B.C.D]/[port0-port7],[1-65535]@A.B.C.D[/xx:xx:xx:xx:xx:xx][;...]");

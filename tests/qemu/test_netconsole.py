@@ -167,14 +167,14 @@ def test_port_missing_named():
 
 
 def test_several_targets_arp_and_broadcast():
-    """Three targets on port0, ';' between them as Linux takes them: the
-    first with its MAC, the second found by ARP (the test answers), the
+    """Three targets on port0, two with ';' between them as Linux takes
+    them, the third in the knob given again: the first with its MAC, the second found by ARP (the test answers), the
     third asked three times a second apart and then sent to the broadcast
     MAC. Each gets the whole boot report."""
     from scapy.layers.inet import IP, UDP
     from scapy.layers.l2 import ARP, Ether
-    knob = ("netconsole=4444@10.0.0.1/port0,5555@10.0.0.2/02:00:00:00:00:02;@10.0.0.1/port0,@10.0.0.3/;"
-            "@10.0.0.1/port0,7777@10.0.0.4/")
+    knob = ("netconsole=4444@10.0.0.1/port0,5555@10.0.0.2/02:00:00:00:00:02;@10.0.0.1/port0,@10.0.0.3/ "
+            "netconsole=@10.0.0.1/port0,7777@10.0.0.4/")
     with Qemu(boot="kernel", nics=["e1000e:netdev=stream"], append="app=sink stats=0 " + knob) as q:
         port = StreamPort(q.nic_sock(0))
         q.expect(READY)
