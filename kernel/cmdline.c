@@ -331,6 +331,9 @@ static int parse_word(const unsigned char *times, const char *w, size_t wlen,
 	memcpy(word, w, wlen);
 	word[wlen] = '\0';
 	eq = strchr(word, '=');
+	k = eq ? NULL : knob_find(knobs, n, word);
+	if (k && k->flag)
+		return knob_set(k, "1", msg, len);
 	if (eq == NULL || eq == word) {
 		snprintf(msg, len, "cmdline: '%.64s' is not key=value", word);
 		append_names(msg, len, knobs, n);

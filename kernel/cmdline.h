@@ -53,6 +53,8 @@ struct knob {
 	 * (len bytes, NUL included), for the shell's `show config`. */
 	void (*show)(char *buf, size_t len);
 	int repeatable;		/* may appear more than once (e.g. route=) */
+	int flag;		/* KNOB_INT 0-1: the bare word NAME also means NAME=1 (Linux's
+				 * boolean parameters, e.g. nox2apic) */
 	/* KNOB_FUNC, may be NULL: the knob also takes keys NAME.SUB (e.g.
 	 * ip0.100=, a VLAN sub-interface): parse_sub(sub, value, err, errlen)
 	 * as parse; each such key is its own word, not a repeat of NAME. */

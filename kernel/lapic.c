@@ -4,7 +4,9 @@
  * MSRs 0x800 + offset / 16 (11.12.1.2), else in xAPIC mode through the
  * MMIO page at IA32_APIC_BASE.
  */
+#include "kernel/acpi.h"
 #include "kernel/cpu.h"
+#include "kernel/knobs.h"
 #include "kernel/lapic.h"
 #include "kernel/smp.h"
 #include "kernel/time.h"
@@ -30,6 +32,12 @@
 
 static volatile uint32_t *lapic;
 static int x2apic;	/* 1: registers are MSRs (SDM 11.12) */
+static int64_t nox2apic;
+static int nox2apic_refused;	/* an APIC ID needs x2APIC */
+static const struct knob_range bit[] = { { 0, 1 } };
+KNOB(nox2apic, .name = "nox2apic", .type = KNOB_INT, .ranges = bit, .nranges = 1, .ival = &nox2apic, .flag = 1,
+     .help = "the local APIC in xAPIC mode (MMIO) even when the CPU offers x2APIC, as Linux's nox2apic (the bare "
+	     "word or nox2apic=1); x2APIC kept when an APIC ID needs more than 8 bits; default 0");
 volatile uint64_t ticks;
 uint32_t tick_hz;
 
@@ -92,8 +100,40 @@ void lapic_init_ap(void)
 	enable();
 }
 
+/* An APIC ID above 254 (the xAPIC broadcast ID is 255): x2APIC only. */
+static int id_needs_x2apic(void)
+{
+	if (lapic_id() > 254)
+		return 1;
+	for (int i = 0; i < acpi.ncpus; i++)
+		if (acpi.apic_ids[i] > 254)
+			return 1;
+	return 0;
+}
+
+void lapic_apply_nox2apic(void)
+{
+	if (!nox2apic || !x2apic)
+		return;
+	if (id_needs_x2apic()) {
+		nox2apic_refused = 1;
+		return;
+	}
+	/* x2APIC to xAPIC only through disabled (SDM 11.12.5, figure 11-27);
+	 * the disable resets the APIC's registers: enable() sets SVR again. */
+	uint64_t base = rdmsr(MSR_APIC_BASE);
+	wrmsr(MSR_APIC_BASE, base & ~(uint64_t)(APIC_BASE_EN | APIC_BASE_EXTD));
+	wrmsr(MSR_APIC_BASE, (base & ~(uint64_t)APIC_BASE_EXTD) | APIC_BASE_EN);
+	x2apic = 0;
+	enable();
+}
+
 const char *lapic_mode(void)
 {
+	if (nox2apic_refused)
+		return "x2APIC (MSRs; nox2apic not followed: an APIC ID needs more than 8 bits)";
+	if (nox2apic)
+		return "xAPIC (MMIO, nox2apic)";
 	return x2apic ? "x2APIC (MSRs)" : "xAPIC (MMIO)";
 }
 

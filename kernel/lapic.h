@@ -10,6 +10,10 @@
 void lapic_init(void);
 /* "x2APIC (MSRs)" or "xAPIC (MMIO)": the mode lapic_init chose. */
 const char *lapic_mode(void);
+/* nox2apic= after the command line and ACPI, before the timer: leave
+ * x2APIC for xAPIC unless an APIC ID needs more than 8 bits (the report's
+ * mode says which). Core 0 only, before the other cores start. */
+void lapic_apply_nox2apic(void);
 /* Count LAPIC timer decrements (divide by 16) across a window of
  * window_us measured by the caller (the TSC calibration window). */
 void lapic_calibrate_start(void);

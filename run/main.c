@@ -181,6 +181,7 @@ void __attribute__((no_stack_protector)) kernel_main(void)
 	phase_tsc[PH_ACPI] = rdtsc();
 	tsc_calibrate();
 	phase_tsc[PH_TSC] = rdtsc();
+	lapic_apply_nox2apic();
 	timer_init(TICK_HZ);
 	phase_tsc[PH_LAPIC] = rdtsc();
 	pci_init();

@@ -71,10 +71,14 @@ def test_cores_knob_limits_cores():
 
 
 def test_six_gib_two_cpus_cpu_max():
-    with Qemu(boot="kernel", mem="6G", smp=2, cpu="max", append="selftest=exit") as q:
+    """-cpu max offers x2APIC; the bare word nox2apic (Linux's) keeps the
+    LAPICs in xAPIC mode, leaving x2APIC after the TSC calibration, and
+    both cores come up (test_lcore covers x2APIC with two cores)."""
+    with Qemu(boot="kernel", mem="6G", smp=2, cpu="max", append="selftest=exit nox2apic") as q:
         text = boot_report(q)
         assert q.wait() == EXIT_OK
     check_report(text, "pvh", 2, 6144, ecam=True)
+    assert re.search(r"^lapic: 0xfee00000, xAPIC \(MMIO, nox2apic\), timer 100 Hz", text, re.M), text
     m = re.search(r"memory: above 4 GiB: page 0x([0-9a-f]+) written and read back", text)
     assert m and int(m.group(1), 16) >= 2**32
     assert re.search(r"smp: 2 core\(s\) running \(MADT lists 2\), TSC [^:]*: core0 apic 0 skew 0\+-0 "

@@ -322,6 +322,27 @@ static void test_parse_repeatable(void **state)
 			    " (prefix length over 32; accepted: A.B.C.D/len)");
 }
 
+/* A flag knob (Linux's boolean parameters): the bare word means NAME=1. */
+static void test_parse_flag(void **state)
+{
+	static int64_t nox;
+	static const struct knob_range bit[] = { { 0, 1 } };
+	static const struct knob fk[] = { { .name = "nox2apic", .type = KNOB_INT, .help = "flag", .ranges = bit,
+					    .nranges = 1, .ival = &nox, .flag = 1 } };
+	(void)state;
+	nox = 0;
+	assert_int_equal(cmdline_parse("nox2apic", fk, 1, record, msgs), 0);
+	assert_int_equal(nox, 1);
+	assert_int_equal(cmdline_parse("nox2apic=0", fk, 1, record, msgs), 0);
+	assert_int_equal(nox, 0);
+	assert_int_equal(cmdline_parse("nox2apicx nox2apic=2", fk, 1, record, msgs), 2);
+	assert_string_equal(msgs[0], "cmdline: 'nox2apicx' is not key=value (accepted: nox2apic=)");
+	assert_int_equal(nox, 0);
+	/* Not a flag: the bare word stays refused. */
+	assert_int_equal(parse("rxd"), 1);
+	assert_string_equal(msgs[2], "cmdline: 'rxd' is not key=value " ALL_NAMES);
+}
+
 static void test_parse_long_word(void **state)
 {
 	char line[700];
@@ -506,6 +527,7 @@ int main(void)
 		cmocka_unit_test_setup(test_parse_bad_values_continue, reset),
 		cmocka_unit_test_setup(test_parse_duplicate, reset),
 		cmocka_unit_test_setup(test_parse_repeatable, reset),
+		cmocka_unit_test_setup(test_parse_flag, reset),
 		cmocka_unit_test_setup(test_parse_long_word, reset),
 		cmocka_unit_test_setup(test_parse_long_word_repeats, reset),
 		cmocka_unit_test_setup(test_parse_long_line, reset),
