@@ -346,7 +346,7 @@ int netcon_poll(int core)
 	int more = 0;
 
 	for (int i = 0; i < nconns; i++)
-		if (conns[i].on && conns[i].nic->owner[0] == core)
+		if (conns[i].on && conns[i].nic->tx_owner[0] == core)
 			more |= poll_one(&conns[i]);
 	return more;
 }
