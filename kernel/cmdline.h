@@ -59,6 +59,10 @@ struct knob {
 	 * ip0.100=, a VLAN sub-interface): parse_sub(sub, value, err, errlen)
 	 * as parse; each such key is its own word, not a repeat of NAME. */
 	int (*parse_sub)(const char *sub, const char *value, char *err, size_t errlen);
+	/* With parse_sub, may be NULL: the i-th NAME.SUB key given (i from 0),
+	 * its SUB into sub and its value into buf, for `show config`; 0, or
+	 * -1: no i-th. */
+	int (*show_sub)(int i, char *sub, size_t sublen, char *buf, size_t len);
 	/*
 	 * KNOB_INT and KNOB_ENUM: one value per port, as Linux e1000e module
 	 * parameters take one per board: *ival is an array of KNOB_MAX_PORTS;

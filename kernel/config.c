@@ -1,4 +1,5 @@
 /* Knobs from the serial shell; see config.h. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "kernel/config.h"
@@ -128,6 +129,31 @@ static int knob_after(const struct knob *a, const struct knob *b)
 	return c ? c > 0 : a->line > b->line;
 }
 
+/* Append a printf-formatted line to buf (len bytes) at *used; -1 (and
+ * nothing written) if it does not fit whole. */
+static int put_line(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int w = vsnprintf(buf + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (w < 0 || (size_t)w >= len - *used) {
+		buf[*used] = 0;
+		return -1;
+	}
+	*used += (size_t)w;
+	return 0;
+}
+
+/* show config's line of knob k under key (its name, or NAME.SUB) = v, with help. */
+static int put_knob(char *buf, size_t len, size_t *used, const struct knob *k, const char *key, const char *v,
+		    const char *help)
+{
+	int kv = (int)strlen(key) + 1 + (int)strlen(v);
+	return put_line(buf, len, used, "%s=%s%*s %-4s  %s\n", key, v, kv < 30 ? 30 - kv : 0, "",
+			k->live ? "run" : k->set_by ? k->set_by : "boot", help ? help : "");
+}
+
 size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n)
 {
 	static const struct knob *order[CMDLINE_KNOBS_MAX];
@@ -144,21 +170,26 @@ size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n)
 	}
 	for (size_t i = 0; i < n; i++) {
 		static char v[CONFIG_VALUE_MAX];	/* 64 routes of 31 bytes */
+		char key[48], help[96];
+		int j = 0;
 		const struct knob *k = order[i];
-		int w = 0;
-		if (k->file && (!i || !order[i - 1]->file || strcmp(k->file, order[i - 1]->file)))
-			w = snprintf(buf + used, len - used, "[%s]\n", k->file);
+		size_t start = used;
+		int cut = k->file && (!i || !order[i - 1]->file || strcmp(k->file, order[i - 1]->file)) &&
+			  put_line(buf, len, &used, "[%s]\n", k->file);
 		knob_value(k, v, sizeof(v));
-		int kv = (int)strlen(k->name) + 1 + (int)strlen(v);
-		if (w >= 0 && (size_t)w < len - used)
-			w += snprintf(buf + used + w, len - used - (size_t)w, "%s=%s%*s %-4s  %s\n", k->name, v,
-				      kv < 30 ? 30 - kv : 0, "", k->live ? "run" : k->set_by ? k->set_by : "boot",
-				      k->help ? k->help : "");
-		if (w < 0 || (size_t)w >= len - used) {
+		cut = cut || put_knob(buf, len, &used, k, k->name, v, k->help);
+		if (cut) {	/* a file's header goes with its first line */
+			used = start;
 			buf[used] = 0;
 			break;
 		}
-		used += (size_t)w;
+		for (char sub[16]; !cut && k->show_sub && !k->show_sub(j, sub, sizeof(sub), v, sizeof(v)); j++) {
+			snprintf(key, sizeof(key), "%s.%s", k->name, sub);
+			snprintf(help, sizeof(help), "%s.SUB: see %s", k->name, k->name);
+			cut = put_knob(buf, len, &used, k, key, v, help);
+		}
+		if (cut)
+			break;
 	}
 	return used;
 }

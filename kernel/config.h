@@ -43,7 +43,8 @@ extern int config_ports;
  * Grouped by the file that declares them, a "[drivers/net/nic.c]" line
  * before each group, the groups in config_groups' order (general, NIC,
  * addresses, then each app), each file's knobs in declaration order;
- * knobs without a file first, in their order.
+ * knobs without a file first, in their order. A knob's NAME.SUB keys
+ * (show_sub, e.g. ip0.100=) follow its line, one line each.
  * Writes whole lines into buf (len bytes, NUL-terminated); returns the
  * length written.
  */

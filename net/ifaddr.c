@@ -305,12 +305,28 @@ static int parse_vlan(int port, const char *sub, const char *v, char *err, size_
 	return 0;
 }
 
+/* show config's ipN.VID= lines: port's i-th sub-interface that has an
+ * address (fwd took those of a port that does not exist away at boot). */
+static int show_vlan(int port, int i, char *sub, size_t sublen, char *buf, size_t len)
+{
+	for (int v = 0; v < ifaddr_nvlans; v++) {
+		const struct ifaddr *ia = &ifaddrs[IFADDR_PORTS + v];
+		if (ifaddr_vlans[v].port == port && (ia->v4.addr || ia->n6) && i-- == 0) {
+			snprintf(sub, sublen, "%u", ifaddr_vlans[v].vid);
+			show_ip(IFADDR_PORTS + v, buf, len);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 #define IP_KNOB(n) \
 	static int parse_ip##n(const char *v, char *e, size_t l) { return parse_ip(n, v, e, l); } \
 	static int parse_vlan##n(const char *sub, const char *v, char *e, size_t l) { return parse_vlan(n, sub, v, e, l); } \
 	static void show_ip##n(char *b, size_t l) { show_ip(n, b, l); } \
+	static int show_vlan##n(int i, char *s, size_t sl, char *b, size_t l) { return show_vlan(n, i, s, sl, b, l); } \
 	KNOB(ip##n, .name = "ip" #n, .type = KNOB_FUNC, .parse = parse_ip##n, .show = show_ip##n, \
-	     .parse_sub = parse_vlan##n, \
+	     .parse_sub = parse_vlan##n, .show_sub = show_vlan##n, \
 	     .accepted = "A.B.C.D/LEN[,gw=A.B.C.D] and/or up to 4 ADDR6/LEN and/or auto, comma-separated (LEN 1-32 or " \
 			 "1-128, decimal without leading zeros), e.g. 10.0.0.1/24,gw=10.0.0.254,2001:db8::1/64; " \
 			 "no subnet on two links; gw another host of the subnet; or dhcp[,auto] (management port only); " \

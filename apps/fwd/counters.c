@@ -3,6 +3,7 @@
 #include "apps/fwd/counters.h"
 #include "apps/app.h"
 #include "apps/fwd/fwd.h"
+#include "apps/fwd/l3.h"
 #include "net/prom.h"
 
 struct fwd_stats fwd_stats[MAX_CPUS][FWD_LINKS];
@@ -28,14 +29,25 @@ void fwd_stats_sum(int port, struct fwd_stats *out)
 	}
 }
 
-/* fwd's /metrics families (struct app .metrics). */
+/* A sample of link l: port="portN" for a port, link="portN.VID" for a
+ * VLAN sub-interface (whose frames its port's samples do not count). */
+static void link_sample(struct prom *o, const char *name, int l, const char *k, const char *v, uint64_t value)
+{
+	if (l < NIC_MAX_PORTS)
+		prom_port_sample(o, name, l, k, v, value);
+	else
+		prom_sample(o, name, "link", l3_nics[l]->name, k, v, value);
+}
+
+/* fwd's /metrics families (struct app .metrics): the ports fwd runs on,
+ * then the VLAN sub-interfaces it routes on. */
 void fwd_metrics(struct prom *o)
 {
-	struct fwd_stats st[NIC_MAX_PORTS];
-	int any = 0, run[NIC_MAX_PORTS];
-	for (int p = 0; p < nic_count; p++)
-		if ((run[p] = app_runs_on(&app_fwd, p))) {
-			fwd_stats_sum(p, &st[p]);
+	static struct fwd_stats st[FWD_LINKS];	/* one scrape at a time: the mgmt core's */
+	int any = 0, run[FWD_LINKS] = { 0 };
+	for (int l = 0; l < FWD_LINKS; l++)
+		if ((run[l] = l < NIC_MAX_PORTS ? l < nic_count && app_runs_on(&app_fwd, l) : l3_nics[l] != NULL)) {
+			fwd_stats_sum(l, &st[l]);
 			any = 1;
 		}
 	if (!any)
@@ -52,16 +64,16 @@ void fwd_metrics(struct prom *o)
 	};
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
 		prom_family(o, f[i].name, "counter", f[i].help);
-		for (int p = 0; p < nic_count; p++)
-			if (run[p])
-				prom_port_sample(o, f[i].name, p, NULL, NULL, *(const uint64_t *)((const char *)&st[p] + f[i].off));
+		for (int l = 0; l < FWD_LINKS; l++)
+			if (run[l])
+				link_sample(o, f[i].name, l, NULL, NULL, *(const uint64_t *)((const char *)&st[l] + f[i].off));
 	}
 	prom_family(o, "fwd_dropped_total", "counter", "frames fwd dropped, by reason");
-	for (int p = 0; p < nic_count; p++)
-		for (int r = 0; r < FWD_DROP_N && run[p]; r++)
-			prom_port_sample(o, "fwd_dropped_total", p, "reason", fwd_drop_names[r], st[p].drop[r]);
+	for (int l = 0; l < FWD_LINKS; l++)
+		for (int r = 0; r < FWD_DROP_N && run[l]; r++)
+			link_sample(o, "fwd_dropped_total", l, "reason", fwd_drop_names[r], st[l].drop[r]);
 	prom_family(o, "fwd_events_total", "counter", "L3 router events (frames of its own), by event");
-	for (int p = 0; p < nic_count; p++)
-		for (int e = 0; e < FWD_EV_N && run[p]; e++)
-			prom_port_sample(o, "fwd_events_total", p, "event", fwd_ev_names[e], st[p].ev[e]);
+	for (int l = 0; l < FWD_LINKS; l++)
+		for (int e = 0; e < FWD_EV_N && run[l]; e++)
+			link_sample(o, "fwd_events_total", l, "event", fwd_ev_names[e], st[l].ev[e]);
 }

@@ -23,17 +23,19 @@ APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip1=10.2.0.1/24 "
 
 
 class Router:
-    """The router booted with append, its two ports' host sockets in p and
-    their MACs in mac."""
-    def __init__(self, append=APPEND):
-        self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2, append=append)
-        self.q.expect(r"port1: link up", 90)
+    """The router booted with append on nics (ports 0 and 1 on host stream
+    sockets, in p), every port's MAC in mac."""
+    def __init__(self, append=APPEND, nics=("e1000e:netdev=stream",) * 2):
+        self.q = Qemu(boot="kernel", mem="256M", nics=list(nics), append=append)
+        up = set()
+        while len(up) < len(nics):      # in whatever order the links come up
+            up.add(self.q.expect(r"port(\d): link up", 90).group(1))
         self.q.send("\r")
         self.q.expect(PROMPT, 30)
         self.p = [StreamPort(self.q.nic_sock(i)) for i in (0, 1)]
         out = self.shell("ifconfig")
         self.mac = re.findall(r"ether ([0-9a-f:]{17})", out)
-        assert len(self.mac) == 2, out
+        assert len(self.mac) == len(nics), out
 
     def shell(self, line, timeout=60):
         return self.q.shell(line, timeout)

@@ -1,19 +1,22 @@
 """app=fwd routing between 802.1Q VLAN sub-interfaces (ipN.VID=) in QEMU:
 two e1000e ports wired to host stream sockets, frames made and checked with
 scapy. port0 carries untagged 10.1.0.0/24, VLAN 100 (10.100.0.0/24 and
-2001:db8:100::/64) and VLAN 200 (10.200.0.0/24); port1 untagged 10.2.0.0/24.
+2001:db8:100::/64) and VLAN 200 (10.200.0.0/24); port1 untagged 10.2.0.0/24
+and 2001:db8:2::/64; port2 is the management port on a tap (/metrics).
 One boot; the bad ipN.VID= forms are on the same command line and must be
 refused with the accepted forms while the good ones route."""
 import os
 import re
+import subprocess
 import sys
 
 import pytest
-from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptSrcLLAddr, IPerror,
-                       IPv6, Raw, raw)
+from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr,
+                       ICMPv6NDOptSrcLLAddr, IPerror, IPv6, Raw, raw)
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
+import netns  # noqa: E402
 import test_fwd_l3  # noqa: E402
 
 PROMPT = "linerate> "
@@ -22,14 +25,19 @@ H100 = ("02:00:00:00:01:00", "10.100.0.2", 100)    # VLAN 100 on port0
 H200 = ("02:00:00:00:02:00", "10.200.0.2", 200)    # VLAN 200 on port0
 H1 = ("02:00:00:00:00:22", "10.2.0.2", None)       # untagged on port1
 H100_6 = "2001:db8:100::2"
+H7 = ("02:00:00:00:01:07", "10.100.0.7", 100)      # VLAN 100, not yet known to the router
+H7_6 = "2001:db8:100::7"
+H1_6 = "2001:db8:2::2"
+NS, TAP = netns.names("vlan")
 BAD = "ip0.0=10.9.0.1/24 ip0.4095=10.9.1.1/24 ip0.0100=10.9.2.1/24 ip1.100=10.100.0.9/24 ip0.300=dhcp"
 APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip0.100=10.100.0.1/24,2001:db8:100::1/64 ip0.200=10.200.0.1/24 "
-          "ip1=10.2.0.1/24 ip5.300=10.5.0.1/24 " + BAD + " ip0.100=10.9.3.1/24")
+          "ip1=10.2.0.1/24,2001:db8:2::1/64 ip5.300=10.5.0.1/24 " + BAD + " ip0.100=10.9.3.1/24 "
+          "mgmt=port2 ip2=10.5.5.1/24")
 
 
 class Router(test_fwd_l3.Router):
     def __init__(self):
-        super().__init__(APPEND)
+        super().__init__(APPEND, nics=["e1000e:netdev=stream"] * 2 + [f"e1000e:netdev=tap,ifname={TAP}"])
 
     def fwd(self):
         """{link name: {counter: value}} from the fwd command."""
@@ -41,9 +49,16 @@ class Router(test_fwd_l3.Router):
 
 @pytest.fixture(scope="module")
 def r():
-    router = Router()
-    yield router
-    router.close()
+    netns.tap_add(TAP)
+    try:
+        router = Router()
+        try:
+            netns.wire(NS, TAP, "10.5.5.2/24")
+            yield router
+        finally:
+            router.close()
+    finally:
+        netns.remove(NS, TAP)
 
 
 def eth(r, host, port=0, **kw):
@@ -159,3 +174,82 @@ def test_icmp_from_the_links_address_and_unknown_vlan(r):
     assert d["port0.100"]["local"] == 1
     assert d["port0"]["rx"] == 2 and d["port0"]["vlan_unknown"] == 2
     assert d["port1"]["rx"] == 1 and d["port1"]["vlan_unknown"] == 1
+
+
+def test_own_arp_and_ns_out_of_a_vlan(r):
+    """Frames routed to hosts of VLAN 100 the router does not know yet: it
+    asks for them out of port0 tagged 100 (ARP from 10.100.0.1, NS from the
+    port's link-local address to the solicited-node group), each answer
+    (tagged) resolves them and the held frames leave tagged; a 1500-byte
+    datagram leaves as a 1518-byte frame (the tag on top), and one comes
+    back in from VLAN 100 the same way."""
+    before = r.fwd()
+    r.p[1].send(udp(r, H1, H7, 3, port=1))
+    req = recv(r, 0, 1)
+    assert req and ARP in req[0], req
+    a = req[0]
+    assert a[Dot1Q].vlan == 100 and a.dst == "ff:ff:ff:ff:ff:ff" and a.src == r.mac[0]
+    assert a[ARP].op == 1 and a[ARP].psrc == "10.100.0.1" and a[ARP].hwsrc == r.mac[0] and a[ARP].pdst == H7[1]
+    r.p[0].send([raw(eth(r, H7) / ARP(op=2, hwsrc=H7[0], psrc=H7[1], hwdst=r.mac[0], pdst="10.100.0.1"))])
+    got = recv(r, 0, 3)
+    assert len(got) == 3 and all(g[Dot1Q].vlan == 100 and g.dst == H7[0] and g[IP].ttl == 63 for g in got), got
+    big = raw(eth(r, H1, 1) / IP(src=H1[1], dst=H7[1], id=99) / UDP(sport=7, dport=9) / Raw(b"b" * 1472))
+    r.p[1].send([big])
+    got = recv(r, 0, 1)
+    assert got and len(raw(got[0])) == 1518 and got[0][Dot1Q].vlan == 100 and got[0][IP].id == 99, got
+    back = raw(eth(r, H7) / IP(src=H7[1], dst=H1[1], id=98) / UDP(sport=9, dport=7) / Raw(b"c" * 1472))
+    assert len(back) == 1518
+    r.p[0].send([back])
+    got = recv(r, 1, 1)
+    assert got and len(raw(got[0])) == 1514 and Dot1Q not in got[0] and got[0][IP].id == 98, got
+
+    six = [raw(eth(r, H1, 1) / IPv6(src=H1_6, dst=H7_6) / UDP(sport=7, dport=3000 + i) / Raw(b"6" * 20))
+           for i in range(2)]
+    r.p[1].send(six)
+    ns = recv(r, 0, 1)
+    assert ns and ICMPv6ND_NS in ns[0], ns
+    n = ns[0]
+    assert n[Dot1Q].vlan == 100 and n.dst == "33:33:ff:00:00:07" and n.src == r.mac[0]
+    assert n[IPv6].dst == "ff02::1:ff00:7" and n[IPv6].src.startswith("fe80::") and n[IPv6].hlim == 255
+    assert n[ICMPv6ND_NS].tgt == H7_6 and n[ICMPv6NDOptSrcLLAddr].lladdr == r.mac[0]
+    r.p[0].send([raw(eth(r, H7) / IPv6(src=H7_6, dst=n[IPv6].src, hlim=255) /
+                     ICMPv6ND_NA(tgt=H7_6, R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=H7[0]))])
+    got = recv(r, 0, 2)
+    assert len(got) == 2 and all(g[Dot1Q].vlan == 100 and g.dst == H7[0] and g[IPv6].hlim == 63 for g in got), got
+    assert sorted(g[UDP].dport for g in got) == [3000, 3001]
+    after = r.fwd()
+    d = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]} for link in after}
+    moved = {link: {k: v for k, v in d[link].items() if v} for link in d}
+    assert moved == {"port0": {}, "port0.200": {}, "port1": {"rx": 6, "forwarded": 6},
+                     "port0.100": {"rx": 3, "arp": 1, "nd": 1, "forwarded": 1, "arp_requests": 1, "nd_solicits": 1}}
+    assert re.search(r"port0\.100\s+%s\s+%s\s+reachable" % (re.escape(H7_6), H7[0]), r.shell("fwd nd"))
+
+
+def test_vlan_links_in_metrics_and_show_config(r):
+    """/metrics has each sub-interface's samples under link="port0.100",
+    equal to `fwd`'s, beside the ports' (port="port0"), and promtool
+    accepts the page; `show config` lists the ipN.VID= given."""
+    c = r.fwd()
+    page = netns.sh("curl", "-sS", "--max-time", "20", "http://10.5.5.1/metrics", ns=NS)
+    for link, label in [("port0", 'port="port0"'), ("port0.100", 'link="port0.100"'),
+                        ("port0.200", 'link="port0.200"')]:
+        for name, key in [("fwd_received_total", "rx"), ("fwd_forwarded_total", "forwarded"),
+                          ("fwd_arp_total", "arp"), ("fwd_nd_total", "nd")]:
+            m = re.search(r"^linerate_%s\{%s\} (\d+)$" % (name, re.escape(label)), page, re.M)
+            assert m and int(m.group(1)) == c[link][key], (name, label, m and m.group(0), c[link][key])
+        m = re.search(r'^linerate_fwd_events_total\{%s,event="arp_requests"\} (\d+)$' % re.escape(label), page, re.M)
+        assert m and int(m.group(1)) == c[link]["arp_requests"], (label, m)
+    m = re.search(r'^linerate_fwd_dropped_total\{port="port0",reason="vlan_unknown"\} (\d+)$', page, re.M)
+    assert m and int(m.group(1)) == c["port0"]["vlan_unknown"]
+    assert 'link="port0.300"' not in page and 'port="port0.100"' not in page
+    check = subprocess.run(["promtool", "check", "metrics"], input=page, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout
+    conf = r.shell("show config")
+    lines = {m.group(1): m.group(2) for m in re.finditer(r"^(ip\d(?:\.\d+)?)=(\S*)", conf, re.M)}
+    assert lines["ip0"] == "10.1.0.1/24" and lines["ip1"] == "10.2.0.1/24,2001:db8:2::1/64"
+    assert lines["ip0.100"] == "10.100.0.1/24,2001:db8:100::1/64" and lines["ip0.200"] == "10.200.0.1/24"
+    # ip5.300= was taken away at boot (no port5), the refused forms never set.
+    assert sorted(k for k in lines if "." in k) == ["ip0.100", "ip0.200"], lines
+    assert re.search(r"^ip0\.100=\S+\s+boot\s+ip0\.SUB: see ip0\r?$", conf, re.M), conf
+    assert "ip0.100=10.100.0.1/24" in netns.sh("curl", "-sS", "--max-time", "20", "http://10.5.5.1/config", ns=NS)
