@@ -115,9 +115,9 @@ struct src_slot {
 
 /* dst_slot's IPv6 kin, for l3v6_fast_run: an IPv6 destination the full
  * path forwarded a frame to (not ours, not multicast, not link-local nor
- * martian, routed out of `out` to a REACHABLE neighbor). Valid while
- * epoch equals the core's, as dst_slot (nd.c moves it on whenever an
- * entry leaves REACHABLE or its MAC changes). */
+ * martian, routed out of `out` to a REACHABLE, DELAY or PROBE neighbor).
+ * Valid while epoch equals the core's, as dst_slot (nd.c moves it on
+ * whenever an entry's state or MAC changes, except DELAY to PROBE). */
 struct dst6_slot {
 	uint64_t lo, hi;	/* the destination's two halves as in the header */
 	uint64_t epoch;

@@ -88,8 +88,9 @@ static inline __attribute__((always_inline)) unsigned dst6_slot_of(uint64_t hi)
 }
 
 /* Remember ip's destination for l3v6_fast_run: its frame was just
- * forwarded out of port out to mac, a REACHABLE neighbor (unless that
- * batch is mixed). */
+ * forwarded out of port out to mac, a neighbor whose address is in use
+ * (REACHABLE, DELAY or PROBE: RFC 4861 7.3.3 sends to the cached address
+ * while it is checked) unless that batch is mixed. */
 static void dst6_remember(struct l3_core *c, const struct ipv6_hdr *ip, int out, const uint8_t mac[ETH_ALEN])
 {
 	uint64_t lo, hi;
@@ -200,7 +201,7 @@ static int ipv6_route(struct nic *nic, struct pkt *p, struct ipv6_hdr *ip, size_
 	const uint8_t *hop = memcmp(l3_nh6[nh].gw, zero, 16) ? l3_nh6[nh].gw : ip->daddr;
 	struct nd_entry *e = nd_find(out, hop);
 	int v = nd_resolve(e, out, hop, p, now);
-	if (v == -1 && e && e->state == ND_REACHABLE)	/* forwarded, not held */
+	if (v == -1 && e && e->state != ND_INCOMPLETE)	/* forwarded, not held: REACHABLE, DELAY or PROBE */
 		dst6_remember(l3_me(), ip, out, e->mac);
 	return v;
 }

@@ -144,9 +144,10 @@ void nd_apply(const struct neigh_msg *m)
 		return;
 	if (e->state == ND_INCOMPLETE)
 		nd_set(e, solicited ? ND_REACHABLE : ND_STALE, m->mac);
-	else if (!override && !same && e->state == ND_REACHABLE)
-		nd_set(e, ND_STALE, 0);
-	else if (solicited)
+	else if (!override && !same) {	/* 7.2.5: REACHABLE goes STALE, any other state ignores it */
+		if (e->state == ND_REACHABLE)
+			nd_set(e, ND_STALE, 0);
+	} else if (solicited)
 		nd_set(e, ND_REACHABLE, same ? 0 : m->mac);
 	else if (!same)
 		nd_set(e, ND_STALE, m->mac);
@@ -313,6 +314,7 @@ static int nd_timer(struct nd_entry *e, uint64_t now)
 	}
 	e->nheld = 0;
 	e->state = ND_FAILED;	/* 7.3.3: the entry goes; here a short negative cache */
+	l3_me()->epoch++;	/* a PROBE entry the fast path sent to */
 	e->timer_tsc = now + tsc.hz * ND_NEG_MS / 1000;
 	return n;
 }

@@ -10,6 +10,7 @@ counter, with its ICMPv6 error where RFC 4443 asks. A neighbor's new MAC
 remembered destination at once. A priority-tagged frame (802.1Q VID 0) is
 routed as untagged; a frame of another VLAN counts vlan_unknown."""
 import os
+import re
 import sys
 import time
 
@@ -67,9 +68,9 @@ def r():
         router.close()
 
 
-def na(r, dst, mac, solicited=1):
+def na(r, dst, mac, solicited=1, override=1):
     return raw(Ether(src=mac, dst=r.mac[1]) / IPv6(src=H1_IP6, dst=dst, hlim=255) /
-               ICMPv6ND_NA(tgt=H1_IP6, R=0, S=solicited, O=1) / ICMPv6NDOptDstLLAddr(lladdr=mac))
+               ICMPv6ND_NA(tgt=H1_IP6, R=0, S=solicited, O=override) / ICMPv6NDOptDstLLAddr(lladdr=mac))
 
 
 def v6(r, seq, dst="2001:db8:3::5", src=H0_IP6, hlim=64, ext=None, edst=None, size=32, tag=None):
@@ -187,3 +188,69 @@ def test_priority_tag_routed_other_vlans_counted(r):
     assert after["forwarded"] - before["forwarded"] == 3
     assert after["vlan_unknown"] - before.get("vlan_unknown", 0) == 3
     assert after["rx"] - before["rx"] == 6
+
+
+def nd_entry(r):
+    """(mac, state) of 2001:db8:2::2 in `fwd nd`."""
+    m = re.search(r"port1 +%s +(\S+) +(\w+)" % re.escape(H1_IP6), r.shell("fwd nd"))
+    return m.groups() if m else None
+
+
+def test_stale_neighbor_kept_then_probed_to_failure(r):
+    """RFC 4861 7.2.5 and 7.3.3 on the next hop 2001:db8:2::2: an NA
+    without the override flag and another MAC makes a REACHABLE entry
+    STALE with its MAC kept, and is ignored by a STALE one (solicited or
+    not); frames to it go on to the cached MAC through DELAY and PROBE
+    (the fast path too); the three unicast NS unanswered, the entry fails
+    and frames to the remembered destination are dropped nd_unresolved,
+    none sent to the old MAC."""
+    r.p[1].send([na(r, "2001:db8:2::1", H1_MAC)])          # solicited, override: REACHABLE at H1_MAC
+    r.h1_mac = H1_MAC
+    assert wait(lambda: nd_entry(r) == (H1_MAC, "reachable"))
+    r.p[0].send([v6(r, 500 + i) for i in range(4)])
+    assert len(r.routed(4)) == 4                              # remembered by the fast path
+    r.p[1].send([na(r, "2001:db8:2::1", H1_MAC_NEW, solicited=0, override=0)])
+    assert wait(lambda: nd_entry(r) == (H1_MAC, "stale"))
+    r.p[1].send([na(r, "2001:db8:2::1", H1_MAC_NEW, solicited=1, override=0)])
+    r.p[1].send([na(r, "2001:db8:2::1", H1_MAC_NEW, solicited=0, override=0)])
+    time.sleep(0.3)
+    assert nd_entry(r) == (H1_MAC, "stale")
+    before = r.fwd()
+    out = []
+    for k in range(3):                                       # STALE -> DELAY, then DELAY's frames
+        r.p[0].send([v6(r, 510 + 8 * k + i) for i in range(8)])
+        out += [f for f in r.recv(1, 8, 5) if UDP in f]
+    assert len(out) == 24 and {f.dst for f in out} == {H1_MAC}, out
+    assert nd_entry(r) == (H1_MAC, "delay")
+    # DELAY_FIRST_PROBE_TIME (5 s), then 3 NS 1 s apart, to the cached MAC; none answered.
+    probes, during, end = [], [], time.monotonic() + 15
+    while len(probes) < 3 and time.monotonic() < end:
+        for f in r.recv(1, 1, 1):
+            if UDP in f:
+                during.append(f)
+                continue
+            assert ICMPv6ND_NS in f, f.show(dump=True)
+            probes.append(f)
+            r.p[0].send([v6(r, 540 + len(probes))])          # PROBE: still sent to the cached MAC
+    during += [f for f in r.recv(1, 1, 1) if UDP in f]       # the one after the last NS: remembered again
+    assert len(probes) == 3 and all(f.dst == H1_MAC and f[IPv6].dst == H1_IP6 for f in probes), probes
+    assert out_seqs(during) == [541, 542, 543] and {f.dst for f in during} == {H1_MAC}, during
+    assert wait(lambda: nd_entry(r)[1] == "failed")
+    r.p[0].send([v6(r, 550 + i) for i in range(4)])
+    assert wait(lambda: r.fwd()["nd_unresolved"] - before.get("nd_unresolved", 0) == 4)
+    late = [f for f in r.recv(1, 10, 1) if UDP in f]
+    assert [f[UDP].sport - 1000 for f in late] == [], late
+    after = r.fwd()
+    assert after["forwarded"] - before["forwarded"] == 24 + 3
+    # Answered again: the next frame resolves it afresh.
+    r.p[0].send([v6(r, 560)])
+    assert out_seqs(r.routed(1, 10)) == [560]
+
+
+def wait(cond, seconds=5):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.1)
+    return cond()
