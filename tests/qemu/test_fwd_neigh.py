@@ -3,14 +3,15 @@ over both queues, so both cores route to the same next hop. ARP is not
 RSS-hashed, so the replies to either core's requests arrive on queue 0,
 core 0's: what it learns must reach core 1, whose held frames then go out.
 Hosts: 10.1.0.x behind port0, 10.2.0.2 behind port1 (the next hop of
-10.3.0.0/16); for IPv6 (ND, RFC 4861) 2001:db8:1::x and 2001:db8:2::2."""
+10.3.0.0/16); for IPv6 (ND, RFC 4861) 2001:db8:1::x and 2001:db8:2::2;
+10.100.0.x on port0's VLAN 100 (ip0.100=, tagged frames on both cores)."""
 import os
 import re
 import struct
 import sys
 
 import pytest
-from scapy.all import ARP, IP, UDP, Ether, Raw, raw
+from scapy.all import ARP, IP, UDP, Dot1Q, Ether, Raw, raw
 from scapy.layers.inet6 import ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, IPv6
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
@@ -19,13 +20,19 @@ from test_lcore import box, core_counts  # noqa: E402,F401 (box: the fixture)
 
 H0_MAC = "02:00:00:00:00:01"
 H1_MAC, H1_IP = "02:00:00:00:00:22", "10.2.0.2"
-APPEND = "app=fwd queues=2 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2"
+APPEND = "app=fwd queues=2 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2 ip0.100=10.100.0.1/24"
+HV_MAC, HV_IP = "02:00:00:00:01:00", "10.100.0.9"      # a host of VLAN 100 on port0
+
+
+def arp_of(r, link):
+    """{(core, address): (state, held)} of link from `fwd arp`."""
+    return {(int(c), a): (s, int(h)) for c, a, s, h in
+            re.findall(r"(\d) +%s +(\S+) +\S+ +(\w+) +\d+ +(\d+)" % re.escape(link), r.shell("fwd arp"))}
 
 
 def arp(r):
     """{(core, address): (state, held)} of port1 from `fwd arp`."""
-    return {(int(c), a): (s, int(h)) for c, a, s, h in
-            re.findall(r"(\d) +port1 +(\S+) +\S+ +(\w+) +\d+ +(\d+)", r.shell("fwd arp"))}
+    return arp_of(r, "port1")
 
 
 def flows(r, srcs, sports):
@@ -96,6 +103,55 @@ def test_next_hop_learnt_on_core0_reaches_core1(box, model):
     cores = core_counts(r)
     # The ARP replies on port1 are core 0's; both cores routed a share.
     assert sum(cores.values()) == total + len(asked) and cores[0] > len(asked) and cores[1] > 0, cores
+    vlan_on_two_cores(r, cores)
+
+
+def link_counts(r):
+    """{link: {counter: value}} from `fwd` (ports and VLAN sub-interfaces)."""
+    c = {}
+    for link, body in re.findall(r"^fwd (port[0-9.]+)(?: l3[^:]*)?: (.*)$", r.shell("fwd"), re.M):
+        c.setdefault(link, {}).update({k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)})
+    return c
+
+
+def vlan_on_two_cores(r, cores):
+    """Port0's VLAN 100 with both cores routing: frames from port1 (64
+    ports, so on both queues) to 10.100.0.9, unknown, make each core ask for
+    it out of port0 tagged; the tagged answers (both on queue 0) reach both
+    cores and every held frame leaves tagged. Then tagged flows from 8
+    sources x 16 ports on VLAN 100 are routed out of port1 untagged by both
+    cores. Every frame counted on its link, no drop."""
+    before = link_counts(r)
+    held = [raw(Ether(src=H1_MAC, dst=r.mac[1]) / IP(src=H1_IP, dst=HV_IP, id=3000 + p) /
+                UDP(sport=1000 + p, dport=2000) / Raw(b"v" * 32)) for p in range(8)]
+    r.p[1].send(held)
+    asked = [Ether(f) for f in r.p[0].recv(2, timeout=5)]
+    assert len(asked) == 2 and all(ARP in a and a[Dot1Q].vlan == 100 and a[ARP].pdst == HV_IP for a in asked), asked
+    r.p[0].send([raw(Ether(src=HV_MAC, dst=r.mac[0]) / Dot1Q(vlan=100) /
+                     ARP(op=2, hwsrc=HV_MAC, psrc=HV_IP, hwdst=r.mac[0], pdst="10.100.0.1"))] * 2)
+    got = []
+    for _ in range(20):
+        got += ip_frames(Ether(f) for f in r.p[0].recv(1, timeout=0.5))
+        if len(got) == len(held):
+            break
+    assert sorted(g[IP].id for g in got) == [3000 + p for p in range(8)], got
+    assert all(g[Dot1Q].vlan == 100 and g.dst == HV_MAC and g[IP].ttl == 63 for g in got), got
+    assert {(c, a): s for (c, a), s in arp_of(r, "port0.100").items()} == \
+        {(0, HV_IP): ("reachable", 0), (1, HV_IP): ("reachable", 0)}
+    tagged = [raw(Ether(src=HV_MAC, dst=r.mac[0]) / Dot1Q(vlan=100) /
+                  IP(src=f"10.100.0.{20 + s}", dst="10.3.0.5", id=4000 + s * 16 + p) /
+                  UDP(sport=1000 + p, dport=2000) / Raw(b"t" * 32)) for s in range(8) for p in range(16)]
+    got = ip_frames(routed(r, tagged))
+    assert sorted(g[IP].id for g in got) == sorted(Ether(f)[IP].id for f in tagged)
+    assert all(Dot1Q not in g and g.dst == H1_MAC and g[IP].ttl == 63 for g in got)
+    after = link_counts(r)
+    moved = {link: {k: v - before[link].get(k, 0) for k, v in after[link].items()
+                    if v != before[link].get(k, 0) and k not in ("arp_requests", "held")} for link in after}
+    assert moved == {"port0": {}, "port1": {"rx": 8, "forwarded": 8},
+                     "port0.100": {"rx": 2 + len(tagged), "arp": 2, "forwarded": len(tagged)}}, moved
+    assert after["port0.100"]["arp_requests"] == 2
+    now = core_counts(r)
+    assert now[0] > cores[0] and now[1] > cores[1] + len(held) // 8, (cores, now)
 
 
 APPEND6 = ("app=fwd queues=2 ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64 "
