@@ -198,6 +198,41 @@ static void test_show_order_and_ports(void **state)
 			    "count=0                        boot  \n");
 }
 
+/* ip0.100=, ip0.200= as net/ifaddr.c's show_vlan gives them. */
+static int show_vlans(int i, char *sub, size_t sublen, char *buf, size_t len)
+{
+	static const char *const subs[][2] = { { "100", "10.100.0.1/24" }, { "200", "10.200.0.1/24,2001:db8::1/64" } };
+	if (i < 0 || i >= 2)
+		return -1;
+	snprintf(sub, sublen, "%s", subs[i][0]);
+	snprintf(buf, len, "%s", subs[i][1]);
+	return 0;
+}
+
+/* A knob's NAME.SUB keys: a line each after its own, whole lines only (a
+ * file's header goes with its first line or not at all). */
+static void test_show_sub_keys(void **state)
+{
+	static const struct knob ip[] = {
+		{ .name = "ip0", .type = KNOB_FUNC, .help = "port0's addresses", .parse = parse_app, .show = show_app,
+		  .show_sub = show_vlans, .file = "net/ifaddr.c", .line = 1 },
+	};
+	const char *want = "[net/ifaddr.c]\n"
+			   "ip0=sink                       boot  port0's addresses\n"
+			   "ip0.100=10.100.0.1/24          boot  ip0.SUB: see ip0\n"
+			   "ip0.200=10.200.0.1/24,2001:db8::1/64 boot  ip0.SUB: see ip0\n";
+	char buf[512];
+	(void)state;
+	size_t n = config_show(buf, sizeof(buf), ip, 1);
+	assert_string_equal(buf, want);
+	assert_int_equal(n, strlen(want));
+	n = config_show(buf, strlen(want), ip, 1);	/* the last line does not fit */
+	assert_int_equal(n, strlen(want) - strlen(strstr(want, "ip0.200")));
+	n = config_show(buf, 20, ip, 1);		/* the header alone would */
+	assert_int_equal(n, 0);
+	assert_string_equal(buf, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +242,7 @@ int main(void)
 		cmocka_unit_test(test_set_short_buffer),
 		cmocka_unit_test(test_show),
 		cmocka_unit_test(test_show_order_and_ports),
+		cmocka_unit_test(test_show_sub_keys),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
