@@ -103,7 +103,8 @@ def test_next_hop_learnt_on_core0_reaches_core1(box, model):
     cores = core_counts(r)
     # The ARP replies on port1 are core 0's; both cores routed a share.
     assert sum(cores.values()) == total + len(asked) and cores[0] > len(asked) and cores[1] > 0, cores
-    vlan_on_two_cores(r, cores)
+    if model == "igb":      # tagged frames on two cores: one model is enough (~5 s)
+        vlan_on_two_cores(r, cores)
 
 
 def link_counts(r):
