@@ -11,6 +11,7 @@
 #include "apps/fwd/counters.h"
 #include "apps/fwd/fwd.h"
 #include "apps/fwd/l3.h"
+#include "apps/fwd/tc.h"
 #include "kernel/knobs.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
@@ -134,6 +135,8 @@ static int fwd_init(void)
 		int q = peer_of[p];
 		if (!app_runs_on(&app_fwd, p) || fwd_l3_port[p])
 			continue;
+		if (fwd_ptp_tc)
+			fwd_tc_port_init(nics[p]);
 		if (q < 0)
 			printf("fwd: %s is in no pair (pairs=): its frames are dropped (no_peer)\n", nics[p]->name);
 		else if (q >= nic_count)
@@ -145,7 +148,8 @@ static int fwd_init(void)
 	}
 	if (fwd_mode == FWD_MODE_MACSWAP && l2_rewrite)
 		printf("fwd: fwd_mode=macswap swaps the MACs: l2_dmac= is not applied\n");
-	printf("fwd: L2 cross-connect (%s) on %d port(s)%s\n", fwd_mode_choices[fwd_mode], l2,
+	printf("fwd: L2 cross-connect (%s) on %d port(s)%s%s\n", fwd_mode_choices[fwd_mode], l2,
+	       fwd_ptp_tc ? ", end-to-end transparent clock (ptp_tc=e2e)" : "",
 	       nic_cfg.promisc ? "" : "; promisc=0: only frames to each port's own MAC and broadcast arrive");
 	return 0;
 }
@@ -201,6 +205,8 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		swap_macs(pkts, n);
 	else if (l2_rewrite)
 		rewrite_macs(pkts, n, out);
+	if (fwd_ptp_tc)
+		fwd_tc(nic, out, pkts, n);
 	int sent = out->ops->tx_burst(out, q % out->nqueues, pkts, n);
 	st->forwarded += (uint64_t)sent;
 	if (sent < n) {
@@ -286,6 +292,8 @@ static void show_link(int link, const char *name, enum app_show show)
 	printf(show == APP_SHOW_JSON ? "}\n" : "\n");
 	if (show == APP_SHOW_ALL && fwd_l3_port[link])
 		show_l3(link);
+	else if (show == APP_SHOW_ALL && link < NIC_MAX_PORTS)
+		fwd_tc_show(link, name);
 }
 
 /* After each periodic statistics report: a line per fwd port and VLAN sub-interface. */

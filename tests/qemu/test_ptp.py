@@ -164,11 +164,7 @@ def test_ptp4l_interop(tap, transport):
             q.send(f"phc_ctl port0 freq {SKEW_PPB}\r")
             q.expect(f"adjusted clock frequency offset to {SKEW_PPB} ppb", 20)
             ident = re.search(rb"ordinary clock ([0-9a-f.]+)-1", q.out).group(1).decode()
-            slave.wait_for(r"selected best master clock " + re.escape(ident), 60)
-            slave.wait_for(r"LISTENING to UNCALIBRATED on RS_SLAVE", 30)
-            end = time.monotonic() + 60
-            while time.monotonic() < end and len(offsets(slave.lines)) < 16:
-                time.sleep(0.5)
+            follow(slave, ident, 16, 60)
         finally:
             slave.stop()
         pts = offsets(slave.lines)[-14:]
@@ -208,6 +204,18 @@ def offsets(lines):
         if m:
             out.append((float(m.group(1)), int(m.group(2)), int(m.group(3))))
     return out
+
+
+def follow(slave, ident, n, seconds):
+    """A slave-only ptp4l following the clock ident: it selects ident as
+    best master and goes UNCALIBRATED, then it has up to `seconds` for n
+    sample lines. Returns its samples (offsets(), fewer than n if late)."""
+    slave.wait_for(r"selected best master clock " + re.escape(ident), 60)
+    slave.wait_for(r"LISTENING to UNCALIBRATED on RS_SLAVE", 30)
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and len(offsets(slave.lines)) < n:
+        time.sleep(0.5)
+    return offsets(slave.lines)
 
 
 def fit(pts):
@@ -576,11 +584,7 @@ def test_ptp4l_gptp(tap):
         tap.wire()
         slave = Ptp4l(tap, *gptp, "-s", "--summary_interval", "-2")
         try:
-            slave.wait_for(r"selected best master clock " + re.escape(ident), 60)
-            slave.wait_for(r"LISTENING to UNCALIBRATED on RS_SLAVE", 30)
-            end = time.monotonic() + 30
-            while time.monotonic() < end and len(offsets(slave.lines)) < 4:
-                time.sleep(0.5)
+            follow(slave, ident, 4, 30)
         finally:
             slave.stop()
         d = ptp_counters(q)
@@ -636,12 +640,7 @@ def test_boundary_clock():
                 q.expect(f"adjusted clock frequency offset to {SKEW_PPB} ppb", 20)
                 slave = Ptp4l(down, "-2", "-s", "--summary_interval", "-2", "--uds_address", uds_s, *fast)
                 try:
-                    slave.wait_for(r"selected best master clock " + re.escape(gm), 60)
-                    slave.wait_for(r"LISTENING to UNCALIBRATED on RS_SLAVE", 30)
-                    # free running, ptp4l prints a sample every 2 s
-                    end = time.monotonic() + 60
-                    while time.monotonic() < end and len(offsets(slave.lines)) < 7:
-                        time.sleep(0.5)
+                    follow(slave, gm, 7, 60)	# free running, ptp4l prints a sample every 2 s
                     with q.pumping():
                         cur, _ = pmc_ask(down, ["-u", "-s", uds_s], "GET CURRENT_DATA_SET", "")
                         par, _ = pmc_ask(down, ["-u", "-s", uds_s], "GET PARENT_DATA_SET", "")
@@ -681,3 +680,100 @@ def test_boundary_clock():
     sent = c1["tx_sync"] - c1["tx_tstamp_missing"]	# a Follow_Up may still wait for its stamp
     assert sent - 1 <= c1["tx_follow_up"] <= sent, c1
     assert c1["rx"] == c1["delay_req"] + c1["management"] + sum(c1[k] for k in RX_DROPS), c1
+
+
+# Run in a namespace: print "type seq correction_ns" for the first n
+# Follow_Up (8) and n Delay_Resp (9) messages received on the tap (L2).
+CAPTURE = r"""
+import socket, struct, sys, time
+tap, n, end = sys.argv[1], int(sys.argv[2]), time.monotonic() + float(sys.argv[3])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x88F7))
+s.bind((tap, 0))
+s.settimeout(1)
+got = {8: 0, 9: 0}
+while min(got.values()) < n and time.monotonic() < end:
+    try:
+        f, addr = s.recvfrom(2048)
+    except socket.timeout:
+        continue
+    if addr[2] == socket.PACKET_OUTGOING or len(f) < 48:
+        continue
+    t = f[14] & 0x0f
+    if t in got and got[t] < n:
+        got[t] += 1
+        print(t, struct.unpack(">H", f[44:46])[0], struct.unpack(">q", f[22:30])[0] / 65536, flush=True)
+"""
+
+
+def fwd_counters(q):
+    """`fwd` command: {port: {name: int}}, each port's frame counters and
+    its transparent-clock counters (ptp_tc) in one dict."""
+    out, got = q.shell("fwd"), {}
+    for port, line in re.findall(r"fwd port(\d+)(?::| ptp_tc e2e:)([^\r\n]*)", out):
+        got.setdefault(int(port), {}).update((k, int(v)) for k, v in re.findall(r"(\w+) (\d+)", line))
+    return got
+
+
+def test_transparent_clock():
+    """fwd with ptp_tc=e2e between two igb ports is an end-to-end
+    transparent clock (IEEE 1588 11.5) between a ptp4l master on port0's
+    tap and a slave-only ptp4l on port1's, each in its own namespace: the
+    slave follows the master through it; the master's two-step Syncs get
+    their residence time (port0's hardware RX stamp, mapped to port1's
+    clock, to the hand-off to port1's TX ring) in their Follow_Up, and the
+    slave's Delay_Req theirs in place, which the master copies into its
+    Delay_Resp: the slave sees both corrections nonzero and below the
+    largest residence the appliance reports. fwd forwards every frame."""
+    if os.geteuid() != 0:
+        pytest.fail("this test needs root for network namespaces and tap devices")
+    up, down = TapPeer("tcm"), TapPeer("tcs")
+    append = ["app=fwd", "pairs=0-1", "ptp_tc=e2e", "stats=0", "tx_timestamp_timeout=100"]
+    fast = ["--logAnnounceInterval", "-1"]
+    try:
+        with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={up.tap}",
+                                                   f"igb:bus=rp,netdev=tap,ifname={down.tap}"],
+                  append=" ".join(append)) as q:
+            q.expect(r"fwd: L2 cross-connect \(io\) on 2 port\(s\), end-to-end transparent clock \(ptp_tc=e2e\)",
+                     60)
+            q.expect("port1: link up", 90)
+            up.wire()
+            down.wire()
+            master = Ptp4l(up, "-2", "--priority1", "1", *fast)
+            slave = None
+            try:
+                master.wait_for(r"assuming the grand master role", 60)
+                gm = re.search(r"selected local clock (\S+) as best master",
+                               "\n".join(master.lines)).group(1)
+                slave = Ptp4l(down, "-2", "-s", "--summary_interval", "-2", *fast)
+                with q.pumping():
+                    pts = follow(slave, gm, 5, 40)
+                    cap = subprocess.run(["ip", "netns", "exec", down.ns, "/usr/bin/python3", "-c", CAPTURE,
+                                          down.tap, "4", "15"], capture_output=True, text=True, timeout=30)
+            finally:
+                if slave:
+                    slave.stop()
+                master.stop()
+            c = fwd_counters(q)
+    finally:
+        up.close()
+        down.close()
+    assert len(pts) >= 5, slave.lines[-30:]
+    assert not any("FAULTY" in line for line in slave.lines), "\n".join(slave.lines)
+    # Both ptp4l run on this machine's clock: the offsets are the path's
+    # stamping noise (QEMU's model, TCG), not a clock difference.
+    assert median_abs([o for _, o, _ in pts[-4:]]) < 50_000_000, pts
+    seen = [tuple(float(x) for x in line.split()) for line in cap.stdout.split("\n") if line]
+    fups = [c for t, _, c in seen if t == 8]
+    resps = [c for t, _, c in seen if t == 9]
+    assert len(fups) == 4 and len(resps) == 4, (cap.stdout, cap.stderr)
+    c0, c1 = c[0], c[1]
+    top = max(c0["residence_max_ns"], c1["residence_max_ns"])
+    assert all(0 < c <= top for c in fups + resps), (seen, c0, c1)
+    # port0 (the master's side): two-step Syncs (hardware stamped) into
+    # their Follow_Ups; port1 (the slave's): Delay_Req in place.
+    assert c0["follow_up"] > 8 and c0["rx_hwtstamp"] > 8 and c0["no_sync"] <= 1, c0
+    assert c1["delay_req"] > 4 and c1["follow_up"] == c1["sync"] == 0, c1
+    for p in c.values():	# every frame forwarded, none refused by the TC
+        assert p["rx"] == p["forwarded"] > 0, c
+        assert p["overflow"] == p["negative_residence"] == p["bad_ptp"] == 0, c
+        assert 0 < p["residence_mean_ns"] <= p["residence_max_ns"] < 100_000_000, c

@@ -1,0 +1,223 @@
+/*
+ * fwd's end-to-end transparent clock (IEEE 1588-2008 10.2, 11.5.2,
+ * 11.5.3), ptp_tc=e2e on the L2 pairs. For each PTP event message
+ * forwarded (L2 or UDP/IPv4, framed as net/ptp.h parses them) the
+ * residence time, egress less ingress time in the egress port's clock, is
+ * added to the correctionField (ns * 2^16):
+ * - a one-step Sync (twoStepFlag clear) and a Delay_Req: in the message
+ *   itself, before it is sent (11.5.2.1, 11.5.3.1);
+ * - a two-step Sync: kept by (sourcePortIdentity, sequenceId, domain) and
+ *   added to its Follow_Up when that passes (11.5.2.2).
+ * The master copies a Delay_Req's correctionField into its Delay_Resp
+ * (11.3.2), which carries the Delay_Req's residence back to the slave.
+ * A UDP checksum (when not 0) is updated with the field (RFC 1624).
+ *
+ * Ingress time: the ingress port's hardware RX stamp when the frame has
+ * one (igb; QEMU's model stamps one message type: Sync), mapped into the
+ * egress port's clock through the TSC (phc_convert); else the TSC when
+ * the burst reached the TC. Egress time: the TSC when the frame's
+ * correction is written, just before the burst goes to the TX ring (a
+ * one-step correction must be in the frame before it leaves): the wait in
+ * the TX ring is not in it, and no hardware TX stamp is used.
+ *
+ * Cost to other frames: none while ptp_tc=off (fwd tests the knob once per
+ * burst); on, each frame's EtherType (IPv4: its UDP port) is read.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "apps/fwd/tc.h"
+#include "drivers/net/phc.h"
+#include "kernel/cpu.h"
+#include "kernel/knobs.h"
+#include "kernel/smp.h"
+#include "net/bytes.h"
+#include "net/ipv4.h"
+#include "net/ptp.h"
+
+int64_t fwd_ptp_tc;
+static const char *const tc_choices[] = { "off", "e2e", 0 };
+KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival = &fwd_ptp_tc,
+     .help = "fwd L2 pairs: e2e makes each pair an end-to-end transparent clock (IEEE 1588 11.5: the "
+	     "residence time of Sync and Delay_Req added to correctionField, a two-step Sync's to its "
+	     "Follow_Up); default off");
+
+/* What the TC did with the PTP event messages and Follow_Ups it saw, per
+ * ingress port, as the `fwd` command prints them. */
+#define TC_COUNTS(X) \
+	X(sync)			/* one-step Sync corrected in place */ \
+	X(delay_req)		/* Delay_Req corrected in place */ \
+	X(follow_up)		/* Follow_Up given its two-step Sync's residence time */ \
+	X(no_sync)		/* Follow_Up whose Sync the TC did not see: forwarded unchanged */ \
+	X(overflow)		/* the correctionField would overflow: forwarded unchanged */ \
+	X(negative_residence)	/* egress before ingress (clock mapping): forwarded unchanged */ \
+	X(bad_ptp)		/* PTP frame the parser refuses: forwarded unchanged */ \
+	X(rx_hwtstamp)		/* ingress time from the NIC's stamp */ \
+	X(rx_swtstamp)		/* ingress time from the TSC at the burst */ \
+	X(residence_ns)		/* sum of the residence times added */
+#define TC_ENUM(n) TC_##n,
+enum tc_count { TC_COUNTS(TC_ENUM) TC_N };
+#define TC_NAME(n) #n,
+static const char *const tc_names[TC_N] = { TC_COUNTS(TC_NAME) };
+
+#define TC_SYNCS 4	/* two-step Syncs waiting for their Follow_Up, per port */
+
+struct tc_sync {
+	int used;
+	uint8_t domain;
+	uint16_t seq;
+	struct ptp_port_id src;
+	int64_t residence;	/* ns */
+};
+
+/* One core's state of one ingress port (a master's Sync and Follow_Up
+ * reach the same queue: L2 has no RSS hash, UDP hashes the same
+ * addresses). */
+struct tc_port {
+	uint64_t count[TC_N];
+	uint64_t residence_max;	/* ns */
+	struct tc_sync sync[TC_SYNCS];
+	unsigned next;
+};
+static struct tc_port tc_ports[MAX_CPUS][NIC_MAX_PORTS];
+
+void fwd_tc_port_init(struct nic *nic)
+{
+	/* With promisc=0 the PTP groups arrive only once joined (Annex D, F). */
+	nic_mc_add(nic, ptp_l2_mcast);
+	nic_mc_add(nic, ptp_ipv4_mcast_mac);
+	struct phc *c = phc_of(nic);
+	if (phc_is_hw(c))
+		phc_hwtstamp(c, PTP_SYNC, c->tx_on, 1);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+/* Add res ns to msg's correctionField (and its UDP checksum, if udp and
+ * not 0). Returns 0, or -1 counted (negative, overflow) and unchanged. */
+static int add_correction(struct tc_port *t, uint8_t *msg, int udp, int64_t res)
+{
+	int64_t sum;
+	if (res < 0) {
+		t->count[TC_negative_residence]++;
+		return -1;
+	}
+	if (res > INT64_MAX >> 16 || __builtin_add_overflow((int64_t)get64(msg + 8), res << 16, &sum)) {
+		t->count[TC_overflow]++;
+		return -1;
+	}
+	uint8_t old[8];
+	memcpy(old, msg + 8, 8);
+	put64(msg + 8, (uint64_t)sum);
+	uint8_t *csum = msg - 2;	/* the UDP header's last field */
+	if (udp && get16(csum)) {
+		uint16_t hc = get16(csum);
+		for (int i = 0; i < 8; i += 2)	/* the field starts 16 bytes into the UDP header: aligned */
+			hc = inet_csum_update(hc, get16(old + i), get16(msg + 8 + i));
+		put16(csum, hc ? hc : 0xffff);	/* RFC 768: a computed 0 is sent as all ones */
+	}
+	t->count[TC_residence_ns] += (uint64_t)res;
+	if ((uint64_t)res > t->residence_max)
+		t->residence_max = (uint64_t)res;
+	return 0;
+}
+
+/* Ingress time of p in out's clock, ns. */
+static int64_t ingress(struct tc_port *t, struct phc *in, struct phc *out, const struct pkt *p, uint64_t rx_tsc)
+{
+	if (p->flags & PKT_RX_TSTAMP) {
+		t->count[TC_rx_hwtstamp]++;
+		return phc_convert(in, (int64_t)p->tstamp, out);
+	}
+	t->count[TC_rx_swtstamp]++;
+	return phc_sw_stamp(out, rx_tsc);
+}
+
+static struct tc_sync *find_sync(struct tc_port *t, const struct ptp_msg *m)
+{
+	for (int i = 0; i < TC_SYNCS; i++) {
+		struct tc_sync *s = &t->sync[i];
+		if (s->used && s->seq == m->seq && s->domain == m->domain && s->src.port == m->source.port &&
+		    !memcmp(s->src.clock_id, m->source.clock_id, 8))
+			return s;
+	}
+	return 0;
+}
+
+static void tc_frame(struct tc_port *t, struct phc *in, struct phc *out, struct pkt *p, uint64_t rx_tsc)
+{
+	uint16_t type = get16(p->data + 12);
+	if (type != PTP_ETHERTYPE && type != ETHERTYPE_IPV4)
+		return;
+	struct ptp_frame f;
+	enum ptp_transport tr = type == PTP_ETHERTYPE ? PTP_L2 : PTP_UDP4;
+	enum ptp_frame_kind k = ptp_frame_parse(p->data, p->len, tr, &f);
+	if (k == PTP_FRAME_NONE)
+		return;
+	struct ptp_msg m;
+	if (k != PTP_FRAME_OK || ptp_parse(f.msg, f.len, &m) != PTP_OK) {
+		t->count[TC_bad_ptp]++;
+		return;
+	}
+	uint8_t *msg = p->data + (f.msg - p->data);
+	int udp = tr == PTP_UDP4;
+	if (m.msg_type == PTP_FOLLOW_UP) {
+		struct tc_sync *s = find_sync(t, &m);
+		if (!s) {
+			t->count[TC_no_sync]++;
+			return;
+		}
+		s->used = 0;
+		if (!add_correction(t, msg, udp, s->residence))
+			t->count[TC_follow_up]++;
+		return;
+	}
+	if (m.msg_type != PTP_SYNC && m.msg_type != PTP_DELAY_REQ)
+		return;
+	int64_t t_in = ingress(t, in, out, p, rx_tsc);
+	int64_t res = phc_sw_stamp(out, rdtsc()) - t_in;
+	if (m.msg_type == PTP_SYNC && (m.flags & PTP_FLAG_TWO_STEP)) {
+		struct tc_sync *s = &t->sync[t->next++ % TC_SYNCS];
+		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, res };
+		return;
+	}
+	if (!add_correction(t, msg, udp, res))
+		t->count[m.msg_type == PTP_SYNC ? TC_sync : TC_delay_req]++;
+}
+
+void fwd_tc(struct nic *in, struct nic *out, struct pkt **pkts, int n)
+{
+	uint64_t rx_tsc = rdtsc();
+	struct tc_port *t = &tc_ports[cpu_id_fast()][in->port];
+	struct phc *ci = phc_of(in), *co = phc_of(out);
+	for (int i = 0; i < n; i++)
+		tc_frame(t, ci, co, pkts[i], rx_tsc);
+}
+
+void fwd_tc_show(int port, const char *name)
+{
+	if (!fwd_ptp_tc)
+		return;
+	uint64_t sum[TC_N] = { 0 }, max = 0;
+	for (int c = 0; c < ncpus; c++) {
+		const struct tc_port *t = &tc_ports[c][port];
+		for (int i = 0; i < TC_N; i++)
+			sum[i] += t->count[i];
+		if (t->residence_max > max)
+			max = t->residence_max;
+	}
+	printf("fwd %s ptp_tc e2e:", name);
+	for (int i = 0; i < TC_residence_ns; i++)
+		printf(" %s %lu", tc_names[i], (unsigned long)sum[i]);
+	uint64_t n = sum[TC_sync] + sum[TC_delay_req] + sum[TC_follow_up];
+	printf(" residence_mean_ns %lu residence_max_ns %lu\n", (unsigned long)(n ? sum[TC_residence_ns] / n : 0),
+	       (unsigned long)max);
+}

@@ -1,0 +1,22 @@
+/* fwd's end-to-end transparent clock (IEEE 1588-2008 10.2, 11.5): ptp_tc=e2e
+ * on an L2 pair adds each PTP event message's residence time to its
+ * correctionField (apps/fwd/tc.c). */
+#ifndef FWD_TC_H
+#define FWD_TC_H
+#include <stdint.h>
+#include "drivers/net/nic.h"
+
+/* ptp_tc knob: 0 off, 1 e2e. */
+extern int64_t fwd_ptp_tc;
+
+/* Join the PTP multicast groups (L2 and UDP/IPv4, E2E) on nic and turn
+ * its clock's hardware RX timestamps on (Sync), if it has one, for the
+ * TC's ingress times. */
+void fwd_tc_port_init(struct nic *nic);
+/* The burst pkts[0..n) received on in goes out of out next: correct the
+ * PTP event messages among it (Sync, Delay_Req in place; a two-step Sync's
+ * residence into its Follow_Up). Called only when fwd_ptp_tc is on. */
+void fwd_tc(struct nic *in, struct nic *out, struct pkt **pkts, int n);
+/* `fwd` line of port's TC counters, if the TC is on. */
+void fwd_tc_show(int port, const char *name);
+#endif
