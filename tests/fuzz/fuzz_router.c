@@ -1,11 +1,12 @@
-/* Fuzz the router's whole input path (apps/fwd: fwd.c, l3.c, l3v6.c, neigh.c, nd.c, icmp.c, icmp6.c,
+/* Fuzz the router's whole input path (apps/fwd: fwd.c, tc.c, l3.c, l3v6.c, neigh.c, nd.c, icmp.c, icmp6.c,
  * route.c, tx.c with net/ipv4.c, net/ipv6.c, net/lpm.c, net/lpm6.c, net/pkt.c) against three fake
  * ports: frames in,
  * counters and frames out. The input is a program:
  *   op 0-3  a frame on port op % 3 (port 0: 10.1.0.1/24 and
  *           2001:db8:1::1/64, and on VLAN 100 (ip0.100=, a link of its
  *           own) 10.100.0.1/24 and 2001:db8:100::1/64; port 1: 10.2.0.1/24 and 2001:db8:2::1/64,
- *           port 2: L2, paired with itself): a flags byte, a
+ *           port 2: L2, paired with itself, a PTP transparent clock
+ *           (ptp_tc=e2e, apps/fwd/tc.c)): a flags byte, a
  *           length, the bytes; flags make it easier to reach deep paths:
  *           1 our MAC as destination, 2 EtherType IPv4, 4 EtherType ARP,
  *           8 a correct IPv4 header checksum, 16 the NIC checked the
@@ -130,7 +131,7 @@ static void setup(void)
 				 "ip1=10.2.0.1/24,2001:db8:2::1/64 ip0.100=10.100.0.1/24,2001:db8:100::1/64 "
 				 "route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99 "
 				 "route=0.0.0.0/0,10.1.0.254 route=2001:db8:3::/48,2001:db8:2::2 "
-				 "route=::/0,fe80::1%port0 ra6=0,1", __knobs_start, KNOBS_COUNT, 0, 0);
+				 "route=::/0,fe80::1%port0 ra6=0,1 ptp_tc=e2e", __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);
 	fuzz_dma_alloc = arena_alloc;	/* the router's per-core state: put back per input */
 	assert(apps_start() == 0);

@@ -344,8 +344,10 @@ def main():
     write("ipv4", ip)
     write("icmp", [bytes([11, 0, 100]) + f for f in frames] + [bytes([3, 0, 100]) + f for f in frames[:4]])
     write("arp", [f for f in frames if f[12:14] == b"\x08\x06"])
+    ptp = [f for f in capture_frames(a.captures, 48) if f[12:14] == b"\x88\xf7" or f[36:38] in (b"\x01\x3f", b"\x01\x40")]
+    # ptp4l's messages through port 2's transparent clock (ptp_tc=e2e), in capture order
     write("router", [router_program([f]) for f in frames] + [router_program(test_frames()[:5]), router_burst_program(),
-                      router_v6_burst_program()])
+                      router_v6_burst_program(), router_program(ptp, port=2)])
     write("pcicap", pci_spaces())
     write("cmdline", [s.encode() for s in (
         "app=fwd stats=0 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99",
@@ -358,7 +360,6 @@ def main():
     write("http", http_programs())
     write("dhcp", dhcp_programs())
     write("ptpport", ptpport_programs())
-    ptp = [f for f in capture_frames(a.captures, 48) if f[12:14] == b"\x88\xf7" or f[36:38] in (b"\x01\x3f", b"\x01\x40")]
     write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp])
     write("acpi", acpi_tables())
     write("netperf", netperf_messages(a.captures))
