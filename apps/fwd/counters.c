@@ -4,6 +4,7 @@
 #include "apps/app.h"
 #include "apps/fwd/fwd.h"
 #include "apps/fwd/l3.h"
+#include "apps/fwd/tc.h"
 #include "net/prom.h"
 
 struct fwd_stats fwd_stats[MAX_CPUS][FWD_LINKS];
@@ -76,4 +77,5 @@ void fwd_metrics(struct prom *o)
 	for (int l = 0; l < FWD_LINKS; l++)
 		for (int e = 0; e < FWD_EV_N && run[l]; e++)
 			link_sample(o, "fwd_events_total", l, "event", fwd_ev_names[e], st[l].ev[e]);
+	fwd_tc_metrics(o, run);
 }

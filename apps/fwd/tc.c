@@ -32,6 +32,7 @@
 #include "kernel/smp.h"
 #include "net/bytes.h"
 #include "net/ipv4.h"
+#include "net/prom.h"
 #include "net/ptp.h"
 
 int64_t fwd_ptp_tc;
@@ -202,11 +203,12 @@ void fwd_tc(struct nic *in, struct nic *out, struct pkt **pkts, int n)
 		tc_frame(t, ci, co, pkts[i], rx_tsc);
 }
 
-void fwd_tc_show(int port, const char *name)
+/* port's counters summed over the cores into sum; returns the largest
+ * residence time, ns. */
+static uint64_t tc_sum(int port, uint64_t sum[TC_N])
 {
-	if (!fwd_ptp_tc)
-		return;
-	uint64_t sum[TC_N] = { 0 }, max = 0;
+	uint64_t max = 0;
+	memset(sum, 0, TC_N * sizeof(sum[0]));
 	for (int c = 0; c < ncpus; c++) {
 		const struct tc_port *t = &tc_ports[c][port];
 		for (int i = 0; i < TC_N; i++)
@@ -214,10 +216,41 @@ void fwd_tc_show(int port, const char *name)
 		if (t->residence_max > max)
 			max = t->residence_max;
 	}
+	return max;
+}
+
+void fwd_tc_show(int port, const char *name)
+{
+	if (!fwd_ptp_tc)
+		return;
+	uint64_t sum[TC_N], max = tc_sum(port, sum);
 	printf("fwd %s ptp_tc e2e:", name);
 	for (int i = 0; i < TC_residence_ns; i++)
 		printf(" %s %lu", tc_names[i], (unsigned long)sum[i]);
 	uint64_t n = sum[TC_sync] + sum[TC_delay_req] + sum[TC_follow_up];
 	printf(" residence_mean_ns %lu residence_max_ns %lu\n", (unsigned long)(n ? sum[TC_residence_ns] / n : 0),
 	       (unsigned long)max);
+}
+
+void fwd_tc_metrics(struct prom *o, const int run[])
+{
+	if (!fwd_ptp_tc)
+		return;
+	uint64_t sum[NIC_MAX_PORTS][TC_N], max[NIC_MAX_PORTS];
+	for (int p = 0; p < nic_count; p++)
+		if (run[p])
+			max[p] = tc_sum(p, sum[p]);
+	prom_family(o, "fwd_ptp_tc_total", "counter",
+		    "transparent clock (ptp_tc=e2e): PTP messages corrected, left unchanged, by ingress stamp, by event");
+	for (int p = 0; p < nic_count; p++)
+		for (int i = 0; i < TC_residence_ns && run[p]; i++)
+			prom_port_sample(o, "fwd_ptp_tc_total", p, "event", tc_names[i], sum[p][i]);
+	prom_family(o, "fwd_ptp_tc_residence_ns_total", "counter", "transparent clock: residence time added, ns");
+	for (int p = 0; p < nic_count; p++)
+		if (run[p])
+			prom_port_sample(o, "fwd_ptp_tc_residence_ns_total", p, NULL, NULL, sum[p][TC_residence_ns]);
+	prom_family(o, "fwd_ptp_tc_residence_max_ns", "gauge", "transparent clock: largest residence time added, ns");
+	for (int p = 0; p < nic_count; p++)
+		if (run[p])
+			prom_port_sample(o, "fwd_ptp_tc_residence_max_ns", p, NULL, NULL, max[p]);
 }

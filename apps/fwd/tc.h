@@ -19,4 +19,9 @@ void fwd_tc_port_init(struct nic *nic);
 void fwd_tc(struct nic *in, struct nic *out, struct pkt **pkts, int n);
 /* `fwd` line of port's TC counters, if the TC is on. */
 void fwd_tc_show(int port, const char *name);
+/* fwd's /metrics families of the TC (if on) for the ports with run[p]:
+ * fwd_ptp_tc_total{port,event} (the `fwd` line's counters),
+ * fwd_ptp_tc_residence_ns_total, fwd_ptp_tc_residence_max_ns. */
+struct prom;
+void fwd_tc_metrics(struct prom *o, const int run[]);
 #endif

@@ -17,7 +17,9 @@ uint64_t fuzz_tsc = 1000000;
 int ncpus = 1;
 static int64_t sw_calls, conv_offset;
 static struct phc clk_in, clk_out;
-static struct nic nic_in = { .port = 0 }, nic_out = { .port = 1 };
+static struct nic nic_in = { .port = 0, .name = "port0" }, nic_out = { .port = 1, .name = "port1" };
+struct nic *nics[NIC_MAX_PORTS] = { &nic_in, &nic_out };
+int nic_count = 2;
 
 struct phc *phc_of(struct nic *nic)
 {
@@ -188,6 +190,31 @@ static void test_refused(void **state)
 	assert_int_equal(counts()->count[TC_rx_swtstamp] + counts()->count[TC_rx_hwtstamp], 2);
 }
 
+/* /metrics: the `fwd` line's counters by event, the residence sum and
+ * maximum, for the ports fwd runs on; nothing with ptp_tc=off. */
+static void test_metrics(void **state)
+{
+	(void)state;
+	uint8_t buf[256];
+	char page[8192];
+	run(frame(buf, PTP_L2, PTP_SYNC, 9, PTP_FLAG_TWO_STEP, 0));
+	run(frame(buf, PTP_L2, PTP_FOLLOW_UP, 9, 0, 0));
+	struct prom o = { .b = page, .len = sizeof(page) };
+	fwd_ptp_tc = 1;
+	fwd_tc_metrics(&o, (const int[]){ 1, 0 });
+	page[o.used] = 0;
+	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_total{port=\"port0\",event=\"follow_up\"} 1\n"));
+	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_total{port=\"port0\",event=\"no_sync\"} 0\n"));
+	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_residence_ns_total{port=\"port0\"} 100\n"));
+	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_residence_max_ns{port=\"port0\"} 100\n"));
+	assert_null(strstr(page, "port1"));
+	assert_null(strstr(page, "residence_ns\""));	/* the sum is its own family */
+	o = (struct prom){ .b = page, .len = sizeof(page) };
+	fwd_ptp_tc = 0;
+	fwd_tc_metrics(&o, (const int[]){ 1, 0 });
+	assert_int_equal(o.used, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +222,7 @@ int main(void)
 		cmocka_unit_test_setup(test_one_step_sync_hw, setup),
 		cmocka_unit_test_setup(test_delay_req_udp_checksum, setup),
 		cmocka_unit_test_setup(test_refused, setup),
+		cmocka_unit_test_setup(test_metrics, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

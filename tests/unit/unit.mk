@@ -89,9 +89,10 @@ $(UNIT_DIR)/test_ifaddr: tests/unit/test_ifaddr.c net/ifaddr.c net/ifaddr.h kern
 # fwd's transparent clock (apps/fwd/tc.c, included by the test), with the
 # fuzz harnesses' one-core smp.h and cpu.h; port clocks stubbed.
 UNIT_BINS += $(UNIT_DIR)/test_fwdtc
-$(UNIT_DIR)/test_fwdtc: tests/unit/test_fwdtc.c apps/fwd/tc.c apps/fwd/tc.h net/ptp.c net/ptp.h net/ipv4.c net/ipv4.h
+$(UNIT_DIR)/test_fwdtc: tests/unit/test_fwdtc.c apps/fwd/tc.c apps/fwd/tc.h net/ptp.c net/ptp.h net/ipv4.c net/ipv4.h \
+		net/prom.c net/prom.h
 	@mkdir -p $(UNIT_DIR)
-	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_fwdtc.c net/ptp.c net/ipv4.c -lcmocka
+	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_fwdtc.c net/ptp.c net/ipv4.c net/prom.c -lcmocka
 # config sets knobs through cmdline's knob_set.
 $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/fmt.h
 
