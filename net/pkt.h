@@ -29,6 +29,11 @@
  * field holding the pseudo-header sum, not inverted (PKT_TX_TCP_CSUM). */
 #define PKT_TX_IP_CSUM		(1u << 9)
 #define PKT_TX_TCP_CSUM		(1u << 10)
+/* With PKT_TX_TCP_CSUM, where nic->tx_csum6 says the driver can: the
+ * packet is IPv6, a 40-byte fixed header after the Ethernet header and
+ * TCP right after it, its checksum field holding the RFC 8200 8.1
+ * pseudo-header sum, not inverted. */
+#define PKT_TX_IP6		(1u << 11)
 
 struct pktpool;
 

@@ -64,16 +64,19 @@ static void show_channels(struct nic *nic)
 	       nic->name, nic->max_queues > 1, nic->max_queues, nic->max_queues > 1, nic->nqueues);
 }
 
-/* ethtool -k: what the port offloads; [fixed]: never changes here. */
+/* ethtool -k: what the port offloads; [fixed]: never changes here.
+ * tx-checksum-ipv6: TCP over IPv6 too (nic->tx_csum6). */
 static void show_features(struct nic *nic)
 {
+	const char *on = nic->tx_csum_on ? "on" : "off";
 	printf("Features for %s:\nrx-checksumming: on [fixed]\ntx-checksumming: %s%s\n"
+	       "\ttx-checksum-ipv4: %s\n\ttx-checksum-ipv6: %s\n"
 	       "scatter-gather: off [fixed]\ntcp-segmentation-offload: off [fixed]\n"
 	       "generic-segmentation-offload: off [fixed]\ngeneric-receive-offload: off [fixed]\n"
 	       "rx-vlan-offload: off [fixed]\ntx-vlan-offload: off [fixed]\nreceive-hashing: %s [fixed]\n"
 	       "highdma: %s [fixed]\nrx-fcs: off [fixed]\nrx-all: off [fixed]\n", nic->name,
-	       nic->tx_csum_on ? "on" : "off", nic->tx_csum ? " (the port's app turns it on)" : " [fixed]",
-	       nic->nqueues > 1 ? "on" : "off", nic->dma_limit ? "off" : "on");
+	       on, nic->tx_csum ? " (the port's app turns it on)" : " [fixed]", on,
+	       nic->tx_csum6 ? on : "off [fixed]", nic->nqueues > 1 ? "on" : "off", nic->dma_limit ? "off" : "on");
 }
 
 /* ethtool -S: every counter, as Linux's e1000e names them. */

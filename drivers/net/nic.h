@@ -160,6 +160,7 @@ struct nic {
 	int full_duplex;
 	uint32_t mtu;		/* bytes of IP packet, 1500 */
 	int tx_csum;		/* 1: the driver can insert checksums (PKT_TX_IP_CSUM, PKT_TX_TCP_CSUM) */
+	int tx_csum6;		/* 1: ... and TCP over IPv6 too (PKT_TX_TCP_CSUM | PKT_TX_IP6) */
 	int tx_csum_on;		/* set by the port's app before it sends frames that ask */
 	uint64_t dma_limit;	/* DMA addresses the device reaches end here (4 GiB for
 				 * 32-bit parts); 0 = the whole 64-bit space */

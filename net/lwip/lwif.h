@@ -26,7 +26,7 @@
 /* Events of a port's netif that are not received frames. */
 #define LWIF_EVENTS(X) \
 	X(rx_bytes) X(tx_bytes) X(tcp_out_of_window) X(tcp_rst_received) X(icmp_unreach_sent) \
-	X(icmp_rate_limited) X(tx_no_buffer) X(tx_ring_full) X(tx_no_room)
+	X(icmp_rate_limited) X(tx_no_buffer) X(tx_ring_full) X(tx_no_room) X(tx_csum_sw)
 
 #define LWIF_ENUM(name) LWIF_##name,
 enum lwif_stack { LWIF_STACK(LWIF_ENUM) LWIF_STACK_N };

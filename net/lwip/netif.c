@@ -157,30 +157,31 @@ static u16_t fold(uint64_t sum)
 }
 
 /* The checksums lwIP left to the NIC on a port with checksum insertion
- * (PKT_TX_IP_CSUM, PKT_TX_TCP_CSUM: the driver's one context covers a
+ * (PKT_TX_IP_CSUM, PKT_TX_TCP_CSUM: the driver's IPv4 context covers a
  * 20-byte IPv4 header and TCP after it): the request, and for TCP the
  * pseudo-header's sum in the checksum field, which the NIC sums with the
  * segment (8254x SDM 3.3.6, TUCSO). A header with options (an echo
- * reply keeps the request's) is summed here instead (csum_options). UDP
- * and ICMP carry lwIP's own checksums. */
-static __attribute__((noinline)) void csum_options(struct ip_hdr *ip, int tcp)
+ * reply keeps the request's) is summed here instead (csum_options,
+ * counted tx_csum_sw). UDP and ICMP carry lwIP's own checksums. */
+static __attribute__((noinline)) void csum_options(struct lwif_port *rp, struct ip_hdr *ip, int tcp)
 {
 	u16_t hlen = IPH_HL_BYTES(ip), l4len = (u16_t)(lwip_ntohs(IPH_LEN(ip)) - hlen);
 	struct tcp_hdr *th = (struct tcp_hdr *)((u8_t *)ip + hlen);
 	IPH_CHKSUM_SET(ip, (u16_t)~lwif_chksum(ip, hlen));
 	if (tcp)
 		th->chksum = (u16_t)~fold(pseudo_sum(ip, IP_PROTO_TCP, l4len) + lwif_chksum(th, l4len));
+	lwif_count(rp->nic->port, LWIF_tx_csum_sw, 1);
 }
 
-/* The request for frame k, sent with ARP hint h (or NULL): the TCP
+/* The request for frame k of rp, sent with ARP hint h (or NULL): the TCP
  * pseudo-header's sum from the hint's when the packet is between the
  * hint's addresses (a response on its connection), else from the header. */
-static inline void csum_request(struct pkt *k, const struct arp_hint *h)
+static inline void csum_request(struct lwif_port *rp, struct pkt *k, const struct arp_hint *h)
 {
 	struct ip_hdr *ip = (struct ip_hdr *)(k->data + SIZEOF_ETH_HDR);
 	int tcp = IPH_PROTO(ip) == IP_PROTO_TCP && !(IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF));
 	if (IPH_HL(ip) != IP_HLEN / 4) {
-		csum_options(ip, tcp);
+		csum_options(rp, ip, tcp);
 		return;
 	}
 	k->flags |= PKT_TX_IP_CSUM;
@@ -198,20 +199,28 @@ static inline void csum_request(struct pkt *k, const struct arp_hint *h)
 	}
 }
 
-/* The TCP checksum of IPv6 packet ip (TCP right after its header, as lwIP
- * sends it), which lwIP leaves 0 on a port with checksum insertion: its
- * netif's NETIF_CHECKSUM_GEN_TCP is off for both families and the
- * driver's context covers IPv4 only. Summed here with the pseudo-header
- * of RFC 8200 8.1. */
-static __attribute__((noinline)) void csum_tcp6(struct ip6_hdr *ip)
+/* The TCP checksum of IPv6 frame k of rp (TCP right after the fixed
+ * header, as lwIP sends it), which lwIP leaves 0 on a port with checksum
+ * insertion (its netif's NETIF_CHECKSUM_GEN_TCP is off for both
+ * families). RFC 8200 8.1's pseudo-header summed into the field and the
+ * request (PKT_TX_TCP_CSUM | PKT_TX_IP6) where the driver has an IPv6
+ * context (nic->tx_csum6), else the whole sum here, counted tx_csum_sw. */
+static inline void csum_tcp6(struct lwif_port *rp, struct pkt *k)
 {
+	struct ip6_hdr *ip = (struct ip6_hdr *)(k->data + SIZEOF_ETH_HDR);
 	if (IP6H_NEXTH(ip) != IP6_NEXTH_TCP)
 		return;
 	u16_t l4len = IP6H_PLEN(ip);
 	struct tcp_hdr *th = (struct tcp_hdr *)(ip + 1);
 	uint64_t sum = lwif_chksum(&ip->src, 32) + (uint64_t)lwip_htons(l4len) + PP_HTONS(IP6_NEXTH_TCP);
+	if (rp->nic->tx_csum6) {
+		th->chksum = fold(sum);
+		k->flags |= PKT_TX_TCP_CSUM | PKT_TX_IP6;
+		return;
+	}
 	th->chksum = 0;
 	th->chksum = (u16_t)~fold(sum + lwif_chksum(th, l4len));
+	lwif_count(rp->nic->port, LWIF_tx_csum_sw, 1);
 }
 
 /* Count a frame lwIP could not send on rp (reason e) and return err. */
@@ -286,9 +295,9 @@ static err_t frame_out(struct lwif_port *rp, const u8_t *eth, const struct arp_h
 	if (nic->tx_csum_on) {
 		u16_t type = ((const struct eth_hdr *)k->data)->type;
 		if (type == PP_HTONS(ETHTYPE_IP))
-			csum_request(k, h);
+			csum_request(rp, k, h);
 		else if (type == PP_HTONS(ETHTYPE_IPV6))
-			csum_tcp6((struct ip6_hdr *)(k->data + SIZEOF_ETH_HDR));
+			csum_tcp6(rp, k);
 	}
 	if (len < ETH_MIN_FRAME && !(k->flags & PKT_TX_TCP_CSUM)) {
 		/* The padding: a constant size is a few stores, not a call (the

@@ -36,6 +36,7 @@ static void test_tx_csum_context(void **st)
 	model_init(M_82574);
 	assert_int_equal(probe(), 0);
 	assert_int_equal(model_nic->tx_csum, 1);
+	assert_int_equal(model_nic->tx_csum6, 0);	/* one context, IPv4's: IPv6 is summed by lwIP's netif */
 	uint32_t nfree = model_nic->pool->nfree;
 	struct pkt *p[3] = { csum_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM), csum_frame(0), csum_frame(PKT_TX_IP_CSUM) };
 	model_nic->tx_csum_on = 1;
@@ -57,6 +58,7 @@ static void test_tx_csum_context(void **st)
 	tq->ring[4].d.status |= TXD_DD;
 	assert_int_equal(e1000x_tx_reclaim(tq), 0);
 	assert_int_equal(model_nic->pool->nfree, nfree);
+	assert_int_equal(tq->ctx.clones, 0);
 }
 
 /* One frame per tx_burst (its descriptor with EOP, IFCS and RS, the tail

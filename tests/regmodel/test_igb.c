@@ -31,30 +31,38 @@ static struct pkt *csum_frame(uint32_t flags)
 }
 
 /* Checksum insertion on the 82576 (desc.h; 82576 7.2.2.2, 7.2.2.3): the
- * advanced context descriptor (IPLEN 20, MACLEN 14; TUCMD IPV4, L4T TCP;
- * DTYP 0010, DEXT; context slot 0) first, then advanced data descriptors
- * with POPTS IXSM/TXSM beside PAYLEN; the buffers all come back. */
+ * advanced context descriptors first, slot 0 (IPLEN 20, MACLEN 14; TUCMD
+ * IPV4, L4T TCP; DTYP 0010, DEXT) and slot 1 (IPLEN 40, TUCMD.IPV4
+ * clear, IDX 1), then advanced data descriptors with POPTS IXSM/TXSM
+ * beside PAYLEN, an IPv6 frame's with IDX 1; the buffers all come back. */
 static void test_tx_csum_context(void **st)
 {
 	(void)st;
 	model_init(M_82576);
 	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
 	assert_int_equal(model_nic->tx_csum, 1);
+	assert_int_equal(model_nic->tx_csum6, 1);
 	uint32_t nfree = model_nic->pool->nfree;
-	struct pkt *p[2] = { csum_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM), csum_frame(0) };
+	struct pkt *p[3] = { csum_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM), csum_frame(0),
+			     csum_frame(PKT_TX_TCP_CSUM | PKT_TX_IP6) };
 	model_nic->tx_csum_on = 1;
-	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, p, 2), 2);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, p, 3), 3);
 	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
 	assert_int_equal(tq->ring[0].d.addr, 20 | 14 << 9);
 	assert_int_equal(tq->ring[0].d.cmd_type_len, 1u << 10 | 1u << 11 | 2u << 20 | 1u << 29);
 	assert_int_equal(tq->ring[0].d.status, 0);
-	assert_int_equal(tq->ring[1].d.status, 55u << 14 | 3u << 8);
-	assert_int_equal(tq->ring[1].d.cmd_type_len & (0xfu << 20 | 0xffff), 3u << 20 | 55);
-	assert_int_equal(tq->ring[2].d.status, 55u << 14);
-	assert_int_equal(model_last_write(IGB_TDT(0)), 3);
-	tq->ring[2].d.status |= TXD_DD;
+	assert_int_equal(tq->ring[1].d.addr, 40 | 14 << 9);
+	assert_int_equal(tq->ring[1].d.cmd_type_len, 1u << 11 | 2u << 20 | 1u << 29);
+	assert_int_equal(tq->ring[1].d.status, 1u << 4);
+	assert_int_equal(tq->ring[2].d.status, 55u << 14 | 3u << 8);
+	assert_int_equal(tq->ring[2].d.cmd_type_len & (0xfu << 20 | 0xffff), 3u << 20 | 55);
+	assert_int_equal(tq->ring[3].d.status, 55u << 14);
+	assert_int_equal(tq->ring[4].d.status, 55u << 14 | 2u << 8 | 1u << 4);
+	assert_int_equal(model_last_write(IGB_TDT(0)), 5);
+	tq->ring[4].d.status |= TXD_DD;
 	assert_int_equal(e1000x_tx_reclaim(tq), 0);
 	assert_int_equal(model_nic->pool->nfree, nfree);
+	assert_int_equal(tq->ctx.clones, 0);
 }
 
 static int wbit(int from, uint32_t reg, uint32_t bit)

@@ -45,10 +45,10 @@ struct e1000x_txq {
 	volatile uint8_t *regs;
 	uint32_t tdt;		/* offset of this queue's TDT */
 	int adv;		/* advanced descriptors (igb) */
-	int ctx_set;		/* 1: the checksum context is in the ring since its init */
+	int ctx_set;		/* 1: the checksum contexts are in the ring since its init */
 	uint64_t stall_since;	/* ns when work was pending and clean stopped moving, 0 if not */
-	struct pkt ctx;		/* what bufs holds at the checksum context descriptor: one
-				 * reference (clones 1) while it is on the ring, no pool */
+	struct pkt ctx;		/* what bufs holds at the checksum context descriptors: one
+				 * reference (in clones) per descriptor on the ring, no pool */
 };
 
 /* Allocate the ring (128-byte aligned) unless it has one, fill every RX

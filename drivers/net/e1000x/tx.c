@@ -9,8 +9,9 @@
  *           pkt_free_bulk: one lock per run from a pool). tx_room does
  *           it once NIC_TX_FREE_THRESH descriptors are in flight, or when
  *           the burst needs their room.
- *   step 2: the checksum context descriptor first, once per ring, when
- *           the port's app has turned checksum insertion on.
+ *   step 2: the checksum context descriptors first (IPv4 and, on igb,
+ *           IPv6), once per ring, when the port's app has turned checksum
+ *           insertion on.
  *   step 3: one data descriptor per packet, as many as there is room
  *           for, in at most two runs (to the ring's end, then from its
  *           start), four packets at a time within a run; RS on the last. Timestamped frames ask for their own
@@ -118,27 +119,44 @@ static void __attribute__((noinline)) tx_tstamp(struct e1000x_txq *tq, uint32_t 
 	}
 }
 
-/* Step 2: the checksum context (desc.h) at ring[t], before the frames of
- * a burst, once per ring init on a port whose app asks for checksum
- * insertion. */
+/* The context descriptors tx_csum_ctx writes in a ring of format adv. */
+static inline uint32_t tx_csum_ctxs(const int adv)
+{
+	return adv ? 2 : 1;
+}
+
+/* Step 2: the checksum contexts (desc.h) at ring[t..], before the frames
+ * of a burst, once per ring init on a port whose app asks for checksum
+ * insertion: on the advanced format (igb, ixgbe) two, IPv4 TCP in slot 0
+ * and IPv6 TCP in slot 1, so that neither family's frames rewrite the
+ * other's (82576 7.2.2.4, 7.2.2.2: IDX); on the legacy one the TCP/IP
+ * context for IPv4: tx_csum_ctxs descriptors. */
 static void __attribute__((noinline)) tx_csum_ctx(struct e1000x_txq *tq, uint32_t t)
 {
 	volatile union tx_desc *d = &tq->ring[t];
 	if (tq->adv) {
+		volatile union tx_desc *d6 = &tq->ring[t + 1 == tq->n ? 0 : t + 1];
 		d->d.addr = 20u | 14u << ADVTXD_MACLEN_SHIFT;	/* IPLEN, MACLEN; seqnum_seed 0 */
 		d->d.cmd_type_len = ADVTXD_TUCMD_IPV4 | ADVTXD_TUCMD_L4T_TCP | ADVTXD_DTYP_CTXT | ADVTXD_DCMD_DEXT;
+		d->d.status = 0;	/* mss_l4len_idx: slot 0 */
+		d6->d.addr = 40u | 14u << ADVTXD_MACLEN_SHIFT;
+		d6->d.cmd_type_len = ADVTXD_TUCMD_L4T_TCP | ADVTXD_DTYP_CTXT | ADVTXD_DCMD_DEXT;	/* IPV4 clear */
+		d6->d.status = ADVTXD_IDX_IP6;
+		tq->bufs[t + 1 == tq->n ? 0 : t + 1] = &tq->ctx;
 	} else {
 		d->d.addr = TXCTX_IPCSS | TXCTX_IPCSO << 8 | (uint64_t)TXCTX_IPCSE << 16 | (uint64_t)TXCTX_TUCSS << 32 |
 			    (uint64_t)TXCTX_TUCSO << 40;	/* TUCSE 0: to the frame's end */
 		d->d.cmd_type_len = TXD_DEXT | TXD_TUCMD_IP | TXD_TUCMD_TCP;
+		d->d.status = 0;
 	}
-	d->d.status = 0;	/* advanced: mss_l4len_idx, context slot 0 */
-	tq->ctx.clones = 1;	/* the reclaim's free drops it */
+	uint32_t n = tx_csum_ctxs(tq->adv);
+	tq->ctx.clones = (uint16_t)(tq->ctx.clones + n);	/* one reference per descriptor: the reclaim's frees drop them */
 	tq->bufs[t] = &tq->ctx;
 	tq->ctx_set = 1;
 }
 
 _Static_assert(PKT_TX_IP_CSUM == 1u << 9 && PKT_TX_TCP_CSUM == 1u << 10, "flags >> 9 are POPTS IXSM, TXSM");
+_Static_assert(PKT_TX_IP6 >> 7 == ADVTXD_IDX_IP6, "flags >> 7 & ADVTXD_IDX_IP6 is the IPv6 context's IDX");
 
 /* Descriptor d for packet p (see tx_fill); returns its flags. */
 static inline __attribute__((always_inline))
@@ -150,7 +168,8 @@ uint32_t tx_put(volatile union tx_desc *d, struct pkt **bp, struct pkt *p, const
 	if (csum) {
 		uint32_t popts = flags >> 9 & 3;
 		d->d.cmd_type_len = p->len | cmd | (adv || !popts ? 0 : TXD_DEXT | TXD_DTYP_DATA);
-		d->d.status = (adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0) | popts << TXD_POPTS_SHIFT;
+		d->d.status = (adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT | (flags >> 7 & ADVTXD_IDX_IP6) : 0) |
+			      popts << TXD_POPTS_SHIFT;
 	} else {
 		d->d.cmd_type_len = p->len | cmd;
 		d->d.status = adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0;
@@ -270,18 +289,19 @@ int tx_one(struct e1000x_txq *tq, struct pkt **pkts, const int adv)
 
 /* Step 2 when the app has turned checksum insertion on or off since the
  * ring's init; returns the room left (0: none for a frame after the
- * context) and moves *t past a context written. */
+ * contexts) and moves *t past the contexts written. */
 static int __attribute__((noinline)) tx_csum_change(struct e1000x_txq *tq, uint32_t *t, int n, int room)
 {
 	if (!tq->nic->tx_csum_on) {
 		tq->ctx_set = 0;
 		return room;
 	}
-	if (n <= 0 || room <= 1)
+	int k = (int)tx_csum_ctxs(tq->adv);
+	if (n <= 0 || room <= k)
 		return 0;
 	tx_csum_ctx(tq, *t);
-	*t = *t + 1 == tq->n ? 0 : *t + 1;
-	return room - 1;
+	*t = *t + (uint32_t)k < tq->n ? *t + (uint32_t)k : *t + (uint32_t)k - tq->n;
+	return room - k;
 }
 
 /* tx_burst of any n: steps 1-4. */
