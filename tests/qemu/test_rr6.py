@@ -2,8 +2,8 @@
 2.7.0 and iperf3 3.12 against the appliance's IPv6 address from a network
 namespace over a tap, beside IPv4 on the same boot: ping -6 to the global
 and the link-local address, netperf -6 TCP_RR, UDP_RR and TCP_STREAM with their
-results equal to the appliance's counters, iperf3 -6 TCP, -R, UDP (-u) and
-UDP -R with bytes and datagrams equal on both sides, ICMPv6 port
+results equal to the appliance's counters, iperf3 -6 TCP, -R, UDP (-u),
+UDP -R and UDP --bidir with bytes and datagrams equal on both sides, ICMPv6 port
 unreachable for UDP to a closed port (each one sent seen by the peer, the
 rest counted rate-limited), and SLAAC (ip0=...,auto) from a Router
 Advertisement (RFC 4861 4.2, built here), on one boot. Nothing leaked.
@@ -11,6 +11,7 @@ Needs root, netperf and iperf3."""
 import json
 import re
 import shutil
+import subprocess
 import sys
 import time
 
@@ -100,6 +101,33 @@ print("errors", got)
 """
 
 
+# The TCP segments peer (argv[2]) sends over tap (argv[1]) to iperf3's
+# port 5201, and the RSTs among them, from "ready" until stdin closes:
+# "segments N rsts R".
+RSTS = r"""
+import select, socket, sys
+raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))   # ETH_P_ALL: what the peer sends too
+raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
+raw.bind((sys.argv[1], 0))
+peer = socket.inet_pton(socket.AF_INET6, sys.argv[2])
+print("ready", flush=True)
+segs, rsts, open_ = 0, 0, True
+while True:
+    r = select.select([raw] + [sys.stdin] * open_, [], [], 0 if not open_ else None)[0]
+    if sys.stdin in r:
+        open_ = bool(sys.stdin.read(1))
+    if raw not in r:
+        if not open_:
+            break
+        continue
+    f = raw.recv(128)
+    if len(f) >= 74 and f[12:14] == b"\x86\xdd" and f[20] == 6 and f[22:38] == peer and f[56:58] == b"\x14\x51":
+        segs += 1
+        rsts += f[67] >> 2 & 1
+print("segments", segs, "rsts", rsts)
+"""
+
+
 def iperf3_6(*args):
     out = sh("timeout", "60", "iperf3", "-6", "-c", GUEST6, "-t", "2", "-J", *args, ns=NS, timeout=90)
     r = json.loads(out)
@@ -151,12 +179,25 @@ def test_dual_stack_netperf_iperf3(tap):
         assert delta(a, b, "iperf3_rx_bytes") == end["sum_received"]["bytes"] > 0, end["sum_received"]
 
         # -R: the appliance sends; the bytes it counts are the sender's in
-        # iperf3's report. The client may reset a stream it closes with
-        # bytes unread (the appliance sends until TEST_END): conns_reset.
+        # iperf3's report. At TEST_END it stops and closes the data stream
+        # with a FIN; a client that closes its socket with bytes it never
+        # read (some of the last ones sent before TEST_END) answers with a
+        # RST instead of its own FIN (Linux's tcp_close, RFC 2525 2.17), in
+        # about one run of four: each counted conns_reset, exactly the
+        # RSTs the client sent, at most one (its one data stream).
         a = rr_counters(q)
-        end = iperf3_6("-R")["end"]
+        cap = subprocess.Popen(["ip", "netns", "exec", NS, sys.executable, "-c", RSTS, TAP, PEER6],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            assert cap.stdout.readline() == "ready\n"
+            end = iperf3_6("-R")["end"]
+        finally:
+            out = cap.communicate(timeout=30)[0]
         b = rr_counters(q)
         resets = delta(a, b, "conns_reset")
+        segs, rsts = (int(x) for x in re.search(r"segments (\d+) rsts (\d+)", out).groups())
+        assert segs > 10, out   # the capture saw the client's side of the test
+        assert resets == delta(a, b, "tcp_rst_received") == rsts <= 1, (out, b["port0"])
         assert delta(a, b, "iperf3_tx_bytes") == end["sum_sent"]["bytes"] > 0, end["sum_sent"]
         assert end["sum_received"]["bytes"] <= end["sum_sent"]["bytes"], end
 
@@ -177,6 +218,19 @@ def test_dual_stack_netperf_iperf3(tap):
         sent = delta(a, b, "iperf3_tx_bytes")
         assert sent == s["packets"] * 1200 > 1200 * 500, (s, b["port0"])   # 2 s at 5 Mbit/s: ~1040
         assert s["lost_packets"] == 0 and delta(a, b, "iperf3_udp_no_buffer") == 0, (s, b["port0"])
+
+        # UDP --bidir at 5 Mbit/s each way: one test, a stream each way;
+        # the appliance received what the client sent less what it
+        # reports lost, and sent what the client's reverse stream counts,
+        # none of it lost.
+        a = rr_counters(q)
+        r = iperf3_6("-u", "--bidir", "-b", "5M", "-l", "1200")["end"]
+        b = rr_counters(q)
+        fwd, rev = r["sum"], r["sum_bidir_reverse"]
+        assert delta(a, b, "iperf3_tests") == 1 and delta(a, b, "iperf3_udp") == 1, b["port0"]
+        assert delta(a, b, "iperf3_rx_bytes") == (fwd["packets"] - fwd["lost_packets"]) * 1200 > 1200 * 500, (r, b)
+        assert delta(a, b, "iperf3_tx_bytes") == rev["packets"] * 1200 > 1200 * 500, (rev, b["port0"])
+        assert rev["lost_packets"] == 0 and delta(a, b, "iperf3_udp_no_buffer") == 0, (rev, b["port0"])
 
         # ICMPv6 port unreachable (RFC 4443 3.1) for UDP to a closed port:
         # the first makes the peer's connected socket refused; of a burst
