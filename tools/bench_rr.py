@@ -23,7 +23,7 @@ never passes or fails. QEMU TCG figures: compare rows, not machines.
     tools/bench_rr.py [--seconds 2] [--quick]   (--quick: e1000e napi only)
     tools/bench_rr.py --insns        (only the instructions per transaction)
     tools/bench_rr.py --netperf      (only the 128 netperf TCP_RR table)
-    tools/bench_rr.py --ipv6         (only IPv6 beside IPv4, instructions)
+    tools/bench_rr.py --ipv6 [--nic igb] (only IPv6 beside IPv4, instructions)
     tools/bench_rr.py --linux        (only the comparisons with a Linux guest:
         latency p50, then guest instructions per sockperf transaction)
     tools/bench_rr.py --profile tcp 1 [128] (QEMU's hotblocks plugin beside
@@ -145,7 +145,7 @@ def instructions(seconds):
     return rows
 
 
-def insns_v6(seconds):
+def insns_v6(seconds, nic="e1000e"):
     """Guest instructions per netperf TCP_RR / UDP_RR -r 1,1 transaction
     over IPv4 and IPv6 on one boot (the transactions: the appliance's
     response bytes netperf reports, one byte each)."""
@@ -158,9 +158,9 @@ def insns_v6(seconds):
         return []
     log = os.path.join(BUILD, "bench", "rr-insns-v6.log")
     rows = []
-    print("\nIPv6 beside IPv4: guest instructions per netperf -r 1,1 transaction (e1000e, poll=napi, "
+    print(f"\nIPv6 beside IPv4: guest instructions per netperf -r 1,1 transaction ({nic}, poll=napi, "
           "idle rate subtracted; target IPv6 <= 1.1 x IPv4)")
-    g = Guest("e1000e", "napi", 1, extra=("-plugin", f"{so},log={log},period_ms=50"), ip0=f"{GUEST}/24,{GUEST6}/64")
+    g = Guest(nic, "napi", 1, extra=("-plugin", f"{so},log={log},period_ms=50"), ip0=f"{GUEST}/24,{GUEST6}/64")
     try:
         sh("ip", "-6", "addr", "add", f"{PEER6}/64", "dev", TAP, "nodad", ns=NS)
         sh("ping", "-6", "-c", "1", "-w", "30", GUEST6, ns=NS, timeout=60)   # past the guest's DAD
@@ -401,6 +401,7 @@ def main():
     ap.add_argument("--linux", action="store_true", help="only the comparisons with a Debian Linux guest")
     ap.add_argument("--netperf", action="store_true", help="only 128 x netperf TCP_RR")
     ap.add_argument("--ipv6", action="store_true", help="only IPv6 beside IPv4, instructions per transaction")
+    ap.add_argument("--nic", default="e1000e", help="--ipv6's NIC model (igb: IPv6 TCP checksums by the NIC)")
     ap.add_argument("--profile", nargs="+", metavar="PROTO BYTES [SESSIONS]",
                     help="per-function profile of one run (1 session unless given)")
     a = ap.parse_args()
@@ -415,7 +416,7 @@ def main():
         save("rr-netperf.csv", netperf_table(a.seconds))
         return 0
     if a.ipv6:
-        save("rr-insns-v6.csv", insns_v6(a.seconds))
+        save("rr-insns-v6.csv", insns_v6(a.seconds, a.nic))
         return 0
     if a.linux:
         linux_compare(a.seconds)
