@@ -676,8 +676,9 @@ static uint16_t rfc1071(const uint8_t *b, int n, uint32_t sum)
 }
 
 /* TX checksum insertion (82599 7.2.3.2.3, 7.2.4) on the shared advanced
- * path: the context descriptor (IPLEN 20, MACLEN 14; TUCMD IPV4, L4T TCP;
- * DTYP 0010, DEXT; slot 0) once per ring, data descriptors with POPTS
+ * path: the two context descriptors once per ring (slot 0: IPLEN 20,
+ * MACLEN 14, TUCMD IPV4, L4T TCP; slot 1: IPLEN 40, IPV4 clear, for IPv6;
+ * DTYP 0010, DEXT), data descriptors with POPTS
  * IXSM/TXSM beside PAYLEN; the model sums what they ask for and the wire's
  * IPv4 and TCP checksums verify (RFC 1071), a frame without the flags
  * leaves untouched. After a port reset (the context slots lost) the
@@ -698,10 +699,13 @@ static void test_tx_csum(void **st)
 	assert_int_equal(tq->ring[0].d.addr, 20 | 14 << 9);
 	assert_int_equal(tq->ring[0].d.cmd_type_len, 1u << 10 | 1u << 11 | 2u << 20 | 1u << 29);
 	assert_int_equal(tq->ring[0].d.status, 0);
-	assert_int_equal(tq->ring[1].d.status, 62u << 14 | 3u << 8);
-	assert_int_equal(tq->ring[2].d.status, 62u << 14);
+	assert_int_equal(tq->ring[1].d.addr, 40 | 14 << 9);
+	assert_int_equal(tq->ring[1].d.cmd_type_len, 1u << 11 | 2u << 20 | 1u << 29);
+	assert_int_equal(tq->ring[1].d.status, 1u << 4);
+	assert_int_equal(tq->ring[2].d.status, 62u << 14 | 3u << 8);
+	assert_int_equal(tq->ring[3].d.status, 62u << 14);
 	assert_int_equal(ixgbe_model_tx(0), 2);
-	assert_int_equal(M.tx_ctx_descs, 1);
+	assert_int_equal(M.tx_ctx_descs, 2);
 	assert_int_equal(M.tx_offloaded, 1);
 	assert_int_equal(M.tx_ctx_bad, 0);
 	assert_int_equal(rfc1071(f0 + 14, 20, 0), 0xffff);
@@ -714,7 +718,7 @@ static void test_tx_csum(void **st)
 	struct pkt *p2[1] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM) };
 	assert_int_equal(nic->ops->tx_burst(nic, 0, p2, 1), 1);
 	assert_int_equal(ixgbe_model_tx(0), 1);
-	assert_int_equal(M.tx_ctx_descs, 1);	/* once per ring */
+	assert_int_equal(M.tx_ctx_descs, 2);	/* once per ring */
 	assert_int_equal(M.tx_offloaded, 2);
 	nic->ops->tx_clean(nic, 0);
 
@@ -725,7 +729,7 @@ static void test_tx_csum(void **st)
 	uint8_t *f3 = p3[0]->data;
 	assert_int_equal(nic->ops->tx_burst(nic, 0, p3, 1), 1);
 	assert_int_equal(ixgbe_model_tx(0), 1);
-	assert_int_equal(M.tx_ctx_descs, 2);
+	assert_int_equal(M.tx_ctx_descs, 4);
 	assert_int_equal(M.tx_ctx_bad, 0);
 	assert_int_equal(rfc1071(f3 + 34, 28, ph), 0xffff);
 }
