@@ -52,27 +52,62 @@ int64_t ptp_clock_ns(struct ptp_port *pp, int64_t ns)
 	return phc_convert(pp->clk, ns, tb->clk);
 }
 
-/* A port no longer following or passive, with no master better than this
- * clock: LISTENING (slave-only), else MASTER; a listening port that may be
+static uint64_t announce_timeout(void)
+{
+	return (uint64_t)ptp_conf.announce_receipt_timeout * ptp_interval_ns((int)ptp_conf.log_announce);
+}
+
+/* 1 while pp hears a lower-numbered port of this clock announce (9.5.2.3):
+ * that port serves the segment, pp is PASSIVE. */
+static int own_passive(const struct ptp_port *pp, uint64_t now)
+{
+	return pp->own_port && pp->own_port < pp->id.port && now - pp->own_ns <= announce_timeout();
+}
+
+void ptp_clock_own_announce(struct ptp_port *pp, const struct ptp_msg *m, uint64_t now)
+{
+	pp->rx_count[PC_announce_own_clock]++;
+	if (pp->own_port != m->source.port || now - pp->own_ns > announce_timeout()) {
+		char b[64];
+		snprintf(b, sizeof(b), "received announce from own clock port %d", m->source.port);
+		ptp_port_say(pp, b);
+	}
+	pp->own_port = m->source.port;
+	pp->own_ns = now;
+	ptp_clock_decide(now);
+}
+
+/* A port no longer following, with no master better than this clock:
+ * LISTENING (slave-only), PASSIVE while a lower port of this clock
+ * announces on its segment, else MASTER; a listening port that may be
  * master becomes one once announceReceiptTimeout has passed in it. */
 static void no_better_master(struct ptp_port *pp, uint64_t now)
 {
-	uint64_t timeout = (uint64_t)ptp_conf.announce_receipt_timeout * ptp_interval_ns((int)ptp_conf.log_announce);
 	pp->parent = -1;
-	if (ptp_following(pp) || pp->state == PS_PASSIVE) {
-		ptp_port_to_state(pp, ptp_conf.role == ROLE_SLAVE ? PS_LISTENING : PS_MASTER,
-				  "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
-	} else if (pp->state == PS_LISTENING && ptp_conf.role != ROLE_SLAVE && now - pp->state_since >= timeout) {
-		ptp_port_to_state(pp, PS_MASTER, "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
-		if (ptp_conf.role == ROLE_AUTO)
-			ptp_port_say(pp, "assuming the grand master role");
+	if (ptp_conf.role == ROLE_SLAVE) {
+		if (ptp_following(pp) || pp->state == PS_PASSIVE)
+			ptp_port_to_state(pp, PS_LISTENING, "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
+		return;
 	}
+	if (own_passive(pp, now)) {
+		ptp_port_to_state(pp, PS_PASSIVE, "RS_PASSIVE");
+		return;
+	}
+	if (pp->state == PS_LISTENING && now - pp->state_since < announce_timeout())
+		return;
+	if (pp->state == PS_LISTENING && ptp_conf.role == ROLE_AUTO) {
+		ptp_port_to_state(pp, PS_MASTER, "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
+		ptp_port_say(pp, "assuming the grand master role");
+		return;
+	}
+	ptp_port_to_state(pp, PS_MASTER, "ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES");
 }
 
 /* Port pp of a clock that follows Ebest, held by another port: MASTER
  * (M3), or PASSIVE (P2) when its own Erbest is the same grandmaster only
- * worse by topology (ptp4l's A_BETTER_TOPO: a second path to it). */
-static void other_port(struct ptp_port *pp, const struct ptp_dataset *ebest, int erbest)
+ * worse by topology (ptp4l's A_BETTER_TOPO: a second path to it) or a
+ * lower port of this clock announces on its segment (9.5.2.3). */
+static void other_port(struct ptp_port *pp, const struct ptp_dataset *ebest, int erbest, uint64_t now)
 {
 	pp->parent = -1;
 	if (ptp_conf.role == ROLE_SLAVE) {
@@ -80,7 +115,7 @@ static void other_port(struct ptp_port *pp, const struct ptp_dataset *ebest, int
 			ptp_port_to_state(pp, PS_LISTENING, "RS_LISTENING");
 		return;
 	}
-	if (erbest >= 0 && ptp_dataset_cmp(ebest, &pp->foreign[erbest].ds) == 1)
+	if (own_passive(pp, now) || (erbest >= 0 && ptp_dataset_cmp(ebest, &pp->foreign[erbest].ds) == 1))
 		ptp_port_to_state(pp, PS_PASSIVE, "RS_PASSIVE");
 	else
 		ptp_port_to_state(pp, PS_MASTER, "RS_MASTER");
@@ -112,6 +147,6 @@ void ptp_clock_decide(uint64_t now)
 		else if (k == eb && (erbest[k] != pp->parent || !ptp_following(pp)))
 			ptp_port_follow(pp, erbest[k]);
 		else if (k != eb)
-			other_port(pp, ebest, erbest[k]);
+			other_port(pp, ebest, erbest[k], now);
 	}
 }

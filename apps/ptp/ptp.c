@@ -157,6 +157,10 @@ static void rx_one(struct ptp_port *pp, struct pkt *p)
 		pp->rx_count[PC_wrong_transport_specific]++;
 		return;
 	}
+	if (!memcmp(m.source.clock_id, pp->id.clock_id, 8) && m.msg_type == PTP_ANNOUNCE && m.source.port != pp->id.port) {
+		ptp_clock_own_announce(pp, &m, now_ns());
+		return;
+	}
 	if (!memcmp(m.source.clock_id, pp->id.clock_id, 8)) {
 		pp->rx_count[PC_from_self]++;
 		return;

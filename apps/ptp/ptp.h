@@ -47,6 +47,7 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 
 /* Where each received frame ends: used by message type, or one drop. */
 #define PTP_RX_USED(X) X(sync) X(follow_up) X(delay_req) X(delay_resp) X(announce) \
+	X(announce_own_clock)	/* Announce from another port of this clock (9.5.2.3): a loop, lower portNumber's puts us PASSIVE */ \
 	X(arp_request) X(echo_request)	/* UDPv4: to the port's address, answered (RFC 1122 2.3.2.1, 3.2.2.6) */ \
 	X(management)		/* a GET answered with its data set (15.3) */ \
 	X(pdelay_req) X(pdelay_resp) X(pdelay_resp_follow_up)	/* delay_mechanism=P2P (11.4) */
@@ -56,7 +57,7 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 	PTP_ERRORS(X)		/* the parser's reasons (net/ptp.h) */ \
 	X(wrong_domain)		/* domainNumber is not ours */ \
 	X(wrong_transport_specific)	/* transportSpecific of another profile (802.1AS: 1) */ \
-	X(from_self)		/* our own clock identity */ \
+	X(from_self)		/* our own clock identity (but Announce from another of its ports) */ \
 	X(wrong_state)		/* e.g. Sync while master, Delay_Req while not master */ \
 	X(wrong_delay_mechanism)	/* Pdelay messages with delay_mechanism=E2E, Delay_Req with P2P (as ptp4l) */ \
 	X(multiple_peers)	/* a second Pdelay_Resp, from another port, to one Pdelay_Req (802.1AS 11.2.2) */ \
@@ -125,6 +126,8 @@ struct ptp_port {
 	uint64_t next_announce, next_sync, next_delay_req, next_summary;
 	struct foreign foreign[FOREIGN_MAX];
 	int parent;			/* index in foreign[], -1 none */
+	uint16_t own_port;		/* portNumber of this clock's port last heard announcing here, 0 none */
+	uint64_t own_ns;		/* when (now_ns) */
 	/* slave: the Sync/Follow_Up pair and the Delay_Req exchange */
 	int sync_valid;
 	uint16_t sync_seq;
@@ -201,6 +204,12 @@ const struct foreign *ptp_clock_parent(void);
  * the slave port's clock (else the first port's); pp's own ns on an
  * ordinary clock. Through the TSC cross-timestamps (phc_convert). */
 int64_t ptp_clock_ns(struct ptp_port *pp, int64_t ns);
+/* Announce m from another port of this clock heard on pp at now (IEEE
+ * 1588-2008 9.5.2.3: two ports of the clock on one segment, a loop): not
+ * a foreign master; of the two the port with the higher portNumber goes
+ * PASSIVE while it hears the other (within announceReceiptTimeout), so
+ * one of them serves the segment. Counted as announce_own_clock. */
+void ptp_clock_own_announce(struct ptp_port *pp, const struct ptp_msg *m, uint64_t now);
 /* State decision (9.3.3, figure 26) over all ports: Erbest per port, Ebest
  * of the clock, each port SLAVE (the one holding Ebest), MASTER or PASSIVE. */
 void ptp_clock_decide(uint64_t now);

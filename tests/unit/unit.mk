@@ -202,6 +202,14 @@ $(UNIT_DIR)/test_ptp: tests/unit/test_ptp.c net/ptp.c net/ptp.h net/ptp_mgmt.c n
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
+# The boundary clock's state decision across ports (apps/ptp/clock.c and
+# port.c, included by the test), clocks and transmission stubbed.
+UNIT_BINS += $(UNIT_DIR)/test_ptpclock
+$(UNIT_DIR)/test_ptpclock: tests/unit/test_ptpclock.c apps/ptp/clock.c apps/ptp/port.c apps/ptp/ptp.h \
+		net/ptp.c net/ptp.h net/ptp_servo.c net/ptp_servo.h net/ipv4.c
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_ptpclock.c net/ptp.c net/ptp_servo.c net/ipv4.c -lcmocka -lm
+
 $(UNIT_DIR)/test_ptp_servo: tests/unit/test_ptp_servo.c net/ptp_servo.c net/ptp_servo.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka -lm
