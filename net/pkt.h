@@ -22,6 +22,7 @@
 #define PKT_RX_L4_CSUM_BAD	(1u << 3)
 #define PKT_RX_TSTAMP		(1u << 4)	/* tstamp holds the hardware RX timestamp */
 #define PKT_RX_RSS		(1u << 5)	/* rss_hash is valid */
+#define PKT_RX_VLAN		(1u << 6)	/* the NIC took the 802.1Q tag off: vlan_tci holds it */
 #define PKT_TX_TSTAMP		(1u << 8)	/* ask the NIC for a TX timestamp */
 /* Checksum insertion by the NIC, where the port's nic->tx_csum says it
  * can: an IPv4 header of 20 bytes right after a 14-byte Ethernet header,
@@ -45,7 +46,8 @@ struct pkt {
 	uint16_t queue;		/* RX queue it arrived on */
 	uint16_t clones;	/* extra references (pktgen's clone_skb): pkt_free drops
 				   one, and only a free at 0 returns the slot to its pool */
-	uint32_t flags;		/* PKT_* */
+	uint16_t flags;		/* PKT_* */
+	uint16_t vlan_tci;	/* the stripped tag's TCI (PCP, DEI, VID), when PKT_RX_VLAN */
 	uint32_t rss_hash;
 	uint64_t tstamp;	/* hardware timestamp, ns, when PKT_RX_TSTAMP */
 	struct pktpool *pool;

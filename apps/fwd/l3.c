@@ -143,7 +143,7 @@ int fast_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our)
 			last = sd;
 		}
 		uint32_t tot = ntoh16(tl);
-		if ((((w0 ^ our) << 16) | ((w3 & 0xffffff) ^ 0x450008)) ||
+		if ((((w0 ^ our) << 16) | ((w3 & 0xffffff) ^ 0x450008)) || (p->flags & PKT_RX_VLAN) ||
 		    (!(p->flags & PKT_RX_IP_CSUM_OK) &&
 		     ((p->flags & PKT_RX_IP_CSUM_BAD) || !ipv4_hdr20_csum_ok(d + ETH_HLEN))) ||
 		    d[ETH_HLEN + 8] <= 1 ||
@@ -314,15 +314,26 @@ static uint16_t vlan_untag(struct pkt *p)
 /* A frame fast_run left: a sub-interface's tag taken off (its link's
  * NIC from then on, vlan.c), a priority tag taken off, another VLAN's frame
  * dropped, ARP to neigh.c, IPv4 to our MAC to ipv4_input, IPv6 to
- * ipv6_input (l3v6.c) on a port with an IPv6 address, the rest dropped. */
+ * ipv6_input (l3v6.c) on a port with an IPv6 address, the rest dropped.
+ * A tag the NIC took off (PKT_RX_VLAN, vlan_strip=1) is read from the
+ * packet, never from the frame; a tag under it is the frame's, as below. */
 static inline __attribute__((always_inline))
 void frame_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t now)
 {
 	int why;
 	uint16_t type = p->len >= ETH_HLEN ? (uint16_t)get16(p->data + 12) : 0;
-	if (vlan_is_tpid(type)) {
-		int link = fwd_l3_nvlans ? l3_vlan_untag(nic->port, p) : -1;
-		if (link >= 0) {	/* a sub-interface's frame: as if it came in on its link */
+	int link = -1;
+	if (p->flags & PKT_RX_VLAN) {
+		if ((link = l3_vlan_rx_tag(nic->port, p)) < 0) {
+			fwd_drop(nic->port, FWD_DROP_vlan_unknown, 1);
+			pkt_free(p);
+			return;
+		}
+	} else if (vlan_is_tpid(type) && fwd_l3_nvlans) {
+		link = l3_vlan_untag(nic->port, p);
+	}
+	if (link >= 0 || vlan_is_tpid(type)) {
+		if (link >= 0 && link != nic->port) {	/* a sub-interface's frame: as if it came in on its link */
 			if (!core->mix)
 				l3_tx_mix_all(core);
 			nic = l3_nics[link];

@@ -42,6 +42,10 @@ static inline int l3_link_next(int l)
  * for the tag): its sub-interface's link with the tag taken off, or -1
  * (vlan.c). */
 int l3_vlan_untag(int port, struct pkt *p);
+/* The same for a frame whose tag the NIC took off (PKT_RX_VLAN, vlan_tci):
+ * its sub-interface's link, port for a priority tag (VID 0), -1 for a
+ * VLAN without one (vlan_unknown). */
+int l3_vlan_rx_tag(int port, struct pkt *p);
 /* The sub-interfaces' NICs into l3_nics (vlan.c); 0, or -1 after
  * printing why. */
 int l3_vlan_init(void);

@@ -160,7 +160,7 @@ int l3v6_fast_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t o
 		}
 		uint32_t pl = get16(ip + 4);
 		uint8_t nh = ip[6];
-		if ((((w0 ^ our) << 16) | ((w3 & 0xf0ffff) ^ 0x60dd86)) || ip[7] <= 1 || pl > ds->room ||
+		if ((((w0 ^ our) << 16) | ((w3 & 0xf0ffff) ^ 0x60dd86)) || (p->flags & PKT_RX_VLAN) || ip[7] <= 1 || pl > ds->room ||
 		    pl + IPV6_HLEN + ETH_HLEN > p->len || (nh < 64 && (EXT_HDRS >> nh & 1)))
 			break;
 		struct txb *b = ds->b;

@@ -7,6 +7,11 @@
  * path for every part). A link is a struct nic of its own in l3_nics,
  * named "port0.100", whose tx_burst tags and hands the frames to the
  * port's: the router's code takes links as it takes ports.
+ * With vlan_strip=1 on e1000e and igb each sub-interface's VID goes into
+ * the port's VLAN filter (nic_ops.vlan_rx_add_vid): the NIC strips the tag
+ * into the descriptor and drops the VLANs of no sub-interface itself, so
+ * those are never counted vlan_unknown (no counter of the host's sees
+ * them; QEMU counts them nowhere either). Elsewhere tags are parsed here.
  */
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +71,8 @@ int l3_vlan_init(void)
 		v->nic.small_pool = port->small_pool;
 		v->nic.link_up = port->link_up;
 		l3_nics[link] = &v->nic;
+		if (port->ops->vlan_rx_add_vid && port->ops->vlan_rx_add_vid(port, ifaddr_vlans[i].vid) == 0)
+			printf("fwd: %s: VLAN tag stripping and filtering by the NIC (vlan_strip=1)\n", v->nic.name);
 	}
 	return 0;
 }
@@ -81,6 +88,20 @@ int l3_vlan_untag(int port, struct pkt *p)
 	memmove(d + VLAN_HLEN, d, 2 * ETH_ALEN);
 	p->data = d + VLAN_HLEN;
 	p->len = (uint16_t)(p->len - VLAN_HLEN);
+	p->port = (uint16_t)link;
+	fwd_st(port)->rx--;	/* the link's frame from here on */
+	fwd_st(link)->rx++;
+	return link;
+}
+
+int l3_vlan_rx_tag(int port, struct pkt *p)
+{
+	unsigned vid = p->vlan_tci & 0xfffu;
+	if (!vid)
+		return port;	/* priority tag: the port's frame */
+	int link = ifaddr_vlan_link(port, vid);
+	if (link < 0 || !l3_nics[link])
+		return -1;
 	p->port = (uint16_t)link;
 	fwd_st(port)->rx--;	/* the link's frame from here on */
 	fwd_st(link)->rx++;

@@ -23,6 +23,7 @@ struct nic_config nic_cfg = {
 	.rx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .rx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 },
 	.tx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 }, .tx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 32 },
 	.copybreak = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .prefetch = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .poll = { [0 ... NIC_MAX_PORTS - 1] = POLL_BUSY }, .napi_weight = { [0 ... NIC_MAX_PORTS - 1] = 64 },
+	.vlan_strip = { [0 ... NIC_MAX_PORTS - 1] = 0 },
 };
 
 void nic_config_init(struct nic *nic)
@@ -33,7 +34,7 @@ void nic_config_init(struct nic *nic)
 		.rx_int_delay = nic_cfg.rx_int_delay[p], .rx_abs_int_delay = nic_cfg.rx_abs_int_delay[p],
 		.tx_int_delay = nic_cfg.tx_int_delay[p], .tx_abs_int_delay = nic_cfg.tx_abs_int_delay[p],
 		.copybreak = nic_cfg.copybreak[p], .prefetch = nic_cfg.prefetch[p], .poll = nic_cfg.poll[p],
-		.napi_weight = nic_cfg.napi_weight[p],
+		.napi_weight = nic_cfg.napi_weight[p], .vlan_strip = nic_cfg.vlan_strip[p],
 	};
 	nic->rxd = (int)nic->cfg.rxd;
 	nic->txd = (int)nic->cfg.txd;
@@ -110,6 +111,10 @@ KNOB(poll, .name = "poll", .type = KNOB_ENUM, .choices = poll_choices, .ival = n
 static const struct knob_range weight_range[] = { { 1, 4096 } };
 KNOB(napi_weight, .name = "napi_weight", .type = KNOB_INT, .ranges = weight_range, .nranges = 1,
      .ival = nic_cfg.napi_weight, .per_port = 1, .live = 1, .apply = nic_config_refresh, .help = "packets per NAPI round; default 64");
+KNOB(vlan_strip, .name = "vlan_strip", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = nic_cfg.vlan_strip,
+     .per_port = 1,
+     .help = "1: e1000e and igb strip the 802.1Q tag into the RX descriptor and drop VLANs no fwd sub-interface "
+	     "(ipN.VID=) has (CTRL.VME, RCTL.VFE, VFTA; ethtool -K rxvlan); 0, or another NIC: tags parsed in software; default 0");
 
 int nic_register(struct nic *nic)
 {

@@ -124,6 +124,13 @@ struct nic_ops {
 	void (*set_itr)(struct nic *nic, int q, uint32_t ints_per_s);
 	/* Program the multicast filter with nic->mc (may be NULL: no filter). */
 	void (*set_mc)(struct nic *nic);
+	/* Optional (Linux's ndo_vlan_rx_add_vid): with the vlan_strip knob
+	 * 1, have the NIC accept VLAN vid (1-4094) in its filter and take
+	 * the tag of every tagged frame into the RX descriptor (the packet
+	 * then has PKT_RX_VLAN and vlan_tci, its data no tag). Returns 0,
+	 * or -1 when the port does not (knob 0, or no such hardware): then
+	 * tags stay in the frame. */
+	int (*vlan_rx_add_vid)(struct nic *nic, uint16_t vid);
 };
 
 /* Per-port knobs (Linux module parameters take one value per board):
@@ -139,6 +146,7 @@ struct nic_port_config {
 	int64_t prefetch;		/* 0|1 */
 	int64_t poll;			/* enum poll_mode */
 	int64_t napi_weight;		/* packets per NAPI round */
+	int64_t vlan_strip;		/* 0|1: rx-vlan-offload (nic_ops.vlan_rx_add_vid) */
 };
 
 /* One port. Drivers embed it at the start of their own struct. */
@@ -201,6 +209,7 @@ struct nic_config {
 	int64_t tx_int_delay[NIC_MAX_PORTS], tx_abs_int_delay[NIC_MAX_PORTS];
 	int64_t copybreak[NIC_MAX_PORTS], prefetch[NIC_MAX_PORTS], poll[NIC_MAX_PORTS];
 	int64_t napi_weight[NIC_MAX_PORTS];
+	int64_t vlan_strip[NIC_MAX_PORTS];
 };
 extern struct nic_config nic_cfg;
 enum poll_mode { POLL_BUSY, POLL_NAPI, POLL_IRQ };

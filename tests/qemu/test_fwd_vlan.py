@@ -1,6 +1,7 @@
 """app=fwd routing between 802.1Q VLAN sub-interfaces (ipN.VID=) in QEMU:
 two e1000e ports wired to host stream sockets, frames made and checked with
-scapy. port0 carries untagged 10.1.0.0/24, VLAN 100 (10.100.0.0/24 and
+scapy, vlan_strip=1: the NIC strips the tags into the RX descriptor and
+drops VLANs with no sub-interface on port0 (VFTA). port0 carries untagged 10.1.0.0/24, VLAN 100 (10.100.0.0/24 and
 2001:db8:100::/64) and VLAN 200 (10.200.0.0/24); port1 untagged 10.2.0.0/24
 and 2001:db8:2::/64; port2 is the management port on a tap (/metrics).
 One boot; the bad ipN.VID= forms are on the same command line and must be
@@ -32,7 +33,7 @@ NS, TAP = netns.names("vlan")
 BAD = "ip0.0=10.9.0.1/24 ip0.4095=10.9.1.1/24 ip0.0100=10.9.2.1/24 ip1.100=10.100.0.9/24 ip0.300=dhcp"
 APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip0.100=10.100.0.1/24,2001:db8:100::1/64 ip0.200=10.200.0.1/24 "
           "ip1=10.2.0.1/24,2001:db8:2::1/64 ip5.300=10.5.0.1/24 " + BAD + " ip0.100=10.9.3.1/24 "
-          "mgmt=port2 ip2=10.5.5.1/24")
+          "mgmt=port2 ip2=10.5.5.1/24 vlan_strip=1")
 
 
 class Router(test_fwd_l3.Router):
@@ -87,6 +88,8 @@ def test_bad_forms_refused_with_accepted_forms(r):
     assert "fwd: ip5.300=: no port5; ignored" in out
     assert "fwd: port0.100 routes at L3, 10.100.0.1/24" in out
     assert "fwd: port0.200 routes at L3, 10.200.0.1/24" in out
+    for link in ("port0.100", "port0.200"):
+        assert "fwd: %s: VLAN tag stripping and filtering by the NIC (vlan_strip=1)" % link in out
     routes = r.shell("fwd routes")
     assert re.search(r"10\.100\.0\.0/24\s+connected\s+port0\.100", routes), routes
     assert re.search(r"10\.200\.0\.0/24\s+connected\s+port0\.200", routes), routes
@@ -164,15 +167,22 @@ def test_icmp_from_the_links_address_and_unknown_vlan(r):
     r.p[0].send([raw(ping)])
     back = recv(r, 0, 1)
     assert back and back[0][Dot1Q].vlan == 100 and back[0][ICMP].type == 0 and back[0][IP].src == "10.100.0.1"
-    # VLAN 300 has no sub-interface on port0; VLAN 200 has none on port1.
+    # VLAN 300 has no sub-interface on port0: the NIC drops it (RCTL.VFE, no
+    # VFTA bit; QEMU counts it nowhere). port1 has no sub-interface, so no
+    # filter: its VLAN 200 frame reaches fwd and is vlan_unknown.
     r.p[0].send(udp(r, ("02:00:00:00:03:00", "10.30.0.2", 300), H1, 2))
     r.p[1].send(udp(r, ("02:00:00:00:04:00", "10.2.0.9", 200), H0, 1, port=1))
     assert recv(r, 1, 1, timeout=0.5) == [] and recv(r, 0, 1, timeout=0.5) == []
+    # A priority tag (VID 0, in the VFTA) is stripped too: the port's frame, answered untagged.
+    r.p[0].send([raw(Ether(src=H0[0], dst=r.mac[0]) / Dot1Q(vlan=0, prio=5) / IP(src=H0[1], dst="10.1.0.1") /
+                     ICMP(type=8, id=6, seq=1))])
+    back = recv(r, 0, 1)
+    assert back and Dot1Q not in back[0] and back[0][ICMP].type == 0 and back[0][IP].src == "10.1.0.1", back
     after = r.fwd()
     d = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]} for link in after}
     assert d["port0.100"]["rx"] == 2 and d["port0.100"]["ttl_expired"] == 1 and d["port0.100"]["icmp_sent"] == 1
     assert d["port0.100"]["local"] == 1
-    assert d["port0"]["rx"] == 2 and d["port0"]["vlan_unknown"] == 2
+    assert d["port0"]["rx"] == 1 and d["port0"]["local"] == 1 and d["port0"]["vlan_unknown"] == 0
     assert d["port1"]["rx"] == 1 and d["port1"]["vlan_unknown"] == 1
 
 

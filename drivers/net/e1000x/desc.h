@@ -30,6 +30,7 @@ union rx_desc {
 /* Extended/advanced write-back status and error bits (82574 7.1.4.2, 82576 7.1.5.2) */
 #define RXDEXT_DD	(1u << 0)
 #define RXDEXT_EOP	(1u << 1)
+#define RXDEXT_VP	(1u << 3)	/* 802.1Q tag stripped into the vlan field (CTRL.VME) */
 #define RXDEXT_UDPCS	(1u << 4)
 #define RXDEXT_TCPCS	(1u << 5)
 #define RXDEXT_IPCS	(1u << 6)

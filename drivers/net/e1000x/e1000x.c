@@ -72,6 +72,43 @@ void e1000x_port_set_mc(struct nic *nic)
 	}
 }
 
+/* Tag stripping and the VLAN filter for the VLANs in p->vids (82574
+ * 10.2.2.1 CTRL.VME, 10.2.5.1 RCTL.VFE, 10.2.5.19 VFTA; 82576 8.2.1
+ * CTRL.VME, 8.10.1 RCTL.VFE, 8.10.19 VFTA: bit vid & 31 of VFTA[vid >> 5]).
+ * With VME the NIC takes the tag of every frame whose EtherType is VET
+ * (0x8100 from reset) off and writes its TCI to the descriptor with status
+ * VP (82574 7.1.4.2, 82576 7.1.5.2); with VFE it drops a tagged frame whose
+ * VID has no VFTA bit (VID 0's is set, as Linux's 8021q adds it) before any descriptor (82574 7.1.1, 82576 7.1.2):
+ * no host counter sees it, and GPRC does not count it on the 82574/82576
+ * (counted after filtering). QEMU 10.0 does both (hw/net/e1000x_common.c
+ * e1000x_rx_vlan_filter, e1000e_core.c / igb_core.c strip on
+ * e1000x_vlan_enabled, i.e. CTRL.VME, VMDq off) and drops the filtered frame
+ * before its statistics (e1000e_receive_filter, igb_receive_assign). */
+static void vlan_apply(struct e1000x_port *p)
+{
+	if (!p->nvids)
+		return;
+	wr32(p->regs, VET, 0x8100);	/* the C-tag TPID, its reset value; QEMU's e1000e neither
+					   filtered nor stripped until it was written (seen) */
+	set_flags32(p->regs, VFTA(0), 1u);	/* VID 0, a priority tag: the port's frame (802.1Q 6.9) */
+	for (int i = 0; i < p->nvids; i++)
+		set_flags32(p->regs, VFTA(p->vids[i] >> 5), 1u << (p->vids[i] & 31));
+	set_flags32(p->regs, CTRL, CTRL_VME);
+	set_flags32(p->regs, RCTL, RCTL_VFE);
+	for (int q = 0; q < p->nic.nqueues; q++)
+		p->rxq[q].vp_bit = RXDEXT_VP;
+}
+
+int e1000x_port_vlan_rx_add_vid(struct nic *nic, uint16_t vid)
+{
+	struct e1000x_port *p = to_port(nic);
+	if (!nic->cfg.vlan_strip || vid == 0 || vid > 4094 || p->nvids == (int)(sizeof(p->vids) / sizeof(p->vids[0])))
+		return -1;
+	p->vids[p->nvids++] = vid;
+	vlan_apply(p);
+	return 0;
+}
+
 uint32_t e1000x_rctl_filters(void)
 {
 	return RCTL_BAM | (nic_cfg.promisc ? RCTL_UPE | RCTL_MPE : 0);
@@ -296,8 +333,10 @@ static void recover(struct e1000x_port *p, const char *why)
 		err = p->family->hw_init(p);
 		for (int i = 0; i < NIC_STAT_N; i++)
 			nic->stats[i] += keep[i];
-		if (!err)
+		if (!err) {
 			e1000x_port_set_mc(nic);
+			vlan_apply(p);
+		}
 	}
 	p->reset_pending = 0;
 	p->phy_hang_count = 0;

@@ -44,6 +44,8 @@ struct e1000x_port {
 	 * e1000x_setup_rxq and e1000x_setup_txq (DPDK's rx_pkt_burst). */
 	struct nic_ops ops;
 	const void *part;	/* the family's per-device data (struct igb_part...) */
+	uint16_t vids[8];	/* VLANs in the VFTA (vlan_rx_add_vid), put back after a reset */
+	int nvids;
 	uint64_t stat_cumulative;	/* statistics registers that do not clear on read, by STAT_BIT */
 	uint64_t absent_stats;		/* statistics registers the part lacks (not read), by STAT_BIT */
 	uint32_t stat_last[64];		/* their last raw values, by (reg - 0x4000) / 4 */
@@ -193,6 +195,10 @@ void e1000x_ring_regs(volatile uint8_t *base, uint32_t blk, const volatile void 
 uint32_t e1000x_rctl_filters(void);
 /* nic_ops.set_mc: set the Multicast Table Array bit of every group in nic->mc. */
 void e1000x_port_set_mc(struct nic *nic);
+/* nic_ops.vlan_rx_add_vid of e1000e and igb (not e1000: software tags):
+ * CTRL.VME, RCTL.VFE and vid's VFTA bit. 0, or -1 with vlan_strip 0 or
+ * all 8 VLANs taken. */
+int e1000x_port_vlan_rx_add_vid(struct nic *nic, uint16_t vid);
 /* PHY register access through MDIC (8254x 13.4.7) to the PHY at
  * p->phy_addr, inside the family's phy_acquire/phy_release. Return 0, or
  * -1 after printing (ownership refused, MDIC error or timeout). */

@@ -35,6 +35,7 @@
 #define MTA(i)		(0x05200 + 4 * (i))	/* Multicast Table Array, 128 - RW */
 #define RAL(i)		(0x05400 + 8 * (i))	/* Receive Address Low - RW */
 #define RAH(i)		(0x05404 + 8 * (i))	/* Receive Address High - RW */
+#define VET		0x00038	/* VLAN EtherType - RW (reset 0x8100) */
 #define VFTA(i)		(0x05600 + 4 * (i))	/* VLAN Filter Table Array - RW */
 
 /* CTRL */
@@ -123,6 +124,7 @@
 #define RCTL_LPE	(1u << 5)	/* long packet enable */
 #define RCTL_RDMTS_HALF	(0u << 8)
 #define RCTL_BAM	(1u << 15)	/* accept broadcast */
+#define RCTL_VFE	(1u << 18)	/* VLAN filter enable */
 #define RCTL_BSIZE_2048	(0u << 16)
 #define RCTL_SECRC	(1u << 26)	/* strip Ethernet CRC */
 

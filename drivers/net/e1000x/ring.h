@@ -27,6 +27,7 @@ struct e1000x_rxq {
 	uint32_t ts_bit;	/* status bit meaning "timestamped", 0 if none */
 	uint32_t tsip_bit;	/* status bit meaning "timestamp in the buffer's first 16
 				 * bytes" (igb TSIP with SRRCTL.TIMESTAMP), 0 if off */
+	uint32_t vp_bit;	/* RXDEXT_VP when the port strips VLAN tags (vlan_strip), else 0 */
 	int discarding;		/* inside a frame that spans descriptors */
 };
 

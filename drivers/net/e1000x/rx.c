@@ -18,7 +18,7 @@
  * operations: the group's four status words and lengths checked with one
  * branch), then one at a time for the rest and for a group that fails.
  * Everything else a descriptor can hold (a piece of a long frame, an
- * error, a timestamp, a copybreak copy) goes one frame at a time to
+ * error, a timestamp, a stripped VLAN tag, a copybreak copy) goes one frame at a time to
  * rx_rare. A lone frame (a request-response wake) takes rx_one, which
  * skips the burst loop's set-up. The descriptor format (legacy on e1000,
  * extended on e1000e and igb, advanced with the 82599's error bits on
@@ -219,6 +219,10 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 		phc_rx_buf_tstamp(nic, out, ts);
 	else if (st & rq->ts_bit)
 		phc_rx_hwtstamp(nic, out);
+	if (st & rq->vp_bit) {	/* the tag the NIC took off (CTRL.VME) */
+		out->flags |= PKT_RX_VLAN;
+		out->vlan_tci = rq->ring[i].wb.vlan;
+	}
 	csum_count(sw, cr);
 	return out;
 }
@@ -254,7 +258,7 @@ static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, stru
 	s->bytes = s->csum = 0;
 	s->cr = csum_res[0];
 	s->ci = 0;
-	s->mask = RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit;
+	s->mask = RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit | rq->vp_bit;
 	s->lo = cb < ETH_MAX_FRAME ? cb + 1 : UINT32_MAX;
 	s->span = cb < ETH_MAX_FRAME ? ETH_MAX_FRAME - s->lo : 0;
 	s->portq = (uint32_t)rq->nic->port | (uint32_t)rq->q << 16;
@@ -491,7 +495,7 @@ int rx_one(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i, uint32_t st, ui
 {
 	struct nic *nic = rq->nic;
 	struct pktpool *pool = nic->pool;
-	if ((st & (RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit)) != (RXDEXT_DD | RXDEXT_EOP) ||
+	if ((st & (RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit | rq->vp_bit)) != (RXDEXT_DD | RXDEXT_EOP) ||
 	    len > ETH_MAX_FRAME || (int64_t)len <= nic->cfg.copybreak || rq->discarding)
 		return 0;
 	pktpool_lock(pool);
