@@ -115,7 +115,8 @@ const struct dst_slot *fast_dst(struct l3_core *c, uint64_t sd, uint64_t epoch)
 /* Forward pkts[i..n) while each frame would take the full path's way to
  * a forwarded frame for reasons fast_run can see at once: to our MAC,
  * IPv4 with a 20-byte header whose checksum is right (the NIC's word, or
- * summed here when the NIC did not check it, as virtio-net), TTL > 1, a
+ * summed here when the NIC did not check it, as virtio-net), no tag the
+ * NIC took off (PKT_RX_VLAN: the full path finds its link), TTL > 1, a
  * total length within the frame and the out port's MTU, a valid source (the last one, or not 0/8, 127/8, 224/3, not one of
  * our addresses, not a port subnet's broadcast) and a destination remembered in this
  * epoch. A frame with the addresses of the one before it needs neither
@@ -143,9 +144,9 @@ int fast_run(struct l3_core *c, struct pkt **pkts, int i, int n, uint64_t our)
 			last = sd;
 		}
 		uint32_t tot = ntoh16(tl);
-		if ((((w0 ^ our) << 16) | ((w3 & 0xffffff) ^ 0x450008)) || (p->flags & PKT_RX_VLAN) ||
-		    (!(p->flags & PKT_RX_IP_CSUM_OK) &&
-		     ((p->flags & PKT_RX_IP_CSUM_BAD) || !ipv4_hdr20_csum_ok(d + ETH_HLEN))) ||
+		if ((((w0 ^ our) << 16) | ((w3 & 0xffffff) ^ 0x450008)) ||
+		    ((p->flags & (PKT_RX_IP_CSUM_OK | PKT_RX_VLAN)) != PKT_RX_IP_CSUM_OK &&	/* one test for e1000e, igb */
+		     ((p->flags & (PKT_RX_IP_CSUM_BAD | PKT_RX_VLAN)) || !ipv4_hdr20_csum_ok(d + ETH_HLEN))) ||
 		    d[ETH_HLEN + 8] <= 1 ||
 		    tot - IPV4_HLEN > ds->room || tot + ETH_HLEN > p->len)
 			break;

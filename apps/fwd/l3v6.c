@@ -125,7 +125,8 @@ static int fast_src6(uint64_t lo, uint64_t hi)
 }
 
 /* The full path's way for a forwarded frame, for what can be seen at
- * once: to our MAC, IPv6, no extension header the walk would examine,
+ * once: to our MAC, IPv6, no tag the NIC took off (PKT_RX_VLAN), no
+ * extension header the walk would examine,
  * hop limit > 1, the payload length within the frame and the out port's
  * MTU, a valid source (fast_src6; a frame from the source of the one
  * before it needs it not checked again) and a destination remembered in
