@@ -89,6 +89,7 @@ $(UNIT_DIR)/test_ifaddr: tests/unit/test_ifaddr.c net/ifaddr.c net/ifaddr.h kern
 # fwd's transparent clock (apps/fwd/tc.c, included by the test), with the
 # fuzz harnesses' one-core smp.h and cpu.h; port clocks stubbed.
 UNIT_BINS += $(UNIT_DIR)/test_fwdtc
+UNIT_BINS += $(UNIT_DIR)/test_ptpclock
 $(UNIT_DIR)/test_fwdtc: tests/unit/test_fwdtc.c apps/fwd/tc.c apps/fwd/tc.h net/ptp.c net/ptp.h net/ipv4.c net/ipv4.h \
 		net/prom.c net/prom.h
 	@mkdir -p $(UNIT_DIR)
@@ -203,8 +204,8 @@ $(UNIT_DIR)/test_ptp: tests/unit/test_ptp.c net/ptp.c net/ptp.h net/ptp_mgmt.c n
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 # The boundary clock's state decision across ports (apps/ptp/clock.c and
-# port.c, included by the test), clocks and transmission stubbed.
-UNIT_BINS += $(UNIT_DIR)/test_ptpclock
+# port.c, included by the test), clocks and transmission stubbed (in
+# UNIT_BINS above the unit rule).
 $(UNIT_DIR)/test_ptpclock: tests/unit/test_ptpclock.c apps/ptp/clock.c apps/ptp/port.c apps/ptp/ptp.h \
 		net/ptp.c net/ptp.h net/ptp_servo.c net/ptp_servo.h net/ipv4.c
 	@mkdir -p $(UNIT_DIR)
