@@ -22,6 +22,23 @@ def watchdog_lines(text):
     return re.findall(r"^watchdog: .*?(?=\r?$)", text, re.M)
 
 
+def fed_then_reset(q, armed, fed_s):
+    """Fed for fed_s s with watchdog=2: the box stays up, no reset; then
+    core 0's loop stalls, the watchdog resets the box, and it boots again
+    with the same knobs saying the reset was the watchdog's (armed: its
+    boot line)."""
+    up = q.shell("uptime")
+    with q.pumping():
+        time.sleep(fed_s)
+    assert q.shell("uptime") != up
+    assert q.text().count("linerate 0.1.0 (") == 1
+    q.send("fault stall\r")
+    q.expect("fault: core 0 stalls")
+    q.expect(r"boot: path pvh, cmdline \"watchdog=2 stats=0\"", 30)
+    q.expect(re.escape(armed + "; the last reset was this watchdog's"))
+    q.expect(PROMPT)
+
+
 def test_watchdog_fed_then_fires_on_a_stalled_loop():
     # -action reboot=reset after qemurun's -no-reboot: the reset reboots.
     with Qemu(boot="kernel", kernel="linerate-fault.elf", append="watchdog=2 stats=0",
@@ -30,16 +47,7 @@ def test_watchdog_fed_then_fires_on_a_stalled_loop():
         q.expect(PROMPT)
         assert watchdog_lines(q.text()) == [
             ARMED, "watchdog: iTCO 00:1f.0 not armed: i6300esb 00:03.0 is (one watchdog at a time)"]
-        up = q.shell("uptime")
-        with q.pumping():
-            time.sleep(4)	# twice the timeout: fed, no reset
-        assert q.shell("uptime") != up
-        assert q.text().count("linerate 0.1.0 (") == 1
-        q.send("fault stall\r")
-        q.expect("fault: core 0 stalls")
-        q.expect(r"boot: path pvh, cmdline \"watchdog=2 stats=0\"", 30)
-        q.expect(re.escape(ARMED + "; the last reset was this watchdog's"))
-        q.expect(PROMPT)
+        fed_then_reset(q, ARMED, 4)	# twice the timeout
         assert re.match(r"linerate 0\.1\.0 \(", q.shell("version"))
 
 
@@ -58,14 +66,5 @@ def test_tco_fed_then_fires_on_a_stalled_loop():
         q.expect(READY)
         q.expect(PROMPT)
         assert watchdog_lines(q.text()) == [TCO_ARMED]
-        up = q.shell("uptime")
-        with q.pumping():
-            time.sleep(3)	# past the 2.4 s of two rounds: fed, no reset
-        assert q.shell("uptime") != up
-        assert q.text().count("linerate 0.1.0 (") == 1
-        q.send("fault stall\r")
-        q.expect("fault: core 0 stalls")
-        q.expect(r"boot: path pvh, cmdline \"watchdog=2 stats=0\"", 30)
-        q.expect(re.escape(TCO_ARMED + "; the last reset was this watchdog's"))
-        q.expect(PROMPT)
+        fed_then_reset(q, TCO_ARMED, 3)	# past the 2.4 s of two rounds
         assert q.text().count("linerate 0.1.0 (") == 2
