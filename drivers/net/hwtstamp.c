@@ -96,7 +96,7 @@ enum hwts_action hwts_tx_request(struct hwts_tx *t, uint64_t now_ns, int latched
 	t->start_ns = now_ns;
 	t->seq++;
 	if (!t->seq)
-		t->seq = 1;	/* 0 means "none" to ready_seq */
+		t->seq = 1;	/* 0 means "none" to ready[] */
 	return HWTS_GRANT;
 }
 
@@ -130,17 +130,17 @@ enum hwts_action hwts_tx_poll(struct hwts_tx *t, uint64_t now_ns, int latched, i
 
 void hwts_tx_done(struct hwts_tx *t, uint64_t cycles)
 {
-	t->ready_seq = t->seq;
-	t->ready_cycles = cycles;
+	t->ready[t->seq % HWTS_TX_READY].seq = t->seq;
+	t->ready[t->seq % HWTS_TX_READY].cycles = cycles;
 	t->state = HWTS_TX_IDLE;
 }
 
 int hwts_tx_take(struct hwts_tx *t, uint32_t seq, uint64_t *cycles)
 {
-	if (!seq || t->ready_seq != seq)
+	if (!seq || t->ready[seq % HWTS_TX_READY].seq != seq)
 		return 0;
-	*cycles = t->ready_cycles;
-	t->ready_seq = 0;
+	*cycles = t->ready[seq % HWTS_TX_READY].cycles;
+	t->ready[seq % HWTS_TX_READY].seq = 0;
 	return 1;
 }
 

@@ -68,13 +68,20 @@ enum hwts_tx_state {
 	HWTS_TX_ORPHAN,		/* timed out while its frame was not yet sent: it may still latch */
 };
 
+#define HWTS_TX_READY 4
+
 struct hwts_tx {
 	enum hwts_tx_state state;
 	uint64_t start_ns;	/* when the request was granted */
 	uint64_t timeout_ns;	/* tx_timestamp_timeout */
 	uint32_t seq;		/* requests granted so far; the one in flight is seq */
-	uint32_t ready_seq;	/* the request ready_ns belongs to; 0: none ready */
-	uint64_t ready_cycles;	/* its TXSTMP value, for the caller to convert */
+	/* Stamps read but not yet taken, at seq % HWTS_TX_READY: an app may
+	 * send its next stamped frame before it takes the last one's stamp
+	 * (a PTP master's Pdelay_Resp right after its Sync). */
+	struct {
+		uint32_t seq;		/* the request it belongs to; 0: none */
+		uint64_t cycles;	/* its TXSTMP value, for the caller to convert */
+	} ready[HWTS_TX_READY];
 	uint64_t skipped, timeouts, stale;	/* tx_hwtstamp_skipped, _timeouts, _stale */
 };
 
@@ -106,7 +113,8 @@ enum hwts_action hwts_tx_poll(struct hwts_tx *t, uint64_t now_ns, int latched, i
 /* The latched value of the granted request after HWTS_READ. */
 void hwts_tx_done(struct hwts_tx *t, uint64_t cycles);
 /* The caller's side: if the stamp of request seq is ready, put its
- * counter value in *cycles, forget it and return 1; else 0. */
+ * counter value in *cycles, forget it and return 1; else 0 (also when
+ * HWTS_TX_READY later stamps came in before it was taken). */
 int hwts_tx_take(struct hwts_tx *t, uint32_t seq, uint64_t *cycles);
 
 /*

@@ -123,6 +123,30 @@ static void test_tx_skipped(void **state)
 	assert_int_equal(cyc, 1);
 }
 
+/* The next stamped frame goes out before the app takes the last one's
+ * stamp (a PTP master's Pdelay_Resp after its Sync): both stamps are kept
+ * and each is taken by its own request, in either order. */
+static void test_tx_two_before_take(void **state)
+{
+	(void)state;
+	struct model m = { 0 };
+	struct hwts_tx t = new_slot();
+	uint64_t cyc;
+	assert_true(drv_send(&t, &m, 0, 21));
+	uint32_t first = t.seq;
+	model_send_one(&m);
+	drv_poll(&t, &m, 1 * MS);
+	assert_true(drv_send(&t, &m, 2 * MS, 22));
+	uint32_t second = t.seq;
+	model_send_one(&m);
+	drv_poll(&t, &m, 3 * MS);
+	assert_int_equal(hwts_tx_take(&t, second, &cyc), 1);
+	assert_int_equal(cyc, 22);
+	assert_int_equal(hwts_tx_take(&t, first, &cyc), 1);
+	assert_int_equal(cyc, 21);
+	assert_int_equal(t.skipped + t.timeouts + t.stale, 0);
+}
+
 /* The stamp does not come in time: counted, the slot waits for the frame
  * (it may still latch); its late stamp is released, never handed on. */
 static void test_tx_timeout_then_stale(void **state)
@@ -300,6 +324,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_normal),
 		cmocka_unit_test(test_tx_skipped),
+		cmocka_unit_test(test_tx_two_before_take),
 		cmocka_unit_test(test_tx_timeout_then_stale),
 		cmocka_unit_test(test_tx_stale_at_request),
 		cmocka_unit_test(test_rx_lockup),
