@@ -158,7 +158,7 @@ static void test_firmware_holds_phy(void **st)
 	model_init(M_82576);
 	M.s.fw_sync = 0x2u << 16;
 	assert_int_equal(probe(M_82576, 0x10c9, 1), 0);
-	assert_true(model_console_has("SW_FW_SYNC resource 0x2 held by the firmware or another driver for 1 s"));
+	assert_true(model_console_has("SW_FW_SYNC resource 0x2 held for 1 s (SW_FW_SYNC 0x20000: by the firmware)"));
 	assert_int_equal(M.mdic_unowned, 0);
 	model_init(M_82576);
 	M.s.fw_holds_swesmbi = 1;

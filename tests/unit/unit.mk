@@ -102,7 +102,7 @@ $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/f
 # helpers link in as they are. printf is the model's (console captured).
 REGMODEL := e1000 e1000e igb
 REGMODEL_BINS := $(REGMODEL:%=$(UNIT_DIR)/test_regmodel_%)
-REGMODEL_SRC := tests/regmodel/model.c drivers/net/nicsetup.c drivers/net/e1000x/e1000x.c drivers/net/e1000x/rx.c drivers/net/e1000x/tx.c net/addr.c kernel/fmt.c \
+REGMODEL_SRC := tests/regmodel/model.c drivers/net/nicsetup.c drivers/net/e1000x/e1000x.c drivers/net/e1000x/swfw.c drivers/net/e1000x/rx.c drivers/net/e1000x/tx.c net/addr.c kernel/fmt.c \
 	net/pkt.c drivers/pci/pcidecode.c
 REGMODEL_DEPS := $(REGMODEL_SRC) tests/regmodel/model.h drivers/net/e1000x/e1000x.h drivers/net/e1000x/regs.h \
 	drivers/net/e1000x/desc.h drivers/net/e1000x/ring.h drivers/net/nic.h net/pkt.h drivers/pci/pcidecode.h
@@ -117,10 +117,10 @@ $(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODE
 		-o $@ $< $(REGMODEL_SRC) -lcmocka
 
 # The 82599 (ixgbe) against its part of the model (tests/regmodel/ixgbe_model.c, MODEL_IXGBE).
-# sfp.c and swfw.c link in as they are; the test also ptp.c with the time
+# sfp.c links in as it is; the test also ptp.c with the time
 # sync model (MODEL_PTP), the instruction count without.
 REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c net/ipv4.c
-IXGBE_SRC := drivers/net/ixgbe/sfp.c drivers/net/ixgbe/swfw.c
+IXGBE_SRC := drivers/net/ixgbe/sfp.c
 IXGBE_DEPS := tests/regmodel/ixgbe_model.c drivers/net/ixgbe/ixgbe.c drivers/net/ixgbe/ixgbe.h drivers/net/ixgbe/regs.h \
 	$(IXGBE_SRC) $(REGMODEL_DEPS)
 UNIT_BINS += $(UNIT_DIR)/test_regmodel_ixgbe

@@ -53,7 +53,7 @@ struct e1000x_port {
 	int phy_hang_count;	/* 82574: watchdogs in a row that found the PHY hung */
 	int phy_hang_resets;	/* 82574: port resets for it since the PHY last looked well */
 	int down_flushed;	/* reset for TX work queued since the link went down */
-	int smbi_cleared;	/* I210/I211: a stale SWSM.SMBI was cleared (once only) */
+	int smbi_cleared;	/* a stale SWSM.SMBI was cleared (e1000x_swfw) */
 	volatile int reset_pending;	/* the watchdog resets the port: 1 a cause (igb DRSTA)
 				   asked for it, 2 the shell did */
 	int rx_ts_in_buf;	/* set before hw_init (PTP): RX timestamps in the buffer
@@ -204,6 +204,20 @@ int e1000x_port_vlan_rx_add_vid(struct nic *nic, uint16_t vid);
  * -1 after printing (ownership refused, MDIC error or timeout). */
 int e1000x_phy_read(struct e1000x_port *p, uint32_t reg, uint16_t *v);
 int e1000x_phy_write(struct e1000x_port *p, uint32_t reg, uint16_t v);
+/* A family's software/firmware semaphore (swfw.c): where its SWSM and
+ * SW_FW_SYNC are, the shift from a software resource bit to the
+ * firmware's, and whether an SMBI held 100 ms may be cleared (taken for a
+ * driver that died holding it) on this call. */
+struct e1000x_swfw {
+	uint32_t swsm, sync;	/* register offsets */
+	int fw_shift;		/* 16 on igb (8.2.6), 5 on the 82599 (8.2.3.4.11) */
+	int may_clear_smbi;	/* sets p->smbi_cleared when it does */
+};
+/* Take SW_FW_SYNC resource bits mask (82576 4.7.1, 82599 10.5.4): 0, or
+ * -1 after printing who holds what (1 s of tries at most). */
+int e1000x_swfw_acquire(struct e1000x_port *p, const struct e1000x_swfw *s, uint32_t mask);
+/* Give back what e1000x_swfw_acquire took (under SWSM again). */
+void e1000x_swfw_release(struct e1000x_port *p, const struct e1000x_swfw *s, uint32_t mask);
 /* Add the statistics registers into p->nic.stats. */
 void e1000x_update_stats(struct e1000x_port *p);
 /* Read STATUS into nic->link_up/speed/full_duplex; returns 1 if the link

@@ -116,6 +116,12 @@
 #define ICR_MDAC	(1u << 9)
 #define ICR_INT_ASSERTED (1u << 31)
 
+/* SWSM of the 82575 and later and of the 82599 (82576 8.2.5, 82599
+ * 8.2.3.4.10; at each family's own offset): SMBI is set by the read that
+ * finds it clear; SWESMBI is granted against the firmware */
+#define SWSM_SMBI	(1u << 0)
+#define SWSM_SWESMBI	(1u << 1)
+
 /* RCTL (8254x 13.4.22) */
 #define RCTL_EN		(1u << 1)
 #define RCTL_SBP	(1u << 2)	/* store bad packets */

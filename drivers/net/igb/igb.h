@@ -40,10 +40,6 @@ static inline const struct igb_mac_info *igb_mac_of(const struct e1000x_port *p)
 	return &igb_macs[igb_part_of(p)->mac];
 }
 
-/* SW_FW_SYNC resource mask bits (8.2.6) are acquired through SWSM: 0, or
- * -1 after printing (semaphore or resource held by firmware for 1 s). */
-int igb_swfw_acquire(struct e1000x_port *p, uint32_t mask);
-void igb_swfw_release(struct e1000x_port *p, uint32_t mask);
 /* The family hooks for e1000x: PHY ownership, and the waits after reset
  * (auto-read, CFG_DONE of the port, I210 PLL work-around). */
 int igb_phy_acquire(struct e1000x_port *p);

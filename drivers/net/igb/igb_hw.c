@@ -11,77 +11,15 @@
 #include "drivers/net/igb/regs.h"
 #include "drivers/pci/pcidecode.h"
 
-static void swsm_put(struct e1000x_port *p)
-{
-	clear_flags32(p->regs, IGB_SWSM, SWSM_SMBI | SWSM_SWESMBI);
-}
-
-/* SMBI, between software agents: reading it clear sets it. 100 ms at
- * most; 0 when taken. */
-static int smbi_get(struct e1000x_port *p)
-{
-	for (int i = 0; i < 2000; i++) {
-		if (!(rd32(p->regs, IGB_SWSM) & SWSM_SMBI))
-			return 0;
-		udelay(50);
-	}
-	return -1;
-}
-
-/* The hardware semaphore (82576 4.7.1): SMBI, then SWESMBI against the
- * firmware, 100 ms each at most. The I210/I211 clear an SMBI held that
- * long once, then try again: a previous OS may have died holding it
+/* The SW/FW semaphore (8.2.5-8.2.6). The I210/I211 clear an SMBI held
+ * 100 ms once, then try again: a previous OS may have died holding it
  * (Linux igb_get_hw_semaphore_i210, clear_semaphore_once; silicon review
  * 2026-12-02 N13). */
-static int swsm_get(struct e1000x_port *p)
+static struct e1000x_swfw swfw_of(struct e1000x_port *p)
 {
-	int i, err = smbi_get(p);
-	if (err && igb_part_of(p)->mac >= IGB_I210 && !p->smbi_cleared) {
-		p->smbi_cleared = 1;
-		printf("%s: SWSM.SMBI held for 100 ms: cleared once, as Linux does on the I210\n", p->nic.name);
-		swsm_put(p);
-		err = smbi_get(p);
-	}
-	if (err) {
-		printf("%s: SWSM.SMBI held by another agent for 100 ms\n", p->nic.name);
-		return -1;
-	}
-	for (i = 0; i < 2000; i++) {
-		set_flags32(p->regs, IGB_SWSM, SWSM_SWESMBI);
-		if (rd32(p->regs, IGB_SWSM) & SWSM_SWESMBI)
-			return 0;
-		udelay(50);
-	}
-	swsm_put(p);
-	printf("%s: SWSM.SWESMBI not granted in 100 ms: the firmware holds the semaphore\n", p->nic.name);
-	return -1;
-}
-
-int igb_swfw_acquire(struct e1000x_port *p, uint32_t mask)
-{
-	for (int i = 0; i < 200; i++) {
-		if (swsm_get(p))
-			return -1;
-		uint32_t sync = rd32(p->regs, IGB_SW_FW_SYNC);
-		if (!(sync & (mask | mask << 16))) {
-			wr32(p->regs, IGB_SW_FW_SYNC, sync | mask);
-			swsm_put(p);
-			return 0;
-		}
-		swsm_put(p);
-		udelay(5000);
-	}
-	printf("%s: SW_FW_SYNC resource %#x held by the firmware or another driver for 1 s\n",
-	       p->nic.name, mask);
-	return -1;
-}
-
-void igb_swfw_release(struct e1000x_port *p, uint32_t mask)
-{
-	int got = !swsm_get(p);	/* as Linux: the bit is dropped even without the semaphore */
-	clear_flags32(p->regs, IGB_SW_FW_SYNC, mask);
-	if (got)
-		swsm_put(p);
+	struct e1000x_swfw s = { IGB_SWSM, IGB_SW_FW_SYNC, 16,
+				 igb_part_of(p)->mac >= IGB_I210 && !p->smbi_cleared };
+	return s;
 }
 
 /* The PHY semaphore of this port's PCI function (STATUS.FUNC_ID). */
@@ -92,12 +30,14 @@ static uint32_t phy_mask(struct e1000x_port *p)
 
 int igb_phy_acquire(struct e1000x_port *p)
 {
-	return igb_swfw_acquire(p, phy_mask(p));
+	struct e1000x_swfw s = swfw_of(p);
+	return e1000x_swfw_acquire(p, &s, phy_mask(p));
 }
 
 void igb_phy_release(struct e1000x_port *p)
 {
-	igb_swfw_release(p, phy_mask(p));
+	struct e1000x_swfw s = swfw_of(p);
+	e1000x_swfw_release(p, &s, phy_mask(p));
 }
 
 int igb_invm_read(struct e1000x_port *p, uint8_t addr, uint16_t *v)

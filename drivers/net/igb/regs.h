@@ -66,10 +66,6 @@
 /* EEMNGCTL / EEMNGCTL_I210: the port's configuration cycle done */
 #define EEMNGCTL_CFG_DONE(port)	(1u << (18 + (port)))
 
-/* SWSM (8.2.5): SMBI is set by the read that finds it clear */
-#define SWSM_SMBI	(1u << 0)
-#define SWSM_SWESMBI	(1u << 1)
-
 /* SW_FW_SYNC (8.2.6): software bits 15:0, firmware's the same << 16 */
 #define SWFW_PHY_SM(func) ((func) < 2 ? 2u << (func) : 0x20u << ((func) - 2))
 

@@ -1,18 +1,11 @@
 /*
- * What ixgbe.c, swfw.c, sfp.c and ptp.c share: the SW/FW semaphore, the
- * SFP+ module identification of the 82599's SFI ports, the port clock.
+ * What ixgbe.c, sfp.c and ptp.c share: the SFP+ module identification of
+ * the 82599's SFI ports, the port clock.
  */
 #ifndef IXGBE_H
 #define IXGBE_H
 #include <stdint.h>
 #include "drivers/net/e1000x/e1000x.h"
-
-/* Take the SW_FW_SYNC resources in mask (IXGBE_SW_FW_SYNC_SW_*) through
- * SWSM, waiting up to 1 s for the firmware or another driver to let them
- * go; 0, or -1 after printing who held what. */
-int ixgbe_swfw_acquire(struct e1000x_port *p, uint32_t mask);
-/* Give back what ixgbe_swfw_acquire took (under SWSM again). */
-void ixgbe_swfw_release(struct e1000x_port *p, uint32_t mask);
 
 /* What the SFP+ cage holds, from its SFF-8472 ID page (Linux's sfp_type). */
 enum ixgbe_sfp {

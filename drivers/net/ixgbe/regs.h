@@ -49,8 +49,6 @@
  * software bit in SW_FW_SYNC, taken while its firmware bit is clear). */
 #define IXGBE_SWSM	0x10140	/* Software Semaphore - RW */
 #define IXGBE_SW_FW_SYNC 0x10160	/* Software-Firmware Synchronization (Linux: GSSR) - RW */
-#define IXGBE_SWSM_SMBI	(1u << 0)
-#define IXGBE_SWSM_SWESMBI (1u << 1)
 #define IXGBE_SW_FW_SYNC_SW_EEP_SM (1u << 0)	/* software bits 4:0 */
 #define IXGBE_SW_FW_SYNC_SW_PHY_SM0 (1u << 1)	/* the PHY and SFP+ I2C of LAN 0 */
 #define IXGBE_SW_FW_SYNC_SW_PHY_SM1 (1u << 2)	/* ... of LAN 1 */
