@@ -629,12 +629,15 @@ def resolve(r):
     return na_h1
 
 
-def battery(r, model, na_h1=None):
+def battery(r, model, na_h1=None, home=None):
     """Every kind into port0, each followed by a good frame out of port1;
     the counters checked as the module's docstring says. na_h1: resolve()'s
-    NA when the next hops are known already (the soak's router)."""
+    NA when the next hops are known already (the soak's router); home:
+    port0's pool counts with every buffer back, where the router may have
+    frames of its own in flight as the battery starts (the soak's: its
+    neighbour re-probes, reclaimed at the next tx_clean)."""
     mac0 = bytes(int(x, 16) for x in r.mac[0].split(":"))
-    start = pools(r.ethtool())     # before any frame: none in flight
+    start = home or pools(r.ethtool())     # before any frame: none in flight
     na_h1 = na_h1 or resolve(r)
     r.p[0].recv(100, 0.5)
     f0, e0, n0 = r.fwd(), r.ethtool(), r.netstat()

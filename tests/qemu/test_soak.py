@@ -301,7 +301,8 @@ def minute_check(b, l2, routing, na_h1):
     # entry and drop the battery's first frame (arp_unresolved, 1 s)
     b.p[3].send([na_h1, routing.arp(b.mac[3])])
     time.sleep(0.2)
-    battery(Routed(b), "e1000e", na_h1=na_h1)
+    e = b.ethtool(2)
+    battery(Routed(b), "e1000e", na_h1=na_h1, home=(e["pool_size"] - b.rxd, e["small_pool_size"]))
     routing.resume()
     l2.set()
 
