@@ -307,6 +307,30 @@ def minute_check(b, l2, routing, na_h1):
     l2.set()
 
 
+def where(b):
+    """What the box does when its shell does not answer: each vCPU's RIP
+    (QEMU's `info registers -a`) and its function in linerate.elf, whether
+    /metrics answers, and what a bare Enter brings within 10 s."""
+    import subprocess
+    out = []
+    regs = b.q.qmp_cmd("human-monitor-command", **{"command-line": "info registers -a"})
+    for cpu, rip in re.findall(r"CPU#(\d+)\s+RAX.*?RIP=([0-9a-f]+)", regs, re.S):
+        sym = subprocess.run(["addr2line", "-f", "-i", "-e", os.path.join(BUILD, "linerate.elf"), "0x" + rip],
+                             capture_output=True, text=True).stdout.split()
+        out.append("cpu%s rip %s %s" % (cpu, rip, " ".join(sym)))
+    try:
+        out.append("/metrics: %d samples" % len(b.counters()))
+    except OSError as e:
+        out.append("/metrics: %s" % e)
+    n = len(b.q.out)
+    b.q.send("\r")
+    end = time.monotonic() + 10
+    while time.monotonic() < end and b.q._read(0.5) is not None:
+        pass
+    out.append("after Enter: %r" % b.q.out[n:][-400:])
+    return "\n".join(out)
+
+
 @pytest.mark.skipif("SOAK_SECONDS" not in os.environ, reason="make soak (SOAK_SECONDS=...)")
 def test_soak_under_fire():
     import json
@@ -358,7 +382,10 @@ def test_soak_under_fire():
             if second % 5 == 0:
                 actions[second // 5 % len(actions)](b)
             if second in checks:
-                minute_check(b, l2, routing, na_h1)
+                try:
+                    minute_check(b, l2, routing, na_h1)
+                except TimeoutError as e:
+                    raise AssertionError("second %d: %s\n%s" % (second, where(b), str(e)[-1500:])) from e
                 heap = heap or b.heap()
                 assert b.heap() == heap, (second, heap)
         stop.set()
