@@ -51,6 +51,17 @@ struct acpi_fadt {
 	uint8_t slp_typa, slp_typb;	/* its first two elements: SLP_TYP for PM1a/PM1b_CNT */
 };
 
+/* A MADT Local APIC NMI (type 4, ACPI 6.4 5.2.12.7) or Local x2APIC NMI
+ * (type 0xA, 5.2.12.13) entry: the processors whose LINTn pin the
+ * platform wires to NMI. */
+struct acpi_nmi {
+	uint32_t uid;		/* ACPI processor UID; ACPI_UID_ALL: every processor */
+	uint16_t flags;		/* MPS INTI flags: polarity in bits 1:0 (3: active low) */
+	uint8_t lint;		/* 0 or 1 */
+};
+#define ACPI_UID_ALL 0xffffffffu	/* type 4's 0xFF, type 0xA's 0xFFFFFFFF */
+#define ACPI_MAX_NMIS 8
+
 struct acpi_info {
 	uint64_t rsdp;			/* physical address, 0 if not found */
 	const char *rsdp_source;	/* "boot info", "BIOS area scan" */
@@ -59,6 +70,9 @@ struct acpi_info {
 	char tables[ACPI_MAX_TABLES][5];	/* signatures found */
 	int ncpus;			/* enabled LAPICs in MADT */
 	uint32_t apic_ids[ACPI_MAX_CPUS];	/* xAPIC IDs (type 0) and x2APIC IDs (type 9, all 32 bits) */
+	uint32_t apic_uids[ACPI_MAX_CPUS];	/* their ACPI processor UIDs, which NMI entries name */
+	int nnmis;
+	struct acpi_nmi nmis[ACPI_MAX_NMIS];
 	uint64_t lapic_addr;
 	int nioapics;
 	struct { uint8_t id; uint32_t addr, gsi_base; } ioapics[ACPI_MAX_IOAPICS];

@@ -44,9 +44,20 @@ int acpi_rsdp_valid(uint64_t addr, acpi_mapped_fn ok)
 	       checksum_ok(r, r->length);
 }
 
-/* MADT: Processor Local APIC (0), I/O APIC (1), Interrupt Source Override (2), x2APIC (9).
- * An entry shorter than its type's structure is skipped. */
-static const uint8_t madt_min_len[10] = { [0] = 8, [1] = 12, [2] = 10, [9] = 16 };
+/* MADT: Processor Local APIC (0), I/O APIC (1), Interrupt Source Override
+ * (2), Local APIC NMI (4), x2APIC (9), Local x2APIC NMI (0xA). An entry
+ * shorter than its type's structure is skipped. */
+static const uint8_t madt_min_len[11] = { [0] = 8, [1] = 12, [2] = 10, [4] = 6, [9] = 16, [10] = 12 };
+
+static void add_nmi(struct acpi_info *ai, uint32_t uid, const uint8_t *flags, uint8_t lint)
+{
+	if (ai->nnmis < ACPI_MAX_NMIS) {
+		struct acpi_nmi *n = &ai->nmis[ai->nnmis++];
+		n->uid = uid;
+		memcpy(&n->flags, flags, 2);
+		n->lint = lint;
+	}
+}
 
 static void parse_madt(struct acpi_info *ai, const struct sdt_header *h)
 {
@@ -69,14 +80,27 @@ static void parse_madt(struct acpi_info *ai, const struct sdt_header *h)
 		switch (type) {
 		case 0:
 			memcpy(&flags, e + 4, 4);
-			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS)
+			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS) {
+				ai->apic_uids[ai->ncpus] = e[2];
 				ai->apic_ids[ai->ncpus++] = e[3];
+			}
 			break;
 		case 9:	/* Processor Local x2APIC (ACPI 6.4 5.2.12.12): the ID at 4, 32 bits */
 			memcpy(&flags, e + 8, 4);
-			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS)
+			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS) {
+				memcpy(&ai->apic_uids[ai->ncpus], e + 12, 4);
 				memcpy(&ai->apic_ids[ai->ncpus++], e + 4, 4);
+			}
 			break;
+		case 4:	/* Local APIC NMI: UID at 2 (0xFF: all), flags at 3, LINT# at 5 */
+			add_nmi(ai, e[2] == 0xff ? ACPI_UID_ALL : e[2], e + 3, e[5]);
+			break;
+		case 10: {	/* Local x2APIC NMI: flags at 2, UID at 4 (32 bits), LINT# at 8 */
+			uint32_t uid;
+			memcpy(&uid, e + 4, 4);
+			add_nmi(ai, uid, e + 2, e[8]);
+			break;
+		}
 		case 1:
 			if (ai->nioapics < ACPI_MAX_IOAPICS) {
 				int i = ai->nioapics++;

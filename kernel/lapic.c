@@ -22,7 +22,10 @@
 #define LAPIC_TIMER_ICR 0x380
 #define LAPIC_TIMER_CCR 0x390
 #define LAPIC_TIMER_DCR 0x3e0
+#define LAPIC_LVT_LINT0 0x350	/* LINT1's at 0x360 */
 #define SVR_ENABLE (1u << 8)
+#define LVT_DM_NMI (4u << 8)
+#define LVT_ACTIVE_LOW (1u << 13)
 #define LVT_PERIODIC (1u << 17)
 #define LVT_MASKED (1u << 16)
 #define APIC_BASE_EXTD (1u << 10)	/* IA32_APIC_BASE: x2APIC mode (SDM 11.12.1) */
@@ -126,6 +129,30 @@ void lapic_apply_nox2apic(void)
 	wrmsr(MSR_APIC_BASE, (base & ~(uint64_t)APIC_BASE_EXTD) | APIC_BASE_EN);
 	x2apic = 0;
 	enable();
+}
+
+/* This core's ACPI processor UID, found by its APIC ID in the MADT;
+ * ACPI_UID_ALL (matching only the entries for all) if it is not there. */
+static uint32_t own_uid(void)
+{
+	for (int i = 0; i < acpi.ncpus; i++)
+		if (acpi.apic_ids[i] == lapic_id())
+			return acpi.apic_uids[i];
+	return ACPI_UID_ALL;
+}
+
+unsigned lapic_nmi_init(void)
+{
+	unsigned pins = 0;
+	uint32_t uid = own_uid();
+	for (int i = 0; i < acpi.nnmis; i++) {
+		const struct acpi_nmi *n = &acpi.nmis[i];
+		if (n->lint > 1 || (n->uid != ACPI_UID_ALL && n->uid != uid))
+			continue;
+		lapic_write(LAPIC_LVT_LINT0 + 0x10 * n->lint, LVT_DM_NMI | ((n->flags & 3) == 3 ? LVT_ACTIVE_LOW : 0));
+		pins |= 1u << n->lint;
+	}
+	return pins;
 }
 
 const char *lapic_mode(void)

@@ -14,6 +14,13 @@ const char *lapic_mode(void);
  * x2APIC for xAPIC unless an APIC ID needs more than 8 bits (the report's
  * mode says which). Core 0 only, before the other cores start. */
 void lapic_apply_nox2apic(void);
+/* The MADT's Local APIC NMI and Local x2APIC NMI entries that name this
+ * core or all (ACPI 6.4 5.2.12.7, 5.2.12.13): each LINTn pin they give
+ * delivers an NMI (SDM 11.5.1: edge, the polarity from the MPS INTI
+ * flags). Core 0 only, after ACPI and lapic_apply_nox2apic: as Linux
+ * (setup_local_APIC), the other cores keep LINT1 masked, so a platform NMI
+ * is reported once. Returns the pins set (bit n: LINTn). */
+unsigned lapic_nmi_init(void);
 /* Count LAPIC timer decrements (divide by 16) across a window of
  * window_us measured by the caller (the TSC calibration window). */
 void lapic_calibrate_start(void);

@@ -182,6 +182,7 @@ void __attribute__((no_stack_protector)) kernel_main(void)
 	tsc_calibrate();
 	phase_tsc[PH_TSC] = rdtsc();
 	lapic_apply_nox2apic();
+	unsigned nmi_pins = lapic_nmi_init();
 	timer_init(TICK_HZ);
 	phase_tsc[PH_LAPIC] = rdtsc();
 	pci_init();
@@ -210,7 +211,8 @@ void __attribute__((no_stack_protector)) kernel_main(void)
 	       tsc.hz / 1000000, tsc.hz / 1000 % 1000, tsc.method, tsc.invariant ? ", invariant" : "");
 	report_memory();
 	report_acpi();
-	printf("lapic: %#lx, %s, timer %u Hz on vector %#x\n", lapic_base(), lapic_mode(), tick_hz, VEC_TIMER);
+	printf("lapic: %#lx, %s, timer %u Hz on vector %#x, %s%s%s\n", lapic_base(), lapic_mode(), tick_hz, VEC_TIMER,
+	       nmi_pins ? "NMI on" : "no NMI pin in the MADT", nmi_pins & 1 ? " LINT0" : "", nmi_pins & 2 ? " LINT1" : "");
 	smp_report();
 	printf("protect: W^X (kernel text read-only, all else no-execute), CR0.WP, guard pages under every stack, "
 	       "#DF/NMI/#MC on their own stacks, stack canary from %s\n", canary);

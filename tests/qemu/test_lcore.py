@@ -165,7 +165,8 @@ def test_queues_on_their_own_cores(box, model, cpu):
     IPI)."""
     b = box("app=sink queues=2 poll=napi", nports=1, smp=2, model=model, connect=False, cpu=cpu)
     mode = "x2APIC (MSRs)" if cpu else "xAPIC (MMIO)"
-    assert re.search(rf"^lapic: 0xfee00000, {re.escape(mode)}, timer 100 Hz", b.q.text(), re.M), b.q.text()
+    assert re.search(rf"^lapic: 0xfee00000, {re.escape(mode)}, timer 100 Hz on vector 0xf0, NMI on LINT1\r?$",
+                     b.q.text(), re.M), b.q.text()
     assert "core0: port0/q0" in b.q.text() and "core1: port0/q1" in b.q.text()
     tg = os.path.join(os.path.dirname(__file__), "..", "..", "build", "trafgen")
     res = subprocess.run([tg, "send", "--port", "stream:" + b.q.nic_sock(0), "--count", "2000",

@@ -126,6 +126,40 @@ static void test_madt_x2apic(void **state)
 	free(img);
 }
 
+/* The NMI entries: a Local APIC NMI for all processors (UID 0xFF) on
+ * LINT1, a Local x2APIC NMI for UID 7 on LINT0 active low, a type-4
+ * entry one byte short (skipped); the processors' UIDs kept beside their
+ * APIC IDs. */
+static void test_madt_nmi(void **state)
+{
+	(void)state;
+	uint8_t body[8 + 8 + 16 + 6 + 12 + 5] = { 0 };
+	uint8_t lapic[8] = { 0, 8, 1, 3, 1, 0, 0, 0 };
+	uint8_t x2[16] = { 9, 16, 0, 0, 0x34, 0x12, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0 };
+	uint8_t nmi[6] = { 4, 6, 0xff, 0x05, 0, 1 };
+	uint8_t x2nmi[12] = { 10, 12, 0x0f, 0, 7, 0, 0, 0, 0, 0, 0, 0 };
+	uint8_t short_nmi[5] = { 4, 5, 0xff, 0, 0 };
+	memcpy(body + 8, lapic, 8);
+	memcpy(body + 16, x2, 16);
+	memcpy(body + 32, nmi, 6);
+	memcpy(body + 38, x2nmi, 12);
+	memcpy(body + 50, short_nmi, 5);
+	make(80 + 36 + sizeof(body), 2, "APIC", 36 + sizeof(body), body, sizeof(body));
+	struct acpi_info ai = { 0 };
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), 0);
+	assert_int_equal(ai.ncpus, 2);
+	assert_int_equal(ai.apic_uids[0], 1);
+	assert_int_equal(ai.apic_uids[1], 7);
+	assert_int_equal(ai.nnmis, 2);
+	assert_int_equal(ai.nmis[0].uid, ACPI_UID_ALL);
+	assert_int_equal(ai.nmis[0].flags, 0x05);
+	assert_int_equal(ai.nmis[0].lint, 1);
+	assert_int_equal(ai.nmis[1].uid, 7);
+	assert_int_equal(ai.nmis[1].flags, 0x0f);
+	assert_int_equal(ai.nmis[1].lint, 0);
+	free(img);
+}
+
 static void test_spcr_mmio32(void **state)
 {
 	(void)state;
@@ -233,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_root_outside_memory),
 		cmocka_unit_test(test_madt_short_entry),
 		cmocka_unit_test(test_madt_x2apic),
+		cmocka_unit_test(test_madt_nmi),
 		cmocka_unit_test(test_spcr_mmio32),
 		cmocka_unit_test(test_spcr_short),
 		cmocka_unit_test(test_fadt_s5),
