@@ -65,7 +65,9 @@ NIC_HELP = """\
                 port 80 |
               tap: the existing tap device ifname=NAME (made by the caller; root)
   mac=        the port's MAC address (default QEMU's 52:54:00:12:34:56+N)
-  rom=        1: the NIC's iPXE boot ROM (net-bios) | efi: its UEFI driver (net-uefi)
+  rom=        1: the NIC's iPXE boot ROM (net-bios) | efi: its UEFI driver (net-uefi);
+              without it the NIC has no boot ROM (QEMU's default one would make
+              OVMF try PXE before the disk)
   queues=     netdev=tap: N queues (a tap made multi_queue, tools/netns.py
               tap_add(queues=N)); virtio-net-pci then gets mq=on and 2N+2
               MSI-X vectors, the tap spreading flows over the queue pairs
@@ -157,6 +159,8 @@ def nic_args(i, spec, machine, sockdir):
         dev += f",netdev=n{i}"
     if opts.get("rom") in ("1", "efi"):
         dev += f",romfile={IPXE_ROMS}/{'efi' if opts['rom'] == 'efi' else 'pxe'}-{model}.rom"
+    else:
+        dev += ",romfile="      # no boot ROM: OVMF would try the NIC's PXE before the disk
     if "mac" in opts:
         dev += f",mac={opts['mac']}"
     if model == "virtio-net-pci" and opts.get("packed") == "1":
@@ -170,14 +174,16 @@ def nic_args(i, spec, machine, sockdir):
 
 def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics=(), extra=(),
                  append="", qmp=None, interactive=False, workdir=None, sockdir=None,
-                 kernel="linerate.elf", com=1, iso=None):
+                 kernel="linerate.elf", com=1, iso=None, esp_files=()):
     """The QEMU argument list for one run (see module doc); extra: more QEMU
     arguments, e.g. other devices; kernel: the image under build/ that boot
     kernel loads (linerate-fault.elf: with the shell's `fault` command);
     com: the COM port (1-4) on stdio, the ones before it unconnected (null),
     e.g. 2 with console=ttyS1; 0: COM1 unconnected and stdio left to a
     chardev in extra (a PCI serial card's); iso: the image boot iso-* takes
-    instead of build/linerate.iso (a test's own GRUB menu)."""
+    instead of build/linerate.iso (a test's own GRUB menu); esp_files: host
+    files copied to the root of boot efi's EFI system partition (the
+    loader's initrd=)."""
     if boot not in BOOTS:
         raise SystemExit(f"boot {boot!r}: accepted: {'|'.join(BOOTS)}")
     cmd = ["qemu-system-x86_64", "-accel", "tcg", "-M", machine, "-m", mem, "-smp", str(smp),
@@ -229,6 +235,8 @@ def qemu_command(boot="kernel", machine="q35", mem="128M", smp=1, cpu=None, nics
                 f.write(f"fs0:\\linerate.efi {append}\r\n")
         else:
             shutil.copy(efi, os.path.join(esp, "EFI", "BOOT", "BOOTX64.EFI"))
+        for f in esp_files:
+            shutil.copy(f, esp)
         cmd += ["-bios", OVMF, "-drive", f"format=raw,file=fat:rw:{esp}"]
     return cmd
 

@@ -3,8 +3,8 @@
  *
  * Steps: load the PT_LOAD segments at their physical addresses, find the
  * 64-bit entry in the "linerate" ELF note, fill a struct boot_info (ACPI
- * RSDP, command line, the GOP's framebuffer, memory map), leave boot
- * services and call the entry.
+ * RSDP, command line, the boot module named by initrd=, the GOP's
+ * framebuffer, memory map), leave boot services and call the entry.
  * The contract is kernel/boot_info.h. References are to UEFI 2.10.
  *
  * Built with -DGNU_EFI_USE_MS_ABI: firmware calls go straight through the
@@ -238,6 +238,82 @@ static UINT32 set_cmdline(char *out, const CHAR16 *opt, UINTN bytes)
 	for (; i < n && len < BOOT_CMDLINE_MAX - 1; i++)
 		out[len++] = opt[i] >= 0x20 && opt[i] < 0x7f ? (char)opt[i] : '?';
 	return boot_cmdline_words(out, len, len + (n - i), i < n ? (char)opt[i] : 0);
+}
+
+/*
+ * Take the word "initrd=PATH" out of the command line (Linux's EFI stub
+ * option, Documentation/admin-guide/efi-stub.rst: a file on the volume
+ * this image was loaded from, '\' or '/' between names) into path[cap]
+ * as UTF-16 with '\' separators. Returns 1 if the word was there.
+ */
+static int take_initrd(char *cmdline, CHAR16 *path, UINTN cap)
+{
+	static const char key[] = "initrd=";
+	for (char *w = cmdline; *w; ) {
+		char *end = w;
+		while (*end && *end != ' ')
+			end++;
+		if (end - w > (long)sizeof(key) - 1 && CompareMem(w, key, sizeof(key) - 1) == 0) {
+			UINTN n = 0;
+			for (char *c = w + sizeof(key) - 1; c < end && n + 1 < cap; c++)
+				path[n++] = *c == '/' ? L'\\' : (CHAR16)*c;
+			path[n] = 0;
+			while (*end == ' ')
+				end++;
+			CopyMem(w, end, strlena((CHAR8 *)end) + 1);
+			for (UINTN len = strlena((CHAR8 *)cmdline); len && cmdline[len - 1] == ' '; len--)
+				cmdline[len - 1] = 0;
+			return 1;
+		}
+		w = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+/*
+ * Read the file at path on the image's volume (UEFI 2.10 13.4-13.5,
+ * EFI_SIMPLE_FILE_SYSTEM_PROTOCOL and EFI_FILE_PROTOCOL) into pages below
+ * 4 GiB and above 1 MiB (EfiLoaderData: the kernel keeps the range out of
+ * its allocator, as it does GRUB's module2): the boot module, as
+ * module_base and module_len. A file that cannot be read is said and the
+ * boot goes on without it.
+ */
+static void load_initrd(EFI_LOADED_IMAGE *li, const CHAR16 *path, struct boot_info *bi)
+{
+	EFI_FILE_HANDLE root = LibOpenRoot(li->DeviceHandle), fh;
+	EFI_FILE_INFO *info;
+	EFI_PHYSICAL_ADDRESS at = 0xffffffff;
+	EFI_STATUS status = root ? root->Open(root, &fh, (CHAR16 *)path, EFI_FILE_MODE_READ, 0) : EFI_NOT_FOUND;
+	if (EFI_ERROR(status)) {
+		Print(L"linerate: initrd %s: %r; booting without a module\n", path, status);
+		return;
+	}
+	info = LibFileInfo(fh);
+	UINTN size = info ? info->FileSize : 0;
+	if (info)
+		FreePool(info);
+	status = size ? BS->AllocatePages(AllocateMaxAddress, EfiLoaderData, EFI_SIZE_TO_PAGES(size), &at)
+		      : EFI_END_OF_FILE;
+	if (!EFI_ERROR(status) && at < 0x100000) {
+		BS->FreePages(at, EFI_SIZE_TO_PAGES(size));
+		status = EFI_OUT_OF_RESOURCES;
+	}
+	if (!EFI_ERROR(status)) {
+		UINTN got = size;
+		status = fh->Read(fh, &got, (void *)at);
+		if (!EFI_ERROR(status) && got != size)
+			status = EFI_END_OF_FILE;
+		if (EFI_ERROR(status))
+			BS->FreePages(at, EFI_SIZE_TO_PAGES(size));
+	}
+	fh->Close(fh);
+	if (EFI_ERROR(status)) {
+		Print(L"linerate: initrd %s (%ld bytes): %r; booting without a module\n", path, (UINT64)size, status);
+		return;
+	}
+	bi->module_base = at;
+	bi->module_len = size;
+	Print(L"linerate: initrd %s: %ld bytes at 0x%lx\n", path, (UINT64)size, at);
 }
 
 /* boot_info memory type for an EFI memory type (7.2, Table 7.10; ACPI 6.4 15.4). */
@@ -479,6 +555,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *st)
 	if (!EFI_ERROR(status))
 		bi->cmdline_cut = set_cmdline(bi->cmdline, li->LoadOptions,
 					      li->LoadOptions ? li->LoadOptionsSize : 0);
+	CHAR16 initrd[256];
+	if (!EFI_ERROR(status) && take_initrd(bi->cmdline, initrd, sizeof(initrd) / sizeof(initrd[0])))
+		load_initrd(li, initrd, bi);
 	Print(L"linerate: rsdp 0x%lx, cmdline \"%a\"\n", bi->rsdp, bi->cmdline);
 	find_gop(&bi->fb);
 
