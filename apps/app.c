@@ -182,10 +182,12 @@ static int running(const struct app *a)
 int app_place(int port, const struct app *a, char *err, size_t len)
 {
 	char name[8];
+	const struct app *was_app = app_of_port(port);
+	if (was_app == a)
+		return 0;
 	snprintf(name, sizeof(name), "ip%d", port);
-	if (((a->uses | app_of_port(port)->uses) & APP_USES_IP) && given(name)) {
-		snprintf(err, len, "%s has %s=: the app of an addressed port is placed at boot (app=)",
-			 nics[port]->name, name);
+	if (((a->uses | was_app->uses) & APP_USES_ROUTES) && given(name)) {
+		snprintf(err, len, "%s has %s=: a routed port's app is placed at boot (app=)", nics[port]->name, name);
 		return -1;
 	}
 	const struct app *was = placed_now[port];
@@ -201,7 +203,13 @@ int app_place(int port, const struct app *a, char *err, size_t len)
 			snprintf(err, len, "app %s could not start", a->name);
 			return -1;
 		}
+	} else if (a->place && a->place(port, 1)) {
+		placed_now[port] = was;
+		snprintf(err, len, "%s not given to %s", nics[port]->name, a->name);
+		return -1;
 	}
+	if (was_app->place && running(was_app))
+		was_app->place(port, 0);
 	for (int i = 0; apps_running[i]; i++)
 		if (apps_running[i]->ports_changed)
 			apps_running[i]->ports_changed();

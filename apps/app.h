@@ -53,11 +53,23 @@ struct app {
 	unsigned uses;
 	/* 1: the app may be placed on a port at run time (`port config portN
 	 * app NAME`, run/portcmd.c): its init may run then, and what it keeps
-	 * per port besides its counters is re-read by ports_changed. */
+	 * per port besides its counters is set up and ended by place, or
+	 * re-read by ports_changed. */
 	int runtime;
+	/* May be NULL (runtime apps): why the app is placed at boot only, for
+	 * the refusal of `port config`. */
+	const char *boot_only;
 	/* May be NULL: after a run-time placement (other cores parked), re-read
 	 * app_runs_on for every port. */
 	void (*ports_changed)(void);
+	/* May be NULL: a run-time placement (other cores parked, the port
+	 * stopped). on 1: port is given to the app, which already runs (its
+	 * init set up the ports it had): set up what the app keeps for it
+	 * (pools, a netif); 0, or -1 after printing why (the port is not
+	 * given). on 0: port is taken off the app: end what the app does
+	 * there (sending, connections, buffers held), keep its counters;
+	 * returns 0. */
+	int (*place)(int port, int on);
 };
 #define APP_USES_IP	1u	/* ipN=: the port's address */
 #define APP_USES_ROUTES	2u	/* route= */
@@ -94,7 +106,8 @@ int apps_start(void);
 /* The app registered under name, or NULL. */
 const struct app *app_by_name(const char *name);
 /* Place app a on port at run time (a->runtime; the caller parked the other
- * cores): starts a when it is not running yet, then calls every running
+ * cores): takes the port off its app (place 0), starts a when it is not
+ * running yet or gives it the port (place 1), then calls every running
  * app's ports_changed. 0, or -1 with why in err (the placement unchanged). */
 int app_place(int port, const struct app *a, char *err, size_t len);
 /* How an app prints its counters: text without the zeros (the periodic

@@ -101,6 +101,13 @@ void lcore_set_port_app(int port, const struct app *a)
 	__atomic_store_n(&port_app[port], a, __ATOMIC_RELEASE);
 }
 
+static volatile uint32_t apps_gen;	/* placements so far: idle_apps again when it moves */
+
+void lcore_apps_changed(void)
+{
+	__atomic_add_fetch(&apps_gen, 1, __ATOMIC_RELEASE);
+}
+
 int lcore_of_queue(const struct nic *nic, int q)
 {
 	for (int c = 0; c < nlcores; c++)
@@ -153,7 +160,9 @@ static void housekeeping(uint64_t *next_tsc)
 	stats_tick(now);
 }
 
-/* The apps whose idle hook this core runs: those with a queue here. */
+/* The apps whose idle hook this core runs: those placed on a port with a
+ * queue here (started or stopped: a stopped port's app still sends and
+ * keeps its timers). */
 static int idle_apps(const struct lcore *lc, const struct app **out)
 {
 	int n = 0;
@@ -161,7 +170,7 @@ static int idle_apps(const struct lcore *lc, const struct app **out)
 		const struct app *a = apps_running[i];
 		int mine = 0;
 		for (int k = 0; k < lc->nq && !mine; k++)
-			mine = port_app[lc->qs[k].nic->port] == a;
+			mine = app_runs_on(a, lc->qs[k].nic->port);
 		if (mine && a->idle)
 			out[n++] = a;
 	}
@@ -230,6 +239,7 @@ void lcore_run(void)
 	uint64_t ms = tsc.hz / 1000;
 	uint64_t next_hk = rdtsc() + tsc.hz, next_shell = 0, next_clean = next_hk;
 
+	uint32_t gen = apps_gen;
 	int nidle = idle_apps(lc, idle);
 	lc->start_tsc = rdtsc();
 	for (int k = 0; k < lc->nq; k++) {
@@ -244,6 +254,10 @@ void lcore_run(void)
 		if (!bsp && stop_req)
 			park();
 		lc->loops++;
+		if (__builtin_expect(gen != apps_gen, 0)) {
+			gen = apps_gen;
+			nidle = idle_apps(lc, idle);
+		}
 		uint32_t seen = napi_wakes[lc->id].n;
 		int pending = 0, idle_work = 0;
 		poll_all(lc, &pending);

@@ -60,6 +60,9 @@ void lcore_bind_apps(void);
 /* Deliver port's frames to app a from now on; NULL: drop them, counted in
  * the port's rx_port_stopped (a stopped port: run/portcmd.c). */
 void lcore_set_port_app(int port, const struct app *a);
+/* After a run-time placement (other cores parked): each core re-reads
+ * which apps' idle hooks it runs (those placed on one of its ports). */
+void lcore_apps_changed(void);
 /* The core that polls queue q of nic, or -1. */
 int lcore_of_queue(const struct nic *nic, int q);
 /* Print the placement (boot report and `show config`). */

@@ -5,8 +5,10 @@
  *   port stop|start PORT|all      stopped: the port's frames are dropped,
  *                                 counted in its rx_port_stopped (ethtool -S)
  *   port config PORT app NAME     while stopped: the app that gets them
- * Only apps marked runtime (sink, fwd's L2 pairs) are placed or taken off
- * at run time; the cores that poll each queue stay as the boot placed them.
+ * Only apps marked runtime (sink, fwd's L2 pairs, pktgen, rr) are placed
+ * or taken off at run time; the cores that poll each queue stay as the
+ * boot placed them, so an app that runs on one core (pktgen, rr) takes a
+ * port only if that core polls all its queues.
  */
 #include <stdio.h>
 #include <string.h>
@@ -67,28 +69,55 @@ static int same_cores(const struct app *a, const struct nic *nic)
 	return 0;
 }
 
+/* An app without a domain runs on one core (apps/app.h): every queue of
+ * nic and of the app's other ports on one. 0, or -1 after saying which
+ * cores poll them. */
+static int one_core(const struct app *a, const struct nic *nic)
+{
+	if (a->domain)
+		return 0;
+	int c = lcore_of_queue(nic, 0);
+	for (int r = 0; r < nic_count; r++) {
+		if (r != nic->port && !app_runs_on(a, r))
+			continue;
+		for (int q = 0; q < nics[r]->nqueues; q++) {
+			int d = lcore_of_queue(nics[r], q);
+			if (d != c) {
+				printf("port: %s runs on one core, but %s queue 0 is on core%d and %s queue %d on core%d "
+				       "(placed at boot: lcore_map= puts them on one core)\n",
+				       a->name, nic->name, c, nics[r]->name, q, d);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 static int config_app(struct nic *nic, const char *name)
 {
 	char list[64], err[128];
 	const struct app *a = app_by_name(name), *was = app_of_port(nic->port);
 	if (!a || !a->runtime) {
-		printf("port: %s '%s': at run time a port takes %s\n", a ? "not at run time:" : "no app", name,
+		printf("port: %s '%s'%s%s%s: at run time a port takes %s\n", a ? "not at run time:" : "no app", name,
+		       a && a->boot_only ? " (" : "", a && a->boot_only ? a->boot_only : "", a && a->boot_only ? ")" : "",
 		       runtime_apps(list, sizeof(list)));
 		return -1;
 	}
 	if (!was->runtime) {
-		printf("port: %s runs %s, which is placed at boot only (app=); at run time: %s\n", nic->name,
-		       was->name, runtime_apps(list, sizeof(list)));
+		printf("port: %s runs %s, which is placed at boot only (app=%s%s); at run time: %s\n", nic->name,
+		       was->name, was->boot_only ? ": " : "", was->boot_only ? was->boot_only : "",
+		       runtime_apps(list, sizeof(list)));
 		return -1;
 	}
 	if (!stopped[nic->port]) {
 		printf("port: %s is started: port stop %s first\n", nic->name, nic->name);
 		return -1;
 	}
-	if (same_cores(a, nic))
+	if (same_cores(a, nic) || one_core(a, nic))
 		return -1;
 	park(1);
 	int r = app_place(nic->port, a, err, sizeof(err));
+	lcore_apps_changed();
 	park(0);
 	if (r) {
 		printf("port: %s\n", err);
@@ -135,4 +164,4 @@ static int cmd_port(int argc, char **argv)
 }
 SHELL_CMD(port, "port", "port | port stop|start PORT|all | port config PORT app NAME",
 	  "testpmd's run-time port verbs: stop a port (its frames dropped, counted in rx_port_stopped), give it another app "
-	  "(sink, fwd), start it again, without a reboot", cmd_port);
+	  "(sink, fwd, pktgen, rr), start it again, without a reboot", cmd_port);

@@ -295,4 +295,4 @@ static void mgmt_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 
 APP(mgmt, .name = "mgmt", .help = "management port: ping and HTTP /metrics (Prometheus), /, /config",
     .init = mgmt_init, .rx = mgmt_rx, .idle = mgmt_idle, .report = mgmt_report, .metrics = mgmt_metrics,
-    .claim = mgmt_claim, .uses = APP_USES_IP);
+    .claim = mgmt_claim, .uses = APP_USES_IP, .boot_only = "it takes the port mgmt= names");

@@ -44,8 +44,23 @@ static void pg_app_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 
 static void pg_report(int json);
 
+/* `port config` (run/portcmd.c, other cores parked): a port given to
+ * pktgen gets its TX pools (kept when it is taken off again); a port taken
+ * off stops sending (its Result line) and ends an RFC 2544 run. The TX
+ * and RX counters stay. */
+static int pg_place(int port, int on)
+{
+	if (on)
+		return pg_tx_port_init(port);
+	if (rfc2544_stop())
+		printf("pktgen: rfc2544 ended: %s left pktgen\n", nics[port]->name);
+	pg_stop(port);
+	return 0;
+}
+
 APP(pktgen, .name = "pktgen", .help = "traffic generator and loss/latency meter (Linux pktgen's knobs)",
-    .init = pg_init, .rx = pg_app_rx, .idle = pg_idle, .report = pg_report, .metrics = pg_metrics);
+    .init = pg_init, .rx = pg_app_rx, .idle = pg_idle, .report = pg_report, .metrics = pg_metrics,
+    .runtime = 1, .place = pg_place);
 
 /* Frames/s and Mb/s on the wire (frame + 24 B) since port p started. */
 static void tx_rate(int p, uint64_t *pps, uint64_t *kbps)
@@ -197,11 +212,18 @@ static void print_rx(int p, int json)
 		print_lat(p, json, 0);
 }
 
+/* A port pktgen runs on, or ran on before a run-time switch (its pools
+ * stay): its counters are shown. */
+static int shown(int p)
+{
+	return app_runs_on(&app_pktgen, p) || (pg_tx && pg_tx[p].pool);
+}
+
 static void print_all(int json, int all)
 {
 	uint64_t sent = 0, pps_sum = 0;
 	for (int p = 0; p < nic_count; p++) {
-		if (!app_runs_on(&app_pktgen, p))
+		if (!shown(p))
 			continue;
 		if (all || pg_tx[p].start_tsc) {
 			uint64_t pps, kbps;
@@ -309,10 +331,13 @@ static int runs_somewhere(void)
 static int cmd_pktgen(int argc, char **argv)
 {
 	if (argc == 1) {
-		if (!runs_somewhere())
-			return -1;
-		print_all(0, 1);
-		return 0;
+		for (int p = 0; p < nic_count; p++)
+			if (shown(p)) {
+				print_all(0, 1);
+				return 0;
+			}
+		runs_somewhere();	/* says it runs on no port */
+		return -1;
 	}
 	const char *c = argv[1];
 	if (!strcmp(c, "rfc2544"))

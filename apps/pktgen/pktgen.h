@@ -236,6 +236,9 @@ void pg_requests(void);
 
 /* tx.c: create the TX pools of every pktgen port; 0 or -1. */
 int pg_tx_init(void);
+/* tx.c: create port p's TX pools unless it has them (a port given to
+ * pktgen at run time, maybe again); 0, or -1 after saying so. */
+int pg_tx_port_init(int p);
 /* tx.c: start (after pg_check(port) and a link check; the caller ran
  * pg_check(-1)) / stop port p. 0 or -1. */
 int pg_start(int port);

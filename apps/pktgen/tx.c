@@ -18,25 +18,34 @@
 struct pg_tx *pg_tx;
 int pg_quiet;
 
+int pg_tx_port_init(int p)
+{
+	if (pg_tx[p].pool)
+		return 0;	/* given back to pktgen at run time: its pools stayed */
+	/* the ring's worth, what waits in pend, a probe, slack */
+	uint32_t n = (uint32_t)nics[p]->txd + PG_BURST_MAX + 8;
+	pg_tx[p].pool = pktpool_create("pktgen", n, PKT_SLOT);
+	/* 16, and the sent ones a TX queue keeps until it frees a run */
+	pg_tx[p].probe_pool = pktpool_create("pktgen probes", 16 + NIC_TX_FREE_THRESH, PKT_SLOT);
+	if (!pg_tx[p].pool || !pg_tx[p].probe_pool) {
+		printf("pktgen: %s: no memory for %u TX buffers\n", nics[p]->name, n);
+		pktpool_destroy(pg_tx[p].pool);
+		pktpool_destroy(pg_tx[p].probe_pool);
+		pg_tx[p].pool = pg_tx[p].probe_pool = 0;
+		return -1;
+	}
+	struct phc *c = phc_of(nics[p]);
+	pg_tx[p].hw = phc_is_hw(c);
+	if (pg_tx[p].hw)
+		phc_hwtstamp(c, 0, 1, 1);	/* Sync, TX requests, UDP too */
+	return 0;
+}
+
 int pg_tx_init(void)
 {
-	for (int p = 0; p < nic_count; p++) {
-		if (!app_runs_on(&app_pktgen, p))
-			continue;
-		/* the ring's worth, what waits in pend, a probe, slack */
-		uint32_t n = (uint32_t)nics[p]->txd + PG_BURST_MAX + 8;
-		pg_tx[p].pool = pktpool_create("pktgen", n, PKT_SLOT);
-		/* 16, and the sent ones a TX queue keeps until it frees a run */
-		pg_tx[p].probe_pool = pktpool_create("pktgen probes", 16 + NIC_TX_FREE_THRESH, PKT_SLOT);
-		if (!pg_tx[p].pool || !pg_tx[p].probe_pool) {
-			printf("pktgen: %s: no memory for %u TX buffers\n", nics[p]->name, n);
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_pktgen, p) && pg_tx_port_init(p))
 			return -1;
-		}
-		struct phc *c = phc_of(nics[p]);
-		pg_tx[p].hw = phc_is_hw(c);
-		if (pg_tx[p].hw)
-			phc_hwtstamp(c, 0, 1, 1);	/* Sync, TX requests, UDP too */
-	}
 	return 0;
 }
 

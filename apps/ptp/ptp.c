@@ -256,7 +256,8 @@ static void ptp_report(int json)
 }
 
 APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock, boundary clock on several ports (E2E or P2P, two-step, L2 or UDPv4, pmc management)", .init = ptp_init,
-    .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report, .metrics = ptp_metrics, .uses = APP_USES_IP);
+    .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report, .metrics = ptp_metrics, .uses = APP_USES_IP,
+    .boot_only = "its ports make one clock, ordinary or boundary, numbered with their PHCs when it starts");
 
 static void show_port(struct ptp_port *pp)
 {

@@ -64,23 +64,41 @@ static int rr_syn_full(int port)
 
 static const struct lwif_app rr_lwif = { .name = "rr", .ours = rr_our_port, .syn_full = rr_syn_full };
 
+int rr_port_shown(int p)
+{
+	return app_runs_on(&app_rr, p) || lwif_app_of(p) == &rr_lwif;
+}
+
+static int has_addr(int p)
+{
+	return ifaddrs[p].v4.addr || ifaddrs[p].n6 || ifaddrs[p].auto6;
+}
+
+/* Port p's lwIP netif; 0, or -1 after saying why. */
+static int rr_port_add(int p)
+{
+	const struct lwif_mem mem = { .pcbs = (uint32_t)rr_cfg.conns + RR_PCB_SPARE };
+	if (lwif_mem_init(&mem))
+		return -1;
+	if (lwif_add(nics[p], ifaddrs[p].v4.addr, ifaddrs[p].v4.len, &rr_lwif)) {
+		printf("rr: %s: lwIP refused the interface\n", nics[p]->name);
+		return -1;
+	}
+	return 0;
+}
+
 static int rr_init(void)
 {
 	int n = 0;
-	const struct lwif_mem mem = { .pcbs = (uint32_t)rr_cfg.conns + RR_PCB_SPARE };
 	for (int p = 0; p < nic_count; p++) {
 		if (!app_runs_on(&app_rr, p))
 			continue;
-		if (!ifaddrs[p].v4.addr && !ifaddrs[p].n6 && !ifaddrs[p].auto6) {
+		if (!has_addr(p)) {
 			printf("rr: %s has no address (ip%d=): its frames are dropped (not_ours)\n", nics[p]->name, p);
 			continue;
 		}
-		if (lwif_mem_init(&mem))
+		if (rr_port_add(p))
 			return -1;
-		if (lwif_add(nics[p], ifaddrs[p].v4.addr, ifaddrs[p].v4.len, &rr_lwif)) {
-			printf("rr: %s: lwIP refused the interface\n", nics[p]->name);
-			return -1;
-		}
 		n++;
 	}
 	if (!n) {
@@ -126,6 +144,28 @@ static int rr_idle(void)
 	return lwif_timers() + sent;
 }
 
+/* `port config` (run/portcmd.c, other cores parked): a port given to rr
+ * gets its netif (made once, up again after a switch; it needs its ipN=,
+ * read at boot); a port taken off has its netif down, its TCP connections
+ * aborted (conns_aborted, a RST to each peer). Counters stay. */
+static int rr_place(int port, int on)
+{
+	if (!on) {
+		lwif_set_up(port, 0);
+		return 0;
+	}
+	if (lwif_netif(port)) {
+		lwif_set_up(port, 1);
+		return 0;
+	}
+	if (!has_addr(port)) {
+		printf("rr: %s has no address: rr answers on ports with one, given at boot (ip%d=A.B.C.D/LEN and/or "
+		       "ADDR6/LEN)\n", nics[port]->name, port);
+		return -1;
+	}
+	return rr_port_add(port);
+}
+
 APP(rr, .name = "rr", .help = "request-response server on lwIP: netperf-style RR, echo, sockperf, netserver",
     .init = rr_init, .rx = rr_rx, .idle = rr_idle, .report = rr_report, .metrics = rr_metrics,
-    .uses = APP_USES_IP);
+    .uses = APP_USES_IP, .runtime = 1, .place = rr_place);

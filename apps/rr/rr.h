@@ -75,6 +75,9 @@ static inline int rr_our_port(uint16_t port)
 int rr_syn_room(int port);
 #define RR_SYN_MS 3000	/* rr's handshakes not done in this long are dropped (half_open_expired) */
 
+/* rr.c: 1 if rr runs on port p, or ran on it before a run-time switch
+ * (its netif stays): its counters are shown. */
+int rr_port_shown(int p);
 /* rr_show.c: rr's periodic report (struct app .report): the rr counters
  * and lwIP's, as text without the zeros, or JSON lines. */
 void rr_report(int json);

@@ -117,8 +117,6 @@ static void show_lwip(enum app_show show)
 	printf(json ? "}\n" : "\n");
 }
 
-extern const struct app app_rr;
-
 /* rr's /metrics: its ports' netif counters as linerate_rr_*, with rr's
  * events in linerate_rr_events_total before the netif's. */
 void rr_metrics(struct prom *o)
@@ -126,7 +124,7 @@ void rr_metrics(struct prom *o)
 	static const struct lwif_families f = LWIF_FAMILIES("rr");
 	int run[NIC_MAX_PORTS];
 	for (int p = 0; p < nic_count; p++)
-		run[p] = app_runs_on(&app_rr, p);
+		run[p] = rr_port_shown(p);
 	lwif_metrics_frames(o, &f, run);
 	for (int p = 0; p < nic_count; p++) {
 		for (int i = 0; i < RR_EVENT_N && run[p]; i++)
@@ -136,11 +134,11 @@ void rr_metrics(struct prom *o)
 	}
 }
 
-/* The rr counters of every port rr runs on, then lwIP's. */
+/* The rr counters of every port rr runs or ran on, then lwIP's. */
 static void rr_show(enum app_show show)
 {
 	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_rr, p))
+		if (rr_port_shown(p))
 			show_port(p, show);
 	show_lwip(show);
 }

@@ -92,6 +92,11 @@ int lwif_pool_fill(const struct memp_desc *desc, uint32_t n, int replace);
  * route. lwIP runs on one core: ports of one app only (another's is
  * refused, printed). 0, or -1. */
 int lwif_add(struct nic *nic, uint32_t addr, int prefix_len, const struct lwif_app *app);
+/* netif.c: port's netif (lwif_add'ed) up again (1), or down (0): its TCP
+ * connections aborted first (a RST to each peer, sent at once), its ARP
+ * and neighbor entries dropped; lwIP then sends nothing through it. For a
+ * port taken off its app at run time (run/portcmd.c). */
+void lwif_set_up(int port, int up);
 /* The lwIP interface of port, or NULL. */
 struct netif *lwif_netif(int port);
 /* The app port's netif was added for, or NULL (no netif). */

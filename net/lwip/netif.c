@@ -518,6 +518,27 @@ int lwif_add(struct nic *nic, uint32_t addr, int prefix_len, const struct lwif_a
 	return 0;
 }
 
+void lwif_set_up(int port, int up)
+{
+	struct lwif_port *rp = &ports[port];
+	if (!rp->nic)
+		return;
+	if (up) {
+		netif_set_up(&rp->netif);
+		return;
+	}
+	/* as lwIP does when a netif's address goes (netif.c): its TCP
+	 * connections aborted, each peer sent a RST */
+	tcp_netif_ip_addr_changed(&rp->netif.ip_addr, NULL);
+	for (int i = 0; i < LWIP_IPV6_NUM_ADDRESSES; i++)
+		if (!ip6_addr_isinvalid(netif_ip6_addr_state(&rp->netif, i)))
+			tcp_netif_ip_addr_changed(&rp->netif.ip6_addr[i], NULL);
+	lwif_flush();
+	netif_set_down(&rp->netif);	/* lwIP's ARP and neighbor entries of it go */
+	memset(rp->arp, 0, sizeof(rp->arp));
+	memset(rp->nd, 0, sizeof(rp->nd));
+}
+
 int lwif_port_of_ip(const struct ip_addr *a)
 {
 	if (IP_IS_V4(a))

@@ -516,3 +516,116 @@ def test_routed_pairs_on_two_cores(box):
         assert int(e[p]["rx_queue_0_packets"]) > 0 and int(e[p]["rx_queue_1_packets"]) > 0, e[p]
     rx = {p: int(e[p]["rx_delivered"]) for p in range(4)}
     assert core_counts(b) == {0: rx[0] + rx[1], 1: rx[2] + rx[3]}, rx
+
+
+def test_port_switched_sink_pktgen_rr_sink_on_core1(box):
+    """testpmd's stop / set fwd / start for the apps that run on one core
+    (issue 34): port1, polled by core 1 of 2, goes sink -> pktgen (sends
+    exactly 100 frames, counted at the host) -> rr (answers one UDP
+    request) -> sink while the host streams into it. Every frame port1
+    delivered is in exactly one of sink's count, pktgen's rx, rr's rx and
+    port1's rx_port_stopped. Refusals name why: ptp is placed at boot only,
+    rr runs on one core (port0 is core 0's), a port without an address."""
+    from scapy.all import ARP, IP, UDP, Ether, Raw, raw
+    b = box("app=sink ip1=10.9.0.1/24", nports=2, smp=2)
+    host, host_ip = "02:00:00:00:00:01", "10.9.0.2"
+    assert "core1: port1/q0" in b.q.text()
+    sent, got, stop, done = [0], [], threading.Event(), threading.Event()
+
+    def stream():
+        while not stop.is_set():
+            b.p[1].send([frame(60, sent[0] + i) for i in range(10)])
+            sent[0] += 10
+            time.sleep(0.01)
+
+    def drain():
+        while not done.is_set():
+            got.extend(Ether(f) for f in b.p[1].recv(100000, 0.2))
+    threads = [threading.Thread(target=stream, daemon=True), threading.Thread(target=drain, daemon=True)]
+
+    def first(pred, timeout=30):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            for f in list(got):
+                if pred(f):
+                    return f
+            time.sleep(0.1)
+        return None
+
+    def switch(port, app):
+        b.shell(f"port stop {port}")
+        out = b.shell(f"port config {port} app {app}")
+        b.shell(f"port start {port}")
+        return out
+
+    def pg_frame(f):
+        return UDP in f and bytes(f[UDP].payload)[:2] == b"\x4c\x52"
+    try:
+        for th in threads:
+            th.start()
+        time.sleep(0.5)
+        b.shell("port stop port1")
+        assert b.shell("port config port1 app ptp").startswith(
+            "port: not at run time: 'ptp' (its ports make one clock, ordinary or boundary, numbered with their "
+            "PHCs when it starts): at run time a port takes ")
+        out = b.shell("port config port1 app pktgen")
+        assert out.endswith("port1: app pktgen (was sink); port start port1 delivers to it\r\n"), out
+        assert b.shell("port start port1") == "port1: started (pktgen)\r\n"
+        for k, v in (("count", "100"), ("ratep", "2000"), ("dst_mac", host)):
+            b.shell(f"pktgen set {k} {v}")
+        assert "pktgen: port1: sending 100 frames of 60 B at 2000 pps to 02:00:00:00:00:01" in \
+            b.shell("pktgen start")
+        end = time.monotonic() + 30
+        while "pktgen port1: stopped step 1/1 pkt_size 60 sent 100 " not in b.shell("pktgen") and \
+                time.monotonic() < end:
+            time.sleep(0.2)
+        out = switch("port1", "rr")
+        assert "rr: lwIP on 1 port(s)" in out and out.endswith("port1: app rr (was pktgen); port start port1 "
+                                                              "delivers to it\r\n"), out
+        b.shell("port stop port0")
+        assert b.shell("port config port0 app rr") == \
+            "port: rr runs on one core, but port0 queue 0 is on core0 and port1 queue 0 on core1 (placed at " \
+            "boot: lcore_map= puts them on one core)\r\n"
+        b.p[1].send([raw(Ether(src=host, dst="ff:ff:ff:ff:ff:ff") /
+                         ARP(op=1, hwsrc=host, psrc=host_ip, pdst="10.9.0.1"))])
+        reply = first(lambda f: ARP in f and f[ARP].op == 2 and f[ARP].psrc == "10.9.0.1")
+        assert reply is not None
+        b.p[1].send([raw(Ether(src=host, dst=reply[ARP].hwsrc) / IP(src=host_ip, dst="10.9.0.1") /
+                         UDP(sport=4000, dport=12866) / Raw(b"q"))])
+        assert first(lambda f: UDP in f and f[UDP].sport == 12866 and f[UDP].dport == 4000) is not None
+        assert switch("port1", "sink") == "port1: app sink (was rr); port start port1 delivers to it\r\n"
+        assert b.shell("port config port0 app rr") == \
+            "rr: port0 has no address: rr answers on ports with one, given at boot (ip0=A.B.C.D/LEN and/or " \
+            "ADDR6/LEN)\r\nport: port0 not given to rr\r\n"
+        b.shell("port start port0")
+        assert b.shell("port") == "port0: sink, started\r\nport1: sink, started\r\n"
+        time.sleep(0.5)
+        stop.set()
+        threads[0].join(30)
+        n = sent[0] + 2   # the stream, the ARP request, the UDP request
+        end = time.monotonic() + 30
+        while True:
+            e = dict(re.findall(r"(\w+): (\d+)", b.shell("ethtool -S port1")))
+            if int(e["rx_delivered"]) == n or time.monotonic() > end:
+                break
+            time.sleep(0.2)
+        pg, rr = b.shell("pktgen"), b.shell("rr")
+        sink = b.sink()
+    finally:
+        stop.set()
+        done.set()
+        for th in threads:
+            th.join(30)
+    pg_rx = int(re.search(r"^pktgen port1 rx: (\d+) frames", pg, re.M).group(1))
+    rr_rx = int(re.search(r"^rr port1: rx (\d+)", rr, re.M).group(1))
+    stopped = int(e["rx_port_stopped"])
+    assert int(e["rx_delivered"]) == n
+    assert pg_rx > 0 and rr_rx > 0 and sink[1] > 0 and stopped > 0, (pg_rx, rr_rx, sink, stopped)
+    assert sink[1] + pg_rx + rr_rx + stopped == n, (n, sink, pg_rx, rr_rx, stopped)
+    assert re.search(r"^pktgen port1: stopped step 1/1 pkt_size 60 sent 100 ", pg, re.M), pg
+    data = [struct.unpack(">HHQ", bytes(f[UDP].payload)[:12]) for f in got if pg_frame(f)]
+    probes = int(re.search(r"^pktgen port1: .* probes (\d+) ", pg, re.M).group(1))
+    assert [d for d in data if d[1] == 0x0100] == [(0x4c52, 0x0100, i) for i in range(100)]   # port1, run 0
+    assert len(data) == 100 + probes   # and the latency probes (stream | 0x8000)
+    assert re.search(r"^rr port1:.* udp_rr 1 ", rr, re.M), rr
+    assert len([f for f in got if UDP in f and f[UDP].sport == 12866]) == 1

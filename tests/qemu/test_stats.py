@@ -138,8 +138,8 @@ def test_port_stop_app_switch_start_under_traffic():
         time.sleep(0.5)
         assert q.shell("port stop port0") == "port0: stopped: frames dropped, counted in rx_port_stopped (fwd)\r\n"
         time.sleep(0.3)
-        assert q.shell("port config port0 app pktgen") == \
-            "port: not at run time: 'pktgen': at run time a port takes fwd sink\r\n"
+        assert q.shell("port config port0 app replay") == \
+            "port: not at run time: 'replay': at run time a port takes fwd pktgen sink rr\r\n"
         assert q.shell("port config port0 app sink") == \
             "sink: counting and dropping on 1 port(s)\r\nport0: app sink (was fwd); port start port0 delivers to it\r\n"
         assert q.shell("port start port0") == "port0: started (sink)\r\n"
