@@ -522,11 +522,12 @@ def test_port_switched_sink_pktgen_rr_sink_on_core1(box):
     """testpmd's stop / set fwd / start for the apps that run on one core
     (issue 34): port1, polled by core 1 of 2, goes sink -> pktgen (sends
     exactly 100 frames, counted at the host) -> rr (answers one UDP
-    request) -> sink while the host streams into it. Every frame port1
+    request; a TCP connection it holds is aborted, a RST to the host, when
+    it is taken off) -> sink while the host streams into it. Every frame port1
     delivered is in exactly one of sink's count, pktgen's rx, rr's rx and
     port1's rx_port_stopped. Refusals name why: ptp is placed at boot only,
     rr runs on one core (port0 is core 0's), a port without an address."""
-    from scapy.all import ARP, IP, UDP, Ether, Raw, raw
+    from scapy.all import ARP, IP, TCP, UDP, Ether, Raw, raw
     b = box("app=sink ip1=10.9.0.1/24", nports=2, smp=2)
     host, host_ip = "02:00:00:00:00:01", "10.9.0.2"
     assert "core1: port1/q0" in b.q.text()
@@ -593,7 +594,17 @@ def test_port_switched_sink_pktgen_rr_sink_on_core1(box):
         b.p[1].send([raw(Ether(src=host, dst=reply[ARP].hwsrc) / IP(src=host_ip, dst="10.9.0.1") /
                          UDP(sport=4000, dport=12866) / Raw(b"q"))])
         assert first(lambda f: UDP in f and f[UDP].sport == 12866 and f[UDP].dport == 4000) is not None
+        tcp = Ether(src=host, dst=reply[ARP].hwsrc) / IP(src=host_ip, dst="10.9.0.1")
+        b.p[1].send([raw(tcp / TCP(sport=4001, dport=12866, flags="S", seq=1000))])
+        sa = first(lambda f: TCP in f and f[TCP].dport == 4001 and f[TCP].flags == "SA")
+        assert sa is not None
+        b.p[1].send([raw(tcp / TCP(sport=4001, dport=12866, flags="A", seq=1001, ack=sa[TCP].seq + 1))])
+        end = time.monotonic() + 30
+        while " conns_open 1 " not in b.shell("rr") and time.monotonic() < end:
+            time.sleep(0.2)
+        # rr taken off: its connection aborted, a RST to the peer
         assert switch("port1", "sink") == "port1: app sink (was rr); port start port1 delivers to it\r\n"
+        assert first(lambda f: TCP in f and f[TCP].dport == 4001 and "R" in str(f[TCP].flags)) is not None
         assert b.shell("port config port0 app rr") == \
             "rr: port0 has no address: rr answers on ports with one, given at boot (ip0=A.B.C.D/LEN and/or " \
             "ADDR6/LEN)\r\nport: port0 not given to rr\r\n"
@@ -602,7 +613,7 @@ def test_port_switched_sink_pktgen_rr_sink_on_core1(box):
         time.sleep(0.5)
         stop.set()
         threads[0].join(30)
-        n = sent[0] + 2   # the stream, the ARP request, the UDP request
+        n = sent[0] + 4   # the stream, the ARP request, the UDP request, SYN and ACK
         end = time.monotonic() + 30
         while True:
             e = dict(re.findall(r"(\w+): (\d+)", b.shell("ethtool -S port1")))
@@ -627,5 +638,6 @@ def test_port_switched_sink_pktgen_rr_sink_on_core1(box):
     probes = int(re.search(r"^pktgen port1: .* probes (\d+) ", pg, re.M).group(1))
     assert [d for d in data if d[1] == 0x0100] == [(0x4c52, 0x0100, i) for i in range(100)]   # port1, run 0
     assert len(data) == 100 + probes   # and the latency probes (stream | 0x8000)
-    assert re.search(r"^rr port1:.* udp_rr 1 ", rr, re.M), rr
+    assert re.search(r"^rr port1: conns_open 0 udp_rr 1 ", rr, re.M), rr
+    assert re.search(r"^rr port1:.* conns_accepted 1 .*conns_aborted 1 ", rr, re.M), rr
     assert len([f for f in got if UDP in f and f[UDP].sport == 12866]) == 1
