@@ -14,7 +14,7 @@ and busybox-static fetched with apt-get download into build/linuxguest/),
 and the guest instructions per sockperf ping-pong transaction of both.
 Then IPv6 beside IPv4: guest instructions per netperf 2.7.0 TCP_RR and
 UDP_RR -r 1,1 transaction, -4 and -6 against one boot (e1000e napi).
-Then seed 4's load with the real client: 128 Debian netperf 2.7.0
+Then the many-sessions load with the real client: 128 Debian netperf 2.7.0
 `-t TCP_RR -- -r 1024,1024` at once against the appliance's netserver,
 transactions/s summed, e1000e and igb with hwtstamp=0 and =1.
 Prints tables and saves CSV under build/bench/;

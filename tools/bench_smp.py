@@ -10,14 +10,14 @@ forwarded frame (QEMU's insncount plugin, all vCPUs summed): per-core cost
 must not grow from one core to two. QEMU TCG figures on a 2-core host whose
 cores also run QEMU's device emulation: compare rows; never passes or
 fails. CSV under build/bench/smp.csv.
-Then seed 2 as the report ran it, routed: four routed ports (ip0= .. ip3=,
+Then the same report's set-up routed: four routed ports (ip0= .. ip3=,
 queues=2, each core sending on its own TX queue of every port), 64 hosts
 behind port0 and port2 (10.1.0.2-65, 10.3.0.2-65: RSS spreads them over
 both queues) sending to 10.2.0.2 behind port1 and 10.4.0.2 behind port3,
 poll=napi: on one core, and on two with lcore_map=0:0,1:0,2:1,3:1 (eth0->eth1
 on CPU0, eth2->eth3 on CPU1) for copybreak on/off x prefetch on/off; the same
-tables, guest instructions per routed frame on one core and on two (issue
-#30: within 5 %). CSV under build/bench/smp_routed.csv.
+tables, guest instructions per routed frame on one core and on two (the
+target: within 5 %). CSV under build/bench/smp_routed.csv.
 Usage: bench_smp.py [routed] (routed: only the routed runs)"""
 import csv
 import json

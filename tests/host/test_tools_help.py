@@ -1,7 +1,10 @@
 """Every script under tools/ runs as printed: each file with a shebang is
 executable, and each Python one answers --help directly as an executable
-(exit 0, its usage on stdout) without building or booting anything."""
+(exit 0, its usage on stdout) without building or booting anything, in
+words a user knows (no "seed 2" or "issue 13": the figure or the report by
+name)."""
 import os
+import re
 import subprocess
 
 import pytest
@@ -34,3 +37,4 @@ def test_help_runs_as_an_executable(name, tmp_path):
     assert "usage" in r.stdout.lower(), r.stdout
     assert "qemu" not in r.stderr.lower(), r.stderr
     assert os.listdir(tmp_path) == [], "--help left files behind"
+    assert not re.search(r"\bseed \d|\bissue #?\d|\bthe issue\b", r.stdout, re.I), r.stdout
