@@ -110,6 +110,13 @@ static void test_qemu_rate_software_clock(void **st)
 	struct phc *c = up(1);
 	assert_false(phc_is_hw(c));
 	assert_true(model_console_has("82574 SYSTIM counts 2.500 times the rate TIMINCA sets"));
+	model_nic->ops->reset(model_nic);	/* said once per port, not at every reset (newcomer N19) */
+	model_nic->ops->watchdog(model_nic);
+	assert_true(model_console_has("reset asked for from the shell"));
+	const char *said = strstr(M.console, "82574 SYSTIM counts");
+	assert_null(strstr(said + 1, "82574 SYSTIM counts"));
+	c = phc_of(model_nic);
+	assert_false(phc_is_hw(c));
 	phc_hwtstamp(c, 0, 1, 1);
 	struct pkt *p = frame(1);
 	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &p, 1), 1);

@@ -193,9 +193,12 @@ void e1000e_ptp_init(struct e1000x_port *p)
 	set_freq(nic, 0);
 	int64_t r = rate_permille(nic);
 	if (r < 990 || r > 1010) {
-		printf("%s: 82574 SYSTIM counts %ld.%03ld times the rate TIMINCA sets: not used as the "
-		       "port's clock (QEMU's e1000e scales TIMINCA by 16 ns); software clock\n",
-		       nic->name, r / 1000, r % 1000);
+		static uint32_t said;	/* ports told: once, not at every reset */
+		if (!(said >> nic->port & 1))
+			printf("%s: 82574 SYSTIM counts %ld.%03ld times the rate TIMINCA sets: not used as the "
+			       "port's clock (QEMU's e1000e scales TIMINCA by 16 ns); software clock\n",
+			       nic->name, r / 1000, r % 1000);
+		said |= 1u << nic->port;
 		wr32(p->regs, E1000E_TIMINCA, 0);
 		return;
 	}
