@@ -532,16 +532,24 @@ def test_port_switched_sink_pktgen_rr_sink_on_core1(box):
     host, host_ip = "02:00:00:00:00:01", "10.9.0.2"
     assert "core1: port1/q0" in b.q.text()
     sent, got, stop, done = [0], [], threading.Event(), threading.Event()
+    lock = threading.Lock()   # one socket, three users: its timeout is per socket
+
+    def send(frames):
+        with lock:
+            b.p[1].send(frames)
 
     def stream():
         while not stop.is_set():
-            b.p[1].send([frame(60, sent[0] + i) for i in range(10)])
+            send([frame(60, sent[0] + i) for i in range(10)])
             sent[0] += 10
             time.sleep(0.01)
 
     def drain():
         while not done.is_set():
-            got.extend(Ether(f) for f in b.p[1].recv(100000, 0.2))
+            with lock:
+                frames = b.p[1].recv(100000, 0.05)
+            got.extend(Ether(f) for f in frames)
+            time.sleep(0.01)
     threads = [threading.Thread(target=stream, daemon=True), threading.Thread(target=drain, daemon=True)]
 
     def first(pred, timeout=30):
@@ -587,18 +595,18 @@ def test_port_switched_sink_pktgen_rr_sink_on_core1(box):
         assert b.shell("port config port0 app rr") == \
             "port: rr runs on one core, but port0 queue 0 is on core0 and port1 queue 0 on core1 (placed at " \
             "boot: lcore_map= puts them on one core)\r\n"
-        b.p[1].send([raw(Ether(src=host, dst="ff:ff:ff:ff:ff:ff") /
+        send([raw(Ether(src=host, dst="ff:ff:ff:ff:ff:ff") /
                          ARP(op=1, hwsrc=host, psrc=host_ip, pdst="10.9.0.1"))])
         reply = first(lambda f: ARP in f and f[ARP].op == 2 and f[ARP].psrc == "10.9.0.1")
         assert reply is not None
-        b.p[1].send([raw(Ether(src=host, dst=reply[ARP].hwsrc) / IP(src=host_ip, dst="10.9.0.1") /
+        send([raw(Ether(src=host, dst=reply[ARP].hwsrc) / IP(src=host_ip, dst="10.9.0.1") /
                          UDP(sport=4000, dport=12866) / Raw(b"q"))])
         assert first(lambda f: UDP in f and f[UDP].sport == 12866 and f[UDP].dport == 4000) is not None
         tcp = Ether(src=host, dst=reply[ARP].hwsrc) / IP(src=host_ip, dst="10.9.0.1")
-        b.p[1].send([raw(tcp / TCP(sport=4001, dport=12866, flags="S", seq=1000))])
+        send([raw(tcp / TCP(sport=4001, dport=12866, flags="S", seq=1000))])
         sa = first(lambda f: TCP in f and f[TCP].dport == 4001 and f[TCP].flags == "SA")
         assert sa is not None
-        b.p[1].send([raw(tcp / TCP(sport=4001, dport=12866, flags="A", seq=1001, ack=sa[TCP].seq + 1))])
+        send([raw(tcp / TCP(sport=4001, dport=12866, flags="A", seq=1001, ack=sa[TCP].seq + 1))])
         end = time.monotonic() + 30
         while " conns_open 1 " not in b.shell("rr") and time.monotonic() < end:
             time.sleep(0.2)
