@@ -106,9 +106,10 @@ int apps_start(void);
 /* The app registered under name, or NULL. */
 const struct app *app_by_name(const char *name);
 /* Place app a on port at run time (a->runtime; the caller parked the other
- * cores): takes the port off its app (place 0), starts a when it is not
- * running yet or gives it the port (place 1), then calls every running
- * app's ports_changed. 0, or -1 with why in err (the placement unchanged). */
+ * cores): starts a when it is not running yet or gives it the port (place
+ * 1), then takes the port off the app it had (place 0) and calls every
+ * running app's ports_changed. A routed port (ipN= with fwd, before or
+ * after) is refused. 0, or -1 with why in err (the placement unchanged). */
 int app_place(int port, const struct app *a, char *err, size_t len);
 /* How an app prints its counters: text without the zeros (the periodic
  * report), text with every counter (the app's shell command), or JSON
