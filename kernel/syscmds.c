@@ -118,7 +118,7 @@ static int cmd_reboot(int argc, char **argv)
 	(void)argv;
 	if (usage(argc, "reboot"))
 		return -1;
-	printf("rebooting\n");
+	printf("rebooting (a QEMU started with -no-reboot, as make run and make shell start it, exits instead)\n");
 	acpi_reset();
 	printf("reboot: port 0xcf9, then the 8042, then a triple fault\n");
 	fflush(stdout);
