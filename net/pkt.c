@@ -18,7 +18,7 @@ struct pktpool *pktpool_create_below(const char *name, uint32_t n, uint32_t slot
 		free(stack);
 		return 0;
 	}
-	uint32_t meta = slot == PKT_SLOT ? PKT_HEADROOM : 64;
+	uint32_t meta = slot == PKT_SLOT ? PKT_HEADROOM : PKT_SMALL_HEADROOM;
 	*pool = (struct pktpool){ .name = name, .size = n, .nfree = n, .slot = slot,
 				  .buf_size = slot - meta, .mem = mem, .free = stack };
 	for (uint32_t i = 0; i < n; i++) {

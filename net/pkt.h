@@ -14,6 +14,7 @@
 #define PKT_HEADROOM 128
 #define PKT_SLOT (PKT_HEADROOM + PKT_BUF_SIZE)
 #define PKT_SMALL_SLOT 512	/* copybreak pool: frames <= 256 bytes */
+#define PKT_SMALL_HEADROOM 128	/* its struct pkt and the room before its buffer */
 
 /* struct pkt flags: receive results and transmit requests. */
 #define PKT_RX_IP_CSUM_OK	(1u << 0)	/* hardware checked the IPv4 header checksum */

@@ -71,8 +71,9 @@ NIC_HELP = """\
   queues=     netdev=tap: N queues (a tap made multi_queue, tools/netns.py
               tap_add(queues=N)); virtio-net-pci then gets mq=on and 2N+2
               MSI-X vectors, the tap spreading flows over the queue pairs
-  rss=        1: virtio-net-pci with queues=N also gets rss=on (QEMU steers
-              by the driver's RSS table; docs/drivers.md says what it did here)
+  rss=        1: virtio-net-pci with queues=N also gets rss=on,hash=on: the
+              driver takes RSS and HASH_REPORT, and QEMU steers each frame by
+              the driver's RSS table in its own code (docs/drivers.md)
   packed=     virtio-net-pci: 1 offers packed virtqueues (QEMU's packed=on)
   legacy=     virtio-net-pci: 1 keeps the legacy I/O BAR (QEMU's default
               transitional device, 1af4:1000); only: the legacy interface
@@ -151,7 +152,7 @@ def nic_args(i, spec, machine, sockdir):
             nq = int(opts["queues"])
             nd += f",queues={nq},vhost=off"
             if model == "virtio-net-pci":
-                dev += f",mq=on,vectors={2 * nq + 2}" + (",rss=on" if opts.get("rss") == "1" else "")
+                dev += f",mq=on,vectors={2 * nq + 2}" + (",rss=on,hash=on" if opts.get("rss") == "1" else "")
         args += ["-netdev", nd]
     elif netdev != "none":
         raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|tap|hub|none")

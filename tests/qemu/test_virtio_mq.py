@@ -2,10 +2,15 @@
 with mq=on on a multiqueue tap inside a network namespace this test makes
 and removes, two cores, `queues=2`: UDP flows sent by the namespace's own
 stack arrive on both queue pairs, each polled by its own core, and every
-frame is counted exactly once. Needs root (ip netns, tap devices); traffic
-stays between the namespace and the guest."""
+frame is counted exactly once. Two boots: MQ alone (VQ_PAIRS_SET, the tap
+spreads flows by its own hash), and rss=on,hash=on (RSS_CONFIG with
+HASH_REPORT: QEMU steers each frame by the driver's table, so the count
+on each pair is known in advance from the Toeplitz hash of each flow).
+Needs root (ip netns, tap devices); traffic stays between the namespace
+and the guest."""
 import os
 import re
+import struct
 import sys
 
 import pytest
@@ -17,25 +22,59 @@ from qemurun import Qemu  # noqa: E402
 PROMPT = "linerate> "
 FRAMES, FLOWS = 400, 64
 GUEST_MAC = "52:54:00:12:34:56"      # QEMU's default for port0
+PEER_IP, GUEST_IP, SPORT, DPORT = "10.9.0.2", "10.9.0.1", 20056, 9
+# The driver's RSS key (nic_rss_key_word: word i is 0x6d5a6d5a + i x 0x01010101,
+# low byte first) and table (entry i is pair i mod queues, 128 entries).
+RSS_KEY = b"".join(struct.pack("<I", 0x6d5a6d5a + i * 0x01010101) for i in range(10))
+RSS_TABLE = 128
 
 
-@pytest.fixture
-def mq_box():
+def toeplitz(key, data):
+    """The Toeplitz hash of data (Microsoft RSS; virtio 1.2 5.1.6.4.3.1):
+    for each set bit of data, MSB first, the 32 key bits starting there."""
+    k, kbits, h = int.from_bytes(key, "big"), len(key) * 8, 0
+    for i in range(len(data) * 8):
+        if data[i // 8] & (0x80 >> (i % 8)):
+            h ^= (k >> (kbits - 32 - i)) & 0xffffffff
+    return h
+
+
+def rss_pair(sport, queues=2):
+    """The queue pair an IPv4 UDP frame from PEER_IP:sport to GUEST_IP:DPORT
+    is steered to (hash type UDPv4: source and destination address, then
+    ports)."""
+    data = bytes(map(int, PEER_IP.split("."))) + bytes(map(int, GUEST_IP.split("."))) + \
+        struct.pack(">HH", sport, DPORT)
+    return (toeplitz(RSS_KEY, data) % RSS_TABLE) % queues
+
+
+def test_toeplitz_known_answer():
+    """The hash against the RSS specification's IPv4 verification suite
+    (its 40-byte key; 66.9.149.187:2794 -> 161.142.100.80:1766)."""
+    key = bytes.fromhex("6d5a56da255b0ec24167253d43a38fb0d0ca2bcbae7b30b477cb2da38030f20c6a42b73bbeac01fa")
+    ips = bytes([66, 9, 149, 187, 161, 142, 100, 80])
+    assert toeplitz(key, ips) == 0x323e8fc2
+    assert toeplitz(key, ips + struct.pack(">HH", 2794, 1766)) == 0x51ccc178
+
+
+@pytest.fixture(params=["mq", "rss"])
+def mq_box(request):
     peer = TapPeer("vmq", queues=2)
     q = None
     try:
+        rss = ",rss=1" if request.param == "rss" else ""
         q = Qemu(boot="kernel", mem="256M", smp=2,
-                 nics=[f"virtio-net-pci:netdev=tap,ifname={peer.tap},queues=2"],
+                 nics=[f"virtio-net-pci:netdev=tap,ifname={peer.tap},queues=2{rss}"],
                  append="stats=0 app=sink queues=2 promisc=1")
         q.expect(r"port0: link up", 90)
-        peer.wire("10.9.0.2/24")
+        peer.wire(f"{PEER_IP}/24")
         # No IPv6 autoconfiguration or ARP from the namespace: only the test's frames.
         sh("sysctl", "-qw", f"net.ipv6.conf.{peer.tap}.disable_ipv6=1", ns=peer.ns)
-        sh("ip", "neigh", "replace", "10.9.0.1", "lladdr", GUEST_MAC, "dev", peer.tap, "nud", "permanent",
+        sh("ip", "neigh", "replace", GUEST_IP, "lladdr", GUEST_MAC, "dev", peer.tap, "nud", "permanent",
            ns=peer.ns)
         q.send("\r")
         q.expect(PROMPT, 30)
-        yield q, peer
+        yield q, peer, request.param
     finally:
         if q:
             q.stop()
@@ -47,11 +86,13 @@ def sink_queues(q):
 
 
 def test_two_queue_pairs_on_two_cores(mq_box):
-    q, peer = mq_box
+    q, peer, mode = mq_box
     text = q.text()
     assert re.search(r"port0: virtio_net .*, 2 queue\(s\), rxd 256 txd 256, MSI-X\r", text), text[-2000:]
-    assert re.search(r"port0: virtio features \w+: VERSION_1 .* CTRL_VQ CTRL_RX MQ, MTU 1500\r", text)
+    features = " CTRL_VQ CTRL_RX MQ RSS HASH_REPORT," if mode == "rss" else " CTRL_VQ CTRL_RX MQ,"
+    assert re.search(r"port0: virtio features \w+: VERSION_1 .*" + features + r" MTU 1500\r", text), text[-2000:]
     assert "core0: port0/q0\r" in text and "core1: port0/q1\r" in text
+    assert "queue pairs not taken" not in text and "control command" not in text, text[-2000:]
     # What came before (the namespace's IPv6 start-up, before it was disabled) is not counted.
     before = sink_queues(q)
     c0 = {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", q.shell("ethtool -S port0", 30))}
@@ -59,8 +100,8 @@ def test_two_queue_pairs_on_two_cores(mq_box):
 import socket
 for i in range({FRAMES}):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("10.9.0.2", 20000 + i % {FLOWS}))
-    s.sendto(i.to_bytes(4, "big") + bytes(14), ("10.9.0.1", 9))
+    s.bind(("{PEER_IP}", {SPORT} + i % {FLOWS}))
+    s.sendto(i.to_bytes(4, "big") + bytes(14), ("{GUEST_IP}", {DPORT}))
     s.close()
 """, ns=peer.ns)
     got = {}
@@ -69,7 +110,15 @@ for i in range({FRAMES}):
         if sum(got.values()) >= FRAMES:
             break
     assert sum(got.values()) == FRAMES, got
-    assert got[0] > 0 and got[1] > 0, got          # the tap spread the 64 flows over both pairs
+    if mode == "rss":
+        # QEMU's software RSS: each flow on the pair its hash names in the driver's table.
+        want = {0: 0, 1: 0}
+        for i in range(FRAMES):
+            want[rss_pair(SPORT + i % FLOWS)] += 1
+        assert want[0] and want[1], want
+        assert got == want, (got, want)
+    else:
+        assert got[0] > 0 and got[1] > 0, got      # the tap spread the 64 flows over both pairs
     c = {k: int(v) for k, v in re.findall(r"(\w+): (\d+)", q.shell("ethtool -S port0", 30))}
     for n in (0, 1):
         assert c["rx_queue_%d_packets" % n] - c0["rx_queue_%d_packets" % n] == got[n], (n, c)

@@ -32,7 +32,13 @@ static int is_igb(void) { return M.flav >= M_82576 && M.flav <= M_I210; }
 static int is_pcie(void) { return M.flav != M_82540EM; }
 
 uint64_t now_ns(void) { return vt_ns; }
-void udelay(uint64_t us) { vt_ns += us * 1000; }
+void (*model_delay_hook)(void);
+void udelay(uint64_t us)
+{
+	vt_ns += us * 1000;
+	if (model_delay_hook)
+		model_delay_hook();
+}
 void model_advance_ns(uint64_t ns) { vt_ns += ns; }
 
 #ifdef MODEL_PTP
@@ -588,6 +594,7 @@ void napi_watchdog(struct nic *nic)
 void model_init(enum model_flavour f)
 {
 	memset(&M, 0, sizeof(M));
+	model_delay_hook = 0;
 	M.flav = f;
 	M.s = (struct model_script){ .auto_rd_reads = 2, .gio_polls = 3, .cfg_done_reads = 2,
 				     .queue_enable_polls = 2, .phy_bmcr = 0x1140, .int_mode = INT_MODE_MSIX, .dmaidone_reads = 2,

@@ -105,6 +105,10 @@ extern struct pci_dev model_dev;
 
 /* Move the virtual clock on by ns. */
 void model_advance_ns(uint64_t ns);
+/* Called on every udelay (a driver waiting on the device): a model that
+ * answers asynchronously (the virtio control queue) does it here; cleared
+ * by model_init. */
+extern void (*model_delay_hook)(void);
 /* Reset the model to a power-on flavour with default script values. */
 void model_init(enum model_flavour f);
 /* Register value (no side effects, not logged) / set it. */

@@ -413,6 +413,79 @@ static void test_tx_kick_suppression(void **st)
 	model_nic->ops->tx_clean(model_nic, 0);
 }
 
+/* RSS with HASH_REPORT on two queue pairs: the control queue's one
+ * command, RSS_CONFIG (5.1.6.5.7.1), byte for byte (the hash types
+ * IPv4/IPv6 with TCP and UDP, 128 entries alternating the pairs, pair 0
+ * for unclassified frames, max_tx_vq 2, the 40-byte key of
+ * nic_rss_key_word); then the 20-byte header both ways: a frame's hash in
+ * rss_hash with PKT_RX_RSS (none when hash_report is 0), DATA_VALID
+ * counted once a frame, a sent frame's hash fields 0. */
+static void test_rss_hash_report(void **st)
+{
+	(void)st;
+	vmodel_init();
+	V.s.features |= 1u << 17 | 1u << 22 | 1ull << 57 | 1ull << 60;	/* CTRL_VQ, MQ, HASH_REPORT, RSS */
+	V.devcfg[8] = 2;		/* max_virtqueue_pairs */
+	V.devcfg[17] = 40;		/* rss_max_key_size */
+	V.devcfg[18] = 128;		/* rss_max_indirection_table_length */
+	V.devcfg[20] = 0xff;		/* supported_hash_types: all nine (5.1.6.4.3.1) */
+	V.devcfg[21] = 0x01;
+	nic_cfg.queues[0] = 2;
+	int r = probe();
+	nic_cfg.queues[0] = 1;
+	assert_int_equal(r, 0);
+	assert_int_equal(model_nic->nqueues, 2);
+	assert_true(V.driver_features & 1ull << 57);
+	assert_int_equal(V.ctrl.commands, 1);
+	assert_int_equal(V.ctrl.class, 4);	/* VIRTIO_NET_CTRL_MQ */
+	assert_int_equal(V.ctrl.cmd, 1);	/* VIRTIO_NET_CTRL_MQ_RSS_CONFIG */
+	uint8_t want[8 + 2 * 128 + 3 + 40] = { 0x3f, 0, 0, 0, 127, 0, 0, 0 };
+	for (int i = 0; i < 128; i++)
+		want[8 + 2 * i] = (uint8_t)(i % 2);
+	want[8 + 256] = 2;		/* max_tx_vq */
+	want[8 + 258] = 40;		/* hash_key_length */
+	for (int i = 0; i < 40; i++)
+		want[8 + 259 + i] = (uint8_t)((0x5a + (i % 2 ? 0x13 : 0)) + i / 4);	/* 0x6d5a6d5a + i/4 x 0x01010101, low byte first */
+	assert_int_equal(V.ctrl.len, sizeof(want));
+	assert_memory_equal(V.ctrl.data, want, sizeof(want));
+
+	uint32_t home = model_nic->pool->nfree;
+	uint8_t f[60];
+	struct pkt *out[32];
+	V.s.rx_hash = 0x1234abcd;
+	V.s.rx_hash_report = 3;		/* VIRTIO_NET_HASH_REPORT_UDPv4 */
+	for (int i = 0; i < 2; i++) {
+		frame(f, (uint8_t)i);
+		assert_int_equal(vmodel_rx(0, f, 60, 2), 1);	/* DATA_VALID */
+	}
+	V.s.rx_hash_report = 0;		/* none */
+	frame(f, 2);
+	assert_int_equal(vmodel_rx(0, f, 60, 0), 1);
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, out, 32), 3);
+	for (int i = 0; i < 3; i++) {
+		frame(f, (uint8_t)i);
+		assert_int_equal(out[i]->len, 60);
+		assert_memory_equal(out[i]->data, f, 60);
+	}
+	assert_int_equal(out[0]->flags, PKT_RX_L4_CSUM_OK | PKT_RX_RSS);
+	assert_int_equal(out[0]->rss_hash, 0x1234abcd);
+	assert_int_equal(out[1]->flags, PKT_RX_L4_CSUM_OK | PKT_RX_RSS);
+	assert_int_equal(out[2]->flags, 0);
+	assert_int_equal(stat(NS_rx_csum_offload_good), 2);
+	pkt_free_bulk(out, 3);
+
+	struct pkt *tx[1];
+	tx_frames(tx, 1);
+	memset(tx[0]->data - 20, 0xff, 20);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 1), 1);
+	assert_int_equal(vmodel_tx(1), 1);
+	static const uint8_t zero[20];
+	assert_memory_equal(vmodel_last_hdr, zero, 20);
+	assert_int_equal(vmodel_last_len, 80);
+	model_nic->ops->tx_clean(model_nic, 0);
+	assert_int_equal(model_nic->pool->nfree, home);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_tx_lies),
 		cmocka_unit_test(test_tx_out_of_order),
 		cmocka_unit_test(test_tx_kick_suppression),
+		cmocka_unit_test(test_rss_hash_report),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -9,7 +9,7 @@
 #include "tests/regmodel/virtio_model.h"
 
 struct vmodel V;
-uint8_t vmodel_last_hdr[12];
+uint8_t vmodel_last_hdr[20];
 uint32_t vmodel_last_len;
 
 /* The LAPIC calls of irq_raise: one core, nothing to send to. */
@@ -24,6 +24,7 @@ static const struct { uint8_t at, type, len; uint32_t off, size; } caps[] = {
 };
 
 static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void ctrl_serve(void);
 
 /* 4.1.4.3.2: writing 0 to device_status resets the device. */
 static void device_reset(void)
@@ -65,6 +66,7 @@ void vmodel_init(void)
 			put32(c + 16, VM_NOTIFY_MULT);
 	}
 	device_reset();
+	model_delay_hook = ctrl_serve;
 }
 
 uint8_t vmodel_cap(int type)
@@ -218,21 +220,60 @@ void vmodel_use(int qi, uint32_t id, uint32_t len)
 	used_hdr(q)[1] = q->used_idx;
 }
 
+/* The header's length (5.1.6): 20 bytes with VIRTIO_NET_F_HASH_REPORT (57). */
+static uint32_t hdr_len(void)
+{
+	return V.driver_features & 1ull << 57 ? 20 : 12;
+}
+
 int vmodel_rx(int qi, const uint8_t *frame, uint16_t len, uint8_t flags)
 {
 	uint16_t id;
+	uint32_t h = hdr_len();
 	if (vmodel_take(qi, &id, 1) != 1)
 		return 0;
 	struct vring_d *d = &ring_desc(&V.q[qi])[id];
 	uint8_t *b = (uint8_t *)(uintptr_t)d->addr;
-	if (12u + len > d->len || !(d->flags & 2))	/* VRING_DESC_F_WRITE */
+	if (h + len > d->len || !(d->flags & 2))	/* VRING_DESC_F_WRITE */
 		return 0;
-	memset(b, 0, 12);
+	memset(b, 0, h);
 	b[0] = flags;
 	b[10] = 1;	/* num_buffers */
-	memcpy(b + 12, frame, len);
-	vmodel_use(qi, id, 12u + len);
+	if (h == 20) {
+		put32(b + 12, V.s.rx_hash);
+		memcpy(b + 16, &V.s.rx_hash_report, 2);
+	}
+	memcpy(b + h, frame, len);
+	vmodel_use(qi, id, h + len);
 	return 1;
+}
+
+/* The control queue (5.1.6.5): each chain made available is a 2-byte
+ * class and command, the data, then a 1-byte ack the device writes; the
+ * data is kept in V.ctrl and the ack is VIRTIO_NET_OK (0). */
+static void ctrl_serve(void)
+{
+	uint16_t head;
+	while (vmodel_take(VM_CTRLQ, &head, 1) == 1) {
+		struct vring_d *t = ring_desc(&V.q[VM_CTRLQ]), *d = &t[head];
+		const uint8_t *c = (const uint8_t *)(uintptr_t)d->addr;
+		V.ctrl.class = c[0];
+		V.ctrl.cmd = c[1];
+		V.ctrl.len = 0;
+		while (d->flags & 1) {	/* VRING_DESC_F_NEXT */
+			d = &t[d->next % V.q[VM_CTRLQ].size];
+			if (d->flags & 2) {	/* the ack */
+				*(uint8_t *)(uintptr_t)d->addr = 0;
+				break;
+			}
+			if (V.ctrl.len + d->len <= sizeof(V.ctrl.data)) {
+				memcpy(V.ctrl.data + V.ctrl.len, (void *)(uintptr_t)d->addr, d->len);
+				V.ctrl.len += d->len;
+			}
+		}
+		V.ctrl.commands++;
+		vmodel_use(VM_CTRLQ, head, 1);
+	}
 }
 
 int vmodel_tx(int qi)
@@ -241,7 +282,7 @@ int vmodel_tx(int qi)
 	int n = vmodel_take(qi, ids, 256);
 	for (int i = 0; i < n; i++) {
 		struct vring_d *d = &ring_desc(&V.q[qi])[ids[i]];
-		memcpy(vmodel_last_hdr, (void *)(uintptr_t)d->addr, 12);
+		memcpy(vmodel_last_hdr, (void *)(uintptr_t)d->addr, 20);
 		vmodel_last_len = d->len;
 		vmodel_use(qi, ids[i], 0);
 	}

@@ -15,7 +15,8 @@
 #define VIRTIO_MODEL_H
 #include <stdint.h>
 
-#define VM_QUEUES 4			/* RX 0, TX 1, and a second pair */
+#define VM_QUEUES 5			/* RX 0, TX 1, a second pair, and the control queue */
+#define VM_CTRLQ 4			/* the control queue with two pairs (5.1.2) */
 /* Where the structures sit in BAR 0 (offset, length). */
 #define VM_COMMON 0x0000
 #define VM_ISR 0x1000
@@ -38,6 +39,17 @@ struct vm_script {
 	uint16_t qsize[VM_QUEUES];	/* queue_size after each reset */
 	int refuse_features_ok;		/* FEATURES_OK never reads back set */
 	int refuse_msix;		/* queue_msix_vector reads back VIRTIO_MSI_NO_VECTOR */
+	uint32_t rx_hash;		/* with HASH_REPORT: vmodel_rx's hash_value ... */
+	uint16_t rx_hash_report;	/* ... and hash_report (0: none) */
+};
+
+/* The last command on the control queue (5.1.6.5), answered VIRTIO_NET_OK
+ * on the driver's next udelay; commands counts them all. */
+struct vm_ctrl {
+	uint8_t class, cmd;
+	uint8_t data[1024];
+	uint32_t len;
+	int commands;
 };
 
 struct vmodel {
@@ -50,6 +62,7 @@ struct vmodel {
 	struct vm_queue q[VM_QUEUES];
 	uint8_t devcfg[0x40];		/* virtio_net_config (5.1.4) */
 	int resets;			/* device_status written 0 */
+	struct vm_ctrl ctrl;
 	int bad_access;			/* accesses outside the structures */
 };
 extern struct vmodel V;
@@ -60,7 +73,8 @@ void vmodel_init(void);
 /* Config space offset of the vendor capability of cfg_type type (4.1.4). */
 uint8_t vmodel_cap(int type);
 /* Put frame (len bytes) behind a virtio_net_hdr with flags into RX queue
- * qi's next available buffer, returned used with num_buffers 1; 1, or 0 if
+ * qi's next available buffer, returned used with num_buffers 1 (the header
+ * 20 bytes with HASH_REPORT negotiated, V.s.rx_hash in it); 1, or 0 if
  * the driver made none available (the device would drop it). */
 int vmodel_rx(int qi, const uint8_t *frame, uint16_t len, uint8_t flags);
 /* Take up to max buffers the driver made available in queue qi without
@@ -69,10 +83,10 @@ int vmodel_take(int qi, uint16_t *ids, int max);
 /* Return buffer id used with len bytes written (a lie if id was not taken). */
 void vmodel_use(int qi, uint32_t id, uint32_t len);
 /* Send what TX queue qi holds: take every buffer and return it used in
- * order; the count. The last frame's header and length land in
- * vmodel_last_hdr and vmodel_last_len. */
+ * order; the count. The last frame's header (its first 20 bytes) and
+ * length land in vmodel_last_hdr and vmodel_last_len. */
 int vmodel_tx(int qi);
-extern uint8_t vmodel_last_hdr[12];
+extern uint8_t vmodel_last_hdr[20];
 extern uint32_t vmodel_last_len;
 /* The device's avail_event of queue qi (2.7.10, with EVENT_IDX). */
 void vmodel_set_avail_event(int qi, uint16_t v);

@@ -1,15 +1,18 @@
 /*
  * virtio-net (virtio 1.2 section 5.1) over the virtio 1.x PCI transport:
  * queue pairs of a receive and a transmit split virtqueue (5.1.2: 2q and
- * 2q+1), every frame behind a 12-byte virtio_net_hdr (5.1.6). Features: MAC,
+ * 2q+1), every frame behind a 12-byte virtio_net_hdr (5.1.6; 20 with
+ * HASH_REPORT). Features: MAC,
  * STATUS (link), CSUM and GUEST_CSUM (checksum offload both ways, in the
  * Intel drivers' pkt flags), MTU, EVENT_IDX (notification suppression both
  * ways), CTRL_VQ and CTRL_RX (the receive filter: promisc, multicast), MQ
  * (`queues=` pairs, one per core) and RSS (the device hashes with the Intel
  * ports' key and table; without RSS, MQ lets the backend spread flows:
- * a multiqueue tap by its flow hash). Not MRG_RXBUF: every receive buffer is a whole 2048-byte pkt
- * buffer, which holds the header and any frame up to MTU 1500 + VLAN tag
- * (5.1.6.3.1 asks for 1526 bytes without it), so a frame is never spread.
+ * a multiqueue tap by its flow hash), HASH_REPORT with RSS (the hash in a
+ * 20-byte header; QEMU then steers in its own code). Not MRG_RXBUF:
+ * every receive buffer is a whole 2048-byte pkt buffer, which holds the
+ * header and any frame up to MTU 1500 + VLAN tag (5.1.6.3.1 asks for 1526
+ * bytes without it), so a frame is never spread.
  * Interrupts: MSI-X, a vector per receive queue and one for configuration
  * changes; else INTx with the ISR register (4.1.4.5). Transmit queues have
  * no vector: tx_burst and tx_clean reclaim, as on the Intel ports.
@@ -24,17 +27,17 @@
 #include "net/bytes.h"
 #include "net/ipv4.h"
 
-#define HDR VIRTIO_NET_HDR_LEN
 #define ETH_MAX_FRAME 1518	/* 1514 + an 802.1Q tag, no FCS */
 #define ETH_IP_OFF 14
 #define IP_TCP_OFF (ETH_IP_OFF + 20)
 #define TCP_CSUM_OFF 16
 #define UDP_CSUM_OFF 6
 
-/* A TX header goes in the 12 bytes before the frame: a pkt's headroom
- * (128 bytes), or in a small (copybreak) slot the 64-byte metadata area
- * past struct pkt (net/pkt.c). */
-_Static_assert(sizeof(struct pkt) + HDR <= 64, "a virtio_net_hdr fits before every pkt buffer");
+/* A TX header goes in the 12 (20) bytes before the frame: a pkt's headroom
+ * (128 bytes), or in a small (copybreak) slot the room past struct pkt
+ * (net/pkt.c). */
+_Static_assert(sizeof(struct pkt) + VIRTIO_NET_HDR_HASH_LEN <= PKT_SMALL_HEADROOM,
+	       "a virtio_net_hdr fits before every pkt buffer");
 
 /* The features asked for (see the top); VERSION_1 is required, and
  * ACCESS_PLATFORM is taken when offered: DMA addresses are physical ones. */
@@ -92,6 +95,18 @@ static int rx_csum(const struct virtio_net_hdr *h, uint8_t *f, uint32_t len, uin
 	return PKT_RX_L4_CSUM_OK;
 }
 
+/* With VIRTIO_NET_F_HASH_REPORT (a header of hdr = 20 bytes at h): the
+ * device's RSS hash of the frame into p->rss_hash, flagged PKT_RX_RSS, when
+ * it computed one (5.1.6.4.3: hash_report not NONE). */
+static inline void rx_hash(uint32_t hdr, struct pkt *p, const uint8_t *h)
+{
+	const struct virtio_net_hdr_hash *hh = (const struct virtio_net_hdr_hash *)h;
+	if (__builtin_expect(hdr == VIRTIO_NET_HDR_LEN, 1) || hh->hash_report == VIRTIO_NET_HASH_REPORT_NONE)
+		return;
+	p->rss_hash = hh->hash_value;
+	p->flags |= PKT_RX_RSS;
+}
+
 /* The frame in receive descriptor id (len bytes with the header): the
  * packet to deliver, or NULL (dropped and counted). Either way the
  * descriptor is made available again, with a fresh buffer when its own
@@ -100,10 +115,10 @@ static inline struct pkt *rx_one(struct nic *nic, struct virtq *vq, int q, uint1
 {
 	uint64_t *sw = nic->qsw[q];
 	struct pkt *p = vq->bufs[id], *out;
-	uint32_t flen = len - HDR;
+	const uint32_t hdr = vq->hdr, flen = len - hdr;
 	int flags;
-	if (len < HDR || len > PKT_BUF_SIZE ||
-	    (flags = rx_csum((struct virtio_net_hdr *)p->buf, p->buf + HDR, flen, sw)) < 0) {
+	if (len < hdr || len > PKT_BUF_SIZE ||
+	    (flags = rx_csum((struct virtio_net_hdr *)p->buf, p->buf + hdr, flen, sw)) < 0) {
 		sw[NS_rx_drop_desc_error]++;	/* no header, past the buffer, bad offsets */
 		out = 0;
 	} else if (vq->mrg_rxbuf && ((struct virtio_net_hdr *)p->buf)->num_buffers > 1) {
@@ -115,12 +130,12 @@ static inline struct pkt *rx_one(struct nic *nic, struct virtq *vq, int q, uint1
 		sw[NS_rx_drop_oversize]++;
 		out = 0;
 	} else if (nic->small_pool && flen <= nic->cfg.copybreak && (out = pkt_alloc_inline(nic->small_pool))) {
-		memcpy(out->data, p->buf + HDR, flen);
+		memcpy(out->data, p->buf + hdr, flen);
 		sw[NS_rx_copybreak]++;
 	} else if ((out = pkt_alloc_inline(nic->pool))) {
 		rx_post(vq, id, out);
 		out = p;
-		out->data = p->buf + HDR;
+		out->data = p->buf + hdr;
 	} else {
 		sw[NS_alloc_rx_buff_failed]++;
 	}
@@ -133,26 +148,78 @@ static inline struct pkt *rx_one(struct nic *nic, struct virtq *vq, int q, uint1
 	out->len = (uint16_t)flen;
 	out->port = (uint16_t)nic->port;
 	out->queue = (uint16_t)q;
-	out->flags = (uint32_t)flags;
+	out->flags = (uint16_t)flags;
+	rx_hash(hdr, out, p->buf);
 	return out;
 }
 
 _Static_assert(__builtin_offsetof(struct pkt, queue) == __builtin_offsetof(struct pkt, port) + 2,
 	       "rx_fast stores port and queue as one 32-bit word");
+_Static_assert(VIRTIO_NET_HDR_F_DATA_VALID << 1 == PKT_RX_L4_CSUM_OK, "rx_fast shifts DATA_VALID into the pkt flag");
 
 /* Up to m used entries of a split ring at once, while each is a common
- * frame: a descriptor in flight, one buffer (num_buffers 1), length within
- * the header and ETH_MAX_FRAME, no partial checksum to complete, no
- * copybreak. Its buffer is handed out and the pool's top put in its
- * descriptor, whose length and WRITE flag stay as posted (2.7.5), with one
- * pool lock for the run, as the e1000x RX fast path. Stops at the first
- * other entry (rx_one's); returns the entries taken. */
-static uint16_t rx_fast(struct nic *nic, struct virtq *vq, int q, struct pkt **out, uint16_t m, uint64_t *bytes)
+ * frame: a descriptor in flight, one buffer (num_buffers 1 where mrg),
+ * length within the hdr-byte header and ETH_MAX_FRAME, no partial checksum
+ * to complete. Its buffer is handed out and the pool's top (taken from
+ * *top down) put in its descriptor, whose length and WRITE flag stay as
+ * posted (2.7.5). Stops at the first other entry (rx_one's); returns the
+ * entries taken. hdr and mrg are constants where it is inlined, and the
+ * ring's fields are locals: the stores through the rings and into the
+ * pkts could alias vq, which the compiler would otherwise reload for
+ * every frame. */
+static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, uint32_t portq,
+							     struct pkt ***top, struct pkt **out, uint32_t m,
+							     uint64_t *bytes, uint64_t *valid, const uint32_t hdr,
+							     const int mrg)
+{
+	volatile struct vring_used_elem *used = vq->used->ring;
+	volatile struct vring_desc *desc = vq->desc;
+	volatile uint16_t *avail = vq->avail->ring;
+	struct pkt **bufs = vq->bufs, **t = *top;
+	const uint32_t n = vq->n, mask = n - 1, last = vq->last_used, end = last + m;
+	uint32_t u = last, a = vq->avail_idx;
+	uint64_t b = 0, v = 0;
+	for (; u != end; u++, a++) {
+		volatile struct vring_used_elem *e = &used[u & mask];
+		uint32_t id = e->id, len = e->len - hdr;
+		if (id >= n || len > ETH_MAX_FRAME)	/* len < hdr wraps past it */
+			break;
+		struct pkt *p = bufs[id];
+		const struct virtio_net_hdr *h = (const struct virtio_net_hdr *)p->buf;
+		uint8_t f = h->flags;
+		if (f & ~VIRTIO_NET_HDR_F_DATA_VALID || (mrg && h->num_buffers != 1))
+			break;
+		struct pkt *fresh = *--t;
+		bufs[id] = fresh;
+		desc[id].addr = (uint64_t)fresh->buf;
+		avail[a & mask] = (uint16_t)id;
+		p->data = p->buf + hdr;
+		p->len = (uint16_t)len;
+		memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
+		p->flags = (uint16_t)(f << 1);	/* DATA_VALID: PKT_RX_L4_CSUM_OK */
+		rx_hash(hdr, p, p->buf);
+		v += f;
+		b += len;
+		*out++ = p;
+	}
+	vq->last_used = (uint16_t)u;
+	vq->avail_idx = (uint16_t)a;
+	*top = t;
+	*bytes += b;
+	*valid = v / VIRTIO_NET_HDR_F_DATA_VALID;
+	return u - last;
+}
+
+/* rx_run over up to m entries of a split ring, with one pool lock for the
+ * run, as the e1000x RX fast path; 0 for a packed ring, the rest of a
+ * frame spread over buffers, or copybreak on (rx_one's). */
+static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq *vq, int q, struct pkt **out,
+						  uint16_t m, uint64_t *bytes)
 {
 	struct pktpool *pool = nic->pool;
 	const uint32_t portq = (uint32_t)nic->port | (uint32_t)q << 16;
-	uint64_t valid = 0;
-	uint16_t k = 0;
+	uint64_t valid;
+	uint32_t k;
 	if (vq->packed || vq->skip || nic->cfg.copybreak > 0)
 		return 0;
 	pktpool_lock(pool);
@@ -160,32 +227,16 @@ static uint16_t rx_fast(struct nic *nic, struct virtq *vq, int q, struct pkt **o
 	if (m > pool->nfree)
 		m = (uint16_t)pool->nfree;
 	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* used->idx before the entries (x86: loads in order) */
-	for (; k < m; k++) {
-		volatile struct vring_used_elem *e = &vq->used->ring[vq->last_used & (vq->n - 1)];
-		uint32_t id = e->id, len = e->len - HDR;
-		if (id >= vq->n || len > ETH_MAX_FRAME)	/* len < HDR wraps past it */
-			break;
-		struct pkt *p = vq->bufs[id];
-		const struct virtio_net_hdr *h = (const struct virtio_net_hdr *)p->buf;
-		if (h->flags & ~VIRTIO_NET_HDR_F_DATA_VALID || (vq->mrg_rxbuf && h->num_buffers != 1))
-			break;
-		struct pkt *fresh = *--top;
-		vq->bufs[id] = fresh;
-		vq->desc[id].addr = (uint64_t)fresh->buf;
-		vq->avail->ring[vq->avail_idx++ & (vq->n - 1)] = (uint16_t)id;
-		vq->last_used++;
-		p->data = p->buf + HDR;
-		p->len = (uint16_t)len;
-		memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
-		p->flags = h->flags ? PKT_RX_L4_CSUM_OK : 0;
-		valid += h->flags;
-		*bytes += len;
-		out[k] = p;
-	}
+	if (vq->mrg_rxbuf)	/* the legacy interface */
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 1);
+	else if (vq->hdr == VIRTIO_NET_HDR_LEN)
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 0);
+	else
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_HASH_LEN, 0);
 	pool->nfree = (uint32_t)(top - pool->free);
 	pktpool_unlock(pool);
 	nic->qsw[q][NS_rx_csum_offload_good] += valid;
-	return k;
+	return (uint16_t)k;
 }
 
 /* One used entry the slow way (rx_one): into pkts[*got] if delivered. */
@@ -204,7 +255,7 @@ static void rx_slow(struct nic *nic, struct virtq *vq, int q, struct pkt **pkts,
 		return;
 	}
 	(*frames)++;
-	*bytes += len > HDR ? len - HDR : 0;
+	*bytes += len > vq->hdr ? len - vq->hdr : 0;
 	struct pkt *p = rx_one(nic, vq, q, (uint16_t)id, len);
 	if (p)
 		pkts[(*got)++] = p;
@@ -313,14 +364,16 @@ static void tx_reclaim(struct nic *nic, struct virtq *vq)
 		*vq->used_event = (uint16_t)(vq->last_used + 0x8000);
 }
 
-/* The header of a frame to send (5.1.6.2): TCP checksum by the device
+/* The header (hdr bytes) of a frame to send (5.1.6.2): TCP checksum by the device
  * (NEEDS_CSUM from csum_start, the field holding the pseudo-header sum as
  * PKT_TX_TCP_CSUM leaves it); virtio has no IPv4 header checksum offload,
- * so PKT_TX_IP_CSUM is done here. */
-static inline void tx_hdr(struct pkt *p)
+ * so PKT_TX_IP_CSUM is done here. A 20-byte header's hash fields are 0. */
+static inline void tx_hdr(struct pkt *p, uint32_t hdr)
 {
-	struct virtio_net_hdr *h = (struct virtio_net_hdr *)(p->data - HDR);
+	struct virtio_net_hdr *h = (struct virtio_net_hdr *)(p->data - hdr);
 	*h = (struct virtio_net_hdr){ .gso_type = VIRTIO_NET_HDR_GSO_NONE };
+	if (__builtin_expect(hdr != VIRTIO_NET_HDR_LEN, 0))
+		memset(h + 1, 0, VIRTIO_NET_HDR_HASH_LEN - VIRTIO_NET_HDR_LEN);
 	if (__builtin_expect(!(p->flags & (PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM)), 1))
 		return;
 	if (p->flags & PKT_TX_IP_CSUM)
@@ -360,7 +413,7 @@ static inline int tx_fill_split(struct virtq *vq, struct pkt **pkts, int m, uint
 {
 	struct pkt **bufs = vq->bufs;
 	volatile struct vring_desc *desc = vq->desc;
-	const uint16_t mask = (uint16_t)(vq->n - 1), start = vq->avail_idx;
+	const uint16_t mask = (uint16_t)(vq->n - 1), start = vq->avail_idx, hdr = vq->hdr;
 	uint64_t b = 0;
 	int k = 0;
 	for (; k < m; k++) {
@@ -368,11 +421,11 @@ static inline int tx_fill_split(struct virtq *vq, struct pkt **pkts, int m, uint
 		uint16_t id = (uint16_t)(start + k) & mask;
 		if (__builtin_expect(bufs[id] != 0, 0))
 			break;
-		tx_hdr(p);
+		tx_hdr(p, hdr);
 		bufs[id] = p;
 		b += p->len;
-		desc[id].addr = (uint64_t)(p->data - HDR);	/* flags 0, next unread: as virtq_restart left them */
-		desc[id].len = HDR + p->len;
+		desc[id].addr = (uint64_t)(p->data - hdr);	/* flags 0, next unread: as virtq_restart left them */
+		desc[id].len = hdr + p->len;
 	}
 	vq->avail_idx = (uint16_t)(start + k);
 	*bytes = b;
@@ -389,10 +442,10 @@ static int tx_fill_packed(struct virtq *vq, struct pkt **pkts, int m, uint64_t *
 		uint16_t id = vq->avail_idx & (uint16_t)(vq->n - 1);
 		if (vq->bufs[id])
 			break;
-		tx_hdr(p);
+		tx_hdr(p, vq->hdr);
 		vq->bufs[id] = p;
 		*bytes += p->len;
-		virtq_add_buf(vq, id, (uint64_t)(p->data - HDR), HDR + p->len, 0);
+		virtq_add_buf(vq, id, (uint64_t)(p->data - vq->hdr), vq->hdr + p->len, 0);
 	}
 	return k;
 }
@@ -540,6 +593,8 @@ static int setup_pair(struct vnet_port *v, int q)
 			&nic->q[q].tx_kicks))
 		return -1;
 	tx_ring_init(&v->txq[q]);
+	rx->hdr = v->txq[q].hdr = v->t.features & VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT) ? VIRTIO_NET_HDR_HASH_LEN
+										 : VIRTIO_NET_HDR_LEN;
 	rx->mrg_rxbuf = !!(v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF));
 	rx->skip = 0;
 	for (uint16_t i = 0; i < rx->n; i++) {
@@ -634,6 +689,17 @@ static void vnet_set_mc(struct nic *nic)
 	set_rx_mode(to_vnet(nic));
 }
 
+/* VIRTIO_NET_F_HASH_REPORT, asked for with RSS and more than one queue
+ * pair: QEMU then steers by the driver's table in its own code (its
+ * software RSS, which fills the hash in); without it, QEMU steers with an
+ * eBPF program on the tap, which left every flow on pair 0 here
+ * (docs/drivers.md). The header grows to 20 bytes both ways. */
+static uint64_t rss_hash_wanted(struct vnet_port *v)
+{
+	uint64_t f = VIRTIO_BIT(VIRTIO_NET_F_RSS) | VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT);
+	return v->nic.nqueues > 1 && (vpci_device_features(&v->t) & f) == f ? VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT) : 0;
+}
+
 /* Device initialisation (3.1.1): reset, ACKNOWLEDGE, DRIVER, features and
  * FEATURES_OK read back, queues, DRIVER_OK; then the receive buffers are
  * announced (no notification before DRIVER_OK, 3.1.1). 0, or -1 after
@@ -649,7 +715,8 @@ static int vnet_start(struct vnet_port *v)
 	/* The legacy interface has 32 feature bits and no VERSION_1: its
 	 * header has num_buffers, so 12 bytes, only with MRG_RXBUF (5.1.6). */
 	uint64_t want = t->io ? (VNET_FEATURES | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF)) & 0xffffffffu
-			      : VNET_FEATURES | (virtio_packed ? VIRTIO_BIT(VIRTIO_F_RING_PACKED) : 0);
+			      : VNET_FEATURES | (virtio_packed ? VIRTIO_BIT(VIRTIO_F_RING_PACKED) : 0) |
+				rss_hash_wanted(v);
 	if (vpci_features_ok(t, want))
 		return -1;
 	if (!(t->features & VIRTIO_BIT(t->io ? VIRTIO_NET_F_MRG_RXBUF : VIRTIO_F_VERSION_1))) {
@@ -813,7 +880,7 @@ static void print_probe(struct vnet_port *v)
 	printf("%s: %s %s at %02x:%02x.%x, MAC %s, %d queue(s), rxd %d txd %d, %s\n", nic->name, nic->driver,
 	       nic->model, d->bus, d->dev, d->fn, mac_str(m, nic->mac), nic->nqueues, nic->rxd, nic->txd,
 	       v->msix ? "MSI-X" : d->int_mode == INT_MODE_MSI ? "MSI" : "INTx");
-	printf("%s: virtio features %#llx: %s%s%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
+	printf("%s: virtio features %#llx: %s%s%s%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
 	       (unsigned long long)v->t.features, v->t.io ? "legacy interface, MRG_RXBUF" : "VERSION_1",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MAC) ? " MAC" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_STATUS) ? " STATUS" : "",
@@ -824,6 +891,7 @@ static void print_probe(struct vnet_port *v)
 	       (v->t.features & HAS_CTRL_RX) == HAS_CTRL_RX ? " CTRL_VQ CTRL_RX" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MQ) ? " MQ" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_RSS) ? " RSS" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT) ? " HASH_REPORT" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_F_RING_PACKED) ? " RING_PACKED" : "", nic->mtu);
 }
 

@@ -35,6 +35,7 @@
 #define VIRTIO_F_VERSION_1		32
 #define VIRTIO_F_ACCESS_PLATFORM	33
 #define VIRTIO_F_RING_PACKED		34	/* packed virtqueues (2.8) */
+#define VIRTIO_NET_F_HASH_REPORT	57	/* the device's hash in each received frame's header */
 #define VIRTIO_NET_F_RSS		60	/* receive-side scaling by the driver's table (5.1.6.5.7) */
 #define VIRTIO_BIT(f)			(1ull << (f))
 
@@ -175,4 +176,16 @@ struct virtio_net_hdr {
 #define VIRTIO_NET_HDR_F_DATA_VALID	2	/* the device validated the checksums (RX) */
 #define VIRTIO_NET_HDR_GSO_NONE		0
 _Static_assert(sizeof(struct virtio_net_hdr) == VIRTIO_NET_HDR_LEN, "virtio_net_hdr of 5.1.6");
+
+/* The header with VIRTIO_NET_F_HASH_REPORT (5.1.6, both ways): 20 bytes,
+ * the hash and its type filled in by the device on receive (5.1.6.4.3). */
+struct virtio_net_hdr_hash {
+	struct virtio_net_hdr hdr;
+	uint32_t hash_value;
+	uint16_t hash_report;	/* VIRTIO_NET_HASH_REPORT_*: the fields hashed */
+	uint16_t padding_reserved;
+} __attribute__((packed));
+#define VIRTIO_NET_HDR_HASH_LEN		20
+#define VIRTIO_NET_HASH_REPORT_NONE	0	/* no hash: hash_value means nothing */
+_Static_assert(sizeof(struct virtio_net_hdr_hash) == VIRTIO_NET_HDR_HASH_LEN, "virtio_net_hdr with hash of 5.1.6");
 #endif

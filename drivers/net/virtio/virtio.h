@@ -91,6 +91,8 @@ struct virtq {
 	int packed;			/* VIRTIO_F_RING_PACKED negotiated */
 	int legacy;			/* legacy interface: used ring on a 4096-byte boundary */
 	int mrg_rxbuf;			/* RX: VIRTIO_NET_F_MRG_RXBUF, num_buffers is read */
+	uint16_t hdr;			/* bytes of header before each frame (5.1.6): 12, or 20
+					 * with VIRTIO_NET_F_HASH_REPORT */
 	uint16_t skip;			/* RX: used entries left of a frame spread over buffers */
 	volatile struct vring_desc *desc;
 	volatile struct vring_avail *avail;
