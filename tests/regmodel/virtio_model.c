@@ -197,13 +197,42 @@ static uint16_t *avail_ring(struct vm_queue *q) { return (uint16_t *)(uintptr_t)
 static uint16_t *used_hdr(struct vm_queue *q) { return (uint16_t *)(uintptr_t)q->used; }	/* flags, idx */
 static uint32_t *used_ring(struct vm_queue *q) { return (uint32_t *)(uintptr_t)(q->used + 4); }	/* id, len pairs */
 
+/* ---- packed virtqueues (2.8), with VIRTIO_F_RING_PACKED (34) ---- */
+
+struct vring_p { uint64_t addr; uint32_t len; uint16_t id, flags; };
+#define P_AVAIL (1u << 7)
+#define P_USED (1u << 15)
+
+static int packed(void) { return (V.driver_features >> 34) & 1; }
+static struct vring_p *pring(struct vm_queue *q) { return (struct vring_p *)(uintptr_t)q->desc; }
+/* The wrap counter of index i (2.8.1): 1 for the first pass over the ring. */
+static int wrap(const struct vm_queue *q, uint16_t i) { return !((i / q->size) & 1); }
+/* What each buffer id taken from a packed ring pointed at. */
+static struct vring_d taken[VM_QUEUES][256];
+
+/* The buffer of id taken from queue qi: its split descriptor, or what the
+ * packed slot it came in said. */
+static struct vring_d *buf_of(int qi, uint16_t id)
+{
+	return packed() ? &taken[qi][id % 256] : &ring_desc(&V.q[qi])[id];
+}
+
 int vmodel_take(int qi, uint16_t *ids, int max)
 {
 	struct vm_queue *q = &V.q[qi];
 	int k = 0;
 	if (!q->enable || !(V.status & 4))
 		return 0;
-	while (k < max && avail_ring(q)[1] != q->last_avail) {
+	while (packed() && k < max) {	/* 2.8.1: AVAIL equal to the wrap counter, USED not */
+		struct vring_p *d = &pring(q)[q->last_avail % q->size];
+		int w = wrap(q, q->last_avail);
+		if (!(d->flags & P_AVAIL) != !w || !(d->flags & P_USED) == !w)
+			break;
+		taken[qi][d->id % 256] = (struct vring_d){ .addr = d->addr, .len = d->len, .flags = d->flags };
+		ids[k++] = d->id;
+		q->last_avail++;
+	}
+	while (!packed() && k < max && avail_ring(q)[1] != q->last_avail) {
 		ids[k++] = avail_ring(q)[2 + (q->last_avail % q->size)];
 		q->last_avail++;
 	}
@@ -213,6 +242,14 @@ int vmodel_take(int qi, uint16_t *ids, int max)
 void vmodel_use(int qi, uint32_t id, uint32_t len)
 {
 	struct vm_queue *q = &V.q[qi];
+	if (packed()) {	/* 2.8.1: both flags equal to the used wrap counter */
+		struct vring_p *d = &pring(q)[q->used_idx % q->size];
+		d->id = (uint16_t)id;
+		d->len = len;
+		d->flags = wrap(q, q->used_idx) ? P_AVAIL | P_USED : 0;
+		q->used_idx++;
+		return;
+	}
 	uint32_t *e = &used_ring(q)[2 * (q->used_idx % q->size)];
 	e[0] = id;
 	e[1] = len;
@@ -232,7 +269,7 @@ int vmodel_rx(int qi, const uint8_t *frame, uint16_t len, uint8_t flags)
 	uint32_t h = hdr_len();
 	if (vmodel_take(qi, &id, 1) != 1)
 		return 0;
-	struct vring_d *d = &ring_desc(&V.q[qi])[id];
+	struct vring_d *d = buf_of(qi, id);
 	uint8_t *b = (uint8_t *)(uintptr_t)d->addr;
 	if (h + len > d->len || !(d->flags & 2))	/* VRING_DESC_F_WRITE */
 		return 0;
@@ -281,7 +318,7 @@ int vmodel_tx(int qi)
 	uint16_t ids[256];
 	int n = vmodel_take(qi, ids, 256);
 	for (int i = 0; i < n; i++) {
-		struct vring_d *d = &ring_desc(&V.q[qi])[ids[i]];
+		struct vring_d *d = buf_of(qi, ids[i]);
 		memcpy(vmodel_last_hdr, (void *)(uintptr_t)d->addr, 20);
 		vmodel_last_len = d->len;
 		vmodel_use(qi, ids[i], 0);

@@ -8,7 +8,8 @@
  * queue size of 0 or not a power of two, features without VERSION_1,
  * FEATURES_OK refused, DEVICE_NEEDS_RESET, used entries naming buffers
  * never made available, lengths past the buffer, a used index jumping
- * beyond the ring. Built with model.c (the PCI, DMA and NIC fakes) and
+ * beyond the ring. It answers the control queue and drives packed rings
+ * too. Built with model.c (the PCI, DMA and NIC fakes) and
  * the driver files with VIRTIO_HOST_MODEL (pci.c's accesses come here).
  */
 #ifndef VIRTIO_MODEL_H
@@ -66,6 +67,10 @@ struct vmodel {
 	int bad_access;			/* accesses outside the structures */
 };
 extern struct vmodel V;
+
+/* With VIRTIO_F_RING_PACKED (34) negotiated, queues are packed (2.8):
+ * vmodel_take, vmodel_use, vmodel_rx and vmodel_tx work on them alike
+ * (the control queue and the event structures are split-only here). */
 
 /* Power-on: the model of model.c (M_82574's PCIe config space) and a
  * virtio-net device with MAC 52:54:00:12:34:56, link up, queues of 256. */
