@@ -339,26 +339,26 @@ static void tx_reclaim(struct nic *nic, struct virtq *vq)
 	}
 	struct pkt *done[NIC_BURST_MAX], **bufs = vq->bufs;
 	volatile struct vring_used_elem *ring = vq->used->ring;
-	const uint16_t n = vq->n, mask = (uint16_t)(n - 1), last = vq->last_used, m = virtq_used_ready(vq);
-	int k = 0, freed = 0;
+	const uint32_t n = vq->n, mask = n - 1, last = vq->last_used, m = virtq_used_ready(vq), end = last + m;
+	uint32_t freed = 0;
 	uint64_t bad = 0;
 	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* the index before the entries (x86: loads in order) */
-	for (uint16_t i = 0; i < m; i++) {
-		struct pkt *p = tx_done(bufs, n, ring[(uint16_t)(last + i) & mask].id);
-		if (__builtin_expect(!p, 0)) {
-			bad++;
-			continue;
+	for (uint32_t u = last; u != end;) {	/* NIC_BURST_MAX entries to a pkt_free_bulk */
+		const uint32_t stop = end - u > NIC_BURST_MAX ? u + NIC_BURST_MAX : end;
+		int k = 0;
+		for (; u != stop; u++) {
+			struct pkt *p = tx_done(bufs, (uint16_t)n, ring[u & mask].id);
+			if (__builtin_expect(!p, 0)) {
+				bad++;
+				continue;
+			}
+			done[k++] = p;
 		}
-		done[k++] = p;
-		if (k == NIC_BURST_MAX) {
-			pkt_free_bulk(done, k);
-			freed += k;
-			k = 0;
-		}
+		pkt_free_bulk(done, k);
+		freed += (uint32_t)k;
 	}
-	pkt_free_bulk(done, k);
-	vq->last_used = (uint16_t)(last + m);
-	vq->nfree = (uint16_t)(vq->nfree + freed + k);
+	vq->last_used = (uint16_t)end;
+	vq->nfree = (uint16_t)(vq->nfree + freed);
 	nic->stats[NS_tx_errors] += bad;
 	if (vq->event_idx)
 		*vq->used_event = (uint16_t)(vq->last_used + 0x8000);
