@@ -407,13 +407,15 @@ static inline int tx_reclaim_due(const struct virtq *vq, int n)
 
 /* Up to m frames of pkts into split ring vq: frame k in descriptor and
  * buffer id avail_idx + k (mod n), whose avail ring slot already names it
- * (tx_ring_init). Stops at a descriptor still in flight. Returns the
+ * (tx_ring_init), behind a header of hdr bytes (vq->hdr, a constant where
+ * it is inlined). Stops at a descriptor still in flight. Returns the
  * frames placed, their bytes in *bytes. */
-static inline int tx_fill_split(struct virtq *vq, struct pkt **pkts, int m, uint64_t *bytes)
+static inline __attribute__((always_inline)) int tx_fill_split(struct virtq *vq, struct pkt **pkts, int m,
+							       uint64_t *bytes, const uint16_t hdr)
 {
 	struct pkt **bufs = vq->bufs;
 	volatile struct vring_desc *desc = vq->desc;
-	const uint16_t mask = (uint16_t)(vq->n - 1), start = vq->avail_idx, hdr = vq->hdr;
+	const uint16_t mask = (uint16_t)(vq->n - 1), start = vq->avail_idx;
 	uint64_t b = 0;
 	int k = 0;
 	for (; k < m; k++) {
@@ -461,8 +463,10 @@ static int vnet_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 	uint64_t bytes = 0;
 	if (__builtin_expect(vq->packed, 0))
 		sent = tx_fill_packed(vq, pkts, m, &bytes);
+	else if (vq->hdr == VIRTIO_NET_HDR_LEN)
+		sent = tx_fill_split(vq, pkts, m, &bytes, VIRTIO_NET_HDR_LEN);
 	else
-		sent = tx_fill_split(vq, pkts, m, &bytes);
+		sent = tx_fill_split(vq, pkts, m, &bytes, VIRTIO_NET_HDR_HASH_LEN);
 	vq->nfree = (uint16_t)(vq->nfree - sent);
 	if (sent < n)
 		nic->qsw[q][NS_tx_ring_full]++;
