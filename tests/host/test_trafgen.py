@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from scapy.all import ARP, IP, UDP, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, IPv6, Raw, rdpcap
+from scapy.all import ARP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr, IPv6, Raw, rdpcap
 from scapy.layers.inet6 import in6_getnsma, in6_getnsmac
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,7 +185,7 @@ def test_help_lists_every_option(trafgen):
     assert p.returncode == 0
     for opt in ("--port stream:PATH", "dgram:LPORT:RPORT", "tap:IFNAME", "--count", "--duration",
                 "--rate", "--window", "--size", "--sweep", "--src-mac", "--dst-mac", "--src-ip",
-                "--dst-ip", "--src-ip6", "--dst-ip6", "--src-port", "--dst-port", "--stream", "--timeout", "--max-time",
+                "--dst-ip", "--src-ip6", "--dst-ip6", "--src-port", "--dst-port", "--stream", "--vlan", "--timeout", "--max-time",
                 "--arp-reply", "--rx-mac", "--quiet", "--pcap", "(B + 20) * 8", "RESULT"):
         assert opt in p.stdout, opt
 
@@ -200,7 +200,13 @@ def test_help_lists_every_option(trafgen):
     (["both", "--port", "stream:/a", "--port", "stream:/b", "--port", "stream:/c"],
      "--port given more than 2 times"),
     (["send", "--port", "stream:/x", "--size", "63"], "--size 63: a size is 64..1518"),
-    (["send", "--port", "stream:/x", "--size", "1519"], "a size is 64..1518"),
+    (["send", "--port", "stream:/x", "--size", "1523"], "--size 1523: a size is 64..1518 (with --vlan 68..1522)"),
+    (["send", "--port", "stream:/x", "--size", "1519"], "--size 1519: an IPv4 frame is 64..1518 bytes"),
+    (["send", "--port", "stream:/x", "--vlan", "100", "--size", "67"], "--size 67: a tagged IPv4 frame is 68..1522"),
+    (["send", "--port", "stream:/x", "--vlan", "4095"], "--vlan 4095: not a VLAN ID; accepted: VLAN ID 0..4094"),
+    (["send", "--port", "stream:/x", "--vlan", "1", "--src-ip6", "::2", "--dst-ip6", "::3", "--sweep", "88,87"],
+     "--size 87: a tagged IPv6 frame is 88..1522 bytes"),
+    (["recv", "--port", "stream:/x", "--vlan", "5"], "--vlan does not apply to recv mode"),
     (["send", "--port", "stream:/x", "--sweep", "64,,128"], "--sweep 64,,128: not a size"),
     (["send", "--port", "stream:/x", "--size", "64", "--sweep", "64,128"],
      "--size and --sweep exclude each other"),
@@ -217,7 +223,7 @@ def test_help_lists_every_option(trafgen):
     (["send", "--port", "stream:/x", "--src-ip6", "::2", "--dst-ip6", "::3", "--dst-ip", "10.2.0.2"],
      "--src-ip6/--dst-ip6 and --src-ip/--dst-ip exclude each other"),
     (["send", "--port", "stream:/x", "--src-ip6", "::2", "--dst-ip6", "::3", "--size", "83"],
-     "--size 83: an IPv6 frame is at least 84 bytes"),
+     "--size 83: an IPv6 frame is 84..1518 bytes"),
     (["send", "--port", "stream:/x", "--dst-ip6", "2001:db8::2-2001:db9::2"],
      "the ends differ before their last 32 bits"),
     (["send", "--port", "stream:/x", "--dst-ip6", "10.2.0.2"], "--dst-ip6 10.2.0.2: not an IPv6 address"),
@@ -525,6 +531,37 @@ def test_ipv6_frames_are_valid_udp_walking_the_ranges(trafgen, tmp):
         assert (magic, stream, s) == (MAGIC, 5 + i // 40, seq)
 
 
+def test_tagged_frames_carry_the_tag_in_their_size_and_are_read_under_it(trafgen, tmp):
+    """--vlan: each frame has an 802.1Q tag (VID, PCP 0, DEI 0) after its
+    MACs, counted in the size (68 is the smallest IPv4 frame, 1522 the
+    largest); the same frames fed back are ours, under any VID."""
+    peer, got = StreamPeer(f"{tmp}/s.sock"), []
+    t = in_thread(sink, peer, got)
+    r = result(run(trafgen, "send", "--port", f"stream:{tmp}/s.sock", "--count", "3", "--vlan", "100"))
+    t.join(5)
+    peer.close()
+    assert r["sent"] == 3 and [len(f) for f in got] == [64] * 3
+    peer, got6 = StreamPeer(f"{tmp}/t.sock"), []
+    t = in_thread(sink, peer, got6)
+    r6 = result(run(trafgen, "send", "--port", f"stream:{tmp}/t.sock", "--count", "2", "--vlan", "4094",
+                    "--sweep", "88,1522", "--src-ip6", "2001:db8:1::2", "--dst-ip6", "2001:db8:2::2"))
+    t.join(5)
+    peer.close()
+    assert r6["sent"] == 4 and [len(f) for f in got6] == [84, 84, 1518, 1518]
+    for raw_ in got + got6:
+        p = Ether(raw_)
+        assert p.type == 0x8100 and (p[Dot1Q].prio, p[Dot1Q].id) == (0, 0), p
+        assert p[Dot1Q].vlan == (100 if raw_ in got else 4094)
+        q = Ether(raw_)
+        del q[UDP].chksum                                       # scapy recomputes it
+        assert p[UDP].chksum != 0 and Ether(bytes(q))[UDP].chksum == p[UDP].chksum
+    assert Ether(got[0])[IP].len == 68 - 4 - 18 and Ether(got6[3])[IPv6].plen == 1522 - 4 - 58
+    retag = bytearray(got[2])
+    retag[15] = 7                                               # VID 7: still ours
+    r = received(trafgen, tmp, [got[0], got[1], bytes(retag)])
+    assert (r["received"], r["bad"], r["other"]) == (3, 0, 0)
+
+
 def received(trafgen, tmp, frames):
     """The RESULT of trafgen recv fed frames over a stream port."""
     peer = StreamPeer(f"{tmp}/p.sock")
@@ -644,6 +681,40 @@ def test_arp_requests_for_our_addresses_are_answered_per_port(trafgen, tmp):
         assert len(replies[key]) == 60 and (p.src, p.dst) == (mac, asker)
         assert (p[ARP].op, p[ARP].hwsrc, p[ARP].psrc) == (2, mac, ip)
         assert (p[ARP].hwdst, p[ARP].pdst) == (asker, "10.0.0.1")
+
+
+def test_tagged_requests_are_answered_under_their_tag(trafgen, tmp):
+    """An ARP request and an NS under an 802.1Q tag (a router's VLAN
+    sub-interface asking) get their answers under the same tag."""
+    asker = "02:00:00:00:aa:01"
+
+    def talk(a, b, replies):
+        a.send(bytes(Ether(src=asker, dst="ff:ff:ff:ff:ff:ff") / Dot1Q(vlan=100, prio=3)
+                     / ARP(op=1, hwsrc=asker, psrc="10.1.0.1", pdst="10.1.0.2")))
+        replies["a"] = a.recv(3)
+
+    r, replies = ask(trafgen, tmp, talk, "--src-mac", "02:00:00:00:00:11")
+    assert (r["arp_replies"], r["other"]) == (1, 1)
+    p = Ether(replies["a"])
+    assert len(replies["a"]) == 60 and (p.src, p.dst) == ("02:00:00:00:00:11", asker)
+    assert (p[Dot1Q].vlan, p[Dot1Q].prio, p[Dot1Q].type) == (100, 3, 0x0806)
+    assert (p[ARP].op, p[ARP].hwsrc, p[ARP].psrc, p[ARP].pdst) == (2, "02:00:00:00:00:11", "10.1.0.2", "10.1.0.1")
+
+    def talk6(a, b, replies):
+        nsma = in6_getnsma(socket.inet_pton(socket.AF_INET6, "2001:db8:2::2"))
+        b.send(bytes(Ether(src=asker, dst=in6_getnsmac(nsma)) / Dot1Q(vlan=200)
+                     / IPv6(src="2001:db8:2::1", dst=socket.inet_ntop(socket.AF_INET6, nsma), hlim=255)
+                     / ICMPv6ND_NS(tgt="2001:db8:2::2")))
+        replies["b"] = b.recv(3)
+
+    os.mkdir(f"{tmp}/6")
+    r, replies = ask(trafgen, f"{tmp}/6", talk6, "--src-ip6", "2001:db8:1::2", "--dst-ip6", "2001:db8:2::2")
+    assert (r["arp_replies"], r["other"]) == (1, 1)
+    p = Ether(replies["b"])
+    assert len(replies["b"]) == 90 and p[Dot1Q].vlan == 200 and p[ICMPv6ND_NA].tgt == "2001:db8:2::2"
+    q = Ether(replies["b"])
+    del q[ICMPv6ND_NA].cksum                                   # scapy recomputes it
+    assert Ether(bytes(q))[ICMPv6ND_NA].cksum == p[ICMPv6ND_NA].cksum
 
 
 def test_send_mode_dgram_delivers_exactly_count(trafgen):

@@ -75,6 +75,9 @@ static const char usage[] =
 "                    ranges, each walked on its own: the frame with sequence\n"
 "                    number s takes element s mod (range length)\n"
 "  --stream ID       stream id of the first size; sweep step i uses ID+i [0]\n"
+"  --vlan VID        tag every frame sent with an 802.1Q tag (TPID 0x8100, PCP 0,\n"
+"                    DEI 0, VID 0..4094; Linux pktgen's vlan_id): 4 bytes more,\n"
+"                    counted in the size: 68..1522 [68] (IPv6 88..1522 [88])\n"
 "\n"
 "Receiving and stopping:\n"
 "  --timeout S       recv: stop S s after the last frame; both: wait at most S s\n"
@@ -83,7 +86,7 @@ static const char usage[] =
 "  --arp-reply       answer ARP requests (IPv6: Neighbor Solicitations) for the\n"
 "                    source and destination addresses with the MAC of the port\n"
 "                    asked (port 0: first --src-mac; port 1:\n"
-"                    --rx-mac)\n"
+"                    --rx-mac), under the request's 802.1Q tag if it had one\n"
 "  --rx-mac M        port 1's MAC for ARP replies [first --dst-mac]\n"
 "\n"
 "Output:\n"
@@ -95,6 +98,7 @@ static const char usage[] =
 "64) / UDP (checksum) /\n"
 "payload header, big-endian: magic 0x4c52 (16 bit), stream id (16), sequence\n"
 "number (64, from 0), send time (48: CLOCK_MONOTONIC ns mod 2^48); zeros after.\n"
+"Frames received under one 802.1Q tag (TPID 0x8100, any VID) are read under it.\n"
 "\n"
 "Statistics: received = valid frames of ours, duplicates included; lost =\n"
 "sent (recv: highest sequence + 1) - distinct received; reordered = new frames\n"
@@ -301,8 +305,8 @@ static const char *set_sizes(struct config *c, const char *v)
 			return "not a size";
 		memcpy(num, p, n);
 		num[n] = 0;
-		if (!parse_u64(num, FRAME_SIZE_MAX, &s) || s < FRAME_SIZE_MIN)
-			return "a size is 64..1518";
+		if (!parse_u64(num, FRAME_SIZE_MAX + FRAME_VLAN_HLEN, &s) || s < FRAME_SIZE_MIN)
+			return "a size is 64..1518 (with --vlan 68..1522)";
 		if (c->nsizes == MAX_SIZES)
 			return "at most 32 sizes";
 		c->size[c->nsizes++] = (unsigned)s;
@@ -356,6 +360,19 @@ static const char *set_dst_ip6(struct config *c, const char *v)
 	return parse_ip6_range(v, c->flow.dst_ip6, &c->flow.dst_ip);
 }
 
+/* VLAN ID 0..4094 (4095 is reserved, IEEE 802.1Q-2018 Table 9-2; 0 is a
+ * priority tag). */
+static const char *set_vlan(struct config *c, const char *v)
+{
+	uint64_t vid;
+
+	if (!parse_u64(v, 4094, &vid))
+		return "not a VLAN ID";
+	c->flow.vlan = true;
+	c->flow.vlan_tci = (uint16_t)vid;
+	return NULL;
+}
+
 static const char *set_rx_mac(struct config *c, const char *v)
 {
 	return parse_mac(v, &c->rx_mac) ? NULL : "not a MAC address";
@@ -406,6 +423,7 @@ static const struct opt opts[] = {
 	{ "src-port", set_src_port, "UDP port or range, 0..65535, e.g. 1000-1063", M_SEND | M_BOTH, 1 },
 	{ "dst-port", set_dst_port, "UDP port or range, 0..65535, e.g. 9", M_SEND | M_BOTH, 1 },
 	{ "stream", set_stream, "stream id, 0..65535", M_SEND | M_BOTH, 1 },
+	{ "vlan", set_vlan, "VLAN ID 0..4094, e.g. 100", M_SEND | M_BOTH, 1 },
 	{ "timeout", set_timeout, "seconds, e.g. 2 or 0.5 (up to 1e6)", M_RECV | M_BOTH, 1 },
 	{ "max-time", set_max_time, "seconds, e.g. 60 (up to 1e6)", M_ALL, 1 },
 	{ "arp-reply", set_arp_reply, NULL, M_ALL, 1 },
@@ -505,6 +523,22 @@ static unsigned used(const unsigned uses[], const char *name)
 	return 0;
 }
 
+/* The sizes against the frame's kind (IPv6, tagged), and the default size,
+ * the kind's smallest, when none was given. Returns 0 or 2. */
+static int check_sizes(struct config *c, bool dflt)
+{
+	unsigned tag = c->flow.vlan ? FRAME_VLAN_HLEN : 0;
+	unsigned min = (c->flow.ip6 ? FRAME_SIZE_MIN_IP6 : FRAME_SIZE_MIN) + tag, max = FRAME_SIZE_MAX + tag;
+	const char *kind = c->flow.ip6 ? (tag ? "a tagged IPv6" : "an IPv6") : (tag ? "a tagged IPv4" : "an IPv4");
+
+	if (dflt)
+		c->size[0] = min;
+	for (int i = 0; i < c->nsizes; i++)
+		if (c->size[i] < min || c->size[i] > max)
+			return bad(NULL, "--size %u: %s frame is %u..%u bytes", c->size[i], kind, min, max);
+	return 0;
+}
+
 /* What no single option can check, and defaults that depend on others.
  * Returns 0 or 2. */
 static int check(struct config *c, const unsigned uses[])
@@ -521,12 +555,8 @@ static int check(struct config *c, const unsigned uses[])
 		return bad(NULL, "IPv6 frames need both --src-ip6 and --dst-ip6");
 	if (c->flow.ip6 && (used(uses, "src-ip") || used(uses, "dst-ip")))
 		return bad(NULL, "--src-ip6/--dst-ip6 and --src-ip/--dst-ip exclude each other");
-	if (c->flow.ip6 && !used(uses, "size") && !used(uses, "sweep"))
-		c->size[0] = FRAME_SIZE_MIN_IP6;
-	for (int i = 0; c->flow.ip6 && i < c->nsizes; i++)
-		if (c->size[i] < FRAME_SIZE_MIN_IP6)
-			return bad(NULL, "--size %u: an IPv6 frame is at least %u bytes", c->size[i],
-				   FRAME_SIZE_MIN_IP6);
+	if (check_sizes(c, !used(uses, "size") && !used(uses, "sweep")))
+		return 2;
 	if (c->stream + c->nsizes - 1 > 65535)
 		return bad(NULL, "--stream %u: the sweep's stream ids would pass 65535",
 			   (unsigned)c->stream);

@@ -10,6 +10,7 @@
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_ARP 0x0806
 #define ETHERTYPE_IPV6 0x86dd
+#define ETHERTYPE_VLAN 0x8100  /* 802.1Q C-tag TPID */
 #define IPPROTO_UDP_ 17
 #define IPPROTO_ICMPV6_ 58
 #define ND_NS 135              /* ICMPv6 types, RFC 4861 4.3-4.4 */
@@ -64,6 +65,31 @@ uint32_t csum_add(uint32_t sum, const uint8_t *buf, size_t len)
 	while (s >> 16)
 		s = (s & 0xffff) + (s >> 16);
 	return (uint32_t)s;
+}
+
+/* Bytes of the Ethernet header of the frame buf[0..len): 14, or 18 under
+ * one 802.1Q tag. The EtherType ends it. */
+static size_t l2_len(const uint8_t *buf, size_t len)
+{
+	return len >= ETH_HLEN + FRAME_VLAN_HLEN && get16(buf + 12) == ETHERTYPE_VLAN ?
+	       ETH_HLEN + FRAME_VLAN_HLEN : ETH_HLEN;
+}
+
+/* The Ethernet header's length of a request frame_parse classified (its
+ * whole header is there). */
+static size_t req_l2_len(const uint8_t *req)
+{
+	return l2_len(req, ETH_HLEN + FRAME_VLAN_HLEN);
+}
+
+/* Writes the Ethernet header (l2 bytes, req_l2_len) of an answer to req:
+ * to its source, from mac, under its tag if it had one, of EtherType type. */
+static void reply_l2(uint8_t *out, const uint8_t *req, size_t l2, uint64_t mac, uint16_t type)
+{
+	memcpy(out, req + 6, 6);
+	put48(out + 6, mac);
+	memcpy(out + 12, req + 12, l2 - ETH_HLEN);   /* the tag, if any */
+	put16(out + l2 - 2, type);
 }
 
 /* Element s mod n of range r. */
@@ -122,13 +148,18 @@ size_t frame_build(uint8_t *buf, const struct flow_spec *f, unsigned size,
 		   uint16_t stream, uint64_t seq, uint64_t ts_ns)
 {
 	size_t len = size - FRAME_FCS, ip_hlen = f->ip6 ? IP6_HLEN : IP_HLEN;
-	uint16_t udp_len = (uint16_t)(len - ETH_HLEN - ip_hlen);
-	uint8_t *ip = buf + ETH_HLEN, *udp = ip + ip_hlen, *pl = udp + UDP_HLEN;
+	size_t l2 = f->vlan ? ETH_HLEN + FRAME_VLAN_HLEN : ETH_HLEN;
+	uint16_t udp_len = (uint16_t)(len - l2 - ip_hlen);
+	uint8_t *ip = buf + l2, *udp = ip + ip_hlen, *pl = udp + UDP_HLEN;
 	uint32_t sum;
 
 	put48(buf, pick(&f->dst_mac, seq));
 	put48(buf + 6, pick(&f->src_mac, seq));
-	put16(buf + 12, f->ip6 ? ETHERTYPE_IPV6 : ETHERTYPE_IPV4);
+	if (f->vlan) {
+		put16(buf + 12, ETHERTYPE_VLAN);
+		put16(buf + 14, f->vlan_tci);
+	}
+	put16(ip - 2, f->ip6 ? ETHERTYPE_IPV6 : ETHERTYPE_IPV4);
 	sum = f->ip6 ? ipv6_build(ip, f, seq, udp_len) : ipv4_build(ip, f, seq, udp_len);
 
 	put16(udp, (uint16_t)pick(&f->src_port, seq));
@@ -150,11 +181,11 @@ size_t frame_build(uint8_t *buf, const struct flow_spec *f, unsigned size,
 	return len;
 }
 
-static enum frame_kind parse_arp(const uint8_t *buf, size_t len, uint8_t target[16])
+static enum frame_kind parse_arp(const uint8_t *buf, size_t len, size_t l2, uint8_t target[16])
 {
-	const uint8_t *a = buf + ETH_HLEN;
+	const uint8_t *a = buf + l2;
 
-	if (len < ETH_HLEN + ARP_LEN || get16(a) != 1 || get16(a + 2) != ETHERTYPE_IPV4 ||
+	if (len < l2 + ARP_LEN || get16(a) != 1 || get16(a + 2) != ETHERTYPE_IPV4 ||
 	    a[4] != 6 || a[5] != 4 || get16(a + 6) != 1)
 		return FRAME_OTHER;
 	memset(target, 0, 12);
@@ -178,22 +209,22 @@ static enum frame_kind parse_udp(const uint8_t *udp, size_t udp_len, uint32_t ps
 	return FRAME_OURS;
 }
 
-static enum frame_kind parse_ipv4(const uint8_t *buf, size_t len, struct tg_hdr *h)
+static enum frame_kind parse_ipv4(const uint8_t *buf, size_t len, size_t l2, struct tg_hdr *h)
 {
-	const uint8_t *ip = buf + ETH_HLEN, *udp;
+	const uint8_t *ip = buf + l2, *udp;
 	size_t ihl, ip_len, udp_len;
 
-	if (len < ETH_HLEN + IP_HLEN || ip[0] >> 4 != 4 || ip[9] != IPPROTO_UDP_)
+	if (len < l2 + IP_HLEN || ip[0] >> 4 != 4 || ip[9] != IPPROTO_UDP_)
 		return FRAME_OTHER;
 	ihl = (size_t)(ip[0] & 15) * 4;
 	udp = ip + ihl;
-	if (ihl < IP_HLEN || len < ETH_HLEN + ihl + UDP_HLEN + TG_HDR_LEN ||
+	if (ihl < IP_HLEN || len < l2 + ihl + UDP_HLEN + TG_HDR_LEN ||
 	    get16(udp + UDP_HLEN) != TG_MAGIC)
 		return FRAME_OTHER;
 
 	ip_len = get16(ip + 2);
 	udp_len = get16(udp + 4);
-	if (csum_add(0, ip, ihl) != 0xffff || ip_len > len - ETH_HLEN ||
+	if (csum_add(0, ip, ihl) != 0xffff || ip_len > len - l2 ||
 	    ip_len < ihl + UDP_HLEN + TG_HDR_LEN || udp_len != ip_len - ihl ||
 	    (get16(ip + 6) & 0x3fff) != 0)
 		return FRAME_BAD;
@@ -202,33 +233,33 @@ static enum frame_kind parse_ipv4(const uint8_t *buf, size_t len, struct tg_hdr 
 
 /* A Neighbor Solicitation (RFC 4861 4.3) from a unicast source: not from
  * :: (a DAD probe, RFC 4862 5.4, which we never answer). */
-static enum frame_kind parse_ns(const uint8_t *buf, size_t len, uint8_t target[16])
+static enum frame_kind parse_ns(const uint8_t *buf, size_t len, size_t l2, uint8_t target[16])
 {
 	static const uint8_t unspecified[16];
-	const uint8_t *ip6 = buf + ETH_HLEN, *icmp = ip6 + IP6_HLEN;
+	const uint8_t *ip6 = buf + l2, *icmp = ip6 + IP6_HLEN;
 
-	if (len < ETH_HLEN + IP6_HLEN + ND_LEN || icmp[0] != ND_NS || icmp[1] != 0 ||
+	if (len < l2 + IP6_HLEN + ND_LEN || icmp[0] != ND_NS || icmp[1] != 0 ||
 	    ip6[7] != 255 || memcmp(ip6 + 8, unspecified, 16) == 0)
 		return FRAME_OTHER;
 	memcpy(target, icmp + 8, 16);
 	return FRAME_ND_SOLICIT;
 }
 
-static enum frame_kind parse_ipv6(const uint8_t *buf, size_t len, struct tg_hdr *h,
+static enum frame_kind parse_ipv6(const uint8_t *buf, size_t len, size_t l2, struct tg_hdr *h,
 				  uint8_t target[16])
 {
-	const uint8_t *ip6 = buf + ETH_HLEN, *udp = ip6 + IP6_HLEN;
+	const uint8_t *ip6 = buf + l2, *udp = ip6 + IP6_HLEN;
 	size_t pl_len;
 
-	if (len < ETH_HLEN + IP6_HLEN || ip6[0] >> 4 != 6)
+	if (len < l2 + IP6_HLEN || ip6[0] >> 4 != 6)
 		return FRAME_OTHER;
 	if (ip6[6] == IPPROTO_ICMPV6_)
-		return parse_ns(buf, len, target);
-	if (ip6[6] != IPPROTO_UDP_ || len < ETH_HLEN + IP6_HLEN + UDP_HLEN + TG_HDR_LEN ||
+		return parse_ns(buf, len, l2, target);
+	if (ip6[6] != IPPROTO_UDP_ || len < l2 + IP6_HLEN + UDP_HLEN + TG_HDR_LEN ||
 	    get16(udp + UDP_HLEN) != TG_MAGIC)
 		return FRAME_OTHER;
 	pl_len = get16(ip6 + 4);
-	if (pl_len > len - ETH_HLEN - IP6_HLEN || pl_len < UDP_HLEN + TG_HDR_LEN ||
+	if (pl_len > len - l2 - IP6_HLEN || pl_len < UDP_HLEN + TG_HDR_LEN ||
 	    get16(udp + 4) != pl_len)
 		return FRAME_BAD;
 	return parse_udp(udp, pl_len, pseudo_sum6(ip6, IPPROTO_UDP_, (uint16_t)pl_len), false, h);
@@ -237,15 +268,18 @@ static enum frame_kind parse_ipv6(const uint8_t *buf, size_t len, struct tg_hdr 
 enum frame_kind frame_parse(const uint8_t *buf, size_t len, struct tg_hdr *h,
 			    uint8_t target[16])
 {
+	size_t l2;
+
 	if (len < ETH_HLEN)
 		return FRAME_OTHER;
-	switch (get16(buf + 12)) {
+	l2 = l2_len(buf, len);
+	switch (get16(buf + l2 - 2)) {
 	case ETHERTYPE_ARP:
-		return parse_arp(buf, len, target);
+		return parse_arp(buf, len, l2, target);
 	case ETHERTYPE_IPV4:
-		return parse_ipv4(buf, len, h);
+		return parse_ipv4(buf, len, l2, h);
 	case ETHERTYPE_IPV6:
-		return parse_ipv6(buf, len, h, target);
+		return parse_ipv6(buf, len, l2, h, target);
 	default:
 		return FRAME_OTHER;
 	}
@@ -253,13 +287,12 @@ enum frame_kind frame_parse(const uint8_t *buf, size_t len, struct tg_hdr *h,
 
 size_t arp_reply_build(uint8_t *out, const uint8_t *req, uint64_t mac)
 {
-	const uint8_t *q = req + ETH_HLEN;
-	uint8_t *a = out + ETH_HLEN;
+	size_t l2 = req_l2_len(req);
+	const uint8_t *q = req + l2;
+	uint8_t *a = out + l2;
 
 	memset(out, 0, MIN_FRAME);
-	memcpy(out, req + 6, 6);           /* to the asker's MAC */
-	put48(out + 6, mac);
-	put16(out + 12, ETHERTYPE_ARP);
+	reply_l2(out, req, l2, mac, ETHERTYPE_ARP);
 	put16(a, 1);                       /* Ethernet */
 	put16(a + 2, ETHERTYPE_IPV4);
 	a[4] = 6;
@@ -273,12 +306,11 @@ size_t arp_reply_build(uint8_t *out, const uint8_t *req, uint64_t mac)
 
 size_t nd_advert_build(uint8_t *out, const uint8_t *req, uint64_t mac)
 {
-	const uint8_t *q = req + ETH_HLEN, *ns = q + IP6_HLEN;
-	uint8_t *ip6 = out + ETH_HLEN, *na = ip6 + IP6_HLEN;
+	size_t l2 = req_l2_len(req);
+	const uint8_t *q = req + l2, *ns = q + IP6_HLEN;
+	uint8_t *ip6 = out + l2, *na = ip6 + IP6_HLEN;
 
-	memcpy(out, req + 6, 6);           /* to the asker's MAC */
-	put48(out + 6, mac);
-	put16(out + 12, ETHERTYPE_IPV6);
+	reply_l2(out, req, l2, mac, ETHERTYPE_IPV6);
 	put32(ip6, 6u << 28);
 	put16(ip6 + 4, NA_LEN);
 	ip6[6] = IPPROTO_ICMPV6_;
@@ -294,5 +326,5 @@ size_t nd_advert_build(uint8_t *out, const uint8_t *req, uint64_t mac)
 	na[25] = 1;
 	put48(na + 26, mac);
 	put16(na + 2, (uint16_t)~csum_add(pseudo_sum6(ip6, IPPROTO_ICMPV6_, NA_LEN), na, NA_LEN));
-	return ETH_HLEN + IP6_HLEN + NA_LEN;
+	return l2 + IP6_HLEN + NA_LEN;
 }
