@@ -11,6 +11,10 @@ time under TCG. Paths, 64-byte frames (IPv6: 84), e1000e, igb and virtio-net-pci
          84-byte frames (trafgen's smallest IPv6 frame), the
          next hops resolved by ND                             (napi)
   l3v6m  the same with 64 sources x 8 destinations            (napi)
+  l2vlan   l2 with every frame under an 802.1Q tag (VID 100,
+         trafgen --vlan): passed untouched, 68-byte frames  (napi)
+  l3vlan   l3 between VLAN sub-interfaces, ip0.100= to ip1.200=:
+         tagged VID 100 in, VID 200 out, 68-byte frames     (napi)
   l2     at --rate 20kpps, interrupt-driven                  (napi)
   macswap  l2 with fwd_mode=macswap (MACs swapped), --rate max (napi)
   sink   app=sink, trafgen send --rate max on port0          (napi)
@@ -21,7 +25,7 @@ whole guest: drivers, app, poll loop, interrupts, timers). Also the
 forwarded (or received) pps and the appliance's CPU% in the same window.
 Targets (docs/benchmarks.md): l2 <= 100, l3 <= 200 with napi at max rate; l2 at
 20 kpps <= 300; l3v6 and l3v6m <= 1.2x l3 and l3m (the ratios printed
-after the table). Prints a table, saves build/bench/insn.csv; never fails.
+after the table, with tagged / untagged: l2vlan / l2 and l3vlan / l3). Prints a table, saves build/bench/insn.csv; never fails.
 Usage: bench_insn.py [profile] [nic ...] [path ...] [napi|busy] [max|Nkpps]
 (default: every run). With `profile`, QEMU's hotblocks plugin runs beside
 it and tools/insncount/profile.py prints each run's per-function table,
@@ -46,25 +50,32 @@ WINDOW = 2.0     # s between the readings
 WINDOW_PACED = 8.0
 RUNS = [("l2", "napi", "max"), ("l2", "busy", "max"), ("l3", "napi", "max"),
         ("l3", "busy", "max"), ("l3m", "napi", "max"), ("l3v6", "napi", "max"), ("l3v6m", "napi", "max"),
+        ("l2vlan", "napi", "max"), ("l3vlan", "napi", "max"),
         ("l2", "napi", "20kpps"), ("macswap", "napi", "max"), ("sink", "napi", "max")]
 KNOBS = {"l2": "app=fwd pairs=0-1 promisc=1", "macswap": "app=fwd pairs=0-1 promisc=1 fwd_mode=macswap",
          "l3": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24",
          "l3m": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24", "sink": "app=sink promisc=1",
          "l3v6": "app=fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64",
-         "l3v6m": "app=fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64"}
+         "l3v6m": "app=fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64",
+         "l2vlan": "app=fwd pairs=0-1 promisc=1", "l3vlan": "app=fwd ip0.100=10.1.0.1/24 ip1.200=10.2.0.1/24"}
 # Addresses trafgen walks (frame s takes element s mod length of each range).
 IPS = {"l3": ("10.1.0.2", "10.2.0.2"), "l3m": ("10.1.0.2-10.1.0.65", "10.2.0.2-10.2.0.9"),
        "l3v6": ("2001:db8:1::2", "2001:db8:2::2"),
        "l3v6m": ("2001:db8:1::2-2001:db8:1::41", "2001:db8:2::2-2001:db8:2::9")}
-ROUTED = ("l3", "l3m", "l3v6", "l3v6m")
+ROUTED = ("l3", "l3m", "l3v6", "l3v6m", "l3vlan")
+VLAN = {"l2vlan": 100, "l3vlan": 100}   # trafgen --vlan: the VID frames are sent under
+# fwd's counter line of the link the frames come in on.
+RX_LINK = {"l3vlan": "port0.100"}
 NICS = ("e1000e", "igb", "virtio-net-pci")
 TARGET = {("l2", "napi", "max"): 100, ("l3", "napi", "max"): 200, ("l2", "napi", "20kpps"): 300}
 V6_RATIO = 1.2   # l3v6 / l3 and l3v6m / l3m at most (issue #26), printed after the table
+TAGGED = (("l2vlan", "l2"), ("l3vlan", "l3"))   # tagged / untagged, printed after the table
 
 
 def size(path):
-    """The frame size of a path's runs, bytes with FCS: trafgen's smallest."""
-    return "84" if path.startswith("l3v6") else "64"
+    """The frame size of a path's runs, bytes with FCS: trafgen's smallest
+    (the same IP packet as 64 bytes untagged when tagged)."""
+    return str((84 if path.startswith("l3v6") else 64) + (4 if path in VLAN else 0))
 
 
 def plugin():
@@ -103,7 +114,7 @@ def insns_at(log, t_ns):
 def reading(q, path):
     """(frames received so far by the app on port0, host ns of the reading)."""
     cmd, rx = ("sink", r"sink port0 q0: (\d+) packets") if path == "sink" else \
-              ("fwd", r"fwd port0: rx (\d+) forwarded")
+              ("fwd", r"fwd %s: rx (\d+) forwarded" % re.escape(RX_LINK.get(path, "port0")))
     t0 = time.monotonic_ns()
     q.send(cmd + "\n")
     m = q.expect(rx, 30)
@@ -148,6 +159,8 @@ def run(so, nic, path, poll, rate, profile=False):
         tg += ["--rate", rate, "--duration", str(WARMUP + window + 1), "--size", size(path), "--quiet",
                "--src-ip" + v6, src, "--dst-ip" + v6, dst, "--dst-mac", mac0,
                "--rx-mac", "02:00:00:00:00:02", "--max-time", str(WARMUP + window + 40)]
+        if path in VLAN:
+            tg += ["--vlan", str(VLAN[path])]
         if path in ROUTED:
             # Resolve the next hop first (ARP or ND): frames dropped while it is unresolved
             # (arp_queue_full) would stay in trafgen's window as lost and hold
@@ -232,6 +245,10 @@ def main():
             if per.get((nic, v4)) and (nic, v6) in per:
                 print(f"{nic}: {v6} / {v4} = {per[(nic, v6)] / per[(nic, v4)]:.2f}x IPv4's instructions per frame "
                       f"(target <= {V6_RATIO}x)")
+        for tagged, plain in TAGGED:
+            if per.get((nic, plain)) and (nic, tagged) in per:
+                print(f"{nic}: {tagged} / {plain} = {per[(nic, tagged)] / per[(nic, plain)]:.2f}x untagged "
+                      f"instructions per frame (tagged {per[(nic, tagged)]:.1f}, untagged {per[(nic, plain)]:.1f})")
     if "profile" in args:
         for r in rows:
             print_profile(r)
