@@ -16,15 +16,6 @@ void vlan_parse(const uint8_t *d, uint32_t len, struct vlan_tags *v)
 	}
 }
 
-uint8_t *vlan_insert(uint8_t *d, uint16_t tci)
-{
-	uint8_t *t = d - VLAN_HLEN;
-	memmove(t, d, 12);
-	put16(t + 12, ETHERTYPE_VLAN);
-	put16(t + 14, tci);
-	return t;
-}
-
 void vlan_count(struct vlan_table *t, const struct vlan_tags *v, uint32_t len)
 {
 	if (!v->n)

@@ -4,6 +4,7 @@
 #ifndef NET_VLAN_H
 #define NET_VLAN_H
 #include <stdint.h>
+#include "net/bytes.h"
 
 #define ETHERTYPE_VLAN	0x8100	/* C-tag; Linux pktgen tags its S-tag with it too */
 #define ETHERTYPE_QINQ	0x88a8	/* S-tag (802.1ad) */
@@ -47,11 +48,33 @@ static inline int vlan_tagged(const uint8_t *d, uint32_t len)
  * TPIDs above, at most two (a third is left as the type). */
 void vlan_parse(const uint8_t *d, uint32_t len, struct vlan_tags *v);
 
+/* Move a frame's two MAC addresses (12 bytes) from `from` to `to`, which
+ * may overlap (a tag taken off or put on): read whole, then written, two
+ * loads and two stores. newlib's memmove copies an overlapping 12 bytes
+ * one at a time (~75 instructions, a third of a routed frame's). */
+static inline void vlan_move_macs(uint8_t *to, const uint8_t *from)
+{
+	uint64_t a;
+	uint32_t b;
+	__builtin_memcpy(&a, from, 8);
+	__builtin_memcpy(&b, from + 8, 4);
+	__builtin_memcpy(to, &a, 8);
+	__builtin_memcpy(to + 8, &b, 4);
+}
+
 /* Tag the frame at d (at least 12 bytes) with an 802.1Q C-tag (TPID
  * 0x8100, tci; IEEE 802.1Q-2018 9.6) after its MAC addresses: the MACs
  * move 4 bytes back, so d[-4..-1] must be the caller's. Returns the new
- * start, d - VLAN_HLEN; the frame is 4 bytes longer. */
-uint8_t *vlan_insert(uint8_t *d, uint16_t tci);
+ * start, d - VLAN_HLEN; the frame is 4 bytes longer. Inline: fwd's VLAN
+ * links tag every frame they send with it. */
+static inline uint8_t *vlan_insert(uint8_t *d, uint16_t tci)
+{
+	uint8_t *t = d - VLAN_HLEN;
+	vlan_move_macs(t, d);
+	put16(t + 12, ETHERTYPE_VLAN);
+	put16(t + 14, tci);
+	return t;
+}
 
 /* Tagged frames and bytes per (outer VID, inner VID); inner VLAN_NONE for
  * one tag. full: tagged frames of a pair that found the table full. */

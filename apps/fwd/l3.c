@@ -306,7 +306,7 @@ static uint16_t vlan_untag(struct pkt *p)
 	if (p->len < ETH_HLEN + VLAN_HLEN || get16(d + 12) != ETHERTYPE_VLAN || (get16(d + ETH_HLEN) & 0xfff) ||
 	    vlan_is_tpid((uint16_t)get16(d + ETH_HLEN + 2)))
 		return 0;
-	memmove(d + VLAN_HLEN, d, 2 * ETH_ALEN);
+	vlan_move_macs(d + VLAN_HLEN, d);
 	p->data = d + VLAN_HLEN;
 	p->len = (uint16_t)(p->len - VLAN_HLEN);
 	return (uint16_t)get16(p->data + 12);
@@ -375,6 +375,8 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		pkt_free_bulk(pkts, n);
 		return;
 	}
+	if (fwd_l3_nvlans)	/* one sub-interface's burst: routed as its link's */
+		nic = l3_vlan_burst(nic, pkts, n);
 	uint64_t now = rdtsc();
 	struct l3_core *core = burst_start(nic, q);
 	uint64_t our = 0;

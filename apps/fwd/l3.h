@@ -46,6 +46,12 @@ int l3_vlan_untag(int port, struct pkt *p);
  * its sub-interface's link, port for a priority tag (VID 0), -1 for a
  * VLAN without one (vlan_unknown). */
 int l3_vlan_rx_tag(int port, struct pkt *p);
+/* A burst received on nic whose n frames all carry the tag of one of its
+ * port's sub-interfaces (in the frame or stripped by the NIC, any PCP):
+ * the tags taken off, the frames' rx count moved to the link, and the
+ * link's NIC returned, to route the burst as the link's; else nic, the
+ * frames untouched (vlan.c). */
+struct nic *l3_vlan_burst(struct nic *nic, struct pkt **pkts, int n);
 /* The sub-interfaces' NICs into l3_nics (vlan.c); 0, or -1 after
  * printing why. */
 int l3_vlan_init(void);

@@ -12,6 +12,9 @@
  * into the descriptor and drops the VLANs of no sub-interface itself, so
  * those are never counted vlan_unknown (no counter of the host's sees
  * them; QEMU counts them nowhere either). Elsewhere tags are parsed here.
+ * A burst whose frames are all one sub-interface's is untagged here as a
+ * whole and routed as a burst of that link (l3_vlan_burst), so the fast
+ * paths take it; a burst of several VLANs goes frame by frame.
  */
 #include <stdio.h>
 #include <string.h>
@@ -85,7 +88,7 @@ int l3_vlan_untag(int port, struct pkt *p)
 	int link = ifaddr_vlan_link(port, get16(d + ETH_HLEN) & 0xfffu);
 	if (link < 0 || !l3_nics[link])
 		return -1;
-	memmove(d + VLAN_HLEN, d, 2 * ETH_ALEN);
+	vlan_move_macs(d + VLAN_HLEN, d);
 	p->data = d + VLAN_HLEN;
 	p->len = (uint16_t)(p->len - VLAN_HLEN);
 	p->port = (uint16_t)link;
@@ -106,4 +109,42 @@ int l3_vlan_rx_tag(int port, struct pkt *p)
 	fwd_st(port)->rx--;	/* the link's frame from here on */
 	fwd_st(link)->rx++;
 	return link;
+}
+
+/* The VID of p's C-tag, stripped by the NIC or in the frame (TPID 0x8100,
+ * room for the tag), or -1 untagged. */
+static inline int vlan_vid(const struct pkt *p)
+{
+	if (p->flags & PKT_RX_VLAN)
+		return p->vlan_tci & 0xfff;
+	if (p->len < ETH_HLEN + VLAN_HLEN || get16(p->data + 12) != ETHERTYPE_VLAN)
+		return -1;
+	return (int)(get16(p->data + ETH_HLEN) & 0xfffu);
+}
+
+struct nic *l3_vlan_burst(struct nic *nic, struct pkt **pkts, int n)
+{
+	int vid = n ? vlan_vid(pkts[0]) : -1;
+	if (vid <= 0)
+		return nic;
+	int port = nic->port, link = ifaddr_vlan_link(port, (unsigned)vid);
+	if (link < 0 || !l3_nics[link])
+		return nic;
+	for (int i = 1; i < n; i++)
+		if (vlan_vid(pkts[i]) != vid)
+			return nic;
+	for (int i = 0; i < n; i++) {
+		struct pkt *p = pkts[i];
+		if (p->flags & PKT_RX_VLAN) {
+			p->flags &= (uint16_t)~PKT_RX_VLAN;
+		} else {
+			vlan_move_macs(p->data + VLAN_HLEN, p->data);
+			p->data += VLAN_HLEN;
+			p->len = (uint16_t)(p->len - VLAN_HLEN);
+		}
+		p->port = (uint16_t)link;
+	}
+	fwd_st(port)->rx -= (uint64_t)n;	/* the link's frames from here on */
+	fwd_st(link)->rx += (uint64_t)n;
+	return l3_nics[link];
 }
