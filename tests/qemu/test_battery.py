@@ -492,8 +492,10 @@ def vlan_link(r):
     host of VLAN 100 make the router ask for it out of port0 tagged (ARP and
     NS); the tagged answers resolve it and the held frames leave tagged.
     Tagged frames from it (one a 1500-byte datagram, a 1518-byte frame) are
-    routed out of port1 untagged. Exact counts on port0.100 and port1,
-    nothing on port0's own link."""
+    routed out of port1 untagged. Double tags are vlan_unknown: a C-tag 6
+    inside VLAN 100 on port0.100, whose frames carry one tag, and an
+    802.1ad S-tag (0x88a8) VID 100 on port0, which has no S-tag
+    sub-interface. Exact counts on port0.100, port0 and port1."""
     links = ("port0", "port0.100", "port1")
     before = {link: r.fwd(link) for link in links}
     tag = Ether(src=HV_MAC, dst=r.mac[0]) / Dot1Q(vlan=100)
@@ -529,12 +531,18 @@ def vlan_link(r):
             got.append(g)
     assert sorted(g[IP].id if IP in g else g[UDP].dport for g in got) == [720, 721, 722, 723, 730, 731, 740], got
     assert all(Dot1Q not in g and g.dst == H1_MAC for g in got) and len(raw(got[-1])) == 1514, got
+    r.p[0].send([raw(tag / Dot1Q(vlan=6) / IP(src=HV_IP, dst="10.3.0.5", id=750) / UDP(sport=9, dport=7)),
+                 raw(Ether(src=HV_MAC, dst=r.mac[0], type=0x88a8) / Dot1Q(vlan=100) /
+                     IP(src=HV_IP, dst="10.3.0.5", id=751) / UDP(sport=9, dport=7))])
+    end = time.monotonic() + 10
+    while r.fwd("port0").get("vlan_unknown", 0) == before["port0"].get("vlan_unknown", 0) and time.monotonic() < end:
+        time.sleep(0.1)
     after = {link: r.fwd(link) for link in links}
     moved = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]
                     if k not in ("held", "arp_requests", "nd_solicits") and after[link][k] != before[link].get(k, 0)}
              for link in links}
-    assert moved == {"port0": {}, "port1": {"rx": 6, "forwarded": 6},
-                     "port0.100": {"rx": 9, "arp": 1, "nd": 1, "forwarded": 7}}, moved
+    assert moved == {"port0": {"rx": 1, "vlan_unknown": 1}, "port1": {"rx": 6, "forwarded": 6},
+                     "port0.100": {"rx": 10, "arp": 1, "nd": 1, "forwarded": 7, "vlan_unknown": 1}}, moved
     assert after["port0.100"]["arp_requests"] - before["port0.100"].get("arp_requests", 0) == 1
     assert after["port0.100"]["nd_solicits"] - before["port0.100"].get("nd_solicits", 0) == 1
 
