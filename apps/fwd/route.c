@@ -61,10 +61,11 @@ static struct {
 	uint8_t prefix[16], gw[16];
 	uint8_t len;
 	int8_t port;	/* a link-local next hop's (%portN), else -1 */
+	uint16_t vid;	/* its sub-interface's (%portN.VID), else 0 */
 } routes6[L3_ROUTES_MAX];
 static int nroutes6;
 
-#define ROUTE6_FORMS	"PREFIX6/LEN,ADDR6[%portN]"
+#define ROUTE6_FORMS	"PREFIX6/LEN,ADDR6[%portN[.VID]]"
 
 /* The bits of a beyond len cleared, into out. */
 static void prefix6_mask(const uint8_t a[16], int len, uint8_t out[16])
@@ -73,16 +74,35 @@ static void prefix6_mask(const uint8_t a[16], int len, uint8_t out[16])
 		out[i] = (uint8_t)(i * 8 >= len ? 0 : i * 8 + 8 <= len ? a[i] : a[i] & (0xff00 >> (len - i * 8)));
 }
 
-/* route=PREFIX6/LEN,NEXTHOP6[%portN] at v. 0, or -1 with what is wrong. */
+/* ".VID" at *s, VID 1-4094 in decimal without leading zeros (802.1Q
+ * Table 9-2): *vid and *s past it. 0, or -1 with *s where it went wrong. */
+static int parse_vid(const char **s, uint16_t *vid)
+{
+	const char *d = *s + 1;
+	unsigned v = 0;
+	if (**s != '.' || *d < '1' || *d > '9')
+		return -1;
+	for (; *d >= '0' && *d <= '9' && v <= 4094; d++)
+		v = v * 10 + (unsigned)(*d - '0');
+	if (v > 4094)
+		return -1;
+	*vid = (uint16_t)v;
+	*s = d;
+	return 0;
+}
+
+/* route=PREFIX6/LEN,NEXTHOP6[%portN[.VID]] at v. 0, or -1 with what is wrong. */
 static int parse_route6(const char *v, char *err, size_t errlen)
 {
 	uint8_t prefix[16], gw[16], m[16];
 	int len, port = -1;
+	uint16_t vid = 0;
 	const char *s = v;
 	int bad = addr6_prefix_parse(&s, prefix, &len) || *s++ != ',' || addr6_parse(&s, gw);
 	if (!bad && !strncmp(s, "%port", 5) && s[5] >= '0' && s[5] < '0' + NIC_MAX_PORTS) {
 		port = s[5] - '0';
 		s += 6;
+		bad = *s == '.' && parse_vid(&s, &vid);
 	}
 	if (bad || *s) {
 		snprintf(err, errlen, "'%.60s' is not %s", v, ROUTE6_FORMS);
@@ -109,6 +129,7 @@ static int parse_route6(const char *v, char *err, size_t errlen)
 	memcpy(routes6[nroutes6].prefix, prefix, 16);
 	memcpy(routes6[nroutes6].gw, gw, 16);
 	routes6[nroutes6].len = (uint8_t)len;
+	routes6[nroutes6].vid = vid;
 	routes6[nroutes6++].port = (int8_t)port;
 	return 0;
 }
@@ -149,8 +170,10 @@ static int parse_route(const char *v, char *err, size_t errlen)
 /* routes6[i] as route= takes it, into buf. */
 static char *route6_str(char *buf, size_t len, int i)
 {
-	char p[IPV6_STR_MAX], g[IPV6_STR_MAX], port[12] = "";
-	if (routes6[i].port >= 0)
+	char p[IPV6_STR_MAX], g[IPV6_STR_MAX], port[16] = "";
+	if (routes6[i].vid)
+		snprintf(port, sizeof(port), "%%port%d.%u", routes6[i].port, routes6[i].vid);
+	else if (routes6[i].port >= 0)
 		snprintf(port, sizeof(port), "%%port%d", routes6[i].port);
 	snprintf(buf, len, "%s/%u,%s%s", addr6_fmt(p, routes6[i].prefix), routes6[i].len, addr6_fmt(g, routes6[i].gw),
 		 port);
@@ -171,8 +194,9 @@ static void show_route(char *buf, size_t len)
 KNOB(route, .name = "route", .type = KNOB_FUNC, .parse = parse_route, .show = show_route,
      .repeatable = 1,
      .accepted = "A.B.C.D/LEN,A.B.C.D or " ROUTE6_FORMS " (prefix, next hop on a connected subnet or "
-		 "link-local with its port; decimal without leading zeros; one route per prefix), "
-		 "e.g. 10.2.0.0/16,10.1.0.2 or 2001:db8:3::/48,fe80::1%port1",
+		 "link-local with its port or VLAN sub-interface; decimal without leading zeros; one route per "
+		 "prefix), e.g. 10.2.0.0/16,10.1.0.2 or 2001:db8:3::/48,fe80::1%port1 or "
+		 "2001:db8:4::/48,fe80::4%port0.100",
      .help = "fwd: static route, repeatable, up to 64 of each family; default none");
 
 int l3_is_next_hop(int port, uint32_t addr)
@@ -368,8 +392,15 @@ static int l3_connect6(int p)
 	return 0;
 }
 
+/* The link of routes6[i]'s link-local next hop: its port, or its
+ * sub-interface (%portN.VID); -1 when there is no such sub-interface. */
+static int route6_link(int i)
+{
+	return routes6[i].vid ? ifaddr_vlan_link(routes6[i].port, routes6[i].vid) : routes6[i].port;
+}
+
 /* route= for IPv6 into the table, each whose next hop is on a connected
- * prefix (or link-local on a port that routes IPv6), as l3_add_routes. */
+ * prefix (or link-local on a link that routes IPv6), as l3_add_routes. */
 static void l3_add_routes6(void)
 {
 	char r[2 * IPV6_STR_MAX + 16];
@@ -377,9 +408,10 @@ static void l3_add_routes6(void)
 	int kept = 0, any = memchr(fwd_l3_v6, 1, sizeof(fwd_l3_v6)) != 0;
 	for (int i = 0; i < nroutes6; i++) {
 		int ll = routes6[i].port >= 0;
-		uint16_t v = !any ? LPM6_NONE : ll ? (uint16_t)routes6[i].port : lpm6_lookup(&l3_lpm6, routes6[i].gw);
+		int v = !any ? (int)LPM6_NONE : ll ? route6_link(i) : (int)lpm6_lookup(&l3_lpm6, routes6[i].gw);
 		const char *why = !any ? "refused: no port fwd routes on has an IPv6 address" :
-				  ll && !fwd_l3_v6[v] ? "refused: the next hop's port does not route IPv6" :
+				  ll && v < 0 ? "refused: no such VLAN sub-interface (ipN.VID=)" :
+				  ll && !fwd_l3_v6[v] ? "refused: the next hop's link does not route IPv6" :
 				  v >= FWD_LINKS ? "refused: the next hop is on no connected prefix (ipN=)" :
 				  ifaddr6_port_of(routes6[i].gw) >= 0 ? "refused: the next hop is one of our own addresses" : 0;
 		if (why) {

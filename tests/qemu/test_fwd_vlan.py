@@ -12,6 +12,8 @@ import subprocess
 import sys
 
 import pytest
+import time
+
 from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr,
                        ICMPv6NDOptSrcLLAddr, IPerror, IPv6, Raw, raw)
 
@@ -33,7 +35,8 @@ NS, TAP = netns.names("vlan")
 BAD = "ip0.0=10.9.0.1/24 ip0.4095=10.9.1.1/24 ip0.0100=10.9.2.1/24 ip1.100=10.100.0.9/24 ip0.300=dhcp"
 APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip0.100=10.100.0.1/24,2001:db8:100::1/64 ip0.200=10.200.0.1/24 "
           "ip1=10.2.0.1/24,2001:db8:2::1/64 ip5.300=10.5.0.1/24 " + BAD + " ip0.100=10.9.3.1/24 "
-          "mgmt=port2 ip2=10.5.5.1/24 vlan_strip=1")
+          "mgmt=port2 ip2=10.5.5.1/24 vlan_strip=1 route=2001:db8:7::/48,fe80::7%port0.100 "
+          "route=2001:db8:8::/48,fe80::8%port0.300 route=2001:db8:9::/48,fe80::9%port0.01")
 
 
 class Router(test_fwd_l3.Router):
@@ -263,3 +266,33 @@ def test_vlan_links_in_metrics_and_show_config(r):
     assert sorted(k for k in lines if "." in k) == ["ip0.100", "ip0.200"], lines
     assert re.search(r"^ip0\.100=\S+\s+boot\s+ip0\.SUB: see ip0\r?$", conf, re.M), conf
     assert "ip0.100=10.100.0.1/24" in netns.sh("curl", "-sS", "--max-time", "20", "http://10.5.5.1/config", ns=NS)
+
+
+def test_link_local_next_hop_through_a_vlan(r):
+    """route=2001:db8:7::/48,fe80::7%port0.100: a link-local next hop on a
+    sub-interface. A datagram from port1 to 2001:db8:7::5 makes the router
+    ask for fe80::7 out of port0 tagged 100; the tagged NA resolves it and
+    the datagram leaves tagged 100 to the MAC it gave. %port0.300 (no such
+    sub-interface) is refused at boot, %port0.01 (a leading zero) named as
+    a bad form with the accepted ones."""
+    out = r.q.text()
+    assert "fwd: route=2001:db8:8::/48,fe80::8%port0.300 refused: no such VLAN sub-interface (ipN.VID=)" in out
+    bad = [ln for ln in out.splitlines() if "2001:db8:9::/48,fe80::9%port0.01" in ln and not ln.startswith("boot:")]
+    assert len(bad) == 1 and "PREFIX6/LEN,ADDR6[%portN[.VID]]" in bad[0], bad
+    assert re.search(r"^2001:db8:7::/48 fe80::7 port0\.100\r?$", r.shell("fwd routes"), re.M)
+    before = r.fwd()
+    r.p[1].send([raw(eth(r, H1, 1) / IPv6(src=H1_6, dst="2001:db8:7::5") / UDP(sport=7, dport=4000) / Raw(b"7" * 20))])
+    ns = recv(r, 0, 1)
+    assert ns and ICMPv6ND_NS in ns[0] and ns[0][Dot1Q].vlan == 100 and ns[0][ICMPv6ND_NS].tgt == "fe80::7", ns
+    r.p[0].send([raw(eth(r, H7) / IPv6(src="fe80::7", dst=ns[0][IPv6].src, hlim=255) /
+                     ICMPv6ND_NA(tgt="fe80::7", R=1, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=H7[0]))])
+    got = recv(r, 0, 1)
+    assert got and got[0][Dot1Q].vlan == 100 and got[0].dst == H7[0] and got[0][UDP].dport == 4000, got
+    assert got[0][IPv6].hlim == 63
+    end = time.monotonic() + 10
+    while (after := r.fwd())["port1"]["forwarded"] == before["port1"]["forwarded"] and time.monotonic() < end:
+        time.sleep(0.1)
+    moved = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]
+                    if after[link][k] != before[link].get(k, 0)} for link in after}
+    assert moved == {"port0": {}, "port0.200": {}, "port1": {"rx": 1, "forwarded": 1},
+                     "port0.100": {"rx": 1, "nd": 1, "nd_solicits": 1}}, moved
