@@ -9,7 +9,9 @@
  * MAX_INITIAL_RTR_ADVERT_INTERVAL), then every RA_INTERVAL_S; a Router
  * Solicitation (6.2.6) brings the next one forward, no sooner than 3 s
  * after the last (MIN_DELAY_BETWEEN_RAS). One core sends them: the lowest
- * that runs the router's timers.
+ * that runs the router's timers. A VLAN sub-interface (ipN.VID=) with IPv6
+ * prefixes is a link of its own: with ra6=1 on its port it gets its own
+ * RAs, tagged (its prefixes, the port's link-local address and MAC).
  */
 #include <string.h>
 #include "apps/fwd/counters.h"
@@ -31,12 +33,13 @@
 static int64_t ra6[NIC_MAX_PORTS];
 static const struct knob_range ra6_range[] = { { 0, 1 } };
 KNOB(ra6, .name = "ra6", .type = KNOB_INT, .ranges = ra6_range, .nranges = 1, .ival = ra6, .per_port = 1,
-     .help = "fwd: send IPv6 Router Advertisements on the port (its prefixes, so Linux peers autoconfigure "
-	     "an address and a default route via it; RFC 4861 6, RFC 4862); default 0");
+     .help = "fwd: send IPv6 Router Advertisements on the port and its VLAN sub-interfaces (each link's "
+	     "prefixes, so Linux peers autoconfigure an address and a default route via it; RFC 4861 6, RFC 4862); "
+	     "default 0");
 
-static uint64_t ra_next_tsc[NIC_MAX_PORTS];	/* the next RA; 0: at the next timer pass */
-static uint64_t ra_last_tsc[NIC_MAX_PORTS];
-static int ra_sent[NIC_MAX_PORTS];
+static uint64_t ra_next_tsc[FWD_LINKS];	/* the next RA, per link; 0: at the next timer pass */
+static uint64_t ra_last_tsc[FWD_LINKS];
+static int ra_sent[FWD_LINKS];
 
 /* The RA of port into p (RFC 4861 4.2, 4.6.1-4.6.4); its length. */
 static size_t ra_build(int port, struct pkt *p)
@@ -94,9 +97,9 @@ void ra_timers(uint64_t now)
 	for (int c = 0; c < me; c++)
 		if (__atomic_load_n(&l3_cores[c].drains, __ATOMIC_RELAXED))
 			return;	/* a lower core sends them */
-	for (int p = 0; p < nic_count; p++) {
+	for (int p = l3_link_next(-1); p < FWD_LINKS; p = l3_link_next(p)) {
 		uint64_t next = __atomic_load_n(&ra_next_tsc[p], __ATOMIC_RELAXED);
-		if (fwd_l3_v6[p] && ra6[p] && now >= next &&
+		if (fwd_l3_v6[p] && ra6[ifaddr_link_port(p)] && now >= next &&
 		    (next || !ra_sent[p] || now - ra_last_tsc[p] >= tsc.hz * RA_MIN_DELAY_S))
 			ra_send(p, now);
 	}
@@ -115,8 +118,8 @@ int ra_solicited(struct nic *nic, const struct ipv6_hdr *ip, const uint8_t *m, s
 		if (i + 2 > len - 8 || o[i + 1] == 0 || i + o[i + 1] * 8u > len - 8 ||
 		    (o[i] == ND_OPT_SLLA && ipv6_unspec_or_loopback(ip->saddr, 0)))
 			return FWD_DROP_nd_bad_option;
-	if (nic->port >= NIC_MAX_PORTS || !ra6[nic->port])
-		return -1;	/* no RA on this port: ND counted, discarded (6.2.6) */
+	if (!ra6[ifaddr_link_port(nic->port)])
+		return -1;	/* no RA on this link: ND counted, discarded (6.2.6) */
 	__atomic_store_n(&ra_next_tsc[nic->port], 0, __ATOMIC_RELAXED);
 	return -1;
 }

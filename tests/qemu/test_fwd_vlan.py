@@ -14,7 +14,8 @@ import sys
 import pytest
 import time
 
-from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr,
+from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6ND_RA, ICMPv6ND_RS,
+                       ICMPv6NDOptMTU, ICMPv6NDOptPrefixInfo, ICMPv6NDOptDstLLAddr,
                        ICMPv6NDOptSrcLLAddr, IPerror, IPv6, Raw, raw)
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
@@ -40,8 +41,8 @@ APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip0.100=10.100.0.1/24,2001:db8:100::1
 
 
 class Router(test_fwd_l3.Router):
-    def __init__(self):
-        super().__init__(APPEND, nics=["e1000e:netdev=stream"] * 2 + [f"e1000e:netdev=tap,ifname={TAP}"])
+    def __init__(self, append=APPEND, nics=("e1000e:netdev=stream",) * 2 + (f"e1000e:netdev=tap,ifname={TAP}",)):
+        super().__init__(append, nics=nics)
 
     def fwd(self):
         """{link name: {counter: value}} from the fwd command."""
@@ -296,3 +297,33 @@ def test_link_local_next_hop_through_a_vlan(r):
                     if after[link][k] != before[link].get(k, 0)} for link in after}
     assert moved == {"port0": {}, "port0.200": {}, "port1": {"rx": 1, "forwarded": 1},
                      "port0.100": {"rx": 1, "nd": 1, "nd_solicits": 1}}, moved
+
+
+def test_router_advertisements_on_a_vlan():
+    """ra6=1 on port0, whose only IPv6 link is its sub-interface port0.100
+    (a boot of its own: the RAs every 16 s would land in the other tests'
+    reads). A Router Solicitation tagged 100 brings an RA forward (RFC 4861
+    6.2.6: at most 3 s after the last): tagged 100, from the port's
+    link-local address and MAC to all-nodes, hop limit 255, with the MTU
+    and VLAN 100's prefix, on-link and autonomous, so a host on the VLAN
+    configures itself by SLAAC. The RS counts nd on port0.100, the RAs
+    ra_sent there; port0 itself sends none (no IPv6 address)."""
+    r = Router("app=fwd stats=0 ip1=10.2.0.1/24 ip0.100=2001:db8:100::1/64 ra6=1", ("e1000e:netdev=stream",) * 2)
+    try:
+        host = "02:00:00:00:01:00"
+        r.p[0].send([raw(Ether(src=host, dst="33:33:00:00:00:02") / Dot1Q(vlan=100) /
+                         IPv6(src="fe80::100:2", dst="ff02::2", hlim=255) / ICMPv6ND_RS())])
+        ra, end = None, time.monotonic() + 20
+        while not ra and time.monotonic() < end:
+            ra = next((g for g in recv(r, 0, 1, timeout=1) if ICMPv6ND_RA in g), None)
+        assert ra, "no RA within 20 s"
+        assert ra[Dot1Q].vlan == 100 and ra.src == r.mac[0] and ra.dst == "33:33:00:00:00:01", ra
+        assert ra[IPv6].src.startswith("fe80::") and ra[IPv6].dst == "ff02::1" and ra[IPv6].hlim == 255
+        pi = ra[ICMPv6NDOptPrefixInfo]
+        assert (pi.prefix, pi.prefixlen, pi.L, pi.A) == ("2001:db8:100::", 64, 1, 1), pi
+        assert ra[ICMPv6NDOptMTU].mtu == 1500 and ra[ICMPv6ND_RA].routerlifetime > 0
+        c = r.fwd()
+        assert c["port0.100"]["nd"] == 1 and c["port0.100"]["rx"] == 1 and c["port0.100"]["ra_sent"] >= 1, c
+        assert c["port0"].get("ra_sent", 0) == 0 and c["port0"]["rx"] == 0, c
+    finally:
+        r.close()
