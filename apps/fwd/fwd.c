@@ -205,9 +205,8 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		swap_macs(pkts, n);
 	else if (l2_rewrite)
 		rewrite_macs(pkts, n, out);
-	if (fwd_ptp_tc)
-		fwd_tc(nic, out, pkts, n);
-	int sent = out->ops->tx_burst(out, q % out->nqueues, pkts, n);
+	int sent = __builtin_expect(fwd_ptp_tc != 0, 0) ? fwd_tc_tx(nic, out, q % out->nqueues, pkts, n)
+							 : out->ops->tx_burst(out, q % out->nqueues, pkts, n);
 	st->forwarded += (uint64_t)sent;
 	if (sent < n) {
 		fwd_drop(nic->port, FWD_DROP_tx_ring_full, (uint64_t)(n - sent));

@@ -15,10 +15,14 @@
  * Ingress time: the ingress port's hardware RX stamp when the frame has
  * one (igb; QEMU's model stamps one message type: Sync), mapped into the
  * egress port's clock through the TSC (phc_convert); else the TSC when
- * the burst reached the TC. Egress time: the TSC when the frame's
- * correction is written, just before the burst goes to the TX ring (a
- * one-step correction must be in the frame before it leaves): the wait in
- * the TX ring is not in it, and no hardware TX stamp is used.
+ * the burst reached the TC. Egress time of a two-step Sync: the egress
+ * port's hardware TX stamp (its real departure, the wait in the TX ring
+ * included) where the port stamps, one Sync per burst (the NIC holds one
+ * stamp at a time); it is read when the Follow_Up passes. Else, and for
+ * a one-step Sync and a Delay_Req (their correction must be in the frame
+ * before it leaves), the TSC just before the burst goes to the TX ring:
+ * the wait in the ring is not in it. A TX stamp asked for and not had
+ * falls back to the TSC, counted tx_tstamp_missing.
  *
  * Cost to other frames: none while ptp_tc=off (fwd tests the knob once per
  * burst); on, each frame's EtherType (IPv4: its UDP port) is read.
@@ -54,6 +58,9 @@ KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival =
 	X(bad_ptp)		/* PTP frame the parser refuses: forwarded unchanged */ \
 	X(rx_hwtstamp)		/* ingress time from the NIC's stamp */ \
 	X(rx_swtstamp)		/* ingress time from the TSC at the burst */ \
+	X(tx_hwtstamp)		/* egress time from the egress port's TX stamp (two-step Sync) */ \
+	X(tx_swtstamp)		/* egress time from the TSC before the TX ring */ \
+	X(tx_tstamp_missing)	/* a TX stamp asked for that was not in at the Follow_Up: TSC used */ \
 	X(residence_ns)		/* sum of the residence times added */
 #define TC_ENUM(n) TC_##n,
 enum tc_count { TC_COUNTS(TC_ENUM) TC_N };
@@ -67,7 +74,9 @@ struct tc_sync {
 	uint8_t domain;
 	uint16_t seq;
 	struct ptp_port_id src;
-	int64_t residence;	/* ns */
+	int64_t t_in;		/* ingress time, ns of the egress port's clock */
+	int64_t residence;	/* ns, to the TSC before the TX ring */
+	uint32_t txseq;		/* the egress port's TX stamp request (phc_tx_seq), 0 none */
 };
 
 /* One core's state of one ingress port (a master's Sync and Follow_Up
@@ -78,6 +87,7 @@ struct tc_port {
 	uint64_t residence_max;	/* ns */
 	struct tc_sync sync[TC_SYNCS];
 	unsigned next;
+	struct tc_sync *tx_asked;	/* this burst's Sync sent with PKT_TX_TSTAMP */
 };
 static struct tc_port tc_ports[MAX_CPUS][NIC_MAX_PORTS];
 
@@ -88,7 +98,7 @@ void fwd_tc_port_init(struct nic *nic)
 	nic_mc_add(nic, ptp_ipv4_mcast_mac);
 	struct phc *c = phc_of(nic);
 	if (phc_is_hw(c))
-		phc_hwtstamp(c, PTP_SYNC, c->tx_on, 1);
+		phc_hwtstamp(c, PTP_SYNC, 1, 1);
 }
 
 static uint64_t get64(const uint8_t *p)
@@ -142,6 +152,21 @@ static int64_t ingress(struct tc_port *t, struct phc *in, struct phc *out, const
 	return phc_sw_stamp(out, rx_tsc);
 }
 
+/* The residence of two-step Sync s, at its Follow_Up: to its hardware TX
+ * stamp on out if asked for and in, else to the TSC before the TX ring. */
+static int64_t sync_residence(struct tc_port *t, struct phc *out, const struct tc_sync *s)
+{
+	int64_t ns;
+	if (s->txseq && phc_tx_tstamp(out, s->txseq, &ns) == 1) {
+		t->count[TC_tx_hwtstamp]++;
+		return ns - s->t_in;
+	}
+	if (s->txseq)
+		t->count[TC_tx_tstamp_missing]++;
+	t->count[TC_tx_swtstamp]++;
+	return s->residence;
+}
+
 static struct tc_sync *find_sync(struct tc_port *t, const struct ptp_msg *m)
 {
 	for (int i = 0; i < TC_SYNCS; i++) {
@@ -177,7 +202,7 @@ static void tc_frame(struct tc_port *t, struct phc *in, struct phc *out, struct 
 			return;
 		}
 		s->used = 0;
-		if (!add_correction(t, msg, udp, s->residence))
+		if (!add_correction(t, msg, udp, sync_residence(t, out, s)))
 			t->count[TC_follow_up]++;
 		return;
 	}
@@ -187,20 +212,34 @@ static void tc_frame(struct tc_port *t, struct phc *in, struct phc *out, struct 
 	int64_t res = phc_sw_stamp(out, rdtsc()) - t_in;
 	if (m.msg_type == PTP_SYNC && (m.flags & PTP_FLAG_TWO_STEP)) {
 		struct tc_sync *s = &t->sync[t->next++ % TC_SYNCS];
-		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, res };
+		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, 0 };
+		if (phc_is_hw(out) && !t->tx_asked) {
+			p->flags |= PKT_TX_TSTAMP;
+			t->tx_asked = s;
+		}
 		return;
 	}
+	t->count[TC_tx_swtstamp]++;
 	if (!add_correction(t, msg, udp, res))
 		t->count[m.msg_type == PTP_SYNC ? TC_sync : TC_delay_req]++;
 }
 
-void fwd_tc(struct nic *in, struct nic *out, struct pkt **pkts, int n)
+int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int n)
 {
 	uint64_t rx_tsc = rdtsc();
 	struct tc_port *t = &tc_ports[cpu_id_fast()][in->port];
 	struct phc *ci = phc_of(in), *co = phc_of(out);
+	t->tx_asked = 0;
 	for (int i = 0; i < n; i++)
 		tc_frame(t, ci, co, pkts[i], rx_tsc);
+	uint32_t before = phc_tx_seq(co);
+	int sent = out->ops->tx_burst(out, q, pkts, n);
+	/* The ring asks the clock for the flagged frame's stamp as it fills
+	 * the descriptor: a new request number is its (this core alone sends
+	 * the pair's PTP frames out of out). */
+	if (t->tx_asked && phc_tx_seq(co) != before)
+		t->tx_asked->txseq = phc_tx_seq(co);
+	return sent;
 }
 
 /* port's counters summed over the cores into sum; returns the largest

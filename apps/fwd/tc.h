@@ -10,13 +10,15 @@
 extern int64_t fwd_ptp_tc;
 
 /* Join the PTP multicast groups (L2 and UDP/IPv4, E2E) on nic and turn
- * its clock's hardware RX timestamps on (Sync), if it has one, for the
- * TC's ingress times. */
+ * its clock's hardware timestamps on (RX: Sync; TX), if it has one, for
+ * the TC's ingress and egress times. */
 void fwd_tc_port_init(struct nic *nic);
-/* The burst pkts[0..n) received on in goes out of out next: correct the
- * PTP event messages among it (Sync, Delay_Req in place; a two-step Sync's
- * residence into its Follow_Up). Called only when fwd_ptp_tc is on. */
-void fwd_tc(struct nic *in, struct nic *out, struct pkt **pkts, int n);
+/* Send the burst pkts[0..n) received on in out of out's TX queue q,
+ * correcting the PTP event messages among it (Sync, Delay_Req in place; a
+ * two-step Sync's residence into its Follow_Up, the Sync sent with a TX
+ * stamp request where out stamps); returns what tx_burst took. Called in
+ * place of tx_burst only when fwd_ptp_tc is on. */
+int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int n);
 /* `fwd` line of port's TC counters, if the TC is on. */
 void fwd_tc_show(int port, const char *name);
 /* fwd's /metrics families of the TC (if on) for the ports with run[p]:

@@ -4,7 +4,9 @@
  * the frame left as it came. The port clocks are stand-ins: a software
  * stamp is the TSC plus 100 ns per call (so a frame's egress stamp is 100
  * ns after its ingress one), a hardware stamp maps to the egress clock
- * as ns + conv_offset. */
+ * as ns + conv_offset; the egress port stamps in hardware when out_hw,
+ * its ring grants a TX stamp request while grant is set, and the stamp
+ * of request tx_seq_in is tx_ns once in. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -15,9 +17,23 @@
 
 uint64_t fuzz_tsc = 1000000;
 int ncpus = 1;
-static int64_t sw_calls, conv_offset;
+static int64_t sw_calls, conv_offset, tx_ns;
+static int out_hw, grant, flagged;
+static uint32_t tx_seq_in;
 static struct phc clk_in, clk_out;
-static struct nic nic_in = { .port = 0, .name = "port0" }, nic_out = { .port = 1, .name = "port1" };
+
+static int tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
+{
+	(void)nic, (void)q;
+	for (int i = 0; i < n; i++) {
+		flagged += !!(pkts[i]->flags & PKT_TX_TSTAMP);
+		if ((pkts[i]->flags & PKT_TX_TSTAMP) && grant)
+			clk_out.tx.seq++;
+	}
+	return n;
+}
+static const struct nic_ops ops = { .tx_burst = tx_burst };
+static struct nic nic_in = { .port = 0, .name = "port0" }, nic_out = { .port = 1, .name = "port1", .ops = &ops };
 struct nic *nics[NIC_MAX_PORTS] = { &nic_in, &nic_out };
 int nic_count = 2;
 
@@ -27,8 +43,15 @@ struct phc *phc_of(struct nic *nic)
 }
 int phc_is_hw(const struct phc *c)
 {
-	(void)c;
-	return 0;
+	return c == &clk_out && out_hw;
+}
+int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns)
+{
+	assert_ptr_equal(c, &clk_out);
+	if (!tx_seq_in || seq != tx_seq_in)
+		return 0;
+	*ns = tx_ns;
+	return 1;
 }
 void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp)
 {
@@ -81,13 +104,16 @@ static int setup(void **state)
 {
 	(void)state;
 	memset(tc_ports, 0, sizeof(tc_ports));
-	sw_calls = conv_offset = 0;
+	sw_calls = conv_offset = tx_ns = 0;
+	out_hw = grant = flagged = 0;
+	tx_seq_in = 0;
+	clk_out.tx.seq = 0;
 	return 0;
 }
 
 static void run(struct pkt *p)
 {
-	fwd_tc(&nic_in, &nic_out, &p, 1);
+	assert_int_equal(fwd_tc_tx(&nic_in, &nic_out, 0, &p, 1), 1);
 }
 
 /* A two-step Sync is left as it came; its residence (100 ns) goes into
@@ -110,6 +136,55 @@ static void test_two_step_sync(void **state)
 	assert_int_equal(counts()->count[TC_no_sync], 1);
 	run(frame(buf, PTP_L2, PTP_FOLLOW_UP, 8, 0, 0));	/* another sequenceId */
 	assert_int_equal(counts()->count[TC_no_sync], 2);
+	assert_int_equal(counts()->count[TC_tx_swtstamp], 1);
+	assert_int_equal(flagged, 0);	/* the egress port does not stamp */
+}
+
+/* Egress port stamping: of a burst's two two-step Syncs the first goes
+ * with a TX stamp request; its Follow_Up gets the TX stamp less the
+ * mapped RX stamp; the second's, whose request the ring did not take,
+ * the TSC residence; a stamp not in by the Follow_Up falls back to the
+ * TSC, counted tx_tstamp_missing. */
+static void test_two_step_sync_hw_tx(void **state)
+{
+	(void)state;
+	uint8_t b1[256], b2[256], buf[256];
+	struct pkt s1 = *frame(b1, PTP_L2, PTP_SYNC, 10, PTP_FLAG_TWO_STEP, 0);
+	struct pkt s2 = *frame(b2, PTP_L2, PTP_SYNC, 11, PTP_FLAG_TWO_STEP, 0), *pk[2] = { &s1, &s2 };
+	out_hw = grant = 1;
+	conv_offset = 500;
+	s1.flags = PKT_RX_TSTAMP;
+	s1.tstamp = 990000;
+	assert_int_equal(fwd_tc_tx(&nic_in, &nic_out, 0, pk, 2), 2);
+	assert_int_equal(flagged, 1);
+	assert_true(pk[0]->flags & PKT_TX_TSTAMP);
+	assert_false(pk[1]->flags & PKT_TX_TSTAMP);
+	tx_seq_in = 1;
+	tx_ns = 995000;	/* departure in the egress clock */
+	struct pkt *p = frame(buf, PTP_L2, PTP_FOLLOW_UP, 10, 0, 0);
+	run(p);
+	assert_int_equal(correction(p, PTP_L2), (int64_t)(995000 - 990500) << 16);
+	assert_int_equal(counts()->count[TC_tx_hwtstamp], 1);
+	run(p = frame(buf, PTP_L2, PTP_FOLLOW_UP, 11, 0, 0));
+	/* TSC residence: ingress the second software stamp, egress the third */
+	assert_int_equal(correction(p, PTP_L2), 100ll << 16);
+	assert_int_equal(counts()->count[TC_tx_swtstamp], 1);
+	assert_int_equal(counts()->count[TC_tx_tstamp_missing], 0);
+	/* a granted request whose stamp is not in at the Follow_Up */
+	run(frame(buf, PTP_L2, PTP_SYNC, 12, PTP_FLAG_TWO_STEP, 0));
+	assert_int_equal(clk_out.tx.seq, 2);
+	run(p = frame(buf, PTP_L2, PTP_FOLLOW_UP, 12, 0, 0));
+	assert_int_equal(correction(p, PTP_L2), 100ll << 16);
+	assert_int_equal(counts()->count[TC_tx_tstamp_missing], 1);
+	assert_int_equal(counts()->count[TC_tx_swtstamp], 2);
+	assert_int_equal(counts()->count[TC_follow_up], 3);
+	/* the ring refuses the request (the NIC's one stamp is busy): TSC, not missing */
+	grant = 0;
+	run(frame(buf, PTP_L2, PTP_SYNC, 13, PTP_FLAG_TWO_STEP, 0));
+	run(p = frame(buf, PTP_L2, PTP_FOLLOW_UP, 13, 0, 0));
+	assert_int_equal(counts()->count[TC_tx_tstamp_missing], 1);
+	assert_int_equal(counts()->count[TC_tx_swtstamp], 3);
+	assert_int_equal(counts()->count[TC_tx_hwtstamp], 1);
 }
 
 /* One-step Sync: corrected in place from the hardware ingress stamp,
@@ -219,6 +294,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_two_step_sync, setup),
+		cmocka_unit_test_setup(test_two_step_sync_hw_tx, setup),
 		cmocka_unit_test_setup(test_one_step_sync_hw, setup),
 		cmocka_unit_test_setup(test_delay_req_udp_checksum, setup),
 		cmocka_unit_test_setup(test_refused, setup),
