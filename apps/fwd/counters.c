@@ -59,7 +59,8 @@ void fwd_metrics(struct prom *o)
 	} f[] = {
 		{ "fwd_received_total", "frames fwd received", offsetof(struct fwd_stats, rx) },
 		{ "fwd_forwarded_total", "frames fwd handed to the egress port", offsetof(struct fwd_stats, forwarded) },
-		{ "fwd_local_total", "L3: IPv4 or IPv6 frames to one of our addresses", offsetof(struct fwd_stats, local) },
+		{ "fwd_local_total", "L3: IPv4 or IPv6 frames to one of our addresses; L2 ptp_tc=p2p: Pdelay",
+		  offsetof(struct fwd_stats, local) },
 		{ "fwd_arp_total", "L3: ARP for our address, answered or learnt", offsetof(struct fwd_stats, arp) },
 		{ "fwd_nd_total", "L3: IPv6 Neighbor Discovery for us, answered or learnt", offsetof(struct fwd_stats, nd) },
 	};

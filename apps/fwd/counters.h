@@ -44,7 +44,7 @@ enum fwd_drop { FWD_DROPS(FWD_DROP_ENUM) FWD_DROP_N };
 struct fwd_stats {
 	uint64_t rx;			/* frames the app received */
 	uint64_t forwarded;		/* frames handed to tx_burst and taken */
-	uint64_t local;			/* L3: IPv4 to one of our addresses */
+	uint64_t local;			/* L3: IPv4 to one of our addresses; L2 ptp_tc=p2p: Pdelay */
 	uint64_t arp;			/* L3: ARP for our address: answered or learnt */
 	uint64_t nd;			/* L3: IPv6 Neighbor Discovery for us: answered or learnt */
 	uint64_t drop[FWD_DROP_N];

@@ -149,7 +149,9 @@ static int fwd_init(void)
 	if (fwd_mode == FWD_MODE_MACSWAP && l2_rewrite)
 		printf("fwd: fwd_mode=macswap swaps the MACs: l2_dmac= is not applied\n");
 	printf("fwd: L2 cross-connect (%s) on %d port(s)%s%s\n", fwd_mode_choices[fwd_mode], l2,
-	       fwd_ptp_tc ? ", end-to-end transparent clock (ptp_tc=e2e)" : "",
+	       fwd_ptp_tc == FWD_TC_E2E   ? ", end-to-end transparent clock (ptp_tc=e2e)"
+	       : fwd_ptp_tc == FWD_TC_P2P ? ", peer-to-peer transparent clock (ptp_tc=p2p)"
+					  : "",
 	       nic_cfg.promisc ? "" : "; promisc=0: only frames to each port's own MAC and broadcast arrive");
 	return 0;
 }
@@ -205,8 +207,14 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		swap_macs(pkts, n);
 	else if (l2_rewrite)
 		rewrite_macs(pkts, n, out);
-	int sent = __builtin_expect(fwd_ptp_tc != 0, 0) ? fwd_tc_tx(nic, out, q % out->nqueues, pkts, n)
-							 : out->ops->tx_burst(out, q % out->nqueues, pkts, n);
+	int sent;
+	if (__builtin_expect(fwd_ptp_tc != FWD_TC_OFF, 0)) {
+		int k = n;
+		sent = fwd_tc_tx(nic, out, q % out->nqueues, pkts, &n);
+		st->local += (uint64_t)(k - n);
+	} else {
+		sent = out->ops->tx_burst(out, q % out->nqueues, pkts, n);
+	}
 	st->forwarded += (uint64_t)sent;
 	if (sent < n) {
 		fwd_drop(nic->port, FWD_DROP_tx_ring_full, (uint64_t)(n - sent));
@@ -235,6 +243,12 @@ static int fwd_domain(int port)
 
 static void fwd_report(int json);
 
+/* The router's ARP/ND timers; the P2P transparent clock's Pdelay. */
+static int fwd_idle(void)
+{
+	return fwd_l3_idle() + (fwd_ptp_tc == FWD_TC_P2P ? fwd_tc_idle() : 0);
+}
+
 /* A run-time placement (run/portcmd.c) moved a port to or from fwd: L2
  * frames leave only through ports that run it now (the peer of a port
  * taken off counts no_peer). */
@@ -245,7 +259,7 @@ static void fwd_ports_changed(void)
 }
 
 APP(fwd, .name = "fwd", .help = "forward between port pairs, or route IPv4 and IPv6 between ports with ipN=",
-    .init = fwd_init, .rx = fwd_rx, .idle = fwd_l3_idle, .domain = fwd_domain, .tx_per_core = fwd_tx_per_core,
+    .init = fwd_init, .rx = fwd_rx, .idle = fwd_idle, .domain = fwd_domain, .tx_per_core = fwd_tx_per_core,
     .metrics = fwd_metrics,
     .report = fwd_report, .runtime = 1, .ports_changed = fwd_ports_changed,
     .uses = APP_USES_IP | APP_USES_ROUTES);

@@ -1,9 +1,9 @@
 /*
- * fwd's end-to-end transparent clock (IEEE 1588-2008 10.2, 11.5.2,
- * 11.5.3), ptp_tc=e2e on the L2 pairs. For each PTP event message
- * forwarded (L2 or UDP/IPv4, framed as net/ptp.h parses them) the
- * residence time, egress less ingress time in the egress port's clock, is
- * added to the correctionField (ns * 2^16):
+ * fwd's transparent clock on the L2 pairs: ptp_tc=e2e end-to-end (IEEE
+ * 1588-2008 10.2, 11.5.2, 11.5.3), ptp_tc=p2p peer-to-peer (10.3, 11.5.4).
+ * For each PTP event message forwarded (L2 or UDP/IPv4, framed as
+ * net/ptp.h parses them) the residence time, egress less ingress time in
+ * the egress port's clock, is added to the correctionField (ns * 2^16):
  * - a one-step Sync (twoStepFlag clear) and a Delay_Req: in the message
  *   itself, before it is sent (11.5.2.1, 11.5.3.1);
  * - a two-step Sync: kept by (sourcePortIdentity, sequenceId, domain) and
@@ -12,13 +12,25 @@
  * (11.3.2), which carries the Delay_Req's residence back to the slave.
  * A UDP checksum (when not 0) is updated with the field (RFC 1624).
  *
+ * p2p: each port measures the delay of its link to its neighbour with the
+ * ptp app's peer delay mechanism (apps/ptp/pdelay.c, 11.4: Pdelay_Req
+ * sent, the neighbour's answered) on a ptp_port of its own, software
+ * stamps, network_transport and logMinPdelayReqInterval from the ptp
+ * knobs. Pdelay messages end at the port, never forwarded (counted
+ * `local` by fwd). A Sync (or its Follow_Up) gets the residence plus the
+ * ingress port's link delay (11.5.4); Delay_Req passes unchanged. The
+ * port's Pdelay exchanges run on the core owning its queue 0 (the one
+ * that receives them: multicast, no RSS).
+ *
  * Ingress time: the ingress port's hardware RX stamp when the frame has
  * one (igb; QEMU's model stamps one message type: Sync), mapped into the
  * egress port's clock through the TSC (phc_convert); else the TSC when
  * the burst reached the TC. Egress time of a two-step Sync: the egress
  * port's hardware TX stamp (its real departure, the wait in the TX ring
- * included) where the port stamps, one Sync per burst (the NIC holds one
- * stamp at a time); it is read when the Follow_Up passes. Else, and for
+ * included) where the port stamps, one Sync at a time (the NIC holds one
+ * stamp); it is read when the Follow_Up passes (a Follow_Up in the same
+ * burst as its Sync, as a master sends them, goes after the frames before
+ * it are sent and the stamp is in, up to TC_TX_WAIT_NS). Else, and for
  * a one-step Sync and a Delay_Req (their correction must be in the frame
  * before it leaves), the TSC just before the burst goes to the TX ring:
  * the wait in the ring is not in it. A TX stamp asked for and not had
@@ -30,21 +42,24 @@
 #include <stdio.h>
 #include <string.h>
 #include "apps/fwd/tc.h"
+#include "apps/ptp/ptp.h"
 #include "drivers/net/phc.h"
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
 #include "kernel/smp.h"
+#include "kernel/time.h"
 #include "net/bytes.h"
 #include "net/ipv4.h"
 #include "net/prom.h"
 #include "net/ptp.h"
 
 int64_t fwd_ptp_tc;
-static const char *const tc_choices[] = { "off", "e2e", 0 };
+static const char *const tc_choices[] = { "off", "e2e", "p2p", 0 };
 KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival = &fwd_ptp_tc,
      .help = "fwd L2 pairs: e2e makes each pair an end-to-end transparent clock (IEEE 1588 11.5: the "
 	     "residence time of Sync and Delay_Req added to correctionField, a two-step Sync's to its "
-	     "Follow_Up); default off");
+	     "Follow_Up); p2p a peer-to-peer one (10.3: each port measures its link with Pdelay, not "
+	     "forwarded; a Sync gets residence plus the ingress link's delay); default off");
 
 /* What the TC did with the PTP event messages and Follow_Ups it saw, per
  * ingress port, as the `fwd` command prints them. */
@@ -61,6 +76,9 @@ KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival =
 	X(tx_hwtstamp)		/* egress time from the egress port's TX stamp (two-step Sync) */ \
 	X(tx_swtstamp)		/* egress time from the TSC before the TX ring */ \
 	X(tx_tstamp_missing)	/* a TX stamp asked for that was not in at the Follow_Up: TSC used */ \
+	X(pdelay)		/* p2p: Pdelay message answered or measured with, not forwarded */ \
+	X(pdelay_refused)	/* p2p: Pdelay message the peer delay refused (pdelay.c's reasons), not forwarded */ \
+	X(no_peer_delay)	/* p2p: Sync corrected by its residence alone: the link not measured yet */ \
 	X(residence_ns)		/* sum of the residence times added */
 #define TC_ENUM(n) TC_##n,
 enum tc_count { TC_COUNTS(TC_ENUM) TC_N };
@@ -76,6 +94,7 @@ struct tc_sync {
 	struct ptp_port_id src;
 	int64_t t_in;		/* ingress time, ns of the egress port's clock */
 	int64_t residence;	/* ns, to the TSC before the TX ring */
+	int64_t link;		/* p2p: the ingress link's delay, ns */
 	uint32_t txseq;		/* the egress port's TX stamp request (phc_tx_seq), 0 none */
 };
 
@@ -91,11 +110,20 @@ struct tc_port {
 };
 static struct tc_port tc_ports[MAX_CPUS][NIC_MAX_PORTS];
 
+/* p2p: each port's peer delay (its pd, peer_delay, ev[] fields). */
+static struct ptp_port tc_pd[NIC_MAX_PORTS];
+
 void fwd_tc_port_init(struct nic *nic)
 {
 	/* With promisc=0 the PTP groups arrive only once joined (Annex D, F). */
 	nic_mc_add(nic, ptp_l2_mcast);
 	nic_mc_add(nic, ptp_ipv4_mcast_mac);
+	if (fwd_ptp_tc == FWD_TC_P2P) {
+		nic_mc_add(nic, ptp_l2_pdelay_mcast);
+		nic_mc_add(nic, ptp_ipv4_pdelay_mac);
+		ptp_port_init(&tc_pd[nic->port], nic);
+		tc_pd[nic->port].hw = 0;	/* software stamps: the TX stamp is the Syncs' */
+	}
 	struct phc *c = phc_of(nic);
 	if (phc_is_hw(c))
 		phc_hwtstamp(c, PTP_SYNC, 1, 1);
@@ -112,16 +140,18 @@ static void put64(uint8_t *p, uint64_t v)
 	put32(p + 4, (uint32_t)v);
 }
 
-/* Add res ns to msg's correctionField (and its UDP checksum, if udp and
- * not 0). Returns 0, or -1 counted (negative, overflow) and unchanged. */
-static int add_correction(struct tc_port *t, uint8_t *msg, int udp, int64_t res)
+/* Add res + link ns (residence, p2p link delay) to msg's correctionField
+ * (and its UDP checksum, if udp and not 0). Returns 0, or -1 counted
+ * (negative residence, overflow) and unchanged. */
+static int add_correction(struct tc_port *t, uint8_t *msg, int udp, int64_t res, int64_t link)
 {
-	int64_t sum;
+	int64_t sum, add;
 	if (res < 0) {
 		t->count[TC_negative_residence]++;
 		return -1;
 	}
-	if (res > INT64_MAX >> 16 || __builtin_add_overflow((int64_t)get64(msg + 8), res << 16, &sum)) {
+	if (__builtin_add_overflow(res, link, &add) || add < 0 || add > INT64_MAX >> 16 ||
+	    __builtin_add_overflow((int64_t)get64(msg + 8), add << 16, &sum)) {
 		t->count[TC_overflow]++;
 		return -1;
 	}
@@ -152,12 +182,45 @@ static int64_t ingress(struct tc_port *t, struct phc *in, struct phc *out, const
 	return phc_sw_stamp(out, rx_tsc);
 }
 
+/* p2p: the delay of the link into port in, ns (0 while unmeasured, counted). */
+static int64_t link_delay(struct tc_port *t, const struct nic *in)
+{
+	const struct ptp_port *pp = &tc_pd[in->port];
+	if (pp->have_peer_delay)
+		return pp->peer_delay;
+	t->count[TC_no_peer_delay]++;
+	return 0;
+}
+
+/* p2p: a Pdelay message received on in at rx_tsc, for the port's peer delay. */
+static void tc_pdelay(struct tc_port *t, struct nic *in, const struct ptp_msg *m, uint64_t rx_tsc)
+{
+	struct ptp_port *pp = &tc_pd[in->port];
+	enum ptp_rx_count c = ptp_pdelay_rx(pp, m, phc_sw_stamp(pp->clk, rx_tsc));
+	t->count[c == PC_pdelay_req || c == PC_pdelay_resp || c == PC_pdelay_resp_follow_up ? TC_pdelay
+												 : TC_pdelay_refused]++;
+}
+
+#define TC_TX_WAIT_NS 50000	/* longest wait for a Sync's TX stamp at its Follow_Up */
+
+/* The TX stamp of request seq on out: 1 and *ns, waiting up to
+ * TC_TX_WAIT_NS for it to latch (a Sync sent just before: its Follow_Up
+ * came in the same burst); else 0 or -1 as phc_tx_tstamp. */
+static int tx_stamp(struct phc *out, uint32_t seq, int64_t *ns)
+{
+	uint64_t until = now_ns() + TC_TX_WAIT_NS;
+	int r;
+	while ((r = phc_tx_tstamp(out, seq, ns)) == 0 && now_ns() < until)
+		cpu_relax();
+	return r;
+}
+
 /* The residence of two-step Sync s, at its Follow_Up: to its hardware TX
  * stamp on out if asked for and in, else to the TSC before the TX ring. */
 static int64_t sync_residence(struct tc_port *t, struct phc *out, const struct tc_sync *s)
 {
 	int64_t ns;
-	if (s->txseq && phc_tx_tstamp(out, s->txseq, &ns) == 1) {
+	if (s->txseq && tx_stamp(out, s->txseq, &ns) == 1) {
 		t->count[TC_tx_hwtstamp]++;
 		return ns - s->t_in;
 	}
@@ -178,68 +241,128 @@ static struct tc_sync *find_sync(struct tc_port *t, const struct ptp_msg *m)
 	return 0;
 }
 
-static void tc_frame(struct tc_port *t, struct phc *in, struct phc *out, struct pkt *p, uint64_t rx_tsc)
+/* What tc_frame did with a frame. */
+enum tc_verdict {
+	TC_PASS,	/* corrected or not, it goes on */
+	TC_END,		/* it ends here (p2p: a Pdelay message) */
+	TC_FLUSH,	/* a Follow_Up whose Sync asked for a TX stamp in this burst, not
+			 * yet sent: send the frames before it, then look again */
+};
+
+/* One frame of the burst: corrected (or not) in place. */
+static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct phc *in, struct phc *out, struct pkt *p,
+		    uint64_t rx_tsc)
 {
 	uint16_t type = get16(p->data + 12);
 	if (type != PTP_ETHERTYPE && type != ETHERTYPE_IPV4)
-		return;
+		return TC_PASS;
 	struct ptp_frame f;
 	enum ptp_transport tr = type == PTP_ETHERTYPE ? PTP_L2 : PTP_UDP4;
 	enum ptp_frame_kind k = ptp_frame_parse(p->data, p->len, tr, &f);
 	if (k == PTP_FRAME_NONE)
-		return;
+		return TC_PASS;
 	struct ptp_msg m;
 	if (k != PTP_FRAME_OK || ptp_parse(f.msg, f.len, &m) != PTP_OK) {
 		t->count[TC_bad_ptp]++;
-		return;
+		return TC_PASS;
 	}
 	uint8_t *msg = p->data + (f.msg - p->data);
 	int udp = tr == PTP_UDP4;
+	if (fwd_ptp_tc == FWD_TC_P2P && (m.msg_type == PTP_PDELAY_REQ || m.msg_type == PTP_PDELAY_RESP ||
+					  m.msg_type == PTP_PDELAY_RESP_FOLLOW_UP)) {
+		tc_pdelay(t, nin, &m, rx_tsc);
+		return TC_END;
+	}
 	if (m.msg_type == PTP_FOLLOW_UP) {
 		struct tc_sync *s = find_sync(t, &m);
 		if (!s) {
 			t->count[TC_no_sync]++;
-			return;
+			return TC_PASS;
 		}
+		if (s == t->tx_asked)
+			return TC_FLUSH;
 		s->used = 0;
-		if (!add_correction(t, msg, udp, sync_residence(t, out, s)))
+		if (!add_correction(t, msg, udp, sync_residence(t, out, s), s->link))
 			t->count[TC_follow_up]++;
-		return;
+		return TC_PASS;
 	}
-	if (m.msg_type != PTP_SYNC && m.msg_type != PTP_DELAY_REQ)
-		return;
+	int p2p = fwd_ptp_tc == FWD_TC_P2P;
+	if (m.msg_type != PTP_SYNC && (m.msg_type != PTP_DELAY_REQ || p2p))
+		return TC_PASS;
 	int64_t t_in = ingress(t, in, out, p, rx_tsc);
 	int64_t res = phc_sw_stamp(out, rdtsc()) - t_in;
+	int64_t link = p2p ? link_delay(t, nin) : 0;
 	if (m.msg_type == PTP_SYNC && (m.flags & PTP_FLAG_TWO_STEP)) {
 		struct tc_sync *s = &t->sync[t->next++ % TC_SYNCS];
-		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, 0 };
+		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, link, 0 };
 		if (phc_is_hw(out) && !t->tx_asked) {
 			p->flags |= PKT_TX_TSTAMP;
 			t->tx_asked = s;
 		}
-		return;
+		return TC_PASS;
 	}
 	t->count[TC_tx_swtstamp]++;
-	if (!add_correction(t, msg, udp, res))
+	if (!add_correction(t, msg, udp, res, link))
 		t->count[m.msg_type == PTP_SYNC ? TC_sync : TC_delay_req]++;
+	return TC_PASS;
 }
 
-int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int n)
+/* tx_burst of pkts[0..n) on out's queue q; the Sync among them that asked
+ * for a TX stamp (t->tx_asked) learns its request number, and the next
+ * may ask. */
+static int tc_send(struct tc_port *t, struct nic *out, struct phc *co, int q, struct pkt **pkts, int n)
 {
-	uint64_t rx_tsc = rdtsc();
-	struct tc_port *t = &tc_ports[cpu_id_fast()][in->port];
-	struct phc *ci = phc_of(in), *co = phc_of(out);
-	t->tx_asked = 0;
-	for (int i = 0; i < n; i++)
-		tc_frame(t, ci, co, pkts[i], rx_tsc);
 	uint32_t before = phc_tx_seq(co);
-	int sent = out->ops->tx_burst(out, q, pkts, n);
+	int sent = n ? out->ops->tx_burst(out, q, pkts, n) : 0;
 	/* The ring asks the clock for the flagged frame's stamp as it fills
 	 * the descriptor: a new request number is its (this core alone sends
 	 * the pair's PTP frames out of out). */
 	if (t->tx_asked && phc_tx_seq(co) != before)
 		t->tx_asked->txseq = phc_tx_seq(co);
+	t->tx_asked = 0;
 	return sent;
+}
+
+int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n)
+{
+	uint64_t rx_tsc = rdtsc();
+	struct tc_port *t = &tc_ports[cpu_id_fast()][in->port];
+	struct phc *ci = phc_of(in), *co = phc_of(out);
+	int k = 0, done = 0, sent = 0, i = 0;	/* pkts[0..k) kept, [0..done) sent */
+	t->tx_asked = 0;
+	for (; i < *n; i++) {
+		struct pkt *p = pkts[i];
+		enum tc_verdict v = tc_frame(t, in, ci, co, p, rx_tsc);
+		if (v == TC_FLUSH) {
+			int m = tc_send(t, out, co, q, pkts + done, k - done);
+			sent += m;
+			if (m < k - done)
+				break;	/* the ring is full: the rest is dropped by the caller */
+			done = k;
+			v = tc_frame(t, in, ci, co, p, rx_tsc);
+		}
+		if (v == TC_END)
+			pkt_free(p);
+		else
+			pkts[k++] = p;
+	}
+	if (i < *n) {	/* after a short send: the frames not looked at, kept in order */
+		memmove(pkts + k, pkts + i, (size_t)(*n - i) * sizeof(pkts[0]));
+		*n = k + *n - i;
+		return sent;
+	}
+	*n = k;
+	return sent + tc_send(t, out, co, q, pkts + done, k - done);
+}
+
+int fwd_tc_idle(void)
+{
+	int did = 0;
+	uint64_t now = now_ns();
+	for (int p = 0; p < nic_count; p++)
+		if (tc_pd[p].nic && tc_pd[p].nic->tx_owner[0] == cpu_id_fast())
+			did += ptp_pdelay_tick(&tc_pd[p], now);
+	return did;
 }
 
 /* port's counters summed over the cores into sum; returns the largest
@@ -263,12 +386,18 @@ void fwd_tc_show(int port, const char *name)
 	if (!fwd_ptp_tc)
 		return;
 	uint64_t sum[TC_N], max = tc_sum(port, sum);
-	printf("fwd %s ptp_tc e2e:", name);
+	printf("fwd %s ptp_tc %s:", name, tc_choices[fwd_ptp_tc]);
 	for (int i = 0; i < TC_residence_ns; i++)
 		printf(" %s %lu", tc_names[i], (unsigned long)sum[i]);
 	uint64_t n = sum[TC_sync] + sum[TC_delay_req] + sum[TC_follow_up];
-	printf(" residence_mean_ns %lu residence_max_ns %lu\n", (unsigned long)(n ? sum[TC_residence_ns] / n : 0),
+	printf(" residence_mean_ns %lu residence_max_ns %lu", (unsigned long)(n ? sum[TC_residence_ns] / n : 0),
 	       (unsigned long)max);
+	const struct ptp_port *pp = &tc_pd[port];
+	if (fwd_ptp_tc == FWD_TC_P2P && pp->nic)
+		printf(" peer_delay_ns %ld pdelay_samples %lu tx_pdelay_req %lu tx_pdelay_resp %lu", (long)pp->peer_delay,
+		       (unsigned long)pp->ev[PE_pdelay_samples], (unsigned long)pp->ev[PE_tx_pdelay_req],
+		       (unsigned long)pp->ev[PE_tx_pdelay_resp]);
+	printf("\n");
 }
 
 void fwd_tc_metrics(struct prom *o, const int run[])
@@ -280,7 +409,7 @@ void fwd_tc_metrics(struct prom *o, const int run[])
 		if (run[p])
 			max[p] = tc_sum(p, sum[p]);
 	prom_family(o, "fwd_ptp_tc_total", "counter",
-		    "transparent clock (ptp_tc=e2e): PTP messages corrected, left unchanged, by ingress stamp, by event");
+		    "transparent clock (ptp_tc=e2e|p2p): PTP messages corrected, left unchanged, by ingress stamp, by event");
 	for (int p = 0; p < nic_count; p++)
 		for (int i = 0; i < TC_residence_ns && run[p]; i++)
 			prom_port_sample(o, "fwd_ptp_tc_total", p, "event", tc_names[i], sum[p][i]);
@@ -292,4 +421,11 @@ void fwd_tc_metrics(struct prom *o, const int run[])
 	for (int p = 0; p < nic_count; p++)
 		if (run[p])
 			prom_port_sample(o, "fwd_ptp_tc_residence_max_ns", p, NULL, NULL, max[p]);
+	if (fwd_ptp_tc != FWD_TC_P2P)
+		return;
+	prom_family(o, "fwd_ptp_tc_peer_delay_ns", "gauge",
+		    "transparent clock (ptp_tc=p2p): the port's link delay to its neighbour (meanLinkDelay), ns");
+	for (int p = 0; p < nic_count; p++)
+		if (run[p] && tc_pd[p].nic)
+			prom_port_sample(o, "fwd_ptp_tc_peer_delay_ns", p, NULL, NULL, (uint64_t)tc_pd[p].peer_delay);
 }

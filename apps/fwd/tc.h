@@ -1,29 +1,41 @@
-/* fwd's end-to-end transparent clock (IEEE 1588-2008 10.2, 11.5): ptp_tc=e2e
- * on an L2 pair adds each PTP event message's residence time to its
- * correctionField (apps/fwd/tc.c). */
+/* fwd's transparent clock (IEEE 1588-2008 10.2, 10.3, 11.5): ptp_tc=e2e
+ * or p2p on an L2 pair adds each PTP event message's residence time (p2p:
+ * a Sync's, plus the ingress link's delay) to its correctionField
+ * (apps/fwd/tc.c). */
 #ifndef FWD_TC_H
 #define FWD_TC_H
 #include <stdint.h>
 #include "drivers/net/nic.h"
 
-/* ptp_tc knob: 0 off, 1 e2e. */
+/* ptp_tc knob. */
+enum { FWD_TC_OFF, FWD_TC_E2E, FWD_TC_P2P };
 extern int64_t fwd_ptp_tc;
 
-/* Join the PTP multicast groups (L2 and UDP/IPv4, E2E) on nic and turn
- * its clock's hardware timestamps on (RX: Sync; TX), if it has one, for
- * the TC's ingress and egress times. */
+/* Join the PTP multicast groups (L2 and UDP/IPv4; p2p: the Pdelay ones
+ * too) on nic and turn its clock's hardware timestamps on (RX: Sync; TX),
+ * if it has one, for the TC's ingress and egress times; p2p: start the
+ * port's peer delay. */
 void fwd_tc_port_init(struct nic *nic);
-/* Send the burst pkts[0..n) received on in out of out's TX queue q,
+/* Send the burst pkts[0..*n) received on in out of out's TX queue q,
  * correcting the PTP event messages among it (Sync, Delay_Req in place; a
  * two-step Sync's residence into its Follow_Up, the Sync sent with a TX
- * stamp request where out stamps); returns what tx_burst took. Called in
- * place of tx_burst only when fwd_ptp_tc is on. */
-int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int n);
-/* `fwd` line of port's TC counters, if the TC is on. */
+ * stamp request where out stamps; a Follow_Up in the same burst as its
+ * Sync waits for the frames before it to be sent). p2p: Pdelay messages
+ * end here (freed, the port's peer delay). *n becomes the frames left, in
+ * order, in pkts[]; returns how many of them, from the first, tx_burst
+ * took (the caller frees the rest). Called in place of tx_burst only when
+ * fwd_ptp_tc is on. */
+int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n);
+/* p2p: the Pdelay requests and pending answers of the ports whose TX queue
+ * 0 this core sends on (fwd's idle hook); returns 1 if it did anything. */
+int fwd_tc_idle(void);
+/* `fwd` line of port's TC counters (p2p: its link delay and Pdelay
+ * exchanges), if the TC is on. */
 void fwd_tc_show(int port, const char *name);
 /* fwd's /metrics families of the TC (if on) for the ports with run[p]:
  * fwd_ptp_tc_total{port,event} (the `fwd` line's counters),
- * fwd_ptp_tc_residence_ns_total, fwd_ptp_tc_residence_max_ns. */
+ * fwd_ptp_tc_residence_ns_total, fwd_ptp_tc_residence_max_ns; p2p:
+ * fwd_ptp_tc_peer_delay_ns. */
 struct prom;
 void fwd_tc_metrics(struct prom *o, const int run[]);
 #endif

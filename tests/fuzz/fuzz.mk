@@ -24,10 +24,12 @@ FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 # The kernel code of the knobs and the router, built for the host: objects
 # under $(FUZZ_DIR)/obj, whose data and bss sections.ld gathers for
 # fuzz_state.h; the kernel headers, except tests/fuzz/shim/kernel/cpu.h.
-FUZZ_KSRC := apps/fwd/tc.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c apps/fwd/l3.c apps/fwd/l3v6.c apps/fwd/neigh.c apps/fwd/nd.c apps/fwd/ra.c apps/fwd/icmp.c apps/fwd/icmp6.c apps/fwd/route.c apps/fwd/tx.c apps/fwd/vlan.c apps/fwd/fwd.c apps/fwd/counters.c net/addr.c net/ifaddr.c drivers/net/napi.c apps/app.c apps/sink/sink.c drivers/net/nic.c \
+# The ptp app is in it for fwd's P2P transparent clock (its peer delay).
+FUZZ_KSRC := apps/fwd/tc.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c $(wildcard apps/ptp/*.c) net/ptp_mgmt.c \
+	net/ptp_servo.c apps/fwd/l3.c apps/fwd/l3v6.c apps/fwd/neigh.c apps/fwd/nd.c apps/fwd/ra.c apps/fwd/icmp.c apps/fwd/icmp6.c apps/fwd/route.c apps/fwd/tx.c apps/fwd/vlan.c apps/fwd/fwd.c apps/fwd/counters.c net/addr.c net/ifaddr.c drivers/net/napi.c apps/app.c apps/sink/sink.c drivers/net/nic.c \
 	net/lpm.c net/lpm6.c net/ipv4.c net/ipv6.c net/vlan.c net/pkt.c net/prom.c kernel/cmdline.c kernel/fmt.c kernel/config.c
 FUZZ_KOBJ := $(FUZZ_KSRC:%.c=$(FUZZ_DIR)/obj/%.o) $(FUZZ_DIR)/obj/shim.o
-FUZZ_KLD := -Wl,-T,tests/fuzz/sections.ld
+FUZZ_KLD := -Wl,-T,tests/fuzz/sections.ld -lm
 
 # Sources each harness links beside tests/fuzz/fuzz_X.c.
 FUZZ_SRC_ipv4 := net/ipv4.c

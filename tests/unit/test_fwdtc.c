@@ -6,7 +6,10 @@
  * ns after its ingress one), a hardware stamp maps to the egress clock
  * as ns + conv_offset; the egress port stamps in hardware when out_hw,
  * its ring grants a TX stamp request while grant is set, and the stamp
- * of request tx_seq_in is tx_ns once in. */
+ * of request tx_seq_in is tx_ns once in. A software stamp of the ingress
+ * clock (p2p's Pdelay) reads IN_AHEAD more than the egress clock's. p2p:
+ * the ptp app's peer delay (pdelay.c) sends through a stub ptp_send that
+ * keeps the messages and stamps an event message send_ts. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,15 +20,24 @@
 
 uint64_t fuzz_tsc = 1000000;
 int ncpus = 1;
-static int64_t sw_calls, conv_offset, tx_ns;
-static int out_hw, grant, flagged;
+static const uint8_t mac_of_port0[6] = { 2, 0, 0, 0, 0, 0x10 };
+#define IN_AHEAD 1000000000ll
+static int64_t sw_calls, conv_offset, tx_ns, send_ts;
+static int forwarded;
+static struct ptp_msg sent[8];
+static int nsent;
+struct ptp_conf ptp_conf = { .transport = PTP_L2, .log_min_pdelay_req = 0 };
+static int out_hw, grant, flagged, bursts, room = 1000;
 static uint32_t tx_seq_in;
 static struct phc clk_in, clk_out;
 
 static int tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	(void)nic, (void)q;
+	bursts++;
+	n = n < room ? n : room;
 	for (int i = 0; i < n; i++) {
+		forwarded++;
 		flagged += !!(pkts[i]->flags & PKT_TX_TSTAMP);
 		if ((pkts[i]->flags & PKT_TX_TSTAMP) && grant)
 			clk_out.tx.seq++;
@@ -59,8 +71,35 @@ void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp)
 }
 int64_t phc_sw_stamp(struct phc *c, uint64_t t)
 {
-	assert_ptr_equal(c, &clk_out);	/* residence is taken in the egress clock */
-	return (int64_t)t + 100 * ++sw_calls;
+	return (int64_t)t + 100 * ++sw_calls + (c == &clk_in ? IN_AHEAD : 0);
+}
+static uint64_t clock_ns = 5000000000ull;
+uint64_t now_ns(void)
+{
+	return clock_ns += 1000;
+}
+void pkt_free(struct pkt *p)
+{
+	p->len = 0;
+}
+void ptp_port_init(struct ptp_port *pp, struct nic *nic)
+{
+	memset(pp, 0, sizeof(*pp));
+	pp->nic = nic;
+	pp->clk = phc_of(nic);
+	ptp_clock_id_from_mac(pp->id.clock_id, mac_of_port0);
+	pp->id.port = 1;
+}
+int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *sw_ts)
+{
+	assert_ptr_equal(pp->nic, &nic_in);
+	assert_true(nsent < 8);
+	sent[nsent++] = *m;
+	if (txseq) {
+		*txseq = 0;
+		*sw_ts = send_ts;
+	}
+	return 0;
 }
 int64_t phc_convert(struct phc *from, int64_t ns, struct phc *to)
 {
@@ -105,7 +144,10 @@ static int setup(void **state)
 	(void)state;
 	memset(tc_ports, 0, sizeof(tc_ports));
 	sw_calls = conv_offset = tx_ns = 0;
-	out_hw = grant = flagged = 0;
+	out_hw = grant = flagged = forwarded = nsent = bursts = 0;
+	room = 1000;
+	send_ts = 0;
+	fwd_ptp_tc = FWD_TC_E2E;
 	tx_seq_in = 0;
 	clk_out.tx.seq = 0;
 	return 0;
@@ -113,7 +155,17 @@ static int setup(void **state)
 
 static void run(struct pkt *p)
 {
-	assert_int_equal(fwd_tc_tx(&nic_in, &nic_out, 0, &p, 1), 1);
+	int n = 1;
+	assert_int_equal(fwd_tc_tx(&nic_in, &nic_out, 0, &p, &n), 1);
+	assert_int_equal(n, 1);
+}
+
+/* A p2p burst of one frame: returns 1 if forwarded, 0 if it ended at the port. */
+static int run_p2p(struct pkt *p)
+{
+	int n = 1, sent_n = fwd_tc_tx(&nic_in, &nic_out, 0, &p, &n);
+	assert_int_equal(sent_n, n);
+	return n;
 }
 
 /* A two-step Sync is left as it came; its residence (100 ns) goes into
@@ -155,7 +207,8 @@ static void test_two_step_sync_hw_tx(void **state)
 	conv_offset = 500;
 	s1.flags = PKT_RX_TSTAMP;
 	s1.tstamp = 990000;
-	assert_int_equal(fwd_tc_tx(&nic_in, &nic_out, 0, pk, 2), 2);
+	int n = 2;
+	assert_int_equal(fwd_tc_tx(&nic_in, &nic_out, 0, pk, &n), 2);
 	assert_int_equal(flagged, 1);
 	assert_true(pk[0]->flags & PKT_TX_TSTAMP);
 	assert_false(pk[1]->flags & PKT_TX_TSTAMP);
@@ -185,6 +238,48 @@ static void test_two_step_sync_hw_tx(void **state)
 	assert_int_equal(counts()->count[TC_tx_tstamp_missing], 1);
 	assert_int_equal(counts()->count[TC_tx_swtstamp], 3);
 	assert_int_equal(counts()->count[TC_tx_hwtstamp], 1);
+}
+
+/* A Sync and its Follow_Up in one burst (as a master sends them): the
+ * Sync (and what came before it) is sent first, then the Follow_Up gets
+ * the Sync's TX stamp; a Sync after it in the burst may ask again. */
+static void test_sync_follow_up_one_burst(void **state)
+{
+	(void)state;
+	uint8_t b0[256], b1[256], b2[256], b3[256];
+	struct pkt a = *frame(b0, PTP_L2, PTP_ANNOUNCE, 1, 0, 0);
+	struct pkt s1 = *frame(b1, PTP_L2, PTP_SYNC, 20, PTP_FLAG_TWO_STEP, 0);
+	struct pkt f1 = *frame(b2, PTP_L2, PTP_FOLLOW_UP, 20, 0, 0);
+	struct pkt s2 = *frame(b3, PTP_L2, PTP_SYNC, 21, PTP_FLAG_TWO_STEP, 0), *pk[4] = { &a, &s1, &f1, &s2 };
+	out_hw = grant = 1;
+	s1.flags = PKT_RX_TSTAMP;
+	s1.tstamp = 990000;
+	tx_seq_in = 1;
+	tx_ns = 993000;
+	int n = 4;
+	assert_int_equal(fwd_tc_tx(&nic_in, &nic_out, 0, pk, &n), 4);
+	assert_int_equal(n, 4);
+	assert_int_equal(bursts, 2);	/* Announce and Sync; then Follow_Up and the next Sync */
+	assert_ptr_equal(pk[2], &f1);
+	assert_int_equal(get64(b2 + ETH_HLEN + 8), 3000ll << 16);
+	assert_int_equal(counts()->count[TC_tx_hwtstamp], 1);
+	assert_int_equal(flagged, 2);
+	assert_int_equal(clk_out.tx.seq, 2);
+	assert_int_equal(tc_ports[0][0].sync[1].txseq, 2);	/* the second Sync's request */
+	/* the ring takes nothing: the send before the Follow_Up stops the
+	 * burst, every frame left in order for the caller to drop */
+	room = 0;
+	s1.flags = 0;
+	pk[0] = &a, pk[1] = &s1, pk[2] = &f1, pk[3] = &s2;
+	put16(b1 + ETH_HLEN + 30, 22), put16(b2 + ETH_HLEN + 30, 22);	/* sequenceId */
+	n = 4;
+	assert_int_equal(fwd_tc_tx(&nic_in, &nic_out, 0, pk, &n), 0);
+	assert_int_equal(n, 4);
+	assert_ptr_equal(pk[0], &a);
+	assert_ptr_equal(pk[2], &f1);
+	assert_ptr_equal(pk[3], &s2);
+	assert_int_equal(bursts, 3);
+	assert_int_equal(counts()->count[TC_follow_up], 1);
 }
 
 /* One-step Sync: corrected in place from the hardware ingress stamp,
@@ -265,6 +360,75 @@ static void test_refused(void **state)
 	assert_int_equal(counts()->count[TC_rx_swtstamp] + counts()->count[TC_rx_hwtstamp], 2);
 }
 
+/* ptp_tc=p2p: port0 answers its neighbour's Pdelay_Req (Pdelay_Resp with
+ * t2, then at the tick its Follow_Up), measures the link with its own
+ * Pdelay_Req (t1 .. t4: 4000 ns), forwards none of the Pdelay messages;
+ * a one-step Sync then gets residence + 4000 ns, a two-step Sync's
+ * Follow_Up too; a Delay_Req passes unchanged; a Pdelay_Resp to nobody's
+ * request is refused and counted. */
+static void test_p2p(void **state)
+{
+	(void)state;
+	uint8_t buf[256];
+	fwd_ptp_tc = FWD_TC_P2P;
+	fwd_tc_port_init(&nic_in);
+	struct ptp_port *pp = &tc_pd[0];
+	/* the neighbour's Pdelay_Req: answered, t2 its software receipt in port0's clock */
+	assert_int_equal(run_p2p(frame(buf, PTP_L2, PTP_PDELAY_REQ, 40, 0, 0)), 0);
+	assert_int_equal(nsent, 1);
+	assert_int_equal(sent[0].msg_type, PTP_PDELAY_RESP);
+	assert_int_equal(sent[0].seq, 40);
+	assert_int_equal(ptp_ts_to_ns(sent[0].ts), 1000000 + 100 + IN_AHEAD);
+	assert_int_equal(sent[0].requesting.port, 1);
+	assert_int_equal(sent[0].requesting.clock_id[7], 1);
+	/* the tick: the answer's Follow_Up (t3), and our own Pdelay_Req (t1) */
+	send_ts = 1000000 + IN_AHEAD - 10000;	/* t1: 10000 ns before the Resp below arrives */
+	assert_int_equal(fwd_tc_idle(), 1);
+	assert_int_equal(nsent, 3);
+	assert_int_equal(sent[1].msg_type, PTP_PDELAY_RESP_FOLLOW_UP);
+	assert_int_equal(sent[2].msg_type, PTP_PDELAY_REQ);
+	/* the neighbour's answer: t2 5000, t3 7000 (its Follow_Up): 2000 ns of turnaround */
+	struct pkt *p = frame(buf, PTP_L2, PTP_PDELAY_RESP, sent[2].seq, PTP_FLAG_TWO_STEP, 0);
+	struct ptp_msg m;
+	m = (struct ptp_msg){ .msg_type = PTP_PDELAY_RESP, .version = 2, .flags = PTP_FLAG_TWO_STEP, .seq = sent[2].seq,
+			      .source = { { 2, 0, 0, 0xff, 0xfe, 0, 0, 1 }, 1 }, .requesting = pp->id,
+			      .ts = ptp_ts_from_ns(5000) };
+	size_t hl = ptp_frame_hlen(PTP_L2);
+	p->len = (uint16_t)ptp_frame_build(buf, PTP_L2, mac, 0, m.msg_type, ptp_build(buf + hl, 256 - hl, &m));
+	sw_calls = 0;	/* t4: 1000000 + 100 + IN_AHEAD */
+	assert_int_equal(run_p2p(p), 0);
+	m.msg_type = PTP_PDELAY_RESP_FOLLOW_UP;
+	m.flags = 0;
+	m.ts = ptp_ts_from_ns(7000);
+	p->len = (uint16_t)ptp_frame_build(buf, PTP_L2, mac, 0, m.msg_type, ptp_build(buf + hl, 256 - hl, &m));
+	assert_int_equal(run_p2p(p), 0);
+	/* ((t4 - t1) - (t3 - t2)) / 2 = (10100 - 2000) / 2 */
+	assert_true(pp->have_peer_delay);
+	assert_int_equal(pp->peer_delay, 4050);
+	assert_int_equal(counts()->count[TC_pdelay], 3);
+	assert_int_equal(forwarded, 0);
+	/* a Pdelay_Resp to a request that is over: refused, not forwarded */
+	assert_int_equal(run_p2p(frame(buf, PTP_L2, PTP_PDELAY_RESP, 99, 0, 0)), 0);
+	assert_int_equal(counts()->count[TC_pdelay_refused], 1);
+	/* one-step Sync: residence (100 ns, software stamps) + the link */
+	sw_calls = 0;
+	p = frame(buf, PTP_L2, PTP_SYNC, 50, 0, 0);
+	assert_int_equal(run_p2p(p), 1);
+	assert_int_equal(correction(p, PTP_L2), (100ll + 4050) << 16);
+	assert_int_equal(counts()->count[TC_residence_ns], 100);
+	/* two-step: the same into the Follow_Up */
+	run(frame(buf, PTP_L2, PTP_SYNC, 51, PTP_FLAG_TWO_STEP, 0));
+	run(p = frame(buf, PTP_L2, PTP_FOLLOW_UP, 51, 0, 1 << 16));
+	assert_int_equal(correction(p, PTP_L2), (1 + 100ll + 4050) << 16);
+	/* Delay_Req: a P2P TC leaves it as it came */
+	run(p = frame(buf, PTP_L2, PTP_DELAY_REQ, 52, 0, 0));
+	assert_int_equal(correction(p, PTP_L2), 0);
+	assert_int_equal(counts()->count[TC_delay_req], 0);
+	assert_int_equal(counts()->count[TC_sync] + counts()->count[TC_follow_up], 2);
+	assert_int_equal(counts()->count[TC_no_peer_delay], 0);
+	assert_int_equal(forwarded, 4);
+}
+
 /* /metrics: the `fwd` line's counters by event, the residence sum and
  * maximum, for the ports fwd runs on; nothing with ptp_tc=off. */
 static void test_metrics(void **state)
@@ -295,9 +459,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_two_step_sync, setup),
 		cmocka_unit_test_setup(test_two_step_sync_hw_tx, setup),
+		cmocka_unit_test_setup(test_sync_follow_up_one_burst, setup),
 		cmocka_unit_test_setup(test_one_step_sync_hw, setup),
 		cmocka_unit_test_setup(test_delay_req_udp_checksum, setup),
 		cmocka_unit_test_setup(test_refused, setup),
+		cmocka_unit_test_setup(test_p2p, setup),
 		cmocka_unit_test_setup(test_metrics, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

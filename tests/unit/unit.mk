@@ -87,13 +87,15 @@ $(UNIT_DIR)/test_ifaddr: tests/unit/test_ifaddr.c net/ifaddr.c net/ifaddr.h kern
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_ifaddr.c kernel/cmdline.c net/addr.c net/ipv4.c kernel/fmt.c -lcmocka
 # fwd's transparent clock (apps/fwd/tc.c, included by the test), with the
-# fuzz harnesses' one-core smp.h and cpu.h; port clocks stubbed.
+# fuzz harnesses' one-core smp.h and cpu.h; port clocks stubbed; p2p's
+# peer delay is the ptp app's (pdelay.c), its ptp_send stubbed.
 UNIT_BINS += $(UNIT_DIR)/test_fwdtc
 UNIT_BINS += $(UNIT_DIR)/test_ptpclock
 $(UNIT_DIR)/test_fwdtc: tests/unit/test_fwdtc.c apps/fwd/tc.c apps/fwd/tc.h net/ptp.c net/ptp.h net/ipv4.c net/ipv4.h \
-		net/prom.c net/prom.h
+		net/prom.c net/prom.h apps/ptp/pdelay.c apps/ptp/ptp.h net/ptp_servo.c net/ptp_servo.h
 	@mkdir -p $(UNIT_DIR)
-	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_fwdtc.c net/ptp.c net/ipv4.c net/prom.c -lcmocka
+	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_fwdtc.c net/ptp.c net/ipv4.c net/prom.c \
+		apps/ptp/pdelay.c net/ptp_servo.c -lcmocka -lm
 # config sets knobs through cmdline's knob_set.
 $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/fmt.h
 
