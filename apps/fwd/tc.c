@@ -2,8 +2,9 @@
  * fwd's transparent clock on the L2 pairs: ptp_tc=e2e end-to-end (IEEE
  * 1588-2008 10.2, 11.5.2, 11.5.3), ptp_tc=p2p peer-to-peer (10.3, 11.5.4).
  * For each PTP event message forwarded (L2 or UDP/IPv4, framed as
- * net/ptp.h parses them) the residence time, egress less ingress time in
- * the egress port's clock, is added to the correctionField (ns * 2^16):
+ * net/ptp.h parses them, untagged or behind one 802.1Q tag) the residence
+ * time, egress less ingress time in the egress port's clock, is added to
+ * the correctionField (ns * 2^16):
  * - a one-step Sync (twoStepFlag clear) and a Delay_Req: in the message
  *   itself, before it is sent (11.5.2.1, 11.5.3.1);
  * - a two-step Sync: kept by (sourcePortIdentity, sequenceId, domain) and
@@ -53,6 +54,7 @@
 #include "net/ipv4.h"
 #include "net/prom.h"
 #include "net/ptp.h"
+#include "net/vlan.h"
 
 int64_t fwd_ptp_tc;
 static const char *const tc_choices[] = { "off", "e2e", "p2p", 0 };
@@ -242,6 +244,15 @@ static struct tc_sync *find_sync(struct tc_port *t, const struct ptp_msg *m)
 	return 0;
 }
 
+/* Bytes of 802.1Q tag in front of p's EtherType: VLAN_HLEN for one C-tag
+ * (a VLAN carried through the pair), else 0. The frame as net/ptp.c
+ * parses it starts that far in (its MAC addresses are then not, which it
+ * does not read). */
+static inline unsigned tag_len(const struct pkt *p)
+{
+	return get16(p->data + 12) == ETHERTYPE_VLAN && p->len >= ETH_HLEN + VLAN_HLEN ? VLAN_HLEN : 0;
+}
+
 /* What tc_frame did with a frame. */
 enum tc_verdict {
 	TC_PASS,	/* corrected or not, it goes on */
@@ -254,12 +265,13 @@ enum tc_verdict {
 static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct phc *in, struct phc *out, struct pkt *p,
 		    uint64_t rx_tsc)
 {
-	uint16_t type = get16(p->data + 12);
+	uint8_t *d = p->data + tag_len(p);
+	uint16_t type = get16(d + 12);
 	if (type != PTP_ETHERTYPE && type != ETHERTYPE_IPV4)
 		return TC_PASS;
 	struct ptp_frame f;
 	enum ptp_transport tr = type == PTP_ETHERTYPE ? PTP_L2 : PTP_UDP4;
-	enum ptp_frame_kind k = ptp_frame_parse(p->data, p->len, tr, &f);
+	enum ptp_frame_kind k = ptp_frame_parse(d, p->len - (size_t)(d - p->data), tr, &f);
 	if (k == PTP_FRAME_NONE)
 		return TC_PASS;
 	struct ptp_msg m;
@@ -267,7 +279,7 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct phc *
 		t->count[TC_bad_ptp]++;
 		return TC_PASS;
 	}
-	uint8_t *msg = p->data + (f.msg - p->data);
+	uint8_t *msg = d + (f.msg - d);
 	int udp = tr == PTP_UDP4;
 	if (fwd_ptp_tc == FWD_TC_P2P && (m.msg_type == PTP_PDELAY_REQ || m.msg_type == PTP_PDELAY_RESP ||
 					  m.msg_type == PTP_PDELAY_RESP_FOLLOW_UP)) {
@@ -309,18 +321,19 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct phc *
 }
 
 /* 1 if p may be a PTP message: EtherType 0x88F7, or IPv4 UDP to port 319
- * or 320 (tc_frame parses it whole). Inline, so that the other frames
- * cost a few loads and compares each. */
+ * or 320, after one 802.1Q tag if it has one (tc_frame parses it whole).
+ * Inline, so that the other frames cost a few loads and compares each. */
 static inline int maybe_ptp(const struct pkt *p)
 {
-	const uint8_t *d = p->data;
+	unsigned o = tag_len(p);
+	const uint8_t *d = p->data + o;
 	uint16_t type = get16(d + 12);
 	if (type == PTP_ETHERTYPE)
 		return 1;
 	if (type != ETHERTYPE_IPV4 || d[ETH_HLEN + 9] != 17)
 		return 0;
 	unsigned dport = ETH_HLEN + (d[ETH_HLEN] & 0xfu) * 4 + 2;
-	return p->len >= dport + 2 && (get16(d + dport) == PTP_EVENT_PORT || get16(d + dport) == PTP_GENERAL_PORT);
+	return p->len >= o + dport + 2 && (get16(d + dport) == PTP_EVENT_PORT || get16(d + dport) == PTP_GENERAL_PORT);
 }
 
 /* tx_burst of pkts[0..n) on out's queue q; the Sync among them that asked

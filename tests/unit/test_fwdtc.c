@@ -326,6 +326,46 @@ static void test_delay_req_udp_checksum(void **state)
 	assert_int_equal(counts()->count[TC_delay_req], 2);
 }
 
+/* A frame behind one 802.1Q tag (a VLAN carried through the pair): the
+ * UDP Delay_Req and the L2 Sync found past the tag and corrected there,
+ * the UDP checksum right; a second tag (QinQ) is not looked into. */
+static void test_vlan_tagged(void **state)
+{
+	(void)state;
+	uint8_t buf[256];
+	struct pkt *p = frame(buf, PTP_UDP4, PTP_DELAY_REQ, 3, 0, 0);
+	memmove(buf + 16, buf + 12, p->len - 12);
+	put16(buf + 12, 0x8100);
+	put16(buf + 14, 100);	/* VID 100 */
+	p->len += 4;
+	uint8_t *ip = buf + ETH_HLEN + 4, *udp = ip + IPV4_HLEN;
+	uint16_t ulen = get16(udp + 4);
+	uint8_t pseudo[12];
+	memcpy(pseudo, ip + 12, 8);
+	pseudo[8] = 0;
+	pseudo[9] = 17;
+	put16(pseudo + 10, ulen);
+	put16(udp + 6, inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)));
+	run(p);
+	assert_int_equal(get64(udp + 8 + 8), 100ll << 16);	/* the message after the 8-byte UDP header */
+	assert_int_equal(inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)), 0);
+	p = frame(buf, PTP_L2, PTP_SYNC, 4, 0, 0);
+	memmove(buf + 16, buf + 12, p->len - 12);
+	put16(buf + 12, 0x8100);
+	put16(buf + 14, 100);
+	p->len += 4;
+	run(p);
+	assert_int_equal(get64(buf + ETH_HLEN + 4 + 8), 100ll << 16);
+	assert_int_equal(counts()->count[TC_delay_req] + counts()->count[TC_sync], 2);
+	p = frame(buf, PTP_L2, PTP_SYNC, 5, 0, 0);	/* two tags: passed as it came */
+	memmove(buf + 20, buf + 12, p->len - 12);
+	put16(buf + 12, 0x88a8), put16(buf + 16, 0x8100);
+	p->len += 8;
+	run(p);
+	assert_int_equal(get64(buf + ETH_HLEN + 8 + 8), 0);
+	assert_int_equal(counts()->count[TC_delay_req] + counts()->count[TC_sync], 2);
+}
+
 /* Refusals: the frame as it came, one named counter each. */
 static void test_refused(void **state)
 {
@@ -462,6 +502,7 @@ int main(void)
 		cmocka_unit_test_setup(test_sync_follow_up_one_burst, setup),
 		cmocka_unit_test_setup(test_one_step_sync_hw, setup),
 		cmocka_unit_test_setup(test_delay_req_udp_checksum, setup),
+		cmocka_unit_test_setup(test_vlan_tagged, setup),
 		cmocka_unit_test_setup(test_refused, setup),
 		cmocka_unit_test_setup(test_p2p, setup),
 		cmocka_unit_test_setup(test_metrics, setup),
