@@ -807,7 +807,10 @@ def test_transparent_clock(mode):
     assert c1["delay_req"] == 0, c1
     for p in c.values():
         assert p["pdelay_samples"] > 0 and p["tx_pdelay_resp"] > 0 and p["peer_delay_ns"] > 0, c
-        assert p["local"] == p["pdelay"] + p["pdelay_refused"] > 0 and p["pdelay_refused"] == 0, c
-        assert p["rx"] == p["forwarded"] + p["local"] and p["forwarded"] > 0, c
-    assert c0["no_peer_delay"] <= 1, c0
+        # refused: an answer that came after the port's next Pdelay_Req
+        # (250 ms on), its exchange given up (11.4; 2 and 6 of ~180 seen
+        # on a host loaded by the hour soak, QEMU starved for 0.3-1 s)
+        assert p["local"] == p["pdelay"] + p["pdelay_refused"] > 0 and p["pdelay_refused"] <= p["pdelay"] // 8, c
+        assert p["rx"] == p["forwarded"] + p["local"], c	# port1: a slave-only ptp4l -P sends only Pdelay
+    assert c0["forwarded"] > 0 and c0["no_peer_delay"] <= 1, c0
     assert pts[-1][2] > 0, pts
