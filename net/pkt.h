@@ -27,15 +27,19 @@
 #define PKT_TX_TSTAMP		(1u << 8)	/* ask the NIC for a TX timestamp */
 /* Checksum insertion by the NIC, where the port's nic->tx_csum says it
  * can: an IPv4 header of 20 bytes right after a 14-byte Ethernet header,
- * its checksum field 0 (PKT_TX_IP_CSUM); TCP right after it, its checksum
- * field holding the pseudo-header sum, not inverted (PKT_TX_TCP_CSUM). */
+ * its checksum field 0 (PKT_TX_IP_CSUM); TCP or UDP right after it, its
+ * checksum field holding the pseudo-header sum, not inverted
+ * (PKT_TX_L4_CSUM; POPTS.TXSM in Intel's data descriptors). */
 #define PKT_TX_IP_CSUM		(1u << 9)
-#define PKT_TX_TCP_CSUM		(1u << 10)
-/* With PKT_TX_TCP_CSUM, where nic->tx_csum6 says the driver can: the
+#define PKT_TX_L4_CSUM		(1u << 10)
+/* With PKT_TX_L4_CSUM, where nic->tx_csum6 says the driver can: the
  * packet is IPv6, a 40-byte fixed header after the Ethernet header and
- * TCP right after it, its checksum field holding the RFC 8200 8.1
+ * TCP or UDP right after it, its checksum field holding the RFC 8200 8.1
  * pseudo-header sum, not inverted. */
 #define PKT_TX_IP6		(1u << 11)
+/* With PKT_TX_L4_CSUM: the L4 header is UDP (checksum field at offset 6,
+ * Intel's L4T UDP), else TCP (offset 16). */
+#define PKT_TX_UDP		(1u << 12)
 
 struct pktpool;
 

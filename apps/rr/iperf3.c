@@ -17,7 +17,7 @@
  * send such datagrams (iperf_udp_send: the send time, a sequence number
  * from 1) at -b's rate per stream (iperf3's 1 Mbit/s default; 0, no
  * limit, is IP3_UDP_BURST datagrams a poll), paced from rr's idle poll
- * (iperf3_poll) with lwIP's udp_sendto.
+ * (iperf3_poll) with lwIP's udp_sendto (lwif_udp_sendto).
  * Bad input, counted: a connection while a test runs (iperf3_busy: iperf3's
  * ACCESS_DENIED), a stream whose cookie is not the test's
  * (iperf3_bad_cookie: closed), JSON past IP3_JSON_MAX or that does not parse,
@@ -398,7 +398,7 @@ static int stream_send(struct ip3_stream *s)
 	}
 	if (b)
 		pbuf_cat(h, b);
-	err_t err = udp_sendto(ip3.udp_pcb, h, &ip3.ctl->pcb->remote_ip, s->udp_port);
+	err_t err = lwif_udp_sendto(ip3.udp_pcb, h, &ip3.ctl->pcb->remote_ip, s->udp_port);
 	pbuf_free(h);
 	if (err != ERR_OK) {
 		rr_count(ip3.port, RR_iperf3_udp_no_buffer, 1);
@@ -453,7 +453,7 @@ static void udp_in(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr
 		p = pbuf_alloc(PBUF_TRANSPORT, 4, PBUF_RAM);
 		if (p) {
 			memcpy(p->payload, &reply, 4);
-			udp_sendto(pcb, p, addr, port);
+			lwif_udp_sendto(pcb, p, addr, port);
 			pbuf_free(p);
 		}
 		if (++ip3.streams_in == total)

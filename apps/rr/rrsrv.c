@@ -63,7 +63,7 @@ int rr_udp_respond(int port, struct udp_pcb *pcb, const void *addr, uint16_t rpo
 		memcpy(r->payload, data, rsp);
 	else
 		r->payload = (void *)data;
-	err_t err = udp_sendto(pcb, r, addr, rport);
+	err_t err = lwif_udp_sendto(pcb, r, addr, rport);
 	pbuf_free(r);
 	return err == ERR_OK ? 0 : -1;
 }
@@ -73,7 +73,7 @@ static void udp_echo_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const 
 	(void)arg;
 	int pt = lwif_rx_port();
 	if (!rr_udp_from_service(pt, port)) {
-		udp_sendto(pcb, p, addr, port);
+		lwif_udp_sendto(pcb, p, addr, port);
 		rr_count(pt, RR_echo_udp, 1);
 	}
 	pbuf_free(p);

@@ -43,7 +43,7 @@ static void udp_recv_msg(void *arg, struct udp_pcb *pcb, struct pbuf *p, const i
 	uint8_t flags = pbuf_get_at(p, SP_FLAGS + 1);
 	if (flags & SP_PONG_REQUEST) {
 		pbuf_put_at(p, SP_FLAGS + 1, flags & (uint8_t)~SP_CLIENT);
-		udp_sendto(pcb, p, addr, port);
+		lwif_udp_sendto(pcb, p, addr, port);
 		rr_count(pt, RR_sockperf_replies, 1);
 	}
 	pbuf_free(p);

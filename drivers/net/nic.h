@@ -60,7 +60,7 @@
 	X(tx_hwtstamp_timeouts, sw) X(tx_hwtstamp_skipped, q) X(tx_hwtstamp_stale, sw) \
 	X(tx_dropped, sw) X(rx_drop_reset, sw) \
 	X(rx_delivered, q) X(rx_port_stopped, q) X(rx_drop_oversize, q) X(rx_drop_desc_error, q) \
-	X(rx_copybreak, q) X(tx_sent, q) X(tx_ring_full, q) X(link_changes, sw) \
+	X(rx_copybreak, q) X(tx_sent, q) X(tx_ring_full, q) X(tx_csum_ctx, q) X(link_changes, sw) \
 	X(resets, sw)
 
 #define NIC_STAT_ENUM(name, kind) NS_##name,
@@ -167,8 +167,9 @@ struct nic {
 	uint32_t speed;		/* Mb/s, when link_up */
 	int full_duplex;
 	uint32_t mtu;		/* bytes of IP packet, 1500 */
-	int tx_csum;		/* 1: the driver can insert checksums (PKT_TX_IP_CSUM, PKT_TX_TCP_CSUM) */
-	int tx_csum6;		/* 1: ... and TCP over IPv6 too (PKT_TX_TCP_CSUM | PKT_TX_IP6) */
+	int tx_csum;		/* 1: the driver can insert IPv4 header, TCP and UDP checksums
+				 * (PKT_TX_IP_CSUM, PKT_TX_L4_CSUM, PKT_TX_UDP) */
+	int tx_csum6;		/* 1: ... and TCP and UDP over IPv6 too (PKT_TX_L4_CSUM | PKT_TX_IP6) */
 	int tx_csum_on;		/* set by the port's app before it sends frames that ask */
 	uint64_t dma_limit;	/* DMA addresses the device reaches end here (4 GiB for
 				 * 32-bit parts); 0 = the whole 64-bit space */

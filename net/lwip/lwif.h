@@ -97,6 +97,14 @@ int lwif_add(struct nic *nic, uint32_t addr, int prefix_len, const struct lwif_a
  * and neighbor entries dropped; lwIP then sends nothing through it. For a
  * port taken off its app at run time (run/portcmd.c). */
 void lwif_set_up(int port, int up);
+/* lwIP's udp_sendto (its err_t), for every datagram an app sends: on a
+ * port with checksum insertion the NIC sums one that fits the MTU (lwIP's
+ * NETIF_CHECKSUM_GEN_UDP is off there) and lwIP one that it fragments,
+ * the NIC seeing only the fragments. */
+struct udp_pcb;
+struct pbuf;
+struct ip_addr;
+int8_t lwif_udp_sendto(struct udp_pcb *pcb, struct pbuf *p, const struct ip_addr *dst, uint16_t port);
 /* The lwIP interface of port, or NULL. */
 struct netif *lwif_netif(int port);
 /* The app port's netif was added for, or NULL (no netif). */
@@ -104,7 +112,6 @@ const struct lwif_app *lwif_app_of(int port);
 /* The port whose netif has address addr_n (lwIP's ip4 u32, network order), or -1. */
 int lwif_port_of_addr(uint32_t addr_n);
 /* The port whose netif has address a (lwIP's ip_addr_t, either family), or -1. */
-struct ip_addr;
 int lwif_port_of_ip(const struct ip_addr *a);
 /* 1 if a (network order) is one of port's IPv6 addresses in lwIP (link-local,
  * ipN='s, SLAAC's; tentative ones too, for DAD's probes). */

@@ -61,7 +61,7 @@ struct arp_hint {
 	uint32_t ip;		/* network order; 0: none */
 	uint32_t gen;		/* arp_gen when learnt */
 	uint32_t our;		/* the netif's address then (network order) */
-	uint32_t tcp_psum;	/* our -> ip's TCP pseudo-header sum, length aside, folded */
+	uint32_t psum;		/* our -> ip's pseudo-header sum, protocol and length aside, folded */
 	u8_t eth[SIZEOF_ETH_HDR + 2];	/* the Ethernet header to ip; 2 spare bytes
 					   (copied as 16, overwritten by the packet) */
 };
@@ -84,6 +84,7 @@ struct lwif_port {
 	struct pkt *txq[NIC_BURST_MAX];
 };
 static struct lwif_port ports[NIC_MAX_PORTS];
+static u16_t udp_mtu;	/* the smallest MTU of the ports (lwif_udp_sendto) */
 static uint32_t tx_pending;	/* bit p: port p has frames to flush */
 
 /* lwIP's clock (NO_SYS): milliseconds from the TSC. */
@@ -156,70 +157,91 @@ static u16_t fold(uint64_t sum)
 	return (u16_t)((sum & 0xffff) + (sum >> 16));
 }
 
+/* The L4 checksum, complete, of TCP or UDP (udp) header l4 of l4len
+ * bytes whose pseudo-header sums to psum, the field 0 before; UDP sends
+ * 0 as ffff (RFC 768). */
+static u16_t l4_csum(void *l4, u16_t l4len, uint64_t psum, int udp)
+{
+	u16_t c = (u16_t)~fold(psum + lwif_chksum(l4, l4len));
+	return c || !udp ? c : 0xffff;
+}
+
+/* Store c (memory order) in the checksum field of TCP or UDP (udp)
+ * header l4. */
+static inline void l4_field_set(void *l4, int udp, u16_t c)
+{
+	memcpy((u8_t *)l4 + (udp ? 6 : 16), &c, 2);
+}
+
 /* The checksums lwIP left to the NIC on a port with checksum insertion
- * (PKT_TX_IP_CSUM, PKT_TX_TCP_CSUM: the driver's IPv4 context covers a
- * 20-byte IPv4 header and TCP after it): the request, and for TCP the
- * pseudo-header's sum in the checksum field, which the NIC sums with the
- * segment (8254x SDM 3.3.6, TUCSO). A header with options (an echo
- * reply keeps the request's) is summed here instead (csum_options,
- * counted tx_csum_sw). UDP and ICMP carry lwIP's own checksums. */
-static __attribute__((noinline)) void csum_options(struct lwif_port *rp, struct ip_hdr *ip, int tcp)
+ * (PKT_TX_IP_CSUM, PKT_TX_L4_CSUM, PKT_TX_UDP: the driver's IPv4 context
+ * covers a 20-byte IPv4 header and TCP or UDP after it): the request, and
+ * for TCP or UDP the pseudo-header's sum in the checksum field, which the
+ * NIC sums with the segment (8254x SDM 3.3.6, TUCSO). A header with
+ * options (an echo reply keeps the request's) is summed here instead
+ * (csum_options, counted tx_csum_sw). ICMP carries lwIP's own checksum;
+ * a fragment's UDP checksum was summed by lwIP (lwif_udp_sendto). */
+static __attribute__((noinline)) void csum_options(struct lwif_port *rp, struct ip_hdr *ip, int l4, int udp)
 {
 	u16_t hlen = IPH_HL_BYTES(ip), l4len = (u16_t)(lwip_ntohs(IPH_LEN(ip)) - hlen);
-	struct tcp_hdr *th = (struct tcp_hdr *)((u8_t *)ip + hlen);
+	u8_t *th = (u8_t *)ip + hlen;
 	IPH_CHKSUM_SET(ip, (u16_t)~lwif_chksum(ip, hlen));
-	if (tcp)
-		th->chksum = (u16_t)~fold(pseudo_sum(ip, IP_PROTO_TCP, l4len) + lwif_chksum(th, l4len));
+	if (l4)
+		l4_field_set(th, udp, l4_csum(th, l4len, pseudo_sum(ip, IPH_PROTO(ip), l4len), udp));
 	lwif_count(rp->nic->port, LWIF_tx_csum_sw, 1);
 }
 
-/* The request for frame k of rp, sent with ARP hint h (or NULL): the TCP
+/* The request for frame k of rp, sent with ARP hint h (or NULL): the
  * pseudo-header's sum from the hint's when the packet is between the
- * hint's addresses (a response on its connection), else from the header. */
+ * hint's addresses (a response on its connection or to its client), else
+ * from the header. */
 static inline void csum_request(struct lwif_port *rp, struct pkt *k, const struct arp_hint *h)
 {
 	struct ip_hdr *ip = (struct ip_hdr *)(k->data + SIZEOF_ETH_HDR);
-	int tcp = IPH_PROTO(ip) == IP_PROTO_TCP && !(IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF));
+	u8_t proto = IPH_PROTO(ip);
+	int udp = proto == IP_PROTO_UDP;
+	int l4 = (proto == IP_PROTO_TCP || udp) && !(IPH_OFFSET(ip) & PP_HTONS(IP_OFFMASK | IP_MF));
 	if (IPH_HL(ip) != IP_HLEN / 4) {
-		csum_options(rp, ip, tcp);
+		csum_options(rp, ip, l4, udp);
 		return;
 	}
 	k->flags |= PKT_TX_IP_CSUM;
-	if (tcp) {
-		struct tcp_hdr *th = (struct tcp_hdr *)(ip + 1);
+	if (l4) {
 		u16_t l4len = (u16_t)(lwip_ntohs(IPH_LEN(ip)) - IP_HLEN);
 		if (h && ip4_addr_get_u32(&ip->src) == h->our && ip4_addr_get_u32(&ip->dest) == h->ip) {
-			uint32_t sum = h->tcp_psum + lwip_htons(l4len);
+			uint32_t sum = h->psum + PP_HTONS(proto) + lwip_htons(l4len);
 			sum = (sum & 0xffff) + (sum >> 16);
-			th->chksum = (u16_t)((sum & 0xffff) + (sum >> 16));
+			l4_field_set(ip + 1, udp, (u16_t)((sum & 0xffff) + (sum >> 16)));
 		} else {
-			th->chksum = fold(pseudo_sum(ip, IP_PROTO_TCP, l4len));
+			l4_field_set(ip + 1, udp, fold(pseudo_sum(ip, proto, l4len)));
 		}
-		k->flags |= PKT_TX_TCP_CSUM;
+		k->flags |= PKT_TX_L4_CSUM | (udp ? PKT_TX_UDP : 0);
 	}
 }
 
-/* The TCP checksum of IPv6 frame k of rp (TCP right after the fixed
- * header, as lwIP sends it), which lwIP leaves 0 on a port with checksum
- * insertion (its netif's NETIF_CHECKSUM_GEN_TCP is off for both
- * families). RFC 8200 8.1's pseudo-header summed into the field and the
- * request (PKT_TX_TCP_CSUM | PKT_TX_IP6) where the driver has an IPv6
- * context (nic->tx_csum6), else the whole sum here, counted tx_csum_sw. */
-static inline void csum_tcp6(struct lwif_port *rp, struct pkt *k)
+/* The TCP or UDP checksum of IPv6 frame k of rp (right after the fixed
+ * header, as lwIP sends them), which lwIP leaves 0 on a port with
+ * checksum insertion (its netif's NETIF_CHECKSUM_GEN_TCP and _UDP are off
+ * for both families). RFC 8200 8.1's pseudo-header summed into the field
+ * and the request (PKT_TX_L4_CSUM | PKT_TX_IP6, with PKT_TX_UDP) where the
+ * driver takes IPv6 (nic->tx_csum6), else the whole sum here, counted
+ * tx_csum_sw. A fragment's UDP checksum was summed by lwIP
+ * (lwif_udp_sendto): its next header is the Fragment header. */
+static inline void csum6(struct lwif_port *rp, struct pkt *k)
 {
 	struct ip6_hdr *ip = (struct ip6_hdr *)(k->data + SIZEOF_ETH_HDR);
-	if (IP6H_NEXTH(ip) != IP6_NEXTH_TCP)
+	u8_t nexth = IP6H_NEXTH(ip);
+	if (nexth != IP6_NEXTH_TCP && nexth != IP6_NEXTH_UDP)
 		return;
+	int udp = nexth == IP6_NEXTH_UDP;
 	u16_t l4len = IP6H_PLEN(ip);
-	struct tcp_hdr *th = (struct tcp_hdr *)(ip + 1);
-	uint64_t sum = lwif_chksum(&ip->src, 32) + (uint64_t)lwip_htons(l4len) + PP_HTONS(IP6_NEXTH_TCP);
+	uint64_t sum = lwif_chksum(&ip->src, 32) + (uint64_t)lwip_htons(l4len) + PP_HTONS(nexth);
 	if (rp->nic->tx_csum6) {
-		th->chksum = fold(sum);
-		k->flags |= PKT_TX_TCP_CSUM | PKT_TX_IP6;
+		l4_field_set(ip + 1, udp, fold(sum));
+		k->flags |= PKT_TX_L4_CSUM | PKT_TX_IP6 | (udp ? PKT_TX_UDP : 0);
 		return;
 	}
-	th->chksum = 0;
-	th->chksum = (u16_t)~fold(sum + lwif_chksum(th, l4len));
+	l4_field_set(ip + 1, udp, l4_csum(ip + 1, l4len, sum, udp));
 	lwif_count(rp->nic->port, LWIF_tx_csum_sw, 1);
 }
 
@@ -297,9 +319,9 @@ static err_t frame_out(struct lwif_port *rp, const u8_t *eth, const struct arp_h
 		if (type == PP_HTONS(ETHTYPE_IP))
 			csum_request(rp, k, h);
 		else if (type == PP_HTONS(ETHTYPE_IPV6))
-			csum_tcp6(rp, k);
+			csum6(rp, k);
 	}
-	if (len < ETH_MIN_FRAME && !(k->flags & PKT_TX_TCP_CSUM)) {
+	if (len < ETH_MIN_FRAME && !(k->flags & PKT_TX_L4_CSUM)) {
 		/* The padding: a constant size is a few stores, not a call (the
 		 * buffer holds at least 2 * ETH_MIN_FRAME bytes). */
 		memset(k->data + len, 0, ETH_MIN_FRAME);
@@ -354,7 +376,7 @@ static __attribute__((noinline)) err_t eth_ip_output_arp(struct netif *netif, st
 	    etharp_find_addr(netif, dst, &mac, &found) >= 0) {
 		*h = (struct arp_hint){ .ip = ip4_addr_get_u32(dst), .gen = arp_gen,
 					.our = ip4_addr_get_u32(netif_ip4_addr(netif)) };
-		h->tcp_psum = fold((uint64_t)h->ip + h->our + PP_HTONS(IP_PROTO_TCP));
+		h->psum = fold((uint64_t)h->ip + h->our);
 		struct eth_hdr *eth = (struct eth_hdr *)h->eth;
 		memcpy(&eth->dest, mac, ETH_HWADDR_LEN);
 		memcpy(&eth->src, rp->nic->mac, ETH_HWADDR_LEN);
@@ -477,6 +499,31 @@ static int add_ip6(struct lwif_port *rp)
 	return 0;
 }
 
+/* lwif_udp_sendto for a datagram longer than some port's MTU: lwIP
+ * sums it (NETIF_CHECKSUM_GEN_UDP on for those ports while it sends), as
+ * the NIC sees only its fragments. */
+static __attribute__((noinline)) err_t udp_sendto_summed(struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *dst,
+							 u16_t port, unsigned len)
+{
+	for (int i = 0; i < NIC_MAX_PORTS; i++)
+		if (ports[i].nic && len > ports[i].netif.mtu)
+			ports[i].netif.chksum_flags |= NETIF_CHECKSUM_GEN_UDP;
+	err_t err = udp_sendto(pcb, p, dst, port);
+	for (int i = 0; i < NIC_MAX_PORTS; i++)
+		if (ports[i].nic)
+			ports[i].netif.chksum_flags = (u16_t)((ports[i].netif.chksum_flags & ~NETIF_CHECKSUM_GEN_UDP) |
+							      (ports[i].csum_ctrl & NETIF_CHECKSUM_GEN_UDP));
+	return err;
+}
+
+err_t lwif_udp_sendto(struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *dst, u16_t port)
+{
+	unsigned len = (IP_IS_V6(dst) ? IP6_HLEN : IP_HLEN) + UDP_HLEN + p->tot_len;
+	if (__builtin_expect(len > udp_mtu, 0))
+		return udp_sendto_summed(pcb, p, dst, port, len);
+	return udp_sendto(pcb, p, dst, port);
+}
+
 int lwif_add(struct nic *nic, uint32_t addr, int prefix_len, const struct lwif_app *app)
 {
 	static int inited;
@@ -501,10 +548,12 @@ int lwif_add(struct nic *nic, uint32_t addr, int prefix_len, const struct lwif_a
 	rp->nic = nic;
 	rp->app = app;
 	rp->csum_ctrl = NETIF_CHECKSUM_ENABLE_ALL;
-	if (nic->tx_csum) {	/* the NIC sums IPv4 headers and TCP (csum_request) */
+	if (nic->tx_csum) {	/* the NIC sums IPv4 headers, TCP and UDP (csum_request, csum6) */
 		nic->tx_csum_on = 1;
-		rp->csum_ctrl &= (u16_t)~(NETIF_CHECKSUM_GEN_IP | NETIF_CHECKSUM_GEN_TCP);
+		rp->csum_ctrl &= (u16_t)~(NETIF_CHECKSUM_GEN_IP | NETIF_CHECKSUM_GEN_TCP | NETIF_CHECKSUM_GEN_UDP);
 	}
+	if (!udp_mtu || rp->nic->mtu < udp_mtu)
+		udp_mtu = (u16_t)rp->nic->mtu;
 	if (!netif_add(&rp->netif, &ip, &mask, &gw, rp, port_netif_init, ethernet_input))
 		return -1;
 	NETIF_SET_CHECKSUM_CTRL(&rp->netif, rp->csum_ctrl);

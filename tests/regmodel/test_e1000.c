@@ -178,7 +178,7 @@ static void test_short_frames_padded(void **st)
 		memset(pk[k]->data, 0xa5, 128);
 		pk[k]->len = lens[k];
 	}
-	pk[0]->flags = PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM;
+	pk[0]->flags = PKT_TX_IP_CSUM | PKT_TX_L4_CSUM;
 	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, pk, 3), 3);
 	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
 	uint32_t want[3] = { 60, 60, 61 };

@@ -24,11 +24,14 @@ static struct pkt *csum_frame(uint32_t flags)
 }
 
 /* Checksum insertion (desc.h; 8254x SDM 3.3.6, 3.3.7): once the app turns
- * it on, the first burst starts with the TCP/IP context descriptor (IPv4
- * header at 14, checksum at 24, ending at 33; TCP from 34, checksum at 50,
- * to the frame's end; TUCMD DEXT, IP, TCP; DTYP 0000), and a frame that
- * asks goes in a TCP/IP data descriptor (DEXT, DTYP 0001) with POPTS
- * IXSM/TXSM; a frame that does not stays legacy; the context's slot is
+ * it on, the first frame that asks comes after the TCP/IP context
+ * descriptor (IPv4 header at 14, checksum at 24, ending at 33; TCP from
+ * 34, checksum at 50, to the frame's end; TUCMD DEXT, IP, TCP; DTYP 0000)
+ * in a TCP/IP data descriptor (DEXT, DTYP 0001) with POPTS IXSM/TXSM; a
+ * frame that does not ask stays legacy, the IPv4 header alone takes the
+ * IPv4 context. The one context is rewritten when the kind changes: IPv6
+ * UDP (no IP fields, TUCSS 54, TUCSO 60, TUCMD DEXT alone), then IPv4 UDP
+ * (TUCSO 40, TUCMD IP), counted tx_csum_ctx; the context's slots are
  * never freed and the frames' buffers all come back. */
 static void test_tx_csum_context(void **st)
 {
@@ -36,9 +39,10 @@ static void test_tx_csum_context(void **st)
 	model_init(M_82574);
 	assert_int_equal(probe(), 0);
 	assert_int_equal(model_nic->tx_csum, 1);
-	assert_int_equal(model_nic->tx_csum6, 0);	/* one context, IPv4's: IPv6 is summed by lwIP's netif */
+	assert_int_equal(model_nic->tx_csum6, 1);
 	uint32_t nfree = model_nic->pool->nfree;
-	struct pkt *p[3] = { csum_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM), csum_frame(0), csum_frame(PKT_TX_IP_CSUM) };
+	const uint32_t v4 = PKT_TX_IP_CSUM | PKT_TX_L4_CSUM;
+	struct pkt *p[3] = { csum_frame(v4), csum_frame(0), csum_frame(PKT_TX_IP_CSUM) };
 	model_nic->tx_csum_on = 1;
 	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, p, 3), 3);
 	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
@@ -51,11 +55,22 @@ static void test_tx_csum_context(void **st)
 	assert_int_equal(tq->ring[3].d.cmd_type_len & (1u << 29 | 0xfu << 20), 1u << 29 | 1u << 20);
 	assert_int_equal(tq->ring[3].d.status, 1u << 8);
 	assert_int_equal(model_last_write(E1000E_TDT(0)), 4);
-	struct pkt *q = csum_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM);
+	struct pkt *q = csum_frame(v4);
 	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &q, 1), 1);	/* no second context */
 	assert_int_equal(tq->ring[4].d.status, 3u << 8);
+	struct pkt *u[2] = { csum_frame(PKT_TX_L4_CSUM | PKT_TX_IP6 | PKT_TX_UDP), csum_frame(v4 | PKT_TX_UDP) };
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, u, 2), 2);
+	assert_int_equal(tq->ring[5].d.addr, 54ull << 32 | 60ull << 40);
+	assert_int_equal(tq->ring[5].d.cmd_type_len, 1u << 29);
+	assert_int_equal(tq->ring[6].d.status, 2u << 8);
+	assert_int_equal(tq->ring[7].d.addr, 14 | 24 << 8 | 33 << 16 | 34ull << 32 | 40ull << 40);
+	assert_int_equal(tq->ring[7].d.cmd_type_len, 1u << 29 | 1u << 25);
+	assert_int_equal(tq->ring[8].d.status, 3u << 8);
+	assert_int_equal(model_last_write(E1000E_TDT(0)), 9);
+	assert_int_equal(model_nic->qsw[0][NS_tx_csum_ctx], 3);
 	tq->ring[3].d.status |= TXD_DD;
 	tq->ring[4].d.status |= TXD_DD;
+	tq->ring[8].d.status |= TXD_DD;
 	assert_int_equal(e1000x_tx_reclaim(tq), 0);
 	assert_int_equal(model_nic->pool->nfree, nfree);
 	assert_int_equal(tq->ctx.clones, 0);

@@ -30,11 +30,15 @@ static struct pkt *csum_frame(uint32_t flags)
 	return p;
 }
 
-/* Checksum insertion on the 82576 (desc.h; 82576 7.2.2.2, 7.2.2.3): the
- * advanced context descriptors first, slot 0 (IPLEN 20, MACLEN 14; TUCMD
- * IPV4, L4T TCP; DTYP 0010, DEXT) and slot 1 (IPLEN 40, TUCMD.IPV4
- * clear, IDX 1), then advanced data descriptors with POPTS IXSM/TXSM
- * beside PAYLEN, an IPv6 frame's with IDX 1; the buffers all come back. */
+/* Checksum insertion on the 82576 (desc.h; 82576 7.2.2.2, 7.2.2.3): an
+ * advanced context descriptor before the first frame of each kind, into
+ * the slot written longest ago: IPv4 TCP in slot 0 (IPLEN 20, MACLEN 14;
+ * TUCMD IPV4, L4T TCP; DTYP 0010, DEXT), IPv6 TCP in slot 1 (IPLEN 40,
+ * TUCMD.IPV4 clear, IDX 1); advanced data descriptors with POPTS
+ * IXSM/TXSM beside PAYLEN and their context's IDX. A third kind (IPv4
+ * UDP: L4T UDP) takes slot 0 back; IPv6 TCP still finds slot 1, and the
+ * IPv4 header alone any IPv4 context. tx_csum_ctx counts the three
+ * contexts; the buffers all come back. */
 static void test_tx_csum_context(void **st)
 {
 	(void)st;
@@ -43,23 +47,39 @@ static void test_tx_csum_context(void **st)
 	assert_int_equal(model_nic->tx_csum, 1);
 	assert_int_equal(model_nic->tx_csum6, 1);
 	uint32_t nfree = model_nic->pool->nfree;
-	struct pkt *p[3] = { csum_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM), csum_frame(0),
-			     csum_frame(PKT_TX_TCP_CSUM | PKT_TX_IP6) };
+	const uint32_t v4 = PKT_TX_IP_CSUM | PKT_TX_L4_CSUM, v6 = PKT_TX_L4_CSUM | PKT_TX_IP6;
+	struct pkt *p[3] = { csum_frame(v4), csum_frame(0), csum_frame(v6) };
 	model_nic->tx_csum_on = 1;
 	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, p, 3), 3);
 	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
 	assert_int_equal(tq->ring[0].d.addr, 20 | 14 << 9);
 	assert_int_equal(tq->ring[0].d.cmd_type_len, 1u << 10 | 1u << 11 | 2u << 20 | 1u << 29);
 	assert_int_equal(tq->ring[0].d.status, 0);
-	assert_int_equal(tq->ring[1].d.addr, 40 | 14 << 9);
-	assert_int_equal(tq->ring[1].d.cmd_type_len, 1u << 11 | 2u << 20 | 1u << 29);
-	assert_int_equal(tq->ring[1].d.status, 1u << 4);
-	assert_int_equal(tq->ring[2].d.status, 55u << 14 | 3u << 8);
-	assert_int_equal(tq->ring[2].d.cmd_type_len & (0xfu << 20 | 0xffff), 3u << 20 | 55);
-	assert_int_equal(tq->ring[3].d.status, 55u << 14);
+	assert_int_equal(tq->ring[1].d.status, 55u << 14 | 3u << 8);
+	assert_int_equal(tq->ring[1].d.cmd_type_len & (0xfu << 20 | 0xffff), 3u << 20 | 55);
+	assert_int_equal(tq->ring[2].d.status, 55u << 14);
+	assert_int_equal(tq->ring[3].d.addr, 40 | 14 << 9);
+	assert_int_equal(tq->ring[3].d.cmd_type_len, 1u << 11 | 2u << 20 | 1u << 29);
+	assert_int_equal(tq->ring[3].d.status, 1u << 4);
 	assert_int_equal(tq->ring[4].d.status, 55u << 14 | 2u << 8 | 1u << 4);
 	assert_int_equal(model_last_write(IGB_TDT(0)), 5);
-	tq->ring[4].d.status |= TXD_DD;
+	struct pkt *q[3] = { csum_frame(v4 | PKT_TX_UDP), csum_frame(v6), csum_frame(PKT_TX_IP_CSUM) };
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, q, 3), 3);
+	assert_int_equal(tq->ring[5].d.addr, 20 | 14 << 9);
+	assert_int_equal(tq->ring[5].d.cmd_type_len, 1u << 10 | 2u << 20 | 1u << 29);	/* L4T UDP */
+	assert_int_equal(tq->ring[5].d.status, 0);
+	assert_int_equal(tq->ring[6].d.status, 55u << 14 | 3u << 8);
+	assert_int_equal(tq->ring[7].d.status, 55u << 14 | 2u << 8 | 1u << 4);
+	assert_int_equal(tq->ring[8].d.status, 55u << 14 | 1u << 8);
+	assert_int_equal(model_last_write(IGB_TDT(0)), 9);
+	assert_int_equal(model_nic->qsw[0][NS_tx_csum_ctx], 3);
+	struct pkt *r = csum_frame(v6 | PKT_TX_UDP);	/* a lone frame needing a context: not tx_one's */
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, &r, 1), 1);
+	assert_int_equal(tq->ring[9].d.cmd_type_len, 2u << 20 | 1u << 29);	/* IPV4 clear, L4T UDP */
+	assert_int_equal(tq->ring[9].d.status, 1u << 4);
+	assert_int_equal(tq->ring[10].d.status, 55u << 14 | 2u << 8 | 1u << 4);
+	assert_int_equal(model_nic->qsw[0][NS_tx_csum_ctx], 4);
+	tq->ring[10].d.status |= TXD_DD;
 	assert_int_equal(e1000x_tx_reclaim(tq), 0);
 	assert_int_equal(model_nic->pool->nfree, nfree);
 	assert_int_equal(tq->ctx.clones, 0);

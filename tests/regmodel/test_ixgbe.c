@@ -663,6 +663,20 @@ static struct pkt *tcp_frame(uint32_t flags)
 	return p;
 }
 
+/* tcp_frame made a UDP/IPv4 one of 50 bytes (14 + 20 + 8 + 8), its UDP
+ * checksum the pseudo-header's sum. */
+static struct pkt *udp_frame(void)
+{
+	struct pkt *p = tcp_frame(PKT_TX_IP_CSUM | PKT_TX_L4_CSUM | PKT_TX_UDP);
+	static const uint8_t udp[8] = { 0x30, 0x39, 0x00, 0x50, 0, 16, 0x14, 0x24 };	/* the pseudo-header's sum */
+	p->data[17] = 36;
+	p->data[23] = 17;
+	memcpy(p->data + 34, udp, 8);
+	memcpy(p->data + 42, "linerate", 8);
+	p->len = 50;
+	return p;
+}
+
 /* The ones' complement sum of n bytes, folded (RFC 1071). */
 static uint16_t rfc1071(const uint8_t *b, int n, uint32_t sum)
 {
@@ -676,13 +690,14 @@ static uint16_t rfc1071(const uint8_t *b, int n, uint32_t sum)
 }
 
 /* TX checksum insertion (82599 7.2.3.2.3, 7.2.4) on the shared advanced
- * path: the two context descriptors once per ring (slot 0: IPLEN 20,
- * MACLEN 14, TUCMD IPV4, L4T TCP; slot 1: IPLEN 40, IPV4 clear, for IPv6;
- * DTYP 0010, DEXT), data descriptors with POPTS
- * IXSM/TXSM beside PAYLEN; the model sums what they ask for and the wire's
- * IPv4 and TCP checksums verify (RFC 1071), a frame without the flags
- * leaves untouched. After a port reset (the context slots lost) the
- * context is written again before the next frame. */
+ * path: a context descriptor before the first frame of its kind (slot 0:
+ * IPLEN 20, MACLEN 14, TUCMD IPV4, L4T TCP, DTYP 0010, DEXT), data
+ * descriptors with POPTS IXSM/TXSM beside PAYLEN; the model sums what
+ * they ask for and the wire's IPv4 and TCP checksums verify (RFC 1071), a
+ * frame without the flags leaves untouched. A UDP frame gets its context
+ * in slot 1 (L4T UDP, IDX 1) and its UDP checksum verifies. After a port
+ * reset (the context slots lost) the context is written again before the
+ * next frame. */
 static void test_tx_csum(void **st)
 {
 	(void)st;
@@ -691,7 +706,7 @@ static void test_tx_csum(void **st)
 	struct nic *nic = model_nic;
 	assert_int_equal(nic->tx_csum, 1);
 	nic->tx_csum_on = 1;
-	struct pkt *p[2] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM), tcp_frame(0) };
+	struct pkt *p[2] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_L4_CSUM), tcp_frame(0) };
 	uint8_t *f0 = p[0]->data, *f1 = p[1]->data, plain[62];
 	memcpy(plain, f1, 62);
 	assert_int_equal(nic->ops->tx_burst(nic, 0, p, 2), 2);
@@ -699,13 +714,10 @@ static void test_tx_csum(void **st)
 	assert_int_equal(tq->ring[0].d.addr, 20 | 14 << 9);
 	assert_int_equal(tq->ring[0].d.cmd_type_len, 1u << 10 | 1u << 11 | 2u << 20 | 1u << 29);
 	assert_int_equal(tq->ring[0].d.status, 0);
-	assert_int_equal(tq->ring[1].d.addr, 40 | 14 << 9);
-	assert_int_equal(tq->ring[1].d.cmd_type_len, 1u << 11 | 2u << 20 | 1u << 29);
-	assert_int_equal(tq->ring[1].d.status, 1u << 4);
-	assert_int_equal(tq->ring[2].d.status, 62u << 14 | 3u << 8);
-	assert_int_equal(tq->ring[3].d.status, 62u << 14);
+	assert_int_equal(tq->ring[1].d.status, 62u << 14 | 3u << 8);
+	assert_int_equal(tq->ring[2].d.status, 62u << 14);
 	assert_int_equal(ixgbe_model_tx(0), 2);
-	assert_int_equal(M.tx_ctx_descs, 2);
+	assert_int_equal(M.tx_ctx_descs, 1);
 	assert_int_equal(M.tx_offloaded, 1);
 	assert_int_equal(M.tx_ctx_bad, 0);
 	assert_int_equal(rfc1071(f0 + 14, 20, 0), 0xffff);
@@ -715,21 +727,35 @@ static void test_tx_csum(void **st)
 	assert_memory_equal(f1, plain, 62);
 	nic->ops->tx_clean(nic, 0);
 
-	struct pkt *p2[1] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM) };
+	struct pkt *p2[1] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_L4_CSUM) };
 	assert_int_equal(nic->ops->tx_burst(nic, 0, p2, 1), 1);
 	assert_int_equal(ixgbe_model_tx(0), 1);
-	assert_int_equal(M.tx_ctx_descs, 2);	/* once per ring */
+	assert_int_equal(M.tx_ctx_descs, 1);	/* once per kind */
 	assert_int_equal(M.tx_offloaded, 2);
+	nic->ops->tx_clean(nic, 0);
+
+	struct pkt *pu[1] = { udp_frame() };
+	uint8_t *fu = pu[0]->data;
+	uint32_t t = tq->tail;
+	assert_int_equal(nic->ops->tx_burst(nic, 0, pu, 1), 1);
+	assert_int_equal(tq->ring[t].d.cmd_type_len, 1u << 10 | 2u << 20 | 1u << 29);	/* IPV4, L4T UDP */
+	assert_int_equal(tq->ring[t].d.status, 1u << 4);
+	assert_int_equal(tq->ring[t + 1].d.status, 50u << 14 | 3u << 8 | 1u << 4);
+	assert_int_equal(ixgbe_model_tx(0), 1);
+	assert_int_equal(M.tx_ctx_descs, 2);
+	assert_int_equal(M.tx_ctx_bad, 0);
+	assert_int_equal(rfc1071(fu + 14, 20, 0), 0xffff);
+	assert_int_equal(rfc1071(fu + 34, 16, 0x0a00 + 0x0001 + 0x0a00 + 0x0002 + 17 + 16), 0xffff);
 	nic->ops->tx_clean(nic, 0);
 
 	nic->ops->reset(nic);
 	nic->ops->watchdog(nic);
 	assert_int_equal(nic->stats[NS_resets], 1);
-	struct pkt *p3[1] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM) };
+	struct pkt *p3[1] = { tcp_frame(PKT_TX_IP_CSUM | PKT_TX_L4_CSUM) };
 	uint8_t *f3 = p3[0]->data;
 	assert_int_equal(nic->ops->tx_burst(nic, 0, p3, 1), 1);
 	assert_int_equal(ixgbe_model_tx(0), 1);
-	assert_int_equal(M.tx_ctx_descs, 4);
+	assert_int_equal(M.tx_ctx_descs, 3);
 	assert_int_equal(M.tx_ctx_bad, 0);
 	assert_int_equal(rfc1071(f3 + 34, 28, ph), 0xffff);
 }

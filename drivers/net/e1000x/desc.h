@@ -77,32 +77,30 @@ union tx_desc {
 #define TXD_DTYP_DATA	(1u << 20)
 #define TXD_EXTCMD_TSTAMP (1u << 4)
 
-/* Checksum insertion (tx.c, tx_csum_ctx): a context for every frame
- * that asks, an IPv4 header of 20 bytes after 14 bytes of Ethernet, TCP
- * after it. The NIC sums the IP header into IPCSO, and the TCP header and
- * data (the checksum field holding the pseudo-header sum) into TUCSO.
+/* Checksum insertion (tx.c, tx_ctx_write): a context for the frames
+ * that ask, after 14 bytes of Ethernet an IPv4 header of 20 bytes or an
+ * IPv6 one of 40, TCP or UDP after it. The NIC sums an IPv4 header into
+ * IPCSO, and the TCP or UDP header and data (the checksum field holding
+ * the pseudo-header sum) into TUCSO.
  * 8254x and 82574: TCP/IP context descriptor (8254x SDM 3.3.6: IPCSS,
- * IPCSO, IPCSE; TUCSS, TUCSO, TUCSE; TUCMD with DEXT, IP, TCP; DTYP 0000),
- * then TCP/IP data descriptors (3.3.7: DEXT, DTYP 0001, POPTS.IXSM and
- * TXSM in bits 15:8 of the status dword); the one context has no slot
- * index, so IPv6 frames (another TUCSS) are summed by lwIP's netif.
+ * IPCSO, IPCSE, zero for IPv6; TUCSS 34 or 54, TUCSO 16 (TCP) or 6 (UDP)
+ * after it, TUCSE 0; TUCMD with DEXT, IP for IPv4, TCP for TCP; DTYP
+ * 0000), then TCP/IP data descriptors (3.3.7: DEXT, DTYP 0001, POPTS.IXSM
+ * and TXSM in bits 15:8 of the status dword); one context, no index.
  * 82576 (and 82599): advanced context descriptors (82576 7.2.2.2: MACLEN,
- * IPLEN; TUCMD.IPV4, L4T TCP; DTYP 0010; IDX in mss_l4len_idx), POPTS in
- * bits 15:8 of the data descriptor's olinfo and IDX in its bits 6:4:
- * slot 0 for IPv4, slot 1 (ADVTXD_IDX_IP6) for IPv6 with TUCMD.IPV4 clear
- * and IPLEN 40, TCP right after the fixed header. */
+ * IPLEN; TUCMD.IPV4 for IPv4, L4T TCP (else UDP); DTYP 0010; IDX in
+ * mss_l4len_idx bits 6:4), POPTS in bits 15:8 of the data descriptor's
+ * olinfo and the IDX of its context in bits 6:4: two slots per queue. */
 #define TXCTX_IPCSS	14
 #define TXCTX_IPCSO	(14 + 10)
 #define TXCTX_IPCSE	(14 + 20 - 1)
-#define TXCTX_TUCSS	(14 + 20)
-#define TXCTX_TUCSO	(14 + 20 + 16)
 #define TXD_TUCMD_TCP	(1u << 24)
 #define TXD_TUCMD_IP	(1u << 25)
 #define ADVTXD_MACLEN_SHIFT 9
 #define ADVTXD_TUCMD_IPV4 (1u << 10)
 #define ADVTXD_TUCMD_L4T_TCP (1u << 11)
 #define ADVTXD_DTYP_CTXT (2u << 20)
-#define ADVTXD_IDX_IP6	(1u << 4)	/* IDX 1, in mss_l4len_idx and a data descriptor's olinfo */
+#define ADVTXD_IDX_SHIFT 4	/* IDX, in mss_l4len_idx and a data descriptor's olinfo */
 #define TXD_POPTS_SHIFT	8	/* POPTS: IXSM bit 0, TXSM bit 1 */
 
 /* Legacy RX descriptor status and error bits (8254x 3.2.3.1, 3.2.3.2): the e1000 format. */

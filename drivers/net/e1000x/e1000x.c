@@ -307,7 +307,7 @@ int e1000x_setup_txq(struct e1000x_port *p, int q, uint32_t tdt, int adv)
 				   .tdt = tdt, .adv = adv, .ring = tq->ring, .bufs = tq->bufs,
 				   .rs_at = tq->rs_at };
 	p->ops.tx_burst = adv ? e1000x_tx_burst_adv : e1000x_tx_burst_legacy;
-	p->nic.tx_csum6 = adv && p->nic.tx_csum;	/* the advanced context's second slot (tx.c, tx_csum_ctx) */
+	p->nic.tx_csum6 = p->nic.tx_csum;	/* both formats' contexts take IPv6 (desc.h) */
 	return e1000x_txq_init(tq);
 }
 

@@ -46,7 +46,12 @@ struct e1000x_txq {
 	volatile uint8_t *regs;
 	uint32_t tdt;		/* offset of this queue's TDT */
 	int adv;		/* advanced descriptors (igb) */
-	int ctx_set;		/* 1: the checksum contexts are in the ring since its init */
+	int ctx_set;		/* 1: frames carry their checksum requests (the port's
+				 * nic->tx_csum_on when the last burst began) */
+	int8_t slot_of[16];	/* checksum request (flags >> 9 & 15) -> the context slot
+				 * that serves it, -1: none yet (tx.c, ctx_map) */
+	int8_t held[2];		/* the context kind (CTX_*) each slot holds, -1: none */
+	uint8_t next_slot;	/* the slot the next new context goes to */
 	uint64_t stall_since;	/* ns when work was pending and clean stopped moving, 0 if not */
 	struct pkt ctx;		/* what bufs holds at the checksum context descriptors: one
 				 * reference (in clones) per descriptor on the ring, no pool */

@@ -9,9 +9,10 @@
  *           pkt_free_bulk: one lock per run from a pool). tx_room does
  *           it once NIC_TX_FREE_THRESH descriptors are in flight, or when
  *           the burst needs their room.
- *   step 2: the checksum context descriptors first (IPv4 and, on igb,
- *           IPv6), once per ring, when the port's app has turned checksum
- *           insertion on.
+ *   step 2: a checksum context descriptor before a frame whose kind of
+ *           request (TCP or UDP, IPv4 or IPv6) no context slot of the
+ *           ring holds (tx_ctx_write), when the port's app has turned
+ *           checksum insertion on.
  *   step 3: one data descriptor per packet, as many as there is room
  *           for, in at most two runs (to the ring's end, then from its
  *           start), four packets at a time within a run; RS on the last. Timestamped frames ask for their own
@@ -19,12 +20,13 @@
  *   step 4: TDT = the descriptor after the last: the NIC sends them. Then
  *           the burst's counters.
  * A lone frame (a request-response answer) takes tx_one, which skips
- * steps 1 and 2 when they have nothing to do. The descriptor format
+ * steps 1 and 2 when they have nothing to do; a burst with a frame that
+ * needs a new context takes tx_ctx_burst, frame by frame. The descriptor format
  * (advanced on igb, legacy on e1000 and e1000e) is a constant of each
  * burst function (e1000x_tx_burst_adv and _legacy), chosen when the port
- * is set up; whether frames carry checksum options follows the ring's
- * context (ctx_set: the app turns insertion on while the port runs, and a
- * reset clears it), one of two loops compiled for it, once per burst.
+ * is set up; whether frames carry checksum options follows the port's
+ * tx_csum_on (ctx_set: the app turns insertion on while the port runs),
+ * one of two loops compiled for it, once per burst.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,83 @@
  * them over: x86 keeps store order, so a compiler barrier is enough
  * (Intel SDM vol. 3A 8.2.2). */
 #define dma_wmb() __atomic_signal_fence(__ATOMIC_RELEASE)
+
+/* Checksum contexts (desc.h). A frame's request is REQ(flags):
+ * PKT_TX_IP_CSUM, PKT_TX_L4_CSUM, PKT_TX_IP6, PKT_TX_UDP. The context it
+ * needs is one of four kinds, CTX_IP6 | CTX_UDP (IPv4 or IPv6, TCP or
+ * UDP), held in one of the ring's slots: two on the advanced format
+ * (82576 7.2.2.2: IDX 0 and 1; 82599 7.2.3.2.3 likewise), one on the
+ * legacy (8254x SDM 3.3.6: the TCP/IP context has no index). A frame
+ * whose kind no slot holds gets a context descriptor written before it
+ * (tx_ctx_write, counted tx_csum_ctx) into the slot written longest ago:
+ * two kinds in use at once (TCP and UDP, or IPv4 and IPv6) then share
+ * igb's two slots with no rewrite, and on the legacy slot every change of
+ * kind rewrites it. The NIC takes descriptors in ring order, so a frame
+ * queued before the rewrite still gets the context it was queued after. */
+#define CTX_IP6 1
+#define CTX_UDP 2
+#define REQ(flags) ((flags) >> 9 & 15)
+_Static_assert(PKT_TX_IP_CSUM >> 9 == 1 && PKT_TX_L4_CSUM >> 9 == 2 && PKT_TX_IP6 >> 9 == 4 &&
+	       PKT_TX_UDP >> 9 == 8, "REQ: IP_CSUM, L4_CSUM, IP6, UDP");
+
+/* The context slots of a ring of format adv. */
+static inline int ctx_slots(const int adv)
+{
+	return adv ? 2 : 1;
+}
+
+/* The context kind request r needs: the L4 checksum's family and
+ * protocol; the IPv4 header alone needs an IPv4 context. */
+static int ctx_kind(uint32_t r)
+{
+	return ((r & 5) == 4 ? CTX_IP6 : 0) | ((r & 10) == 10 ? CTX_UDP : 0);
+}
+
+/* 1: a context of kind k serves request r. One that asks nothing needs
+ * none; one for the IPv4 header alone takes any IPv4 context. */
+static int ctx_serves(uint32_t r, int k)
+{
+	if (r & 2)
+		return k == ctx_kind(r);
+	return !(r & 1) || !(k & CTX_IP6);
+}
+
+/* slot_of for every request from what the slots hold (held). */
+static void ctx_map(struct e1000x_txq *tq)
+{
+	for (uint32_t r = 0; r < 16; r++) {
+		tq->slot_of[r] = r & 3 ? -1 : 0;
+		for (int s = ctx_slots(tq->adv) - 1; s >= 0; s--)
+			if (tq->held[s] >= 0 && ctx_serves(r, tq->held[s]))
+				tq->slot_of[r] = (int8_t)s;
+	}
+}
+
+/* Step 2 for a frame with request r that no slot serves: the context of
+ * its kind (desc.h) at ring[t], into slot next_slot. */
+static void __attribute__((noinline)) tx_ctx_write(struct e1000x_txq *tq, uint32_t t, uint32_t r)
+{
+	volatile union tx_desc *d = &tq->ring[t];
+	int k = ctx_kind(r), s = tq->next_slot;
+	uint32_t iplen = k & CTX_IP6 ? 40 : 20, tucss = 14 + iplen, tucso = tucss + (k & CTX_UDP ? 6 : 16);
+	if (tq->adv) {
+		d->d.addr = iplen | 14u << ADVTXD_MACLEN_SHIFT;	/* IPLEN, MACLEN; seqnum_seed 0 */
+		d->d.cmd_type_len = (k & CTX_IP6 ? 0 : ADVTXD_TUCMD_IPV4) | (k & CTX_UDP ? 0 : ADVTXD_TUCMD_L4T_TCP) |
+				    ADVTXD_DTYP_CTXT | ADVTXD_DCMD_DEXT;
+		d->d.status = (uint32_t)s << ADVTXD_IDX_SHIFT;	/* mss_l4len_idx */
+	} else {
+		uint64_t ip = k & CTX_IP6 ? 0 : TXCTX_IPCSS | TXCTX_IPCSO << 8 | (uint64_t)TXCTX_IPCSE << 16;
+		d->d.addr = ip | (uint64_t)tucss << 32 | (uint64_t)tucso << 40;	/* TUCSE 0: to the frame's end */
+		d->d.cmd_type_len = TXD_DEXT | (k & CTX_IP6 ? 0 : TXD_TUCMD_IP) | (k & CTX_UDP ? 0 : TXD_TUCMD_TCP);
+		d->d.status = 0;
+	}
+	tq->held[s] = (int8_t)k;
+	tq->next_slot = (uint8_t)((s + 1) % ctx_slots(tq->adv));
+	ctx_map(tq);
+	tq->bufs[t] = &tq->ctx;
+	tq->ctx.clones++;	/* one reference per descriptor: the reclaim's frees drop them */
+	tq->sw[NS_tx_csum_ctx]++;
+}
 
 int e1000x_txq_init(struct e1000x_txq *tq)
 {
@@ -53,6 +132,9 @@ int e1000x_txq_init(struct e1000x_txq *tq)
 	tq->tail = tq->clean = 0;
 	tq->stall_since = 0;
 	tq->ctx_set = 0;
+	tq->held[0] = tq->held[1] = -1;	/* a reset empties the NIC's slots */
+	tq->next_slot = 0;
+	ctx_map(tq);
 	return 0;
 }
 
@@ -119,56 +201,21 @@ static void __attribute__((noinline)) tx_tstamp(struct e1000x_txq *tq, uint32_t 
 	}
 }
 
-/* The context descriptors tx_csum_ctx writes in a ring of format adv. */
-static inline uint32_t tx_csum_ctxs(const int adv)
-{
-	return adv ? 2 : 1;
-}
+_Static_assert(PKT_TX_IP_CSUM == 1u << 9 && PKT_TX_L4_CSUM == 1u << 10, "flags >> 9 are POPTS IXSM, TXSM");
 
-/* Step 2: the checksum contexts (desc.h) at ring[t..], before the frames
- * of a burst, once per ring init on a port whose app asks for checksum
- * insertion: on the advanced format (igb, ixgbe) two, IPv4 TCP in slot 0
- * and IPv6 TCP in slot 1, so that neither family's frames rewrite the
- * other's (82576 7.2.2.4, 7.2.2.2: IDX); on the legacy one the TCP/IP
- * context for IPv4: tx_csum_ctxs descriptors. */
-static void __attribute__((noinline)) tx_csum_ctx(struct e1000x_txq *tq, uint32_t t)
-{
-	volatile union tx_desc *d = &tq->ring[t];
-	if (tq->adv) {
-		volatile union tx_desc *d6 = &tq->ring[t + 1 == tq->n ? 0 : t + 1];
-		d->d.addr = 20u | 14u << ADVTXD_MACLEN_SHIFT;	/* IPLEN, MACLEN; seqnum_seed 0 */
-		d->d.cmd_type_len = ADVTXD_TUCMD_IPV4 | ADVTXD_TUCMD_L4T_TCP | ADVTXD_DTYP_CTXT | ADVTXD_DCMD_DEXT;
-		d->d.status = 0;	/* mss_l4len_idx: slot 0 */
-		d6->d.addr = 40u | 14u << ADVTXD_MACLEN_SHIFT;
-		d6->d.cmd_type_len = ADVTXD_TUCMD_L4T_TCP | ADVTXD_DTYP_CTXT | ADVTXD_DCMD_DEXT;	/* IPV4 clear */
-		d6->d.status = ADVTXD_IDX_IP6;
-		tq->bufs[t + 1 == tq->n ? 0 : t + 1] = &tq->ctx;
-	} else {
-		d->d.addr = TXCTX_IPCSS | TXCTX_IPCSO << 8 | (uint64_t)TXCTX_IPCSE << 16 | (uint64_t)TXCTX_TUCSS << 32 |
-			    (uint64_t)TXCTX_TUCSO << 40;	/* TUCSE 0: to the frame's end */
-		d->d.cmd_type_len = TXD_DEXT | TXD_TUCMD_IP | TXD_TUCMD_TCP;
-		d->d.status = 0;
-	}
-	uint32_t n = tx_csum_ctxs(tq->adv);
-	tq->ctx.clones = (uint16_t)(tq->ctx.clones + n);	/* one reference per descriptor: the reclaim's frees drop them */
-	tq->bufs[t] = &tq->ctx;
-	tq->ctx_set = 1;
-}
-
-_Static_assert(PKT_TX_IP_CSUM == 1u << 9 && PKT_TX_TCP_CSUM == 1u << 10, "flags >> 9 are POPTS IXSM, TXSM");
-_Static_assert(PKT_TX_IP6 >> 7 == ADVTXD_IDX_IP6, "flags >> 7 & ADVTXD_IDX_IP6 is the IPv6 context's IDX");
-
-/* Descriptor d for packet p (see tx_fill); returns its flags. */
+/* Descriptor d for packet p (see tx_fill; slot_of: the ring's); returns
+ * its flags. */
 static inline __attribute__((always_inline))
 uint32_t tx_put(volatile union tx_desc *d, struct pkt **bp, struct pkt *p, const int adv, const int csum,
-		uint32_t cmd)
+		uint32_t cmd, const int8_t *slot_of)
 {
 	uint32_t flags = p->flags;
 	d->d.addr = (uint64_t)p->data;
 	if (csum) {
 		uint32_t popts = flags >> 9 & 3;
 		d->d.cmd_type_len = p->len | cmd | (adv || !popts ? 0 : TXD_DEXT | TXD_DTYP_DATA);
-		d->d.status = (adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT | (flags >> 7 & ADVTXD_IDX_IP6) : 0) |
+		d->d.status = (adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT |
+					     (uint32_t)(uint8_t)slot_of[REQ(flags)] << ADVTXD_IDX_SHIFT : 0) |
 			      popts << TXD_POPTS_SHIFT;
 	} else {
 		d->d.cmd_type_len = p->len | cmd;
@@ -182,25 +229,28 @@ uint32_t tx_put(volatile union tx_desc *d, struct pkt **bp, struct pkt *p, const
  * or legacy (cmd: the legacy command byte), four at a time and then one
  * at a time; adds their bytes to *bytes.
  * With csum (a port whose app asks for checksum insertion) a frame's
- * PKT_TX_IP_CSUM / PKT_TX_TCP_CSUM become POPTS IXSM / TXSM in its data
+ * PKT_TX_IP_CSUM / PKT_TX_L4_CSUM become POPTS IXSM / TXSM in its data
  * descriptor, a legacy one then written as a TCP/IP data descriptor (DEXT,
- * DTYP 0001; 8254x SDM 3.3.7). Returns the frames' flags ORed. */
+ * DTYP 0001; 8254x SDM 3.3.7), an advanced one with the IDX of the slot
+ * holding its context (every frame's is in a slot). Returns the frames'
+ * flags ORed. */
 static inline __attribute__((always_inline))
 uint32_t tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const int adv, const int csum,
 		 uint32_t cmd, uint64_t *bytes)
 {
 	volatile union tx_desc *d = &tq->ring[t];
 	struct pkt **bp = &tq->bufs[t], **pp = pkts, **end4 = pkts + (n & ~3), **end = pkts + n;
+	const int8_t *so = tq->slot_of;
 	uint32_t flags = 0;
 	uint64_t sum = 0;
 	for (; pp != end4; pp += 4, d += 4, bp += 4) {
 		struct pkt *p0 = pp[0], *p1 = pp[1], *p2 = pp[2], *p3 = pp[3];
-		flags |= tx_put(d, bp, p0, adv, csum, cmd) | tx_put(d + 1, bp + 1, p1, adv, csum, cmd) |
-			 tx_put(d + 2, bp + 2, p2, adv, csum, cmd) | tx_put(d + 3, bp + 3, p3, adv, csum, cmd);
+		flags |= tx_put(d, bp, p0, adv, csum, cmd, so) | tx_put(d + 1, bp + 1, p1, adv, csum, cmd, so) |
+			 tx_put(d + 2, bp + 2, p2, adv, csum, cmd, so) | tx_put(d + 3, bp + 3, p3, adv, csum, cmd, so);
 		sum += (uint32_t)p0->len + p1->len + p2->len + p3->len;
 	}
 	for (; pp != end; pp++, d++, bp++) {
-		flags |= tx_put(d, bp, *pp, adv, csum, cmd);
+		flags |= tx_put(d, bp, *pp, adv, csum, cmd, so);
 		sum += (*pp)->len;
 	}
 	*bytes += sum;
@@ -233,8 +283,8 @@ void tx_write(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const
 }
 
 /* Room in the ring for a burst of n: descriptors free once sent buffers
- * are given back in runs (NIC_TX_FREE_THRESH), or when the burst (and a
- * checksum context) needs theirs. */
+ * are given back in runs (NIC_TX_FREE_THRESH), or when the burst needs
+ * theirs. */
 static inline int tx_room(struct e1000x_txq *tq, int n)
 {
 	uint32_t t = tq->tail, nd = tq->n;
@@ -273,8 +323,8 @@ static inline void tx_post(struct e1000x_txq *tq, uint32_t batch, uint32_t last,
 	tq->sw[NS_tx_sent] += (uint64_t)sent;
 }
 
-/* tx_burst of one frame (a request-response answer) when the checksum
- * context, if any, is in place, fewer than NIC_TX_FREE_THRESH descriptors
+/* tx_burst of one frame (a request-response answer) when its checksum
+ * context, if any, is in a slot, fewer than NIC_TX_FREE_THRESH descriptors
  * are in flight (so no reclaim, and room: rings have at least 80) and
  * the frame asks for no timestamp: one descriptor, RS on it. */
 static inline __attribute__((always_inline))
@@ -287,21 +337,45 @@ int tx_one(struct e1000x_txq *tq, struct pkt **pkts, const int adv)
 	return 1;
 }
 
-/* Step 2 when the app has turned checksum insertion on or off since the
- * ring's init; returns the room left (0: none for a frame after the
- * contexts) and moves *t past the contexts written. */
-static int __attribute__((noinline)) tx_csum_change(struct e1000x_txq *tq, uint32_t *t, int n, int room)
+/* 1: every frame of pkts[0..n) has its checksum context in a slot. */
+static inline int ctx_ready(const struct e1000x_txq *tq, struct pkt **pkts, int n)
 {
-	if (!tq->nic->tx_csum_on) {
-		tq->ctx_set = 0;
-		return room;
+	int m = 0;
+	for (int k = 0; k < n; k++)
+		m |= tq->slot_of[REQ(pkts[k]->flags)];
+	return m >= 0;
+}
+
+/* tx_many when a frame needs a context no slot holds (room: tx_room's):
+ * frame by frame, each such one after its context (tx_ctx_write), while
+ * there is room for both. */
+static int __attribute__((noinline)) tx_ctx_burst(struct e1000x_txq *tq, struct pkt **pkts, int n, int room)
+{
+	const int adv = tq->adv;
+	uint32_t t = tq->tail, batch = t, last = t, cmd = tx_cmd(tq->nic, adv);
+	uint64_t bytes = 0;
+	int sent = 0;
+	for (; sent < n; sent++) {
+		uint32_t r = REQ(pkts[sent]->flags);
+		int need = tq->slot_of[r] < 0 ? 2 : 1;
+		if (room < need)
+			break;
+		if (need == 2) {
+			tx_ctx_write(tq, t, r);
+			t = t + 1 == tq->n ? 0 : t + 1;
+		}
+		last = t;
+		tx_write(tq, t, pkts + sent, 1, adv, cmd, &bytes);
+		t = t + 1 == tq->n ? 0 : t + 1;
+		room -= need;
 	}
-	int k = (int)tx_csum_ctxs(tq->adv);
-	if (n <= 0 || room <= k)
-		return 0;
-	tx_csum_ctx(tq, *t);
-	*t = *t + (uint32_t)k < tq->n ? *t + (uint32_t)k : *t + (uint32_t)k - tq->n;
-	return room - k;
+	if (sent) {
+		tq->ring[last].d.cmd_type_len |= tx_rs(adv);
+		tx_post(tq, batch, last, sent, bytes);
+	}
+	if (sent < n)
+		tq->sw[NS_tx_ring_full]++;
+	return sent;
 }
 
 /* tx_burst of any n: steps 1-4. */
@@ -312,7 +386,9 @@ int tx_many(struct e1000x_txq *tq, struct pkt **pkts, int n, const int adv)
 	int room = tx_room(tq, n);
 	uint64_t bytes = 0;
 	if (__builtin_expect(tq->ctx_set != tq->nic->tx_csum_on, 0))
-		room = tx_csum_change(tq, &t, n, room);
+		tq->ctx_set = tq->nic->tx_csum_on;
+	if (tq->ctx_set && __builtin_expect(!ctx_ready(tq, pkts, n), 0))
+		return tx_ctx_burst(tq, pkts, n, room);
 	int sent = n < room ? n : room;
 	if (sent <= 0) {
 		if (n > 0)
@@ -348,7 +424,7 @@ int tx_burst(struct nic *nic, int q, struct pkt **pkts, int n, const int adv)
 	struct e1000x_txq *tq = &to_port(nic)->txq[q];
 	uint32_t t = tq->tail, c = tq->clean;
 	if (n == 1 && tq->ctx_set == nic->tx_csum_on && (t >= c ? t - c : t + tq->n - c) < NIC_TX_FREE_THRESH &&
-	    !(pkts[0]->flags & PKT_TX_TSTAMP))
+	    !(pkts[0]->flags & PKT_TX_TSTAMP) && tq->slot_of[REQ(pkts[0]->flags)] >= 0)
 		return tx_one(tq, pkts, adv);
 	return adv ? tx_many_adv(tq, pkts, n) : tx_many_legacy(tq, pkts, n);
 }

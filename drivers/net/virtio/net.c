@@ -29,7 +29,8 @@
 
 #define ETH_MAX_FRAME 1518	/* 1514 + an 802.1Q tag, no FCS */
 #define ETH_IP_OFF 14
-#define IP_TCP_OFF (ETH_IP_OFF + 20)
+#define IP_L4_OFF (ETH_IP_OFF + 20)
+#define IP6_L4_OFF (ETH_IP_OFF + 40)
 #define TCP_CSUM_OFF 16
 #define UDP_CSUM_OFF 6
 
@@ -364,23 +365,27 @@ static void tx_reclaim(struct nic *nic, struct virtq *vq)
 		*vq->used_event = (uint16_t)(vq->last_used + 0x8000);
 }
 
-/* The header (hdr bytes) of a frame to send (5.1.6.2): TCP checksum by the device
- * (NEEDS_CSUM from csum_start, the field holding the pseudo-header sum as
- * PKT_TX_TCP_CSUM leaves it); virtio has no IPv4 header checksum offload,
- * so PKT_TX_IP_CSUM is done here. A 20-byte header's hash fields are 0. */
+/* The header (hdr bytes) of a frame to send (5.1.6.2): the TCP or UDP
+ * checksum by the device (NEEDS_CSUM from csum_start, after a 20-byte
+ * IPv4 or a 40-byte IPv6 header (PKT_TX_IP6), the field at csum_offset 16
+ * or 6 (PKT_TX_UDP) holding the pseudo-header sum as PKT_TX_L4_CSUM leaves
+ * it); virtio has no IPv4 header checksum offload, so PKT_TX_IP_CSUM is
+ * done here. A 20-byte header's hash fields are 0. */
 static inline void tx_hdr(struct pkt *p, uint32_t hdr)
 {
 	struct virtio_net_hdr *h = (struct virtio_net_hdr *)(p->data - hdr);
+	uint32_t f = p->flags;
 	*h = (struct virtio_net_hdr){ .gso_type = VIRTIO_NET_HDR_GSO_NONE };
 	if (__builtin_expect(hdr != VIRTIO_NET_HDR_LEN, 0))
 		memset(h + 1, 0, VIRTIO_NET_HDR_HASH_LEN - VIRTIO_NET_HDR_LEN);
-	if (__builtin_expect(!(p->flags & (PKT_TX_IP_CSUM | PKT_TX_TCP_CSUM)), 1))
+	if (__builtin_expect(!(f & (PKT_TX_IP_CSUM | PKT_TX_L4_CSUM)), 1))
 		return;
-	if (p->flags & PKT_TX_IP_CSUM)
+	if (f & PKT_TX_IP_CSUM)
 		put16(p->data + ETH_IP_OFF + 10, inet_csum(p->data + ETH_IP_OFF, 20));
-	if (p->flags & PKT_TX_TCP_CSUM)
+	if (f & PKT_TX_L4_CSUM)
 		*h = (struct virtio_net_hdr){ .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
-					      .csum_start = IP_TCP_OFF, .csum_offset = TCP_CSUM_OFF };
+					      .csum_start = f & PKT_TX_IP6 ? IP6_L4_OFF : IP_L4_OFF,
+					      .csum_offset = f & PKT_TX_UDP ? UDP_CSUM_OFF : TCP_CSUM_OFF };
 }
 
 /* Split rings: buffer id i is descriptor i in avail ring slot i, the ring
@@ -730,7 +735,7 @@ static int vnet_start(struct vnet_port *v)
 		vpci_status_set(t, VIRTIO_STATUS_FAILED);
 		return -1;
 	}
-	nic->tx_csum = !!(t->features & VIRTIO_BIT(VIRTIO_NET_F_CSUM));
+	nic->tx_csum = nic->tx_csum6 = !!(t->features & VIRTIO_BIT(VIRTIO_NET_F_CSUM));	/* any csum_start */
 	uint16_t cfgvec = v->msix ? (uint16_t)nic->nqueues : VIRTIO_MSI_NO_VECTOR;
 	for (int q = 0; q < nic->nqueues; q++)
 		if (setup_pair(v, q)) {
