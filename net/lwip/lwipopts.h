@@ -33,6 +33,13 @@
  * RFC 8200 4.5's 60 s: they are received buffers of the port's pool; at
  * most IP_REASS_MAX_PBUFS frames in all, as for IPv4. */
 #define IPV6_REASS_MAXAGE	3
+/* Reassembly keeps its 12-byte helper (a 64-bit pointer and two offsets)
+ * where a fragment's 8-byte Fragment header was: without this it wrote 4
+ * bytes into the fragment's data, and a fragmented datagram never came
+ * together (lwIP's assertion is off, LWIP_NOASSERT). With it the helper
+ * takes 4 bytes of the IPv6 header before it, kept in a copy (lwIP
+ * ip6_frag.h: "for platforms where sizeof(void*) > 4"). */
+#define IPV6_FRAG_COPYHEADER	1
 #define LWIP_IPV6_FRAG		1
 #define LWIP_ND6_NUM_NEIGHBORS	64
 #define LWIP_ND6_NUM_DESTINATIONS 64
