@@ -14,7 +14,10 @@
  *   op 3    the clock moves on by (next byte) * 10 ms and lwIP's timers,
  *           rr's and the HTTP server's run.
  * Checked after every frame: rx = the frames handed to lwIP + the drops,
- * exactly; every frame sent is a whole Ethernet frame from our MAC. At the
+ * exactly; every frame sent is a whole Ethernet frame from our MAC. The
+ * port inserts checksums (tx_csum, tx_csum6: lwIP's netif leaves them to
+ * it) as a NIC does, and every IPv4 header, TCP and UDP checksum sent
+ * then verifies (a fragment's UDP checksum lwIP's, checked on none). At the
  * end every connection is aborted and the timers run out: every RX buffer
  * is back in its pool and no received pbuf is left inside lwIP. lwIP's
  * memory lives in an arena put back before each input with the kernel
@@ -49,13 +52,56 @@ int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char *
 	return 200;
 }
 
+/* What a NIC inserts for p's requests (net/pkt.h; 8254x SDM 3.3.6): the
+ * 20-byte IPv4 header's checksum, and the TCP or UDP checksum summed from
+ * the L4 header to the frame's end over the pseudo-header sum in its
+ * field (UDP's 0 sent as ffff). */
+static void nic_insert(struct pkt *p)
+{
+	uint8_t *f = p->data;
+	uint32_t fl = p->flags, l4 = ETH_HLEN + (fl & PKT_TX_IP6 ? 40 : IPV4_HLEN);
+	if (fl & PKT_TX_IP_CSUM) {
+		assert(!(fl & PKT_TX_IP6) && get16(f + 12) == ETHERTYPE_IPV4 && f[ETH_HLEN] == 0x45);
+		assert(get16(f + ETH_HLEN + 10) == 0);
+		put16(f + ETH_HLEN + 10, inet_csum(f + ETH_HLEN, IPV4_HLEN));
+	}
+	if (fl & PKT_TX_L4_CSUM) {
+		uint32_t off = l4 + (fl & PKT_TX_UDP ? 6 : 16);
+		assert(p->len >= off + 2 && f[ETH_HLEN + (fl & PKT_TX_IP6 ? 6 : 9)] == (fl & PKT_TX_UDP ? 17 : 6));
+		uint16_t c = inet_csum(f + l4, p->len - l4);
+		put16(f + off, c || !(fl & PKT_TX_UDP) ? c : 0xffff);
+	}
+}
+
+/* A receiver's checks of frame f (len bytes) from lwIP: an IPv4 header's
+ * checksum, and TCP's or UDP's over its pseudo-header (RFC 9293 3.1, RFC
+ * 768, RFC 8200 8.1) unless the packet is a fragment. */
+static void csum_check(const uint8_t *f, uint32_t len)
+{
+	const uint8_t *ip = f + ETH_HLEN;
+	uint16_t type = get16(f + 12);
+	if (type == ETHERTYPE_IPV4 && len >= ETH_HLEN + IPV4_HLEN) {
+		uint32_t hl = (ip[0] & 15) * 4u, tot = get16(ip + 2);
+		assert(hl >= IPV4_HLEN && ETH_HLEN + tot <= len && tot >= hl);
+		assert(inet_csum(ip, hl) == 0);
+		if ((ip[9] == 6 || ip[9] == 17) && !(get16(ip + 6) & 0x3fff))
+			assert(inet_csum_fold(inet_sum(ip + 12, 8) + ip[9] + tot - hl + inet_sum(ip + hl, tot - hl)) == 0);
+	} else if (type == 0x86dd && len >= ETH_HLEN + 40 && (ip[6] == 6 || ip[6] == 17)) {
+		uint32_t plen = get16(ip + 4);
+		assert(ETH_HLEN + 40 + plen <= len);
+		assert(inet_csum_fold(inet_sum(ip + 8, 32) + ip[6] + plen + inet_sum(ip + 40, plen)) == 0);
+	}
+}
+
 static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	(void)q;
 	for (int i = 0; i < n; i++) {
 		struct pkt *p = pkts[i];
-		assert(p->len >= 60 && p->len <= p->pool->buf_size);
+		assert((p->len >= 60 || (p->flags & PKT_TX_L4_CSUM)) && p->len <= p->pool->buf_size);	/* the NIC pads */
 		assert(!memcmp(p->data + 6, nic->mac, 6));
+		nic_insert(p);
+		csum_check(p->data, p->len);
 		sent++;
 		pkt_free(p);
 	}
@@ -76,6 +122,7 @@ static void setup(void)
 {
 	static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 0x10 };
 	fake_port(&port, &ops, mac, 0, 128);
+	port.tx_csum = port.tx_csum6 = 1;
 	int errs = cmdline_parse("app=rr ip0=10.1.0.1/24,2001:db8:1::1/64 rr_heap=64 rr_pbufs=64 rr_conns=8 rr_idle=5",
 				 __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);

@@ -2,9 +2,9 @@
 Debian's ping and sockperf 3.7 (ping-pong UDP and TCP, under-load,
 throughput), and build/rrclient with 300 and 128 parallel TCP sessions; exact counts on both sides,
 every frame accounted, nothing leaked. Then the other NIC families: 64 TCP
-sessions and one UDP session, 1024-byte transactions, and a TCP session
-over IPv6 whose checksums are checked on the tap (igb's IPv6 context
-fills them in). Needs root."""
+sessions and one UDP session, 1024-byte transactions, and TCP and UDP
+over IPv4 and IPv6 whose checksums are checked on the tap (the NIC fills
+them in). Needs root."""
 import json
 import re
 import sys
@@ -99,17 +99,22 @@ def test_ping_sockperf_and_128_sessions(tap):
 
 GUEST6 = "2001:db8:3::1"
 
-# One TCP session of n 1024/1024-byte transactions with rr over IPv6,
-# every frame from the appliance captured on the tap (PACKET_AUXDATA: a
-# frame whose TCP checksum the kernel is still to complete, as QEMU hands
-# a NIC's checksum request to a tap with vnet headers, has
-# TP_STATUS_CSUMNOTREADY and the pseudo-header sum in its field). Each
-# checksum is completed where it is due, then checked against RFC 8200
-# 8.1's pseudo-header. Prints "frames N partial P bad B transactions T".
-CSUM6 = r"""
+# Transactions with rr over one family (4 or 6), every frame from the
+# appliance captured on the tap (PACKET_AUXDATA: a frame whose L4 checksum
+# the kernel is still to complete, as QEMU hands a NIC's checksum request
+# to a tap with vnet headers, has TP_STATUS_CSUMNOTREADY and the
+# pseudo-header sum in its field): one TCP session of n 1024/1024-byte
+# transactions, n UDP ones, and one 3000-byte datagram to the echo port
+# (its answer fragmented: the UDP checksum lwIP's, as the NIC sees only
+# fragments; a first fragment's checksum must not be 0, IPv4's "none").
+# Each checksum is completed where it is due, then checked against the
+# pseudo-header (RFC 9293 3.1, RFC 768, RFC 8200 8.1). Prints "frames N
+# partial P bad B transactions T udp U echo E zero Z".
+CSUM = r"""
 import socket, struct, sys
 dst, tap, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x86dd))
+fam = socket.AF_INET6 if ":" in dst else socket.AF_INET
+raw = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x86dd if fam == socket.AF_INET6 else 0x800))
 raw.setsockopt(263, 8, 1)   # SOL_PACKET, PACKET_AUXDATA
 raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
 raw.bind((tap, 0))
@@ -125,6 +130,14 @@ for _ in range(n):
         got += len(m)
     done += got == 1024
 c.close()
+u = socket.socket(fam, socket.SOCK_DGRAM)
+u.settimeout(5)
+udp = 0
+for i in range(n):
+    u.sendto(bytes([i]) * 1024, (dst, 12866))
+    udp += len(u.recvfrom(2048)[0]) == 1024
+u.sendto(b"e" * 3000, (dst, 7))
+echo = u.recvfrom(4096)[0] == b"e" * 3000
 
 
 def fold(x):
@@ -138,51 +151,68 @@ def sum16(b):
     return sum(struct.unpack(f">{len(b) // 2}H", b))
 
 
-frames = partial = bad = 0
-ours = socket.inet_pton(socket.AF_INET6, dst)
+frames = partial = bad = zero = 0
+ours = socket.inet_pton(fam, dst)
 raw.settimeout(2)
 while True:
     try:
         data, anc, _, _ = raw.recvmsg(4096, socket.CMSG_SPACE(20))
     except socket.timeout:
         break
-    ip = data[14:54]
-    if len(data) < 74 or ip[6] != 6 or ip[8:24] != ours:
+    if fam == socket.AF_INET6:
+        ip, hl = data[14:54], 40
+        proto, src, plen, pseudo = ip[6], ip[8:24], struct.unpack(">H", ip[4:6])[0], ip[8:40]
+        first = proto != 44
+    else:
+        hl = (data[14] & 15) * 4
+        ip = data[14:14 + hl]
+        proto, src, plen, pseudo = ip[9], ip[12:16], struct.unpack(">H", ip[2:4])[0] - hl, ip[12:20]
+        first = not struct.unpack(">H", ip[6:8])[0] & 0x1fff
+        if first and struct.unpack(">H", ip[6:8])[0] & 0x2000:   # a first fragment: its UDP checksum
+            zero += proto == 17 and data[14 + hl + 6:14 + hl + 8] == b"\0\0"
+            continue
+    if src != ours or proto not in (6, 17) or not first:
         continue
+    off = 16 if proto == 6 else 6
     status = next((struct.unpack("=I", d[:4])[0] for lv, ty, d in anc if (lv, ty) == (263, 8)), 0)
-    plen = struct.unpack(">H", ip[4:6])[0]
-    seg = data[54:54 + plen]
+    seg = data[14 + hl:14 + hl + plen]
     frames += 1
     if status & 8:   # TP_STATUS_CSUMNOTREADY
         partial += 1
-        seg = seg[:16] + struct.pack(">H", ~fold(sum16(seg)) & 0xffff) + seg[18:]
-    bad += fold(sum16(ip[8:40] + struct.pack(">IxxxB", plen, 6) + seg)) != 0xffff
-print("frames", frames, "partial", partial, "bad", bad, "transactions", done)
+        seg = seg[:off] + struct.pack(">H", ~fold(sum16(seg)) & 0xffff) + seg[off + 2:]
+    if fam == socket.AF_INET6:
+        ph = pseudo + struct.pack(">IxxxB", plen, proto)
+    else:
+        ph = pseudo + struct.pack(">xBH", proto, plen)
+    bad += fold(sum16(ph + seg)) != 0xffff
+print("frames", frames, "partial", partial, "bad", bad, "transactions", done, "udp", udp, "echo", int(echo),
+      "zero", zero)
 """
 
 
-def csum6_session(q, nic, n=50):
-    """CSUM6 with n transactions: every TCP checksum the appliance sent
-    over IPv6 right; on igb each was asked of the NIC (its IPv6 context)
-    and none summed by the netif, elsewhere each summed by the netif
-    (tx_csum_sw), none asked."""
+def csum_session(q, nic, dst, n=50):
+    """CSUM to dst (either family) with n transactions each way: every TCP
+    and UDP checksum the appliance sent right and none summed by the
+    netif (tx_csum_sw); on igb and virtio each was asked of the NIC and
+    reaches the tap as a request, on e1000 QEMU fills it in from the
+    context (TUCSO)."""
     a = rr_counters(q)
-    out = sh("timeout", "60", sys.executable, "-c", CSUM6, GUEST6, TAP, str(n), ns=NS, timeout=90)
+    out = sh("timeout", "60", sys.executable, "-c", CSUM, dst, TAP, str(n), ns=NS, timeout=90)
     b = rr_counters(q)
-    f, partial, bad, done = (int(x) for x in re.search(r"frames (\d+) partial (\d+) bad (\d+) transactions (\d+)",
-                                                        out).groups())
-    assert done == n and delta(a, b, "tcp_rr") == n and bad == 0 and f > n, out
-    if nic == "igb":
-        assert partial == f and delta(a, b, "tx_csum_sw") == 0, (out, b["port0"])
-    else:
-        assert partial == 0 and delta(a, b, "tx_csum_sw") == f, (out, b["port0"])
+    f, partial, bad, done, udp, echo, zero = (int(x) for x in re.search(
+        r"frames (\d+) partial (\d+) bad (\d+) transactions (\d+) udp (\d+) echo (\d+) zero (\d+)", out).groups())
+    assert done == n and udp == n and echo == 1 and zero == 0, out
+    assert delta(a, b, "tcp_rr") == n and delta(a, b, "udp_rr") == n and delta(a, b, "echo_udp") == 1, out
+    assert bad == 0 and f > 2 * n and delta(a, b, "tx_csum_sw") == 0, (out, b["port0"])
+    assert partial == (0 if nic == "e1000" else f), out
 
 
 @pytest.mark.parametrize("nic", ["igb", "e1000", "virtio-net-pci"])
 def test_rr_on_nic(tap, nic):
     """64 TCP sessions of 20 and one UDP session of 200 1024/1024-byte
     transactions (frames of 1066 and 1078 bytes): exact counts on both
-    sides, every frame accounted, nothing leaked. Then csum6_session."""
+    sides, every frame accounted, nothing leaked. Then csum_session over
+    IPv4 and IPv6."""
     q = boot("req=1024 rsp=1024", nic=nic, ip0=f"{GUEST}/24,{GUEST6}/64")
     try:
         # igb's link comes up a little after the prompt: ping until it answers.
@@ -201,8 +231,9 @@ def test_rr_on_nic(tap, nic):
         assert delta(a, b, "conns_accepted") == 64 and delta(a, b, "conns_closed") == 64
         assert delta(a, b, "conns_reset") == 0 and delta(a, b, "udp_rr_short") == 0
         assert_accounted(b)
+        csum_session(q, nic, GUEST)
         sh("ip", "-6", "addr", "add", "2001:db8:3::2/64", "dev", TAP, "nodad", ns=NS)
-        csum6_session(q, nic)
+        csum_session(q, nic, GUEST6)
         assert_accounted(assert_no_leak(q, rxd))
     finally:
         q.__exit__(None, None, None)
