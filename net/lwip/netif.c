@@ -516,11 +516,26 @@ static __attribute__((noinline)) err_t udp_sendto_summed(struct udp_pcb *pcb, st
 	return err;
 }
 
+/* 1: dst is the source of the datagram lwIP is delivering on netif in,
+ * sent to one of in's unicast addresses, and pcb is bound to no address
+ * or netif: its answer leaves from that address (lwif_udp_sendto). */
+static inline int udp_is_answer(const struct udp_pcb *pcb, const ip_addr_t *dst, const struct netif *in)
+{
+	const ip_addr_t *to = ip_current_dest_addr();
+	if (!in || !ip_addr_isany(&pcb->local_ip) || pcb->netif_idx != NETIF_NO_INDEX ||
+	    !ip_addr_cmp(dst, ip_current_src_addr()))
+		return 0;
+	return IP_IS_V6(to) ? !ip6_addr_ismulticast(ip_2_ip6(to)) : ip4_addr_cmp(ip_2_ip4(to), netif_ip4_addr(in));
+}
+
 err_t lwif_udp_sendto(struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *dst, u16_t port)
 {
 	unsigned len = (IP_IS_V6(dst) ? IP6_HLEN : IP_HLEN) + UDP_HLEN + p->tot_len;
 	if (__builtin_expect(len > udp_mtu, 0))
 		return udp_sendto_summed(pcb, p, dst, port, len);
+	struct netif *in = ip_current_input_netif();
+	if (udp_is_answer(pcb, dst, in))
+		return udp_sendto_if_src(pcb, p, dst, port, in, ip_current_dest_addr());
 	return udp_sendto(pcb, p, dst, port);
 }
 
