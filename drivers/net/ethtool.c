@@ -65,7 +65,7 @@ static void show_channels(struct nic *nic)
 }
 
 /* ethtool -k: what the port offloads; [fixed]: never changes here.
- * tx-checksum-ipv6: TCP over IPv6 too (nic->tx_csum6). */
+ * tx-checksum-ipv4/-ipv6: TCP and UDP over each family (nic->tx_csum, tx_csum6). */
 static void show_features(struct nic *nic)
 {
 	const char *on = nic->tx_csum_on ? "on" : "off";
