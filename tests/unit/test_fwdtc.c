@@ -300,6 +300,28 @@ static void test_one_step_sync_hw(void **state)
 	assert_int_equal(counts()->residence_max, 600);
 }
 
+/* The UDP datagram at udp behind the IPv4 header ip: its pseudo-header
+ * (RFC 768) into pseudo, its checksum made right; returns its length. */
+static uint16_t udp_csum_set(const uint8_t *ip, uint8_t *udp, uint8_t pseudo[12])
+{
+	uint16_t ulen = get16(udp + 4);
+	memcpy(pseudo, ip + 12, 8);
+	pseudo[8] = 0;
+	pseudo[9] = 17;
+	put16(pseudo + 10, ulen);
+	put16(udp + 6, inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)));
+	return ulen;
+}
+
+/* An 802.1Q tag with VID 100 put after the frame's addresses. */
+static void tag100(uint8_t *buf, struct pkt *p)
+{
+	memmove(buf + 16, buf + 12, p->len - 12);
+	put16(buf + 12, 0x8100);
+	put16(buf + 14, 100);
+	p->len += 4;
+}
+
 /* Delay_Req over UDP/IPv4: corrected in place, the UDP checksum equal to
  * a full recomputation (RFC 768 pseudo-header). */
 static void test_delay_req_udp_checksum(void **state)
@@ -308,13 +330,8 @@ static void test_delay_req_udp_checksum(void **state)
 	uint8_t buf[256];
 	struct pkt *p = frame(buf, PTP_UDP4, PTP_DELAY_REQ, 3, 0, -(1ll << 20));
 	uint8_t *ip = buf + ETH_HLEN, *udp = ip + IPV4_HLEN;
-	uint16_t ulen = get16(udp + 4);
 	uint8_t pseudo[12];
-	memcpy(pseudo, ip + 12, 8);
-	pseudo[8] = 0;
-	pseudo[9] = 17;
-	put16(pseudo + 10, ulen);
-	put16(udp + 6, inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)));
+	uint16_t ulen = udp_csum_set(ip, udp, pseudo);
 	run(p);
 	assert_int_equal(correction(p, PTP_UDP4), -(1ll << 20) + (100ll << 16));
 	assert_int_equal(counts()->count[TC_delay_req], 1);
@@ -334,26 +351,15 @@ static void test_vlan_tagged(void **state)
 	(void)state;
 	uint8_t buf[256];
 	struct pkt *p = frame(buf, PTP_UDP4, PTP_DELAY_REQ, 3, 0, 0);
-	memmove(buf + 16, buf + 12, p->len - 12);
-	put16(buf + 12, 0x8100);
-	put16(buf + 14, 100);	/* VID 100 */
-	p->len += 4;
+	tag100(buf, p);
 	uint8_t *ip = buf + ETH_HLEN + 4, *udp = ip + IPV4_HLEN;
-	uint16_t ulen = get16(udp + 4);
 	uint8_t pseudo[12];
-	memcpy(pseudo, ip + 12, 8);
-	pseudo[8] = 0;
-	pseudo[9] = 17;
-	put16(pseudo + 10, ulen);
-	put16(udp + 6, inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)));
+	uint16_t ulen = udp_csum_set(ip, udp, pseudo);
 	run(p);
 	assert_int_equal(get64(udp + 8 + 8), 100ll << 16);	/* the message after the 8-byte UDP header */
 	assert_int_equal(inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)), 0);
 	p = frame(buf, PTP_L2, PTP_SYNC, 4, 0, 0);
-	memmove(buf + 16, buf + 12, p->len - 12);
-	put16(buf + 12, 0x8100);
-	put16(buf + 14, 100);
-	p->len += 4;
+	tag100(buf, p);
 	run(p);
 	assert_int_equal(get64(buf + ETH_HLEN + 4 + 8), 100ll << 16);
 	assert_int_equal(counts()->count[TC_delay_req] + counts()->count[TC_sync], 2);
