@@ -63,6 +63,12 @@ static inline void irq_restore(uint64_t flags)
 		irq_on();
 }
 static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
+/* A full fence against a device that shares memory with this core: earlier
+ * stores before later loads (SDM vol. 2, MFENCE). mfence, not the locked
+ * add GCC emits for a seq_cst fence: QEMU's TCG with one vCPU runs a
+ * locked instruction as a plain one, with no host fence, while its device
+ * threads run beside the vCPU; MFENCE it always fences. */
+static inline void mfence(void) { __asm__ volatile("mfence" ::: "memory"); }
 
 /* A pointer to physical address a (identity map). The empty asm hides the
  * constant from GCC, which otherwise warns about fixed addresses. */

@@ -86,7 +86,7 @@ void virtq_publish(struct virtq *vq)
 	__atomic_signal_fence(__ATOMIC_RELEASE);
 	if (!vq->packed)
 		vq->avail->idx = vq->avail_idx;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	mfence();
 	uint16_t old = vq->kicked;
 	vq->kicked = vq->avail_idx;
 	if (old == vq->avail_idx)
@@ -115,6 +115,6 @@ int virtq_irq(struct virtq *vq, int on)
 		vq->avail->flags = on ? 0 : VRING_AVAIL_F_NO_INTERRUPT;
 	if (!on)
 		return 0;
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	mfence();	/* used_event out before used->idx is read (2.7.10) */
 	return virtq_has_used(vq);
 }
