@@ -362,7 +362,9 @@ class Qemu:
         return self.proc.returncode
 
     def qmp_cmd(self, execute, **arguments):
-        """Run one QMP command; return its 'return' value."""
+        """Run one QMP command; return its 'return' value. A QEMU that does
+        not answer within 60 s (its main loop blocked) raises socket.timeout
+        (TimeoutError) instead of hanging the caller."""
         if not self.qmp:
             for _ in range(50):
                 try:
@@ -371,6 +373,7 @@ class Qemu:
                     break
                 except OSError:
                     time.sleep(0.1)
+            self.qmp.settimeout(60)
             self.qmp_file = self.qmp.makefile("rw")
             json.loads(self.qmp_file.readline())
             self._qmp_send({"execute": "qmp_capabilities"})

@@ -18,6 +18,7 @@ are listed in docs/hardening.md)."""
 import functools
 import os
 import re
+import signal
 import socket
 import sys
 import threading
@@ -392,8 +393,8 @@ def test_soak_under_fire():
         rd = Reader(b.p[1])
         gen = Reader(b.p[4])
         rrc = subprocess.Popen(["ip", "netns", "exec", ns, os.path.join(BUILD, "rrclient"), "--host", RR_GUEST,
-                                "--sessions", "128", "--duration", str(SECONDS + 10), "--max-time",
-                                str(SECONDS + 180), "--timeout", "10", "--quiet"],
+                                "--sessions", "128", "--duration", str(2 * SECONDS + 60), "--max-time",
+                                str(2 * SECONDS + 300), "--timeout", "10", "--quiet"],
                                stdout=subprocess.PIPE, text=True)
         # The 128 connections up before the rest starts (at once, on a loaded host, some SYNs wait).
         end = time.monotonic() + 60
@@ -433,8 +434,10 @@ def test_soak_under_fire():
                 assert b.heap() == heap, (second, heap)
         stop.set()
         tx.join(60)
+        rrc.send_signal(signal.SIGINT)     # the loop overruns SECONDS: rr runs until it ends
         out, _ = rrc.communicate(timeout=180)
         rr = json.loads(re.search(r"RESULT (\{.*\})", out).group(1))
+        assert rr["stop"] == "signal", rr
         b.shell("pktgen stop port4")
         minute_check(b, l2, routing, na_h1)
         routing.close()

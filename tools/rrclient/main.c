@@ -23,7 +23,8 @@ static void usage(FILE *f)
 		"  --timeout S        UDP: resend a request unanswered this long (counted); no progress for\n"
 		"                     this long (x10 for UDP) ends the run (default 1)\n"
 		"  --quiet            print only the RESULT line\n"
-		"One of --count and --duration is needed. Output: transactions/s, latency\n"
+		"One of --count and --duration is needed. SIGINT or SIGTERM ends the run as\n"
+		"--duration does (stop \"signal\"). Output: transactions/s, latency\n"
 		"percentiles, and one line RESULT {json}.\n");
 }
 
@@ -105,12 +106,21 @@ static void report(const struct rr_opts *o, const struct rr_result *r)
 	       r->connect_failed, r->errors, r->stop);
 }
 
+static void on_signal(int sig)
+{
+	(void)sig;
+	rr_interrupted = 1;
+}
+
 int main(int argc, char **argv)
 {
 	struct rr_opts o;
 	static struct rr_result r;
 	if (parse_args(argc, argv, &o))
 		return 2;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	if (rr_run(&o, &r))
 		return 1;
 	report(&o, &r);

@@ -5,6 +5,7 @@
 #ifndef RRCLIENT_H
 #define RRCLIENT_H
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdint.h>
 #include "../trafgen/stats.h"
 
@@ -29,9 +30,12 @@ struct rr_result {
 	uint64_t errors;		/* sessions ended by a socket error or an early close */
 	int sessions_done;		/* sessions that finished their count */
 	double elapsed;			/* s, from the first request to the end */
-	const char *stop;		/* "count", "duration", "max-time", "error" */
+	const char *stop;		/* "count", "duration", "signal", "max-time", "error" */
 	struct lat_hist lat;
 };
+
+/* Set by SIGINT or SIGTERM: the run stops as at the end of --duration. */
+extern volatile sig_atomic_t rr_interrupted;
 
 /* Run the sessions; fills r. Returns 0, or -1 when it could not start. */
 int rr_run(const struct rr_opts *o, struct rr_result *r);

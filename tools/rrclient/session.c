@@ -142,6 +142,8 @@ static void udp_timeouts(int ep, struct session *ss, const struct rr_opts *o, st
 	}
 }
 
+volatile sig_atomic_t rr_interrupted;
+
 int rr_run(const struct rr_opts *o, struct rr_result *r)
 {
 	struct session *ss = calloc((size_t)o->sessions, sizeof(*ss));
@@ -164,9 +166,9 @@ int rr_run(const struct rr_opts *o, struct rr_result *r)
 	struct epoll_event evs[256];
 	while (open > 0) {
 		uint64_t now = now_ns();
-		if (!stopping && o->duration > 0 && now >= end_by) {
+		if (!stopping && (rr_interrupted || (o->duration > 0 && now >= end_by))) {
 			stopping = 1;
-			r->stop = "duration";
+			r->stop = rr_interrupted ? "signal" : "duration";
 		}
 		if (now >= hard || now - last_progress > (uint64_t)(o->timeout * 1e9) * (o->tcp ? 1 : 10)) {
 			r->stop = now >= hard ? "max-time" : "error";
