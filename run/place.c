@@ -205,7 +205,7 @@ static void apply(void)
 				nic->pool->shared = 1;
 				nic->small_pool->shared = 1;
 			}
-			if (nic->owner[q])
+			if (nic->owner[q] && !nic->irq_shared)
 				pci_irq_set_cpu(nic->pci, q, cpus[nic->owner[q]].apic_id);
 		}
 	}

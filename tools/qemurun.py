@@ -74,6 +74,8 @@ NIC_HELP = """\
   rss=        1: virtio-net-pci with queues=N also gets rss=on,hash=on: the
               driver takes RSS and HASH_REPORT, and QEMU steers each frame by
               the driver's RSS table in its own code (docs/drivers.md)
+  vectors=    virtio-net-pci with queues=N: MSI-X vectors (default 2N+2); fewer
+              than N+1 makes the driver share one vector among its queues
   packed=     virtio-net-pci: 1 offers packed virtqueues (QEMU's packed=on)
   legacy=     virtio-net-pci: 1 keeps the legacy I/O BAR (QEMU's default
               transitional device, 1af4:1000); only: the legacy interface
@@ -88,7 +90,7 @@ Examples:
     tools/qemurun.py --interactive --boot net-bios \\
       --nic e1000e:netdev=user,tftp=build/netboot,bootfile=boot/grub/i386-pc/core.0,rom=1"""
 NIC_OPTS = ("bus", "netdev", "connect", "lport", "rport", "tftp", "bootfile", "hostfwd", "ifname", "mac",
-            "rom", "legacy", "queues", "rss", "packed")
+            "rom", "legacy", "queues", "rss", "vectors", "packed")
 MODELS = ("e1000", "e1000e", "igb", "virtio-net-pci")
 
 
@@ -152,7 +154,8 @@ def nic_args(i, spec, machine, sockdir):
             nq = int(opts["queues"])
             nd += f",queues={nq},vhost=off"
             if model == "virtio-net-pci":
-                dev += f",mq=on,vectors={2 * nq + 2}" + (",rss=on,hash=on" if opts.get("rss") == "1" else "")
+                dev += f",mq=on,vectors={int(opts.get('vectors', 2 * nq + 2))}" + \
+                    (",rss=on,hash=on" if opts.get("rss") == "1" else "")
         args += ["-netdev", nd]
     elif netdev != "none":
         raise SystemExit(f"nic {spec}: netdev= takes stream|dgram|user|tap|hub|none")

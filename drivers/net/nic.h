@@ -179,6 +179,9 @@ struct nic {
 	/* 1: a queue's vector masks the queue's causes itself when it fires
 	 * (82574 MSI-X, e1000e_program_irq), so its handler does not */
 	int irq_automask;
+	/* 1: one MSI-X vector serves every queue (fewer vectors than queues):
+	 * it stays on core 0, its handler schedules each queue on its owner */
+	int irq_shared;
 	volatile int other_pending;	/* link or other cause seen */
 	struct nic_itr itr[NIC_MAX_QUEUES];
 	uint8_t mc[NIC_MC_MAX][6];	/* multicast groups joined (nic_mc_add) */

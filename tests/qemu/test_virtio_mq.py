@@ -2,10 +2,12 @@
 with mq=on on a multiqueue tap inside a network namespace this test makes
 and removes, two cores, `queues=2`: UDP flows sent by the namespace's own
 stack arrive on both queue pairs, each polled by its own core, and every
-frame is counted exactly once. Two boots: MQ alone (VQ_PAIRS_SET, the tap
+frame is counted exactly once. Three boots: MQ alone (VQ_PAIRS_SET, the tap
 spreads flows by its own hash), and rss=on,hash=on (RSS_CONFIG with
 HASH_REPORT: QEMU steers each frame by the driver's table, so the count
-on each pair is known in advance from the Toeplitz hash of each flow).
+on each pair is known in advance from the Toeplitz hash of each flow), and
+the same with 2 MSI-X vectors for 2 queue pairs and configuration changes,
+so that one vector serves both receive queues (Linux's fallback).
 Needs root (ip netns, tap devices); traffic stays between the namespace
 and the guest."""
 import os
@@ -57,15 +59,16 @@ def test_toeplitz_known_answer():
     assert toeplitz(key, ips + struct.pack(">HH", 2794, 1766)) == 0x51ccc178
 
 
-@pytest.fixture(params=["mq", "rss"])
+@pytest.fixture(params=["mq", "rss", "shared"])
 def mq_box(request):
     peer = TapPeer("vmq", queues=2)
     q = None
     try:
-        rss = ",rss=1" if request.param == "rss" else ""
+        # shared: RSS with 2 MSI-X vectors for 2 queues and config (one shared).
+        rss = {"mq": "", "rss": ",rss=1", "shared": ",rss=1,vectors=2"}[request.param]
         q = Qemu(boot="kernel", mem="256M", smp=2,
                  nics=[f"virtio-net-pci:netdev=tap,ifname={peer.tap},queues=2{rss}"],
-                 append="stats=0 app=sink queues=2 promisc=1")
+                 append="stats=0 app=sink queues=2 promisc=1 poll=napi")
         q.expect(r"port0: link up", 90)
         peer.wire(f"{PEER_IP}/24")
         # No IPv6 autoconfiguration or ARP from the namespace: only the test's frames.
@@ -89,7 +92,9 @@ def test_two_queue_pairs_on_two_cores(mq_box):
     q, peer, mode = mq_box
     text = q.text()
     assert re.search(r"port0: virtio_net .*, 2 queue\(s\), rxd 256 txd 256, MSI-X\r", text), text[-2000:]
-    features = " CTRL_VQ CTRL_RX MQ RSS HASH_REPORT," if mode == "rss" else " CTRL_VQ CTRL_RX MQ,"
+    features = " CTRL_VQ CTRL_RX MQ," if mode == "mq" else " CTRL_VQ CTRL_RX MQ RSS HASH_REPORT,"
+    shared = "port0: 2 MSI-X vectors for 2 queues and configuration changes: one shared by the receive queues"
+    assert (shared in text) == (mode == "shared"), text[-2000:]
     assert re.search(r"port0: virtio features \w+: VERSION_1 .*" + features + r" MTU 1500\r", text), text[-2000:]
     assert "core0: port0/q0\r" in text and "core1: port0/q1\r" in text
     assert "queue pairs not taken" not in text and "control command" not in text, text[-2000:]
@@ -110,7 +115,7 @@ for i in range({FRAMES}):
         if sum(got.values()) >= FRAMES:
             break
     assert sum(got.values()) == FRAMES, got
-    if mode == "rss":
+    if mode != "mq":
         # QEMU's software RSS: each flow on the pair its hash names in the driver's table.
         want = {0: 0, 1: 0}
         for i in range(FRAMES):
@@ -123,4 +128,5 @@ for i in range({FRAMES}):
     for n in (0, 1):
         assert c["rx_queue_%d_packets" % n] - c0["rx_queue_%d_packets" % n] == got[n], (n, c)
         assert c["rx_queue_%d_drops" % n] == 0, c
+        assert c["queue_%d_irqs" % n] > c0["queue_%d_irqs" % n], (n, c)    # each woken by its vector
     assert c["rx_packets"] - c0["rx_packets"] == c["rx_delivered"] - c0["rx_delivered"] == FRAMES, c

@@ -60,7 +60,8 @@ struct vnet_port {
 	struct virtq rxq[NIC_MAX_QUEUES], txq[NIC_MAX_QUEUES];
 	struct virtio_ctrl ctrl;	/* with VIRTIO_NET_F_CTRL_VQ: queue 2 x max_pairs */
 	uint16_t max_pairs;		/* max_virtqueue_pairs with MQ or RSS, else 1 (5.1.4) */
-	int msix;			/* 1: a vector per receive queue and one for config */
+	int msix;			/* 1: MSI-X, a vector per receive queue and one for config,
+					 * or with nic.irq_shared vector 0 for them all, 1 for config */
 	volatile int reset_pending;	/* the shell's `reset` */
 };
 
@@ -504,7 +505,8 @@ static void vnet_irq_disable(struct nic *nic, int q)
 static void vnet_irq_raise(struct nic *nic, int q)
 {
 	struct pci_dev *d = nic->pci;
-	lapic_ipi(lapic_id(), LAPIC_ICR_FIXED | (uint32_t)d->vectors[to_vnet(nic)->msix ? q : 0]);
+	int k = to_vnet(nic)->msix && !nic->irq_shared ? q : 0;
+	lapic_ipi(lapic_id(), LAPIC_ICR_FIXED | (uint32_t)d->vectors[k]);
 }
 
 /* InterruptThrottleRate: virtio has no interrupt timer; the device
@@ -597,7 +599,8 @@ static int setup_pair(struct vnet_port *v, int q)
 	struct nic *nic = &v->nic;
 	struct virtq *rx = &v->rxq[q];
 	if (virtq_setup(&v->t, rx, (uint16_t)(2 * q), (uint32_t)nic->rxd,
-			v->msix && rx_irqs(nic) ? (uint16_t)q : VIRTIO_MSI_NO_VECTOR, &nic->q[q].rx_kicks) ||
+			v->msix && rx_irqs(nic) ? (uint16_t)(nic->irq_shared ? 0 : q) : VIRTIO_MSI_NO_VECTOR,
+			&nic->q[q].rx_kicks) ||
 	    virtq_setup(&v->t, &v->txq[q], (uint16_t)(2 * q + 1), (uint32_t)nic->txd, VIRTIO_MSI_NO_VECTOR,
 			&nic->q[q].tx_kicks))
 		return -1;
@@ -736,7 +739,7 @@ static int vnet_start(struct vnet_port *v)
 		return -1;
 	}
 	nic->tx_csum = nic->tx_csum6 = !!(t->features & VIRTIO_BIT(VIRTIO_NET_F_CSUM));	/* any csum_start */
-	uint16_t cfgvec = v->msix ? (uint16_t)nic->nqueues : VIRTIO_MSI_NO_VECTOR;
+	uint16_t cfgvec = !v->msix ? VIRTIO_MSI_NO_VECTOR : nic->irq_shared ? 1 : (uint16_t)nic->nqueues;
 	for (int q = 0; q < nic->nqueues; q++)
 		if (setup_pair(v, q)) {
 			vpci_status_set(t, VIRTIO_STATUS_FAILED);
@@ -826,10 +829,53 @@ static void vnet_intx_irq(struct trapframe *tf, void *arg)
 		napi_queue_irq(tf, napi_queue_arg(&v->nic, 0));
 }
 
+/* The receive queues' shared MSI-X vector: every queue with a used entry
+ * waiting is scheduled (on its owner, napi_queue_irq). */
+static void vnet_shared_irq(struct trapframe *tf, void *arg)
+{
+	struct vnet_port *v = arg;
+	for (int q = 0; q < v->nic.nqueues; q++)
+		if (virtq_has_used(&v->rxq[q]))
+			napi_queue_irq(tf, napi_queue_arg(&v->nic, q));
+}
+
+/* Fewer MSI-X vectors than queues + 1 (QEMU's vectors=): vector 0 for
+ * every receive queue and vector 1 for configuration changes, as Linux's
+ * vp_find_vqs falls back (per_vq_vectors false). Returns 1 when set up,
+ * 0 when the device or IntMode does not allow it. */
+static int setup_shared(struct vnet_port *v)
+{
+	struct nic *nic = &v->nic;
+	struct pci_dev *d = nic->pci;
+	if (nic->nqueues < 2 || !d->cap_msix || d->msix_size < 2 || d->msix_size > nic->nqueues ||
+	    pci_int_mode() < INT_MODE_MSIX)
+		return 0;
+	irq_handler_t handlers[2] = { vnet_shared_irq, vnet_config_irq };
+	void *args[2] = { v, nic };
+	char rx[32], cfg[32];
+	snprintf(rx, sizeof(rx), "%s-rx", nic->name);
+	snprintf(cfg, sizeof(cfg), "%s-config", nic->name);
+	const char *names[2] = { rx, cfg };
+	if (pci_irq_setup(d, 2, handlers, args, names) != 2 || d->int_mode != INT_MODE_MSIX) {
+		pci_irq_free(d);
+		return 0;
+	}
+	printf("%s: %u MSI-X vectors for %d queues and configuration changes: one shared by the "
+	       "receive queues\n", nic->name, d->msix_size, nic->nqueues);
+	nic->irq_shared = 1;
+	return 1;
+}
+
 /* Vectors: receive queue q on vector q and configuration changes on vector
- * nqueues with MSI-X; else one vector (INTx, ISR) and one queue pair. */
+ * nqueues with MSI-X; with too few vectors for that, one shared by the
+ * receive queues (setup_shared); else one vector (INTx, ISR) and one
+ * queue pair. */
 static int setup_vectors(struct vnet_port *v)
 {
+	if (setup_shared(v)) {
+		v->msix = 1;
+		return 0;
+	}
 	int msix = nic_setup_vectors(&v->nic, vnet_config_irq, &v->nic, "config");
 	if (msix < 0)
 		return -1;
