@@ -847,8 +847,7 @@ static int setup_shared(struct vnet_port *v)
 {
 	struct nic *nic = &v->nic;
 	struct pci_dev *d = nic->pci;
-	if (nic->nqueues < 2 || !d->cap_msix || d->msix_size < 2 || d->msix_size > nic->nqueues ||
-	    pci_int_mode() < INT_MODE_MSIX)
+	if (nic->nqueues < 2 || !d->cap_msix || d->msix_size < 2 || d->msix_size > nic->nqueues)
 		return 0;
 	irq_handler_t handlers[2] = { vnet_shared_irq, vnet_config_irq };
 	void *args[2] = { v, nic };
@@ -856,7 +855,7 @@ static int setup_shared(struct vnet_port *v)
 	snprintf(rx, sizeof(rx), "%s-rx", nic->name);
 	snprintf(cfg, sizeof(cfg), "%s-config", nic->name);
 	const char *names[2] = { rx, cfg };
-	if (pci_irq_setup(d, 2, handlers, args, names) != 2 || d->int_mode != INT_MODE_MSIX) {
+	if (pci_irq_setup(d, 2, handlers, args, names) != 2 || d->int_mode != INT_MODE_MSIX) {	/* IntMode<2 */
 		pci_irq_free(d);
 		return 0;
 	}
