@@ -64,6 +64,7 @@ enum {
 #define X_QPRDC(q)	(0x1430 + 0x40 * (q))
 #define X_SRRCTL(q)	(0x1014 + 0x40 * (q))
 #define X_DCA_RXCTRL(q)	(0x100c + 0x40 * (q))
+#define X_DCA_TXCTRL(q)	(0x600c + 0x40 * (q))
 #define X_MPC0		0x3fa0
 #define ENABLE		(1u << 25)
 /* AUTOC as an EEPROM might load it: KX4/KX support (31:30), KR support
@@ -104,8 +105,15 @@ void ixgbe_model_reset(void)
 	*r(0x42a8) = AUTOC2_RESET;
 	*r(X_RAL0) = M.nvm_ral;
 	*r(X_RAH0) = M.nvm_rah;
-	for (int q = 0; q < 8; q++)
-		*r(X_DCA_RXCTRL(q)) = 1u << 12;	/* reserved, reset value 1 */
+	*r(X_DMATXCTL) = 0x8100u << 16;	/* VT: the VLAN EtherType */
+	/* DCA_RXCTRL: reserved bit 12 (reset value 1), relaxed ordering of RX
+	 * data (13) and header (15) writes; DCA_TXCTRL: of descriptor
+	 * write-backs (11). The relaxed-ordering bits are set at reset here:
+	 * Linux ixgbe_start_hw_gen2 clears them. */
+	for (int q = 0; q < 8; q++) {
+		*r(X_DCA_RXCTRL(q)) = 1u << 12 | 1u << 13 | 1u << 15;
+		*r(X_DCA_TXCTRL(q)) = 1u << 11;
+	}
 }
 
 /* Queue register: 0 RX or 1 TX ENABLE register, the queue in *q; else -1. */

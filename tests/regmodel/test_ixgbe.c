@@ -114,6 +114,29 @@ static void test_rx_tx_init(void **st)
 	assert_int_equal(model_peek(TXDCTL0) & 0x7f7f7f, 32 | 1 << 8 | 1 << 16);
 }
 
+/* The defaults Linux ixgbe_start_hw_gen2 and ixgbe_configure_tx set on
+ * every queue: relaxed ordering off for RX data and header writes
+ * (DCA_RXCTRL 13, 15; the reserved bit 12 too) and for TX descriptor
+ * write-backs (DCA_TXCTRL 11), so no write-back passes the data it
+ * describes; DMATXCTL.TE set keeping the VLAN EtherType in VT (31:16). */
+static void test_relaxed_ordering_and_dmatxctl(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 4), 0);
+	for (int q = 0; q < 4; q++) {
+		assert_int_equal(model_peek(0x100c + 0x40 * q) & (1u << 12 | 1u << 13 | 1u << 15), 0);
+		assert_int_equal(model_peek(0x600c + 0x40 * q) & (1u << 11), 0);
+	}
+	assert_int_equal(model_peek(DMATXCTL_), 0x8100u << 16 | 1u);
+	model_nic->ops->reset(model_nic);
+	model_nic->ops->watchdog(model_nic);
+	assert_true(model_console_has("reset asked for from the shell"));
+	assert_int_equal(model_peek(0x100c + 0x40 * 3) & (1u << 13 | 1u << 15), 0);
+	assert_int_equal(model_peek(0x600c + 0x40 * 3) & (1u << 11), 0);
+	assert_int_equal(model_peek(DMATXCTL_), 0x8100u << 16 | 1u);
+}
+
 /* 4.6.4: AUTOC keeps what the EEPROM loaded outside the link mode, takes
  * the part's mode (SFI: LMS 10G serial, AUTOC2's serial PMA/PMD SFI;
  * KX4: LMS KX4/KX/KR, parallel PMA/PMD KX4, serial KR), then AN_RESTART;
@@ -934,6 +957,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reset_order),
 		cmocka_unit_test(test_rx_tx_init),
+		cmocka_unit_test(test_relaxed_ordering_and_dmatxctl),
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_rx_tx_frames),
 		cmocka_unit_test(test_ring_full_and_errors),

@@ -322,7 +322,9 @@ static void ixgbe_rss(struct e1000x_port *p)
  * (4.6.11.3.4, no DCB), FCS stripped in the MAC and DMA, the RDRXCTL bits
  * 4.6.7 requires, filters, RSS; per queue: disabled, ring, SRRCTL (2 KiB,
  * advanced one-buffer, DROP_EN with more than one queue), DCA_RXCTRL's
- * reserved bit 12 cleared, enabled with write-back threshold 1, ENABLE
+ * reserved bit 12 cleared and relaxed ordering of data and header writes
+ * off (as Linux ixgbe_start_hw_gen2: a write-back must not pass the
+ * frame it describes), enabled with write-back threshold 1, ENABLE
  * polled, RDT; CTRL_EXT.NS_DIS; RXEN last.
  */
 static int ixgbe_init_rx(struct e1000x_port *p)
@@ -348,7 +350,8 @@ static int ixgbe_init_rx(struct e1000x_port *p)
 				 p->rxq[q].n * (uint32_t)sizeof(union rx_desc));
 		wr32(p->regs, IXGBE_SRRCTL(q), IXGBE_SRRCTL_BSIZEPKT_2K | IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF |
 			  (nic->nqueues > 1 ? IXGBE_SRRCTL_DROP_EN : 0));
-		clear_flags32(p->regs, IXGBE_DCA_RXCTRL(q), IXGBE_DCA_RXCTRL_RELAX_DATA);
+		clear_flags32(p->regs, IXGBE_DCA_RXCTRL(q), IXGBE_DCA_RXCTRL_RELAX_DATA | IXGBE_DCA_RXCTRL_DATA_WRO_EN |
+			      IXGBE_DCA_RXCTRL_HEAD_WRO_EN);
 		wr32(p->regs, IXGBE_RXDCTL(q), IXGBE_XDCTL_WTHRESH(1) | IXGBE_RXDCTL_ENABLE);
 		if (queue_wait(p, IXGBE_RXDCTL(q), q, "RX", IXGBE_RXDCTL_ENABLE))
 			return -1;
@@ -363,8 +366,11 @@ static int ixgbe_init_rx(struct e1000x_port *p)
  * Transmit (4.6.8): the packet buffer to TC 0, DTXMXSZRQ as without DCB,
  * the descriptor arbiter off while the rings are written (RTTDCS.ARBDIS),
  * rings and thresholds (write-back threshold 1, as igb: busy polling sees
- * sent descriptors at once), the arbiter on, DMATXCTL.TE, then each
- * queue's ENABLE (only after TE, 4.6.8) polled.
+ * sent descriptors at once), descriptor write-back relaxed ordering off
+ * (DCA_TXCTRL, Linux ixgbe_start_hw_gen2), the arbiter on, DMATXCTL.TE
+ * set keeping its VLAN EtherType (read-modify-write, as Linux
+ * ixgbe_configure_tx), then each queue's ENABLE (only after TE, 4.6.8)
+ * polled.
  */
 static int ixgbe_init_tx(struct e1000x_port *p)
 {
@@ -380,9 +386,10 @@ static int ixgbe_init_tx(struct e1000x_port *p)
 				 p->txq[q].n * (uint32_t)sizeof(union tx_desc));
 		wr32(p->regs, IXGBE_TXDCTL(q), IXGBE_XDCTL_PTHRESH(32) | IXGBE_XDCTL_HTHRESH(1) |
 			  IXGBE_XDCTL_WTHRESH(1));
+		clear_flags32(p->regs, IXGBE_DCA_TXCTRL(q), IXGBE_DCA_TXCTRL_DESC_WRO_EN);
 	}
 	clear_flags32(p->regs, IXGBE_RTTDCS, IXGBE_RTTDCS_ARBDIS);
-	wr32(p->regs, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
+	set_flags32(p->regs, IXGBE_DMATXCTL, IXGBE_DMATXCTL_TE);
 	for (int q = 0; q < p->nic.nqueues; q++) {
 		set_flags32(p->regs, IXGBE_TXDCTL(q), IXGBE_TXDCTL_ENABLE);
 		if (queue_wait(p, IXGBE_TXDCTL(q), q, "TX", IXGBE_TXDCTL_ENABLE))

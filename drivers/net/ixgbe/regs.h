@@ -108,6 +108,8 @@
 #define IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF (1u << 25)
 #define IXGBE_SRRCTL_DROP_EN (1u << 28)
 #define IXGBE_DCA_RXCTRL_RELAX_DATA (1u << 12)	/* reserved, reset 1, must be 0 (4.6.7) */
+#define IXGBE_DCA_RXCTRL_DATA_WRO_EN (1u << 13)	/* RX data write relaxed ordering */
+#define IXGBE_DCA_RXCTRL_HEAD_WRO_EN (1u << 15)	/* RX header write relaxed ordering */
 #define IXGBE_RDRXCTL_CRCSTRIP (1u << 1)
 #define IXGBE_RDRXCTL_DMAIDONE (1u << 3)	/* DMA init done, RO */
 #define IXGBE_RDRXCTL_RSCFRSTSIZE (0x1fu << 17)	/* must be 0 (4.6.7) */
@@ -176,10 +178,12 @@
 #define IXGBE_TDBAL(n)	(0x06000 + 0x40 * (n))	/* TX Descriptor Base Low, 128 - RW */
 #define IXGBE_TDT(n)	(0x06018 + 0x40 * (n))	/* TX Descriptor Tail - RW */
 #define IXGBE_TXDCTL(n)	(0x06028 + 0x40 * (n))	/* TX Descriptor Control - RW */
+#define IXGBE_DCA_TXCTRL(n) (0x0600c + 0x40 * (n))	/* TX DCA Control - RW */
 #define IXGBE_DTXMXSZRQ	0x08100	/* DMA TX Max Total Read Request - RW */
 #define IXGBE_TXPBSIZE(n) (0x0cc00 + 4 * (n))	/* TX Packet Buffer Size, 8 - RW */
 
-#define IXGBE_DMATXCTL_TE (1u << 0)	/* transmit enable */
+#define IXGBE_DMATXCTL_TE (1u << 0)	/* transmit enable; VT (31:16) the VLAN EtherType, 0x8100 */
+#define IXGBE_DCA_TXCTRL_DESC_WRO_EN (1u << 11)	/* TX descriptor write-back relaxed ordering */
 #define IXGBE_RTTDCS_ARBDIS (1u << 6)	/* descriptor arbiter off while TX is set up */
 #define IXGBE_TXDCTL_ENABLE (1u << 25)
 #define IXGBE_XDCTL_PTHRESH(n) ((uint32_t)(n))	/* RXDCTL/TXDCTL thresholds */
