@@ -437,6 +437,15 @@ static void test_msi_mode(void **st)
 /* Each bounded wait fails with its message; the port is refused and let
  * go (DRV_LOAD clear, bus mastering off), or, for the master disable,
  * reported and the reset done anyway. */
+/* How many writes to CTRL set RST and LRST. */
+static int rst_writes(void)
+{
+	int n = 0;
+	for (int i = 0; i < M.nlog; i++)
+		n += M.log[i].op == 'W' && M.log[i].reg == CTRL_ && (M.log[i].val & (1u << 26 | 1u << 3)) == (1u << 26 | 1u << 3);
+	return n;
+}
+
 static void test_waits_fail(void **st)
 {
 	(void)st;
@@ -462,10 +471,17 @@ static void test_waits_fail(void **st)
 		assert_int_equal(model_peek(CTRL_EXT_) & (1u << 28), 0);
 		assert_int_equal(M.cfg[PCI_COMMAND] & PCI_COMMAND_MASTER, 0);
 	}
+	/* master requests that never drain: reset twice (5.2.5.3.2, Linux
+	 * IXGBE_FLAGS_DOUBLE_RESET_REQUIRED), else once */
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	assert_int_equal(rst_writes(), 1);
 	model_init(M_82599);
 	M.s.gio_polls = -1;
 	assert_int_equal(probe(0x10fb, 1), 0);
-	assert_true(model_console_has("STATUS.PCIE_MASTER_ENABLE still set 80 ms after CTRL.PCIE_MASTER_DISABLE"));
+	assert_true(model_console_has("STATUS.PCIE_MASTER_ENABLE still set 80 ms after CTRL.PCIE_MASTER_DISABLE: "
+				      "master requests pending; resetting twice"));
+	assert_int_equal(rst_writes(), 2);
 	/* TXDCTL.ENABLE takes only after DMATXCTL.TE (the model's rule) */
 	assert_true(model_peek(TXDCTL0) & (1u << 25));
 }

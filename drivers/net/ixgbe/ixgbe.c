@@ -189,22 +189,37 @@ static void mask_all(struct e1000x_port *p)
 }
 
 /* 5.2.5.3.2: RX off, TX queues off, then master requests stopped and
- * their completion awaited (80 ms, Linux's bound); a timeout is reported
- * and the reset done anyway, as Linux does. */
-static void stop_dma(struct e1000x_port *p)
+ * their completion awaited (80 ms, Linux's bound). 0, or -1 when requests
+ * are still pending (reported): the reset is then done twice, as Linux
+ * ixgbe_disable_pcie_master asks (IXGBE_FLAGS_DOUBLE_RESET_REQUIRED): the
+ * first stops new requests, the second clears what the completions that
+ * trickled in meanwhile did. */
+static int stop_dma(struct e1000x_port *p)
 {
 	clear_flags32(p->regs, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
 	for (int q = 0; q < p->nic.nqueues; q++)
 		wr32(p->regs, IXGBE_TXDCTL(q), 0);
 	set_flags32(p->regs, IXGBE_CTRL, IXGBE_CTRL_PCIE_MASTER_DISABLE);
-	wait_for(p, IXGBE_STATUS, IXGBE_STATUS_PCIE_MASTER_ENABLE, 0, 80000,
-		 "STATUS.PCIE_MASTER_ENABLE still set 80 ms after CTRL.PCIE_MASTER_DISABLE: "
-		 "master requests pending; resetting anyway");
+	return wait_for(p, IXGBE_STATUS, IXGBE_STATUS_PCIE_MASTER_ENABLE, 0, 80000,
+			"STATUS.PCIE_MASTER_ENABLE still set 80 ms after CTRL.PCIE_MASTER_DISABLE: "
+			"master requests pending; resetting twice");
+}
+
+/* CTRL.RST with LRST (the MAC, link included), RST awaited, then 10 ms
+ * before the registers are used (4.6.3.2). 0, or -1 (printed). */
+static int mac_reset(struct e1000x_port *p)
+{
+	wr32(p->regs, IXGBE_CTRL, rd32(p->regs, IXGBE_CTRL) | IXGBE_CTRL_RST_MASK);
+	udelay(1000);
+	if (wait_for(p, IXGBE_CTRL, IXGBE_CTRL_RST_MASK, 0, 100000, "CTRL.RST did not clear within 100 ms"))
+		return -1;
+	udelay(10000);
+	return 0;
 }
 
 /*
  * Stop and reset the port (4.6.3.1-4.6.3.2): interrupts masked, DMA
- * stopped, CTRL.RST with LRST (the MAC, link included), RST awaited,
+ * stopped, the MAC reset (twice when master requests stayed pending),
  * interrupts masked again; then the EEPROM auto-read (EEC.ARD) and the
  * DMA initialisation (RDRXCTL.DMAIDONE) awaited, and CTRL_EXT.DRV_LOAD
  * set. With read_stats, the statistics are read once RX stopped, before
@@ -213,15 +228,12 @@ static void stop_dma(struct e1000x_port *p)
 static int ixgbe_reset(struct e1000x_port *p, int read_stats)
 {
 	mask_all(p);
-	stop_dma(p);
+	int pending = stop_dma(p);
 	udelay(1000);
 	if (read_stats)
 		p->nic.ops->update_stats(&p->nic);
-	wr32(p->regs, IXGBE_CTRL, rd32(p->regs, IXGBE_CTRL) | IXGBE_CTRL_RST_MASK);
-	udelay(1000);
-	if (wait_for(p, IXGBE_CTRL, IXGBE_CTRL_RST_MASK, 0, 100000, "CTRL.RST did not clear within 100 ms"))
+	if (mac_reset(p) || (pending && mac_reset(p)))
 		return -1;
-	udelay(10000);	/* 4.6.3.2: 10 ms before the registers are used */
 	mask_all(p);
 	if (wait_for(p, IXGBE_EEC, IXGBE_EEC_ARD, IXGBE_EEC_ARD, 20000,
 		     "EEC.ARD not set 20 ms after reset: EEPROM auto-read did not complete") ||
