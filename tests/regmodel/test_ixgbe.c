@@ -328,7 +328,13 @@ static void test_port_reset(void **st)
 	int before = M.nlog;
 	nic->ops->reset(nic);
 	nic->ops->watchdog(nic);
-	assert_true(model_find_write(before, CTRL_, 1u << 26, 1u << 26) > before);
+	/* 5.2.5.3.2 as Linux ixgbe_stop_adapter_generic: each queue disabled
+	 * with SWFLSH (bit 26), then master disable, then the reset */
+	int md = model_find_write(before, CTRL_, 1u << 2, 1u << 2);
+	int txoff = model_find_write(before, TXDCTL0, 0xffffffff, 1u << 26);
+	int rxoff = model_find_write(before, RXDCTL0, 1u << 25 | 1u << 26, 1u << 26);
+	assert_true(txoff > before && rxoff > before && md > txoff && md > rxoff);
+	assert_true(model_find_write(md, CTRL_, 1u << 26, 1u << 26) > md);
 	assert_int_equal(M.resets, 2);
 	assert_int_equal(nic->stats[NS_resets], 1);
 	assert_int_equal(nic->stats[NS_rx_drop_reset], 3);

@@ -188,7 +188,9 @@ static void mask_all(struct e1000x_port *p)
 	(void)rd32(p->regs, IXGBE_EICR);
 }
 
-/* 5.2.5.3.2: RX off, TX queues off, then master requests stopped and
+/* 5.2.5.3.2: RX off, each TX and RX queue disabled with its pending
+ * write-backs flushed (SWFLSH) and 1 ms for them, as Linux
+ * ixgbe_stop_adapter_generic, then master requests stopped and
  * their completion awaited (80 ms, Linux's bound). 0, or -1 when requests
  * are still pending (reported): the reset is then done twice, as Linux
  * ixgbe_disable_pcie_master asks (IXGBE_FLAGS_DOUBLE_RESET_REQUIRED): the
@@ -197,8 +199,12 @@ static void mask_all(struct e1000x_port *p)
 static int stop_dma(struct e1000x_port *p)
 {
 	clear_flags32(p->regs, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
-	for (int q = 0; q < p->nic.nqueues; q++)
-		wr32(p->regs, IXGBE_TXDCTL(q), 0);
+	for (int q = 0; q < p->nic.nqueues; q++) {
+		wr32(p->regs, IXGBE_TXDCTL(q), IXGBE_XDCTL_SWFLSH);
+		uint32_t rxdctl = rd32(p->regs, IXGBE_RXDCTL(q)) & ~IXGBE_RXDCTL_ENABLE;
+		wr32(p->regs, IXGBE_RXDCTL(q), rxdctl | IXGBE_XDCTL_SWFLSH);
+	}
+	udelay(1000);
 	set_flags32(p->regs, IXGBE_CTRL, IXGBE_CTRL_PCIE_MASTER_DISABLE);
 	return wait_for(p, IXGBE_STATUS, IXGBE_STATUS_PCIE_MASTER_ENABLE, 0, 80000,
 			"STATUS.PCIE_MASTER_ENABLE still set 80 ms after CTRL.PCIE_MASTER_DISABLE: "

@@ -104,6 +104,7 @@
 #define IXGBE_RXPBSIZE(n) (0x03c00 + 4 * (n))	/* RX Packet Buffer Size, 8 - RW */
 
 #define IXGBE_RXDCTL_ENABLE (1u << 25)
+#define IXGBE_XDCTL_SWFLSH (1u << 26)	/* RXDCTL/TXDCTL: flush the descriptor write-backs */
 #define IXGBE_SRRCTL_BSIZEPKT_2K 2u	/* 1 KiB units, bits 4:0 */
 #define IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF (1u << 25)
 #define IXGBE_SRRCTL_DROP_EN (1u << 28)
