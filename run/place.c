@@ -205,8 +205,12 @@ static void apply(void)
 				nic->pool->shared = 1;
 				nic->small_pool->shared = 1;
 			}
-			if (nic->owner[q] && !nic->irq_shared)
-				pci_irq_set_cpu(nic->pci, q, cpus[nic->owner[q]].apic_id);
+			uint32_t id = cpus[nic->owner[q]].apic_id;
+			if (nic->owner[q] && !nic->irq_shared && pci_irq_set_cpu(nic->pci, q, id) && id > 255 &&
+			    nic->pci->int_mode == INT_MODE_MSIX)
+				printf("%s: queue %d's interrupt stays on core 0, which wakes core%d: an MSI names APIC "
+				       "IDs up to 255 without interrupt remapping, and core%d's is %u\n", nic->name, q,
+				       nic->owner[q], nic->owner[q], id);
 		}
 	}
 }

@@ -157,8 +157,10 @@ int pci_irq_setup(struct pci_dev *d, int nvec, const irq_handler_t *handlers,
  */
 int pci_irq_set_handler(struct pci_dev *d, int k, irq_handler_t handler, void *arg);
 /* Send MSI-X vector k of d to the LAPIC with apic_id (a queue polled by
- * another core). Returns 0, or -1 when d is not in MSI-X mode or has no
- * vector k: MSI and INTx stay on the BSP. */
+ * another core). Returns 0, or -1 when d is not in MSI-X mode, has no
+ * vector k, or apic_id is above 255 (a message names 8 bits of APIC ID
+ * without interrupt remapping): the vector stays on the BSP, whose handler
+ * wakes the queue's owner. */
 int pci_irq_set_cpu(struct pci_dev *d, int k, uint32_t apic_id);
 /* The IntMode knob: the most capable mode pci_irq_setup may choose. */
 int pci_int_mode(void);

@@ -22,6 +22,10 @@
 #include "kernel/lapic.h"
 
 #define MSI_ADDRESS_BASE 0xfee00000u
+/* The highest APIC ID a message can name: its address has 8 bits of
+ * destination ID (SDM vol. 3A 11.11.1); beyond it needs interrupt remapping
+ * (VT-d), which is not driven. */
+#define MSI_DEST_MAX 255u
 
 static int64_t int_mode = INT_MODE_MSIX;
 static const struct knob_range int_mode_range[] = { { 0, 2 } };
@@ -268,7 +272,7 @@ void pci_msix_mask(struct pci_dev *d, int k, int masked)
 int pci_irq_set_cpu(struct pci_dev *d, int k, uint32_t apic_id)
 {
 	volatile uint32_t *t = msix_tables[d - pci_devs];
-	if (d->int_mode != INT_MODE_MSIX || !t || k < 0 || k >= d->nvec)
+	if (d->int_mode != INT_MODE_MSIX || !t || k < 0 || k >= d->nvec || apic_id > MSI_DEST_MAX)
 		return -1;
 	volatile uint32_t *e = t + k * PCI_MSIX_ENTRY_SIZE / 4;
 	uint32_t ctrl = e[PCI_MSIX_ENTRY_CTRL / 4];
