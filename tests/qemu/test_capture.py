@@ -4,7 +4,8 @@ the frames sent into port0 as port1's TX and those sent into port1 as its
 RX. Its text2pcap dump becomes a pcapng that tshark reads without a warning,
 whose frames equal those sent, byte for byte, with their directions; a
 filter from tcpdump -ddd keeps exactly the frames it names; summary lines
-read like tcpdump -q -n's."""
+read like tcpdump -q -n's. QEMU's own filter-dump on port1's netdev is
+the independent record of what that wire carried."""
 import os
 import re
 import subprocess
@@ -23,9 +24,12 @@ DONE = r"capture: port1: (\d+) frames printed; seen (\d+), filtered (\d+), kept 
 
 
 @pytest.fixture
-def box():
+def box(tmp_path):
+    wire = tmp_path / "wire1.pcap"   # QEMU's filter-dump of port1's netdev (n1): both directions
     q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2,
-             append="stats=0 promisc=1 app=fwd pairs=0-1")
+             append="stats=0 promisc=1 app=fwd pairs=0-1",
+             extra=["-object", f"filter-dump,id=wire1,netdev=n1,file={wire}"])
+    q.wire = wire
     try:
         q.expect(r"port1: link up", 90)
         q.send("\r")
@@ -97,6 +101,8 @@ def test_console_text2pcap(box, tmp_path):
     assert times == sorted(times)
     from scapy.all import rdpcap
     assert [bytes(f) for f in rdpcap(pcap)] == tx + rx
+    # QEMU's filter-dump saw the same frames cross port1's wire, and nothing else
+    assert [bytes(f) for f in rdpcap(str(q.wire))] == tx + rx
 
 
 def test_console_filter_and_summary(box):
