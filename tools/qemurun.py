@@ -276,6 +276,7 @@ class Qemu:
         self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, preexec_fn=die_with_parent)
         self.qmp = None
+        self.qmp_events = []    # QMP events read while waiting for replies, in order
 
     def nic_sock(self, i):
         """Path of NIC i's -netdev stream server socket."""
@@ -387,6 +388,8 @@ class Qemu:
         self.qmp_file.flush()
         while True:
             reply = json.loads(self.qmp_file.readline())
+            if "event" in reply:
+                self.qmp_events.append(reply)
             if "return" in reply:
                 return reply["return"]
             if "error" in reply:

@@ -1,8 +1,9 @@
 """The hardware watchdog (issue 24): watchdog=SECONDS arms QEMU's i6300esb,
 or without it q35's ICH9 TCO timer; while the poll loop runs it is fed and
 the box stays up past SECONDS; when core 0's loop stops (the fault image's
-`fault stall`) QEMU resets the guest, which boots again with the same knobs
-and says the last reset was the watchdog's."""
+`fault stall`) QEMU resets the guest (its QMP events WATCHDOG, action
+reset, then RESET), which boots again with the same knobs and says the
+last reset was the watchdog's."""
 import os
 import re
 import sys
@@ -32,11 +33,19 @@ def fed_then_reset(q, armed, fed_s):
         time.sleep(fed_s)
     assert q.shell("uptime") != up
     assert q.text().count("linerate 0.1.0 (") == 1
+    q.qmp_cmd("query-status")   # QMP connected: its events from here on
+    assert q.qmp_events == []
     q.send("fault stall\r")
     q.expect("fault: core 0 stalls")
     q.expect(r"boot: path pvh, cmdline \"watchdog=2 stats=0\"", 30)
     q.expect(re.escape(armed + "; the last reset was this watchdog's"))
     q.expect(PROMPT)
+    q.qmp_cmd("query-status")   # the events that came meanwhile are read before its answer
+    # the watchdog's reset, then SeaBIOS's own: on a warm start it resets
+    # the machine again (its hard reboot) before booting
+    reset = ("RESET", {"guest": True, "reason": "guest-reset"})
+    assert [(e["event"], e.get("data")) for e in q.qmp_events] == [
+        ("WATCHDOG", {"action": "reset"}), reset, reset], q.qmp_events
 
 
 def test_watchdog_fed_then_fires_on_a_stalled_loop():
