@@ -8,7 +8,9 @@ every frame arrives on the host socket byte for byte (QEMU's e1000e
 pads no short frame) and in order, the frame too large for
 the MTU counted in skipped_mtu; ptp4l's capture (tests/unit/data) as
 classic pcap; the same capture loaded by GRUB's module2 from an ISO; a
-truncated file refused at boot with the offset."""
+truncated file refused at boot with the offset; ptp4l's UDP capture at
+replay_speed=1 under QEMU's -icount, its gaps read back from QEMU's
+filter-dump."""
 import os
 import re
 import shutil
@@ -29,6 +31,7 @@ PROMPT = "linerate> "
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 BUILD = os.path.join(ROOT, "build")
 PTP_PCAP = os.path.join(os.path.dirname(__file__), "..", "unit", "data", "ptp4l-l2-e2e-twostep.pcap")
+PTP_UDP_PCAP = os.path.join(os.path.dirname(__file__), "..", "unit", "data", "ptp4l-udp4-e2e-twostep.pcap")
 GAP = 0.01      # s between the pcapng file's frames
 DONE = r"replay: port0: done: (\d+) frames, (\d+) bytes in (\d+)\.(\d+) s, (\d+) loops, skipped_mtu (\d+)"
 
@@ -256,3 +259,40 @@ def test_replay_truncated_refused(tmp_path):
         assert "replay: not running" in shell(q, "replay")
     finally:
         q.stop()
+
+
+def test_replay_recorded_gaps_under_icount(tmp_path):
+    """ptp4l's UDP/IPv4 capture (53 frames over 19.7 s, gaps of 14 us to
+    2.7 s) at replay_speed=1. Under TCG the guest's time is the host's, so
+    a loaded host stretches gaps by milliseconds; with -icount shift=5 the
+    guest's TSC and QEMU's virtual clock, which filter-dump stamps frames
+    with (us), both count guest instructions (32 ns each), and the 20 s run
+    takes a few host seconds. The wire equals the file byte for byte; its
+    gaps are the file's times one scale, the error of the TSC frequency the
+    guest measured against the PIT over 2 ms (78 ppm when tried), each
+    within 40 us of it (a turn of the poll loop; 11 us when tried)."""
+    frames = rdpcap(PTP_UDP_PCAP)
+    wire = tmp_path / "wire.pcap"
+    q = Qemu(boot="kernel", mem="128M", nics=["e1000e:netdev=stream"],
+             extra=["-initrd", PTP_UDP_PCAP, "-icount", "shift=5",
+                    "-object", f"filter-dump,id=wire,netdev=n0,file={wire}"],
+             append="stats=0 app=replay replay_start=shell")
+    try:
+        q.expect(r"port0: link up", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        port = StreamPort(q.nic_sock(0))
+        got, (n, _, _, _, loops, skipped) = run(q, port, len(frames))
+        same(got, [bytes(f) for f in frames])
+        assert (n, loops, skipped) == (len(frames), 1, 0)
+        port.close()
+    finally:
+        q.stop()
+    sent = rdpcap(str(wire))
+    same([bytes(f) for f in sent], [bytes(f) for f in frames])
+    tf = [float(f.time) for f in frames]
+    tw = [float(f.time) for f in sent]
+    scale = (tw[-1] - tw[0]) / (tf[-1] - tf[0])
+    assert abs(scale - 1) < 5e-4, scale
+    err = [(d - c) - (b - a) * scale for a, b, c, d in zip(tf, tf[1:], tw, tw[1:])]
+    assert max(map(abs, err)) < 40e-6, [round(e * 1e6) for e in err]
