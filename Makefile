@@ -222,6 +222,7 @@ bench: deps all insncount ## every benchmark: tables and CSV in build/bench/ (~1
 	$(PYTHON) tools/bench_ptp.py
 	$(PYTHON) tools/bench_replay.py
 	$(PYTHON) tools/bench_capture.py
+	$(PYTHON) tools/bench_console.py
 	$(MAKE) bench-rings
 
 # QEMU TCG plugins that count guest instructions (tools/insncount): the
