@@ -35,6 +35,7 @@ struct acpi_spcr {
 	uint8_t access_size;	/* GAS: 0 undefined, 1 byte, 2 word, 3 dword, 4 qword */
 	uint64_t address;	/* GAS: the register base */
 	uint8_t baud_code;	/* 0 as is, 3 9600, 4 19200, 6 57600, 7 115200 */
+	uint8_t bad_checksum;	/* 1: its bytes do not sum to 0 (the fields are not read) */
 };
 
 /* What reset and poweroff need from the FADT (ACPI 6.4 5.2.9) and the

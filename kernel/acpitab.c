@@ -231,11 +231,25 @@ static void parse_fadt(struct acpi_info *ai, const struct sdt_header *h, acpi_ma
 		find_s5(f, d);
 }
 
+/* An SPCR that table_at refused for its checksum alone: kept as such, so
+ * the console can say why its port is not used. */
+static void spcr_bad_checksum(struct acpi_info *ai, uint64_t addr, acpi_mapped_fn ok)
+{
+	const struct sdt_header *h = (const struct sdt_header *)addr;
+	if (ok(addr, sizeof(*h)) && !memcmp(h->sig, "SPCR", 4) && h->length >= sizeof(*h) &&
+	    h->length <= ACPI_TABLE_MAX && ok(addr, h->length)) {
+		ai->spcr.length = h->length;
+		ai->spcr.bad_checksum = 1;
+	}
+}
+
 static void parse_table(struct acpi_info *ai, uint64_t addr, acpi_mapped_fn ok)
 {
 	const struct sdt_header *h = table_at(addr, ok);
-	if (!h)
+	if (!h) {
+		spcr_bad_checksum(ai, addr, ok);
 		return;
+	}
 	if (ai->ntables < ACPI_MAX_TABLES)
 		memcpy(ai->tables[ai->ntables++], h->sig, 4);
 	if (!memcmp(h->sig, "APIC", 4))

@@ -230,7 +230,9 @@ static int spcr_console(const struct acpi_spcr *t, struct console_cfg *c, char *
 {
 	static const uint32_t spcr_baud[8] = { [3] = 9600, [4] = 19200, [6] = 57600, [7] = UART_BAUD_BASE };
 
-	if (t->length < ACPI_SPCR_MIN_LEN)
+	if (t->bad_checksum)
+		snprintf(err, len, "its checksum is wrong (its %u bytes do not sum to 0)", t->length);
+	else if (t->length < ACPI_SPCR_MIN_LEN)
 		snprintf(err, len, "it is %u bytes, fewer than %d", t->length, ACPI_SPCR_MIN_LEN);
 	else if (t->interface_type > 1 && t->interface_type != 0x12)
 		snprintf(err, len, "interface type %#x is not a 16550 (0, 0x12) or 16450 (1)", t->interface_type);

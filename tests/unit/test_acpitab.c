@@ -185,6 +185,24 @@ static void test_spcr_mmio32(void **state)
 	free(img);
 }
 
+/* An SPCR whose checksum is wrong: its length and the fault are kept, no
+ * field is read, and the table is not listed as used. */
+static void test_spcr_bad_checksum(void **state)
+{
+	(void)state;
+	uint8_t body[44] = { 0 };
+	body[22] = 7;
+	make(80 + 36 + sizeof(body), 2, "SPCR", 36 + sizeof(body), body, sizeof(body));
+	img[80 + 9]++;
+	struct acpi_info ai = { 0 };
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), 0);
+	assert_int_equal(ai.spcr.length, ACPI_SPCR_MIN_LEN);
+	assert_int_equal(ai.spcr.bad_checksum, 1);
+	assert_int_equal(ai.spcr.baud_code, 0);
+	assert_int_equal(ai.ntables, 1);	/* the XSDT only */
+	free(img);
+}
+
 static void test_spcr_short(void **state)
 {
 	(void)state;
@@ -270,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_madt_nmi),
 		cmocka_unit_test(test_spcr_mmio32),
 		cmocka_unit_test(test_spcr_short),
+		cmocka_unit_test(test_spcr_bad_checksum),
 		cmocka_unit_test(test_fadt_s5),
 		cmocka_unit_test(test_fadt_s5_not_found),
 	};
