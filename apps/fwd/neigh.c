@@ -2,8 +2,8 @@
  * fwd's neighbour resolution, ARP (RFC 826): each core's table per port,
  * answering and learning from ARP for our addresses, asking for the next
  * hops of routed frames (held meanwhile, ARP_HOLD per next hop), retries
- * every ARP_RETRY_MS up to ARP_TRIES times, then a negative cache entry
- * for ARP_NEG_MS; reachable entries are asked again after arp_timeout.
+ * every arp_retrans_time_ms up to ARP_TRIES times, then a negative cache
+ * entry for ARP_NEG_MS; reachable entries are asked again after arp_timeout.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +19,6 @@
 #define ARP_PROBE	8	/* slots an address may sit in, from its hash */
 #define ARP_NEG_MS	1000	/* a next hop that never answered: frames dropped for this long */
 #define ARP_TRIES	3	/* requests before giving up */
-#define ARP_RETRY_MS	100
 
 static const char *const arp_state_names[] = { "free", "incomplete", "reachable", "probe", "failed" };
 
@@ -28,7 +27,17 @@ static const struct knob_range arp_timeout_range[] = { { 1, 3600 } };
 KNOB(arp_timeout, .name = "arp_timeout", .type = KNOB_INT, .ranges = arp_timeout_range, .nranges = 1,
      .ival = &arp_timeout,
      .help = "fwd: seconds an ARP entry stays reachable without news before it is asked again "
-	     "(3 requests 100 ms apart, forwarding meanwhile); default 60");
+	     "(3 requests arp_retrans_time_ms apart, forwarding meanwhile); default 60");
+
+/* Linux's neigh retrans_time_ms, for ARP only (ND keeps RFC 4861's
+ * RETRANS_TIMER, nd.c): a next hop is given up ARP_TRIES times this after
+ * its first request. */
+static int64_t arp_retrans_time_ms = 100;
+static const struct knob_range arp_retrans_range[] = { { 10, 10000 } };
+KNOB(arp_retrans_time_ms, .name = "arp_retrans_time_ms", .type = KNOB_INT, .ranges = arp_retrans_range,
+     .nranges = 1, .ival = &arp_retrans_time_ms,
+     .help = "fwd: ms between ARP requests for an unresolved next hop (Linux's neigh retrans_time_ms); "
+	     "3 unanswered and the frames held for it are dropped (arp_unresolved); default 100");
 
 static unsigned arp_hash(uint32_t ip)
 {
@@ -84,11 +93,11 @@ static void arp_request(struct arp_entry *e)
 	l3_tx_add(e->port, p, TX_OWN);
 }
 
-/* Request number `tries` for e's address, the next ARP_RETRY_MS from now. */
+/* Request number `tries` for e's address, the next arp_retrans_time_ms from now. */
 static void arp_ask(struct arp_entry *e, int tries, uint64_t now)
 {
 	e->tries = (uint8_t)tries;
-	e->retry_tsc = now + tsc.hz * ARP_RETRY_MS / 1000;
+	e->retry_tsc = now + tsc.hz * (uint64_t)arp_retrans_time_ms / 1000;
 	arp_request(e);
 }
 
@@ -224,7 +233,7 @@ int arp_hold(struct arp_entry *e, int out, uint32_t hop, struct pkt *p, uint64_t
 }
 
 /* Apply the bindings other cores posted; resend ARP requests that went
- * unanswered for ARP_RETRY_MS; after ARP_TRIES, drop what waits for them
+ * unanswered for arp_retrans_time_ms; after ARP_TRIES, drop what waits for them
  * (arp_unresolved). */
 static __attribute__((noinline)) int arp_timers(uint64_t now)
 {
