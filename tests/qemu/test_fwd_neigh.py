@@ -4,11 +4,18 @@ RSS-hashed, so the replies to either core's requests arrive on queue 0,
 core 0's: what it learns must reach core 1, whose held frames then go out.
 Hosts: 10.1.0.x behind port0, 10.2.0.2 behind port1 (the next hop of
 10.3.0.0/16); for IPv6 (ND, RFC 4861) 2001:db8:1::x and 2001:db8:2::2;
-10.100.0.x on port0's VLAN 100 (ip0.100=, tagged frames on both cores)."""
+10.100.0.x on port0's VLAN 100 (ip0.100=, tagged frames on both cores; on
+igb with vlan_strip=1, the NIC taking the tags off).
+A core applies what another posted in its next timer pass, which a starved
+vCPU may run well after the other core's held frames left: the tables are
+read until both entries show, with a deadline. ARP requests go 1 s apart
+(arp_retrans_time_ms=1000, Linux's default): a test slowed by a loaded host
+still answers before an entry gives up (3 requests)."""
 import os
 import re
 import struct
 import sys
+import time
 
 import pytest
 from scapy.all import ARP, IP, UDP, Dot1Q, Ether, Raw, raw
@@ -20,7 +27,8 @@ from test_lcore import box, core_counts  # noqa: E402,F401 (box: the fixture)
 
 H0_MAC = "02:00:00:00:00:01"
 H1_MAC, H1_IP = "02:00:00:00:00:22", "10.2.0.2"
-APPEND = "app=fwd queues=2 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2 ip0.100=10.100.0.1/24"
+APPEND = ("app=fwd queues=2 ip0=10.1.0.1/24 ip1=10.2.0.1/24 route=10.3.0.0/16,10.2.0.2 ip0.100=10.100.0.1/24 "
+          "arp_retrans_time_ms=1000")
 HV_MAC, HV_IP = "02:00:00:00:01:00", "10.100.0.9"      # a host of VLAN 100 on port0
 
 
@@ -42,6 +50,28 @@ def flows(r, srcs, sports):
 
 def ip_frames(frames):
     return [f for f in frames if IP in f]
+
+
+def held_out(port, n, timeout=30):
+    """What port sends until n IP frames came (or timeout s): (the IP
+    frames, the ARP requests among the rest)."""
+    got, asks, end = [], [], time.monotonic() + timeout
+    while len(got) < n and time.monotonic() < end:
+        for f in (Ether(b) for b in port.recv(1, timeout=0.5)):
+            if IP in f:
+                got.append(f)
+            elif ARP in f and f[ARP].op == 1:
+                asks.append(f)
+    return got, asks
+
+
+def settled(read, want, timeout=20):
+    """read() once it equals want, or its last value after timeout s: the
+    other core applies a posted binding in its next timer pass."""
+    end = time.monotonic() + timeout
+    while (now := read()) != want and time.monotonic() < end:
+        time.sleep(0.2)
+    return now
 
 
 def routed(r, bulk):
@@ -72,27 +102,24 @@ def test_next_hop_learnt_on_core0_reaches_core1(box, model):
     10.2.0.2; both requests answered (the answers arrive on queue 0, core
     0's): every held frame goes out, both cores' entries are reachable, then 8 sources x 64 ports
     are all routed, by both cores, with no drop."""
-    r = box(APPEND, nports=2, smp=2, model=model)
+    r = box(APPEND + (" vlan_strip=1" if model == "igb" else ""), nports=2, smp=2, model=model)
     assert "core0: port0/q0" in r.q.text() and "core1: port0/q1" in r.q.text()
     r.mac = re.findall(r"ether ([0-9a-f:]{17})", r.shell("ifconfig"))
     first = flows(r, range(8), [0])
     r.p[0].send(first)
     # Both cores hold frames for 10.2.0.2 and ask for it (answered at once:
-    # an entry gives up after 3 requests 100 ms apart).
-    asked = [Ether(f) for f in r.p[1].recv(2, timeout=5)]
+    # an entry gives up after 3 requests 1 s apart).
+    asked = [Ether(f) for f in r.p[1].recv(2, timeout=10)]
     assert len(asked) == 2 and all(ARP in a and a[ARP].pdst == H1_IP for a in asked), asked
     reply = raw(Ether(src=H1_MAC, dst=r.mac[1]) /
                 ARP(op=2, hwsrc=H1_MAC, psrc=H1_IP, hwdst=r.mac[1], pdst="10.2.0.1"))
     r.p[1].send([reply] * len(asked))
-    got = []
-    for _ in range(20):
-        got += ip_frames(Ether(f) for f in r.p[1].recv(1, timeout=0.5))
-        if len(got) == len(first):
-            break
+    got, _ = held_out(r.p[1], len(first))
     assert sorted(g[IP].id for g in got) == sorted(Ether(f)[IP].id for f in first), got
     cores = core_counts(r)
     assert sum(cores.values()) == len(first) + len(asked) and cores[1] > 0, cores
-    assert arp(r) == {(0, H1_IP): ("reachable", 0), (1, H1_IP): ("reachable", 0)}
+    want = {(0, H1_IP): ("reachable", 0), (1, H1_IP): ("reachable", 0)}
+    assert settled(lambda: arp(r), want) == want
 
     bulk = flows(r, range(8), range(1, 64))
     got = ip_frames(routed(r, bulk))
@@ -103,7 +130,7 @@ def test_next_hop_learnt_on_core0_reaches_core1(box, model):
     cores = core_counts(r)
     # The ARP replies on port1 are core 0's; both cores routed a share.
     assert sum(cores.values()) == total + len(asked) and cores[0] > len(asked) and cores[1] > 0, cores
-    if model == "igb":      # tagged frames on two cores: one model is enough (~5 s)
+    if model == "igb":      # tagged frames on two cores, stripped by the NIC: one model is enough (~5 s)
         vlan_on_two_cores(r, cores)
 
 
@@ -116,43 +143,56 @@ def link_counts(r):
 
 
 def vlan_on_two_cores(r, cores):
-    """Port0's VLAN 100 with both cores routing: frames from port1 (64
-    ports, so on both queues) to 10.100.0.9, unknown, make each core ask for
-    it out of port0 tagged; the tagged answers (both on queue 0) reach both
-    cores and every held frame leaves tagged. Then tagged flows from 8
-    sources x 16 ports on VLAN 100 are routed out of port1 untagged by both
-    cores. Every frame counted on its link, no drop."""
+    """Port0's VLAN 100 with both cores routing: frames from port1 (8
+    sources, so on both queues) to 10.100.0.9, unknown, make each core ask
+    for it out of port0 tagged; the tagged answers (both on queue 0) reach
+    both cores and every held frame leaves tagged, on both cores. Then
+    tagged flows from 8 sources x 16 ports on VLAN 100 are routed out of
+    port1 untagged by both cores. Every frame counted on its link, no drop,
+    and every ARP request the router counts was seen on the wire.
+    vlan_strip=1 (igb's CTRL.VME, RCTL.VFE, VFTA): the tags arrive in the RX
+    descriptors, a priority-tagged frame (VID 0's VFTA bit) is port0's and
+    routed, and a frame of VLAN 300 (no sub-interface, no VFTA bit) is
+    dropped by the NIC: counted nowhere, not vlan_unknown."""
+    assert "fwd: port0.100: VLAN tag stripping and filtering by the NIC (vlan_strip=1)" in r.q.text()
     before = link_counts(r)
-    held = [raw(Ether(src=H1_MAC, dst=r.mac[1]) / IP(src=H1_IP, dst=HV_IP, id=3000 + p) /
+    # 8 sources: 8 UDP ports from one source all came on queue 0 (QEMU 10's
+    # igb), and core 1 then learnt 10.100.0.9 only from core 0's post.
+    held = [raw(Ether(src=H1_MAC, dst=r.mac[1]) / IP(src=f"10.2.0.{10 + p}", dst=HV_IP, id=3000 + p) /
                 UDP(sport=1000 + p, dport=2000) / Raw(b"v" * 32)) for p in range(8)]
     r.p[1].send(held)
-    asked = [Ether(f) for f in r.p[0].recv(2, timeout=5)]
-    assert len(asked) == 2 and all(ARP in a and a[Dot1Q].vlan == 100 and a[ARP].pdst == HV_IP for a in asked), asked
+    asked = [Ether(f) for f in r.p[0].recv(2, timeout=10)]
+    assert len(asked) == 2, asked
     r.p[0].send([raw(Ether(src=HV_MAC, dst=r.mac[0]) / Dot1Q(vlan=100) /
                      ARP(op=2, hwsrc=HV_MAC, psrc=HV_IP, hwdst=r.mac[0], pdst="10.100.0.1"))] * 2)
-    got = []
-    for _ in range(20):
-        got += ip_frames(Ether(f) for f in r.p[0].recv(1, timeout=0.5))
-        if len(got) == len(held):
-            break
+    # A core's requests leave on its TX queue before its held frames do.
+    got, later = held_out(r.p[0], len(held))
+    asked += later
+    assert all(ARP in a and a[Dot1Q].vlan == 100 and a[ARP].pdst == HV_IP for a in asked), asked
     assert sorted(g[IP].id for g in got) == [3000 + p for p in range(8)], got
     assert all(g[Dot1Q].vlan == 100 and g.dst == HV_MAC and g[IP].ttl == 63 for g in got), got
-    assert {(c, a): s for (c, a), s in arp_of(r, "port0.100").items()} == \
-        {(0, HV_IP): ("reachable", 0), (1, HV_IP): ("reachable", 0)}
+    held_on = core_counts(r)
+    assert held_on[0] > cores[0] and held_on[1] > cores[1], (cores, held_on)
+    want = {(0, HV_IP): "reachable", (1, HV_IP): "reachable"}
+    assert settled(lambda: {(c, a): s for (c, a), (s, _) in arp_of(r, "port0.100").items()}, want) == want
+    r.p[0].send([raw(Ether(src=HV_MAC, dst=r.mac[0]) / Dot1Q(vlan=300) /
+                     IP(src="10.30.0.9", dst="10.3.0.5", id=4300) / UDP(sport=9, dport=2000) / Raw(b"f" * 32))])
     tagged = [raw(Ether(src=HV_MAC, dst=r.mac[0]) / Dot1Q(vlan=100) /
                   IP(src=f"10.100.0.{20 + s}", dst="10.3.0.5", id=4000 + s * 16 + p) /
                   UDP(sport=1000 + p, dport=2000) / Raw(b"t" * 32)) for s in range(8) for p in range(16)]
-    got = ip_frames(routed(r, tagged))
-    assert sorted(g[IP].id for g in got) == sorted(Ether(f)[IP].id for f in tagged)
+    prio = raw(Ether(src=H0_MAC, dst=r.mac[0]) / Dot1Q(vlan=0, prio=5) /
+               IP(src="10.1.0.7", dst="10.3.0.5", id=4200) / UDP(sport=9, dport=2000) / Raw(b"p" * 32))
+    got = ip_frames(routed(r, tagged + [prio]))
+    assert sorted(g[IP].id for g in got) == sorted(Ether(f)[IP].id for f in tagged + [prio])
     assert all(Dot1Q not in g and g.dst == H1_MAC and g[IP].ttl == 63 for g in got)
     after = link_counts(r)
     moved = {link: {k: v - before[link].get(k, 0) for k, v in after[link].items()
                     if v != before[link].get(k, 0) and k not in ("arp_requests", "held")} for link in after}
-    assert moved == {"port0": {}, "port1": {"rx": 8, "forwarded": 8},
+    assert moved == {"port0": {"rx": 1, "forwarded": 1}, "port1": {"rx": 8, "forwarded": 8},
                      "port0.100": {"rx": 2 + len(tagged), "arp": 2, "forwarded": len(tagged)}}, moved
-    assert after["port0.100"]["arp_requests"] == 2
+    assert after["port0.100"]["arp_requests"] == len(asked), (after["port0.100"], asked)
     now = core_counts(r)
-    assert now[0] > cores[0] and now[1] > cores[1] + len(held) // 8, (cores, now)
+    assert now[0] > held_on[0] and now[1] > held_on[1], (held_on, now)
 
 
 APPEND6 = ("app=fwd queues=2 ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64 "
@@ -202,7 +242,8 @@ def test_nd_learnt_on_one_core_reaches_the_other(box, model):
     assert sorted(tag6(g) for g in got) == sorted(tag6(Ether(f)) for f in first), got
     cores = core_counts(r)
     assert cores[0] > 0 and cores[1] > 0, cores
-    assert nd_cache(r) == {(0, H1_IP6): ("reachable", 0), (1, H1_IP6): ("reachable", 0)}
+    want = {(0, H1_IP6): ("reachable", 0), (1, H1_IP6): ("reachable", 0)}
+    assert settled(lambda: nd_cache(r), want) == want
 
     bulk = flows6(r, range(8), range(1, 64))
     got = [g for g in routed(r, bulk) if UDP in g]
