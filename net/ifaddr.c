@@ -22,6 +22,9 @@ char *ifaddr_link_name(char *buf, size_t len, const char *prefix, int link)
 {
 	if (link < IFADDR_PORTS)
 		snprintf(buf, len, "%s%d", prefix, link);
+	else if (ifaddr_link_svid(link))
+		snprintf(buf, len, "%s%d.%u.%u", prefix, ifaddr_link_port(link), ifaddr_link_svid(link),
+			 ifaddr_link_vid(link));
 	else
 		snprintf(buf, len, "%s%d.%u", prefix, ifaddr_link_port(link), ifaddr_link_vid(link));
 	return buf;
@@ -269,36 +272,51 @@ static void show_ip(int port, char *buf, size_t len)
 		snprintf(buf + n, len - n, "%sauto", n ? "," : "");
 }
 
-int ifaddr_vlan_check(int port, const char *sub, unsigned *vid, char *err, size_t errlen)
+/* A VLAN ID at *s, decimal 1-4094 without leading zeros, up to the end
+ * or a '.': 0 and *s past it, or -1. */
+static int parse_vid(const char **s, unsigned *vid)
 {
+	const char *d = *s;
 	unsigned v = 0;
+	while (*d >= '0' && *d <= '9' && v <= 4094)
+		v = v * 10 + (unsigned)(*d++ - '0');
+	if ((*d && *d != '.') || d == *s || **s == '0' || v < 1 || v > 4094)
+		return -1;
+	*s = d;
+	*vid = v;
+	return 0;
+}
+
+int ifaddr_vlan_check(int port, const char *sub, unsigned *svid, unsigned *vid, char *err, size_t errlen)
+{
 	const char *s = sub;
-	while (*s >= '0' && *s <= '9' && v <= 4094)
-		v = v * 10 + (unsigned)(*s++ - '0');
-	if (*s || s == sub || sub[0] == '0' || v < 1 || v > 4094) {
-		snprintf(err, errlen, "VLAN ID '%.16s' is not 1-4094 (decimal without leading zeros; 0 is a priority tag, "
-			 "4095 reserved: IEEE 802.1Q-2018 Table 9-2)", sub);
+	unsigned a, b = 0;
+	if (parse_vid(&s, &a) || (*s && (s++, parse_vid(&s, &b) || *s))) {
+		snprintf(err, errlen, "VLAN ID '%.16s' is not 1-4094, nor S.C two of them for QinQ (decimal without "
+			 "leading zeros; 0 is a priority tag, 4095 reserved: IEEE 802.1Q-2018 Table 9-2)", sub);
 		return -1;
 	}
-	if (ifaddr_vlan_link(port, v) >= 0) {
-		snprintf(err, errlen, "ip%d.%u= given before: one sub-interface per port and VLAN", port, v);
+	*svid = b ? a : 0;
+	*vid = b ? b : a;
+	if (ifaddr_tags_link(port, *svid, *vid) >= 0) {
+		snprintf(err, errlen, "ip%d.%s= given before: one sub-interface per port and VLAN", port, sub);
 		return -1;
 	}
 	if (ifaddr_nvlans == IFADDR_VLANS) {
 		snprintf(err, errlen, "more than %d VLAN sub-interfaces", IFADDR_VLANS);
 		return -1;
 	}
-	*vid = v;
 	return 0;
 }
 
-/* ipN.VID=: a VLAN sub-interface of port N with its addresses. */
+/* ipN.VID= and ipN.S.C=: a VLAN sub-interface of port N with its addresses. */
 static int parse_vlan(int port, const char *sub, const char *v, char *err, size_t errlen)
 {
-	unsigned vid;
-	if (ifaddr_vlan_check(port, sub, &vid, err, errlen))
+	unsigned svid, vid;
+	if (ifaddr_vlan_check(port, sub, &svid, &vid, err, errlen))
 		return -1;
-	ifaddr_vlans[ifaddr_nvlans] = (struct ifaddr_vlan){ .port = (uint8_t)port, .vid = (uint16_t)vid };
+	ifaddr_vlans[ifaddr_nvlans] = (struct ifaddr_vlan){ .port = (uint8_t)port, .vid = (uint16_t)vid,
+							      .svid = (uint16_t)svid };
 	if (parse_ip(IFADDR_PORTS + ifaddr_nvlans, v, err, errlen))
 		return -1;
 	ifaddr_nvlans++;
@@ -312,7 +330,10 @@ static int show_vlan(int port, int i, char *sub, size_t sublen, char *buf, size_
 	for (int v = 0; v < ifaddr_nvlans; v++) {
 		const struct ifaddr *ia = &ifaddrs[IFADDR_PORTS + v];
 		if (ifaddr_vlans[v].port == port && (ia->v4.addr || ia->n6) && i-- == 0) {
-			snprintf(sub, sublen, "%u", ifaddr_vlans[v].vid);
+			if (ifaddr_vlans[v].svid)
+				snprintf(sub, sublen, "%u.%u", ifaddr_vlans[v].svid, ifaddr_vlans[v].vid);
+			else
+				snprintf(sub, sublen, "%u", ifaddr_vlans[v].vid);
 			show_ip(IFADDR_PORTS + v, buf, len);
 			return 0;
 		}
@@ -330,7 +351,8 @@ static int show_vlan(int port, int i, char *sub, size_t sublen, char *buf, size_
 	     .accepted = "A.B.C.D/LEN[,gw=A.B.C.D] and/or up to 4 ADDR6/LEN and/or auto, comma-separated (LEN 1-32 or " \
 			 "1-128, decimal without leading zeros), e.g. 10.0.0.1/24,gw=10.0.0.254,2001:db8::1/64; " \
 			 "no subnet on two links; gw another host of the subnet; or dhcp[,auto] (management port only); " \
-			 "ip" #n ".VID=A.B.C.D/LEN[,ADDR6/LEN...]: a VLAN sub-interface, VID 1-4094, once per VID, up to 8 in all", \
+			 "ip" #n ".VID=A.B.C.D/LEN[,ADDR6/LEN...]: a VLAN sub-interface, VID 1-4094, once per VID, up to 8 in all; " \
+			 "ip" #n ".S.C=...: one for QinQ frames (802.1ad S-tag S outside C-tag C)", \
 	     .help = "port" #n "'s IPv4 address and prefix and IPv6 addresses: fwd routes at L3 on them, rr and mgmt answer on both " \
 		     "families (IPv6 also on the link-local address from the MAC; lwIP takes IPv6 prefixes as /64), ptp (udp4) on IPv4; " \
 		     "auto: rr and mgmt also take an IPv6 address by SLAAC from a router's RA; " \

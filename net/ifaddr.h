@@ -47,23 +47,38 @@ struct ifaddr {
 extern struct ifaddr ifaddrs[IFADDR_LINKS];	/* by link */
 
 /* A VLAN sub-interface, ipN.VID= (IEEE 802.1Q-2018 9.6: frames tagged
- * VID on port N): its own link, IFADDR_PORTS + its index, with its own
- * addresses (ifaddrs[link]), as Linux's `ip link add link ethN type vlan`. */
+ * VID on port N), or ipN.S.C= (QinQ, 802.1ad: frames with an S-tag, TPID
+ * 0x88a8 and VID S, outside a C-tag of VID C): its own link, IFADDR_PORTS
+ * + its index, with its own addresses (ifaddrs[link]), as Linux's `ip
+ * link add link ethN type vlan [proto 802.1ad]` (one, or one on another). */
 struct ifaddr_vlan {
 	uint8_t port;
-	uint16_t vid;		/* 1..4094 */
+	uint16_t vid;		/* 1..4094: the C-tag's */
+	uint16_t svid;		/* 1..4094: the S-tag's (ipN.S.C=); 0: no S-tag */
 };
 extern struct ifaddr_vlan ifaddr_vlans[IFADDR_VLANS];
 extern int ifaddr_nvlans;
 
-/* The link of VLAN vid on port, or -1: none (a frame of that VLAN has no
+/* The link of S-VLAN svid's C-VLAN vid on port (svid 0: of C-VLAN vid,
+ * untagged outside), or -1: none (a frame of those tags has no
  * sub-interface). */
-static inline int ifaddr_vlan_link(int port, unsigned vid)
+static inline int ifaddr_tags_link(int port, unsigned svid, unsigned vid)
 {
 	for (int i = 0; i < ifaddr_nvlans; i++)
-		if (ifaddr_vlans[i].vid == vid && ifaddr_vlans[i].port == port)
+		if (ifaddr_vlans[i].vid == vid && ifaddr_vlans[i].svid == svid && ifaddr_vlans[i].port == port)
 			return IFADDR_PORTS + i;
 	return -1;
+}
+/* The link of VLAN vid on port (one C-tag), or -1. */
+static inline int ifaddr_vlan_link(int port, unsigned vid)
+{
+	return ifaddr_tags_link(port, 0, vid);
+}
+/* The S-VLAN ID link's frames carry outside their C-tag (ipN.S.C=), 0 for
+ * none. */
+static inline unsigned ifaddr_link_svid(int link)
+{
+	return link < IFADDR_PORTS ? 0 : ifaddr_vlans[link - IFADDR_PORTS].svid;
 }
 /* The port link is on (a port is its own). */
 static inline int ifaddr_link_port(int link)
@@ -75,13 +90,14 @@ static inline unsigned ifaddr_link_vid(int link)
 {
 	return link < IFADDR_PORTS ? 0 : ifaddr_vlans[link - IFADDR_PORTS].vid;
 }
-/* link's name after prefix into buf: "ip0", "port0.100" (prefix "port").
- * Returns buf. */
+/* link's name after prefix into buf: "ip0", "port0.100", "port0.10.100"
+ * (prefix "port"; S-VID then C-VID). Returns buf. */
 char *ifaddr_link_name(char *buf, size_t len, const char *prefix, int link);
-/* The rules of ipN.VID= for the VLAN ID text sub on port: decimal 1-4094
- * without leading zeros, not given before, room for one more. 0, or -1
- * with what is wrong in err. For the knob and its unit test. */
-int ifaddr_vlan_check(int port, const char *sub, unsigned *vid, char *err, size_t errlen);
+/* The rules of ipN.VID= and ipN.S.C= for the text sub on port: each VLAN
+ * ID decimal 1-4094 without leading zeros, not given before, room for one
+ * more. 0 with *svid (0 for ipN.VID=) and *vid set, or -1 with what is
+ * wrong in err. For the knob and its unit test. */
+int ifaddr_vlan_check(int port, const char *sub, unsigned *svid, unsigned *vid, char *err, size_t errlen);
 
 /* The rules of ipN= for a/len on port: a unicast host address (not 0/8,
  * 127/8, 224/4 and up), not its subnet's network or broadcast address

@@ -62,18 +62,24 @@ static inline void vlan_move_macs(uint8_t *to, const uint8_t *from)
 	__builtin_memcpy(to + 8, &b, 4);
 }
 
-/* Tag the frame at d (at least 12 bytes) with an 802.1Q C-tag (TPID
- * 0x8100, tci; IEEE 802.1Q-2018 9.6) after its MAC addresses: the MACs
- * move 4 bytes back, so d[-4..-1] must be the caller's. Returns the new
- * start, d - VLAN_HLEN; the frame is 4 bytes longer. Inline: fwd's VLAN
- * links tag every frame they send with it. */
-static inline uint8_t *vlan_insert(uint8_t *d, uint16_t tci)
+/* Tag the frame at d (at least 12 bytes) with a tag of TPID tpid (0x8100
+ * a C-tag, 0x88a8 an S-tag; IEEE 802.1Q-2018 9.6) and tci after its MAC
+ * addresses: the MACs move 4 bytes back, so d[-4..-1] must be the
+ * caller's. Returns the new start, d - VLAN_HLEN; the frame is 4 bytes
+ * longer. Inline: fwd's VLAN links tag every frame they send with it. */
+static inline uint8_t *vlan_insert_tpid(uint8_t *d, uint16_t tpid, uint16_t tci)
 {
 	uint8_t *t = d - VLAN_HLEN;
 	vlan_move_macs(t, d);
-	put16(t + 12, ETHERTYPE_VLAN);
+	put16(t + 12, tpid);
 	put16(t + 14, tci);
 	return t;
+}
+
+/* vlan_insert_tpid with a C-tag (TPID 0x8100). */
+static inline uint8_t *vlan_insert(uint8_t *d, uint16_t tci)
+{
+	return vlan_insert_tpid(d, ETHERTYPE_VLAN, tci);
 }
 
 /* Tagged frames and bytes per (outer VID, inner VID); inner VLAN_NONE for

@@ -39,8 +39,8 @@ static inline int l3_link_next(int l)
 	return l < NIC_MAX_PORTS + fwd_l3_nvlans ? l : FWD_LINKS;
 }
 /* A received frame tagged VID on port (its first EtherType 0x8100, room
- * for the tag): its sub-interface's link with the tag taken off, or -1
- * (vlan.c). */
+ * for the tag), or S-VID then C-VID (0x88a8 then 0x8100, QinQ): its
+ * sub-interface's link with the tag(s) taken off, or -1 (vlan.c). */
 int l3_vlan_untag(int port, struct pkt *p);
 /* The same for a frame whose tag the NIC took off (PKT_RX_VLAN, vlan_tci):
  * its sub-interface's link, port for a priority tag (VID 0), -1 for a

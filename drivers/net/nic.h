@@ -151,7 +151,7 @@ struct nic_port_config {
 
 /* One port. Drivers embed it at the start of their own struct. */
 struct nic {
-	char name[12];		/* "port0" (fwd's VLAN sub-interfaces: "port0.4094") */
+	char name[16];		/* "port0" (fwd's VLAN sub-interfaces: "port0.4094", "port0.4094.4094") */
 	int port;
 	const char *driver;	/* "e1000e" */
 	const char *model;	/* "82574L" */

@@ -4,7 +4,8 @@
  * counters and frames out. The input is a program:
  *   op 0-3  a frame on port op % 3 (port 0: 10.1.0.1/24 and
  *           2001:db8:1::1/64, and on VLAN 100 (ip0.100=, a link of its
- *           own) 10.100.0.1/24 and 2001:db8:100::1/64; port 1: 10.2.0.1/24 and 2001:db8:2::1/64,
+ *           own) 10.100.0.1/24 and 2001:db8:100::1/64, on QinQ S-VLAN 10's
+ *           C-VLAN 100 (ip0.10.100=) 10.110.0.1/24; port 1: 10.2.0.1/24 and 2001:db8:2::1/64,
  *           port 2: L2, paired with itself, a PTP transparent clock
  *           (ptp_tc=e2e, apps/fwd/tc.c)): a flags byte, a
  *           length, the bytes; flags make it easier to reach deep paths:
@@ -128,7 +129,7 @@ static void setup(void)
 		n->small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
 	}
 	int errs = cmdline_parse("app=fwd pairs=0-1,2-2 ip0=10.1.0.1/24,2001:db8:1::1/64 "
-				 "ip1=10.2.0.1/24,2001:db8:2::1/64 ip0.100=10.100.0.1/24,2001:db8:100::1/64 "
+				 "ip1=10.2.0.1/24,2001:db8:2::1/64 ip0.100=10.100.0.1/24,2001:db8:100::1/64 ip0.10.100=10.110.0.1/24 "
 				 "route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99 "
 				 "route=0.0.0.0/0,10.1.0.254 route=2001:db8:3::/48,2001:db8:2::2 "
 				 "route=::/0,fe80::1%port0 ra6=0,1 ptp_tc=e2e", __knobs_start, KNOBS_COUNT, 0, 0);
@@ -156,7 +157,7 @@ static void check_port(int p)
 	assert(s->rx == s->forwarded + sum_drops(s) + s->local + s->arp + s->nd + fwd_l3_held(p));
 }
 
-/* Port p's accounts and those of its VLAN sub-interfaces (ip0.100=). */
+/* Port p's accounts and those of its VLAN sub-interfaces (ip0.100=, ip0.10.100=). */
 static void check_links(int p)
 {
 	check_port(p);

@@ -4,6 +4,8 @@ scapy, vlan_strip=1: the NIC strips the tags into the RX descriptor and
 drops VLANs with no sub-interface on port0 (VFTA). port0 carries untagged 10.1.0.0/24, VLAN 100 (10.100.0.0/24 and
 2001:db8:100::/64) and VLAN 200 (10.200.0.0/24); port1 untagged 10.2.0.0/24
 and 2001:db8:2::/64; port2 is the management port on a tap (/metrics).
+port0 also carries QinQ S-VLAN 10's C-VLAN 100 (ip0.10.100=, 10.110.0.0/24),
+which the NIC passes untouched (its S-tag is not VET's TPID).
 One boot; the bad ipN.VID= forms are on the same command line and must be
 refused with the accepted forms while the good ones route."""
 import os
@@ -14,7 +16,7 @@ import sys
 import pytest
 import time
 
-from scapy.all import (ARP, ICMP, IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6ND_RA, ICMPv6ND_RS,
+from scapy.all import (ARP, ICMP, IP, UDP, Dot1AD, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6ND_RA, ICMPv6ND_RS,
                        ICMPv6NDOptMTU, ICMPv6NDOptPrefixInfo, ICMPv6NDOptDstLLAddr,
                        ICMPv6NDOptSrcLLAddr, IPerror, IPv6, Raw, raw)
 
@@ -32,9 +34,12 @@ H100_6 = "2001:db8:100::2"
 H7 = ("02:00:00:00:01:07", "10.100.0.7", 100)      # VLAN 100, not yet known to the router
 H7_6 = "2001:db8:100::7"
 H1_6 = "2001:db8:2::2"
+HQ = ("02:00:00:00:0a:64", "10.110.0.2", (10, 100))   # QinQ: S-VLAN 10, C-VLAN 100 on port0
 NS, TAP = netns.names("vlan")
-BAD = "ip0.0=10.9.0.1/24 ip0.4095=10.9.1.1/24 ip0.0100=10.9.2.1/24 ip1.100=10.100.0.9/24 ip0.300=dhcp"
+BAD = ("ip0.0=10.9.0.1/24 ip0.4095=10.9.1.1/24 ip0.0100=10.9.2.1/24 ip1.100=10.100.0.9/24 ip0.300=dhcp "
+       "ip0.10.0=10.9.4.1/24")
 APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip0.100=10.100.0.1/24,2001:db8:100::1/64 ip0.200=10.200.0.1/24 "
+          "ip0.10.100=10.110.0.1/24 "
           "ip1=10.2.0.1/24,2001:db8:2::1/64 ip5.300=10.5.0.1/24 " + BAD + " ip0.100=10.9.3.1/24 "
           "mgmt=port2 ip2=10.5.5.1/24 vlan_strip=1 route=2001:db8:7::/48,fe80::7%port0.100 "
           "route=2001:db8:8::/48,fe80::8%port0.300 route=2001:db8:9::/48,fe80::9%port0.01")
@@ -67,8 +72,11 @@ def r():
 
 
 def eth(r, host, port=0, **kw):
-    """Ether (and Dot1Q for a VLAN host) from host to the router's port."""
+    """Ether (and Dot1Q for a VLAN host, Dot1AD and Dot1Q for a QinQ one)
+    from host to the router's port."""
     e = Ether(src=host[0], dst=kw.pop("dst", r.mac[port]), **kw)
+    if isinstance(host[2], tuple):
+        return e / Dot1AD(vlan=host[2][0]) / Dot1Q(vlan=host[2][1])
     return e / Dot1Q(vlan=host[2]) if host[2] else e
 
 
@@ -85,7 +93,7 @@ def test_bad_forms_refused_with_accepted_forms(r):
     out = r.q.text()
     for key, why in [("ip0.0", "is not 1-4094"), ("ip0.4095", "is not 1-4094"), ("ip0.0100", "is not 1-4094"),
                      ("ip0.100", "given before"), ("ip1.100", "overlaps ip0.100=10.100.0.1/24"),
-                     ("ip0.300", "a VLAN sub-interface takes")]:
+                     ("ip0.300", "a VLAN sub-interface takes"), ("ip0.10.0", "is not 1-4094, nor S.C")]:
         lines = [ln for ln in out.splitlines() if "for %s= (" % key in ln]
         assert len(lines) == 1 and why in lines[0], (key, lines)
         assert "accepted: " in lines[0] and "VID 1-4094" in lines[0].split("accepted: ")[1], lines[0]
@@ -234,7 +242,7 @@ def test_own_arp_and_ns_out_of_a_vlan(r):
     after = r.fwd()
     d = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]} for link in after}
     moved = {link: {k: v for k, v in d[link].items() if v} for link in d}
-    assert moved == {"port0": {}, "port0.200": {}, "port1": {"rx": 6, "forwarded": 6},
+    assert moved == {"port0": {}, "port0.200": {}, "port0.10.100": {}, "port1": {"rx": 6, "forwarded": 6},
                      "port0.100": {"rx": 3, "arp": 1, "nd": 1, "forwarded": 1, "arp_requests": 1, "nd_solicits": 1}}
     assert re.search(r"port0\.100\s+%s\s+%s\s+reachable" % (re.escape(H7_6), H7[0]), r.shell("fwd nd"))
 
@@ -246,7 +254,7 @@ def test_vlan_links_in_metrics_and_show_config(r):
     c = r.fwd()
     page = netns.sh("curl", "-sS", "--max-time", "20", "http://10.5.5.1/metrics", ns=NS)
     for link, label in [("port0", 'port="port0"'), ("port0.100", 'link="port0.100"'),
-                        ("port0.200", 'link="port0.200"')]:
+                        ("port0.200", 'link="port0.200"'), ("port0.10.100", 'link="port0.10.100"')]:
         for name, key in [("fwd_received_total", "rx"), ("fwd_forwarded_total", "forwarded"),
                           ("fwd_arp_total", "arp"), ("fwd_nd_total", "nd")]:
             m = re.search(r"^linerate_%s\{%s\} (\d+)$" % (name, re.escape(label)), page, re.M)
@@ -260,11 +268,12 @@ def test_vlan_links_in_metrics_and_show_config(r):
                            stderr=subprocess.STDOUT, text=True, timeout=60)
     assert check.returncode == 0, check.stdout
     conf = r.shell("show config")
-    lines = {m.group(1): m.group(2) for m in re.finditer(r"^(ip\d(?:\.\d+)?)=(\S*)", conf, re.M)}
+    lines = {m.group(1): m.group(2) for m in re.finditer(r"^(ip\d(?:\.\d+){0,2})=(\S*)", conf, re.M)}
     assert lines["ip0"] == "10.1.0.1/24" and lines["ip1"] == "10.2.0.1/24,2001:db8:2::1/64"
     assert lines["ip0.100"] == "10.100.0.1/24,2001:db8:100::1/64" and lines["ip0.200"] == "10.200.0.1/24"
     # ip5.300= was taken away at boot (no port5), the refused forms never set.
-    assert sorted(k for k in lines if "." in k) == ["ip0.100", "ip0.200"], lines
+    assert lines["ip0.10.100"] == "10.110.0.1/24"
+    assert sorted(k for k in lines if "." in k) == ["ip0.10.100", "ip0.100", "ip0.200"], lines
     assert re.search(r"^ip0\.100=\S+\s+boot\s+ip0\.SUB: see ip0\r?$", conf, re.M), conf
     assert "ip0.100=10.100.0.1/24" in netns.sh("curl", "-sS", "--max-time", "20", "http://10.5.5.1/config", ns=NS)
 
@@ -295,8 +304,49 @@ def test_link_local_next_hop_through_a_vlan(r):
         time.sleep(0.1)
     moved = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]
                     if after[link][k] != before[link].get(k, 0)} for link in after}
-    assert moved == {"port0": {}, "port0.200": {}, "port1": {"rx": 1, "forwarded": 1},
+    assert moved == {"port0": {}, "port0.200": {}, "port0.10.100": {}, "port1": {"rx": 1, "forwarded": 1},
                      "port0.100": {"rx": 1, "nd": 1, "nd_solicits": 1}}, moved
+
+
+def test_qinq_link_routed_to_an_untagged_port(r):
+    """ip0.10.100=: frames with an S-tag of VLAN 10 (TPID 0x88a8) outside a
+    C-tag of VLAN 100 are port0.10.100's, not port0.100's: its host's ARP
+    is answered under both tags, 8 datagrams each way between it and port1
+    are routed (both tags taken off, and put back: S-tag outside, TTL one
+    less). The NIC's VLAN filter (vlan_strip=1) sees no tag of its TPID and
+    passes them all; S-VLAN 10's C-VLAN 200 and S-VLAN 20's C-VLAN 100 have
+    no sub-interface: vlan_unknown on port0."""
+    out = r.q.text()
+    assert "fwd: port0.10.100 routes at L3, 10.110.0.1/24" in out
+    assert "fwd: port0.10.100: VLAN tag stripping" not in out
+    before = r.fwd()
+    r.p[0].send([raw(eth(r, HQ, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=HQ[0], psrc=HQ[1], pdst="10.110.0.1"))])
+    rep = recv(r, 0, 1)
+    assert rep and ARP in rep[0] and rep[0][ARP].op == 2 and rep[0][ARP].psrc == "10.110.0.1", rep
+    assert raw(rep[0])[12:18] == bytes.fromhex("88a8000a8100") and rep[0][Dot1Q].vlan == 100, rep[0]
+    n = 8
+    for src, dst, pin, pout in [(HQ, H1, 0, 1), (H1, HQ, 1, 0)]:
+        sent = udp(r, src, dst, n, pin)
+        r.p[pin].send(sent)
+        got = recv(r, pout, n)
+        assert len(got) == n, (src, dst, got)
+        for s, g in zip(sent, got):
+            tags = raw(g)[12:20] if dst is HQ else raw(g)[12:14]
+            assert tags == (bytes.fromhex("88a8000a81000064") if dst is HQ else b"\x08\x00"), g.show(dump=True)
+            assert g.dst == dst[0] and g.src == r.mac[pout] and g[IP].ttl == 63 and g[IP].id == Ether(s)[IP].id
+    r.p[0].send([raw(Ether(src=HQ[0], dst=r.mac[0]) / Dot1AD(vlan=s) / Dot1Q(vlan=c) / IP(src=HQ[1], dst=H1[1]) /
+                     UDP(sport=7, dport=9)) for s, c in ((10, 200), (20, 100))])
+    assert recv(r, 1, 1, timeout=0.5) == []
+    end = time.monotonic() + 10
+    while (after := r.fwd())["port0"].get("vlan_unknown", 0) - before["port0"].get("vlan_unknown", 0) < 2 and \
+            time.monotonic() < end:
+        time.sleep(0.1)
+    moved = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]
+                    if after[link][k] != before[link].get(k, 0) and k != "held"} for link in after}
+    assert moved == {"port0": {"rx": 2, "vlan_unknown": 2}, "port0.100": {}, "port0.200": {},
+                     "port1": {"rx": n, "forwarded": n},
+                     "port0.10.100": {"rx": 1 + n, "arp": 1, "forwarded": n}}, moved
+    assert re.search(r"port0\.10\.100\s+10\.110\.0\.2\s+%s\s+reachable" % HQ[0], r.shell("fwd arp"))
 
 
 def test_router_advertisements_on_a_vlan():

@@ -1,4 +1,4 @@
-/* Unit tests for net/ifaddr.c's VLAN sub-interfaces: ipN.VID= through
+/* Unit tests for net/ifaddr.c's VLAN sub-interfaces: ipN.VID= and ipN.S.C= through
  * cmdline_parse (its NAME.SUB keys), the link table it builds and the
  * address rules across links. Includes net/ifaddr.c for its static knobs. */
 #include <stdarg.h>
@@ -71,6 +71,40 @@ static void test_links(void **state)
 	assert_false(ifaddr6_on_port(0, a6));
 }
 
+/* QinQ sub-interfaces (ipN.S.C=) beside one-tag ones of the same VIDs:
+ * each (port, S-VID, C-VID) its own link, named S then C. */
+static void test_qinq_links(void **state)
+{
+	(void)state;
+	char name[16];
+	assert_int_equal(parse("ip0.100=10.100.0.1/24 ip0.10.100=10.110.0.1/24 ip0.20.100=10.120.0.1/24 "
+			       "ip1.4094.4094=10.4.0.1/24"), 0);
+	assert_int_equal(ifaddr_nvlans, 4);
+	assert_int_equal(ifaddr_vlan_link(0, 100), IFADDR_PORTS);
+	assert_int_equal(ifaddr_tags_link(0, 0, 100), IFADDR_PORTS);
+	assert_int_equal(ifaddr_tags_link(0, 10, 100), IFADDR_PORTS + 1);
+	assert_int_equal(ifaddr_tags_link(0, 20, 100), IFADDR_PORTS + 2);
+	assert_int_equal(ifaddr_tags_link(1, 4094, 4094), IFADDR_PORTS + 3);
+	assert_int_equal(ifaddr_tags_link(0, 100, 10), -1);
+	assert_int_equal(ifaddr_tags_link(1, 10, 100), -1);
+	assert_int_equal(ifaddr_vlan_link(0, 10), -1);
+	assert_int_equal(ifaddr_link_svid(IFADDR_PORTS), 0);
+	assert_int_equal(ifaddr_link_svid(IFADDR_PORTS + 2), 20);
+	assert_int_equal(ifaddr_link_vid(IFADDR_PORTS + 2), 100);
+	assert_int_equal(ifaddr_link_svid(0), 0);
+	assert_string_equal(ifaddr_link_name(name, sizeof(name), "port", IFADDR_PORTS + 1), "port0.10.100");
+	assert_string_equal(ifaddr_link_name(name, sizeof(name), "port", IFADDR_PORTS + 3), "port1.4094.4094");
+	assert_string_equal(ifaddr_link_name(name, sizeof(name), "ip", IFADDR_PORTS), "ip0.100");
+	assert_int_equal(ifaddrs[IFADDR_PORTS + 2].v4.addr, ip4(10, 120, 0, 1));
+	/* show config's lines: S.C as given */
+	char sub[16], v[64];
+	assert_int_equal(show_vlan(0, 1, sub, sizeof(sub), v, sizeof(v)), 0);
+	assert_string_equal(sub, "10.100");
+	assert_string_equal(v, "10.110.0.1/24");
+	assert_int_equal(show_vlan(0, 0, sub, sizeof(sub), v, sizeof(v)), 0);
+	assert_string_equal(sub, "100");
+}
+
 /* One bad word: refused with why and the accepted forms, no link made. */
 static void refused(const char *line, int vlans, const char *why)
 {
@@ -93,6 +127,12 @@ static void test_bad_forms(void **state)
 	refused("ip0.1x=10.9.0.1/24", 0, "VLAN ID '1x' is not 1-4094");
 	refused("ip0.=10.9.0.1/24", 0, "VLAN ID '' is not 1-4094");
 	refused("ip0.100=10.100.0.1/24 ip0.100=10.9.0.1/24", 1, "ip0.100= given before");
+	refused("ip0.10.0=10.9.0.1/24", 0, "VLAN ID '10.0' is not 1-4094, nor S.C");
+	refused("ip0.0.100=10.9.0.1/24", 0, "VLAN ID '0.100' is not 1-4094");
+	refused("ip0.10.=10.9.0.1/24", 0, "VLAN ID '10.' is not 1-4094");
+	refused("ip0.10.100.5=10.9.0.1/24", 0, "VLAN ID '10.100.5' is not 1-4094");
+	refused("ip0.10.4095=10.9.0.1/24", 0, "VLAN ID '10.4095' is not 1-4094");
+	refused("ip0.10.100=10.100.0.1/24 ip0.10.100=10.9.0.1/24", 1, "ip0.10.100= given before");
 	refused("ip0=10.1.0.1/24 ip0.100=10.1.0.9/24", 0, "overlaps ip0=10.1.0.1/24");
 	refused("ip0.100=10.100.0.1/24 ip1=10.100.0.9/16", 1, "overlaps ip0.100=10.100.0.1/24");
 	refused("ip0.100=dhcp", 0, "a VLAN sub-interface takes");
@@ -114,6 +154,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_qinq_links),
 		cmocka_unit_test(test_bad_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
