@@ -2,6 +2,7 @@
 #include <string.h>
 #include "net/bytes.h"
 #include "net/ipv4.h"
+#include "net/ipv6.h"
 #include "net/ptp.h"
 
 #define UDP_HLEN 8
@@ -10,6 +11,10 @@ const uint8_t ptp_l2_mcast[6] = { 0x01, 0x1b, 0x19, 0x00, 0x00, 0x00 };
 const uint8_t ptp_ipv4_mcast_mac[6] = { 0x01, 0x00, 0x5e, 0x00, 0x01, 0x81 };
 const uint8_t ptp_l2_pdelay_mcast[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
 const uint8_t ptp_ipv4_pdelay_mac[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x6b };
+const uint8_t ptp_ipv6_mcast_mac[6] = { 0x33, 0x33, 0x00, 0x00, 0x01, 0x81 };
+const uint8_t ptp_ipv6_pdelay_mac[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x6b };
+const uint8_t ptp_ipv6_mcast[16] = { 0xff, 0x0e, [14] = 0x01, [15] = 0x81 };
+const uint8_t ptp_ipv6_pdelay_mcast[16] = { 0xff, 0x02, [15] = 0x6b };
 
 /* Peer-delay messages have their own address (Annex D, F). */
 static int is_pdelay(uint8_t msg_type)
@@ -300,7 +305,7 @@ int64_t ptp_ts_to_ns(struct ptp_ts t)
 
 size_t ptp_frame_hlen(enum ptp_transport t)
 {
-	return t == PTP_UDP4 ? ETH_HLEN + IPV4_HLEN + UDP_HLEN : ETH_HLEN;
+	return t == PTP_UDP4 ? ETH_HLEN + IPV4_HLEN + UDP_HLEN : t == PTP_UDP6 ? ETH_HLEN + IPV6_HLEN + UDP_HLEN : ETH_HLEN;
 }
 
 static enum ptp_frame_kind parse_udp4(const uint8_t *frame, size_t len, struct ptp_frame *f)
@@ -330,6 +335,25 @@ static enum ptp_frame_kind parse_udp4(const uint8_t *frame, size_t len, struct p
 	return PTP_FRAME_OK;
 }
 
+static enum ptp_frame_kind parse_udp6(const uint8_t *frame, size_t len, struct ptp_frame *f)
+{
+	const struct ipv6_hdr *ip = (const struct ipv6_hdr *)(frame + ETH_HLEN);
+	const uint8_t *udp = (const uint8_t *)(ip + 1);
+	if (len < ETH_HLEN + IPV6_HLEN + UDP_HLEN || ip->nexthdr != 17)
+		return PTP_FRAME_NONE;
+	uint16_t dport = get16(udp + 2);
+	if (dport != PTP_EVENT_PORT && dport != PTP_GENERAL_PORT)
+		return PTP_FRAME_NONE;
+	size_t plen = ntoh16(ip->payload_len), ulen = get16(udp + 4);
+	if (frame[ETH_HLEN] >> 4 != 6 || ETH_HLEN + IPV6_HLEN + plen > len || ulen < UDP_HLEN || ulen > plen ||
+	    !get16(udp + 6) || ipv6_l4_csum(ip, 17, udp, ulen))
+		return PTP_FRAME_BAD_IP;
+	f->msg = udp + UDP_HLEN;
+	f->len = ulen - UDP_HLEN;
+	f->src_ip = 0;
+	return PTP_FRAME_OK;
+}
+
 enum ptp_frame_kind ptp_frame_parse(const uint8_t *frame, size_t len, enum ptp_transport t,
 				    struct ptp_frame *f)
 {
@@ -344,27 +368,63 @@ enum ptp_frame_kind ptp_frame_parse(const uint8_t *frame, size_t len, enum ptp_t
 		f->src_ip = 0;
 		return PTP_FRAME_OK;
 	}
+	if (t == PTP_UDP6)
+		return type == ETHERTYPE_IPV6 ? parse_udp6(frame, len, f) : PTP_FRAME_NONE;
 	return type == ETHERTYPE_IPV4 ? parse_udp4(frame, len, f) : PTP_FRAME_NONE;
 }
 
+const uint8_t *ptp_mcast_mac(enum ptp_transport t, int pdelay)
+{
+	static const uint8_t *const mac[3][2] = {
+		[PTP_L2] = { ptp_l2_mcast, ptp_l2_pdelay_mcast },
+		[PTP_UDP4] = { ptp_ipv4_mcast_mac, ptp_ipv4_pdelay_mac },
+		[PTP_UDP6] = { ptp_ipv6_mcast_mac, ptp_ipv6_pdelay_mac },
+	};
+	return mac[t][!!pdelay];
+}
+
+/* The IPv6 and UDP headers of a UDPv6 frame (ptp_frame_build). */
+static size_t build_udp6(uint8_t *frame, const uint8_t src_ip[16], int pd, uint16_t port, size_t msg_len)
+{
+	struct ipv6_hdr *ip = (struct ipv6_hdr *)(frame + ETH_HLEN);
+	uint8_t *udp = (uint8_t *)(ip + 1);
+	size_t ulen = UDP_HLEN + msg_len + PTP_UDP6_TRAILER;
+	memset(udp + UDP_HLEN + msg_len, 0, PTP_UDP6_TRAILER);
+	put32((uint8_t *)&ip->vtc_flow, 6u << 28);
+	put16((uint8_t *)&ip->payload_len, (uint16_t)ulen);
+	ip->nexthdr = 17;
+	ip->hop_limit = PTP_UDP_TTL;
+	memcpy(ip->saddr, src_ip, 16);
+	memcpy(ip->daddr, pd ? ptp_ipv6_pdelay_mcast : ptp_ipv6_mcast, 16);
+	put16(udp, port);
+	put16(udp + 2, port);
+	put16(udp + 4, (uint16_t)ulen);
+	put16(udp + 6, 0);
+	uint16_t c = ipv6_l4_csum(ip, 17, udp, ulen);
+	put16(udp + 6, c ? c : 0xffff);	/* a sum of 0 is sent as all ones (RFC 8200 8.1) */
+	return ETH_HLEN + IPV6_HLEN + ulen;
+}
+
 size_t ptp_frame_build(uint8_t *frame, enum ptp_transport t, const uint8_t src_mac[6],
-		       uint32_t src_ip, uint8_t msg_type, size_t msg_len)
+		       const uint8_t *src_ip, uint8_t msg_type, size_t msg_len)
 {
 	int pd = is_pdelay(msg_type);
-	memcpy(frame, t == PTP_UDP4 ? (pd ? ptp_ipv4_pdelay_mac : ptp_ipv4_mcast_mac) : pd ? ptp_l2_pdelay_mcast : ptp_l2_mcast, 6);
+	uint16_t port = ptp_is_event(msg_type) ? PTP_EVENT_PORT : PTP_GENERAL_PORT;
+	memcpy(frame, ptp_mcast_mac(t, pd), 6);
 	memcpy(frame + 6, src_mac, 6);
-	put16(frame + 12, t == PTP_UDP4 ? ETHERTYPE_IPV4 : PTP_ETHERTYPE);
+	put16(frame + 12, t == PTP_UDP4 ? ETHERTYPE_IPV4 : t == PTP_UDP6 ? ETHERTYPE_IPV6 : PTP_ETHERTYPE);
 	size_t len = ptp_frame_hlen(t) + msg_len;
+	if (t == PTP_UDP6)
+		len = build_udp6(frame, src_ip, pd, port, msg_len);
 	if (t == PTP_UDP4) {
 		uint8_t *ip = frame + ETH_HLEN, *udp = ip + IPV4_HLEN;
-		uint16_t port = ptp_is_event(msg_type) ? PTP_EVENT_PORT : PTP_GENERAL_PORT;
 		memset(ip, 0, IPV4_HLEN);
 		ip[0] = 0x45;
 		put16(ip + 2, (uint16_t)(IPV4_HLEN + UDP_HLEN + msg_len));
 		put16(ip + 6, 0x4000);	/* DF, as Linux sends it */
 		ip[8] = PTP_UDP_TTL;
 		ip[9] = 17;
-		put32(ip + 12, src_ip);
+		memcpy(ip + 12, src_ip, 4);
 		put32(ip + 16, pd ? PTP_IPV4_PDELAY_MCAST : PTP_IPV4_MCAST);
 		put16(ip + 10, inet_csum(ip, IPV4_HLEN));
 		put16(udp, port);

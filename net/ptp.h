@@ -4,7 +4,8 @@
  * Delay_Req 13.6, Follow_Up 13.7, Delay_Resp 13.8), the peer-delay ones
  * (Pdelay_Req 13.9, Pdelay_Resp 13.10, Pdelay_Resp_Follow_Up 13.11) and management
  * messages (15.4, their TLV in net/ptp_mgmt.h), the TLVs after a body
- * (14.1), the L2 (Annex F) and UDP/IPv4 (Annex D) framing, and the best
+ * (14.1), the L2 (Annex F), UDP/IPv4 (Annex D) and UDP/IPv6 (Annex E)
+ * framing, and the best
  * master clock dataset comparison (9.3.4, figures 27 and 28).
  *
  * Portable: no kernel headers, every multi-byte field is big-endian on the
@@ -23,7 +24,13 @@
 #define PTP_GENERAL_PORT	320
 #define PTP_IPV4_MCAST		0xe0000181	/* 224.0.1.129 */
 #define PTP_IPV4_PDELAY_MCAST	0xe000006b	/* 224.0.0.107, peer-delay messages */
-#define PTP_UDP_TTL		1		/* as ptp4l's udp_ttl default */
+#define PTP_UDP_TTL		1		/* as ptp4l's udp_ttl default (IPv6: the hop limit) */
+/* UDP/IPv6 (Annex E): ff0e::181 (ptp4l's udp6_scope 0x0E) and ff02::6b for
+ * peer-delay messages; every message carries 2 octets after messageLength,
+ * as ptp4l's udp6 sends them (room for a UDP checksum correction). */
+extern const uint8_t ptp_ipv6_mcast[16];
+extern const uint8_t ptp_ipv6_pdelay_mcast[16];
+#define PTP_UDP6_TRAILER	2
 
 /* messageType (13.3.2.2) */
 enum ptp_type {
@@ -174,13 +181,19 @@ int64_t ptp_ts_to_ns(struct ptp_ts t);
 
 /* The transports (ptp4l's network_transport): L2 sends to 01:1B:19:00:00:00
  * with EtherType 0x88F7; UDPv4 to 224.0.1.129 (MAC 01:00:5E:00:01:81),
- * event messages on port 319 and general ones on 320, TTL 1. Peer-delay
- * messages go to 01:80:C2:00:00:0E or 224.0.0.107 (Annex F, D). */
-enum ptp_transport { PTP_L2, PTP_UDP4 };
+ * UDPv6 to ff0e::181 (MAC 33:33:00:00:01:81), event messages on port 319
+ * and general ones on 320, TTL (hop limit) 1. Peer-delay messages go to
+ * 01:80:C2:00:00:0E, 224.0.0.107 or ff02::6b (Annex F, D, E). */
+enum ptp_transport { PTP_L2, PTP_UDP4, PTP_UDP6 };
 extern const uint8_t ptp_l2_mcast[6];
 extern const uint8_t ptp_ipv4_mcast_mac[6];
 extern const uint8_t ptp_l2_pdelay_mcast[6];	/* 01:80:C2:00:00:0E */
 extern const uint8_t ptp_ipv4_pdelay_mac[6];	/* 01:00:5E:00:00:6B */
+extern const uint8_t ptp_ipv6_mcast_mac[6];	/* 33:33:00:00:01:81 */
+extern const uint8_t ptp_ipv6_pdelay_mac[6];	/* 33:33:00:00:00:6B */
+/* The destination MAC of transport t's messages: peer-delay ones (pdelay
+ * 1) or the others. */
+const uint8_t *ptp_mcast_mac(enum ptp_transport t, int pdelay);
 
 /* Where the PTP message starts in a received frame. */
 struct ptp_frame {
@@ -193,24 +206,29 @@ struct ptp_frame {
 enum ptp_frame_kind {
 	PTP_FRAME_NONE,		/* not PTP over this transport */
 	PTP_FRAME_OK,
-	PTP_FRAME_BAD_IP,	/* IPv4/UDP to port 319/320 with a bad header or length */
+	PTP_FRAME_BAD_IP,	/* IPv4/IPv6 UDP to port 319/320 with a bad header, length or
+				 * (IPv6) UDP checksum */
 };
 
 /* Find the PTP message in frame (len bytes) for transport t: L2 by
  * EtherType; UDPv4 by IPv4 (header checked, no fragments) and UDP
- * destination port 319 or 320. */
+ * destination port 319 or 320; UDPv6 by an IPv6 header whose next header
+ * is UDP (no extension headers, as ptp4l sends) to port 319 or 320, the
+ * UDP checksum checked (mandatory, RFC 8200 8.1: 0 is bad). */
 enum ptp_frame_kind ptp_frame_parse(const uint8_t *frame, size_t len, enum ptp_transport t,
 				    struct ptp_frame *f);
 
 /* Put the headers in front of a PTP message of msg_len bytes already at
  * frame + ptp_frame_hlen(t): Ethernet from src_mac to the transport's
- * multicast MAC, and for UDPv4 an IPv4 header from src_ip (host order,
- * checksummed, DF, TTL 1) and a UDP header (port 319 for events, else 320;
- * checksum 0, allowed in IPv4). Returns the frame length, padded with
- * zeros to 60 bytes. */
+ * multicast MAC; for UDPv4 an IPv4 header from src_ip (4 bytes, network
+ * order; checksummed, DF, TTL 1) and a UDP header (port 319 for events,
+ * else 320; checksum 0, allowed in IPv4); for UDPv6 an IPv6 header from
+ * src_ip (16 bytes; hop limit 1) and a UDP header with its checksum, the
+ * message followed by PTP_UDP6_TRAILER zero bytes. src_ip is not read for
+ * L2 (0 will do). Returns the frame length, padded with zeros to 60 bytes. */
 size_t ptp_frame_build(uint8_t *frame, enum ptp_transport t, const uint8_t src_mac[6],
-		       uint32_t src_ip, uint8_t msg_type, size_t msg_len);
-/* Bytes of headers before the PTP message: 14 (L2) or 42 (UDPv4). */
+		       const uint8_t *src_ip, uint8_t msg_type, size_t msg_len);
+/* Bytes of headers before the PTP message: 14 (L2), 42 (UDPv4) or 62 (UDPv6). */
 size_t ptp_frame_hlen(enum ptp_transport t);
 
 /* What the best master clock algorithm compares (9.3.4): a clock's

@@ -13,7 +13,7 @@ struct ptp_conf ptp_conf = {
 };
 
 static const char *const role_choices[] = { "auto", "master", "slave", 0 };
-static const char *const transport_choices[] = { "L2", "UDPv4", 0 };
+static const char *const transport_choices[] = { "L2", "UDPv4", "UDPv6", 0 };
 static const char *const tstamp_choices[] = { "hardware", "software", 0 };
 static const char *const dm_choices[] = { "E2E", "P2P", 0 };
 static const struct knob_range u8_range[] = { { 0, 255 } };
@@ -29,8 +29,9 @@ KNOB(ptp_role, .name = "ptp_role", .type = KNOB_ENUM, .choices = role_choices, .
 	     "(slaveOnly, clockClass 255); default auto");
 KNOB(network_transport, .name = "network_transport", .type = KNOB_ENUM, .choices = transport_choices,
      .ival = &ptp_conf.transport,
-     .help = "ptp: L2 (EtherType 0x88F7 to 01:1B:19:00:00:00) or UDPv4 (224.0.1.129 ports 319/320, "
-	     "source address from the port's ipN=); default L2");
+     .help = "ptp: L2 (EtherType 0x88F7 to 01:1B:19:00:00:00), UDPv4 (224.0.1.129 ports 319/320, "
+	     "source address from the port's ipN=) or UDPv6 (ff0e::181, peer delay ff02::6b; source the first "
+	     "IPv6 address of ipN=, else the port's link-local one); default L2");
 KNOB(domainNumber, .name = "domainNumber", .type = KNOB_INT, .ranges = u8_range, .nranges = 1,
      .ival = &ptp_conf.domain, .help = "ptp: domain; messages of other domains are dropped (wrong_domain); default 0");
 KNOB(priority1, .name = "priority1", .type = KNOB_INT, .ranges = u8_range, .nranges = 1,

@@ -104,7 +104,7 @@ static void set_hwtstamp(struct ptp_port *pp)
 	if (!pp->hw)
 		return;
 	int rx = pp->state != PS_MASTER ? PTP_SYNC : ptp_conf.delay_mechanism == DM_P2P ? PTP_PDELAY_REQ : PTP_DELAY_REQ;
-	phc_hwtstamp(pp->clk, rx, 1, ptp_conf.transport == PTP_UDP4);
+	phc_hwtstamp(pp->clk, rx, 1, ptp_conf.transport != PTP_L2);
 }
 
 void ptp_port_to_state(struct ptp_port *pp, enum port_state s, const char *event)

@@ -23,6 +23,18 @@ static const char *const rx_names[PC_N] = {
 };
 static const char *const ev_names[PE_N] = { PTP_EVENTS(PTP_NAME) };
 
+static const char *const transport_names[] = { "L2", "UDPv4", "UDPv6" };
+
+/* UDPv6's source address (Annex E): the port's first IPv6 address given
+ * with ipN=, else its link-local one (fe80::/64 from the MAC, RFC 4862
+ * 5.3), as Linux picks for ptp4l's ff0e::181 (RFC 6724 rule 2). */
+static void source6(struct ptp_port *pp, int port)
+{
+	if (!ifaddrs[port].ll6[0])
+		ifaddr6_link_local(port, nics[port]->mac);
+	memcpy(pp->ip6, ifaddrs[port].n6 ? ifaddrs[port].v6[0].addr : ifaddrs[port].ll6, 16);
+}
+
 /* A clock on every port app=ptp runs on: an ordinary clock on one port, a
  * boundary clock over two or more (clock.c). */
 static int ptp_init(void)
@@ -45,19 +57,20 @@ static int ptp_init(void)
 			return -1;
 		}
 		struct ptp_port *pp = &ptp_ports[p];
-		int udp = ptp_conf.transport == PTP_UDP4;
-		nic_mc_add(nic, udp ? ptp_ipv4_mcast_mac : ptp_l2_mcast);
+		nic_mc_add(nic, ptp_mcast_mac((enum ptp_transport)ptp_conf.transport, 0));
 		if (ptp_conf.delay_mechanism == DM_P2P)
-			nic_mc_add(nic, udp ? ptp_ipv4_pdelay_mac : ptp_l2_pdelay_mcast);
+			nic_mc_add(nic, ptp_mcast_mac((enum ptp_transport)ptp_conf.transport, 1));
 		ptp_port_init(pp, nic);
 		ptp_clock_add(pp);
 		pp->ip = ifaddrs[p].v4.addr;
+		if (ptp_conf.transport == PTP_UDP6)
+			source6(pp, p);
 		char id[32];
 		ptp_fmt_id(id, sizeof(id), pp->id.clock_id, pp->id.port);
 		printf("ptp: %s: %s clock %s, role %s, %s, %s, domain %ld, %s timestamps\n", nic->name,
 		       nports > 1 ? "boundary" : "ordinary", id,
 		       ptp_conf.role == ROLE_AUTO ? "auto" : ptp_conf.role == ROLE_MASTER ? "master" : "slave",
-		       ptp_conf.transport == PTP_UDP4 ? "UDPv4" : "L2", ptp_conf.delay_mechanism == DM_P2P ? "P2P" : "E2E",
+		       transport_names[ptp_conf.transport], ptp_conf.delay_mechanism == DM_P2P ? "P2P" : "E2E",
 		       ptp_conf.domain,
 		       pp->hw ? "hardware" : "software");
 		ptp_port_to_state(pp, PS_LISTENING, "INIT_COMPLETE");
@@ -204,7 +217,9 @@ int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *s
 	size_t ml = ptp_build(p->data + hl, PKT_BUF_SIZE - hl, m);
 	if (ptp_conf.transport_specific == PTP_TS_8021AS && m->msg_type == PTP_FOLLOW_UP)
 		ptp_put_follow_up_info(p->data + hl, PKT_BUF_SIZE - hl, &ml);
-	p->len = (uint16_t)ptp_frame_build(p->data, t, nic->mac, pp->ip, m->msg_type, ml);
+	uint8_t ip4[4];
+	put32(ip4, pp->ip);
+	p->len = (uint16_t)ptp_frame_build(p->data, t, nic->mac, t == PTP_UDP6 ? pp->ip6 : ip4, m->msg_type, ml);
 	if (ptp_conf.transport_specific == PTP_TS_8021AS)	/* every gPTP message (802.1AS 11.3.4) */
 		memcpy(p->data, ptp_l2_pdelay_mcast, 6);
 	int event = ptp_is_event(m->msg_type) && txseq;
@@ -255,7 +270,7 @@ static void ptp_report(int json)
 	}
 }
 
-APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock, boundary clock on several ports (E2E or P2P, two-step, L2 or UDPv4, pmc management)", .init = ptp_init,
+APP(ptp, .name = "ptp", .help = "IEEE 1588 ordinary clock, boundary clock on several ports (E2E or P2P, two-step, L2, UDPv4 or UDPv6, pmc management)", .init = ptp_init,
     .rx = ptp_rx, .idle = ptp_idle, .report = ptp_report, .metrics = ptp_metrics, .uses = APP_USES_IP,
     .boot_only = "its ports make one clock, ordinary or boundary, numbered with their PHCs when it starts");
 

@@ -1,6 +1,6 @@
 /*
  * ptp: an IEEE 1588-2008 ordinary clock on each port app=ptp runs on:
- * end-to-end delay mechanism, two-step, L2 or UDP/IPv4, the best master
+ * end-to-end delay mechanism, two-step, L2, UDP/IPv4 or UDP/IPv6, the best master
  * clock algorithm (role auto) or a fixed role, ptp4l's PI servo steering
  * the port's clock (drivers/net/phc.h) with hardware timestamps where the
  * port has them. Log lines are shaped like ptp4l's.
@@ -53,7 +53,7 @@ enum port_state { PTP_STATES(PTP_STATE_ENUM) PS_N };
 	X(pdelay_req) X(pdelay_resp) X(pdelay_resp_follow_up)	/* delay_mechanism=P2P (11.4) */
 #define PTP_RX_DROPS(X) \
 	X(not_ptp)		/* not PTP over the configured transport */ \
-	X(bad_ip)		/* UDP to port 319/320 with a bad IPv4/UDP header */ \
+	X(bad_ip)		/* UDP to port 319/320 with a bad IPv4/IPv6/UDP header or UDPv6 checksum */ \
 	PTP_ERRORS(X)		/* the parser's reasons (net/ptp.h) */ \
 	X(wrong_domain)		/* domainNumber is not ours */ \
 	X(wrong_transport_specific)	/* transportSpecific of another profile (802.1AS: 1) */ \
@@ -121,6 +121,7 @@ struct ptp_port {
 	enum port_state state;
 	struct ptp_port_id id;		/* our portIdentity: clock id from the MAC, port 1 */
 	uint32_t ip;			/* UDPv4 source address (ipN=), host order */
+	uint8_t ip6[16];		/* UDPv6 source address: ipN='s first IPv6 one, else link-local */
 	uint64_t state_since;
 	uint16_t seq_sync, seq_announce, seq_delay_req;
 	uint64_t next_announce, next_sync, next_delay_req, next_summary;

@@ -246,7 +246,7 @@ void phc_hwtstamp(struct phc *c, int rx_msg, int tx, int udp)
 	unlock(c);
 }
 
-/* How far the latch's attributes name the PTP message in p (L2 or UDPv4):
+/* How far the latch's attributes name the PTP message in p (L2, UDPv4 or UDPv6):
  * HWTS_ATTR_ALL, _SEQ or 0 (hwts_rx_attr_match). A frame whose message is
  * not found there (a VLAN tag, say) keeps the stamp the descriptor's TS
  * bit gave it. */
@@ -254,7 +254,8 @@ static int latched_for(const struct pkt *p, const uint32_t attr[2])
 {
 	struct ptp_frame f;
 	if (ptp_frame_parse(p->data, p->len, PTP_L2, &f) != PTP_FRAME_OK &&
-	    ptp_frame_parse(p->data, p->len, PTP_UDP4, &f) != PTP_FRAME_OK)
+	    ptp_frame_parse(p->data, p->len, PTP_UDP4, &f) != PTP_FRAME_OK &&
+	    ptp_frame_parse(p->data, p->len, PTP_UDP6, &f) != PTP_FRAME_OK)
 		return HWTS_ATTR_ALL;
 	return hwts_rx_attr_match(f.msg, f.len, attr[0], attr[1]);
 }

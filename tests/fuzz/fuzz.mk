@@ -55,7 +55,7 @@ FUZZ_SRC_pcicap := drivers/pci/pcidecode.c
 FUZZ_SRC_bootinfo := kernel/bootparse.c kernel/memmap.c
 FUZZ_SRC_trafgen := tools/trafgen/frame.c
 FUZZ_SRC_acpi := kernel/acpitab.c
-FUZZ_SRC_ptp := net/ptp.c net/ptp_mgmt.c net/ipv4.c
+FUZZ_SRC_ptp := net/ptp.c net/ptp_mgmt.c net/ipv4.c net/ipv6.c
 # rr's netserver: netperf's control messages.
 FUZZ_SRC_netperf := apps/rr/netperf.c
 # The ptp app with the port clocks (software clock: no phc_ops).

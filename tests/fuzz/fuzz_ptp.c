@@ -1,6 +1,6 @@
 /* Fuzz the PTP parsers (net/ptp.c, IEEE 1588-2008 13.3-13.8, 14.1, 15.4,
- * Annex D and F; net/ptp_mgmt.c, 15.5.3): byte 0 picks the transport (bit
- * 0: UDPv4, else L2), the rest is a frame. ptp_frame_parse must point inside the frame; a message
+ * Annex D, E and F; net/ptp_mgmt.c, 15.5.3): byte 0 picks the transport
+ * (modulo 3: L2, UDPv4, UDPv6), the rest is a frame. ptp_frame_parse must point inside the frame; a message
  * ptp_parse accepts has version 2, a type built here and a messageLength
  * that fits the frame and the body; building it again and parsing that
  * gives the same fields back; the dataset comparison of an accepted
@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
 	if (!len)
 		return 0;
-	enum ptp_transport t = data[0] & 1 ? PTP_UDP4 : PTP_L2;
+	enum ptp_transport t = (enum ptp_transport)(data[0] % 3);
 	size_t flen = len - 1;
 	uint8_t *frame = malloc(flen ? flen : 1);
 	memcpy(frame, data + 1, flen);

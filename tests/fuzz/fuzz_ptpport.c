@@ -8,7 +8,8 @@
  * received frame the NIC stamps goes through the driver's RX path,
  * phc_rx_hwtstamp, as e1000x's ring does for a descriptor with the TS bit:
  * the RX latch's time and attributes, read and matched to the frame).
- * Byte 0 sets ptp_role (% 3), network_transport (bit 2), time_stamping
+ * Byte 0 sets ptp_role (% 3), network_transport (bit 2: UDP, bit 6 then
+ * picks UDPv6 over UDPv4), time_stamping
  * (bit 3: software), delay_mechanism (bit 4: P2P), transportSpecific (bit
  * 5: 802.1AS, also in the messages op 1 builds); then a program:
  *   op 0  a frame: flags, a length in 7-byte units, the bytes after the
@@ -191,7 +192,8 @@ static void msg_in(const uint8_t *msg, size_t n, uint8_t type, int raw)
 	p->len = (uint16_t)(hl + n);
 	if (!raw) {
 		uint8_t src[6] = { 2, 0, 0, 0, 0, 0x99 };
-		size_t len = ptp_frame_build(p->data, t, src, 0x0a010063, type, n);
+		static const uint8_t ip4[4] = { 10, 1, 0, 99 }, ip6[16] = { 0xfd, 0, 0, 1, [15] = 0x63 };
+		size_t len = ptp_frame_build(p->data, t, src, t == PTP_UDP6 ? ip6 : ip4, type, n);
 		p->len = (uint16_t)(len > p->len ? len : p->len);
 	}
 	if (p->len < 60)
@@ -286,7 +288,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	tx_latched = tx_withheld = rx_latched = rx_mode = 0;
 	rx_skew = 0;
 	ptp_conf.role = data[0] % 3;
-	ptp_conf.transport = data[0] >> 2 & 1;
+	ptp_conf.transport = data[0] >> 2 & 1 ? PTP_UDP4 + (data[0] >> 6 & 1) : PTP_L2;
 	ptp_conf.time_stamping = data[0] >> 3 & 1;
 	ptp_conf.delay_mechanism = data[0] >> 4 & 1;
 	ptp_conf.transport_specific = data[0] >> 5 & 1;

@@ -360,7 +360,9 @@ def main():
     write("http", http_programs())
     write("dhcp", dhcp_programs())
     write("ptpport", ptpport_programs())
-    write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp])
+    # byte 0: the transport (0 L2, 1 UDPv4, 2 UDPv6: ptp4l -6 from tests/unit/data)
+    ptp6 = [raw(p) for p in rdpcap(os.path.join(ROOT, "tests", "unit", "data", "ptp4l-udp6-e2e-twostep.pcap"))]
+    write("ptp", [bytes([f[12:14] != b"\x88\xf7"]) + f for f in ptp] + [b"\x02" + f for f in ptp6])
     write("acpi", acpi_tables())
     write("netperf", netperf_messages(a.captures))
     write("bpf", bpf_programs(test_frames()))

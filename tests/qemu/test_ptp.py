@@ -1,5 +1,5 @@
 """IEEE 1588: the ptp app against linuxptp's ptp4l (Debian 3.1.1) over a tap
-device in a network namespace the test creates (L2 and UDPv4; ptp4l with
+device in a network namespace the test creates (L2, UDPv4 and UDPv6; ptp4l with
 software timestamps, -S, and always --free_running 1, so that it never
 steers this machine's clock, which a namespace does not isolate), two
 appliances with igb hardware timestamps against each other, and the igb RX
@@ -15,6 +15,7 @@ import re
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -100,19 +101,26 @@ def median_abs(values):
     return v[len(v) // 2]
 
 
-@pytest.mark.parametrize("transport", ["L2", "UDPv4"])
+PTP6_SRC = "fd09::1"	# the appliance's UDPv6 source: ip0's IPv6 address
+
+
+@pytest.mark.parametrize("transport", ["L2", "UDPv4", "UDPv6"])
 def test_ptp4l_interop(tap, transport):
     """Appliance (ptp_role=auto) as slave of ptp4l (priority1 1), then as
     master of a slave-only ptp4l, over one transport; over UDPv4 that ptp4l
     sends its Delay_Req unicast (--hybrid_e2e 1: it needs the appliance's
-    ARP reply), and the appliance answers ping (RFC 1122 2.3.2.1, 3.2.2.6)."""
+    ARP reply), and the appliance answers ping (RFC 1122 2.3.2.1, 3.2.2.6).
+    Over UDPv6 (ptp4l -6, Annex E: ff0e::181, every message multicast) the
+    appliance's frames come from ip0's IPv6 address with a right UDP
+    checksum, or ptp4l's kernel would drop them."""
     append = ["app=ptp", "stats=0", f"network_transport={transport}", "ptp_role=auto",
-              "ip0=10.9.0.1/24"] + INTERVALS
-    flag = "-2" if transport == "L2" else "-4"
+              f"ip0=10.9.0.1/24,{PTP6_SRC}/64"] + INTERVALS
+    flag = {"L2": "-2", "UDPv4": "-4", "UDPv6": "-6"}[transport]
     with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={tap.tap}"],
               append=" ".join(append)) as q:
         q.expect("port0: link up", 90)
         tap.wire("10.9.0.2/24")
+        sh("ip", "-6", "addr", "add", "fd09::2/64", "dev", tap.tap, "nodad", ns=tap.ns)
         master = Ptp4l(tap, flag, "--priority1", "1")
         try:
             # It may have become master before ptp4l's Announce messages came.
@@ -142,8 +150,10 @@ def test_ptp4l_interop(tap, transport):
         assert sent - 2 <= c["tx_hwtstamp"] + c["tx_tstamp_missing"] <= sent, c
         if transport == "L2":	# QEMU's igb stamps L2 Sync (one may come before the filter is set)
             assert c["rx_hwtstamp"] >= c["sync"] - 1, c
-        else:			# ... never UDP (docs/qemu-nics.md C.3)
+        else:			# ... never UDP over IPv4 or IPv6 (docs/qemu-nics.md C.3)
             assert c["rx_hwtstamp"] == 0 and c["rx_swtstamp"] >= c["sync"], c
+        if transport == "UDPv6":	# ptp4l's frames all parsed: IPv6, UDP checksum
+            assert c["bad_ip"] == 0 and c["arp_request"] == 0 and c["echo_request"] == 0, c
         drops = sum(v for k, v in c.items() if k not in ("rx", "sync", "follow_up", "delay_req",
                                                           "delay_resp", "announce")
                     and k in RX_DROPS)
@@ -156,6 +166,12 @@ def test_ptp4l_interop(tap, transport):
         # milliseconds under TCG: past ptp4l's 1 ms wait for its TX stamp.
         hybrid = ["--hybrid_e2e", "1", "--tx_timestamp_timeout", "100"] if transport == "UDPv4" else []
         slave = Ptp4l(tap, flag, "-s", "--summary_interval", "-2", *hybrid)
+        dump = None
+        if transport == "UDPv6":	# the appliance's messages as ptp4l's host sees them
+            dump_out = tempfile.TemporaryFile(mode="w+")
+            dump = subprocess.Popen(["ip", "netns", "exec", tap.ns, "tcpdump", "-l", "-n", "-v", "-i", tap.tap,
+                                     "ip6 and udp and src", PTP6_SRC], stdout=dump_out,
+                                    stderr=subprocess.DEVNULL, text=True)
         try:
             q.expect(r"to MASTER on ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES", 60)
             # No master followed: the servo reads unlocked, no offset, frequency or delay.
@@ -167,6 +183,18 @@ def test_ptp4l_interop(tap, transport):
             follow(slave, ident, 16, 60)
         finally:
             slave.stop()
+            if dump:
+                dump.terminate()
+                dump.wait(10)
+        if dump:	# hop limit 1 to ff0e::181 ports 319/320, the checksum tcpdump checked;
+            # UDP carries messageLength + 2 bytes (ptp4l's udp6 trailer)
+            dump_out.seek(0)
+            frames = dump_out.read()
+            assert re.search(r"\(hlim 1, next-header UDP \(17\) payload length: 54\) fd09::1\.319 > ff0e::181\.319: "
+                             r"\[udp sum ok\] PTPv2, .*msg type : sync msg, length : 44", frames), frames[-3000:]
+            assert re.search(r"payload length: 74\) fd09::1\.320 > ff0e::181\.320: \[udp sum ok\] PTPv2, "
+                             r".*msg type : announce msg, length : 64", frames), frames[-3000:]
+            assert "bad udp cksum" not in frames, frames[-3000:]
         pts = offsets(slave.lines)[-14:]
         assert len(pts) == 14, slave.lines[-30:]
         slope, residual = fit(pts)

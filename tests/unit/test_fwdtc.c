@@ -125,7 +125,7 @@ static struct pkt *frame(uint8_t *buf, enum ptp_transport t, uint8_t type, uint1
 	memset(buf, 0, 256);
 	size_t hl = ptp_frame_hlen(t), ml = ptp_build(buf + hl, 256 - hl, &m);
 	assert_true(ml > 0);
-	p = (struct pkt){ .data = buf, .len = (uint16_t)ptp_frame_build(buf, t, mac, 0x0a000001, type, ml) };
+	p = (struct pkt){ .data = buf, .len = (uint16_t)ptp_frame_build(buf, t, mac, (const uint8_t[4]){ 10, 0, 0, 1 }, type, ml) };
 	return &p;
 }
 

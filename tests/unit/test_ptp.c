@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <string.h>
 #include "net/ipv4.h"
+#include "net/ipv6.h"
 #include "net/ptp.h"
 #include "net/ptp_mgmt.h"
 
@@ -88,6 +89,45 @@ static void test_udp4_capture(void **state)
 	int want[16] = { [PTP_SYNC] = 12, [PTP_DELAY_REQ] = 7, [PTP_FOLLOW_UP] = 12,
 			 [PTP_DELAY_RESP] = 7, [PTP_ANNOUNCE] = 7 };
 	parse_all("tests/unit/data/ptp4l-udp4-e2e-twostep.pcap", PTP_UDP4, want, 8);	/* IGMP, IPv6 */
+}
+
+/* ptp4l -6 against ptp4l -6 -s, with pmc -6 (tools/ptp_captures.sh's
+ * UDPv6 example): every frame is PTP over UDPv6 whose UDP checksum holds;
+ * each sender's clockIdentity is its MAC's EUI-48 to EUI-64; each message
+ * but management rebuilt, and its whole frame from its MAC, IPv6 source
+ * and type: ptp4l's byte for byte (the 2-byte trailer included) but the
+ * flow label, which Linux picks per flow. */
+static void test_udp6_capture(void **state)
+{
+	(void)state;
+	static struct capture c;
+	int want[16] = { [PTP_SYNC] = 7, [PTP_DELAY_REQ] = 3, [PTP_FOLLOW_UP] = 7, [PTP_DELAY_RESP] = 3,
+			 [PTP_ANNOUNCE] = 4, [PTP_MANAGEMENT] = 4 }, got[16] = { 0 };
+	load("tests/unit/data/ptp4l-udp6-e2e-twostep.pcap", &c);
+	assert_int_equal(c.n, 28);
+	for (int i = 0; i < c.n; i++) {
+		const uint8_t *f = c.frame[i];
+		struct ptp_frame fr;
+		struct ptp_msg m;
+		assert_int_equal(ptp_frame_parse(f, c.len[i], PTP_UDP6, &fr), PTP_FRAME_OK);
+		assert_int_equal(ptp_parse(fr.msg, fr.len, &m), PTP_OK);
+		got[m.msg_type]++;
+		assert_int_equal(fr.len, m.length + PTP_UDP6_TRAILER);
+		const uint8_t id[8] = { f[6], f[7], f[8], 0xff, 0xfe, f[9], f[10], f[11] };
+		assert_memory_equal(m.source.clock_id, id, 8);
+		if (m.msg_type == PTP_MANAGEMENT)
+			continue;
+		uint8_t out[256];
+		size_t hl = ptp_frame_hlen(PTP_UDP6), n = ptp_build(out + hl, sizeof(out) - hl, &m);
+		assert_int_equal(n, m.length);
+		assert_int_equal(ptp_frame_build(out, PTP_UDP6, f + 6, f + 22, m.msg_type, n), c.len[i]);
+		out[15] = (uint8_t)((out[15] & 0xf0) | (f[15] & 0x0f));	/* the flow label */
+		out[16] = f[16];
+		out[17] = f[17];
+		assert_memory_equal(out, f, c.len[i]);
+	}
+	for (int i = 0; i < 16; i++)
+		assert_int_equal(got[i], want[i]);
 }
 
 /* The fields of the first frames of the L2 capture. */
@@ -219,7 +259,8 @@ static void test_frames(void **state)
 	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP4, &fr), PTP_FRAME_NONE);
 
 	n = sync_msg(f + ptp_frame_hlen(PTP_UDP4));
-	len = ptp_frame_build(f, PTP_UDP4, mac, 0x0a090001, PTP_DELAY_REQ, n);
+	static const uint8_t ip4[4] = { 10, 9, 0, 1 };
+	len = ptp_frame_build(f, PTP_UDP4, mac, ip4, PTP_DELAY_REQ, n);
 	assert_int_equal(len, 86);
 	assert_memory_equal(f, ptp_ipv4_mcast_mac, 6);
 	assert_int_equal(inet_csum(f + 14, 20), 0);
@@ -234,8 +275,82 @@ static void test_frames(void **state)
 	f[14 + 6] = 0x20;	/* a fragment */
 	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP4, &fr), PTP_FRAME_BAD_IP);
 
-	len = ptp_frame_build(f, PTP_UDP4, mac, 0x0a090001, PTP_FOLLOW_UP, n);
+	len = ptp_frame_build(f, PTP_UDP4, mac, ip4, PTP_FOLLOW_UP, n);
 	assert_int_equal(f[34] << 8 | f[35], 320);
+}
+
+/* UDPv6 (Annex E) as ptp4l -6 frames it: ff0e::181 or ff02::6b, hop
+ * limit 1, the UDP checksum, 2 bytes after the message; what parses. */
+static void test_frames_udp6(void **state)
+{
+	(void)state;
+	static const uint8_t mac[6] = { 0x52, 0x54, 0, 0x12, 0x34, 0x56 };
+	static const uint8_t src[16] = { 0xfd, 0x09, [15] = 1 };
+	static const uint8_t pd_mac[6] = { 0x33, 0x33, 0, 0, 0, 0x6b }, pd_dst[16] = { 0xff, 0x02, [15] = 0x6b };
+	static const uint8_t dst[16] = { 0xff, 0x0e, [14] = 1, [15] = 0x81 };
+	static const uint8_t ev_mac[6] = { 0x33, 0x33, 0, 0, 1, 0x81 };
+	uint8_t f[160];
+	struct ptp_frame fr;
+	struct ptp_msg m;
+	memset(f, 0xee, sizeof(f));
+	size_t n = sync_msg(f + ptp_frame_hlen(PTP_UDP6));
+	assert_int_equal(ptp_frame_hlen(PTP_UDP6), 62);
+	size_t len = ptp_frame_build(f, PTP_UDP6, mac, src, PTP_DELAY_REQ, n);
+	assert_int_equal(len, 62 + 44 + 2);
+	assert_memory_equal(f, ev_mac, 6);
+	assert_memory_equal(f + 6, mac, 6);
+	assert_int_equal(get16(f + 12), ETHERTYPE_IPV6);
+	const struct ipv6_hdr *ip = (const struct ipv6_hdr *)(f + 14);
+	assert_int_equal(f[14] >> 4, 6);
+	assert_int_equal(ntoh16(ip->payload_len), 8 + 44 + 2);
+	assert_int_equal(ip->nexthdr, 17);
+	assert_int_equal(ip->hop_limit, 1);
+	assert_memory_equal(ip->saddr, src, 16);
+	assert_memory_equal(ip->daddr, dst, 16);
+	assert_int_equal(get16(f + 54), 319);
+	assert_int_equal(get16(f + 56), 319);
+	assert_int_equal(get16(f + 58), 8 + 44 + 2);
+	assert_int_not_equal(get16(f + 60), 0);
+	assert_int_equal(ipv6_l4_csum(ip, 17, f + 54, 54), 0);
+	assert_int_equal(f[106], 0);
+	assert_int_equal(f[107], 0);
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_OK);
+	assert_ptr_equal(fr.msg, f + 62);
+	assert_int_equal(fr.len, 46);
+	assert_int_equal(ptp_parse(fr.msg, fr.len, &m), PTP_OK);
+	assert_int_equal(m.seq, 7);
+	assert_int_equal(m.length, 44);
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP4, &fr), PTP_FRAME_NONE);
+	assert_int_equal(ptp_frame_parse(f, len, PTP_L2, &fr), PTP_FRAME_NONE);
+
+	f[70] ^= 1;		/* a byte of the message: the checksum no longer holds */
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_BAD_IP);
+	f[70] ^= 1;
+	uint16_t c = get16(f + 60);
+	put16(f + 60, 0);	/* no checksum: not allowed over IPv6 */
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_BAD_IP);
+	put16(f + 60, c);
+	f[18]++;		/* payload length past the frame */
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_BAD_IP);
+	f[18]--;
+	f[14] = 0x45;		/* version 4 in an IPv6 EtherType */
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_BAD_IP);
+	f[14] = 0x60;
+	f[20] = 0;		/* a Hop-by-Hop header first: not as ptp4l sends, not PTP here */
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_NONE);
+	f[20] = 17;
+	put16(f + 56, 321);
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_NONE);
+	assert_int_equal(ptp_frame_parse(f, 61, PTP_UDP6, &fr), PTP_FRAME_NONE);
+
+	len = ptp_frame_build(f, PTP_UDP6, mac, src, PTP_FOLLOW_UP, n);
+	assert_int_equal(get16(f + 54), 320);
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_OK);
+	len = ptp_frame_build(f, PTP_UDP6, mac, src, PTP_PDELAY_REQ, n);
+	assert_memory_equal(f, pd_mac, 6);
+	assert_memory_equal(ip->daddr, pd_dst, 16);
+	assert_int_equal(get16(f + 54), 319);
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_OK);
 }
 
 static void test_timestamps(void **state)
@@ -547,6 +662,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_l2_capture),
 		cmocka_unit_test(test_udp4_capture),
+		cmocka_unit_test(test_frames_udp6),
+		cmocka_unit_test(test_udp6_capture),
 		cmocka_unit_test(test_l2_fields),
 		cmocka_unit_test(test_delay_resp_fields),
 		cmocka_unit_test(test_malformed),

@@ -92,9 +92,9 @@ $(UNIT_DIR)/test_ifaddr: tests/unit/test_ifaddr.c net/ifaddr.c net/ifaddr.h kern
 UNIT_BINS += $(UNIT_DIR)/test_fwdtc
 UNIT_BINS += $(UNIT_DIR)/test_ptpclock
 $(UNIT_DIR)/test_fwdtc: tests/unit/test_fwdtc.c apps/fwd/tc.c apps/fwd/tc.h net/ptp.c net/ptp.h net/ipv4.c net/ipv4.h \
-		net/prom.c net/prom.h apps/ptp/pdelay.c apps/ptp/ptp.h net/ptp_servo.c net/ptp_servo.h
+		net/ipv6.c net/prom.c net/prom.h apps/ptp/pdelay.c apps/ptp/ptp.h net/ptp_servo.c net/ptp_servo.h
 	@mkdir -p $(UNIT_DIR)
-	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_fwdtc.c net/ptp.c net/ipv4.c net/prom.c \
+	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_fwdtc.c net/ptp.c net/ipv4.c net/ipv6.c net/prom.c \
 		apps/ptp/pdelay.c net/ptp_servo.c -lcmocka -lm
 # config sets knobs through cmdline's knob_set.
 $(UNIT_DIR)/test_config: kernel/cmdline.c kernel/cmdline.h kernel/fmt.c kernel/fmt.h
@@ -121,7 +121,7 @@ $(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODE
 # The 82599 (ixgbe) against its part of the model (tests/regmodel/ixgbe_model.c, MODEL_IXGBE).
 # sfp.c links in as it is; the test also ptp.c with the time
 # sync model (MODEL_PTP), the instruction count without.
-REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c net/ipv4.c
+REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c net/ipv4.c net/ipv6.c
 IXGBE_SRC := drivers/net/ixgbe/sfp.c
 IXGBE_DEPS := tests/regmodel/ixgbe_model.c drivers/net/ixgbe/ixgbe.c drivers/net/ixgbe/ixgbe.h drivers/net/ixgbe/regs.h \
 	$(IXGBE_SRC) $(REGMODEL_DEPS)
@@ -199,9 +199,10 @@ $(UNIT_NET:%=$(UNIT_DIR)/test_%): $(UNIT_DIR)/test_%: tests/unit/test_%.c net/%.
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 $(UNIT_DIR)/test_ptp: tests/unit/test_ptp.c net/ptp.c net/ptp.h net/ptp_mgmt.c net/ptp_mgmt.h net/ipv4.c net/ipv4.h \
+		net/ipv6.c net/ipv6.h \
 		tests/unit/data/ptp4l-l2-e2e-twostep.pcap tests/unit/data/ptp4l-udp4-e2e-twostep.pcap \
 		tests/unit/data/ptp4l-pmc-l2.pcap tests/unit/data/ptp4l-pmc-udp4.pcap \
-		tests/unit/data/ptp4l-l2-p2p.pcap tests/unit/data/ptp4l-gptp.pcap
+		tests/unit/data/ptp4l-l2-p2p.pcap tests/unit/data/ptp4l-gptp.pcap tests/unit/data/ptp4l-udp6-e2e-twostep.pcap
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
@@ -209,9 +210,10 @@ $(UNIT_DIR)/test_ptp: tests/unit/test_ptp.c net/ptp.c net/ptp.h net/ptp_mgmt.c n
 # port.c, included by the test), clocks and transmission stubbed (in
 # UNIT_BINS above the unit rule).
 $(UNIT_DIR)/test_ptpclock: tests/unit/test_ptpclock.c apps/ptp/clock.c apps/ptp/port.c apps/ptp/ptp.h \
-		net/ptp.c net/ptp.h net/ptp_servo.c net/ptp_servo.h net/ipv4.c
+		net/ptp.c net/ptp.h net/ptp_servo.c net/ptp_servo.h net/ipv4.c net/ipv6.c
 	@mkdir -p $(UNIT_DIR)
-	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_ptpclock.c net/ptp.c net/ptp_servo.c net/ipv4.c -lcmocka -lm
+	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_ptpclock.c net/ptp.c net/ptp_servo.c net/ipv4.c \
+		net/ipv6.c -lcmocka -lm
 
 $(UNIT_DIR)/test_ptp_servo: tests/unit/test_ptp_servo.c net/ptp_servo.c net/ptp_servo.h
 	@mkdir -p $(UNIT_DIR)
