@@ -125,15 +125,25 @@ def test_metrics_promtool_and_prometheus(box, tmp_path):
     assert "linerate" in get("/") and "RX-OK" in get("/")
     assert "mgmt=port2" in get("/config")
 
-    # Prometheus in the namespace, scraping every second for a bounded time.
+    _, _, rx = prometheus_scrape(tmp_path, f"{GUEST}:80", 'linerate_rx_packets_total{port="port0"}')
+    assert rx and rx[0][1] == sent, rx
+
+
+def prometheus_scrape(tmp_path, target, expr):
+    """Debian's Prometheus in the namespace scraping target ("ADDR:80",
+    "[ADDR6]:80") every second until it has scraped it (up 1, more than
+    100 samples) and expr has a result, for at most 60 s; its log free of
+    scrape and parse warnings. Returns (up, scrape_samples_scraped, expr)
+    as prom_query gives them."""
     cfg = tmp_path / "prometheus.yml"
     cfg.write_text("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                    "scrape_configs:\n  - job_name: linerate\n"
-                   f"    static_configs:\n      - targets: ['{GUEST}:80']\n")
+                   f"    static_configs:\n      - targets: ['{target}']\n")
     log = open(tmp_path / "prometheus.log", "w+")
     prom = subprocess.Popen(["ip", "netns", "exec", NS, "prometheus", f"--config.file={cfg}",
                              f"--storage.tsdb.path={tmp_path / 'tsdb'}",
                              "--web.listen-address=127.0.0.1:9090"], stdout=log, stderr=subprocess.STDOUT)
+    up = samples = got = []
     try:
         end = time.monotonic() + 60
         while time.monotonic() < end:
@@ -141,14 +151,13 @@ def test_metrics_promtool_and_prometheus(box, tmp_path):
             try:
                 up = prom_query("up")
                 samples = prom_query("scrape_samples_scraped")
-                rx = prom_query('linerate_rx_packets_total{port="port0"}')
+                got = prom_query(expr)
             except (RuntimeError, json.JSONDecodeError, KeyError):
                 continue
-            if up and rx and samples:
+            if up and got and samples:
                 break
         assert up and up[0][1] == 1, up
-        assert rx and rx[0][1] == sent, rx
-        assert samples[0][1] > 100, samples
+        assert samples and samples[0][1] > 100, samples
     finally:
         prom.terminate()
         prom.wait(timeout=30)
@@ -156,16 +165,18 @@ def test_metrics_promtool_and_prometheus(box, tmp_path):
     text = log.read()
     assert "Server is ready to receive web requests" in text, text[-2000:]
     assert not re.search(r"level=(warn|error).*(scrape|append|parse)", text), text[-2000:]
+    return up, samples, got
 
 
 def raw(case, *extra):
     return sh("/usr/bin/python3", HTTPRAW, GUEST, case, *extra, timeout=60).strip()
 
 
-def test_http_and_metrics_over_ipv6():
+def test_http_and_metrics_over_ipv6(tmp_path):
     """The management port's HTTP server on its IPv6 address (ip2=...,
-    ADDR6/LEN; lwIP dual-stack): /metrics fetched with curl -6, the
-    netif's ICMPv6 and TCP counted, IPv4 still answered."""
+    ADDR6/LEN; lwIP dual-stack): /metrics fetched with curl -6 and scraped
+    by Debian's Prometheus at [ADDR6]:80, the netif's ICMPv6 and TCP
+    counted, IPv4 still answered."""
     with mgmt_box(ip2=f"{GUEST}/24,2001:db8:6::1/64"):
         sh("ip", "-6", "addr", "add", "2001:db8:6::2/64", "dev", TAP, "nodad")
         deadline = time.time() + 30   # the guest's address answers after its DAD probe
@@ -176,6 +187,9 @@ def test_http_and_metrics_over_ipv6():
         assert metric(page, "linerate_mgmt_stack_total", port="port2", proto="tcp") > 0
         assert metric(page, "linerate_mgmt_dropped_total", port="port2", reason="bad_saddr") == 0
         assert "linerate_build_info" in get("/metrics")
+        _, _, icmp6 = prometheus_scrape(tmp_path, "[2001:db8:6::1]:80",
+                                        'linerate_mgmt_stack_total{port="port2",proto="icmp6"}')
+        assert icmp6 and icmp6[0][1] > 0, icmp6
 
 
 def test_malformed_http(box):

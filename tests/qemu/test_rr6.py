@@ -2,7 +2,8 @@
 2.7.0 and iperf3 3.12 against the appliance's IPv6 address from a network
 namespace over a tap, beside IPv4 on the same boot: ping -6 to the global
 and the link-local address, netperf -6 TCP_RR, UDP_RR and TCP_STREAM with their
-results equal to the appliance's counters, iperf3 -6 TCP, -R, UDP (-u),
+results equal to the appliance's counters, build/rrclient -6 TCP and UDP
+against rr_port (its transactions the appliance's), iperf3 -6 TCP, -R, UDP (-u),
 UDP -R and UDP --bidir with bytes and datagrams equal on both sides, ICMPv6 port
 unreachable for UDP to a closed port (each one sent seen by the peer, the
 rest counted rate-limited), and SLAAC (ip0=...,auto) from a Router
@@ -17,7 +18,7 @@ import time
 
 import pytest
 
-from rrpeer import GUEST, NS, TAP, assert_accounted, assert_no_leak, boot, delta, rr_counters, sh, \
+from rrpeer import GUEST, NS, RRCLIENT, TAP, assert_accounted, assert_no_leak, boot, delta, rr_counters, sh, \
     tap  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not (shutil.which("netperf") and shutil.which("iperf3")),
@@ -155,6 +156,19 @@ def test_dual_stack_netperf_iperf3(tap):
             assert trans > 10 and r["REMOTE_BYTES_SENT"] == trans * 1024, (family, r, trans)
             assert r["REMOTE_BYTES_RECVD"] == trans * 1024 == r["LOCAL_BYTES_SENT"], (family, r)
             assert trans * 1024 - 1024 <= r["LOCAL_BYTES_RECVD"] <= trans * 1024, (family, r)
+
+        # Our own client over IPv6 (rrclient -6) against rr_port: each
+        # transaction it counts is one the appliance counts.
+        a = rr_counters(q)
+        for proto, sessions in (("tcp", 8), ("udp", 1)):
+            out = sh(RRCLIENT, "-6", "--host", GUEST6, "--proto", proto, "--sessions", str(sessions), "--count",
+                     "50", "--max-time", "60", "--timeout", "5", ns=NS, timeout=90)
+            r = json.loads(out.split("RESULT ", 1)[1])
+            assert r["family"] == 6 and r["transactions"] == sessions * 50 and r["sessions_done"] == sessions, r
+            assert r["errors"] == 0 and r["connect_failed"] == 0 and r["timeouts"] == 0, r
+        b = rr_counters(q)
+        assert delta(a, b, "tcp_rr") == 8 * 50 and delta(a, b, "udp_rr") == 50, b["port0"]
+        assert delta(a, b, "conns_accepted") == 8, b["port0"]
 
         # UDP_RR over IPv6 (the direct path, fast_input6): the transactions
         # the appliance counts are the ones netperf's results carry.

@@ -1,7 +1,7 @@
 /* rrclient: options, run, report (a table and one `RESULT {json}` line). */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <getopt.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +10,10 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rrclient --host A.B.C.D [options]\n"
-		"  --host A.B.C.D     server address (required)\n"
+		"usage: rrclient [-4|-6] --host ADDR [options]\n"
+		"  --host ADDR        server address (required): IPv4 A.B.C.D, or IPv6 (fe80::...%%IFNAME\n"
+		"                     for a link-local one)\n"
+		"  -4, -6             the address must be of this family (as netperf's -4/-6)\n"
 		"  --port N           server port (default 12866, app=rr's rr_port)\n"
 		"  --proto tcp|udp    default tcp\n"
 		"  --sessions N       parallel sessions, 1-4096 (default 1)\n"
@@ -38,6 +40,19 @@ static int parse_num(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+/* The server address host (numeric, IPv4 or IPv6 with its scope) into o.
+ * Returns 0, or -1 if it is neither or not of family (AF_UNSPEC: any). */
+static int parse_host(const char *host, int family, struct rr_opts *o)
+{
+	struct addrinfo hints = { .ai_family = family, .ai_flags = AI_NUMERICHOST }, *ai;
+	if (getaddrinfo(host, NULL, &hints, &ai))
+		return -1;
+	memcpy(&o->dst, ai->ai_addr, ai->ai_addrlen);
+	o->dst_len = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct rr_opts *o)
 {
 	static const struct option opts[] = {
@@ -47,15 +62,16 @@ static int parse_args(int argc, char **argv, struct rr_opts *o)
 		{ "timeout", 1, 0, 't' }, { "quiet", 0, 0, 'Q' }, { "help", 0, 0, 'H' }, { 0, 0, 0, 0 },
 	};
 	*o = (struct rr_opts){ .tcp = 1, .sessions = 1, .req = 1, .rsp = 1, .max_time = 60, .timeout = 1 };
-	o->dst.sin_family = AF_INET;
-	o->dst.sin_port = htons(12866);
-	int c, idx = 0, host = 0;
+	int c, idx = 0, family = AF_UNSPEC, port = 12866;
+	const char *host = NULL;
 	double v;
-	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "46", opts, &idx)) != -1) {
 		int bad = 0;
 		switch (c) {
-		case 'h': bad = inet_pton(AF_INET, optarg, &o->dst.sin_addr) != 1; host = 1; break;
-		case 'p': bad = parse_num(optarg, 1, 65535, &v); o->dst.sin_port = htons((uint16_t)v); break;
+		case '4': family = AF_INET; break;
+		case '6': family = AF_INET6; break;
+		case 'h': host = optarg; break;
+		case 'p': bad = parse_num(optarg, 1, 65535, &v); port = (int)v; break;
 		case 'P': o->tcp = !strcmp(optarg, "tcp"); bad = !o->tcp && strcmp(optarg, "udp"); break;
 		case 's': bad = parse_num(optarg, 1, 4096, &v); o->sessions = (int)v; break;
 		case 'q': bad = parse_num(optarg, 1, 65535, &v); o->req = (uint32_t)v; break;
@@ -78,6 +94,16 @@ static int parse_args(int argc, char **argv, struct rr_opts *o)
 		usage(stderr);
 		return -1;
 	}
+	if (parse_host(host, family, o)) {
+		fprintf(stderr, "rrclient: bad value '%s' for --host: not an %s address\n", host,
+			family == AF_INET ? "IPv4 (-4)" : family == AF_INET6 ? "IPv6 (-6)" : "IPv4 or IPv6");
+		usage(stderr);
+		return -1;
+	}
+	if (o->dst.ss_family == AF_INET6)
+		((struct sockaddr_in6 *)&o->dst)->sin6_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in *)&o->dst)->sin_port = htons((uint16_t)port);
 	return 0;
 }
 
@@ -87,20 +113,21 @@ static void report(const struct rr_opts *o, const struct rr_result *r)
 	const struct lat_hist *h = &r->lat;
 	uint64_t mean = h->n ? h->sum / h->n : 0;
 	if (!o->quiet) {
-		printf("%s %d session(s), req %u rsp %u bytes: %lu transactions in %.3f s = %.1f/s\n",
-		       o->tcp ? "TCP" : "UDP", o->sessions, o->req, o->rsp, r->transactions, r->elapsed, tps);
+		printf("%s%s %d session(s), req %u rsp %u bytes: %lu transactions in %.3f s = %.1f/s\n",
+		       o->tcp ? "TCP" : "UDP", o->dst.ss_family == AF_INET6 ? "/IPv6" : "", o->sessions, o->req, o->rsp,
+		       r->transactions, r->elapsed, tps);
 		printf("latency us: min %.1f mean %.1f p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f\n",
 		       h->min / 1e3, mean / 1e3, lat_quantile(h, 0.5) / 1e3, lat_quantile(h, 0.9) / 1e3,
 		       lat_quantile(h, 0.99) / 1e3, lat_quantile(h, 0.999) / 1e3, h->max / 1e3);
 		printf("requests %lu timeouts %lu bad_size %lu connect_failed %lu errors %lu stop %s\n",
 		       r->requests, r->timeouts, r->bad_size, r->connect_failed, r->errors, r->stop);
 	}
-	printf("RESULT {\"proto\":\"%s\",\"sessions\":%d,\"req\":%u,\"rsp\":%u,\"transactions\":%lu,"
+	printf("RESULT {\"proto\":\"%s\",\"family\":%d,\"sessions\":%d,\"req\":%u,\"rsp\":%u,\"transactions\":%lu,"
 	       "\"requests\":%lu,\"sessions_done\":%d,\"elapsed_s\":%.3f,\"tps\":%.1f,\"lat_min_ns\":%lu,"
 	       "\"lat_mean_ns\":%lu,\"lat_p50_ns\":%lu,\"lat_p90_ns\":%lu,\"lat_p99_ns\":%lu,"
 	       "\"lat_p999_ns\":%lu,\"lat_max_ns\":%lu,\"timeouts\":%lu,\"bad_size\":%lu,"
 	       "\"connect_failed\":%lu,\"errors\":%lu,\"stop\":\"%s\"}\n",
-	       o->tcp ? "tcp" : "udp", o->sessions, o->req, o->rsp, r->transactions, r->requests,
+	       o->tcp ? "tcp" : "udp", o->dst.ss_family == AF_INET6 ? 6 : 4, o->sessions, o->req, o->rsp, r->transactions, r->requests,
 	       r->sessions_done, r->elapsed, tps, h->min, mean, lat_quantile(h, 0.5), lat_quantile(h, 0.9),
 	       lat_quantile(h, 0.99), lat_quantile(h, 0.999), h->max, r->timeouts, r->bad_size,
 	       r->connect_failed, r->errors, r->stop);

@@ -7,10 +7,12 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include "../trafgen/stats.h"
 
 struct rr_opts {
-	struct sockaddr_in dst;
+	struct sockaddr_storage dst;	/* the server: IPv4 or IPv6 (a link-local one with its %IFNAME) */
+	socklen_t dst_len;
 	int tcp;			/* 1 TCP, 0 UDP */
 	int sessions;
 	uint32_t req, rsp;		/* bytes */

@@ -91,14 +91,14 @@ static int on_read(int ep, struct session *s, const struct rr_opts *o, struct rr
 
 static int open_session(int ep, struct session *s, const struct rr_opts *o)
 {
-	s->fd = socket(AF_INET, (o->tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK, 0);
+	s->fd = socket(o->dst.ss_family, (o->tcp ? SOCK_STREAM : SOCK_DGRAM) | SOCK_NONBLOCK, 0);
 	if (s->fd < 0)
 		return -1;
 	if (o->tcp) {
 		int one = 1;
 		setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
-	if (connect(s->fd, (const struct sockaddr *)&o->dst, sizeof(o->dst)) && errno != EINPROGRESS)
+	if (connect(s->fd, (const struct sockaddr *)&o->dst, o->dst_len) && errno != EINPROGRESS)
 		return -1;
 	struct epoll_event e = { .events = EPOLLOUT | EPOLLIN, .data.ptr = s };
 	return epoll_ctl(ep, EPOLL_CTL_ADD, s->fd, &e);
