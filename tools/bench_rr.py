@@ -13,7 +13,8 @@ same NIC model, tap and clients (tools/linux_guest.py: Debian's kernel
 and busybox-static fetched with apt-get download into build/linuxguest/),
 and the guest instructions per sockperf ping-pong transaction of both.
 Then IPv6 beside IPv4: guest instructions per netperf 2.7.0 TCP_RR and
-UDP_RR -r 1,1 transaction, -4 and -6 against one boot (e1000e napi).
+UDP_RR -r 1,1 transaction, and per build/rrclient TCP and UDP 1/1
+transaction, -4 and -6 against one boot (e1000e napi).
 Then the many-sessions load with the real client: 128 Debian netperf 2.7.0
 `-t TCP_RR -- -r 1024,1024` at once against the appliance's netserver,
 transactions/s summed, e1000e and igb with hwtstamp=0 and =1.
@@ -75,8 +76,8 @@ class Guest:
         # igb's link comes up late; wait until the guest answers.
         sh("ping", "-c", "1", "-w", "30", GUEST, ns=NS, timeout=60)
 
-    def client(self, proto, sessions, size, seconds):
-        out = sh(os.path.join(BUILD, "rrclient"), "--host", GUEST, "--proto", proto, "--sessions",
+    def client(self, proto, sessions, size, seconds, host=GUEST, family="-4"):
+        out = sh(os.path.join(BUILD, "rrclient"), family, "--host", host, "--proto", proto, "--sessions",
                  str(sessions), "--req", str(size), "--rsp", str(size), "--duration", str(seconds),
                  "--max-time", str(seconds + 30), "--timeout", "2", "--quiet", ns=NS, check=False,
                  timeout=seconds + 60)
@@ -179,6 +180,16 @@ def insns_v6(seconds, nic="e1000e"):
                              "insns_per_transaction": round(per[family])})
             print(f"  {test}: IPv4 {per['-4']:6.0f}  IPv6 {per['-6']:6.0f}  ({per['-6'] / max(1, per['-4']):.2f} x)",
                   flush=True)
+        # The same with our own client against rr_port (build/rrclient -4/-6, one session).
+        for proto in ("tcp", "udp"):
+            per = {}
+            for family, host in (("-4", GUEST), ("-6", GUEST6)):
+                n, per[family], idle = per_transaction(
+                    log, lambda: g.client(proto, 1, 1, seconds, host, family)["transactions"])
+                rows.append({"test": f"rrclient {proto}", "family": family, "transactions": n,
+                             "insns_per_transaction": round(per[family])})
+            print(f"  rrclient {proto}: IPv4 {per['-4']:6.0f}  IPv6 {per['-6']:6.0f}  "
+                  f"({per['-6'] / max(1, per['-4']):.2f} x)", flush=True)
     finally:
         g.close()
     return rows
