@@ -8,7 +8,7 @@
  *   meanLinkDelay = ((t4 - t1) - (t3 + corrections - t2)) / 2   (11.4.3)
  * through the same moving median as the end-to-end path delay. A slave's
  * offset uses it in place of the path delay. Pdelay messages go to
- * 01:80:C2:00:00:0E (224.0.0.107 over UDPv4), net/ptp.c's framing.
+ * 01:80:C2:00:00:0E (224.0.0.107 over UDPv4, ff02::6b over UDPv6), net/ptp.c's framing.
  */
 #include <string.h>
 #include "apps/ptp/ptp.h"

@@ -112,7 +112,8 @@ def test_ptp4l_interop(tap, transport):
     ARP reply), and the appliance answers ping (RFC 1122 2.3.2.1, 3.2.2.6).
     Over UDPv6 (ptp4l -6, Annex E: ff0e::181, every message multicast) the
     appliance's frames come from ip0's IPv6 address with a right UDP
-    checksum, or ptp4l's kernel would drop them."""
+    checksum, or ptp4l's kernel would drop them, and pmc -6 gets its
+    answer."""
     append = ["app=ptp", "stats=0", f"network_transport={transport}", "ptp_role=auto",
               f"ip0=10.9.0.1/24,{PTP6_SRC}/64"] + INTERVALS
     flag = {"L2": "-2", "UDPv4": "-4", "UDPv6": "-6"}[transport]
@@ -212,6 +213,12 @@ def test_ptp4l_interop(tap, transport):
             assert "3 received" in out, out
             d = ptp_counters(q)
             assert d["echo_request"] - c["echo_request"] == 3 and d["arp_request"] >= 1, d
+        if transport == "UDPv6":	# pmc -6 from ptp4l's side, answered on ff0e::181
+            got, n = pmc_ask(tap, ["-6", "-i", tap.tap], "GET PARENT_DATA_SET", ident)
+            assert got[:3] == (ident + "-1", "RESPONSE", "PARENT_DATA_SET"), got
+            assert got[3]["grandmasterIdentity"] == ident, got
+            d = ptp_counters(q)
+            assert d["management"] - c["management"] == n == d["tx_management"] - c["tx_management"], d
 
 
 SKEW_PPB = 20_000_000	# a master clock 2 % fast: far beyond QEMU's stamping noise
