@@ -16,7 +16,7 @@ const uint8_t ptp_ipv6_pdelay_mac[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x6b };
 const uint8_t ptp_ipv6_mcast[16] = { 0xff, 0x0e, [14] = 0x01, [15] = 0x81 };
 const uint8_t ptp_ipv6_pdelay_mcast[16] = { 0xff, 0x02, [15] = 0x6b };
 
-/* Peer-delay messages have their own address (Annex D, F). */
+/* Peer-delay messages have their own address (Annex D, E, F). */
 static int is_pdelay(uint8_t msg_type)
 {
 	return msg_type == PTP_PDELAY_REQ || msg_type == PTP_PDELAY_RESP || msg_type == PTP_PDELAY_RESP_FOLLOW_UP;

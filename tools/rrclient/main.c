@@ -127,7 +127,8 @@ static void report(const struct rr_opts *o, const struct rr_result *r)
 	       "\"lat_mean_ns\":%lu,\"lat_p50_ns\":%lu,\"lat_p90_ns\":%lu,\"lat_p99_ns\":%lu,"
 	       "\"lat_p999_ns\":%lu,\"lat_max_ns\":%lu,\"timeouts\":%lu,\"bad_size\":%lu,"
 	       "\"connect_failed\":%lu,\"errors\":%lu,\"stop\":\"%s\"}\n",
-	       o->tcp ? "tcp" : "udp", o->dst.ss_family == AF_INET6 ? 6 : 4, o->sessions, o->req, o->rsp, r->transactions, r->requests,
+	       o->tcp ? "tcp" : "udp", o->dst.ss_family == AF_INET6 ? 6 : 4, o->sessions, o->req, o->rsp,
+	       r->transactions, r->requests,
 	       r->sessions_done, r->elapsed, tps, h->min, mean, lat_quantile(h, 0.5), lat_quantile(h, 0.9),
 	       lat_quantile(h, 0.99), lat_quantile(h, 0.999), h->max, r->timeouts, r->bad_size,
 	       r->connect_failed, r->errors, r->stop);
