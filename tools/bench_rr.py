@@ -14,7 +14,9 @@ and busybox-static fetched with apt-get download into build/linuxguest/),
 and the guest instructions per sockperf ping-pong transaction of both.
 Then IPv6 beside IPv4: guest instructions per netperf 2.7.0 TCP_RR and
 UDP_RR -r 1,1 transaction, and per build/rrclient TCP and UDP 1/1
-transaction, -4 and -6 against one boot (e1000e napi).
+transaction, -4 and -6 against one boot (e1000e napi). Then bulk
+throughput: netperf TCP_STREAM and TCP_MAERTS, iperf3 TCP and -R, Mbit/s
+and guest instructions per byte (e1000e napi).
 Then the many-sessions load with the real client: 128 Debian netperf 2.7.0
 `-t TCP_RR -- -r 1024,1024` at once against the appliance's netserver,
 transactions/s summed, e1000e and igb with hwtstamp=0 and =1.
@@ -25,6 +27,8 @@ never passes or fails. QEMU TCG figures: compare rows, not machines.
     tools/bench_rr.py --insns        (only the instructions per transaction)
     tools/bench_rr.py --netperf      (only the 128 netperf TCP_RR table)
     tools/bench_rr.py --ipv6 [--nic igb] (only IPv6 beside IPv4, instructions)
+    tools/bench_rr.py --stream [--nic igb] (only netperf TCP_STREAM/MAERTS and
+        iperf3 TCP/-R: Mbit/s and guest instructions per byte)
     tools/bench_rr.py --linux        (only the comparisons with a Linux guest:
         latency p50, then guest instructions per sockperf transaction)
     tools/bench_rr.py --profile tcp 1 [128] (QEMU's hotblocks plugin beside
@@ -190,6 +194,51 @@ def insns_v6(seconds, nic="e1000e"):
                              "insns_per_transaction": round(per[family])})
             print(f"  rrclient {proto}: IPv4 {per['-4']:6.0f}  IPv6 {per['-6']:6.0f}  "
                   f"({per['-6'] / max(1, per['-4']):.2f} x)", flush=True)
+    finally:
+        g.close()
+    return rows
+
+
+def stream_insns(seconds, nic="e1000e"):
+    """Bulk throughput against app=rr's netserver and iperf3 server: netperf
+    TCP_STREAM and TCP_MAERTS (-m 16384), iperf3 TCP and -R, Mbit/s as the
+    tool reports it and guest instructions per byte the appliance received
+    or sent (the tool's own count of the bytes), one boot with the plugin."""
+    so = plugin()
+    if not so or not (shutil.which("netperf") and shutil.which("iperf3")):
+        print("\nstream throughput: skipped (needs make insncount, and netperf and iperf3: make deps)")
+        return []
+    log = os.path.join(BUILD, "bench", "rr-insns-stream.log")
+    secs = str(max(1, round(seconds)))
+    print(f"\nStream throughput and guest instructions per byte ({nic}, poll=napi, idle rate subtracted)")
+    rows = []
+    g = Guest(nic, "napi", 1, extra=("-plugin", f"{so},log={log},period_ms=50"))
+    try:
+        def netperf_run(test, key, got):
+            out = sh("timeout", str(seconds + 60), "netperf", "-H", GUEST, "-t", test, "-l", secs, "--", "-m",
+                     "16384", "-k", f"{key},THROUGHPUT", ns=NS, check=False, timeout=seconds + 90)
+            kv = dict(re.findall(r"^(\w+)=(\S+)$", out, re.M))
+            got["mbps"] = float(kv.get("THROUGHPUT", "nan"))
+            return int(kv.get(key, 0))
+
+        def iperf3_run(args, got):
+            out = sh("timeout", str(seconds + 60), "iperf3", "-c", GUEST, "-t", secs, "-J", *args, ns=NS,
+                     check=False, timeout=seconds + 90)
+            end = json.loads(out).get("end", {})
+            s = end.get("sum_received", {})
+            got["mbps"] = s.get("bits_per_second", float("nan")) / 1e6
+            return s.get("bytes", 0)
+        cases = (("netperf TCP_STREAM", lambda got: netperf_run("TCP_STREAM", "REMOTE_BYTES_RECVD", got)),
+                 ("netperf TCP_MAERTS", lambda got: netperf_run("TCP_MAERTS", "REMOTE_BYTES_SENT", got)),
+                 ("iperf3 TCP", lambda got: iperf3_run((), got)),
+                 ("iperf3 TCP -R", lambda got: iperf3_run(("-R",), got)))
+        for name, run in cases:
+            got = {}
+            n, per, idle = per_transaction(log, lambda: run(got))
+            rows.append({"test": name, "bytes": n, "mbps": round(got.get("mbps", float("nan")), 1),
+                         "insns_per_byte": round(per, 2)})
+            print(f"  {name:20} {got.get('mbps', float('nan')):8.1f} Mbit/s  {per:6.2f} instructions/byte "
+                  f"over {n} bytes", flush=True)
     finally:
         g.close()
     return rows
@@ -412,7 +461,9 @@ def main():
     ap.add_argument("--linux", action="store_true", help="only the comparisons with a Debian Linux guest")
     ap.add_argument("--netperf", action="store_true", help="only 128 x netperf TCP_RR")
     ap.add_argument("--ipv6", action="store_true", help="only IPv6 beside IPv4, instructions per transaction")
-    ap.add_argument("--nic", default="e1000e", help="--ipv6's NIC model (igb: IPv6 TCP checksums by the NIC)")
+    ap.add_argument("--stream", action="store_true", help="only stream throughput and instructions per byte")
+    ap.add_argument("--nic", default="e1000e", help="--ipv6's and --stream's NIC model (igb: IPv6 TCP checksums "
+                    "by the NIC)")
     ap.add_argument("--profile", nargs="+", metavar="PROTO BYTES [SESSIONS]",
                     help="per-function profile of one run (1 session unless given)")
     a = ap.parse_args()
@@ -429,6 +480,9 @@ def main():
     if a.ipv6:
         save("rr-insns-v6.csv", insns_v6(a.seconds, a.nic))
         return 0
+    if a.stream:
+        save("rr-stream.csv", stream_insns(a.seconds, a.nic))
+        return 0
     if a.linux:
         linux_compare(a.seconds)
         insns_linux(a.seconds)
@@ -443,6 +497,7 @@ def main():
     save("rr-linux.csv", linux_compare(a.seconds))
     save("rr-insns-linux.csv", insns_linux(a.seconds))
     save("rr-insns-v6.csv", insns_v6(a.seconds))
+    save("rr-stream.csv", stream_insns(a.seconds))
     save("rr-netperf.csv", netperf_table(a.seconds))
     return 0
 
