@@ -176,6 +176,71 @@ static void test_rx_alone_as_in_burst(void **st)
 	assert_int_equal(model_nic->pool->nfree, nfree);
 }
 
+/* A burst through the four-at-a-time loop (rx.c rx_fast4) and the
+ * frames it hands to the one-at-a-time paths: five groups of four, each
+ * frame's packet and every counter exact. Group 0: TCP/IPv4 checked,
+ * lengths 60-63. Group 1: IPv4 alone checked in all four (other checksum
+ * bits than the group before). Group 2: mixed (a TCP checksum error in
+ * one). Group 3: one frame over 1518 bytes (rx_drop_oversize). Group 4:
+ * a CRC error in the last (rx_drop_desc_error). Then a burst of four
+ * more, two TCP and two IPv4 alone, after the checksum bits the burst
+ * before ended with (kept in the queue from one burst to the next). */
+static void test_rx_groups_of_four(void **st)
+{
+	(void)st;
+	model_init(M_82574);
+	assert_int_equal(probe(), 0);
+	struct e1000x_rxq *rq = &to_port(model_nic)->rxq[0];
+	const uint32_t tcp = RXDEXT_IPCS | RXDEXT_TCPCS, ok = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
+	static const uint16_t lens[20] = { 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71,
+					   72, 1600, 74, 75, 76, 77, 78, 79 };
+	const uint32_t sts[20] = { tcp, tcp, tcp, tcp, RXDEXT_IPCS, RXDEXT_IPCS, RXDEXT_IPCS, RXDEXT_IPCS,
+				   tcp, tcp | RXDEXT_ERR_TCPE, RXDEXT_IPCS, tcp, tcp, tcp, tcp, tcp,
+				   tcp, tcp, tcp, tcp | RXDEXT_ERR_CE };
+	const uint32_t want[18] = { ok, ok, ok, ok, PKT_RX_IP_CSUM_OK, PKT_RX_IP_CSUM_OK, PKT_RX_IP_CSUM_OK,
+				    PKT_RX_IP_CSUM_OK, ok, PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_BAD, PKT_RX_IP_CSUM_OK, ok,
+				    ok, ok, ok, ok, ok, ok };
+	static const int delivered[18] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18 };
+	uint32_t nfree = model_nic->pool->nfree;
+	uint64_t bytes = 0;
+	for (uint32_t i = 0; i < 20; i++)
+		rx_done(i, lens[i], sts[i]);
+	struct pkt *b[32];
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 32), 18);
+	for (int k = 0; k < 18; k++) {
+		assert_int_equal(b[k]->len, lens[delivered[k]]);
+		assert_int_equal(b[k]->flags, want[k]);
+		assert_int_equal(b[k]->port, model_nic->port);
+		assert_int_equal(b[k]->queue, 0);
+		assert_int_equal(b[k]->clones, 0);
+		assert_ptr_equal(b[k]->data, b[k]->buf);
+		bytes += b[k]->len;
+	}
+	assert_int_equal(model_last_write(E1000E_RDT(0)), 19);
+	assert_int_equal(rq->next, 20);
+	for (uint32_t i = 0; i < 20; i++)
+		assert_int_equal(rq->ring[i].wb.staterr & RXDEXT_DD, 0);
+	struct nic_qstats *qs = &model_nic->q[0];
+	uint64_t *sw = model_nic->qsw[0];
+	assert_int_equal(qs->rx_packets, 18);
+	assert_int_equal(qs->rx_bytes, bytes);
+	assert_int_equal(sw[NS_rx_delivered], 18);
+	assert_int_equal(sw[NS_rx_csum_offload_good], 4 + 2 + 3 + 3);
+	assert_int_equal(sw[NS_rx_csum_offload_errors], 1);
+	assert_int_equal(sw[NS_rx_drop_oversize], 1);
+	assert_int_equal(sw[NS_rx_drop_desc_error], 1);
+	pkt_free_bulk(b, 18);
+	for (uint32_t i = 20; i < 24; i++)
+		rx_done(i, 60, i < 22 ? tcp : RXDEXT_IPCS);
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 32), 4);
+	for (int k = 0; k < 4; k++)
+		assert_int_equal(b[k]->flags, k < 2 ? ok : PKT_RX_IP_CSUM_OK);
+	assert_int_equal(sw[NS_rx_csum_offload_good], 12 + 2);
+	assert_int_equal(qs->rx_bytes, bytes + 4 * 60);
+	pkt_free_bulk(b, 4);
+	assert_int_equal(model_nic->pool->nfree, nfree);
+}
+
 /* First write to reg setting bit. */
 static int wbit(int from, uint32_t reg, uint32_t bit)
 {
@@ -518,6 +583,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tx_frees_in_runs),
 		cmocka_unit_test(test_rx_alone_as_in_burst),
+		cmocka_unit_test(test_rx_groups_of_four),
 		cmocka_unit_test(test_reset_order),
 		cmocka_unit_test(test_errata_bits),
 		cmocka_unit_test(test_no_ack_dis_without_msix),

@@ -29,6 +29,8 @@ struct e1000x_rxq {
 				 * bytes" (igb TSIP with SRRCTL.TIMESTAMP), 0 if off */
 	uint32_t vp_bit;	/* RXDEXT_VP when the port strips VLAN tags (vlan_strip), else 0 */
 	int discarding;		/* inside a frame that spans descriptors */
+	uint32_t ci;		/* the checksum bits of the last frame of the last burst */
+	uint64_t cr;		/* and their csum_res entry (rx.c): a burst starts from them */
 };
 
 struct e1000x_txq {

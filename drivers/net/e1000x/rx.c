@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <emmintrin.h>
 #include "drivers/net/e1000x/e1000x.h"
 #include "drivers/net/e1000x/ring.h"
 #include "drivers/net/phc.h"
@@ -67,6 +68,8 @@ int e1000x_rxq_init(struct e1000x_rxq *rq)
 		rx_arm(rq, i);
 	rq->next = 0;
 	rq->discarding = 0;
+	rq->ci = 0;
+	rq->cr = 0;	/* csum_res[0]: no checksum bits, nothing counted */
 	return 0;
 }
 
@@ -256,8 +259,8 @@ static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, stru
 	s->out = pkts;
 	s->end = pkts + n;
 	s->bytes = s->csum = 0;
-	s->cr = csum_res[0];
-	s->ci = 0;
+	s->cr = rq->cr;
+	s->ci = rq->ci;
 	s->mask = RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit | rq->vp_bit;
 	s->lo = cb < ETH_MAX_FRAME ? cb + 1 : UINT32_MAX;
 	s->span = cb < ETH_MAX_FRAME ? ETH_MAX_FRAME - s->lo : 0;
@@ -322,48 +325,84 @@ void rx_take(volatile union rx_desc *d, struct pkt **bp, struct pkt **top, struc
 	out[j] = p;
 }
 
+/* The write-back halves (staterr, length, vlan: bytes 8-15) of the four
+ * descriptors d[0..4) as their status words and their length words (the
+ * vlan field above each length): SSE2, DPDK's vector RX. Each half is one
+ * aligned 8-byte load, so a descriptor's DD and length are read together
+ * (the NIC writes the length before or with DD). */
+static inline __attribute__((always_inline))
+void grp_load(volatile union rx_desc *d, __m128i *st, __m128i *lv)
+{
+	const __m128i *v = (const __m128i *)(uintptr_t)d;
+	dma_rmb();	/* the descriptors are read afresh, after the stores of the group before */
+	__m128i a = _mm_unpackhi_epi64(_mm_load_si128(v), _mm_load_si128(v + 1));
+	__m128i b = _mm_unpackhi_epi64(_mm_load_si128(v + 2), _mm_load_si128(v + 3));
+	*st = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), _MM_SHUFFLE(2, 0, 2, 0)));
+	*lv = _mm_castps_si128(_mm_shuffle_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b), _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
+/* 1 when every frame of a group (st, lv from grp_load) is common: its
+ * status bits under mask are want (DD, EOP, no error or timestamp bit,
+ * the checksum bits of want), its length at least lo and at most hi (the
+ * vector forms of rx_fast4: lo, and hi with 0xffff over the vlan field,
+ * so that unsigned saturating subtractions are 0 in range). */
+static inline __attribute__((always_inline))
+int grp_common(__m128i st, __m128i lv, __m128i mask, __m128i want, __m128i lo, __m128i hi)
+{
+	__m128i bad = _mm_xor_si128(_mm_and_si128(st, mask), want);
+	bad = _mm_or_si128(bad, _mm_or_si128(_mm_subs_epu16(lv, hi), _mm_subs_epu16(lo, lv)));
+	return _mm_movemask_epi8(_mm_cmpeq_epi32(bad, _mm_setzero_si128())) == 0xffff;
+}
+
 /* Steps 1-4 four descriptors at a time (extended format), as DPDK's
  * vector RX does, for up to run descriptors from i (as rx_fast): a group
- * is taken when its four status words ANDed show DD and EOP, ORed show no
- * error or timestamp bit and the same checksum bits in all four, and its
- * four lengths less lo ORed are at most span (an OR is at least each of
- * them, so no length outside the common range passes; a group that fails
- * goes to rx_fast, one frame at a time). A frame's len, port, queue and
- * clones (0: a buffer on the ring is nobody else's) are one store.
- * Returns the descriptors taken, a multiple of 4. */
+ * is taken when grp_common finds its four status words DD and EOP with
+ * no error or timestamp bit and the checksum bits of the frames before
+ * (s->ci; a group whose four share other checksum bits takes them on),
+ * and its four lengths in the common range (a group that fails goes to
+ * rx_fast, one frame at a time). A frame's len, port, queue and clones
+ * (0: a buffer on the ring is nobody else's) are one store. Returns the
+ * descriptors taken, a multiple of 4. */
 static inline __attribute__((always_inline))
 uint32_t rx_fast4(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t run, const int prefetch)
 {
 	volatile union rx_desc *d = &rq->ring[i], *const first = d, *const end = d + (run & ~3u);
 	struct pkt **bp = &rq->bufs[i], **out = s->out, **top = s->top, **mark = out;
-	const uint32_t want = RXDEXT_DD | RXDEXT_EOP, err = s->mask & ~want, lo = s->lo, span = s->span;
+	const uint32_t ddeop = RXDEXT_DD | RXDEXT_EOP;
+	const __m128i mask = _mm_set1_epi32((int)(s->mask | csum_bits(RXF_EXT)));
+	const __m128i lo = _mm_set1_epi32((int)s->lo), hi = _mm_set1_epi32((int)(0xffff0000u | (s->lo + s->span)));
+	const __m128i lenw = _mm_set1_epi32(0xffff);
+	__m128i want = _mm_set1_epi32((int)(ddeop | s->ci)), bytes = _mm_setzero_si128();
 	const uint64_t lpq = (uint64_t)s->portq << 16;
-	uint64_t bytes = 0, cr = s->cr;
+	uint64_t cr = s->cr;
 	for (; d != end; d += 4, bp += 4, out += 4, top -= 4) {
-		uint32_t s0 = d[0].wb.staterr, s1 = d[1].wb.staterr, s2 = d[2].wb.staterr, s3 = d[3].wb.staterr;
-		dma_rmb();
-		uint32_t l0 = d[0].wb.length, l1 = d[1].wb.length, l2 = d[2].wb.length, l3 = d[3].wb.length;
-		uint32_t a = s0 & s1 & s2 & s3, o = s0 | s1 | s2 | s3;
-		if (__builtin_expect(((a & want) ^ want) | (o & err) | ((o ^ a) & csum_bits(RXF_EXT)) ||
-				     ((l0 - lo) | (l1 - lo) | (l2 - lo) | (l3 - lo)) > span, 0))
-			break;
-		if (__builtin_expect((a & csum_bits(RXF_EXT)) != s->ci, 0)) {	/* the frames before counted with the old */
-			s->csum += cr * (uint64_t)(out - mark);
+		__m128i st, lv;
+		grp_load(d, &st, &lv);
+		if (__builtin_expect(!grp_common(st, lv, mask, want, lo, hi), 0)) {
+			/* Other checksum bits than the frames before, the same in all four? */
+			uint32_t ci = (uint32_t)_mm_cvtsi128_si32(st) & csum_bits(RXF_EXT);
+			__m128i w = _mm_set1_epi32((int)(ddeop | ci));
+			if (ci == s->ci || !grp_common(st, lv, mask, w, lo, hi))
+				break;
+			s->csum += cr * (uint64_t)(out - mark);	/* the frames before, counted with the old */
 			mark = out;
-			s->ci = a & csum_bits(RXF_EXT);
-			cr = csum_res[csum_index(a, RXF_EXT)];
+			s->ci = ci;
+			want = w;
+			cr = csum_res[csum_index(ci, RXF_EXT)];
 		}
-		bytes += l0 + l1 + l2 + l3;
+		bytes = _mm_add_epi32(bytes, _mm_and_si128(lv, lenw));
 		uint32_t fl = (uint8_t)cr;
 		rx_take(d, bp, top, out, 0, lpq, fl, prefetch);
 		rx_take(d, bp, top, out, 1, lpq, fl, prefetch);
 		rx_take(d, bp, top, out, 2, lpq, fl, prefetch);
 		rx_take(d, bp, top, out, 3, lpq, fl, prefetch);
 	}
+	bytes = _mm_add_epi32(bytes, _mm_shuffle_epi32(bytes, _MM_SHUFFLE(1, 0, 3, 2)));
+	bytes = _mm_add_epi32(bytes, _mm_shuffle_epi32(bytes, _MM_SHUFFLE(2, 3, 0, 1)));
 	s->csum += cr * (uint64_t)(out - mark);
 	s->out = out;
 	s->top = top;
-	s->bytes += bytes;
+	s->bytes += (uint32_t)_mm_cvtsi128_si32(bytes);
 	s->cr = cr;
 	return (uint32_t)(d - first);
 }
@@ -464,6 +503,8 @@ int rx_many(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int fmt)
 	struct rx_state s;
 	rx_state_init(rq, &s, pkts, n, fmt);
 	int got = rq->nic->cfg.prefetch ? rx_loop(rq, &s, fmt, 1) : rx_loop(rq, &s, fmt, 0);
+	rq->ci = s.ci;
+	rq->cr = s.cr;
 	rx_count(rq, got, s.bytes, s.csum);
 	return got;
 }

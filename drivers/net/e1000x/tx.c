@@ -203,26 +203,29 @@ static void __attribute__((noinline)) tx_tstamp(struct e1000x_txq *tq, uint32_t 
 
 _Static_assert(PKT_TX_IP_CSUM == 1u << 9 && PKT_TX_L4_CSUM == 1u << 10, "flags >> 9 are POPTS IXSM, TXSM");
 
-/* Descriptor d for packet p (see tx_fill; slot_of: the ring's); returns
- * its flags. */
+/* Descriptor d for packet p (see tx_fill; slot_of: the ring's); ORs its
+ * flags into *flags and adds its length to *sum. The length goes into the
+ * command word by addition (no bit of cmd is below bit 16), which the
+ * compiler does in one instruction. */
 static inline __attribute__((always_inline))
-uint32_t tx_put(volatile union tx_desc *d, struct pkt **bp, struct pkt *p, const int adv, const int csum,
-		uint32_t cmd, const int8_t *slot_of)
+void tx_put(volatile union tx_desc *d, struct pkt **bp, struct pkt *p, const int adv, const int csum,
+	    uint32_t cmd, const int8_t *slot_of, uint32_t *flags, uint64_t *sum)
 {
-	uint32_t flags = p->flags;
+	uint32_t fl = p->flags, len = p->len;
 	d->d.addr = (uint64_t)p->data;
 	if (csum) {
-		uint32_t popts = flags >> 9 & 3;
-		d->d.cmd_type_len = p->len | cmd | (adv || !popts ? 0 : TXD_DEXT | TXD_DTYP_DATA);
-		d->d.status = (adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT |
-					     (uint32_t)(uint8_t)slot_of[REQ(flags)] << ADVTXD_IDX_SHIFT : 0) |
+		uint32_t popts = fl >> 9 & 3;
+		d->d.cmd_type_len = len + cmd + (adv || !popts ? 0 : TXD_DEXT | TXD_DTYP_DATA);
+		d->d.status = (adv ? len << ADVTXD_PAYLEN_SHIFT |
+					     (uint32_t)(uint8_t)slot_of[REQ(fl)] << ADVTXD_IDX_SHIFT : 0) |
 			      popts << TXD_POPTS_SHIFT;
 	} else {
-		d->d.cmd_type_len = p->len | cmd;
-		d->d.status = adv ? (uint32_t)p->len << ADVTXD_PAYLEN_SHIFT : 0;
+		d->d.cmd_type_len = len + cmd;
+		d->d.status = adv ? len << ADVTXD_PAYLEN_SHIFT : 0;
 	}
 	*bp = p;
-	return flags;
+	*flags |= fl;
+	*sum += len;
 }
 
 /* Descriptors for pkts[0..n) at ring[t..t+n) (no wrap), advanced (igb)
@@ -238,21 +241,22 @@ static inline __attribute__((always_inline))
 uint32_t tx_fill(struct e1000x_txq *tq, uint32_t t, struct pkt **pkts, int n, const int adv, const int csum,
 		 uint32_t cmd, uint64_t *bytes)
 {
+	_Static_assert(((ADVTXD_DTYP_DATA | ADVTXD_DCMD_EOP | ADVTXD_DCMD_IFCS | ADVTXD_DCMD_DEXT | ADVTXD_DCMD_RS |
+			 TXD_DEXT | TXD_DTYP_DATA | (uint32_t)(TXD_CMD_EOP | TXD_CMD_IFCS | TXD_CMD_IDE | TXD_CMD_RS) << 24) &
+			0xffff) == 0, "tx_put adds the length to command bits above bit 15");
 	volatile union tx_desc *d = &tq->ring[t];
 	struct pkt **bp = &tq->bufs[t], **pp = pkts, **end4 = pkts + (n & ~3), **end = pkts + n;
 	const int8_t *so = tq->slot_of;
 	uint32_t flags = 0;
 	uint64_t sum = 0;
 	for (; pp != end4; pp += 4, d += 4, bp += 4) {
-		struct pkt *p0 = pp[0], *p1 = pp[1], *p2 = pp[2], *p3 = pp[3];
-		flags |= tx_put(d, bp, p0, adv, csum, cmd, so) | tx_put(d + 1, bp + 1, p1, adv, csum, cmd, so) |
-			 tx_put(d + 2, bp + 2, p2, adv, csum, cmd, so) | tx_put(d + 3, bp + 3, p3, adv, csum, cmd, so);
-		sum += (uint32_t)p0->len + p1->len + p2->len + p3->len;
+		tx_put(d, bp, pp[0], adv, csum, cmd, so, &flags, &sum);
+		tx_put(d + 1, bp + 1, pp[1], adv, csum, cmd, so, &flags, &sum);
+		tx_put(d + 2, bp + 2, pp[2], adv, csum, cmd, so, &flags, &sum);
+		tx_put(d + 3, bp + 3, pp[3], adv, csum, cmd, so, &flags, &sum);
 	}
-	for (; pp != end; pp++, d++, bp++) {
-		flags |= tx_put(d, bp, *pp, adv, csum, cmd, so);
-		sum += (*pp)->len;
-	}
+	for (; pp != end; pp++, d++, bp++)
+		tx_put(d, bp, *pp, adv, csum, cmd, so, &flags, &sum);
 	*bytes += sum;
 	return flags;
 }
