@@ -187,12 +187,29 @@ static int drop_runts(int port, struct pkt **pkts, int n)
 	return k;
 }
 
+/* rx_short of each port's queues as fwd last read it (drivers/net/nic.h). */
+static uint64_t short_seen[NIC_MAX_PORTS][NIC_MAX_QUEUES];
+
+/* 1 when a burst from queue q may hold a frame shorter than
+ * NIC_TX_MIN_LEN: always, unless the port's driver counts those it
+ * delivers (rx_short_counted) and the count has not moved since the last
+ * burst. */
+static int maybe_short(const struct nic *nic, int q)
+{
+	uint64_t c = nic->q[q].rx_short;
+	if (nic->rx_short_counted && c == short_seen[nic->port][q])
+		return 0;
+	short_seen[nic->port][q] = c;
+	return 1;
+}
+
 static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	struct fwd_stats *st = fwd_st(nic->port);
 	int peer = peer_of[nic->port];
 	st->rx += (uint64_t)n;
-	n = drop_runts(nic->port, pkts, n);
+	if (maybe_short(nic, q))
+		n = drop_runts(nic->port, pkts, n);
 	if (fwd_l3_port[nic->port]) {
 		fwd_l3_rx(nic, q, pkts, n);
 		return;

@@ -81,6 +81,8 @@ struct nic_qstats {
 				 * driver dropped (bad length, oversize, no buffer) */
 	uint64_t rx_kicks, tx_kicks;	/* virtio: notifications written to the device
 					 * (Linux virtio_net's rx_queue_N_kicks), with nic->kicks */
+	uint64_t rx_short;	/* frames shorter than NIC_TX_MIN_LEN that rx_burst delivered,
+				 * on a port with rx_short_counted */
 };
 
 struct nic;
@@ -171,6 +173,9 @@ struct nic {
 				 * (PKT_TX_IP_CSUM, PKT_TX_L4_CSUM, PKT_TX_UDP) */
 	int tx_csum6;		/* 1: ... and TCP and UDP over IPv6 too (PKT_TX_L4_CSUM | PKT_TX_IP6) */
 	int tx_csum_on;		/* set by the port's app before it sends frames that ask */
+	int rx_short_counted;	/* 1: rx_burst counts every frame it delivers shorter than
+				 * NIC_TX_MIN_LEN in q[].rx_short, so an app that must
+				 * check lengths may skip a burst while that count stands */
 	uint64_t dma_limit;	/* DMA addresses the device reaches end here (4 GiB for
 				 * 32-bit parts); 0 = the whole 64-bit space */
 	struct pktpool *pool;		/* RX buffers */

@@ -296,6 +296,7 @@ int e1000x_setup_rxq(struct e1000x_port *p, int q, uint32_t rdt, int fmt, uint32
 		[RXF_82599] = e1000x_rx_burst_82599,
 	};
 	p->ops.rx_burst = burst[fmt];
+	p->nic.rx_short_counted = 1;	/* rx.c: only rx_rare delivers them, and counts */
 	return e1000x_rxq_init(rq);
 }
 

@@ -14,12 +14,12 @@
  *   step 5: RDT = the last descriptor refilled: the NIC may use them all
  *           again. Then the burst's counters.
  * On the extended format (e1000e, igb) steps 1-3 go four descriptors at
- * a time first (rx_fast4, DPDK's vector RX test done with plain integer
- * operations: the group's four status words and lengths checked with one
- * branch), then one at a time for the rest and for a group that fails.
- * Everything else a descriptor can hold (a piece of a long frame, an
- * error, a timestamp, a stripped VLAN tag, a copybreak copy) goes one frame at a time to
- * rx_rare. A lone frame (a request-response wake) takes rx_one, which
+ * a time first (rx_fast4, DPDK's vector RX test in SSE2: the group's four
+ * status words and lengths checked with one branch), then one at a time
+ * for the rest and for a group that fails. Everything else a descriptor
+ * can hold (a piece of a long frame, an error, a timestamp, a stripped
+ * VLAN tag, a copybreak copy, a frame shorter than NIC_TX_MIN_LEN,
+ * counted in rx_short) goes one frame at a time to rx_rare. A lone frame (a request-response wake) takes rx_one, which
  * skips the burst loop's set-up. The descriptor format (legacy on e1000,
  * extended on e1000e and igb, advanced with the 82599's error bits on
  * ixgbe) is a constant of each burst function (e1000x_rx_burst_ext,
@@ -218,6 +218,7 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 	}
 	uint64_t cr = csum_res[csum_index(st, fmt)];
 	rx_pkt(rq, out, len, cr);
+	rq->qs->rx_short += len < NIC_TX_MIN_LEN;
 	if (off)
 		phc_rx_buf_tstamp(nic, out, ts);
 	else if (st & rq->ts_bit)
@@ -249,9 +250,10 @@ _Static_assert(__builtin_offsetof(struct pkt, queue) == __builtin_offsetof(struc
 	       "rx_fast stores port and queue as one 32-bit word");
 
 /* The burst's bounds: common frames are DD and EOP with no frame error or
- * timestamp bit, longer than copybreak and at most ETH_MAX_FRAME (one
- * unsigned compare; none when copybreak takes every frame: len - UINT32_MAX
- * = len + 1 > 0). */
+ * timestamp bit, longer than copybreak, at least NIC_TX_MIN_LEN (shorter
+ * ones go to rx_rare, which counts them in rx_short) and at most
+ * ETH_MAX_FRAME (one unsigned compare; none when copybreak takes every
+ * frame: len - UINT32_MAX = len + 1 > 0). */
 static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, struct pkt **pkts, int n,
 				 const int fmt)
 {
@@ -262,7 +264,7 @@ static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, stru
 	s->cr = rq->cr;
 	s->ci = rq->ci;
 	s->mask = RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit | rq->vp_bit;
-	s->lo = cb < ETH_MAX_FRAME ? cb + 1 : UINT32_MAX;
+	s->lo = cb >= ETH_MAX_FRAME ? UINT32_MAX : cb < NIC_TX_MIN_LEN ? NIC_TX_MIN_LEN : cb + 1;
 	s->span = cb < ETH_MAX_FRAME ? ETH_MAX_FRAME - s->lo : 0;
 	s->portq = (uint32_t)rq->nic->port | (uint32_t)rq->q << 16;
 }
@@ -537,7 +539,7 @@ int rx_one(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t i, uint32_t st, ui
 	struct nic *nic = rq->nic;
 	struct pktpool *pool = nic->pool;
 	if ((st & (RXDEXT_DD | RXDEXT_EOP | err_frame(fmt) | rq->ts_bit | rq->tsip_bit | rq->vp_bit)) != (RXDEXT_DD | RXDEXT_EOP) ||
-	    len > ETH_MAX_FRAME || (int64_t)len <= nic->cfg.copybreak || rq->discarding)
+	    len > ETH_MAX_FRAME || len < NIC_TX_MIN_LEN || (int64_t)len <= nic->cfg.copybreak || rq->discarding)
 		return 0;
 	pktpool_lock(pool);
 	if (!pool->nfree) {
