@@ -77,9 +77,10 @@ void pkt_free_bulk(struct pkt **p, int n)
 			pktpool_lock(pool);
 			top = pool->free + pool->nfree;
 		}
-		*top++ = q;	/* the run: q and those after it from the same pool, no clones */
-		p++;
-		for (; p < end3; p += 4, top += 4) {	/* four at a time: a branch per pool test, one for the clones */
+		/* The run: q and those after it from the same pool, no clones;
+		 * four at a time from q on (a branch per pool test, one for the
+		 * clones), then one at a time (q at least). */
+		for (; p < end3; p += 4, top += 4) {
 			struct pkt *a = p[0], *b = p[1], *c = p[2], *d = p[3];
 			if (a->pool != pool || b->pool != pool || c->pool != pool || d->pool != pool ||
 			    (a->clones | b->clones | c->clones | d->clones))

@@ -95,8 +95,10 @@ KNOB(fwd_mode, .name = "fwd_mode", .type = KNOB_ENUM, .choices = fwd_mode_choice
      .live = 1, .help = "fwd L2: io (frames unchanged) or macswap (destination and source MAC swapped, testpmd's "
 	     "macswap), out of the paired port (pairs=0-0: the port it came in on); default io");
 
-/* Swap destination and source MAC of each frame (all are >= ETH_HLEN). */
-static void swap_macs(struct pkt **pkts, int n)
+/* Swap destination and source MAC of each frame (all are >= ETH_HLEN).
+ * Not inlined, nor the transparent clock's l2_tc_send: their locals would
+ * give fwd_rx a stack canary, which every burst would pay. */
+static void __attribute__((noinline)) swap_macs(struct pkt **pkts, int n)
 {
 	for (int i = 0; i < n; i++) {
 		uint8_t t[6], *d = pkts[i]->data;
@@ -187,6 +189,26 @@ static int drop_runts(int port, struct pkt **pkts, int n)
 	return k;
 }
 
+/* sent of the n frames of pkts that came in on nic went out: counted
+ * forwarded, the rest dropped (tx_ring_full). */
+static inline void l2_sent(struct nic *nic, struct pkt **pkts, int n, int sent)
+{
+	fwd_st(nic->port)->forwarded += (uint64_t)sent;
+	if (sent < n) {
+		fwd_drop(nic->port, FWD_DROP_tx_ring_full, (uint64_t)(n - sent));
+		pkt_free_bulk(pkts + sent, n - sent);
+	}
+}
+
+/* The L2 burst's send through the transparent clock (ptp_tc=): the
+ * frames it keeps are counted local. */
+static void __attribute__((noinline)) l2_tc_send(struct nic *nic, struct nic *out, int q, struct pkt **pkts, int n)
+{
+	int k = n, sent = fwd_tc_tx(nic, out, q % out->nqueues, pkts, &n);
+	fwd_st(nic->port)->local += (uint64_t)(k - n);
+	l2_sent(nic, pkts, n, sent);
+}
+
 /* rx_short of each port's queues as fwd last read it (drivers/net/nic.h). */
 static uint64_t short_seen[NIC_MAX_PORTS][NIC_MAX_QUEUES];
 
@@ -224,19 +246,10 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		swap_macs(pkts, n);
 	else if (l2_rewrite)
 		rewrite_macs(pkts, n, out);
-	int sent;
-	if (__builtin_expect(fwd_ptp_tc != FWD_TC_OFF, 0)) {
-		int k = n;
-		sent = fwd_tc_tx(nic, out, q % out->nqueues, pkts, &n);
-		st->local += (uint64_t)(k - n);
-	} else {
-		sent = out->ops->tx_burst(out, q % out->nqueues, pkts, n);
-	}
-	st->forwarded += (uint64_t)sent;
-	if (sent < n) {
-		fwd_drop(nic->port, FWD_DROP_tx_ring_full, (uint64_t)(n - sent));
-		pkt_free_bulk(pkts + sent, n - sent);
-	}
+	if (__builtin_expect(fwd_ptp_tc != FWD_TC_OFF, 0))
+		l2_tc_send(nic, out, q, pkts, n);
+	else
+		l2_sent(nic, pkts, n, out->ops->tx_burst(out, q % out->nqueues, pkts, n));
 }
 /* A routed port that sends per core (fwd_l3_tx_per_core). */
 static int fwd_tx_per_core(int port)
