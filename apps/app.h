@@ -45,7 +45,9 @@ struct app {
 	 * its own TX queue of it, the one numbered as the core (DPDK l3fwd's
 	 * model: no lock, nqueues >= cores). domain then keeps the port a
 	 * domain of its own, so its RX queues may go to any core
-	 * (lcore_map=), and core c reclaims TX queue c (run/place.c). */
+	 * (lcore_map=), and core c reclaims TX queue c (run/place.c). An app
+	 * on one core (no domain: pktgen) keeps its RX there, and its idle
+	 * hook also runs on each core that owns one of the port's TX queues. */
 	int (*tx_per_core)(int port);
 	/* Knobs besides its own the app reads (APP_USES_*): a port's ipN= on a
 	 * port whose app does not read it, or route= with no such app on any

@@ -162,7 +162,8 @@ static void housekeeping(uint64_t *next_tsc)
 
 /* The apps whose idle hook this core runs: those placed on a port with a
  * queue here (started or stopped: a stopped port's app still sends and
- * keeps its timers). */
+ * keeps its timers), or that send per core on a port with a TX queue this
+ * core owns (tx_per_core: pktgen on a core that polls none of its queues). */
 static int idle_apps(const struct lcore *lc, const struct app **out)
 {
 	int n = 0;
@@ -171,6 +172,9 @@ static int idle_apps(const struct lcore *lc, const struct app **out)
 		int mine = 0;
 		for (int k = 0; k < lc->nq && !mine; k++)
 			mine = app_runs_on(a, lc->qs[k].nic->port);
+		for (int p = 0; p < nic_count && !mine && a->tx_per_core; p++)
+			for (int q = 0; q < nics[p]->nqueues && app_runs_on(a, p); q++)
+				mine |= nics[p]->tx_owner[q] == lc->id && a->tx_per_core(p);
 		if (mine && a->idle)
 			out[n++] = a;
 	}

@@ -6,6 +6,7 @@
  *   pktgen lat [port]           latency histogram of the probes received
  *   pktgen clear                zero the TX and RX counters
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
@@ -50,36 +51,39 @@ static void pg_report(int json);
  * and RX counters stay. */
 static int pg_place(int port, int on)
 {
+	pg_home_changed();
 	if (on)
 		return pg_tx_port_init(port);
 	if (rfc2544_stop())
 		printf("pktgen: rfc2544 ended: %s left pktgen\n", nics[port]->name);
-	pg_stop(port);
+	pg_stop(port, 1);
 	return 0;
 }
 
 APP(pktgen, .name = "pktgen", .help = "traffic generator and loss/latency meter (Linux pktgen's knobs)",
     .init = pg_init, .rx = pg_app_rx, .idle = pg_idle, .report = pg_report, .metrics = pg_metrics,
-    .runtime = 1, .place = pg_place);
+    .tx_per_core = pg_tx_per_core, .runtime = 1, .place = pg_place);
 
 /* Frames/s and Mb/s on the wire (frame + 24 B) since port p started. */
 static void tx_rate(int p, uint64_t *pps, uint64_t *kbps)
 {
-	const struct pg_tx *t = &pg_tx[p];
-	uint64_t end = t->running || !t->stop_tsc ? rdtsc() : t->stop_tsc;
-	uint64_t us = tsc_to_ns(end - t->start_tsc) / 1000, n = t->sent - t->sent_at_start;
-	uint64_t bits = (t->bytes - t->bytes_at_start + n * PG_WIRE_EXTRA) * 8;
+	struct pg_tx_sum s;
+	pg_tx_sum(p, &s);
+	uint64_t end = pg_running(p) || !s.stop_tsc ? rdtsc() : s.stop_tsc;
+	uint64_t us = tsc_to_ns(end - pg_tx[p].start_tsc) / 1000, n = s.run_sent;
+	uint64_t bits = (s.run_bytes + n * PG_WIRE_EXTRA) * 8;
 	*pps = us ? n * 1000000 / us : 0;
 	*kbps = us ? bits * 1000 / us : 0;
 }
 
 void pg_result(int port, const char *why)
 {
-	const struct pg_tx *t = &pg_tx[port];
+	struct pg_tx_sum s;
 	if (pg_quiet)
 		return;
-	uint64_t us = tsc_to_ns(t->stop_tsc - t->start_tsc) / 1000, n = t->sent - t->sent_at_start;
-	uint64_t bytes = t->bytes - t->bytes_at_start, wire = bytes + n * PG_WIRE_EXTRA;
+	pg_tx_sum(port, &s);
+	uint64_t us = tsc_to_ns(s.stop_tsc - pg_tx[port].start_tsc) / 1000, n = s.run_sent;
+	uint64_t bytes = s.run_bytes, wire = bytes + n * PG_WIRE_EXTRA;
 	uint64_t pps = us ? n * 1000000 / us : 0, bps = us ? bytes * 8 * 1000000 / us : 0;
 	uint64_t wire_kbps = us ? wire * 8 * 1000 / us : 0;
 	printf("pktgen: %s: %s, %llu frames sent in %llu us: %llu pps %llu Mb/sec (%llu bps: frame bytes without "
@@ -87,41 +91,43 @@ void pg_result(int port, const char *why)
 	       "alloc_failed %llu\n",
 	       nics[port]->name, why, (unsigned long long)n, (unsigned long long)us, (unsigned long long)pps,
 	       (unsigned long long)(bps / 1000000), (unsigned long long)bps, (unsigned long long)(wire_kbps / 1000),
-	       (unsigned long long)(wire_kbps % 1000), (unsigned long long)(t->ring_full - t->ring_full_at_start),
-	       (unsigned long long)(t->alloc_failed - t->alloc_failed_at_start));
+	       (unsigned long long)(wire_kbps % 1000), (unsigned long long)s.run_ring_full,
+	       (unsigned long long)s.run_alloc_failed);
 }
 
-static const char *state(const struct pg_tx *t)
+static const char *state(int p)
 {
-	return t->running ? "running" : t->start_tsc ? "stopped" : "idle";
+	return pg_running(p) ? "running" : pg_tx[p].start_tsc ? "stopped" : "idle";
 }
 
 static void print_tx(int p, int json)
 {
-	const struct pg_tx *t = &pg_tx[p];
+	const struct pg_tx *t = pg_lead(p);
+	struct pg_tx_sum s;
 	uint64_t pps, kbps;
 	unsigned size = t->size ? t->size : (unsigned)(pg.nsweep ? pg.sweep[0] : pg.pkt_size);
+	pg_tx_sum(p, &s);
 	tx_rate(p, &pps, &kbps);
 	if (json)
 		printf("{\"stats\":\"pktgen\",\"kind\":\"tx\",\"t_ms\":%llu,\"port\":\"%s\",\"state\":\"%s\","
 		       "\"step\":%d,\"steps\":%d,\"pkt_size\":%u,\"sent\":%llu,\"built\":%llu,\"probes\":%llu,"
 		       "\"ring_full\":%llu,\"alloc_failed\":%llu,\"clamped\":%llu,\"tx_pps\":%llu,\"tx_kbps\":%llu}\n",
-		       (unsigned long long)(now_ns() / 1000000), nics[p]->name, state(t), t->step + 1, pg.nsweep ? pg.nsweep : 1, size,
-		       (unsigned long long)t->sent, (unsigned long long)t->built, (unsigned long long)t->probes,
-		       (unsigned long long)t->ring_full, (unsigned long long)t->alloc_failed,
-		       (unsigned long long)t->clamped, (unsigned long long)pps, (unsigned long long)kbps);
+		       (unsigned long long)(now_ns() / 1000000), nics[p]->name, state(p), t->step + 1, pg.nsweep ? pg.nsweep : 1, size,
+		       (unsigned long long)s.sent, (unsigned long long)s.built, (unsigned long long)s.probes,
+		       (unsigned long long)s.ring_full, (unsigned long long)s.alloc_failed,
+		       (unsigned long long)s.clamped, (unsigned long long)pps, (unsigned long long)kbps);
 	else
 		printf("pktgen %s: %s step %d/%d pkt_size %u sent %llu built %llu probes %llu ring_full %llu "
 		       "alloc_failed %llu clamped %llu; since start %llu pps %llu.%03llu Mb/s on the wire\n",
-		       nics[p]->name, state(t), t->step + 1, pg.nsweep ? pg.nsweep : 1, size,
-		       (unsigned long long)t->sent, (unsigned long long)t->built, (unsigned long long)t->probes,
-		       (unsigned long long)t->ring_full, (unsigned long long)t->alloc_failed,
-		       (unsigned long long)t->clamped, (unsigned long long)pps, (unsigned long long)(kbps / 1000),
+		       nics[p]->name, state(p), t->step + 1, pg.nsweep ? pg.nsweep : 1, size,
+		       (unsigned long long)s.sent, (unsigned long long)s.built, (unsigned long long)s.probes,
+		       (unsigned long long)s.ring_full, (unsigned long long)s.alloc_failed,
+		       (unsigned long long)s.clamped, (unsigned long long)pps, (unsigned long long)(kbps / 1000),
 		       (unsigned long long)(kbps % 1000));
-	if (!json && t->sent_q[0] != t->sent) {	/* queue_map: sent per TX queue */
+	if (!json && s.sent_q[0] != s.sent) {	/* queue_map or several cores: sent per TX queue */
 		printf("pktgen %s tx queues:", nics[p]->name);
 		for (int q = 0; q < nics[p]->nqueues; q++)
-			printf(" q%d %llu", q, (unsigned long long)t->sent_q[q]);
+			printf(" q%d %llu", q, (unsigned long long)s.sent_q[q]);
 		printf("\n");
 	}
 }
@@ -229,8 +235,8 @@ static void print_all(int json, int all)
 			uint64_t pps, kbps;
 			print_tx(p, json);
 			tx_rate(p, &pps, &kbps);
-			sent += pg_tx[p].sent;
-			pps_sum += pg_tx[p].running ? pps : 0;
+			sent += pg_tx_field(p, offsetof(struct pg_tx, sent));
+			pps_sum += pg_running(p) ? pps : 0;
 		}
 		if (all || pg_rx[p].rx)
 			print_rx(p, json);
@@ -283,16 +289,11 @@ static int do_request(int what, int port)
 		if (what == PG_REQ_START) {
 			err |= pg_start(p);
 		} else if (what == PG_REQ_STOP) {
-			pg_stop(p);
+			pg_stop(p, 0);
 		} else if (what == PG_REQ_RATE) {
-			if (pg_tx[p].running)
-				pg_rate_update(p);
+			pg_rate_update(p);
 		} else {
-			struct pg_tx *t = &pg_tx[p];
-			t->sent = t->bytes = t->probes = t->built = t->ring_full = t->alloc_failed = t->clamped = 0;
-			memset(t->sent_q, 0, sizeof(t->sent_q));
-			t->sent_at_start = t->bytes_at_start = t->ring_full_at_start = t->alloc_failed_at_start = 0;
-			t->start_tsc = t->running ? rdtsc() : 0;
+			pg_tx_clear(p);
 			memset(&pg_rx[p], 0, sizeof(pg_rx[p]));
 		}
 	}

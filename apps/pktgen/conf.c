@@ -501,7 +501,7 @@ int pg_set(const char *name, const char *value)
 	char msg[CMDLINE_MSG_MAX];
 	int running = 0;
 	for (int p = 0; pg_tx && p < nic_count; p++)
-		running |= pg_tx[p].running;
+		running |= pg_running(p);
 	if (!is_pg_knob(name)) {
 		printf("pktgen set: unknown knob '%.64s' (knobs: %s)\n", name, pg_knob_names);
 		return -1;

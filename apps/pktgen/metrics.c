@@ -43,8 +43,8 @@ static void pktgen_counters(struct prom *o)
 		for (int p = 0; p < nic_count; p++)
 			if (app_runs_on(&app_pktgen, p))
 				prom_port_sample(o, f[i].name, p, NULL, NULL,
-					    *(const uint64_t *)((f[i].rx ? (const char *)&pg_rx[p] : (const char *)&pg_tx[p]) +
-								f[i].off));
+					    f[i].rx ? *(const uint64_t *)((const char *)&pg_rx[p] + f[i].off) :
+						      pg_tx_field(p, f[i].off));
 	}
 	prom_family(o, "pktgen_received_dropped_total", "counter", "received frames pktgen did not count as its own, by reason");
 	for (int p = 0; p < nic_count; p++)

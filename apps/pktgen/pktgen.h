@@ -7,12 +7,20 @@
  * with trafgen's 18-byte payload header (magic
  * 0x4c52, stream id, 64-bit sequence number, TX time in ns since boot from
  * the TSC, modulo 2^48: tools/trafgen/frame.h), so build/trafgen counts
- * them too. Stream id = port << 8 | run << 4 | sweep step, run counting
+ * them too. Stream id = lane << 11 | port << 8 | run << 4 | sweep step, run counting
  * the port's starts modulo 16 (a receiver, maybe another box, tells a new
  * run's sequence numbers from a duplicate of the last one's); latency
  * probes use the same id with PG_PROBE set and their own sequence. Sequence numbers and
  * the address/port walk advance per frame built; with clone_skb = N every
  * frame built is sent N times (the same buffer, as Linux's pktgen_xmit).
+ *
+ * Lanes (Linux pktgen's one thread per CPU): a port with several TX queues
+ * on a box with several cores is sent on by each core that owns a TX queue
+ * of the queue_map walk (nic->tx_owner: core c owns queue c, run/place.c).
+ * Each such core is a lane with its own struct pg_tx, stream id (lane 0 is
+ * pktgen's core when it sends, the others follow in core order) and buffers;
+ * count, rate and lat_rate are split over the lanes, so the port's totals
+ * are the knobs'. RX, the shell and rfc2544 stay on pktgen's core.
  *
  * RX (rx.c): every frame a pktgen port receives is counted once: ours (by
  * stream: received, lost, reordered, duplicates), bad, arp (a request for
@@ -54,6 +62,7 @@
 #define PG_SEQ_WINDOW	4096	/* duplicates recognised this far below the highest seq */
 #define PG_IMIX_MAX	8	/* sizes of an IMIX */
 #define PG_RX_SIZES	16	/* frame sizes a receiving port counts apart */
+#define PG_LANE_SHIFT	11	/* stream id bits 11-14: the sending lane */
 
 enum pg_rate_kind { PG_RATE_MAX, PG_RATE_MBPS, PG_RATE_PPS, PG_RATE_DELAY };
 
@@ -107,9 +116,15 @@ struct pg_config {
 };
 extern struct pg_config pg;
 
-/* Per sending port. */
+/* Per sending port and lane (pg_tx[port] is pktgen's core's lane and
+ * holds the port's run: active, start_tsc, stopped_any). */
 struct pg_tx {
 	int running;
+	int core, lane, nlanes;		/* this lane's core and number, the run's lanes */
+	uint64_t count;			/* this lane's share of pg.count (0: forever) */
+	volatile int req;		/* PG_LREQ_* asked by pktgen's core, done by this lane's */
+	volatile int active;		/* pg_tx[port]: lanes of the run still sending */
+	int stopped_any;		/* pg_tx[port]: a lane of the run was stopped */
 	struct pktpool *pool;
 	int step;			/* sweep step */
 	int run;			/* this run's number: starts before it, modulo PG_RUNS */
@@ -212,6 +227,28 @@ void pg_metrics(struct prom *o);
 extern struct pg_tx *pg_tx;
 extern struct pg_rx *pg_rx;
 
+/* tx.c: port p's TX counters summed over its lanes (every core that has
+ * sent on it); run_*: since the last start; stop_tsc: the last lane's end. */
+struct pg_tx_sum {
+	uint64_t sent, bytes, probes, built, ring_full, alloc_failed, clamped;
+	uint64_t run_sent, run_bytes, run_ring_full, run_alloc_failed, stop_tsc;
+	uint64_t sent_q[NIC_MAX_QUEUES];
+};
+void pg_tx_sum(int p, struct pg_tx_sum *s);
+/* tx.c: the uint64_t at offset off of struct pg_tx summed over port p's lanes. */
+uint64_t pg_tx_field(int p, size_t off);
+/* tx.c: lane 0 of port p's last run (its step and size), else pg_tx[p]. */
+const struct pg_tx *pg_lead(int p);
+/* tx.c: 1 while a lane of port p sends. */
+int pg_running(int p);
+/* tx.c: zero port p's TX counters (every lane; a lane that sends on another
+ * core zeroes its own). */
+void pg_tx_clear(int p);
+/* tx.c (app tx_per_core): 1 if port p's TX queue q is sent on by core q,
+ * so several cores send: more than one queue and core, and pktgen's core
+ * (the one polling the port) owns one. */
+int pg_tx_per_core(int p);
+
 /* conf.c: p < 0: check the knobs against each other; p >= 0: check the
  * frame sizes against port p's MTU. Prints each problem with the accepted
  * forms. 0 or -1. */
@@ -239,14 +276,19 @@ int pg_tx_init(void);
 /* tx.c: create port p's TX pools unless it has them (a port given to
  * pktgen at run time, maybe again); 0, or -1 after saying so. */
 int pg_tx_port_init(int p);
-/* tx.c: start (after pg_check(port) and a link check; the caller ran
- * pg_check(-1)) / stop port p. 0 or -1. */
+/* tx.c, on pktgen's core: start (after pg_check(port) and a link check;
+ * the caller ran pg_check(-1)) / stop port p. 0 or -1. pg_stop ends the
+ * lanes of other cores at their next turn, or at once with parked 1 (the
+ * other cores parked); the last lane to end prints the Result. */
 int pg_start(int port);
-void pg_stop(int port);
-/* tx.c: recompute port p's rate interval for its step (after a rate knob changed). */
+void pg_stop(int port, int parked);
+/* tx.c, on pktgen's core: recompute port p's rate interval for its step
+ * in every lane (after a rate knob changed). */
 void pg_rate_update(int port);
-/* tx.c: the poll loop's idle hook: send on every running port. */
+/* tx.c: the poll loop's idle hook: send on every lane of this core. */
 int pg_idle(void);
+/* tx.c: forget which core is pktgen's (a run-time placement moved it). */
+void pg_home_changed(void);
 
 /* rx.c: account a received burst (the app's rx hook); frees the packets. */
 void pg_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n);

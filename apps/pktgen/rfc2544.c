@@ -297,7 +297,7 @@ int rfc2544_cmd(int argc, char **argv)
 	if (rfc2544_busy() || check_ports(&a))
 		return -1;
 	for (int p = 0; p < nic_count; p++)
-		if (pg_tx[p].running) {
+		if (pg_running(p)) {
 			printf("pktgen rfc2544: %s is sending: pktgen stop first\n", nics[p]->name);
 			return -1;
 		}
@@ -834,8 +834,8 @@ int rfc2544_poll(void)
 	case P_SEND:
 		if (now >= run.until) {
 			run.cut = 1;
-			pg_stop(run.a.tx);
-			pg_stop(run.a.rx);
+			pg_stop(run.a.tx, 0);
+			pg_stop(run.a.rx, 0);
 		}
 		if (!t->running && !u->running) {
 			run.phase = P_DRAIN;
@@ -853,8 +853,8 @@ int rfc2544_stop(void)
 {
 	if (!run.on)
 		return 0;
-	pg_stop(run.a.tx);
-	pg_stop(run.a.rx);
+	pg_stop(run.a.tx, 0);
+	pg_stop(run.a.rx, 0);
 	printf(run.a.json ? "{\"rfc2544\":\"stopped\",\"test\":\"%s\",\"trial\":%llu}\n"
 			  : "rfc2544: stopped during the %s test's trial %llu (not counted); results so far:\n",
 	       test_name[run.test], (unsigned long long)run.trials + 1);

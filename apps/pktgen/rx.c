@@ -119,9 +119,12 @@ static struct pkt *reply_alloc(const struct nic *nic)
 	return pg_tx[nic->port].pool ? pkt_alloc(pg_tx[nic->port].pool) : 0;
 }
 
+/* Sent on a TX queue of this core (pktgen's): queue 0, or the one numbered
+ * as the core when each core sends on its own (pg_tx_per_core). */
 static void reply_send(struct nic *nic, struct pkt *r)
 {
-	if (!nic->ops->tx_burst(nic, 0, &r, 1))
+	int q = nic->tx_owner[0] == cpu_id_fast() ? 0 : cpu_id_fast();
+	if (!nic->ops->tx_burst(nic, q, &r, 1))
 		pkt_free(r);
 }
 
@@ -211,7 +214,7 @@ static int nd_answer(struct nic *nic, const struct pkt *p, const struct vlan_tag
  * out). */
 static int hw_latency(struct nic *nic, uint16_t id, uint64_t seq, int64_t rx_ns, uint64_t *lat)
 {
-	int sp = id >> 8 & 0x7f;
+	int sp = id >> 8 & 7;	/* the port; PTP-typed probes come from pktgen's core's lane */
 	if (sp >= nic_count || !pg_tx[sp].hw)
 		return 0;
 	struct pg_hwts *h = &pg_tx[sp].hwts[seq % PG_HWTS];

@@ -1,14 +1,17 @@
 /*
  * pktgen's sender: frames built from a per-step header template, the
  * address/port walk, clone_skb, the TSC token bucket and latency probes.
- * Runs from the poll loop's idle hook on queue 0 of each started port.
+ * Runs from the poll loop's idle hook of each core that has a lane of a
+ * started port (pktgen.h), on that core's TX queues of the queue_map walk.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "apps/app.h"
 #include "apps/pktgen/pktgen.h"
 #include "drivers/net/phc.h"
 #include "kernel/cpu.h"
+#include "kernel/mem.h"
 #include "kernel/time.h"
 #include "net/addr.h"
 #include "net/bytes.h"
@@ -17,23 +20,38 @@
 
 struct pg_tx *pg_tx;
 int pg_quiet;
+/* Lanes of other cores than pktgen's, made at their first start and kept
+ * (their counters count in the port's); lanes[p][c]: core c's lane of the
+ * run of port p, or NULL (pg_tx[p] for pktgen's core). */
+static struct pg_tx *xtra[NIC_MAX_PORTS][MAX_CPUS];
+static struct pg_tx *lanes[NIC_MAX_PORTS][MAX_CPUS];
+static volatile int home = -1;	/* pktgen's core (app_core), -1: not looked up yet */
+enum { PG_LREQ_STOP = 1, PG_LREQ_RATE = 2, PG_LREQ_CLEAR = 4 };
+
+/* A lane's TX pools on port p; 0, or -1 after saying so. */
+static int pools_make(struct pg_tx *t, int p)
+{
+	/* the ring's worth, what waits in pend, a probe, slack */
+	uint32_t n = (uint32_t)nics[p]->txd + PG_BURST_MAX + 8;
+	t->pool = pktpool_create("pktgen", n, PKT_SLOT);
+	/* 16, and the sent ones a TX queue keeps until it frees a run */
+	t->probe_pool = pktpool_create("pktgen probes", 16 + NIC_TX_FREE_THRESH, PKT_SLOT);
+	if (!t->pool || !t->probe_pool) {
+		printf("pktgen: %s: no memory for %u TX buffers\n", nics[p]->name, n);
+		pktpool_destroy(t->pool);
+		pktpool_destroy(t->probe_pool);
+		t->pool = t->probe_pool = 0;
+		return -1;
+	}
+	return 0;
+}
 
 int pg_tx_port_init(int p)
 {
 	if (pg_tx[p].pool)
 		return 0;	/* given back to pktgen at run time: its pools stayed */
-	/* the ring's worth, what waits in pend, a probe, slack */
-	uint32_t n = (uint32_t)nics[p]->txd + PG_BURST_MAX + 8;
-	pg_tx[p].pool = pktpool_create("pktgen", n, PKT_SLOT);
-	/* 16, and the sent ones a TX queue keeps until it frees a run */
-	pg_tx[p].probe_pool = pktpool_create("pktgen probes", 16 + NIC_TX_FREE_THRESH, PKT_SLOT);
-	if (!pg_tx[p].pool || !pg_tx[p].probe_pool) {
-		printf("pktgen: %s: no memory for %u TX buffers\n", nics[p]->name, n);
-		pktpool_destroy(pg_tx[p].pool);
-		pktpool_destroy(pg_tx[p].probe_pool);
-		pg_tx[p].pool = pg_tx[p].probe_pool = 0;
+	if (pools_make(&pg_tx[p], p))
 		return -1;
-	}
 	struct phc *c = phc_of(nics[p]);
 	pg_tx[p].hw = phc_is_hw(c);
 	if (pg_tx[p].hw)
@@ -256,20 +274,32 @@ static inline __attribute__((always_inline)) void build(struct pg_tx *t, struct 
 
 /* The TX queue of the next frame built when the queue walks (qwalk):
  * Linux pktgen's queue_map walk, min..max or at random with QUEUE_MAP_RND,
- * modulo the port's queues. */
+ * modulo the port's queues, over the queues of the lane's core (the walk
+ * holds one, or the lane would not be). */
 static void next_queue(struct pg_tx *t, const struct nic *nic)
 {
 	uint64_t lo = (uint64_t)pg.queue_map_min, hi = (uint64_t)pg.queue_map_max;
-	uint64_t off = pg.flags & PG_F_QUEUE_MAP_RND ? rnd(t, hi - lo) : next_off(t->queue - lo, hi - lo);
-	t->queue = (uint16_t)(lo + off);
-	t->curq = (uint16_t)(t->queue % nic->nqueues);
+	do {
+		uint64_t off = pg.flags & PG_F_QUEUE_MAP_RND ? rnd(t, hi - lo) : next_off(t->queue - lo, hi - lo);
+		t->queue = (uint16_t)(lo + off);
+		t->curq = (uint16_t)(t->queue % nic->nqueues);
+	} while (nic->tx_owner[t->curq] != t->core);
+}
+
+/* 1 if TX queue q of nic is in the queue_map walk of core c: queue_map_min..max
+ * modulo the queues, or with QUEUE_MAP_CPU the one numbered as c. */
+static int walked(const struct nic *nic, int q, int c)
+{
+	uint64_t n = (uint64_t)nic->nqueues, span = (uint64_t)(pg.queue_map_max - pg.queue_map_min);
+	if (pg.flags & PG_F_QUEUE_MAP_CPU)
+		return (uint64_t)c % n == (uint64_t)q;
+	return span + 1 >= n || ((uint64_t)q + n - (uint64_t)pg.queue_map_min % n) % n <= span;
 }
 
 /* The rate of this step as frames per second = num / den, clamped to what
  * the link carries (speed Mb/s over (size + 24) * 8 bits a frame). */
-void pg_rate_update(int port)
+static void lane_rate(int port, struct pg_tx *t)
 {
-	struct pg_tx *t = &pg_tx[port];
 	const struct nic *nic = nics[port];
 	uint64_t bits = (uint64_t)(t->rate_size + PG_WIRE_EXTRA) * 8, num, den;
 	switch (pg.rate_kind) {
@@ -286,6 +316,7 @@ void pg_rate_update(int port)
 		den = bits;
 		t->clamped++;
 	}
+	den *= (uint64_t)t->nlanes;	/* this lane's share */
 	t->num = num;
 	t->ivl = tsc.hz * den / num;
 	t->rem = tsc.hz * den % num;
@@ -333,18 +364,20 @@ static void imix_pick(struct pg_tx *t)
 	t->udp_sum = t->imix_udp_sum[best];
 }
 
-static void step_begin(int port, int step)
+static void step_begin(int port, struct pg_tx *t, int step)
 {
-	struct pg_tx *t = &pg_tx[port];
 	t->step = step;
 	t->size = (uint16_t)(pg.nsweep ? pg.sweep[step] : pg.pkt_size);
-	t->stream = (uint16_t)(port << 8 | t->run << 4 | step);
+	t->stream = (uint16_t)(t->lane << PG_LANE_SHIFT | port << 8 | t->run << 4 | step);
 	t->seq = t->queued = t->step_sent = t->probe_seq = 0;
 	t->flow = t->inflow = 0;
 	t->queue = (uint16_t)pg.queue_map_max;	/* the walk's next is queue_map_min */
 	t->qwalk = pg.queue_map_min != pg.queue_map_max && !(pg.flags & PG_F_QUEUE_MAP_CPU);
-	t->curq = (uint16_t)((pg.flags & PG_F_QUEUE_MAP_CPU ? (uint64_t)cpu_id() : (uint64_t)pg.queue_map_min) %
+	t->curq = (uint16_t)((pg.flags & PG_F_QUEUE_MAP_CPU ? (uint64_t)t->core : (uint64_t)pg.queue_map_min) %
 			     (uint64_t)nics[port]->nqueues);	/* every frame's without qwalk */
+	for (int q = 0; q < nics[port]->nqueues && nics[port]->tx_owner[t->curq] != t->core; q++)	/* probes: own queue */
+		if (nics[port]->tx_owner[q] == t->core && walked(nics[port], q, t->core))
+			t->curq = (uint16_t)q;
 	t->sport_span = (uint64_t)(pg.udp_src_max - pg.udp_src_min);
 	t->dport_span = (uint64_t)(pg.udp_dst_max - pg.udp_dst_min);
 	t->smac_span = mac_span(pg.src_mac_count);
@@ -369,7 +402,7 @@ static void step_begin(int port, int step)
 	tuple_first(t);
 	imix_templates(t);
 	make_template(t);
-	pg_rate_update(port);
+	lane_rate(port, t);
 }
 
 /* Where port's frames go: back_mac on the way back, dst_mac, or the peer
@@ -398,7 +431,7 @@ static int dst_of(int port, uint8_t mac[6])
 /* "pktgen: port0: sending 1000 frames of 60 B at 50000 pps to 52:54:00:12:34:57 (port1), stream 0x0010" */
 static void say_start(int port)
 {
-	const struct pg_tx *t = &pg_tx[port];
+	const struct pg_tx *t = pg_lead(port);
 	if (pg_quiet)
 		return;
 	char mac[MAC_STR_MAX], count[32], rate[48], kind[48] = "";
@@ -416,18 +449,171 @@ static void say_start(int port)
 	case PG_RATE_DELAY: snprintf(rate, sizeof(rate), "one per %lld ns", (long long)pg.delay); break;
 	default: snprintf(rate, sizeof(rate), "the highest rate");
 	}
-	printf("pktgen: %s: sending %s%s of %s%u B%s%s at %s to %s (%s), stream 0x%04x\n", nics[port]->name, count,
+	printf("pktgen: %s: sending %s%s of %s%u B%s%s at %s to %s (%s), stream 0x%04x", nics[port]->name, count,
 	       pg.count ? " frames" : "", pg.nimix ? "IMIX sizes, mean " : "", t->size, kind,
 	       pg.nsweep ? " and the sweep's other sizes" : "", rate,
 	       mac_str(mac, t->dst_mac), t->back ? "back_mac" : pg.dst_mac_set ? "dst_mac" : nics[port ^ 1]->name,
 	       t->stream);
+	if (t->nlanes > 1) {
+		printf(", split over %d cores (count and rate):", t->nlanes);
+		for (int c = 0; c < MAX_CPUS; c++)
+			if (lanes[port][c])
+				printf(" core%d stream 0x%04x", c, lanes[port][c]->stream);
+	}
+	printf("\n");
+}
+
+const struct pg_tx *pg_lead(int p)
+{
+	for (int c = 0; c < MAX_CPUS; c++)
+		if (lanes[p][c] && !lanes[p][c]->lane)
+			return lanes[p][c];
+	return &pg_tx[p];
+}
+
+int pg_tx_per_core(int p)
+{
+	const struct nic *nic = nics[p];
+	return nic->nqueues > 1 && ncpus > 1 && nic->owner[0] < nic->nqueues;
+}
+
+void pg_home_changed(void)
+{
+	home = -1;
+}
+
+int pg_running(int p)
+{
+	return pg_tx[p].active != 0;
+}
+
+uint64_t pg_tx_field(int p, size_t off)
+{
+	uint64_t v = *(const uint64_t *)((const char *)&pg_tx[p] + off);
+	for (int c = 0; c < MAX_CPUS; c++)
+		if (xtra[p][c])
+			v += *(const uint64_t *)((const char *)xtra[p][c] + off);
+	return v;
+}
+
+#define SUM(p, f) pg_tx_field(p, offsetof(struct pg_tx, f))
+
+void pg_tx_sum(int p, struct pg_tx_sum *s)
+{
+	*s = (struct pg_tx_sum){ .sent = SUM(p, sent), .bytes = SUM(p, bytes), .probes = SUM(p, probes),
+				 .built = SUM(p, built), .ring_full = SUM(p, ring_full),
+				 .alloc_failed = SUM(p, alloc_failed), .clamped = SUM(p, clamped) };
+	s->run_sent = s->sent - SUM(p, sent_at_start);
+	s->run_bytes = s->bytes - SUM(p, bytes_at_start);
+	s->run_ring_full = s->ring_full - SUM(p, ring_full_at_start);
+	s->run_alloc_failed = s->alloc_failed - SUM(p, alloc_failed_at_start);
+	for (int q = 0; q < NIC_MAX_QUEUES; q++)
+		s->sent_q[q] = pg_tx_field(p, offsetof(struct pg_tx, sent_q) + (size_t)q * sizeof(uint64_t));
+	for (int c = 0; c < MAX_CPUS; c++)
+		if (lanes[p][c] && lanes[p][c]->stop_tsc > s->stop_tsc)
+			s->stop_tsc = lanes[p][c]->stop_tsc;
+}
+
+static void lane_clear(struct pg_tx *t)
+{
+	t->sent = t->bytes = t->probes = t->built = t->ring_full = t->alloc_failed = t->clamped = 0;
+	memset(t->sent_q, 0, sizeof(t->sent_q));
+	t->sent_at_start = t->bytes_at_start = t->ring_full_at_start = t->alloc_failed_at_start = 0;
+}
+
+void pg_tx_clear(int p)
+{
+	lane_clear(&pg_tx[p]);
+	pg_tx[p].start_tsc = pg_running(p) ? rdtsc() : 0;
+	for (int c = 0; c < MAX_CPUS; c++) {
+		if (!xtra[p][c])
+			continue;
+		if (lanes[p][c] == xtra[p][c] && xtra[p][c]->running)
+			__atomic_or_fetch(&xtra[p][c]->req, PG_LREQ_CLEAR, __ATOMIC_RELEASE);
+		else
+			lane_clear(xtra[p][c]);
+	}
+}
+
+/* Core c's lane of port p, made (with its pools) at its first start;
+ * NULL after saying so. */
+static struct pg_tx *lane_of(int p, int c)
+{
+	if (c == cpu_id())
+		return &pg_tx[p];
+	if (xtra[p][c])
+		return xtra[p][c];
+	struct pg_tx *t = dma_alloc(sizeof(*t), 64);
+	if (!t) {
+		printf("pktgen: %s: no memory for core%d's TX state\n", nics[p]->name, c);
+		return 0;
+	}
+	memset(t, 0, sizeof(*t));
+	if (pools_make(t, p))
+		return 0;	/* the state's pages stay: taken again at the next start */
+	return xtra[p][c] = t;
+}
+
+/* The cores that send on port p (a TX queue of the walk each) into
+ * lanes[p], pktgen's core first: their number, or 0 after saying why. */
+static int lanes_make(int p)
+{
+	const struct nic *nic = nics[p];
+	uint32_t mask = 0;
+	int n = 0, me = cpu_id();
+	for (int q = 0; q < nic->nqueues; q++)
+		if (walked(nic, q, nic->tx_owner[q]))
+			mask |= 1u << nic->tx_owner[q];
+	if (pg_quiet && mask != 1u << me) {
+		printf("pktgen rfc2544: %s: sends from pktgen's core only, but the queue_map walk has other cores' TX "
+		       "queues (queue_map_min=queue_map_max=%d keeps it on core%d's)\n", nic->name, me, me);
+		return 0;
+	}
+	memset(lanes[p], 0, sizeof(lanes[p]));
+	for (int k = 0; k < MAX_CPUS; k++) {
+		int c = (me + k) % MAX_CPUS;	/* pktgen's core first */
+		if (!(mask >> c & 1))
+			continue;
+		if (!(lanes[p][c] = lane_of(p, c)))
+			return 0;
+		lanes[p][c]->core = c;
+		lanes[p][c]->lane = n++;
+	}
+	return n;
+}
+
+/* Set up lane t of port's run (lane 0 of n is pktgen's core's when it
+ * sends); the run's figures come from pg_tx[port]. */
+static void lane_start(int port, struct pg_tx *t, int n, uint64_t now)
+{
+	const struct pg_tx *r = &pg_tx[port];
+	uint64_t share = (uint64_t)pg.count / (uint64_t)n;
+	t->nlanes = n;
+	t->count = share + ((uint64_t)t->lane < (uint64_t)pg.count % (uint64_t)n);
+	t->run = r->run;
+	if (t != r) {	/* back: rfc2544's, which sends from pktgen's core only */
+		memcpy(t->dst_mac, r->dst_mac, 6);
+		memcpy(t->src_mac, r->src_mac, 6);
+		t->back = 0;
+	}
+	t->rnd = (now + (uint64_t)t->lane * 0x9e3779b97f4a7c15ull) | 1;
+	t->req = 0;
+	step_begin(port, t, 0);
+	t->probe_ivl = pg.lat_rate ? tsc.hz * (uint64_t)n / (uint64_t)pg.lat_rate : 0;
+	t->next_probe = now;
+	t->start_tsc = now;
+	t->stop_tsc = 0;
+	t->sent_at_start = t->sent;
+	t->bytes_at_start = t->bytes;
+	t->ring_full_at_start = t->ring_full;
+	t->alloc_failed_at_start = t->alloc_failed;
 }
 
 int pg_start(int port)
 {
 	struct pg_tx *t = &pg_tx[port];
 	struct nic *nic = nics[port];
-	if (t->running) {
+	if (pg_running(port)) {
 		printf("pktgen: %s: already sending (pktgen stop first)\n", nic->name);
 		return -1;
 	}
@@ -437,26 +623,41 @@ int pg_start(int port)
 		printf("pktgen: %s: link down, not started (`link %s` says when it is up)\n", nic->name, nic->name);
 		return -1;
 	}
+	int n = lanes_make(port), go = 0;
+	if (!n)
+		return -1;
 	t->run = (int)(t->starts++ % PG_RUNS);
 	memcpy(t->src_mac, pg.src_mac_set ? pg.src_mac : nic->mac, 6);
-	t->rnd = rdtsc() | 1;
-	step_begin(port, 0);
+	uint64_t now = rdtsc();
+	t->start_tsc = now;	/* the run's, even when pktgen's core has no lane */
+	t->stopped_any = 0;
+	for (int c = 0; c < MAX_CPUS; c++)
+		if (lanes[port][c]) {
+			lane_start(port, lanes[port][c], n, now);
+			go += !pg.count || lanes[port][c]->count;
+		}
 	say_start(port);
-	t->probe_ivl = pg.lat_rate ? tsc.hz / (uint64_t)pg.lat_rate : 0;
-	t->next_probe = rdtsc();
-	t->start_tsc = rdtsc();
-	t->stop_tsc = 0;
-	t->sent_at_start = t->sent;
-	t->bytes_at_start = t->bytes;
-	t->ring_full_at_start = t->ring_full;
-	t->alloc_failed_at_start = t->alloc_failed;
-	t->running = 1;
+	t->active = go;
+	for (int c = 0; c < MAX_CPUS; c++)	/* a lane of another core sends from its next turn */
+		if (lanes[port][c] && (!pg.count || lanes[port][c]->count))
+			__atomic_store_n(&lanes[port][c]->running, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
-void pg_stop(int port)
+/* Lane t of port ends (done or stopped); the last one prints the Result. */
+static void lane_end(int port, struct pg_tx *t, const char *why)
 {
-	struct pg_tx *t = &pg_tx[port];
+	struct pg_tx *r = &pg_tx[port];
+	t->running = 0;
+	t->stop_tsc = rdtsc();
+	if (!strcmp(why, "stopped"))
+		r->stopped_any = 1;
+	if (!__atomic_sub_fetch(&r->active, 1, __ATOMIC_ACQ_REL))
+		pg_result(port, r->stopped_any ? "stopped" : "done");
+}
+
+static void lane_stop(int port, struct pg_tx *t)
+{
 	if (!t->running)
 		return;
 	pkt_free_bulk(t->pend, t->npend);
@@ -466,9 +667,33 @@ void pg_stop(int port)
 		pkt_free(t->probe);
 	t->npend = 0;
 	t->cur = t->probe = 0;
-	t->running = 0;
-	t->stop_tsc = rdtsc();
-	pg_result(port, "stopped");
+	lane_end(port, t, "stopped");
+}
+
+void pg_stop(int port, int parked)
+{
+	for (int c = 0; c < MAX_CPUS; c++) {
+		struct pg_tx *t = lanes[port][c];
+		if (!t || !t->running)
+			continue;
+		if (parked || t == &pg_tx[port])
+			lane_stop(port, t);
+		else
+			__atomic_or_fetch(&t->req, PG_LREQ_STOP, __ATOMIC_RELEASE);
+	}
+}
+
+void pg_rate_update(int port)
+{
+	for (int c = 0; c < MAX_CPUS; c++) {
+		struct pg_tx *t = lanes[port][c];
+		if (!t || !t->running)
+			continue;
+		if (t == &pg_tx[port])
+			lane_rate(port, t);
+		else
+			__atomic_or_fetch(&t->req, PG_LREQ_RATE, __ATOMIC_RELEASE);
+	}
 }
 
 /* Frames the token bucket allows now, at most max per call. Credit builds
@@ -589,30 +814,26 @@ static void probe(struct pg_tx *t, struct nic *nic, uint64_t now, uint64_t ns)
 	}
 }
 
-static void step_end(int port)
+static void step_end(int port, struct pg_tx *t)
 {
-	struct pg_tx *t = &pg_tx[port];
 	if (t->probe) {
 		pkt_free(t->probe);
 		t->probe = 0;
 	}
 	if (t->step + 1 < (pg.nsweep ? pg.nsweep : 1)) {
-		step_begin(port, t->step + 1);
+		step_begin(port, t, t->step + 1);
 		return;
 	}
-	t->running = 0;
-	t->stop_tsc = rdtsc();
-	pg_result(port, "done");
+	lane_end(port, t, "done");
 }
 
-static int send_port(int port, uint64_t now, uint64_t ns)
+static int send_port(int port, struct pg_tx *t, uint64_t now, uint64_t ns)
 {
-	struct pg_tx *t = &pg_tx[port];
 	struct nic *nic = nics[port];
 	probe(t, nic, now, ns);
 	int want = tokens(t, now, (int)pg.burst);
-	if (pg.count && (uint64_t)want > (uint64_t)pg.count - t->queued + (uint64_t)t->npend)
-		want = (int)((uint64_t)pg.count - t->queued + (uint64_t)t->npend);
+	if (t->count && (uint64_t)want > t->count - t->queued + (uint64_t)t->npend)
+		want = (int)(t->count - t->queued + (uint64_t)t->npend);
 	fill(t, nic, want, ns);
 	int n = t->npend < want ? t->npend : want, k = 0;
 	while (k < n) {	/* each run of frames for one queue in one call */
@@ -642,25 +863,46 @@ static int send_port(int port, uint64_t now, uint64_t ns)
 	consume(t, k);
 	t->sent += (uint64_t)k;
 	t->step_sent += (uint64_t)k;
-	if (pg.count && t->step_sent == (uint64_t)pg.count)
-		step_end(port);
+	if (t->count && t->step_sent == t->count)
+		step_end(port, t);
 	return k;
+}
+
+/* What pktgen's core asked of lane t (PG_LREQ_*), on the lane's core. */
+static void lane_requests(int port, struct pg_tx *t)
+{
+	int req = __atomic_exchange_n(&t->req, 0, __ATOMIC_ACQ_REL);
+	if (req & PG_LREQ_CLEAR)
+		lane_clear(t);
+	if (req & PG_LREQ_STOP)
+		lane_stop(port, t);
+	if (req & PG_LREQ_RATE && t->running)
+		lane_rate(port, t);
 }
 
 int pg_idle(void)
 {
-	int work = 0;
+	int work = 0, c = cpu_id_fast();
 	uint64_t now = 0, ns = 0;
-	pg_requests();
-	work += rfc2544_poll();
+	if (home < 0)
+		home = app_core(&app_pktgen);
+	if (c == home) {
+		pg_requests();
+		work += rfc2544_poll();
+	}
 	for (int p = 0; p < nic_count; p++) {
-		if (!pg_tx[p].running)
+		struct pg_tx *t = lanes[p][c];
+		if (!t)
+			continue;
+		if (t->req)
+			lane_requests(p, t);
+		if (!__atomic_load_n(&t->running, __ATOMIC_ACQUIRE))
 			continue;
 		if (!now) {
 			now = rdtsc();
 			ns = now_ns();
 		}
-		work += send_port(p, now, ns) + 1;	/* a sending core does not halt */
+		work += send_port(p, t, now, ns) + 1;	/* a sending core does not halt */
 	}
 	return work;
 }
