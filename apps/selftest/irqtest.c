@@ -31,7 +31,7 @@
  * is held for longer than the window, so the unmask delivers it once.
  */
 #define EITR_MAX 0xffff
-#define WAIT_US 100000		/* for the first interrupt */
+#define WAIT_US 1000000		/* for the first interrupt: 1 s, QEMU may be descheduled that long on a loaded host */
 #define LATE_US 40000		/* then, for any more */
 #define MASKED_US 25000		/* cause raised while masked */
 

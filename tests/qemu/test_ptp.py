@@ -830,8 +830,10 @@ def test_transparent_clock(mode):
     assert c1["follow_up"] == c1["sync"] == c1["tx_hwtstamp"] == 0, c1
     for p in c.values():
         assert p["overflow"] == p["negative_residence"] == p["bad_ptp"] == 0, c
+    # A residence under TCG is as long as the host keeps QEMU off a CPU (167 ms
+    # once at load 10); a wrong time base would give seconds or more.
     for p in (c0, c1) if mode == "e2e" else (c0,):	# p2p: port1 corrects nothing
-        assert 0 < p["residence_mean_ns"] <= p["residence_max_ns"] < 100_000_000, c
+        assert 0 < p["residence_mean_ns"] <= p["residence_max_ns"] < 1_000_000_000, c
     if mode == "e2e":
         assert c1["delay_req"] > 4 and c1["tx_swtstamp"] == c1["delay_req"], c1
         for p in c.values():	# every frame forwarded
