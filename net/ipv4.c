@@ -1,6 +1,7 @@
 /* Ethernet, IPv4, ICMP and ARP helpers for the L3 router: see ipv4.h. */
 #include <string.h>
 #include "net/ipv4.h"
+#include "net/pkt.h"
 
 /* One's complement sum folded to 16 bits (RFC 1071 section 4.1). */
 static uint16_t fold(uint64_t sum)
@@ -36,6 +37,39 @@ uint16_t inet_csum(const void *buf, size_t len)
 uint16_t inet_csum_update(uint16_t hc, uint16_t m, uint16_t m_new)
 {
 	return (uint16_t)~fold((uint32_t)(uint16_t)~hc + (uint16_t)~m + m_new);
+}
+
+/* The checksum of len bytes at b whose 16-bit field at off does not count
+ * (summed, then taken out again), plus sum (a pseudo-header's). */
+static uint16_t csum_without(const uint8_t *b, uint32_t len, uint32_t off, uint64_t sum)
+{
+	return inet_csum_fold(sum + inet_sum(b, len) + (uint16_t)~get16(b + off));
+}
+
+/* Store checksum c at off of out (outlen bytes) if it lies inside. */
+static void csum_put(uint8_t *out, uint32_t outlen, uint32_t off, uint16_t c)
+{
+	if (off + 2 <= outlen)
+		put16(out + off, c);
+}
+
+void csum_offload_fill(uint32_t flags, const uint8_t *f, uint32_t len, uint8_t *out, uint32_t outlen)
+{
+	const uint8_t *ip = f + ETH_HLEN;
+	int ip6 = !!(flags & PKT_TX_IP6), udp = !!(flags & PKT_TX_UDP);
+	uint32_t l4 = ETH_HLEN + (ip6 ? 40 : IPV4_HLEN), field = udp ? 6 : 16, l4len;
+	if (len < l4)
+		return;
+	if (flags & PKT_TX_IP_CSUM)
+		csum_put(out, outlen, ETH_HLEN + 10, csum_without(ip, IPV4_HLEN, 10, 0));
+	if (!(flags & PKT_TX_L4_CSUM))
+		return;
+	l4len = ip6 ? get16(ip + 4) : (uint32_t)get16(ip + 2) - IPV4_HLEN;
+	if (l4len < field + 2 || l4len > len - l4)
+		return;
+	uint64_t pseudo = (ip6 ? inet_sum(ip + 8, 32) : inet_sum(ip + 12, 8)) + l4len + (udp ? 17u : 6u);
+	uint16_t c = csum_without(f + l4, l4len, field, pseudo);
+	csum_put(out, outlen, l4 + field, udp && !c ? 0xffff : c);
 }
 
 enum ipv4_check ipv4_check(const void *ip, size_t len)

@@ -111,6 +111,20 @@ uint16_t inet_csum_fold(uint64_t sum);
  * (RFC 1624 section 3), so it equals a full recomputation. */
 uint16_t inet_csum_update(uint16_t hc, uint16_t m, uint16_t m_new);
 
+/*
+ * The checksums a NIC inserts for a frame's transmit requests (net/pkt.h
+ * flags PKT_TX_IP_CSUM, PKT_TX_L4_CSUM with PKT_TX_IP6 and PKT_TX_UDP: a
+ * 20-byte IPv4 or 40-byte IPv6 header after the Ethernet header, TCP or
+ * UDP right after it), summed over the len-byte frame f and written into
+ * out, a copy of its first outlen bytes, where the fields lie inside it.
+ * What the fields hold in f is left out of the sums: 0 or the
+ * pseudo-header sum the stack left for the NIC, or the NIC's own result
+ * (QEMU's models write the L4 checksum back into the buffer). UDP's
+ * computed 0 is written 0xffff (RFC 768). A frame shorter than its
+ * headers or its IP length says is left as it is.
+ */
+void csum_offload_fill(uint32_t flags, const uint8_t *f, uint32_t len, uint8_t *out, uint32_t outlen);
+
 /* Outcome of ipv4_check, in the order the checks run. */
 enum ipv4_check {
 	IPV4_OK,

@@ -11,6 +11,8 @@
 #include "kernel/cpu.h"
 #include "kernel/knobs.h"
 #include "kernel/mem.h"
+#include "net/ipv4.h"
+#include "net/pkt.h"
 
 int64_t capture_buffers = 256;
 static const struct knob_range buffers_range[] = { { 16, 65536 } };
@@ -82,6 +84,10 @@ static void copy_one(const struct pkt *p, int dir, int64_t sw_ns)
 	r->hwts = dir == CAPTURE_RX && (p->flags & PKT_RX_TSTAMP);
 	r->ns = r->hwts ? (int64_t)p->tstamp : sw_ns;
 	memcpy(r->data, p->data, r->caplen);
+	/* What the wire carries: the checksums the NIC inserts (Linux's taps
+	 * show the fields as the stack left them for the NIC). */
+	if (dir == CAPTURE_TX && (p->flags & (PKT_TX_IP_CSUM | PKT_TX_L4_CSUM)))
+		csum_offload_fill(p->flags, p->data, p->len, r->data, r->caplen);
 	cap.st.kept++;
 	__atomic_store_n(&cap.head, cap.head + 1, __ATOMIC_RELEASE);
 }

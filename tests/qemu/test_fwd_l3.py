@@ -12,6 +12,7 @@ from scapy.all import ARP, ICMP, IP, UDP, Ether, IPerror, Raw, UDPerror, raw
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
+import capcheck  # noqa: E402
 from netio import StreamPort  # noqa: E402
 from qemurun import Qemu  # noqa: E402
 
@@ -88,22 +89,33 @@ def test_arp_reply_for_our_address(r):
     assert rep[0].dst == H0_MAC and rep[0].src == r.mac[0]
 
 
-def test_forward_resolves_next_hop_by_arp_and_rewrites(r):
+def test_forward_resolves_next_hop_by_arp_and_rewrites(r, tmp_path):
+    # port1's frames captured meanwhile (issue 28): the ARP request it
+    # sends, the reply it receives, the 10 routed frames it sends.
+    capcheck.start(r.q, "port1", 12)
     sent = udp_to(r, "10.3.0.5", n=5)
     r.p[0].send(sent)
     # The router holds the frames and asks for 10.2.0.2 on port1.
-    req = r.recv(1, 1)
+    wire_req = r.p[1].recv(1, 5)
+    req = [Ether(f) for f in wire_req]
     assert req and ARP in req[0], req
     a = req[0][ARP]
     assert a.op == 1 and a.pdst == H1_IP and a.psrc == "10.2.0.1" and a.hwsrc == r.mac[1]
     assert req[0].dst == "ff:ff:ff:ff:ff:ff"
-    r.p[1].send([raw(Ether(src=H1_MAC, dst=r.mac[1]) /
-                     ARP(op=2, hwsrc=H1_MAC, psrc=H1_IP, hwdst=r.mac[1], pdst="10.2.0.1"))])
+    reply = raw(Ether(src=H1_MAC, dst=r.mac[1]) / ARP(op=2, hwsrc=H1_MAC, psrc=H1_IP, hwdst=r.mac[1],
+                                                       pdst="10.2.0.1"))
+    r.p[1].send([reply])
     more = udp_to(r, "10.3.0.5", n=5, sport=1001)
     time.sleep(0.2)
     r.p[0].send(more)          # resolved now: straight through
-    got = r.recv(1, 10)
+    wire = r.p[1].recv(10, 5)
+    got = [Ether(f) for f in wire]
     assert len(got) == 10, got
+    cap, counts = capcheck.finish(r.q, "port1", tmp_path / "port1.pcapng")
+    assert (counts["seen"], counts["filtered"], counts["kept"], counts["dropped"]) == (12, 0, 12, 0), counts
+    want = [("tx", wire_req[0]), ("rx", reply)] + [("tx", f) for f in wire]
+    assert [d for d, _ in cap] == [d for d, _ in want], cap
+    assert all(capcheck.same(c, w) for (_, c), (_, w) in zip(cap, want)), cap
     for s, g in zip(sent + more, got):
         s = Ether(s)
         assert g.dst == H1_MAC and g.src == r.mac[1]

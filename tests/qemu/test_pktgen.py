@@ -15,6 +15,8 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+sys.path.insert(0, os.path.dirname(__file__))
+import capcheck  # noqa: E402
 from qemurun import Qemu  # noqa: E402
 from netio import StreamPort  # noqa: E402
 from scapy.all import (IP, UDP, Dot1Q, Ether, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr,  # noqa: E402
@@ -222,6 +224,24 @@ def test_exact_counts_flows_clone_sweep_and_bad_input(guests, tmp_path):
     for k in ("rate", "delay"):
         assert re.search(rf"^{k}=unset \(ratep decides\) +pktgen set ", show, re.M), show
     assert g.shell("set pkt_size 100").strip() == "set: pkt_size is changed with: pktgen set pkt_size <value>"
+
+    # A console capture of the port while pktgen sends (issue 28): 10 frames
+    # in a row of those trafgen received, byte for byte, all sent (tx); the
+    # run lasts 4 s, so that the capture started after it ends first.
+    g.shell("pktgen clear")
+    g.set(count=100, ratep=25, pkt_size=100)
+    pcap = str(tmp_path / "captured.pcap")
+    tg = trafgen_recv(sock, 100, pcap)
+    time.sleep(0.5)
+    g.shell("pktgen start")
+    capcheck.start(g.q, "port0", 10)
+    cap, counts = capcheck.finish(g.q, "port0", tmp_path / "port0.pcapng")
+    # a frame or two more may come before the 10th is printed and the capture ends
+    assert counts["seen"] == counts["kept"] >= 10 and (counts["filtered"], counts["dropped"]) == (0, 0), counts
+    assert trafgen_result(tg)["received"] == 100
+    wire = pcap_frames(pcap)
+    assert [d for d, _ in cap] == ["tx"] * 10 and capcheck.run_in([f for _, f in cap], wire), (cap, wire)
+    assert {len(f) for _, f in cap} == {100}
 
 
 def test_loopback_receive_side_and_latency_histogram(guests):

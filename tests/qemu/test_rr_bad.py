@@ -14,6 +14,7 @@ from scapy.all import ARP, ICMP, IP, IPv6, TCP, UDP, Ether, Raw, fragment, raw
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
+import capcheck  # noqa: E402
 from netio import StreamPort  # noqa: E402
 from qemurun import Qemu  # noqa: E402
 from rrpeer import rr_counters  # noqa: E402
@@ -415,6 +416,47 @@ def test_pools_sized_by_knobs(g):
     assert (c["heap256_avail"], c["heap1600_avail"], c["heap64k_avail"]) == (512, 204, 1)
     # Received frames' pbufs live in their 2 KiB slots; copybreak's small slots take one from the pool.
     assert c["rx_pbufs_avail"] == int(eth["small_pool_size"])
+
+
+def test_capture_of_udp_and_tcp_transactions(g, tmp_path):
+    """A console capture of port0 during two UDP and one TCP request-response
+    transactions (issue 28): through text2pcap and tshark, its received
+    frames are those this test sent and its sent frames those the test got,
+    byte for byte, in order; none seen was dropped or left out."""
+    sent, got = [], []
+
+    def send(p):
+        sent.append(raw(p))
+        g.p.send([sent[-1]])
+
+    def until(pred):
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            for b in g.p.recv(1, max(0.01, end - time.monotonic())):
+                got.append(b)
+                if pred(Ether(b)):
+                    return Ether(b)
+        raise AssertionError(f"no such frame in 5 s; got {got}")
+
+    capcheck.start(g.q, "port0", 100)
+    for i in range(2):
+        send(g.ip() / UDP(sport=4100, dport=RR_PORT) / Raw(b"%d" % i * REQ))
+        until(lambda f: UDP in f and f[UDP].dport == 4100)
+    sport = g.new_sport()
+    send(g.tcp(sport, "S", 1000))
+    sa = until(lambda f: TCP in f and f[TCP].dport == sport and f[TCP].flags == "SA")
+    send(g.tcp(sport, "A", 1001, sa[TCP].seq + 1))
+    send(g.tcp(sport, "PA", 1001, sa[TCP].seq + 1, data=b"r" * REQ))
+    rsp = until(lambda f: TCP in f and f[TCP].dport == sport and len(tcp_data(f)) == REQ)
+    send(g.tcp(sport, "R", 1001 + REQ, rsp[TCP].seq + REQ))
+    got += g.p.recv(100, 1)     # anything else it sends (it should not answer the RST)
+    g.q.send("capture stop\r")
+    cap, counts = capcheck.finish(g.q, "port0", tmp_path / "rr.pcapng", stopped=True)
+    assert counts == dict(printed=len(sent) + len(got), seen=len(sent) + len(got), filtered=0,
+                          kept=len(sent) + len(got), dropped=0), (counts, sent, got)
+    rx, tx = [f for d, f in cap if d == "rx"], [f for d, f in cap if d == "tx"]
+    assert len(rx) == len(sent) == 6 and not capcheck.differ(rx, sent), capcheck.differ(rx, sent)
+    assert len(tx) == len(got) >= 4 and not capcheck.differ(tx, got), capcheck.differ(tx, got)
 
 
 def test_everything_accounted(g):

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "net/bytes.h"
 #include "net/ipv4.h"
+#include "net/pkt.h"
 
 static const uint8_t host_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 static const uint8_t router_mac[6] = { 0x02, 0, 0, 0, 0, 0xaa };
@@ -467,6 +468,91 @@ static void test_arp_parse(void **state)
 	assert_int_equal(arp_parse(arp_req, 0, &a), ARP_TOO_SHORT);
 }
 
+/* scapy 2.5.0, H and R as above:
+ *   Ether(src=R, dst=H)/IP(src="10.4.0.1", dst="10.4.0.2", id=3)/TCP(sport=12866,
+ *     dport=3001, seq=0x196f, ack=0x3f1, flags="PA", window=0x2d98)/(b"r" * 9)
+ *   Ether(src=R, dst=H)/IP(src="10.4.0.1", dst="10.4.0.2")/UDP(sport=12866,
+ *     dport=4100)/(b"q" * 8)
+ *   Ether(src=R, dst=H)/IPv6(src="fd09::1", dst="fd09::2")/UDP(sport=7,
+ *     dport=40000)/b"echo"
+ * with their checksums as scapy computes them. */
+static const uint8_t tcp4_frame[63] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x08, 0x00, 0x45, 0x00,
+	0x00, 0x31, 0x00, 0x03, 0x00, 0x00, 0x40, 0x06, 0x66, 0xba, 0x0a, 0x04, 0x00, 0x01, 0x0a, 0x04,
+	0x00, 0x02, 0x32, 0x42, 0x0b, 0xb9, 0x00, 0x00, 0x19, 0x6f, 0x00, 0x00, 0x03, 0xf1, 0x50, 0x18,
+	0x2d, 0x98, 0xd6, 0xfb, 0x00, 0x00, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72, 0x72,
+};
+static const uint8_t udp4_frame[50] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x08, 0x00, 0x45, 0x00,
+	0x00, 0x24, 0x00, 0x01, 0x00, 0x00, 0x40, 0x11, 0x66, 0xbe, 0x0a, 0x04, 0x00, 0x01, 0x0a, 0x04,
+	0x00, 0x02, 0x32, 0x42, 0x10, 0x04, 0x00, 0x10, 0xe3, 0xb7, 0x71, 0x71, 0x71, 0x71, 0x71, 0x71,
+	0x71, 0x71,
+};
+static const uint8_t udp6_frame[66] = {
+	0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0xaa, 0x86, 0xdd, 0x60, 0x00,
+	0x00, 0x00, 0x00, 0x0c, 0x11, 0x40, 0xfd, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0xfd, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x07, 0x9c, 0x40, 0x00, 0x0c, 0x9b, 0xa5, 0x65, 0x63,
+	0x68, 0x6f,
+};
+
+/* The frame as a stack hands it to a NIC with checksum insertion: the
+ * IPv4 header's field 0 (ip: its offset, or 0), the L4 field at l4 the
+ * pseudo-header's sum, not inverted (net/pkt.h). */
+static void as_offloaded(uint8_t *f, size_t len, uint32_t ip, uint32_t l4, uint8_t proto)
+{
+	if (ip)
+		put16(f + ip + 10, 0);
+	put16(f + l4, 0);
+	uint32_t l4start = ip ? ip + 20 : ETH_HLEN + 40;
+	uint64_t sum = (ip ? inet_sum(f + ip + 12, 8) : inet_sum(f + ETH_HLEN + 8, 32)) + proto +
+		       (uint32_t)(len - l4start);
+	put16(f + l4, (uint16_t)~inet_csum_fold(sum));
+}
+
+/* csum_offload_fill: from the stack's fields (TCP with an odd length,
+ * UDP, UDP over IPv6) the copy gets the checksums scapy computes; from
+ * fields the NIC already filled (QEMU writes its L4 result back) the
+ * same; a copy shorter than the frame gets the fields inside it. */
+static void test_csum_offload_fill(void **state)
+{
+	(void)state;
+	const struct {
+		const uint8_t *want;
+		size_t len;
+		uint32_t flags, ip, l4;
+		uint8_t proto;
+	} cases[] = {
+		{ tcp4_frame, sizeof(tcp4_frame), PKT_TX_IP_CSUM | PKT_TX_L4_CSUM, ETH_HLEN, 34 + 16, 6 },
+		{ udp4_frame, sizeof(udp4_frame), PKT_TX_IP_CSUM | PKT_TX_L4_CSUM | PKT_TX_UDP, ETH_HLEN, 34 + 6, 17 },
+		{ udp6_frame, sizeof(udp6_frame), PKT_TX_L4_CSUM | PKT_TX_IP6 | PKT_TX_UDP, 0, 54 + 6, 17 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t f[80], out[80];
+		memcpy(f, cases[i].want, cases[i].len);
+		as_offloaded(f, cases[i].len, cases[i].ip, cases[i].l4, cases[i].proto);
+		assert_memory_not_equal(f, cases[i].want, cases[i].len);
+		memcpy(out, f, cases[i].len);
+		csum_offload_fill(cases[i].flags, f, (uint32_t)cases[i].len, out, (uint32_t)cases[i].len);
+		assert_memory_equal(out, cases[i].want, cases[i].len);
+		memcpy(out, cases[i].want, cases[i].len);	/* fields already the NIC's */
+		csum_offload_fill(cases[i].flags, cases[i].want, (uint32_t)cases[i].len, out, (uint32_t)cases[i].len);
+		assert_memory_equal(out, cases[i].want, cases[i].len);
+		memcpy(out, f, cases[i].len);			/* a copy that ends inside the L4 field */
+		csum_offload_fill(cases[i].flags, f, (uint32_t)cases[i].len, out, cases[i].l4 + 1);
+		assert_memory_equal(out, cases[i].want, cases[i].l4);
+		assert_memory_equal(out + cases[i].l4, f + cases[i].l4, 2);
+	}
+	/* The IP length past the frame: nothing written. */
+	uint8_t f[50], out[50];
+	memcpy(f, udp4_frame, sizeof(f));
+	put16(f + ETH_HLEN + 2, 37);
+	memset(out, 0xee, sizeof(out));
+	csum_offload_fill(PKT_TX_L4_CSUM | PKT_TX_UDP, f, sizeof(f), out, sizeof(out));
+	for (size_t k = 0; k < sizeof(out); k++)
+		assert_int_equal(out[k], 0xee);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -482,6 +568,7 @@ int main(void)
 		cmocka_unit_test(test_icmp_not_sent),
 		cmocka_unit_test(test_arp_build),
 		cmocka_unit_test(test_arp_parse),
+		cmocka_unit_test(test_csum_offload_fill),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
