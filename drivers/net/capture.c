@@ -64,7 +64,7 @@ static struct capture_rec *slot(uint32_t i)
 }
 
 /* Copy one frame into the ring, if the filter keeps it and there is room. */
-static void copy_one(const struct pkt *p, int dir, int64_t sw_ns)
+static void copy_one(const struct pkt *p, int dir, int64_t sw_ns, uint32_t txseq)
 {
 	uint32_t keep = cap.prog_len ? bpf_run(cap.prog, p->data, p->len) : p->len;
 	cap.st.seen++;
@@ -83,6 +83,7 @@ static void copy_one(const struct pkt *p, int dir, int64_t sw_ns)
 	r->dir = (uint8_t)dir;
 	r->hwts = dir == CAPTURE_RX && (p->flags & PKT_RX_TSTAMP);
 	r->ns = r->hwts ? (int64_t)p->tstamp : sw_ns;
+	r->txseq = txseq;
 	memcpy(r->data, p->data, r->caplen);
 	/* What the wire carries: the checksums the NIC inserts (Linux's taps
 	 * show the fields as the stack left them for the NIC). */
@@ -112,8 +113,11 @@ static void mirror(struct tap *t, int q, struct pkt **pkts, int n)
 	__atomic_add_fetch(&t->mirror_dropped, (uint64_t)(n - sent), __ATOMIC_RELAXED);
 }
 
-/* The tap: mirror and copy the n frames of a burst in direction dir. */
-static void tap(struct nic *nic, int q, struct pkt **pkts, int n, int dir)
+/* The tap: mirror and copy the n frames of a burst in direction dir;
+ * txseq: the TX timestamp request the burst was granted (phc_tx_seq), 0
+ * none: the first frame that asked for one has it (one is stamped at a
+ * time, drivers/net/hwtstamp.h). */
+static void tap(struct nic *nic, int q, struct pkt **pkts, int n, int dir, uint32_t txseq)
 {
 	struct tap *t = &taps[nic->port];
 	if (n && (t->mirror_dir & dir))
@@ -123,22 +127,27 @@ static void tap(struct nic *nic, int q, struct pkt **pkts, int n, int dir)
 	int64_t sw_ns = phc_sw_stamp(phc_of(nic), rdtsc());
 	cap_lock();
 	if (cap.on && cap.nic == nic)
-		for (int i = 0; i < n; i++)
-			copy_one(pkts[i], dir, sw_ns);
+		for (int i = 0; i < n; i++) {
+			uint32_t seq = txseq && (pkts[i]->flags & PKT_TX_TSTAMP) ? txseq : 0;
+			copy_one(pkts[i], dir, sw_ns, seq);
+			txseq = seq ? 0 : txseq;
+		}
 	cap_unlock();
 }
 
 static int tap_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	n = taps[nic->port].orig->rx_burst(nic, q, pkts, n);
-	tap(nic, q, pkts, n, CAPTURE_RX);
+	tap(nic, q, pkts, n, CAPTURE_RX, 0);
 	return n;
 }
 
 static int tap_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
+	struct phc *c = cap.on && cap.nic == nic && (cap.dir & CAPTURE_TX) ? phc_of(nic) : NULL;
+	uint32_t seq = c ? phc_tx_seq(c) : 0;
 	n = taps[nic->port].orig->tx_burst(nic, q, pkts, n);
-	tap(nic, q, pkts, n, CAPTURE_TX);
+	tap(nic, q, pkts, n, CAPTURE_TX, c && phc_tx_seq(c) != seq ? phc_tx_seq(c) : 0);
 	return n;
 }
 
@@ -218,11 +227,28 @@ int capture_start(const struct capture_req *req, const char **why)
 	return 0;
 }
 
+/* The NIC's TX timestamp into r once it has been read (1), or r left with
+ * its TSC time when it never will be (1); 0 while it may still come. */
+static int tx_stamp(struct capture_rec *r)
+{
+	int64_t ns;
+	int got = phc_tx_tstamp_peek(phc_of(cap.nic), r->txseq, &ns);
+	if (!got)
+		return 0;
+	if (got == 1) {
+		r->ns = ns;
+		r->hwts = 1;
+	}
+	r->txseq = 0;
+	return 1;
+}
+
 const struct capture_rec *capture_peek(void)
 {
 	if (!cap.on || cap.tail == __atomic_load_n(&cap.head, __ATOMIC_ACQUIRE))
 		return NULL;
-	return slot(cap.tail);
+	struct capture_rec *r = slot(cap.tail);
+	return r->txseq && !tx_stamp(r) ? NULL : r;
 }
 
 void capture_next(void)

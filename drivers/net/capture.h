@@ -18,9 +18,12 @@
  * for. Producers (the cores polling the port's queues) take the ring's lock;
  * the one reader takes none.
  *
- * Time: the NIC's RX timestamp where it stamped the frame (PKT_RX_TSTAMP,
- * hwts = 1), else the TSC at the burst mapped to the port's clock
- * (drivers/net/phc.h, hwts = 0); ns of that clock either way.
+ * Time: the NIC's timestamp where it stamped the frame, hwts = 1: RX
+ * (PKT_RX_TSTAMP), or TX (a frame sent with PKT_TX_TSTAMP whose request
+ * was granted: capture_peek holds it back until the NIC's stamp has been
+ * read, or is known never to come); else the TSC at the burst mapped to
+ * the port's clock (drivers/net/phc.h, hwts = 0); ns of that clock
+ * either way.
  */
 #ifndef CAPTURE_H
 #define CAPTURE_H
@@ -39,6 +42,7 @@ struct capture_rec {
 	uint16_t caplen;	/* bytes copied: min(wirelen, snaplen, filter's) */
 	uint8_t dir;		/* CAPTURE_RX or CAPTURE_TX */
 	uint8_t hwts;		/* 1: the NIC's timestamp; 0: TSC mapped to the port clock */
+	uint32_t txseq;		/* a sent frame's TX stamp to wait for (phc_tx_seq), 0: none */
 	uint8_t data[];
 };
 
@@ -72,7 +76,8 @@ extern int64_t capture_buffers;
  * filter too long.
  */
 int capture_start(const struct capture_req *req, const char **why);
-/* The oldest frame not yet consumed, or NULL. */
+/* The oldest frame not yet consumed, or NULL (also while that frame's
+ * TX timestamp is still to come). */
 const struct capture_rec *capture_peek(void);
 /* Consume the frame capture_peek returned. */
 void capture_next(void);

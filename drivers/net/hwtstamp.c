@@ -131,16 +131,25 @@ enum hwts_action hwts_tx_poll(struct hwts_tx *t, uint64_t now_ns, int latched, i
 void hwts_tx_done(struct hwts_tx *t, uint64_t cycles)
 {
 	t->ready[t->seq % HWTS_TX_READY].seq = t->seq;
+	t->ready[t->seq % HWTS_TX_READY].taken = 0;
 	t->ready[t->seq % HWTS_TX_READY].cycles = cycles;
 	t->state = HWTS_TX_IDLE;
 }
 
 int hwts_tx_take(struct hwts_tx *t, uint32_t seq, uint64_t *cycles)
 {
+	if (!seq || t->ready[seq % HWTS_TX_READY].seq != seq || t->ready[seq % HWTS_TX_READY].taken)
+		return 0;
+	*cycles = t->ready[seq % HWTS_TX_READY].cycles;
+	t->ready[seq % HWTS_TX_READY].taken = 1;
+	return 1;
+}
+
+int hwts_tx_peek(const struct hwts_tx *t, uint32_t seq, uint64_t *cycles)
+{
 	if (!seq || t->ready[seq % HWTS_TX_READY].seq != seq)
 		return 0;
 	*cycles = t->ready[seq % HWTS_TX_READY].cycles;
-	t->ready[seq % HWTS_TX_READY].seq = 0;
 	return 1;
 }
 

@@ -80,6 +80,7 @@ struct hwts_tx {
 	 * (a PTP master's Pdelay_Resp right after its Sync). */
 	struct {
 		uint32_t seq;		/* the request it belongs to; 0: none */
+		uint8_t taken;		/* hwts_tx_take had it (hwts_tx_peek still may) */
 		uint64_t cycles;	/* its TXSTMP value, for the caller to convert */
 	} ready[HWTS_TX_READY];
 	uint64_t skipped, timeouts, stale;	/* tx_hwtstamp_skipped, _timeouts, _stale */
@@ -116,6 +117,10 @@ void hwts_tx_done(struct hwts_tx *t, uint64_t cycles);
  * counter value in *cycles, forget it and return 1; else 0 (also when
  * HWTS_TX_READY later stamps came in before it was taken). */
 int hwts_tx_take(struct hwts_tx *t, uint32_t seq, uint64_t *cycles);
+/* The same without taking it (a capture's copy of the frame, which the
+ * app's hwts_tx_take may come before or after): 1 and *cycles while the
+ * stamp of request seq is among the last HWTS_TX_READY, taken or not. */
+int hwts_tx_peek(const struct hwts_tx *t, uint32_t seq, uint64_t *cycles);
 
 /*
  * RX latch lock-up (82576 7.9.3.1: the RX timestamp registers latch on a

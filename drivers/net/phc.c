@@ -359,7 +359,8 @@ int phc_tx_request(struct nic *nic, int q, uint32_t desc)
 	return a == HWTS_GRANT;
 }
 
-int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns)
+/* phc_tx_tstamp and phc_tx_tstamp_peek: take the stamp, or only read it. */
+static int tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns, int take)
 {
 	if (!c->ops || !c->tx_on)
 		return -1;
@@ -368,12 +369,22 @@ int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns)
 	sync_tx_counters(c);
 	uint64_t cyc;
 	int r = seq == c->tx.seq && c->tx.state == HWTS_TX_INFLIGHT ? 0 : -1;
-	if (hwts_tx_take(&c->tx, seq, &cyc)) {
+	if (take ? hwts_tx_take(&c->tx, seq, &cyc) : hwts_tx_peek(&c->tx, seq, &cyc)) {
 		*ns = systim_tc_cyc2ns(&c->tc, cyc);
 		r = 1;
 	}
 	unlock(c);
 	return r;
+}
+
+int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns)
+{
+	return tx_tstamp(c, seq, ns, 1);
+}
+
+int phc_tx_tstamp_peek(struct phc *c, uint32_t seq, int64_t *ns)
+{
+	return tx_tstamp(c, seq, ns, 0);
 }
 
 /* Core 0, once a second: the count's wrap, the cross-timestamp and the

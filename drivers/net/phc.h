@@ -140,6 +140,9 @@ static inline uint32_t phc_tx_seq(const struct phc *c)
 /* The TX timestamp of request seq: 1 and *ns when it has come, 0 while
  * waiting, -1 when it never will (timed out). Polls the registers. */
 int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns);
+/* The same without taking the stamp (the app still takes it, before or
+ * after): for a capture's copy of the stamped frame. */
+int phc_tx_tstamp_peek(struct phc *c, uint32_t seq, int64_t *ns);
 
 /* Once a second per port (core 0): the counter's wrap, the
  * cross-timestamp, the RX latch lock-up (rx_hwtstamp_cleared). */

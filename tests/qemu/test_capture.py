@@ -283,3 +283,82 @@ def test_mirror_delivers_every_frame():
             s.close()
     finally:
         q.stop()
+
+
+def test_http_epb_carries_the_nic_timestamps(tmp_path):
+    """igb stamps PTP event messages in hardware; a ptp master has it stamp
+    the Delay_Req it receives and the Syncs it sends. GET /capture of that
+    port for 3 s (mgmt on a second port, QEMU's user network): the
+    Delay_Req's Enhanced Packet Block holds, to the ns, the
+    receiveTimestamp the master's Delay_Resp carries (the NIC's RX stamp),
+    and each Sync's the preciseOriginTimestamp of its Follow_Up (the NIC's
+    TX stamp); the frames sent meanwhile are a run of those this test got,
+    byte for byte."""
+    import capcheck
+    import struct
+    import test_mgmt
+    from test_ptp import INTERVALS, ptp_counters, ptp_msg
+    port = test_mgmt.free_port()
+    with Qemu(boot="kernel", mem="256M",
+              nics=["igb:bus=rp,netdev=stream", f"e1000e:netdev=user,hostfwd={port}"],
+              append="app=ptp ptp_role=master mgmt=port0 ip0=10.0.2.15/24 stats=0 " + " ".join(INTERVALS)) as q:
+        # the e1000e on the root bus comes first in PCI order: port0, the igb port1
+        q.expect(r"apps: port0=mgmt port1=ptp", 90)
+        q.expect(r"port1: link up", 90)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        ptp = StreamPort(q.nic_sock(0))
+        got = []
+
+        def until(pred, timeout=30):
+            end = time.monotonic() + timeout
+            while time.monotonic() < end:
+                for f in ptp.recv(1, max(0.01, end - time.monotonic())):
+                    got.append(f)
+                    if pred(f):
+                        return f
+            raise AssertionError(f"not seen in {timeout} s: {[f.hex() for f in got[-5:]]}")
+
+        ptp_type = lambda f: f[12:14] == b"\x88\xf7" and f[14] & 0x0f
+        until(lambda f: f[12:14] == b"\x88\xf7" and ptp_type(f) == 0)     # a Sync: it is master
+        before = ptp_counters(q, 1)
+        out = tmp_path / "ptp.pcapng"
+        curl = subprocess.Popen(["curl", "-sS", "-N", "--max-time", "40",
+                                 f"http://127.0.0.1:{port}/capture?port=1&seconds=3", "-o", str(out)])
+        try:
+            end = time.monotonic() + 20
+            while mgmt_count(q, "captures") == 0 and time.monotonic() < end:
+                time.sleep(0.2)
+            del got[:]
+            req = ptp_msg(1, 7)
+            ptp.send([req])
+            resp = until(lambda f: ptp_type(f) == 9 and f[14 + 30:14 + 32] == b"\x00\x07")
+            while curl.poll() is None:
+                got += ptp.recv(100, 0.2)
+            assert curl.wait(timeout=60) == 0
+        finally:
+            if curl.poll() is None:
+                curl.kill()
+                curl.wait()
+        after = ptp_counters(q, 1)
+        ptp.close()
+    assert after["delay_req"] - before["delay_req"] == 1 and after["rx_hwtstamp"] - before["rx_hwtstamp"] == 1, \
+        (before, after)
+    assert after["tx_swtstamp"] == 0, after     # every Sync stamped by the NIC
+
+    def ts(f):      # a message's 10-byte timestamp (originTimestamp and the like), ns
+        sec_hi, sec_lo, ns = struct.unpack(">HII", f[14 + 34:14 + 44])
+        return ((sec_hi << 32) | sec_lo) * 10**9 + ns
+
+    seq = lambda f: f[14 + 30:14 + 32]
+    capcheck.tshark(str(out), "frame.number")
+    blocks = capcheck.epbs(str(out))
+    rx = [(t, f) for t, d, f in blocks if d & 3 == 1]
+    tx = [f for t, d, f in blocks if d & 3 == 2]
+    assert len(rx) == 1 and capcheck.same(rx[0][1], req), rx
+    assert rx[0][0] == ts(resp), (rx[0][0], ts(resp))
+    assert resp in tx and capcheck.run_in(tx, got), ([f.hex() for f in tx], [f.hex() for f in got])
+    follow_up = {seq(f): ts(f) for f in got if ptp_type(f) == 8}
+    syncs = [(t, follow_up.get(seq(f))) for t, d, f in blocks if d & 3 == 2 and ptp_type(f) == 0]
+    assert len(syncs) >= 8 and all(t == fu for t, fu in syncs[:-1]), syncs     # the last one's Follow_Up may come after
+

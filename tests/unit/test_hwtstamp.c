@@ -96,12 +96,17 @@ static void test_tx_normal(void **state)
 	uint32_t seq = t.seq;
 	drv_poll(&t, &m, 1 * MS);
 	assert_int_equal(hwts_tx_take(&t, seq, &cyc), 0);	/* not sent yet */
+	assert_int_equal(hwts_tx_peek(&t, seq, &cyc), 0);
 	model_send_one(&m);
 	drv_poll(&t, &m, 2 * MS);
 	assert_int_equal(hwts_tx_take(&t, seq, &cyc), 1);
 	assert_int_equal(cyc, 111);
 	assert_int_equal(m.valid, 0);
 	assert_int_equal(hwts_tx_take(&t, seq, &cyc), 0);	/* taken once */
+	cyc = 0;
+	assert_int_equal(hwts_tx_peek(&t, seq, &cyc), 1);	/* a capture still reads it */
+	assert_int_equal(cyc, 111);
+	assert_int_equal(hwts_tx_peek(&t, seq + HWTS_TX_READY, &cyc), 0);
 	assert_int_equal(t.skipped + t.timeouts + t.stale, 0);
 }
 
