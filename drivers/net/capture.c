@@ -227,8 +227,9 @@ int capture_start(const struct capture_req *req, const char **why)
 	return 0;
 }
 
-/* The NIC's TX timestamp into r once it has been read (1), or r left with
- * its TSC time when it never will be (1); 0 while it may still come. */
+/* Settle r's TX timestamp: 1 with the NIC's stamp in r once it has been
+ * read, or with r's TSC time kept when it never will be; 0 while it may
+ * still come. */
 static int tx_stamp(struct capture_rec *r)
 {
 	int64_t ns;

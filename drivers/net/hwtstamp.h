@@ -114,8 +114,9 @@ enum hwts_action hwts_tx_poll(struct hwts_tx *t, uint64_t now_ns, int latched, i
 /* The latched value of the granted request after HWTS_READ. */
 void hwts_tx_done(struct hwts_tx *t, uint64_t cycles);
 /* The caller's side: if the stamp of request seq is ready, put its
- * counter value in *cycles, forget it and return 1; else 0 (also when
- * HWTS_TX_READY later stamps came in before it was taken). */
+ * counter value in *cycles, mark it taken and return 1; else 0 (also when
+ * taken already, or when HWTS_TX_READY later stamps came in before it
+ * was taken). */
 int hwts_tx_take(struct hwts_tx *t, uint32_t seq, uint64_t *cycles);
 /* The same without taking it (a capture's copy of the frame, which the
  * app's hwts_tx_take may come before or after): 1 and *cycles while the
