@@ -1,8 +1,10 @@
 """Captures taken inside other tests' boots (issue 28): a console `capture`
 started before the traffic, its dump turned into a pcapng by Debian's
-text2pcap and read by tshark without a warning; pcapng Enhanced Packet
-Blocks read exactly (ns timestamps); frames compared byte for byte with
-those the test sent and received."""
+text2pcap and read by capinfos without a warning (test_capture.py reads
+the same dumps with tshark; capinfos spares each boot tshark's seconds of
+start-up); pcapng Enhanced Packet Blocks read exactly (ns timestamps,
+directions); frames compared byte for byte with those the test sent and
+received."""
 import re
 import struct
 import subprocess
@@ -17,20 +19,26 @@ def start(q, port, count, opts=""):
     q.expect(re.escape(line) + r"\r\n", 30)
 
 
-def finish(q, port, path, timeout=60, stopped=False):
+DUMP_LINE = re.compile(r"[IO] \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z|[0-9a-f]{6}( [0-9a-f]{2})+|")
+
+
+def finish(q, port, path, timeout=60, others=None):
     """Wait for the capture's count line; its dump through text2pcap into
-    path (a pcapng), read back with tshark (no warning allowed). Returns
+    path (a pcapng), counted by capinfos (no warning allowed). Returns
     ([(dir, frame)], counts): dir "rx" or "tx", counts the line's
-    printed, seen, filtered, kept, dropped. stopped: the caller typed
-    `capture stop`, whose echo ends the dump and is left out of it."""
+    printed, seen, filtered, kept, dropped. others: a list that gets the
+    console's lines that are not the dump's (a command typed while the
+    capture ran, its answer), which are left out as grep would; without
+    it there must be none."""
     m = q.expect(r"(?s)(.*?)capture: %s: (\d+) frames printed; seen (\d+), filtered (\d+), kept (\d+), "
                  r"dropped (\d+) \(ring full\)\r?\n" % port, timeout)
     q.expect(PROMPT, 30)
     counts = dict(zip(("printed", "seen", "filtered", "kept", "dropped"), (int(x) for x in m.groups()[1:])))
-    text = m.group(1).decode().replace("\r\n", "\n")
-    if stopped:
-        text, echo = text.rsplit("\n", 1) if not text.endswith("\n") else text[:-1].rsplit("\n", 1)
-        assert "capture stop" in echo, echo
+    lines = m.group(1).decode().replace("\r\n", "\n").split("\n")
+    if others is not None:
+        others += [line for line in lines if not DUMP_LINE.fullmatch(line)]
+        lines = [line for line in lines if DUMP_LINE.fullmatch(line)]
+    text = "\n".join(lines)
     dump = str(path) + ".txt"
     with open(dump, "w") as f:
         f.write(text + "\n")
@@ -38,10 +46,19 @@ def finish(q, port, path, timeout=60, stopped=False):
     # text2pcap -q still ends stderr with a line of dashes
     said = [w for w in r.stderr.splitlines() if "Running as user" not in w and w.strip("-")]
     assert r.returncode == 0 and not said, r.stderr
-    dirs = [int(d, 16) for d, in tshark(str(path), "frame.packet_flags_direction")]
-    frames = [data for _, _, data in epbs(str(path))]
-    assert len(dirs) == len(frames) == counts["printed"], (dirs, counts)
-    return [({1: "rx", 2: "tx"}[d], f) for d, f in zip(dirs, frames)], counts
+    assert capinfos(str(path)) == counts["printed"], counts
+    blocks = epbs(str(path))
+    assert len(blocks) == counts["printed"] and all(d & 3 in (1, 2) for _, d, _ in blocks), blocks
+    return [({1: "rx", 2: "tx"}[d & 3], f) for _, d, f in blocks], counts
+
+
+def capinfos(path):
+    """The frames Wireshark's capinfos counts in path (its file reader,
+    without tshark's seconds of start-up); no warning allowed."""
+    out = subprocess.run(["capinfos", "-c", "-M", path], capture_output=True, text=True, timeout=60)
+    said = [w for w in out.stderr.splitlines() if "Running as user" not in w]
+    assert out.returncode == 0 and not said, out.stderr
+    return int(re.search(r"^Number of packets:\s+(\d+)$", out.stdout, re.M).group(1))
 
 
 def tshark(path, *fields):

@@ -451,7 +451,9 @@ def test_capture_of_udp_and_tcp_transactions(g, tmp_path):
     send(g.tcp(sport, "R", 1001 + REQ, rsp[TCP].seq + REQ))
     got += g.p.recv(100, 0.3)   # anything else it sends (it should not answer the RST)
     g.q.send("capture stop\r")
-    cap, counts = capcheck.finish(g.q, "port0", tmp_path / "rr.pcapng", stopped=True)
+    typed = []
+    cap, counts = capcheck.finish(g.q, "port0", tmp_path / "rr.pcapng", others=typed)
+    assert [t for t in typed if t.strip()] and all("capture stop" in t for t in typed if t.strip()), typed
     assert counts == dict(printed=len(sent) + len(got), seen=len(sent) + len(got), filtered=0,
                           kept=len(sent) + len(got), dropped=0), (counts, sent, got)
     rx, tx = [f for d, f in cap if d == "rx"], [f for d, f in cap if d == "tx"]
