@@ -6,7 +6,7 @@
 set -eu
 PKGS="gcc make binutils gdb git newlib-source gnu-efi grub-pc-bin grub-efi-amd64-bin grub-common
 xorriso mtools ovmf libcmocka-dev clang libclang-rt-14-dev python3 python3-pytest python3-scapy python3-matplotlib
-iproute2 iputils-ping
+iproute2 iputils-ping iputils-tracepath
 iperf3 sockperf netperf linuxptp prometheus curl ipxe-qemu tcpdump tshark tcpreplay
 pkg-config libglib2.0-dev console-setup-linux valgrind cpio"
 BACKPORTS_PKGS="qemu-system-x86 qemu-utils"

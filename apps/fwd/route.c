@@ -61,11 +61,12 @@ static struct {
 	uint8_t prefix[16], gw[16];
 	uint8_t len;
 	int8_t port;	/* a link-local next hop's (%portN), else -1 */
-	uint16_t vid;	/* its sub-interface's (%portN.VID), else 0 */
+	uint16_t vid;	/* its sub-interface's C-VLAN (%portN.VID, %portN.S.C), else 0 */
+	uint16_t svid;	/* its QinQ sub-interface's S-VLAN (%portN.S.C), else 0 */
 } routes6[L3_ROUTES_MAX];
 static int nroutes6;
 
-#define ROUTE6_FORMS	"PREFIX6/LEN,ADDR6[%portN[.VID]]"
+#define ROUTE6_FORMS	"PREFIX6/LEN,ADDR6[%portN[.VID|.S.C]]"
 
 /* The bits of a beyond len cleared, into out. */
 static void prefix6_mask(const uint8_t a[16], int len, uint8_t out[16])
@@ -91,18 +92,23 @@ static int parse_vid(const char **s, uint16_t *vid)
 	return 0;
 }
 
-/* route=PREFIX6/LEN,NEXTHOP6[%portN[.VID]] at v. 0, or -1 with what is wrong. */
+/* route=PREFIX6/LEN,NEXTHOP6[%portN[.VID|.S.C]] at v (the sub-interface
+ * as ipN.VID= and ipN.S.C= name it). 0, or -1 with what is wrong. */
 static int parse_route6(const char *v, char *err, size_t errlen)
 {
 	uint8_t prefix[16], gw[16], m[16];
 	int len, port = -1;
-	uint16_t vid = 0;
+	uint16_t vid = 0, svid = 0;
 	const char *s = v;
 	int bad = addr6_prefix_parse(&s, prefix, &len) || *s++ != ',' || addr6_parse(&s, gw);
 	if (!bad && !strncmp(s, "%port", 5) && s[5] >= '0' && s[5] < '0' + NIC_MAX_PORTS) {
 		port = s[5] - '0';
 		s += 6;
 		bad = *s == '.' && parse_vid(&s, &vid);
+		if (!bad && *s == '.') {
+			svid = vid;
+			bad = parse_vid(&s, &vid);
+		}
 	}
 	if (bad || *s) {
 		snprintf(err, errlen, "'%.60s' is not %s", v, ROUTE6_FORMS);
@@ -130,6 +136,7 @@ static int parse_route6(const char *v, char *err, size_t errlen)
 	memcpy(routes6[nroutes6].gw, gw, 16);
 	routes6[nroutes6].len = (uint8_t)len;
 	routes6[nroutes6].vid = vid;
+	routes6[nroutes6].svid = svid;
 	routes6[nroutes6++].port = (int8_t)port;
 	return 0;
 }
@@ -170,8 +177,10 @@ static int parse_route(const char *v, char *err, size_t errlen)
 /* routes6[i] as route= takes it, into buf. */
 static char *route6_str(char *buf, size_t len, int i)
 {
-	char p[IPV6_STR_MAX], g[IPV6_STR_MAX], port[16] = "";
-	if (routes6[i].vid)
+	char p[IPV6_STR_MAX], g[IPV6_STR_MAX], port[24] = "";
+	if (routes6[i].svid)
+		snprintf(port, sizeof(port), "%%port%d.%u.%u", routes6[i].port, routes6[i].svid, routes6[i].vid);
+	else if (routes6[i].vid)
 		snprintf(port, sizeof(port), "%%port%d.%u", routes6[i].port, routes6[i].vid);
 	else if (routes6[i].port >= 0)
 		snprintf(port, sizeof(port), "%%port%d", routes6[i].port);
@@ -182,7 +191,7 @@ static char *route6_str(char *buf, size_t len, int i)
 
 static void show_route(char *buf, size_t len)
 {
-	char p[IPV4_STR_MAX], g[IPV4_STR_MAX], r6[2 * IPV6_STR_MAX + 16];
+	char p[IPV4_STR_MAX], g[IPV4_STR_MAX], r6[2 * IPV6_STR_MAX + 24];
 	size_t used = 0;
 	buf[0] = 0;
 	for (int i = 0; i < nroutes && used + 40 < len; i++)
@@ -196,7 +205,7 @@ KNOB(route, .name = "route", .type = KNOB_FUNC, .parse = parse_route, .show = sh
      .accepted = "A.B.C.D/LEN,A.B.C.D or " ROUTE6_FORMS " (prefix, next hop on a connected subnet or "
 		 "link-local with its port or VLAN sub-interface; decimal without leading zeros; one route per "
 		 "prefix), e.g. 10.2.0.0/16,10.1.0.2 or 2001:db8:3::/48,fe80::1%port1 or "
-		 "2001:db8:4::/48,fe80::4%port0.100",
+		 "2001:db8:4::/48,fe80::4%port0.100 or 2001:db8:5::/48,fe80::5%port0.10.100",
      .help = "fwd: static route, repeatable, up to 64 of each family; default none");
 
 int l3_is_next_hop(int port, uint32_t addr)
@@ -393,24 +402,25 @@ static int l3_connect6(int p)
 }
 
 /* The link of routes6[i]'s link-local next hop: its port, or its
- * sub-interface (%portN.VID); -1 when there is no such sub-interface. */
+ * sub-interface (%portN.VID, %portN.S.C); -1 when there is no such
+ * sub-interface. */
 static int route6_link(int i)
 {
-	return routes6[i].vid ? ifaddr_vlan_link(routes6[i].port, routes6[i].vid) : routes6[i].port;
+	return routes6[i].vid ? ifaddr_tags_link(routes6[i].port, routes6[i].svid, routes6[i].vid) : routes6[i].port;
 }
 
 /* route= for IPv6 into the table, each whose next hop is on a connected
  * prefix (or link-local on a link that routes IPv6), as l3_add_routes. */
 static void l3_add_routes6(void)
 {
-	char r[2 * IPV6_STR_MAX + 16];
+	char r[2 * IPV6_STR_MAX + 24];
 	uint8_t via[L3_ROUTES_MAX];
 	int kept = 0, any = memchr(fwd_l3_v6, 1, sizeof(fwd_l3_v6)) != 0;
 	for (int i = 0; i < nroutes6; i++) {
 		int ll = routes6[i].port >= 0;
 		int v = !any ? (int)LPM6_NONE : ll ? route6_link(i) : (int)lpm6_lookup(&l3_lpm6, routes6[i].gw);
 		const char *why = !any ? "refused: no port fwd routes on has an IPv6 address" :
-				  ll && v < 0 ? "refused: no such VLAN sub-interface (ipN.VID=)" :
+				  ll && v < 0 ? "refused: no such VLAN sub-interface (ipN.VID=, ipN.S.C=)" :
 				  ll && !fwd_l3_v6[v] ? "refused: the next hop's link does not route IPv6" :
 				  v >= FWD_LINKS ? "refused: the next hop is on no connected prefix (ipN=)" :
 				  ifaddr6_port_of(routes6[i].gw) >= 0 ? "refused: the next hop is one of our own addresses" : 0;

@@ -9,7 +9,7 @@
  * path for every part). A link is a struct nic of its own in l3_nics,
  * named "port0.100", whose tx_burst tags and hands the frames to the
  * port's: the router's code takes links as it takes ports.
- * With vlan_strip=1 on e1000e and igb each sub-interface's VID goes into
+ * With vlan_strip=1 on e1000e, igb and ixgbe each sub-interface's VID goes into
  * the port's VLAN filter (nic_ops.vlan_rx_add_vid): the NIC strips the tag
  * into the descriptor and drops the VLANs of no sub-interface itself, so
  * those are never counted vlan_unknown (no counter of the host's sees

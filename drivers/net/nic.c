@@ -23,7 +23,7 @@ struct nic_config nic_cfg = {
 	.rx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .rx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 },
 	.tx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 }, .tx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 32 },
 	.copybreak = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .prefetch = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .poll = { [0 ... NIC_MAX_PORTS - 1] = POLL_BUSY }, .napi_weight = { [0 ... NIC_MAX_PORTS - 1] = 64 },
-	.vlan_strip = { [0 ... NIC_MAX_PORTS - 1] = 0 },
+	.vlan_strip = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .mtu = { [0 ... NIC_MAX_PORTS - 1] = 1500 },
 };
 
 void nic_config_init(struct nic *nic)
@@ -111,10 +111,37 @@ KNOB(poll, .name = "poll", .type = KNOB_ENUM, .choices = poll_choices, .ival = n
 static const struct knob_range weight_range[] = { { 1, 4096 } };
 KNOB(napi_weight, .name = "napi_weight", .type = KNOB_INT, .ranges = weight_range, .nranges = 1,
      .ival = nic_cfg.napi_weight, .per_port = 1, .live = 1, .apply = nic_config_refresh, .help = "packets per NAPI round; default 64");
+/* set portN vlan_strip: each port whose value changed, at once (as
+ * `ethtool -K ethN rxvlan on|off rx-vlan-filter on|off`), said on the
+ * console. */
+static void vlan_strip_apply(void)
+{
+	for (int i = 0; i < nic_count; i++) {
+		struct nic *nic = nics[i];
+		if (nic->cfg.vlan_strip == nic_cfg.vlan_strip[i])
+			continue;
+		nic->cfg.vlan_strip = nic_cfg.vlan_strip[i];
+		if (!nic->ops->vlan_strip_set || nic->ops->vlan_strip_set(nic))
+			printf("%s: vlan_strip=%d changes nothing: no VLAN the NIC filters (%s; fwd's ipN.VID=)\n",
+			       nic->name, (int)nic->cfg.vlan_strip, nic->driver);
+		else
+			printf("%s: VLAN tag stripping and filtering by the NIC %s\n", nic->name,
+			       nic->cfg.vlan_strip ? "on" : "off: tags parsed in software");
+	}
+}
 KNOB(vlan_strip, .name = "vlan_strip", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = nic_cfg.vlan_strip,
-     .per_port = 1,
-     .help = "1: e1000e and igb strip the 802.1Q tag into the RX descriptor and drop VLANs no fwd sub-interface "
-	     "(ipN.VID=) has (CTRL.VME, RCTL.VFE, VFTA; ethtool -K rxvlan); 0, or another NIC: tags parsed in software; default 0");
+     .per_port = 1, .live = 1, .apply = vlan_strip_apply,
+     .help = "1: e1000e, igb and ixgbe strip the 802.1Q tag into the RX descriptor and drop VLANs no fwd "
+	     "sub-interface (ipN.VID=) has (CTRL.VME, RCTL.VFE, VFTA; ixgbe VLNCTRL.VFE, RXDCTL.VME; ethtool -K "
+	     "rxvlan); 0, or another NIC: tags parsed in software; "
+	     "set at run time too; default 0");
+/* 1280: IPv6's minimum link MTU (RFC 8200 5); 1500: what every RX buffer
+ * and TX path takes (no jumbo frames). */
+static const struct knob_range mtu_range[] = { { 1280, 1500 } };
+KNOB(mtu, .name = "mtu", .type = KNOB_INT, .ranges = mtu_range, .nranges = 1, .ival = nic_cfg.mtu, .per_port = 1,
+     .help = "bytes of IP packet a port sends, as ip link set mtu: fwd routes nothing longer out of it (IPv4 "
+	     "fragmentation needed with DF, IPv6 Packet Too Big), ra6 advertises it, lwIP and pktgen keep under it; "
+	     "default 1500");
 
 int nic_register(struct nic *nic)
 {
@@ -124,7 +151,7 @@ int nic_register(struct nic *nic)
 	}
 	nic->port = nic_count;
 	snprintf(nic->name, sizeof(nic->name), "port%d", nic->port);
-	nic->mtu = 1500;
+	nic->mtu = (uint32_t)nic_cfg.mtu[nic->port];
 	nics[nic_count++] = nic;
 	return nic->port;
 }

@@ -131,8 +131,16 @@ struct nic_ops {
 	 * the tag of every tagged frame into the RX descriptor (the packet
 	 * then has PKT_RX_VLAN and vlan_tci, its data no tag). Returns 0,
 	 * or -1 when the port does not (knob 0, or no such hardware): then
-	 * tags stay in the frame. */
+	 * tags stay in the frame. The VID is kept either way, for
+	 * vlan_strip_set. */
 	int (*vlan_rx_add_vid)(struct nic *nic, uint16_t vid);
+	/* Optional, with vlan_rx_add_vid (Linux's ndo_set_features for
+	 * rx-vlan-offload and rx-vlan-filter): turn the NIC's stripping and
+	 * VLAN filter on or off now, as nic->cfg.vlan_strip says, for the
+	 * VIDs vlan_rx_add_vid was given; frames it already stripped keep
+	 * PKT_RX_VLAN. 0, or -1 when the port has none to filter (its tags
+	 * stay in the frame). */
+	int (*vlan_strip_set)(struct nic *nic);
 };
 
 /* Per-port knobs (Linux module parameters take one value per board):
@@ -168,7 +176,8 @@ struct nic {
 	int link_up;
 	uint32_t speed;		/* Mb/s, when link_up */
 	int full_duplex;
-	uint32_t mtu;		/* bytes of IP packet, 1500 */
+	uint32_t mtu;		/* bytes of IP packet: the mtu knob's (1500), or less
+				 * where the device says so (virtio MTU) */
 	int tx_csum;		/* 1: the driver can insert IPv4 header, TCP and UDP checksums
 				 * (PKT_TX_IP_CSUM, PKT_TX_L4_CSUM, PKT_TX_UDP) */
 	int tx_csum6;		/* 1: ... and TCP and UDP over IPv6 too (PKT_TX_L4_CSUM | PKT_TX_IP6) */
@@ -219,6 +228,7 @@ struct nic_config {
 	int64_t copybreak[NIC_MAX_PORTS], prefetch[NIC_MAX_PORTS], poll[NIC_MAX_PORTS];
 	int64_t napi_weight[NIC_MAX_PORTS];
 	int64_t vlan_strip[NIC_MAX_PORTS];
+	int64_t mtu[NIC_MAX_PORTS];	/* bytes of IP packet (nic.mtu) */
 };
 extern struct nic_config nic_cfg;
 enum poll_mode { POLL_BUSY, POLL_NAPI, POLL_IRQ };

@@ -4,7 +4,9 @@ address and a route via the router's. Debian's ping -6 runs from one to
 the other (forwarded both ways, every echo counted), to the router's own
 address (echo answered), with hop limit 1 (Time Exceeded back, RFC 4443
 3.3) and to a prefix with no route (Destination Unreachable code 0);
-iperf3 -6 UDP (bounded rate, no loss, every datagram forwarded) and TCP
+Debian's tracepath -6 sees the router's Time Exceeded and, port1's link
+having MTU 1400 (mtu=1500,1400 and the peer's tap), its Packet Too Big
+(RFC 4443 3.1, RFC 8201); iperf3 -6 UDP (bounded rate, no loss, every datagram forwarded) and TCP
 through it; with
 ra6=1 the peers configure themselves from the router's advertisements. Needs
 root (ip netns, tap devices); only addresses inside the namespaces are
@@ -74,9 +76,10 @@ def booted(peers, append):
 
 def test_ping6_through_router(peers):
     ns = [p.ns for p in peers]
-    with booted(peers, f"ip0=10.1.0.1/24,{NET[0]}::1/64 ip1=10.2.0.1/24,{NET[1]}::1/64") as q:
-        for p, net, other in zip(peers, NET, reversed(NET)):
+    with booted(peers, f"ip0=10.1.0.1/24,{NET[0]}::1/64 ip1=10.2.0.1/24,{NET[1]}::1/64 mtu=1500,1400") as q:
+        for p, net, other, mtu in zip(peers, NET, reversed(NET), ("1500", "1400")):
             p.wire()
+            sh("ip", "link", "set", p.tap, "mtu", mtu, ns=p.ns)
             sh("ip", "addr", "add", f"{net}::2/64", "dev", p.tap, "nodad", ns=p.ns)
             sh("ip", "-6", "route", "add", f"{other}::/64", "via", f"{net}::1", ns=p.ns)
             sh("ip", "-6", "route", "add", "2001:db8:99::/48", "via", f"{net}::1", ns=p.ns)
@@ -109,6 +112,22 @@ def test_ping6_through_router(peers):
         assert re.search(r"From 2001:db8:1::1.*Destination unreachable: No route", out), out
         e = fwd_counters(q)
         assert delta(d, e, 0, "ip6_no_route") == 1 and delta(d, e, 0, "icmp6_sent") == 1, (d, e)
+        # tracepath -6: hop 1 is the router (Time Exceeded), whose next link
+        # takes 1400 bytes (Packet Too Big with MTU 1400 for the 1500-byte
+        # probes), hop 2 the peer. Each error tracepath printed is one the
+        # router counted; none rate-limited.
+        out = sh("tracepath", "-6", "-n", "-m", "5", f"{NET[1]}::2", ns=ns[0], timeout=60)
+        t = fwd_counters(q)
+        assert re.search(r"^ 1: +2001:db8:1::1 ", out, re.M), out
+        assert re.search(r"^ \d: +2001:db8:1::1 .*pmtu 1400$", out, re.M), out
+        assert re.search(r"^ 2: +2001:db8:2::2 .*reached$", out, re.M), out
+        assert re.search(r"Resume: pmtu 1400 hops 2 ", out), out
+        sent, te, ptb = (delta(e, t, 0, k) for k in ("icmp6_sent", "ip6_hop_limit", "ip6_too_big"))
+        assert te >= 1 and ptb >= 1 and sent == te + ptb, (e, t)
+        assert delta(e, t, 0, "icmp_rate_limited") == 0 and delta(e, t, 0, "icmp_no_buffer") == 0, (e, t)
+        assert len(re.findall(r"^ \d: +2001:db8:1::1 ", out, re.M)) <= sent, (out, sent)
+        assert delta(e, t, 0, "forwarded") >= 1, (e, t)
+        print("tracepath -6 through the router:\n" + out)
         # iperf3 -6: UDP at a bounded rate with no loss, every datagram
         # forwarded (plus the few of iperf3's control connection), then TCP.
         server = subprocess.Popen(["ip", "netns", "exec", ns[1], "iperf3", "-s", "-1", "-J"],

@@ -39,10 +39,11 @@ NS, TAP = netns.names("vlan")
 BAD = ("ip0.0=10.9.0.1/24 ip0.4095=10.9.1.1/24 ip0.0100=10.9.2.1/24 ip1.100=10.100.0.9/24 ip0.300=dhcp "
        "ip0.10.0=10.9.4.1/24")
 APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip0.100=10.100.0.1/24,2001:db8:100::1/64 ip0.200=10.200.0.1/24 "
-          "ip0.10.100=10.110.0.1/24 "
+          "ip0.10.100=10.110.0.1/24,2001:db8:110::1/64 "
           "ip1=10.2.0.1/24,2001:db8:2::1/64 ip5.300=10.5.0.1/24 " + BAD + " ip0.100=10.9.3.1/24 "
           "mgmt=port2 ip2=10.5.5.1/24 vlan_strip=1 route=2001:db8:7::/48,fe80::7%port0.100 "
-          "route=2001:db8:8::/48,fe80::8%port0.300 route=2001:db8:9::/48,fe80::9%port0.01")
+          "route=2001:db8:8::/48,fe80::8%port0.300 route=2001:db8:9::/48,fe80::9%port0.01 "
+          "route=2001:db8:a::/48,fe80::a%port0.10.100 route=2001:db8:b::/48,fe80::b%port0.20.100")
 
 
 class Router(test_fwd_l3.Router):
@@ -272,7 +273,7 @@ def test_vlan_links_in_metrics_and_show_config(r):
     assert lines["ip0"] == "10.1.0.1/24" and lines["ip1"] == "10.2.0.1/24,2001:db8:2::1/64"
     assert lines["ip0.100"] == "10.100.0.1/24,2001:db8:100::1/64" and lines["ip0.200"] == "10.200.0.1/24"
     # ip5.300= was taken away at boot (no port5), the refused forms never set.
-    assert lines["ip0.10.100"] == "10.110.0.1/24"
+    assert lines["ip0.10.100"] == "10.110.0.1/24,2001:db8:110::1/64"
     assert sorted(k for k in lines if "." in k) == ["ip0.10.100", "ip0.100", "ip0.200"], lines
     assert re.search(r"^ip0\.100=\S+\s+boot\s+ip0\.SUB: see ip0\r?$", conf, re.M), conf
     assert "ip0.100=10.100.0.1/24" in netns.sh("curl", "-sS", "--max-time", "20", "http://10.5.5.1/config", ns=NS)
@@ -286,9 +287,9 @@ def test_link_local_next_hop_through_a_vlan(r):
     sub-interface) is refused at boot, %port0.01 (a leading zero) named as
     a bad form with the accepted ones."""
     out = r.q.text()
-    assert "fwd: route=2001:db8:8::/48,fe80::8%port0.300 refused: no such VLAN sub-interface (ipN.VID=)" in out
+    assert "fwd: route=2001:db8:8::/48,fe80::8%port0.300 refused: no such VLAN sub-interface (ipN.VID=, ipN.S.C=)" in out
     bad = [ln for ln in out.splitlines() if "2001:db8:9::/48,fe80::9%port0.01" in ln and not ln.startswith("boot:")]
-    assert len(bad) == 1 and "PREFIX6/LEN,ADDR6[%portN[.VID]]" in bad[0], bad
+    assert len(bad) == 1 and "PREFIX6/LEN,ADDR6[%portN[.VID|.S.C]]" in bad[0], bad
     assert re.search(r"^2001:db8:7::/48 fe80::7 port0\.100\r?$", r.shell("fwd routes"), re.M)
     before = r.fwd()
     r.p[1].send([raw(eth(r, H1, 1) / IPv6(src=H1_6, dst="2001:db8:7::5") / UDP(sport=7, dport=4000) / Raw(b"7" * 20))])
@@ -347,6 +348,80 @@ def test_qinq_link_routed_to_an_untagged_port(r):
                      "port1": {"rx": n, "forwarded": n},
                      "port0.10.100": {"rx": 1 + n, "arp": 1, "forwarded": n}}, moved
     assert re.search(r"port0\.10\.100\s+10\.110\.0\.2\s+%s\s+reachable" % HQ[0], r.shell("fwd arp"))
+
+
+def test_link_local_next_hop_through_a_qinq_link(r):
+    """route=2001:db8:a::/48,fe80::a%port0.10.100: a link-local next hop on
+    a QinQ sub-interface. A datagram from port1 to 2001:db8:a::5 makes the
+    router ask for fe80::a out of port0 under S-tag 10 and C-tag 100; the NA
+    under both tags resolves it and the datagram leaves with both (S-tag
+    outside) to the MAC it gave. %port0.20.100 (no such sub-interface) is
+    refused at boot."""
+    out = r.q.text()
+    assert "fwd: route=2001:db8:a::/48,fe80::a%port0.10.100 port0.10.100" in out
+    assert "fwd: route=2001:db8:b::/48,fe80::b%port0.20.100 refused: no such VLAN sub-interface (ipN.VID=, ipN.S.C=)" \
+        in out
+    assert re.search(r"^2001:db8:a::/48 fe80::a port0\.10\.100\r?$", r.shell("fwd routes"), re.M)
+    before = r.fwd()
+    r.p[1].send([raw(eth(r, H1, 1) / IPv6(src=H1_6, dst="2001:db8:a::5") / UDP(sport=7, dport=4010) / Raw(b"a" * 20))])
+    ns = recv(r, 0, 1)
+    assert ns and ICMPv6ND_NS in ns[0] and ns[0][ICMPv6ND_NS].tgt == "fe80::a", ns
+    assert raw(ns[0])[12:20] == bytes.fromhex("88a8000a81000064"), ns[0]
+    r.p[0].send([raw(eth(r, HQ) / IPv6(src="fe80::a", dst=ns[0][IPv6].src, hlim=255) /
+                     ICMPv6ND_NA(tgt="fe80::a", R=1, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=HQ[0]))])
+    got = recv(r, 0, 1)
+    assert got and raw(got[0])[12:22] == bytes.fromhex("88a8000a8100006486dd"), got
+    assert got[0].dst == HQ[0] and got[0][UDP].dport == 4010 and got[0][IPv6].hlim == 63, got
+    end = time.monotonic() + 10
+    while (after := r.fwd())["port1"]["forwarded"] == before["port1"]["forwarded"] and time.monotonic() < end:
+        time.sleep(0.1)
+    moved = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]
+                    if after[link][k] != before[link].get(k, 0) and k != "held"} for link in after}
+    assert moved == {"port0": {}, "port0.100": {}, "port0.200": {}, "port1": {"rx": 1, "forwarded": 1},
+                     "port0.10.100": {"rx": 1, "nd": 1, "nd_solicits": 1}}, moved
+    assert re.search(r"port0\.10\.100\s+fe80::a\s+%s\s+reachable" % HQ[0], r.shell("fwd nd"))
+
+
+def test_vlan_strip_at_run_time(r):
+    """set port0 vlan_strip 0 (ethtool -K rxvlan off rx-vlan-filter off):
+    CTRL.VME and RCTL.VFE cleared, so VLAN 300 (no sub-interface) now
+    reaches fwd and is counted vlan_unknown, and VLAN 100's echo, its tag
+    now read from the frame, is still answered tagged. set port0
+    vlan_strip 1: the NIC filters again, VLAN 300 is dropped before any
+    counter, VLAN 100 still answered. port1 (no sub-interface) says the
+    knob changes nothing there."""
+    h300 = ("02:00:00:00:03:00", "10.30.0.2", 300)
+
+    def echo(seq):
+        return [raw(eth(r, H100) / IP(src=H100[1], dst="10.100.0.1") / ICMP(type=8, id=7, seq=seq) / Raw(b"rt"))]
+
+    def moved(before, want):
+        end = time.monotonic() + 10
+        while True:
+            after = r.fwd()
+            m = {link: {k: after[link][k] - before[link].get(k, 0) for k in after[link]
+                        if after[link][k] != before[link].get(k, 0) and k != "held"} for link in after}
+            if m == want or time.monotonic() > end:
+                return m
+            time.sleep(0.1)
+
+    quiet = {"port0.200": {}, "port0.10.100": {}, "port1": {}}
+    for on in (0, 1):
+        out = r.shell("set port0 vlan_strip %d" % on)
+        assert "port0: VLAN tag stripping and filtering by the NIC " + ("off" if not on else "on") in out, out
+        assert re.search(r"vlan_strip=0,1,1\r?$" if not on else r"vlan_strip=1\r?$", out, re.M), out
+        before = r.fwd()
+        r.p[0].send(udp(r, h300, H1, 2))
+        r.p[0].send(echo(on))
+        back = recv(r, 0, 1)
+        assert back and back[0][Dot1Q].vlan == 100 and back[0][ICMP].type == 0 and back[0][ICMP].seq == on, back
+        assert recv(r, 1, 1, timeout=0.5) == []
+        want = dict(quiet, **{"port0": {"rx": 2, "vlan_unknown": 2} if not on else {},
+                              "port0.100": {"rx": 1, "local": 1}})
+        assert moved(before, want) == want
+    out = r.shell("set port1 vlan_strip 0")
+    assert "port1: vlan_strip=0 changes nothing: no VLAN the NIC filters (e1000e; fwd's ipN.VID=)" in out, out
+    assert re.search(r"^vlan_strip=1\r?$", r.shell("set port1 vlan_strip 1"), re.M)
 
 
 def test_router_advertisements_on_a_vlan():

@@ -16,7 +16,12 @@
  * SCL is high, the acknowledge bit, sequential reads) serving M.sfp, its
  * SDA and SCL wired-AND with the driver's. TX context descriptors fill
  * the queue's two context slots; data descriptors with POPTS have their
- * checksums inserted from them. The time sync block is tsync.c's (the
+ * checksums inserted from them. VLANs (8.2.3.7.2 VLNCTRL, reset value
+ * VET 0x8100; VFTA[128] at 0x0A000; 8.2.3.8.6 RXDCTL.VME per queue): with VFE a frame
+ * tagged VET whose VID has no VFTA bit is dropped before any queue or
+ * counter (GPRC counts after the filter); with the queue's VME the tag is
+ * taken out of the frame into the write-back's VLAN field with status VP.
+ * The time sync block is tsync.c's (the
  * 82599's offsets mapped to it; SYSTIM counts in 6.4 ns cycles). The wire: ixgbe_model_rx puts a frame
  * into RX queue q's next descriptor as the DMA engine does (advanced
  * write-back), ixgbe_model_tx sends what TX queue q holds.
@@ -57,7 +62,7 @@ enum {
 	X_RAL0 = 0xa200, X_RAH0 = 0xa204, X_EEC = 0x10010, X_I2CCTL = 0x28, X_SWSM = 0x10140,
 	X_SW_FW_SYNC = 0x10160,
 	X_GPRC = 0x4074, X_GPTC = 0x4080, X_GORCL = 0x4088, X_GOTCL = 0x4090, X_BPRC = 0x4078,
-	X_MPRC = 0x407c, X_BPTC = 0x40f4, X_MPTC = 0x40f0,
+	X_MPRC = 0x407c, X_BPTC = 0x40f4, X_MPTC = 0x40f0, X_VLNCTRL = 0x5088, X_VFTA = 0xa000,
 };
 #define X_RXQ(q)	(0x1000 + 0x40 * (q))	/* RDBAL; RDH +0x10, RDT +0x18, RXDCTL +0x28 */
 #define X_TXQ(q)	(0x6000 + 0x40 * (q))	/* TDBAL; TDH +0x10, TDT +0x18, TXDCTL +0x28 */
@@ -106,6 +111,7 @@ void ixgbe_model_reset(void)
 	*r(X_RAL0) = M.nvm_ral;
 	*r(X_RAH0) = M.nvm_rah;
 	*r(X_DMATXCTL) = 0x8100u << 16;	/* VT: the VLAN EtherType */
+	*r(X_VLNCTRL) = 0x8100;		/* VET */
 	/* DCA_RXCTRL: reserved bit 12 (reset value 1), relaxed ordering of RX
 	 * data (13) and header (15) writes; DCA_TXCTRL: of descriptor
 	 * write-backs (11). The relaxed-ordering bits are set at reset here:
@@ -357,7 +363,11 @@ static void *ring_of(uint32_t blk)
 
 int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr)
 {
-	uint32_t blk = X_RXQ(q), n = *r(blk + 8) / 16, h = *r(blk + 0x10);
+	uint32_t blk = X_RXQ(q), n = *r(blk + 8) / 16, h = *r(blk + 0x10), wire = len;
+	int tagged = len >= 18 && (uint32_t)(frame[12] << 8 | frame[13]) == (*r(X_VLNCTRL) & 0xffff);
+	uint16_t tci = tagged ? (uint16_t)(frame[14] << 8 | frame[15]) : 0, vid = tci & 0xfff;
+	if (tagged && (*r(X_VLNCTRL) & (1u << 30)) && !(*r(X_VFTA + 4u * (vid >> 5)) >> (vid & 31) & 1))
+		return 0;	/* VFE: filtered */
 	if (!(*r(X_RXCTRL) & 1u) || !(*r(blk + 0x28) & ENABLE) || !n || h == *r(blk + 0x18)) {
 		if (*r(X_SRRCTL(q)) & (1u << 28))
 			(*r(X_QPRDC(q)))++;	/* DROP_EN: dropped for the queue */
@@ -366,16 +376,25 @@ int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr)
 		return 0;
 	}
 	union rx_desc *d = (union rx_desc *)ring_of(blk) + h;
-	memcpy((void *)(uintptr_t)d->read.addr, frame, len);
+	uint8_t *buf = (uint8_t *)(uintptr_t)d->read.addr;
+	d->wb.vlan = 0;
+	if (tagged && (*r(blk + 0x28) & (1u << 30))) {	/* RXDCTL.VME: stripped */
+		memcpy(buf, frame, 12);
+		memcpy(buf + 12, frame + 16, len - 16u);
+		len = (uint16_t)(len - 4);
+		d->wb.vlan = tci;
+		staterr |= 1u << 3;	/* VP */
+	} else {
+		memcpy(buf, frame, len);
+	}
 	d->wb.info = 0;
 	d->wb.rss_hash = 0;
 	d->wb.length = len;
-	d->wb.vlan = 0;
 	d->wb.staterr = staterr | 1u | 2u;	/* DD, EOP */
 	*r(blk + 0x10) = h + 1 == n ? 0 : h + 1;
 	if (!(staterr & (1u << 29))) {
 		(*r(X_GPRC))++;
-		*r(X_GORCL) += len + 4u;	/* octets through the FCS */
+		*r(X_GORCL) += wire + 4u;	/* octets through the FCS */
 		if (frame[0] == 0xff)
 			(*r(X_BPRC))++;
 		else if (frame[0] & 1)

@@ -525,7 +525,7 @@ void nic_config_init(struct nic *nic)
 		.rx_int_delay = nic_cfg.rx_int_delay[0], .rx_abs_int_delay = nic_cfg.rx_abs_int_delay[0],
 		.tx_int_delay = nic_cfg.tx_int_delay[0], .tx_abs_int_delay = nic_cfg.tx_abs_int_delay[0],
 		.copybreak = nic_cfg.copybreak[0], .prefetch = nic_cfg.prefetch[0], .poll = nic_cfg.poll[0],
-		.napi_weight = nic_cfg.napi_weight[0],
+		.napi_weight = nic_cfg.napi_weight[0], .vlan_strip = nic_cfg.vlan_strip[0],
 	};
 	nic->rxd = (int)nic->cfg.rxd;
 	nic->txd = (int)nic->cfg.txd;

@@ -34,7 +34,8 @@ enum {
 	RXCTRL_ = 0x3000, HLREG0_ = 0x4240, AUTOC_ = 0x42a0, DMATXCTL_ = 0x4a80, FCTRL_ = 0x5080,
 	MRQC_ = 0x5818, RETA0 = 0x5c00, TXDCTL0 = 0x6028, RAL0_ = 0xa200, RAH0_ = 0xa204,
 	MPSAR_LO0 = 0xa600, EEC_ = 0x10010, STATUS_ = 0x8, LINKS_ = 0x42a4, RTTDCS_ = 0x4900,
-	AUTOC2_ = 0x42a8, I2CCTL_ = 0x28, SWSM_ = 0x10140, SW_FW_SYNC_ = 0x10160,
+	AUTOC2_ = 0x42a8, I2CCTL_ = 0x28, SWSM_ = 0x10140, SW_FW_SYNC_ = 0x10160, VLNCTRL_ = 0x5088,
+	VFTA0 = 0xa000,
 };
 
 static int probe(uint16_t dev, int queues)
@@ -223,6 +224,85 @@ static void test_rx_tx_frames(void **st)
 	assert_int_equal(nic->stats[NS_tx_bytes], (60 + 4) * 3 + (70 + 4) + (80 + 4));
 	assert_int_equal(nic->stats[NS_tx_broadcast], 3);
 	assert_int_equal(nic->stats[NS_tx_sent], 5);
+}
+
+/* A frame of VLAN vid (TPID 0x8100, PCP 3) to the port, 64 bytes. */
+static const uint8_t *tagged_frame(uint16_t vid)
+{
+	make_frame(0);
+	memmove(frame + 16, frame + 12, 48);
+	frame[12] = 0x81;
+	frame[13] = 0x00;
+	frame[14] = (uint8_t)(0x60 | vid >> 8);
+	frame[15] = (uint8_t)vid;
+	return frame;
+}
+
+/* vlan_strip=1 with VLANs 100 and 3000 (fwd's ipN.VID=): VLNCTRL.VFE with
+ * VET 0x8100, their VFTA bits and VID 0's, RXDCTL.VME; a VLAN 100 frame
+ * comes stripped (PKT_RX_VLAN, TCI 0x6064, 60 bytes, IPv4's EtherType at
+ * 12), VLAN 200's is filtered (no descriptor, no counter). `set port0
+ * vlan_strip 0`: VFE and VME cleared, the VFTA kept; VLAN 200 and 100
+ * come with their tags in the frame; a reset keeps it off, and vlan_strip
+ * 1 puts it back on the new queues. */
+static void test_vlan_filter_and_strip(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	nic_cfg.vlan_strip[0] = 1;
+	assert_int_equal(probe(0x10fb, 1), 0);
+	nic_cfg.vlan_strip[0] = 0;
+	struct nic *nic = model_nic;
+	struct pkt *pk[4];
+	assert_int_equal(nic->ops->vlan_rx_add_vid(nic, 100), 0);
+	assert_int_equal(nic->ops->vlan_rx_add_vid(nic, 3000), 0);
+	assert_int_equal(nic->ops->vlan_rx_add_vid(nic, 4095), -1);
+	assert_int_equal(model_peek(VLNCTRL_), 1u << 30 | 0x8100);
+	assert_int_equal(model_peek(VFTA0), 1u);
+	assert_int_equal(model_peek(VFTA0 + 4 * (100 >> 5)), 1u << (100 & 31));
+	assert_int_equal(model_peek(VFTA0 + 4 * (3000 >> 5)), 1u << (3000 & 31));
+	assert_int_equal(model_peek(VFTA0 + 4 * (200 >> 5)), 0);
+	assert_true(model_peek(RXDCTL0) & 1u << 30);
+	assert_int_equal(ixgbe_model_rx(0, tagged_frame(100), 64, 0), 1);
+	assert_int_equal(ixgbe_model_rx(0, tagged_frame(200), 64, 0), 0);
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 4), 1);
+	assert_true(pk[0]->flags & PKT_RX_VLAN);
+	assert_int_equal(pk[0]->vlan_tci, 0x6064);
+	assert_int_equal(pk[0]->len, 60);
+	assert_int_equal(pk[0]->data[12], 0x08);
+	pkt_free(pk[0]);
+	nic->ops->update_stats(nic);
+	assert_int_equal(nic->stats[NS_rx_packets], 1);
+
+	nic->cfg.vlan_strip = 0;
+	assert_int_equal(nic->ops->vlan_strip_set(nic), 0);
+	assert_int_equal(model_peek(VLNCTRL_), 0x8100);
+	assert_false(model_peek(RXDCTL0) & 1u << 30);
+	assert_int_equal(model_peek(VFTA0 + 4 * (100 >> 5)), 1u << (100 & 31));
+	assert_int_equal(ixgbe_model_rx(0, tagged_frame(200), 64, 0), 1);
+	assert_int_equal(ixgbe_model_rx(0, tagged_frame(100), 64, 0), 1);
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 4), 2);
+	for (int i = 0; i < 2; i++) {
+		assert_false(pk[i]->flags & PKT_RX_VLAN);
+		assert_int_equal(pk[i]->len, 64);
+		assert_int_equal(pk[i]->data[12], 0x81);
+		assert_int_equal(pk[i]->data[15], i ? 100 : 200);
+		pkt_free(pk[i]);
+	}
+	nic->ops->reset(nic);
+	nic->ops->watchdog(nic);
+	assert_int_equal(model_peek(VLNCTRL_), 0x8100);
+	assert_false(model_peek(RXDCTL0) & 1u << 30);
+	nic->cfg.vlan_strip = 1;
+	assert_int_equal(nic->ops->vlan_strip_set(nic), 0);
+	assert_int_equal(model_peek(VLNCTRL_), 1u << 30 | 0x8100);
+	assert_true(model_peek(RXDCTL0) & 1u << 30 && model_peek(RXDCTL0) & 1u << 25);
+	assert_int_equal(model_peek(VFTA0 + 4 * (3000 >> 5)), 1u << (3000 & 31));
+	assert_int_equal(ixgbe_model_rx(0, tagged_frame(200), 64, 0), 0);
+	assert_int_equal(ixgbe_model_rx(0, tagged_frame(3000), 64, 0), 1);
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 4), 1);
+	assert_int_equal(pk[0]->vlan_tci & 0xfff, 3000);
+	pkt_free(pk[0]);
 }
 
 /* Every frame ends in one counter: 130 frames at a ring of 127 free
@@ -982,6 +1062,7 @@ int main(void)
 		cmocka_unit_test(test_relaxed_ordering_and_dmatxctl),
 		cmocka_unit_test(test_link),
 		cmocka_unit_test(test_rx_tx_frames),
+		cmocka_unit_test(test_vlan_filter_and_strip),
 		cmocka_unit_test(test_ring_full_and_errors),
 		cmocka_unit_test(test_stats_registers),
 		cmocka_unit_test(test_port_reset),

@@ -301,7 +301,7 @@ static int e1000e_attach(struct e1000x_port *p, const struct pci_id *id)
 }
 
 static const struct nic_ops e1000e_ops = {
-	E1000X_COMMON_OPS, .vlan_rx_add_vid = e1000x_port_vlan_rx_add_vid,
+	E1000X_COMMON_OPS, .vlan_rx_add_vid = e1000x_port_vlan_rx_add_vid, .vlan_strip_set = e1000x_port_vlan_strip_set,
 	.irq_enable = e1000e_irq_enable,
 	.irq_disable = e1000e_irq_disable,
 	.irq_raise = e1000e_irq_raise,

@@ -83,11 +83,23 @@ void e1000x_port_set_mc(struct nic *nic)
  * (counted after filtering). QEMU 10.0 does both (hw/net/e1000x_common.c
  * e1000x_rx_vlan_filter, e1000e_core.c / igb_core.c strip on
  * e1000x_vlan_enabled, i.e. CTRL.VME, VMDq off) and drops the filtered frame
- * before its statistics (e1000e_receive_filter, igb_receive_assign). */
+ * before its statistics (e1000e_receive_filter, igb_receive_assign).
+ * With vlan_strip 0 (at run time: `set portN vlan_strip 0`) VME and VFE
+ * are cleared and the VFTA left as it is, as Linux's e1000e
+ * e1000e_vlan_strip_disable and e1000e_vlan_filter_disable; QEMU reads
+ * both bits frame by frame. */
 static void vlan_apply(struct e1000x_port *p)
 {
 	if (!p->nvids)
 		return;
+	e1000x_vp_on(p);
+	if (!p->nic.cfg.vlan_strip) {	/* untouched unless set (no CTRL write at boot) */
+		if (rd32(p->regs, RCTL) & RCTL_VFE)
+			clear_flags32(p->regs, RCTL, RCTL_VFE);
+		if (rd32(p->regs, CTRL) & CTRL_VME)
+			clear_flags32(p->regs, CTRL, CTRL_VME);
+		return;
+	}
 	wr32(p->regs, VET, 0x8100);	/* the C-tag TPID, its reset value; QEMU's e1000e neither
 					   filtered nor stripped until it was written (seen) */
 	set_flags32(p->regs, VFTA(0), 1u);	/* VID 0, a priority tag: the port's frame (802.1Q 6.9) */
@@ -95,16 +107,36 @@ static void vlan_apply(struct e1000x_port *p)
 		set_flags32(p->regs, VFTA(p->vids[i] >> 5), 1u << (p->vids[i] & 31));
 	set_flags32(p->regs, CTRL, CTRL_VME);
 	set_flags32(p->regs, RCTL, RCTL_VFE);
+}
+
+void e1000x_vp_on(struct e1000x_port *p)
+{
 	for (int q = 0; q < p->nic.nqueues; q++)
 		p->rxq[q].vp_bit = RXDEXT_VP;
+}
+
+int e1000x_vid_keep(struct e1000x_port *p, uint16_t vid)
+{
+	if (vid == 0 || vid > 4094 || p->nvids == (int)(sizeof(p->vids) / sizeof(p->vids[0])))
+		return -1;
+	p->vids[p->nvids++] = vid;
+	return 0;
 }
 
 int e1000x_port_vlan_rx_add_vid(struct nic *nic, uint16_t vid)
 {
 	struct e1000x_port *p = to_port(nic);
-	if (!nic->cfg.vlan_strip || vid == 0 || vid > 4094 || p->nvids == (int)(sizeof(p->vids) / sizeof(p->vids[0])))
+	if (e1000x_vid_keep(p, vid))
 		return -1;
-	p->vids[p->nvids++] = vid;
+	vlan_apply(p);
+	return nic->cfg.vlan_strip ? 0 : -1;
+}
+
+int e1000x_port_vlan_strip_set(struct nic *nic)
+{
+	struct e1000x_port *p = to_port(nic);
+	if (!p->nvids)
+		return -1;
 	vlan_apply(p);
 	return 0;
 }

@@ -196,9 +196,21 @@ uint32_t e1000x_rctl_filters(void);
 /* nic_ops.set_mc: set the Multicast Table Array bit of every group in nic->mc. */
 void e1000x_port_set_mc(struct nic *nic);
 /* nic_ops.vlan_rx_add_vid of e1000e and igb (not e1000: software tags):
- * CTRL.VME, RCTL.VFE and vid's VFTA bit. 0, or -1 with vlan_strip 0 or
- * all 8 VLANs taken. */
+ * vid kept, and with vlan_strip 1 CTRL.VME, RCTL.VFE and vid's VFTA bit.
+ * 0, or -1 with vlan_strip 0 or all 8 VLANs taken. */
 int e1000x_port_vlan_rx_add_vid(struct nic *nic, uint16_t vid);
+/* Keep vid (1-4094) in p->vids for the VLAN filter. 0, or -1 for a bad
+ * VID or all 8 taken. */
+int e1000x_vid_keep(struct e1000x_port *p, uint16_t vid);
+/* Have every RX queue read the descriptor's VP (stripped tag) from now on,
+ * whatever vlan_strip says: VP is set only on a frame the NIC stripped, so
+ * frames stripped before a run-time switch-off keep their tag; again
+ * after a reset (the queues start over). */
+void e1000x_vp_on(struct e1000x_port *p);
+/* nic_ops.vlan_strip_set of e1000e and igb: CTRL.VME and RCTL.VFE set
+ * (with VET and the kept VIDs' VFTA bits) or cleared, as vlan_strip says.
+ * 0, or -1 with no VID kept. */
+int e1000x_port_vlan_strip_set(struct nic *nic);
 /* PHY register access through MDIC (8254x 13.4.7) to the PHY at
  * p->phy_addr, inside the family's phy_acquire/phy_release. Return 0, or
  * -1 after printing (ownership refused, MDIC error or timeout). */

@@ -299,7 +299,7 @@ static void igb_update_stats(struct nic *nic)
 }
 
 static const struct nic_ops igb_ops = {
-	E1000X_COMMON_OPS, .vlan_rx_add_vid = e1000x_port_vlan_rx_add_vid,
+	E1000X_COMMON_OPS, .vlan_rx_add_vid = e1000x_port_vlan_rx_add_vid, .vlan_strip_set = e1000x_port_vlan_strip_set,
 	.irq_enable = igb_irq_enable,
 	.irq_disable = igb_irq_disable,
 	.irq_raise = igb_irq_raise,

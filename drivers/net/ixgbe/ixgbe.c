@@ -492,6 +492,51 @@ static int ixgbe_hw_init(struct e1000x_port *p)
 
 /* TX hang or a reset asked for: stop and reset the port before its
  * buffers go back to the pool, set it up again, keep the counters. */
+/* The VLAN filter and stripping for the VLANs in p->vids, as vlan_strip
+ * says: VLNCTRL.VFE with a VFTA bit per VID and VID 0's (8.2.3.7.2; VET
+ * 0x8100, its reset value) and RXDCTL.VME on every queue (8.2.3.8.6: the
+ * 82599 strips per queue, where the 82598 had VLNCTRL.VME), as Linux's
+ * ixgbe_vlan_strip_enable and ixgbe_vlan_promisc_disable; cleared with
+ * vlan_strip 0, the VFTA kept. The stripped TCI is in the advanced
+ * write-back's VLAN field with status VP (7.1.6.2), as igb's. */
+static void ixgbe_vlan_apply(struct e1000x_port *p)
+{
+	int on = p->nic.cfg.vlan_strip != 0;
+	if (!p->nvids)
+		return;
+	e1000x_vp_on(p);
+	if (on) {
+		set_flags32(p->regs, IXGBE_VFTA(0), 1u);
+		for (int i = 0; i < p->nvids; i++)
+			set_flags32(p->regs, IXGBE_VFTA(p->vids[i] >> 5), 1u << (p->vids[i] & 31));
+	}
+	wr32(p->regs, IXGBE_VLNCTRL, 0x8100u | (on ? IXGBE_VLNCTRL_VFE : 0));
+	for (int q = 0; q < p->nic.nqueues; q++) {
+		uint32_t rxdctl = rd32(p->regs, IXGBE_RXDCTL(q)) & ~IXGBE_RXDCTL_VME;
+		wr32(p->regs, IXGBE_RXDCTL(q), rxdctl | (on ? IXGBE_RXDCTL_VME : 0));
+	}
+}
+
+/* nic_ops.vlan_rx_add_vid: as e1000x's, on the 82599's registers. */
+static int ixgbe_vlan_rx_add_vid(struct nic *nic, uint16_t vid)
+{
+	struct e1000x_port *p = to_port(nic);
+	if (e1000x_vid_keep(p, vid))
+		return -1;
+	ixgbe_vlan_apply(p);
+	return nic->cfg.vlan_strip ? 0 : -1;
+}
+
+/* nic_ops.vlan_strip_set: 0, or -1 with no VID kept. */
+static int ixgbe_vlan_strip_set(struct nic *nic)
+{
+	struct e1000x_port *p = to_port(nic);
+	if (!p->nvids)
+		return -1;
+	ixgbe_vlan_apply(p);
+	return 0;
+}
+
 static void ixgbe_recover(struct e1000x_port *p, const char *why)
 {
 	struct nic *nic = &p->nic;
@@ -509,8 +554,10 @@ static void ixgbe_recover(struct e1000x_port *p, const char *why)
 		err = ixgbe_hw_init(p);
 		for (int i = 0; i < NIC_STAT_N; i++)
 			nic->stats[i] += keep[i];
-		if (!err)
+		if (!err) {
 			e1000x_port_set_mc(nic);
+			ixgbe_vlan_apply(p);
+		}
 	}
 	p->reset_pending = 0;
 	nic_reset_end(nic, err);
@@ -548,6 +595,8 @@ static const struct nic_ops ixgbe_ops = {
 	.reset = e1000x_port_request_reset,
 	.set_itr = ixgbe_set_itr,
 	.set_mc = e1000x_port_set_mc,
+	.vlan_rx_add_vid = ixgbe_vlan_rx_add_vid,
+	.vlan_strip_set = ixgbe_vlan_strip_set,
 };
 
 /* RAL0/RAH0 as the EEPROM load left them; 0, or -1 if invalid. */

@@ -104,6 +104,7 @@
 #define IXGBE_RXPBSIZE(n) (0x03c00 + 4 * (n))	/* RX Packet Buffer Size, 8 - RW */
 
 #define IXGBE_RXDCTL_ENABLE (1u << 25)
+#define IXGBE_RXDCTL_VME (1u << 30)	/* strip the VLAN tag of this queue's frames (8.2.3.8.6) */
 #define IXGBE_XDCTL_SWFLSH (1u << 26)	/* RXDCTL/TXDCTL: flush the descriptor write-backs */
 #define IXGBE_SRRCTL_BSIZEPKT_2K 2u	/* 1 KiB units, bits 4:0 */
 #define IXGBE_SRRCTL_DESCTYPE_ADV_ONEBUF (1u << 25)
@@ -137,6 +138,9 @@
 #define IXGBE_FCTRL_MPE	(1u << 8)	/* multicast promiscuous */
 #define IXGBE_FCTRL_UPE	(1u << 9)	/* unicast promiscuous */
 #define IXGBE_FCTRL_BAM	(1u << 10)	/* broadcast accept */
+#define IXGBE_VLNCTRL	0x05088	/* VLAN Control (8.2.3.7.2): VET 15:0, reset 0x8100 */
+#define IXGBE_VLNCTRL_VFE (1u << 30)	/* VLAN filter enable: the VFTA decides */
+#define IXGBE_VFTA(n)	(0x0A000 + 4 * (n))	/* VLAN Filter Table Array, 128 x 32 VIDs */
 #define IXGBE_MCSTCTRL_MFE (1u << 2)	/* multicast filter (MTA) enable; MO 00: bits 47:36 */
 #define IXGBE_MRQC_RSSEN (1u << 0)	/* MRQE 0001: RSS only */
 #define IXGBE_MRQC_TCPIPV4 (1u << 16)
