@@ -88,7 +88,8 @@ int l3_vlan_init(void)
 		v->nic.link_up = port->link_up;
 		l3_nics[link] = &v->nic;
 		if (!v->stci && port->ops->vlan_rx_add_vid && port->ops->vlan_rx_add_vid(port, ifaddr_vlans[i].vid) == 0)
-			printf("fwd: %s: VLAN tag stripping and filtering by the NIC (vlan_strip=1)\n", v->nic.name);
+			printf("fwd: %s: VLAN tag stripping%s by the NIC (vlan_strip=1)\n", v->nic.name,
+			       port->cfg.vlan_filter ? " and filtering" : "");
 	}
 	return 0;
 }

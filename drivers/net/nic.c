@@ -23,7 +23,7 @@ struct nic_config nic_cfg = {
 	.rx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .rx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 },
 	.tx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 }, .tx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 32 },
 	.copybreak = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .prefetch = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .poll = { [0 ... NIC_MAX_PORTS - 1] = POLL_BUSY }, .napi_weight = { [0 ... NIC_MAX_PORTS - 1] = 64 },
-	.vlan_strip = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .mtu = { [0 ... NIC_MAX_PORTS - 1] = 1500 },
+	.vlan_strip = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .vlan_filter = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .mtu = { [0 ... NIC_MAX_PORTS - 1] = 1500 },
 };
 
 void nic_config_init(struct nic *nic)
@@ -35,6 +35,7 @@ void nic_config_init(struct nic *nic)
 		.tx_int_delay = nic_cfg.tx_int_delay[p], .tx_abs_int_delay = nic_cfg.tx_abs_int_delay[p],
 		.copybreak = nic_cfg.copybreak[p], .prefetch = nic_cfg.prefetch[p], .poll = nic_cfg.poll[p],
 		.napi_weight = nic_cfg.napi_weight[p], .vlan_strip = nic_cfg.vlan_strip[p],
+		.vlan_filter = nic_cfg.vlan_filter[p],
 	};
 	nic->rxd = (int)nic->cfg.rxd;
 	nic->txd = (int)nic->cfg.txd;
@@ -111,22 +112,25 @@ KNOB(poll, .name = "poll", .type = KNOB_ENUM, .choices = poll_choices, .ival = n
 static const struct knob_range weight_range[] = { { 1, 4096 } };
 KNOB(napi_weight, .name = "napi_weight", .type = KNOB_INT, .ranges = weight_range, .nranges = 1,
      .ival = nic_cfg.napi_weight, .per_port = 1, .live = 1, .apply = nic_config_refresh, .help = "packets per NAPI round; default 64");
-/* set portN vlan_strip: each port whose value changed, at once (as
- * `ethtool -K ethN rxvlan on|off rx-vlan-filter on|off`), said on the
- * console. */
+/* set portN vlan_strip / vlan_filter: each port whose values changed, at
+ * once (as `ethtool -K ethN rxvlan on|off rx-vlan-filter on|off`), said
+ * on the console. */
 static void vlan_strip_apply(void)
 {
 	for (int i = 0; i < nic_count; i++) {
 		struct nic *nic = nics[i];
-		if (nic->cfg.vlan_strip == nic_cfg.vlan_strip[i])
+		if (nic->cfg.vlan_strip == nic_cfg.vlan_strip[i] && nic->cfg.vlan_filter == nic_cfg.vlan_filter[i])
 			continue;
 		nic->cfg.vlan_strip = nic_cfg.vlan_strip[i];
+		nic->cfg.vlan_filter = nic_cfg.vlan_filter[i];
 		if (!nic->ops->vlan_strip_set || nic->ops->vlan_strip_set(nic))
-			printf("%s: vlan_strip=%d changes nothing: no VLAN the NIC filters (%s; fwd's ipN.VID=)\n",
-			       nic->name, (int)nic->cfg.vlan_strip, nic->driver);
+			printf("%s: vlan_strip=%d vlan_filter=%d change nothing: no VLAN the NIC filters (%s; fwd's "
+			       "ipN.VID=)\n", nic->name, (int)nic->cfg.vlan_strip, (int)nic->cfg.vlan_filter, nic->driver);
 		else
-			printf("%s: VLAN tag stripping and filtering by the NIC %s\n", nic->name,
-			       nic->cfg.vlan_strip ? "on" : "off: tags parsed in software");
+			printf("%s: VLAN tag stripping by the NIC %s\n", nic->name,
+			       !nic->cfg.vlan_strip ? "off: tags parsed in software" :
+			       nic->cfg.vlan_filter ? "on, and filtering" :
+			       "on, no filtering: fwd counts other VLANs vlan_unknown");
 	}
 }
 KNOB(vlan_strip, .name = "vlan_strip", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = nic_cfg.vlan_strip,
@@ -135,6 +139,11 @@ KNOB(vlan_strip, .name = "vlan_strip", .type = KNOB_INT, .ranges = bool_range, .
 	     "sub-interface (ipN.VID=) has (CTRL.VME, RCTL.VFE, VFTA; ixgbe VLNCTRL.VFE, RXDCTL.VME; ethtool -K "
 	     "rxvlan); 0, or another NIC: tags parsed in software; "
 	     "set at run time too; default 0");
+KNOB(vlan_filter, .name = "vlan_filter", .type = KNOB_INT, .ranges = bool_range, .nranges = 1,
+     .ival = nic_cfg.vlan_filter, .per_port = 1, .live = 1, .apply = vlan_strip_apply,
+     .help = "with vlan_strip=1: 1 the NIC also drops VLANs no sub-interface has, counted nowhere (RCTL.VFE, "
+	     "VFTA; ixgbe VLNCTRL.VFE; ethtool -K rx-vlan-filter); 0 it strips every tag and fwd counts those "
+	     "vlan_unknown; default 1");
 /* 1280: IPv6's minimum link MTU (RFC 8200 5); 1500: what every RX buffer
  * and TX path takes (no jumbo frames). */
 static const struct knob_range mtu_range[] = { { 1280, 1500 } };

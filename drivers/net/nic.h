@@ -136,7 +136,8 @@ struct nic_ops {
 	int (*vlan_rx_add_vid)(struct nic *nic, uint16_t vid);
 	/* Optional, with vlan_rx_add_vid (Linux's ndo_set_features for
 	 * rx-vlan-offload and rx-vlan-filter): turn the NIC's stripping and
-	 * VLAN filter on or off now, as nic->cfg.vlan_strip says, for the
+	 * VLAN filter on or off now, as nic->cfg.vlan_strip says (the filter
+	 * only with nic->cfg.vlan_filter too), for the
 	 * VIDs vlan_rx_add_vid was given; frames it already stripped keep
 	 * PKT_RX_VLAN. 0, or -1 when the port has none to filter (its tags
 	 * stay in the frame). */
@@ -157,6 +158,7 @@ struct nic_port_config {
 	int64_t poll;			/* enum poll_mode */
 	int64_t napi_weight;		/* packets per NAPI round */
 	int64_t vlan_strip;		/* 0|1: rx-vlan-offload (nic_ops.vlan_rx_add_vid) */
+	int64_t vlan_filter;		/* 0|1: rx-vlan-filter, with vlan_strip 1 */
 };
 
 /* One port. Drivers embed it at the start of their own struct. */
@@ -227,7 +229,7 @@ struct nic_config {
 	int64_t tx_int_delay[NIC_MAX_PORTS], tx_abs_int_delay[NIC_MAX_PORTS];
 	int64_t copybreak[NIC_MAX_PORTS], prefetch[NIC_MAX_PORTS], poll[NIC_MAX_PORTS];
 	int64_t napi_weight[NIC_MAX_PORTS];
-	int64_t vlan_strip[NIC_MAX_PORTS];
+	int64_t vlan_strip[NIC_MAX_PORTS], vlan_filter[NIC_MAX_PORTS];
 	int64_t mtu[NIC_MAX_PORTS];	/* bytes of IP packet (nic.mtu) */
 };
 extern struct nic_config nic_cfg;

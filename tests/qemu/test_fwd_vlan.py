@@ -287,7 +287,8 @@ def test_link_local_next_hop_through_a_vlan(r):
     sub-interface) is refused at boot, %port0.01 (a leading zero) named as
     a bad form with the accepted ones."""
     out = r.q.text()
-    assert "fwd: route=2001:db8:8::/48,fe80::8%port0.300 refused: no such VLAN sub-interface (ipN.VID=, ipN.S.C=)" in out
+    assert "fwd: route=2001:db8:8::/48,fe80::8%port0.300 refused: no such VLAN sub-interface (ipN.VID=, ipN.S.C=)" \
+        in out
     bad = [ln for ln in out.splitlines() if "2001:db8:9::/48,fe80::9%port0.01" in ln and not ln.startswith("boot:")]
     assert len(bad) == 1 and "PREFIX6/LEN,ADDR6[%portN[.VID|.S.C]]" in bad[0], bad
     assert re.search(r"^2001:db8:7::/48 fe80::7 port0\.100\r?$", r.shell("fwd routes"), re.M)
@@ -388,8 +389,11 @@ def test_vlan_strip_at_run_time(r):
     reaches fwd and is counted vlan_unknown, and VLAN 100's echo, its tag
     now read from the frame, is still answered tagged. set port0
     vlan_strip 1: the NIC filters again, VLAN 300 is dropped before any
-    counter, VLAN 100 still answered. port1 (no sub-interface) says the
-    knob changes nothing there."""
+    counter, VLAN 100 still answered. set port0 vlan_filter 0 (ethtool -K
+    rx-vlan-filter off): the NIC strips every tag but filters none, so
+    VLAN 300 comes stripped and is counted vlan_unknown; vlan_filter 1
+    drops it again. port1 (no sub-interface) says the knobs change
+    nothing there."""
     h300 = ("02:00:00:00:03:00", "10.30.0.2", 300)
 
     def echo(seq):
@@ -406,21 +410,26 @@ def test_vlan_strip_at_run_time(r):
             time.sleep(0.1)
 
     quiet = {"port0.200": {}, "port0.10.100": {}, "port1": {}}
-    for on in (0, 1):
-        out = r.shell("set port0 vlan_strip %d" % on)
-        assert "port0: VLAN tag stripping and filtering by the NIC " + ("off" if not on else "on") in out, out
-        assert re.search(r"vlan_strip=0,1,1\r?$" if not on else r"vlan_strip=1\r?$", out, re.M), out
+    states = [("vlan_strip 0", "off: tags parsed in software", 1, "vlan_strip=0,1,1"),
+              ("vlan_strip 1", "on, and filtering", 0, "vlan_strip=1"),
+              ("vlan_filter 0", "on, no filtering: fwd counts other VLANs vlan_unknown", 1, "vlan_filter=0,1,1"),
+              ("vlan_filter 1", "on, and filtering", 0, "vlan_filter=1")]
+    for seq, (knob, said, counted, value) in enumerate(states):
+        out = r.shell("set port0 " + knob)
+        assert "port0: VLAN tag stripping by the NIC " + said in out, out
+        assert re.search("^" + value + r"\r?$", out, re.M), out
         before = r.fwd()
         r.p[0].send(udp(r, h300, H1, 2))
-        r.p[0].send(echo(on))
+        r.p[0].send(echo(seq))
         back = recv(r, 0, 1)
-        assert back and back[0][Dot1Q].vlan == 100 and back[0][ICMP].type == 0 and back[0][ICMP].seq == on, back
+        assert back and back[0][Dot1Q].vlan == 100 and back[0][ICMP].type == 0 and back[0][ICMP].seq == seq, back
         assert recv(r, 1, 1, timeout=0.5) == []
-        want = dict(quiet, **{"port0": {"rx": 2, "vlan_unknown": 2} if not on else {},
+        want = dict(quiet, **{"port0": {"rx": 2, "vlan_unknown": 2} if counted else {},
                               "port0.100": {"rx": 1, "local": 1}})
-        assert moved(before, want) == want
+        assert moved(before, want) == want, knob
     out = r.shell("set port1 vlan_strip 0")
-    assert "port1: vlan_strip=0 changes nothing: no VLAN the NIC filters (e1000e; fwd's ipN.VID=)" in out, out
+    assert "port1: vlan_strip=0 vlan_filter=1 change nothing: no VLAN the NIC filters (e1000e; fwd's ipN.VID=)" \
+        in out, out
     assert re.search(r"^vlan_strip=1\r?$", r.shell("set port1 vlan_strip 1"), re.M)
 
 

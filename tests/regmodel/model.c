@@ -515,6 +515,7 @@ struct nic_config nic_cfg = {
 	.rx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .rx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 },
 	.tx_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 8 }, .tx_abs_int_delay = { [0 ... NIC_MAX_PORTS - 1] = 32 },
 	.copybreak = { [0 ... NIC_MAX_PORTS - 1] = 0 }, .prefetch = { [0 ... NIC_MAX_PORTS - 1] = 1 }, .poll = { [0 ... NIC_MAX_PORTS - 1] = POLL_BUSY }, .napi_weight = { [0 ... NIC_MAX_PORTS - 1] = 64 },
+	.vlan_filter = { [0 ... NIC_MAX_PORTS - 1] = 1 },
 };
 
 /* As drivers/net/nic.c: the model has one port, port 0. */
@@ -526,6 +527,7 @@ void nic_config_init(struct nic *nic)
 		.tx_int_delay = nic_cfg.tx_int_delay[0], .tx_abs_int_delay = nic_cfg.tx_abs_int_delay[0],
 		.copybreak = nic_cfg.copybreak[0], .prefetch = nic_cfg.prefetch[0], .poll = nic_cfg.poll[0],
 		.napi_weight = nic_cfg.napi_weight[0], .vlan_strip = nic_cfg.vlan_strip[0],
+		.vlan_filter = nic_cfg.vlan_filter[0],
 	};
 	nic->rxd = (int)nic->cfg.rxd;
 	nic->txd = (int)nic->cfg.txd;

@@ -241,7 +241,8 @@ static const uint8_t *tagged_frame(uint16_t vid)
 /* vlan_strip=1 with VLANs 100 and 3000 (fwd's ipN.VID=): VLNCTRL.VFE with
  * VET 0x8100, their VFTA bits and VID 0's, RXDCTL.VME; a VLAN 100 frame
  * comes stripped (PKT_RX_VLAN, TCI 0x6064, 60 bytes, IPv4's EtherType at
- * 12), VLAN 200's is filtered (no descriptor, no counter). `set port0
+ * 12), VLAN 200's is filtered (no descriptor, no counter). vlan_filter 0:
+ * VFE cleared, VME kept, VLAN 200 comes stripped. `set port0
  * vlan_strip 0`: VFE and VME cleared, the VFTA kept; VLAN 200 and 100
  * come with their tags in the frame; a reset keeps it off, and vlan_strip
  * 1 puts it back on the new queues. */
@@ -273,6 +274,17 @@ static void test_vlan_filter_and_strip(void **st)
 	pkt_free(pk[0]);
 	nic->ops->update_stats(nic);
 	assert_int_equal(nic->stats[NS_rx_packets], 1);
+
+	nic->cfg.vlan_filter = 0;	/* set port0 vlan_filter 0: stripped, not filtered */
+	assert_int_equal(nic->ops->vlan_strip_set(nic), 0);
+	assert_int_equal(model_peek(VLNCTRL_), 0x8100);
+	assert_true(model_peek(RXDCTL0) & 1u << 30);
+	assert_int_equal(ixgbe_model_rx(0, tagged_frame(200), 64, 0), 1);
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 4), 1);
+	assert_true(pk[0]->flags & PKT_RX_VLAN);
+	assert_int_equal(pk[0]->vlan_tci, 0x60c8);
+	pkt_free(pk[0]);
+	nic->cfg.vlan_filter = 1;
 
 	nic->cfg.vlan_strip = 0;
 	assert_int_equal(nic->ops->vlan_strip_set(nic), 0);

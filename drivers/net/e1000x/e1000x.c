@@ -84,8 +84,9 @@ void e1000x_port_set_mc(struct nic *nic)
  * e1000x_rx_vlan_filter, e1000e_core.c / igb_core.c strip on
  * e1000x_vlan_enabled, i.e. CTRL.VME, VMDq off) and drops the filtered frame
  * before its statistics (e1000e_receive_filter, igb_receive_assign).
- * With vlan_strip 0 (at run time: `set portN vlan_strip 0`) VME and VFE
- * are cleared and the VFTA left as it is, as Linux's e1000e
+ * With vlan_filter 0 VFE is cleared (every tag stripped, fwd counts the
+ * VLANs of no sub-interface vlan_unknown); with vlan_strip 0 (at run
+ * time: `set portN vlan_strip 0`) VME and VFE are cleared and the VFTA left as it is, as Linux's e1000e
  * e1000e_vlan_strip_disable and e1000e_vlan_filter_disable; QEMU reads
  * both bits frame by frame. */
 static void vlan_apply(struct e1000x_port *p)
@@ -93,9 +94,11 @@ static void vlan_apply(struct e1000x_port *p)
 	if (!p->nvids)
 		return;
 	e1000x_vp_on(p);
-	if (!p->nic.cfg.vlan_strip) {	/* untouched unless set (no CTRL write at boot) */
+	if (!p->nic.cfg.vlan_strip || !p->nic.cfg.vlan_filter) {	/* untouched unless set (no CTRL write at boot) */
 		if (rd32(p->regs, RCTL) & RCTL_VFE)
 			clear_flags32(p->regs, RCTL, RCTL_VFE);
+	}
+	if (!p->nic.cfg.vlan_strip) {
 		if (rd32(p->regs, CTRL) & CTRL_VME)
 			clear_flags32(p->regs, CTRL, CTRL_VME);
 		return;
@@ -106,7 +109,8 @@ static void vlan_apply(struct e1000x_port *p)
 	for (int i = 0; i < p->nvids; i++)
 		set_flags32(p->regs, VFTA(p->vids[i] >> 5), 1u << (p->vids[i] & 31));
 	set_flags32(p->regs, CTRL, CTRL_VME);
-	set_flags32(p->regs, RCTL, RCTL_VFE);
+	if (p->nic.cfg.vlan_filter)
+		set_flags32(p->regs, RCTL, RCTL_VFE);
 }
 
 void e1000x_vp_on(struct e1000x_port *p)

@@ -498,7 +498,8 @@ static int ixgbe_hw_init(struct e1000x_port *p)
  * 82599 strips per queue, where the 82598 had VLNCTRL.VME), as Linux's
  * ixgbe_vlan_strip_enable and ixgbe_vlan_promisc_disable; cleared with
  * vlan_strip 0, the VFTA kept. The stripped TCI is in the advanced
- * write-back's VLAN field with status VP (7.1.6.2), as igb's. */
+ * write-back's VLAN field with status VP (7.1.6.2), as igb's. VFE only
+ * with vlan_filter. */
 static void ixgbe_vlan_apply(struct e1000x_port *p)
 {
 	int on = p->nic.cfg.vlan_strip != 0;
@@ -510,7 +511,7 @@ static void ixgbe_vlan_apply(struct e1000x_port *p)
 		for (int i = 0; i < p->nvids; i++)
 			set_flags32(p->regs, IXGBE_VFTA(p->vids[i] >> 5), 1u << (p->vids[i] & 31));
 	}
-	wr32(p->regs, IXGBE_VLNCTRL, 0x8100u | (on ? IXGBE_VLNCTRL_VFE : 0));
+	wr32(p->regs, IXGBE_VLNCTRL, 0x8100u | (on && p->nic.cfg.vlan_filter ? IXGBE_VLNCTRL_VFE : 0));
 	for (int q = 0; q < p->nic.nqueues; q++) {
 		uint32_t rxdctl = rd32(p->regs, IXGBE_RXDCTL(q)) & ~IXGBE_RXDCTL_VME;
 		wr32(p->regs, IXGBE_RXDCTL(q), rxdctl | (on ? IXGBE_RXDCTL_VME : 0));
