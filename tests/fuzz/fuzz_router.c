@@ -5,7 +5,7 @@
  *   op 0-3  a frame on port op % 3 (port 0: 10.1.0.1/24 and
  *           2001:db8:1::1/64, and on VLAN 100 (ip0.100=, a link of its
  *           own) 10.100.0.1/24 and 2001:db8:100::1/64, on QinQ S-VLAN 10's
- *           C-VLAN 100 (ip0.10.100=) 10.110.0.1/24; port 1: 10.2.0.1/24 and 2001:db8:2::1/64,
+ *           C-VLAN 100 (ip0.10.100=) 10.110.0.1/24 and 2001:db8:110::1/64; port 1: 10.2.0.1/24 and 2001:db8:2::1/64,
  *           port 2: L2, paired with itself, a PTP transparent clock
  *           (ptp_tc=e2e, apps/fwd/tc.c)): a flags byte, a
  *           length, the bytes; flags make it easier to reach deep paths:
@@ -29,7 +29,10 @@
  * the end, after every timer has run out, every packet is back in its
  * pool. Routes: 10.3.0.0/16 via 10.2.0.2, 10.4.0.0/16 via
  * 10.2.0.99, 0.0.0.0/0 via 10.1.0.254, 2001:db8:3::/48 via 2001:db8:2::2,
- * ::/0 via fe80::1 on port 0; Router Advertisements on port 1. */
+ * ::/0 via fe80::1 on port 0, 2001:db8:a::/48 via fe80::a on the QinQ
+ * link (%port0.10.100); Router Advertisements on port 1. Frames out of a
+ * VLAN link are checked under their tags (S-tag 10 outside C-tag 100 for
+ * the QinQ one). */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,13 +95,17 @@ static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
 		assert(p->len >= ETH_HLEN && p->len <= p->pool->buf_size);
 		if (nic->port == 2) {
 			/* L2: whatever came in */
-		} else if (get16(p->data + 12) == ETHERTYPE_VLAN) {
-			/* VLAN 100's link, tagged by vlan.c: checked as the frame under the tag */
+		} else if (get16(p->data + 12) == ETHERTYPE_VLAN || get16(p->data + 12) == ETHERTYPE_QINQ) {
+			/* VLAN 100's link or S-VLAN 10's C-VLAN 100 (QinQ), tagged by
+			 * vlan.c: checked as the frame under the tags */
 			static uint8_t f[PKT_BUF_SIZE];
-			assert(nic->port == 0 && p->len >= ETH_HLEN + VLAN_HLEN && (get16(p->data + 14) & 0xfff) == 100);
+			size_t tags = get16(p->data + 12) == ETHERTYPE_QINQ ? 2 : 1;
+			assert(nic->port == 0 && p->len >= ETH_HLEN + tags * VLAN_HLEN);
+			assert(tags == 1 || ((get16(p->data + 14) & 0xfff) == 10 && get16(p->data + 16) == ETHERTYPE_VLAN));
+			assert((get16(p->data + 12 + tags * VLAN_HLEN - 2) & 0xfff) == 100);
 			memcpy(f, p->data, 12);
-			memcpy(f + 12, p->data + 12 + VLAN_HLEN, p->len - 12 - VLAN_HLEN);
-			check_frame(nic, f, p->len - VLAN_HLEN);
+			memcpy(f + 12, p->data + 12 + tags * VLAN_HLEN, p->len - 12 - tags * VLAN_HLEN);
+			check_frame(nic, f, p->len - tags * VLAN_HLEN);
 		} else {
 			check_frame(nic, p->data, p->len);
 		}
@@ -129,10 +136,10 @@ static void setup(void)
 		n->small_pool = pktpool_create("fuzz", 8, PKT_SMALL_SLOT);
 	}
 	int errs = cmdline_parse("app=fwd pairs=0-1,2-2 ip0=10.1.0.1/24,2001:db8:1::1/64 "
-				 "ip1=10.2.0.1/24,2001:db8:2::1/64 ip0.100=10.100.0.1/24,2001:db8:100::1/64 ip0.10.100=10.110.0.1/24 "
+				 "ip1=10.2.0.1/24,2001:db8:2::1/64 ip0.100=10.100.0.1/24,2001:db8:100::1/64 ip0.10.100=10.110.0.1/24,2001:db8:110::1/64 "
 				 "route=10.3.0.0/16,10.2.0.2 route=10.4.0.0/16,10.2.0.99 "
 				 "route=0.0.0.0/0,10.1.0.254 route=2001:db8:3::/48,2001:db8:2::2 "
-				 "route=::/0,fe80::1%port0 ra6=0,1 ptp_tc=e2e", __knobs_start, KNOBS_COUNT, 0, 0);
+				 "route=::/0,fe80::1%port0 route=2001:db8:a::/48,fe80::a%port0.10.100 ra6=0,1 ptp_tc=e2e", __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);
 	fuzz_dma_alloc = arena_alloc;	/* the router's per-core state: put back per input */
 	assert(apps_start() == 0);
