@@ -207,6 +207,9 @@ SOAK_SECONDS ?= 3600
 soak: all ## L2+L3 forwarding, rr x128, pktgen, /metrics each second, links flapped, knobs set, ports reset, the battery each minute (SOAK_SECONDS, default 3600; root)
 	SOAK_SECONDS=$(SOAK_SECONDS) $(PYTHON) -m pytest -q -s tests/qemu/test_soak.py -k under_fire
 
+linux-peers: all ## a Debian Linux guest's 8021q VLAN sub-interface routed by fwd to a namespace (tests/qemu/test_fwd_vlan_linux.py, ~45 s, root)
+	LINUX_PEERS=1 $(PYTHON) -m pytest -q -s tests/qemu/test_fwd_vlan_linux.py
+
 reliability: deps all fuzz-build ## fuzz every harness FUZZ_SECONDS, then the malformed-frame battery
 	$(PYTHON) tools/reliability.py $(FUZZ_HARNESSES)
 

@@ -8,6 +8,10 @@ command line:
   lg_neigh0=A.B.C.D@MAC, lg_neigh1  a permanent neighbour (ARP entry) on eth0, eth1
   lg_forward=1                      IPv4 forwarding (net.ipv4.ip_forward=1)
   lg_sockperf=1                     `sockperf server`, UDP and TCP on 11111
+  lg_vlan0=VID:A.B.C.D/LEN          an 802.1Q sub-interface eth0.VID with that
+                                    address (the kernel's 8021q module, `ip link
+                                    add link eth0 name eth0.VID type vlan id VID`)
+  lg_gw=A.B.C.D                     the default route
 then prints each interface ("linux-guest: eth0 MAC") and "linux-guest:
 ready". tools/bench_rr.py boots it as a sockperf server (ROLES["server"]),
 tools/rfc2544.py as an IPv4 router between two ports (ROLES["router"]).
@@ -35,7 +39,7 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 exec 0</dev/console 1>/dev/console 2>&1
 for a in $(cat /proc/cmdline); do
-	case $a in lg_ip[01]=*|lg_neigh[01]=*|lg_forward=*|lg_sockperf=*) eval "${a%%=*}=${a#*=}";; esac
+	case $a in lg_ip[01]=*|lg_neigh[01]=*|lg_forward=*|lg_sockperf=*|lg_vlan0=*|lg_gw=*) eval "${a%%=*}=${a#*=}";; esac
 done
 insmod /e1000e.ko
 ip link set lo up
@@ -46,6 +50,15 @@ for i in 0 1; do
 	ip link set eth$i up
 	[ -z "$neigh" ] || arp -i eth$i -s ${neigh%@*} ${neigh#*@}
 done
+if [ -n "$lg_vlan0" ]; then
+	for m in llc stp garp mrp 8021q; do insmod /$m.ko; done
+	vid=${lg_vlan0%%:*}
+	ip link set eth0 up
+	ip link add link eth0 name eth0.$vid type vlan id $vid
+	ip addr add ${lg_vlan0#*:} dev eth0.$vid
+	ip link set eth0.$vid up
+fi
+[ -z "$lg_gw" ] || ip route add default via $lg_gw
 [ "$lg_forward" != 1 ] || sysctl -w net.ipv4.ip_forward=1
 if [ "$lg_sockperf" = 1 ]; then
 	sockperf server -i 0.0.0.0 > /dev/null 2>&1 &
@@ -91,7 +104,7 @@ def cpio(root, path):
 def initramfs(x, kver, path):
     """Write the initramfs at path from x, the tree the .debs were
     extracted into (busybox-static's bin/busybox, linux-image-KVER's
-    e1000e.ko), with INIT, the host's sockperf and its libraries."""
+    e1000e.ko and 8021q.ko with the modules it needs), with INIT, the host's sockperf and its libraries."""
     root = path + ".root"
     shutil.rmtree(root, ignore_errors=True)
     for d in ("bin", "proc", "sys", "dev", "tmp"):
@@ -100,8 +113,10 @@ def initramfs(x, kver, path):
         f.write(INIT)
     os.chmod(os.path.join(root, "init"), 0o755)
     shutil.copy(os.path.join(x, "bin", "busybox"), os.path.join(root, "bin", "busybox"))
-    shutil.copy(os.path.join(x, "lib", "modules", kver, "kernel", "drivers", "net", "ethernet", "intel",
-                             "e1000e", "e1000e.ko"), os.path.join(root, "e1000e.ko"))
+    mods = os.path.join(x, "lib", "modules", kver, "kernel")
+    for m in ("drivers/net/ethernet/intel/e1000e/e1000e.ko", "net/llc/llc.ko", "net/802/stp.ko", "net/802/garp.ko",
+              "net/802/mrp.ko", "net/8021q/8021q.ko"):
+        shutil.copy(os.path.join(mods, m), os.path.join(root, os.path.basename(m)))
     sockperf = shutil.which("sockperf")
     shutil.copy(sockperf, os.path.join(root, "bin", "sockperf"))
     libs = re.findall(r"(/\S+\.so[.\d]*) \(", subprocess.run(["ldd", sockperf], capture_output=True,
