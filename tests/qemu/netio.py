@@ -76,3 +76,19 @@ def vlan_frame(size, seq=0, vid=5):
     """Like frame(), with an 802.1Q tag (VLAN vid) after the addresses."""
     f = frame(size - 4, seq=seq)
     return f[:12] + struct.pack(">HH", 0x8100, vid) + f[12:]
+
+
+def udp_flows(n, flows=64):
+    """n IPv4/UDP frames of 64 bytes (60 without FCS) over flows source
+    addresses and ports, for RSS to spread over the queues."""
+    out = []
+    for i in range(n):
+        f = i % flows
+        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 46, i & 0xffff, 0, 64, 17, 0,
+                         bytes([10, 1, 0, 1 + f]), bytes([10, 2, 0, 2]))
+        c = sum(struct.unpack(">10H", ip))
+        c = (c & 0xffff) + (c >> 16)
+        ip = ip[:10] + struct.pack(">H", ~((c & 0xffff) + (c >> 16)) & 0xffff) + ip[12:]
+        udp = struct.pack(">HHHH", 1000 + f, 9, 26, 0) + i.to_bytes(4, "big") + bytes(14)
+        out.append(b"\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x08\x00" + ip + udp)
+    return out

@@ -14,7 +14,6 @@ import json
 import os
 import re
 import socket
-import struct
 import sys
 import threading
 import time
@@ -23,7 +22,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
-from netio import StreamPort, frame  # noqa: E402
+from netio import StreamPort, frame, udp_flows  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 
 PROMPT = "linerate> "
@@ -313,22 +312,6 @@ def test_pool_exhaustion_counted_and_recovered(pair, model):
     assert e0["alloc_rx_buff_failed"] == 300 and f0["forwarded"] == 300
     record("pool-%s" % model, model=model, dropped=300, counted=e0["alloc_rx_buff_failed"], recovered=len(got), miscounted=0,
            leaked=leaked(e0, e1, rxd=b.rxd))
-
-
-def udp_flows(n, flows=64):
-    """n IPv4/UDP frames of 64 bytes (60 without FCS) over flows source
-    addresses and ports, for RSS to spread over the queues."""
-    out = []
-    for i in range(n):
-        f = i % flows
-        ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 46, i & 0xffff, 0, 64, 17, 0,
-                         bytes([10, 1, 0, 1 + f]), bytes([10, 2, 0, 2]))
-        c = sum(struct.unpack(">10H", ip))
-        c = (c & 0xffff) + (c >> 16)
-        ip = ip[:10] + struct.pack(">H", ~((c & 0xffff) + (c >> 16)) & 0xffff) + ip[12:]
-        udp = struct.pack(">HHHH", 1000 + f, 9, 26, 0) + i.to_bytes(4, "big") + bytes(14)
-        out.append(b"\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x08\x00" + ip + udp)
-    return out
 
 
 @pytest.mark.parametrize("model", MODELS)

@@ -2,10 +2,8 @@
 the host through -netdev stream: exact RX counts, frame sizes, oversize
 drops, TX order and contents, every poll mode and IntMode, interrupt
 moderation, link flaps, buffer accounting."""
-import json
 import os
 import re
-import subprocess
 import sys
 import time
 
@@ -13,7 +11,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
-from netio import StreamPort, frame, vlan_frame  # noqa: E402
+from netio import StreamPort, frame, udp_flows, vlan_frame  # noqa: E402
 from qemurun import Qemu  # noqa: E402
 
 PROMPT = "linerate> "
@@ -90,9 +88,11 @@ class Box:
                 re.findall(r"sink port0 q(\d+): (\d+) packets (\d+) bytes", out)}
 
     def close(self):
+        # QEMU first: a stream client that leaves while frames it sent wait
+        # in QEMU can crash it (docs/testing.md, "QEMU's own faults").
+        self.q.stop()
         if self.port:
             self.port.close()
-        self.q.stop()
 
 
 @pytest.fixture
@@ -390,26 +390,25 @@ def test_ethtool_set_coalesce_refuse_rings(box):
 def test_rss_spreads_flows(box, model):
     """queues=2: RSS spreads 64 IPv4/UDP flows over both queues, each with its
     own MSI-X vector; every frame is counted once. On e1000e queues=3 asks
-    for more than the 82574 has: cut to its 2, and the console says so."""
-    # trafgen is the socket's only client: QEMU's stream backend takes one.
+    for more than the 82574 has: cut to its 2, and the console says so.
+    The frames go in through feed(): on igb in windows of 256, each awaited,
+    as QEMU's igb drops what the ring of the queue RSS picked cannot take
+    (trafgen unwindowed at 20 kpps lost 58 of 2000 in 1 boot of 4 here, 5
+    of 10 for another developer). The socket stays open until the guest
+    counted every frame: QEMU 10.0.2 segfaults when a stream client leaves
+    while frames it sent still wait in QEMU (docs/testing.md, "QEMU's own faults")."""
     queues = 3 if model == "e1000e" else 2
-    b = box(model, append=f"app=sink queues={queues} promisc=1", connect=False)
+    b = box(model, append=f"app=sink queues={queues} promisc=1")
     assert re.search(rf"port0: {model} .*, 2 queue\(s\), .*MSI-X\r", b.q.text())
     cut = "port0: queues=3: the 82574L Gigabit Network Connection has 2 queue pair(s); using 2"
     assert (cut in b.q.text()) == (model == "e1000e")
-    tg = os.path.join(os.path.dirname(__file__), "..", "..", "build", "trafgen")
-    res = subprocess.run([tg, "send", "--port", "stream:" + b.q.nic_sock(0), "--count", "2000",
-                          "--rate", "20kpps", "--src-ip", "10.1.0.1-10.1.0.64",
-                          "--src-port", "1000-1063", "--quiet"],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
-    assert "RESULT " in res.stdout, res.stdout
-    sent = json.loads(res.stdout.split("RESULT ", 1)[1])["sent"]
-    assert sent == 2000
-    c = b.wait_counter("rx_delivered", sent)
-    assert c["rx_delivered"] == sent, c   # the counters say where a missing frame went
+    load = udp_flows(2000)
+    b.feed(load)
+    c = b.wait_counter("rx_delivered", len(load))
+    assert c["rx_delivered"] == len(load), c   # the counters say where a missing frame went
     sink = b.sink()
     assert set(sink) == {0, 1}
-    assert sink[0][0] + sink[1][0] == sent
+    assert sink[0][0] + sink[1][0] == len(load)
     assert sink[0][0] > 0 and sink[1][0] > 0, sink
 
 
