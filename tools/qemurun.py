@@ -317,7 +317,7 @@ class Qemu:
             left = end - time.monotonic()
             got = self._read(max(0, min(left, 0.5))) if left > 0 else False
             if got is None or left <= 0:
-                why = "QEMU exited" if got is None else f"{timeout} s passed"
+                why = self.ended() if got is None else f"{timeout} s passed"
                 raise TimeoutError(f"{why} before /{pattern}/; console tail:\n"
                                    + self.text()[-3000:])
 
@@ -349,9 +349,26 @@ class Qemu:
             stop.set()
             t.join()
 
+    def ended(self):
+        """How QEMU ended, for an error message: its exit status or the
+        signal that killed it (docs/testing.md, "QEMU's own faults")."""
+        try:
+            rc = self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            return "QEMU closed its console but runs on"
+        if rc < 0:
+            return f"QEMU was killed by {signal.Signals(-rc).name}" + (
+                " (QEMU 10.0.2 does so when a -netdev stream client leaves while frames it sent wait in QEMU)"
+                if rc == -signal.SIGSEGV else "")
+        return f"QEMU exited with status {rc}" + (
+            " (-no-reboot: the guest reset, e.g. a triple fault, or powered off)" if rc == 0 else "")
+
     def send(self, s):
-        self.proc.stdin.write(s.encode() if isinstance(s, str) else s)
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(s.encode() if isinstance(s, str) else s)
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise RuntimeError(f"{self.ended()}; console tail:\n" + self.text()[-3000:]) from None
 
     def wait(self, timeout=30):
         """Wait for QEMU to exit, collecting the console; return its status."""
@@ -406,7 +423,10 @@ class Qemu:
         if self.qmp:
             self.qmp.close()
         self.proc.stdout.close()
-        self.proc.stdin.close()
+        try:
+            self.proc.stdin.close()
+        except BrokenPipeError:     # QEMU died with our input unread: ended() said how
+            pass
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 

@@ -78,9 +78,11 @@ def vlan_frame(size, seq=0, vid=5):
     return f[:12] + struct.pack(">HH", 0x8100, vid) + f[12:]
 
 
-def udp_flows(n, flows=64):
+def udp_flows(n, flows=64, stream=0):
     """n IPv4/UDP frames of 64 bytes (60 without FCS) over flows source
-    addresses and ports, for RSS to spread over the queues."""
+    addresses and ports, for RSS to spread over the queues; the payload is
+    build/trafgen's header (magic 0x4c52, stream, sequence number 0..n-1,
+    send time 0), which pktgen's receiver counts per stream."""
     out = []
     for i in range(n):
         f = i % flows
@@ -89,6 +91,6 @@ def udp_flows(n, flows=64):
         c = sum(struct.unpack(">10H", ip))
         c = (c & 0xffff) + (c >> 16)
         ip = ip[:10] + struct.pack(">H", ~((c & 0xffff) + (c >> 16)) & 0xffff) + ip[12:]
-        udp = struct.pack(">HHHH", 1000 + f, 9, 26, 0) + i.to_bytes(4, "big") + bytes(14)
+        udp = struct.pack(">HHHHHHQ", 1000 + f, 9, 26, 0, 0x4c52, stream, i) + bytes(6)
         out.append(b"\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01\x08\x00" + ip + udp)
     return out
