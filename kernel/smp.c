@@ -4,9 +4,15 @@
  * Sequence per AP (SDM vol. 3A 8.4.4.1, "typical BSP initialization"):
  * INIT IPI, 10 ms wait on CPUs older than family 6 (later ones need none,
  * as Linux's init_udelay), STARTUP IPI with the trampoline's page, 200 us,
- * a second STARTUP IPI if the AP has not answered, then up to 100 ms for
- * the AP to reach C. APs are started one at a time because they share the
- * trampoline's parameter block.
+ * a second STARTUP IPI if the AP has not answered, then up to 10 s for the
+ * AP to reach C (Linux's do_boot_cpu waits as long: under TCG on a loaded
+ * host the AP's thread can wait for the host CPU well past 100 ms, the
+ * wait this had before, and an AP that woke after it triple-faulted on the
+ * freed trampoline and reset the box; with -no-reboot QEMU then exits).
+ * An AP that does not answer is parked: the trampoline becomes a halt and
+ * the AP gets INIT again, so if it wakes late it halts instead of running
+ * on a stack given back. APs are started one at a time because they share
+ * the trampoline's parameter block.
  *
  * TSC: every core must count at the same rate from the same origin for
  * per-core CPU% and for timestamps compared across cores. Rate: the TSC
@@ -34,6 +40,7 @@
 
 #define MSR_GS_BASE 0xc0000101
 #define SYNC_ROUNDS 32
+#define AP_WAIT_US 10000000	/* for the AP to reach C after the second STARTUP IPI */
 
 struct cpu cpus[MAX_CPUS];
 int ncpus = 1;
@@ -43,7 +50,7 @@ static int nfailed;
 /* A fault to try the path of a CPU that never answers: the AP with this
  * APIC ID gets a trampoline of "cli; hlt; jmp back to hlt" instead of the
  * real one, so it wakes from the STARTUP IPI and never reaches C, as a
- * dead core would; the BSP then waits out the 100 ms and reports it. */
+ * dead core would; the BSP then waits out the 10 s and reports it. */
 static int64_t dead_apicid = -1;
 static const struct knob_range apicid_range[] = { { -1, 255 } };
 KNOB(smp_dead_apicid, .name = "smp_dead_apicid", .type = KNOB_INT, .ranges = apicid_range, .nranges = 1,
@@ -153,6 +160,17 @@ static int wait_started(struct cpu *c, uint64_t us)
 	return c->started;
 }
 
+/* An AP that did not answer: a halt in the trampoline, then INIT (back
+ * to wait-for-SIPI, SDM vol. 3A 8.4.1). Mid-way through the trampoline it
+ * stops; a STARTUP IPI still pending for it (QEMU keeps one across INIT)
+ * lands on the halt. */
+static void park_ap(struct cpu *c, uint8_t *tramp)
+{
+	memcpy(tramp, halt_forever, sizeof(halt_forever));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	lapic_ipi(c->apic_id, LAPIC_ICR_INIT);
+}
+
 /* INIT-SIPI-SIPI for one AP; 1 when it runs C. */
 static int start_ap(struct cpu *c)
 {
@@ -173,9 +191,10 @@ static int start_ap(struct cpu *c)
 		udelay(10000);
 	for (int sipi = 0; sipi < 2 && !c->started; sipi++) {
 		lapic_ipi(c->apic_id, LAPIC_ICR_STARTUP | (AP_TRAMPOLINE >> 12));
-		wait_started(c, sipi ? 100000 : 200);
+		wait_started(c, sipi ? AP_WAIT_US : 200);
 	}
 	if (!c->started) {
+		park_ap(c, tramp);
 		stacks_free(c);
 		return 0;
 	}
@@ -211,7 +230,7 @@ void smp_report(void)
 		       (long)(cpus[i].tsc_skew * 1000000 / (int64_t)(tsc.hz / 1000)), tsc_to_ns(cpus[i].tsc_rtt / 2));
 	printf(" (ns)\n");
 	for (int i = 0; i < nfailed; i++)
-		printf("smp: CPU with APIC ID %u did not start (no answer to INIT-SIPI-SIPI within 100 ms)\n",
+		printf("smp: CPU with APIC ID %u did not start (no answer to INIT-SIPI-SIPI within 10 s)\n",
 		       failed_ids[i]);
 }
 

@@ -55,7 +55,8 @@ static inline int cpu_id_fast(void)
 /* Make the BSP cpus[0]; before anything calls cpu_id(). */
 void smp_init_bsp(void);
 /* Start up to want - 1 APs from the MADT (want <= 0: all). An AP that does
- * not report within 100 ms is listed as failed and not waited for again.
+ * not report within 10 s is parked (halted), listed as failed and not
+ * waited for again.
  * Returns the number of cores running. */
 int smp_start(int want);
 /* Print the cores, their APIC IDs, TSC skew and any AP that did not start. */
