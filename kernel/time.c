@@ -9,6 +9,7 @@ static uint64_t ns_mult;	/* ns per cycle, 32.32 fixed point */
 
 #define PIT_HZ 1193182
 #define PIT_MS 2
+#define PIT_TRIES 8	/* fresh windows after a lost one */
 
 /* CPUID 0x15: TSC = crystal * EBX / EAX, when ECX gives the crystal (SDM vol. 3B 18.7.3). */
 static uint64_t tsc_from_cpuid(void)
@@ -77,9 +78,11 @@ void tsc_calibrate(void)
 		tsc.invariant = (r[3] >> 8) & 1;
 	}
 	tsc.hz = tsc_from_pit();
-	if (!tsc.hz && cal_pit_ok) {
-		/* The overlapped window outlived the PIT's 16-bit count (init took
-		 * over 54 ms, as on a loaded TCG host): measure a fresh one now. */
+	/* The overlapped window outlived the PIT's 16-bit count (init took
+	 * over 54 ms, as on a loaded TCG host): measure fresh ones now, a few
+	 * times, as the vCPU can be off the host CPU for a whole window too
+	 * (one retry fell back to 1 GHz beside a CI run, halving every wait). */
+	for (int i = 0; !tsc.hz && cal_pit_ok && i < PIT_TRIES; i++) {
 		tsc_calibrate_start();
 		tsc.hz = tsc_from_pit();
 	}
