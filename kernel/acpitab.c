@@ -77,17 +77,20 @@ static void parse_madt(struct acpi_info *ai, const struct sdt_header *h)
 			off += len;
 			continue;
 		}
+		/* Flags bit 0, Enabled: the processor is there (ACPI 6.5
+		 * 5.2.12.2). Bit 1 alone, Online Capable, is a hot-add slot: not
+		 * counted, as Linux starts only enabled ones at boot. */
 		switch (type) {
 		case 0:
 			memcpy(&flags, e + 4, 4);
-			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS) {
+			if ((flags & 1) && ai->ncpus < ACPI_MAX_CPUS) {
 				ai->apic_uids[ai->ncpus] = e[2];
 				ai->apic_ids[ai->ncpus++] = e[3];
 			}
 			break;
 		case 9:	/* Processor Local x2APIC (ACPI 6.4 5.2.12.12): the ID at 4, 32 bits */
 			memcpy(&flags, e + 8, 4);
-			if ((flags & 3) && ai->ncpus < ACPI_MAX_CPUS) {
+			if ((flags & 1) && ai->ncpus < ACPI_MAX_CPUS) {
 				memcpy(&ai->apic_uids[ai->ncpus], e + 12, 4);
 				memcpy(&ai->apic_ids[ai->ncpus++], e + 4, 4);
 			}

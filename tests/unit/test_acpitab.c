@@ -108,7 +108,8 @@ static void test_madt_x2apic(void **state)
 {
 	(void)state;
 	/* A MADT with a LAPIC (ID 3) and an x2APIC entry (ID 0x1234, above
-	 * the 8 bits of a LAPIC entry), both enabled, and a disabled x2APIC. */
+	 * the 8 bits of a LAPIC entry), both enabled, and a disabled x2APIC,
+	 * then one online capable but not enabled. */
 	uint8_t body[8 + 8 + 16 + 16] = { 0 };
 	uint8_t lapic[8] = { 0, 8, 0, 3, 1, 0, 0, 0 };
 	uint8_t x2[16] = { 9, 16, 0, 0, 0x34, 0x12, 0, 0, 1, 0, 0, 0, 7, 0, 0, 0 };
@@ -123,6 +124,14 @@ static void test_madt_x2apic(void **state)
 	assert_int_equal(ai.ncpus, 2);
 	assert_int_equal(ai.apic_ids[0], 3);
 	assert_int_equal(ai.apic_ids[1], 0x1234);
+	free(img);
+	/* Online capable but not enabled (ACPI 6.5 5.2.12.2): not there at
+	 * boot, so not counted (starting it would wait out smp's 10 s). */
+	body[32 + 8] = 2;
+	make(80 + 36 + sizeof(body), 2, "APIC", 36 + sizeof(body), body, sizeof(body));
+	ai = (struct acpi_info){ 0 };
+	assert_int_equal(acpi_parse(&ai, (uint64_t)img, ok), 0);
+	assert_int_equal(ai.ncpus, 2);
 	free(img);
 }
 
