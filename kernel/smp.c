@@ -163,7 +163,8 @@ static int wait_started(struct cpu *c, uint64_t us)
 /* An AP that did not answer: a halt in the trampoline, then INIT (back
  * to wait-for-SIPI, SDM vol. 3A 8.4.1). Mid-way through the trampoline it
  * stops; a STARTUP IPI still pending for it (QEMU keeps one across INIT)
- * lands on the halt. */
+ * lands on the halt, unless the next AP's start has copied the real
+ * trampoline back by then: that window stays open. */
 static void park_ap(struct cpu *c, uint8_t *tramp)
 {
 	memcpy(tramp, halt_forever, sizeof(halt_forever));
