@@ -15,6 +15,7 @@
 #include "apps/app.h"
 #include "drivers/net/napi_poll.h"
 #include "drivers/net/nic.h"
+#include "drivers/net/phc.h"
 #include "drivers/watchdog/wdt.h"
 #include "kernel/cpu.h"
 #include "run/capturecmd.h"
@@ -151,6 +152,7 @@ static void watchdog_feed(void)
 static void housekeeping(uint64_t *next_tsc)
 {
 	uint64_t now = rdtsc();
+	phc_pins_poll(now);
 	if (now < *next_tsc)
 		return;
 	*next_tsc = now + tsc.hz;

@@ -26,6 +26,12 @@ int64_t systim_tc_cyc2ns(const struct systim_tc *tc, uint64_t cycles)
 	return tc->base_ns + (d >> tc->shift);
 }
 
+uint64_t systim_tc_ns2cyc(const struct systim_tc *tc, int64_t ns)
+{
+	uint64_t c = tc->base_cycles + ((uint64_t)(ns - tc->base_ns) << tc->shift);
+	return tc->bits < 64 ? c & ((1ull << tc->bits) - 1) : c;
+}
+
 int64_t systim_tc_read(struct systim_tc *tc, uint64_t cycles)
 {
 	int64_t d = cyc_diff(tc, cycles, tc->base_cycles);

@@ -38,6 +38,9 @@ void systim_tc_init(struct systim_tc *tc, int shift, int bits, uint64_t cycles, 
 int64_t systim_tc_read(struct systim_tc *tc, uint64_t cycles);
 /* ns of a latched counter value (RX/TX timestamp), without moving the base. */
 int64_t systim_tc_cyc2ns(const struct systim_tc *tc, uint64_t cycles);
+/* The counter value at which the clock will read ns (through the current
+ * base, in the counter's width): a target time for the NIC. */
+uint64_t systim_tc_ns2cyc(const struct systim_tc *tc, int64_t ns);
 /* The count jumped forward between two readings, before (converted by
  * the current base) and after, while after_ns passed on the clock: go on
  * from after_ns at after, and keep converting latched values taken before

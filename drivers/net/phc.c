@@ -20,6 +20,16 @@ KNOB(hwtstamp, .name = "hwtstamp", .type = KNOB_INT, .ranges = bool_range, .nran
      .help = "1: RX (PTPv2 event messages) and TX timestamping on at boot on every port with a hardware "
 	     "clock, whatever app runs there (as hwstamp_ctl -t 1 -r 12); default 0");
 
+int64_t phc_pps_knob;
+KNOB(ptp_pps, .name = "ptp_pps", .type = KNOB_INT, .ranges = bool_range, .nranges = 1, .ival = &phc_pps_knob,
+     .help = "1: a pulse per second on SDP0 of every I350/I210/I211 port, rising at each whole second of the port's "
+	     "clock (a 1 Hz square wave: target time 0 toggles the pin every 500 ms; `phc_ctl <port> pins`); default 0");
+int64_t phc_extts_knob = -1;
+static const struct knob_range extts_range[] = { { -1, 3 } };
+KNOB(ptp_extts, .name = "ptp_extts", .type = KNOB_INT, .ranges = extts_range, .nranges = 1, .ival = &phc_extts_knob,
+     .help = "SDP pin (0-3) whose rising edges each I350/I210/I211 port's clock stamps (auxiliary time stamp 0, "
+	     "counted and shown by `phc_ctl <port> pins`; not SDP0 with ptp_pps=1); -1 none; default -1");
+
 #define XT_READS 4
 #define XT_MAX_AGE_NS 10000000	/* software stamps on a hardware clock re-cross after 10 ms */
 
@@ -82,6 +92,7 @@ struct phc *phc_of(struct nic *nic)
 		c->sw_base_tsc = rdtsc();
 		c->ns_per_tsc = nominal_ns_per_tsc();
 		c->tx.timeout_ns = (uint64_t)phc_tx_timeout_ms * 1000000u;
+		c->extts_pin = -1;
 		cross(c);
 	}
 	return c;
@@ -92,9 +103,13 @@ int phc_is_hw(const struct phc *c)
 	return c->ops != 0;
 }
 
+static void pins_apply(struct phc *c);
+static void pins_refused(struct phc *c);
+
 void phc_register(struct nic *nic, const struct phc_ops *ops)
 {
 	struct phc *c = phc_of(nic);
+	int first = !c->ops;
 	lock(c);
 	if (c->ops) {
 		/* After a reset SYSTIM starts over: the clock goes on from the
@@ -112,7 +127,10 @@ void phc_register(struct nic *nic, const struct phc_ops *ops)
 		ops->hwtstamp_set(nic, -1, 0, 0);
 	}
 	cross(c);
+	pins_apply(c);
 	unlock(c);
+	if (first)
+		pins_refused(c);
 }
 
 static int64_t gettime(struct phc *c)
@@ -218,10 +236,14 @@ static void adjtime(struct phc *c, int64_t delta)
 	c->xt.ns += delta;
 }
 
+static void pps_arm(struct phc *c);
+
 void phc_adjtime(struct phc *c, int64_t delta)
 {
 	lock(c);
 	adjtime(c, delta);
+	if (c->pps_on)
+		pps_arm(c);
 	unlock(c);
 }
 
@@ -229,6 +251,8 @@ void phc_settime(struct phc *c, int64_t ns)
 {
 	lock(c);
 	adjtime(c, ns - gettime(c));
+	if (c->pps_on)
+		pps_arm(c);
 	unlock(c);
 }
 
@@ -459,4 +483,165 @@ void phc_ethtool_T(struct nic *nic)
 	if (c->rx_on)
 		printf(" (message type %d first%s)", c->rx_msg, c->udp_on ? ", L2 and UDP/IPv4" : ", L2");
 	printf("\n");
+}
+
+/*
+ * The pins (I350/I210 datasheets, "Time Sync Related Auxiliary Elements":
+ * target time, auxiliary time stamp, SDP assignment; Linux
+ * igb_ptp_feature_enable_82580's target-time output and igb_pin_extts).
+ * The PPS is a level that target time 0 toggles every half second, armed
+ * again for the next half second after each toggle (TSICR.TT0, polled
+ * every 10 ms): the clock is SYSTIM plus a software offset here, so each
+ * target is the SYSTIM count at which the clock reads the half second
+ * (systim_tc_ns2cyc), set again after every step of the offset. Linux's
+ * I210 FREQOUT square wave is not used: it would run on SYSTIM's own
+ * seconds, not the clock's.
+ */
+#define PPS_HALF_NS	500000000
+#define PPS_MARGIN_NS	2000000		/* a target is armed at least this far ahead */
+
+static int pins_active;
+
+int phc_has_pins(const struct phc *c)
+{
+	return c->ops && c->ops->pins_poll;
+}
+
+/* floor(a / b) for b > 0. */
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b < 0);
+}
+
+static void pps_program(struct phc *c)
+{
+	c->ops->pps_target(c->nic, systim_tc_ns2cyc(&c->tc, c->pps_next_ns));
+}
+
+/* The first toggle: the next half second at least PPS_MARGIN_NS ahead at
+ * which a toggle of the level now rises at a whole second (k even) or
+ * falls at a half (k odd). A target time reached before (a cause not yet
+ * taken) is dropped: the level read now includes its toggle. */
+static void pps_arm(struct phc *c)
+{
+	uint64_t aux;
+	if (c->ops->pins_poll(c->nic, &aux) & PHC_PIN_AUTT0) {
+		c->extts_events++;
+		c->extts_last_ns = systim_tc_cyc2ns(&c->tc, aux);
+	}
+	int64_t k = floor_div(gettime(c) + PPS_MARGIN_NS, PPS_HALF_NS) + 1;
+	if ((k & 1) != c->ops->pps_level(c->nic))
+		k++;
+	c->pps_next_ns = k * PPS_HALF_NS;
+	pps_program(c);
+}
+
+/* The knobs, at every registration (a reset cleared the pins). */
+static void pins_apply(struct phc *c)
+{
+	if (!phc_has_pins(c))
+		return;
+	c->pps_on = phc_pps_knob == 1;
+	c->extts_pin = (int)phc_extts_knob;
+	if (c->pps_on && c->extts_pin == 0)
+		c->extts_pin = -1;
+	if (c->extts_pin >= 0)
+		c->ops->extts_set(c->nic, c->extts_pin);
+	if (c->pps_on)
+		pps_arm(c);
+	if (c->pps_on || c->extts_pin >= 0)
+		pins_active = 1;
+}
+
+/* The knobs a port could not take, named once at its first registration. */
+static void pins_refused(struct phc *c)
+{
+	const char *name = c->nic->name;
+	if (!phc_has_pins(c) && (phc_pps_knob == 1 || phc_extts_knob >= 0))
+		printf("%s: ptp_pps/ptp_extts not set: its clock (%s) has no SDP pins here (I350, I210 and I211 only)\n",
+		       name, c->ops->name);
+	else if (phc_pps_knob == 1 && phc_extts_knob == 0)
+		printf("%s: ptp_extts=0 not set: SDP0 is ptp_pps's output (use SDP1-3)\n", name);
+	else if (c->extts_pin >= 0)
+		printf("%s: pins: pps %s, extts on SDP%d\n", name, c->pps_on ? "on SDP0" : "off", c->extts_pin);
+	else if (c->pps_on)
+		printf("%s: pins: pps on SDP0, extts off\n", name);
+}
+
+/* TT0: the toggle at pps_next_ns happened; arm the next one, half a
+ * second on, or whole seconds later still if that is already past
+ * (counted in pps_late), so the level keeps its phase. */
+static void pps_toggled(struct phc *c)
+{
+	if (!(floor_div(c->pps_next_ns, PPS_HALF_NS) & 1))
+		c->pps_edges++;
+	int64_t next = c->pps_next_ns + PPS_HALF_NS, now = gettime(c);
+	while (next < now + PPS_MARGIN_NS) {
+		next += 2 * PPS_HALF_NS;
+		c->pps_late++;
+	}
+	c->pps_next_ns = next;
+	pps_program(c);
+}
+
+void phc_pins_poll_port(struct phc *c)
+{
+	if (!phc_has_pins(c) || (!c->pps_on && c->extts_pin < 0))
+		return;
+	lock(c);
+	uint64_t aux;
+	uint32_t causes = c->ops->pins_poll(c->nic, &aux);
+	if (causes & PHC_PIN_AUTT0) {
+		c->extts_events++;
+		c->extts_last_ns = systim_tc_cyc2ns(&c->tc, aux);
+	}
+	if ((causes & PHC_PIN_TT0) && c->pps_on)
+		pps_toggled(c);
+	unlock(c);
+}
+
+void phc_pins_poll(uint64_t now)
+{
+	static uint64_t next;
+	if (!pins_active || now < next)
+		return;
+	next = now + tsc.hz / 100;
+	for (int i = 0; i < nic_count; i++)
+		phc_pins_poll_port(&phcs[i]);
+}
+
+/* Clock time as seconds.nanoseconds. */
+static void print_time(int64_t t)
+{
+	uint64_t a = t < 0 ? (uint64_t)-t : (uint64_t)t;
+	printf("%s%lu.%09lu", t < 0 ? "-" : "", a / 1000000000u, a % 1000000000u);
+}
+
+void phc_pins_show(struct phc *c)
+{
+	const char *name = c->nic->name;
+	if (!phc_has_pins(c)) {
+		printf("%s: no pins (%s clock; SDP pins on the I350, I210 and I211 only)\n", name,
+		       c->ops ? c->ops->name : "software");
+		return;
+	}
+	if (c->pps_on) {
+		printf("%s: pin SDP0 pps output (target time 0): %lu rising edges, %lu seconds skipped (re-armed late), "
+		       "next toggle at ", name, c->pps_edges, c->pps_late);
+		print_time(c->pps_next_ns);
+		printf("\n");
+	} else {
+		printf("%s: pin SDP0 pps output: off (ptp_pps=1)\n", name);
+	}
+	if (c->extts_pin < 0) {
+		printf("%s: extts input: off (ptp_extts=1..3)\n", name);
+		return;
+	}
+	printf("%s: pin SDP%d extts input (auxiliary time stamp 0): %lu events\n", name, c->extts_pin,
+	       c->extts_events);
+	if (c->extts_events) {
+		printf("%s: extts index 0 at ", name);
+		print_time(c->extts_last_ns);
+		printf("\n");
+	}
 }

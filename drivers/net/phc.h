@@ -51,9 +51,24 @@ struct phc_ops {
 	uint64_t (*rx_buf_cycles)(uint64_t raw);
 	/* 1 when TX descriptor desc of queue q is done (written back). */
 	int (*tx_desc_done)(struct nic *nic, int q, uint32_t desc);
+	/* The SDP pins (I350, I210/I211; NULL elsewhere), each called under
+	 * the clock's lock. pps_level: SDP0's output level now (0 or 1).
+	 * pps_target: SDP0 drives target time 0, its level toggling when
+	 * SYSTIM reaches count (armed again by the next call). extts_set:
+	 * auxiliary time stamp 0 on the rising edges of input pin (0-3).
+	 * pins_poll: the time sync interrupt causes read (and cleared) now,
+	 * PHC_PIN_TT0 / PHC_PIN_AUTT0, with the auxiliary stamp's count in
+	 * *aux when AUTT0 is among them. */
+	int (*pps_level)(struct nic *nic);
+	void (*pps_target)(struct nic *nic, uint64_t count);
+	void (*extts_set)(struct nic *nic, int pin);
+	uint32_t (*pins_poll)(struct nic *nic, uint64_t *aux);
 	int udp_rx;			/* stamps UDP/IPv4 in hardware when asked */
 	const char *rx_filters;		/* `ethtool -T` filter lines */
 };
+
+#define PHC_PIN_TT0	1u	/* pins_poll: the target time was reached */
+#define PHC_PIN_AUTT0	2u	/* pins_poll: an auxiliary time stamp was taken */
 
 /* A PHC <-> TSC cross-timestamp: the narrowest of a few SYSTIM reads
  * bracketed by TSC reads. */
@@ -81,6 +96,14 @@ struct phc {
 	uint64_t cnt_timeouts, cnt_stale;	/* already added to nic->stats */
 	volatile int lock;		/* see phc.c */
 	uint64_t timinca_jumps;		/* SYSTIM discontinuities at a TIMINCA write, absorbed */
+	/* Pins (phc_pins_*): the PPS on SDP0 and the external time stamp input */
+	int pps_on;
+	int64_t pps_next_ns;		/* clock time of SDP0's next toggle */
+	uint64_t pps_edges;		/* rising edges so far (toggles at whole seconds) */
+	uint64_t pps_late;		/* toggles re-armed too late, skipped (phase kept) */
+	int extts_pin;			/* SDP stamped, -1 none */
+	uint64_t extts_events;		/* auxiliary time stamps taken */
+	int64_t extts_last_ns;		/* the last one, clock time */
 };
 
 extern struct phc phcs[NIC_MAX_PORTS];
@@ -151,6 +174,22 @@ void phc_housekeeping(struct nic *nic);
 void phc_report(void);
 /* `ethtool -T <port>`. */
 void phc_ethtool_T(struct nic *nic);
+
+/* The pins: ptp_pps (a pulse per second on SDP0, rising at each whole
+ * second of the port's clock) and ptp_extts (rising edges on that SDP
+ * stamped), set at phc_register on parts with pins; again after a clock
+ * step (phc_adjtime, phc_settime) for the PPS, and after a reset. */
+extern int64_t phc_pps_knob, phc_extts_knob;
+/* 1 if the port's clock has SDP pins (I350, I210/I211). */
+int phc_has_pins(const struct phc *c);
+/* Take the port's time sync causes: SDP0's next toggle armed (or counted
+ * late and skipped to the next one in phase), an external stamp counted. */
+void phc_pins_poll_port(struct phc *c);
+/* Core 0's loop: phc_pins_poll_port on each port with a pin set, every
+ * 10 ms of TSC (now); nothing when no pin is set. */
+void phc_pins_poll(uint64_t now);
+/* `phc_ctl <port> pins`: the pins' state and counts, as testptp -l / -e. */
+void phc_pins_show(struct phc *c);
 
 /* tx_timestamp_timeout knob, ms. */
 extern int64_t phc_tx_timeout_ms;

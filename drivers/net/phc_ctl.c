@@ -1,7 +1,8 @@
 /*
- * `phc_ctl <port> get|freq [ppb]`: read a port's clock or set its
+ * `phc_ctl <port> get|freq [ppb]|pins`: read a port's clock or set its
  * frequency adjustment by hand, as linuxptp's phc_ctl does for a PHC
- * (its get and freq commands). A clock the ptp app steers as slave is
+ * (its get and freq commands), or show its pins (ptp_pps, ptp_extts) as
+ * Linux's testptp -l / -e would. A clock the ptp app steers as slave is
  * re-set by its servo at the next Sync; a master's or a free clock keeps
  * it (tests/qemu/test_ptp.py runs a master 2 % fast this way).
  */
@@ -27,7 +28,8 @@ static int usage(const char *what, const char *arg)
 {
 	if (what)
 		printf("phc_ctl: %s '%s'\n", what, arg);
-	printf("usage: phc_ctl <port> get | phc_ctl <port> freq [ppb]  (ppb: -1000000000..1000000000); ports:");
+	printf("usage: phc_ctl <port> get | phc_ctl <port> freq [ppb]  (ppb: -1000000000..1000000000) | "
+	       "phc_ctl <port> pins; ports:");
 	for (int i = 0; i < nic_count; i++)
 		printf(" %s", nics[i]->name);
 	printf("%s\n", nic_count ? "" : " none");
@@ -51,8 +53,14 @@ static int cmd_phc_ctl(int argc, char **argv)
 		       a / 1000000000u, a % 1000000000u, phc_is_hw(c) ? "hardware" : "software", c->ppb);
 		return 0;
 	}
+	if (!strcmp(argv[2], "pins")) {
+		if (argc > 3)
+			return usage("pins takes nothing after it, not", argv[3]);
+		phc_pins_show(c);
+		return 0;
+	}
 	if (strcmp(argv[2], "freq"))
-		return usage("not a command (get, freq)", argv[2]);
+		return usage("not a command (get, freq, pins)", argv[2]);
 	if (argc > 4)
 		return usage("freq takes one value, not also", argv[4]);
 	int64_t ppb;
@@ -66,5 +74,6 @@ static int cmd_phc_ctl(int argc, char **argv)
 	printf("%s: clock frequency offset is %ld ppb\n", nic->name, c->ppb);
 	return 0;
 }
-SHELL_CMD(phc_ctl, "phc_ctl", "phc_ctl <port> get|freq [ppb]",
-	  "a port's clock: its time, or its frequency adjustment read or set (linuxptp's phc_ctl)", cmd_phc_ctl);
+SHELL_CMD(phc_ctl, "phc_ctl", "phc_ctl <port> get|freq [ppb]|pins",
+	  "a port's clock: its time, its frequency adjustment read or set (linuxptp's phc_ctl), or its SDP pins "
+	  "(ptp_pps output, ptp_extts input stamps)", cmd_phc_ctl);

@@ -3,8 +3,9 @@
  * count, the I350's 40-bit ns count and the I210's seconds:ns, each read
  * in its latch order, TIMINCA for a frequency adjustment, the RX timestamp
  * in the buffer (I350/I210) and the TX timestamp, converted into the
- * port's clock. QEMU emulates only the 82576 (tests/qemu/test_ptp.py): the
- * I350 and I210 paths are checked here and nowhere else. */
+ * port's clock; the I350/I210 pins (ptp_pps on SDP0, ptp_extts). QEMU
+ * emulates only the 82576 (tests/qemu/test_ptp.py): the I350 and I210
+ * paths are checked here and nowhere else. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
@@ -372,6 +373,204 @@ static void test_tx_timeout_and_stale_counters(void **st)
 				 model_nic->qsw[q][NS_tx_hwtstamp_skipped], 0);
 }
 
+/* The clock and SYSTIM's count (ns) read together, a few hundred ns of
+ * register reads apart: an edge's count is clock time through this. */
+struct ref {
+	int64_t t;
+	uint64_t count;
+};
+
+static struct ref measure(struct phc *c)
+{
+	struct ref r = { phc_gettime(c), 0 };
+	r.count = tsync_count();
+	return r;
+}
+
+/* The clock time of SYSTIM count (the I350's wrapping at 40 bits). */
+static int64_t at(struct ref r, uint64_t count)
+{
+	int64_t d = (int64_t)(count - r.count);
+	if (M.flav == M_I350)
+		d = (int64_t)((count - r.count) << 24) >> 24;
+	return r.t + d;
+}
+
+/* Poll the pins every 10 ms for ms milliseconds. */
+static void poll_for(struct phc *c, int ms)
+{
+	for (int i = 0; i < ms / 10; i++) {
+		udelay(10000);
+		phc_pins_poll_port(c);
+	}
+}
+
+/* Every level change of SDP0 from index from on: rising at a whole
+ * second of the clock, falling at a half (within the 1 us slack of the
+ * reads in r). Returns the number of changes so far. */
+static int check_edges(int from, struct ref r, int want)
+{
+	const struct tsync_edge *e;
+	int n = tsync_edges(&e);
+	for (int i = from; i < n && n - from != want; i++)
+		print_message("edge %d to %d at %ld ns\n", i, e[i].level, (long)at(r, e[i].count));
+	assert_int_equal(n - from, want);
+	for (int i = from; i < n; i++) {
+		int64_t t = at(r, e[i].count);
+		int64_t rem = (t - (e[i].level ? 0 : (int64_t)NS_PER_S / 2)) % (int64_t)NS_PER_S;
+		rem += rem < 0 ? (int64_t)NS_PER_S : 0;
+		if (rem > 1000 && (int64_t)NS_PER_S - rem > 1000)
+			fail_msg("edge %d to %d at %ld.%09ld", i, e[i].level, (long)(t / (int64_t)NS_PER_S),
+				 (long)(t % (int64_t)NS_PER_S));
+		if (i > 0)
+			assert_int_not_equal(e[i].level, e[i - 1].level);
+	}
+	return n;
+}
+
+/* ptp_pps=1: SDP0 an output routed to target time 0 (TSSDP bits 8:6 =
+ * 100b, CTRL.SDP0_DIR); its level rising at each whole second of the
+ * clock (a software offset over SYSTIM) and falling at each half, re-armed
+ * after each toggle, after a step of the clock and a frequency change;
+ * a re-arm that comes late skips whole seconds and keeps the phase. */
+static void pps(enum model_flavour f, uint16_t dev, uint64_t start)
+{
+	phc_pps_knob = 1;
+	struct phc *c = up(f, dev);
+	phc_pps_knob = 0;
+	assert_true(c->pps_on);
+	assert_int_equal(model_last_write(0x3c0) & 0x1c7, 0x100);
+	assert_true(model_peek(0) & 1u << 22);
+	assert_true(model_last_write(0xb640) & 1u << 0);		/* EN_TT0 */
+	const struct tsync_edge *e;
+	restart_at(c, start);	/* I210: SYSTIM jumps past the first target (1.0): SDP0 goes high */
+	int jumped = tsync_edges(&e);
+	assert_int_equal(jumped, f == M_I210);
+	phc_settime(c, 5 * (int64_t)NS_PER_S + 300000000);	/* a TT0 from the jump dropped */
+	assert_int_equal(c->pps_next_ns, (jumped ? 5500 : 6000) * (int64_t)1000000);
+	struct ref r = measure(c);
+	poll_for(c, 3150);				/* (5.5 down), 6.0 up, 6.5, 7.0 up, 7.5, 8.0 up */
+	int n = check_edges(jumped, r, 5 + jumped);
+	assert_int_equal(c->pps_edges, 3);
+	phc_adjtime(c, 250000000);				/* 8.7: high now, next 9.5 down */
+	assert_int_equal(c->pps_next_ns, 9 * (int64_t)NS_PER_S + 500000000);
+	phc_adjfreq(c, 1000000);				/* 1000 ppm: SYSTIM runs fast, targets stay */
+	r = measure(c);
+	poll_for(c, 1500);					/* 9.5, 10.0 up */
+	n = check_edges(n, r, 2);
+	assert_int_equal(c->pps_edges, 4);
+	udelay(1700000);					/* no poll: 10.5 down, then not armed */
+	phc_pins_poll_port(c);					/* at 11.9: 11.0 too late, 12.0 armed */
+	assert_int_equal(c->pps_late, 1);
+	assert_int_equal(c->pps_next_ns, 12 * (int64_t)NS_PER_S);
+	poll_for(c, 500);					/* 10.5 down (before), 12.0 up */
+	check_edges(n, r, 2);
+	assert_int_equal(c->pps_edges, 5);
+	assert_int_equal(tsync_tt_past(), 0);
+	assert_int_equal(M.tsync_bad_writes, 0);		/* TRGTTIM written disarmed, SYSTIM never */
+	assert_true(model_console_has("port0: pins: pps on SDP0, extts off\n"));
+}
+
+static void test_i210_pps(void **st)
+{
+	(void)st;
+	pps(M_I210, 0x1533, 41 * NS_PER_S + 777777777);
+}
+
+static void test_i350_pps(void **st)
+{
+	(void)st;
+	pps(M_I350, 0x1521, (1ull << 40) - 2 * NS_PER_S);	/* SYSTIM wraps 40 bits on the way */
+}
+
+/* ptp_extts=1: SDP1 an input feeding auxiliary time stamp 0 (TSSDP
+ * AUX0_SEL 1 | AUX0_TS_SDP_EN, CTRL.SDP1_DIR clear, TSAUXC.EN_TS0); an
+ * edge stamped in the clock's time and counted; a second edge before the
+ * stamp is taken is not latched (the hardware holds one); edges on
+ * other pins are not stamped; shown as phc_ctl pins prints it. */
+static void extts(enum model_flavour f, uint16_t dev)
+{
+	phc_extts_knob = 1;
+	struct phc *c = up(f, dev);
+	phc_extts_knob = -1;
+	assert_int_equal(model_last_write(0x3c0), 0x5);
+	assert_false(model_peek(0) & 1u << 23);
+	assert_true(model_last_write(0xb640) & 1u << 8);
+	assert_false(c->pps_on);
+	phc_settime(c, 100 * (int64_t)NS_PER_S);
+	udelay(1234);
+	int64_t t = phc_gettime(c);
+	assert_int_equal(tsync_sdp_edge(1), 1);
+	assert_int_equal(tsync_sdp_edge(1), 0);
+	assert_int_equal(tsync_sdp_edge(2), 0);
+	udelay(5000);
+	phc_pins_poll_port(c);
+	assert_int_equal(c->extts_events, 1);
+	assert_near(c->extts_last_ns, t, 1000);
+	phc_pins_poll_port(c);
+	assert_int_equal(c->extts_events, 1);
+	udelay(1000000);
+	t = phc_gettime(c);
+	assert_int_equal(tsync_sdp_edge(1), 1);
+	phc_pins_poll_port(c);
+	assert_int_equal(c->extts_events, 2);
+	assert_near(c->extts_last_ns, t, 1000);
+	phc_pins_show(c);
+	assert_true(model_console_has("port0: pin SDP0 pps output: off (ptp_pps=1)\n"));
+	assert_true(model_console_has("port0: pin SDP1 extts input (auxiliary time stamp 0): 2 events\n"));
+	assert_true(model_console_has("port0: extts index 0 at 101.00"));
+	assert_int_equal(M.tsync_bad_writes, 0);
+}
+
+static void test_i210_extts(void **st)
+{
+	(void)st;
+	extts(M_I210, 0x1533);
+}
+
+static void test_i350_extts(void **st)
+{
+	(void)st;
+	extts(M_I350, 0x1521);
+}
+
+/* Both pins at once on the I210: SDP0 out, SDP3 in (CTRL_EXT.SDP3_DIR
+ * clear); TSICR read once a poll, both causes taken from it. ptp_extts=0
+ * with ptp_pps=1 is refused by name, the PPS kept. The 82576 has no
+ * pins: both knobs refused by name, no pin register written. */
+static void test_pins_together_and_refused(void **st)
+{
+	(void)st;
+	phc_pps_knob = 1;
+	phc_extts_knob = 3;
+	struct phc *c = up(M_I210, 0x1533);
+	assert_int_equal(model_last_write(0x3c0), 0x100 | 0x4 | 0x3);
+	assert_false(model_peek(0x18) & 1u << 11);
+	assert_true(model_console_has("port0: pins: pps on SDP0, extts on SDP3\n"));
+	phc_settime(c, 3 * (int64_t)NS_PER_S + 900000000);	/* 4.0 next */
+	udelay(100000);						/* 4.0: toggled */
+	assert_int_equal(tsync_sdp_edge(3), 1);
+	int from = M.nlog;
+	phc_pins_poll_port(c);
+	assert_int_equal(c->pps_edges, 1);
+	assert_int_equal(c->extts_events, 1);
+	int r = model_find_read(from, 0xb66c);
+	assert_true(r >= from);
+	assert_int_equal(model_find_read(r + 1, 0xb66c), -1);	/* one TSICR read */
+	phc_extts_knob = 0;
+	up(M_I210, 0x1533);
+	assert_true(model_console_has("port0: ptp_extts=0 not set: SDP0 is ptp_pps's output (use SDP1-3)\n"));
+	assert_int_equal(model_last_write(0x3c0), 0x100);
+	c = up(M_82576, 0x10c9);
+	phc_pps_knob = 0;
+	phc_extts_knob = -1;
+	assert_true(model_console_has("port0: ptp_pps/ptp_extts not set: its clock (82576 SYSTIM) has no SDP pins here"));
+	assert_false(c->pps_on);
+	assert_int_equal(model_last_write(0x3c0), -1);
+	phc_pins_show(c);
+	assert_true(model_console_has("port0: no pins (82576 SYSTIM clock; SDP pins on the I350, I210 and I211 only)\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +587,11 @@ int main(void)
 		cmocka_unit_test(test_i350_tx),
 		cmocka_unit_test(test_i210_tx),
 		cmocka_unit_test(test_tx_timeout_and_stale_counters),
+		cmocka_unit_test(test_i210_pps),
+		cmocka_unit_test(test_i350_pps),
+		cmocka_unit_test(test_i210_extts),
+		cmocka_unit_test(test_i350_extts),
+		cmocka_unit_test(test_pins_together_and_refused),
 	};
 	return cmocka_run_group_tests_name("regmodel igb ptp", tests, NULL, NULL);
 }

@@ -8,8 +8,20 @@ enum {
 	T_SYSTIML = 0xb600, T_SYSTIMH = 0xb604, T_TIMINCA = 0xb608, T_TSYNCTXCTL = 0xb614,
 	T_TXSTMPL = 0xb618, T_TXSTMPH = 0xb61c, T_TSYNCRXCTL = 0xb620, T_RXSTMPL = 0xb624,
 	T_RXSTMPH = 0xb628, T_RXSATRL = 0xb62c, T_RXSATRH = 0xb630, T_TSAUXC = 0xb640,
-	T_SYSTIMR = 0xb6f8,
+	T_SYSTIMR = 0xb6f8, T_TRGTTIML0 = 0xb644, T_TRGTTIMH0 = 0xb648, T_TRGTTIML1 = 0xb64c,
+	T_TRGTTIMH1 = 0xb650, T_FREQOUT0 = 0xb654, T_FREQOUT1 = 0xb658, T_AUXSTMPL0 = 0xb65c,
+	T_AUXSTMPH0 = 0xb660, T_AUXSTMPL1 = 0xb664, T_AUXSTMPH1 = 0xb668, T_TSICR = 0xb66c,
+	T_TSIM = 0xb674, T_TSSDP = 0x3c0,
 };
+/* TSAUXC, TSICR, TSSDP bits; CTRL's SDP0/1 level and direction, CTRL_EXT's SDP2/3 direction */
+#define EN_TT0		(1u << 0)
+#define EN_TS0		(1u << 8)
+#define AUTT0		(1u << 9)
+#define ICR_TT0		(1u << 3)
+#define ICR_AUTT0	(1u << 5)
+#define AUX0_TS_SDP_EN	(1u << 2)
+#define SDP0_EN		(1u << 8)
+#define SDP0_DATA	(1u << 18)
 #define VALID		(1u << 0)
 #define ENABLED		(1u << 4)
 #define NS_PER_S	1000000000ull
@@ -26,6 +38,9 @@ static struct {
 	int systiml_reads;
 	int rx_next;			/* a frame latches at the next release */
 	uint32_t next_satrl, next_satrh;
+	uint32_t trgttiml0, trgttimh0, other_tt[4], tsicr, tsim, tssdp, aux_lo, aux_hi;
+	struct tsync_edge edges[64];	/* SDP0's level changes */
+	int nedges, tt_past;
 } T;
 
 static int later_part(void)
@@ -101,6 +116,67 @@ uint64_t tsync_raw(void)
 	return (uint64_t)hi << 32 | lo;
 }
 
+/* Target time 0 as a count, and SYSTIM's distance past it (I350: in 40 bits). */
+static uint64_t tt0_count(void)
+{
+	if (M.flav == M_I210)
+		return (uint64_t)T.trgttimh0 * NS_PER_S + T.trgttiml0;
+	return (uint64_t)(T.trgttimh0 & 0xff) << 32 | T.trgttiml0;
+}
+
+static int64_t past_tt0(void)
+{
+	uint64_t c = tsync_count();
+	if (M.flav == M_I210)
+		return (int64_t)(c - tt0_count());
+	return (int64_t)((c - tt0_count()) << 24) >> 24;
+}
+
+/* SDPn is an output (CTRL bits 22/23, CTRL_EXT bits 10/11). */
+static int sdp_out(int pin)
+{
+	return pin < 2 ? (M.reg[0] >> (22 + pin)) & 1 : (M.reg[0x18 / 4] >> (8 + pin)) & 1;
+}
+
+/* SYSTIM reached target time 0: SDP0 toggles if it carries it, TSICR.TT0,
+ * EN_TT0 cleared (armed again by software). */
+static void tt_check(void)
+{
+	if (!later_part() || !(T.tsauxc & EN_TT0) || past_tt0() < 0)
+		return;
+	T.tsauxc &= ~EN_TT0;
+	T.tsicr |= ICR_TT0;
+	if ((T.tssdp & (3u << 6 | SDP0_EN)) != SDP0_EN || !sdp_out(0))
+		return;
+	M.reg[0] ^= SDP0_DATA;
+	if (T.nedges < (int)(sizeof(T.edges) / sizeof(T.edges[0])))
+		T.edges[T.nedges++] = (struct tsync_edge){ tt0_count(), (M.reg[0] & SDP0_DATA) != 0 };
+}
+
+int tsync_edges(const struct tsync_edge **e)
+{
+	tt_check();
+	*e = T.edges;
+	return T.nedges;
+}
+
+int tsync_tt_past(void)
+{
+	return T.tt_past;
+}
+
+int tsync_sdp_edge(int pin)
+{
+	tt_check();
+	if (!(T.tssdp & AUX0_TS_SDP_EN) || (int)(T.tssdp & 3) != pin || !(T.tsauxc & EN_TS0) || sdp_out(pin) ||
+	    (T.tsauxc & AUTT0))
+		return 0;
+	split(tsync_count(), &T.aux_lo, &T.aux_hi);
+	T.tsauxc |= AUTT0;
+	T.tsicr |= ICR_AUTT0;
+	return 1;
+}
+
 void tsync_reset(void)
 {
 	T = (typeof(T)){ 0 };
@@ -111,7 +187,41 @@ void tsync_reset(void)
 
 int tsync_read(uint32_t reg, uint32_t *v)
 {
+	tt_check();
 	switch (reg) {
+	case T_TRGTTIML0:
+		*v = T.trgttiml0;
+		return 1;
+	case T_TRGTTIMH0:
+		*v = T.trgttimh0;
+		return 1;
+	case T_TRGTTIML1:
+	case T_TRGTTIMH1:
+	case T_FREQOUT0:
+	case T_FREQOUT1:
+		*v = T.other_tt[(reg - T_TRGTTIML1) / 4];
+		return 1;
+	case T_AUXSTMPL0:
+		*v = T.aux_lo;
+		return 1;
+	case T_AUXSTMPH0:
+		*v = T.aux_hi;
+		T.tsauxc &= ~AUTT0;	/* the next edge may latch */
+		return 1;
+	case T_AUXSTMPL1:
+	case T_AUXSTMPH1:
+		*v = 0;
+		return 1;
+	case T_TSICR:
+		*v = T.tsicr;
+		T.tsicr = 0;	/* clear on read */
+		return 1;
+	case T_TSIM:
+		*v = T.tsim;
+		return 1;
+	case T_TSSDP:
+		*v = T.tssdp;
+		return 1;
 	case T_SYSTIMR:
 		split(tsync_count(), &T.lat_lo, &T.lat_hi);
 		*v = 0;
@@ -176,14 +286,44 @@ int tsync_read(uint32_t reg, uint32_t *v)
 
 int tsync_write(uint32_t reg, uint32_t v)
 {
+	tt_check();
 	switch (reg) {
+	case T_TRGTTIML0:
+	case T_TRGTTIMH0:
+		if (T.tsauxc & EN_TT0)	/* armed: a half-written time could match */
+			M.tsync_bad_writes++;
+		*(reg == T_TRGTTIML0 ? &T.trgttiml0 : &T.trgttimh0) = v;
+		return 1;
+	case T_TRGTTIML1:
+	case T_TRGTTIMH1:
+	case T_FREQOUT0:
+	case T_FREQOUT1:
+		T.other_tt[(reg - T_TRGTTIML1) / 4] = v;
+		return 1;
+	case T_TSICR:
+		T.tsicr &= ~v;	/* write 1 to clear */
+		return 1;
+	case T_TSIM:
+		T.tsim = v;
+		return 1;
+	case T_TSSDP:
+		T.tssdp = v;
+		return 1;
+	case T_AUXSTMPL0:
+	case T_AUXSTMPH0:
+	case T_AUXSTMPL1:
+	case T_AUXSTMPH1:
+		M.tsync_bad_writes++;
+		return 1;
 	case T_TIMINCA:
 		rebase();
 		T.timinca = v;
 		return 1;
 	case T_TSAUXC:
 		rebase();
-		T.tsauxc = v;
+		if ((v & EN_TT0) && !(T.tsauxc & EN_TT0) && past_tt0() >= 0)
+			T.tt_past++;	/* armed at a time already gone */
+		T.tsauxc = (v & ~AUTT0) | (T.tsauxc & AUTT0);	/* AUTT0 is the hardware's */
 		return 1;
 	case T_TSYNCTXCTL:
 		T.txctl = v & ~VALID;

@@ -10,7 +10,8 @@
  * The 82574's SYSTIM read errata as Linux e1000e_read_systim and
  * e1000e_sanitize_systim describe them: SYSTIMH not latched by a SYSTIML
  * read within one INCVALUE of its wrap, and bad bits now and then
- * (M.s.systim_garbage).
+ * (M.s.systim_garbage). The I350/I210 pins: target time 0 toggling SDP0,
+ * auxiliary time stamp 0 from an input SDP (below).
  */
 #ifndef REGMODEL_TSYNC_H
 #define REGMODEL_TSYNC_H
@@ -44,6 +45,24 @@ int tsync_rx_latch(uint32_t satrl, uint32_t satrh);
 /* Another PTP event frame passes the RX filter right after the next
  * release of the RX latch (the read of RXSTMPH): it latches then. */
 void tsync_rx_latch_at_release(uint32_t satrl, uint32_t satrh);
+/* The I350/I210 pins (TSSDP, target time 0, auxiliary time stamp 0;
+ * CTRL/CTRL_EXT directions): SDP0's level toggles when SYSTIM reaches
+ * TRGTTIM0 while TSAUXC.EN_TT0 is set and SDP0 is an output routed to
+ * target time 0 (TSSDP), EN_TT0 then cleared and TSICR.TT0 set; each such
+ * level change is logged. TSICR clears on read. */
+struct tsync_edge {
+	uint64_t count;		/* SYSTIM when the level changed (the target) */
+	int level;		/* the level after it */
+};
+/* SDP0's level changes up to now. */
+int tsync_edges(const struct tsync_edge **e);
+/* Times EN_TT0 was set with the target already past. */
+int tsync_tt_past(void);
+/* A rising edge on input pin now: AUXSTMP0 latches SYSTIM (TSAUXC.AUTT0,
+ * TSICR.AUTT0) if the pin feeds auxiliary time stamp 0, EN_TS0 is set,
+ * the pin is an input and no stamp is held (AUXSTMPH0 read frees it).
+ * Returns 1 if it latched. */
+int tsync_sdp_edge(int pin);
 /* TSYNCTXCTL.VALID / TSYNCRXCTL.VALID. */
 int tsync_tx_valid(void);
 int tsync_rx_valid(void);

@@ -184,6 +184,82 @@ static int igb_tx_desc_done(struct nic *nic, int q, uint32_t desc)
 	return e1000x_tx_desc_done(&to_port(nic)->txq[q], desc);
 }
 
+/*
+ * The SDP pins of the I350 and I210/I211 (their datasheets' "Time Sync
+ * Related Auxiliary Elements" and TSSDP, TSAUXC, TRGTTIM, AUXSTMP, TSICR;
+ * the set-up of Linux igb_pin_perout and igb_pin_extts). What the pins
+ * carry is phc.c's (ptp_pps, ptp_extts).
+ */
+
+/* SDPn's direction: SDP0/1 in CTRL, SDP2/3 in CTRL_EXT; 1 is output. */
+static void pin_dir(struct e1000x_port *p, int pin, int out)
+{
+	static const uint32_t reg[4] = { CTRL, CTRL, CTRL_EXT, CTRL_EXT };
+	static const uint32_t bit[4] = { CTRL_SDP0_DIR, CTRL_SDP1_DIR, CTRL_EXT_SDP2_DIR, CTRL_EXT_SDP3_DIR };
+	if (out)
+		set_flags32(p->regs, reg[pin], bit[pin]);
+	else
+		clear_flags32(p->regs, reg[pin], bit[pin]);
+}
+
+static int igb_pps_level(struct nic *nic)
+{
+	return (rd32(to_port(nic)->regs, CTRL) & CTRL_SDP0_DATA) != 0;
+}
+
+/* Target time 0 at count, in SYSTIM's layout (I210 seconds over ns, I350
+ * the 40-bit count's bits 39:32 over 31:0), written while disarmed so
+ * that no half-written time can match; SDP0 routed to it the first time. */
+static void igb_pps_target(struct nic *nic, uint64_t count)
+{
+	struct e1000x_port *p = to_port(nic);
+	clear_flags32(p->regs, IGB_TSAUXC, TSAUXC_EN_TT0);
+	wr32(p->regs, IGB_TRGTTIML(0), sec_ns(p) ? (uint32_t)(count % NS_PER_S) : (uint32_t)count);
+	wr32(p->regs, IGB_TRGTTIMH(0), sec_ns(p) ? (uint32_t)(count / NS_PER_S) : (uint32_t)(count >> 32) & 0xff);
+	uint32_t sdp = rd32(p->regs, IGB_TSSDP);
+	if ((sdp & (TSSDP_SDP_SEL_MASK(0) | TSSDP_SDP_EN(0))) != TSSDP_SDP_EN(0)) {
+		if ((sdp & TSSDP_AUX0_SEL_MASK) == TSSDP_AUX0_SEL(0))	/* not an input as well */
+			sdp &= ~TSSDP_AUX0_TS_SDP_EN;
+		wr32(p->regs, IGB_TSSDP, (sdp & ~TSSDP_SDP_SEL_MASK(0)) | TSSDP_SDP_EN(0));
+		pin_dir(p, 0, 1);
+	}
+	set_flags32(p->regs, IGB_TSAUXC, TSAUXC_EN_TT0);
+}
+
+/* Auxiliary time stamp 0 from input pin; a stamp held from before is
+ * released (AUXSTMPH0 read). */
+static void igb_extts_set(struct nic *nic, int pin)
+{
+	struct e1000x_port *p = to_port(nic);
+	uint32_t sdp = rd32(p->regs, IGB_TSSDP) & ~(TSSDP_AUX0_SEL_MASK | TSSDP_SDP_EN(pin));
+	pin_dir(p, pin, 0);
+	wr32(p->regs, IGB_TSSDP, sdp | TSSDP_AUX0_SEL(pin) | TSSDP_AUX0_TS_SDP_EN);
+	rd32(p->regs, IGB_AUXSTMPL(0));
+	rd32(p->regs, IGB_AUXSTMPH(0));
+	set_flags32(p->regs, IGB_TSAUXC, TSAUXC_EN_TS0);
+}
+
+/* TSICR clears on read (I210 8.16.1; so it is read once and every cause
+ * in it taken, as Linux igb_tsync_interrupt since "igb: Fix missing time
+ * sync events"); AUXSTMPL0 then AUXSTMPH0, whose read frees the latch. */
+static uint32_t igb_pins_poll(struct nic *nic, uint64_t *aux)
+{
+	struct e1000x_port *p = to_port(nic);
+	uint32_t icr = rd32(p->regs, IGB_TSICR), causes = 0;
+	if (icr & TSICR_TT0)
+		causes |= PHC_PIN_TT0;
+	if (icr & TSICR_AUTT0) {
+		uint32_t lo = rd32(p->regs, IGB_AUXSTMPL(0));
+		*aux = stamp(p, lo, rd32(p->regs, IGB_AUXSTMPH(0)));
+		causes |= PHC_PIN_AUTT0;
+	}
+	return causes;
+}
+
+#define IGB_PHC_PINS \
+	.pps_level = igb_pps_level, .pps_target = igb_pps_target, .extts_set = igb_extts_set, \
+	.pins_poll = igb_pins_poll
+
 #define IGB_PHC_COMMON \
 	.read_systim = igb_read_systim, .set_freq = igb_set_freq, .hwtstamp_set = igb_hwtstamp_set, \
 	.tx_latched = igb_tx_latched, .rx_latched = igb_rx_latched, .tx_read = igb_tx_read, \
@@ -195,11 +271,11 @@ static const struct phc_ops igb_phc_ops[] = {
 	[IGB_82576] = { .name = "82576 SYSTIM", .max_adj = 999999881, .shift = IGB_82576_TSYNC_SHIFT,
 			.bits = 64, IGB_PHC_COMMON,
 			.rx_filters = "\tnone\n\tptpv1-l4-sync\n\tptpv1-l4-delay-req\n\tptpv2-event\n" },
-	[IGB_I350] = { .name = "I350 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 40, IGB_PHC_COMMON,
+	[IGB_I350] = { .name = "I350 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 40, IGB_PHC_COMMON, IGB_PHC_PINS,
 		       .rx_buf_cycles = count_plain, .rx_filters = "\tnone\n\tptpv2-event\n" },
-	[IGB_I210] = { .name = "I210 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON,
+	[IGB_I210] = { .name = "I210 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON, IGB_PHC_PINS,
 		       .rx_buf_cycles = count_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
-	[IGB_I211] = { .name = "I211 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON,
+	[IGB_I211] = { .name = "I211 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON, IGB_PHC_PINS,
 		       .rx_buf_cycles = count_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
 };
 

@@ -147,6 +147,12 @@
 #define IGB_TIMINCA	0x0b608	/* Increment Attributes - RW */
 #define IGB_SYSTIMR	0x0b6f8	/* System Time Residue (I350, I210): read first, latches SYSTIML/H - RO */
 #define IGB_TSAUXC	0x0b640	/* Auxiliary Control (I350, I210) - RW */
+#define IGB_TRGTTIML(n)	(0x0b644 + 8 * (n))	/* Target Time n Low (I350, I210) - RW */
+#define IGB_TRGTTIMH(n)	(0x0b648 + 8 * (n))	/* Target Time n High - RW */
+#define IGB_AUXSTMPL(n)	(0x0b65c + 8 * (n))	/* Auxiliary Time Stamp n Low (I350, I210) - RO */
+#define IGB_AUXSTMPH(n)	(0x0b660 + 8 * (n))	/* Auxiliary Time Stamp n High - RO (read releases it) */
+#define IGB_TSICR	0x0b66c	/* Time Sync Interrupt Cause (I350, I210) - clear on read */
+#define IGB_TSSDP	0x003c0	/* Time Sync SDP Configuration (I350, I210) - RW */
 #define IGB_RXPBS	0x02404	/* RX Packet Buffer Size (I210: CFG_TS_EN) - RW */
 #define IGB_TSYNCRXCFG	0x05f50	/* RX Time Sync Configuration - RW */
 #define IGB_ETQF(n)	(0x05cb0 + 4 * (n))	/* EType Queue Filter - RW */
@@ -169,6 +175,24 @@
 #define IGB_82576_TSYNC_SHIFT	19	/* SYSTIM fraction bits with INCVALUE 16 << 19 */
 /* TSAUXC (I350/I210 time sync registers): SYSTIM stopped while set (its reset value) */
 #define TSAUXC_DISABLE_SYSTIME	(1u << 31)
+#define TSAUXC_EN_TT0		(1u << 0)	/* target time 0 armed; cleared when SYSTIM reaches it */
+#define TSAUXC_EN_TS0		(1u << 8)	/* auxiliary time stamp 0 taken on its SDP's edges */
+#define TSAUXC_AUTT0		(1u << 9)	/* AUXSTMP0 holds a stamp (until AUXSTMPH0 is read) */
+/* TSICR causes */
+#define TSICR_TT0		(1u << 3)	/* SYSTIM reached target time 0 */
+#define TSICR_AUTT0		(1u << 5)	/* auxiliary time stamp 0 taken */
+/* TSSDP: which SDP feeds auxiliary time stamp 0, which signal SDP0 drives */
+#define TSSDP_AUX0_SEL(pin)	((uint32_t)(pin))	/* bits 1:0 */
+#define TSSDP_AUX0_SEL_MASK	3u
+#define TSSDP_AUX0_TS_SDP_EN	(1u << 2)
+#define TSSDP_SDP_SEL_MASK(pin)	(3u << (6 + 3 * (pin)))	/* 0: target time 0 (level toggles) */
+#define TSSDP_SDP_EN(pin)	(1u << (8 + 3 * (pin)))	/* the pin is the time sync unit's output */
+/* SDP direction (1: output) and SDP0's level: SDP0/1 in CTRL, SDP2/3 in CTRL_EXT */
+#define CTRL_SDP0_DATA		(1u << 18)
+#define CTRL_SDP0_DIR		(1u << 22)
+#define CTRL_SDP1_DIR		(1u << 23)
+#define CTRL_EXT_SDP2_DIR	(1u << 10)
+#define CTRL_EXT_SDP3_DIR	(1u << 11)
 /* RXPBS (I210): the 16-byte timestamp header in the RX buffer */
 #define RXPBS_CFG_TS_EN		(1u << 31)
 /* ETQF (8.10.19) */
