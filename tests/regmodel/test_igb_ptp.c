@@ -437,7 +437,6 @@ static void pps(enum model_flavour f, uint16_t dev, uint64_t start)
 {
 	phc_pps_knob = 1;
 	struct phc *c = up(f, dev);
-	phc_pps_knob = 0;
 	assert_true(c->pps_on);
 	assert_int_equal(model_last_write(0x3c0) & 0x1c7, 0x100);
 	assert_true(model_peek(0) & 1u << 22);
@@ -469,6 +468,21 @@ static void pps(enum model_flavour f, uint16_t dev, uint64_t start)
 	assert_int_equal(tsync_tt_past(), 0);
 	assert_int_equal(M.tsync_bad_writes, 0);		/* TRGTTIM written disarmed, SYSTIM never */
 	assert_true(model_console_has("port0: pins: pps on SDP0, extts off\n"));
+	/* A reset the NIC asks for (DRSTA) clears the pins: set again */
+	M.icr = 1u << 30;
+	M.handlers[model_nic->nqueues](0, M.args[model_nic->nqueues]);
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->stats[NS_resets], 1);
+	assert_true(model_peek(0) & 1u << 22);
+	int rst = model_find_write(0, 0, 1u << 26, 1u << 26);
+	assert_true(model_find_write(rst, 0x3c0, 0x1c0, 0x100) > rst);
+	assert_true(model_find_write(rst, 0xb640, 1u << 0, 1u << 0) > rst);
+	assert_true(c->pps_next_ns > phc_gettime(c));
+	n = tsync_edges(&e);
+	poll_for(c, 1000);
+	check_edges(n, measure(c), 2);
+	assert_int_equal(tsync_tt_past(), 0);
+	phc_pps_knob = 0;
 }
 
 static void test_i210_pps(void **st)
