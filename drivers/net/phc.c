@@ -104,12 +104,10 @@ int phc_is_hw(const struct phc *c)
 }
 
 static void pins_apply(struct phc *c);
-static void pins_refused(struct phc *c);
 
 void phc_register(struct nic *nic, const struct phc_ops *ops)
 {
 	struct phc *c = phc_of(nic);
-	int first = !c->ops;
 	lock(c);
 	if (c->ops) {
 		/* After a reset SYSTIM starts over: the clock goes on from the
@@ -129,8 +127,6 @@ void phc_register(struct nic *nic, const struct phc_ops *ops)
 	cross(c);
 	pins_apply(c);
 	unlock(c);
-	if (first)
-		pins_refused(c);
 }
 
 static int64_t gettime(struct phc *c)
@@ -456,6 +452,8 @@ void phc_report(void)
 			sw++;
 		}
 	printf("%s\n", sw ? "" : " no port");
+	for (int i = 0; i < nic_count; i++)
+		phc_pins_report(phc_of(nics[i]));
 }
 
 void phc_ethtool_T(struct nic *nic)
@@ -553,13 +551,12 @@ static void pins_apply(struct phc *c)
 		pins_active = 1;
 }
 
-/* The knobs a port could not take, named once at its first registration. */
-static void pins_refused(struct phc *c)
+void phc_pins_report(struct phc *c)
 {
 	const char *name = c->nic->name;
 	if (!phc_has_pins(c) && (phc_pps_knob == 1 || phc_extts_knob >= 0))
 		printf("%s: ptp_pps/ptp_extts not set: its clock (%s) has no SDP pins here (I350, I210 and I211 only)\n",
-		       name, c->ops->name);
+		       name, c->ops ? c->ops->name : "software");
 	else if (phc_pps_knob == 1 && phc_extts_knob == 0)
 		printf("%s: ptp_extts=0 not set: SDP0 is ptp_pps's output (use SDP1-3)\n", name);
 	else if (c->extts_pin >= 0)

@@ -188,6 +188,9 @@ void phc_pins_poll_port(struct phc *c);
 /* Core 0's loop: phc_pins_poll_port on each port with a pin set, every
  * 10 ms of TSC (now); nothing when no pin is set. */
 void phc_pins_poll(uint64_t now);
+/* The boot line of a port's pins (phc_report): what ptp_pps/ptp_extts
+ * set there, or why not. */
+void phc_pins_report(struct phc *c);
 /* `phc_ctl <port> pins`: the pins' state and counts, as testptp -l / -e. */
 void phc_pins_show(struct phc *c);
 

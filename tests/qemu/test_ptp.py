@@ -420,14 +420,22 @@ def test_ptp_beside_sink_and_bad_input():
     """app=sink,ptp: port0 (e1000e, no hardware clock) counts frames, port1
     (igb) is a slave-only ordinary clock. The boot line and ethtool -T say
     which port stamps in hardware; malformed messages land in their named
-    counters, nothing else moves, and the sink still counts its frames."""
+    counters, nothing else moves, and the sink still counts its frames.
+    Neither clock has SDP pins (only the I350/I210/I211 do, register model):
+    ptp_pps and ptp_extts are refused by name on each."""
     with Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream", "igb:bus=rp,netdev=stream"],
-              append="app=sink,ptp ptp_role=slave stats=0") as q:
+              append="app=sink,ptp ptp_role=slave stats=0 ptp_pps=1 ptp_extts=2") as q:
         q.expect(r"ptp: hardware timestamps on port1 \(igb 82576 SYSTIM, PHC 1\); "
                  r"software timestamps on port0 \(e1000e\)", 60)
+        q.expect(r"port0: ptp_pps/ptp_extts not set: its clock \(software\) has no SDP pins here", 20)
+        q.expect(r"port1: ptp_pps/ptp_extts not set: its clock \(82576 SYSTIM\) has no SDP pins here", 20)
         q.expect("port1: link up", 90)
         q.send("\r")
         q.expect(PROMPT, 30)
+        q.send("phc_ctl port1 pins\r")
+        q.expect(r"port1: no pins \(82576 SYSTIM clock; SDP pins on the I350, I210 and I211 only\)", 20)
+        q.send("phc_ctl port1 pins 2\r")
+        q.expect(r"phc_ctl: pins takes nothing after it, not '2'", 20)
         q.send("ethtool -T port0\r")
         q.expect(r"PTP Hardware Clock: none", 20)
         q.send("ethtool -T port1\r")

@@ -437,6 +437,7 @@ static void pps(enum model_flavour f, uint16_t dev, uint64_t start)
 {
 	phc_pps_knob = 1;
 	struct phc *c = up(f, dev);
+	phc_pins_report(c);
 	assert_true(c->pps_on);
 	assert_int_equal(model_last_write(0x3c0) & 0x1c7, 0x100);
 	assert_true(model_peek(0) & 1u << 22);
@@ -558,6 +559,7 @@ static void test_pins_together_and_refused(void **st)
 	phc_pps_knob = 1;
 	phc_extts_knob = 3;
 	struct phc *c = up(M_I210, 0x1533);
+	phc_pins_report(c);
 	assert_int_equal(model_last_write(0x3c0), 0x100 | 0x4 | 0x3);
 	assert_false(model_peek(0x18) & 1u << 11);
 	assert_true(model_console_has("port0: pins: pps on SDP0, extts on SDP3\n"));
@@ -572,10 +574,11 @@ static void test_pins_together_and_refused(void **st)
 	assert_true(r >= from);
 	assert_int_equal(model_find_read(r + 1, 0xb66c), -1);	/* one TSICR read */
 	phc_extts_knob = 0;
-	up(M_I210, 0x1533);
+	phc_pins_report(up(M_I210, 0x1533));
 	assert_true(model_console_has("port0: ptp_extts=0 not set: SDP0 is ptp_pps's output (use SDP1-3)\n"));
 	assert_int_equal(model_last_write(0x3c0), 0x100);
 	c = up(M_82576, 0x10c9);
+	phc_pins_report(c);
 	phc_pps_knob = 0;
 	phc_extts_knob = -1;
 	assert_true(model_console_has("port0: ptp_pps/ptp_extts not set: its clock (82576 SYSTIM) has no SDP pins here"));
