@@ -11,6 +11,12 @@
  *   added to its Follow_Up when that passes (11.5.2.2).
  * The master copies a Delay_Req's correctionField into its Delay_Resp
  * (11.3.2), which carries the Delay_Req's residence back to the slave.
+ * Where the Delay_Req's egress port stamps in hardware, the Delay_Req is
+ * also sent with a TX stamp request, and its wait in the TX ring (the
+ * stamp less the TSC time already in its correctionField) is added to the
+ * Delay_Resp that answers it when that passes back through the port
+ * (11.5.3.2, the two-step TC's Delay_Resp), matched by
+ * requestingPortIdentity, sequenceId and domain.
  * A UDP checksum (when not 0) is updated with the field (RFC 1624).
  *
  * p2p: each port measures the delay of its link to its neighbour with the
@@ -34,8 +40,9 @@
  * it are sent and the stamp is in, up to TC_TX_WAIT_NS). Else, and for
  * a one-step Sync and a Delay_Req (their correction must be in the frame
  * before it leaves), the TSC just before the burst goes to the TX ring:
- * the wait in the ring is not in it. A TX stamp asked for and not had
- * falls back to the TSC, counted tx_tstamp_missing.
+ * the wait in the ring is not in it (for the Delay_Req, its Delay_Resp
+ * gets it, above). A TX stamp asked for and not had falls back to the TSC
+ * (a Delay_Resp: nothing more added), counted tx_tstamp_missing.
  *
  * Cost to other frames: none while ptp_tc=off (fwd tests the knob once per
  * burst); on, each frame's EtherType (IPv4: its protocol and UDP port) is
@@ -70,15 +77,16 @@ KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival =
 	X(sync)			/* one-step Sync corrected in place */ \
 	X(delay_req)		/* Delay_Req corrected in place */ \
 	X(follow_up)		/* Follow_Up given its two-step Sync's residence time */ \
+	X(delay_resp)		/* Delay_Resp given its Delay_Req's wait in the egress TX ring */ \
 	X(no_sync)		/* Follow_Up whose Sync the TC did not see: forwarded unchanged */ \
 	X(overflow)		/* the correctionField would overflow: forwarded unchanged */ \
 	X(negative_residence)	/* egress before ingress (clock mapping): forwarded unchanged */ \
 	X(bad_ptp)		/* PTP frame the parser refuses: forwarded unchanged */ \
 	X(rx_hwtstamp)		/* ingress time from the NIC's stamp */ \
 	X(rx_swtstamp)		/* ingress time from the TSC at the burst */ \
-	X(tx_hwtstamp)		/* egress time from the egress port's TX stamp (two-step Sync) */ \
+	X(tx_hwtstamp)		/* egress time from the egress port's TX stamp (two-step Sync, Delay_Req) */ \
 	X(tx_swtstamp)		/* egress time from the TSC before the TX ring */ \
-	X(tx_tstamp_missing)	/* a TX stamp asked for that was not in at the Follow_Up: TSC used */ \
+	X(tx_tstamp_missing)	/* a TX stamp asked for that was not in at the Follow_Up or Delay_Resp: TSC used */ \
 	X(pdelay)		/* p2p: Pdelay message answered or measured with, not forwarded */ \
 	X(pdelay_refused)	/* p2p: Pdelay message the peer delay refused (pdelay.c's reasons), not forwarded */ \
 	X(no_peer_delay)	/* p2p: Sync corrected by its residence alone: the link not measured yet */ \
@@ -109,9 +117,26 @@ struct tc_port {
 	uint64_t residence_max;	/* ns */
 	struct tc_sync sync[TC_SYNCS];
 	unsigned next;
-	struct tc_sync *tx_asked;	/* this burst's Sync sent with PKT_TX_TSTAMP */
+	volatile uint32_t *tx_asked;	/* txseq of this burst's frame sent with PKT_TX_TSTAMP */
 };
 static struct tc_port tc_ports[MAX_CPUS][NIC_MAX_PORTS];
+
+#define TC_DREQS 8	/* Delay_Reqs sent with a TX stamp request, per egress port */
+
+/* A Delay_Req sent with a TX stamp request, until its Delay_Resp passes
+ * back. Written by the core forwarding the Delay_Req, read by the one
+ * forwarding the Delay_Resp: gen is odd while the entry is written. */
+struct tc_dreq {
+	volatile uint32_t gen;
+	uint8_t domain;
+	uint16_t seq;
+	struct ptp_port_id src;
+	int64_t egress;		/* the TSC egress time in its correctionField, ns of the port's clock */
+	int64_t residence;	/* the residence in its correctionField, ns */
+	volatile uint32_t txseq;	/* the port's TX stamp request, 0 none */
+};
+static struct tc_dreq tc_dreqs[NIC_MAX_PORTS][TC_DREQS];
+static unsigned tc_dreq_next[NIC_MAX_PORTS];
 
 /* p2p: each port's peer delay (its pd, peer_delay, ev[] fields). */
 static struct ptp_port tc_pd[NIC_MAX_PORTS];
@@ -143,18 +168,13 @@ static void put64(uint8_t *p, uint64_t v)
 	put32(p + 4, (uint32_t)v);
 }
 
-/* Add res + link ns (residence, p2p link delay) to msg's correctionField
- * (and its UDP checksum, if udp and not 0). Returns 0, or -1 counted
- * (negative residence, overflow) and unchanged. */
-static int add_correction(struct tc_port *t, uint8_t *msg, int udp, int64_t res, int64_t link)
+/* Add ns to msg's correctionField (and its UDP checksum, if udp and not
+ * 0). Returns 0, or -1 counted (overflow) and unchanged. */
+static int put_correction(struct tc_port *t, uint8_t *msg, int udp, int64_t ns)
 {
-	int64_t sum, add;
-	if (res < 0) {
-		t->count[TC_negative_residence]++;
-		return -1;
-	}
-	if (__builtin_add_overflow(res, link, &add) || add < 0 || add > INT64_MAX >> 16 ||
-	    __builtin_add_overflow((int64_t)get64(msg + 8), add << 16, &sum)) {
+	int64_t sum;
+	if (ns > INT64_MAX >> 16 || ns < -(INT64_MAX >> 16) ||
+	    __builtin_add_overflow((int64_t)get64(msg + 8), ns * 65536, &sum)) {
 		t->count[TC_overflow]++;
 		return -1;
 	}
@@ -168,6 +188,25 @@ static int add_correction(struct tc_port *t, uint8_t *msg, int udp, int64_t res,
 			hc = inet_csum_update(hc, get16(old + i), get16(msg + 8 + i));
 		put16(csum, hc ? hc : 0xffff);	/* RFC 768: a computed 0 is sent as all ones */
 	}
+	return 0;
+}
+
+/* Add res + link ns (residence, p2p link delay) to msg's correctionField,
+ * the residence counted. Returns 0, or -1 counted (negative residence,
+ * overflow) and unchanged. */
+static int add_correction(struct tc_port *t, uint8_t *msg, int udp, int64_t res, int64_t link)
+{
+	int64_t add;
+	if (res < 0) {
+		t->count[TC_negative_residence]++;
+		return -1;
+	}
+	if (__builtin_add_overflow(res, link, &add) || add < 0) {
+		t->count[TC_overflow]++;
+		return -1;
+	}
+	if (put_correction(t, msg, udp, add))
+		return -1;
 	t->count[TC_residence_ns] += (uint64_t)res;
 	if ((uint64_t)res > t->residence_max)
 		t->residence_max = (uint64_t)res;
@@ -244,6 +283,72 @@ static struct tc_sync *find_sync(struct tc_port *t, const struct ptp_msg *m)
 	return 0;
 }
 
+/* Delay_Req m (in p, to go out of port) sent with a TX stamp request,
+ * kept with the TSC egress time its correctionField has (egress). */
+static void dreq_keep(struct tc_port *t, struct pkt *p, const struct ptp_msg *m, int port, int64_t egress,
+		      int64_t residence)
+{
+	unsigned i = __atomic_fetch_add(&tc_dreq_next[port], 1, __ATOMIC_RELAXED) % TC_DREQS;
+	struct tc_dreq *d = &tc_dreqs[port][i];
+	__atomic_store_n(&d->gen, d->gen + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	d->domain = m->domain;
+	d->seq = m->seq;
+	d->src = m->source;
+	d->egress = egress;
+	d->residence = residence;
+	d->txseq = 0;
+	__atomic_store_n(&d->gen, d->gen + 1, __ATOMIC_RELEASE);
+	p->flags |= PKT_TX_TSTAMP;
+	t->tx_asked = &d->txseq;
+}
+
+/* Delay_Resp m came in on port: its Delay_Req's entry copied into *out (1),
+ * or 0 if none (not asked, overwritten, or being written). */
+static int dreq_find(int port, const struct ptp_msg *m, struct tc_dreq *out)
+{
+	for (int i = 0; i < TC_DREQS; i++) {
+		struct tc_dreq *d = &tc_dreqs[port][i];
+		uint32_t g = __atomic_load_n(&d->gen, __ATOMIC_ACQUIRE);
+		if (g & 1 || d->seq != m->seq || d->domain != m->domain || d->src.port != m->requesting.port ||
+		    memcmp(d->src.clock_id, m->requesting.clock_id, 8))
+			continue;
+		out->egress = d->egress;
+		out->residence = d->residence;
+		out->txseq = d->txseq;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&d->gen, __ATOMIC_RELAXED) != g)
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+/* A Delay_Resp (E2E) into in's port: its Delay_Req's wait in the TX ring
+ * (the hardware TX stamp less the TSC egress time, negative if the TSC's
+ * mapping put that after the stamp) added, if that Delay_Req asked for a
+ * stamp on this port. The Delay_Req's whole residence counts towards this
+ * port's residence_max; residence_ns (and the mean) keep the corrections
+ * made in place and in Follow_Ups. */
+static void delay_resp(struct tc_port *t, struct nic *nin, struct phc *in, const struct ptp_msg *m, uint8_t *msg,
+		       int udp)
+{
+	struct tc_dreq d;
+	int64_t ns;
+	if (!dreq_find(nin->port, m, &d) || !d.txseq)
+		return;
+	if (phc_tx_tstamp(in, d.txseq, &ns) != 1) {
+		t->count[TC_tx_tstamp_missing]++;
+		return;
+	}
+	t->count[TC_tx_hwtstamp]++;
+	if (put_correction(t, msg, udp, ns - d.egress))
+		return;
+	t->count[TC_delay_resp]++;
+	if (d.residence + ns - d.egress > (int64_t)t->residence_max)
+		t->residence_max = (uint64_t)(d.residence + ns - d.egress);
+}
+
 /* Bytes of 802.1Q tag in front of p's EtherType: VLAN_HLEN for one C-tag
  * (a VLAN carried through the pair), else 0. The frame as net/ptp.c
  * parses it starts that far in (its MAC addresses are then not, which it
@@ -262,8 +367,8 @@ enum tc_verdict {
 };
 
 /* One frame of the burst: corrected (or not) in place. */
-static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct phc *in, struct phc *out, struct pkt *p,
-		    uint64_t rx_tsc)
+static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *nout, struct phc *in, struct phc *out,
+				struct pkt *p, uint64_t rx_tsc)
 {
 	uint8_t *d = p->data + tag_len(p);
 	uint16_t type = get16(d + 12);
@@ -292,7 +397,7 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct phc *
 			t->count[TC_no_sync]++;
 			return TC_PASS;
 		}
-		if (s == t->tx_asked)
+		if (&s->txseq == t->tx_asked)
 			return TC_FLUSH;
 		s->used = 0;
 		if (!add_correction(t, msg, udp, sync_residence(t, out, s), s->link))
@@ -300,6 +405,10 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct phc *
 		return TC_PASS;
 	}
 	int p2p = fwd_ptp_tc == FWD_TC_P2P;
+	if (m.msg_type == PTP_DELAY_RESP && !p2p) {
+		delay_resp(t, nin, in, &m, msg, udp);
+		return TC_PASS;
+	}
 	if (m.msg_type != PTP_SYNC && (m.msg_type != PTP_DELAY_REQ || p2p))
 		return TC_PASS;
 	int64_t t_in = ingress(t, in, out, p, rx_tsc);
@@ -310,13 +419,16 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct phc *
 		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, link, 0 };
 		if (phc_is_hw(out) && !t->tx_asked) {
 			p->flags |= PKT_TX_TSTAMP;
-			t->tx_asked = s;
+			t->tx_asked = &s->txseq;
 		}
 		return TC_PASS;
 	}
 	t->count[TC_tx_swtstamp]++;
-	if (!add_correction(t, msg, udp, res, link))
-		t->count[m.msg_type == PTP_SYNC ? TC_sync : TC_delay_req]++;
+	if (add_correction(t, msg, udp, res, link))
+		return TC_PASS;
+	t->count[m.msg_type == PTP_SYNC ? TC_sync : TC_delay_req]++;
+	if (m.msg_type == PTP_DELAY_REQ && phc_is_hw(out) && !t->tx_asked)
+		dreq_keep(t, p, &m, nout->port, t_in + res, res);
 	return TC_PASS;
 }
 
@@ -347,7 +459,7 @@ static int tc_send(struct tc_port *t, struct nic *out, struct phc *co, int q, st
 	 * the descriptor: a new request number is its (this core alone sends
 	 * the pair's PTP frames out of out). */
 	if (t->tx_asked && phc_tx_seq(co) != before)
-		t->tx_asked->txseq = phc_tx_seq(co);
+		__atomic_store_n(t->tx_asked, phc_tx_seq(co), __ATOMIC_RELEASE);
 	t->tx_asked = 0;
 	return sent;
 }
@@ -361,14 +473,14 @@ int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n)
 	t->tx_asked = 0;
 	for (; i < *n; i++) {
 		struct pkt *p = pkts[i];
-		enum tc_verdict v = maybe_ptp(p) ? tc_frame(t, in, ci, co, p, rx_tsc) : TC_PASS;
+		enum tc_verdict v = maybe_ptp(p) ? tc_frame(t, in, out, ci, co, p, rx_tsc) : TC_PASS;
 		if (v == TC_FLUSH) {
 			int m = tc_send(t, out, co, q, pkts + done, k - done);
 			sent += m;
 			if (m < k - done)
 				break;	/* the ring is full: the rest is dropped by the caller */
 			done = k;
-			v = tc_frame(t, in, ci, co, p, rx_tsc);
+			v = tc_frame(t, in, out, ci, co, p, rx_tsc);
 		}
 		if (v == TC_END)
 			pkt_free(p);

@@ -150,6 +150,8 @@ static int setup(void **state)
 	fwd_ptp_tc = FWD_TC_E2E;
 	tx_seq_in = 0;
 	clk_out.tx.seq = 0;
+	memset(tc_dreqs, 0, sizeof(tc_dreqs));
+	memset(tc_dreq_next, 0, sizeof(tc_dreq_next));
 	return 0;
 }
 
@@ -343,6 +345,73 @@ static void test_delay_req_udp_checksum(void **state)
 	assert_int_equal(counts()->count[TC_delay_req], 2);
 }
 
+/* A Delay_Resp from the master (02..02) answering Delay_Req seq of clock
+ * 02..01 port 1, correctionField corr, L2. */
+static struct pkt *delay_resp_frame(uint8_t *buf, uint16_t seq, int64_t corr)
+{
+	static struct pkt p;
+	struct ptp_msg m = { .msg_type = PTP_DELAY_RESP, .version = 2, .correction = corr, .seq = seq,
+			     .source = { { 2, 0, 0, 0xff, 0xfe, 0, 0, 2 }, 1 },
+			     .requesting = { { 2, 0, 0, 0xff, 0xfe, 0, 0, 1 }, 1 } };
+	memset(buf, 0, 256);
+	size_t hl = ptp_frame_hlen(PTP_L2), ml = ptp_build(buf + hl, 256 - hl, &m);
+	assert_true(ml > 0);
+	p = (struct pkt){ .data = buf, .len = (uint16_t)ptp_frame_build(buf, PTP_L2, mac, 0, PTP_DELAY_RESP, ml) };
+	return &p;
+}
+
+/* A Delay_Resp back through the pair (port1 in, port0 out). */
+static void run_back(struct pkt *p)
+{
+	int n = 1;
+	assert_int_equal(fwd_tc_tx(&nic_out, &nic_in, 0, &p, &n), 1);
+	assert_int_equal(n, 1);
+}
+
+/* E2E, the Delay_Req's egress port stamping in hardware: the Delay_Req is
+ * corrected in place to the TSC before the ring (100 ns) and sent with a
+ * TX stamp request; its Delay_Resp coming back gets the wait in the ring
+ * (the TX stamp, 3000 ns after the TSC egress time); a Delay_Resp to
+ * another request, or one whose stamp never came, passes unchanged
+ * (the latter counted tx_tstamp_missing). Without a hardware clock
+ * nothing is asked. */
+static void test_delay_req_hw_tx_into_delay_resp(void **state)
+{
+	(void)state;
+	uint8_t buf[256], before[256];
+	nic_in.ops = &ops;
+	out_hw = grant = 1;
+	struct pkt *p = frame(buf, PTP_L2, PTP_DELAY_REQ, 7, 0, 0);
+	run(p);
+	assert_int_equal(correction(p, PTP_L2), 100ll << 16);
+	assert_int_equal(flagged, 1);
+	assert_int_equal(tc_dreqs[1][0].txseq, 1);
+	tx_seq_in = 1;
+	tx_ns = (int64_t)fuzz_tsc + 200 + 3000;	/* the TSC egress time was fuzz_tsc + 200 */
+	run_back(p = delay_resp_frame(buf, 7, 100ll << 16));
+	assert_int_equal(correction(p, PTP_L2), 3100ll << 16);
+	const struct tc_port *back = &tc_ports[0][1];
+	assert_int_equal(back->count[TC_delay_resp], 1);
+	assert_int_equal(back->count[TC_tx_hwtstamp], 1);
+	assert_int_equal(back->residence_max, 3100);	/* the Delay_Req's whole residence */
+	assert_int_equal(back->count[TC_residence_ns], 0);
+	p = delay_resp_frame(buf, 8, 0);			/* no such Delay_Req */
+	memcpy(before, buf, sizeof(buf));
+	run_back(p);
+	assert_memory_equal(buf, before, sizeof(buf));
+	run(frame(buf, PTP_L2, PTP_DELAY_REQ, 9, 0, 0));	/* its stamp never comes */
+	assert_int_equal(tc_dreqs[1][1].txseq, 2);
+	run_back(p = delay_resp_frame(buf, 9, 100ll << 16));
+	assert_int_equal(correction(p, PTP_L2), 100ll << 16);
+	assert_int_equal(back->count[TC_tx_tstamp_missing], 1);
+	assert_int_equal(back->count[TC_delay_resp], 1);
+	out_hw = 0;
+	run(frame(buf, PTP_L2, PTP_DELAY_REQ, 10, 0, 0));
+	assert_int_equal(flagged, 2);
+	assert_int_equal(counts()->count[TC_delay_req], 3);
+	nic_in.ops = 0;
+}
+
 /* A frame behind one 802.1Q tag (a VLAN carried through the pair): the
  * UDP Delay_Req and the L2 Sync found past the tag and corrected there,
  * the UDP checksum right; a second tag (QinQ) is not looked into. */
@@ -508,6 +577,7 @@ int main(void)
 		cmocka_unit_test_setup(test_sync_follow_up_one_burst, setup),
 		cmocka_unit_test_setup(test_one_step_sync_hw, setup),
 		cmocka_unit_test_setup(test_delay_req_udp_checksum, setup),
+		cmocka_unit_test_setup(test_delay_req_hw_tx_into_delay_resp, setup),
 		cmocka_unit_test_setup(test_vlan_tagged, setup),
 		cmocka_unit_test_setup(test_refused, setup),
 		cmocka_unit_test_setup(test_p2p, setup),
