@@ -486,14 +486,17 @@ void phc_ethtool_T(struct nic *nic)
 /*
  * The pins (I350/I210 datasheets, "Time Sync Related Auxiliary Elements":
  * target time, auxiliary time stamp, SDP assignment; Linux
- * igb_ptp_feature_enable_82580's target-time output and igb_pin_extts).
+ * igb_ptp_feature_enable_82580 and igb_perout: the target-time output,
+ * the level read to keep rising edges at whole seconds; igb_pin_extts).
  * The PPS is a level that target time 0 toggles every half second, armed
  * again for the next half second after each toggle (TSICR.TT0, polled
  * every 10 ms): the clock is SYSTIM plus a software offset here, so each
  * target is the SYSTIM count at which the clock reads the half second
  * (systim_tc_ns2cyc), set again after every step of the offset. Linux's
- * I210 FREQOUT square wave is not used: it would run on SYSTIM's own
- * seconds, not the clock's.
+ * I210 FREQOUT square wave is not used: whether its edges follow its
+ * start time or SYSTIM's own second boundaries (Linux takes only
+ * half-periods that divide a second) is not settled here, and with a
+ * software offset the two differ.
  */
 #define PPS_HALF_NS	500000000
 #define PPS_MARGIN_NS	2000000		/* a target is armed at least this far ahead */
