@@ -634,7 +634,7 @@ void phc_pins_show(struct phc *c)
 		printf("%s: pin SDP0 pps output: off (ptp_pps=1)\n", name);
 	}
 	if (c->extts_pin < 0) {
-		printf("%s: extts input: off (ptp_extts=1..3)\n", name);
+		printf("%s: extts input: off (ptp_extts=PIN)\n", name);
 		return;
 	}
 	printf("%s: pin SDP%d extts input (auxiliary time stamp 0): %lu events\n", name, c->extts_pin,

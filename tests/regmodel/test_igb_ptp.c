@@ -483,6 +483,10 @@ static void pps(enum model_flavour f, uint16_t dev, uint64_t start)
 	poll_for(c, 1000);
 	check_edges(n, measure(c), 2);
 	assert_int_equal(tsync_tt_past(), 0);
+	phc_pins_show(c);
+	assert_true(model_console_has("port0: pin SDP0 pps output (target time 0): 6 rising edges, "
+				      "1 seconds skipped (re-armed late), next toggle at "));
+	assert_true(model_console_has("port0: extts input: off (ptp_extts=PIN)\n"));
 	phc_pps_knob = 0;
 }
 
