@@ -11,6 +11,9 @@ import time
 
 import pytest
 from scapy.all import ARP, ICMP, IP, IPv6, TCP, UDP, Ether, Raw, fragment, raw
+from scapy.layers.inet6 import (HBHOptUnknown, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS, ICMPv6NDOptDstLLAddr,
+                                ICMPv6NDOptSrcLLAddr, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
+                                IPv6ExtHdrRouting)
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
@@ -21,13 +24,14 @@ from rrpeer import rr_counters  # noqa: E402
 
 PROMPT = "linerate> "
 H_MAC, H_IP, G_IP = "02:00:00:00:00:01", "10.4.0.2", "10.4.0.1"
+H_IP6, G_IP6 = "2001:db8:4::2", "2001:db8:4::1"
 RR_PORT, ECHO, REQ = 12866, 7, 8
 
 
 class Guest:
     def __init__(self):
         self.q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"],
-                      append=f"app=rr ip0={G_IP}/24 stats=0 rr_conns=4 rr_idle=3 req={REQ} rsp={REQ} "
+                      append=f"app=rr ip0={G_IP}/24,{G_IP6}/64 stats=0 rr_conns=4 rr_idle=3 req={REQ} rsp={REQ} "
                       "rr_pbufs=256 rr_heap=512")
         self.q.expect("rr: lwIP on 1 port", 90)
         self.q.send("\r")
@@ -408,6 +412,125 @@ def test_named_drops(g):
         assert b[k] - a[k] == n, k   # not_ours: fe80::2 (not the port's link-local) and 10.4.0.99
 
 
+def kinds6(g):
+    """(name, frame, the counters it moves, the ICMPv6 error it draws or
+    None) for the router's IPv6 battery (test_battery.py) aimed at the
+    host: the checks in front of lwIP (net/lwip/filter.c) and lwIP's own
+    (RFC 8200 4, 4.5, 5095 3; RFC 4443 2.4, 3.4; RFC 4861 7.1.1)."""
+    e = Ether(src=H_MAC, dst=g.mac)
+    echo = UDP(sport=5000, dport=ECHO) / Raw(b"e" * 8)
+
+    def ip6(**kw):
+        return e / IPv6(**{"src": H_IP6, "dst": G_IP6, **kw})
+    ext = {"ipv6_ext": 1, "ip6_drop": 1}
+    return [
+        ("bad_version", ip6(version=4) / echo, {"bad_version": 1}, None),
+        ("jumbogram_plen_0", ip6(plen=0) / echo, {"bad_totlen": 1}, None),
+        ("plen_past_frame", ip6(plen=200) / echo, {"bad_totlen": 1}, None),
+        ("src_multicast", e / IPv6(src="ff02::1", dst=G_IP6) / echo, {"bad_saddr": 1}, None),
+        ("dst_not_ours", ip6(dst="2001:db8:4::99") / echo, {"not_ours": 1}, None),
+        ("tcp_to_all_nodes", Ether(src=H_MAC, dst="33:33:00:00:00:01") / IPv6(src=H_IP6, dst="ff02::1") /
+         TCP(sport=5001, dport=RR_PORT, flags="S"), {"not_ours": 1}, None),
+        ("udp_cut", ip6(nh=17, plen=4) / Raw(b"\x13\x88\x00\x07"), {"too_short": 1}, None),
+        ("udp_closed_port", ip6() / UDP(sport=5000, dport=9999) / Raw(b"x"),
+         {"udp_closed_port": 1, "icmp_unreach_sent": 1}, (1, 4, 0, None)),
+        ("frag_too_long", ip6() / IPv6ExtHdrFragment(nh=17, offset=8130, m=1, id=7) / Raw(bytes(600)),
+         {"frag_too_long": 1}, None),
+        ("bad_proto", ip6(nh=47) / Raw(b"gre!" * 4), {"bad_proto": 1}, None),
+        ("tcp_bad_option", ip6() / TCP(sport=5002, dport=RR_PORT, flags="S", dataofs=6) / Raw(b"\x02\x00\x00\x00"),
+         {"tcp_bad_option": 1}, None),
+        ("hbh_unknown_skip", ip6() / IPv6ExtHdrHopByHop(options=[HBHOptUnknown(otype=0x1e, optdata=b"ab")]) / echo,
+         {"ipv6_ext": 1, "echo_udp": 1}, "echo"),
+        ("hbh_unknown_discard", ip6() / IPv6ExtHdrHopByHop(options=[HBHOptUnknown(otype=0x5e, optdata=b"ab")]) /
+         echo, ext, None),
+        ("hbh_unknown_icmp", ip6() / IPv6ExtHdrHopByHop(options=[HBHOptUnknown(otype=0x9e, optdata=b"ab")]) / echo,
+         ext, (4, 2, 42, 0)),
+        ("hbh_not_first", ip6() / IPv6ExtHdrDestOpt() / IPv6ExtHdrHopByHop() / echo, ext, (4, 1, 40, 8)),
+        ("rh0", ip6() / IPv6ExtHdrRouting(type=0, segleft=1, addresses=["2001:db8:4::7"]) / echo, ext, (4, 0, 42, 0)),
+        ("ext_then_unknown", ip6() / IPv6ExtHdrDestOpt(nh=47) / Raw(b"gre!" * 4),
+         {"ipv6_ext": 1, "ip6_drop": 1, "ip6_proterr": 1}, (4, 1, 40, None)),
+        ("atomic_fragment", ip6() / IPv6ExtHdrFragment(offset=0, m=0, id=8) / echo,
+         {"fragment": 1, "echo_udp": 1}, "echo"),
+        ("fragment_not_8n", ip6() / IPv6ExtHdrFragment(nh=17, offset=0, m=1, id=9) / Raw(bytes(13)),
+         {"fragment": 1, "ip6_drop": 1}, (4, 0, 4, 0)),
+        ("icmp6_bad_checksum", ip6() / ICMPv6EchoRequest(cksum=0x1234), {"icmp6": 1, "icmp6_chkerr": 1,
+                                                                          "icmp6_drop": 1}, None),
+        ("ns_hop_limit_64", e / IPv6(src=H_IP6, dst=G_IP6, hlim=64) / ICMPv6ND_NS(tgt=G_IP6) /
+         ICMPv6NDOptSrcLLAddr(lladdr=H_MAC), {"icmp6": 1, "nd6_drop": 1, "nd6_proterr": 1}, None),
+        ("udp_bad_checksum", ip6() / UDP(sport=5000, dport=ECHO, chksum=0x1234) / Raw(b"e" * 8),
+         {"udp": 1, "udp_chkerr": 1, "udp_drop": 1}, None),
+    ]
+
+
+def echo6(g, sport, timeout=5):
+    """A datagram to echo over IPv6 from sport, its answer awaited for up
+    to timeout s, the guest's NSs for our address answered on the way:
+    (the other frames the guest sent, the NAs we sent)."""
+    g.send(Ether(src=H_MAC, dst=g.mac) / IPv6(src=H_IP6, dst=G_IP6) / UDP(sport=sport, dport=ECHO) / Raw(b"ok6!"))
+    end, got, nas = time.monotonic() + timeout, [], 0
+    while time.monotonic() < end:
+        for b in g.p.recv(100, 0.05):
+            f = Ether(b)
+            if ICMPv6ND_NS in f and f[ICMPv6ND_NS].tgt == H_IP6:
+                g.send(Ether(src=H_MAC, dst=f.src) / IPv6(src=H_IP6, dst=f[IPv6].src) /
+                       ICMPv6ND_NA(tgt=H_IP6, R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=H_MAC))
+                nas += 1
+            elif UDP in f and IPv6 in f and f[UDP].dport == sport:
+                return got, nas
+            else:
+                got.append(f)
+    raise AssertionError(f"no echo answer to port {sport} in {timeout} s")
+
+
+WATCHED = ("arp", "icmp", "udp", "tcp", "fragment", "icmp6", "ipv6_ext", "not_ip", "too_short", "bad_version",
+           "bad_ihl", "bad_totlen", "bad_csum", "not_ours", "bad_proto", "udp_closed_port", "tcp_bad_option",
+           "syn_over_limit", "no_pbuf", "frag_too_long", "not_allowed", "bad_saddr", "echo_udp",
+           "icmp_unreach_sent", "icmp_rate_limited")
+
+
+def test_ipv6_battery_at_the_host(g):
+    """The router's IPv6 kinds aimed at rr's own address: each lands in
+    its named counter (in front of lwIP, or lwIP's drop counters), draws
+    the ICMPv6 error RFC 4443 asks for (quoting it: its flow label is its
+    index) or none, and the datagram to echo after it is answered."""
+    # Our NS (with our link-layer address) gives the guest a neighbor entry.
+    g.send(Ether(src=H_MAC, dst="33:33:ff:00:00:01") / IPv6(src=H_IP6, dst="ff02::1:ff00:1") /
+           ICMPv6ND_NS(tgt=G_IP6) / ICMPv6NDOptSrcLLAddr(lladdr=H_MAC))
+    echo6(g, 6000)
+    kinds = kinds6(g)
+    a = g.rr()
+    want, sent = {"icmp6": 0}, 0
+    for i, (name, f, moves, reply) in enumerate(kinds):
+        if IPv6 in f:
+            f[IPv6].fl = i + 1
+        g.send(f)
+        got, nas = echo6(g, 6001 + i)
+        sent += 2 + nas
+        want["icmp6"] += nas
+        if reply == "echo":
+            assert any(UDP in x and x[UDP].dport == 5000 and bytes(x[UDP].payload) == b"e" * 8 for x in got), name
+        errs = [raw(x[IPv6].payload) for x in got if IPv6 in x and x[IPv6].nh == 58 and x[IPv6].payload.type < 128]
+        assert [(e[0], e[1], int.from_bytes(e[4:8], "big")) for e in errs] == \
+            ([reply[:3]] if isinstance(reply, tuple) else []), (name, errs)
+        # The quote: the invoking packet from its IPv6 header (its flow
+        # label the kind's: ours, and lwIP's for an unknown next header);
+        # lwIP 2.1.3's other Parameter Problems quote from the extension
+        # header ip6_input had reached (reply[3] bytes past the IPv6
+        # header), not the invoking packet RFC 4443 3.4 asks for.
+        for e in errs:
+            q, after = e[8:], raw(f[IPv6].payload)
+            if reply[3] is None:
+                assert q[0] >> 4 == 6 and q[1:4] == (i + 1).to_bytes(3, "big") and q[40:] == after[:len(q) - 40], name
+            else:
+                assert q == after[reply[3]:reply[3] + 48], (name, q)
+        for k, n in list(moves.items()) + [("udp", 1), ("echo_udp", 1)]:   # the echo after it
+            want[k] = want.get(k, 0) + n
+    b = g.rr()
+    got = {k: b[k] - a[k] for k in b if b[k] != a[k] and (k in WATCHED or k.endswith(("_drop", "err")))}
+    assert got == want, (got, want)
+    assert b["rx"] - a["rx"] == sent, (a, b)
+
+
 def test_pools_sized_by_knobs(g):
     c = g.rr()
     eth = dict(re.findall(r"(\w+): (\d+)", g.shell("ethtool -S port0")))
@@ -473,7 +596,7 @@ def test_everything_accounted(g):
 
 def test_port_without_address_drops_everything():
     q = Qemu(boot="kernel", mem="256M", nics=["e1000e:netdev=stream"] * 2,
-             append=f"app=rr ip0={G_IP}/24 stats=0 rr_pbufs=63 rr_heap=65536")
+             append=f"app=rr ip0={G_IP}/24,{G_IP6}/64 stats=0 rr_pbufs=63 rr_heap=65536")
     try:
         q.expect(r"cmdline: bad value '63' for rr_pbufs= \(accepted: 64-65535\)", 90)
         q.expect(r"cmdline: bad value '65536' for rr_heap= \(accepted: 64-65535\)", 30)
