@@ -10,6 +10,7 @@ rest counted rate-limited), and SLAAC (ip0=...,auto) from a Router
 Advertisement (RFC 4861 4.2, built here), on one boot. Nothing leaked.
 Needs root, netperf and iperf3."""
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -18,13 +19,15 @@ import time
 
 import pytest
 
-from rrpeer import GUEST, NS, RRCLIENT, TAP, assert_accounted, assert_no_leak, boot, delta, rr_counters, sh, \
-    tap  # noqa: F401
+from rrpeer import GUEST, NS, RRCLIENT, TAP, assert_accounted, assert_deltas, assert_no_leak, boot, delta, \
+    rr_counters, sh, tap  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not (shutil.which("netperf") and shutil.which("iperf3")),
                                 reason="netperf or iperf3 not installed (make deps)")
 
 GUEST6, PEER6 = "2001:db8:3::1", "2001:db8:3::2"
+CAPTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "unit", "data",
+                       "sockperf-udp-tcp-pingpong-underload.pcap")
 KEYS = "LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,REMOTE_BYTES_SENT,REMOTE_BYTES_RECVD"
 
 
@@ -38,10 +41,10 @@ def link_local(mac):
 MAC = "52:54:00:12:34:56"   # QEMU's default for the guest's one NIC (tools/qemurun.py)
 
 
-def netperf(host, test, *extra, family="-6"):
-    out = sh("timeout", "60", "netperf", family, "-H", host, "-t", test, "-l", "2", "--", *extra, "-k", KEYS,
-             ns=NS, timeout=90)
-    return {k: int(v) for k, v in re.findall(r"^(\w+)=(\d+)$", out, re.M)}
+def netperf(host, test, *extra, family="-6", length=2, keys=KEYS):
+    out = sh("timeout", "60", "netperf", family, "-H", host, "-t", test, "-l", str(length), "--", *extra,
+             "-k", keys, ns=NS, timeout=90)
+    return {k: int(v) for k, v in re.findall(r"^(\w+)=(-?\d+)$", out, re.M)}
 
 
 def ping6(addr):
@@ -129,6 +132,46 @@ print("segments", segs, "rsts", rsts)
 """
 
 
+# sockperf 3.7's own messages over IPv6 (Debian's sockperf refuses an IPv6
+# address): each client message of the capture (UDP to 11111, TCP to
+# 11112, ping-pong and under-load) sent in order to the appliance's
+# sockperf port, argv[1]; each one the capture has an answer to, awaited and
+# compared with sockperf's server's answer byte for byte. Prints
+# "udp SENT REPLIES tcp SENT REPLIES".
+SOCKPERF6 = r"""
+import socket, sys
+from scapy.all import TCP, UDP, Raw, rdpcap
+udp, tcp = [], []
+for p in rdpcap(sys.argv[2]):
+    if Raw not in p:
+        continue
+    l4, msg = (UDP if UDP in p else TCP), bytes(p[Raw])
+    mine = udp if l4 is UDP else tcp
+    if p[l4].dport in (11111, 11112):
+        mine.append([msg, None])
+    else:
+        nxt = [m for m in mine if m[0][:8] == msg[:8] and m[0][9] & 2 and m[1] is None]
+        nxt[0][1] = msg
+u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+u.settimeout(5)
+u.connect((sys.argv[1], 11111))
+t = socket.create_connection((sys.argv[1], 11111), timeout=5)
+out = []
+for s, msgs in ((u, udp), (t, tcp)):
+    replies = 0
+    for msg, reply in msgs:
+        s.send(msg)
+        if reply is not None:
+            got = s.recv(len(reply)) if s is u else b""
+            while s is t and len(got) < len(reply):
+                got += s.recv(len(reply) - len(got))
+            assert got == reply, (msg.hex(), reply.hex(), got.hex())
+            replies += 1
+    out += [len(msgs), replies]
+print("udp %d %d tcp %d %d" % tuple(out))
+"""
+
+
 def iperf3_6(*args):
     out = sh("timeout", "60", "iperf3", "-6", "-c", GUEST6, "-t", "2", "-J", *args, ns=NS, timeout=90)
     r = json.loads(out)
@@ -170,6 +213,14 @@ def test_dual_stack_netperf_iperf3(tap):
         assert delta(a, b, "tcp_rr") == 8 * 50 and delta(a, b, "udp_rr") == 50, b["port0"]
         assert delta(a, b, "conns_accepted") == 8, b["port0"]
 
+        # sockperf's messages over IPv6 (the capture's, TCP and UDP): every
+        # answer sockperf's server gave is the appliance's, byte for byte.
+        a = rr_counters(q)
+        out = sh("timeout", "60", sys.executable, "-c", SOCKPERF6, GUEST6, CAPTURE, ns=NS, timeout=90)
+        b = rr_counters(q)
+        assert "udp 302 121 tcp 101 101" in out, out
+        assert_deltas(a, b, {"sockperf_udp": 302, "sockperf_tcp": 101, "sockperf_replies": 222, "sockperf_bad": 0})
+
         # UDP_RR over IPv6 (the direct path, fast_input6): the transactions
         # the appliance counts are the ones netperf's results carry.
         a = rr_counters(q)
@@ -184,6 +235,43 @@ def test_dual_stack_netperf_iperf3(tap):
         b = rr_counters(q)
         got = delta(a, b, "netserver_rx_bytes")
         assert got == r["REMOTE_BYTES_RECVD"] and 0 < r["LOCAL_BYTES_SENT"] <= got < r["LOCAL_BYTES_SENT"] + 16384, r
+
+        # TCP_CRR, TCP_MAERTS and UDP_STREAM over IPv6, 1 s each (CRR ends
+        # at netserver's pad, 1 + 4 s): the bytes netperf reports as the
+        # remote's are the appliance's counts; with no -S the sizes
+        # reported are lwIP's TCP_WND and TCP_SND_BUF.
+        a = rr_counters(q)
+        r = netperf(GUEST6, "TCP_CRR", "-r", "1,1", length=1, keys=KEYS + ",RSR_SIZE,RSS_SIZE")
+        b = rr_counters(q)
+        trans = delta(a, b, "netserver_transactions")
+        assert trans > 5 and r["REMOTE_BYTES_SENT"] == trans == r["REMOTE_BYTES_RECVD"] == r["LOCAL_BYTES_SENT"], r
+        assert trans - 1 <= r["LOCAL_BYTES_RECVD"] <= trans, (r, trans)
+        assert delta(a, b, "conns_accepted") == trans + 1, b["port0"]   # each transaction's, and the control one
+        assert (r["RSR_SIZE"], r["RSS_SIZE"]) == (11680, 23360), r
+        a = rr_counters(q)
+        r = netperf(GUEST6, "TCP_MAERTS", "-m", "16384", length=1)
+        b = rr_counters(q)
+        sent = delta(a, b, "netserver_tx_bytes")
+        assert sent == r["REMOTE_BYTES_SENT"] > 0 and r["LOCAL_BYTES_RECVD"] <= sent, (r, sent)
+        a = rr_counters(q)
+        r = netperf(GUEST6, "UDP_STREAM", "-m", "1024", length=1)
+        b = rr_counters(q)
+        got = delta(a, b, "netserver_rx_bytes")
+        assert got == r["REMOTE_BYTES_RECVD"] > 0 and got % 1024 == 0, (r, got)
+        assert delta(a, b, "netserver_tests") == 1 and delta(a, b, "netserver_tx_bytes") == 0, b["port0"]
+
+        # -s/-S (socket buffer sizes): netperf sets its own with -s; the
+        # appliance takes -S's and reports them back as its sizes, at the
+        # start and in the results; the test runs as without them.
+        sizes = "LSS_SIZE_REQ,LSR_SIZE_REQ,RSS_SIZE_REQ,RSR_SIZE_REQ,RSS_SIZE,RSR_SIZE,RSS_SIZE_END,RSR_SIZE_END"
+        a = rr_counters(q)
+        r = netperf(GUEST6, "TCP_RR", "-r", "64,64", "-s", "65536", "-S", "32768", length=1,
+                    keys=KEYS + "," + sizes)
+        b = rr_counters(q)
+        trans = delta(a, b, "netserver_transactions")
+        assert trans > 5 and r["REMOTE_BYTES_SENT"] == trans * 64 == r["REMOTE_BYTES_RECVD"], (r, trans)
+        assert (r["LSS_SIZE_REQ"], r["LSR_SIZE_REQ"]) == (65536, 65536), r
+        assert {r[k] for k in sizes.split(",")[2:]} == {32768}, r
 
         a = rr_counters(q)
         out = sh("timeout", "60", "iperf3", "-6", "-c", GUEST6, "-t", "2", "-J", ns=NS, timeout=90)
