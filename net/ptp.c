@@ -346,7 +346,7 @@ static enum ptp_frame_kind parse_udp6(const uint8_t *frame, size_t len, struct p
 		return PTP_FRAME_NONE;
 	size_t plen = ntoh16(ip->payload_len), ulen = get16(udp + 4);
 	if (frame[ETH_HLEN] >> 4 != 6 || ETH_HLEN + IPV6_HLEN + plen > len || ulen < UDP_HLEN || ulen > plen ||
-	    !get16(udp + 6) || ipv6_l4_csum(ip, 17, udp, ulen))
+	    !get16(udp + 6) || ipv6_multicast(ip->saddr) || ipv6_l4_csum(ip, 17, udp, ulen))
 		return PTP_FRAME_BAD_IP;
 	f->msg = udp + UDP_HLEN;
 	f->len = ulen - UDP_HLEN;

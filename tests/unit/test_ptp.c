@@ -336,6 +336,25 @@ static void test_frames_udp6(void **state)
 	f[14] = 0x45;		/* version 4 in an IPv6 EtherType */
 	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_BAD_IP);
 	f[14] = 0x60;
+	put16(f + 18, 0);	/* payload length 0 (a jumbogram, RFC 2675) */
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_BAD_IP);
+	put16(f + 18, 8 + 44 + 2);
+	put16(f + 58, 8 + 44 + 3);	/* UDP length past the payload */
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_BAD_IP);
+	put16(f + 58, 7);	/* ... shorter than UDP's header */
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_BAD_IP);
+	put16(f + 58, 8 + 44 + 2);
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_OK);
+	static const uint8_t all_nodes[16] = { 0xff, 0x02, [15] = 1 };
+	memcpy(f + 22, all_nodes, 16);	/* a multicast source (RFC 4291 2.7), checksum refitted */
+	put16(f + 60, 0);
+	put16(f + 60, ipv6_l4_csum(ip, 17, f + 54, 54));
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_BAD_IP);
+	memcpy(f + 22, src, 16);
+	put16(f + 60, c);
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_OK);
+	f[20] = 44;		/* a Fragment header first: not as ptp4l sends, not PTP here */
+	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_NONE);
 	f[20] = 0;		/* a Hop-by-Hop header first: not as ptp4l sends, not PTP here */
 	assert_int_equal(ptp_frame_parse(f, len, PTP_UDP6, &fr), PTP_FRAME_NONE);
 	f[20] = 17;
