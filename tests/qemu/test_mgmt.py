@@ -17,6 +17,7 @@ import urllib.parse
 
 import pytest
 
+from battery6 import kinds6
 from netio import StreamPort, frame
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
@@ -177,7 +178,7 @@ def test_http_and_metrics_over_ipv6(tmp_path):
     ADDR6/LEN; lwIP dual-stack): /metrics fetched with curl -6 and scraped
     by Debian's Prometheus at [ADDR6]:80, the netif's ICMPv6 and TCP
     counted, IPv4 still answered."""
-    with mgmt_box(ip2=f"{GUEST}/24,2001:db8:6::1/64"):
+    with mgmt_box(ip2=f"{GUEST}/24,2001:db8:6::1/64") as q:
         sh("ip", "-6", "addr", "add", "2001:db8:6::2/64", "dev", TAP, "nodad")
         deadline = time.time() + 30   # the guest's address answers after its DAD probe
         while "1 received" not in sh("ping", "-6", "-c", "1", "-W", "1", "2001:db8:6::1", check=False):
@@ -190,6 +191,58 @@ def test_http_and_metrics_over_ipv6(tmp_path):
         _, _, icmp6 = prometheus_scrape(tmp_path, "[2001:db8:6::1]:80",
                                         'linerate_mgmt_stack_total{port="port2",proto="icmp6"}')
         assert icmp6 and icmp6[0][1] > 0, icmp6
+        battery6(q)
+
+
+# The IPv6 battery's kinds that land the same on any lwIP host (argv[3]:
+# their names) sent from the tap (argv[1]) at the guest's MAC (argv[2]),
+# each with its index as flow label; then 2 s of what the guest sends
+# back: "error TYPE CODE LABEL" for each ICMPv6 error.
+BATTERY6 = r"""
+import select, socket, sys, time
+sys.path.insert(0, sys.argv[4])
+from battery6 import kinds6
+from scapy.all import IPv6, raw
+tap, mac, names = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind((tap, 0))
+me = open(f"/sys/class/net/{tap}/address").read().strip()
+for i, (name, f, _, _) in enumerate(kinds6(mac, me, "2001:db8:6::2", "2001:db8:6::1", 7, 80)):
+    if name in names:
+        f[IPv6].fl = i + 1
+        s.send(raw(f))
+end = time.time() + 2
+while time.time() < end:
+    if select.select([s], [], [], 0.2)[0]:
+        b = s.recv(2000)
+        if b[6:12] == bytes.fromhex(mac.replace(":", "")) and b[12:14] == b"\x86\xdd" and b[20] == 58 and b[54] < 128:
+            print("error", b[54], b[55], int.from_bytes(b[63:66], "big") & 0xfffff)
+"""
+MGMT6_KINDS = ("bad_version", "jumbogram_plen_0", "plen_past_frame", "src_multicast", "dst_not_ours", "udp_cut",
+               "udp_closed_port", "frag_too_long", "bad_proto", "tcp_bad_option", "ext_then_unknown")
+
+
+def battery6(q):
+    """The router's IPv6 kinds that land alike on any lwIP host
+    (tests/qemu/battery6.py) aimed at the management port's IPv6 address:
+    each in its named counter, exactly, the ICMPv6 errors they draw seen
+    (their quotes' flow labels the kinds'), HTTP over IPv6 still answered."""
+    mac = re.search(r"lladdr (\S+)", sh("ip", "-6", "neigh", "show", "2001:db8:6::1")).group(1)
+    kinds = kinds6(mac, "02:00:00:00:00:01", "2001:db8:6::2", "2001:db8:6::1", 7, 80)
+    _, rx0, stack0, drop0 = mgmt_counts(q)
+    out = sh("/usr/bin/python3", "-c", BATTERY6, TAP, mac, ",".join(MGMT6_KINDS), os.path.dirname(HTTPRAW))
+    want = {}
+    for name, _, moves, _ in kinds:
+        for k, n in moves.items():
+            if name in MGMT6_KINDS and k in drop0:
+                want[k] = want.get(k, 0) + n
+    _, rx, stack, drop = wait_counts(q, lambda c: sum(c[3].values()) - sum(drop0.values()) >= sum(want.values()))
+    assert {k: drop[k] - drop0[k] for k in drop if drop[k] != drop0[k]} == want, (drop, drop0)
+    assert stack["ipv6_ext"] - stack0["ipv6_ext"] == 1 and stack["tcp"] == stack0["tcp"], (stack, stack0)
+    errors = sorted(tuple(int(x) for x in m) for m in re.findall(r"error (\d+) (\d+) (\d+)", out))
+    label = {name: i + 1 for i, (name, *_) in enumerate(kinds)}
+    assert errors == sorted([(1, 4, label["udp_closed_port"]), (4, 1, label["ext_then_unknown"])]), out
+    assert "linerate_build_info" in sh("curl", "-sS", "-g", "--max-time", "20", "http://[2001:db8:6::1]/metrics")
 
 
 def test_malformed_http(box):
