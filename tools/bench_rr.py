@@ -326,11 +326,13 @@ def tcg_rate(so, log):
     return (insns_at(s, t1) - insns_at(s, t0)) / max(1, t1 - t0) * 1e9
 
 
-def profile(proto, size, seconds, sessions=1, top=40):
+def profile(proto, size, seconds, sessions=1, top=40, nic="e1000e", family="-4", append=""):
     """Two runs with QEMU's hotblocks plugin, one with the client's traffic
     and one that only boots and idles as long: the difference, block by
     block, is the traffic's; printed per function and per source file in
-    guest instructions per transaction."""
+    guest instructions per transaction. nic: the model; family -4 or -6
+    (build/rrclient's, to the port's IPv4 or IPv6 address); append: more
+    knobs on the guest's command line (hwtstamp=1)."""
     so = plugin()
     hotso = so and os.path.join(os.path.dirname(so), "hotblocks.so")
     if not hotso or not os.path.exists(hotso):
@@ -339,16 +341,23 @@ def profile(proto, size, seconds, sessions=1, top=40):
     logs = {}
     for run in ("base", "traffic"):
         logs[run] = os.path.join(BUILD, "bench", f"rr-hot-{proto}-{size}-{run}.log")
-        g = Guest("e1000e", "napi", size, extra=("-plugin", hotso + ",inline=on", "-d", "plugin", "-D", logs[run]))
+        g = Guest(nic, "napi", size, extra=("-plugin", hotso + ",inline=on", "-d", "plugin", "-D", logs[run]),
+                  append=append, ip0=f"{GUEST}/24,{GUEST6}/64")
         try:
             if run == "base":
                 time.sleep(seconds)
             else:
-                r = g.client(proto, sessions, size, seconds)
+                host = GUEST
+                if family == "-6":
+                    host = GUEST6
+                    sh("ip", "-6", "addr", "add", f"{PEER6}/64", "dev", TAP, "nodad", ns=NS)
+                    sh("ping", "-6", "-c", "1", "-w", "30", GUEST6, ns=NS, timeout=60)   # past the guest's DAD
+                r = g.client(proto, sessions, size, seconds, host, family)
         finally:
             g.close()
     n = max(1, r["transactions"])
-    print(f"\nprofile e1000e napi {proto} {size}/{size} {sessions} session(s): {r['transactions']} transactions, "
+    print(f"\nprofile {nic} napi {family} {append} {proto} {size}/{size} {sessions} session(s): "
+          f"{r['transactions']} transactions, "
           "boot and idle subtracted, the boot's spin waits (udelay, tsc_from_pit) left out")
     layers = {}
     for by in ("file", "function"):
@@ -465,14 +474,17 @@ def main():
     ap.add_argument("--nic", default="e1000e", help="--ipv6's and --stream's NIC model (igb: IPv6 TCP checksums "
                     "by the NIC)")
     ap.add_argument("--profile", nargs="+", metavar="PROTO BYTES [SESSIONS]",
-                    help="per-function profile of one run (1 session unless given)")
+                    help="per-function profile of one run (1 session unless given; with --nic, --ipv6 over "
+                    "IPv6, --append)")
+    ap.add_argument("--append", default="", help="--profile's extra knobs for the guest (hwtstamp=1)")
     a = ap.parse_args()
     if os.geteuid() != 0:
         print("bench_rr: skipped (needs root for a network namespace and a tap device)")
         return 0
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     if a.profile:
-        profile(a.profile[0], int(a.profile[1]), a.seconds, *map(int, a.profile[2:3]))
+        profile(a.profile[0], int(a.profile[1]), a.seconds, *map(int, a.profile[2:3]), nic=a.nic,
+                family="-6" if a.ipv6 else "-4", append=a.append)
         return 0
     if a.netperf:
         save("rr-netperf.csv", netperf_table(a.seconds))
