@@ -196,8 +196,9 @@ def test_http_and_metrics_over_ipv6(tmp_path):
 
 # The IPv6 battery's kinds that land the same on any lwIP host (argv[3]:
 # their names) sent from the tap (argv[1]) at the guest's MAC (argv[2]),
-# each with its index as flow label; then 2 s of what the guest sends
-# back: "error TYPE CODE LABEL" for each ICMPv6 error.
+# each with its index as flow label; then what the guest sends back, for
+# up to 5 s, or 0.5 s more once argv[5] errors came: "error TYPE CODE
+# LABEL" for each ICMPv6 error.
 BATTERY6 = r"""
 import select, socket, sys, time
 sys.path.insert(0, sys.argv[4])
@@ -211,12 +212,15 @@ for i, (name, f, _, _) in enumerate(kinds6(mac, me, "2001:db8:6::2", "2001:db8:6
     if name in names:
         f[IPv6].fl = i + 1
         s.send(raw(f))
-end = time.time() + 2
+end, errors = time.time() + 5, 0
 while time.time() < end:
     if select.select([s], [], [], 0.2)[0]:
         b = s.recv(2000)
         if b[6:12] == bytes.fromhex(mac.replace(":", "")) and b[12:14] == b"\x86\xdd" and b[20] == 58 and b[54] < 128:
             print("error", b[54], b[55], int.from_bytes(b[63:66], "big") & 0xfffff)
+            errors += 1
+            if errors == int(sys.argv[5]):
+                end = min(end, time.time() + 0.5)
 """
 MGMT6_KINDS = ("bad_version", "jumbogram_plen_0", "plen_past_frame", "src_multicast", "dst_not_ours", "udp_cut",
                "udp_closed_port", "frag_too_long", "bad_proto", "tcp_bad_option", "ext_then_unknown")
@@ -230,7 +234,7 @@ def battery6(q):
     mac = re.search(r"lladdr (\S+)", sh("ip", "-6", "neigh", "show", "2001:db8:6::1")).group(1)
     kinds = kinds6(mac, "02:00:00:00:00:01", "2001:db8:6::2", "2001:db8:6::1", 7, 80)
     _, rx0, stack0, drop0 = mgmt_counts(q)
-    out = sh("/usr/bin/python3", "-c", BATTERY6, TAP, mac, ",".join(MGMT6_KINDS), os.path.dirname(HTTPRAW))
+    out = sh("/usr/bin/python3", "-c", BATTERY6, TAP, mac, ",".join(MGMT6_KINDS), os.path.dirname(HTTPRAW), "2")
     want = {}
     for name, _, moves, _ in kinds:
         for k, n in moves.items():
