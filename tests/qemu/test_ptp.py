@@ -10,6 +10,7 @@ timestamp latch lock-up (docs/qemu-nics.md C.3) reproduced and recovered.
 it means: it chose the appliance as its master and the offsets it measures
 lie on a straight line (a constant frequency difference), as a clock it
 would steer needs."""
+import ipaddress
 import os
 import re
 import struct
@@ -219,6 +220,43 @@ def test_ptp4l_interop(tap, transport):
             assert got[3]["grandmasterIdentity"] == ident, got
             d = ptp_counters(q)
             assert d["management"] - c["management"] == n == d["tx_management"] - c["tx_management"], d
+            # The IPv6 battery's kinds that reach PTP's UDPv6 parser, to
+            # ff0e::181 port 319: each bad_ip, exactly, nothing answered.
+            bad = [udp6_ptp(csum=0x1234), udp6_ptp(csum=0), udp6_ptp(src="ff02::1"),
+                   udp6_ptp(ulen=8 + 44 + 3), udp6_ptp(plen=0), udp6_ptp(version=4)]
+            sh(sys.executable, "-c", SEND_RAW, tap.tap, *(f.hex() for f in bad), ns=tap.ns, timeout=30)
+            e = wait_count(q, "bad_ip", d["bad_ip"] + len(bad))
+            assert e["bad_ip"] - d["bad_ip"] == len(bad), e
+            assert e["tx_delay_resp"] == d["tx_delay_resp"] and e["tx_management"] == d["tx_management"], e
+
+
+# Frames (hex, argv[2:]) sent on the tap argv[1].
+SEND_RAW = r"""
+import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+for f in sys.argv[2:]:
+    s.send(bytes.fromhex(f))
+"""
+
+
+def udp6_ptp(src="fd09::2", plen=None, ulen=None, csum=None, version=6):
+    """A Delay_Req of a foreign clock over UDPv6 to ff0e::181 port 319 as
+    ptp4l -6 frames it (2 bytes after the message), its checksum right
+    unless csum is given; plen, ulen, version: the fields to spoil."""
+    msg = ptp_msg(1, 9)[14:] + bytes(2)
+    sa, da = ipaddress.IPv6Address(src).packed, ipaddress.IPv6Address("ff0e::181").packed
+    n = 8 + len(msg)
+    udp = struct.pack(">HHHH", 319, 319, n if ulen is None else ulen, 0) + msg
+    if csum is None:
+        words = sa + da + struct.pack(">IxxxB", n, 17) + udp
+        csum = sum(struct.unpack(f">{len(words) // 2}H", words))
+        while csum >> 16:
+            csum = (csum & 0xffff) + (csum >> 16)
+        csum = ~csum & 0xffff or 0xffff
+    udp = udp[:6] + struct.pack(">H", csum) + udp[8:]
+    ip = struct.pack(">IHBB", version << 28, n if plen is None else plen, 17, 1) + sa + da
+    return bytes.fromhex("333300000181020000000001") + b"\x86\xdd" + ip + udp
 
 
 SKEW_PPB = 20_000_000	# a master clock 2 % fast: far beyond QEMU's stamping noise
