@@ -58,7 +58,7 @@ static int drop(struct nic *nic, struct pkt *p, enum lwif_drop why)
 	return -1;
 }
 
-static int icmp_allowed(int port)
+int lwif_icmp_allowed(int port)
 {
 	uint64_t now = rdtsc(), per = tsc.hz / ICMP_RATE, n = (now - bucket[port].last_tsc) / per;
 	if (n) {
@@ -77,7 +77,7 @@ static int icmp_allowed(int port)
  * empty (icmp_rate_limited). */
 static void port_unreachable(struct nic *nic, struct pkt *p, uint32_t our_ip)
 {
-	if (!icmp_allowed(nic->port)) {
+	if (!lwif_icmp_allowed(nic->port)) {
 		lwif_count(nic->port, LWIF_icmp_rate_limited, 1);
 		return;
 	}

@@ -140,6 +140,9 @@ int lwif_timers(void);
 /* filter.c: the checks in front of lwIP. Returns -1 (dropped, counted,
  * freed) or the LWIF_STACK class of a frame to hand to lwIP. */
 int lwif_filter(struct nic *nic, struct pkt *p);
+/* filter.c: 1 if port's ICMP error bucket (100 a second, RFC 4443 2.4
+ * (f), RFC 1812 4.3.2.8) has a token, which is taken; else 0. */
+int lwif_icmp_allowed(int port);
 
 /* netif.c: hand a frame of lwif_filter class cls to lwIP without copying
  * (a custom pbuf pointing into it; the pkt goes back to its pool when lwIP

@@ -33,6 +33,7 @@
 #include "lwip/netif.h"
 #include "lwip/pbuf.h"
 #include "lwip/priv/tcp_priv.h"
+#include "lwip/prot/icmp6.h"
 #include "lwip/prot/ip4.h"
 #include "lwip/prot/ip6.h"
 #include "lwip/prot/tcp.h"
@@ -416,6 +417,20 @@ static __attribute__((noinline)) err_t eth_ip6_output_nd(struct lwif_port *rp, s
 	return frame_out(rp, h->eth, NULL, p);
 }
 
+/* 1 if ICMPv6 packet p is an error message lwIP made (a Parameter
+ * Problem, reassembly's Time Exceeded, a port unreachable for a datagram
+ * it took) past port's bucket, shared with filter.c's port unreachable
+ * (RFC 4443 2.4 (f)): counted icmp_rate_limited, not sent. */
+static __attribute__((noinline)) int icmp6_error_limited(struct lwif_port *rp, const struct pbuf *p)
+{
+	if (p->len <= IP6_HLEN || ((const u8_t *)p->payload)[IP6_HLEN] >= ICMP6_TYPE_EREQ)	/* 128 up: informational */
+		return 0;
+	if (lwif_icmp_allowed(rp->nic->port))
+		return 0;
+	lwif_count(rp->nic->port, LWIF_icmp_rate_limited, 1);
+	return 1;
+}
+
 /* netif->output_ip6: IPv6 packet p to dst. A unicast destination's
  * Ethernet header is remembered per port as eth_ip_output's ARP hints
  * are, for the same period (arp_gen: the next ARP or ICMPv6 frame lwIP
@@ -426,6 +441,9 @@ static __attribute__((noinline)) err_t eth_ip6_output_nd(struct lwif_port *rp, s
 static err_t eth_ip6_output(struct netif *netif, struct pbuf *p, const ip6_addr_t *dst)
 {
 	struct lwif_port *rp = netif->state;
+	const u8_t *ip6 = p->payload;
+	if (ip6[6] == IP6_NEXTH_ICMP6 && icmp6_error_limited(rp, p))
+		return ERR_OK;
 	if (ip6_addr_ismulticast(dst))
 		return ethip6_output(netif, p, dst);
 	struct nd_hint *h = &rp->nd[dst->addr[3] >> 24 & (ARP_HINTS - 1)];	/* by the last byte */

@@ -478,6 +478,18 @@ def test_ipv6_battery_at_the_host(g):
     got = {k: b[k] - a[k] for k in b if b[k] != a[k] and (k in WATCHED or k.endswith(("_drop", "err")))}
     assert got == want, (got, want)
     assert b["rx"] - a["rx"] == sent, (a, b)
+    # lwIP's own ICMPv6 errors take the port's bucket (100, 100 a second;
+    # RFC 4443 2.4 (f)) as the port unreachable does: of a burst of 250
+    # Parameter Problems' causes about 100 are answered, each one seen,
+    # the rest counted rate-limited.
+    time.sleep(1.1)   # the bucket refills
+    f = [k[1] for k in kinds if k[0] == "hbh_unknown_icmp"][0]
+    g.send(*[f] * 250)
+    errs = g.collect(1.5, lambda x: IPv6 in x and x[IPv6].nh == 58 and raw(x[IPv6].payload)[0] == 4)
+    c = g.rr()
+    sent6, limited = len(errs), c["icmp_rate_limited"] - b["icmp_rate_limited"]
+    assert c["ipv6_ext"] - b["ipv6_ext"] == 250 and c["ip6_drop"] - b["ip6_drop"] == 250, c
+    assert sent6 + limited == 250 and 100 <= sent6 < 250 and limited > 0, (sent6, limited)
 
 
 def test_pools_sized_by_knobs(g):
