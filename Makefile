@@ -119,8 +119,8 @@ $(BUILD)/linerate-fault.elf: $(KOBJ) $(FAULT_OBJ) boot/kernel.ld $(NEWLIB) $(LWI
 
 # GRUB ISO for BIOS and UEFI, from CD or USB stick. Modules trimmed as in
 # docs/toolchain.md 3a; every part_* module is needed by GRUB-EFI; configfile
-# gives grub.cfg its source command (serial.cfg).
-GRUB_MODS = normal configfile multiboot2 iso9660 serial terminal all_video test gfxterm font \
+# gives grub.cfg its source command (serial.cfg); echo and sleep its speed prompts.
+GRUB_MODS = normal configfile multiboot2 iso9660 serial terminal all_video test gfxterm font echo sleep \
 	$(shell ls /usr/lib/grub/x86_64-efi/ 2>/dev/null | sed -n 's/^\(part_.*\)\.mod$$/\1/p')
 $(BUILD)/linerate.iso: $(BUILD)/linerate.elf boot/grub.cfg boot/serial.cfg
 	rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub

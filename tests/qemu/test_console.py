@@ -14,6 +14,8 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 from qemurun import EXIT_OK, Qemu  # noqa: E402
+sys.path.insert(0, os.path.dirname(__file__))
+import screen  # noqa: E402
 
 READY = r"linerate: ready in \d+ us"
 PROMPT = "linerate> "
@@ -289,19 +291,63 @@ def test_pci_serial_absent():
         assert console_lines(q.text()) == ["console: ttyS4 is PCI serial port 0, but 0 were found: not used", DEFAULT]
 
 
+def rates(text):
+    """The baud rates QEMU's 16550s were programmed to, in order (its
+    serial_update_parameters trace: the chardev itself runs at no rate)."""
+    return [int(r) for r in re.findall(r"serial_update_parameters baudrate=(\d+)", text)]
+
+
 @pytest.mark.parametrize("boot", ["iso-bios", "iso-uefi"])
 def test_grub_menu_on_com2(boot):
-    """The ISO's GRUB menu is on COM2 too (COM1 goes nowhere): its second
-    entry, picked over COM2, boots with the console there."""
-    with Qemu(boot=boot, machine="q35", mem="256M", com=2) as q:
-        q.expect(r"linerate: Serial-over-LAN on COM2 \(ttyS1\), 115200", 90)
+    """The ISO's GRUB menu is on COM2 too (COM1 goes nowhere), at 57600
+    when ESC comes at its 57600 prompt (boot/grub.cfg): GRUB has the UARTs
+    at 57600 from that prompt on, never tries 19200, and its COM2 entry at
+    57600, picked over COM2, boots with console=ttyS1,57600, which the
+    kernel programs. On BIOS the entry is edited first ('e') to ask GRUB
+    for a 16-bit framebuffer and the kernel for the screen as a console
+    too (console=tty0): the kernel names the screen unsupported, draws
+    nothing on it, and goes on on COM2."""
+    with Qemu(boot=boot, machine="q35", mem="256M", com=2, extra=["-trace", "serial_update_parameters"]) as q:
+        q.expect(r"linerate: press ESC now for GRUB's menu at 57600 baud", 90)
+        prompt = len(q.text())
+        # an ESC sent the moment the prompt came was not read on UEFI (1 of 1:
+        # GRUB went on to 19200); half a second later it was
+        time.sleep(0.5)
+        q.send("\x1b")
+        q.expect(r"linerate: Serial-over-LAN on COM2 \(ttyS1\), 57600", 60)
+        q.expect(r"automatically in \d+s", 30)
+        grub = q.text()
+        assert rates(grub[:prompt])[-1] == 57600 and set(rates(grub[prompt:])) <= {57600}, grub
+        assert "19200" not in grub
         q.send("\x1b[B")    # VT100 down arrow: the second entry
         time.sleep(0.5)
-        q.send("\r")
+        if boot == "iso-bios":
+            q.send("e")
+            q.expect(r"multiboot2 /boot/linerate\.elf console=ttyS1,\$\{serial_speed\}", 30)
+            time.sleep(0.5)
+            # the editor's lines: setparams, an empty one, multiboot2, boot. Ctrl-N: the
+            # next line, Ctrl-E: its end, Ctrl-A: its start. The screen as a console too;
+            # gfxpayload after multiboot2, which sets it from the kernel's header
+            q.send("\x0e\x0e\x05 console=tty0")
+            time.sleep(0.5)
+            q.send("\x0e\x01set gfxpayload=800x600x16\r")
+            time.sleep(0.5)
+            q.send("\x18")   # Ctrl-X: boot the edited entry
+        else:
+            q.send("\r")
         q.expect(PROMPT, 90)
         text = q.text()
-        assert 'boot: path multiboot2, cmdline "console=ttyS1,115200"' in text
-        assert console_lines(text) == ["console: ttyS1 0x2f8 115200 8N1 (from console=)"]
+        tty0 = " console=tty0" if boot == "iso-bios" else ""
+        assert f'boot: path multiboot2, cmdline "console=ttyS1,57600{tty0}"' in text
+        com2 = "console: ttyS1 0x2f8 57600 8N1 (from console=)"
+        if boot == "iso-bios":
+            assert console_lines(text) == [
+                "console: tty0 is not used: a framebuffer of 16 bits a pixel (5:6:5) is not supported "
+                "(24 or 32, 8 bits a colour)", com2]
+            assert screen.lit_pixels(q) == 0
+        else:
+            assert console_lines(text) == [com2]
+        assert rates(text)[-1] == 57600
         assert re.match(r"linerate 0\.1\.0 \(", q.shell("version"))
 
 
