@@ -49,6 +49,9 @@ UNIT_BINS += $(UNIT_DIR)/test_prom
 UNIT_BINS += $(UNIT_DIR)/test_bootparse
 # ACPI tables with lying lengths (kernel/acpitab.c).
 UNIT_BINS += $(UNIT_DIR)/test_acpitab
+# The screen console's framebuffer on a host buffer (kernel/fb.c), with the
+# font the kernel is built with.
+UNIT_BINS += $(UNIT_DIR)/test_fb
 
 # Beyond kernel/X.c and kernel/X.h: cmdline parses numbers with fmt's
 # parse_u64; memmap uses the shared region types.
@@ -187,6 +190,10 @@ $(UNIT_DIR)/test_bootparse: tests/unit/test_bootparse.c kernel/bootparse.c kerne
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 $(UNIT_DIR)/test_acpitab: tests/unit/test_acpitab.c kernel/acpitab.c kernel/acpi.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(UNIT_DIR)/test_fb: tests/unit/test_fb.c kernel/fb.c kernel/fb.h kernel/font.h $(BUILD)/gen/font8x16.c
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
