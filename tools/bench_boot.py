@@ -35,7 +35,8 @@ def main():
     print("image sizes (bytes):")
     for f in ("linerate.elf", "linerate.iso", "BOOTX64.EFI"):
         print(f"  {f:14} {os.path.getsize(os.path.join(BUILD, f)):>10,}")
-    print(f"\nboot time, median of {runs} (GRUB paths: menu skipped at once; wall includes firmware;"
+    print(f"\nboot time, median of {runs} (GRUB paths: menu skipped at once, after its 4 s of speed prompts;"
+          " wall includes firmware;"
           " min: the run least slowed by the host's other work):")
     print(f"  {'path':10} {'machine':8} {'NICs':9} {'QEMU start->ready':>18} {'kernel entry->ready':>20} "
           f"{'(min)':>10}")
