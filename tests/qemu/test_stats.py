@@ -239,6 +239,12 @@ def test_table_report_and_stats_command():
     assert "runts" not in again and re.search(r"^port0 +1500 +105 +5 ", again, re.M), again
 
 
+
+# The knobs `set` takes at run time (the rest are read at boot).
+RUNTIME_KNOBS = ("InterruptThrottleRate napi_weight copybreak prefetch stats stats_format fwd_mode "
+                 "replay_speed replay_pps replay_mbps replay_topspeed replay_loop replay_dmac replay_smac "
+                 "replay_srcipmap replay_dstipmap replay_pnat vlan_strip vlan_filter").split()
+
 def test_set_show_and_clear():
     b = Box("stats=0 poll=napi")
     try:
@@ -281,20 +287,14 @@ def test_set_show_and_clear():
     m = re.match(r"set: rxd is read at boot only: give rxd= on the kernel command line "
                  r"\(run-time knobs: ([^)]*)\)", replies["set rxd 1024"])
     assert m, replies["set rxd 1024"]
-    assert sorted(m.group(1).split()) == sorted(
-        ("InterruptThrottleRate napi_weight copybreak prefetch stats stats_format fwd_mode "
-         "replay_speed replay_pps replay_mbps replay_topspeed replay_loop replay_dmac replay_smac "
-         "replay_srcipmap replay_dstipmap replay_pnat").split())
+    assert sorted(m.group(1).split()) == sorted(RUNTIME_KNOBS)
     assert replies["set poll busy"].startswith("set: poll is read at boot only")
     assert replies["set InterruptThrottleRate 2"].strip() == (
         "set: bad value '2' for InterruptThrottleRate= (accepted: 0-1|3-4|100-100000, "
         "or one per port: V,V,... (up to 8))")
     m = re.match(r"usage: set \[port\] <knob> <value>; run-time knobs: (.*) \(show config lists them all\)",
                  replies["set InterruptThrottleRate"])
-    assert m and sorted(m.group(1).split()) == sorted(
-        ("InterruptThrottleRate napi_weight copybreak prefetch stats stats_format fwd_mode "
-         "replay_speed replay_pps replay_mbps replay_topspeed replay_loop replay_dmac replay_smac "
-         "replay_srcipmap replay_dstipmap replay_pnat").split())
+    assert m and sorted(m.group(1).split()) == sorted(RUNTIME_KNOBS)
     assert replies["set copybreak 256 extra"].strip() == (
         "set: one value after copybreak: usage: set [port] <knob> <value>")
     assert replies["set port9 copybreak 1"].startswith("set: no port 'port9'; ports: port0")
