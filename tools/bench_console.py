@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""What the consoles cost (make bench; issue 24), in guest instructions
+"""What the consoles cost (make bench), in guest instructions
 counted by QEMU's insncount TCG plugin (as tools/bench_insn.py counts them):
 1. The periodic statistics report on a 115200-baud serial console (a
    report a second, buffered and sent 16 bytes a millisecond): an idle box

@@ -101,6 +101,12 @@ def cpio(root, path):
                        check=True)
 
 
+# The kernel modules the initramfs carries, under lib/modules/KVER/kernel/:
+# e1000e, and 8021q with the modules it needs (INIT loads them in this order).
+MODULES = ("drivers/net/ethernet/intel/e1000e/e1000e.ko", "net/llc/llc.ko", "net/802/stp.ko", "net/802/garp.ko",
+           "net/802/mrp.ko", "net/8021q/8021q.ko")
+
+
 def initramfs(x, kver, path):
     """Write the initramfs at path from x, the tree the .debs were
     extracted into (busybox-static's bin/busybox, linux-image-KVER's
@@ -114,8 +120,7 @@ def initramfs(x, kver, path):
     os.chmod(os.path.join(root, "init"), 0o755)
     shutil.copy(os.path.join(x, "bin", "busybox"), os.path.join(root, "bin", "busybox"))
     mods = os.path.join(x, "lib", "modules", kver, "kernel")
-    for m in ("drivers/net/ethernet/intel/e1000e/e1000e.ko", "net/llc/llc.ko", "net/802/stp.ko", "net/802/garp.ko",
-              "net/802/mrp.ko", "net/8021q/8021q.ko"):
+    for m in MODULES:
         shutil.copy(os.path.join(mods, m), os.path.join(root, os.path.basename(m)))
     sockperf = shutil.which("sockperf")
     shutil.copy(sockperf, os.path.join(root, "bin", "sockperf"))

@@ -15,9 +15,10 @@ import rfc2544  # noqa: E402
 
 def test_initramfs_holds_init_busybox_module_and_sockperf(tmp_path):
     x = tmp_path / "x"
-    mod = x / "lib/modules/9.9.9-test/kernel/drivers/net/ethernet/intel/e1000e"
-    mod.mkdir(parents=True)
-    (mod / "e1000e.ko").write_bytes(b"module")
+    for m in linux_guest.MODULES:
+        ko = x / "lib/modules/9.9.9-test/kernel" / m
+        ko.parent.mkdir(parents=True, exist_ok=True)
+        ko.write_bytes(b"module " + ko.name.encode())
     (x / "bin").mkdir()
     (x / "bin/busybox").write_bytes(b"busybox")
     out = str(tmp_path / "initrd.cpio")
@@ -25,14 +26,16 @@ def test_initramfs_holds_init_busybox_module_and_sockperf(tmp_path):
     listing = subprocess.run(f"cpio -itv --quiet < {out}", shell=True, capture_output=True, text=True,
                              check=True).stdout.splitlines()
     entries = {line.split()[-1]: line.split() for line in listing}
-    for name in ("init", "bin/busybox", "bin/sockperf", "e1000e.ko", "lib64/ld-linux-x86-64.so.2", "dev", "proc"):
+    for name in ("init", "bin/busybox", "bin/sockperf", "e1000e.ko", "8021q.ko", "llc.ko", "lib64/ld-linux-x86-64.so.2",
+                 "dev", "proc"):
         assert name in entries, listing
     assert all(e[2] == "root" and e[3] == "root" for e in entries.values()), listing
     assert entries["init"][0] == "-rwxr-xr-x"
-    subprocess.run(f"cd {tmp_path} && mkdir u && cd u && cpio -id --quiet init e1000e.ko < {out}", shell=True,
+    subprocess.run(f"cd {tmp_path} && mkdir u && cd u && cpio -id --quiet init e1000e.ko 8021q.ko < {out}", shell=True,
                    check=True)
     assert (tmp_path / "u/init").read_text() == linux_guest.INIT
-    assert (tmp_path / "u/e1000e.ko").read_bytes() == b"module"
+    assert (tmp_path / "u/e1000e.ko").read_bytes() == b"module e1000e.ko"
+    assert (tmp_path / "u/8021q.ko").read_bytes() == b"module 8021q.ko"
     assert not os.path.exists(out + ".root") and not os.path.exists(out + ".new")
 
 
