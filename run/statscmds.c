@@ -4,6 +4,7 @@
  * clear stats. Formatting lives in run/stats.c and kernel/config.c.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "apps/app.h"
 #include "drivers/net/nic.h"
@@ -124,20 +125,39 @@ SHELL_CMD(ifconfig, "ifconfig", "ifconfig [port]", "ports: driver, PCI address, 
 	  cmd_ifconfig);
 SHELL_CMD(link, "link", "link [port]", "the same as ifconfig", cmd_ifconfig);
 
-/* reset <port>: the driver's recovery path on demand (count in resets). */
+/* reset <port> [queue <q>]: the driver's recovery path on demand (count
+ * in resets), or queue pair q alone where the driver can (queue_q_resets). */
 static int cmd_reset(int argc, char **argv)
 {
-	struct nic *nic = argc == 2 ? nic_find(argv[1]) : 0;
-	if (!nic) {
-		printf("usage: reset <port>; ");
+	struct nic *nic = argc == 2 || argc == 4 ? nic_find(argv[1]) : 0;
+	if (!nic || (argc == 4 && strcmp(argv[2], "queue"))) {
+		printf("usage: reset <port> [queue <q>]; ");
 		nic_print_ports();
 		return -1;
 	}
-	nic->ops->reset(nic);
-	printf("%s: reset requested (the watchdog resets it now; ethtool -S counts resets)\n", nic->name);
+	if (argc == 2) {
+		nic->ops->reset(nic);
+		printf("%s: reset requested (the watchdog resets it now; ethtool -S counts resets)\n", nic->name);
+		return 0;
+	}
+	char *end;
+	long q = strtol(argv[3], &end, 10);
+	if (*end || end == argv[3] || q < 0 || q >= nic->nqueues) {
+		printf("reset: queue '%s': %s has queue pairs 0 to %d\n", argv[3], nic->name, nic->nqueues - 1);
+		return -1;
+	}
+	if (!nic->ops->reset_queue) {
+		printf("%s: %s resets no queue alone: `reset %s` resets the port\n", nic->name, nic->driver, nic->name);
+		return -1;
+	}
+	if (nic->ops->reset_queue(nic, (int)q))
+		return -1;
+	printf("%s: queue pair %ld reset requested (the watchdog resets it now; ethtool -S counts queue_%ld_resets)\n",
+	       nic->name, q, q);
 	return 0;
 }
-SHELL_CMD(reset, "reset", "reset <port>", "reset a port as after a TX hang: stop DMA, reset, set it up again",
+SHELL_CMD(reset, "reset", "reset <port> [queue <q>]",
+	  "reset a port as after a TX hang: stop DMA, reset, set it up again; with queue, that queue pair alone (virtio)",
 	  cmd_reset);
 
 static int cmd_set(int argc, char **argv)

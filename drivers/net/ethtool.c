@@ -95,8 +95,8 @@ static void show_stats(struct nic *nic)
 		printf("     queue_%d_itr: %lu\n", q, s->itr);
 		printf("     rx_queue_%d_drops: %lu\n", q, s->rx_drops);
 		if (nic->kicks)
-			printf("     rx_queue_%d_kicks: %lu\n     tx_queue_%d_kicks: %lu\n", q, s->rx_kicks, q,
-			       s->tx_kicks);
+			printf("     rx_queue_%d_kicks: %lu\n     tx_queue_%d_kicks: %lu\n     queue_%d_resets: %lu\n", q,
+			       s->rx_kicks, q, s->tx_kicks, q, s->resets);
 	}
 	printf("     pool_free: %u\n     pool_size: %u\n", nic->pool->nfree, nic->pool->size);
 	printf("     small_pool_free: %u\n     small_pool_size: %u\n", nic->small_pool->nfree,

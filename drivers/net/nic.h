@@ -81,6 +81,7 @@ struct nic_qstats {
 				 * driver dropped (bad length, oversize, no buffer) */
 	uint64_t rx_kicks, tx_kicks;	/* virtio: notifications written to the device
 					 * (Linux virtio_net's rx_queue_N_kicks), with nic->kicks */
+	uint64_t resets;	/* virtio: the pair reset alone (reset_queue), with nic->kicks */
 	uint64_t rx_short;	/* frames shorter than NIC_TX_MIN_LEN that rx_burst delivered,
 				 * on a port with rx_short_counted */
 };
@@ -122,6 +123,10 @@ struct nic_ops {
 	/* Reset the port (as after a TX hang) at the next watchdog, on core 0:
 	 * the shell's `reset <port>`. */
 	void (*reset)(struct nic *nic);
+	/* Reset queue pair q alone at the next watchdog, on core 0 (the
+	 * shell's `reset <port> queue <q>`; counted in queue_q_resets). 0, or
+	 * -1 after saying why the port cannot. NULL: the driver has no such reset. */
+	int (*reset_queue)(struct nic *nic, int q);
 	/* Interrupt rate for queue q in ints/s (0 = no throttling). */
 	void (*set_itr)(struct nic *nic, int q, uint32_t ints_per_s);
 	/* Program the multicast filter with nic->mc (may be NULL: no filter). */

@@ -19,7 +19,7 @@ void lapic_ipi(uint32_t apic_id, uint32_t icr) { (void)apic_id; (void)icr; }
 /* Capabilities at 0x40: common, notify (20 bytes with its multiplier),
  * ISR, device; each a struct virtio_pci_cap (4.1.4). */
 static const struct { uint8_t at, type, len; uint32_t off, size; } caps[] = {
-	{ 0x40, 1, 16, VM_COMMON, 0x38 }, { 0x50, 2, 20, VM_NOTIFY, 0x1000 },
+	{ 0x40, 1, 16, VM_COMMON, 0x3c }, { 0x50, 2, 20, VM_NOTIFY, 0x1000 },
 	{ 0x64, 3, 16, VM_ISR, 4 }, { 0x74, 4, 16, VM_DEVICE, sizeof(V.devcfg) },
 };
 
@@ -105,6 +105,7 @@ static uint32_t common_read(uint32_t off)
 	case 0x1a: return q->msix;
 	case 0x1c: return q->enable;
 	case 0x1e: return V.qselect;	/* queue_notify_off */
+	case 0x3a: return q->reset;
 	}
 	V.bad_access++;
 	return 0;
@@ -152,7 +153,17 @@ static void common_write(uint32_t off, uint32_t v)
 	switch (off) {
 	case 0x18: q->size = (uint16_t)v; return;
 	case 0x1a: q->msix = V.s.refuse_msix ? 0xffff : (uint16_t)v; return;
-	case 0x1c: q->enable = (uint16_t)v; return;
+	case 0x1c:	/* 4.1.4.3.1: enabling ends a queue reset */
+		q->enable = (uint16_t)v;
+		q->reset = 0;
+		return;
+	case 0x3a:	/* 4.1.4.3.1: the queue to its reset values; 0 in queue_reset when done */
+		if (v != 1 || !(V.driver_features >> 40 & 1))
+			break;
+		*q = (struct vm_queue){ .size = V.s.qsize[V.qselect], .msix = 0xffff,
+					.reset = (uint16_t)(V.s.stuck_queue_reset != 0) };
+		V.queue_resets++;
+		return;
 	case 0x20: case 0x24: set_half(&q->desc, off, v); return;
 	case 0x28: case 0x2c: set_half(&q->avail, off, v); return;
 	case 0x30: case 0x34: set_half(&q->used, off, v); return;

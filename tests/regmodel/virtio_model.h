@@ -8,7 +8,8 @@
  * queue size of 0 or not a power of two, features without VERSION_1,
  * FEATURES_OK refused, DEVICE_NEEDS_RESET, used entries naming buffers
  * never made available, lengths past the buffer, a used index jumping
- * beyond the ring. It answers the control queue and drives packed rings
+ * beyond the ring, a queue reset that never ends. With
+ * VIRTIO_F_RING_RESET (40) negotiated it resets one queue (2.6.1). It answers the control queue and drives packed rings
  * too. Built with model.c (the PCI, DMA and NIC fakes) and
  * the driver files with VIRTIO_HOST_MODEL (pci.c's accesses come here).
  */
@@ -29,6 +30,7 @@
 struct vm_queue {
 	uint16_t size;			/* queue_size: what the device offers, then what the driver wrote */
 	uint16_t msix, enable;
+	uint16_t reset;			/* queue_reset: 1 while a queue reset is under way */
 	uint64_t desc, avail, used;	/* ring addresses the driver wrote */
 	uint16_t last_avail;		/* next avail ring entry the device takes */
 	uint16_t used_idx;		/* next used entry it writes */
@@ -40,6 +42,7 @@ struct vm_script {
 	uint16_t qsize[VM_QUEUES];	/* queue_size after each reset */
 	int refuse_features_ok;		/* FEATURES_OK never reads back set */
 	int refuse_msix;		/* queue_msix_vector reads back VIRTIO_MSI_NO_VECTOR */
+	int stuck_queue_reset;		/* with VIRTIO_F_RING_RESET: queue_reset keeps reading 1 */
 	uint32_t rx_hash;		/* with HASH_REPORT: vmodel_rx's hash_value ... */
 	uint16_t rx_hash_report;	/* ... and hash_report (0: none) */
 };
@@ -63,6 +66,7 @@ struct vmodel {
 	struct vm_queue q[VM_QUEUES];
 	uint8_t devcfg[0x40];		/* virtio_net_config (5.1.4) */
 	int resets;			/* device_status written 0 */
+	int queue_resets;		/* queue_reset written 1 (VIRTIO_F_RING_RESET, 2.6.1) */
 	struct vm_ctrl ctrl;
 	int bad_access;			/* accesses outside the structures */
 };

@@ -63,6 +63,7 @@ struct vnet_port {
 	int msix;			/* 1: MSI-X, a vector per receive queue and one for config,
 					 * or with nic.irq_shared vector 0 for them all, 1 for config */
 	volatile int reset_pending;	/* the shell's `reset` */
+	volatile uint32_t qreset_pending;	/* the shell's `reset PORT queue Q`: bit q for pair q */
 };
 
 static inline struct vnet_port *to_vnet(struct nic *nic)
@@ -541,6 +542,21 @@ static void vnet_request_reset(struct nic *nic)
 	nic->other_pending = 1;
 }
 
+/* The shell's `reset PORT queue Q`: pair q alone at the next watchdog
+ * (reset_pair), with VIRTIO_F_RING_RESET negotiated. */
+static int vnet_reset_queue(struct nic *nic, int q)
+{
+	struct vnet_port *v = to_vnet(nic);
+	if (!(v->t.features & VIRTIO_BIT(VIRTIO_F_RING_RESET))) {
+		printf("%s: the device does not offer VIRTIO_F_RING_RESET (virtio 1.2 2.6.1; QEMU: queue_reset=on, "
+		       "not on the legacy interface): `reset %s` resets the whole port\n", nic->name, nic->name);
+		return -1;
+	}
+	__atomic_fetch_or(&v->qreset_pending, 1u << q, __ATOMIC_RELEASE);
+	nic->other_pending = 1;
+	return 0;
+}
+
 /* Link state from the config status field (5.1.4, with VIRTIO_NET_F_STATUS;
  * without it the link is always up). virtio has no speed (no SPEED_DUPLEX). */
 static void check_link(struct vnet_port *v)
@@ -556,31 +572,29 @@ static void check_link(struct vnet_port *v)
 	printf("%s: link %s\n", nic->name, up ? "up, virtio (no speed), full duplex" : "down");
 }
 
-/* The frames a queue pair holds go back to the pool after a device
- * reset: received ones not delivered in rx_drop_reset, frames the device
- * had not reported sent in tx_dropped. */
-static void release_queues(struct vnet_port *v)
+/* The frames queue pair q holds go back to the pool after the device or
+ * the pair was reset: received ones not delivered in rx_drop_reset,
+ * frames the device had not reported sent in tx_dropped. */
+static void release_pair(struct vnet_port *v, int q)
 {
 	struct nic *nic = &v->nic;
-	for (int q = 0; q < nic->nqueues; q++) {
-		struct virtq *rx = &v->rxq[q], *tx = &v->txq[q];
-		uint32_t id, len;
-		for (uint16_t m; (m = virtq_used_ready(rx)); nic->stats[NS_rx_drop_reset] += m)
-			for (uint16_t i = 0; i < m; i++)
-				virtq_take_used(rx, &id, &len);
-		for (uint16_t i = 0; i < rx->n; i++)
-			if (rx->bufs[i]) {
-				pkt_free(rx->bufs[i]);
-				rx->bufs[i] = 0;
-			}
-		tx_reclaim(nic, tx);
-		for (uint16_t i = 0; i < tx->n; i++)
-			if (tx->bufs[i]) {
-				nic->stats[NS_tx_dropped]++;
-				pkt_free(tx->bufs[i]);
-				tx->bufs[i] = 0;
-			}
-	}
+	struct virtq *rx = &v->rxq[q], *tx = &v->txq[q];
+	uint32_t id, len;
+	for (uint16_t m; (m = virtq_used_ready(rx)); nic->stats[NS_rx_drop_reset] += m)
+		for (uint16_t i = 0; i < m; i++)
+			virtq_take_used(rx, &id, &len);
+	for (uint16_t i = 0; i < rx->n; i++)
+		if (rx->bufs[i]) {
+			pkt_free(rx->bufs[i]);
+			rx->bufs[i] = 0;
+		}
+	tx_reclaim(nic, tx);
+	for (uint16_t i = 0; i < tx->n; i++)
+		if (tx->bufs[i]) {
+			nic->stats[NS_tx_dropped]++;
+			pkt_free(tx->bufs[i]);
+			tx->bufs[i] = 0;
+		}
 }
 
 /* 1 when receive queues raise interrupts: not with poll=busy, where QEMU's
@@ -728,7 +742,8 @@ static int vnet_start(struct vnet_port *v)
 	 * header has num_buffers, so 12 bytes, only with MRG_RXBUF (5.1.6). */
 	uint64_t want = t->io ? (VNET_FEATURES | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF)) & 0xffffffffu
 			      : VNET_FEATURES | (virtio_packed ? VIRTIO_BIT(VIRTIO_F_RING_PACKED) : 0) |
-				rss_hash_wanted(v);
+				rss_hash_wanted(v) |
+				(t->common_len >= VIRTIO_COMMON_RESET_LEN ? VIRTIO_BIT(VIRTIO_F_RING_RESET) : 0);
 	if (vpci_features_ok(t, want))
 		return -1;
 	if (!(t->features & VIRTIO_BIT(t->io ? VIRTIO_NET_F_MRG_RXBUF : VIRTIO_F_VERSION_1))) {
@@ -771,11 +786,53 @@ static void recover(struct vnet_port *v, const char *why)
 	struct nic *nic = &v->nic;
 	nic_reset_begin(nic, why);
 	vpci_reset(&v->t);
-	release_queues(v);
+	for (int q = 0; q < nic->nqueues; q++)
+		release_pair(v, q);
 	nic_stats_fold(nic);
 	int err = vnet_start(v);
 	v->reset_pending = 0;
+	v->qreset_pending = 0;	/* every pair was reset with the device */
 	nic_reset_end(nic, err);
+}
+
+/* Queue pair q reset alone (VIRTIO_F_RING_RESET; 2.6.1, the steps of
+ * Linux's virtnet_rx_resize): the other cores parked, both queues reset
+ * (4.1.4.3.2), their frames home as after a device reset (release_pair),
+ * the queues placed again with fresh receive buffers and announced;
+ * counted in the pair's queue_N_resets. The other pairs, the link and the
+ * device's configuration (filter, RSS) are not touched. A queue that does
+ * not finish its reset gets the whole device reset. */
+static void reset_pair(struct vnet_port *v, int q)
+{
+	struct nic *nic = &v->nic;
+	printf("%s: queue pair %d: reset asked for from the shell: resetting it alone (virtio 1.2 2.6.1)\n",
+	       nic->name, q);
+	if (nic_stop_others)
+		nic_stop_others(1);
+	int err = vpci_queue_reset(&v->t, (uint16_t)(2 * q)) || vpci_queue_reset(&v->t, (uint16_t)(2 * q + 1));
+	if (!err) {
+		release_pair(v, q);
+		err = setup_pair(v, q);
+	}
+	if (!err) {
+		virtq_publish(&v->rxq[q]);
+		if (rx_irqs(nic))
+			(void)vnet_irq_enable(nic, q);
+		nic->q[q].resets++;
+	}
+	if (nic_stop_others)
+		nic_stop_others(0);
+	if (err)
+		recover(v, "a queue pair not reset");
+}
+
+/* The pairs the shell asked to reset, taken (reset_pair each). */
+static void reset_pairs(struct vnet_port *v)
+{
+	uint32_t want = __atomic_exchange_n(&v->qreset_pending, 0, __ATOMIC_ACQ_REL);
+	for (int q = 0; q < v->nic.nqueues; q++)
+		if (want & (1u << q))
+			reset_pair(v, q);
 }
 
 /* A queue whose used index jumped past its ring (virtq_used_ready), or NULL. */
@@ -803,6 +860,8 @@ static void vnet_watchdog(struct nic *nic)
 		recover(v, "used ring index past the ring");
 	} else if (v->reset_pending) {
 		recover(v, "reset asked for from the shell");
+	} else if (v->qreset_pending) {
+		reset_pairs(v);
 	}
 	check_link(v);
 	napi_watchdog(nic);
@@ -934,7 +993,7 @@ static void print_probe(struct vnet_port *v)
 	printf("%s: %s %s at %02x:%02x.%x, MAC %s, %d queue(s), rxd %d txd %d, %s\n", nic->name, nic->driver,
 	       nic->model, d->bus, d->dev, d->fn, mac_str(m, nic->mac), nic->nqueues, nic->rxd, nic->txd,
 	       v->msix ? "MSI-X" : d->int_mode == INT_MODE_MSI ? "MSI" : "INTx");
-	printf("%s: virtio features %#llx: %s%s%s%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
+	printf("%s: virtio features %#llx: %s%s%s%s%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
 	       (unsigned long long)v->t.features, v->t.io ? "legacy interface, MRG_RXBUF" : "VERSION_1",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MAC) ? " MAC" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_STATUS) ? " STATUS" : "",
@@ -946,7 +1005,8 @@ static void print_probe(struct vnet_port *v)
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MQ) ? " MQ" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_RSS) ? " RSS" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT) ? " HASH_REPORT" : "",
-	       v->t.features & VIRTIO_BIT(VIRTIO_F_RING_PACKED) ? " RING_PACKED" : "", nic->mtu);
+	       v->t.features & VIRTIO_BIT(VIRTIO_F_RING_PACKED) ? " RING_PACKED" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_F_RING_RESET) ? " RING_RESET" : "", nic->mtu);
 }
 
 /* MAC and MTU from the device configuration (5.1.4), read once the
@@ -972,7 +1032,7 @@ static const struct nic_ops vnet_ops = {
 	.rx_burst = vnet_rx_burst, .tx_burst = vnet_tx_burst, .irq_enable = vnet_irq_enable,
 	.irq_disable = vnet_irq_disable, .irq_raise = vnet_irq_raise, .rx_pending = vnet_rx_pending,
 	.update_stats = vnet_update_stats, .watchdog = vnet_watchdog, .tx_clean = vnet_tx_clean,
-	.reset = vnet_request_reset, .set_itr = vnet_set_itr, .set_mc = vnet_set_mc,
+	.reset = vnet_request_reset, .reset_queue = vnet_reset_queue, .set_itr = vnet_set_itr, .set_mc = vnet_set_mc,
 };
 
 static int vnet_probe(struct pci_dev *d, const struct pci_id *id)

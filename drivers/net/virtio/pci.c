@@ -65,6 +65,8 @@ int vpci_map(struct virtio_pci *t)
 		if (pci_read8(d, cap) != VIRTIO_PCI_CAP_VNDR || type < 1 || type > 4 || *where[type])
 			continue;
 		*where[type] = cap_map(t, cap);
+		if (type == VIRTIO_PCI_CAP_COMMON_CFG)
+			t->common_len = pci_read32(d, cap + VIRTIO_PCI_CAP_LENGTH);
 		if (type == VIRTIO_PCI_CAP_NOTIFY_CFG)
 			t->notify_mult = pci_read32(d, cap + VIRTIO_PCI_NOTIFY_MULT);
 	}
@@ -200,6 +202,22 @@ int vpci_reset(struct virtio_pci *t)
 	}
 	printf("%s: device status %#x 100 ms after the reset (virtio 1.2 4.1.4.3.2: should read 0)\n",
 	       t->who, vpci_status(t));
+	return -1;
+}
+
+int vpci_queue_reset(struct virtio_pci *t, uint16_t index)
+{
+	volatile uint8_t *c = t->common;
+	wr16(c, VIRTIO_COMMON_Q_SELECT, index);
+	wr16(c, VIRTIO_COMMON_Q_RESET, 1);
+	for (int i = 0; i < 1000; i++) {
+		if (!rd16(c, VIRTIO_COMMON_Q_RESET) && !rd16(c, VIRTIO_COMMON_Q_ENABLE))
+			return 0;
+		udelay(100);
+	}
+	printf("%s: virtqueue %u: queue_reset %u and queue_enable %u 100 ms after its reset (virtio 1.2 "
+	       "4.1.4.3.2: both should read 0)\n", t->who, index, rd16(c, VIRTIO_COMMON_Q_RESET),
+	       rd16(c, VIRTIO_COMMON_Q_ENABLE));
 	return -1;
 }
 

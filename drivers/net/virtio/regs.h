@@ -35,6 +35,7 @@
 #define VIRTIO_F_VERSION_1		32
 #define VIRTIO_F_ACCESS_PLATFORM	33
 #define VIRTIO_F_RING_PACKED		34	/* packed virtqueues (2.8) */
+#define VIRTIO_F_RING_RESET		40	/* the driver resets one queue (2.6.1, queue_reset) */
 #define VIRTIO_NET_F_HASH_REPORT	57	/* the device's hash in each received frame's header */
 #define VIRTIO_NET_F_RSS		60	/* receive-side scaling by the driver's table (5.1.6.5.7) */
 #define VIRTIO_BIT(f)			(1ull << (f))
@@ -68,6 +69,8 @@
 #define VIRTIO_COMMON_Q_DESC		0x20	/* le64 queue_desc */
 #define VIRTIO_COMMON_Q_AVAIL		0x28	/* le64 queue_driver */
 #define VIRTIO_COMMON_Q_USED		0x30	/* le64 queue_device */
+#define VIRTIO_COMMON_Q_RESET		0x3a	/* le16 queue_reset (VIRTIO_F_RING_RESET) */
+#define VIRTIO_COMMON_RESET_LEN		0x3c	/* the structure's length with queue_reset */
 #define VIRTIO_MSI_NO_VECTOR		0xffff
 
 /* ISR status (4.1.4.5): read clears. */

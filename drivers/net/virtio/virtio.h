@@ -38,6 +38,7 @@ struct virtio_pci {
 	const char *who;		/* "port0", for messages */
 	const struct vpci_ops *ops;	/* set by vpci_map */
 	volatile uint8_t *common;	/* common configuration (4.1.4.3) */
+	uint32_t common_len;		/* its length: queue_reset is there from 0x3c bytes */
 	volatile uint8_t *notify;	/* notification area (4.1.4.4) */
 	volatile uint8_t *isr;		/* ISR status (4.1.4.5) */
 	volatile uint8_t *device;	/* device-specific configuration (4.1.4.6) */
@@ -71,6 +72,11 @@ uint16_t vpci_queue_max(struct virtio_pci *t, uint16_t index);
 uint16_t vpci_config_vector(struct virtio_pci *t, uint16_t vec);
 /* Read the ISR status (4.1.4.5): which interrupt causes; reading clears it. */
 uint8_t vpci_isr(const struct virtio_pci *t);
+/* Reset virtqueue index alone (VIRTIO_F_RING_RESET negotiated; 2.6.1,
+ * 4.1.4.3.2): write 1 to its queue_reset and wait up to 100 ms until
+ * queue_reset and queue_enable both read 0; the device then uses none of
+ * its buffers and virtq_setup places it again. 0, or -1 after saying so. */
+int vpci_queue_reset(struct virtio_pci *t, uint16_t index);
 
 /* The legacy interface (legacy.c, 4.1.4.8), for a transitional device
  * without virtio 1.x capabilities: maps its I/O BAR and sets t->ops to
