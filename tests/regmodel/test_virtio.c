@@ -194,6 +194,71 @@ static void test_rx_good(void **st)
 	assert_int_equal(((uint16_t *)(uintptr_t)V.q[0].avail)[1], 128 + 5);	/* posted again */
 }
 
+/* In-order returns (QEMU's): 3 rounds of 100 frames over the ring of
+ * 128, so the run wraps: every frame whole and in order, avail slot i
+ * still naming buffer i (not rewritten) and the queue not ooo. Then two
+ * buffers returned out of order: both delivered in the device's order,
+ * the queue ooo (the checked run from then on), frames flow, every buffer
+ * home. */
+static void test_rx_in_order_runs(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint32_t home = model_nic->pool->nfree;
+	struct vnet_port *v = port();
+	struct pkt *out[32];
+	uint8_t f[60];
+	int seed = 0;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 100; i++) {
+			frame(f, (uint8_t)(seed + i));
+			assert_int_equal(vmodel_rx(0, f, 60, 2), 1);	/* DATA_VALID */
+		}
+		for (int got = 0; got < 100;) {
+			int k = model_nic->ops->rx_burst(model_nic, 0, out, 32);
+			assert_true(k > 0);
+			for (int i = 0; i < k; i++) {
+				frame(f, (uint8_t)(seed + got + i));
+				assert_int_equal(out[i]->len, 60);
+				assert_memory_equal(out[i]->data, f, 60);
+				assert_int_equal(out[i]->flags, PKT_RX_L4_CSUM_OK);
+			}
+			pkt_free_bulk(out, k);
+			got += k;
+		}
+		seed += 100;
+		assert_int_equal(v->rxq[0].ooo, 0);
+		for (uint16_t i = 0; i < 128; i++)
+			assert_int_equal(v->rxq[0].avail->ring[i], i);
+		assert_int_equal(model_nic->pool->nfree, home);
+	}
+	assert_int_equal(stat(NS_rx_csum_offload_good), 300);
+	uint16_t ids[2];
+	assert_int_equal(vmodel_take(0, ids, 2), 2);
+	uint8_t *b[2];
+	for (int i = 0; i < 2; i++) {
+		b[i] = (uint8_t *)(uintptr_t)v->rxq[0].desc[ids[i]].addr;
+		memset(b[i], 0, 12);
+		b[i][10] = 1;	/* num_buffers */
+		frame(b[i] + 12, (uint8_t)(200 + i));
+	}
+	vmodel_use(0, ids[1], 72);
+	vmodel_use(0, ids[0], 72);
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, out, 32), 2);
+	for (int i = 0; i < 2; i++) {
+		frame(f, (uint8_t)(201 - i));
+		assert_memory_equal(out[i]->data, f, 60);
+	}
+	pkt_free_bulk(out, 2);
+	assert_int_equal(v->rxq[0].ooo, 1);
+	assert_int_equal(rx(3, out), 3);
+	pkt_free_bulk(out, 3);
+	assert_int_equal(model_nic->pool->nfree, home);
+	assert_int_equal(stat(NS_rx_delivered), 305);
+	assert_int_equal(stat(NS_rx_drop_desc_error) + stat(NS_rx_drop_oversize), 0);
+}
+
 /* Used entries that lie: an id never posted (past the ring), a length past
  * the 2048-byte buffer, one shorter than the header, a frame longer than
  * 1518 bytes. Each counted under its reason, none delivered, the good
@@ -382,12 +447,55 @@ static void test_tx_out_of_order(void **st)
 	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 1), 0);
 	assert_int_equal(stat(NS_tx_ring_full), 1);
 	assert_int_equal(port()->txq[0].nfree, 127);
+	assert_int_equal(port()->txq[0].ooo, 1);	/* looked up one by one until the ring drains */
 	vmodel_use(1, ids[0], 0);
 	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 1), 1);
 	assert_int_equal(vmodel_tx(1), 1);
 	model_nic->ops->tx_clean(model_nic, 0);
+	assert_int_equal(port()->txq[0].ooo, 0);
 	assert_int_equal(model_nic->pool->nfree, home);
 	assert_int_equal(stat(NS_tx_errors), 0);
+}
+
+/* In-order returns (QEMU's): 3 rounds of 100 frames over the ring of 128,
+ * so bursts and reclaims wrap: each frame in descriptor avail_idx + k
+ * (mod 128) with its address and length, freed straight out of bufs,
+ * never looked up one by one (ooo stays 0); then a used entry more than
+ * those in flight, naming the next slot in order: looked up, counted in
+ * tx_errors, nothing freed twice. */
+static void test_tx_in_order_runs(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint32_t home = model_nic->pool->nfree;
+	struct vnet_port *v = port();
+	struct pkt *tx[100];
+	for (int round = 0; round < 3; round++) {
+		uint16_t start = v->txq[0].avail_idx;
+		tx_frames(tx, 100);
+		for (int i = 0; i < 100; i += 25)
+			assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx + i, 25), 25);
+		for (int i = 0; i < 100; i++) {
+			volatile struct vring_desc *d = &v->txq[0].desc[(start + i) & 127];
+			assert_ptr_equal((void *)(uintptr_t)d->addr, tx[i]->data - 12);
+			assert_int_equal(d->len, 72);
+			assert_ptr_equal(v->txq[0].bufs[(start + i) & 127], tx[i]);
+		}
+		assert_int_equal(vmodel_tx(1), 100);
+		model_nic->ops->tx_clean(model_nic, 0);
+		assert_int_equal(v->txq[0].ooo, 0);
+		assert_int_equal(v->txq[0].nfree, 128);
+		assert_int_equal(model_nic->pool->nfree, home);
+	}
+	assert_int_equal(stat(NS_tx_errors), 0);
+	tx_frames(tx, 3);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 3), 3);
+	assert_int_equal(vmodel_tx(1), 3);
+	vmodel_use(1, (v->txq[0].avail_idx) & 127, 0);	/* in order, but never sent */
+	model_nic->ops->tx_clean(model_nic, 0);
+	assert_int_equal(stat(NS_tx_errors), 1);
+	assert_int_equal(model_nic->pool->nfree, home);
 }
 
 /* EVENT_IDX (2.7.10): a kick only when the new avail index passes the
@@ -723,12 +831,14 @@ int main(void)
 		cmocka_unit_test(test_features_ok_refused),
 		cmocka_unit_test(test_msix_refused),
 		cmocka_unit_test(test_rx_good),
+		cmocka_unit_test(test_rx_in_order_runs),
 		cmocka_unit_test(test_rx_lies),
 		cmocka_unit_test(test_used_index_jump),
 		cmocka_unit_test(test_needs_reset),
 		cmocka_unit_test(test_tx_good),
 		cmocka_unit_test(test_tx_lies),
 		cmocka_unit_test(test_tx_out_of_order),
+		cmocka_unit_test(test_tx_in_order_runs),
 		cmocka_unit_test(test_tx_kick_suppression),
 		cmocka_unit_test(test_rss_hash_report),
 		cmocka_unit_test(test_config_storm),

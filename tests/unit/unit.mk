@@ -156,8 +156,14 @@ $(UNIT_DIR)/bench_rings_ixgbe: tests/regmodel/bench_rings.c $(IXGBE_DEPS)
 $(UNIT_DIR)/bench_rings_igb: tests/regmodel/bench_rings.c drivers/net/igb/igb.c drivers/net/igb/igb_hw.c $(REGMODEL_DEPS)
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(RINGS_CFLAGS) -o $@ $< $(REGMODEL_SRC)
+$(UNIT_DIR)/bench_rings_virtio: tests/regmodel/bench_rings_virtio.c tests/regmodel/virtio_model.c \
+		tests/regmodel/virtio_model.h drivers/net/virtio/net.c drivers/net/virtio/virtio.h \
+		drivers/net/virtio/regs.h $(VIRTIO_SRC) $(REGMODEL_DEPS)
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(RINGS_CFLAGS) -DVIRTIO_HOST_MODEL -Dprintf=model_printf -o $@ $< tests/regmodel/virtio_model.c \
+		$(VIRTIO_SRC) net/ipv4.c $(REGMODEL_SRC)
 .PHONY: bench-rings
-bench-rings: $(UNIT_DIR)/bench_rings_ixgbe $(UNIT_DIR)/bench_rings_igb ## ixgbe/igb RX and TX instructions per frame on the model's rings (callgrind, ~10 s)
+bench-rings: $(UNIT_DIR)/bench_rings_ixgbe $(UNIT_DIR)/bench_rings_igb $(UNIT_DIR)/bench_rings_virtio ## ixgbe/igb/virtio RX and TX instructions per frame on the model's rings (callgrind, ~15 s)
 	/usr/bin/python3 tools/bench_rings.py $^
 
 # The PTP paths of the drivers against the model with its time sync block

@@ -71,9 +71,12 @@ static inline struct vnet_port *to_vnet(struct nic *nic)
 	return (struct vnet_port *)nic;
 }
 
-/* Give receive descriptor id its buffer back (or a new one) and make it available. */
+/* Give receive descriptor id its buffer back (or a new one) and make it
+ * available; in a split ring's avail slot other than id, the queue is ooo
+ * (rx_fast's in-order run no longer applies). */
 static inline void rx_post(struct virtq *vq, uint16_t id, struct pkt *p)
 {
+	vq->ooo |= id != (vq->avail_idx & (vq->n - 1));
 	vq->bufs[id] = p;
 	virtq_add_buf(vq, id, (uint64_t)p->buf, PKT_BUF_SIZE, VRING_DESC_F_WRITE);
 }
@@ -166,14 +169,18 @@ _Static_assert(VIRTIO_NET_HDR_F_DATA_VALID << 1 == PKT_RX_L4_CSUM_OK, "rx_fast s
  * to complete. Its buffer is handed out and the pool's top (taken from
  * *top down) put in its descriptor, whose length and WRITE flag stay as
  * posted (2.7.5). Stops at the first other entry (rx_one's); returns the
- * entries taken. hdr and mrg are constants where it is inlined, and the
+ * entries taken. inorder: every descriptor is posted, avail slot i naming
+ * id i (the queue not ooo), and an entry is common only if it names the
+ * id of its own slot, as QEMU returns them: the slot then already names
+ * the id posted again, and is not written. hdr, mrg and inorder are
+ * constants where it is inlined, and the
  * ring's fields are locals: the stores through the rings and into the
  * pkts could alias vq, which the compiler would otherwise reload for
  * every frame. */
 static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, uint32_t portq,
 							     struct pkt ***top, struct pkt **out, uint32_t m,
 							     uint64_t *bytes, uint64_t *valid, const uint32_t hdr,
-							     const int mrg)
+							     const int mrg, const int inorder)
 {
 	volatile struct vring_used_elem *used = vq->used->ring;
 	volatile struct vring_desc *desc = vq->desc;
@@ -185,7 +192,7 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 	for (; u != end; u++, a++) {
 		volatile struct vring_used_elem *e = &used[u & mask];
 		uint32_t id = e->id, len = e->len - hdr;
-		if (id >= n || len > ETH_MAX_FRAME)	/* len < hdr wraps past it */
+		if ((inorder ? id != (u & mask) : id >= n) || len > ETH_MAX_FRAME)	/* len < hdr wraps past it */
 			break;
 		struct pkt *p = bufs[id];
 		const struct virtio_net_hdr *h = (const struct virtio_net_hdr *)p->buf;
@@ -195,7 +202,8 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 		struct pkt *fresh = *--t;
 		bufs[id] = fresh;
 		desc[id].addr = (uint64_t)fresh->buf;
-		avail[a & mask] = (uint16_t)id;
+		if (!inorder)
+			avail[a & mask] = (uint16_t)id;
 		p->data = p->buf + hdr;
 		p->len = (uint16_t)len;
 		memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
@@ -231,11 +239,13 @@ static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq 
 		m = (uint16_t)pool->nfree;
 	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* used->idx before the entries (x86: loads in order) */
 	if (vq->mrg_rxbuf)	/* the legacy interface */
-		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 1);
-	else if (vq->hdr == VIRTIO_NET_HDR_LEN)
-		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 0);
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 1, 0);
+	else if (vq->hdr != VIRTIO_NET_HDR_LEN)
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_HASH_LEN, 0, 0);
+	else if (!vq->ooo && (uint16_t)(vq->avail_idx - vq->last_used) == vq->n)
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 0, 1);
 	else
-		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_HASH_LEN, 0);
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 0, 0);
 	pool->nfree = (uint32_t)(top - pool->free);
 	pktpool_unlock(pool);
 	nic->qsw[q][NS_rx_csum_offload_good] += valid;
@@ -329,23 +339,18 @@ static void tx_reclaim_packed(struct nic *nic, struct virtq *vq)
 	pkt_free_bulk(done, k);
 }
 
-/* Free the buffers of sent frames, NIC_BURST_MAX to a pkt_free_bulk.
- * Split: the entries waiting at one read of used->idx in one pass (only
- * ids are read: a sent frame's length is 0), and used_event kept half the
- * index space ahead, so the device never interrupts for sent frames
- * (2.7.10; the queue has no vector either). */
-static void tx_reclaim(struct nic *nic, struct virtq *vq)
+/* Split rings, the checked way: the m used entries from last_used, each
+ * id looked up (tx_done), NIC_BURST_MAX buffers to a pkt_free_bulk; the
+ * queue is then ooo (free and in-flight slots may interleave) until it
+ * drains. */
+static void tx_reclaim_ids(struct nic *nic, struct virtq *vq, uint32_t m)
 {
-	if (__builtin_expect(vq->packed, 0)) {
-		tx_reclaim_packed(nic, vq);
-		return;
-	}
 	struct pkt *done[NIC_BURST_MAX], **bufs = vq->bufs;
 	volatile struct vring_used_elem *ring = vq->used->ring;
-	const uint32_t n = vq->n, mask = n - 1, last = vq->last_used, m = virtq_used_ready(vq), end = last + m;
+	const uint32_t n = vq->n, mask = n - 1, last = vq->last_used, end = last + m;
 	uint32_t freed = 0;
 	uint64_t bad = 0;
-	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* the index before the entries (x86: loads in order) */
+	vq->ooo = 1;
 	for (uint32_t u = last; u != end;) {	/* NIC_BURST_MAX entries to a pkt_free_bulk */
 		const uint32_t stop = end - u > NIC_BURST_MAX ? u + NIC_BURST_MAX : end;
 		int k = 0;
@@ -360,9 +365,49 @@ static void tx_reclaim(struct nic *nic, struct virtq *vq)
 		pkt_free_bulk(done, k);
 		freed += (uint32_t)k;
 	}
-	vq->last_used = (uint16_t)end;
 	vq->nfree = (uint16_t)(vq->nfree + freed);
 	nic->stats[NS_tx_errors] += bad;
+}
+
+/* k buffers of sent frames straight out of bufs, their slots cleared. */
+static inline void tx_free_run(struct pkt **bufs, uint32_t k)
+{
+	pkt_free_bulk(bufs, (int)k);
+	memset(bufs, 0, k * sizeof(*bufs));
+}
+
+/* Free the buffers of sent frames. Split: the entries waiting at one read
+ * of used->idx (only ids are read: a sent frame's length is 0). QEMU
+ * returns them in order, so when the queue is not ooo, the driver's
+ * used index is the oldest frame's slot and used entry u names buffer
+ * u mod n (tx_fill_split's slot) for every entry, within those in flight,
+ * the run is freed straight out of bufs, one pkt_free_bulk per contiguous
+ * part; else each id is looked up (tx_reclaim_ids). used_event is kept
+ * half the index space ahead, so the device never interrupts for sent
+ * frames (2.7.10; the queue has no vector either). */
+static void tx_reclaim(struct nic *nic, struct virtq *vq)
+{
+	if (__builtin_expect(vq->packed, 0)) {
+		tx_reclaim_packed(nic, vq);
+		return;
+	}
+	volatile struct vring_used_elem *ring = vq->used->ring;
+	const uint32_t n = vq->n, mask = n - 1, last = vq->last_used, m = virtq_used_ready(vq), busy = n - vq->nfree;
+	uint32_t odd = vq->ooo | (m > busy) | ((uint16_t)(vq->avail_idx - last) != busy);
+	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* the index before the entries (x86: loads in order) */
+	for (uint32_t u = last; u != last + m; u++)
+		odd |= ring[u & mask].id ^ (u & mask);
+	if (__builtin_expect(odd != 0, 0)) {
+		tx_reclaim_ids(nic, vq, m);
+	} else {
+		const uint32_t s = last & mask, k = n - s < m ? n - s : m;
+		tx_free_run(vq->bufs + s, k);
+		tx_free_run(vq->bufs, m - k);
+		vq->nfree = (uint16_t)(vq->nfree + m);
+	}
+	vq->last_used = (uint16_t)(last + m);
+	if (vq->nfree == n)
+		vq->ooo = 0;	/* drained: every slot free */
 	if (vq->event_idx)
 		*vq->used_event = (uint16_t)(vq->last_used + 0x8000);
 }
@@ -412,14 +457,42 @@ static inline int tx_reclaim_due(const struct virtq *vq, int n)
 	       vq->bufs[vq->avail_idx & (vq->n - 1)];
 }
 
+/* Frames pkts[0..k) into the k descriptors from desc, buffer ids from
+ * bufs on (contiguous slots, all free), behind a header of hdr bytes; the
+ * frames' bytes. */
+static inline __attribute__((always_inline)) uint64_t tx_fill_run(struct pkt **bufs, volatile struct vring_desc *desc,
+								  struct pkt **pkts, uint32_t k, const uint16_t hdr)
+{
+	uint64_t b = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		struct pkt *p = pkts[i];
+		uint32_t len = p->len;
+		tx_hdr(p, hdr);
+		bufs[i] = p;
+		b += len;
+		desc[i].addr = (uint64_t)(p->data - hdr);	/* flags 0, next unread: as virtq_restart left them */
+		desc[i].len = hdr + len;
+	}
+	return b;
+}
+
 /* Up to m frames of pkts into split ring vq: frame k in descriptor and
  * buffer id avail_idx + k (mod n), whose avail ring slot already names it
  * (tx_ring_init), behind a header of hdr bytes (vq->hdr, a constant where
- * it is inlined). Stops at a descriptor still in flight. Returns the
- * frames placed, their bytes in *bytes. */
+ * it is inlined). Unless the queue is ooo, the nfree slots from avail_idx
+ * are free (those in flight are the ones before it) and the frames go in
+ * one or two contiguous runs; else a slot still in flight stops the
+ * burst. Returns the frames placed, their bytes in *bytes. */
 static inline __attribute__((always_inline)) int tx_fill_split(struct virtq *vq, struct pkt **pkts, int m,
 							       uint64_t *bytes, const uint16_t hdr)
 {
+	if (__builtin_expect(!vq->ooo, 1)) {
+		const uint32_t n = vq->n, s = vq->avail_idx & (n - 1), k = n - s < (uint32_t)m ? n - s : (uint32_t)m;
+		*bytes = tx_fill_run(vq->bufs + s, vq->desc + s, pkts, k, hdr) +
+			 tx_fill_run(vq->bufs, vq->desc, pkts + k, (uint32_t)m - k, hdr);
+		vq->avail_idx = (uint16_t)(vq->avail_idx + m);
+		return m;
+	}
 	struct pkt **bufs = vq->bufs;
 	volatile struct vring_desc *desc = vq->desc;
 	const uint16_t mask = (uint16_t)(vq->n - 1), start = vq->avail_idx;

@@ -115,6 +115,10 @@ struct virtq {
 	int event_idx;			/* VIRTIO_F_EVENT_IDX negotiated */
 	struct pkt **bufs;		/* by buffer id */
 	uint16_t nfree;			/* TX: descriptors not in flight */
+	uint16_t ooo;			/* split, TX: a used entry out of order (or a lie) was
+					 * taken: free slots and those in flight may interleave
+					 * until every buffer is back (net.c tx_reclaim); RX: a
+					 * buffer id was posted in another avail slot (rx_post) */
 	uint16_t broken;		/* split: the used index moved this far past last_used,
 					 * more than n (2.7.14): no entry is taken until a reset */
 	uint64_t *kicks;		/* where notifications written are counted */

@@ -56,7 +56,7 @@ int virtq_alloc(struct virtq *vq)
 void virtq_restart(struct virtq *vq)
 {
 	memset(vq->packed ? (void *)vq->pdesc : (void *)vq->desc, 0, bytes(vq));
-	vq->avail_idx = vq->kicked = vq->last_used = vq->broken = 0;
+	vq->avail_idx = vq->kicked = vq->last_used = vq->broken = vq->ooo = 0;
 	vq->nfree = vq->n;
 	virtq_irq(vq, 0);
 }
