@@ -169,18 +169,14 @@ _Static_assert(VIRTIO_NET_HDR_F_DATA_VALID << 1 == PKT_RX_L4_CSUM_OK, "rx_fast s
  * to complete. Its buffer is handed out and the pool's top (taken from
  * *top down) put in its descriptor, whose length and WRITE flag stay as
  * posted (2.7.5). Stops at the first other entry (rx_one's); returns the
- * entries taken. inorder: every descriptor is posted, avail slot i naming
- * id i (the queue not ooo), and an entry is common only if it names the
- * id of its own slot, as QEMU returns them: the slot then already names
- * the id posted again, and is not written. hdr, mrg and inorder are
- * constants where it is inlined, and the
+ * entries taken. hdr and mrg are constants where it is inlined, and the
  * ring's fields are locals: the stores through the rings and into the
  * pkts could alias vq, which the compiler would otherwise reload for
  * every frame. */
 static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, uint32_t portq,
 							     struct pkt ***top, struct pkt **out, uint32_t m,
 							     uint64_t *bytes, uint64_t *valid, const uint32_t hdr,
-							     const int mrg, const int inorder)
+							     const int mrg)
 {
 	volatile struct vring_used_elem *used = vq->used->ring;
 	volatile struct vring_desc *desc = vq->desc;
@@ -192,7 +188,7 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 	for (; u != end; u++, a++) {
 		volatile struct vring_used_elem *e = &used[u & mask];
 		uint32_t id = e->id, len = e->len - hdr;
-		if ((inorder ? id != (u & mask) : id >= n) || len > ETH_MAX_FRAME)	/* len < hdr wraps past it */
+		if (id >= n || len > ETH_MAX_FRAME)	/* len < hdr wraps past it */
 			break;
 		struct pkt *p = bufs[id];
 		const struct virtio_net_hdr *h = (const struct virtio_net_hdr *)p->buf;
@@ -202,8 +198,7 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 		struct pkt *fresh = *--t;
 		bufs[id] = fresh;
 		desc[id].addr = (uint64_t)fresh->buf;
-		if (!inorder)
-			avail[a & mask] = (uint16_t)id;
+		avail[a & mask] = (uint16_t)id;
 		p->data = p->buf + hdr;
 		p->len = (uint16_t)len;
 		memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
@@ -219,6 +214,64 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 	*bytes += b;
 	*valid = v / VIRTIO_NET_HDR_F_DATA_VALID;
 	return u - last;
+}
+
+/* rx_run for a queue whose every descriptor is posted, avail slot i
+ * naming id i (not ooo), over the k entries from slot s on (not past the
+ * ring's end), with the 12-byte header and no MRG_RXBUF: an entry is
+ * common only if it also names the id of its own slot, as QEMU returns
+ * them, so the used entry, the buffer and the descriptor are walked side
+ * by side, and the avail slot, which already names the id posted again,
+ * is not written. *acc gains the frames' bytes, and 1 << 32 for each
+ * frame with DATA_VALID. Returns the entries taken. */
+static inline __attribute__((always_inline)) uint32_t rx_seq(struct virtq *vq, uint32_t s, uint32_t k,
+							     uint32_t portq, struct pkt ***top, struct pkt **out,
+							     uint64_t *acc)
+{
+	volatile struct vring_used_elem *e = &vq->used->ring[s];
+	volatile struct vring_desc *d = &vq->desc[s];
+	struct pkt **bufs = vq->bufs + s, **t = *top;
+	uint64_t sum = 0;
+	uint32_t i = 0;
+	for (; i < k; i++) {
+		uint32_t id = e[i].id, len = e[i].len - VIRTIO_NET_HDR_LEN;
+		if (id != s + i || len > ETH_MAX_FRAME)	/* len < hdr wraps past it */
+			break;
+		struct pkt *p = bufs[i];
+		uint8_t f = ((const struct virtio_net_hdr *)p->buf)->flags;
+		if (f & ~VIRTIO_NET_HDR_F_DATA_VALID)
+			break;
+		struct pkt *fresh = *--t;
+		bufs[i] = fresh;
+		d[i].addr = (uint64_t)fresh->buf;
+		p->data = p->buf + VIRTIO_NET_HDR_LEN;
+		p->len = (uint16_t)len;
+		memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
+		p->flags = (uint16_t)(f << 1);	/* DATA_VALID: PKT_RX_L4_CSUM_OK */
+		sum += len + ((uint64_t)f << 31);
+		out[i] = p;
+	}
+	*top = t;
+	*acc += sum;
+	return i;
+}
+
+/* rx_seq over up to m entries from last_used, in one run or two (at the
+ * ring's end); returns the entries taken, *bytes and *valid as rx_run. */
+static inline __attribute__((always_inline)) uint32_t rx_seq_ring(struct virtq *vq, uint32_t portq,
+								  struct pkt ***top, struct pkt **out, uint32_t m,
+								  uint64_t *bytes, uint64_t *valid)
+{
+	const uint32_t n = vq->n, s = vq->last_used & (n - 1), k1 = n - s < m ? n - s : m;
+	uint64_t acc = 0;
+	uint32_t k = rx_seq(vq, s, k1, portq, top, out, &acc);
+	if (k == k1 && m > k1)
+		k += rx_seq(vq, 0, m - k1, portq, top, out + k1, &acc);
+	vq->last_used = (uint16_t)(vq->last_used + k);
+	vq->avail_idx = (uint16_t)(vq->avail_idx + k);
+	*bytes += (uint32_t)acc;
+	*valid = acc >> 32;
+	return k;
 }
 
 /* rx_run over up to m entries of a split ring, with one pool lock for the
@@ -239,13 +292,13 @@ static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq 
 		m = (uint16_t)pool->nfree;
 	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* used->idx before the entries (x86: loads in order) */
 	if (vq->mrg_rxbuf)	/* the legacy interface */
-		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 1, 0);
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 1);
 	else if (vq->hdr != VIRTIO_NET_HDR_LEN)
-		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_HASH_LEN, 0, 0);
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_HASH_LEN, 0);
 	else if (!vq->ooo && (uint16_t)(vq->avail_idx - vq->last_used) == vq->n)
-		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 0, 1);
+		k = rx_seq_ring(vq, portq, &top, out, m, bytes, &valid);
 	else
-		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 0, 0);
+		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 0);
 	pool->nfree = (uint32_t)(top - pool->free);
 	pktpool_unlock(pool);
 	nic->qsw[q][NS_rx_csum_offload_good] += valid;
