@@ -429,6 +429,19 @@ static inline void tx_free_run(struct pkt **bufs, uint32_t k)
 	memset(bufs, 0, k * sizeof(*bufs));
 }
 
+/* Nonzero unless the k used entries from slot s name their own slots
+ * (entry s + i names id s + i). The device does not write them again
+ * until their buffers are made available again, so they are read as
+ * plain memory (after the acquire that follows the used index). */
+static inline uint32_t tx_ids_off(const struct virtq *vq, uint32_t s, uint32_t k)
+{
+	const struct vring_used_elem *e = (const struct vring_used_elem *)vq->used->ring + s;
+	uint32_t off = 0;
+	for (uint32_t i = 0; i < k; i++)
+		off |= e[i].id ^ (s + i);
+	return off;
+}
+
 /* Free the buffers of sent frames. Split: the entries waiting at one read
  * of used->idx (only ids are read: a sent frame's length is 0). QEMU
  * returns them in order, so when the queue is not ooo, the driver's
@@ -444,16 +457,14 @@ static void tx_reclaim(struct nic *nic, struct virtq *vq)
 		tx_reclaim_packed(nic, vq);
 		return;
 	}
-	volatile struct vring_used_elem *ring = vq->used->ring;
-	const uint32_t n = vq->n, mask = n - 1, last = vq->last_used, m = virtq_used_ready(vq), busy = n - vq->nfree;
+	const uint32_t n = vq->n, last = vq->last_used, m = virtq_used_ready(vq), busy = n - vq->nfree;
+	const uint32_t s = last & (n - 1), k = n - s < m ? n - s : m;
 	uint32_t odd = vq->ooo | (m > busy) | ((uint16_t)(vq->avail_idx - last) != busy);
 	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* the index before the entries (x86: loads in order) */
-	for (uint32_t u = last; u != last + m; u++)
-		odd |= ring[u & mask].id ^ (u & mask);
+	odd |= tx_ids_off(vq, s, k) | tx_ids_off(vq, 0, m - k);
 	if (__builtin_expect(odd != 0, 0)) {
 		tx_reclaim_ids(nic, vq, m);
 	} else {
-		const uint32_t s = last & mask, k = n - s < m ? n - s : m;
 		tx_free_run(vq->bufs + s, k);
 		tx_free_run(vq->bufs, m - k);
 		vq->nfree = (uint16_t)(vq->nfree + m);
