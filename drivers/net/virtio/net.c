@@ -444,13 +444,14 @@ static inline uint32_t tx_ids_off(const struct virtq *vq, uint32_t s, uint32_t k
 
 /* Free the buffers of sent frames. Split: the entries waiting at one read
  * of used->idx (only ids are read: a sent frame's length is 0). QEMU
- * returns them in order, so when the queue is not ooo, the driver's
- * used index is the oldest frame's slot and used entry u names buffer
- * u mod n (tx_fill_split's slot) for every entry, within those in flight,
- * the run is freed straight out of bufs, one pkt_free_bulk per contiguous
- * part; else each id is looked up (tx_reclaim_ids). used_event is kept
- * half the index space ahead, so the device never interrupts for sent
- * frames (2.7.10; the queue has no vector either). */
+ * returns them in order, so when the queue is not ooo, the driver's used
+ * index is the oldest frame's slot, no more entries wait than frames are
+ * in flight, and each entry u names its own slot (buffer u mod n, as
+ * tx_fill_split placed it), the run is freed straight out of bufs, one
+ * pkt_free_bulk per contiguous part; else each id is looked up
+ * (tx_reclaim_ids). used_event is kept half the index space ahead, so the
+ * device never interrupts for sent frames (2.7.10; the queue has no
+ * vector either). */
 static void tx_reclaim(struct nic *nic, struct virtq *vq)
 {
 	if (__builtin_expect(vq->packed, 0)) {
