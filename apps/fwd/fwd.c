@@ -122,12 +122,31 @@ static void rewrite_macs(struct pkt **pkts, int n, const struct nic *out)
  * port of another app, e.g. the management port, never carries them). */
 static uint8_t fwd_out_ok[NIC_MAX_PORTS];
 
+/* ptp_tc= on the routed ports: e2e corrects the PTP/UDP event messages
+ * they forward (tc.c); p2p is the L2 pairs' only (said once). */
+static void fwd_tc_routed_init(void)
+{
+	int routed = 0;
+	for (int p = 0; p < nic_count; p++)
+		if (app_runs_on(&app_fwd, p) && fwd_l3_port[p]) {
+			routed++;
+			if (fwd_ptp_tc == FWD_TC_E2E)
+				fwd_tc_route_init(nics[p]);
+		}
+	if (routed && fwd_ptp_tc == FWD_TC_E2E)
+		printf("fwd: routed ports: end-to-end transparent clock (ptp_tc=e2e) on PTP/UDP event messages\n");
+	else if (routed && fwd_ptp_tc == FWD_TC_P2P)
+		printf("fwd: routed ports: ptp_tc=p2p is the L2 pairs' only (Pdelay is link-local): routed PTP "
+		       "messages are not corrected\n");
+}
+
 static int fwd_init(void)
 {
 	for (int p = 0; p < nic_count; p++)
 		fwd_out_ok[p] = (uint8_t)app_runs_on(&app_fwd, p);
 	if (fwd_l3_init())
 		return -1;
+	fwd_tc_routed_init();
 	int l2 = 0;
 	for (int p = 0; p < nic_count; p++)
 		l2 += app_runs_on(&app_fwd, p) && !fwd_l3_port[p];
@@ -335,8 +354,8 @@ static void show_link(int link, const char *name, enum app_show show)
 	printf(show == APP_SHOW_JSON ? "}\n" : "\n");
 	if (show == APP_SHOW_ALL && fwd_l3_port[link])
 		show_l3(link);
-	else if (show == APP_SHOW_ALL && link < NIC_MAX_PORTS)
-		fwd_tc_show(link, name);
+	if (show == APP_SHOW_ALL && link < NIC_MAX_PORTS && (!fwd_l3_port[link] || fwd_ptp_tc == FWD_TC_E2E))
+		fwd_tc_show(link, name);	/* a routed port's: the messages that came in on it or its VLANs */
 }
 
 /* After each periodic statistics report: a line per fwd port and VLAN sub-interface. */

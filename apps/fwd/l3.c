@@ -379,6 +379,7 @@ void fwd_l3_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		nic = l3_vlan_burst(nic, pkts, n);
 	uint64_t now = rdtsc();
 	struct l3_core *core = burst_start(nic, q);
+	core->rx_tsc = now;
 	uint64_t our = 0;
 	memcpy(&our, nic->mac, ETH_ALEN);
 	int v6 = fwd_l3_v6[nic->port];

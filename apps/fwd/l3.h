@@ -52,6 +52,9 @@ int l3_vlan_rx_tag(int port, struct pkt *p);
  * link's NIC returned, to route the burst as the link's; else nic, the
  * frames untouched (vlan.c). */
 struct nic *l3_vlan_burst(struct nic *nic, struct pkt **pkts, int n);
+/* The port link's frames go out of and come in on: the port itself, or
+ * a VLAN sub-interface's port (vlan.c). */
+struct nic *l3_link_port(int link);
 /* The sub-interfaces' NICs into l3_nics (vlan.c); 0, or -1 after
  * printing why. */
 int l3_vlan_init(void);
@@ -151,6 +154,7 @@ struct l3_core {
 	int q;			/* TX queue it sends on: its core number (fwd_l3_tx_per_core),
 				 * else the RX queue of this burst */
 	int in;			/* port of this burst */
+	uint64_t rx_tsc;	/* TSC at this burst's start (ptp_tc's software ingress time) */
 	int mix;		/* a sub-interface's frame came in this burst: every batch
 				 * is mixed until its end (l3_tx_mix_all) */
 	struct arp_entry *last;	/* the entry the last routed frame used (any state) */

@@ -1,7 +1,8 @@
 /*
  * fwd's transparent clock on the L2 pairs: ptp_tc=e2e end-to-end (IEEE
- * 1588-2008 10.2, 11.5.2, 11.5.3), ptp_tc=p2p peer-to-peer (10.3, 11.5.4).
- * For each PTP event message forwarded (L2 or UDP/IPv4, framed as
+ * 1588-2008 10.2, 11.5.2, 11.5.3), ptp_tc=p2p peer-to-peer (10.3, 11.5.4);
+ * e2e also on the router's ports and VLAN sub-interfaces (below).
+ * For each PTP event message forwarded (L2, UDP/IPv4 or UDP/IPv6, framed as
  * net/ptp.h parses them, untagged or behind one 802.1Q tag) the residence
  * time, egress less ingress time in the egress port's clock, is added to
  * the correctionField (ns * 2^16):
@@ -17,7 +18,20 @@
  * Delay_Resp that answers it when that passes back through the port
  * (11.5.3.2, the two-step TC's Delay_Resp), matched by
  * requestingPortIdentity, sequenceId and domain.
- * A UDP checksum (when not 0) is updated with the field (RFC 1624).
+ * A UDP checksum (when not 0) is updated with the field (RFC 1624): IPv4's
+ * kept rather than zeroed (Annex D.3 allows either), IPv6's as it must be
+ * (Annex E.3; RFC 8200 8.1, never 0).
+ *
+ * Routed (ptp_tc=e2e, fwd_tc_route): a PTP/UDP event message the router
+ * forwards (IPv4 or IPv6, unicast: the router forwards no multicast) is
+ * corrected as above as tx.c sends its batch out of the link, ingress and
+ * egress being the links' ports (a VLAN sub-interface's frames are
+ * corrected untagged, before vlan.c tags them). Egress time: the TSC just
+ * before the batch goes to the TX ring, for every message (no TX stamp
+ * requests on routed ports: their batches mix frames of several ports and
+ * cores). Software ingress time: the TSC at the start of the burst
+ * (fwd_l3_rx). ptp_tc=p2p is the L2 pairs' only: Pdelay is link-local,
+ * a router's ports would have to answer it themselves.
  *
  * p2p: each port measures the delay of its link to its neighbour with the
  * ptp app's peer delay mechanism (apps/ptp/pdelay.c, 11.4: Pdelay_Req
@@ -59,6 +73,7 @@
 #include "kernel/time.h"
 #include "net/bytes.h"
 #include "net/ipv4.h"
+#include "net/ipv6.h"
 #include "net/prom.h"
 #include "net/ptp.h"
 #include "net/vlan.h"
@@ -69,7 +84,8 @@ KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival =
      .help = "fwd L2 pairs: e2e makes each pair an end-to-end transparent clock (IEEE 1588 11.5: the "
 	     "residence time of Sync and Delay_Req added to correctionField, a two-step Sync's to its "
 	     "Follow_Up); p2p a peer-to-peer one (10.3: each port measures its link with Pdelay, not "
-	     "forwarded; a Sync gets residence plus the ingress link's delay); default off");
+	     "forwarded; a Sync gets residence plus the ingress link's delay); routed ports: e2e on the "
+	     "PTP/UDP (IPv4, IPv6) event messages they forward, p2p not; default off");
 
 /* What the TC did with the PTP event messages and Follow_Ups it saw, per
  * ingress port, as the `fwd` command prints them. */
@@ -366,16 +382,17 @@ enum tc_verdict {
 			 * yet sent: send the frames before it, then look again */
 };
 
-/* One frame of the burst: corrected (or not) in place. */
+/* One frame of the burst: corrected (or not) in place; txstamp: out's
+ * TX stamps may be asked for (a two-step Sync's, a Delay_Req's). */
 static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *nout, struct phc *in, struct phc *out,
-				struct pkt *p, uint64_t rx_tsc)
+				struct pkt *p, uint64_t rx_tsc, int txstamp)
 {
 	uint8_t *d = p->data + tag_len(p);
 	uint16_t type = get16(d + 12);
-	if (type != PTP_ETHERTYPE && type != ETHERTYPE_IPV4)
+	if (type != PTP_ETHERTYPE && type != ETHERTYPE_IPV4 && type != ETHERTYPE_IPV6)
 		return TC_PASS;
 	struct ptp_frame f;
-	enum ptp_transport tr = type == PTP_ETHERTYPE ? PTP_L2 : PTP_UDP4;
+	enum ptp_transport tr = type == PTP_ETHERTYPE ? PTP_L2 : type == ETHERTYPE_IPV4 ? PTP_UDP4 : PTP_UDP6;
 	enum ptp_frame_kind k = ptp_frame_parse(d, p->len - (size_t)(d - p->data), tr, &f);
 	if (k == PTP_FRAME_NONE)
 		return TC_PASS;
@@ -385,7 +402,7 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 		return TC_PASS;
 	}
 	uint8_t *msg = d + (f.msg - d);
-	int udp = tr == PTP_UDP4;
+	int udp = tr != PTP_L2;
 	if (fwd_ptp_tc == FWD_TC_P2P && (m.msg_type == PTP_PDELAY_REQ || m.msg_type == PTP_PDELAY_RESP ||
 					  m.msg_type == PTP_PDELAY_RESP_FOLLOW_UP)) {
 		tc_pdelay(t, nin, &m, rx_tsc);
@@ -417,7 +434,7 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 	if (m.msg_type == PTP_SYNC && (m.flags & PTP_FLAG_TWO_STEP)) {
 		struct tc_sync *s = &t->sync[t->next++ % TC_SYNCS];
 		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, link, 0 };
-		if (phc_is_hw(out) && !t->tx_asked) {
+		if (txstamp && !t->tx_asked) {
 			p->flags |= PKT_TX_TSTAMP;
 			t->tx_asked = &s->txseq;
 		}
@@ -427,24 +444,28 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 	if (add_correction(t, msg, udp, res, link))
 		return TC_PASS;
 	t->count[m.msg_type == PTP_SYNC ? TC_sync : TC_delay_req]++;
-	if (m.msg_type == PTP_DELAY_REQ && phc_is_hw(out) && !t->tx_asked)
+	if (m.msg_type == PTP_DELAY_REQ && txstamp && !t->tx_asked)
 		dreq_keep(t, p, &m, nout->port, t_in + res, res);
 	return TC_PASS;
 }
 
-/* 1 if p may be a PTP message: EtherType 0x88F7, or IPv4 UDP to port 319
- * or 320, after one 802.1Q tag if it has one (tc_frame parses it whole).
- * Inline, so that the other frames cost a few loads and compares each. */
+/* 1 if p may be a PTP message: EtherType 0x88F7, or IPv4 or IPv6 UDP
+ * (IPv6: UDP the first next header, as ptp4l sends) to port 319 or 320,
+ * after one 802.1Q tag if it has one (tc_frame parses it whole). Inline,
+ * so that the other frames cost a few loads and compares each. */
 static inline int maybe_ptp(const struct pkt *p)
 {
-	unsigned o = tag_len(p);
+	unsigned o = tag_len(p), dport;
 	const uint8_t *d = p->data + o;
 	uint16_t type = get16(d + 12);
 	if (type == PTP_ETHERTYPE)
 		return 1;
-	if (type != ETHERTYPE_IPV4 || d[ETH_HLEN + 9] != 17)
+	if (type == ETHERTYPE_IPV4 && d[ETH_HLEN + 9] == 17)
+		dport = ETH_HLEN + (d[ETH_HLEN] & 0xfu) * 4 + 2;
+	else if (type == ETHERTYPE_IPV6 && p->len >= o + ETH_HLEN + IPV6_HLEN && d[ETH_HLEN + 6] == 17)
+		dport = ETH_HLEN + IPV6_HLEN + 2;
+	else
 		return 0;
-	unsigned dport = ETH_HLEN + (d[ETH_HLEN] & 0xfu) * 4 + 2;
 	return p->len >= o + dport + 2 && (get16(d + dport) == PTP_EVENT_PORT || get16(d + dport) == PTP_GENERAL_PORT);
 }
 
@@ -473,14 +494,14 @@ int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n)
 	t->tx_asked = 0;
 	for (; i < *n; i++) {
 		struct pkt *p = pkts[i];
-		enum tc_verdict v = maybe_ptp(p) ? tc_frame(t, in, out, ci, co, p, rx_tsc) : TC_PASS;
+		enum tc_verdict v = maybe_ptp(p) ? tc_frame(t, in, out, ci, co, p, rx_tsc, phc_is_hw(co)) : TC_PASS;
 		if (v == TC_FLUSH) {
 			int m = tc_send(t, out, co, q, pkts + done, k - done);
 			sent += m;
 			if (m < k - done)
 				break;	/* the ring is full: the rest is dropped by the caller */
 			done = k;
-			v = tc_frame(t, in, out, ci, co, p, rx_tsc);
+			v = tc_frame(t, in, out, ci, co, p, rx_tsc, phc_is_hw(co));
 		}
 		if (v == TC_END)
 			pkt_free(p);
@@ -494,6 +515,22 @@ int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n)
 	}
 	*n = k;
 	return sent + tc_send(t, out, co, q, pkts + done, k - done);
+}
+
+void fwd_tc_route_init(struct nic *nic)
+{
+	struct phc *c = phc_of(nic);
+	if (phc_is_hw(c))
+		phc_hwtstamp(c, PTP_SYNC, 1, 1);
+}
+
+void fwd_tc_route(struct nic *in, struct nic *out, struct pkt *p, uint64_t rx_tsc)
+{
+	if (!maybe_ptp(p))
+		return;
+	struct tc_port *t = &tc_ports[cpu_id_fast()][in->port];
+	t->tx_asked = 0;
+	tc_frame(t, in, out, phc_of(in), phc_of(out), p, rx_tsc, 0);
 }
 
 int fwd_tc_idle(void)

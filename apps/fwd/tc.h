@@ -1,7 +1,7 @@
 /* fwd's transparent clock (IEEE 1588-2008 10.2, 10.3, 11.5): ptp_tc=e2e
- * or p2p on an L2 pair adds each PTP event message's residence time (p2p:
- * a Sync's, plus the ingress link's delay) to its correctionField
- * (apps/fwd/tc.c). */
+ * or p2p on an L2 pair (e2e also on routed ports) adds each PTP event
+ * message's residence time (p2p: a Sync's, plus the ingress link's delay)
+ * to its correctionField (apps/fwd/tc.c). */
 #ifndef FWD_TC_H
 #define FWD_TC_H
 #include <stdint.h>
@@ -26,6 +26,15 @@ void fwd_tc_port_init(struct nic *nic);
  * took (the caller frees the rest). Called in place of tx_burst only when
  * fwd_ptp_tc is on. */
 int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n);
+/* ptp_tc=e2e on a routed port: turn its clock's hardware timestamps on
+ * (RX: Sync; TX), if it has one, for the TC's ingress times. */
+void fwd_tc_route_init(struct nic *nic);
+/* ptp_tc=e2e: routed frame p, received on port in (the port of a VLAN
+ * sub-interface) in the burst that started at TSC rx_tsc, about to be sent
+ * out of port out untagged: if a PTP event message (UDP/IPv4 or IPv6),
+ * its residence added as fwd_tc_tx does, egress time the TSC now (a
+ * two-step Sync's kept for its Follow_Up), the UDP checksum updated. */
+void fwd_tc_route(struct nic *in, struct nic *out, struct pkt *p, uint64_t rx_tsc);
 /* p2p: the Pdelay requests and pending answers of the ports whose TX queue
  * 0 this core sends on (fwd's idle hook); returns 1 if it did anything. */
 int fwd_tc_idle(void);

@@ -58,6 +58,11 @@ static int vlan_tx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 /* Only tx_burst: the router calls nothing else on a link. */
 static const struct nic_ops vlan_ops = { .tx_burst = vlan_tx_burst };
 
+struct nic *l3_link_port(int link)
+{
+	return link < NIC_MAX_PORTS ? nics[link] : ((struct vlan_link *)l3_nics[link])->port;
+}
+
 int l3_vlan_init(void)
 {
 	for (int i = 0; i < fwd_l3_nvlans; i++) {

@@ -116,7 +116,8 @@ int nic_mc_add(struct nic *nic, const uint8_t mc[6])
 static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
 
 /* A frame of msg_type from clock 02..01 port 1, sequenceId seq, with
- * flags and correctionField corr (ns * 2^16), over transport t. */
+ * flags and correctionField corr (ns * 2^16), over transport t (from
+ * 10.0.0.1 or 2001:db8::1). */
 static struct pkt *frame(uint8_t *buf, enum ptp_transport t, uint8_t type, uint16_t seq, uint16_t flags, int64_t corr)
 {
 	static struct pkt p;
@@ -125,7 +126,8 @@ static struct pkt *frame(uint8_t *buf, enum ptp_transport t, uint8_t type, uint1
 	memset(buf, 0, 256);
 	size_t hl = ptp_frame_hlen(t), ml = ptp_build(buf + hl, 256 - hl, &m);
 	assert_true(ml > 0);
-	p = (struct pkt){ .data = buf, .len = (uint16_t)ptp_frame_build(buf, t, mac, (const uint8_t[4]){ 10, 0, 0, 1 }, type, ml) };
+	static const uint8_t src4[4] = { 10, 0, 0, 1 }, src6[16] = { 0x20, 1, 0xd, 0xb8, [15] = 1 };
+	p = (struct pkt){ .data = buf, .len = (uint16_t)ptp_frame_build(buf, t, mac, t == PTP_UDP6 ? src6 : src4, type, ml) };
 	return &p;
 }
 
@@ -544,6 +546,100 @@ static void test_p2p(void **state)
 	assert_int_equal(forwarded, 4);
 }
 
+/* The UDP checksum of the UDPv6 datagram of frame buf recomputed whole
+ * (RFC 8200 8.1): 1 if the one it carries equals it. */
+static int udp6_csum_ok(uint8_t *buf)
+{
+	struct ipv6_hdr *ip = (struct ipv6_hdr *)(buf + ETH_HLEN);
+	uint8_t *udp = buf + ETH_HLEN + IPV6_HLEN;
+	uint16_t ulen = get16(udp + 4), had = get16(udp + 6);
+	put16(udp + 6, 0);
+	uint16_t c = ipv6_l4_csum(ip, 17, udp, ulen);
+	put16(udp + 6, had);
+	return had == (c ? c : 0xffff);
+}
+
+/* UDP/IPv6 on an L2 pair: a Delay_Req corrected in place with its UDP
+ * checksum right (the message 62 bytes in, the 2-byte trailer after); a
+ * UDPv6 datagram to another port, and one with a wrong checksum
+ * (bad_ptp), forwarded unchanged. */
+static void test_udp6(void **state)
+{
+	(void)state;
+	uint8_t buf[256], before[256];
+	struct pkt *p = frame(buf, PTP_UDP6, PTP_DELAY_REQ, 3, 0, 7ll << 16);
+	assert_true(udp6_csum_ok(buf));
+	run(p);
+	assert_int_equal(correction(p, PTP_UDP6), (7 + 100) << 16);
+	assert_true(udp6_csum_ok(buf));
+	assert_int_equal(counts()->count[TC_delay_req], 1);
+	p = frame(buf, PTP_UDP6, PTP_DELAY_REQ, 4, 0, 0);
+	put16(buf + ETH_HLEN + IPV6_HLEN + 2, 5000);	/* another destination port */
+	memcpy(before, buf, sizeof(buf));
+	run(p);
+	assert_memory_equal(buf, before, sizeof(buf));
+	p = frame(buf, PTP_UDP6, PTP_DELAY_REQ, 5, 0, 0);
+	buf[ETH_HLEN + IPV6_HLEN + 6] ^= 1;
+	memcpy(before, buf, sizeof(buf));
+	run(p);
+	assert_memory_equal(buf, before, sizeof(buf));
+	assert_int_equal(counts()->count[TC_bad_ptp], 1);
+	assert_int_equal(counts()->count[TC_delay_req], 1);
+	assert_int_equal(forwarded, 3);
+}
+
+/* Routed (fwd_tc_route, as tx.c calls it per frame before the batch is
+ * sent): a UDP/IPv4 Delay_Req and a one-step Sync corrected in place by
+ * their residence (ingress the burst's TSC, egress the TSC now: 100 ns
+ * here), the UDP checksum kept right; a two-step Sync over UDP/IPv6 asks
+ * no TX stamp even where the egress port stamps (routed batches never
+ * do), its TSC residence going into its Follow_Up, IPv6's checksum
+ * right; an ingress hardware stamp is mapped as on a pair; frames that
+ * are not PTP are not touched and nothing is sent (tx.c sends). */
+static void test_routed(void **state)
+{
+	(void)state;
+	uint8_t buf[256], before[256], pseudo[12];
+	out_hw = grant = 1;
+	struct pkt *p = frame(buf, PTP_UDP4, PTP_DELAY_REQ, 1, 0, 3ll << 16);
+	uint8_t *ip = buf + ETH_HLEN, *udp = ip + IPV4_HLEN;
+	uint16_t ulen = udp_csum_set(ip, udp, pseudo);
+	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	assert_int_equal(correction(p, PTP_UDP4), (3 + 100) << 16);
+	assert_int_equal(inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)), 0);
+	p = frame(buf, PTP_UDP4, PTP_SYNC, 2, 0, 0);
+	p->flags = PKT_RX_TSTAMP;
+	p->tstamp = 4000;
+	conv_offset = fuzz_tsc - 4000 - 50;	/* 50 ns before the burst's TSC; egress its third stamp: +300 */
+	udp_csum_set(ip, udp, pseudo);
+	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	assert_int_equal(correction(p, PTP_UDP4), 350ll << 16);
+	assert_int_equal(inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)), 0);
+	assert_int_equal(counts()->count[TC_sync], 1);
+	assert_int_equal(counts()->count[TC_rx_hwtstamp], 1);
+	p = frame(buf, PTP_UDP6, PTP_SYNC, 3, PTP_FLAG_TWO_STEP, 0);
+	memcpy(before, buf, sizeof(buf));
+	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	assert_memory_equal(buf, before, sizeof(buf));
+	assert_false(p->flags & PKT_TX_TSTAMP);
+	p = frame(buf, PTP_UDP6, PTP_FOLLOW_UP, 3, 0, 1ll << 16);
+	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	assert_int_equal(correction(p, PTP_UDP6), (1 + 100) << 16);
+	assert_true(udp6_csum_ok(buf));
+	p = frame(buf, PTP_UDP4, PTP_DELAY_REQ, 4, 0, 0);
+	buf[ETH_HLEN + 9] = 6;	/* TCP to port 319 */
+	memcpy(before, buf, sizeof(buf));
+	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	assert_memory_equal(buf, before, sizeof(buf));
+	assert_int_equal(counts()->count[TC_delay_req], 1);
+	assert_int_equal(counts()->count[TC_follow_up], 1);
+	assert_int_equal(counts()->count[TC_tx_swtstamp], 3);
+	assert_int_equal(counts()->count[TC_tx_hwtstamp], 0);
+	assert_int_equal(counts()->count[TC_rx_swtstamp], 2);
+	assert_int_equal(counts()->residence_max, 350);
+	assert_int_equal(flagged + forwarded + bursts, 0);
+}
+
 /* /metrics: the `fwd` line's counters by event, the residence sum and
  * maximum, for the ports fwd runs on; nothing with ptp_tc=off. */
 static void test_metrics(void **state)
@@ -582,6 +678,8 @@ int main(void)
 		cmocka_unit_test_setup(test_refused, setup),
 		cmocka_unit_test_setup(test_p2p, setup),
 		cmocka_unit_test_setup(test_metrics, setup),
+		cmocka_unit_test_setup(test_udp6, setup),
+		cmocka_unit_test_setup(test_routed, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
