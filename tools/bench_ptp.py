@@ -5,14 +5,20 @@ the appliance, software stamps in ptp4l), for two appliances with igb
 hardware stamps on both sides (-netdev stream pair), and for ptp4l against
 ptp4l over a veth pair in two namespaces (the same kind of link; ptp4l runs
 with --free_running 1, as always here, so its figures are the residuals of
-its offsets around their trend: what its servo would have to follow). Then
+its offsets around their trend: what its servo would have to follow).
+Then each mode with the appliance between a ptp4l master and a slave-only
+ptp4l (two igb ports on two taps in two namespaces, as the QEMU tests wire
+them): boundary clock (E2E), fwd's E2E and P2P transparent clocks, and an
+802.1AS time-aware relay (gPTP.cfg on both ptp4l), each beside ptp4l
+slave of ptp4l over veth with the same delay mechanism (E2E, P2P, gPTP):
+the slave's residuals, as for ptp4l against ptp4l. Then
 the check of the PTP field report (docs/field-reports.md): app=rr transactions/s and guest instructions per
 transaction on igb with hardware timestamping off and on (hwtstamp=1):
 frames that are not PTP must cost nothing. Prints tables and CSV under
 build/bench/; never passes or fails. QEMU TCG figures: compare rows, not
 machines.
 
-    tools/bench_ptp.py [--seconds 20] [--rr-seconds 3]
+    tools/bench_ptp.py [--seconds 20] [--rr-seconds 3] [--modes bc,e2e,p2p,gptp] [--no-rr]
 """
 import argparse
 import csv
@@ -25,7 +31,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from netns import names, remove, sh, tap_add, wire  # noqa: E402
+from netns import TapPeer, names, remove, sh, tap_add, wire  # noqa: E402
 from qemurun import BUILD, Qemu  # noqa: E402
 import bench_rr  # noqa: E402
 
@@ -122,7 +128,12 @@ def appliance_vs_appliance(seconds):
             t.join(5)
 
 
-def ptp4l_vs_ptp4l(seconds):
+def ptp4l_offsets(lines):
+    """(time, offset) of a free-running ptp4l's sample lines."""
+    return [(float(m.group(1)), int(m.group(2))) for m in map(PTP4L_SAMPLE.search, lines) if m]
+
+
+def ptp4l_vs_ptp4l(seconds, master_args=(), slave_args=()):
     a, b = NS + "a", NS + "b"
     sh("ip", "netns", "add", a)
     sh("ip", "netns", "add", b)
@@ -133,22 +144,75 @@ def ptp4l_vs_ptp4l(seconds):
         sh("ip", "link", "set", vb, "netns", b)
         sh("ip", "link", "set", va, "up", ns=a)
         sh("ip", "link", "set", vb, "up", ns=b)
-        pm, _ = ptp4l(a, va, "--priority1", "1")
-        ps, lines = ptp4l(b, vb, "-s", "--summary_interval", "-2")
+        pm, _ = ptp4l(a, va, "--priority1", "1", *master_args)
+        ps, lines = ptp4l(b, vb, "-s", "--summary_interval", "-2", *slave_args)
         try:
             time.sleep(15 + seconds)	# announce timeout, master qualification, then samples
         finally:
             stop(ps)
             stop(pm)
-        pts = []
-        for ln in lines:
-            mm = PTP4L_SAMPLE.search(ln)
-            if mm:
-                pts.append((float(mm.group(1)), int(mm.group(2))))
-        return stats(residuals(pts[8:]))
+        return stats(residuals(ptp4l_offsets(lines)[8:]))
     finally:
         sh("ip", "netns", "del", a, check=False)
         sh("ip", "netns", "del", b, check=False)
+
+
+# Announce every 0.5 s (the qualifications and timeouts come sooner), Sync
+# and Delay_Req 4 Hz; gPTP.cfg as test_ptp.py's gPTP tests run it.
+FAST = ["--logAnnounceInterval", "-1"]
+GPTP = ["-f", "/usr/share/doc/linuxptp/configs/gPTP.cfg", "--neighborPropDelayThresh", "100000000",
+        "--logMinPdelayReqInterval", "-2"]
+SYNC = ["logSyncInterval=-2", "logMinDelayReqInterval=-2", "tx_timestamp_timeout=100"]
+# mode: (the appliance's knobs, the master ptp4l's extra arguments, the
+# slave's, the veth pair's master and slave arguments). P2P: the slave's
+# first Pdelay_Req 2 s on (test_transparent_clock says why).
+MODES = {
+    "bc": (["app=ptp", "ptp_role=auto", "logAnnounceInterval=-1"] + SYNC, FAST, FAST, FAST, FAST),
+    "e2e": (["app=fwd", "pairs=0-1", "ptp_tc=e2e"] + SYNC, FAST, FAST, FAST, FAST),
+    "p2p": (["app=fwd", "pairs=0-1", "ptp_tc=p2p", "logMinPdelayReqInterval=-2"] + SYNC,
+            FAST + ["-P", "--logMinPdelayReqInterval", "-2"], FAST + ["-P", "--logMinPdelayReqInterval", "1"],
+            FAST + ["-P", "--logMinPdelayReqInterval", "-2"], FAST + ["-P", "--logMinPdelayReqInterval", "-2"]),
+    "gptp": (["app=ptp", "transportSpecific=1", "delay_mechanism=P2P", "logMinPdelayReqInterval=-2",
+              "neighborPropDelayThresh=100000000", "logAnnounceInterval=0"] + SYNC, GPTP, GPTP, GPTP, GPTP),
+}
+MODE_NAMES = {"bc": "boundary clock (app=ptp, 2 ports, E2E)", "e2e": "E2E transparent clock (fwd ptp_tc=e2e)",
+              "p2p": "P2P transparent clock (fwd ptp_tc=p2p)", "gptp": "802.1AS relay (app=ptp, gPTP.cfg)"}
+
+
+def through_appliance(mode, seconds, settle=40):
+    """A ptp4l master on port0's tap, a slave-only ptp4l on port1's, the
+    appliance in mode between: the slave's residuals after settle samples
+    (4 a second), over seconds."""
+    knobs, m_args, s_args = MODES[mode][:3]
+    up, down = TapPeer("pbm"), TapPeer("pbs")
+    try:
+        with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={up.tap}",
+                                                   f"igb:bus=rp,netdev=tap,ifname={down.tap}"],
+                  append=" ".join(["stats=0"] + knobs)) as q:
+            q.expect("port1: link up", 90)
+            up.wire()
+            down.wire()
+            pm, _ = ptp4l(up.ns, up.tap, "--priority1", "1", *m_args)
+            ps, lines = None, []
+            try:
+                with q.pumping():
+                    # the appliance's port0 selects the master (BC, relay)
+                    # or passes it on (TC) before the slave starts
+                    time.sleep(5)
+                    ps, lines = ptp4l(down.ns, down.tap, "-s", "--summary_interval", "-2", *s_args)
+                    end = time.monotonic() + 120
+                    while time.monotonic() < end and len(ptp4l_offsets(lines)) < settle:
+                        time.sleep(0.5)
+                    n = len(ptp4l_offsets(lines))
+                    time.sleep(seconds)
+            finally:
+                if ps:
+                    stop(ps)
+                stop(pm)
+            return stats(residuals(ptp4l_offsets(lines)[n:]))
+    finally:
+        up.close()
+        down.close()
 
 
 def rr_tstamp(seconds):
@@ -190,20 +254,38 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--rr-seconds", type=float, default=3)
+    ap.add_argument("--modes", default="oc,bc,e2e,p2p,gptp",
+                    help="comma-separated: oc (the first three rows), bc, e2e, p2p, gptp")
+    ap.add_argument("--no-rr", action="store_true", help="leave out the rr field report check")
     a = ap.parse_args()
+    modes = a.modes.split(",")
+    bad = [m for m in modes if m != "oc" and m not in MODES]
+    if bad:
+        print(f"bench_ptp: --modes: {','.join(bad)}: accepted: oc, " + ", ".join(MODES))
+        return 2
     if os.geteuid() != 0:
         print("bench_ptp: skipped (needs root for network namespaces and tap devices)")
         return 0
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     print(f"\nPTP: offset after 40 samples (4 Hz Sync), then over {a.seconds:.0f} s; ns")
     rows = []
-    for name, fn in (("appliance slave of ptp4l (L2, igb hw stamps; ptp4l -S)", appliance_vs_ptp4l),
-                     ("appliance slave of appliance (igb hw stamps both)", appliance_vs_appliance),
-                     ("ptp4l slave of ptp4l, veth (-S, free running: residuals)", ptp4l_vs_ptp4l)):
-        r = {"pair": name, **fn(a.seconds)}
+    runs = []
+    if "oc" in modes:
+        runs += [("appliance slave of ptp4l (L2, igb hw stamps; ptp4l -S)", appliance_vs_ptp4l),
+                 ("appliance slave of appliance (igb hw stamps both)", appliance_vs_appliance),
+                 ("ptp4l slave of ptp4l, veth (-S, free running: residuals)", ptp4l_vs_ptp4l)]
+    for m in (m for m in MODES if m in modes):
+        runs += [(f"ptp4l-{MODE_NAMES[m]}-ptp4l (slave's residuals)",
+                  lambda s, m=m: through_appliance(m, s)),
+                 (f"  beside: ptp4l slave of ptp4l, veth, {m} options",
+                  lambda s, m=m: ptp4l_vs_ptp4l(s, *MODES[m][3:]))]
+    for name, fn in runs:
+        r = {"pair": name.strip(), **fn(a.seconds)}
         rows.append(r)
-        print(f"  {name:58} samples {r['samples']:4} rms {r['rms_ns']!s:>9} max {r['max_ns']!s:>9}", flush=True)
+        print(f"  {name:70} samples {r['samples']:4} rms {r['rms_ns']!s:>9} max {r['max_ns']!s:>9}", flush=True)
     save("ptp.csv", rows)
+    if a.no_rr:
+        return 0
     print(f"\nPTP field report: app=rr on igb, UDP 1/1 B, 1 session, {a.rr_seconds:.0f} s; hardware timestamping off / on")
     rr = rr_tstamp(a.rr_seconds)
     for r in rr:

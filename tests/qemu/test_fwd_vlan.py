@@ -5,7 +5,8 @@ drops VLANs with no sub-interface on port0 (VFTA). port0 carries untagged 10.1.0
 2001:db8:100::/64) and VLAN 200 (10.200.0.0/24); port1 untagged 10.2.0.0/24
 and 2001:db8:2::/64; port2 is the management port on a tap (/metrics).
 port0 also carries QinQ S-VLAN 10's C-VLAN 100 (ip0.10.100=, 10.110.0.0/24),
-which the NIC passes untouched (its S-tag is not VET's TPID).
+which the NIC passes untouched (its S-tag is not VET's TPID). ptp_tc=e2e:
+the routed PTP messages get their residence (test_ptp_transparent_clock_routed).
 One boot; the bad ipN.VID= forms are on the same command line and must be
 refused with the accepted forms while the good ones route."""
 import os
@@ -43,7 +44,7 @@ APPEND = ("app=fwd stats=0 ip0=10.1.0.1/24 ip0.100=10.100.0.1/24,2001:db8:100::1
           "ip1=10.2.0.1/24,2001:db8:2::1/64 ip5.300=10.5.0.1/24 " + BAD + " ip0.100=10.9.3.1/24 "
           "mgmt=port2 ip2=10.5.5.1/24 vlan_strip=1 route=2001:db8:7::/48,fe80::7%port0.100 "
           "route=2001:db8:8::/48,fe80::8%port0.300 route=2001:db8:9::/48,fe80::9%port0.01 "
-          "route=2001:db8:a::/48,fe80::a%port0.10.100 route=2001:db8:b::/48,fe80::b%port0.20.100")
+          "route=2001:db8:a::/48,fe80::a%port0.10.100 route=2001:db8:b::/48,fe80::b%port0.20.100 ptp_tc=e2e")
 
 
 class Router(test_fwd_l3.Router):
@@ -247,6 +248,71 @@ def test_own_arp_and_ns_out_of_a_vlan(r):
                      "port0.100": {"rx": 3, "arp": 1, "nd": 1, "forwarded": 1, "arp_requests": 1, "nd_solicits": 1}}
     assert re.search(r"port0\.100\s+%s\s+%s\s+reachable" % (re.escape(H7_6), H7[0]), r.shell("fwd nd"))
 
+
+def ptp_msg(mtype, seq, corr, flags=0):
+    """A 44-byte PTP v2 message (IEEE 1588-2008 13.3, 13.6-13.7) of
+    messageType mtype from clock 02:00:00:ff:fe:00:00:07 port 1, with
+    correctionField corr (ns * 2^16) and flags (0x0200: two-step)."""
+    return (bytes([mtype, 2]) + (44).to_bytes(2, "big") + bytes(2) + flags.to_bytes(2, "big") +
+            corr.to_bytes(8, "big", signed=True) + bytes(4) + bytes.fromhex("020000fffe000007") +
+            (1).to_bytes(2, "big") + seq.to_bytes(2, "big") + bytes([0, 0x7f]) + bytes(10))
+
+
+def tc_lines(r):
+    """{port: {counter: value}} of the fwd command's transparent clock lines."""
+    return {p: {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)}
+            for p, body in re.findall(r"^fwd (port\d+) ptp_tc e2e: (.*)$", r.shell("fwd"), re.M)}
+
+
+def test_ptp_transparent_clock_routed(r):
+    """ptp_tc=e2e on the router: PTP/UDP event messages it routes get
+    their residence added to correctionField, the UDP checksum kept right.
+    From VLAN 100 to port1 (untagged): two Delay_Reqs over IPv4, one with
+    a UDP checksum (still right: scapy recomputes it) and one without (0
+    stays 0); from port1 to VLAN 100 (tagged on the way out, after the
+    correction): a two-step Sync over IPv6 unchanged but for the hop
+    limit, its Follow_Up given the Sync's residence with IPv6's checksum
+    right. Each correction is above 0 and at most the ingress port's
+    residence_max_ns; the TC counts them on the ingress port (port0 for
+    its sub-interface's)."""
+    before = tc_lines(r)
+    dreqs = [eth(r, H7) / IP(src=H7[1], dst=H1[1], ttl=9) / UDP(sport=319, dport=319, chksum=c) /
+             Raw(ptp_msg(1, 40 + i, 5 << 16)) for i, c in enumerate((None, 0))]
+    r.p[0].send([raw(p) for p in dreqs])
+    got = recv(r, 1, 2)
+    assert len(got) == 2, got
+    res = []
+    for g, sent in zip(got, dreqs):
+        assert Dot1Q not in g and g[IP].ttl == 8 and g[UDP].dport == 319, g.show(dump=True)
+        m, sm = bytes(g[UDP].payload)[:44], bytes(sent[Raw])
+        res.append(int.from_bytes(m[8:16], "big", signed=True) - (5 << 16))
+        assert m[:8] + m[16:] == sm[:8] + sm[16:]
+    g = got[0].copy()
+    del g[UDP].chksum
+    assert Ether(raw(g))[UDP].chksum == got[0][UDP].chksum
+    assert got[1][UDP].chksum == 0
+    six = [eth(r, H1, 1) / IPv6(src=H1_6, dst=H7_6, hlim=9) / UDP(sport=319 + k, dport=319 + k) /
+           Raw(ptp_msg(t, 50, 1 << 16, 0x0200 if t == 0 else 0) + bytes(2)) for k, t in ((0, 0), (1, 8))]
+    r.p[1].send([raw(p) for p in six])
+    got6 = recv(r, 0, 2)
+    assert len(got6) == 2 and all(g[Dot1Q].vlan == 100 and g[IPv6].hlim == 8 for g in got6), got6
+    sync, fup = got6
+    assert raw(sync[UDP]) == raw(Ether(raw(six[0]))[UDP])
+    res.append(int.from_bytes(bytes(fup[UDP].payload)[8:16], "big", signed=True) - (1 << 16))
+    g = fup.copy()
+    del g[UDP].chksum
+    assert Ether(raw(g))[UDP].chksum == fup[UDP].chksum
+    after = tc_lines(r)
+    d = {p: {k: after[p][k] - before.get(p, {}).get(k, 0) for k in after[p]} for p in after}
+    assert d["port0"]["delay_req"] == 2 and d["port1"]["follow_up"] == 1, d
+    assert d["port0"]["rx_hwtstamp"] + d["port0"]["rx_swtstamp"] == 2, d
+    assert d["port1"]["rx_hwtstamp"] + d["port1"]["rx_swtstamp"] == 1, d
+    assert d["port0"]["tx_swtstamp"] == 2 and d["port1"]["tx_swtstamp"] == 1, d
+    for p in d:
+        assert not any(d[p][k] for k in ("sync", "no_sync", "overflow", "negative_residence", "bad_ptp",
+                                          "tx_hwtstamp", "delay_resp")), d
+    assert all(0 < x >> 16 <= after["port0"]["residence_max_ns"] for x in res[:2]), (res, after)
+    assert 0 < res[2] >> 16 <= after["port1"]["residence_max_ns"], (res, after)
 
 def test_vlan_links_in_metrics_and_show_config(r):
     """/metrics has each sub-interface's samples under link="port0.100",
