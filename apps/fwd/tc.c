@@ -162,9 +162,11 @@ void fwd_tc_port_init(struct nic *nic)
 	/* With promisc=0 the PTP groups arrive only once joined (Annex D, F). */
 	nic_mc_add(nic, ptp_l2_mcast);
 	nic_mc_add(nic, ptp_ipv4_mcast_mac);
+	nic_mc_add(nic, ptp_ipv6_mcast_mac);
 	if (fwd_ptp_tc == FWD_TC_P2P) {
 		nic_mc_add(nic, ptp_l2_pdelay_mcast);
 		nic_mc_add(nic, ptp_ipv4_pdelay_mac);
+		nic_mc_add(nic, ptp_ipv6_pdelay_mac);
 		ptp_port_init(&tc_pd[nic->port], nic);
 		tc_pd[nic->port].hw = 0;	/* software stamps: the TX stamp is the Syncs' */
 	}

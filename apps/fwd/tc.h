@@ -11,10 +11,10 @@
 enum { FWD_TC_OFF, FWD_TC_E2E, FWD_TC_P2P };
 extern int64_t fwd_ptp_tc;
 
-/* Join the PTP multicast groups (L2 and UDP/IPv4; p2p: the Pdelay ones
- * too) on nic and turn its clock's hardware timestamps on (RX: Sync; TX),
- * if it has one, for the TC's ingress and egress times; p2p: start the
- * port's peer delay. */
+/* Join the PTP multicast groups (L2, UDP/IPv4 and UDP/IPv6; p2p: the
+ * Pdelay ones too) on nic and turn its clock's hardware timestamps on (RX:
+ * Sync; TX), if it has one, for the TC's ingress and egress times; p2p:
+ * start the port's peer delay. */
 void fwd_tc_port_init(struct nic *nic);
 /* Send the burst pkts[0..*n) received on in out of out's TX queue q,
  * correcting the PTP event messages among it (Sync, Delay_Req in place; a
