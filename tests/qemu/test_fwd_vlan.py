@@ -275,6 +275,17 @@ def test_ptp_transparent_clock_routed(r):
     right. Each correction is above 0 and at most the ingress port's
     residence_max_ns; the TC counts them on the ingress port (port0 for
     its sub-interface's)."""
+    assert "fwd: routed ports: end-to-end transparent clock (ptp_tc=e2e) on PTP/UDP event messages" in r.q.text()
+    # H1's ARP entry and H7_6's neighbor entry made fresh (reachable), so
+    # that no probe goes out during this test or into a later test's reads.
+    r.p[1].send([raw(eth(r, H1, 1, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, hwsrc=H1[0], psrc=H1[1], pdst="10.2.0.1"))])
+    assert ARP in recv(r, 1, 1)[0]
+    r.p[0].send([raw(eth(r, H7) / IPv6(src=H7_6, dst="2001:db8:100::1", hlim=255) /
+                     ICMPv6ND_NA(tgt=H7_6, R=0, S=1, O=1) / ICMPv6NDOptDstLLAddr(lladdr=H7[0]))])
+    end = time.monotonic() + 10
+    while not all("reachable" in ln for ln in r.shell("fwd nd").splitlines() if H7_6 + " " in ln) and \
+            time.monotonic() < end:
+        time.sleep(0.2)
     before = tc_lines(r)
     dreqs = [eth(r, H7) / IP(src=H7[1], dst=H1[1], ttl=9) / UDP(sport=319, dport=319, chksum=c) /
              Raw(ptp_msg(1, 40 + i, 5 << 16)) for i, c in enumerate((None, 0))]
@@ -313,6 +324,7 @@ def test_ptp_transparent_clock_routed(r):
                                           "tx_hwtstamp", "delay_resp")), d
     assert all(0 < x >> 16 <= after["port0"]["residence_max_ns"] for x in res[:2]), (res, after)
     assert 0 < res[2] >> 16 <= after["port1"]["residence_max_ns"], (res, after)
+
 
 def test_vlan_links_in_metrics_and_show_config(r):
     """/metrics has each sub-interface's samples under link="port0.100",
