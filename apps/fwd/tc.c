@@ -593,19 +593,23 @@ void fwd_tc_metrics(struct prom *o, const int run[])
 	for (int p = 0; p < nic_count; p++)
 		for (int i = 0; i < TC_residence_ns && run[p]; i++)
 			prom_port_sample(o, "fwd_ptp_tc_total", p, "event", tc_names[i], sum[p][i]);
-	prom_family(o, "fwd_ptp_tc_residence_ns_total", "counter", "transparent clock: residence time added, ns");
+	char num[PROM_NUM_MAX];
+	prom_family(o, "fwd_ptp_tc_residence_seconds_total", "counter", "transparent clock: residence time added");
 	for (int p = 0; p < nic_count; p++)
 		if (run[p])
-			prom_port_sample(o, "fwd_ptp_tc_residence_ns_total", p, NULL, NULL, sum[p][TC_residence_ns]);
-	prom_family(o, "fwd_ptp_tc_residence_max_ns", "gauge", "transparent clock: largest residence time added, ns");
+			prom_sample_text(o, "fwd_ptp_tc_residence_seconds_total", "port", nics[p]->name, NULL, NULL,
+					 prom_seconds(num, (int64_t)sum[p][TC_residence_ns]));
+	prom_family(o, "fwd_ptp_tc_residence_max_seconds", "gauge", "transparent clock: largest residence time added");
 	for (int p = 0; p < nic_count; p++)
 		if (run[p])
-			prom_port_sample(o, "fwd_ptp_tc_residence_max_ns", p, NULL, NULL, max[p]);
+			prom_sample_text(o, "fwd_ptp_tc_residence_max_seconds", "port", nics[p]->name, NULL, NULL,
+					 prom_seconds(num, (int64_t)max[p]));
 	if (fwd_ptp_tc != FWD_TC_P2P)
 		return;
-	prom_family(o, "fwd_ptp_tc_peer_delay_ns", "gauge",
-		    "transparent clock (ptp_tc=p2p): the port's link delay to its neighbour (meanLinkDelay), ns");
+	prom_family(o, "fwd_ptp_tc_peer_delay_seconds", "gauge",
+		    "transparent clock (ptp_tc=p2p): the port's link delay to its neighbour (meanLinkDelay)");
 	for (int p = 0; p < nic_count; p++)
 		if (run[p] && tc_pd[p].nic)
-			prom_port_sample(o, "fwd_ptp_tc_peer_delay_ns", p, NULL, NULL, (uint64_t)tc_pd[p].peer_delay);
+			prom_sample_text(o, "fwd_ptp_tc_peer_delay_seconds", "port", nics[p]->name, NULL, NULL,
+					 prom_seconds(num, tc_pd[p].peer_delay));
 }

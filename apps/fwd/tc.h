@@ -43,8 +43,9 @@ int fwd_tc_idle(void);
 void fwd_tc_show(int port, const char *name);
 /* fwd's /metrics families of the TC (if on) for the ports with run[p]:
  * fwd_ptp_tc_total{port,event} (the `fwd` line's counters),
- * fwd_ptp_tc_residence_ns_total, fwd_ptp_tc_residence_max_ns; p2p:
- * fwd_ptp_tc_peer_delay_ns. */
+ * fwd_ptp_tc_residence_seconds_total, fwd_ptp_tc_residence_max_seconds;
+ * p2p: fwd_ptp_tc_peer_delay_seconds (Prometheus' base unit: promtool
+ * refuses _ns). */
 struct prom;
 void fwd_tc_metrics(struct prom *o, const int run[]);
 #endif

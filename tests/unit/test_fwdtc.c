@@ -655,8 +655,8 @@ static void test_metrics(void **state)
 	page[o.used] = 0;
 	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_total{port=\"port0\",event=\"follow_up\"} 1\n"));
 	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_total{port=\"port0\",event=\"no_sync\"} 0\n"));
-	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_residence_ns_total{port=\"port0\"} 100\n"));
-	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_residence_max_ns{port=\"port0\"} 100\n"));
+	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_residence_seconds_total{port=\"port0\"} 0.000000100\n"));
+	assert_non_null(strstr(page, "linerate_fwd_ptp_tc_residence_max_seconds{port=\"port0\"} 0.000000100\n"));
 	assert_null(strstr(page, "port1"));
 	assert_null(strstr(page, "residence_ns\""));	/* the sum is its own family */
 	o = (struct prom){ .b = page, .len = sizeof(page) };
