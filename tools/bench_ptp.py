@@ -181,8 +181,9 @@ MODE_NAMES = {"bc": "boundary clock (app=ptp, 2 ports, E2E)", "e2e": "E2E transp
 
 def through_appliance(mode, seconds, settle=40):
     """A ptp4l master on port0's tap, a slave-only ptp4l on port1's, the
-    appliance in mode between: the slave's residuals after settle samples
-    (4 a second), over seconds."""
+    appliance in mode between: the slave's residuals over seconds after
+    settle sample lines (a free-running ptp4l prints one every 2 s; up to
+    120 s)."""
     knobs, m_args, s_args = MODES[mode][:3]
     up, down = TapPeer("pbm"), TapPeer("pbs")
     try:
