@@ -41,6 +41,14 @@ $(UNIT_DIR)/test_virtq: tests/unit/test_virtq.c drivers/net/virtio/virtqueue.c d
 		drivers/net/virtio/regs.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_virtq.c drivers/net/virtio/virtqueue.c -lcmocka
+# The mirror port (drivers/net/capture.c, included by the test) on
+# stand-in ports with net/pkt.c's pools; port clocks stubbed.
+UNIT_BINS += $(UNIT_DIR)/test_capture
+$(UNIT_DIR)/test_capture: tests/unit/test_capture.c drivers/net/capture.c drivers/net/capture.h drivers/net/nic.h \
+		net/pkt.c net/pkt.h net/bpf.c net/ipv4.c kernel/fmt.c
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_capture.c net/pkt.c net/bpf.c net/ipv4.c \
+		kernel/fmt.c -lcmocka
 # pktgen's latency histogram.
 UNIT_BINS += $(UNIT_DIR)/test_hist
 # The management port's Prometheus text builder (and the histogram's edges).
