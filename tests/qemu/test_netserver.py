@@ -1,9 +1,12 @@
-"""app=rr's netserver against Debian's unmodified netperf 2.7.0 in a network
-namespace over a tap device: the six classic tests for 2 s each, their
-results (netperf -k's output selectors) equal to the appliance's own
-counters; 128 parallel TCP_RR -r 1024,1024 (seed 4's load), every instance
-reporting, the sum the appliance's count; bad control messages and a
-client vanishing mid-test, counted by name. Needs root and netperf."""
+"""app=rr's netserver against Debian's unmodified netperf 2.7.0 over IPv4 in
+a network namespace over a tap device: TCP_RR (with -P's data port), UDP_RR,
+TCP_CRR, TCP_STREAM, TCP_MAERTS and UDP_STREAM for 2 s each, their results
+(netperf -k's output selectors) equal to the appliance's own counters, and
+-C's CPU% in netperf's table; 128 parallel TCP_RR -r 1024,1024 (seed 4's
+load), every instance reporting, the sum the appliance's count; bad control
+messages and a client vanishing mid-test, counted by name. The same tests
+over IPv6 (netperf -6), with -s/-S, are test_rr6.py's. Needs root and
+netperf."""
 import re
 import shutil
 import socket

@@ -4,7 +4,7 @@ namespace over a tap, beside IPv4 on the same boot: ping -6 to the global
 and the link-local address, netperf -6 TCP_RR, UDP_RR and TCP_STREAM with their
 results equal to the appliance's counters, build/rrclient -6 TCP and UDP
 against rr_port (its transactions the appliance's), iperf3 -6 TCP, -R, UDP (-u),
-UDP -R and UDP --bidir with bytes and datagrams equal on both sides, ICMPv6 port
+UDP -R, UDP --bidir and TCP -P 4 with bytes and datagrams equal on both sides, ICMPv6 port
 unreachable for UDP to a closed port (each one sent seen by the peer, the
 rest counted rate-limited), and SLAAC (ip0=...,auto) from a Router
 Advertisement (RFC 4861 4.2, built here), on one boot. Nothing leaked.
@@ -301,6 +301,19 @@ def test_dual_stack_netperf_iperf3(tap):
         assert delta(a, b, "iperf3_rx_bytes") == (fwd["packets"] - fwd["lost_packets"]) * 1200 > 1200 * 500, (r, b)
         assert delta(a, b, "iperf3_tx_bytes") == rev["packets"] * 1200 > 1200 * 500, (rev, b["port0"])
         assert rev["lost_packets"] == 0 and delta(a, b, "iperf3_udp_no_buffer") == 0, (rev, b["port0"])
+
+        # -P 4 (after -R, whose RSTs are counted exactly): four data
+        # connections beside the control one, each stream's bytes in
+        # iperf3's report the appliance's results for it, their sum its
+        # count; no stream closed by a RST (conns_reset checked at the end).
+        a = rr_counters(q)
+        end = iperf3_6("-P", "4")["end"]
+        b = rr_counters(q)
+        got = [s["receiver"]["bytes"] for s in end["streams"]]
+        assert len(got) == 4 and min(got) > 0, end["streams"]
+        assert delta(a, b, "iperf3_rx_bytes") == sum(got) == end["sum_received"]["bytes"], (got, b["port0"])
+        assert end["sum_received"]["bytes"] <= end["sum_sent"]["bytes"], end
+        assert delta(a, b, "iperf3_tests") == 1 and delta(a, b, "conns_accepted") == 5, b["port0"]
 
         # TCP_CRR, TCP_MAERTS and UDP_STREAM over IPv6, 1 s each, after
         # iperf3's -R (whose RSTs are counted exactly: a late segment of
