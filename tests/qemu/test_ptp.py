@@ -938,7 +938,8 @@ def test_transparent_clock(mode):
     # TX ring (its hardware TX stamp); port1 (the slave's): e2e Delay_Req
     # in place, p2p none.
     assert c0["follow_up"] > 8 and c0["rx_hwtstamp"] > 8 and c0["no_sync"] <= 1, c0
-    assert c0["tx_hwtstamp"] == c0["follow_up"] + c0["delay_resp"], c0
+    # the last Delay_Req's stamp may be taken with its Delay_Resp still on the way (98 = 53 + 44 + 1 in CI)
+    assert 0 <= c0["tx_hwtstamp"] - c0["follow_up"] - c0["delay_resp"] <= 1, c0
     assert c0["tx_tstamp_missing"] == c0["tx_swtstamp"] == 0, c0
     assert c1["follow_up"] == c1["sync"] == c1["tx_hwtstamp"] == 0, c1
     for p in c.values():
