@@ -16,6 +16,7 @@ import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
 sys.path.insert(0, os.path.dirname(__file__))
+from capcheck import tshark  # noqa: E402
 from netio import StreamPort, frame  # noqa: E402
 from qemurun import Qemu  # noqa: E402
 
@@ -69,15 +70,6 @@ def finish(q, n):
     counts = [int(x) for x in m.groups()[1:]]
     assert counts[0] == n
     return text, counts
-
-
-def tshark(path, *fields):
-    out = subprocess.run(["tshark", "-r", path, "-T", "fields"] + [a for f in fields for a in ("-e", f)],
-                         capture_output=True, text=True, timeout=60)
-    # tshark run as root (the tests' user) says so on stderr: not a warning about the file
-    warnings = [w for w in out.stderr.splitlines() if not w.startswith("Running as user")]
-    assert out.returncode == 0 and warnings == [], out.stderr
-    return [line.split("\t") for line in out.stdout.splitlines()]
 
 
 def test_console_text2pcap(box, tmp_path):
