@@ -542,12 +542,24 @@ def parse_pmc(out):
     return answers
 
 
+def pmc_run(peer, flags, command):
+    """pmc's output for one batch command. pmc exits 100 ms after the last
+    PTP message its socket hears, and on a link busy with Sync and Pdelay
+    that can be never (a CI run timed out after 30 s holding the answer):
+    what it printed in 10 s then (it flushes after each message)."""
+    full = ["ip", "netns", "exec", peer.ns, "pmc", *flags, "-b", "0", command]
+    try:
+        return subprocess.run(full, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=10).stdout.decode()
+    except subprocess.TimeoutExpired as e:
+        return (e.output or b"").decode()
+
+
 def pmc_ask(peer, flags, command, source, tries=5):
     """Ask with pmc until the clock `source` answers (pmc waits 100 ms for
     an answer in batch mode; QEMU under TCG can take longer): its answer,
     and how many requests went out."""
     for n in range(1, tries + 1):
-        out = sh("pmc", *flags, "-b", "0", command, ns=peer.ns, timeout=30)
+        out = pmc_run(peer, flags, command)
         got = [a for a in parse_pmc(out) if a[0].startswith(source)]
         if got:
             return got[0], n
