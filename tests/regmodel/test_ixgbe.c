@@ -1,8 +1,8 @@
 /* The ixgbe driver (82599) against the register model of
  * tests/regmodel/ixgbe_model.c: the reset and init order (4.6.3-4.6.8),
  * registers byte for byte, link, frames through the model's rings with
- * exact counts, the statistics into `ethtool -S` counters, a port reset,
- * IVAR/EITR/RSS, each bounded wait failing with its message, the parts
+ * exact counts (four at a time in the 82599's error layout), the
+ * statistics into `ethtool -S` counters, a port reset, IVAR/EITR/RSS, each bounded wait failing with its message, the parts
  * refused by ID, the SFP+ module read over I2C (SFF-8472) and each kind
  * taken or refused, the SW/FW semaphore held by the firmware, TX
  * checksum insertion through the context descriptor, the clock and seed
@@ -360,6 +360,51 @@ static void test_ring_full_and_errors(void **st)
 	assert_int_equal(nic->stats[NS_rx_csum_offload_errors], 2);
 	assert_int_equal(nic->stats[NS_rx_csum_offload_good], 1);
 	assert_int_equal(nic->stats[NS_rx_delivered], 130);
+}
+
+/* A burst through the four-at-a-time loop (rx.c rx_fast4) in the
+ * 82599's error layout (7.1.6.2: HBO 23, RXE 29, L4E 30, IPE 31, not the
+ * 82576's): five groups of four. Group 0: IPv4 and TCP checked, lengths
+ * 60-63. Group 1: L4E in all four (IP good, L4 bad: with the 82576's bits
+ * it would read as IPE). Group 2: IPE in all four, IPv4 alone checked
+ * (outside the 82576's checksum bits). Group 3: HBO in one
+ * (rx_drop_desc_error). Group 4: good again. Every packet's flags and
+ * every counter exact. */
+static void test_rx_groups_of_four(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 1), 0);
+	struct nic *nic = model_nic;
+	const uint32_t ipcs = 1u << 6, l4cs = 1u << 5, l4e = 1u << 30, ipe = 1u << 31, hbo = 1u << 23;
+	const uint32_t ok = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
+	uint32_t nfree = nic->pool->nfree;
+	for (uint32_t i = 0; i < 20; i++) {
+		uint32_t g = i / 4, sterr = g == 1 ? ipcs | l4cs | l4e : g == 2 ? ipcs | ipe : ipcs | l4cs;
+		sterr |= i == 13 ? hbo : 0;
+		assert_int_equal(ixgbe_model_rx(0, make_frame(0), (uint16_t)(60 + i), sterr), 1);
+	}
+	struct pkt *pk[32];
+	assert_int_equal(nic->ops->rx_burst(nic, 0, pk, 32), 19);
+	for (int k = 0; k < 19; k++) {
+		int i = k < 13 ? k : k + 1, g = i / 4;
+		assert_int_equal(pk[k]->len, 60 + i);
+		assert_int_equal(pk[k]->flags, g == 1 ? PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_BAD
+					       : g == 2 ? PKT_RX_IP_CSUM_BAD : ok);
+		assert_int_equal(pk[k]->port, nic->port);
+		assert_int_equal(pk[k]->queue, 0);
+		assert_int_equal(pk[k]->clones, 0);
+		assert_ptr_equal(pk[k]->data, pk[k]->buf);
+	}
+	assert_int_equal(model_last_write(RDT0), 19);
+	uint64_t *sw = nic->qsw[0];
+	assert_int_equal(sw[NS_rx_delivered], 19);
+	assert_int_equal(sw[NS_rx_csum_offload_good], 4 + 3 + 4);
+	assert_int_equal(sw[NS_rx_csum_offload_errors], 4 + 4);
+	assert_int_equal(sw[NS_rx_drop_desc_error], 1);
+	assert_int_equal(nic->q[0].rx_bytes, 20 * 60 + 190 - 73);
+	pkt_free_bulk(pk, 19);
+	assert_int_equal(nic->pool->nfree, nfree);
 }
 
 /* 8.2.3.23: each statistics register into its `ethtool -S` counter (Linux
@@ -1076,6 +1121,7 @@ int main(void)
 		cmocka_unit_test(test_rx_tx_frames),
 		cmocka_unit_test(test_vlan_filter_and_strip),
 		cmocka_unit_test(test_ring_full_and_errors),
+		cmocka_unit_test(test_rx_groups_of_four),
 		cmocka_unit_test(test_stats_registers),
 		cmocka_unit_test(test_port_reset),
 		cmocka_unit_test(test_link_down_with_tx_queued),

@@ -1,5 +1,5 @@
 /*
- * Receive rings of e1000, e1000e and igb: the queue's state is in ring.h,
+ * Receive rings of e1000, e1000e, igb and ixgbe: the queue's state is in ring.h,
  * the descriptor formats in desc.h. A burst (rx_burst) receives like
  * ixy's ixgbe_rx_batch:
  *   step 1: read the status of descriptor `next`; no DD (descriptor done)
@@ -13,14 +13,16 @@
  *           n packets are out or step 1 ends the burst.
  *   step 5: RDT = the last descriptor refilled: the NIC may use them all
  *           again. Then the burst's counters.
- * On the extended format (e1000e, igb) steps 1-3 go four descriptors at
- * a time first (rx_fast4, DPDK's vector RX test in SSE2: the group's four
- * status words and lengths checked with one branch), then one at a time
- * for the rest and for a group that fails. Everything else a descriptor
- * can hold (a piece of a long frame, an error, a timestamp, a stripped
- * VLAN tag, a copybreak copy, a frame shorter than NIC_TX_MIN_LEN,
- * counted in rx_short) goes one frame at a time to rx_rare. A lone frame (a request-response wake) takes rx_one, which
- * skips the burst loop's set-up. The descriptor format (legacy on e1000,
+ * On the extended and advanced formats (e1000e, igb, ixgbe: the same
+ * write-back layout, 82574 7.1.4.2, 82576 7.1.5.2, 82599 7.1.6.2) steps
+ * 1-3 go four descriptors at a time first (rx_fast4, DPDK's vector RX
+ * test in SSE2: the group's four status words and lengths checked with
+ * one branch), then one at a time for the rest and for a group that
+ * fails. Everything else a descriptor can hold (a piece of a long frame,
+ * an error, a timestamp, a stripped VLAN tag, a copybreak copy, a frame
+ * shorter than NIC_TX_MIN_LEN, counted in rx_short) goes one frame at a
+ * time to rx_rare. A lone frame (a request-response wake) takes rx_one,
+ * which skips the burst loop's set-up. The descriptor format (legacy on e1000,
  * extended on e1000e and igb, advanced with the 82599's error bits on
  * ixgbe) is a constant of each burst function (e1000x_rx_burst_ext,
  * _legacy and _82599), chosen when the port is set up; the
@@ -356,22 +358,23 @@ int grp_common(__m128i st, __m128i lv, __m128i mask, __m128i want, __m128i lo, _
 	return _mm_movemask_epi8(_mm_cmpeq_epi32(bad, _mm_setzero_si128())) == 0xffff;
 }
 
-/* Steps 1-4 four descriptors at a time (extended format), as DPDK's
- * vector RX does, for up to run descriptors from i (as rx_fast): a group
- * is taken when grp_common finds its four status words DD and EOP with
- * no error or timestamp bit and the checksum bits of the frames before
- * (s->ci; a group whose four share other checksum bits takes them on),
- * and its four lengths in the common range (a group that fails goes to
- * rx_fast, one frame at a time). A frame's len, port, queue and clones
- * (0: a buffer on the ring is nobody else's) are one store. Returns the
- * descriptors taken, a multiple of 4. */
+/* Steps 1-4 four descriptors at a time (extended or advanced format fmt),
+ * as DPDK's vector RX does, for up to run descriptors from i (as
+ * rx_fast): a group is taken when grp_common finds its four status words
+ * DD and EOP with no error or timestamp bit and the checksum bits of the
+ * frames before (s->ci; a group whose four share other checksum bits
+ * takes them on), and its four lengths in the common range (a group
+ * that fails goes to rx_fast, one frame at a time). A frame's len, port,
+ * queue and clones (0: a buffer on the ring is nobody else's) are one
+ * store. Returns the descriptors taken, a multiple of 4. */
 static inline __attribute__((always_inline))
-uint32_t rx_fast4(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t run, const int prefetch)
+uint32_t rx_fast4(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t run, const int fmt,
+		  const int prefetch)
 {
 	volatile union rx_desc *d = &rq->ring[i], *const first = d, *const end = d + (run & ~3u);
 	struct pkt **bp = &rq->bufs[i], **out = s->out, **top = s->top, **mark = out;
 	const uint32_t ddeop = RXDEXT_DD | RXDEXT_EOP;
-	const __m128i mask = _mm_set1_epi32((int)(s->mask | csum_bits(RXF_EXT)));
+	const __m128i mask = _mm_set1_epi32((int)(s->mask | csum_bits(fmt)));
 	const __m128i lo = _mm_set1_epi32((int)s->lo), hi = _mm_set1_epi32((int)(0xffff0000u | (s->lo + s->span)));
 	const __m128i lenw = _mm_set1_epi32(0xffff);
 	__m128i want = _mm_set1_epi32((int)(ddeop | s->ci)), bytes = _mm_setzero_si128();
@@ -382,7 +385,7 @@ uint32_t rx_fast4(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_
 		grp_load(d, &st, &lv);
 		if (__builtin_expect(!grp_common(st, lv, mask, want, lo, hi), 0)) {
 			/* Other checksum bits than the frames before, the same in all four? */
-			uint32_t ci = (uint32_t)_mm_cvtsi128_si32(st) & csum_bits(RXF_EXT);
+			uint32_t ci = (uint32_t)_mm_cvtsi128_si32(st) & csum_bits(fmt);
 			__m128i w = _mm_set1_epi32((int)(ddeop | ci));
 			if (ci == s->ci || !grp_common(st, lv, mask, w, lo, hi))
 				break;
@@ -390,7 +393,7 @@ uint32_t rx_fast4(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_
 			mark = out;
 			s->ci = ci;
 			want = w;
-			cr = csum_res[csum_index(ci, RXF_EXT)];
+			cr = csum_res[csum_index(ci, fmt)];
 		}
 		bytes = _mm_add_epi32(bytes, _mm_and_si128(lv, lenw));
 		uint32_t fl = (uint8_t)cr;
@@ -454,9 +457,10 @@ int rx_loop(struct e1000x_rxq *rq, struct rx_state *s, const int fmt, const int 
 		run = run < nfree ? run : nfree;
 		uint32_t k = 0;
 		if (!rq->discarding) {
-			/* Four at a time for the extended format only: its error
-			 * and checksum bits are the ones rx_fast4 tests. */
-			k = fmt == RXF_EXT ? rx_fast4(rq, s, i, run, prefetch) : 0;
+			/* Four at a time for the extended and advanced formats
+			 * (one write-back layout, csum_bits and err_frame per
+			 * format); legacy descriptors are 8 bytes of another. */
+			k = fmt != RXF_LEGACY ? rx_fast4(rq, s, i, run, fmt, prefetch) : 0;
 			k += rx_fast(rq, s, i + k, run - k, fmt, prefetch);
 		}
 		if (k) {
