@@ -560,6 +560,45 @@ static void test_eitr(void **st)
 	}
 }
 
+/* EITR's unit by link speed (8.2.3.5.12): 2.048 us at 10 and 1 Gb/s,
+ * 20.48 us at 100 Mb/s. With 2 queues on MSI-X at 20,000 and 8,000
+ * ints/s: the link down and up at 100 Mb/s writes both EITRs again in
+ * its unit (16, 48: 20 and 50 masked to 11:3), and set_itr there uses it (500
+ * ints/s: 800; the shortest, 8); up at 1 Gb/s, both back to the 10 Gb/s
+ * values. */
+static void test_eitr_link_speed(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 2), 0);
+	struct nic *nic = model_nic;
+	const uint32_t wdis = 1u << 31, up = 1u << 30 | 1u << 7;
+	nic->ops->set_itr(nic, 0, 20000);
+	nic->ops->set_itr(nic, 1, 8000);
+	assert_int_equal(model_peek(EITR0), 200 | wdis);
+	assert_int_equal(model_peek(EITR0 + 4), 496 | wdis);
+	model_poke(LINKS_, 0);
+	nic->ops->watchdog(nic);
+	model_poke(LINKS_, up | 1u << 28);	/* 100 Mb/s */
+	nic->ops->watchdog(nic);
+	assert_true(model_console_has("port0: link up, 100 Mb/s, full duplex"));
+	assert_int_equal(model_peek(EITR0), 16 | wdis);
+	assert_int_equal(model_peek(EITR0 + 4), 48 | wdis);
+	assert_int_equal(nic->q[0].itr, 20000);
+	nic->ops->set_itr(nic, 0, 500);
+	assert_int_equal(model_peek(EITR0), 800 | wdis);
+	nic->ops->set_itr(nic, 0, 1000000);
+	assert_int_equal(model_peek(EITR0), 8 | wdis);
+	nic->ops->set_itr(nic, 0, 20000);
+	model_poke(LINKS_, 0);
+	nic->ops->watchdog(nic);
+	model_poke(LINKS_, up | 2u << 28);	/* 1 Gb/s */
+	nic->ops->watchdog(nic);
+	assert_int_equal(nic->speed, 1000);
+	assert_int_equal(model_peek(EITR0), 200 | wdis);
+	assert_int_equal(model_peek(EITR0 + 4), 496 | wdis);
+}
+
 /* Without MSI-X (MSI): no GPIE, RX queue 0 on EICR bit 0, its handler
  * schedules queue 0 on that bit and reading EICR clears it. */
 static void test_msi_mode(void **st)
@@ -1127,6 +1166,7 @@ int main(void)
 		cmocka_unit_test(test_link_down_with_tx_queued),
 		cmocka_unit_test(test_msix_ivar_rss),
 		cmocka_unit_test(test_eitr),
+		cmocka_unit_test(test_eitr_link_speed),
 		cmocka_unit_test(test_msi_mode),
 		cmocka_unit_test(test_waits_fail),
 		cmocka_unit_test(test_refused_parts),

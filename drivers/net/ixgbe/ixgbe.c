@@ -88,18 +88,21 @@ static void ixgbe_irq_raise(struct nic *nic, int q)
 }
 
 /*
- * EITR (8.2.3.5.12): interval in bits 11:3, 2 us units at 10 Gb/s, so
- * the register value is 4,000,000 / ints_per_s as igb's, masked to 11:3
- * (8 is the shortest: 500,000 ints/s; 0xff8 the longest: 978 ints/s).
- * Unlike e1000e's ITR (256 ns units of the whole register) and igb's
- * EITR (14:2), the 82599's unit grows at lower link speeds (20 us at
- * 1 Gb/s; not adjusted here). CNT_WDIS: the write does not restart the
- * running interval.
+ * EITR (8.2.3.5.12): interval in bits 11:3, 2.048 us units at 10 Gb/s
+ * and 1 Gb/s, so the register value is 4,000,000 / ints_per_s as igb's
+ * (Linux ixgbe: usecs << 2), masked to 11:3 (8 is the shortest: 500,000
+ * ints/s; 0xff8 the longest: 978 ints/s). Unlike e1000e's ITR (256 ns
+ * units of the whole register) and igb's EITR (14:2), the 82599's unit is
+ * ten times longer at 100 Mb/s (20.48 us): there the value is 400,000 /
+ * ints_per_s (shortest 8: 48,828 ints/s), and each vector's is written
+ * again at every link up (ixgbe_check_link).
+ * CNT_WDIS: the write does not restart the running interval.
  */
 static void ixgbe_set_itr(struct nic *nic, int q, uint32_t ints_per_s)
 {
 	struct e1000x_port *p = to_port(nic);
-	uint32_t v = ints_per_s ? 4000000u / ints_per_s : 0;
+	uint32_t per_s = nic->speed == 100 ? 400000u : 4000000u;
+	uint32_t v = ints_per_s ? per_s / ints_per_s : 0;
 	if (v > IXGBE_EITR_ITR_MASK)
 		v = IXGBE_EITR_ITR_MASK;
 	v &= IXGBE_EITR_ITR_MASK;
@@ -283,6 +286,8 @@ static int ixgbe_check_link(struct nic *nic)
 	if (up) {
 		printf("%s: link up, %u Mb/s, full duplex\n", nic->name, nic->speed);
 		ixgbe_ptp_link(to_port(nic));
+		for (int q = 0; q < (to_port(nic)->msix ? nic->nqueues : 1); q++)
+			ixgbe_set_itr(nic, q, nic->q[q].itr);	/* in the speed's EITR unit */
 	} else
 		printf("%s: link down\n", nic->name);
 	return 1;

@@ -81,8 +81,9 @@
 #define IXGBE_GPIE_EIAME (1u << 30)	/* auto-mask EIMS on MSI-X message */
 #define IXGBE_GPIE_PBA_SUPPORT (1u << 31)
 
-/* EITR (8.2.3.5.12): interval at bits 11:3 in 2 us units at 10 Gb/s (the
- * register value is 0.25 us per unit of its whole, bits 2:0 reserved). */
+/* EITR (8.2.3.5.12): interval at bits 11:3 in 2.048 us units at 10 Gb/s
+ * and 1 Gb/s, 20.48 us at 100 Mb/s (the register value is 0.256 us, or
+ * 2.56 us, per unit of its whole; bits 2:0 reserved). */
 #define IXGBE_EITR_ITR_MASK 0x00000ff8u
 #define IXGBE_EITR_CNT_WDIS (1u << 31)	/* the write leaves the counter alone */
 
