@@ -9,7 +9,7 @@
 struct app;
 struct nic;
 
-#define LCORE_MAX_QUEUES 64	/* NIC_MAX_PORTS * NIC_MAX_QUEUES */
+#define LCORE_MAX_QUEUES 128	/* NIC_MAX_PORTS * NIC_MAX_QUEUES */
 
 /* One queue a core polls. */
 struct lcore_queue {

@@ -45,7 +45,8 @@ static void port_counters(struct prom *o)
 		{ "queue_poll_packets_total", offsetof(struct nic_qstats, poll_pkts) },
 		{ "rx_queue_drops_total", offsetof(struct nic_qstats, rx_drops) },
 	};
-	static const char *const qnum[] = { "0", "1", "2", "3", "4", "5", "6", "7" };
+	static const char *const qnum[] = { "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11",
+					     "12", "13", "14", "15" };
 	_Static_assert(sizeof(qnum) / sizeof(qnum[0]) >= NIC_MAX_QUEUES, "a name per queue");
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		prom_family(o, qs[i].name, "counter", "ethtool -S per-queue counter (rx_queue_N_packets ...)");

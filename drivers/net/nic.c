@@ -74,7 +74,7 @@ KNOB(burst, .name = "burst", .type = KNOB_INT, .ranges = burst_range, .nranges =
      .help = "packets per rx_burst/tx_burst call; default 32");
 static const struct knob_range queues_range[] = { { 1, NIC_MAX_QUEUES } };
 KNOB(queues, .name = "queues", .type = KNOB_INT, .ranges = queues_range, .nranges = 1, .ival = nic_cfg.queues, .per_port = 1,
-     .help = "RX/TX queue pairs per port (RSS when > 1; e1000 1, e1000e 2, igb 8, I210 4, I211 2); default 1");
+     .help = "RX/TX queue pairs per port (RSS when > 1; e1000 1, e1000e 2, igb 8, I210 4, I211 2, ixgbe 16); default 1");
 static const struct knob_range itr_range[] = { { 0, 1 }, { 3, 4 }, { 100, 100000 } };
 /* set: every queue of every port starts over in the new mode, as at boot. */
 static void itr_apply(void)

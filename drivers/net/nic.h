@@ -34,7 +34,7 @@
 #define NIC_TX_MIN_LEN 17
 
 #define NIC_MAX_PORTS 8
-#define NIC_MAX_QUEUES 8
+#define NIC_MAX_QUEUES 16	/* the 82599's RSS limit (RETA entries of 4 bits) */
 /* rxd=, txd= when not given, descriptors (Linux e1000e's default). */
 #define NIC_RING_DEFAULT 512
 #define NIC_BURST_MAX 32

@@ -11,7 +11,7 @@
 #include "kernel/trap.h"
 
 #define PCI_MAX_DEVS 64
-#define PCI_MAX_VECS 16
+#define PCI_MAX_VECS 17	/* a vector per queue (NIC_MAX_QUEUES) and one for other causes */
 
 enum pci_bar_type { PCI_BAR_NONE, PCI_BAR_IO, PCI_BAR_MEM32, PCI_BAR_MEM64 };
 

@@ -601,6 +601,8 @@ void model_init(enum model_flavour f)
 	M.s = (struct model_script){ .auto_rd_reads = 2, .gio_polls = 3, .cfg_done_reads = 2,
 				     .queue_enable_polls = 2, .phy_bmcr = 0x1140, .int_mode = INT_MODE_MSIX, .dmaidone_reads = 2,
 				     .nvec = 16, .subsys_vendor = 0x8086 };
+	if (f == M_82599)
+		M.s.nvec = 64;	/* the 82599 has 64 MSI-X vectors */
 	vt_ns = 1000000000;
 	M.nvm_ral = 0x0a211b00;	/* 00:1b:21:0a:0b:0c, address valid */
 	M.nvm_rah = 0x80000c0b;

@@ -35,7 +35,7 @@ enum {
 	MRQC_ = 0x5818, RETA0 = 0x5c00, TXDCTL0 = 0x6028, RAL0_ = 0xa200, RAH0_ = 0xa204,
 	MPSAR_LO0 = 0xa600, EEC_ = 0x10010, STATUS_ = 0x8, LINKS_ = 0x42a4, RTTDCS_ = 0x4900,
 	AUTOC2_ = 0x42a8, I2CCTL_ = 0x28, SWSM_ = 0x10140, SW_FW_SYNC_ = 0x10160, VLNCTRL_ = 0x5088,
-	VFTA0 = 0xa000,
+	VFTA0 = 0xa000, EIMS_EX0 = 0xaa0,
 };
 
 static int probe(uint16_t dev, int queues)
@@ -526,6 +526,7 @@ static void test_msix_ivar_rss(void **st)
 	assert_int_equal(model_peek(IVAR_MISC_), 0x84u << 8);
 	assert_int_equal(model_peek(EIAC_), 0xf);
 	assert_int_equal(model_peek(EIAM_), 0xf);
+	assert_int_equal(model_peek(EIMS_EX0), 1u << 4);
 	assert_int_equal(M.eims, 1u << 20 | 1u << 28 | 1u << 31);
 	assert_int_equal(model_peek(0x5c80), 0x6d5a6d5a);	/* RSSRK0: the ports' key */
 	assert_int_equal(model_peek(0x5c80 + 9 * 4), 0x76637663);
@@ -558,6 +559,43 @@ static void test_eitr(void **st)
 		assert_int_equal(model_peek(EITR0), reg[i] | 1u << 31);
 		assert_int_equal(nic->q[0].itr, rate[i]);
 	}
+}
+
+/* 16 queue pairs, RSS's limit on the 82599 (RETA entries of 4 bits,
+ * 7.1.2.8.3): 17 MSI-X vectors, RX 15 on vector 15 (IVAR 7 bits 23:16),
+ * the other causes on vector 16 (IVAR_MISC) unmasked in EIMS_EX(0) bit
+ * 16, beyond EIMS's 15:0; EIAC/EIAM all 16 queue vectors; RETA 0-15 over
+ * and over; every queue enabled with DROP_EN; a frame into queue 15 comes
+ * out of its burst marked queue 15. */
+static void test_sixteen_queues(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe(0x10fb, 16), 0);
+	struct nic *nic = model_nic;
+	assert_int_equal(nic->nqueues, 16);
+	assert_true(to_port(nic)->msix);
+	assert_int_equal(model_peek(IVAR0 + 7 * 4), 0x8eu | 0x8fu << 16);
+	assert_int_equal(model_peek(IVAR_MISC_), 0x90u << 8);
+	assert_int_equal(model_peek(EIAC_), 0xffff);
+	assert_int_equal(model_peek(EIAM_), 0xffff);
+	assert_int_equal(model_peek(EIMS_EX0), 1u << 16);
+	for (int i = 0; i < 32; i++)
+		assert_int_equal(model_peek(RETA0 + 4 * (uint32_t)i), i % 4 == 0 ? 0x03020100u : i % 4 == 1 ? 0x07060504u
+							    : i % 4 == 2 ? 0x0b0a0908u : 0x0f0e0d0cu);
+	for (uint32_t q = 0; q < 16; q++) {
+		assert_true(model_peek(RXDCTL0 + 0x40 * q) & 1u << 25);
+		assert_true(model_peek(TXDCTL0 + 0x40 * q) & 1u << 25);
+		assert_true(model_peek(SRRCTL0 + 0x40 * q) & 1u << 28);
+	}
+	assert_int_equal(ixgbe_model_rx(15, make_frame(0), 60, 0), 1);
+	struct pkt *pk[4];
+	assert_int_equal(nic->ops->rx_burst(nic, 14, pk, 4), 0);
+	assert_int_equal(nic->ops->rx_burst(nic, 15, pk, 4), 1);
+	assert_int_equal(pk[0]->queue, 15);
+	assert_int_equal(nic->q[15].rx_packets, 1);
+	assert_int_equal(model_last_write(RDT0 + 0x40 * 15), 0);
+	pkt_free(pk[0]);
 }
 
 /* EITR's unit by link speed (8.2.3.5.12): 2.048 us at 10 and 1 Gb/s,
@@ -1165,6 +1203,7 @@ int main(void)
 		cmocka_unit_test(test_port_reset),
 		cmocka_unit_test(test_link_down_with_tx_queued),
 		cmocka_unit_test(test_msix_ivar_rss),
+		cmocka_unit_test(test_sixteen_queues),
 		cmocka_unit_test(test_eitr),
 		cmocka_unit_test(test_eitr_link_speed),
 		cmocka_unit_test(test_msi_mode),

@@ -1,7 +1,7 @@
 /*
  * ixgbe: Intel 82599 10 GbE (X520 and the 82599ES/EB/EN device IDs).
  * Advanced RX and TX descriptors on the shared rings of drivers/net/e1000x
- * (RX in the 82599's error layout, RXF_82599), RSS over up to 8 queue
+ * (RX in the 82599's error layout, RXF_82599), RSS over up to 16 queue
  * pairs, MSI-X with one vector per queue pair plus one for other causes,
  * MSI and INTx fallbacks. 82599 datasheet rev 3.x: power-up and reset in
  * 4.6.3, link in 4.6.4, statistics 4.6.5 and 8.2.3.23, RX 4.6.7, TX 4.6.8,
@@ -48,7 +48,7 @@ static const struct ixgbe_part ixgbe_parts[] = {
 	{ 0x15ac, 0, 0, "X550EM SFP+" }, { 0x15ad, 0, 0, "X550EM 10GBASE-T" },
 };
 #define IXGBE_NPARTS (sizeof(ixgbe_parts) / sizeof(ixgbe_parts[0]))
-#define IXGBE_MAX_QUEUES 8	/* NIC_MAX_QUEUES; the 82599 has 128 */
+#define IXGBE_MAX_QUEUES 16	/* RSS's limit: RETA entries are 4 bits (7.1.2.8.3); 128 rings */
 #define IXGBE_NRAR 128		/* receive address registers */
 
 static const struct ixgbe_part *ixgbe_part_of(const struct e1000x_port *p)
@@ -178,6 +178,9 @@ static void ixgbe_program_irq(struct e1000x_port *p)
 		wr32(p->regs, IXGBE_IVAR_MISC, (IXGBE_IVAR_ALLOC_VAL | (uint32_t)nq) << 8);
 		wr32(p->regs, IXGBE_EIAC, queues);
 		wr32(p->regs, IXGBE_EIAM, queues);
+		/* The other causes' vector unmasked (vector 16 is past
+		 * EIMS's 15:0), as Linux ixgbe_irq_enable_queues does. */
+		wr32(p->regs, IXGBE_EIMS_EX(0), 1u << nq);
 	}
 	wr32(p->regs, IXGBE_EIMS, IXGBE_EICR_LSC | IXGBE_EICR_ECC | IXGBE_EICR_OTHER);
 }

@@ -64,6 +64,7 @@
 #define IXGBE_EIAM	0x00890	/* Extended Interrupt Auto Mask - RW */
 #define IXGBE_GPIE	0x00898	/* General Purpose Interrupt Enable - RW */
 #define IXGBE_IVAR(n)	(0x00900 + 4 * (n))	/* Interrupt Vector Allocation, 64 - RW */
+#define IXGBE_EIMS_EX(n) (0x00aa0 + 4 * (n))	/* Mask Set of MSI-X vectors 32n..32n+31 - RW */
 #define IXGBE_IVAR_MISC	0x00a00	/* IVAR of the other causes - RW */
 
 /* EICR/EIMS bits: in MSI-X mode 15:0 are the vectors' RTxQ causes */
