@@ -562,7 +562,7 @@ static void test_eitr(void **st)
 }
 
 /* 16 queue pairs, RSS's limit on the 82599 (RETA entries of 4 bits,
- * 7.1.2.8.3): 17 MSI-X vectors, RX 15 on vector 15 (IVAR 7 bits 23:16),
+ * 7.1.2.8): 17 MSI-X vectors, RX 15 on vector 15 (IVAR 7 bits 23:16),
  * the other causes on vector 16 (IVAR_MISC) unmasked in EIMS_EX(0) bit
  * 16, beyond EIMS's 15:0; EIAC/EIAM all 16 queue vectors; RETA 0-15 over
  * and over; every queue enabled with DROP_EN; a frame into queue 15 comes

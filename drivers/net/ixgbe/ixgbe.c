@@ -48,7 +48,7 @@ static const struct ixgbe_part ixgbe_parts[] = {
 	{ 0x15ac, 0, 0, "X550EM SFP+" }, { 0x15ad, 0, 0, "X550EM 10GBASE-T" },
 };
 #define IXGBE_NPARTS (sizeof(ixgbe_parts) / sizeof(ixgbe_parts[0]))
-#define IXGBE_MAX_QUEUES 16	/* RSS's limit: RETA entries are 4 bits (7.1.2.8.3); 128 rings */
+#define IXGBE_MAX_QUEUES 16	/* RSS's limit: RETA entries are 4 bits (7.1.2.8); 128 rings */
 #define IXGBE_NRAR 128		/* receive address registers */
 
 static const struct ixgbe_part *ixgbe_part_of(const struct e1000x_port *p)
