@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <emmintrin.h>
 #include "apps/app.h"
 #include "kernel/shell.h"
 #include "kernel/time.h"
@@ -30,18 +31,57 @@ static int sink_init(void)
 	return 0;
 }
 
+/* 1 when no frame of pkts[0..4) has a VLAN TPID in its EtherType field:
+ * the four fields compared at once (SSE2). A field is read even in a
+ * frame shorter than 14 bytes (its buffer is a whole one): such a frame
+ * carries no tag, and a TPID read there only sends the group to
+ * vlan_tagged, which checks the length. */
+/* The EtherType field of p in network order, as it lies in memory. */
+static inline int ethertype_raw(const struct pkt *p)
+{
+	uint16_t t;
+	__builtin_memcpy(&t, p->data + 12, 2);
+	return t;
+}
+
+static inline int none_tagged4(struct pkt *const *pkts)
+{
+	__m128i t = _mm_cvtsi32_si128(ethertype_raw(pkts[0]));
+	t = _mm_insert_epi16(t, ethertype_raw(pkts[1]), 1);
+	t = _mm_insert_epi16(t, ethertype_raw(pkts[2]), 2);
+	t = _mm_insert_epi16(t, ethertype_raw(pkts[3]), 3);
+	__m128i hit = _mm_or_si128(_mm_cmpeq_epi16(t, _mm_set1_epi16((short)hton16(ETHERTYPE_VLAN))),
+				   _mm_or_si128(_mm_cmpeq_epi16(t, _mm_set1_epi16((short)hton16(ETHERTYPE_QINQ))),
+						_mm_cmpeq_epi16(t, _mm_set1_epi16((short)hton16(ETHERTYPE_QINQ_OLD)))));
+	return (_mm_movemask_epi8(hit) & 0xff) == 0;
+}
+
+static void count_vlan(struct sink_count *c, const struct pkt *p)
+{
+	if (vlan_tagged(p->data, p->len)) {
+		struct vlan_tags v;
+		vlan_parse(p->data, p->len, &v);
+		vlan_count(&c->vlans, &v, p->len);
+	}
+}
+
+/* Frames four at a time: their lengths summed, their EtherTypes checked
+ * together (none_tagged4); a group with a TPID among them, and the last
+ * n % 4 frames, one at a time. */
 static void sink_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	struct sink_count *c = &counts[nic->port][q];
 	uint64_t bytes = 0;
-	for (int i = 0; i < n; i++) {
-		const struct pkt *p = pkts[i];
-		bytes += p->len;
-		if (__builtin_expect(vlan_tagged(p->data, p->len), 0)) {
-			struct vlan_tags v;
-			vlan_parse(p->data, p->len, &v);
-			vlan_count(&c->vlans, &v, p->len);
-		}
+	int i = 0;
+	for (; i + 4 <= n; i += 4) {
+		bytes += (uint64_t)pkts[i]->len + pkts[i + 1]->len + pkts[i + 2]->len + pkts[i + 3]->len;
+		if (__builtin_expect(!none_tagged4(pkts + i), 0))
+			for (int k = i; k < i + 4; k++)
+				count_vlan(c, pkts[k]);
+	}
+	for (; i < n; i++) {
+		bytes += pkts[i]->len;
+		count_vlan(c, pkts[i]);
 	}
 	c->packets += (uint64_t)n;
 	c->bytes += bytes;
