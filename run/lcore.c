@@ -183,10 +183,10 @@ static int idle_apps(const struct lcore *lc, const struct app **out)
 	return n;
 }
 
-/* One look at every queue of the core: busy ones polled for a burst,
- * scheduled ones for a NAPI round (drivers/net/napi.h). Returns packets
- * handled; *pending is set when a queue stays scheduled. */
-static int poll_all(struct lcore *lc, int *pending)
+/* One look at every queue of the core, starting at TSC now: busy ones
+ * polled for a burst, scheduled ones for a NAPI round (drivers/net/napi.h).
+ * Returns packets handled; *pending is set when a queue stays scheduled. */
+static int poll_all(struct lcore *lc, int *pending, uint64_t now)
 {
 	int work = 0;
 	for (int k = 0; k < lc->nq; k++) {
@@ -196,7 +196,7 @@ static int poll_all(struct lcore *lc, int *pending)
 			work += poll_queue(lc, nic, q, (int)nic_cfg.burst);
 		} else if (nic->sched[q]) {
 			int weight = (int)nic->cfg.napi_weight;
-			napi_begin(nic, q);
+			napi_begin(nic, q, now);
 			int done = poll_queue(lc, nic, q, weight);
 			if (done == weight)	/* napi: another round; irq: another interrupt */
 				lc->time_squeeze++;
@@ -221,8 +221,8 @@ static void tx_clean_mine(const struct lcore *lc)
  * from seen), a port reset wants the core parked, or until (TSC) passes:
  * other interrupts (QEMU's duplicate MSI-X messages, the timer) halt again
  * at once. Interrupts are off from each check to its hlt (sti; hlt), so no
- * wake is lost in between. */
-static void halt(struct lcore *lc, uint32_t seen, uint64_t t0, uint64_t until)
+ * wake is lost in between. Returns the TSC it woke at. */
+static uint64_t halt(struct lcore *lc, uint32_t seen, uint64_t t0, uint64_t until)
 {
 	volatile uint32_t *wakes = &napi_wakes[lc->id].n;
 	uint64_t t = t0;
@@ -235,6 +235,7 @@ static void halt(struct lcore *lc, uint32_t seen, uint64_t t0, uint64_t until)
 		t = rdtsc();
 	}
 	lc->halted_cycles += t - t0;
+	return t;
 }
 
 void lcore_run(void)
@@ -243,7 +244,7 @@ void lcore_run(void)
 	const struct app *idle[NIC_MAX_PORTS];
 	int bsp = lc->id == 0, busy = 0;
 	uint64_t ms = tsc.hz / 1000;
-	uint64_t next_hk = rdtsc() + tsc.hz, next_shell = 0, next_clean = next_hk;
+	uint64_t now = rdtsc(), next_hk = now + tsc.hz, next_shell = 0, next_clean = next_hk;
 
 	uint32_t gen = apps_gen;
 	int nidle = idle_apps(lc, idle);
@@ -266,12 +267,12 @@ void lcore_run(void)
 		}
 		uint32_t seen = napi_wakes[lc->id].n;
 		int pending = 0, idle_work = 0;
-		poll_all(lc, &pending);
+		poll_all(lc, &pending, now);	/* now: the TSC the last round ended at */
 		for (int i = 0; i < nidle; i++)
 			idle_work += idle[i]->idle();
 		if (netcon_cores >> lc->id & 1)
 			idle_work += netcon_poll(lc->id);
-		uint64_t now = rdtsc();
+		now = rdtsc();
 		if (now >= next_clean) {
 			tx_clean_mine(lc);
 			next_clean = now + tsc.hz;
@@ -289,6 +290,6 @@ void lcore_run(void)
 		}
 		/* NAPI work done and nothing left scheduled: halt right away. */
 		if (!busy && !pending && !idle_work)
-			halt(lc, seen, now, bsp ? next_shell : now + ms);
+			now = halt(lc, seen, now, bsp ? next_shell : now + ms);
 	}
 }

@@ -8,8 +8,10 @@
  *     the interrupt reached another one;
  *  2. the owner's poll loop (run/lcore.c) sees it scheduled: napi_begin
  *     re-evaluates the dynamic ITR from the queue's counters since the last
- *     round (nic->q[q], which rx_burst and tx_burst count anyway), then the
- *     loop polls rx_burst rounds of up to napi_weight packets;
+ *     evaluation (nic->q[q], which rx_burst and tx_burst count anyway), at
+ *     most once per interrupt interval at the current rate (Linux
+ *     evaluates once per interrupt, which ITR spaces that far apart), then
+ *     the loop polls rx_burst rounds of up to napi_weight packets;
  *  3. napi_complete: a full round leaves the queue scheduled; a short one
  *     unmasks it, and irq_enable reports a frame that arrived meanwhile
  *     (as Unikraft's uk_netdev_rxq_intr_enable), which keeps the queue
@@ -37,6 +39,9 @@ struct nic_itr {
 	uint8_t steady;
 	/* The queue's counters (nic->q[q]) when the ITR was last evaluated. */
 	uint64_t rx_pkts, rx_bytes, tx_pkts, tx_bytes;
+	/* TSC before which napi_begin does not evaluate again: one interval
+	 * at the current rate after the last evaluation (napi_poll.h). */
+	uint64_t next_tsc;
 };
 
 /* Interrupts that scheduled a queue of each core, one counter per core:

@@ -6,6 +6,7 @@
 #ifndef NAPI_POLL_H
 #define NAPI_POLL_H
 #include "drivers/net/nic.h"
+#include "kernel/time.h"
 
 /* napi_begin past a quiet interval: evaluate, and set a new rate (napi.c). */
 void napi_itr_eval(struct nic *nic, int q);
@@ -34,13 +35,22 @@ _Static_assert(__builtin_offsetof(struct nic_qstats, tx_bytes) - __builtin_offse
 		       __builtin_offsetof(struct nic_qstats, tx_packets) - __builtin_offsetof(struct nic_qstats, rx_packets) == 16,
 	       "nic_qstats' four counters together");
 
-/* Before polling a scheduled queue: dynamic ITR (settings 1 and 3) from
- * the queue's counters since the last call. */
-static inline void napi_begin(struct nic *nic, int q)
+/* Before polling a scheduled queue, at TSC now: dynamic ITR (settings 1
+ * and 3) from the queue's counters since the last evaluation, if one
+ * interrupt interval at the current rate has passed since it. Linux
+ * (e1000e_poll, igb_ring_irq_enable) evaluates once per interrupt, and
+ * ITR lets no two interrupts come closer than that interval: the classes'
+ * byte and packet thresholds are for intervals that long. A poll loop
+ * that turns faster (NAPI rounds of a few frames) would otherwise pay the
+ * evaluation each round and classify intervals shorter than Linux's. */
+static inline void napi_begin(struct nic *nic, int q, uint64_t now)
 {
 	struct nic_itr *it = &nic->itr[q];
+	if (now < it->next_tsc)
+		return;
 	if (!napi_itr_quiet(it, &nic->q[q]) && (it->setting == 1 || it->setting == 3))
 		napi_itr_eval(nic, q);
+	it->next_tsc = now + (it->current ? tsc.hz / it->current : 0);
 }
 
 /* Unschedule and unmask queue q; a frame that already waits keeps it
