@@ -69,6 +69,9 @@ static void endline(struct out *o)
  * because the kernel links no libgcc (no 128-bit divide). */
 static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
 {
+	uint64_t ab;
+	if (!__builtin_mul_overflow(a, b, &ab) && ab <= UINT64_MAX - c / 2)
+		return (ab + c / 2) / c;	/* one divide: the report's usual case */
 	unsigned __int128 n = (unsigned __int128)a * b + c / 2;
 	uint64_t q = 0, r = 0;
 	for (int i = 127; i >= 0; i--) {
