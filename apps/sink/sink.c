@@ -114,7 +114,7 @@ static int cmd_sink(int argc, char **argv)
 			struct sink_count *c = &counts[p][q];
 			if (!app_runs_on(&app_sink, p) && !c->packets)
 				continue;	/* a port that ran sink before a run-time switch keeps its line */
-			char prefix[32];
+			char prefix[48];	/* "sink ", a port name (16), " q" and a queue number */
 			printf("sink %s q%d: %lu packets %lu bytes\n", nics[p]->name, q, c->packets, c->bytes);
 			snprintf(prefix, sizeof(prefix), "sink %s q%d", nics[p]->name, q);
 			vlan_table_print(&c->vlans, prefix);

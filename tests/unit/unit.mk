@@ -90,6 +90,12 @@ UNIT_BINS += $(UNIT_DIR)/test_napi
 $(UNIT_DIR)/test_napi: tests/unit/test_napi.c drivers/net/napi.c drivers/net/napi.h drivers/net/napi_poll.h drivers/net/nic.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_napi.c drivers/net/napi.c -lcmocka
+# The sink app's receive (apps/sink/sink.c, included by the test): VLAN
+# counts of bursts checked four frames at a time.
+UNIT_BINS += $(UNIT_DIR)/test_sink
+$(UNIT_DIR)/test_sink: tests/unit/test_sink.c apps/sink/sink.c net/vlan.c net/vlan.h apps/app.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_sink.c net/vlan.c -lcmocka
 # ipN= and ipN.VID= (VLAN sub-interfaces) through cmdline_parse: the test
 # includes net/ifaddr.c for its static knobs.
 UNIT_BINS += $(UNIT_DIR)/test_ifaddr
