@@ -275,17 +275,29 @@ size_t ptp_build(uint8_t *buf, size_t cap, const struct ptp_msg *m)
 	return len;
 }
 
+/* The follow-up information TLV's type, length, organizationId 00-80-C2
+ * and organizationSubType 1 (802.1AS-2011 11.4.4.3, table 11-11). */
+static const uint8_t fui_head[10] = { 0x00, 0x03, 0x00, 28, 0x00, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+#define FUI_AT (PTP_HLEN + 10)	/* after the Follow_Up's preciseOriginTimestamp */
+
 int ptp_put_follow_up_info(uint8_t *buf, size_t cap, size_t *len)
 {
-	static const uint8_t head[10] = { 0x00, 0x03, 0x00, 28, 0x00, 0x80, 0xc2, 0x00, 0x00, 0x01 };
 	if (*len + PTP_FOLLOW_UP_INFO_LEN > cap || *len < PTP_HLEN)
 		return -1;
 	uint8_t *t = buf + *len;
-	memcpy(t, head, sizeof(head));
-	memset(t + sizeof(head), 0, PTP_FOLLOW_UP_INFO_LEN - sizeof(head));
+	memcpy(t, fui_head, sizeof(fui_head));
+	memset(t + sizeof(fui_head), 0, PTP_FOLLOW_UP_INFO_LEN - sizeof(fui_head));
 	*len += PTP_FOLLOW_UP_INFO_LEN;
 	put16(buf + 2, (uint16_t)*len);
 	return 0;
+}
+
+int ptp_follow_up_rate_offset(const uint8_t *msg, size_t len)
+{
+	size_t ml = get16(msg + 2);
+	if (ml < FUI_AT + PTP_FOLLOW_UP_INFO_LEN || ml > len || memcmp(msg + FUI_AT, fui_head, sizeof(fui_head)))
+		return -1;
+	return FUI_AT + (int)sizeof(fui_head);
 }
 
 struct ptp_ts ptp_ts_from_ns(int64_t ns)

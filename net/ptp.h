@@ -175,6 +175,19 @@ static inline int ptp_has_requesting(uint8_t msg_type)
 #define PTP_FOLLOW_UP_INFO_LEN 32
 int ptp_put_follow_up_info(uint8_t *buf, size_t cap, size_t *len);
 
+/* Where a Follow_Up's 802.1AS follow-up information TLV keeps its
+ * cumulativeScaledRateOffset (Integer32, (rateRatio - 1) * 2^41,
+ * 11.4.4.3): offset from the message's first byte, or -1 if msg (len
+ * bytes, a parsed Follow_Up) carries no such TLV first after its body. */
+int ptp_follow_up_rate_offset(const uint8_t *msg, size_t len);
+
+/* ns * rate, rate given as (rate - 1) * 2^41 (cumulativeScaledRateOffset's
+ * unit, 802.1AS-2011 11.4.4.3): ns + ns * off / 2^41, rounded down. */
+static inline int64_t ptp_rate_apply(int64_t ns, int64_t off)
+{
+	return ns + (int64_t)(((__int128)ns * off) >> 41);
+}
+
 /* ns <-> Timestamp. */
 struct ptp_ts ptp_ts_from_ns(int64_t ns);
 int64_t ptp_ts_to_ns(struct ptp_ts t);

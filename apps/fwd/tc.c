@@ -40,6 +40,18 @@
  * knobs. Pdelay messages end at the port, never forwarded (counted
  * `local` by fwd). A Sync (or its Follow_Up) gets the residence plus the
  * ingress port's link delay (11.5.4); Delay_Req passes unchanged. The
+ * residence is scaled by the ingress port's neighborRateRatio (pdelay.c,
+ * 802.1AS-2011 10.2.5.7), as a time-aware relay scales its residence
+ * by its rateRatio: the neighbour's clock taken as the grandmaster's
+ * rate where nothing says otherwise. An L2 Follow_Up with the 802.1AS
+ * follow-up information TLV (gPTP) gets, as the relay's MD sync send
+ * state machine sets its Follow_Up (11.2, 11.4.4.3): rateRatio = its
+ * cumulativeScaledRateOffset's ratio times the neighborRateRatio,
+ * correctionField += rateRatio * residence + the link delay (measured in
+ * the neighbour's time base) times the cumulative ratio, and rateRatio
+ * written back into the TLV. The port clocks' rates against each other
+ * (the residence is read in the egress port's clock, the ratio measured
+ * against the ingress port's) are taken as equal: ppm of microseconds. The
  * port's Pdelay exchanges run on the core owning its queue 0 (the one
  * that receives them: multicast, no RSS).
  *
@@ -93,6 +105,7 @@ KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival =
 	X(sync)			/* one-step Sync corrected in place */ \
 	X(delay_req)		/* Delay_Req corrected in place */ \
 	X(follow_up)		/* Follow_Up given its two-step Sync's residence time */ \
+	X(follow_up_info)	/* p2p: of which with an 802.1AS TLV given the neighborRateRatio */ \
 	X(delay_resp)		/* Delay_Resp given its Delay_Req's wait in the egress TX ring */ \
 	X(no_sync)		/* Follow_Up whose Sync the TC did not see: forwarded unchanged */ \
 	X(overflow)		/* the correctionField would overflow: forwarded unchanged */ \
@@ -122,6 +135,7 @@ struct tc_sync {
 	int64_t t_in;		/* ingress time, ns of the egress port's clock */
 	int64_t residence;	/* ns, to the TSC before the TX ring */
 	int64_t link;		/* p2p: the ingress link's delay, ns */
+	int64_t nrr;		/* p2p: the ingress port's neighborRateRatio, (ratio - 1) * 2^41 */
 	uint32_t txseq;		/* the egress port's TX stamp request (phc_tx_seq), 0 none */
 };
 
@@ -367,6 +381,29 @@ static void delay_resp(struct tc_port *t, struct nic *nin, struct phc *in, const
 		t->residence_max = (uint64_t)(d.residence + ns - d.egress);
 }
 
+/* Follow_Up msg (len bytes) of two-step Sync s, whose residence was res
+ * ns: res scaled by the rate ratio and s's link delay added; an L2
+ * one with the 802.1AS TLV (p2p) as the file's comment says, the TLV's
+ * cumulativeScaledRateOffset (Integer32) kept within its range. */
+static void follow_up(struct tc_port *t, uint8_t *msg, size_t len, int udp, int64_t res, const struct tc_sync *s)
+{
+	int at = fwd_ptp_tc == FWD_TC_P2P && !udp ? ptp_follow_up_rate_offset(msg, len) : -1;
+	int64_t rate = s->nrr, link = s->link;
+	if (at >= 0) {
+		int64_t cum = (int32_t)get32(msg + at);
+		rate = cum + s->nrr + (int64_t)(((__int128)cum * s->nrr) >> 41);
+		rate = rate > INT32_MAX ? INT32_MAX : rate < INT32_MIN ? INT32_MIN : rate;
+		link = ptp_rate_apply(link, cum);
+	}
+	if (add_correction(t, msg, udp, ptp_rate_apply(res, rate), link))
+		return;
+	t->count[TC_follow_up]++;
+	if (at < 0)
+		return;
+	put32(msg + at, (uint32_t)(int32_t)rate);
+	t->count[TC_follow_up_info]++;
+}
+
 /* Bytes of 802.1Q tag in front of p's EtherType: VLAN_HLEN for one C-tag
  * (a VLAN carried through the pair), else 0. The frame as net/ptp.c
  * parses it starts that far in (its MAC addresses are then not, which it
@@ -419,8 +456,7 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 		if (&s->txseq == t->tx_asked)
 			return TC_FLUSH;
 		s->used = 0;
-		if (!add_correction(t, msg, udp, sync_residence(t, out, s), s->link))
-			t->count[TC_follow_up]++;
+		follow_up(t, msg, f.len, udp, sync_residence(t, out, s), s);
 		return TC_PASS;
 	}
 	int p2p = fwd_ptp_tc == FWD_TC_P2P;
@@ -432,10 +468,10 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 		return TC_PASS;
 	int64_t t_in = ingress(t, in, out, p, rx_tsc);
 	int64_t res = phc_sw_stamp(out, rdtsc()) - t_in;
-	int64_t link = p2p ? link_delay(t, nin) : 0;
+	int64_t link = p2p ? link_delay(t, nin) : 0, nrr = p2p ? tc_pd[nin->port].nrr : 0;
 	if (m.msg_type == PTP_SYNC && (m.flags & PTP_FLAG_TWO_STEP)) {
 		struct tc_sync *s = &t->sync[t->next++ % TC_SYNCS];
-		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, link, 0 };
+		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, link, nrr, 0 };
 		if (txstamp && !t->tx_asked) {
 			p->flags |= PKT_TX_TSTAMP;
 			t->tx_asked = &s->txseq;
@@ -443,7 +479,7 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 		return TC_PASS;
 	}
 	t->count[TC_tx_swtstamp]++;
-	if (add_correction(t, msg, udp, res, link))
+	if (add_correction(t, msg, udp, ptp_rate_apply(res, nrr), link))
 		return TC_PASS;
 	t->count[m.msg_type == PTP_SYNC ? TC_sync : TC_delay_req]++;
 	if (m.msg_type == PTP_DELAY_REQ && txstamp && !t->tx_asked)
@@ -574,9 +610,11 @@ void fwd_tc_show(int port, const char *name)
 	       (unsigned long)max);
 	const struct ptp_port *pp = &tc_pd[port];
 	if (fwd_ptp_tc == FWD_TC_P2P && pp->nic)
-		printf(" peer_delay_ns %ld pdelay_samples %lu tx_pdelay_req %lu tx_pdelay_resp %lu", (long)pp->peer_delay,
-		       (unsigned long)pp->ev[PE_pdelay_samples], (unsigned long)pp->ev[PE_tx_pdelay_req],
-		       (unsigned long)pp->ev[PE_tx_pdelay_resp]);
+		printf(" peer_delay_ns %ld pdelay_samples %lu tx_pdelay_req %lu tx_pdelay_resp %lu"
+		       " neighbor_rate_offset_ppb %ld rate_ratio_out_of_range %lu",
+		       (long)pp->peer_delay, (unsigned long)pp->ev[PE_pdelay_samples],
+		       (unsigned long)pp->ev[PE_tx_pdelay_req], (unsigned long)pp->ev[PE_tx_pdelay_resp],
+		       (long)(pp->nrr * 1000000000 >> 41), (unsigned long)pp->ev[PE_rate_ratio_out_of_range]);
 	printf("\n");
 }
 

@@ -5,8 +5,14 @@
  * neighbour's with Pdelay_Resp (t2, the request's receipt) and
  * Pdelay_Resp_Follow_Up (t3, the response's departure); the requester
  * takes t4 at the response's receipt:
- *   meanLinkDelay = ((t4 - t1) - (t3 + corrections - t2)) / 2   (11.4.3)
- * through the same moving median as the end-to-end path delay. A slave's
+ *   meanLinkDelay = (r * (t4 - t1) - (t3 + corrections - t2)) / 2
+ * (11.4.3; 802.1AS-2011 11.2.15.2.4, in the neighbour's time base) through
+ * the same moving median as the end-to-end path delay, r the
+ * neighborRateRatio (802.1AS 10.2.5.7, 11.2.15.2.3): the rate of the
+ * neighbour's clock over ours, (t3c - t3c') / (t4 - t4') over
+ * PTP_NRR_SPAN exchanges (ptp4l does the same in every P2P mode); a
+ * window off 1 by more than PTP_NRR_MAX_PPM (two clocks within 802.1AS
+ * B.1.1's +-100 ppm) is counted and the last ratio kept. A slave's
  * offset uses it in place of the path delay. Pdelay messages go to
  * 01:80:C2:00:00:0E (224.0.0.107 over UDPv4, ff02::6b over UDPv6), net/ptp.c's framing.
  */
@@ -67,15 +73,40 @@ static void send_resp_fup(struct ptp_port *pp, int64_t t3)
 		pp->ev[PE_tx_pdelay_resp_follow_up]++;
 }
 
+/* A completed exchange's t3c and t4 for the neighborRateRatio. */
+static void rate_ratio(struct ptp_port *pp)
+{
+	if (!pp->nrr_n++) {
+		pp->nrr_t3c = pp->pd.t3c;
+		pp->nrr_t4 = pp->pd.t4;
+		return;
+	}
+	if (pp->nrr_n <= PTP_NRR_SPAN)
+		return;
+	int64_t d3 = pp->pd.t3c - pp->nrr_t3c, d4 = pp->pd.t4 - pp->nrr_t4;
+	pp->nrr_t3c = pp->pd.t3c;
+	pp->nrr_t4 = pp->pd.t4;
+	pp->nrr_n = 1;
+	int64_t room = d4 / 1000000 * PTP_NRR_MAX_PPM;	/* timestamps < 2^32 s: no overflow */
+	if (d4 <= 0 || d3 - d4 > room || d4 - d3 > room) {
+		pp->ev[PE_rate_ratio_out_of_range]++;
+		return;
+	}
+	pp->nrr = (int64_t)((double)(d3 - d4) / (double)d4 * 0x1p41);	/* |nrr| < 2^41 / 5000 */
+	pp->have_nrr = 1;
+}
+
 /* All four times in: a meanLinkDelay sample. */
 static void pdelay_done(struct ptp_port *pp)
 {
 	if (!pp->pd.have_t1 || !pp->pd.have_resp || !pp->pd.have_fup)
 		return;
 	pp->pd.state = 0;
+	rate_ratio(pp);
 	int64_t turn, resp;
-	if (__builtin_sub_overflow(pp->pd.t4, pp->pd.t1, &turn) ||
-	    __builtin_sub_overflow(pp->pd.t3c, pp->pd.t2, &resp) || __builtin_sub_overflow(turn, resp, &turn)) {
+	if (__builtin_sub_overflow(pp->pd.t4, pp->pd.t1, &turn) || turn > INT64_MAX / 2 || turn < INT64_MIN / 2 ||
+	    __builtin_sub_overflow(pp->pd.t3c, pp->pd.t2, &resp) ||
+	    __builtin_sub_overflow(ptp_rate_apply(turn, pp->nrr), resp, &turn)) {
 		pp->ev[PE_sample_out_of_range]++;
 		return;
 	}

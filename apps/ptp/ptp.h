@@ -82,6 +82,7 @@ enum ptp_rx_count { PTP_RX_USED(PTP_COUNT_ENUM) PTP_RX_DROPS(PTP_COUNT_ENUM) PC_
 	X(tx_management) X(tx_management_error)	/* answers: a data set, an error status */ \
 	X(tx_pdelay_req) X(tx_pdelay_resp) X(tx_pdelay_resp_follow_up) \
 	X(pdelay_samples)	/* peer delay exchanges completed: meanLinkDelay samples */ \
+	X(rate_ratio_out_of_range)	/* a neighborRateRatio window off 1 by more than PTP_NRR_MAX_PPM: not used */ \
 	X(tx_failed)		/* no buffer, or the TX ring refused the frame */ \
 	X(rx_hwtstamp) X(rx_swtstamp)	/* event messages stamped in hardware / software */ \
 	X(tx_hwtstamp) X(tx_swtstamp) \
@@ -164,6 +165,16 @@ struct ptp_port {
 	int64_t peer_delay;		/* meanLinkDelay, ns (median) */
 	int have_peer_delay;
 	int multiple_peers;		/* the last exchange had two responders */
+	/* neighborRateRatio (802.1AS-2011 10.2.5.7, 11.2.15.2.3): the
+	 * neighbour's clock rate over this port's, (t3c - t3c') / (t4 - t4')
+	 * over PTP_NRR_SPAN completed exchanges, as (ratio - 1) * 2^41 (the
+	 * unit of cumulativeScaledRateOffset); 0 (ratio 1) until measured */
+#define PTP_NRR_SPAN 8		/* exchanges per neighborRateRatio window */
+#define PTP_NRR_MAX_PPM 200	/* a window's ratio beyond 1 +- this: out of range */
+	int64_t nrr_t3c, nrr_t4;	/* the window's first exchange */
+	int nrr_n;			/* exchanges in the window so far, 0: none */
+	int64_t nrr;
+	int have_nrr;
 	int presp_pending;		/* a Pdelay_Resp whose Follow_Up waits for t3 */
 	uint16_t presp_seq;
 	uint32_t presp_txseq;

@@ -546,6 +546,100 @@ static void test_p2p(void **state)
 	assert_int_equal(forwarded, 4);
 }
 
+/* One p2p exchange of port0 with its neighbour: port0's Pdelay_Req sent
+ * at t1 (its tick, a second on), the neighbour's two-step answer
+ * received at t4 = t1 + turn, with t2 and t3 = t2 + 2000 in its clock. */
+static void exchange(uint8_t *buf, int64_t t1, int64_t turn, int64_t t2)
+{
+	struct ptp_port *pp = &tc_pd[0];
+	nsent = 0;
+	clock_ns += 2000000000ull;
+	send_ts = t1;
+	assert_int_equal(fwd_tc_idle(), 1);
+	assert_int_equal(sent[nsent - 1].msg_type, PTP_PDELAY_REQ);
+	struct ptp_msg m = { .msg_type = PTP_PDELAY_RESP, .version = 2, .flags = PTP_FLAG_TWO_STEP,
+			     .seq = sent[nsent - 1].seq, .source = { { 2, 0, 0, 0xff, 0xfe, 0, 0, 1 }, 1 },
+			     .requesting = pp->id, .ts = ptp_ts_from_ns(t2) };
+	size_t hl = ptp_frame_hlen(PTP_L2);
+	struct pkt *p = frame(buf, PTP_L2, PTP_SYNC, 0, 0, 0);
+	p->len = (uint16_t)ptp_frame_build(buf, PTP_L2, mac, 0, m.msg_type, ptp_build(buf + hl, 256 - hl, &m));
+	sw_calls = 0;
+	fuzz_tsc = (uint64_t)(t1 + turn - 100 - IN_AHEAD);	/* t4: its one software stamp */
+	assert_int_equal(run_p2p(p), 0);
+	m.msg_type = PTP_PDELAY_RESP_FOLLOW_UP;
+	m.flags = 0;
+	m.ts = ptp_ts_from_ns(t2 + 2000);
+	p->len = (uint16_t)ptp_frame_build(buf, PTP_L2, mac, 0, m.msg_type, ptp_build(buf + hl, 256 - hl, &m));
+	assert_int_equal(run_p2p(p), 0);
+}
+
+/* A Sync (flags) whose hardware RX stamp is 10 ms before its egress. */
+static struct pkt *sync_10ms(uint8_t *buf, uint16_t seq, uint16_t flags)
+{
+	struct pkt *p = frame(buf, PTP_L2, PTP_SYNC, seq, flags, 0);
+	sw_calls = 0;
+	p->flags = PKT_RX_TSTAMP;
+	p->tstamp = fuzz_tsc + 100 - 10000000;
+	return p;
+}
+
+/* ptp_tc=p2p, the neighborRateRatio (802.1AS 10.2.5.7): the neighbour's
+ * clock 100 ppm fast (its t2 1,000,100,000 ns apart, ours 10^9) gives,
+ * after PTP_NRR_SPAN exchanges, 2^41 * 10^-4 = 219902325 (rounded down);
+ * the link delay (t4 - t1 = 1 ms, t3 - t2 = 2 us) becomes
+ * (1000099 - 2000) / 2 once the median holds scaled samples only; a
+ * one-step Sync's 10 ms residence becomes 10000999 ns plus the link; an
+ * 802.1AS Follow_Up with cumulativeScaledRateOffset -2^41 / 20000 (-50
+ * ppm) gets rateRatio 109940167 (~ +50 ppm) in its TLV and residence
+ * times it plus the link times the cumulative ratio: 10000499 + 499024;
+ * a window 300 ppm off is counted and the ratio kept. The numbers are
+ * Python's (ns + ns * off >> 41). */
+static void test_p2p_rate_ratio(void **state)
+{
+	(void)state;
+	uint8_t buf[256];
+	fwd_ptp_tc = FWD_TC_P2P;
+	fwd_tc_port_init(&nic_in);
+	struct ptp_port *pp = &tc_pd[0];
+	const int64_t t0 = IN_AHEAD + 1000000;
+	int k = 0;
+	for (; k < PTP_NRR_SPAN; k++)
+		exchange(buf, t0 + k * 1000000000ll, 1000000, 5000 + k * 1000100000ll);
+	assert_false(pp->have_nrr);
+	assert_int_equal(pp->peer_delay, (1000000 - 2000) / 2);
+	for (; k <= 3 * PTP_NRR_SPAN; k++)
+		exchange(buf, t0 + k * 1000000000ll, 1000000, 5000 + k * 1000100000ll);
+	assert_true(pp->have_nrr);
+	assert_int_equal(pp->nrr, 219902325);
+	assert_int_equal(pp->peer_delay, 499049);
+	assert_int_equal(pp->ev[PE_pdelay_samples], 3 * PTP_NRR_SPAN + 1);
+	/* one-step Sync */
+	struct pkt *p = sync_10ms(buf, 60, 0);
+	assert_int_equal(run_p2p(p), 1);
+	assert_int_equal(correction(p, PTP_L2), (10000999ll + 499049) << 16);
+	/* two-step Sync, its gPTP Follow_Up */
+	run(sync_10ms(buf, 61, PTP_FLAG_TWO_STEP));
+	p = frame(buf, PTP_L2, PTP_FOLLOW_UP, 61, 0, 0);
+	size_t hl = ptp_frame_hlen(PTP_L2), ml = get16(buf + hl + 2);
+	assert_int_equal(ptp_follow_up_rate_offset(buf + hl, ml), -1);
+	assert_int_equal(ptp_put_follow_up_info(buf + hl, 256 - hl, &ml), 0);
+	int at = ptp_follow_up_rate_offset(buf + hl, ml);
+	assert_int_equal(at, 54);
+	put32(buf + hl + at, (uint32_t)-109951162);
+	p->len = (uint16_t)ptp_frame_build(buf, PTP_L2, mac, 0, PTP_FOLLOW_UP, ml);
+	run(p);
+	assert_int_equal(correction(p, PTP_L2), (10000499ll + 499024) << 16);
+	assert_int_equal((int32_t)get32(buf + hl + at), 109940167);
+	assert_int_equal(counts()->count[TC_follow_up], 1);
+	assert_int_equal(counts()->count[TC_follow_up_info], 1);
+	/* the neighbour 300 ppm fast over the next window: refused */
+	int64_t t2 = 5000 + k * 1000100000ll;
+	for (int j = 1; j <= PTP_NRR_SPAN; j++)
+		exchange(buf, t0 + (k - 1 + j) * 1000000000ll, 1000000, t2 - 1000100000ll + j * 1000300000ll);
+	assert_int_equal(pp->ev[PE_rate_ratio_out_of_range], 1);
+	assert_int_equal(pp->nrr, 219902325);
+}
+
 /* The UDP checksum of the UDPv6 datagram of frame buf recomputed whole
  * (RFC 8200 8.1): 1 if the one it carries equals it. */
 static int udp6_csum_ok(uint8_t *buf)
@@ -677,6 +771,7 @@ int main(void)
 		cmocka_unit_test_setup(test_vlan_tagged, setup),
 		cmocka_unit_test_setup(test_refused, setup),
 		cmocka_unit_test_setup(test_p2p, setup),
+		cmocka_unit_test_setup(test_p2p_rate_ratio, setup),
 		cmocka_unit_test_setup(test_metrics, setup),
 		cmocka_unit_test_setup(test_udp6, setup),
 		cmocka_unit_test_setup(test_routed, setup),
