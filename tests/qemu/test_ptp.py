@@ -652,6 +652,16 @@ def test_pmc_management_peer_delay(tap):
     assert c["rx"] == sum(c[k] for k in used) + sum(c[k] for k in RX_DROPS), c
 
 
+# The 802.1AS profile as both gPTP tests run it: ptp4l with linuxptp's
+# gPTP.cfg and the appliance's knobs for the same, neighborPropDelayThresh
+# raised on both sides (QEMU's stamps are milliseconds late, gPTP.cfg's
+# 800 ns is for hardware), Pdelay_Req every 250 ms.
+GPTP_PTP4L = ["-f", "/usr/share/doc/linuxptp/configs/gPTP.cfg", "--neighborPropDelayThresh", "100000000",
+              "--logMinPdelayReqInterval", "-2"]
+GPTP_KNOBS = ["app=ptp", "stats=0", "transportSpecific=1", "delay_mechanism=P2P", "logMinPdelayReqInterval=-2",
+              "neighborPropDelayThresh=100000000", "tx_timestamp_timeout=100"] + INTERVALS
+
+
 def test_ptp4l_gptp(tap):
     """The 802.1AS profile (transportSpecific 1, L2 to 01:80:C2:00:00:0E,
     peer delay, the follow-up information TLV, asCapable) against ptp4l
@@ -659,15 +669,9 @@ def test_ptp4l_gptp(tap):
     Announce while it has no neighbour (not asCapable); once a gPTP ptp4l
     slave answers its Pdelay_Req it does, and ptp4l follows it, which it
     would not without the follow-up information TLV in each Follow_Up.
-    neighborPropDelayThresh is raised on both sides: QEMU's stamps are
-    milliseconds late, gPTP.cfg's 800 ns is for hardware. (The appliance
-    as slave of a P2P master: test_ptp4l_peer_delay.)"""
-    gptp = ["-f", "/usr/share/doc/linuxptp/configs/gPTP.cfg", "--neighborPropDelayThresh", "100000000",
-            "--logMinPdelayReqInterval", "-2"]
-    append = ["app=ptp", "stats=0", "ptp_role=master", "transportSpecific=1", "delay_mechanism=P2P",
-              "logMinPdelayReqInterval=-2", "neighborPropDelayThresh=100000000", "tx_timestamp_timeout=100"]
+    (The appliance as slave of a P2P master: test_ptp4l_peer_delay.)"""
     with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={tap.tap}"],
-              append=" ".join(append + INTERVALS)) as q:
+              append=" ".join(GPTP_KNOBS + ["ptp_role=master"])) as q:
         q.expect("port0: link up", 90)
         ident = re.search(rb"ordinary clock ([0-9a-f.]+)-1", q.out).group(1).decode()
         q.expect(r"to MASTER on ANNOUNCE_RECEIPT_TIMEOUT_EXPIRES", 60)
@@ -675,7 +679,7 @@ def test_ptp4l_gptp(tap):
         # nobody answers: not asCapable
         assert c["tx_pdelay_req"] >= 4 and c["tx_sync"] == c["tx_announce"] == c["pdelay_samples"] == 0, c
         tap.wire()
-        slave = Ptp4l(tap, *gptp, "-s", "--summary_interval", "-2")
+        slave = Ptp4l(tap, *GPTP_PTP4L, "-s", "--summary_interval", "-2")
         try:
             follow(slave, ident, 4, 30)
         finally:
@@ -789,23 +793,19 @@ def test_gptp_boundary_clock():
     if os.geteuid() != 0:
         pytest.fail("this test needs root for network namespaces and tap devices")
     up, down = TapPeer("gbm"), TapPeer("gbs")
-    gptp = ["-f", "/usr/share/doc/linuxptp/configs/gPTP.cfg", "--neighborPropDelayThresh", "100000000",
-            "--logMinPdelayReqInterval", "-2"]
-    append = ["app=ptp", "stats=0", "transportSpecific=1", "delay_mechanism=P2P", "logMinPdelayReqInterval=-2",
-              "neighborPropDelayThresh=100000000", "tx_timestamp_timeout=100"]
     try:
         with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={up.tap}",
                                                    f"igb:bus=rp,netdev=tap,ifname={down.tap}"],
-                  append=" ".join(append + INTERVALS)) as q:
+                  append=" ".join(GPTP_KNOBS)) as q:
             ident = q.expect(rb"port0: boundary clock ([0-9a-f.]+)-1, role auto, L2, P2P", 60).group(1).decode()
             q.expect("port1: link up", 90)
             up.wire()
             down.wire()
-            master = Ptp4l(up, *gptp, "--priority1", "1")
+            master = Ptp4l(up, *GPTP_PTP4L, "--priority1", "1")
             try:
                 gm = q.expect(rb"port0: selected best master clock ([0-9a-f.]+)\r\n", 60).group(1).decode()
                 q.expect(r"port0: port 1: UNCALIBRATED to SLAVE", 90)
-                slave = Ptp4l(down, *gptp, "-s", "--summary_interval", "-2")
+                slave = Ptp4l(down, *GPTP_PTP4L, "-s", "--summary_interval", "-2")
                 try:
                     follow(slave, gm, 5, 60)
                 finally:
