@@ -110,7 +110,7 @@ KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival =
 	X(no_sync)		/* Follow_Up whose Sync the TC did not see: forwarded unchanged */ \
 	X(overflow)		/* the correctionField would overflow: forwarded unchanged */ \
 	X(negative_residence)	/* egress before ingress (clock mapping): forwarded unchanged */ \
-	X(bad_ptp)		/* PTP frame the parser refuses: forwarded unchanged */ \
+	X(bad_ptp)		/* PTP event message, Follow_Up or Delay_Resp the parser refuses: forwarded unchanged */ \
 	X(rx_hwtstamp)		/* ingress time from the NIC's stamp */ \
 	X(rx_swtstamp)		/* ingress time from the TSC at the burst */ \
 	X(tx_hwtstamp)		/* egress time from the egress port's TX stamp (two-step Sync, Delay_Req) */ \
@@ -435,6 +435,9 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 	enum ptp_frame_kind k = ptp_frame_parse(d, p->len - (size_t)(d - p->data), tr, &f);
 	if (k == PTP_FRAME_NONE)
 		return TC_PASS;
+	uint8_t mt = f.len ? f.msg[0] & 0xf : 0;
+	if (k == PTP_FRAME_OK && mt >= PTP_ANNOUNCE && mt <= PTP_MANAGEMENT)
+		return TC_PASS;	/* Announce, Signaling (ptp4l's unicast negotiation), Management: not a TC's */
 	struct ptp_msg m;
 	if (k != PTP_FRAME_OK || ptp_parse(f.msg, f.len, &m) != PTP_OK) {
 		t->count[TC_bad_ptp]++;

@@ -2,13 +2,16 @@
 test, each holding a tap device wired to one appliance port, with an
 address and a route via the appliance; Debian's ping and iperf3 (UDP at a
 bounded rate, and TCP, each for a bounded time) run from one namespace to
-the other. Needs root (ip netns, tap devices); only addresses inside the
+the other, then linuxptp's ptp4l, master in one and slave in the other,
+unicast over UDPv4 through the router with ptp_tc=e2e. Needs root (ip netns, tap devices); only addresses inside the
 namespaces are used."""
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 
 import pytest
@@ -42,11 +45,68 @@ def fwd_counters(q):
             for p, line in re.findall(r"fwd port(\d): (rx .*)", out)}
 
 
+# ptp4l over UDPv4 at 4 Hz Sync and Delay_Req, Announce 2 Hz, software
+# stamps, free running (both on this machine's clock); the slave asks the
+# master for unicast service (the router forwards no multicast).
+PTP4L = ["ptp4l", "-4", "-S", "-m", "-q", "--free_running", "1", "--logSyncInterval", "-2",
+         "--logAnnounceInterval", "-1", "--logMinDelayReqInterval", "-2"]
+PTP4L_SLAVE_CFG = """[global]
+slaveOnly 1
+summary_interval -2
+[unicast_master_table]
+table_id 1
+logQueryInterval 0
+UDPv4 {master}
+[{iface}]
+unicast_master_table 1
+"""
+
+
+def ptp4l(ns, *args):
+    """ptp4l in namespace ns: (process, its output lines, filled by a thread)."""
+    p = subprocess.Popen(["ip", "netns", "exec", ns] + PTP4L + list(args),
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    threading.Thread(target=lambda: [lines.append(x.rstrip()) for x in p.stdout], daemon=True).start()
+    return p, lines
+
+
+def ptp4l_through_router(q, master, slave, master_ip):
+    """A ptp4l master in peer master's namespace, a slave-only ptp4l in
+    slave's asking it for unicast Announce, Sync and Delay_Resp: the
+    slave's lines once it has printed 4 offsets (up to 60 s after start)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".cfg") as cfg:
+        cfg.write(PTP4L_SLAVE_CFG.format(master=master_ip, iface=slave.tap))
+        cfg.flush()
+        pm, _ = ptp4l(master.ns, "-i", master.tap, "--unicast_listen", "1", "--priority1", "1")
+        ps, lines = ptp4l(slave.ns, "-f", cfg.name)
+        try:
+            with q.pumping():
+                end = time.monotonic() + 60
+                while time.monotonic() < end and sum("master offset" in x for x in lines) < 4:
+                    time.sleep(0.5)
+        finally:
+            for p in (ps, pm):
+                p.terminate()
+                try:
+                    p.wait(10)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+    return lines
+
+
+def tc_counters(q):
+    """The transparent clock's line of each port of `fwd`: {port: {name: int}}."""
+    return {int(p): {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)}
+            for p, body in re.findall(r"fwd port(\d) ptp_tc e2e: ([^\r\n]*)", q.shell("fwd"))}
+
+
 def test_ping_and_iperf3_through_router(peers):
     nics = [f"e1000e:netdev=tap,ifname={p.tap}" for p in peers]
     NS = [p.ns for p in peers]
     with Qemu(boot="kernel", mem="256M", nics=nics,
-              append="app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 stats=0") as q:
+              append="app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 stats=0 ptp_tc=e2e") as q:
         q.expect("port1: link up", 60)
         q.send("\r")
         q.expect(PROMPT, 30)
@@ -80,7 +140,18 @@ def test_ping_and_iperf3_through_router(peers):
         finally:
             server.wait(timeout=30)
         assert tcp["end"]["sum_received"]["bytes"] > 0
+        slave = ptp4l_through_router(q, peers[1], peers[0], "10.2.0.2")
+        tc = tc_counters(q)
         c = fwd_counters(q)
+    # ptp4l's slave follows the master through the router's transparent
+    # clock: the master's two-step Syncs (into port1) get their residence
+    # in their Follow_Ups, the slave's Delay_Reqs (into port0) in place.
+    assert any("selected best master clock" in x for x in slave), "\n".join(slave[-30:])
+    assert sum("master offset" in x for x in slave) >= 4, "\n".join(slave[-30:])
+    assert not any("FAULTY" in x for x in slave), "\n".join(slave)
+    assert tc[1]["follow_up"] >= 4 and tc[1]["no_sync"] <= 1 and tc[0]["delay_req"] >= 2, tc
+    for p in tc.values():
+        assert p["overflow"] == p["negative_residence"] == p["bad_ptp"] == 0, tc
     # Accounting: every frame the router received is forwarded, for us, ARP,
     # or a named drop (IPv6 neighbour discovery from Linux lands in not_ipv4).
     for port in (0, 1):

@@ -466,15 +466,22 @@ static void test_refused(void **state)
 	run(p);
 	assert_memory_equal(buf, before, sizeof(buf));
 	assert_int_equal(counts()->count[TC_bad_ptp], 1);
-	/* not PTP, and PTP messages a TC passes unchanged: nothing counted */
+	/* not PTP, and PTP messages a TC passes unchanged: nothing counted;
+	 * the signaling message is one it does not parse (its body a Sync's) */
 	p = frame(buf, PTP_L2, PTP_ANNOUNCE, 4, 0, 0);
 	run(p);
+	p = frame(buf, PTP_L2, PTP_SYNC, 6, 0, 0);
+	buf[ETH_HLEN] = (uint8_t)((buf[ETH_HLEN] & 0xf0) | PTP_SIGNALING);
+	memcpy(before, buf, sizeof(buf));
+	run(p);
+	assert_memory_equal(buf, before, sizeof(buf));
 	p = frame(buf, PTP_L2, PTP_SYNC, 5, 0, 0);
 	put16(buf + 12, 0x88b5);
 	run(p);
 	assert_int_equal(counts()->count[TC_sync] + counts()->count[TC_delay_req] + counts()->count[TC_follow_up], 0);
 	assert_int_equal(counts()->count[TC_bad_ptp], 1);
 	assert_int_equal(counts()->count[TC_rx_swtstamp] + counts()->count[TC_rx_hwtstamp], 2);
+	assert_int_equal(forwarded, 6);
 }
 
 /* ptp_tc=p2p: port0 answers its neighbour's Pdelay_Req (Pdelay_Resp with
