@@ -8,17 +8,21 @@ with --free_running 1, as always here, so its figures are the residuals of
 its offsets around their trend: what its servo would have to follow).
 Then each mode with the appliance between a ptp4l master and a slave-only
 ptp4l (two igb ports on two taps in two namespaces, as the QEMU tests wire
-them): boundary clock (E2E), fwd's E2E and P2P transparent clocks, and an
+them): boundary clock (E2E), fwd's E2E and P2P transparent clocks, fwd's
+plain L2 pair (ptp_tc=off: the issue's baseline for the TCs), and an
 802.1AS time-aware relay (gPTP.cfg on both ptp4l), each beside ptp4l
 slave of ptp4l over veth with the same delay mechanism (E2E, P2P, gPTP):
-the slave's residuals, as for ptp4l against ptp4l. Then
+the slave's residuals, as for ptp4l against ptp4l, and its mean path
+delay; for fwd, the mean residence time its `fwd` command reports. The
+TC's slave should show a path delay shorter than the plain pair's by
+about that residence, and residuals no larger. Then
 the check of the PTP field report (docs/field-reports.md): app=rr transactions/s and guest instructions per
 transaction on igb with hardware timestamping off and on (hwtstamp=1):
 frames that are not PTP must cost nothing. Prints tables and CSV under
 build/bench/; never passes or fails. QEMU TCG figures: compare rows, not
 machines.
 
-    tools/bench_ptp.py [--seconds 20] [--rr-seconds 3] [--modes bc,e2e,p2p,gptp] [--no-rr]
+    tools/bench_ptp.py [--seconds 20] [--rr-seconds 3] [--modes bc,e2e,l2,p2p,gptp] [--no-rr]
 """
 import argparse
 import csv
@@ -133,6 +137,20 @@ def ptp4l_offsets(lines):
     return [(float(m.group(1)), int(m.group(2))) for m in map(PTP4L_SAMPLE.search, lines) if m]
 
 
+def path_delay_mean(lines, skip):
+    """Mean path delay (ns) of a ptp4l's sample lines after the first skip, None without any."""
+    d = [int(m.group(3)) for m in map(PTP4L_SAMPLE.search, lines) if m][skip:]
+    return round(sum(d) / len(d)) if d else None
+
+
+def residence_means(q):
+    """fwd's mean residence time (ns) per ingress port, as its `fwd`
+    command prints it: port0's the master's Syncs, port1's the slave's
+    Delay_Reqs (e2e). "" with ptp_tc=off."""
+    got = re.findall(r"fwd port(\d+) ptp_tc \w+:.*?residence_mean_ns (\d+)", q.shell("fwd"))
+    return " ".join(f"port{p}:{m}" for p, m in got)
+
+
 def ptp4l_vs_ptp4l(seconds, master_args=(), slave_args=()):
     a, b = NS + "a", NS + "b"
     sh("ip", "netns", "add", a)
@@ -151,7 +169,7 @@ def ptp4l_vs_ptp4l(seconds, master_args=(), slave_args=()):
         finally:
             stop(ps)
             stop(pm)
-        return stats(residuals(ptp4l_offsets(lines)[8:]))
+        return {**stats(residuals(ptp4l_offsets(lines)[8:])), "path_delay_ns": path_delay_mean(lines, 8)}
     finally:
         sh("ip", "netns", "del", a, check=False)
         sh("ip", "netns", "del", b, check=False)
@@ -169,6 +187,8 @@ SYNC = ["logSyncInterval=-2", "logMinDelayReqInterval=-2", "tx_timestamp_timeout
 MODES = {
     "bc": (["app=ptp", "ptp_role=auto", "logAnnounceInterval=-1"] + SYNC, FAST, FAST, FAST, FAST),
     "e2e": (["app=fwd", "pairs=0-1", "ptp_tc=e2e"] + SYNC, FAST, FAST, FAST, FAST),
+    # promisc=1: with ptp_tc=off fwd joins no PTP group
+    "l2": (["app=fwd", "pairs=0-1", "ptp_tc=off", "promisc=1"] + SYNC, FAST, FAST, FAST, FAST),
     "p2p": (["app=fwd", "pairs=0-1", "ptp_tc=p2p", "logMinPdelayReqInterval=-2"] + SYNC,
             FAST + ["-P", "--logMinPdelayReqInterval", "-2"], FAST + ["-P", "--logMinPdelayReqInterval", "1"],
             FAST + ["-P", "--logMinPdelayReqInterval", "-2"], FAST + ["-P", "--logMinPdelayReqInterval", "-2"]),
@@ -176,7 +196,8 @@ MODES = {
               "neighborPropDelayThresh=100000000", "logAnnounceInterval=0"] + SYNC, GPTP, GPTP, GPTP, GPTP),
 }
 MODE_NAMES = {"bc": "boundary clock (app=ptp, 2 ports, E2E)", "e2e": "E2E transparent clock (fwd ptp_tc=e2e)",
-              "p2p": "P2P transparent clock (fwd ptp_tc=p2p)", "gptp": "802.1AS relay (app=ptp, gPTP.cfg)"}
+              "l2": "plain L2 pair (fwd ptp_tc=off)", "p2p": "P2P transparent clock (fwd ptp_tc=p2p)",
+              "gptp": "802.1AS relay (app=ptp, gPTP.cfg)"}
 
 
 def through_appliance(mode, seconds, settle=40):
@@ -185,6 +206,7 @@ def through_appliance(mode, seconds, settle=40):
     settle sample lines (a free-running ptp4l prints one every 2 s; up to
     120 s)."""
     knobs, m_args, s_args = MODES[mode][:3]
+    fwd = "app=fwd" in knobs
     up, down = TapPeer("pbm"), TapPeer("pbs")
     try:
         with Qemu(boot="kernel", mem="256M", nics=[f"igb:bus=rp,netdev=tap,ifname={up.tap}",
@@ -210,7 +232,8 @@ def through_appliance(mode, seconds, settle=40):
                 if ps:
                     stop(ps)
                 stop(pm)
-            return stats(residuals(ptp4l_offsets(lines)[n:]))
+            return {**stats(residuals(ptp4l_offsets(lines)[n:])), "path_delay_ns": path_delay_mean(lines, n),
+                    "residence_ns": residence_means(q) if fwd else ""}
     finally:
         up.close()
         down.close()
@@ -255,8 +278,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--rr-seconds", type=float, default=3)
-    ap.add_argument("--modes", default="oc,bc,e2e,p2p,gptp",
-                    help="comma-separated: oc (the first three rows), bc, e2e, p2p, gptp")
+    ap.add_argument("--modes", default="oc,bc,e2e,l2,p2p,gptp",
+                    help="comma-separated: oc (the first three rows), bc, e2e, l2, p2p, gptp")
     ap.add_argument("--no-rr", action="store_true", help="leave out the rr field report check")
     a = ap.parse_args()
     modes = a.modes.split(",")
@@ -281,9 +304,12 @@ def main():
                  (f"  beside: ptp4l slave of ptp4l, veth, {m} options",
                   lambda s, m=m: ptp4l_vs_ptp4l(s, *MODES[m][3:]))]
     for name, fn in runs:
-        r = {"pair": name.strip(), **fn(a.seconds)}
+        r = {"pair": name.strip(), "path_delay_ns": None, "residence_ns": "", **fn(a.seconds)}
         rows.append(r)
-        print(f"  {name:70} samples {r['samples']:4} rms {r['rms_ns']!s:>9} max {r['max_ns']!s:>9}", flush=True)
+        extra = f" path delay {r['path_delay_ns']}" if r["path_delay_ns"] is not None else ""
+        extra += f" residence {r['residence_ns']}" if r["residence_ns"] else ""
+        print(f"  {name:70} samples {r['samples']:4} rms {r['rms_ns']!s:>9} max {r['max_ns']!s:>9}{extra}",
+              flush=True)
     save("ptp.csv", rows)
     if a.no_rr:
         return 0
