@@ -9,7 +9,7 @@ its offsets around their trend: what its servo would have to follow).
 Then each mode with the appliance between a ptp4l master and a slave-only
 ptp4l (two igb ports on two taps in two namespaces, as the QEMU tests wire
 them): boundary clock (E2E), fwd's E2E and P2P transparent clocks, fwd's
-plain L2 pair (ptp_tc=off: the issue's baseline for the TCs), and an
+plain L2 pair (ptp_tc=off: the baseline the TCs are compared with), and an
 802.1AS time-aware relay (gPTP.cfg on both ptp4l), each beside ptp4l
 slave of ptp4l over veth with the same delay mechanism (E2E, P2P, gPTP):
 the slave's residuals, as for ptp4l against ptp4l, and its mean path
