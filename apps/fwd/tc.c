@@ -435,9 +435,9 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 	enum ptp_frame_kind k = ptp_frame_parse(d, p->len - (size_t)(d - p->data), tr, &f);
 	if (k == PTP_FRAME_NONE)
 		return TC_PASS;
-	uint8_t mt = f.len ? f.msg[0] & 0xf : 0;
-	if (k == PTP_FRAME_OK && mt >= PTP_ANNOUNCE && mt <= PTP_MANAGEMENT)
-		return TC_PASS;	/* Announce, Signaling (ptp4l's unicast negotiation), Management: not a TC's */
+	/* Announce, Signaling (ptp4l's unicast negotiation), Management: not a TC's */
+	if (k == PTP_FRAME_OK && f.len && (f.msg[0] & 0xf) >= PTP_ANNOUNCE && (f.msg[0] & 0xf) <= PTP_MANAGEMENT)
+		return TC_PASS;
 	struct ptp_msg m;
 	if (k != PTP_FRAME_OK || ptp_parse(f.msg, f.len, &m) != PTP_OK) {
 		t->count[TC_bad_ptp]++;
