@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <emmintrin.h>
 #include "drivers/net/virtio/virtio.h"
 #include "kernel/knobs.h"
 #include "kernel/lapic.h"
@@ -152,6 +153,7 @@ static inline struct pkt *rx_one(struct nic *nic, struct virtq *vq, int q, uint1
 		return 0;
 	}
 	out->len = (uint16_t)flen;
+	nic->q[q].rx_short += flen < NIC_TX_MIN_LEN;	/* the fast runs leave these here */
 	out->port = (uint16_t)nic->port;
 	out->queue = (uint16_t)q;
 	out->flags = (uint16_t)flags;
@@ -165,7 +167,8 @@ _Static_assert(VIRTIO_NET_HDR_F_DATA_VALID << 1 == PKT_RX_L4_CSUM_OK, "rx_fast s
 
 /* Up to m used entries of a split ring at once, while each is a common
  * frame: a descriptor in flight, one buffer (num_buffers 1 where mrg),
- * length within the hdr-byte header and ETH_MAX_FRAME, no partial checksum
+ * length past the hdr-byte header within NIC_TX_MIN_LEN..ETH_MAX_FRAME
+ * (a shorter one is rx_one's, which counts it in rx_short), no partial checksum
  * to complete. Its buffer is handed out and the pool's top (taken from
  * *top down) put in its descriptor, whose length and WRITE flag stay as
  * posted (2.7.5). Stops at the first other entry (rx_one's); returns the
@@ -188,7 +191,7 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 	for (; u != end; u++, a++) {
 		volatile struct vring_used_elem *e = &used[u & mask];
 		uint32_t id = e->id, len = e->len - hdr;
-		if (id >= n || len > ETH_MAX_FRAME)	/* len < hdr wraps past it */
+		if (id >= n || len - NIC_TX_MIN_LEN > ETH_MAX_FRAME - NIC_TX_MIN_LEN)	/* shorter wraps past it */
 			break;
 		struct pkt *p = bufs[id];
 		const struct virtio_net_hdr *h = (const struct virtio_net_hdr *)p->buf;
@@ -219,7 +222,7 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 /* rx_run for a queue whose every descriptor is posted, avail slot i
  * naming id i (not ooo), over the k entries from slot s on (not past the
  * ring's end), with the 12-byte header and no MRG_RXBUF: an entry is
- * common only if it also names the id of its own slot, as QEMU returns
+ * common (as rx_run's) only if it also names the id of its own slot, as QEMU returns
  * them, so the used entry, the buffer and the descriptor are walked side
  * by side, and the avail slot, which already names the id posted again,
  * is not written. *acc gains the frames' bytes, and 1 << 32 for each
@@ -235,7 +238,7 @@ static inline __attribute__((always_inline)) uint32_t rx_seq(struct virtq *vq, u
 	uint32_t i = 0;
 	for (; i < k; i++) {
 		uint32_t id = e[i].id, len = e[i].len - VIRTIO_NET_HDR_LEN;
-		if (id != s + i || len > ETH_MAX_FRAME)	/* len < hdr wraps past it */
+		if (id != s + i || len - NIC_TX_MIN_LEN > ETH_MAX_FRAME - NIC_TX_MIN_LEN)	/* shorter wraps */
 			break;
 		struct pkt *p = bufs[i];
 		uint8_t f = ((const struct virtio_net_hdr *)p->buf)->flags;
@@ -392,10 +395,23 @@ static void tx_reclaim_packed(struct nic *nic, struct virtq *vq)
 	pkt_free_bulk(done, k);
 }
 
+/* Split, not ooo: the frames in flight are the busy ones before
+ * avail_idx, and the nfree slots from avail_idx on are free, though their
+ * bufs entries may still name frames a run freed (tx_free_run leaves
+ * them). Those entries are cleared, so that bufs names exactly the frames
+ * in flight, as the checked way (tx_done) and release_pair read it. */
+static void tx_forget_free(struct virtq *vq)
+{
+	if (vq->packed || vq->ooo)
+		return;
+	for (uint32_t i = 0; i < vq->nfree; i++)
+		vq->bufs[(vq->avail_idx + i) & (vq->n - 1)] = 0;
+}
+
 /* Split rings, the checked way: the m used entries from last_used, each
  * id looked up (tx_done), NIC_BURST_MAX buffers to a pkt_free_bulk; the
- * queue is then ooo (free and in-flight slots may interleave) until it
- * drains. */
+ * queue is then ooo (free and in-flight slots may interleave, bufs names
+ * those in flight) until it drains. */
 static void tx_reclaim_ids(struct nic *nic, struct virtq *vq, uint32_t m)
 {
 	struct pkt *done[NIC_BURST_MAX], **bufs = vq->bufs;
@@ -403,6 +419,7 @@ static void tx_reclaim_ids(struct nic *nic, struct virtq *vq, uint32_t m)
 	const uint32_t n = vq->n, mask = n - 1, last = vq->last_used, end = last + m;
 	uint32_t freed = 0;
 	uint64_t bad = 0;
+	tx_forget_free(vq);
 	vq->ooo = 1;
 	for (uint32_t u = last; u != end;) {	/* NIC_BURST_MAX entries to a pkt_free_bulk */
 		const uint32_t stop = end - u > NIC_BURST_MAX ? u + NIC_BURST_MAX : end;
@@ -422,24 +439,33 @@ static void tx_reclaim_ids(struct nic *nic, struct virtq *vq, uint32_t m)
 	nic->stats[NS_tx_errors] += bad;
 }
 
-/* k buffers of sent frames straight out of bufs, their slots cleared. */
+/* k buffers of sent frames straight out of bufs; their slots keep the
+ * stale pointers (free by their place, tx_forget_free). */
 static inline void tx_free_run(struct pkt **bufs, uint32_t k)
 {
 	pkt_free_bulk(bufs, (int)k);
-	memset(bufs, 0, k * sizeof(*bufs));
 }
 
 /* Nonzero unless the k used entries from slot s name their own slots
  * (entry s + i names id s + i). The device does not write them again
  * until their buffers are made available again, so they are read as
- * plain memory (after the acquire that follows the used index). */
+ * plain memory (after the acquire that follows the used index), two
+ * entries to a 16-byte load; their lengths (0 for a sent frame) are not
+ * looked at. */
 static inline uint32_t tx_ids_off(const struct virtq *vq, uint32_t s, uint32_t k)
 {
 	const struct vring_used_elem *e = (const struct vring_used_elem *)vq->used->ring + s;
-	uint32_t off = 0;
-	for (uint32_t i = 0; i < k; i++)
-		off |= e[i].id ^ (s + i);
-	return off;
+	__m128i want = _mm_set_epi32(0, (int)(s + 1), 0, (int)s), two = _mm_set_epi32(0, 2, 0, 2);
+	__m128i off = _mm_setzero_si128();
+	uint32_t i = 0;
+	for (; i + 2 <= k; i += 2) {
+		off = _mm_or_si128(off, _mm_xor_si128(_mm_loadu_si128((const __m128i *)&e[i]), want));
+		want = _mm_add_epi32(want, two);
+	}
+	uint32_t o = (uint32_t)_mm_cvtsi128_si32(off) | (uint32_t)_mm_cvtsi128_si32(_mm_unpackhi_epi64(off, off));
+	if (i < k)
+		o |= e[i].id ^ (s + i);
+	return o;
 }
 
 /* Free the buffers of sent frames. Split: the entries waiting at one read
@@ -513,13 +539,13 @@ static void tx_ring_init(struct virtq *vq)
 
 /* Reclaim when a burst would not fit, half the ring is in flight (at
  * least NIC_TX_FREE_THRESH descriptors: the pool lock is taken once per
- * run of up to NIC_BURST_MAX buffers), or the next slot is (a device that
- * returned buffers out of order may have returned it since). */
+ * run of up to NIC_BURST_MAX buffers), or the next slot is (ooo or packed: a device
+ * that returned buffers out of order may have returned it since). */
 static inline int tx_reclaim_due(const struct virtq *vq, int n)
 {
 	int busy = vq->n - vq->nfree;
 	return vq->nfree < n || busy >= (vq->n / 2 > NIC_TX_FREE_THRESH ? vq->n / 2 : NIC_TX_FREE_THRESH) ||
-	       vq->bufs[vq->avail_idx & (vq->n - 1)];
+	       ((vq->ooo | vq->packed) && vq->bufs[vq->avail_idx & (vq->n - 1)]);
 }
 
 /* Frames pkts[0..k) into the k descriptors from desc, buffer ids from
@@ -727,6 +753,7 @@ static void release_pair(struct vnet_port *v, int q)
 			rx->bufs[i] = 0;
 		}
 	tx_reclaim(nic, tx);
+	tx_forget_free(tx);
 	for (uint16_t i = 0; i < tx->n; i++)
 		if (tx->bufs[i]) {
 			nic->stats[NS_tx_dropped]++;
@@ -1180,7 +1207,7 @@ static int vnet_probe(struct pci_dev *d, const struct pci_id *id)
 		return -1;
 	struct nic *nic = &v->nic;
 	*nic = (struct nic){ .driver = "virtio_net", .model = id->name, .pci = d, .ops = &vnet_ops,
-			     .link_up = -1, .kicks = 1 };
+			     .link_up = -1, .kicks = 1, .rx_short_counted = 1 };	/* rx_one counts them */
 	nic_config_init(nic);
 	v->t = (struct virtio_pci){ .pci = d, .who = "virtio_net" };
 	if (vpci_map(&v->t) || nic_register(nic) < 0) {
