@@ -222,54 +222,67 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 /* rx_run for a queue whose every descriptor is posted, avail slot i
  * naming id i (not ooo), over the k entries from slot s on (not past the
  * ring's end), with the 12-byte header and no MRG_RXBUF: an entry is
- * common (as rx_run's) only if it also names the id of its own slot, as QEMU returns
- * them, so the used entry, the buffer and the descriptor are walked side
- * by side, and the avail slot, which already names the id posted again,
- * is not written. *acc gains the frames' bytes, and 1 << 32 for each
- * frame with DATA_VALID. Returns the entries taken. */
+ * common (as rx_run's) only if it also names the id of its own slot, as
+ * QEMU returns them, so the used entry, the buffer, the descriptor, the
+ * fresh buffer fresh[i] that replaces it and out[i] are walked side by
+ * side, all at one byte offset (8 bytes an entry, the descriptors twice
+ * it: the compiler keeps one index, not a pointer each), and the avail
+ * slot, which already names the id posted again, is not written. *acc
+ * gains the frames' bytes, and 1 << 32 for each frame with DATA_VALID.
+ * Returns the entries taken (fresh[0] on). */
 static inline __attribute__((always_inline)) uint32_t rx_seq(struct virtq *vq, uint32_t s, uint32_t k,
-							     uint32_t portq, struct pkt ***top, struct pkt **out,
-							     uint64_t *acc)
+							     uint32_t portq, struct pkt *const *fresh_bufs,
+							     struct pkt **out, uint64_t *acc)
 {
-	volatile struct vring_used_elem *e = &vq->used->ring[s];
-	volatile struct vring_desc *d = &vq->desc[s];
-	struct pkt **bufs = vq->bufs + s, **t = *top;
+	char *e = (char *)&vq->used->ring[s], *d = (char *)&vq->desc[s], *bufs = (char *)(vq->bufs + s);
+	const char *fresh = (const char *)fresh_bufs;
+	char *o = (char *)out;
 	uint64_t sum = 0;
-	uint32_t i = 0;
-	for (; i < k; i++) {
-		uint32_t id = e[i].id, len = e[i].len - VIRTIO_NET_HDR_LEN;
-		if (id != s + i || len - NIC_TX_MIN_LEN > ETH_MAX_FRAME - NIC_TX_MIN_LEN)	/* shorter wraps */
+	uintptr_t i = 0, end = k * sizeof(struct pkt *);
+	for (uint32_t id = s; i != end; i += sizeof(struct pkt *), id++) {
+		const volatile struct vring_used_elem *u = (const volatile struct vring_used_elem *)(e + i);
+		uint32_t len = u->len - VIRTIO_NET_HDR_LEN;
+		if (u->id != id || len - NIC_TX_MIN_LEN > ETH_MAX_FRAME - NIC_TX_MIN_LEN)	/* shorter wraps */
 			break;
-		struct pkt *p = bufs[i];
+		struct pkt *p = *(struct pkt **)(bufs + i);
 		uint8_t f = ((const struct virtio_net_hdr *)p->buf)->flags;
 		if (f & ~VIRTIO_NET_HDR_F_DATA_VALID)
 			break;
-		struct pkt *fresh = *--t;
-		bufs[i] = fresh;
-		d[i].addr = (uint64_t)fresh->buf;
+		struct pkt *n = *(struct pkt *const *)(fresh + i);
+		*(struct pkt **)(bufs + i) = n;
+		((volatile struct vring_desc *)(d + 2 * i))->addr = (uint64_t)n->buf;
 		p->data = p->buf + VIRTIO_NET_HDR_LEN;
 		p->len = (uint16_t)len;
 		memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
 		p->flags = (uint16_t)(f << 1);	/* DATA_VALID: PKT_RX_L4_CSUM_OK */
 		sum += len + ((uint64_t)f << 31);
-		out[i] = p;
+		*(struct pkt **)(o + i) = p;
 	}
-	*top = t;
 	*acc += sum;
-	return i;
+	return (uint32_t)(i / sizeof(struct pkt *));
 }
 
 /* rx_seq over up to m entries from last_used, in one run or two (at the
- * ring's end); returns the entries taken, *bytes and *valid as rx_run. */
+ * ring's end), their fresh buffers the m below *top (the pool's free
+ * stack), those not taken moved down onto the rest; returns the entries
+ * taken, *top, *bytes and *valid as rx_run. */
 static inline __attribute__((always_inline)) uint32_t rx_seq_ring(struct virtq *vq, uint32_t portq,
 								  struct pkt ***top, struct pkt **out, uint32_t m,
 								  uint64_t *bytes, uint64_t *valid)
 {
 	const uint32_t n = vq->n, s = vq->last_used & (n - 1), k1 = n - s < m ? n - s : m;
+	struct pkt **t = *top;
 	uint64_t acc = 0;
-	uint32_t k = rx_seq(vq, s, k1, portq, top, out, &acc);
-	if (k == k1 && m > k1)
-		k += rx_seq(vq, 0, m - k1, portq, top, out + k1, &acc);
+	uint32_t k = rx_seq(vq, s, k1, portq, t - k1, out, &acc);
+	if (k < k1) {
+		memmove(t - k1, t - k1 + k, (k1 - k) * sizeof(*t));
+	} else if (m > k1) {
+		uint32_t k2 = rx_seq(vq, 0, m - k1, portq, t - m, out + k1, &acc);
+		if (k2 < m - k1)
+			memmove(t - m, t - m + k2, (m - k1 - k2) * sizeof(*t));
+		k += k2;
+	}
+	*top = t - k;
 	vq->last_used = (uint16_t)(vq->last_used + k);
 	vq->avail_idx = (uint16_t)(vq->avail_idx + k);
 	*bytes += (uint32_t)acc;
