@@ -227,9 +227,14 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
  * fresh buffer fresh[i] that replaces it and out[i] are walked side by
  * side, all at one byte offset (8 bytes an entry, the descriptors twice
  * it: the compiler keeps one index, not a pointer each), and the avail
- * slot, which already names the id posted again, is not written. *acc
- * gains the frames' bytes, and 1 << 32 for each frame with DATA_VALID.
- * Returns the entries taken (fresh[0] on). */
+ * slot, which already names the id posted again, is not written. One
+ * test takes the id and the length: the entry (read as plain memory after
+ * the acquire that follows the used index) less (its slot's id, header +
+ * NIC_TX_MIN_LEN) as a 64-bit word, halves swapped, is the frame's length
+ * past NIC_TX_MIN_LEN, within ETH_MAX_FRAME - NIC_TX_MIN_LEN, only when
+ * the id matches (else its high half is not 0) and the length is not
+ * shorter (else it wraps). *acc gains the frames' bytes, and 1 << 32 for
+ * each frame with DATA_VALID. Returns the entries taken (fresh[0] on). */
 static inline __attribute__((always_inline)) uint32_t rx_seq(struct virtq *vq, uint32_t s, uint32_t k,
 							     uint32_t portq, struct pkt *const *fresh_bufs,
 							     struct pkt **out, uint64_t *acc)
@@ -237,13 +242,16 @@ static inline __attribute__((always_inline)) uint32_t rx_seq(struct virtq *vq, u
 	char *e = (char *)&vq->used->ring[s], *d = (char *)&vq->desc[s], *bufs = (char *)(vq->bufs + s);
 	const char *fresh = (const char *)fresh_bufs;
 	char *o = (char *)out;
-	uint64_t sum = 0;
+	uint64_t sum = 0, want = s | (uint64_t)(VIRTIO_NET_HDR_LEN + NIC_TX_MIN_LEN) << 32;
 	uintptr_t i = 0, end = k * sizeof(struct pkt *);
-	for (uint32_t id = s; i != end; i += sizeof(struct pkt *), id++) {
-		const volatile struct vring_used_elem *u = (const volatile struct vring_used_elem *)(e + i);
-		uint32_t len = u->len - VIRTIO_NET_HDR_LEN;
-		if (u->id != id || len - NIC_TX_MIN_LEN > ETH_MAX_FRAME - NIC_TX_MIN_LEN)	/* shorter wraps */
+	for (; i != end; i += sizeof(struct pkt *), want++) {
+		uint64_t x;
+		memcpy(&x, e + i, sizeof(x));	/* id in the low half, len in the high one; 4-byte aligned */
+		x -= want;
+		uint64_t r = x << 32 | x >> 32;
+		if (r > ETH_MAX_FRAME - NIC_TX_MIN_LEN)
 			break;
+		uint32_t len = (uint32_t)r + NIC_TX_MIN_LEN;
 		struct pkt *p = *(struct pkt **)(bufs + i);
 		uint8_t f = ((const struct virtio_net_hdr *)p->buf)->flags;
 		if (f & ~VIRTIO_NET_HDR_F_DATA_VALID)
