@@ -462,6 +462,7 @@ static void test_tx_good(void **st)
 	assert_int_equal(port()->txq[0].nfree, 128);
 	assert_int_equal(vmodel_used_event(1), (uint16_t)(20 + 0x8000));
 	assert_int_equal(model_nic->q[0].tx_packets, 20);
+	assert_int_equal(model_nic->q[0].tx_bytes, 20 * 60);	/* the frames', not the headers' */
 	assert_int_equal(stat(NS_tx_errors), 0);
 }
 

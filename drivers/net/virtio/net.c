@@ -571,7 +571,7 @@ static inline int tx_reclaim_due(const struct virtq *vq, int n)
 
 /* Frames pkts[0..k) into the k descriptors from desc, buffer ids from
  * bufs on (contiguous slots, all free), behind a header of hdr bytes; the
- * frames' bytes. The three arrays are walked at one byte offset (8 bytes
+ * frames' bytes (the descriptors' less the headers). The three arrays are walked at one byte offset (8 bytes
  * a frame, the descriptors twice it), as rx_seq. */
 static inline __attribute__((always_inline)) uint64_t tx_fill_run(struct pkt **bufs, volatile struct vring_desc *desc,
 								  struct pkt **pkts, uint32_t k, const uint16_t hdr)
@@ -581,14 +581,14 @@ static inline __attribute__((always_inline)) uint64_t tx_fill_run(struct pkt **b
 	for (uintptr_t i = 0, end = k * sizeof(struct pkt *); i != end; i += sizeof(struct pkt *)) {
 		struct pkt *p = *(struct pkt **)(p8 + i);
 		volatile struct vring_desc *d = (volatile struct vring_desc *)(d8 + 2 * i);
-		uint32_t len = p->len;
+		uint64_t len = (uint64_t)hdr + p->len;
 		tx_hdr(p, hdr);
 		*(struct pkt **)(b8 + i) = p;
 		b += len;
 		d->addr = (uint64_t)(p->data - hdr);	/* flags 0, next unread: as virtq_restart left them */
-		d->len = hdr + len;
+		d->len = (uint32_t)len;
 	}
-	return b;
+	return b - (uint64_t)hdr * k;
 }
 
 /* Up to m frames of pkts into split ring vq: frame k in descriptor and
