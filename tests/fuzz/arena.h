@@ -2,8 +2,9 @@
  * The fuzz harnesses that run lwIP (fuzz_lwip, fuzz_http, fuzz_dhcp): lwIP's
  * pools and heap (net/lwip/pools.c) and the apps' DMA buffers are taken from this
  * arena during set-up (fuzz_dma_alloc = arena_alloc), saved once after it
- * and put back before each input with the kernel state; and the check of
- * rr's receive accounts they make after every frame. fuzz_router takes the
+ * and put back before each input with the kernel state (and, from
+ * lwifcheck.h, the check of the receive accounts they make after every
+ * frame). fuzz_router takes the
  * router's per-core state from it the same way.
  */
 #ifndef FUZZ_ARENA_H
@@ -12,8 +13,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "net/lwip/lwif.h"
 #include "tests/fuzz/fuzz_state.h"
+#include "tests/fuzz/lwifcheck.h"
 
 static uint8_t arena[1 << 20] __attribute__((aligned(4096)));	/* fuzz_http: 140 KB */
 static size_t arena_used;
@@ -58,15 +59,4 @@ static void arena_restore(void)
 	kstate_copy(arena, arena_saved, arena_used);
 }
 
-/* Port port's frames received = those handed to lwIP + the drops before it, exactly. */
-static inline void lwif_accounts_check(int port)
-{
-	const struct lwif_stats *s = &lwif_stats[port];
-	uint64_t n = 0;
-	for (int i = 0; i < LWIF_STACK_N; i++)
-		n += s->stack[i];
-	for (int i = 0; i < LWIF_DROP_N; i++)
-		n += s->drop[i];
-	assert(s->rx == n);
-}
 #endif

@@ -80,7 +80,7 @@ FUZZ_MGMT_OBJ := $(FUZZ_LWIP_OBJ) $(FUZZ_DIR)/obj/apps/mgmt/mgmt.o $(FUZZ_DIR)/o
 # (fuzz_http.c).
 FUZZ_PAGES_OBJ := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,apps/mgmt/metrics.c \
 	$(wildcard apps/pktgen/*.c) run/metrics.c run/stats.c run/statscmds.c) $(FUZZ_PTP_OBJ)
-FUZZ_SRC_http := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ) $(FUZZ_PAGES_OBJ)
+FUZZ_SRC_http := tests/fuzz/tcpclient.c $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ) $(FUZZ_PAGES_OBJ)
 FUZZ_LDFLAGS_http := $(FUZZ_LDFLAGS_lwip) -lm -Wl,--wrap=mgmt_page
 FUZZ_SRC_dhcp := $(FUZZ_KOBJ) $(FUZZ_MGMT_OBJ)
 FUZZ_LDFLAGS_dhcp := $(FUZZ_LDFLAGS_lwip)

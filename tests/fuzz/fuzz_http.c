@@ -1,9 +1,9 @@
 /* Fuzz the management port's HTTP server (apps/mgmt/http.c: request
  * collection, the request line, the answer, the send budget, time-outs)
  * behind mgmt's receive path (apps/mgmt/mgmt.c: the half-open SYN limit,
- * rr's checks) and lwIP's TCP, with clients that speak TCP correctly: the
- * harness is up to NCLIENT TCP clients at 10.1.0.2 (ports 40000 + ...), the
- * server mgmt=port0 at 10.1.0.1. The input is a program of client steps:
+ * rr's checks) and lwIP's TCP, with clients that speak TCP correctly
+ * (tests/fuzz/tcpclient.c): the harness is up to NCLIENT TCP clients at
+ * 10.1.0.2 (ports 40000 + ...), the server mgmt=port0 at 10.1.0.1. The input is a program of client steps:
  *   byte b: op b % 8 on client (b / 8) % NCLIENT:
  *   0 connect (next byte bit 0: do not acknowledge what the server sends,
  *     the handshake's SYN-ACK included: a reader that stalls, a half-open
@@ -48,37 +48,12 @@
 #include "run/lcore.h"
 #include "tests/fuzz/fuzz_state.h"
 #include "tests/fuzz/arena.h"
-#include "tests/fuzz/fakeport.h"
+#include "tests/fuzz/tcpclient.h"
 
 #define NCLIENT 24		/* > HTTP_HALF_OPEN: a SYN flood reaches the limit */
-#define SRV_IP 0x0a010001u
-#define CLI_IP 0x0a010002u
 
-static const uint8_t srv_mac[6] = { 2, 0, 0, 0, 0, 0x10 }, cli_mac[6] = { 2, 0, 0, 0, 0, 0x20 };
-
-enum { CL_CLOSED, CL_SYN_SENT, CL_OPEN, CL_DEAD };
-struct client {
-	int st;
-	uint16_t port, gen;
-	uint32_t snd_nxt, rcv_nxt;
-	int noack;		/* acknowledges only by op 2 */
-	uint16_t mss;		/* the SYN's MSS option; 0: none */
-	int fin_sent, srv_fin;
-	uint8_t req[HTTP_REQ_MAX];	/* the first bytes sent */
-	size_t sent;
-	char resp[512];		/* the answer's first bytes */
-	size_t resp_total;
-};
-
-static struct nic port;
-static struct client cl[NCLIENT + 1];	/* the last: the end's check */
-static int quiet;			/* clients send nothing (the end's silence) */
-/* Frames the clients send in answer to what the server sent (ARP replies,
- * ACKs): sent after the server's burst, not from inside it. */
-static struct { int c; uint8_t flags; } owed[4 * NCLIENT];
-static int nowed, arp_owed;
+static struct tc_client *const cl = tc_cl;	/* NCLIENT, and the end's check */
 static uint64_t answers_read;
-
 
 /* The real pages (apps/mgmt/metrics.c: /metrics, "/", /config), through
  * the linker's --wrap: "/" is given at most STATUS_CUT bytes, so that its
@@ -157,213 +132,30 @@ static int ref_status(const uint8_t *s, size_t n)
 
 /* A client's answer, read to the server's FIN: whole, and the status the
  * reference gives its request. */
-static void check_answer(struct client *c)
+static void check_answer(struct tc_client *c)
 {
-	int want = ref_status(c->req, c->sent);
-	if (!c->resp_total) {
+	int want = ref_status(c->sent_data, c->sent);
+	if (!c->recv_total) {
 		assert(want == 0);	/* closed without an answer: no whole request */
 		return;
 	}
 	int code = 0;
 	unsigned long clen = 0;
-	const char *cl_at = strstr(c->resp, "\r\nContent-Length: ");
-	const char *end = strstr(c->resp, "\r\n\r\n");
-	if (want == CAPTURE && sscanf(c->resp, "HTTP/1.0 %d ", &code) == 1 && code == 200) {
-		assert(end && strstr(c->resp, "Content-Type: application/x-pcapng\r\n") && (!cl_at || cl_at > end));
+	const char *cl_at = strstr(c->recv_data, "\r\nContent-Length: ");
+	const char *end = strstr(c->recv_data, "\r\n\r\n");
+	if (want == CAPTURE && sscanf(c->recv_data, "HTTP/1.0 %d ", &code) == 1 && code == 200) {
+		assert(end && strstr(c->recv_data, "Content-Type: application/x-pcapng\r\n") && (!cl_at || cl_at > end));
 		answers_read++;
 		return;
 	}
 	if (want == CAPTURE)
 		want = code == 409 ? 409 : 400;
-	assert(sscanf(c->resp, "HTTP/1.0 %d ", &code) == 1 && cl_at && end && cl_at < end);
+	assert(sscanf(c->recv_data, "HTTP/1.0 %d ", &code) == 1 && cl_at && end && cl_at < end);
 	assert(sscanf(cl_at, "\r\nContent-Length: %lu\r\n", &clen) == 1);
-	int head = want != 400 && c->sent >= 5 && !memcmp(c->req, "HEAD ", 5);	/* a 400 has no method */
-	assert(c->resp_total == (size_t)(end + 4 - c->resp) + (head ? 0 : clen));
+	int head = want != 400 && c->sent >= 5 && !memcmp(c->sent_data, "HEAD ", 5);	/* a 400 has no method */
+	assert(c->recv_total == (size_t)(end + 4 - c->recv_data) + (head ? 0 : clen));
 	assert(code == want);
 	answers_read++;
-}
-
-static void frame_in(struct pkt *p)
-{
-	fake_port_rx(&port, p);
-	lwif_accounts_check(0);
-}
-
-static struct pkt *eth_frame(uint16_t type)
-{
-	struct pkt *p = pkt_alloc(port.pool);
-	if (!p)
-		return NULL;
-	struct eth_hdr *e = (void *)p->data;
-	memcpy(e->dst, srv_mac, 6);
-	memcpy(e->src, cli_mac, 6);
-	e->type = hton16(type);
-	p->flags = PKT_RX_IP_CSUM_OK | PKT_RX_L4_CSUM_OK;
-	return p;
-}
-
-static void arp_in(uint16_t op)
-{
-	struct pkt *p = eth_frame(ETHERTYPE_ARP);
-	if (!p)
-		return;
-	struct arp_hdr *a = (void *)(p->data + ETH_HLEN);
-	a->htype = hton16(ARP_HTYPE_ETH);
-	a->ptype = hton16(ETHERTYPE_IPV4);
-	a->hlen = 6;
-	a->plen = 4;
-	a->oper = hton16(op);
-	memcpy(a->sha, cli_mac, 6);
-	uint32_t s = hton32(CLI_IP), t = hton32(SRV_IP);
-	memcpy(a->spa, &s, 4);
-	memcpy(a->tha, srv_mac, 6);
-	memcpy(a->tpa, &t, 4);
-	p->len = 60;
-	memset(p->data + ETH_HLEN + sizeof(*a), 0, 60 - ETH_HLEN - sizeof(*a));
-	frame_in(p);
-}
-
-/* A segment from client c (checksums as the NIC verified them). */
-static void tcp_in(struct client *c, uint8_t flags, const uint8_t *data, size_t n)
-{
-	struct pkt *p = eth_frame(ETHERTYPE_IPV4);
-	if (!p)
-		return;
-	struct ipv4_hdr *ip = (void *)(p->data + ETH_HLEN);
-	uint8_t *t = (uint8_t *)(ip + 1);
-	size_t hl = (flags & TCP_SYN) && c->mss ? 24 : 20;
-	*ip = (struct ipv4_hdr){ .ver_ihl = 0x45, .tot_len = hton16((uint16_t)(IPV4_HLEN + hl + n)), .ttl = 64, .proto = 6,
-				 .saddr = hton32(CLI_IP), .daddr = hton32(SRV_IP) };
-	ip->csum = hton16(inet_csum(ip, IPV4_HLEN));
-	uint32_t seq = hton32(c->snd_nxt), ack = hton32(flags & TCP_ACK ? c->rcv_nxt : 0);
-	memset(t, 0, hl);
-	t[0] = (uint8_t)(c->port >> 8), t[1] = (uint8_t)c->port, t[2] = 0, t[3] = HTTP_PORT;
-	memcpy(t + 4, &seq, 4);
-	memcpy(t + 8, &ack, 4);
-	t[12] = (uint8_t)(hl / 4 << 4), t[13] = flags, t[14] = 0xff, t[15] = 0xff;
-	if (hl > 20)		/* MSS (RFC 9293 3.2) */
-		t[20] = 2, t[21] = 4, t[22] = (uint8_t)(c->mss >> 8), t[23] = (uint8_t)c->mss;
-	if (n)
-		memcpy(t + hl, data, n);
-	p->len = (uint16_t)(ETH_HLEN + IPV4_HLEN + hl + n);
-	if (p->len < 60) {
-		memset(p->data + p->len, 0, 60 - p->len);
-		p->len = 60;
-	}
-	if (c->sent < sizeof(c->req) && n) {
-		size_t k = n < sizeof(c->req) - c->sent ? n : sizeof(c->req) - c->sent;
-		memcpy(c->req + c->sent, data, k);
-	}
-	c->sent += n;
-	c->snd_nxt += (uint32_t)n + !!(flags & (TCP_SYN | TCP_FIN));
-	frame_in(p);
-}
-
-/* A segment from the server to client c. */
-static void tcp_out(struct client *c, const uint8_t *t, size_t n)
-{
-	uint32_t seq = (uint32_t)(t[4] << 24 | t[5] << 16 | t[6] << 8 | t[7]);
-	uint8_t flags = t[13];
-	size_t hl = (size_t)(t[12] >> 4) * 4, len = n - hl;
-	assert(hl >= 20 && hl <= n);
-	if (flags & TCP_RST) {
-		c->st = CL_DEAD;
-		return;
-	}
-	if (flags & TCP_SYN) {
-		assert(flags & TCP_ACK);
-		if (c->st == CL_SYN_SENT) {
-			c->st = CL_OPEN;
-			c->rcv_nxt = seq + 1;
-		}
-		if (!c->noack && nowed < (int)(sizeof(owed) / sizeof(owed[0])))
-			owed[nowed++] = (typeof(owed[0])){ (int)(c - cl), TCP_ACK };
-		return;
-	}
-	if (c->st != CL_OPEN || seq != c->rcv_nxt)
-		return;		/* a retransmission */
-	if (len) {
-		if (c->resp_total < sizeof(c->resp) - 1) {
-			size_t k = len < sizeof(c->resp) - 1 - c->resp_total ? len : sizeof(c->resp) - 1 - c->resp_total;
-			memcpy(c->resp + c->resp_total, t + hl, k);
-		}
-		c->resp_total += len;
-		c->rcv_nxt += (uint32_t)len;
-	}
-	if ((flags & TCP_FIN) && !c->srv_fin) {
-		c->srv_fin = 1;
-		c->rcv_nxt++;
-		check_answer(c);
-	}
-	if ((len || (flags & TCP_FIN)) && !c->noack && nowed < (int)(sizeof(owed) / sizeof(owed[0])))
-		owed[nowed++] = (typeof(owed[0])){ (int)(c - cl), TCP_ACK };
-}
-
-static int fake_tx(struct nic *nic, int q, struct pkt **pkts, int n)
-{
-	(void)q;
-	for (int i = 0; i < n; i++) {
-		struct pkt *p = pkts[i];
-		const struct eth_hdr *e = (const void *)p->data;
-		assert(p->len >= 60 && p->len <= p->pool->buf_size && !memcmp(e->src, nic->mac, 6));
-		if (e->type == hton16(ETHERTYPE_ARP)) {
-			const struct arp_hdr *a = (const void *)(p->data + ETH_HLEN);
-			arp_owed |= a->oper == hton16(ARP_REQUEST);
-		} else if (e->type == hton16(ETHERTYPE_IPV4)) {
-			const struct ipv4_hdr *ip = (const void *)(p->data + ETH_HLEN);
-			const uint8_t *t = p->data + ETH_HLEN + IPV4_HLEN;
-			size_t tot = ntoh16(ip->tot_len);
-			uint16_t dport = (uint16_t)(t[2] << 8 | t[3]);
-			struct client *c = &cl[(uint16_t)(dport - 40000) % 32 % (NCLIENT + 1)];	/* cl_connect's ports */
-			assert(ip->ver_ihl == 0x45 && tot >= 40 && ETH_HLEN + tot <= p->len);
-			if (ip->proto == 6 && ip->daddr == hton32(CLI_IP) && (t[0] << 8 | t[1]) == HTTP_PORT &&
-			    c->port == dport && c->st != CL_CLOSED)
-				tcp_out(c, t, tot - IPV4_HLEN);
-		}
-		pkt_free(p);
-	}
-	return n;
-}
-
-static const struct nic_ops ops = { .rx_burst = fake_rx, .tx_burst = fake_tx };
-
-/* What the clients owe the server after its last frames. */
-static void settle(void)
-{
-	for (int round = 0; round < 8 && (nowed || arp_owed); round++) {
-		int n = nowed, arp = arp_owed;
-		typeof(owed[0]) now[sizeof(owed) / sizeof(owed[0])];
-		memcpy(now, owed, sizeof(now[0]) * (size_t)n);
-		nowed = 0;
-		arp_owed = 0;
-		if (quiet)
-			return;
-		if (arp)
-			arp_in(ARP_REPLY);
-		for (int i = 0; i < n; i++) {
-			struct client *c = &cl[now[i].c];
-			if (c->st == CL_OPEN)
-				tcp_in(c, now[i].flags, NULL, 0);
-		}
-	}
-	nowed = 0;
-	arp_owed = 0;
-}
-
-static void idle(void)
-{
-	app_of_port(0)->idle();
-	settle();
-}
-
-static void cl_connect(struct client *c, uint8_t arg)
-{
-	int k = (int)(c - cl);
-	c->gen++;
-	*c = (struct client){ .st = CL_SYN_SENT, .gen = c->gen, .port = (uint16_t)(40000 + k + 32 * (c->gen % 512)),
-			      .snd_nxt = 1000u * (uint32_t)c->gen, .noack = arg & 1, .mss = arg & 2 ? 1460 : 0 };
-	tcp_in(c, TCP_SYN, NULL, 0);
-	settle();
 }
 
 static const char *const canned[] = {
@@ -374,27 +166,15 @@ static const char *const canned[] = {
 	"GET /capture?port=0&dir=rx&filter=4,40,0,0,12,21,0,1,2054,6,0,0,262144,6,0,0,0 HTTP/1.0\r\n\r\n",
 };
 
-static void send_data(struct client *c, const uint8_t *d, size_t n)
-{
-	if (c->st != CL_OPEN || c->fin_sent)
-		return;
-	do {
-		size_t k = n < 1460 ? n : 1460;
-		tcp_in(c, TCP_ACK | TCP_PSH, d, k);
-		d += k, n -= k;
-	} while (n);
-	settle();
-}
-
 /* "GET / HTTP/1.0", then a header line past HTTP_REQ_MAX bytes (set-up). */
 static uint8_t too_large[HTTP_REQ_MAX + 64];
 
-static void send_canned(struct client *c, uint8_t arg)
+static void send_canned(struct tc_client *c, uint8_t arg)
 {
 	size_t n = sizeof(canned) / sizeof(canned[0]);
 	if (arg % (n + 1) < n)
-		return send_data(c, (const uint8_t *)canned[arg % (n + 1)], strlen(canned[arg % (n + 1)]));
-	send_data(c, too_large, sizeof(too_large));
+		return tc_send(c, (const uint8_t *)canned[arg % (n + 1)], strlen(canned[arg % (n + 1)]));
+	tc_send(c, too_large, sizeof(too_large));
 }
 
 /* 1 while the server holds a connection (http.c's tcp_arg on its PCB) or
@@ -413,37 +193,36 @@ static int server_busy(void)
  * get /metrics (with an MSS of 1460: in 11 segments, not 29). */
 static void wind_down(void)
 {
-	quiet = 1;
+	tc_quiet = 1;
 	for (int i = 0; i < 110 && server_busy(); i++) {
 		fuzz_tsc += 2000000000ull;
-		idle();
+		tc_idle();
 	}
 	assert(!server_busy());
-	quiet = 0;
+	tc_quiet = 0;
 	uint64_t outcomes = 0;
 	for (int i = 0; i < HTTP_N; i++)
 		if (i != HTTP_conns_accepted && i != HTTP_conns_refused && i != HTTP_no_memory &&
 		    i != HTTP_half_open_expired)
 			outcomes += mgmt_http[i];
 	assert(outcomes >= mgmt_http[HTTP_conns_accepted]);
-	struct client *c = &cl[NCLIENT];
-	cl_connect(c, 2);
+	struct tc_client *c = &cl[NCLIENT];
+	tc_connect(c, 0, 1);
 	const char *r = canned[0];
-	send_data(c, (const uint8_t *)r, strlen(r));
+	tc_send(c, (const uint8_t *)r, strlen(r));
 	for (int i = 0; i < 100 && !c->srv_fin; i++) {	/* lwIP may have to ARP for the client again */
 		fuzz_tsc += 100000000ull;
-		idle();
-		if (c->st == CL_SYN_SENT && i % 10 == 9) {	/* the SYN again, as a client's retransmission */
+		tc_idle();
+		if (c->st == TC_SYN_SENT && i % 10 == 9) {	/* the SYN again, as a client's retransmission */
 			c->snd_nxt--;
-			tcp_in(c, TCP_SYN, NULL, 0);
-			settle();
+			tc_segment(c, TCP_SYN, NULL, 0);
+			tc_settle();
 		}
-		if (c->st == CL_OPEN && !c->sent)
-			send_data(c, (const uint8_t *)r, strlen(r));
+		if (c->st == TC_OPEN && !c->sent)
+			tc_send(c, (const uint8_t *)r, strlen(r));
 	}
-	if (getenv("FUZZ_DEBUG")) { for (int k = 0; k < HTTP_N; k++) fprintf(stderr, "%s %lu ", mgmt_http_names[k], mgmt_http[k]); fprintf(stderr, "st %d fin %d total %zu resp %.20s\n", c->st, c->srv_fin, c->resp_total, c->resp); }
-	assert(c->srv_fin && !strncmp(c->resp, "HTTP/1.0 200 ", 13) && c->resp_total > 4096 &&
-	       strstr(c->resp, "\r\n\r\n# HELP linerate_build_info "));
+	assert(c->srv_fin && !strncmp(c->recv_data, "HTTP/1.0 200 ", 13) && c->recv_total > 4096 &&
+	       strstr(c->recv_data, "\r\n\r\n# HELP linerate_build_info "));
 	while (tcp_active_pcbs)
 		tcp_abort(tcp_active_pcbs);
 	while (tcp_tw_pcbs)
@@ -453,7 +232,8 @@ static void wind_down(void)
 
 static void setup(void)
 {
-	fake_port(&port, &ops, srv_mac, 0, 256);
+	tc = (struct tc_world){ .srv_port = HTTP_PORT, .n = NCLIENT + 1, .fin = check_answer };
+	tc_port_create(256);
 	int errs = cmdline_parse("app=sink mgmt=port0 ip0=10.1.0.1/24 rr_heap=64 rr_pbufs=128 rr_conns=32",
 				 __knobs_start, KNOBS_COUNT, 0, 0);
 	assert(errs == 0);
@@ -470,7 +250,7 @@ static void setup(void)
 	fuzz_dma_alloc = NULL;
 	memset(too_large, 'a', sizeof(too_large));
 	memcpy(too_large, "GET / HTTP/1.0\r\nX: ", 19);
-	arp_in(ARP_REQUEST);	/* lwIP learns the clients' address */
+	tc_arp_in(ARP_REQUEST);	/* lwIP learns the clients' address */
 	lwif_flush();
 	arena_save();
 	kstate_save();
@@ -482,51 +262,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		setup();
 	kstate_restore();
 	arena_restore();
-	memset(cl, 0, sizeof(cl));
-	nowed = arp_owed = quiet = 0;
+	tc_reset();
 	fuzz_tsc = 1000000000ull;
 	size_t i = 0;
 	while (i < len) {
 		uint8_t b = data[i++], op = b % 8, arg = 0;
-		struct client *c = &cl[(b / 8) % NCLIENT];
+		struct tc_client *c = &cl[(b / 8) % NCLIENT];
 		if ((op == 0 || op == 1 || op == 5 || op == 7) && i < len)
 			arg = data[i++];
 		switch (op) {
 		case 0:
-			if (c->st != CL_OPEN || c->srv_fin || c->fin_sent)
-				cl_connect(c, arg);
+			if (c->st != TC_OPEN || c->srv_fin || c->fin_sent)
+				tc_connect(c, arg & 1, arg & 2);
 			break;
 		case 1: {
 			size_t n = arg < len - i ? arg : len - i;
-			send_data(c, data + i, n);
+			tc_send(c, data + i, n);
 			i += n;
 			break;
 		}
 		case 2:
-			if (c->st == CL_OPEN)
-				tcp_in(c, TCP_ACK, NULL, 0);
-			settle();
+			tc_ack(c);
 			break;
 		case 3:
-			if (c->st == CL_OPEN && !c->fin_sent) {
-				tcp_in(c, TCP_FIN | TCP_ACK, NULL, 0);
-				c->fin_sent = 1;
-				settle();
-			}
+			tc_fin(c);
 			break;
 		case 4:
-			if (c->st == CL_OPEN || c->st == CL_SYN_SENT) {
-				tcp_in(c, TCP_RST | TCP_ACK, NULL, 0);
-				c->st = CL_DEAD;
-				settle();
-			}
+			tc_rst(c);
 			break;
 		case 5:
 			fuzz_tsc += arg * 10000000ull;
-			idle();
+			tc_idle();
 			break;
 		case 6:
-			idle();
+			tc_idle();
 			break;
 		default:
 			send_canned(c, arg);
@@ -535,6 +304,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	}
 	wind_down();
 	assert(lwif_rx_pbufs() == 0);
-	assert(port.pool->nfree == port.pool->size);
+	assert(tc_port.pool->nfree == tc_port.pool->size);
 	return 0;
 }
