@@ -23,8 +23,9 @@
  * (iperf3_bad_cookie: closed), JSON past IP3_JSON_MAX or that does not parse,
  * or parameters out of range (iperf3_bad_json: the test ends), keys iperf3
  * 3.12 does not send (iperf3_unknown_key, ignored), the control connection
- * gone mid-test (iperf3_client_gone: the streams closed), a datagram to
- * the port that is no stream's (iperf3_udp_stray).
+ * gone mid-test (iperf3_client_gone: the streams closed; also a client
+ * not heard from for IP3_RCV_TIMEOUT past the test's -t, closed by
+ * rr_idle), a datagram to the port that is no stream's (iperf3_udp_stray).
  */
 #include <stdio.h>
 #include <string.h>
@@ -45,6 +46,8 @@
 #define IP3_JSON_MAX	8192	/* parameters or results JSON, bytes */
 #define IP3_LEN_MAX	65535	/* -l at most: what a sender stream sends from */
 #define IP3_UDP_BURST	8	/* datagrams a UDP sender stream sends at most per poll */
+#define IP3_RCV_TIMEOUT	120	/* s: iperf3's DEFAULT_NO_MSG_RCVD_TIMEOUT (--rcv-timeout) */
+#define IP3_TIME_MAX	86400	/* s: iperf3's MAX_TIME, -t at most */
 
 /* iperf3's states (iperf_api.h), sent as one signed byte. */
 enum { TEST_START = 1, TEST_RUNNING = 2, TEST_END = 4, PARAM_EXCHANGE = 9, CREATE_STREAMS = 10,
@@ -82,6 +85,8 @@ static struct {
 	char *json;			/* IP3_JSON_MAX + 1 bytes, from free pages */
 	uint32_t json_len;
 	int reverse, bidir, parallel, udp, counters64;
+	int duration;			/* -t + -O, s (at most IP3_TIME_MAX each) */
+	uint64_t heard_tsc;		/* the client last heard from (a test's start: its end) */
 	uint64_t rate;			/* UDP senders: -b, bits/s per stream; 0: no limit */
 	int accepted, streams_in;	/* stream connections taken; ... whose cookie is in */
 	uint32_t blksize;
@@ -173,6 +178,8 @@ static int params(void)
 	ip3.reverse = get_int(j, "reverse", 0);
 	ip3.bidir = get_int(j, "bidirectional", 0);
 	ip3.counters64 = get_int(j, "udp_counters_64bit", 0);
+	int t = get_int(j, "time", 10), omit = get_int(j, "omit", 0);
+	ip3.duration = (t < 0 ? 0 : t > IP3_TIME_MAX ? IP3_TIME_MAX : t) + (omit < 0 ? 0 : omit > IP3_TIME_MAX ? IP3_TIME_MAX : omit);
 	cJSON *bw = cJSON_GetObjectItemCaseSensitive(j, "bandwidth");
 	ip3.rate = cJSON_IsNumber(bw) && bw->valuedouble > 0 ? (uint64_t)bw->valuedouble : udp ? 1u << 20 : 0;
 	cJSON_Delete(j);
@@ -257,6 +264,7 @@ static void test_start(void)
 	ip3.state = IP3_RUNNING;
 	ip3.start_tsc = rdtsc();
 	ip3.halted = lcore_halted_cycles();
+	ip3.heard_tsc = ip3.start_tsc + (uint64_t)ip3.duration * tsc.hz;	/* a UDP -R client is silent until its end */
 	rr_count(ip3.port, RR_iperf3_tests, 1);
 	send_state(TEST_START);
 	send_state(TEST_RUNNING);
@@ -267,8 +275,18 @@ static void test_start(void)
 		}
 }
 
+/* The client was heard from: on its control connection or a stream, or it
+ * acknowledged a sender stream's data. */
+static void heard(void)
+{
+	uint64_t now = rdtsc();
+	if ((int64_t)(now - ip3.heard_tsc) > 0)
+		ip3.heard_tsc = now;
+}
+
 static int ctl_recv(struct rr_conn *c, struct pbuf *p)
 {
+	heard();
 	for (u16_t off = 0; off < p->tot_len && ip3.ctl == c;) {
 		int r;
 		switch (ip3.state) {
@@ -325,6 +343,7 @@ static int ctl_recv(struct rr_conn *c, struct pbuf *p)
 static int stream_recv(struct rr_conn *c, struct ip3_stream *s, struct pbuf *p)
 {
 	u16_t off = 0;
+	heard();
 	if (s->have < IP3_COOKIE) {
 		uint8_t buf[IP3_COOKIE];
 		u16_t n = pbuf_copy_partial(p, buf, (u16_t)(IP3_COOKIE - s->have), 0);
@@ -359,6 +378,7 @@ static void udp_datagram(struct ip3_stream *s, struct pbuf *p, int port)
 	double sent = get32(h) + get32(h + 4) / 1e6, transit = (double)now_ns() / 1e9 - sent;
 	s->bytes += p->tot_len;
 	rr_count(port, RR_iperf3_rx_bytes, p->tot_len);
+	heard();
 	if (seq > s->packets) {
 		s->errors += seq - 1 - s->packets;
 		s->packets = seq;
@@ -478,6 +498,7 @@ int iperf3_sent(struct rr_conn *c)
 	struct ip3_stream *s = c->owner;
 	if (!s || c->owner == &ctl_marker || c->owner == &busy_marker || !s->sender || ip3.state != IP3_RUNNING)
 		return 0;
+	heard();
 	sender_fill(s);
 	return 1;
 }
@@ -490,11 +511,12 @@ int iperf3_accept(struct rr_conn *c)
 		ip3.ctl = c;
 		ip3.have = 0;
 		ip3.port = c->port;
+		ip3.heard_tsc = rdtsc();
 		c->owner = &ctl_marker;
 		return 0;
 	}
 	int total = ip3.parallel * (ip3.bidir ? 2 : 1), i = ip3.accepted;
-	if (ip3.state == IP3_STREAMS_IN && i < total) {
+	if (ip3.state == IP3_STREAMS_IN && i < total && !ip3.udp) {	/* a UDP test's streams are UDP's */
 		ip3.accepted++;
 		/* iperf3's server: its receiving streams first, then its sending ones */
 		int recvs = ip3.reverse && !ip3.bidir ? 0 : ip3.parallel;
@@ -524,9 +546,15 @@ void iperf3_closed(struct rr_conn *c)
 	c->owner = NULL;
 }
 
+/* The control connection is quiet while the test runs: kept from rr_idle
+ * while the client was heard from within IP3_RCV_TIMEOUT (or the test's
+ * -t has not run out), as iperf3 -s ends a test that received nothing
+ * for --rcv-timeout; a client that vanished without a FIN or RST is then
+ * closed by rr_idle (iperf3_client_gone) and the server is free again. */
 void iperf3_tick(void)
 {
-	if (ip3.ctl && ip3.state >= IP3_STREAMS_IN)	/* quiet while the test runs */
+	if (ip3.ctl && ip3.state >= IP3_STREAMS_IN && ip3.state <= IP3_RESULTS &&
+	    (int64_t)(rdtsc() - ip3.heard_tsc) < (int64_t)(IP3_RCV_TIMEOUT * tsc.hz))
 		rr_tcp_touch(ip3.ctl);
 }
 

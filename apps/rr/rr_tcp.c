@@ -151,7 +151,11 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 	(void)len;
 	struct rr_conn *c = arg;
 	int waits = rr_svc_ops[c->svc].sent ? rr_svc_ops[c->svc].sent(c) : 0;
-	if (c->peer_fin && !c->owed)
+	/* Not while the ACK's segment carries data not yet handed to on_recv
+	 * (the window short of what was taken): tcp_close would reset, and
+	 * lwIP 2.1.3's tcp_input then drops that data's pbuf without freeing
+	 * it (its "aborted" path). on_recv closes once it has the data. */
+	if (c->peer_fin && !c->owed && pcb->rcv_wnd + c->unread >= TCP_WND_MAX(pcb))
 		return conn_fin(c);
 	if (pcb->refused_data && tcp_process_refused_data(pcb) == ERR_ABRT)
 		return ERR_ABRT;

@@ -18,7 +18,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Itests/fuzz/shim -I.
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SECONDS ?= 60
-FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http dhcp ptpport netperf bpf lpm6 addr6 pcapfile ipmap
+FUZZ_HARNESSES := ipv4 icmp arp lpm router cmdline shell pcicap bootinfo acpi trafgen ptp lwip http dhcp ptpport netperf bpf lpm6 addr6 pcapfile ipmap iperf3
 FUZZ_BINS := $(FUZZ_HARNESSES:%=$(FUZZ_DIR)/fuzz_%)
 
 # The kernel code of the knobs and the router, built for the host: objects
@@ -72,6 +72,10 @@ FUZZ_LWIP_OBJ := $(LWIP_FILES:%=$(FUZZ_DIR)/obj/lwip/%.o) $(FUZZ_DIR)/obj/cJSON.
 	apps/mgmt/capture.c drivers/net/capture.c net/bpf.c net/pcapng.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c)
 FUZZ_SRC_lwip := $(FUZZ_KOBJ) $(FUZZ_LWIP_OBJ)
 FUZZ_LDFLAGS_lwip := $(FUZZ_KLD) -Inet/lwip -I$(LWIP)/include
+# rr's iperf3 server on the same lwIP build, driven by tcpclient.c's
+# clients (as fuzz_http's).
+FUZZ_SRC_iperf3 := tests/fuzz/tcpclient.c $(FUZZ_KOBJ) $(FUZZ_LWIP_OBJ)
+FUZZ_LDFLAGS_iperf3 := $(FUZZ_LDFLAGS_lwip) -I$(CJSON)
 # The management port (apps/mgmt: its receive path, HTTP, the DHCP client)
 # on the same lwIP build.
 FUZZ_MGMT_OBJ := $(FUZZ_LWIP_OBJ) $(FUZZ_DIR)/obj/apps/mgmt/mgmt.o $(FUZZ_DIR)/obj/apps/mgmt/dhcp.o

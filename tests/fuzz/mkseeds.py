@@ -169,6 +169,37 @@ def http_programs():
     return out
 
 
+def iperf3_programs():
+    """fuzz_iperf3 programs (op b % 13 on client b // 13): whole tests as
+    iperf3 -c runs them (TCP, -P 4, -R -P 2, --bidir, UDP, UDP -R -P 2),
+    then a second client refused while one runs, a stream with another
+    test's cookie, a parameter length past the bound, a control client
+    gone silent mid-test and one reset mid-test."""
+    def op(c, o, *arg):
+        return bytes([c * 13 + o, *arg])
+    def start(params, streams, udp=False):
+        p = op(0, 0, 2) + op(0, 6, 0) + op(0, 7, params)
+        for s in range(1, streams + 1):
+            p += op(s, 11, 0) if udp else op(s, 0, 2) + op(s, 6, 0)
+        return p
+    def end():
+        return op(0, 5, 50) + op(0, 8, 0) + op(0, 9, 0) + op(0, 8, 1)
+    data = lambda s: op(s, 10, 100) + op(s, 2)
+    udp = lambda s: op(s, 11, 1) + op(s, 11, 1 + 5 * 8) + op(s, 11, 3 + 8)
+    return [start(0, 1) + data(1) + end(),
+            start(1, 4) + b"".join(data(s) for s in range(1, 5)) + end(),
+            start(2, 2) + op(1, 2) + op(2, 2) + op(0, 5, 20) + op(1, 2) + end(),
+            start(3, 2) + data(1) + op(2, 2) + end(),
+            start(4, 1, udp=True) + udp(1) + end(),
+            start(5, 2, udp=True) + op(0, 12, 1) + op(0, 5, 10) + end(),
+            start(6, 2, udp=True) + op(1, 11, 2) + op(0, 12, 1) + end(),
+            start(0, 1) + op(3, 0, 2) + op(3, 6, 0) + data(1) + end(),
+            start(1, 0) + op(1, 0, 2) + op(1, 6, 1) + op(2, 0, 2) + op(2, 6, 0x80 | 20) + end(),
+            op(0, 0, 2) + op(0, 6, 0) + op(0, 7, 21),
+            start(0, 1) + data(1),
+            start(2, 2) + data(1) + op(0, 4)]
+
+
 def dhcp_programs():
     """fuzz_dhcp programs: OFFER, ACK (op 1: type, yiaddr, mask, router,
     lease, T1, T2), the ARP check's second, renewals, a NAK, a claim of the
@@ -358,6 +389,7 @@ def main():
     write("trafgen", frames)
     write("lwip", lwip_programs())
     write("http", http_programs())
+    write("iperf3", iperf3_programs())
     write("dhcp", dhcp_programs())
     write("ptpport", ptpport_programs())
     # byte 0: the transport (0 L2, 1 UDPv4, 2 UDPv6: ptp4l -6 from tests/unit/data)

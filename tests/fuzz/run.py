@@ -38,7 +38,8 @@ FUZZ = os.path.join(ROOT, "build", "fuzz")
 # (RFC 2131 2) and the steps around it; an input of clock steps alone
 # (up to 88 idle-hook rounds per two bytes) stays a few thousand rounds.
 # fuzz_netperf: 700 bytes, a 656-byte control message and a little past it.
-MAX_LEN = {"lpm": 7 * 64, "cmdline": 2048, "http": 256, "dhcp": 640, "netperf": 700}
+# fuzz_iperf3: 256 bytes, as fuzz_http's: a whole -P 4 test is 47 bytes.
+MAX_LEN = {"lpm": 7 * 64, "cmdline": 2048, "http": 256, "dhcp": 640, "netperf": 700, "iperf3": 256}
 
 
 def errors(err):
