@@ -269,7 +269,7 @@ static void test_start(void)
 	send_state(TEST_START);
 	send_state(TEST_RUNNING);
 	for (int i = 0; i < ip3.streams_in && !ip3.udp; i++)	/* UDP senders: iperf3_poll */
-		if (ip3.s[i].sender) {
+		if (ip3.s[i].sender && ip3.s[i].c) {	/* not one the client closed already */
 			sender_fill(&ip3.s[i]);
 			rr_tcp_wait_sent(ip3.s[i].c);
 		}
