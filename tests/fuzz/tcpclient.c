@@ -97,7 +97,8 @@ void tc_segment(struct tc_client *c, uint8_t flags, const uint8_t *data, size_t 
 	t[3] = (uint8_t)tc.srv_port;
 	memcpy(t + 4, &seq, 4);
 	memcpy(t + 8, &ack, 4);
-	t[12] = (uint8_t)(hl / 4 << 4), t[13] = flags, t[14] = 0xff, t[15] = 0xff;
+	t[12] = (uint8_t)(hl / 4 << 4), t[13] = flags;
+	put16(t + 14, tc.wnd ? tc.wnd : 0xffff);
 	if (hl > 20)		/* MSS (RFC 9293 3.2) */
 		t[20] = 2, t[21] = 4, t[22] = (uint8_t)(c->mss >> 8), t[23] = (uint8_t)c->mss;
 	if (n)

@@ -44,6 +44,7 @@ struct tc_client {
 struct tc_world {
 	uint16_t srv_port;
 	int n;			/* clients in use (<= TC_MAX) */
+	uint16_t wnd;		/* the clients' receive window, bytes; 0: 65535 */
 	void (*data)(struct tc_client *c, const uint8_t *d, size_t n);
 	void (*fin)(struct tc_client *c);
 	void (*udp)(uint16_t sport, uint16_t dport, const uint8_t *d, size_t n);
