@@ -108,7 +108,6 @@ static struct reader {
 } rd[NCLIENT + 3];
 static char json_buf[JSON_BUF];
 static uint32_t useq[NCLIENT];		/* the UDP sequence numbers sent */
-static uint64_t results_checked;
 static cJSON *end_results;		/* the end's test's results */
 
 static uint64_t stream_counters(void)
@@ -131,7 +130,6 @@ static void check_results(struct tc_client *c, struct reader *r)
 		sum += b->valuedouble;
 	}
 	assert(sum == (double)(stream_counters() - r->counted));
-	results_checked++;
 	if (c == &tc_cl[END_CTL]) {
 		cJSON_Delete(end_results);
 		end_results = j;
