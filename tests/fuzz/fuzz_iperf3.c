@@ -248,12 +248,14 @@ int mgmt_page(const char *path, char *buf, size_t len, size_t *out, const char *
 	return 404;
 }
 
-/* 1 while the server holds a connection on its port (rr's tcp_arg on its
- * PCB) or a handshake is under way. */
+/* 1 while lwIP holds a connection on the server's port: rr's, a handshake,
+ * or one rr closed (FIN_WAIT_2 until lwIP's 20 s TCP_FIN_WAIT_TIMEOUT when
+ * the client never sends its FIN; its PCB is one a new client needs: 46
+ * refused clients that never closed fill the pool of rr_conns + 16). */
 static int server_busy(void)
 {
 	for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb; pcb = pcb->next)
-		if (pcb->local_port == PORT && (pcb->callback_arg || pcb->state == SYN_RCVD))
+		if (pcb->local_port == PORT)
 			return 1;
 	return 0;
 }
@@ -309,6 +311,7 @@ static void wind_down(void)
 	assert(!server_busy());
 	assert(rr_stats[0].conns_open == 0);
 	tc_quiet = 0;
+	tc_arp_in(ARP_REQUEST);	/* lwIP's entry for the clients may have aged out in the silence */
 	fresh_test();
 	while (tcp_active_pcbs)
 		tcp_abort(tcp_active_pcbs);
