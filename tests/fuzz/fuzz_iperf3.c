@@ -26,7 +26,7 @@
  * received and sent (iperf3_rx_bytes, iperf3_tx_bytes) since the test's
  * CREATE_STREAMS; a refused client gets ACCESS_DENIED alone; a stream
  * gets only the server's data. At the end the clients fall silent until
- * the server holds no connection (within 800 s, checked; rr_idle=5), every
+ * lwIP holds no connection on the port (within 800 s, checked; rr_idle=5), every
  * connection accepted has ended (conns_open 0), then a fresh well-formed
  * test (-P 2) runs in full and its results give each stream exactly the
  * bytes its client sent; after every connection is reset no received
