@@ -22,7 +22,19 @@
  * counter (GPRC counts after the filter); with the queue's VME the tag is
  * taken out of the frame into the write-back's VLAN field with status VP.
  * The time sync block is tsync.c's (the
- * 82599's offsets mapped to it; SYSTIM counts in 6.4 ns cycles). The wire: ixgbe_model_rx puts a frame
+ * 82599's offsets mapped to it; SYSTIM counts in 6.4 ns cycles).
+ * With M.s.x540, the X540 where its datasheet differs: SWSM has no
+ * SWESMBI (writes of bit 1 lost); SW_FW_SYNC.REGSMP (bit 31) is set by
+ * the read that finds it clear and cleared by writing 0 (held for good
+ * with fw_holds_swesmbi); CTRL.RST counts rst_unowned without the port's
+ * SW_PHY_SM bit; AUTOC does nothing; the internal PHY answers clause 45
+ * frames through MSCA/MSRWD at MDIO address 1 (elsewhere reads are
+ * 0xffff, the pull-up): identifier 0x01540201 at 1.2-3, auto-negotiation
+ * in MMD 7, whose restart (7.0 bit 9, self-clearing) brings LINKS up at
+ * the best speed both the advertisement (7.32 bit 12 10G, 7.0xC400 bit 15
+ * 1G, 7.16 bit 8 100M) and M.s.lp_speed allow. The advertisement starts
+ * empty here, so a test sees what the driver wrote (on silicon the NVM's
+ * defaults may already advertise: not modelled). The wire: ixgbe_model_rx puts a frame
  * into RX queue q's next descriptor as the DMA engine does (advanced
  * write-back), ixgbe_model_tx sends what TX queue q holds.
  */
@@ -60,7 +72,7 @@ enum {
 	X_EIMS = 0x880, X_EIMC = 0x888, X_GPIE = 0x898, X_RDRXCTL = 0x2f00, X_RXCTRL = 0x3000,
 	X_FCTRL = 0x5080, X_AUTOC = 0x42a0, X_LINKS = 0x42a4, X_DMATXCTL = 0x4a80,
 	X_RAL0 = 0xa200, X_RAH0 = 0xa204, X_EEC = 0x10010, X_I2CCTL = 0x28, X_SWSM = 0x10140,
-	X_SW_FW_SYNC = 0x10160,
+	X_SW_FW_SYNC = 0x10160, X_MSCA = 0x425c, X_MSRWD = 0x4260,
 	X_GPRC = 0x4074, X_GPTC = 0x4080, X_GORCL = 0x4088, X_GOTCL = 0x4090, X_BPRC = 0x4078,
 	X_MPRC = 0x407c, X_BPTC = 0x40f4, X_MPTC = 0x40f0, X_VLNCTRL = 0x5088, X_VFTA = 0xa000,
 };
@@ -89,8 +101,83 @@ static struct {
 } i2c;
 static int lag[2][8];
 static uint32_t shown[2][8];
+/* The X540's PHY: its clause 45 registers (MMD, register, value) and each
+ * MMD's address register; kept over MAC resets. */
+#define X540_MDIO_ADDR 1
+#define REGSMP (1u << 31)
+static struct { uint8_t dev; uint16_t reg, val; } c45[16];
+static int nc45;
+static uint16_t c45_ptr[32];
 
 static uint32_t *r(uint32_t reg) { return &M.reg[reg / 4]; }
+
+static uint16_t *c45_reg(unsigned dev, uint16_t reg)
+{
+	for (int i = 0; i < nc45; i++)
+		if (c45[i].dev == dev && c45[i].reg == reg)
+			return &c45[i].val;
+	if (nc45 == (int)(sizeof(c45) / sizeof(c45[0])))
+		return 0;
+	c45[nc45].dev = (uint8_t)dev, c45[nc45].reg = reg, c45[nc45].val = 0;
+	return &c45[nc45++].val;
+}
+
+/* The X540 PHY's power-on (model_init): identifier, AN enabled (7.0 bit
+ * 12), selector 802.3 in 7.16. */
+void ixgbe_model_power_on(void)
+{
+	nc45 = 0;
+	memset(c45_ptr, 0, sizeof(c45_ptr));
+	*c45_reg(1, 2) = 0x0154;
+	*c45_reg(1, 3) = 0x0201;
+	*c45_reg(7, 0) = 1u << 12;
+	*c45_reg(7, 0x10) = 0x0001;
+}
+
+/* 7.0's restart: LINKS at the best speed both sides have, or down. */
+static void c45_autoneg(void)
+{
+	int lp = M.s.lp_speed ? M.s.lp_speed : 10000;
+	uint32_t sp = (*c45_reg(7, 0x20) & 1u << 12) && lp >= 10000 ? 3 :
+		      (*c45_reg(7, 0xc400) & 1u << 15) && lp >= 1000 ? 2 :
+		      (*c45_reg(7, 0x10) & 1u << 8) && lp >= 100 ? 1 : 0;
+	*r(X_LINKS) = sp && !M.s.link_down ? 1u << 30 | sp << 28 | 1u << 7 : 0;
+}
+
+static int phy_sm_held(void)
+{
+	return (model_peek(X_SW_FW_SYNC) >> (1 + (M.s.fn & 1))) & 1;
+}
+
+/* An MSCA frame (MDICMD set): address, write or read of the PHY. */
+static void mdio_frame(uint32_t v)
+{
+	unsigned addr = v >> 21 & 31, dev = v >> 16 & 31, op = v >> 26 & 3;
+	uint16_t *reg;
+	M.mdio_frames++;
+	if (!phy_sm_held())
+		M.mdic_unowned++;
+	if (addr != X540_MDIO_ADDR || (v >> 28 & 3)) {	/* nobody there, or not clause 45 */
+		if (op == 3)
+			*r(X_MSRWD) = 0xffffu << 16 | (*r(X_MSRWD) & 0xffff);
+		return;
+	}
+	if (op == 0) {
+		c45_ptr[dev] = (uint16_t)v;
+		return;
+	}
+	if (!(reg = c45_reg(dev, c45_ptr[dev])))
+		return;
+	if (op == 3) {
+		*r(X_MSRWD) = (uint32_t)*reg << 16 | (*r(X_MSRWD) & 0xffff);
+		return;
+	}
+	*reg = (uint16_t)*r(X_MSRWD);
+	if (dev == 7 && c45_ptr[dev] == 0 && (*reg & 1u << 9)) {
+		*reg &= (uint16_t)~(1u << 9);
+		c45_autoneg();
+	}
+}
 
 void ixgbe_model_reset(void)
 {
@@ -275,7 +362,9 @@ uint32_t ixgbe_model_read(uint32_t reg)
 		*p |= 1u;	/* SMBI: the read that finds it clear sets it */
 		return M.s.smbi_held || M.s.smbi_stale ? v | 1u : v;
 	case X_SW_FW_SYNC:
-		return v | M.s.fw_sync;
+		if (M.s.x540)
+			*p |= REGSMP;	/* the read that finds it clear sets it */
+		return v | M.s.fw_sync | (M.s.x540 && M.s.fw_holds_swesmbi ? REGSMP : 0);
 	case X_I2CCTL:
 		return (v & 0xa) | (i2c.scl && !M.s.sfp_scl_low ? 1u : 0) | (i2c.sda ? 4u : 0);
 	}
@@ -301,6 +390,8 @@ void ixgbe_model_write(uint32_t reg, uint32_t v)
 	case X_CTRL:
 		if (v & 1u << 2)
 			master_off = 1, status_reads = 0;
+		if (M.s.x540 && (v & 1u << 26) && !phy_sm_held())
+			M.rst_unowned++;
 		if (v & (1u << 26 | 1u << 3)) {
 			ixgbe_model_reset();
 			if (M.s.rst_stuck)
@@ -328,12 +419,19 @@ void ixgbe_model_write(uint32_t reg, uint32_t v)
 		M.eims &= ~v;
 		return;
 	case X_SWSM:
-		*p = M.s.fw_holds_swesmbi ? v & ~2u : v;
+		*p = M.s.fw_holds_swesmbi || M.s.x540 ? v & ~2u : v;	/* the X540 has no SWESMBI */
 		if (!(v & 1u))
 			M.s.smbi_stale = 0;
 		return;
 	case X_SW_FW_SYNC:
-		*p = v & 0x1f;	/* software bits 4:0 */
+		*p = v & (0x1f | (M.s.x540 ? REGSMP : 0));	/* software bits 4:0, REGSMP */
+		return;
+	case X_MSCA:
+		*p = v;
+		if (M.s.x540 && (v & 1u << 30))
+			mdio_frame(v);
+		if (!M.s.mdic_never_ready)
+			*p &= ~(1u << 30);	/* MDICMD: the frame is done */
 		return;
 	case X_I2CCTL:
 		*p = v & 0xa;
@@ -341,7 +439,7 @@ void ixgbe_model_write(uint32_t reg, uint32_t v)
 		return;
 	case X_AUTOC:
 		*p = v & ~(1u << 12);	/* AN_RESTART self-clears */
-		if ((v & 1u << 12) && !M.s.link_down)
+		if ((v & 1u << 12) && !M.s.link_down && !M.s.x540)
 			*r(X_LINKS) = 1u << 30 | 3u << 28 | 1u << 7;	/* up, 10 Gb/s */
 		return;
 	}

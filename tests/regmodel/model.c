@@ -611,6 +611,7 @@ void model_init(enum model_flavour f)
 	M.phy[1] = 0x796d;
 #ifdef MODEL_IXGBE
 	ixgbe_model_sfp(0x03, 0x10, 0, 0, "Intel Corp", 0x001b21, "FTLX8571D3BCV-IT");	/* 10GBASE-SR */
+	ixgbe_model_power_on();
 #endif
 	model_nic = 0;
 	nic_cfg.queues[0] = 1;

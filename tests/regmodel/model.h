@@ -60,6 +60,10 @@ struct model_script {
 	int sfp_absent;		/* 82599: no module in the SFP+ cage (nothing acknowledges) */
 	int sfp_nacks;		/* 82599: the module leaves its address unacknowledged this many times */
 	int sfp_scl_low;	/* 82599: the module holds SCL low (stuck bus) */
+	int x540;		/* 82599 flavour as the X540 (ixgbe_model.c): no SWESMBI,
+				 * SW_FW_SYNC.REGSMP, an internal PHY over MDIO */
+	int lp_speed;		/* X540: the link partner's best copper speed in Mb/s
+				 * (0: 10000); auto-negotiation takes the best both have */
 };
 
 struct model {
@@ -91,6 +95,9 @@ struct model {
 	int tx_ctx_descs;		/* 82599: context descriptors taken */
 	int tx_offloaded;		/* 82599: frames whose checksums the model inserted */
 	int tx_ctx_bad;			/* 82599: POPTS without a valid context slot */
+	int rst_unowned;		/* X540: CTRL.RST written without the port's SW_PHY_SM bit */
+	int mdio_frames;		/* X540: MSCA frames started (mdic_unowned: without the
+					 * port's SW_PHY_SM bit) */
 	char console[65536];
 	size_t console_len;
 	/* interrupts as the fake PCI layer gave them */
@@ -134,6 +141,8 @@ int model_probe(const struct pci_driver *drv, uint16_t device);
  * ring. ixgbe_model_tx sends every descriptor up to TDT, writing DD where
  * RS asks; returns the frames sent. */
 void ixgbe_model_reset(void);
+/* The X540's PHY registers to their power-on values (model_init). */
+void ixgbe_model_power_on(void);
 uint32_t ixgbe_model_read(uint32_t reg);
 void ixgbe_model_write(uint32_t reg, uint32_t v);
 int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr);

@@ -6,7 +6,8 @@
  * refused by ID, the SFP+ module read over I2C (SFF-8472) and each kind
  * taken or refused, the SW/FW semaphore held by the firmware, TX
  * checksum insertion through the context descriptor, the clock and seed
- * 4's RX latch. Offsets
+ * 4's RX latch; the X540 where it differs (its semaphore, reset, PHY over
+ * MDIO, copper speeds, packet buffer). Offsets
  * here are the datasheet's, not the driver's. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -710,7 +711,7 @@ static void test_waits_fail(void **st)
 static void test_refused_parts(void **st)
 {
 	(void)st;
-	static const uint16_t ids[] = { 0x1528, 0x1563, 0x15ad, 0x151c };
+	static const uint16_t ids[] = { 0x1563, 0x15ad, 0x151c };
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		model_init(M_82599);
 		assert_int_equal(probe(ids[i], 1), -1);
@@ -719,6 +720,131 @@ static void test_refused_parts(void **st)
 	}
 	for (const struct pci_id *id = ixgbe_ids; id->vendor; id++)
 		assert_non_null(ixgbe_find_part(id));
+}
+
+/* ---- the X540 (M.s.x540) ---- */
+
+enum { MSCA_ = 0x425c, RXPBSIZE0 = 0x3c00, SMBI = 1u << 0, SWESMBI = 1u << 1, REGSMP_ = 1u << 31 };
+
+static int probe_x540(uint16_t dev, int queues)
+{
+	M.s.x540 = 1;
+	return probe(dev, queues);
+}
+
+/* The X540 against the 82599's init: CTRL.RST alone (no LRST), written
+ * while the port's SW_PHY_SM0 is held; the semaphore through
+ * SW_FW_SYNC.REGSMP, SWESMBI never written; no AUTOC/AUTOC2 and no SFP+
+ * I2C; its PHY found by address scan (0 reads 0xffff, 1 answers), every
+ * MDIO frame under SW_PHY_SM0; link up at 10 Gb/s from LINKS; the 384 KB
+ * RX packet buffer; semaphores all given back; the boot report's lines. */
+static void test_x540_init(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	assert_int_equal(probe_x540(0x1528, 1), 0);
+	assert_true(model_find_write(0, CTRL_, 1u << 26, 1u << 26) >= 0);
+	assert_int_equal(model_find_write(0, CTRL_, 1u << 3, 1u << 3), -1);	/* LRST */
+	assert_int_equal(M.rst_unowned, 0);
+	assert_int_equal(model_find_write(0, SWSM_, SWESMBI, SWESMBI), -1);
+	assert_true(model_find_write(0, SW_FW_SYNC_, REGSMP_ | 2u, REGSMP_ | 2u) >= 0);
+	assert_int_equal(model_last_write(AUTOC_), -1);
+	assert_int_equal(model_last_write(AUTOC2_), -1);
+	assert_int_equal(model_last_write(I2CCTL_), -1);
+	assert_int_equal(M.i2c_starts, 0);
+	assert_true(M.mdio_frames >= 4 + 4 + 6 * 2 + 2 * 2);	/* scan 0 and 1, 3 advertisements, AN */
+	assert_int_equal(M.mdic_unowned, 0);
+	assert_int_equal(model_peek(SW_FW_SYNC_), 0);
+	assert_int_equal(model_peek(SWSM_) & SMBI, 0);
+	assert_int_equal(model_peek(RXPBSIZE0), 384u << 10);
+	assert_int_equal(to_port(model_nic)->phy_addr, 1);
+	assert_int_equal(model_nic->link_up, 1);
+	assert_int_equal(model_nic->speed, 10000);
+	assert_true(model_console_has("port0: internal 10GBASE-T PHY at MDIO address 1, identifier 0x01540201"));
+	assert_true(model_console_has("port0: 10GBASE-T (X540 internal PHY) link"));
+	assert_true(model_console_has("port0: X540 clock (TIMINCA) not written here: no hardware timestamps"));
+	assert_true(model_console_has("port0: link up, 10000 Mb/s, full duplex"));
+	/* the same on a port reset, and on 0x1560 */
+	int from = M.nlog;
+	model_nic->ops->reset(model_nic);
+	model_nic->ops->watchdog(model_nic);
+	assert_true(model_find_write(from, CTRL_, 1u << 26, 1u << 26) > from);
+	assert_int_equal(M.rst_unowned, 0);
+	model_nic->ops->watchdog(model_nic);	/* LINKS read again after the reset */
+	assert_int_equal(model_nic->link_up, 1);
+	model_init(M_82599);
+	assert_int_equal(probe_x540(0x1560, 1), 0);
+	assert_int_equal(model_nic->speed, 10000);
+}
+
+/* Copper speeds: the PHY advertises 10G, 1G and 100M, so a 1 Gb/s or
+ * 100 Mb/s partner gives that speed in LINKS; at 100 Mb/s EITR's unit is
+ * 20.48 us (400,000 / rate, 8 for 50,000: 48,828 ints/s at most), at
+ * 10 Gb/s 2.048 us. 16 queue pairs with the X540's 64 MSI-X vectors,
+ * the other causes on vector 16. */
+static void test_x540_speeds_eitr_queues(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	M.s.lp_speed = 1000;
+	assert_int_equal(probe_x540(0x1528, 1), 0);
+	assert_int_equal(model_nic->speed, 1000);
+	assert_true(model_console_has("port0: link up, 1000 Mb/s, full duplex"));
+	model_nic->ops->set_itr(model_nic, 0, 4000);
+	assert_int_equal(model_peek(EITR0), 1000u | 1u << 31);
+
+	model_init(M_82599);
+	M.s.lp_speed = 100;
+	assert_int_equal(probe_x540(0x1528, 1), 0);
+	assert_int_equal(model_nic->speed, 100);
+	assert_true(model_console_has("port0: link up, 100 Mb/s, full duplex"));
+	model_nic->ops->set_itr(model_nic, 0, 4000);
+	assert_int_equal(model_peek(EITR0), 96u | 1u << 31);	/* 100 & 0xff8 */
+	model_nic->ops->set_itr(model_nic, 0, 100000);
+	assert_int_equal(model_peek(EITR0), 8u | 1u << 31);
+
+	model_init(M_82599);
+	M.s.lp_speed = 10;	/* 10BASE-T only: nothing in common */
+	assert_int_equal(probe_x540(0x1528, 1), 0);
+	assert_int_equal(model_nic->link_up, 0);
+	assert_true(model_console_has("port0: link down"));
+
+	model_init(M_82599);
+	assert_int_equal(probe_x540(0x1528, 16), 0);
+	assert_int_equal(model_nic->nqueues, 16);
+	assert_int_equal(model_peek(IVAR_MISC_), (0x80u | 16) << 8);
+	assert_int_equal(model_peek(IVAR0 + 4 * 7) & 0xff00ff, (0x80u | 14) | (0x80u | 15) << 16);
+}
+
+/* The X540's semaphore faults, each a message and the port left out,
+ * nothing held afterwards: REGSMP held by the firmware; the firmware's
+ * PHY bit (FW_PHY_SM0, bit 6) held; an MDIO frame that never ends. */
+static void test_x540_faults(void **st)
+{
+	(void)st;
+	model_init(M_82599);
+	M.s.fw_holds_swesmbi = 1;
+	assert_int_equal(probe_x540(0x1528, 1), -1);
+	assert_true(model_console_has("port0: SW_FW_SYNC.REGSMP not granted in 100 ms: the firmware holds the semaphore"));
+	assert_int_equal(model_find_write(0, CTRL_, 1u << 26, 1u << 26), -1);
+	assert_int_equal(model_peek(SWSM_) & SMBI, 0);
+
+	model_init(M_82599);
+	M.s.fw_sync = 1u << 6;
+	assert_int_equal(probe_x540(0x1528, 1), -1);
+	assert_true(model_console_has("port0: SW_FW_SYNC resource 0x2 held for 1 s"));
+	assert_true(model_console_has("by the firmware"));
+	assert_int_equal(model_find_write(0, CTRL_, 1u << 26, 1u << 26), -1);
+	assert_int_equal(model_peek(SW_FW_SYNC_) & (REGSMP_ | 2u), 0);
+
+	model_init(M_82599);
+	M.s.mdic_never_ready = 1;
+	assert_int_equal(probe_x540(0x1528, 1), -1);
+	assert_true(model_console_has("port0: MSCA.MDICMD still set 10 ms after an MDIO frame to PHY address 0: "
+				      "the PHY does not answer"));
+	assert_int_equal(M.mdio_frames, 1);
+	assert_int_equal(model_peek(SW_FW_SYNC_), 0);
+	assert_int_equal(model_peek(CTRL_EXT_) & (1u << 28), 0);	/* DRV_LOAD given back */
 }
 
 /* Accesses of reg in the log, op 'R' or 'W', from index from. */
@@ -1209,6 +1335,9 @@ int main(void)
 		cmocka_unit_test(test_msi_mode),
 		cmocka_unit_test(test_waits_fail),
 		cmocka_unit_test(test_refused_parts),
+		cmocka_unit_test(test_x540_init),
+		cmocka_unit_test(test_x540_speeds_eitr_queues),
+		cmocka_unit_test(test_x540_faults),
 		cmocka_unit_test(test_sfp_read),
 		cmocka_unit_test(test_sfp_modules),
 		cmocka_unit_test(test_sfp_absent_and_bus_faults),

@@ -139,7 +139,7 @@ $(REGMODEL_BINS): $(UNIT_DIR)/test_regmodel_%: tests/regmodel/test_%.c $(REGMODE
 # sfp.c links in as it is; the test also ptp.c with the time
 # sync model (MODEL_PTP), the instruction count without.
 REGMODEL_PTP_SRC := tests/regmodel/tsync.c drivers/net/phc.c drivers/net/hwtstamp.c net/ptp.c net/ipv4.c net/ipv6.c
-IXGBE_SRC := drivers/net/ixgbe/sfp.c
+IXGBE_SRC := drivers/net/ixgbe/sfp.c drivers/net/ixgbe/phy.c
 IXGBE_DEPS := tests/regmodel/ixgbe_model.c drivers/net/ixgbe/ixgbe.c drivers/net/ixgbe/ixgbe.h drivers/net/ixgbe/regs.h \
 	$(IXGBE_SRC) $(REGMODEL_DEPS)
 UNIT_BINS += $(UNIT_DIR)/test_regmodel_ixgbe

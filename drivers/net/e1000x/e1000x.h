@@ -224,6 +224,8 @@ struct e1000x_swfw {
 	uint32_t swsm, sync;	/* register offsets */
 	int fw_shift;		/* 16 on igb (8.2.6), 5 on the 82599 (8.2.3.4.11) */
 	int may_clear_smbi;	/* sets p->smbi_cleared when it does */
+	uint32_t regsmp;	/* X540: SW_FW_SYNC's register semaphore bit, taken
+				 * instead of SWSM.SWESMBI (0 elsewhere) */
 };
 /* Take SW_FW_SYNC resource bits mask (82576 4.7.1, 82599 10.5.4): 0, or
  * -1 after printing who holds what (1 s of tries at most). */

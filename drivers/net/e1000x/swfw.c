@@ -6,7 +6,11 @@
  * SWSM.SMBI (against other software: the read that finds it clear sets
  * it), then SWSM.SWESMBI (against the firmware: written, read back), then
  * sets its resource bit in SW_FW_SYNC if neither owner's bit is set, and
- * lets SWSM go; the same steps free the resource. The bounds are Linux's
+ * lets SWSM go; the same steps free the resource. The X540 has no
+ * SWESMBI: against the firmware it takes SW_FW_SYNC.REGSMP (bit 31), set
+ * by the read that finds it clear as SMBI is, and freed by writing it 0
+ * before SMBI (X540 datasheet 10.5.4; Linux ixgbe_x540.c's
+ * ixgbe_get_swfw_sync_semaphore). The bounds are Linux's
  * (igb_get_hw_semaphore, ixgbe_get_swfw_sync_semaphore): 100 ms for each
  * SWSM bit, 200 tries 5 ms apart for the resource.
  */
@@ -15,7 +19,27 @@
 
 static void swsm_put(struct e1000x_port *p, const struct e1000x_swfw *s)
 {
-	clear_flags32(p->regs, s->swsm, SWSM_SMBI | SWSM_SWESMBI);
+	if (s->regsmp)
+		clear_flags32(p->regs, s->sync, s->regsmp);
+	clear_flags32(p->regs, s->swsm, SWSM_SMBI | (s->regsmp ? 0 : SWSM_SWESMBI));
+}
+
+/* The firmware's side: SWESMBI written and read back or, on the X540,
+ * REGSMP read until a read finds it clear (that read set it); 2000 tries
+ * 50 us apart. 0 or -1. */
+static int fw_sem_get(struct e1000x_port *p, const struct e1000x_swfw *s)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (s->regsmp && !(rd32(p->regs, s->sync) & s->regsmp))
+			return 0;
+		if (!s->regsmp) {
+			set_flags32(p->regs, s->swsm, SWSM_SWESMBI);
+			if (rd32(p->regs, s->swsm) & SWSM_SWESMBI)
+				return 0;
+		}
+		udelay(50);
+	}
+	return -1;
 }
 
 /* SMBI: the read that finds it clear sets it; 2000 reads 50 us apart. */
@@ -29,7 +53,7 @@ static int smbi_get(struct e1000x_port *p, const struct e1000x_swfw *s)
 	return -1;
 }
 
-/* SMBI, then SWESMBI written and read back; 0 or -1 (printed). An SMBI
+/* SMBI, then the firmware's bit (fw_sem_get); 0 or -1 (printed). An SMBI
  * held 100 ms is taken, where s allows it, for a driver that died holding
  * it: cleared and tried once more. */
 static int swsm_get(struct e1000x_port *p, const struct e1000x_swfw *s)
@@ -45,14 +69,11 @@ static int swsm_get(struct e1000x_port *p, const struct e1000x_swfw *s)
 		printf("%s: SWSM.SMBI held by another agent for 100 ms\n", p->nic.name);
 		return -1;
 	}
-	for (int i = 0; i < 2000; i++) {
-		set_flags32(p->regs, s->swsm, SWSM_SWESMBI);
-		if (rd32(p->regs, s->swsm) & SWSM_SWESMBI)
-			return 0;
-		udelay(50);
-	}
+	if (!fw_sem_get(p, s))
+		return 0;
 	swsm_put(p, s);
-	printf("%s: SWSM.SWESMBI not granted in 100 ms: the firmware holds the semaphore\n", p->nic.name);
+	printf("%s: %s not granted in 100 ms: the firmware holds the semaphore\n", p->nic.name,
+	       s->regsmp ? "SW_FW_SYNC.REGSMP" : "SWSM.SWESMBI");
 	return -1;
 }
 

@@ -18,7 +18,7 @@
 static struct e1000x_swfw swfw_of(struct e1000x_port *p)
 {
 	struct e1000x_swfw s = { IGB_SWSM, IGB_SW_FW_SYNC, 16,
-				 igb_part_of(p)->mac >= IGB_I210 && !p->smbi_cleared };
+				 igb_part_of(p)->mac >= IGB_I210 && !p->smbi_cleared, 0 };
 	return s;
 }
 

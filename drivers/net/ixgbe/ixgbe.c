@@ -1,5 +1,6 @@
 /*
- * ixgbe: Intel 82599 10 GbE (X520 and the 82599ES/EB/EN device IDs).
+ * ixgbe: Intel 82599 10 GbE (X520 and the 82599ES/EB/EN device IDs) and
+ * X540 10GBASE-T.
  * Advanced RX and TX descriptors on the shared rings of drivers/net/e1000x
  * (RX in the 82599's error layout, RXF_82599), RSS over up to 16 queue
  * pairs, MSI-X with one vector per queue pair plus one for other causes,
@@ -7,8 +8,12 @@
  * 4.6.3, link in 4.6.4, statistics 4.6.5 and 8.2.3.23, RX 4.6.7, TX 4.6.8,
  * interrupts 7.3. SFP+ ports identify their module first (sfp.c, under
  * the SW/FW semaphore of swfw.c); the clock and timestamps are ptp.c's.
- * The X540 and X550 (their PHYs) are not written yet: those parts are
- * refused by ID with a message.
+ * The X540 (its datasheet where it differs; Linux ixgbe_x540.c as a
+ * reading aid) is the 82599 but for: no AUTOC, its internal copper PHY
+ * over MDIO (phy.c) instead; CTRL.RST alone, under the PHY semaphore;
+ * the semaphore's REGSMP; a 384 KB RX packet buffer; no clock here yet.
+ * The X550 and X552 (other PHYs, flash and EEC) are refused by ID with a
+ * message.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,35 +22,27 @@
 #include "drivers/net/ixgbe/regs.h"
 #include "drivers/pci/pcidecode.h"
 
-/* One device ID: its link (AUTOC link mode and parallel PMA/PMD, AUTOC2
- * serial PMA/PMD; 4.6.4, 8.2.3.22.19-20), or 0 in supported when the part
- * is refused. */
-struct ixgbe_part {
-	uint16_t device;
-	uint8_t supported;
-	uint32_t autoc;		/* AUTOC LMS and 10G parallel PMA/PMD bits; with
-				 * LMS_SFI, AUTOC2's serial PMA/PMD is SFI, else KR */
-	const char *link;	/* "SFI (SFP+)" */
-};
-
 #define LMS_SFI (IXGBE_AUTOC_LMS_10G_SERIAL)
 #define LMS_KR (IXGBE_AUTOC_LMS_KX4_KX_KR)
 #define LMS_KX4 (IXGBE_AUTOC_LMS_KX4_KX_KR | 1u << 7)
 #define LMS_CX4 (1u << 13 | 2u << 7)	/* 10G parallel, no AN, CX4 */
 #define LMS_XAUI (1u << 13)		/* 10G parallel, no AN, XAUI */
 
+#define X540 IXGBE_MAC_X540
+
 static const struct ixgbe_part ixgbe_parts[] = {
-	{ 0x10fb, 1, LMS_SFI, "SFI (SFP+)" }, { 0x1507, 1, LMS_SFI, "SFI (SFP+)" },
-	{ 0x154d, 1, LMS_SFI, "SFI (SFP+)" }, { 0x1557, 1, LMS_SFI, "SFI (SFP+)" },
-	{ 0x1529, 1, LMS_SFI, "SFI (SFP+)" }, { 0x154a, 1, LMS_SFI, "SFI (SFP+)" },
-	{ 0x10f7, 1, LMS_KX4, "KX4 backplane" }, { 0x1514, 1, LMS_KX4, "KX4 backplane" },
-	{ 0x10f8, 1, LMS_KX4, "KX4/KX/KR backplane" }, { 0x1517, 1, LMS_KR, "KR backplane" },
-	{ 0x152a, 1, LMS_KX4, "KX4 backplane" }, { 0x10f9, 1, LMS_CX4, "CX4" },
-	{ 0x10fc, 1, LMS_XAUI, "XAUI" },
-	{ 0x151c, 0, 0, "10GBASE-T (external PHY)" }, { 0x1528, 0, 0, "X540 10GBASE-T" },
-	{ 0x1560, 0, 0, "X540 10GBASE-T" }, { 0x1563, 0, 0, "X550 10GBASE-T" },
-	{ 0x15d1, 0, 0, "X550 10GBASE-T" }, { 0x15ab, 0, 0, "X550EM KR" },
-	{ 0x15ac, 0, 0, "X550EM SFP+" }, { 0x15ad, 0, 0, "X550EM 10GBASE-T" },
+	{ 0x10fb, 1, 0, LMS_SFI, "SFI (SFP+)" }, { 0x1507, 1, 0, LMS_SFI, "SFI (SFP+)" },
+	{ 0x154d, 1, 0, LMS_SFI, "SFI (SFP+)" }, { 0x1557, 1, 0, LMS_SFI, "SFI (SFP+)" },
+	{ 0x1529, 1, 0, LMS_SFI, "SFI (SFP+)" }, { 0x154a, 1, 0, LMS_SFI, "SFI (SFP+)" },
+	{ 0x10f7, 1, 0, LMS_KX4, "KX4 backplane" }, { 0x1514, 1, 0, LMS_KX4, "KX4 backplane" },
+	{ 0x10f8, 1, 0, LMS_KX4, "KX4/KX/KR backplane" }, { 0x1517, 1, 0, LMS_KR, "KR backplane" },
+	{ 0x152a, 1, 0, LMS_KX4, "KX4 backplane" }, { 0x10f9, 1, 0, LMS_CX4, "CX4" },
+	{ 0x10fc, 1, 0, LMS_XAUI, "XAUI" },
+	{ 0x1528, 1, X540, 0, "10GBASE-T (X540 internal PHY)" },
+	{ 0x1560, 1, X540, 0, "10GBASE-T (X540 internal PHY)" },
+	{ 0x151c, 0, 0, 0, "10GBASE-T (external PHY)" }, { 0x1563, 0, 0, 0, "X550 10GBASE-T" },
+	{ 0x15d1, 0, 0, 0, "X550 10GBASE-T" }, { 0x15ab, 0, 0, 0, "X550EM KR" },
+	{ 0x15ac, 0, 0, 0, "X550EM SFP+" }, { 0x15ad, 0, 0, 0, "X550EM 10GBASE-T" },
 };
 #define IXGBE_NPARTS (sizeof(ixgbe_parts) / sizeof(ixgbe_parts[0]))
 #define IXGBE_MAX_QUEUES 16	/* RSS's limit: RETA entries are 4 bits (7.1.2.8); 128 rings */
@@ -218,10 +215,19 @@ static int stop_dma(struct e1000x_port *p)
 }
 
 /* CTRL.RST with LRST (the MAC, link included), RST awaited, then 10 ms
- * before the registers are used (4.6.3.2). 0, or -1 (printed). */
+ * before the registers are used (4.6.3.2). The X540 takes RST alone,
+ * written under the port's PHY semaphore: the firmware must not be
+ * talking to the PHY the reset cuts off (Linux ixgbe_reset_hw_X540).
+ * 0, or -1 (printed). */
 static int mac_reset(struct e1000x_port *p)
 {
-	wr32(p->regs, IXGBE_CTRL, rd32(p->regs, IXGBE_CTRL) | IXGBE_CTRL_RST_MASK);
+	if (ixgbe_is_x540(p)) {
+		if (ixgbe_phy_lock(p))
+			return -1;
+		wr32(p->regs, IXGBE_CTRL, rd32(p->regs, IXGBE_CTRL) | IXGBE_CTRL_RST);
+		ixgbe_phy_unlock(p);
+	} else
+		wr32(p->regs, IXGBE_CTRL, rd32(p->regs, IXGBE_CTRL) | IXGBE_CTRL_RST_MASK);
 	udelay(1000);
 	if (wait_for(p, IXGBE_CTRL, IXGBE_CTRL_RST_MASK, 0, 100000, "CTRL.RST did not clear within 100 ms"))
 		return -1;
@@ -261,9 +267,13 @@ static int ixgbe_reset(struct e1000x_port *p, int read_stats)
 /* AUTOC2's serial PMA/PMD (SFI on the SFP+ parts, KR on the others),
  * then AUTOC with the part's link mode and parallel PMA/PMD, the EEPROM's
  * other bits kept, then AN_RESTART (it applies the mode, with or without
- * auto-negotiation); the link comes up in the watchdog's LINKS read. */
-static void ixgbe_link_setup(struct e1000x_port *p)
+ * auto-negotiation); the link comes up in the watchdog's LINKS read. The
+ * X540's AUTOC is not for software: its PHY negotiates (phy.c). 0, or -1
+ * printed. */
+static int ixgbe_link_setup(struct e1000x_port *p)
 {
+	if (ixgbe_is_x540(p))
+		return ixgbe_x540_link_setup(p);
 	uint32_t serial = ixgbe_part_of(p)->autoc == LMS_SFI ? IXGBE_AUTOC2_10G_SFI : 0;
 	uint32_t autoc2 = rd32(p->regs, IXGBE_AUTOC2) & ~IXGBE_AUTOC2_10G_SERIAL_PMA_PMD_MASK;
 	wr32(p->regs, IXGBE_AUTOC2, autoc2 | serial);
@@ -271,6 +281,7 @@ static void ixgbe_link_setup(struct e1000x_port *p)
 	uint32_t autoc = (rd32(p->regs, IXGBE_AUTOC) & keep) | ixgbe_part_of(p)->autoc;
 	wr32(p->regs, IXGBE_AUTOC, autoc);
 	wr32(p->regs, IXGBE_AUTOC, autoc | IXGBE_AUTOC_AN_RESTART);
+	return 0;
 }
 
 /* LINKS into nic->link_up/speed; 1 if the state changed (printed). */
@@ -288,7 +299,8 @@ static int ixgbe_check_link(struct nic *nic)
 	nic->link_up = up;
 	if (up) {
 		printf("%s: link up, %u Mb/s, full duplex\n", nic->name, nic->speed);
-		ixgbe_ptp_link(to_port(nic));
+		if (!ixgbe_is_x540(to_port(nic)))
+			ixgbe_ptp_link(to_port(nic));
 		for (int q = 0; q < (to_port(nic)->msix ? nic->nqueues : 1); q++)
 			ixgbe_set_itr(nic, q, nic->q[q].itr);	/* in the speed's EITR unit */
 	} else
@@ -345,7 +357,8 @@ static void ixgbe_rss(struct e1000x_port *p)
 
 /*
  * Receive (4.6.7) with RXCTRL.RXEN clear: the packet buffer to TC 0
- * (4.6.11.3.4, no DCB), FCS stripped in the MAC and DMA, the RDRXCTL bits
+ * (4.6.11.3.4, no DCB; 512 KB, the X540's 384 KB as Linux
+ * ixgbe_reset_hw_X540 writes it), FCS stripped in the MAC and DMA, the RDRXCTL bits
  * 4.6.7 requires, filters, RSS; per queue: disabled, ring, SRRCTL (2 KiB,
  * advanced one-buffer, DROP_EN with more than one queue), DCA_RXCTRL's
  * reserved bit 12 cleared and relaxed ordering of data and header writes
@@ -357,7 +370,7 @@ static int ixgbe_init_rx(struct e1000x_port *p)
 {
 	struct nic *nic = &p->nic;
 	clear_flags32(p->regs, IXGBE_RXCTRL, IXGBE_RXCTRL_RXEN);
-	wr32(p->regs, IXGBE_RXPBSIZE(0), IXGBE_RXPBSIZE_512KB);
+	wr32(p->regs, IXGBE_RXPBSIZE(0), ixgbe_is_x540(p) ? IXGBE_RXPBSIZE_384KB : IXGBE_RXPBSIZE_512KB);
 	for (int i = 1; i < 8; i++)
 		wr32(p->regs, IXGBE_RXPBSIZE(i), 0);
 	uint32_t rdrxctl = rd32(p->regs, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE;
@@ -483,10 +496,12 @@ static void ixgbe_clear_stats(struct e1000x_port *p)
 /* ---- bring-up and recovery ---- */
 
 /* Everything after ixgbe_reset (4.6.3 on): link, statistics cleared, RX,
- * TX, interrupts, ITR, the clock. 0 or -1 (printed). */
+ * TX, interrupts, ITR, the clock (not on the X540: its TIMINCA has no
+ * IncPeriod and other increments, not written here). 0 or -1 (printed). */
 static int ixgbe_hw_init(struct e1000x_port *p)
 {
-	ixgbe_link_setup(p);
+	if (ixgbe_link_setup(p))
+		return -1;
 	ixgbe_clear_stats(p);
 	wr32(p->regs, IXGBE_HLREG0, (rd32(p->regs, IXGBE_HLREG0) & ~(IXGBE_HLREG0_LPBK | IXGBE_HLREG0_JUMBOEN)) |
 		  IXGBE_HLREG0_RXCRCSTRP | IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
@@ -494,7 +509,8 @@ static int ixgbe_hw_init(struct e1000x_port *p)
 		return -1;
 	ixgbe_program_irq(p);
 	napi_itr_init(&p->nic);
-	ixgbe_ptp_init(p);
+	if (!ixgbe_is_x540(p))
+		ixgbe_ptp_init(p);
 	return 0;
 }
 
@@ -647,7 +663,8 @@ static const struct ixgbe_part *ixgbe_find_part(const struct pci_id *id)
 
 /* Probe: the part (refused by ID when its link set-up is not written),
  * the port registered, reset, MAC, the SFP+ module (SFI parts: none or
- * an unsupported one leaves the port out), vectors, pools, hw_init. */
+ * an unsupported one leaves the port out) or the X540's PHY, vectors,
+ * pools, hw_init. */
 static int ixgbe_probe(struct pci_dev *d, const struct pci_id *id)
 {
 	const struct ixgbe_part *part = ixgbe_find_part(id);
@@ -679,11 +696,15 @@ static int ixgbe_probe(struct pci_dev *d, const struct pci_id *id)
 		if (sfp == IXGBE_SFP_NONE || sfp == IXGBE_SFP_UNSUPPORTED)
 			return ixgbe_refuse(p);
 	}
+	if (part->mac == IXGBE_MAC_X540 && ixgbe_x540_phy_identify(p))
+		return ixgbe_refuse(p);
 	if (ixgbe_setup_vectors(p) || nic_pools_create(nic) || ixgbe_hw_init(p)) {
 		ixgbe_reset(p, 0);
 		return ixgbe_refuse(p);
 	}
 	printf("%s: %s link\n", nic->name, part->link);
+	if (part->mac == IXGBE_MAC_X540)
+		printf("%s: X540 clock (TIMINCA) not written here: no hardware timestamps\n", nic->name);
 	ixgbe_check_link(nic);
 	e1000x_print_probe(p);
 	return 0;

@@ -1,11 +1,48 @@
 /*
- * What ixgbe.c, sfp.c and ptp.c share: the SFP+ module identification of
- * the 82599's SFI ports, the port clock.
+ * What ixgbe.c, sfp.c, phy.c and ptp.c share: the part, the port's PHY
+ * semaphore, the SFP+ module identification of the 82599's SFI ports, the
+ * X540's copper PHY, the port clock.
  */
 #ifndef IXGBE_H
 #define IXGBE_H
 #include <stdint.h>
 #include "drivers/net/e1000x/e1000x.h"
+
+/* The MAC generation: where the X540 differs from the 82599 (its PHY,
+ * semaphore, reset, packet buffer, clock). */
+enum ixgbe_mac { IXGBE_MAC_82599, IXGBE_MAC_X540 };
+
+/* One device ID: its MAC and link (AUTOC link mode and parallel PMA/PMD,
+ * AUTOC2 serial PMA/PMD; 82599 4.6.4, 8.2.3.22.19-20; 0 on the X540, whose
+ * link is its PHY's), or 0 in supported when the part is refused. */
+struct ixgbe_part {
+	uint16_t device;
+	uint8_t supported;
+	uint8_t mac;		/* enum ixgbe_mac */
+	uint32_t autoc;		/* AUTOC LMS and 10G parallel PMA/PMD bits; with
+				 * LMS_SFI, AUTOC2's serial PMA/PMD is SFI, else KR */
+	const char *link;	/* "SFI (SFP+)" */
+};
+
+/* 1 if the port is an X540. */
+static inline int ixgbe_is_x540(const struct e1000x_port *p)
+{
+	return ((const struct ixgbe_part *)p->part)->mac == IXGBE_MAC_X540;
+}
+
+/* Take (0, or -1 printed) and give back the SW/FW semaphore bit of the
+ * port's PHY (SW_PHY_SM0/1 by STATUS.LAN_ID), in the part's scheme: the
+ * 82599's SWSM.SWESMBI or the X540's SW_FW_SYNC.REGSMP (phy.c). It guards
+ * the SFP+ I2C bus, MDIO and (X540) CTRL.RST against the firmware. */
+int ixgbe_phy_lock(struct e1000x_port *p);
+void ixgbe_phy_unlock(struct e1000x_port *p);
+
+/* X540: find the internal PHY (the first MDIO address whose identifier is
+ * the X540's) into p->phy_addr and print it; 0, or -1 printed. */
+int ixgbe_x540_phy_identify(struct e1000x_port *p);
+/* X540: advertise 10GBASE-T, 1000BASE-T and 100BASE-TX full duplex and
+ * restart auto-negotiation; LINKS then says the speed. 0, or -1 printed. */
+int ixgbe_x540_link_setup(struct e1000x_port *p);
 
 /* What the SFP+ cage holds, from its SFF-8472 ID page (Linux's sfp_type). */
 enum ixgbe_sfp {

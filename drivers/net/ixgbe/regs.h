@@ -1,6 +1,9 @@
 /*
  * Intel 82599 (ixgbe) registers and bits, from the 82599 10 GbE Controller
- * datasheet rev 3.x: section 8.2.3 (register descriptions), 7.1.6 and
+ * datasheet rev 3.x, and where the X540 differs, the X540 datasheet
+ * (rev 2.x: its registers in 8.2.4 at the 82599's offsets, so 82599
+ * section numbers below apply to both unless an X540 one is given):
+ * section 8.2.3 (register descriptions), 7.1.6 and
  * 7.2.3 (descriptors, in drivers/net/e1000x/desc.h: the advanced layouts
  * match the 82576's where the shared rings look, but for the RX errors).
  * Access types: RW read/write, RO read only, RC clear on read, WO write
@@ -53,6 +56,9 @@
 #define IXGBE_SW_FW_SYNC_SW_PHY_SM0 (1u << 1)	/* the PHY and SFP+ I2C of LAN 0 */
 #define IXGBE_SW_FW_SYNC_SW_PHY_SM1 (1u << 2)	/* ... of LAN 1 */
 #define IXGBE_SW_FW_SYNC_FW_SHIFT 5	/* the firmware's bit of each: bits 9:5 */
+#define IXGBE_SW_FW_SYNC_REGSMP (1u << 31)	/* X540 (SWFW_SYNC): the register semaphore,
+						 * set by the read that finds it clear; the
+						 * X540's SWSM has no SWESMBI */
 
 /* Interrupts (8.2.3.5) */
 #define IXGBE_EICR	0x00800	/* Extended Interrupt Cause - RW1C, RC with GPIE.OCD clear */
@@ -121,6 +127,7 @@
 #define IXGBE_RDRXCTL_FCOE_WRFIX (1u << 26)	/* must be 1 (4.6.7) */
 #define IXGBE_RXCTRL_RXEN (1u << 0)
 #define IXGBE_RXPBSIZE_512KB (512u << 10)	/* the whole RX packet buffer to TC 0 */
+#define IXGBE_RXPBSIZE_384KB (384u << 10)	/* the X540's whole RX packet buffer */
 
 /* Receive filters (8.2.3.7) */
 #define IXGBE_RXCSUM	0x05000	/* Receive Checksum Control - RW */
@@ -176,8 +183,46 @@
 #define IXGBE_AUTOC2_10G_SERIAL_PMA_PMD_MASK (3u << 16)	/* serial 10G: 00 KR, 01 XFI, 10 SFI */
 #define IXGBE_AUTOC2_10G_SFI (2u << 16)
 
+/* MDIO of the PHY, IEEE 802.3 clause 45 frames (8.2.3.22.11-12; on the
+ * X540 the internal 10GBASE-T PHY): MSCA holds the frame, MDICMD starts it
+ * and clears when it is done; a read's data comes back in MSRWD 31:16. An
+ * access is an address frame (the register), then a read or write frame. */
+#define IXGBE_MSCA	0x0425c	/* MDI Single Command and Address - RW */
+#define IXGBE_MSRWD	0x04260	/* MDI Single Read and Write Data - RW */
+#define IXGBE_MSCA_DEVADD(d) ((uint32_t)(d) << 16)	/* MMD, 20:16 */
+#define IXGBE_MSCA_PHYADD(a) ((uint32_t)(a) << 21)	/* port address, 25:21 */
+#define IXGBE_MSCA_OP_ADDR (0u << 26)	/* OPCODE 27:26: address frame */
+#define IXGBE_MSCA_OP_WRITE (1u << 26)
+#define IXGBE_MSCA_OP_READ (3u << 26)
+#define IXGBE_MSCA_MDICMD (1u << 30)	/* start; clears when the frame is done */
+#define IXGBE_MSRWD_RDDATA(v) ((uint16_t)((v) >> 16))
+
+/* Clause 45 PHY registers (IEEE 802.3 45.2; MMD.register) the X540's
+ * link set-up uses: the PHY identifier (PMA/PMD 1.2-3, the X540's
+ * 0x01540200 with the revision in 3:0) and auto-negotiation (MMD 7):
+ * 7.0 control with restart (45.2.7.1), 7.16 advertisement with 100BASE-TX
+ * full duplex at bit 8 (28.2.4.1.3, Annex 28B), 7.32 10GBASE-T control
+ * with 10GBASE-T ability at bit 12 (45.2.7.10), and 7.0xC400, the PHY's
+ * vendor provisioning register with 1000BASE-T full duplex at bit 15 (X540
+ * datasheet's PHY registers; Linux: IXGBE_MII_AUTONEG_VENDOR_PROVISION_1_REG). */
+#define MDIO_MMD_PMAPMD	1
+#define MDIO_MMD_AN	7
+#define MDIO_DEVID1	2
+#define MDIO_DEVID2	3
+#define MDIO_AN_CTRL1	0x0000
+#define MDIO_AN_CTRL1_RESTART (1u << 9)
+#define MDIO_AN_CTRL1_ENABLE (1u << 12)
+#define MDIO_AN_ADVERTISE 0x0010
+#define MDIO_AN_ADV_100FULL (1u << 8)
+#define MDIO_AN_10GBT_CTRL 0x0020
+#define MDIO_AN_10GBT_CTRL_ADV10G (1u << 12)
+#define MDIO_AN_VENDOR_PROV1 0xc400
+#define MDIO_AN_VENDOR_PROV1_1000FULL (1u << 15)
+#define X540_PHY_ID	0x01540200u	/* PHY identifier, revision bits 3:0 masked */
+
 #define IXGBE_LINKS_UP	(1u << 30)
-#define IXGBE_LINKS_SPEED(l) (((l) >> 28) & 3)	/* 01 100 Mb/s, 10 1 Gb/s, 11 10 Gb/s */
+#define IXGBE_LINKS_SPEED(l) (((l) >> 28) & 3)	/* 01 100 Mb/s, 10 1 Gb/s, 11 10 Gb/s
+						 * (the X540's copper speeds too) */
 
 /* Transmit (8.2.3.9) */
 #define IXGBE_DMATXCTL	0x04a80	/* DMA TX Control - RW */

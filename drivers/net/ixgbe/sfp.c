@@ -159,25 +159,19 @@ static int i2c_read(struct i2c *b, uint8_t dev, uint8_t off, uint8_t *buf, int n
 	return b->stuck ? I2C_FAILED : I2C_OK;
 }
 
-/* The 82599's SW/FW semaphore (8.2.3.4.10-11). A stale SMBI is cleared
- * at each 100 ms timeout, as Linux's ixgbe_get_swfw_sync_semaphore does. */
-static const struct e1000x_swfw swfw = { IXGBE_SWSM, IXGBE_SW_FW_SYNC, IXGBE_SW_FW_SYNC_FW_SHIFT, 1 };
-
 /* The ID page under the PHY semaphore, three tries (a bus clear between
  * them); I2C_OK, I2C_NO_MODULE or I2C_FAILED (printed). */
 static int sfp_read_id(struct e1000x_port *p, uint8_t *id)
 {
-	uint32_t sem = IXGBE_STATUS_LAN_ID(rd32(p->regs, IXGBE_STATUS)) ? IXGBE_SW_FW_SYNC_SW_PHY_SM1 :
-		       IXGBE_SW_FW_SYNC_SW_PHY_SM0;
 	int r = I2C_FAILED;
 	for (int tries = 0; tries < 3 && r != I2C_OK; tries++) {
 		struct i2c b = { .p = p, .out = IXGBE_I2C_CLK_OUT | IXGBE_I2C_DATA_OUT };
-		if (e1000x_swfw_acquire(p, &swfw, sem))
+		if (ixgbe_phy_lock(p))
 			return I2C_FAILED;
 		if (tries)
 			i2c_bus_clear(&b);
 		r = i2c_read(&b, SFP_I2C_ADDR, 0, id, SFF_ID_LEN);
-		e1000x_swfw_release(p, &swfw, sem);
+		ixgbe_phy_unlock(p);
 	}
 	if (r == I2C_FAILED)
 		printf("%s: SFP+ module: the I2C read of its ID page failed 3 times (no acknowledge "
