@@ -9,7 +9,7 @@
  * lets SWSM go; the same steps free the resource. The X540 has no
  * SWESMBI: against the firmware it takes SW_FW_SYNC.REGSMP (bit 31), set
  * by the read that finds it clear as SMBI is, and freed by writing it 0
- * before SMBI (X540 datasheet 10.5.4; Linux ixgbe_x540.c's
+ * before SMBI (the X540's SWFW_SYNC; Linux ixgbe_x540.c's
  * ixgbe_get_swfw_sync_semaphore). The bounds are Linux's
  * (igb_get_hw_semaphore, ixgbe_get_swfw_sync_semaphore): 100 ms for each
  * SWSM bit, 200 tries 5 ms apart for the resource.
