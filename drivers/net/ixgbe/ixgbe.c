@@ -8,11 +8,12 @@
  * 4.6.3, link in 4.6.4, statistics 4.6.5 and 8.2.3.23, RX 4.6.7, TX 4.6.8,
  * interrupts 7.3. SFP+ ports identify their module first (sfp.c, under
  * the SW/FW semaphore of swfw.c); the clock and timestamps are ptp.c's.
- * The X540 (its datasheet where it differs; Linux ixgbe_x540.c as a
- * reading aid) is the 82599 but for: no AUTOC, its internal copper PHY
+ * The X540 (Linux's and FreeBSD's ixgbe_x540.c as the reading aid; the
+ * X540 datasheet's text was not at hand: docs/drivers.md says what is
+ * unverified) is the 82599 but for: no AUTOC, its internal copper PHY
  * over MDIO (phy.c) instead; CTRL.RST alone, under the PHY semaphore;
  * the semaphore's REGSMP; a 384 KB RX packet buffer; no clock here yet.
- * The X550 and X552 (other PHYs, flash and EEC) are refused by ID with a
+ * The X550 and X552 (other MAC types and PHYs) are refused by ID with a
  * message.
  */
 #include <stdio.h>

@@ -1,9 +1,9 @@
 /*
  * Intel 82599 (ixgbe) registers and bits, from the 82599 10 GbE Controller
- * datasheet rev 3.x, and where the X540 differs, the X540 datasheet
- * (rev 2.x: its registers in 8.2.4 at the 82599's offsets, so 82599
- * section numbers below apply to both unless an X540 one is given):
- * section 8.2.3 (register descriptions), 7.1.6 and
+ * datasheet rev 3.x (the X540's registers are at the same offsets; where
+ * it differs, as Linux's ixgbe_x540.c and ixgbe_type.h name them, the
+ * X540 datasheet's text not at hand; section numbers below are the
+ * 82599's): section 8.2.3 (register descriptions), 7.1.6 and
  * 7.2.3 (descriptors, in drivers/net/e1000x/desc.h: the advanced layouts
  * match the 82576's where the shared rings look, but for the RX errors).
  * Access types: RW read/write, RO read only, RC clear on read, WO write
@@ -199,12 +199,13 @@
 
 /* Clause 45 PHY registers (IEEE 802.3 45.2; MMD.register) the X540's
  * link set-up uses: the PHY identifier (PMA/PMD 1.2-3, the X540's
- * 0x01540200 with the revision in 3:0) and auto-negotiation (MMD 7):
- * 7.0 control with restart (45.2.7.1), 7.16 advertisement with 100BASE-TX
- * full duplex at bit 8 (28.2.4.1.3, Annex 28B), 7.32 10GBASE-T control
- * with 10GBASE-T ability at bit 12 (45.2.7.10), and 7.0xC400, the PHY's
- * vendor provisioning register with 1000BASE-T full duplex at bit 15 (X540
- * datasheet's PHY registers; Linux: IXGBE_MII_AUTONEG_VENDOR_PROVISION_1_REG). */
+ * 0x01540200 with the revision in 3:0, Linux X540_PHY_ID) and
+ * auto-negotiation (MMD 7): 7.0 control with enable and restart
+ * (45.2.7.1), 7.16 advertisement with 100BASE-TX full duplex at bit 8
+ * (Annex 28B), 7.32 10GBASE-T control with 10GBASE-T ability at bit 12
+ * (45.2.7.10), and 7.0xC400, a vendor provisioning register with
+ * 1000BASE-T full duplex at bit 15 (Linux:
+ * IXGBE_MII_AUTONEG_VENDOR_PROVISION_1_REG, IXGBE_MII_1GBASE_T_ADVERTISE). */
 #define MDIO_MMD_PMAPMD	1
 #define MDIO_MMD_AN	7
 #define MDIO_DEVID1	2
