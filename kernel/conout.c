@@ -6,6 +6,7 @@
  * (kernel/fb.c) is drawn SCREEN_US a poll, or all at once with wait.
  */
 #include <stdio.h>
+#include <string.h>
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/fb.h"
@@ -89,23 +90,37 @@ static void drain(int i, int wait)
 		}
 		t->stalled = 0;
 		t->progress = now;
-		uart_put(u, (uint8_t)t->ring[t->tail++ % RING]);
-		t->sent++;
+		uint32_t at = t->tail % RING, left = t->head - t->tail;
+		size_t k = uart_write(u, t->ring + at, RING - at < left ? RING - at : left);
+		t->tail += (uint32_t)k;
+		t->sent += k;
 	}
 }
 
-static void put(int i, char c, int wait)
+/* s[0..n) into console i's ring, copied in runs up to its wrap; when it is
+ * full, with wait drained first (which empties it), else dropped (counted). */
+static void put(int i, const char *s, size_t n, int wait)
 {
 	struct con_tx *t = &tx[i];
 
-	if (t->head - t->tail == RING && wait)
-		drain(i, 1);
-	if (t->head == t->tail)
-		t->progress = rdtsc();
-	if (t->head - t->tail == RING)
-		t->dropped++;
-	else
-		t->ring[t->head++ % RING] = c;
+	while (n) {
+		if (t->head - t->tail == RING && wait)
+			drain(i, 1);
+		if (t->head == t->tail)
+			t->progress = rdtsc();
+		uint32_t room = RING - (t->head - t->tail), at = t->head % RING;
+		if (!room) {
+			t->dropped += n;
+			return;
+		}
+		size_t k = n < room ? n : room;
+		if (k > RING - at)
+			k = RING - at;
+		memcpy(t->ring + at, s, k);
+		t->head += (uint32_t)k;
+		s += k;
+		n -= k;
+	}
 }
 
 /* s[0..n) to console which or all, "\n" as "\r\n" unless raw; with wait,
@@ -117,10 +132,13 @@ static void send(int which, const char *s, size_t n, int raw, int wait)
 	if (which == CONSOLE_ALL && !raw)
 		netcon_put(s, n);
 	for (int i = which == CONSOLE_ALL ? 0 : which; i < (which == CONSOLE_ALL ? console_count() : which + 1); i++) {
-		for (size_t k = 0; k < n; k++) {
-			if (s[k] == '\n' && !raw)
-				put(i, '\r', wait);
-			put(i, s[k], wait);
+		for (const char *p = s, *end = s + n; p < end;) {
+			const char *nl = raw ? NULL : memchr(p, '\n', (size_t)(end - p));
+			put(i, p, nl ? (size_t)(nl - p) : (size_t)(end - p), wait);
+			if (!nl)
+				break;
+			put(i, "\r\n", 2, wait);
+			p = nl + 1;
 		}
 		if (wait)
 			drain(i, 1);

@@ -95,10 +95,18 @@ int uart_tx_wait(struct uart *u)
 	return -1;
 }
 
-void uart_put(struct uart *u, uint8_t c)
+size_t uart_write(struct uart *u, const char *s, size_t n)
 {
-	out(u, THR, c);
-	u->tx_room--;
+	size_t k = n < (size_t)u->tx_room ? n : (size_t)u->tx_room;
+
+	if (u->iotype == UART_IO)	/* the common case: a port write a byte */
+		for (size_t i = 0; i < k; i++)
+			outb((uint16_t)(u->base + THR), (uint8_t)s[i]);
+	else
+		for (size_t i = 0; i < k; i++)
+			out(u, THR, (uint8_t)s[i]);
+	u->tx_room -= (int)k;
+	return k;
 }
 
 int uart_getc(struct uart *u)

@@ -39,8 +39,9 @@ int uart_tx_ready(struct uart *u);
 /* Wait until uart_tx_ready, at most 100000 LSR reads (milliseconds): 0, or
  * -1 when the UART takes nothing (a line held up, a vanished port). */
 int uart_tx_wait(struct uart *u);
-/* Send byte c; only after uart_tx_ready or uart_tx_wait said there is room. */
-void uart_put(struct uart *u, uint8_t c);
+/* Send the first of s[0..n) the transmit FIFO has room for (as
+ * uart_tx_ready or uart_tx_wait last found; none before either): how many. */
+size_t uart_write(struct uart *u, const char *s, size_t n);
 /* One received byte (0..255), or -1 if none is waiting. */
 int uart_getc(struct uart *u);
 #endif

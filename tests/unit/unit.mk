@@ -96,6 +96,12 @@ UNIT_BINS += $(UNIT_DIR)/test_sink
 $(UNIT_DIR)/test_sink: tests/unit/test_sink.c apps/sink/sink.c net/vlan.c net/vlan.h apps/app.h
 	@mkdir -p $(UNIT_DIR)
 	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ tests/unit/test_sink.c net/vlan.c -lcmocka
+# The consoles' output rings (kernel/conout.c, included by the test) against
+# UARTs, a screen and netconsole the test plays; the fuzz harnesses' cpu.h.
+UNIT_BINS += $(UNIT_DIR)/test_conout
+$(UNIT_DIR)/test_conout: tests/unit/test_conout.c kernel/conout.c kernel/console.h kernel/uart.h tests/fuzz/shim/kernel/cpu.h
+	@mkdir -p $(UNIT_DIR)
+	$(UNIT_CC) -Itests/fuzz/shim $(UNIT_CFLAGS) -o $@ tests/unit/test_conout.c -lcmocka
 # ipN= and ipN.VID= (VLAN sub-interfaces) through cmdline_parse: the test
 # includes net/ifaddr.c for its static knobs.
 UNIT_BINS += $(UNIT_DIR)/test_ifaddr

@@ -10,4 +10,6 @@ static inline void cpu_relax(void) {}
 static inline void irq_on(void) {}
 static inline void irq_off(void) {}
 static inline void safe_halt(void) {}
+static inline uint64_t irq_save(void) { return 0; }
+static inline void irq_restore(uint64_t flags) { (void)flags; }
 #endif
