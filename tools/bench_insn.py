@@ -26,10 +26,16 @@ forwarded (or received) pps and the appliance's CPU% in the same window.
 Targets (docs/benchmarks.md): l2 <= 100, l3 <= 200 with napi at max rate; l2 at
 20 kpps <= 300; l3v6 and l3v6m <= 1.2x l3 and l3m (the ratios printed
 after the table, with tagged / untagged: l2vlan / l2 and l3vlan / l3). Prints a table, saves build/bench/insn.csv; never fails.
-Usage: bench_insn.py [profile] [nic ...] [path ...] [napi|busy] [max|Nkpps]
+Usage: bench_insn.py [profile|window] [nic ...] [path ...] [napi|busy] [max|Nkpps]
 (default: every run). With `profile`, QEMU's hotblocks plugin runs beside
 it and tools/insncount/profile.py prints each run's per-function table,
-with each function's share of the instructions per frame."""
+with each function's share of the instructions per frame. With `window`,
+each run is profiled twice, with WINDOW_SHORT and WINDOW_LONG s of
+traffic, and the short run's blocks are subtracted from the long run's
+block by block (profile.py --base; the boot's spin waits, SPIN, left
+out): boot, link-up and the readings drop out, and the per-function table and its total are instructions per frame
+of the frames between the two runs (steadier than the whole-guest figure,
+whose window also holds the report and interrupts of its own 2 s)."""
 import json
 import os
 import re
@@ -49,6 +55,8 @@ WINDOW = 2.0     # s between the readings
 # frames each interrupt finds, which varies from one interrupt to the next
 # (2 s windows ranged 140-330 at 20 kpps): a longer window averages it.
 WINDOW_PACED = 8.0
+WINDOW_SHORT, WINDOW_LONG = 2.0, 8.0   # s of traffic of `window`'s two profiled runs
+SPIN = "udelay,tsc_from_pit"   # the boot's spin waits, as long as each boot takes: left out of `window`
 RUNS = [("l2", "napi", "max"), ("l2", "busy", "max"), ("l3", "napi", "max"),
         ("l3", "busy", "max"), ("l3m", "napi", "max"), ("l3v6", "napi", "max"), ("l3v6m", "napi", "max"),
         ("l2vlan", "napi", "max"), ("l3vlan", "napi", "max"),
@@ -140,10 +148,13 @@ def cpu_pct(text):
     return v[len(v) // 2] if v else 0
 
 
-def run(so, nic, path, poll, rate, profile=False):
-    window = WINDOW if rate == "max" else WINDOW_PACED
-    log = os.path.join(BUILD, "bench", f"insn-{nic}-{path}-{poll}-{rate}.log")
-    hot = os.path.join(BUILD, "bench", f"hot-{nic}-{path}-{poll}-{rate}.log")
+def run(so, nic, path, poll, rate, profile=False, window=None):
+    """One boot and run; with window (s of traffic between the readings)
+    its logs are named by it, so `window`'s two runs keep theirs."""
+    tag = f"-{window:g}s" if window else ""
+    window = window or (WINDOW if rate == "max" else WINDOW_PACED)
+    log = os.path.join(BUILD, "bench", f"insn-{nic}-{path}-{poll}-{rate}{tag}.log")
+    hot = os.path.join(BUILD, "bench", f"hot-{nic}-{path}-{poll}-{rate}{tag}.log")
     for f in (log, hot):
         if os.path.exists(f):
             os.remove(f)
@@ -213,25 +224,50 @@ def run(so, nic, path, poll, rate, profile=False):
     return {"nic": nic, "path": path, "poll": poll, "rate": rate, "size": int(size(path)), "frames": frames,
             "insns": int(i1 - i0) if i0 is not None and i1 is not None else 0,
             "insns_per_frame": round(per, 1), "kpps": round(frames / ((t1 - t0) / 1e9) / 1e3, 1),
-            "cpu_pct": cpu_pct(text), "run_frames": f2}
+            "cpu_pct": cpu_pct(text), "run_frames": f2, "hot": hot}
+
+
+def profile_table(hot, top, base=None):
+    """[(function, instructions)] of profile.py's table of a hotblocks log
+    (base's blocks subtracted), the listed blocks' total last."""
+    cmd = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "insncount", "profile.py"),
+           hot, os.path.join(BUILD, "linerate.elf"), str(top)] + (["--base", base, "--exclude", SPIN] if base else [])
+    out = subprocess.run(cmd, capture_output=True, text=True).stdout
+    return [(m.group(1), float(m.group(2))) for m in
+            (re.match(r"(\S+(?: blocks\))?)\s+[\d.]+%\s+(\S+) insns", ln) for ln in out.splitlines()) if m]
+
+
+def window_profile(so, nic, path, poll, rate, top=40):
+    """The per-function table of the long run less the short one, per frame
+    between them; returns (instructions per frame, frames, kpps of the long run)."""
+    short = run(so, nic, path, poll, rate, True, WINDOW_SHORT)
+    long_ = run(so, nic, path, poll, rate, True, WINDOW_LONG)
+    frames = long_["run_frames"] - short["run_frames"]
+    table = profile_table(long_["hot"], top, short["hot"])
+    if frames <= 0 or not table:
+        print(f"\nwindow profile {nic} {path} {poll} {rate}: no frames between the runs "
+              f"({short['run_frames']} and {long_['run_frames']}) or no profile")
+        return float("nan"), frames, long_["kpps"]
+    total = table[-1][1] / frames
+    print(f"\nwindow profile {nic} {path} {poll} {rate}: {total:.1f} insns/frame over the {frames} frames "
+          f"between runs of {WINDOW_SHORT:g} s and {WINDOW_LONG:g} s ({long_['kpps']} kpps)")
+    print(f"  {'function':32} {'insns/frame':>11}")
+    for fn, n in table:
+        print(f"  {fn:32} {n / frames:11.2f}")
+    return round(total, 1), frames, long_["kpps"]
 
 
 def print_profile(r, top=25):
     """Per-function table of the run's hotblocks log: each function's share
     of the listed blocks (the whole run, boot included) and its
     instructions per frame received in the run."""
-    hot = os.path.join(BUILD, "bench", "hot-{nic}-{path}-{poll}-{rate}.log".format(**r))
-    out = subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                      "insncount", "profile.py"),
-                          hot, os.path.join(BUILD, "linerate.elf"), str(top)],
-                         capture_output=True, text=True).stdout
+    table = profile_table(r["hot"], top)
     print("\nprofile {nic} {path} {poll} {rate} ({insns_per_frame} insns/frame; {run_frames} frames "
           "in the run):".format(**r))
     print(f"  {'function':32} {'share':>6} {'insns/frame':>11}")
-    for ln in out.splitlines():
-        m = re.match(r"(\S+)\s+([\d.]+)%\s+(\S+) insns", ln)
-        if m and not ln.startswith("(listed"):
-            print(f"  {m.group(1):32} {float(m.group(2)):5.1f}% {float(m.group(3)) / max(r['run_frames'], 1):11.1f}")
+    total = table[-1][1] if table else 1
+    for fn, n in table[:-1]:
+        print(f"  {fn:32} {100.0 * n / total:5.1f}% {n / max(r['run_frames'], 1):11.1f}")
 
 
 def main():
@@ -247,19 +283,28 @@ def main():
         return
     os.makedirs(os.path.join(BUILD, "bench"), exist_ok=True)
     rows = []
-    print("\nGuest instructions per frame (insncount plugin; the whole guest)")
-    print(f"{'nic':14} {'path':7} {'poll':5} {'rate':>7} {'size':>4} {'frames':>8} {'insn/frame':>11} "
-          f"{'kpps':>7} {'CPU%':>6} {'target':>7}")
+    if "window" in args:
+        print("\nGuest instructions per frame (hotblocks plugin; two runs subtracted, per function)")
+    else:
+        print("\nGuest instructions per frame (insncount plugin; the whole guest)")
+        print(f"{'nic':14} {'path':7} {'poll':5} {'rate':>7} {'size':>4} {'frames':>8} {'insn/frame':>11} "
+              f"{'kpps':>7} {'CPU%':>6} {'target':>7}")
     for nic in nics:
         for path, poll, rate in RUNS:
             if path not in paths or poll not in polls or rate not in rates:
+                continue
+            if "window" in args:
+                per, frames, kpps = window_profile(so, nic, path, poll, rate)
+                rows.append({"nic": nic, "path": path, "poll": poll, "rate": rate, "size": int(size(path)),
+                             "frames": frames, "window_insns_per_frame": per, "kpps": kpps})
                 continue
             r = run(so, nic, path, poll, rate, "profile" in args)
             rows.append(r)
             t = TARGET.get((path, poll, rate))
             print(f"{nic:14} {path:7} {poll:5} {rate:>7} {r['size']:>4} {r['frames']:>8} {r['insns_per_frame']:>11.1f} "
                   f"{r['kpps']:>7.1f} {r['cpu_pct']:>6.1f} {'<= %d' % t if t else '':>7}", flush=True)
-    per = {(r["nic"], r["path"]): r["insns_per_frame"] for r in rows if r["poll"] == "napi" and r["rate"] == "max"}
+    per = {(r["nic"], r["path"]): r["insns_per_frame"] for r in rows
+           if r["poll"] == "napi" and r["rate"] == "max" and "insns_per_frame" in r}
     for nic in nics:
         for v6, v4 in (("l3v6", "l3"), ("l3v6m", "l3m")):
             if per.get((nic, v4)) and (nic, v6) in per:
@@ -273,8 +318,9 @@ def main():
         for r in rows:
             print_profile(r)
     for r in rows:
-        del r["run_frames"]
-    save("insn.csv", rows)
+        r.pop("run_frames", None)
+        r.pop("hot", None)
+    save("insn-window.csv" if "window" in args else "insn.csv", rows)
 
 
 if __name__ == "__main__":
