@@ -270,37 +270,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		struct tc_client *c = &cl[(b / 8) % NCLIENT];
 		if ((op == 0 || op == 1 || op == 5 || op == 7) && i < len)
 			arg = data[i++];
-		switch (op) {
-		case 0:
-			if (c->st != TC_OPEN || c->srv_fin || c->fin_sent)
-				tc_connect(c, arg & 1, arg & 2);
-			break;
-		case 1: {
-			size_t n = arg < len - i ? arg : len - i;
-			tc_send(c, data + i, n);
-			i += n;
-			break;
-		}
-		case 2:
-			tc_ack(c);
-			break;
-		case 3:
-			tc_fin(c);
-			break;
-		case 4:
-			tc_rst(c);
-			break;
-		case 5:
-			fuzz_tsc += arg * 10000000ull;
+		if (tc_step(c, op, arg, data, len, &i))
+			continue;
+		if (op == 6)
 			tc_idle();
-			break;
-		case 6:
-			tc_idle();
-			break;
-		default:
+		else
 			send_canned(c, arg);
-			break;
-		}
 	}
 	wind_down();
 	assert(lwif_rx_pbufs() == 0);

@@ -354,30 +354,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 		struct tc_client *c = &tc_cl[(b / 13) % NCLIENT];
 		if (op != 2 && op != 3 && op != 4 && i < len)
 			arg = data[i++];
+		if (tc_step(c, op, arg, data, len, &i))
+			continue;
 		switch (op) {
-		case 0:
-			if (c->st != TC_OPEN || c->srv_fin || c->fin_sent)
-				tc_connect(c, arg & 1, arg & 2);
-			break;
-		case 1: {
-			size_t n = arg < len - i ? arg : len - i;
-			tc_send(c, data + i, n);
-			i += n;
-			break;
-		}
-		case 2:
-			tc_ack(c);
-			break;
-		case 3:
-			tc_fin(c);
-			break;
-		case 4:
-			tc_rst(c);
-			break;
-		case 5:
-			fuzz_tsc += arg * 10000000ull;
-			tc_idle();
-			break;
 		case 6:
 			tc_send(c, (const uint8_t *)(arg & 1 ? other : cookie), arg & 0x80 ? (arg >> 1) % 37 : 37);
 			break;

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "tests/fuzz/tcpclient.h"
 #include "apps/app.h"
+#include "kernel/cpu.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/prot/tcp.h"
 #include "net/bytes.h"
@@ -303,4 +304,34 @@ void tc_rst(struct tc_client *c)
 		c->st = TC_DEAD;
 		tc_settle();
 	}
+}
+
+int tc_step(struct tc_client *c, int op, uint8_t arg, const uint8_t *data, size_t len, size_t *i)
+{
+	switch (op) {
+	case 0:
+		if (c->st != TC_OPEN || c->srv_fin || c->fin_sent)
+			tc_connect(c, arg & 1, arg & 2);
+		return 1;
+	case 1: {
+		size_t n = arg < len - *i ? arg : len - *i;
+		tc_send(c, data + *i, n);
+		*i += n;
+		return 1;
+	}
+	case 2:
+		tc_ack(c);
+		return 1;
+	case 3:
+		tc_fin(c);
+		return 1;
+	case 4:
+		tc_rst(c);
+		return 1;
+	case 5:
+		fuzz_tsc += arg * 10000000ull;
+		tc_idle();
+		return 1;
+	}
+	return 0;
 }

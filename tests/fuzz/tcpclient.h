@@ -79,4 +79,9 @@ void tc_send(struct tc_client *c, const uint8_t *d, size_t n);
 void tc_ack(struct tc_client *c);
 void tc_fin(struct tc_client *c);
 void tc_rst(struct tc_client *c);
+/* The program steps both harnesses share, op 0-5 on client c: 0 connect
+ * (arg bit 0: noack, bit 1: mss), 1 send the input's next arg bytes
+ * (data, len; *i moves past them), 2 ACK, 3 FIN, 4 RST, 5 the clock on by
+ * arg * 10 ms and the idle hook. 1 if op was one of them, else 0. */
+int tc_step(struct tc_client *c, int op, uint8_t arg, const uint8_t *data, size_t len, size_t *i);
 #endif
