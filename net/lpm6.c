@@ -36,16 +36,16 @@ static uint32_t groups_needed(const struct lpm6 *t, const uint8_t *prefix, int l
 	return n;
 }
 
-/* Write next hop entry v (of prefix length + 1 in bits 16-23) into entry
- * *e where no longer prefix wrote, through its child groups. */
-static void fill(struct lpm6 *t, uint32_t *e, uint32_t v)
+/* Write next hop entry v (of prefix length + 1 in bits 16-23) into the n
+ * entries from e on, where no longer prefix wrote, through their child
+ * groups (one call per group, not per entry: a /0 covers 65,536). */
+static void fill(struct lpm6 *t, uint32_t *e, uint32_t n, uint32_t v)
 {
-	if (*e & LPM6_CHILD) {
-		uint32_t *g = &t->groups[(*e & 0xffff) << 8];
-		for (int i = 0; i < 256; i++)
-			fill(t, &g[i], v);
-	} else if ((*e >> 16) <= (v >> 16)) {
-		*e = v;
+	for (uint32_t i = 0; i < n; i++) {
+		if (e[i] & LPM6_CHILD)
+			fill(t, &t->groups[(e[i] & 0xffff) << 8], 256, v);
+		else if ((e[i] >> 16) <= (v >> 16))
+			e[i] = v;
 	}
 }
 
@@ -78,7 +78,6 @@ int lpm6_add(struct lpm6 *t, const uint8_t prefix[16], int len, uint16_t next_ho
 		idx = prefix[end / 8];
 		end += 8;
 	}
-	for (uint32_t i = 0; i < 1u << (end - len); i++)
-		fill(t, &tbl[idx + i], v);
+	fill(t, &tbl[idx], 1u << (end - len), v);
 	return 0;
 }

@@ -23,12 +23,15 @@ static void *host_alloc(void *ctx, size_t bytes)
 	return mem ? mem : (mem = malloc(bytes));
 }
 
+/* Rule i's prefix covers a: its whole bytes equal, then the bits of the
+ * byte it ends in. */
 static int covers(int i, const uint8_t *a)
 {
-	for (int b = 0; b < ref[i].len; b++)
-		if ((ref[i].p[b / 8] ^ a[b / 8]) >> (7 - b % 8) & 1)
+	int n = ref[i].len;
+	for (int k = 0; k < n / 8; k++)
+		if (ref[i].p[k] != a[k])
 			return 0;
-	return 1;
+	return n % 8 == 0 || !((ref[i].p[n / 8] ^ a[n / 8]) & (uint8_t)(0xff00 >> n % 8));
 }
 
 static uint16_t ref_lookup(const uint8_t *a)
