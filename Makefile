@@ -193,9 +193,9 @@ shell: deps all ## boot two NIC= ports with the serial shell here; APP=, APPEND=
 	$(PYTHON) tools/qemurun.py --interactive --nic $(SHELL_NIC) --nic $(SHELL_NIC) \
 		--append '$(SHELL_KNOBS)'
 
-test: deps all docs-check unit fuzz-ci qemu-test host-test ## docs-check, unit, fuzz-ci, qemu-test, host-test: what CI runs (~20 min)
+test: deps all docs-check unit fuzz-ci qemu-test host-test ## docs-check, unit, fuzz-ci, qemu-test, host-test: what CI runs (~30 min)
 
-qemu-test: all netboot ## pytest tests that boot the images in QEMU (~15 min)
+qemu-test: all netboot ## pytest tests that boot the images in QEMU (~22 min)
 	$(PYTHON) -m pytest -q --durations=25 tests/qemu
 
 host-test: $(BUILD)/linerate.elf $(BUILD)/trafgen $(BUILD)/rrclient ## pytest tests of the host tools (~2 min)
