@@ -22,7 +22,9 @@
  * counter (GPRC counts after the filter); with the queue's VME the tag is
  * taken out of the frame into the write-back's VLAN field with status VP.
  * The time sync block is tsync.c's (the
- * 82599's offsets mapped to it; SYSTIM counts in 6.4 ns cycles).
+ * 82599's offsets mapped to it; SYSTIM counts in cycles of 6.4 ns at
+ * 10 Gb/s or no link, 64 ns at 1 Gb/s, 640 ns at 100 Mb/s, by LINKS; on
+ * the X540 TIMINCA whole each cycle, no IncPeriod).
  * With M.s.x540, the X540 where its datasheet differs: SWSM has no
  * SWESMBI (writes of bit 1 lost); SW_FW_SYNC.REGSMP (bit 31) is set by
  * the read that finds it clear and cleared by writing 0 (held for good
@@ -65,6 +67,7 @@ static int tsync_reg(uint32_t reg, uint32_t *t) { (void)reg; (void)t; return 0; 
 static int tsync_read(uint32_t reg, uint32_t *v) { (void)reg; (void)v; return 0; }
 static int tsync_write(uint32_t reg, uint32_t v) { (void)reg; (void)v; return 0; }
 static void tsync_reset(void) {}
+static void tsync_clock_change(void) {}
 #endif
 
 enum {
@@ -134,6 +137,12 @@ void ixgbe_model_power_on(void)
 	*c45_reg(7, 0x10) = 0x0001;
 }
 
+void ixgbe_model_links(uint32_t v)
+{
+	tsync_clock_change();	/* the time sync clock's period follows the speed */
+	*r(X_LINKS) = v;
+}
+
 /* 7.0's restart: LINKS at the best speed both sides have, or down. */
 static void c45_autoneg(void)
 {
@@ -141,7 +150,7 @@ static void c45_autoneg(void)
 	uint32_t sp = (*c45_reg(7, 0x20) & 1u << 12) && lp >= 10000 ? 3 :
 		      (*c45_reg(7, 0xc400) & 1u << 15) && lp >= 1000 ? 2 :
 		      (*c45_reg(7, 0x10) & 1u << 8) && lp >= 100 ? 1 : 0;
-	*r(X_LINKS) = sp && !M.s.link_down ? 1u << 30 | sp << 28 | 1u << 7 : 0;
+	ixgbe_model_links(sp && !M.s.link_down ? 1u << 30 | sp << 28 | 1u << 7 : 0);
 }
 
 static int phy_sm_held(void)
@@ -440,7 +449,7 @@ void ixgbe_model_write(uint32_t reg, uint32_t v)
 	case X_AUTOC:
 		*p = v & ~(1u << 12);	/* AN_RESTART self-clears */
 		if ((v & 1u << 12) && !M.s.link_down && !M.s.x540)
-			*r(X_LINKS) = 1u << 30 | 3u << 28 | 1u << 7;	/* up, 10 Gb/s */
+			ixgbe_model_links(1u << 30 | 3u << 28 | 1u << 7);	/* up, 10 Gb/s */
 		return;
 	}
 	if ((k = xdctl(reg, &q)) >= 0) {

@@ -147,6 +147,9 @@ uint32_t ixgbe_model_read(uint32_t reg);
 void ixgbe_model_write(uint32_t reg, uint32_t v);
 int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr);
 int ixgbe_model_tx(int q);
+/* LINKS changes to v (the link, or its speed): the time sync clock's
+ * period changes with it. */
+void ixgbe_model_links(uint32_t v);
 /* Fill M.sfp with an SFF-8472 ID page: identifier, 10G and 1G codes, cable
  * technology, vendor name, OUI, part number (the rest zero). */
 void ixgbe_model_sfp(uint8_t ident, uint8_t comp10g, uint8_t comp1g, uint8_t cable, const char *vendor,

@@ -154,7 +154,7 @@ static void test_link(void **st)
 	assert_int_equal(model_nic->link_up, 1);
 	assert_int_equal(model_nic->speed, 10000);
 	assert_true(model_console_has("port0: link up, 10000 Mb/s, full duplex"));
-	model_poke(LINKS_, 0);
+	ixgbe_model_links(0);
 	model_nic->ops->watchdog(model_nic);
 	assert_int_equal(model_nic->link_up, 0);
 	assert_int_equal(model_nic->stats[NS_link_changes], 1);
@@ -500,7 +500,7 @@ static void test_link_down_with_tx_queued(void **st)
 	struct pkt *pk[2] = { pkt_alloc(nic->pool), pkt_alloc(nic->pool) };
 	pk[0]->len = pk[1]->len = 60;
 	assert_int_equal(nic->ops->tx_burst(nic, 0, pk, 2), 2);
-	model_poke(LINKS_, 0);
+	ixgbe_model_links(0);
 	M.s.link_down = 1;
 	nic->ops->watchdog(nic);
 	assert_int_equal(nic->stats[NS_resets], 1);
@@ -616,9 +616,9 @@ static void test_eitr_link_speed(void **st)
 	nic->ops->set_itr(nic, 1, 8000);
 	assert_int_equal(model_peek(EITR0), 200 | wdis);
 	assert_int_equal(model_peek(EITR0 + 4), 496 | wdis);
-	model_poke(LINKS_, 0);
+	ixgbe_model_links(0);
 	nic->ops->watchdog(nic);
-	model_poke(LINKS_, up | 1u << 28);	/* 100 Mb/s */
+	ixgbe_model_links(up | 1u << 28);	/* 100 Mb/s */
 	nic->ops->watchdog(nic);
 	assert_true(model_console_has("port0: link up, 100 Mb/s, full duplex"));
 	assert_int_equal(model_peek(EITR0), 16 | wdis);
@@ -629,9 +629,9 @@ static void test_eitr_link_speed(void **st)
 	nic->ops->set_itr(nic, 0, 1000000);
 	assert_int_equal(model_peek(EITR0), 8 | wdis);
 	nic->ops->set_itr(nic, 0, 20000);
-	model_poke(LINKS_, 0);
+	ixgbe_model_links(0);
 	nic->ops->watchdog(nic);
-	model_poke(LINKS_, up | 2u << 28);	/* 1 Gb/s */
+	ixgbe_model_links(up | 2u << 28);	/* 1 Gb/s */
 	nic->ops->watchdog(nic);
 	assert_int_equal(nic->speed, 1000);
 	assert_int_equal(model_peek(EITR0), 200 | wdis);
@@ -762,7 +762,7 @@ static void test_x540_init(void **st)
 	assert_int_equal(model_nic->speed, 10000);
 	assert_true(model_console_has("port0: internal 10GBASE-T PHY at MDIO address 1, identifier 0x01540201"));
 	assert_true(model_console_has("port0: 10GBASE-T (X540 internal PHY) link"));
-	assert_true(model_console_has("port0: X540 clock (TIMINCA) not written here: no hardware timestamps"));
+	assert_int_equal(model_last_write(0x8c14), 0x66666666u);	/* the clock: test_x540_clock */
 	assert_true(model_console_has("port0: link up, 10000 Mb/s, full duplex"));
 	/* the same on a port reset, and on 0x1560 */
 	int from = M.nlog;
@@ -1159,14 +1159,23 @@ static int64_t advance(struct phc *c, uint64_t us)
 	return phc_gettime(c) - t0;
 }
 
-static struct phc *ptp_up(void)
+/* A port of device dev (the X540's mode for 0x1528) with its clock up;
+ * lp_speed: the X540 link partner's best speed (0: 10 Gb/s). */
+static struct phc *ptp_up_dev(uint16_t dev, int lp_speed)
 {
 	memset(phcs, 0, sizeof(phcs));
 	model_init(M_82599);
-	assert_int_equal(probe(0x10fb, 1), 0);
+	M.s.x540 = dev == 0x1528;
+	M.s.lp_speed = lp_speed;
+	assert_int_equal(probe(dev, 1), 0);
 	struct phc *c = phc_of(model_nic);
 	assert_true(phc_is_hw(c));
 	return c;
+}
+
+static struct phc *ptp_up(void)
+{
+	return ptp_up_dev(0x10fb, 0);
 }
 
 /* The clock (7.9.1; Linux ixgbe_ptp_start_cyclecounter for the 82599):
@@ -1185,14 +1194,15 @@ static void test_ptp_clock(void **st)
 	assert_near(advance(c, 1000000), 1001000000, 1000);
 	phc_adjfreq(c, 0);
 	int64_t before = phc_gettime(c);
-	model_poke(LINKS_, 0);
+	ixgbe_model_links(0);
 	model_nic->ops->watchdog(model_nic);
-	model_poke(LINKS_, 1u << 30 | 2u << 28);	/* up, 1 Gb/s */
+	ixgbe_model_links(1u << 30 | 2u << 28);	/* up, 1 Gb/s */
 	model_nic->ops->watchdog(model_nic);
 	assert_int_equal(model_nic->speed, 1000);
 	assert_string_equal(c->ops->name, "82599 SYSTIM (1 Gb/s increment)");
 	assert_int_equal(model_last_write(0x8c14), 1u << 24 | 0x800000);
 	assert_true(phc_gettime(c) >= before);
+	assert_near(advance(c, 1000000), 1000000000, 1000);	/* 64 ns cycles now */
 	assert_int_equal(M.tsync_bad_writes, 0);	/* SYSTIM never written */
 }
 
@@ -1233,10 +1243,9 @@ static int wire_sync(uint16_t seq)
  * RXSATRH, RXSTMPH and released. The set-up: TSYNCRXCTL EN with type V2
  * event (0x1a), ETQF 3 EtherType 0x88F7 with FILTER_EN and 1588,
  * TSYNCTXCTL EN. */
-static void test_ptp_rx_latch_seed4(void **st)
+static void rx_latch_seed4(uint16_t dev)
 {
-	(void)st;
-	struct phc *c = ptp_up();
+	struct phc *c = ptp_up_dev(dev, 0);
 	phc_hwtstamp(c, 0, 1, 1);
 	assert_int_equal(model_last_write(0x5188) & 0x1e, 0x1a);
 	assert_int_equal(model_peek(0x5128 + 12), 0xc00088f7u);
@@ -1285,13 +1294,18 @@ static void test_ptp_rx_latch_seed4(void **st)
 	assert_int_equal(nic->stats[NS_rx_missed_errors], 1);
 }
 
+static void test_ptp_rx_latch_seed4(void **st)
+{
+	(void)st;
+	rx_latch_seed4(0x10fb);
+}
+
 /* TX (7.9.2): a frame sent with PKT_TX_TSTAMP carries MAC_TSTAMP (bit 19)
  * in its advanced descriptor; the time sync block latches TXSTMPL/H when
  * it goes out (TDT 0x6018), the clock reads it and TXSTMPH releases it. */
-static void test_ptp_tx_stamp(void **st)
+static void tx_stamp(uint16_t dev)
 {
-	(void)st;
-	struct phc *c = ptp_up();
+	struct phc *c = ptp_up_dev(dev, 0);
 	phc_hwtstamp(c, 0, 1, 1);
 	struct pkt *p = pkt_alloc_inline(model_nic->pool);
 	p->len = 60;
@@ -1312,6 +1326,111 @@ static void test_ptp_tx_stamp(void **st)
 	assert_true(l > from && model_find_read(l, 0x8c08) > l);
 	assert_false(tsync_tx_valid());				/* released */
 	assert_int_equal(model_nic->qsw[0][NS_tx_hwtstamp_skipped], 0);
+}
+
+static void test_ptp_tx_stamp(void **st)
+{
+	(void)st;
+	tx_stamp(0x10fb);
+}
+
+/* ---- the X540's clock (M.s.x540) ---- */
+
+/* SYSTIM as the driver reads it: SYSTIML (which latches SYSTIMH) then SYSTIMH. */
+static uint64_t systim(void)
+{
+	uint32_t lo = ixgbe_model_read(0x8c0c);
+	return (uint64_t)ixgbe_model_read(0x8c10) << 32 | lo;
+}
+
+/* Linux ixgbe_ptp_start_cyclecounter for the X540: TIMINCA the whole
+ * increment (no IncPeriod) for the link speed, the count in units of
+ * 2^-shift ns: 10 Gb/s 0x66666666, 2^28 (6.4 ns cycles); 1 Gb/s
+ * 0x40000000, 2^24 (64 ns); 100 Mb/s 0x50000000, 2^21 (640 ns). SYSTIM
+ * advances by the increment each cycle, the clock by 1 s a second. */
+static void test_x540_clock(void **st)
+{
+	(void)st;
+	static const struct { int lp; const char *name; uint32_t inc; uint64_t cycle_ps; } sp[3] = {
+		{ 0, "X540 SYSTIM (10 Gb/s increment)", 0x66666666u, 6400 },
+		{ 1000, "X540 SYSTIM (1 Gb/s increment)", 0x40000000u, 64000 },
+		{ 100, "X540 SYSTIM (100 Mb/s increment)", 0x50000000u, 640000 },
+	};
+	for (int i = 0; i < 3; i++) {
+		struct phc *c = ptp_up_dev(0x1528, sp[i].lp);
+		assert_string_equal(c->ops->name, sp[i].name);
+		assert_int_equal(model_last_write(0x8c14), sp[i].inc);
+		uint64_t s0 = systim();
+		udelay(1000);
+		assert_true(systim() - s0 == 1000000000 / sp[i].cycle_ps * sp[i].inc);
+		assert_near(advance(c, 1000000), 1000000000, 1000);
+		assert_int_equal(M.tsync_bad_writes, 0);	/* SYSTIM never written */
+	}
+	assert_false(model_console_has("not written here"));
+}
+
+/* adjfreq scales the X540's increment, rounded: +1000 ppm 0x66666666 +
+ * 1717987, the clock 1.001 s a second; at +-max_adj (249,999,999 ppb) the
+ * increment is 0x7ffffffe (within 31 bits) and 0x4cccccce; beyond it
+ * clamped. A
+ * speed change at run time (10 -> 1 Gb/s) registers the clock again with
+ * the 1 Gb/s increment and the adjustment in force; the time goes on. */
+static void test_x540_adjfreq_and_speed_change(void **st)
+{
+	(void)st;
+	struct phc *c = ptp_up_dev(0x1528, 0);
+	phc_adjfreq(c, 1000000);
+	assert_int_equal(model_last_write(0x8c14), 0x66666666u + 1717987);
+	assert_near(advance(c, 1000000), 1001000000, 1000);
+	phc_adjfreq(c, 249999999);
+	assert_int_equal(model_last_write(0x8c14), 0x7ffffffeu);
+	phc_adjfreq(c, -300000000);
+	assert_int_equal(model_last_write(0x8c14), 0x4cccccceu);
+	assert_near(advance(c, 1000000), 750000000, 1000);
+	phc_adjfreq(c, 0);
+	assert_int_equal(model_last_write(0x8c14), 0x66666666u);
+	int64_t before = phc_gettime(c);
+	ixgbe_model_links(0);
+	model_nic->ops->watchdog(model_nic);
+	ixgbe_model_links(1u << 30 | 2u << 28);	/* up, 1 Gb/s */
+	model_nic->ops->watchdog(model_nic);
+	assert_string_equal(c->ops->name, "X540 SYSTIM (1 Gb/s increment)");
+	assert_int_equal(model_last_write(0x8c14), 0x40000000u);
+	assert_true(phc_gettime(c) >= before);	/* on from the TSC (the host's here) */
+	phc_adjfreq(c, 1000000);
+	assert_int_equal(model_last_write(0x8c14), 0x40000000u + 1073742);
+	assert_near(advance(c, 1000000), 1001000000, 1000);
+}
+
+/* The X540's count wraps every 2^64 units, 2^36 ns (68.7 s) at 10 Gb/s:
+ * over 200 s with the once-a-second housekeeping SYSTIM wraps twice and
+ * the clock goes on as the model's time does (each register access takes
+ * it 100 ns on). */
+static void test_x540_wrap(void **st)
+{
+	(void)st;
+	struct phc *c = ptp_up_dev(0x1528, 0);
+	int64_t t0 = phc_gettime(c), v0 = (int64_t)now_ns();
+	uint64_t prev = systim();
+	int wraps = 0;
+	for (int s = 0; s < 200; s++) {
+		udelay(1000000);
+		phc_housekeeping(model_nic);
+		uint64_t now = systim();
+		wraps += now < prev;
+		prev = now;
+	}
+	assert_int_equal(wraps, 2);
+	assert_near(phc_gettime(c) - t0 - ((int64_t)now_ns() - v0), -1000, 2000);
+}
+
+/* Seed 4's RX latch and the TX stamp on the X540: the same registers,
+ * the stamps converted at 2^28 units per ns. */
+static void test_x540_rx_latch_and_tx_stamp(void **st)
+{
+	(void)st;
+	rx_latch_seed4(0x1528);
+	tx_stamp(0x1528);
 }
 
 int main(void)
@@ -1346,6 +1465,10 @@ int main(void)
 		cmocka_unit_test(test_ptp_clock),
 		cmocka_unit_test(test_ptp_rx_latch_seed4),
 		cmocka_unit_test(test_ptp_tx_stamp),
+		cmocka_unit_test(test_x540_clock),
+		cmocka_unit_test(test_x540_adjfreq_and_speed_change),
+		cmocka_unit_test(test_x540_wrap),
+		cmocka_unit_test(test_x540_rx_latch_and_tx_stamp),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -53,9 +53,22 @@ static uint64_t tick_ns(void)
 	return M.flav == M_82574 && !M.s.qemu_timinca ? 40 : 16;
 }
 
+/* 82599/X540: the time sync clock's period in ps by LINKS (up, speed
+ * 29:28): 6.4 ns at 10 Gb/s and with no link, 64 ns at 1 Gb/s, 640 ns at
+ * 100 Mb/s (Linux ixgbe_ptp.c: the DMA clock follows the link speed). */
+static uint64_t cycle_ps(void)
+{
+	uint32_t links = M.reg[0x42a4 / 4];	/* 82599 8.2.3.22.2 LINKS */
+	if (!(links & 1u << 30))
+		return 6400;
+	return (links >> 28 & 3) == 2 ? 64000 : (links >> 28 & 3) == 1 ? 640000 : 6400;
+}
+
 uint64_t tsync_count(void)
 {
 	uint64_t dt = now_ns() - T.base_vt;
+	if (M.flav == M_82599 && M.s.x540 && !T.timinca)
+		return T.base;
 	if (later_part()) {
 		if (T.tsauxc & (1u << 31))
 			return T.base;
@@ -66,8 +79,10 @@ uint64_t tsync_count(void)
 	uint32_t period = T.timinca >> 24, inc = T.timinca & 0xffffff;
 	if (!period)
 		return T.base;
-	if (M.flav == M_82599)	/* 6.4 ns cycles (10 Gb/s) */
-		return T.base + dt * 10 / (64 * period) * inc;
+	if (M.flav == M_82599 && M.s.x540)	/* TIMINCA each cycle, mod 2^64 */
+		return T.base + dt * 1000 / cycle_ps() * T.timinca;
+	if (M.flav == M_82599)	/* IncValue each IncPeriod cycles */
+		return T.base + dt * 1000 / (cycle_ps() * period) * inc;
 	if (M.s.qemu_timinca)	/* QEMU scales its clock: no steps */
 		return T.base + (uint64_t)((unsigned __int128)dt * inc / (16 * period));
 	return T.base + dt / (tick_ns() * period) * inc;	/* INCVALUE at each INCPERIOD */
@@ -85,6 +100,11 @@ static void rebase(void)
 {
 	T.base = tsync_count();
 	T.base_vt = now_ns();
+}
+
+void tsync_clock_change(void)
+{
+	rebase();
 }
 
 void tsync_set(uint64_t count)

@@ -2,7 +2,9 @@
  * The IEEE 1588 block of the register model (tests/regmodel/tsync.c),
  * built into the PTP tests only (MODEL_PTP): SYSTIM running from the
  * model's virtual clock as each part's datasheet has it (82576: INCVALUE
- * every INCPERIOD x 16 ns; 82574: every INCPERIOD x 40 ns; I350: a 40-bit
+ * every INCPERIOD x 16 ns; 82574: every INCPERIOD x 40 ns; 82599:
+ * IncValue every IncPeriod cycles, X540: TIMINCA every cycle, of 6.4 ns
+ * at 10 Gb/s or no link, 64 ns at 1 Gb/s, 640 ns at 100 Mb/s; I350: a 40-bit
  * ns count; I210: seconds and ns; the later two 8 ns per 8 ns cycle with
  * TIMINCA's signed 2^-32 ns correction, stopped while TSAUXC bit 31 is
  * set), the latch order (SYSTIML, or SYSTIMR first on the I350/I210), and
@@ -31,6 +33,9 @@ void tsync_to_wrap(uint64_t ns);
 uint64_t tsync_count(void);
 /* SYSTIM now as the part writes it into an RX buffer: SYSTIMH << 32 | SYSTIML. */
 uint64_t tsync_raw(void);
+/* 82599/X540: the time sync clock's period is about to change (LINKS's
+ * speed): SYSTIM counted up to now at the old one. */
+void tsync_clock_change(void);
 /* Set SYSTIM to count now (the test's starting point). */
 void tsync_set(uint64_t count);
 /* The NIC sends what lies between its head and TDT (the register at tdt)

@@ -12,7 +12,8 @@
  * X540 datasheet's text was not at hand: docs/drivers.md says what is
  * unverified) is the 82599 but for: no AUTOC, its internal copper PHY
  * over MDIO (phy.c) instead; CTRL.RST alone, under the PHY semaphore;
- * the semaphore's REGSMP; a 384 KB RX packet buffer; no clock here yet.
+ * the semaphore's REGSMP; a 384 KB RX packet buffer; its TIMINCA one
+ * 31-bit increment (ptp.c).
  * The X550 and X552 (other MAC types and PHYs) are refused by ID with a
  * message.
  */
@@ -300,8 +301,7 @@ static int ixgbe_check_link(struct nic *nic)
 	nic->link_up = up;
 	if (up) {
 		printf("%s: link up, %u Mb/s, full duplex\n", nic->name, nic->speed);
-		if (!ixgbe_is_x540(to_port(nic)))
-			ixgbe_ptp_link(to_port(nic));
+		ixgbe_ptp_link(to_port(nic));
 		for (int q = 0; q < (to_port(nic)->msix ? nic->nqueues : 1); q++)
 			ixgbe_set_itr(nic, q, nic->q[q].itr);	/* in the speed's EITR unit */
 	} else
@@ -497,8 +497,7 @@ static void ixgbe_clear_stats(struct e1000x_port *p)
 /* ---- bring-up and recovery ---- */
 
 /* Everything after ixgbe_reset (4.6.3 on): link, statistics cleared, RX,
- * TX, interrupts, ITR, the clock (not on the X540: its TIMINCA has no
- * IncPeriod and other increments, not written here). 0 or -1 (printed). */
+ * TX, interrupts, ITR, the clock. 0 or -1 (printed). */
 static int ixgbe_hw_init(struct e1000x_port *p)
 {
 	if (ixgbe_link_setup(p))
@@ -510,8 +509,7 @@ static int ixgbe_hw_init(struct e1000x_port *p)
 		return -1;
 	ixgbe_program_irq(p);
 	napi_itr_init(&p->nic);
-	if (!ixgbe_is_x540(p))
-		ixgbe_ptp_init(p);
+	ixgbe_ptp_init(p);
 	return 0;
 }
 
@@ -704,8 +702,6 @@ static int ixgbe_probe(struct pci_dev *d, const struct pci_id *id)
 		return ixgbe_refuse(p);
 	}
 	printf("%s: %s link\n", nic->name, part->link);
-	if (part->mac == IXGBE_MAC_X540)
-		printf("%s: X540 clock (TIMINCA) not written here: no hardware timestamps\n", nic->name);
 	ixgbe_check_link(nic);
 	e1000x_print_probe(p);
 	return 0;

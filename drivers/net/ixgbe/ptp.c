@@ -1,15 +1,22 @@
 /*
  * ixgbe: IEEE 1588 clock and timestamps of the 82599 (datasheet 7.9 "Time
- * Sync", registers 8.2.3.26) through the port clock of drivers/net/phc.c.
+ * Sync", registers 8.2.3.26) and the X540 through the port clock of
+ * drivers/net/phc.c.
  *
- * The clock: SYSTIM is a 64-bit count that TIMINCA adds IncValue to every
- * IncPeriod cycles of a clock whose period follows the link speed, so the
- * increment does too, as Linux ixgbe_ptp_start_cyclecounter sets it for
- * the 82599 (its 32-bit values shifted right by 7 to fit IncValue's 24
- * bits): 10 Gb/s 0xcccccc, 2^21 units per ns (6.4 ns a cycle); 1 Gb/s
- * 0x800000, 2^17; 100 Mb/s 0xa00000, 2^14. A link speed change registers
- * the clock again with that speed's increment (phc_register goes on from
- * the time it had). settime/adjtime move phc.c's offset, never SYSTIM.
+ * The clock: SYSTIM is a 64-bit count that TIMINCA adds to at every cycle
+ * of a clock whose period follows the link speed (6.4 ns at 10 Gb/s and
+ * with no link, 64 ns at 1 Gb/s, 640 ns at 100 Mb/s), so the increment
+ * does too, as Linux ixgbe_ptp_start_cyclecounter sets it: the period in
+ * units of 2^-shift ns, 10 Gb/s 0x66666666 (2^28 units per ns), 1 Gb/s
+ * 0x40000000 (2^24), 100 Mb/s 0x50000000 (2^21). The X540 takes that
+ * increment whole in TIMINCA (31 bits); the 82599's IncValue has 24 bits,
+ * so it takes it shifted right by 7 (0xcccccc, 2^21; 0x800000, 2^17;
+ * 0xa00000, 2^14) with IncPeriod 1. The X540's count wraps every 2^36 ns
+ * (68.7 s) at 10 Gb/s, the 82599's every 2^43 ns (2.4 hours): phc.c's
+ * once-a-second housekeeping carries both across. A link speed change
+ * registers the clock again with that speed's increment (phc_register
+ * goes on from the time it had). adjfreq scales the increment;
+ * settime/adjtime move phc.c's offset, never SYSTIM.
  *
  * Timestamps: RX by TSYNCRXCTL type "V2 event messages" (L2 EtherType
  * 0x88F7 through ETQF filter 3 with its 1588 bit, and UDP port 319), one
@@ -34,18 +41,29 @@ static uint64_t ixgbe_read_systim(struct nic *nic)
 	return (uint64_t)rd32(p->regs, IXGBE_SYSTIMH) << 32 | lo;
 }
 
-/* IncValue at 10 Gb/s, 1 Gb/s, 100 Mb/s (Linux's >> 7) and the shift. */
-static const uint32_t incvalue[3] = { 0xcccccc, 0x800000, 0xa00000 };
+/* The increment at 10 Gb/s, 1 Gb/s, 100 Mb/s: the X540's TIMINCA, and
+ * the 82599's IncValue (Linux's >> 7). */
+static const uint32_t incvalue_x540[3] = { 0x66666666, 0x40000000, 0x50000000 };
+static const uint32_t incvalue_82599[3] = { 0xcccccc, 0x800000, 0xa00000 };
 
 static int speed_index(const struct nic *nic)
 {
 	return nic->link_up == 1 && nic->speed == 1000 ? 1 : nic->link_up == 1 && nic->speed == 100 ? 2 : 0;
 }
 
+/* X540: base + base x ppb / 1e9, rounded (Linux ixgbe_ptp_adjfreq
+ * truncates); within 31 bits for |ppb| up to max_adj. */
+static void ixgbe_set_freq_x540(struct nic *nic, int64_t ppb)
+{
+	int64_t base = incvalue_x540[speed_index(nic)], d = base * ppb;
+	d = (d + (d < 0 ? -500000000 : 500000000)) / 1000000000;
+	wr32(to_port(nic)->regs, IXGBE_TIMINCA, (uint32_t)(base + d));
+}
+
 static void ixgbe_set_freq(struct nic *nic, int64_t ppb)
 {
 	wr32(to_port(nic)->regs, IXGBE_TIMINCA,
-	     1u << IXGBE_TIMINCA_INCPER_SHIFT | timinca_incvalue(incvalue[speed_index(nic)], ppb));
+	     1u << IXGBE_TIMINCA_INCPER_SHIFT | timinca_incvalue(incvalue_82599[speed_index(nic)], ppb));
 }
 
 /* Whatever the latches hold, released (RXSTMPH, TXSTMPH last). */
@@ -112,26 +130,40 @@ static int ixgbe_tx_desc_done(struct nic *nic, int q, uint32_t desc)
 	return e1000x_tx_desc_done(&to_port(nic)->txq[q], desc);
 }
 
-/* max_adj: IncValue stays within 24 bits at 10 Gb/s (0xcccccc x 1.25). */
-#define IXGBE_PHC(n, sh) { .name = n, .max_adj = 249999999, .shift = sh, .bits = 64, \
-	.read_systim = ixgbe_read_systim, .set_freq = ixgbe_set_freq, .hwtstamp_set = ixgbe_hwtstamp_set, \
+/* max_adj: the increment stays within the field at 10 Gb/s (82599 24
+ * bits: 0xcccccc x 1.25; X540 31 bits: 0x66666666 x 1.25). */
+#define IXGBE_PHC(n, sh, freq) { .name = n, .max_adj = 249999999, .shift = sh, .bits = 64, \
+	.read_systim = ixgbe_read_systim, .set_freq = freq, .hwtstamp_set = ixgbe_hwtstamp_set, \
 	.tx_latched = ixgbe_tx_latched, .rx_latched = ixgbe_rx_latched, .tx_read = ixgbe_tx_read, \
 	.rx_read = ixgbe_rx_read, .tx_desc_done = ixgbe_tx_desc_done, .udp_rx = 1, \
 	.rx_filters = "\tnone\n\tptpv2-event\n" }
 
-static const struct phc_ops ixgbe_phc_ops[3] = {
-	IXGBE_PHC("82599 SYSTIM (10 Gb/s increment)", 21),
-	IXGBE_PHC("82599 SYSTIM (1 Gb/s increment)", 17),
-	IXGBE_PHC("82599 SYSTIM (100 Mb/s increment)", 14),
+static const struct phc_ops ixgbe_phc_ops[2][3] = {
+	[IXGBE_MAC_82599] = {
+		IXGBE_PHC("82599 SYSTIM (10 Gb/s increment)", 21, ixgbe_set_freq),
+		IXGBE_PHC("82599 SYSTIM (1 Gb/s increment)", 17, ixgbe_set_freq),
+		IXGBE_PHC("82599 SYSTIM (100 Mb/s increment)", 14, ixgbe_set_freq),
+	},
+	[IXGBE_MAC_X540] = {
+		IXGBE_PHC("X540 SYSTIM (10 Gb/s increment)", 28, ixgbe_set_freq_x540),
+		IXGBE_PHC("X540 SYSTIM (1 Gb/s increment)", 24, ixgbe_set_freq_x540),
+		IXGBE_PHC("X540 SYSTIM (100 Mb/s increment)", 21, ixgbe_set_freq_x540),
+	},
 };
+
+/* The clock of the port's MAC at its link speed. */
+static const struct phc_ops *speed_ops(struct e1000x_port *p)
+{
+	return &ixgbe_phc_ops[((const struct ixgbe_part *)p->part)->mac][speed_index(&p->nic)];
+}
 
 void ixgbe_ptp_init(struct e1000x_port *p)
 {
-	phc_register(&p->nic, &ixgbe_phc_ops[speed_index(&p->nic)]);
+	phc_register(&p->nic, speed_ops(p));
 }
 
 void ixgbe_ptp_link(struct e1000x_port *p)
 {
-	if (phc_of(&p->nic)->ops != &ixgbe_phc_ops[speed_index(&p->nic)])
+	if (phc_of(&p->nic)->ops != speed_ops(p))
 		ixgbe_ptp_init(p);
 }

@@ -262,7 +262,8 @@
 #define IXGBE_TSYNC_EN	(1u << 4)
 #define IXGBE_TSYNCRXCTL_TYPE_EVENT_V2 (5u << 1)	/* TYPE 101: PTP V2 event messages, L2 and UDP */
 #define IXGBE_TSYNCRXCTL_TYPE_MASK (7u << 1)
-#define IXGBE_TIMINCA_INCPER_SHIFT 24	/* IncPeriod 31:24, IncValue 23:0 */
+#define IXGBE_TIMINCA_INCPER_SHIFT 24	/* 82599: IncPeriod 31:24, IncValue 23:0 (the X540's
+						 * TIMINCA is the increment, 31 bits) */
 #define IXGBE_ETQF_FILTER_EN (1u << 31)
 #define IXGBE_ETQF_1588	(1u << 30)	/* frames of this EtherType to the time sync block */
 #define IXGBE_RXDADV_STAT_TS (1u << 16)	/* RX descriptor: the frame was timestamped (7.1.6.2) */
