@@ -36,7 +36,10 @@
  * the best speed both the advertisement (7.32 bit 12 10G, 7.0xC400 bit 15
  * 1G, 7.16 bit 8 100M) and M.s.lp_speed allow. The advertisement starts
  * empty here, so a test sees what the driver wrote (on silicon the NVM's
- * defaults may already advertise: not modelled). The wire: ixgbe_model_rx puts a frame
+ * defaults may already advertise: not modelled). ixgbe_model_x550 makes
+ * it the X550-T: the X540 mode with the X550's PHY identifier 0x01540221
+ * (Linux X550_PHY_ID3) and 2.5G/5GBASE-T advertised from power-on
+ * (7.0xC400 bits 10, 11: an NVM that advertises them, assumed). The wire: ixgbe_model_rx puts a frame
  * into RX queue q's next descriptor as the DMA engine does (advanced
  * write-back), ixgbe_model_tx sends what TX queue q holds.
  */
@@ -135,6 +138,18 @@ void ixgbe_model_power_on(void)
 	*c45_reg(1, 3) = 0x0201;
 	*c45_reg(7, 0) = 1u << 12;
 	*c45_reg(7, 0x10) = 0x0001;
+}
+
+uint16_t ixgbe_model_phy_reg(unsigned dev, uint16_t reg)
+{
+	return *c45_reg(dev, reg);
+}
+
+void ixgbe_model_x550(void)
+{
+	M.s.x540 = 1;
+	*c45_reg(1, 3) = 0x0221;
+	*c45_reg(7, 0xc400) |= 3u << 10;
 }
 
 void ixgbe_model_links(uint32_t v)

@@ -147,6 +147,10 @@ uint32_t ixgbe_model_read(uint32_t reg);
 void ixgbe_model_write(uint32_t reg, uint32_t v);
 int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr);
 int ixgbe_model_tx(int q);
+/* X540/X550: the PHY's clause 45 register dev.reg now. */
+uint16_t ixgbe_model_phy_reg(unsigned dev, uint16_t reg);
+/* After model_init: the X550-T (see ixgbe_model.c). */
+void ixgbe_model_x550(void);
 /* LINKS changes to v (the link, or its speed): the time sync clock's
  * period changes with it. */
 void ixgbe_model_links(uint32_t v);

@@ -711,7 +711,7 @@ static void test_waits_fail(void **st)
 static void test_refused_parts(void **st)
 {
 	(void)st;
-	static const uint16_t ids[] = { 0x1563, 0x15ad, 0x151c };
+	static const uint16_t ids[] = { 0x15ab, 0x15ac, 0x15ad, 0x151c };
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		model_init(M_82599);
 		assert_int_equal(probe(ids[i], 1), -1);
@@ -814,6 +814,43 @@ static void test_x540_speeds_eitr_queues(void **st)
 	assert_int_equal(model_nic->nqueues, 16);
 	assert_int_equal(model_peek(IVAR_MISC_), (0x80u | 16) << 8);
 	assert_int_equal(model_peek(IVAR0 + 4 * 7) & 0xff00ff, (0x80u | 14) | (0x80u | 15) << 16);
+}
+
+/* The X550-T2 (1563) and T1 (15d1) as the X540 (Linux's mac_ops_X550:
+ * ixgbe_reset_hw_X540, its semaphore, copper link and 384 KB packet
+ * buffer): its PHY found by the X550's identifier 0x0154022x, 1.0xC400
+ * written with 1000BASE-T and without the 2.5G/5GBASE-T bits the model's
+ * PHY starts with, link at 10 Gb/s, no hardware clock (said at probe). An
+ * X550 whose PHY answers with the X540's identifier is left out. */
+static void test_x550t_init(void **st)
+{
+	(void)st;
+	static const uint16_t ids[] = { 0x1563, 0x15d1 };
+	for (int i = 0; i < 2; i++) {
+		memset(phcs, 0, sizeof(phcs));
+		model_init(M_82599);
+		ixgbe_model_x550();
+		assert_int_equal(probe(ids[i], 1), 0);
+		assert_true(model_find_write(0, CTRL_, 1u << 26, 1u << 26) >= 0);
+		assert_int_equal(model_find_write(0, CTRL_, 1u << 3, 1u << 3), -1);	/* LRST */
+		assert_int_equal(M.rst_unowned, 0);
+		assert_int_equal(M.mdic_unowned, 0);
+		assert_int_equal(model_last_write(AUTOC_), -1);
+		assert_int_equal(model_peek(RXPBSIZE0), 384u << 10);
+		assert_int_equal(ixgbe_model_phy_reg(7, 0xc400) & 0xfc00, 0x8000);	/* 1000BASE-T, no NBASE-T */
+		assert_int_equal(model_nic->link_up, 1);
+		assert_int_equal(model_nic->speed, 10000);
+		assert_false(phc_is_hw(phc_of(model_nic)));
+		assert_int_equal(model_last_write(0x8c14), -1);	/* TIMINCA */
+		assert_true(model_console_has("port0: internal 10GBASE-T PHY at MDIO address 1, identifier 0x01540221"));
+		assert_true(model_console_has("port0: 10GBASE-T (X550 internal PHY) link"));
+		assert_true(model_console_has("port0: X550 clock (SYSTIME in ns) not written here: no hardware timestamps"));
+	}
+	model_init(M_82599);
+	M.s.x540 = 1;	/* the X540's PHY behind an X550's ID */
+	assert_int_equal(probe(0x1563, 1), -1);
+	assert_true(model_console_has("port0: no PHY with the X550's identifier 0x01540220 at MDIO addresses 0-31"));
+	assert_int_equal(model_peek(SW_FW_SYNC_), 0);
 }
 
 /* The X540's semaphore faults, each a message and the port left out,
@@ -1347,7 +1384,8 @@ static uint64_t systim(void)
  * increment (no IncPeriod) for the link speed, the count in units of
  * 2^-shift ns: 10 Gb/s 0x66666666, 2^28 (6.4 ns cycles); 1 Gb/s
  * 0x40000000, 2^24 (64 ns); 100 Mb/s 0x50000000, 2^21 (640 ns). SYSTIM
- * advances by the increment each cycle, the clock by 1 s a second. */
+ * advances by the increment each cycle (16 ms: 2,500,000, 250,000 or
+ * 25,000 of them), the clock by 1 s a second. */
 static void test_x540_clock(void **st)
 {
 	(void)st;
@@ -1361,8 +1399,8 @@ static void test_x540_clock(void **st)
 		assert_string_equal(c->ops->name, sp[i].name);
 		assert_int_equal(model_last_write(0x8c14), sp[i].inc);
 		uint64_t s0 = systim();
-		udelay(1000);
-		assert_true(systim() - s0 == 1000000000 / sp[i].cycle_ps * sp[i].inc);
+		udelay(16000);	/* a whole number of cycles at each speed */
+		assert_true(systim() - s0 == 16000000000ull / sp[i].cycle_ps * sp[i].inc);
 		assert_near(advance(c, 1000000), 1000000000, 1000);
 		assert_int_equal(M.tsync_bad_writes, 0);	/* SYSTIM never written */
 	}
@@ -1457,6 +1495,7 @@ int main(void)
 		cmocka_unit_test(test_x540_init),
 		cmocka_unit_test(test_x540_speeds_eitr_queues),
 		cmocka_unit_test(test_x540_faults),
+		cmocka_unit_test(test_x550t_init),
 		cmocka_unit_test(test_sfp_read),
 		cmocka_unit_test(test_sfp_modules),
 		cmocka_unit_test(test_sfp_absent_and_bus_faults),

@@ -1,6 +1,6 @@
 /*
  * ixgbe: Intel 82599 10 GbE (X520 and the 82599ES/EB/EN device IDs) and
- * X540 10GBASE-T.
+ * X540 and X550 10GBASE-T.
  * Advanced RX and TX descriptors on the shared rings of drivers/net/e1000x
  * (RX in the 82599's error layout, RXF_82599), RSS over up to 16 queue
  * pairs, MSI-X with one vector per queue pair plus one for other causes,
@@ -13,8 +13,10 @@
  * unverified) is the 82599 but for: no AUTOC, its internal copper PHY
  * over MDIO (phy.c) instead; CTRL.RST alone, under the PHY semaphore;
  * the semaphore's REGSMP; a 384 KB RX packet buffer; its TIMINCA one
- * 31-bit increment (ptp.c).
- * The X550 and X552 (other MAC types and PHYs) are refused by ID with a
+ * 31-bit increment (ptp.c). The X550-T2/T1 as the X540 (Linux's
+ * mac_ops_X550) but for its PHY identifier and advertisement (phy.c),
+ * and no clock (its SYSTIME counts ns: not written here). The X550EM and
+ * X552 (KR/SFP+ through IOSF, external PHYs) are refused by ID with a
  * message.
  */
 #include <stdio.h>
@@ -31,6 +33,7 @@
 #define LMS_XAUI (1u << 13)		/* 10G parallel, no AN, XAUI */
 
 #define X540 IXGBE_MAC_X540
+#define X550 IXGBE_MAC_X550
 
 static const struct ixgbe_part ixgbe_parts[] = {
 	{ 0x10fb, 1, 0, LMS_SFI, "SFI (SFP+)" }, { 0x1507, 1, 0, LMS_SFI, "SFI (SFP+)" },
@@ -42,8 +45,9 @@ static const struct ixgbe_part ixgbe_parts[] = {
 	{ 0x10fc, 1, 0, LMS_XAUI, "XAUI" },
 	{ 0x1528, 1, X540, 0, "10GBASE-T (X540 internal PHY)" },
 	{ 0x1560, 1, X540, 0, "10GBASE-T (X540 internal PHY)" },
-	{ 0x151c, 0, 0, 0, "10GBASE-T (external PHY)" }, { 0x1563, 0, 0, 0, "X550 10GBASE-T" },
-	{ 0x15d1, 0, 0, 0, "X550 10GBASE-T" }, { 0x15ab, 0, 0, 0, "X550EM KR" },
+	{ 0x1563, 1, X550, 0, "10GBASE-T (X550 internal PHY)" },
+	{ 0x15d1, 1, X550, 0, "10GBASE-T (X550 internal PHY)" },
+	{ 0x151c, 0, 0, 0, "10GBASE-T (external PHY)" }, { 0x15ab, 0, 0, 0, "X550EM KR" },
 	{ 0x15ac, 0, 0, 0, "X550EM SFP+" }, { 0x15ad, 0, 0, 0, "X550EM 10GBASE-T" },
 };
 #define IXGBE_NPARTS (sizeof(ixgbe_parts) / sizeof(ixgbe_parts[0]))
@@ -695,13 +699,15 @@ static int ixgbe_probe(struct pci_dev *d, const struct pci_id *id)
 		if (sfp == IXGBE_SFP_NONE || sfp == IXGBE_SFP_UNSUPPORTED)
 			return ixgbe_refuse(p);
 	}
-	if (part->mac == IXGBE_MAC_X540 && ixgbe_x540_phy_identify(p))
+	if (part->mac != IXGBE_MAC_82599 && ixgbe_x540_phy_identify(p))
 		return ixgbe_refuse(p);
 	if (ixgbe_setup_vectors(p) || nic_pools_create(nic) || ixgbe_hw_init(p)) {
 		ixgbe_reset(p, 0);
 		return ixgbe_refuse(p);
 	}
 	printf("%s: %s link\n", nic->name, part->link);
+	if (part->mac == IXGBE_MAC_X550)
+		printf("%s: X550 clock (SYSTIME in ns) not written here: no hardware timestamps\n", nic->name);
 	ixgbe_check_link(nic);
 	e1000x_print_probe(p);
 	return 0;

@@ -9,8 +9,11 @@
 #include "drivers/net/e1000x/e1000x.h"
 
 /* The MAC generation: where the X540 differs from the 82599 (its PHY,
- * semaphore, reset, packet buffer, clock). */
-enum ixgbe_mac { IXGBE_MAC_82599, IXGBE_MAC_X540 };
+ * semaphore, reset, packet buffer, clock); the X550 (X550-T2/T1) as the
+ * X540 (Linux's mac_ops_X550 takes ixgbe_reset_hw_X540, its semaphore,
+ * copper link set-up and packet buffer) but for its PHY identifier, the
+ * NBASE-T advertisement and its clock (ns, not written here). */
+enum ixgbe_mac { IXGBE_MAC_82599, IXGBE_MAC_X540, IXGBE_MAC_X550 };
 
 /* One device ID: its MAC and link (AUTOC link mode and parallel PMA/PMD,
  * AUTOC2 serial PMA/PMD; 82599 4.6.4, 8.2.3.22.19-20; 0 on the X540, whose
@@ -24,10 +27,16 @@ struct ixgbe_part {
 	const char *link;	/* "SFI (SFP+)" */
 };
 
-/* 1 if the port is an X540. */
+/* The port's MAC generation. */
+static inline enum ixgbe_mac ixgbe_mac_of(const struct e1000x_port *p)
+{
+	return (enum ixgbe_mac)((const struct ixgbe_part *)p->part)->mac;
+}
+
+/* 1 if the port has the X540's MAC scheme (an X540 or an X550). */
 static inline int ixgbe_is_x540(const struct e1000x_port *p)
 {
-	return ((const struct ixgbe_part *)p->part)->mac == IXGBE_MAC_X540;
+	return ixgbe_mac_of(p) != IXGBE_MAC_82599;
 }
 
 /* Take (0, or -1 printed) and give back the SW/FW semaphore bit of the
@@ -37,11 +46,14 @@ static inline int ixgbe_is_x540(const struct e1000x_port *p)
 int ixgbe_phy_lock(struct e1000x_port *p);
 void ixgbe_phy_unlock(struct e1000x_port *p);
 
-/* X540: find the internal PHY (the first MDIO address whose identifier is
- * the X540's) into p->phy_addr and print it; 0, or -1 printed. */
+/* X540/X550: find the internal PHY (the first MDIO address whose
+ * identifier is the part's: Linux X540_PHY_ID, X550_PHY_ID) into
+ * p->phy_addr and print it; 0, or -1 printed. */
 int ixgbe_x540_phy_identify(struct e1000x_port *p);
-/* X540: advertise 10GBASE-T, 1000BASE-T and 100BASE-TX full duplex and
- * restart auto-negotiation; LINKS then says the speed. 0, or -1 printed. */
+/* X540/X550: advertise 10GBASE-T, 1000BASE-T and 100BASE-TX full duplex
+ * (the X550's 2.5G/5GBASE-T taken out: LINKS's NBASE-T speeds are not
+ * decoded here) and restart auto-negotiation; LINKS then says the speed.
+ * 0, or -1 printed. */
 int ixgbe_x540_link_setup(struct e1000x_port *p);
 
 /* What the SFP+ cage holds, from its SFF-8472 ID page (Linux's sfp_type). */

@@ -1,6 +1,7 @@
 /*
  * ixgbe: the port's PHY semaphore (82599 and X540) and the X540's internal
- * 10GBASE-T PHY over MDIO. The X540 has no AUTOC link set-up: its MAC
+ * 10GBASE-T PHY over MDIO (the X550's too: its identifier, and NBASE-T
+ * taken out of its advertisement). The X540 has no AUTOC link set-up: its MAC
  * follows the copper PHY, which software reaches with IEEE 802.3 clause 45
  * frames through MSCA/MSRWD under the port's SW_PHY_SM bit, and whose
  * auto-negotiation result LINKS reports (100 Mb/s, 1 Gb/s, 10 Gb/s). The
@@ -72,21 +73,22 @@ static int mdio_write(struct e1000x_port *p, unsigned addr, unsigned dev, uint16
 int ixgbe_x540_phy_identify(struct e1000x_port *p)
 {
 	uint16_t hi = 0, lo = 0;
-	int found = -1, err = 0;
+	int found = -1, err = 0, x550 = ixgbe_mac_of(p) == IXGBE_MAC_X550;
+	uint32_t want = x550 ? X550_PHY_ID : X540_PHY_ID;
 	if (ixgbe_phy_lock(p))
 		return -1;
 	for (unsigned a = 0; a < 32 && found < 0 && !err; a++) {
 		err = mdio_read(p, a, MDIO_MMD_PMAPMD, MDIO_DEVID1, &hi) ||
 		      mdio_read(p, a, MDIO_MMD_PMAPMD, MDIO_DEVID2, &lo);
-		if (!err && ((uint32_t)hi << 16 | lo) >> 4 == X540_PHY_ID >> 4)
+		if (!err && ((uint32_t)hi << 16 | lo) >> 4 == want >> 4)
 			found = (int)a;
 	}
 	ixgbe_phy_unlock(p);
 	if (err)
 		return -1;
 	if (found < 0) {
-		printf("%s: no PHY with the X540's identifier %#010x at MDIO addresses 0-31\n", p->nic.name,
-		       X540_PHY_ID);
+		printf("%s: no PHY with the %s's identifier %#010x at MDIO addresses 0-31\n", p->nic.name,
+		       x550 ? "X550" : "X540", want);
 		return -1;
 	}
 	p->phy_addr = (uint8_t)found;
@@ -95,22 +97,26 @@ int ixgbe_x540_phy_identify(struct e1000x_port *p)
 	return 0;
 }
 
-/* Each advertisement bit set read-modify-write, then AN enable and
- * restart in 7.0 (the new abilities take effect at the restart). */
+/* Each advertisement bit set read-modify-write (the X550's NBASE-T bits
+ * cleared in the same write, as Linux ixgbe_setup_phy_link_generic does
+ * for speeds not advertised), then AN enable and restart in 7.0 (the new
+ * abilities take effect at the restart). */
 int ixgbe_x540_link_setup(struct e1000x_port *p)
 {
-	static const uint16_t adv[3][2] = {
-		{ MDIO_AN_10GBT_CTRL, MDIO_AN_10GBT_CTRL_ADV10G },
-		{ MDIO_AN_VENDOR_PROV1, MDIO_AN_VENDOR_PROV1_1000FULL },
-		{ MDIO_AN_ADVERTISE, MDIO_AN_ADV_100FULL },
+	/* register, bits set, bits cleared on the X550 */
+	static const uint16_t adv[3][3] = {
+		{ MDIO_AN_10GBT_CTRL, MDIO_AN_10GBT_CTRL_ADV10G, 0 },
+		{ MDIO_AN_VENDOR_PROV1, MDIO_AN_VENDOR_PROV1_1000FULL, MDIO_AN_VENDOR_PROV1_NBASET },
+		{ MDIO_AN_ADVERTISE, MDIO_AN_ADV_100FULL, 0 },
 	};
+	int x550 = ixgbe_mac_of(p) == IXGBE_MAC_X550, err = 0;
 	uint16_t v = 0;
-	int err = 0;
 	if (ixgbe_phy_lock(p))
 		return -1;
 	for (int i = 0; i < 3 && !err; i++)
 		err = mdio_read(p, p->phy_addr, MDIO_MMD_AN, adv[i][0], &v) ||
-		      mdio_write(p, p->phy_addr, MDIO_MMD_AN, adv[i][0], (uint16_t)(v | adv[i][1]));
+		      mdio_write(p, p->phy_addr, MDIO_MMD_AN, adv[i][0],
+				 (uint16_t)((v | adv[i][1]) & ~(x550 ? adv[i][2] : 0)));
 	if (!err)
 		err = mdio_read(p, p->phy_addr, MDIO_MMD_AN, MDIO_AN_CTRL1, &v) ||
 		      mdio_write(p, p->phy_addr, MDIO_MMD_AN, MDIO_AN_CTRL1,

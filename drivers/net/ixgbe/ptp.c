@@ -151,19 +151,23 @@ static const struct phc_ops ixgbe_phc_ops[2][3] = {
 	},
 };
 
-/* The clock of the port's MAC at its link speed. */
+/* The clock of the port's MAC at its link speed; NULL on the X550
+ * (SYSTIME in ns with SYSTIMR: not written here). */
 static const struct phc_ops *speed_ops(struct e1000x_port *p)
 {
-	return &ixgbe_phc_ops[((const struct ixgbe_part *)p->part)->mac][speed_index(&p->nic)];
+	if (ixgbe_mac_of(p) == IXGBE_MAC_X550)
+		return 0;
+	return &ixgbe_phc_ops[ixgbe_mac_of(p)][speed_index(&p->nic)];
 }
 
 void ixgbe_ptp_init(struct e1000x_port *p)
 {
-	phc_register(&p->nic, speed_ops(p));
+	if (speed_ops(p))
+		phc_register(&p->nic, speed_ops(p));
 }
 
 void ixgbe_ptp_link(struct e1000x_port *p)
 {
-	if (phc_of(&p->nic)->ops != speed_ops(p))
+	if (speed_ops(p) && phc_of(&p->nic)->ops != speed_ops(p))
 		ixgbe_ptp_init(p);
 }

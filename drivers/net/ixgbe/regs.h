@@ -219,7 +219,10 @@
 #define MDIO_AN_10GBT_CTRL_ADV10G (1u << 12)
 #define MDIO_AN_VENDOR_PROV1 0xc400
 #define MDIO_AN_VENDOR_PROV1_1000FULL (1u << 15)
+#define MDIO_AN_VENDOR_PROV1_NBASET (3u << 10)	/* X550: 2.5GBASE-T bit 10, 5GBASE-T bit 11
+						 * (Linux IXGBE_MII_2_5GBASE_T_ADVERTISE, _5G) */
 #define X540_PHY_ID	0x01540200u	/* PHY identifier, revision bits 3:0 masked */
+#define X550_PHY_ID	0x01540220u	/* the X550's (Linux X550_PHY_ID2/3: 0x01540223, 0x01540221) */
 
 #define IXGBE_LINKS_UP	(1u << 30)
 #define IXGBE_LINKS_SPEED(l) (((l) >> 28) & 3)	/* 01 100 Mb/s, 10 1 Gb/s, 11 10 Gb/s
