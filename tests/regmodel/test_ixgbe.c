@@ -7,7 +7,8 @@
  * taken or refused, the SW/FW semaphore held by the firmware, TX
  * checksum insertion through the context descriptor, the clock and seed
  * 4's RX latch; the X540 where it differs (its semaphore, reset, PHY over
- * MDIO, copper speeds, packet buffer). Offsets
+ * MDIO, copper speeds, packet buffer, clock) and the X550-T where it
+ * differs from the X540 (PHY identifier, NBASE-T, no clock). Offsets
  * here are the datasheet's, not the driver's. */
 #include <stdarg.h>
 #include <stddef.h>
