@@ -16,12 +16,6 @@ const uint8_t ptp_ipv6_pdelay_mac[6] = { 0x33, 0x33, 0x00, 0x00, 0x00, 0x6b };
 const uint8_t ptp_ipv6_mcast[16] = { 0xff, 0x0e, [14] = 0x01, [15] = 0x81 };
 const uint8_t ptp_ipv6_pdelay_mcast[16] = { 0xff, 0x02, [15] = 0x6b };
 
-/* Peer-delay messages have their own address (Annex D, E, F). */
-static int is_pdelay(uint8_t msg_type)
-{
-	return msg_type == PTP_PDELAY_REQ || msg_type == PTP_PDELAY_RESP || msg_type == PTP_PDELAY_RESP_FOLLOW_UP;
-}
-
 static const char *const err_names[PTP_ERR_N] = {
 	"ok",
 #define PTP_ERR_NAME(name) #name,
@@ -420,7 +414,7 @@ static size_t build_udp6(uint8_t *frame, const uint8_t src_ip[16], int pd, uint1
 size_t ptp_frame_build(uint8_t *frame, enum ptp_transport t, const uint8_t src_mac[6],
 		       const uint8_t *src_ip, uint8_t msg_type, size_t msg_len)
 {
-	int pd = is_pdelay(msg_type);
+	int pd = ptp_is_pdelay(msg_type);
 	uint16_t port = ptp_is_event(msg_type) ? PTP_EVENT_PORT : PTP_GENERAL_PORT;
 	memcpy(frame, ptp_mcast_mac(t, pd), 6);
 	memcpy(frame + 6, src_mac, 6);

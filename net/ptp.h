@@ -161,6 +161,13 @@ static inline int ptp_is_event(uint8_t msg_type)
 	return msg_type < 0x8;
 }
 
+/* 1 for the peer-delay messages, which have their own address (Annex D,
+ * E, F) and end at the link (11.4). */
+static inline int ptp_is_pdelay(uint8_t msg_type)
+{
+	return msg_type == PTP_PDELAY_REQ || msg_type == PTP_PDELAY_RESP || msg_type == PTP_PDELAY_RESP_FOLLOW_UP;
+}
+
 /* 1 for the types whose body carries requestingPortIdentity. */
 static inline int ptp_has_requesting(uint8_t msg_type)
 {

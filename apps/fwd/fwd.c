@@ -122,22 +122,21 @@ static void rewrite_macs(struct pkt **pkts, int n, const struct nic *out)
  * port of another app, e.g. the management port, never carries them). */
 static uint8_t fwd_out_ok[NIC_MAX_PORTS];
 
-/* ptp_tc= on the routed ports: e2e corrects the PTP/UDP event messages
- * they forward (tc.c); p2p is the L2 pairs' only (said once). */
+/* ptp_tc= on the routed links (ports and VLAN sub-interfaces): the
+ * PTP/UDP event messages they forward corrected; p2p: each link answers
+ * and measures Pdelay itself (tc.c). */
 static void fwd_tc_routed_init(void)
 {
 	int routed = 0;
-	for (int p = 0; p < nic_count; p++)
-		if (app_runs_on(&app_fwd, p) && fwd_l3_port[p]) {
+	for (int l = l3_link_next(-1); l < FWD_LINKS && fwd_ptp_tc; l = l3_link_next(l))
+		if (fwd_l3_port[l] && (l >= NIC_MAX_PORTS || app_runs_on(&app_fwd, l))) {
 			routed++;
-			if (fwd_ptp_tc == FWD_TC_E2E)
-				fwd_tc_route_init(nics[p]);
+			fwd_tc_route_init(l, l3_nics[l], l3_link_port(l), ifaddrs[l].v4.addr, ifaddrs[l].ll6);
 		}
-	if (routed && fwd_ptp_tc == FWD_TC_E2E)
-		printf("fwd: routed ports: end-to-end transparent clock (ptp_tc=e2e) on PTP/UDP event messages\n");
-	else if (routed && fwd_ptp_tc == FWD_TC_P2P)
-		printf("fwd: routed ports: ptp_tc=p2p is the L2 pairs' only (Pdelay is link-local): routed PTP "
-		       "messages are not corrected\n");
+	if (routed)
+		printf("fwd: routed links: %s transparent clock (ptp_tc=%s) on PTP/UDP event messages%s\n",
+		       fwd_ptp_tc == FWD_TC_E2E ? "end-to-end" : "peer-to-peer", fwd_ptp_tc == FWD_TC_E2E ? "e2e" : "p2p",
+		       fwd_ptp_tc == FWD_TC_P2P ? "; each link answers Pdelay" : "");
 }
 
 static int fwd_init(void)
@@ -354,8 +353,8 @@ static void show_link(int link, const char *name, enum app_show show)
 	printf(show == APP_SHOW_JSON ? "}\n" : "\n");
 	if (show == APP_SHOW_ALL && fwd_l3_port[link])
 		show_l3(link);
-	if (show == APP_SHOW_ALL && link < NIC_MAX_PORTS && (!fwd_l3_port[link] || fwd_ptp_tc == FWD_TC_E2E))
-		fwd_tc_show(link, name);	/* a routed port's: the messages that came in on it or its VLANs */
+	if (show == APP_SHOW_ALL)
+		fwd_tc_show(link, name);
 }
 
 /* After each periodic statistics report: a line per fwd port and VLAN sub-interface. */

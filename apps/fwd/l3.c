@@ -19,6 +19,7 @@
 #include "apps/fwd/counters.h"
 #include "apps/fwd/l3.h"
 #include "apps/fwd/route.h"
+#include "apps/fwd/tc.h"
 #include "kernel/cpu.h"
 #include "kernel/time.h"
 #include "net/ifaddr.h"
@@ -345,6 +346,11 @@ void frame_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t 
 			pkt_free(p);
 			return;
 		}
+	}
+	if (__builtin_expect(fwd_ptp_tc == FWD_TC_P2P, 0) &&
+	    fwd_tc_route_local(nic->port, l3_link_port(nic->port), p, core->rx_tsc)) {
+		fwd_st(nic->port)->local++;	/* a Pdelay message: the link's own (tc.c) */
+		return;
 	}
 	int v4 = ifaddrs[nic->port].v4.addr != 0;
 	const struct eth_hdr *eth = (const struct eth_hdr *)p->data;

@@ -30,8 +30,16 @@
  * before the batch goes to the TX ring, for every message (no TX stamp
  * requests on routed ports: their batches mix frames of several ports and
  * cores). Software ingress time: the TSC at the start of the burst
- * (fwd_l3_rx). ptp_tc=p2p is the L2 pairs' only: Pdelay is link-local,
- * a router's ports would have to answer it themselves.
+ * (fwd_l3_rx). ptp_tc=p2p: each routed link (a port with an address, a
+ * VLAN sub-interface) runs the peer delay below on a ptp_port of its own,
+ * sending from the link's address (UDPv4: its IPv4 one; UDPv6: its
+ * link-local one, RFC 6724 rule 2 for ff02::6b; a link without one runs
+ * none, said at boot): the Pdelay messages sent to the link's Pdelay
+ * group (fwd_tc_route_local: 01-80-C2-00-00-0E, 224.0.0.107, ff02::6b,
+ * whichever transport) end there, counted `local`, never routed; a routed
+ * Sync or Follow_Up gets the residence plus its ingress link's delay. A
+ * Pdelay message routed through (unicast to a host beyond) is not the
+ * link's: forwarded untouched.
  *
  * p2p: each port measures the delay of its link to its neighbour with the
  * ptp app's peer delay mechanism (apps/ptp/pdelay.c, 11.4: Pdelay_Req
@@ -76,6 +84,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "apps/fwd/counters.h"
 #include "apps/fwd/tc.h"
 #include "apps/ptp/ptp.h"
 #include "drivers/net/phc.h"
@@ -96,8 +105,9 @@ KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival =
      .help = "fwd L2 pairs: e2e makes each pair an end-to-end transparent clock (IEEE 1588 11.5: the "
 	     "residence time of Sync and Delay_Req added to correctionField, a two-step Sync's to its "
 	     "Follow_Up); p2p a peer-to-peer one (10.3: each port measures its link with Pdelay, not "
-	     "forwarded; a Sync gets residence plus the ingress link's delay); routed ports: e2e on the "
-	     "PTP/UDP (IPv4, IPv6) event messages they forward, p2p not; default off");
+	     "forwarded; a Sync gets residence plus the ingress link's delay); routed ports and VLAN "
+	     "sub-interfaces: both, on the PTP/UDP (IPv4, IPv6) event messages they forward, p2p's Pdelay "
+	     "answered by each link; default off");
 
 /* What the TC did with the PTP event messages and Follow_Ups it saw, per
  * ingress port, as the `fwd` command prints them. */
@@ -118,6 +128,9 @@ KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival =
 	X(tx_tstamp_missing)	/* a TX stamp asked for that was not in at the Follow_Up or Delay_Resp: TSC used */ \
 	X(pdelay)		/* p2p: Pdelay message answered or measured with, not forwarded */ \
 	X(pdelay_refused)	/* p2p: Pdelay message the peer delay refused (pdelay.c's reasons), not forwarded */ \
+	X(pdelay_unserved)	/* p2p routed: Pdelay message on a link whose peer delay does not run (no address \
+				 * for network_transport) or taken by a core that does not send on its port's TX \
+				 * queue 0: not answered, not forwarded */ \
 	X(no_peer_delay)	/* p2p: Sync corrected by its residence alone: the link not measured yet */ \
 	X(residence_ns)		/* sum of the residence times added */
 #define TC_ENUM(n) TC_##n,
@@ -168,22 +181,35 @@ struct tc_dreq {
 static struct tc_dreq tc_dreqs[NIC_MAX_PORTS][TC_DREQS];
 static unsigned tc_dreq_next[NIC_MAX_PORTS];
 
-/* p2p: each port's peer delay (its pd, peer_delay, ev[] fields). */
-static struct ptp_port tc_pd[NIC_MAX_PORTS];
+/* p2p: each link's peer delay (its pd, peer_delay, ev[] fields), by link:
+ * an L2 pair's port, a routed port or VLAN sub-interface; tc_pd_port: the
+ * port whose TX queue 0 sends its messages. */
+static struct ptp_port tc_pd[FWD_LINKS];
+static struct nic *tc_pd_port[FWD_LINKS];
+
+/* p2p: link (its NIC lnic, on port) starts its peer delay, its port
+ * joined to the Pdelay groups (with promisc=0 they arrive only then,
+ * Annex D, E, F). */
+static struct ptp_port *pdelay_start(int link, struct nic *lnic, struct nic *port)
+{
+	struct ptp_port *pp = &tc_pd[link];
+	nic_mc_add(port, ptp_l2_pdelay_mcast);
+	nic_mc_add(port, ptp_ipv4_pdelay_mac);
+	nic_mc_add(port, ptp_ipv6_pdelay_mac);
+	ptp_port_init(pp, port);
+	pp->nic = lnic;		/* a sub-interface's NIC tags what it sends */
+	pp->hw = 0;		/* software stamps: the TX stamp is the Syncs' */
+	tc_pd_port[link] = port;
+	return pp;
+}
 
 void fwd_tc_port_init(struct nic *nic)
 {
-	/* With promisc=0 the PTP groups arrive only once joined (Annex D, F). */
 	nic_mc_add(nic, ptp_l2_mcast);
 	nic_mc_add(nic, ptp_ipv4_mcast_mac);
 	nic_mc_add(nic, ptp_ipv6_mcast_mac);
-	if (fwd_ptp_tc == FWD_TC_P2P) {
-		nic_mc_add(nic, ptp_l2_pdelay_mcast);
-		nic_mc_add(nic, ptp_ipv4_pdelay_mac);
-		nic_mc_add(nic, ptp_ipv6_pdelay_mac);
-		ptp_port_init(&tc_pd[nic->port], nic);
-		tc_pd[nic->port].hw = 0;	/* software stamps: the TX stamp is the Syncs' */
-	}
+	if (fwd_ptp_tc == FWD_TC_P2P)
+		pdelay_start(nic->port, nic, nic);
 	struct phc *c = phc_of(nic);
 	if (phc_is_hw(c))
 		phc_hwtstamp(c, PTP_SYNC, 1, 1);
@@ -256,20 +282,20 @@ static int64_t ingress(struct tc_port *t, struct phc *in, struct phc *out, const
 	return phc_sw_stamp(out, rx_tsc);
 }
 
-/* p2p: the delay of the link into port in, ns (0 while unmeasured, counted). */
-static int64_t link_delay(struct tc_port *t, const struct nic *in)
+/* p2p: the delay of ingress link link, ns (0 while unmeasured, counted). */
+static int64_t link_delay(struct tc_port *t, int link)
 {
-	const struct ptp_port *pp = &tc_pd[in->port];
+	const struct ptp_port *pp = &tc_pd[link];
 	if (pp->have_peer_delay)
 		return pp->peer_delay;
 	t->count[TC_no_peer_delay]++;
 	return 0;
 }
 
-/* p2p: a Pdelay message received on in at rx_tsc, for the port's peer delay. */
-static void tc_pdelay(struct tc_port *t, struct nic *in, const struct ptp_msg *m, uint64_t rx_tsc)
+/* p2p: a Pdelay message received on link at rx_tsc, for its peer delay. */
+static void tc_pdelay(struct tc_port *t, int link, const struct ptp_msg *m, uint64_t rx_tsc)
 {
-	struct ptp_port *pp = &tc_pd[in->port];
+	struct ptp_port *pp = &tc_pd[link];
 	enum ptp_rx_count c = ptp_pdelay_rx(pp, m, phc_sw_stamp(pp->clk, rx_tsc));
 	t->count[c == PC_pdelay_req || c == PC_pdelay_resp || c == PC_pdelay_resp_follow_up ? TC_pdelay
 												 : TC_pdelay_refused]++;
@@ -421,10 +447,16 @@ enum tc_verdict {
 			 * yet sent: send the frames before it, then look again */
 };
 
-/* One frame of the burst: corrected (or not) in place; txstamp: out's
- * TX stamps may be asked for (a two-step Sync's, a Delay_Req's). */
-static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *nout, struct phc *in, struct phc *out,
-				struct pkt *p, uint64_t rx_tsc, int txstamp)
+/* How tc_frame takes a frame. */
+enum {
+	TCF_TXSTAMP = 1,	/* out's TX stamps may be asked for (a two-step Sync's, a Delay_Req's) */
+	TCF_ROUTED = 2,		/* routed: a Pdelay message here is not the link's (fwd_tc_route_local) */
+};
+
+/* One frame of the burst, in on link (an L2 pair's: its port) of port
+ * nin: corrected (or not) in place, as how says. */
+static enum tc_verdict tc_frame(struct tc_port *t, int link, struct nic *nin, struct nic *nout, struct phc *in,
+				struct phc *out, struct pkt *p, uint64_t rx_tsc, unsigned how)
 {
 	uint8_t *d = p->data + tag_len(p);
 	uint16_t type = get16(d + 12);
@@ -445,9 +477,10 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 	}
 	uint8_t *msg = d + (f.msg - d);
 	int udp = tr != PTP_L2;
-	if (fwd_ptp_tc == FWD_TC_P2P && (m.msg_type == PTP_PDELAY_REQ || m.msg_type == PTP_PDELAY_RESP ||
-					  m.msg_type == PTP_PDELAY_RESP_FOLLOW_UP)) {
-		tc_pdelay(t, nin, &m, rx_tsc);
+	if (fwd_ptp_tc == FWD_TC_P2P && ptp_is_pdelay(m.msg_type)) {
+		if (how & TCF_ROUTED)
+			return TC_PASS;
+		tc_pdelay(t, link, &m, rx_tsc);
 		return TC_END;
 	}
 	if (m.msg_type == PTP_FOLLOW_UP) {
@@ -471,21 +504,21 @@ static enum tc_verdict tc_frame(struct tc_port *t, struct nic *nin, struct nic *
 		return TC_PASS;
 	int64_t t_in = ingress(t, in, out, p, rx_tsc);
 	int64_t res = phc_sw_stamp(out, rdtsc()) - t_in;
-	int64_t link = p2p ? link_delay(t, nin) : 0, nrr = p2p ? tc_pd[nin->port].nrr : 0;
+	int64_t ld = p2p ? link_delay(t, link) : 0, nrr = p2p ? tc_pd[link].nrr : 0;
 	if (m.msg_type == PTP_SYNC && (m.flags & PTP_FLAG_TWO_STEP)) {
 		struct tc_sync *s = &t->sync[t->next++ % TC_SYNCS];
-		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, link, nrr, 0 };
-		if (txstamp && !t->tx_asked) {
+		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, ld, nrr, 0 };
+		if ((how & TCF_TXSTAMP) && !t->tx_asked) {
 			p->flags |= PKT_TX_TSTAMP;
 			t->tx_asked = &s->txseq;
 		}
 		return TC_PASS;
 	}
 	t->count[TC_tx_swtstamp]++;
-	if (add_correction(t, msg, udp, ptp_rate_apply(res, nrr), link))
+	if (add_correction(t, msg, udp, ptp_rate_apply(res, nrr), ld))
 		return TC_PASS;
 	t->count[m.msg_type == PTP_SYNC ? TC_sync : TC_delay_req]++;
-	if (m.msg_type == PTP_DELAY_REQ && txstamp && !t->tx_asked)
+	if (m.msg_type == PTP_DELAY_REQ && (how & TCF_TXSTAMP) && !t->tx_asked)
 		dreq_keep(t, p, &m, nout->port, t_in + res, res);
 	return TC_PASS;
 }
@@ -532,17 +565,18 @@ int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n)
 	struct tc_port *t = &tc_ports[cpu_id_fast()][in->port];
 	struct phc *ci = phc_of(in), *co = phc_of(out);
 	int k = 0, done = 0, sent = 0, i = 0;	/* pkts[0..k) kept, [0..done) sent */
+	unsigned how = phc_is_hw(co) ? TCF_TXSTAMP : 0;
 	t->tx_asked = 0;
 	for (; i < *n; i++) {
 		struct pkt *p = pkts[i];
-		enum tc_verdict v = maybe_ptp(p) ? tc_frame(t, in, out, ci, co, p, rx_tsc, phc_is_hw(co)) : TC_PASS;
+		enum tc_verdict v = maybe_ptp(p) ? tc_frame(t, in->port, in, out, ci, co, p, rx_tsc, how) : TC_PASS;
 		if (v == TC_FLUSH) {
 			int m = tc_send(t, out, co, q, pkts + done, k - done);
 			sent += m;
 			if (m < k - done)
 				break;	/* the ring is full: the rest is dropped by the caller */
 			done = k;
-			v = tc_frame(t, in, out, ci, co, p, rx_tsc, phc_is_hw(co));
+			v = tc_frame(t, in->port, in, out, ci, co, p, rx_tsc, how);
 		}
 		if (v == TC_END)
 			pkt_free(p);
@@ -558,29 +592,62 @@ int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n)
 	return sent + tc_send(t, out, co, q, pkts + done, k - done);
 }
 
-void fwd_tc_route_init(struct nic *nic)
+void fwd_tc_route_init(int link, struct nic *lnic, struct nic *port, uint32_t ip4, const uint8_t ll6[16])
 {
-	struct phc *c = phc_of(nic);
+	static const uint8_t none[16];
+	struct phc *c = phc_of(port);
 	if (phc_is_hw(c))
 		phc_hwtstamp(c, PTP_SYNC, 1, 1);
+	if (fwd_ptp_tc != FWD_TC_P2P)
+		return;
+	if ((ptp_conf.transport == PTP_UDP4 && !ip4) || (ptp_conf.transport == PTP_UDP6 && !memcmp(ll6, none, 16))) {
+		printf("fwd: %s: ptp_tc=p2p over %s needs the link's %s: no peer delay there (its Pdelay "
+		       "messages are counted pdelay_unserved)\n", lnic->name,
+		       ptp_conf.transport == PTP_UDP4 ? "UDPv4" : "UDPv6",
+		       ptp_conf.transport == PTP_UDP4 ? "IPv4 address" : "IPv6 (an IPv6 address on it)");
+		return;
+	}
+	struct ptp_port *pp = pdelay_start(link, lnic, port);
+	pp->ip = ip4;
+	memcpy(pp->ip6, ll6, 16);
 }
 
-void fwd_tc_route(struct nic *in, struct nic *out, struct pkt *p, uint64_t rx_tsc)
+void fwd_tc_route(int link, struct nic *in, struct nic *out, struct pkt *p, uint64_t rx_tsc)
 {
 	if (!maybe_ptp(p))
 		return;
 	struct tc_port *t = &tc_ports[cpu_id_fast()][in->port];
 	t->tx_asked = 0;
-	tc_frame(t, in, out, phc_of(in), phc_of(out), p, rx_tsc, 0);
+	tc_frame(t, link, in, out, phc_of(in), phc_of(out), p, rx_tsc, TCF_ROUTED);
+}
+
+int fwd_tc_route_local(int link, struct nic *in, struct pkt *p, uint64_t rx_tsc)
+{
+	if (!maybe_ptp(p))
+		return 0;
+	uint16_t type = get16(p->data + 12);
+	enum ptp_transport tr = type == PTP_ETHERTYPE ? PTP_L2 : type == ETHERTYPE_IPV4 ? PTP_UDP4 : PTP_UDP6;
+	struct ptp_frame f;
+	struct ptp_msg m;
+	if (memcmp(p->data, ptp_mcast_mac(tr, 1), ETH_ALEN) || ptp_frame_parse(p->data, p->len, tr, &f) != PTP_FRAME_OK ||
+	    ptp_parse(f.msg, f.len, &m) != PTP_OK || !ptp_is_pdelay(m.msg_type))
+		return 0;
+	struct tc_port *t = &tc_ports[cpu_id_fast()][in->port];
+	if (tc_pd[link].nic && in->tx_owner[0] == cpu_id_fast())
+		tc_pdelay(t, link, &m, rx_tsc);
+	else
+		t->count[TC_pdelay_unserved]++;
+	pkt_free(p);
+	return 1;
 }
 
 int fwd_tc_idle(void)
 {
 	int did = 0;
 	uint64_t now = now_ns();
-	for (int p = 0; p < nic_count; p++)
-		if (tc_pd[p].nic && tc_pd[p].nic->tx_owner[0] == cpu_id_fast())
-			did += ptp_pdelay_tick(&tc_pd[p], now);
+	for (int l = 0; l < FWD_LINKS; l++)
+		if (tc_pd[l].nic && tc_pd_port[l]->tx_owner[0] == cpu_id_fast())
+			did += ptp_pdelay_tick(&tc_pd[l], now);
 	return did;
 }
 
@@ -600,18 +667,20 @@ static uint64_t tc_sum(int port, uint64_t sum[TC_N])
 	return max;
 }
 
-void fwd_tc_show(int port, const char *name)
+void fwd_tc_show(int link, const char *name)
 {
-	if (!fwd_ptp_tc)
+	const struct ptp_port *pp = &tc_pd[link];
+	if (!fwd_ptp_tc || (link >= NIC_MAX_PORTS && !pp->nic))
 		return;
-	uint64_t sum[TC_N], max = tc_sum(port, sum);
 	printf("fwd %s ptp_tc %s:", name, tc_choices[fwd_ptp_tc]);
-	for (int i = 0; i < TC_residence_ns; i++)
-		printf(" %s %lu", tc_names[i], (unsigned long)sum[i]);
-	uint64_t n = sum[TC_sync] + sum[TC_delay_req] + sum[TC_follow_up];
-	printf(" residence_mean_ns %lu residence_max_ns %lu", (unsigned long)(n ? sum[TC_residence_ns] / n : 0),
-	       (unsigned long)max);
-	const struct ptp_port *pp = &tc_pd[port];
+	if (link < NIC_MAX_PORTS) {	/* a sub-interface's messages count on its port */
+		uint64_t sum[TC_N], max = tc_sum(link, sum);
+		for (int i = 0; i < TC_residence_ns; i++)
+			printf(" %s %lu", tc_names[i], (unsigned long)sum[i]);
+		uint64_t n = sum[TC_sync] + sum[TC_delay_req] + sum[TC_follow_up];
+		printf(" residence_mean_ns %lu residence_max_ns %lu", (unsigned long)(n ? sum[TC_residence_ns] / n : 0),
+		       (unsigned long)max);
+	}
 	if (fwd_ptp_tc == FWD_TC_P2P && pp->nic)
 		printf(" peer_delay_ns %ld pdelay_samples %lu tx_pdelay_req %lu tx_pdelay_resp %lu"
 		       " neighbor_rate_offset_ppb %ld rate_ratio_out_of_range %lu",

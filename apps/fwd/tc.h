@@ -1,5 +1,5 @@
 /* fwd's transparent clock (IEEE 1588-2008 10.2, 10.3, 11.5): ptp_tc=e2e
- * or p2p on an L2 pair (e2e also on routed ports) adds each PTP event
+ * or p2p on an L2 pair or the routed links adds each PTP event
  * message's residence time (p2p: a Sync's, plus the ingress link's delay)
  * to its correctionField (apps/fwd/tc.c). */
 #ifndef FWD_TC_H
@@ -26,21 +26,36 @@ void fwd_tc_port_init(struct nic *nic);
  * took (the caller frees the rest). Called in place of tx_burst only when
  * fwd_ptp_tc is on. */
 int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n);
-/* ptp_tc=e2e on a routed port: turn its clock's hardware timestamps on
- * (RX: Sync; TX), if it has one, for the TC's ingress times. */
-void fwd_tc_route_init(struct nic *nic);
-/* ptp_tc=e2e: routed frame p, received on port in (the port of a VLAN
- * sub-interface) in the burst that started at TSC rx_tsc, about to be sent
- * out of port out untagged: if a PTP event message (UDP/IPv4 or IPv6),
- * its residence added as fwd_tc_tx does, egress time the TSC now (a
- * two-step Sync's kept for its Follow_Up), the UDP checksum updated. */
-void fwd_tc_route(struct nic *in, struct nic *out, struct pkt *p, uint64_t rx_tsc);
-/* p2p: the Pdelay requests and pending answers of the ports whose TX queue
- * 0 this core sends on (fwd's idle hook); returns 1 if it did anything. */
+/* ptp_tc= on routed link link (a port with an address, or a VLAN
+ * sub-interface; its NIC lnic, on port): port's clock's hardware
+ * timestamps on (RX: Sync; TX), if it has one, for the TC's ingress
+ * times; p2p: the link's peer delay started, port joined to the Pdelay
+ * groups, sending from ip4 (UDPv4, host order) or ll6 (UDPv6, the link's
+ * link-local address); a link without the address its network_transport
+ * needs (0, all zero) runs none, and the boot says so. */
+void fwd_tc_route_init(int link, struct nic *lnic, struct nic *port, uint32_t ip4, const uint8_t ll6[16]);
+/* ptp_tc=e2e|p2p: routed frame p, received on link (a port or a VLAN
+ * sub-interface) of port in in the burst that started at TSC rx_tsc,
+ * about to be sent out of port out untagged: if a PTP event message
+ * (UDP/IPv4 or IPv6), its residence (p2p: plus the ingress link's delay)
+ * added as fwd_tc_tx does, egress time the TSC now (a two-step Sync's
+ * kept for its Follow_Up), the UDP checksum updated. */
+void fwd_tc_route(int link, struct nic *in, struct nic *out, struct pkt *p, uint64_t rx_tsc);
+/* ptp_tc=p2p: frame p received on routed link (of port in) at TSC
+ * rx_tsc, untagged: 1 if it is a Pdelay message to the link's Pdelay
+ * group (01-80-C2-00-00-0E, 224.0.0.107 or ff02::6b), taken by the link's
+ * peer delay (answered, or measured with; pdelay_unserved where it runs
+ * none or on another core) and freed: the caller counts it local. 0: the
+ * router's as any frame. */
+int fwd_tc_route_local(int link, struct nic *in, struct pkt *p, uint64_t rx_tsc);
+/* p2p: the Pdelay requests and pending answers of the links whose port's
+ * TX queue 0 this core sends on (fwd's idle hook); returns 1 if it did
+ * anything. */
 int fwd_tc_idle(void);
-/* `fwd` line of port's TC counters (p2p: its link delay and Pdelay
- * exchanges), if the TC is on. */
-void fwd_tc_show(int port, const char *name);
+/* `fwd` line of link's TC counters (a port's: the messages that came in
+ * on it and its sub-interfaces) and, p2p, its link delay and Pdelay
+ * exchanges, if the TC is on. */
+void fwd_tc_show(int link, const char *name);
 /* fwd's /metrics families of the TC (if on) for the ports with run[p]:
  * fwd_ptp_tc_total{port,event} (the `fwd` line's counters),
  * fwd_ptp_tc_residence_seconds_total, fwd_ptp_tc_residence_max_seconds;

@@ -32,22 +32,24 @@ void l3_tx_per_core_init(void)
 		       "which sends on queue N (queues=%d: a TX queue per core)\n", least, ncpus, ncpus);
 }
 
-/* ptp_tc=e2e: the routed frames of b (to go out of link) given their
+/* ptp_tc=: the routed frames of b (to go out of link) given their
  * residence (tc.c). Not inlined: only the TC's bursts pay for it. */
 static void __attribute__((noinline)) tc_route(int link, struct txb *b)
 {
 	struct l3_core *c = l3_me();
 	struct nic *out = l3_link_port(link);
-	for (int i = 0; i < b->n; i++)
+	for (int i = 0; i < b->n; i++) {
+		int in = b->mixed ? b->in[i] : c->in;
 		if (!b->mixed || b->kind[i] == TX_FWD)
-			fwd_tc_route(l3_link_port(b->mixed ? b->in[i] : c->in), out, b->p[i], c->rx_tsc);
+			fwd_tc_route(in, l3_link_port(in), out, b->p[i], c->rx_tsc);
+	}
 }
 
 void l3_tx_flush(int port)
 {
 	struct txb *b = &l3_me()->tx[port];
 	struct nic *out = l3_nics[port];
-	if (__builtin_expect(fwd_ptp_tc == FWD_TC_E2E, 0))
+	if (__builtin_expect(fwd_ptp_tc != FWD_TC_OFF, 0))
 		tc_route(port, b);
 	int sent = b->n ? out->ops->tx_burst(out, l3_me()->q % out->nqueues, b->p, b->n) : 0;
 	if (!b->mixed) {	/* the common batch: frames routed from the burst's port */

@@ -154,6 +154,9 @@ static int setup(void **state)
 	clk_out.tx.seq = 0;
 	memset(tc_dreqs, 0, sizeof(tc_dreqs));
 	memset(tc_dreq_next, 0, sizeof(tc_dreq_next));
+	memset(tc_pd, 0, sizeof(tc_pd));
+	memset(tc_pd_port, 0, sizeof(tc_pd_port));
+	ptp_conf.transport = PTP_L2;
 	return 0;
 }
 
@@ -553,10 +556,18 @@ static void test_p2p(void **state)
 	assert_int_equal(forwarded, 4);
 }
 
-/* One p2p exchange of port0 with its neighbour: port0's Pdelay_Req sent
- * at t1 (its tick, a second on), the neighbour's two-step answer
- * received at t4 = t1 + turn, with t2 and t3 = t2 + 2000 in its clock. */
-static void exchange(uint8_t *buf, int64_t t1, int64_t turn, int64_t t2)
+/* The Pdelay message p, received on routed link 0 (port0), taken by it
+ * (fwd_tc_route_local): never forwarded. */
+static int routed_local(struct pkt *p)
+{
+	return fwd_tc_route_local(0, &nic_in, p, fuzz_tsc);
+}
+
+/* One p2p exchange of port0 (an L2 pair's, or routed link 0) with its
+ * neighbour: port0's Pdelay_Req sent at t1 (its tick, a second on), the
+ * neighbour's two-step answer received at t4 = t1 + turn, with t2 and
+ * t3 = t2 + 2000 in its clock. */
+static void exchange_on(uint8_t *buf, int64_t t1, int64_t turn, int64_t t2, int routed)
 {
 	struct ptp_port *pp = &tc_pd[0];
 	nsent = 0;
@@ -572,12 +583,17 @@ static void exchange(uint8_t *buf, int64_t t1, int64_t turn, int64_t t2)
 	p->len = (uint16_t)ptp_frame_build(buf, PTP_L2, mac, 0, m.msg_type, ptp_build(buf + hl, 256 - hl, &m));
 	sw_calls = 0;
 	fuzz_tsc = (uint64_t)(t1 + turn - 100 - IN_AHEAD);	/* t4: its one software stamp */
-	assert_int_equal(run_p2p(p), 0);
+	assert_int_equal(routed ? !routed_local(p) : run_p2p(p), 0);
 	m.msg_type = PTP_PDELAY_RESP_FOLLOW_UP;
 	m.flags = 0;
 	m.ts = ptp_ts_from_ns(t2 + 2000);
 	p->len = (uint16_t)ptp_frame_build(buf, PTP_L2, mac, 0, m.msg_type, ptp_build(buf + hl, 256 - hl, &m));
-	assert_int_equal(run_p2p(p), 0);
+	assert_int_equal(routed ? !routed_local(p) : run_p2p(p), 0);
+}
+
+static void exchange(uint8_t *buf, int64_t t1, int64_t turn, int64_t t2)
+{
+	exchange_on(buf, t1, turn, t2, 0);
 }
 
 /* A Sync (flags) whose hardware RX stamp is 10 ms before its egress. */
@@ -705,7 +721,7 @@ static void test_routed(void **state)
 	struct pkt *p = frame(buf, PTP_UDP4, PTP_DELAY_REQ, 1, 0, 3ll << 16);
 	uint8_t *ip = buf + ETH_HLEN, *udp = ip + IPV4_HLEN;
 	uint16_t ulen = udp_csum_set(ip, udp, pseudo);
-	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	fwd_tc_route(0, &nic_in, &nic_out, p, fuzz_tsc);
 	assert_int_equal(correction(p, PTP_UDP4), (3 + 100) << 16);
 	assert_int_equal(inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)), 0);
 	p = frame(buf, PTP_UDP4, PTP_SYNC, 2, 0, 0);
@@ -713,24 +729,24 @@ static void test_routed(void **state)
 	p->tstamp = 4000;
 	conv_offset = fuzz_tsc - 4000 - 50;	/* 50 ns before the burst's TSC; egress its third stamp: +300 */
 	udp_csum_set(ip, udp, pseudo);
-	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	fwd_tc_route(0, &nic_in, &nic_out, p, fuzz_tsc);
 	assert_int_equal(correction(p, PTP_UDP4), 350ll << 16);
 	assert_int_equal(inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)), 0);
 	assert_int_equal(counts()->count[TC_sync], 1);
 	assert_int_equal(counts()->count[TC_rx_hwtstamp], 1);
 	p = frame(buf, PTP_UDP6, PTP_SYNC, 3, PTP_FLAG_TWO_STEP, 0);
 	memcpy(before, buf, sizeof(buf));
-	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	fwd_tc_route(0, &nic_in, &nic_out, p, fuzz_tsc);
 	assert_memory_equal(buf, before, sizeof(buf));
 	assert_false(p->flags & PKT_TX_TSTAMP);
 	p = frame(buf, PTP_UDP6, PTP_FOLLOW_UP, 3, 0, 1ll << 16);
-	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	fwd_tc_route(0, &nic_in, &nic_out, p, fuzz_tsc);
 	assert_int_equal(correction(p, PTP_UDP6), (1 + 100) << 16);
 	assert_true(udp6_csum_ok(buf));
 	p = frame(buf, PTP_UDP4, PTP_DELAY_REQ, 4, 0, 0);
 	buf[ETH_HLEN + 9] = 6;	/* TCP to port 319 */
 	memcpy(before, buf, sizeof(buf));
-	fwd_tc_route(&nic_in, &nic_out, p, fuzz_tsc);
+	fwd_tc_route(0, &nic_in, &nic_out, p, fuzz_tsc);
 	assert_memory_equal(buf, before, sizeof(buf));
 	assert_int_equal(counts()->count[TC_delay_req], 1);
 	assert_int_equal(counts()->count[TC_follow_up], 1);
@@ -738,6 +754,96 @@ static void test_routed(void **state)
 	assert_int_equal(counts()->count[TC_tx_hwtstamp], 0);
 	assert_int_equal(counts()->count[TC_rx_swtstamp], 2);
 	assert_int_equal(counts()->residence_max, 350);
+	assert_int_equal(flagged + forwarded + bursts, 0);
+}
+
+/* Routed ptp_tc=p2p over UDPv4: link 0 (port0, 10.0.0.254) answers a
+ * Pdelay_Req sent to 224.0.0.107, and one over L2 and over UDPv6 (each
+ * to its transport's Pdelay group), from its address; a Pdelay_Req to
+ * another MAC (unicast: routed through) and a Sync are not the link's;
+ * link 0 measures its link (4050 ns, as test_p2p) with its own
+ * Pdelay_Req. A routed one-step Sync over UDPv4 gets residence + 4050 ns
+ * (its checksum right), a two-step one over UDPv6 the same in its
+ * Follow_Up; a routed Delay_Req and a routed Pdelay_Req (unicast, to a
+ * host beyond) pass unchanged. A VLAN sub-interface without an IPv4
+ * address runs no peer delay: its Pdelay messages end counted
+ * pdelay_unserved, nothing sent, and a Sync in on it gets its residence
+ * alone (no_peer_delay). */
+static void test_routed_p2p(void **state)
+{
+	(void)state;
+	uint8_t buf[256], before[256], pseudo[12];
+	static const uint8_t none[16];
+	static struct nic vlan = { .port = NIC_MAX_PORTS, .name = "port0.100" };
+	fwd_ptp_tc = FWD_TC_P2P;
+	ptp_conf.transport = PTP_UDP4;
+	fwd_tc_route_init(0, &nic_in, &nic_in, 0x0a0000fe, none);
+	fwd_tc_route_init(NIC_MAX_PORTS, &vlan, &nic_in, 0, none);
+	struct ptp_port *pp = &tc_pd[0];
+	assert_ptr_equal(pp->nic, &nic_in);
+	assert_int_equal(pp->ip, 0x0a0000fe);
+	assert_null(tc_pd[NIC_MAX_PORTS].nic);
+	struct pkt *p = frame(buf, PTP_UDP4, PTP_PDELAY_REQ, 40, 0, 0);
+	assert_int_equal(get32(buf + ETH_HLEN + 16), 0xe000006b);	/* 224.0.0.107 */
+	assert_int_equal(routed_local(p), 1);
+	assert_int_equal(p->len, 0);	/* freed */
+	assert_int_equal(routed_local(frame(buf, PTP_L2, PTP_PDELAY_REQ, 41, 0, 0)), 1);
+	assert_int_equal(routed_local(frame(buf, PTP_UDP6, PTP_PDELAY_REQ, 42, 0, 0)), 1);
+	assert_int_equal(nsent, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(sent[i].msg_type, PTP_PDELAY_RESP);
+		assert_int_equal(sent[i].seq, 40 + i);
+	}
+	p = frame(buf, PTP_UDP4, PTP_PDELAY_REQ, 43, 0, 0);
+	memcpy(buf, mac_of_port0, 6);	/* unicast to the router's MAC: routed, not the link's */
+	assert_int_equal(routed_local(p), 0);
+	assert_int_equal(routed_local(frame(buf, PTP_UDP4, PTP_SYNC, 44, 0, 0)), 0);
+	assert_int_equal(nsent, 3);
+	assert_int_equal(counts()->count[TC_pdelay], 3);
+	/* the link measured: port0's Pdelay_Req, the neighbour's answer */
+	exchange_on(buf, 1000000 + IN_AHEAD - 10000, 10100, 5000, 1);
+	assert_true(pp->have_peer_delay);
+	assert_int_equal(pp->peer_delay, 4050);
+	assert_int_equal(counts()->count[TC_pdelay], 5);
+	/* routed Syncs: residence + the ingress link's delay */
+	sw_calls = 0;
+	p = frame(buf, PTP_UDP4, PTP_SYNC, 50, 0, 0);
+	uint8_t *ip = buf + ETH_HLEN, *udp = ip + IPV4_HLEN;
+	uint16_t ulen = udp_csum_set(ip, udp, pseudo);
+	fwd_tc_route(0, &nic_in, &nic_out, p, fuzz_tsc);
+	assert_int_equal(correction(p, PTP_UDP4), (100ll + 4050) << 16);
+	assert_int_equal(inet_csum_fold(inet_sum(pseudo, 12) + inet_sum(udp, ulen)), 0);
+	fwd_tc_route(0, &nic_in, &nic_out, frame(buf, PTP_UDP6, PTP_SYNC, 51, PTP_FLAG_TWO_STEP, 0), fuzz_tsc);
+	p = frame(buf, PTP_UDP6, PTP_FOLLOW_UP, 51, 0, 1 << 16);
+	fwd_tc_route(0, &nic_in, &nic_out, p, fuzz_tsc);
+	assert_int_equal(correction(p, PTP_UDP6), (1 + 100ll + 4050) << 16);
+	assert_true(udp6_csum_ok(buf));
+	p = frame(buf, PTP_UDP4, PTP_DELAY_REQ, 52, 0, 0);
+	memcpy(before, buf, sizeof(buf));
+	fwd_tc_route(0, &nic_in, &nic_out, p, fuzz_tsc);
+	assert_memory_equal(buf, before, sizeof(buf));
+	p = frame(buf, PTP_UDP4, PTP_PDELAY_REQ, 53, 0, 0);
+	memcpy(buf, mac_of_port0, 6);
+	memcpy(before, buf, sizeof(buf));
+	nsent = 0;
+	fwd_tc_route(0, &nic_in, &nic_out, p, fuzz_tsc);
+	assert_memory_equal(buf, before, sizeof(buf));
+	assert_int_equal(nsent, 0);
+	assert_int_equal(counts()->count[TC_sync], 1);
+	assert_int_equal(counts()->count[TC_follow_up], 1);
+	assert_int_equal(counts()->count[TC_delay_req], 0);
+	assert_int_equal(counts()->count[TC_no_peer_delay], 0);
+	/* the sub-interface without an address */
+	assert_int_equal(fwd_tc_route_local(NIC_MAX_PORTS, &nic_in, frame(buf, PTP_UDP4, PTP_PDELAY_REQ, 60, 0, 0), fuzz_tsc), 1);
+	assert_int_equal(counts()->count[TC_pdelay_unserved], 1);
+	assert_int_equal(nsent, 0);
+	sw_calls = 0;
+	p = frame(buf, PTP_UDP4, PTP_SYNC, 61, 0, 0);
+	fwd_tc_route(NIC_MAX_PORTS, &nic_in, &nic_out, p, fuzz_tsc);
+	assert_int_equal(correction(p, PTP_UDP4), 100ll << 16);
+	assert_int_equal(counts()->count[TC_no_peer_delay], 1);
+	assert_int_equal(counts()->count[TC_pdelay], 5);
+	assert_int_equal(counts()->count[TC_pdelay_refused], 0);
 	assert_int_equal(flagged + forwarded + bursts, 0);
 }
 
@@ -782,6 +888,7 @@ int main(void)
 		cmocka_unit_test_setup(test_metrics, setup),
 		cmocka_unit_test_setup(test_udp6, setup),
 		cmocka_unit_test_setup(test_routed, setup),
+		cmocka_unit_test_setup(test_routed_p2p, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
