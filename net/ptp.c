@@ -189,6 +189,9 @@ enum ptp_err ptp_parse(const uint8_t *buf, size_t len, struct ptp_msg *m)
 	enum ptp_err e = parse_tlvs(tlv, m->length - PTP_HLEN - body, m);
 	if (e == PTP_OK && m->msg_type == PTP_MANAGEMENT)
 		e = parse_mgmt_tlv(tlv, m->length - PTP_HLEN - body, &m->mgmt);
+	int at = e == PTP_OK && m->msg_type == PTP_FOLLOW_UP ? ptp_follow_up_rate_offset(buf, len) : -1;
+	if (at >= 0)
+		m->rate_offset = (int32_t)get32(buf + at);
 	return e;
 }
 
@@ -274,13 +277,14 @@ size_t ptp_build(uint8_t *buf, size_t cap, const struct ptp_msg *m)
 static const uint8_t fui_head[10] = { 0x00, 0x03, 0x00, 28, 0x00, 0x80, 0xc2, 0x00, 0x00, 0x01 };
 #define FUI_AT (PTP_HLEN + 10)	/* after the Follow_Up's preciseOriginTimestamp */
 
-int ptp_put_follow_up_info(uint8_t *buf, size_t cap, size_t *len)
+int ptp_put_follow_up_info(uint8_t *buf, size_t cap, size_t *len, int32_t rate_offset)
 {
 	if (*len + PTP_FOLLOW_UP_INFO_LEN > cap || *len < PTP_HLEN)
 		return -1;
 	uint8_t *t = buf + *len;
 	memcpy(t, fui_head, sizeof(fui_head));
 	memset(t + sizeof(fui_head), 0, PTP_FOLLOW_UP_INFO_LEN - sizeof(fui_head));
+	put32(t + sizeof(fui_head), (uint32_t)rate_offset);
 	*len += PTP_FOLLOW_UP_INFO_LEN;
 	put16(buf + 2, (uint16_t)*len);
 	return 0;

@@ -128,6 +128,8 @@ struct ptp_msg {
 	struct ptp_port_id requesting;	/* Delay_Resp, Pdelay_Resp, Pdelay_Resp_Follow_Up */
 	struct ptp_announce announce;	/* Announce */
 	struct ptp_mgmt mgmt;		/* Management */
+	int32_t rate_offset;		/* Follow_Up: its 802.1AS follow-up information TLV's
+					 * cumulativeScaledRateOffset, 0 without one */
 	uint16_t tlvs;			/* TLVs after the body */
 	uint16_t unknown_tlvs;		/* of which of a type not named above (ignored, 14.1.1) */
 };
@@ -175,12 +177,13 @@ static inline int ptp_has_requesting(uint8_t msg_type)
 }
 
 /* 802.1AS-2011 11.4.4.3: the follow-up information TLV (an organization
- * extension, 00-80-C2 subtype 1) a gPTP Follow_Up carries, here with a
- * grandmaster's values (rate offset, time base, phase and frequency
- * changes all 0), appended at buf + *len: messageLength (bytes 2-3) and
- * *len grow by its 32 bytes. Returns 0, or -1 if cap is too small. */
+ * extension, 00-80-C2 subtype 1) a gPTP Follow_Up carries, with
+ * cumulativeScaledRateOffset rate_offset ((rateRatio - 1) * 2^41) and
+ * the time base, phase and frequency changes 0, appended at buf + *len:
+ * messageLength (bytes 2-3) and *len grow by its 32 bytes. Returns 0, or
+ * -1 if cap is too small. */
 #define PTP_FOLLOW_UP_INFO_LEN 32
-int ptp_put_follow_up_info(uint8_t *buf, size_t cap, size_t *len);
+int ptp_put_follow_up_info(uint8_t *buf, size_t cap, size_t *len, int32_t rate_offset);
 
 /* Where a Follow_Up's 802.1AS follow-up information TLV keeps its
  * cumulativeScaledRateOffset (Integer32, (rateRatio - 1) * 2^41,
@@ -193,6 +196,13 @@ int ptp_follow_up_rate_offset(const uint8_t *msg, size_t len);
 static inline int64_t ptp_rate_apply(int64_t ns, int64_t off)
 {
 	return ns + (int64_t)(((__int128)ns * off) >> 41);
+}
+
+/* The rate offset of two rates in a row, each given as (rate - 1) * 2^41:
+ * (1 + a / 2^41) * (1 + b / 2^41) as the same (rounded down). */
+static inline int64_t ptp_rate_compose(int64_t a, int64_t b)
+{
+	return a + b + (int64_t)(((__int128)a * b) >> 41);
 }
 
 /* ns <-> Timestamp. */

@@ -134,7 +134,7 @@ static void fwd_tc_routed_init(void)
 			fwd_tc_route_init(l, l3_nics[l], l3_link_port(l), ifaddrs[l].v4.addr, ifaddrs[l].ll6);
 		}
 	if (routed)
-		printf("fwd: routed links: %s transparent clock (ptp_tc=%s) on PTP/UDP event messages%s\n",
+		printf("fwd: routed ports: %s transparent clock (ptp_tc=%s) on PTP/UDP event messages%s\n",
 		       fwd_ptp_tc == FWD_TC_E2E ? "end-to-end" : "peer-to-peer", fwd_ptp_tc == FWD_TC_E2E ? "e2e" : "p2p",
 		       fwd_ptp_tc == FWD_TC_P2P ? "; each link answers Pdelay" : "");
 }

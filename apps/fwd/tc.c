@@ -417,7 +417,7 @@ static void follow_up(struct tc_port *t, uint8_t *msg, size_t len, int udp, int6
 	int64_t rate = s->nrr, link = s->link;
 	if (at >= 0) {
 		int64_t cum = (int32_t)get32(msg + at);
-		rate = cum + s->nrr + (int64_t)(((__int128)cum * s->nrr) >> 41);
+		rate = ptp_rate_compose(cum, s->nrr);
 		rate = rate > INT32_MAX ? INT32_MAX : rate < INT32_MIN ? INT32_MIN : rate;
 		link = ptp_rate_apply(link, cum);
 	}

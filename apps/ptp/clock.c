@@ -13,7 +13,9 @@
  * Announce origin) is its stamp converted to the slave port's clock through
  * both clocks' TSC cross-timestamps (phc_convert). The error this adds is
  * the two cross-timestamps' windows plus each clock's drift from its rate
- * since its last cross-timestamp (re-taken after 10 ms).
+ * since its last cross-timestamp (re-taken after 10 ms). The same model
+ * gives the 802.1AS Follow_Up's cumulativeScaledRateOffset on the master
+ * ports (ptp_clock_rate_offset).
  */
 #include <stdio.h>
 #include <string.h>
@@ -50,6 +52,17 @@ int64_t ptp_clock_ns(struct ptp_port *pp, int64_t ns)
 	if (!tb)
 		tb = ptp_clock.port[0];
 	return phc_convert(pp->clk, ns, tb->clk);
+}
+
+int32_t ptp_clock_rate_offset(const struct ptp_port *pp)
+{
+	const struct ptp_port *s = ptp_clock_slave();
+	if (!s)
+		return 0;
+	/* s's clock's rate over pp's, less 1, in 2^-41 (|ppb| < 10^9: no overflow) */
+	int64_t clk = (int64_t)((double)(s->clk->ppb - pp->clk->ppb) / (1e9 + (double)pp->clk->ppb) * 0x1p41);
+	int64_t r = ptp_rate_compose(ptp_rate_compose(s->up_rate_offset, s->nrr), clk);
+	return r > INT32_MAX ? INT32_MAX : r < INT32_MIN ? INT32_MIN : (int32_t)r;
 }
 
 static uint64_t announce_timeout(void)

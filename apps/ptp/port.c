@@ -344,6 +344,7 @@ static void rx_follow_up(struct ptp_port *pp, const struct ptp_msg *m)
 		return;
 	}
 	count(pp, PC_follow_up);
+	pp->up_rate_offset = m->rate_offset;
 	synchronize(pp, ptp_ts_to_ns(m->ts) + pp->sync_corr + (m->correction >> 16), pp->t2);
 }
 

@@ -216,7 +216,7 @@ int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *s
 	m->transport_specific = (uint8_t)ptp_conf.transport_specific;
 	size_t ml = ptp_build(p->data + hl, PKT_BUF_SIZE - hl, m);
 	if (ptp_conf.transport_specific == PTP_TS_8021AS && m->msg_type == PTP_FOLLOW_UP)
-		ptp_put_follow_up_info(p->data + hl, PKT_BUF_SIZE - hl, &ml);
+		ptp_put_follow_up_info(p->data + hl, PKT_BUF_SIZE - hl, &ml, ptp_clock_rate_offset(pp));
 	uint8_t ip4[4];
 	put32(ip4, pp->ip);
 	p->len = (uint16_t)ptp_frame_build(p->data, t, nic->mac, t == PTP_UDP6 ? pp->ip6 : ip4, m->msg_type, ml);

@@ -139,6 +139,8 @@ struct ptp_port {
 	uint16_t dreq_seq;
 	uint32_t dreq_txseq;		/* phc TX request, 0: software stamp */
 	int64_t pair_t1c, pair_t2;	/* the last complete Sync: t1 + corrections, t2 */
+	int32_t up_rate_offset;		/* the parent's last Follow_Up's cumulativeScaledRateOffset
+					 * (802.1AS 11.4.4.3), 0 without the TLV */
 	int have_pair;
 	int64_t t1c, t2c, t3, t4c;	/* the pair a Delay_Req goes with; t3; t4 - correction */
 	int have_t3, have_t4;
@@ -222,6 +224,16 @@ int64_t ptp_clock_ns(struct ptp_port *pp, int64_t ns);
  * PASSIVE while it hears the other (within announceReceiptTimeout), so
  * one of them serves the segment. Counted as announce_own_clock. */
 void ptp_clock_own_announce(struct ptp_port *pp, const struct ptp_msg *m, uint64_t now);
+/* 802.1AS-2011 11.4.4.3: the cumulativeScaledRateOffset master port pp
+ * sends in its Follow_Up's TLV, (rateRatio - 1) * 2^41 with rateRatio the
+ * grandmaster's frequency over pp's clock's (the one its Pdelay answers
+ * are stamped in, which the neighbour's neighborRateRatio measures): 0
+ * while this clock is the grandmaster; else through the slave port s,
+ * the parent's own offset (its Follow_Up's TLV) times s's
+ * neighborRateRatio times s's clock's rate over pp's (their frequency
+ * adjustments: phc_convert's model, each clock's TSC rate scaled by its
+ * ppb), clamped to an Integer32. */
+int32_t ptp_clock_rate_offset(const struct ptp_port *pp);
 /* State decision (9.3.3, figure 26) over all ports: Erbest per port, Ebest
  * of the clock, each port SLAVE (the one holding Ebest), MASTER or PASSIVE. */
 void ptp_clock_decide(uint64_t now);

@@ -645,7 +645,7 @@ static void test_p2p_rate_ratio(void **state)
 	p = frame(buf, PTP_L2, PTP_FOLLOW_UP, 61, 0, 0);
 	size_t hl = ptp_frame_hlen(PTP_L2), ml = get16(buf + hl + 2);
 	assert_int_equal(ptp_follow_up_rate_offset(buf + hl, ml), -1);
-	assert_int_equal(ptp_put_follow_up_info(buf + hl, 256 - hl, &ml), 0);
+	assert_int_equal(ptp_put_follow_up_info(buf + hl, 256 - hl, &ml, 0), 0);
 	int at = ptp_follow_up_rate_offset(buf + hl, ml);
 	assert_int_equal(at, 54);
 	put32(buf + hl + at, (uint32_t)-109951162);

@@ -638,7 +638,7 @@ static void profile_capture(const char *path, uint8_t tsp, const int want[16], i
 		assert_memory_equal(out, fr.msg, 2);	/* all but messageLength */
 		assert_memory_equal(out + 4, fr.msg + 4, n - 4);
 		if (tsp == 1 && m.msg_type == PTP_FOLLOW_UP) {	/* a grandmaster's follow-up information TLV */
-			assert_int_equal(ptp_put_follow_up_info(out, sizeof(out), &n), 0);
+			assert_int_equal(ptp_put_follow_up_info(out, sizeof(out), &n, 0), 0);
 			assert_int_equal(n, m.length);
 			assert_memory_equal(out, fr.msg, n);
 		}

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 #include "apps/ptp/clock.c"
 #include "apps/ptp/port.c"
+#include "net/bytes.h"
 
 #define NP 3
 #define SEC 1000000000ull
@@ -282,6 +283,46 @@ static void test_slave_moves(void **state)
 	assert_memory_equal(ptp_clock_parent()->ds.gm_id, gm_a, 8);
 }
 
+/* 802.1AS-2011 11.4.4.3, the Follow_Up TLV's cumulativeScaledRateOffset a
+ * master port sends: 0 while the clock is its own grandmaster; as a
+ * boundary clock, the grandmaster's rate over the master port's clock:
+ * the parent's offset (its Follow_Up's TLV, parsed: -50 ppm,
+ * -109951162) times the slave port's neighborRateRatio (+100 ppm,
+ * 219902325) times the slave port's clock over port 2's (-30 ppm against
+ * +20 ppm: -109948963), -14293 (Python's integers; the ratio
+ * 0.9999999935); the TLV built and parsed back with it. */
+static void test_gptp_rate_offset(void **state)
+{
+	(void)state;
+	uint8_t buf[128];
+	assert_int_equal(ptp_clock_rate_offset(&port[1]), 0);
+	struct ptp_msg a = announce(gm_a, 1, gm_a, 100, 0);
+	hear(0, &a);
+	assert_ptr_equal(ptp_clock_slave(), &port[0]);
+	struct ptp_msg m = { .msg_type = PTP_SYNC, .version = 2, .flags = PTP_FLAG_TWO_STEP, .seq = 9,
+			     .source = a.source };
+	ptp_port_rx(&port[0], &m, (int64_t)test_now);
+	m.msg_type = PTP_FOLLOW_UP;
+	m.flags = 0;
+	m.ts = ptp_ts_from_ns((int64_t)test_now);
+	size_t n = ptp_build(buf, sizeof(buf), &m);
+	assert_int_equal(ptp_put_follow_up_info(buf, sizeof(buf), &n, -109951162), 0);
+	assert_int_equal(ptp_parse(buf, n, &m), PTP_OK);
+	assert_int_equal(m.rate_offset, -109951162);
+	ptp_port_rx(&port[0], &m, 0);
+	assert_int_equal(port[0].rx_count[PC_follow_up], 1);
+	assert_int_equal(port[0].up_rate_offset, -109951162);
+	assert_int_equal(ptp_clock_rate_offset(&port[1]), -109951162);	/* same rates, nrr 1 */
+	port[0].nrr = 219902325;
+	tclk[0].ppb = -30000;
+	tclk[2].ppb = 20000;
+	assert_int_equal(ptp_clock_rate_offset(&port[2]), -14293);
+	n = ptp_build(buf, sizeof(buf), &m);
+	assert_int_equal(ptp_put_follow_up_info(buf, sizeof(buf), &n, ptp_clock_rate_offset(&port[2])), 0);
+	assert_int_equal((int32_t)get32(buf + ptp_follow_up_rate_offset(buf, n)), -14293);
+	tclk[0].ppb = tclk[2].ppb = 0;
+}
+
 /* ptp_role=slave: a port hearing its own clock stays LISTENING. */
 static void test_own_loop_slave_only(void **state)
 {
@@ -301,6 +342,7 @@ int main(void)
 		cmocka_unit_test_setup(test_own_loop_while_slave, setup),
 		cmocka_unit_test_setup(test_slave_moves, setup),
 		cmocka_unit_test_setup(test_own_loop_slave_only, setup),
+		cmocka_unit_test_setup(test_gptp_rate_offset, setup),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }
