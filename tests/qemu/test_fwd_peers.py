@@ -3,8 +3,10 @@ test, each holding a tap device wired to one appliance port, with an
 address and a route via the appliance; Debian's ping and iperf3 (UDP at a
 bounded rate, and TCP, each for a bounded time) run from one namespace to
 the other, then linuxptp's ptp4l, master in one and slave in the other,
-unicast over UDPv4 through the router with ptp_tc=e2e. Needs root (ip netns, tap devices); only addresses inside the
-namespaces are used."""
+unicast over UDPv4 through the router with ptp_tc=e2e; and in a boot of
+its own ptp4l -P (peer delay) through the router with ptp_tc=p2p, each
+routed port answering its neighbour's Pdelay. Needs root (ip netns, tap
+devices); only addresses inside the namespaces are used."""
 import json
 import os
 import re
@@ -71,15 +73,16 @@ def ptp4l(ns, *args):
     return p, lines
 
 
-def ptp4l_through_router(q, master, slave, master_ip):
+def ptp4l_through_router(q, master, slave, master_ip, margs=(), sargs=()):
     """A ptp4l master in peer master's namespace, a slave-only ptp4l in
-    slave's asking it for unicast Announce, Sync and Delay_Resp: the
-    slave's lines once it has printed 4 offsets (up to 60 s after start)."""
+    slave's asking it for unicast Announce, Sync and Delay_Resp (margs,
+    sargs: more options of each): the slave's lines once it has printed 4
+    offsets (up to 60 s after start)."""
     with tempfile.NamedTemporaryFile("w", suffix=".cfg") as cfg:
         cfg.write(PTP4L_SLAVE_CFG.format(master=master_ip, iface=slave.tap))
         cfg.flush()
-        pm, _ = ptp4l(master.ns, "-i", master.tap, "--unicast_listen", "1", "--priority1", "1")
-        ps, lines = ptp4l(slave.ns, "-f", cfg.name)
+        pm, _ = ptp4l(master.ns, "-i", master.tap, "--unicast_listen", "1", "--priority1", "1", *margs)
+        ps, lines = ptp4l(slave.ns, "-f", cfg.name, *sargs)
         try:
             with q.pumping():
                 end = time.monotonic() + 60
@@ -98,8 +101,8 @@ def ptp4l_through_router(q, master, slave, master_ip):
 
 def tc_counters(q):
     """The transparent clock's line of each port of `fwd`: {port: {name: int}}."""
-    return {int(p): {k: int(v) for k, v in re.findall(r"(\w+) (\d+)", body)}
-            for p, body in re.findall(r"fwd port(\d) ptp_tc e2e: ([^\r\n]*)", q.shell("fwd"))}
+    return {int(p): {k: int(v) for k, v in re.findall(r"(\w+) (-?\d+)", body)}
+            for p, body in re.findall(r"fwd port(\d) ptp_tc (?:e2e|p2p): ([^\r\n]*)", q.shell("fwd"))}
 
 
 def test_ping_and_iperf3_through_router(peers):
@@ -160,3 +163,47 @@ def test_ping_and_iperf3_through_router(peers):
         assert p["rx"] == p["forwarded"] + p["local"] + p["arp"] + named, p
     # At least the iperf3 UDP datagrams (plus ping, TCP) crossed 0 -> 1.
     assert c[0]["forwarded"] >= udp_packets + 5
+
+
+def test_ptp4l_p2p_through_router(peers):
+    """ptp_tc=p2p on the router (network_transport=UDPv4): a ptp4l -P
+    master and a slave-only ptp4l -P, unicast through it as above, each
+    measuring its link with Pdelay to 224.0.0.107, which the router's port
+    on its link answers and never routes; the router measures both links
+    itself; the master's Follow_Ups get the residence plus port1's link
+    delay; the slave locks, its path delay its link to port0."""
+    nics = [f"e1000e:netdev=tap,ifname={p.tap}" for p in peers]
+    with Qemu(boot="kernel", mem="256M", nics=nics,
+              append="app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 stats=0 ptp_tc=p2p network_transport=UDPv4 "
+                     "logMinPdelayReqInterval=-2") as q:
+        q.expect(r"fwd: routed ports: peer-to-peer transparent clock \(ptp_tc=p2p\) on PTP/UDP event "
+                 r"messages; each link answers Pdelay", 60)
+        q.expect("port1: link up", 60)
+        q.send("\r")
+        q.expect(PROMPT, 30)
+        for p, net, other in zip(peers, SUBNET, reversed(SUBNET)):
+            p.wire(f"{net}.2/24", [(f"{other}.0/24", f"{net}.1")])
+        # ptp4l forgets an open Pdelay_Req on entering UNCALIBRATED (an
+        # answer after it is "rogue", FAULTY): the slave asks every 2 s.
+        slave = ptp4l_through_router(q, peers[1], peers[0], "10.2.0.2",
+                                     margs=("-P", "--logMinPdelayReqInterval", "-2"),
+                                     sargs=("-P", "--logMinPdelayReqInterval", "1"))
+        tc = tc_counters(q)
+        c = fwd_counters(q)
+    text = "\n".join(slave[-30:])
+    assert any("selected best master clock" in x for x in slave), text
+    offsets = [x for x in slave if "master offset" in x]
+    assert len(offsets) >= 4 and not any("FAULTY" in x for x in slave), "\n".join(slave)
+    assert int(re.search(r"path delay\s+(-?\d+)", offsets[-1]).group(1)) > 0, text
+    for port in (0, 1):
+        t, p = tc[port], c[port]
+        # each port answered its peer's Pdelay_Req and measured its link
+        assert t["tx_pdelay_resp"] > 0 and t["pdelay_samples"] > 0 and t["peer_delay_ns"] > 0, tc
+        assert t["pdelay_unserved"] == 0 and t["pdelay_refused"] <= t["pdelay"] // 8, tc
+        # Pdelay ends at the port, counted local (nothing else is for the router here)
+        assert p["local"] == t["pdelay"] + t["pdelay_refused"] > 0, (tc, c)
+        named = sum(v for k, v in p.items() if k not in ("rx", "forwarded", "local", "arp"))
+        assert p["rx"] == p["forwarded"] + p["local"] + p["arp"] + named, p
+        assert t["overflow"] == t["negative_residence"] == t["bad_ptp"] == t["delay_req"] == 0, tc
+    # the master's two-step Syncs (into port1): residence + port1's link into their Follow_Ups
+    assert tc[1]["follow_up"] >= 4 and tc[1]["no_sync"] <= 1 and tc[1]["no_peer_delay"] <= 1, tc
