@@ -90,9 +90,11 @@ void ptp_port_init(struct ptp_port *pp, struct nic *nic)
 	ptp_clock_id_from_mac(pp->id.clock_id, mac_of_port0);
 	pp->id.port = 1;
 }
+static struct nic *send_nic;	/* the NIC of the last ptp_send */
 int ptp_send(struct ptp_port *pp, struct ptp_msg *m, uint32_t *txseq, int64_t *sw_ts)
 {
-	assert_ptr_equal(pp->nic, &nic_in);
+	send_nic = pp->nic;
+	assert_true(pp->nic == &nic_in || pp->nic->port >= NIC_MAX_PORTS);	/* port0, or a sub-interface of it */
 	assert_true(nsent < 8);
 	sent[nsent++] = *m;
 	if (txseq) {
@@ -768,7 +770,8 @@ static void test_routed(void **state)
  * host beyond) pass unchanged. A VLAN sub-interface without an IPv4
  * address runs no peer delay: its Pdelay messages end counted
  * pdelay_unserved, nothing sent, and a Sync in on it gets its residence
- * alone (no_peer_delay). */
+ * alone (no_peer_delay); one with an address answers through its own NIC
+ * (which tags), from its address, its exchanges run by port0's core. */
 static void test_routed_p2p(void **state)
 {
 	(void)state;
@@ -844,6 +847,18 @@ static void test_routed_p2p(void **state)
 	assert_int_equal(counts()->count[TC_no_peer_delay], 1);
 	assert_int_equal(counts()->count[TC_pdelay], 5);
 	assert_int_equal(counts()->count[TC_pdelay_refused], 0);
+	/* a sub-interface with an address */
+	static struct nic vlan2 = { .port = NIC_MAX_PORTS + 1, .name = "port0.200" };
+	fwd_tc_route_init(NIC_MAX_PORTS + 1, &vlan2, &nic_in, 0x0a0001fe, none);
+	assert_ptr_equal(tc_pd[NIC_MAX_PORTS + 1].nic, &vlan2);
+	assert_ptr_equal(tc_pd_port[NIC_MAX_PORTS + 1], &nic_in);
+	assert_int_equal(tc_pd[NIC_MAX_PORTS + 1].ip, 0x0a0001fe);
+	assert_int_equal(fwd_tc_route_local(NIC_MAX_PORTS + 1, &nic_in, frame(buf, PTP_UDP4, PTP_PDELAY_REQ, 62, 0, 0),
+					    fuzz_tsc), 1);
+	assert_int_equal(nsent, 1);
+	assert_int_equal(sent[0].msg_type, PTP_PDELAY_RESP);
+	assert_ptr_equal(send_nic, &vlan2);
+	assert_int_equal(counts()->count[TC_pdelay], 6);
 	assert_int_equal(flagged + forwarded + bursts, 0);
 }
 
