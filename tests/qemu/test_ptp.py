@@ -692,9 +692,12 @@ def test_ptp4l_gptp(tap):
     assert len(offsets(slave.lines)) >= 4, slave.lines[-30:]
     assert not any("FAULTY" in line for line in slave.lines), "\n".join(slave.lines)
     # A stamp QEMU gives later than tx_timestamp_timeout on a loaded host is
-    # counted missing and its Resp_Follow_Up not sent (1 seen in CI).
+    # counted missing and its (Resp_)Follow_Up not sent: 1 seen in CI, 8 of
+    # some 60 beside five helpers at load 7; a quarter bounds the host's
+    # share, a TX stamp path that failed would miss them all.
     miss = d["tx_tstamp_missing"]
-    assert miss <= 1 and d["tx_pdelay_resp_follow_up"] >= d["tx_pdelay_resp"] - 1 - miss, d
+    assert miss <= (d["tx_sync"] + d["tx_pdelay_resp"]) // 4, d
+    assert d["tx_pdelay_resp_follow_up"] >= d["tx_pdelay_resp"] - 1 - miss, d
     assert d["tx_follow_up"] > 8 and d["pdelay_samples"] > 4 and d["tx_pdelay_resp"] == d["pdelay_req"] > 4, d
     assert d["wrong_transport_specific"] == d["unknown_tlv"] == d["multiple_peers"] == 0, d
 
