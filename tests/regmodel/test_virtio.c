@@ -328,6 +328,85 @@ static void test_rx_short(void **st)
 	free(all);
 }
 
+/* The in-order run's groups of four (rx_grp_common) against the frame
+ * one at a time: 15 frames from slot 0, the shortest and longest common
+ * lengths (NIC_TX_MIN_LEN 17, 1518) in the first group, a frame with a
+ * flag other than DATA_VALID (RSC_INFO) third in the second group, one
+ * longer than 1518 in the third, one of 16 bytes in the fourth: each frame delivered
+ * whole with its length, port, queue, clones 0 and flags, the other
+ * three through the checked path (the long one dropped as oversize, the
+ * short one in rx_short), rx_bytes and rx_csum_offload_good exact, every
+ * buffer home, the queue still in order. Then 40 frames (ten groups, the
+ * ring's end between two runs): the same, counted. */
+static void test_rx_groups(void **st)
+{
+	(void)st;
+	vmodel_init();
+	assert_int_equal(probe(), 0);
+	uint32_t home = model_nic->pool->nfree;
+	static const uint16_t lens[15] = { 17, 1518, 61, 1000, 64, 128, 60, 70, 1519, 60, 60, 60, 60, 16, 60 };
+	static const uint8_t flags[15] = { 2, 0, 2, 2, 0, 2, 4, 2, 0, 2, 0, 2, 2, 2, 2 };
+	static uint8_t f[1519];
+	uint64_t bytes = 0, valid = 0;
+	for (int i = 0; i < 15; i++) {
+		memset(f, 0, sizeof(f));
+		frame(f, (uint8_t)i);
+		f[lens[i] - 1] ^= 0xa5;	/* the last byte marks the length */
+		assert_int_equal(vmodel_rx(0, f, lens[i], flags[i]), 1);
+		bytes += lens[i];
+		valid += flags[i] == 2 && lens[i] <= 1518;
+	}
+	struct pkt *out[32];
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, out, 32), 14);
+	for (int i = 0, k = 0; i < 15; i++) {
+		if (lens[i] > 1518)
+			continue;
+		memset(f, 0, sizeof(f));
+		frame(f, (uint8_t)i);
+		f[lens[i] - 1] ^= 0xa5;
+		assert_int_equal(out[k]->len, lens[i]);
+		assert_memory_equal(out[k]->data, f, lens[i]);
+		assert_int_equal(out[k]->port, model_nic->port);
+		assert_int_equal(out[k]->queue, 0);
+		assert_int_equal(out[k]->clones, 0);
+		assert_int_equal(out[k]->flags, flags[i] == 2 ? PKT_RX_L4_CSUM_OK : 0);
+		k++;
+	}
+	pkt_free_bulk(out, 14);
+	assert_int_equal(model_nic->q[0].rx_packets, 15);
+	assert_int_equal(model_nic->q[0].rx_bytes, bytes);
+	assert_int_equal(model_nic->q[0].rx_short, 1);
+	assert_int_equal(stat(NS_rx_drop_oversize), 1);
+	assert_int_equal(stat(NS_rx_csum_offload_good), valid);
+	assert_int_equal(stat(NS_rx_delivered), 14);
+	assert_int_equal(port()->rxq[0].ooo, 0);
+	assert_int_equal(model_nic->pool->nfree, home);
+	for (int round = 0; round < 4; round++) {	/* 15 + 4 * 25 = 115: the next 40 cross slot 128 */
+		assert_int_equal(rx(25, out), 25);
+		pkt_free_bulk(out, 25);
+	}
+	for (int i = 0; i < 40; i++) {
+		frame(f, (uint8_t)i);
+		assert_int_equal(vmodel_rx(0, f, 60, 2), 1);
+	}
+	int got = 0;
+	for (int k; got < 40; got += k) {
+		k = model_nic->ops->rx_burst(model_nic, 0, out, 32);
+		assert_true(k > 0);
+		for (int i = 0; i < k; i++) {
+			frame(f, (uint8_t)(got + i));
+			assert_memory_equal(out[i]->data, f, 60);
+			assert_int_equal(out[i]->flags, PKT_RX_L4_CSUM_OK);
+		}
+		pkt_free_bulk(out, k);
+	}
+	assert_int_equal(model_nic->q[0].rx_packets, 15 + 100 + 40);
+	assert_int_equal(model_nic->q[0].rx_bytes, bytes + 140 * 60);
+	assert_int_equal(stat(NS_rx_csum_offload_good), valid + 40);
+	assert_int_equal(port()->rxq[0].ooo, 0);
+	assert_int_equal(model_nic->pool->nfree, home);
+}
+
 /* Used entries that lie: an id never posted (past the ring), a length past
  * the 2048-byte buffer, one shorter than the header, a frame longer than
  * 1518 bytes. Each counted under its reason, none delivered, the good
@@ -934,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_rx_good),
 		cmocka_unit_test(test_rx_in_order_runs),
 		cmocka_unit_test(test_rx_short),
+		cmocka_unit_test(test_rx_groups),
 		cmocka_unit_test(test_rx_lies),
 		cmocka_unit_test(test_used_index_jump),
 		cmocka_unit_test(test_needs_reset),
