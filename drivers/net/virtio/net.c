@@ -219,6 +219,15 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 	return u - last;
 }
 
+/* The buffer of a pkt of a PKT_SLOT pool (nic->pool, whose slots net/pkt.c
+ * lays out as the struct pkt, then the buffer PKT_HEADROOM bytes on),
+ * without a load of p->buf: rx_seq's, under rx_fast's check of the
+ * pool's slot size. */
+static inline uint8_t *slot_buf(struct pkt *p)
+{
+	return (uint8_t *)p + PKT_HEADROOM;
+}
+
 /* 1 when the four used entries at e (two 16-byte loads, plain memory
  * after the acquire that follows the used index) are common for rx_seq:
  * each, less want (its slot's id, header + NIC_TX_MIN_LEN; the next
@@ -247,7 +256,8 @@ static inline __attribute__((always_inline)) int rx_grp_common(const struct vrin
  * QEMU returns them, so the used entry, the buffer, the descriptor and
  * the fresh buffer fresh[i] that replaces it are walked side by side,
  * and the avail slot, which already names the id posted again, is not
- * written. Four entries at a time first (rx_grp_common tests their ids
+ * written; a buffer's address is its pkt's plus PKT_HEADROOM (slot_buf:
+ * rx_fast comes here only with a PKT_SLOT pool). Four entries at a time first (rx_grp_common tests their ids
  * and lengths at once; each frame's header byte is still looked at, and
  * a frame's len, port, queue and clones (0: a buffer on the ring is
  * nobody else's) are one store), then one at a time, where one test
@@ -279,13 +289,13 @@ static inline __attribute__((always_inline)) uint32_t rx_seq(struct virtq *vq, u
 #pragma GCC unroll 4
 		for (; j < 4; j++) {
 			struct pkt *p = *(struct pkt **)(bufs + i + 8 * j);
-			uint8_t f = ((const struct virtio_net_hdr *)p->buf)->flags;
+			uint8_t f = ((const struct virtio_net_hdr *)slot_buf(p))->flags;
 			if (f & ~VIRTIO_NET_HDR_F_DATA_VALID)
 				break;
 			struct pkt *n = *(struct pkt *const *)(fresh + i + 8 * j);
 			*(struct pkt **)(bufs + i + 8 * j) = n;
-			((volatile struct vring_desc *)(d + 2 * (i + 8 * j)))->addr = (uint64_t)n->buf;
-			p->data = p->buf + VIRTIO_NET_HDR_LEN;
+			((volatile struct vring_desc *)(d + 2 * (i + 8 * j)))->addr = (uint64_t)slot_buf(n);
+			p->data = slot_buf(p) + VIRTIO_NET_HDR_LEN;
 			uint64_t lw = ue[j].len + lpq;
 			memcpy(&p->len, &lw, sizeof(lw));	/* len, port, queue, clones 0 */
 			p->flags = (uint16_t)(f << 1);	/* DATA_VALID: PKT_RX_L4_CSUM_OK */
@@ -309,13 +319,13 @@ static inline __attribute__((always_inline)) uint32_t rx_seq(struct virtq *vq, u
 			break;
 		uint32_t len = (uint32_t)r + NIC_TX_MIN_LEN;
 		struct pkt *p = *(struct pkt **)(bufs + i);
-		uint8_t f = ((const struct virtio_net_hdr *)p->buf)->flags;
+		uint8_t f = ((const struct virtio_net_hdr *)slot_buf(p))->flags;
 		if (f & ~VIRTIO_NET_HDR_F_DATA_VALID)
 			break;
 		struct pkt *n = *(struct pkt *const *)(fresh + i);
 		*(struct pkt **)(bufs + i) = n;
-		((volatile struct vring_desc *)(d + 2 * i))->addr = (uint64_t)n->buf;
-		p->data = p->buf + VIRTIO_NET_HDR_LEN;
+		((volatile struct vring_desc *)(d + 2 * i))->addr = (uint64_t)slot_buf(n);
+		p->data = slot_buf(p) + VIRTIO_NET_HDR_LEN;
 		p->len = (uint16_t)len;
 		memcpy(&p->port, &portq, sizeof(portq));	/* port, queue */
 		p->flags = (uint16_t)(f << 1);	/* DATA_VALID: PKT_RX_L4_CSUM_OK */
@@ -375,7 +385,7 @@ static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq 
 		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 1);
 	else if (vq->hdr != VIRTIO_NET_HDR_LEN)
 		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_HASH_LEN, 0);
-	else if (!vq->ooo && (uint16_t)(vq->avail_idx - vq->last_used) == vq->n)
+	else if (!vq->ooo && (uint16_t)(vq->avail_idx - vq->last_used) == vq->n && pool->slot == PKT_SLOT)
 		k = rx_seq_ring(vq, portq, &top, out, m, bytes, &valid);
 	else
 		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 0);
