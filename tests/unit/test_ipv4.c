@@ -215,6 +215,24 @@ static void test_hdr20_csum_ok(void **state)
 		whole += ipv4_hdr20_csum_ok(a);
 	}
 	assert_true(whole >= 50000 && whole < 50010);	/* the fixed half, and chance */
+
+	/* The 64-bit adds' carries: headers of 0xff bytes (both adds carry)
+	 * but for one byte, each value at each place, whole or not. */
+	int ff_whole = 0;
+	for (int at = 0; at < 20; at++) {
+		for (unsigned v = 0; v <= 0xff; v++) {
+			memset(a, 0xff, 20);
+			a[at] = (uint8_t)v;
+			assert_int_equal(ipv4_hdr20_csum_ok(a), inet_csum(a, 20) == 0);
+			ff_whole += ipv4_hdr20_csum_ok(a);
+			if (at != 10 && at != 11) {	/* whole (fix_csum reads the IHL, 15 here) */
+				put16(a + 10, 0);
+				put16(a + 10, inet_csum(a, 20));
+				assert_true(ipv4_hdr20_csum_ok(a));
+			}
+		}
+	}
+	assert_int_equal(ff_whole, 20);	/* only the all-0xff header (ten -0 words), once per place */
 }
 
 /* ipv4_check_fields: the same checks without the checksum and TTL. */
