@@ -264,14 +264,10 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		swap_macs(pkts, n);
 	else if (l2_rewrite)
 		rewrite_macs(pkts, n, out);
-	if (__builtin_expect(fwd_ptp_tc != FWD_TC_OFF, 0)) {
+	if (__builtin_expect(fwd_ptp_tc != FWD_TC_OFF, 0))
 		l2_tc_send(nic, out, q, pkts, n);
-		return;
-	}
-	int qo = q % out->nqueues;
-	l2_sent(nic, pkts, n, out->ops->tx_burst(out, qo, pkts, n));
-	if (out->ops->tx_recycle)	/* what out has sent back into this queue's ring (buffer recycling) */
-		out->ops->tx_recycle(out, qo, nic, q);
+	else
+		l2_sent(nic, pkts, n, out->ops->tx_burst(out, q % out->nqueues, pkts, n));
 }
 /* A routed port that sends per core (fwd_l3_tx_per_core). */
 static int fwd_tx_per_core(int port)

@@ -1,7 +1,6 @@
 /*
  * sink: receive on every queue of every port, count packets and bytes per
- * port and queue (as Click's Counter), and tagged ones per VLAN, drop
- * (the buffers back into the RX ring they came from: nic_rx_free). It
+ * port and queue (as Click's Counter), and tagged ones per VLAN, drop. It
  * exercises the drivers on their own. Shell: `sink` prints the counts,
  * `sink clear` zeroes them.
  */
@@ -86,7 +85,7 @@ static void sink_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 	}
 	c->packets += (uint64_t)n;
 	c->bytes += bytes;
-	nic_rx_free(nic, q, pkts, n);	/* back into the port's RX ring where it can (buffer recycling) */
+	pkt_free_bulk(pkts, n);
 }
 /* Each port on its own: sink never transmits, and counts per queue. */
 static int sink_domain(int port)

@@ -102,17 +102,6 @@ struct nic_ops {
 	int (*rx_burst)(struct nic *nic, int q, struct pkt **pkts, int n);
 	/* Queue up to n packets for sending; returns how many were taken. */
 	int (*tx_burst)(struct nic *nic, int q, struct pkt **pkts, int n);
-	/* Optional (buffer recycling, DPDK's rte_eth_recycle_mbufs): free
-	 * pkts[0..n), frames received on queue q that the app is done with,
-	 * those of the port's pool and without clones going straight back
-	 * into the RX descriptors its bursts took them from, not the pool;
-	 * the rest to their pools. NULL: nic_rx_free frees them. */
-	void (*rx_recycle)(struct nic *nic, int q, struct pkt **pkts, int n);
-	/* Optional: free what TX queue q has sent, the buffers of rx_nic's
-	 * pool going as rx_recycle's into RX queue rx_q of rx_nic (a port of
-	 * the same driver; another's gets none), the rest to their pools. The
-	 * caller owns both queues (it polls rx_q and sends on q). */
-	void (*tx_recycle)(struct nic *nic, int q, struct nic *rx_nic, int rx_q);
 	/* Unmask queue q's interrupt; returns 1 if a received frame already
 	 * waits (read after unmasking: a frame that came in before it raises
 	 * no interrupt the caller can count on). */
@@ -344,16 +333,6 @@ int nic_setup_vectors(struct nic *nic, irq_handler_t other, void *arg, const cha
  * it up, as Linux does; then lets the cores go. */
 void nic_reset_begin(struct nic *nic, const char *why);
 void nic_reset_end(struct nic *nic, int err);
-/* Free pkts[0..n), received on queue q of nic and done with: through
- * the port's rx_recycle when it has one (its buffers go back into its RX
- * ring, not the pool), else pkt_free_bulk. */
-static inline void nic_rx_free(struct nic *nic, int q, struct pkt **pkts, int n)
-{
-	if (nic->ops->rx_recycle)
-		nic->ops->rx_recycle(nic, q, pkts, n);
-	else
-		pkt_free_bulk(pkts, n);
-}
 /* The port called name ("port0"), or NULL. */
 struct nic *nic_find(const char *name);
 /* "ports: port0 port1" (or "ports: none"), one line: the names a command takes. */

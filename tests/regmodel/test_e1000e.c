@@ -253,109 +253,6 @@ static void test_rx_groups_of_four(void **st)
 	assert_int_equal(model_nic->pool->nfree, nfree);
 }
 
-/* Buffer recycling (rx.c, e1000x_rx_recycle): the first recycle on a
- * queue that refills as it takes frees to the pool and turns deferred
- * refill on; then a burst takes frames without the pool and without RDT,
- * and the buffers given back arm their descriptors in order (RDT after
- * them, DD cleared), the pool untouched. A buffer of another pool or
- * with clones is not taken: it goes to its pool (a clone drops one
- * reference), and the descriptors left get buffers from the pool. A
- * burst the app does not give back is refilled from the pool at the next
- * burst, which refills as it takes again. Sent buffers come back into the
- * ring through tx_recycle; a reset gives back only the buffers the ring
- * holds. Every count of the pool is exact throughout. */
-static void test_rx_recycle(void **st)
-{
-	(void)st;
-	model_init(M_82574);
-	assert_int_equal(probe(), 0);
-	struct e1000x_rxq *rq = &to_port(model_nic)->rxq[0];
-	struct pktpool *pool = model_nic->pool, *other = pktpool_create("other", 4, PKT_SLOT);
-	const uint32_t tcp = RXDEXT_IPCS | RXDEXT_TCPCS;
-	uint32_t nfree = pool->nfree, i = 0;
-	struct pkt *b[32];
-	for (; i < 8; i++)
-		rx_done(i, 60, tcp);
-	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 32), 8);
-	assert_int_equal(pool->nfree, nfree - 8);
-	model_nic->ops->rx_recycle(model_nic, 0, b, 8);
-	assert_int_equal(pool->nfree, nfree);
-	assert_true(rq->defer);
-	for (; i < 16; i++)
-		rx_done(i, 60, tcp);
-	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 32), 8);
-	assert_int_equal(model_last_write(E1000E_RDT(0)), 7);	/* not yet */
-	assert_int_equal(pool->nfree, nfree);
-	assert_int_equal(model_nic->q[0].rx_packets, 16);
-	model_nic->ops->rx_recycle(model_nic, 0, b, 8);
-	assert_int_equal(model_last_write(E1000E_RDT(0)), 15);
-	assert_int_equal(pool->nfree, nfree);
-	for (uint32_t k = 8; k < 16; k++) {
-		assert_ptr_equal(rq->bufs[k], b[k - 8]);
-		assert_int_equal(rq->ring[k].read.addr, (uint64_t)b[k - 8]->buf);
-		assert_int_equal(rq->ring[k].wb.staterr & RXDEXT_DD, 0);
-	}
-	assert_int_equal(rq->rearm, 16);
-	/* Another pool's buffer and a clone stop the recycling. */
-	for (; i < 20; i++)
-		rx_done(i, 60, tcp);
-	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 32), 4);
-	struct pkt *kept = b[2], *foreign = pkt_alloc(other);
-	b[2] = foreign;
-	b[1]->clones = 1;
-	struct pkt *cloned = b[1];
-	model_nic->ops->rx_recycle(model_nic, 0, b, 4);
-	assert_ptr_equal(rq->bufs[16], b[0]);
-	assert_int_equal(cloned->clones, 0);	/* one reference dropped, the buffer still out */
-	assert_int_equal(other->nfree, 4);
-	assert_int_equal(model_last_write(E1000E_RDT(0)), 19);
-	assert_int_equal(rq->rearm, 20);
-	assert_int_equal(pool->nfree, nfree - 2);	/* kept and cloned are out */
-	pkt_free(kept);
-	pkt_free(cloned);
-	assert_int_equal(pool->nfree, nfree);
-	/* A burst not given back: refilled from the pool at the next. */
-	for (; i < 24; i++)
-		rx_done(i, 60, tcp);
-	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 32), 4);
-	pkt_free_bulk(b, 4);
-	assert_int_equal(pool->nfree, nfree + 4);
-	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 32), 0);
-	assert_int_equal(pool->nfree, nfree);
-	assert_int_equal(model_last_write(E1000E_RDT(0)), 23);
-	assert_false(rq->defer);
-	/* Sent on the port's own TX queue (pairs=0-0) and recycled from it. */
-	struct e1000x_txq *tq = &to_port(model_nic)->txq[0];
-	for (int round = 0; round < 2; round++) {
-		for (uint32_t k = i; k < i + 4; k++)
-			rx_done(k, 60, tcp);
-		assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 32), 4);
-		uint32_t t = tq->tail;
-		assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, b, 4), 4);
-		for (uint32_t k = t; k < t + 4; k++)
-			tq->ring[k].d.status |= TXD_DD;
-		model_nic->ops->tx_recycle(model_nic, 0, model_nic, 0);
-		assert_int_equal(tq->clean, tq->tail);
-		assert_true(rq->defer);
-		assert_int_equal(pool->nfree, nfree);
-		if (round)
-			for (uint32_t k = i; k < i + 4; k++)
-				assert_ptr_equal(rq->bufs[k], b[k - i]);
-		i += 4;
-		assert_int_equal(model_last_write(E1000E_RDT(0)), i - 1);
-	}
-	/* A reset with frames out: the ring gives back only its own. */
-	for (uint32_t k = i; k < i + 4; k++)
-		rx_done(k, 60, tcp);
-	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, b, 32), 4);
-	e1000x_rxq_release(rq);
-	assert_int_equal(pool->nfree, nfree + rq->n - 4);
-	pkt_free_bulk(b, 4);
-	assert_int_equal(pool->nfree, nfree + rq->n);
-	assert_int_equal(model_nic->qsw[0][NS_rx_drop_reset], 0);
-	pktpool_destroy(other);
-}
-
 /* First write to reg setting bit. */
 static int wbit(int from, uint32_t reg, uint32_t bit)
 {
@@ -699,7 +596,6 @@ int main(void)
 		cmocka_unit_test(test_tx_frees_in_runs),
 		cmocka_unit_test(test_rx_alone_as_in_burst),
 		cmocka_unit_test(test_rx_groups_of_four),
-		cmocka_unit_test(test_rx_recycle),
 		cmocka_unit_test(test_reset_order),
 		cmocka_unit_test(test_errata_bits),
 		cmocka_unit_test(test_no_ack_dis_without_msix),

@@ -159,8 +159,7 @@ int e1000x_down_with_tx_queued(struct e1000x_port *p);
  * tx_burst are the port's own (e1000x_port.ops). */
 #define E1000X_COMMON_OPS \
 	.rx_pending = e1000x_rx_pending, .watchdog = e1000x_port_watchdog, \
-	.tx_clean = e1000x_port_tx_clean, .reset = e1000x_port_request_reset, .set_mc = e1000x_port_set_mc, \
-	.rx_recycle = e1000x_rx_recycle, .tx_recycle = e1000x_tx_recycle
+	.tx_clean = e1000x_port_tx_clean, .reset = e1000x_port_request_reset, .set_mc = e1000x_port_set_mc
 /* Zero the counters after a reset (reading the statistics registers clears them). */
 void e1000x_clear_stats(struct e1000x_port *p);
 /* Set up rings as far as the shared code goes, and choose the port's

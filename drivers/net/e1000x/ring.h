@@ -21,13 +21,6 @@ struct e1000x_rxq {
 	struct pkt **bufs;
 	uint32_t n;		/* descriptors */
 	uint32_t next;		/* next descriptor to look at */
-	/* Buffer recycling (rx.c, e1000x_rx_recycle): with defer set, a burst
-	 * takes frames without refilling their descriptors, and the buffers
-	 * given back after it (the app's, or a TX ring's sent ones) arm them
-	 * in order from rearm; [rearm, next) are the descriptors waiting for
-	 * a buffer (their bufs[] entries are not the ring's), RDT = rearm - 1. */
-	int defer;
-	uint32_t rearm;
 	volatile uint8_t *regs;
 	uint32_t rdt;		/* offset of this queue's RDT */
 	int fmt;		/* descriptor format, RXF_* */
@@ -89,18 +82,6 @@ int e1000x_tx_burst_adv(struct nic *nic, int q, struct pkt **pkts, int n);
 int e1000x_tx_burst_legacy(struct nic *nic, int q, struct pkt **pkts, int n);
 /* Free what the NIC has sent; returns descriptors still in flight. */
 uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq);
-/* e1000x_tx_reclaim with the sent buffers given to rq's waiting
- * descriptors first (e1000x_rx_recycle_bufs), the rest to their pools. */
-uint32_t e1000x_tx_reclaim_to(struct e1000x_txq *tq, struct e1000x_rxq *rq);
-/* Buffer recycling (DPDK's rte_eth_recycle_mbufs): on a deferring queue
- * (rq->defer), arm the descriptors its bursts took with pkts[0..n) in
- * order, while each is of the port's pool and has no clones, and write
- * RDT; returns how many it took (the caller frees the rest; 0 when rq
- * does not defer). */
-uint32_t e1000x_rx_recycle_bufs(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t n);
-/* The nic_ops rx_recycle and tx_recycle (nic.h). */
-void e1000x_rx_recycle(struct nic *nic, int q, struct pkt **pkts, int n);
-void e1000x_tx_recycle(struct nic *nic, int q, struct nic *rx_nic, int rx_q);
 /* 1 when descriptor desc is done (DD written back) or already reclaimed:
  * the PHC waits for a timestamped frame's descriptor. */
 int e1000x_tx_desc_done(const struct e1000x_txq *tq, uint32_t desc);

@@ -48,18 +48,11 @@
 #define dma_wmb() __atomic_signal_fence(__ATOMIC_RELEASE)
 #define dma_rmb() __atomic_signal_fence(__ATOMIC_ACQUIRE)
 
-/* Give descriptor d the buffer of p, kept in *bp (step 3). */
-static inline __attribute__((always_inline)) void rx_arm_buf(volatile union rx_desc *d, struct pkt **bp, struct pkt *p)
-{
-	*bp = p;
-	d->read.addr = (uint64_t)p->buf;
-	d->read.hdr_addr = 0;	/* clears the write-back status, DD included */
-}
-
 /* Give descriptor i its buffer bufs[i] (step 3). */
 static inline void rx_arm(struct e1000x_rxq *rq, uint32_t i)
 {
-	rx_arm_buf(&rq->ring[i], &rq->bufs[i], rq->bufs[i]);
+	rq->ring[i].read.addr = (uint64_t)rq->bufs[i]->buf;
+	rq->ring[i].read.hdr_addr = 0;	/* clears the write-back status, DD included */
 }
 
 int e1000x_rxq_init(struct e1000x_rxq *rq)
@@ -76,8 +69,6 @@ int e1000x_rxq_init(struct e1000x_rxq *rq)
 	for (uint32_t i = 0; i < rq->n; i++)
 		rx_arm(rq, i);
 	rq->next = 0;
-	rq->defer = 0;
-	rq->rearm = 0;
 	rq->discarding = 0;
 	rq->ci = 0;
 	rq->cr = 0;	/* csum_res[0]: no checksum bits, nothing counted */
@@ -168,13 +159,11 @@ void e1000x_rxq_release(struct e1000x_rxq *rq)
 			break;
 		rq->nic->stats[NS_rx_drop_reset] += !!(st & RXDEXT_EOP);
 	}
-	uint32_t empty = rq->defer ? (rq->next + rq->n - rq->rearm) % rq->n : 0;	/* no buffer of theirs */
-	for (uint32_t i = 0; i < rq->n; i++) {
-		if (rq->bufs[i] && (i + rq->n - rq->rearm) % rq->n >= empty)
+	for (uint32_t i = 0; i < rq->n; i++)
+		if (rq->bufs[i]) {
 			pkt_free(rq->bufs[i]);
-		rq->bufs[i] = 0;
-	}
-	rq->defer = 0;
+			rq->bufs[i] = 0;
+		}
 }
 
 /* Fill in a received packet p of len bytes: port, queue, checksum flags. */
@@ -287,7 +276,7 @@ static inline void rx_state_init(struct e1000x_rxq *rq, struct rx_state *s, stru
  * not done or not common. Returns the descriptors taken. */
 static inline __attribute__((always_inline))
 uint32_t rx_fast(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t run, const int fmt,
-		 const int prefetch, const int refill)
+		 const int prefetch)
 {
 	volatile union rx_desc *d = &rq->ring[i], *stop = d + run;
 	struct pkt **bp = &rq->bufs[i];
@@ -296,9 +285,10 @@ uint32_t rx_fast(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t
 		uint32_t st = desc_status(d, fmt, &len);
 		if (__builtin_expect((st & s->mask) != (RXDEXT_DD | RXDEXT_EOP) || (uint32_t)len - s->lo > s->span, 0))
 			break;
-		struct pkt *p = *bp;
-		if (refill)
-			rx_arm_buf(d, bp, *--s->top);
+		struct pkt *p = *bp, *fresh = *--s->top;
+		*bp = fresh;
+		d->read.addr = (uint64_t)fresh->buf;
+		d->read.hdr_addr = 0;	/* clears the write-back status, DD included */
 		p->data = p->buf;
 		if (prefetch)
 			__builtin_prefetch(p->buf);
@@ -321,16 +311,16 @@ _Static_assert(__builtin_offsetof(struct pkt, len) == 8 && __builtin_offsetof(st
 
 /* rx_fast4's steps 2-3 for frame j of its group: the buffer of d[j]
  * handed out as out[j] (lpq: its port and queue at bits 16-47, beside the
- * length; fl: its flags), with refill the pool's top[-1 - j] put in its
- * place (else the descriptor waits for a recycled buffer). */
+ * length; fl: its flags), the pool's top[-1 - j] put in its place. */
 static inline __attribute__((always_inline))
 void rx_take(volatile union rx_desc *d, struct pkt **bp, struct pkt **top, struct pkt **out, int j, uint64_t lpq,
-	     uint32_t fl, const int prefetch, const int refill)
+	     uint32_t fl, const int prefetch)
 {
-	struct pkt *p = bp[j];
+	struct pkt *p = bp[j], *fresh = top[-1 - j];
 	uint64_t lw = d[j].wb.length | lpq;	/* read again: cheaper than holding four lengths */
-	if (refill)
-		rx_arm_buf(&d[j], &bp[j], top[-1 - j]);
+	bp[j] = fresh;
+	d[j].read.addr = (uint64_t)fresh->buf;
+	d[j].read.hdr_addr = 0;	/* clears the write-back status, DD included */
 	p->data = p->buf;
 	if (prefetch)
 		__builtin_prefetch(p->buf);
@@ -379,7 +369,7 @@ int grp_common(__m128i st, __m128i lv, __m128i mask, __m128i want, __m128i lo, _
  * store. Returns the descriptors taken, a multiple of 4. */
 static inline __attribute__((always_inline))
 uint32_t rx_fast4(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_t run, const int fmt,
-		  const int prefetch, const int refill)
+		  const int prefetch)
 {
 	volatile union rx_desc *d = &rq->ring[i], *const first = d, *const end = d + (run & ~3u);
 	struct pkt **bp = &rq->bufs[i], **out = s->out, **top = s->top, **mark = out;
@@ -407,17 +397,16 @@ uint32_t rx_fast4(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_
 		}
 		bytes = _mm_add_epi32(bytes, _mm_and_si128(lv, lenw));
 		uint32_t fl = (uint8_t)cr;
-		rx_take(d, bp, top, out, 0, lpq, fl, prefetch, refill);
-		rx_take(d, bp, top, out, 1, lpq, fl, prefetch, refill);
-		rx_take(d, bp, top, out, 2, lpq, fl, prefetch, refill);
-		rx_take(d, bp, top, out, 3, lpq, fl, prefetch, refill);
+		rx_take(d, bp, top, out, 0, lpq, fl, prefetch);
+		rx_take(d, bp, top, out, 1, lpq, fl, prefetch);
+		rx_take(d, bp, top, out, 2, lpq, fl, prefetch);
+		rx_take(d, bp, top, out, 3, lpq, fl, prefetch);
 	}
 	bytes = _mm_add_epi32(bytes, _mm_shuffle_epi32(bytes, _MM_SHUFFLE(1, 0, 3, 2)));
 	bytes = _mm_add_epi32(bytes, _mm_shuffle_epi32(bytes, _MM_SHUFFLE(2, 3, 0, 1)));
 	s->csum += cr * (uint64_t)(out - mark);
 	s->out = out;
-	if (refill)
-		s->top = top;
+	s->top = top;
 	s->bytes += (uint32_t)_mm_cvtsi128_si32(bytes);
 	s->cr = cr;
 	return (uint32_t)(d - first);
@@ -426,33 +415,25 @@ uint32_t rx_fast4(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, uint32_
 /* Descriptor i stopped rx_fast. Not done: returns 0 (the burst ends).
  * Else it is not the common case, or no buffer is left to replace its
  * own: rx_rare takes it, with the pool's stack written back and the pool
- * unlocked meanwhile, and the descriptor is rearmed (with refill; else it
- * waits for a recycled buffer like the others, and the buffer rx_rare
- * left in it, its own or a fresh one, goes back to the pool). Returns 1. */
+ * unlocked meanwhile, and the descriptor is rearmed. Returns 1. */
 static inline __attribute__((always_inline))
-int rx_slow(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, const int fmt, const int refill)
+int rx_slow(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, const int fmt)
 {
 	struct pktpool *pool = rq->nic->pool;
 	uint16_t len;
 	uint32_t st = desc_status(&rq->ring[i], fmt, &len);
 	if (!(st & RXDEXT_DD))
 		return 0;
-	if (refill) {
-		pool->nfree = (uint32_t)(s->top - pool->free);
-		pktpool_unlock(pool);
-	}
+	pool->nfree = (uint32_t)(s->top - pool->free);
+	pktpool_unlock(pool);
 	struct pkt *p = rx_rare(rq, i, st, len);
-	if (refill) {
-		pktpool_lock(pool);
-		s->top = pool->free + pool->nfree;
-		rx_arm(rq, i);
-	} else if (rq->bufs[i] != p) {
-		pkt_free(rq->bufs[i]);
-	}
+	pktpool_lock(pool);
+	s->top = pool->free + pool->nfree;
 	if (p) {
 		*s->out++ = p;
 		s->bytes += p->len;
 	}
+	rx_arm(rq, i);
 	return 1;
 }
 
@@ -463,29 +444,24 @@ int rx_slow(struct e1000x_rxq *rq, struct rx_state *s, uint32_t i, const int fmt
  * stack is held for the burst: one lock, its top in a register); any other
  * frame takes rx_slow. Returns frames delivered; s holds their sums. */
 static inline __attribute__((always_inline))
-int rx_loop(struct e1000x_rxq *rq, struct rx_state *s, const int fmt, const int prefetch, const int refill)
+int rx_loop(struct e1000x_rxq *rq, struct rx_state *s, const int fmt, const int prefetch)
 {
 	struct pktpool *pool = rq->nic->pool;
 	struct pkt **pkts = s->out;
 	uint32_t i = rq->next, nd = rq->n, last = nd;
-	if (refill) {
-		pktpool_lock(pool);
-		s->top = pool->free + pool->nfree;
-	}
+	pktpool_lock(pool);
+	s->top = pool->free + pool->nfree;
 	while (s->out != s->end) {
-		uint32_t run = (uint32_t)(s->end - s->out), room = nd - i;
+		uint32_t run = (uint32_t)(s->end - s->out), room = nd - i, nfree = (uint32_t)(s->top - pool->free);
 		run = run < room ? run : room;
-		if (refill) {
-			uint32_t nfree = (uint32_t)(s->top - pool->free);
-			run = run < nfree ? run : nfree;
-		}
+		run = run < nfree ? run : nfree;
 		uint32_t k = 0;
 		if (!rq->discarding) {
 			/* Four at a time for the extended and advanced formats
 			 * (one write-back layout, csum_bits and err_frame per
 			 * format); legacy descriptors are 8 bytes of another. */
-			k = fmt != RXF_LEGACY ? rx_fast4(rq, s, i, run, fmt, prefetch, refill) : 0;
-			k += rx_fast(rq, s, i + k, run - k, fmt, prefetch, refill);
+			k = fmt != RXF_LEGACY ? rx_fast4(rq, s, i, run, fmt, prefetch) : 0;
+			k += rx_fast(rq, s, i + k, run - k, fmt, prefetch);
 		}
 		if (k) {
 			i += k;
@@ -495,18 +471,16 @@ int rx_loop(struct e1000x_rxq *rq, struct rx_state *s, const int fmt, const int 
 		}
 		if (s->out == s->end || (k == run && k == room))
 			continue;	/* done, or on from the ring's start */
-		if (!rx_slow(rq, s, i, fmt, refill))
+		if (!rx_slow(rq, s, i, fmt))
 			break;
 		last = i;
 		i = i + 1 == nd ? 0 : i + 1;
 	}
-	if (refill) {
-		pool->nfree = (uint32_t)(s->top - pool->free);
-		pktpool_unlock(pool);
-	}
+	pool->nfree = (uint32_t)(s->top - pool->free);
+	pktpool_unlock(pool);
 	if (prefetch)
 		__builtin_prefetch((const void *)&rq->ring[i]);
-	if (refill && last != nd) {
+	if (last != nd) {
 		dma_wmb();
 		wr32(rq->regs, rq->rdt, last);
 	}
@@ -534,11 +508,7 @@ int rx_many(struct e1000x_rxq *rq, struct pkt **pkts, int n, const int fmt)
 {
 	struct rx_state s;
 	rx_state_init(rq, &s, pkts, n, fmt);
-	int got;
-	if (rq->defer)	/* the descriptors wait for recycled buffers */
-		got = rq->nic->cfg.prefetch ? rx_loop(rq, &s, fmt, 1, 0) : rx_loop(rq, &s, fmt, 0, 0);
-	else
-		got = rq->nic->cfg.prefetch ? rx_loop(rq, &s, fmt, 1, 1) : rx_loop(rq, &s, fmt, 0, 1);
+	int got = rq->nic->cfg.prefetch ? rx_loop(rq, &s, fmt, 1) : rx_loop(rq, &s, fmt, 0);
 	rq->ci = s.ci;
 	rq->cr = s.cr;
 	rx_count(rq, got, s.bytes, s.csum);
@@ -616,129 +586,12 @@ static int __attribute__((noinline)) rx_one_82599(struct e1000x_rxq *rq, struct 
 	return rx_one(rq, pkts, i, st, len, RXF_82599);
 }
 
-/* Buffer recycling (DPDK's i40e_recycle_mbufs): a deferring queue's
- * bursts take frames without refilling (rx_loop's refill 0) and the
- * buffers given back after the burst arm the descriptors they left, in
- * ring order from rearm, without the pool. Only a buffer of the port's
- * pool (its size, its DMA limit) with no clones is taken. */
-
-/* RDT after the last descriptor armed (the one before rearm). */
-static void rx_tail(struct e1000x_rxq *rq)
-{
-	dma_wmb();
-	wr32(rq->regs, rq->rdt, rq->rearm ? rq->rearm - 1 : rq->n - 1);
-}
-
-/* Arm the descriptors waiting from rearm on with pkts[0..n) in order
- * while each is the port's pool's with no clones, four tested at a time
- * (as pkt_free_bulk); returns how many it took. */
-static uint32_t rx_fill(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t n)
-{
-	const struct pktpool *pool = rq->nic->pool;
-	uint32_t nd = rq->n, r = rq->rearm, next = rq->next, want = next >= r ? next - r : next + nd - r;
-	struct pkt **pp = pkts, **end = pkts + (n < want ? n : want);
-	while (pp != end) {
-		uint32_t run = (uint32_t)(end - pp) < nd - r ? (uint32_t)(end - pp) : nd - r;
-		volatile union rx_desc *d = &rq->ring[r];
-		struct pkt **bp = &rq->bufs[r], **stop = pp + run, **stop4 = pp + (run & ~3u);
-		for (; pp != stop4; pp += 4, bp += 4, d += 4) {
-			struct pkt *a = pp[0], *b = pp[1], *c = pp[2], *e = pp[3];
-			if (a->pool != pool || b->pool != pool || c->pool != pool || e->pool != pool ||
-			    (a->clones | b->clones | c->clones | e->clones))
-				break;
-			rx_arm_buf(d, bp, a);
-			rx_arm_buf(d + 1, bp + 1, b);
-			rx_arm_buf(d + 2, bp + 2, c);
-			rx_arm_buf(d + 3, bp + 3, e);
-		}
-		for (; pp != stop && (*pp)->pool == pool && !(*pp)->clones; pp++, bp++, d++)
-			rx_arm_buf(d, bp, *pp);
-		r = (uint32_t)(bp - rq->bufs);
-		r = r == nd ? 0 : r;
-		if (pp != stop)
-			break;
-	}
-	rq->rearm = r;
-	return (uint32_t)(pp - pkts);
-}
-
-/* A deferring queue whose last burst's descriptors were not all given a
- * buffer (the app kept or freed some, or stopped recycling; the pool ran
- * out): they get buffers from the pool, and once all have one the queue
- * refills as it takes again, until the next recycling. */
-static void __attribute__((noinline)) rx_refill_pool(struct e1000x_rxq *rq)
-{
-	struct pktpool *pool = rq->nic->pool;
-	pktpool_lock(pool);
-	uint32_t want = (rq->next + rq->n - rq->rearm) % rq->n, k = want < pool->nfree ? want : pool->nfree;
-	pool->nfree -= rx_fill(rq, pool->free + pool->nfree - k, k);	/* free ones pass: all k */
-	pktpool_unlock(pool);
-	if (k)
-		rx_tail(rq);
-	if (rq->rearm == rq->next)
-		rq->defer = 0;
-}
-
-uint32_t e1000x_rx_recycle_bufs(struct e1000x_rxq *rq, struct pkt **pkts, uint32_t n)
-{
-	if (!rq->defer)
-		return 0;
-	uint32_t k = rx_fill(rq, pkts, n);
-	if (k)
-		rx_tail(rq);
-	return k;
-}
-
-/* Recycling into rq: its bursts defer their refills from the next on
- * (every descriptor has its buffer now). */
-static void rx_defer(struct e1000x_rxq *rq)
-{
-	if (!rq->defer) {
-		rq->defer = 1;
-		rq->rearm = rq->next;
-	}
-}
-
-/* The descriptors still waiting after the buffers given back (fewer came
- * back than the burst took): from the pool, so that none waits past the
- * app's turn (the pool's count then reads as it would without recycling). */
-static void rx_top_up(struct e1000x_rxq *rq)
-{
-	if (rq->defer && rq->rearm != rq->next) {
-		rx_refill_pool(rq);
-		rq->defer = 1;
-	}
-}
-
-void e1000x_rx_recycle(struct nic *nic, int q, struct pkt **pkts, int n)
-{
-	struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
-	rx_defer(rq);
-	uint32_t k = e1000x_rx_recycle_bufs(rq, pkts, (uint32_t)n);
-	if (k < (uint32_t)n)
-		pkt_free_bulk(pkts + k, n - (int)k);
-	rx_top_up(rq);
-}
-
-void e1000x_tx_recycle(struct nic *nic, int q, struct nic *rx_nic, int rx_q)
-{
-	/* rx_nic's queue is e1000x's when its ops have this very call. */
-	struct e1000x_rxq *rq = rx_nic->ops->tx_recycle == e1000x_tx_recycle ? &to_port(rx_nic)->rxq[rx_q] : 0;
-	if (rq)
-		rx_defer(rq);
-	e1000x_tx_reclaim_to(&to_port(nic)->txq[q], rq);
-	if (rq)
-		rx_top_up(rq);
-}
-
 /* The body of the nic_ops rx_burst for one descriptor format: nothing
  * done (step 1), one frame (rx_one) or more (rx_many). */
 static inline __attribute__((always_inline))
 int rx_burst(struct nic *nic, int q, struct pkt **pkts, int n, const int fmt)
 {
 	struct e1000x_rxq *rq = &to_port(nic)->rxq[q];
-	if (__builtin_expect(rq->defer && rq->rearm != rq->next, 0))
-		rx_refill_pool(rq);
 	uint32_t i = rq->next, after = i + 1 == rq->n ? 0 : i + 1;
 	uint16_t len, len2;
 	uint32_t st = desc_status(&rq->ring[i], fmt, &len);
@@ -746,7 +599,7 @@ int rx_burst(struct nic *nic, int q, struct pkt **pkts, int n, const int fmt)
 		rq->qs->polls++;	/* nothing */
 		return 0;
 	}
-	if (!rq->defer && !(desc_status(&rq->ring[after], fmt, &len2) & RXDEXT_DD) &&
+	if (!(desc_status(&rq->ring[after], fmt, &len2) & RXDEXT_DD) &&
 	    (fmt == RXF_EXT ? rx_one_ext : fmt == RXF_LEGACY ? rx_one_legacy : rx_one_82599)(rq, pkts, i, st, len))
 		return 1;
 	if (fmt == RXF_82599)

@@ -149,18 +149,9 @@ void e1000x_txq_release(struct e1000x_txq *tq)
 	}
 }
 
-/* Sent buffers p[0..n) back: first to rq's waiting descriptors (buffer
- * recycling, when rq), the rest to their pools. */
-static inline void tx_free(struct pkt **p, uint32_t n, struct e1000x_rxq *rq)
+uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
 {
-	uint32_t k = rq ? e1000x_rx_recycle_bufs(rq, p, n) : 0;
-	pkt_free_bulk(p + k, (int)(n - k));
-}
-
-/* Step 1, the buffers through tx_free. */
-static inline __attribute__((always_inline)) uint32_t tx_reclaim(struct e1000x_txq *tq, struct e1000x_rxq *rq)
-{
-	/* Locals: the frees' stores could alias the queue's fields.
+	/* Step 1. Locals: the frees' stores could alias the queue's fields.
 	 * rs_at[first] holds each batch's RS descriptor. The NIC works
 	 * through the ring in order, so when the newest batch (its RS
 	 * descriptor is the one before tail) is done, all are. The batches
@@ -177,25 +168,15 @@ static inline __attribute__((always_inline)) uint32_t tx_reclaim(struct e1000x_t
 	}
 	if (c != start) {
 		if (c < start) {
-			tx_free(tq->bufs + start, n - start, rq);
-			tx_free(tq->bufs, c, rq);
+			pkt_free_bulk(tq->bufs + start, (int)(n - start));
+			pkt_free_bulk(tq->bufs, (int)c);
 		} else {
-			tx_free(tq->bufs + start, c - start, rq);
+			pkt_free_bulk(tq->bufs + start, (int)(c - start));
 		}
 		tq->stall_since = 0;
 		tq->clean = c;
 	}
 	return tail >= c ? tail - c : tail + n - c;
-}
-
-uint32_t e1000x_tx_reclaim(struct e1000x_txq *tq)
-{
-	return tx_reclaim(tq, 0);
-}
-
-uint32_t e1000x_tx_reclaim_to(struct e1000x_txq *tq, struct e1000x_rxq *rq)
-{
-	return tx_reclaim(tq, rq);
 }
 
 /* The timestamped frames among pkts[0..n), at ring[t..t+n), after the
