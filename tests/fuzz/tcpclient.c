@@ -130,9 +130,10 @@ void tc_udp_in(uint16_t sport, uint16_t dport, const uint8_t *data, size_t n)
 }
 
 /* c owes the server an ACK: one per client per round, cumulative, for
- * all the server sent it in its burst (as a receiver's delayed ACK: RFC
- * 9293 3.8.6.3); one per segment made every ACK after the first a
- * duplicate, two frames of three into lwIP for nothing new. */
+ * all the server sent it in its burst. One per segment sent every ACK
+ * after the first as a duplicate (all carry the same rcv_nxt); with them
+ * fuzz_iperf3's corpus drew 343,514 data segments from the server, with
+ * one 16,521. */
 static void owe(struct tc_client *c)
 {
 	int k = (int)(c - tc_cl);
