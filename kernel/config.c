@@ -104,29 +104,57 @@ void knob_value(const struct knob *k, char *buf, size_t len)
 	}
 }
 
-/* Where k's file comes in config_groups: 0 without a file, the number of
- * groups + 1 for a file no prefix matches. */
+#define NGROUPS (sizeof(config_groups) / sizeof(config_groups[0]))
+
+/* Where k's file comes in config_groups: 0 without a file, NGROUPS + 1 for
+ * a file no prefix matches. */
 static size_t group_of(const struct knob *k)
 {
-	size_t ngroups = sizeof(config_groups) / sizeof(config_groups[0]);
 	if (!k->file)
 		return 0;
-	for (size_t g = 0; g < ngroups; g++)
+	for (size_t g = 0; g < NGROUPS; g++)
 		if (!strncmp(k->file, config_groups[g], strlen(config_groups[g])))
 			return g + 1;
-	return ngroups + 1;
+	return NGROUPS + 1;
 }
 
-/* Whether a comes after b in show config's order (see config.h). */
-static int knob_after(const struct knob *a, const struct knob *b)
+/* Whether a comes after b in a group of knobs with files: by file, then line. */
+static int file_after(const struct knob *a, const struct knob *b)
 {
-	size_t ga = group_of(a), gb = group_of(b);
-	if (ga != gb)
-		return ga > gb;
-	if (!a->file)
-		return 0;
 	int c = strcmp(a->file, b->file);
 	return c ? c > 0 : a->line > b->line;
+}
+
+/* Sort the n knobs of one group (all with files) by insertion: stable. */
+static void sort_by_file(const struct knob **order, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		const struct knob *k = order[i];
+		size_t j = i;
+		for (; j > 0 && file_after(order[j - 1], k); j--)
+			order[j] = order[j - 1];
+		order[j] = k;
+	}
+}
+
+/* knobs[0..n) in show config's order (see config.h) into order: each
+ * knob's group found once, a stable counting sort by group, then each
+ * group with files sorted by file and line. */
+static void config_order(const struct knob **order, const struct knob *knobs, size_t n)
+{
+	static unsigned char group[CMDLINE_KNOBS_MAX];
+	size_t first[NGROUPS + 3] = { 0 }, next[NGROUPS + 2];	/* group g: order[first[g]..first[g + 1]) */
+	for (size_t i = 0; i < n; i++) {
+		group[i] = (unsigned char)group_of(&knobs[i]);
+		first[group[i] + 1]++;
+	}
+	for (size_t g = 1; g < NGROUPS + 3; g++)
+		first[g] += first[g - 1];
+	memcpy(next, first, sizeof(next));
+	for (size_t i = 0; i < n; i++)
+		order[next[group[i]]++] = &knobs[i];
+	for (size_t g = 1; g < NGROUPS + 2; g++)
+		sort_by_file(order + first[g], first[g + 1] - first[g]);
 }
 
 /* Append a printf-formatted line to buf (len bytes) at *used; -1 (and
@@ -162,12 +190,7 @@ size_t config_show(char *buf, size_t len, const struct knob *knobs, size_t n)
 		return 0;
 	buf[0] = 0;
 	n = n < CMDLINE_KNOBS_MAX ? n : CMDLINE_KNOBS_MAX;
-	for (size_t i = 0; i < n; i++) {	/* insertion sort: stable */
-		size_t j = i;
-		for (; j > 0 && knob_after(order[j - 1], &knobs[i]); j--)
-			order[j] = order[j - 1];
-		order[j] = &knobs[i];
-	}
+	config_order(order, knobs, n);
 	for (size_t i = 0; i < n; i++) {
 		static char v[CONFIG_VALUE_MAX];	/* 64 routes of 31 bytes */
 		char key[48], help[96];

@@ -198,6 +198,46 @@ static void test_show_order_and_ports(void **state)
 			    "count=0                        boot  \n");
 }
 
+/* The order's edges: knobs without a file first, in their order and
+ * without a header; a file of apps/rr/ before apps/mgmt/ (config_groups'
+ * order), each before "apps/"'s catch-all; a file no group names last; in a
+ * group, files by name and each file's knobs by line, whatever their order
+ * in the table. */
+static void test_show_order_edges(void **state)
+{
+	static int64_t one;
+	static const struct knob mixed[] = {
+		{ .name = "z", .type = KNOB_INT, .ival = &one, .file = "lib/x.c", .line = 1 },
+		{ .name = "n1", .type = KNOB_INT, .ival = &one },
+		{ .name = "rr2", .type = KNOB_INT, .ival = &one, .file = "apps/rr/rr.c", .line = 20 },
+		{ .name = "ns", .type = KNOB_INT, .ival = &one, .file = "apps/rr/netserver.c", .line = 50 },
+		{ .name = "n2", .type = KNOB_INT, .ival = &one },
+		{ .name = "rr1", .type = KNOB_INT, .ival = &one, .file = "apps/rr/rr.c", .line = 10 },
+		{ .name = "sink", .type = KNOB_INT, .ival = &one, .file = "apps/sink/sink.c", .line = 5 },
+		{ .name = "mg", .type = KNOB_INT, .ival = &one, .file = "apps/mgmt/mgmt.c", .line = 3 },
+		{ .name = "k", .type = KNOB_INT, .ival = &one, .file = "kernel/x.c", .line = 7 },
+	};
+	char buf[1024];
+	(void)state;
+	config_show(buf, sizeof(buf), mixed, sizeof(mixed) / sizeof(mixed[0]));
+	assert_string_equal(buf,
+			    "n1=0                           boot  \n"
+			    "n2=0                           boot  \n"
+			    "[kernel/x.c]\n"
+			    "k=0                            boot  \n"
+			    "[apps/rr/netserver.c]\n"
+			    "ns=0                           boot  \n"
+			    "[apps/rr/rr.c]\n"
+			    "rr1=0                          boot  \n"
+			    "rr2=0                          boot  \n"
+			    "[apps/mgmt/mgmt.c]\n"
+			    "mg=0                           boot  \n"
+			    "[apps/sink/sink.c]\n"
+			    "sink=0                         boot  \n"
+			    "[lib/x.c]\n"
+			    "z=0                            boot  \n");
+}
+
 /* ip0.100=, ip0.200= as net/ifaddr.c's show_vlan gives them. */
 static int show_vlans(int i, char *sub, size_t sublen, char *buf, size_t len)
 {
@@ -242,6 +282,7 @@ int main(void)
 		cmocka_unit_test(test_set_short_buffer),
 		cmocka_unit_test(test_show),
 		cmocka_unit_test(test_show_order_and_ports),
+		cmocka_unit_test(test_show_order_edges),
 		cmocka_unit_test(test_show_sub_keys),
 	};
 
