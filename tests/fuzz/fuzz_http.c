@@ -65,9 +65,12 @@ int __real_mgmt_page(const char *path, char *buf, size_t len, size_t *out, const
  * bytes: the page is the knobs' values, set at set-up and put back with
  * the kernel state before each input (no client step sets a knob), so
  * every input would get these bytes. Made again at each request it was
- * 72 % of the harness's time: show config sorts the knobs by insertion
- * with group_of's strncmp in each comparison (kernel/config.c), and
- * ASan's interceptor and libFuzzer's compare hook ran on every call. */
+ * 72 % of the harness's time with show config's old sort (group_of's
+ * strncmp in each of ~7,000 comparisons, under ASan's interceptor and
+ * libFuzzer's compare hook); with the sort that finds each group once it
+ * is still 17 % (a knob_value and a vsnprintf a knob), and run.py
+ * --seconds 60 http went at 587 executions a second against the copy's
+ * 1,138-1,317 (3 December 2026, load 3.7-4.6). */
 static char *config_copy;
 static size_t config_n, config_len;
 static const char *config_ctype;
