@@ -73,6 +73,7 @@ struct ns_test {
 	uint32_t recvs, sends, trans, conns, part;
 };
 static struct ns_test *tests;
+static int ns_busy;	/* tests not NS_FREE: netserver_tick returns at once without any */
 static uint8_t *ns_data;	/* what tests send: NP_SIZE_MAX bytes, from free pages */
 
 /* Queue the NP_MSG_LEN bytes of t->msg on the control connection. */
@@ -221,6 +222,7 @@ int netserver_ctl_accept(struct rr_conn *c)
 		if (tests[i].state == NS_FREE) {
 			tests[i] = (struct ns_test){ .ctl = c, .state = NS_IDLE };
 			c->owner = &tests[i];
+			ns_busy++;
 			return 0;
 		}
 	rr_count(c->port, RR_netserver_busy, 1);
@@ -264,6 +266,7 @@ void netserver_ctl_closed(struct rr_conn *c)
 		test_end(t, 0);
 	}
 	t->state = NS_FREE;
+	ns_busy--;
 }
 
 /* A data connection to a test's port from its control connection's peer
@@ -345,8 +348,10 @@ void netserver_data_closed(struct rr_conn *c)
 
 void netserver_tick(void)
 {
+	if (!ns_busy)
+		return;
 	uint64_t now = rdtsc();
-	for (int i = 0; tests && i < NS_TESTS; i++) {
+	for (int i = 0; i < NS_TESTS; i++) {
 		struct ns_test *t = &tests[i];
 		if (t->state == NS_FREE)
 			continue;
