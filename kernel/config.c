@@ -125,15 +125,26 @@ static int file_after(const struct knob *a, const struct knob *b)
 	return c ? c > 0 : a->line > b->line;
 }
 
-/* Sort the n knobs of one group (all with files) by insertion: stable. */
+/* Sort the n knobs of one group (all with files) by binary insertion,
+ * each after the equal ones before it (stable): one comparison a knob in
+ * order (clang's), log2 for one out of order (GCC emits a file's knobs
+ * last first). */
 static void sort_by_file(const struct knob **order, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {
 		const struct knob *k = order[i];
-		size_t j = i;
-		for (; j > 0 && file_after(order[j - 1], k); j--)
-			order[j] = order[j - 1];
-		order[j] = k;
+		if (!file_after(order[i - 1], k))
+			continue;
+		size_t lo = 0, hi = i - 1;	/* order[i - 1] is after k */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (file_after(order[mid], k))
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		memmove(&order[lo + 1], &order[lo], (i - lo) * sizeof(*order));
+		order[lo] = k;
 	}
 }
 

@@ -66,7 +66,7 @@ int __real_mgmt_page(const char *path, char *buf, size_t len, size_t *out, const
  * the kernel state before each input (no client step sets a knob), so
  * every input would get these bytes. Made again at each request it was
  * 72 % of the harness's time with show config's old sort (group_of's
- * strncmp in each of ~7,000 comparisons, under ASan's interceptor and
+ * strncmp twice in each comparison, under ASan's interceptor and
  * libFuzzer's compare hook); with the sort that finds each group once it
  * is still 17 % (a knob_value and a vsnprintf a knob), and run.py
  * --seconds 60 http went at 587 executions a second against the copy's

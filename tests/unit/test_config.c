@@ -208,6 +208,7 @@ static void test_show_order_edges(void **state)
 	static int64_t one;
 	static const struct knob mixed[] = {
 		{ .name = "z", .type = KNOB_INT, .ival = &one, .file = "lib/x.c", .line = 1 },
+		{ .name = "rr3", .type = KNOB_INT, .ival = &one, .file = "apps/rr/rr.c", .line = 30 },
 		{ .name = "n1", .type = KNOB_INT, .ival = &one },
 		{ .name = "rr2", .type = KNOB_INT, .ival = &one, .file = "apps/rr/rr.c", .line = 20 },
 		{ .name = "ns", .type = KNOB_INT, .ival = &one, .file = "apps/rr/netserver.c", .line = 50 },
@@ -230,6 +231,7 @@ static void test_show_order_edges(void **state)
 			    "[apps/rr/rr.c]\n"
 			    "rr1=0                          boot  \n"
 			    "rr2=0                          boot  \n"
+			    "rr3=0                          boot  \n"
 			    "[apps/mgmt/mgmt.c]\n"
 			    "mg=0                           boot  \n"
 			    "[apps/sink/sink.c]\n"
