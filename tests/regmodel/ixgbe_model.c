@@ -39,7 +39,11 @@
  * defaults may already advertise: not modelled). ixgbe_model_x550 makes
  * it the X550-T: the X540 mode with the X550's PHY identifier 0x01540221
  * (Linux X550_PHY_ID3) and 2.5G/5GBASE-T advertised from power-on
- * (7.0xC400 bits 10, 11: an NVM that advertises them, assumed). The wire: ixgbe_model_rx puts a frame
+ * (7.0xC400 bits 10, 11: an NVM that advertises them, assumed), and
+ * its SYSTIME (tsync.c): seconds and ns at 1 ns a ns whatever the link
+ * speed, SYSTIMR (0x8C58) latching SYSTIML/H, TIMINCA a signed
+ * correction of the 12.5 ns period, stopped while TSAUXC (0x8C20) bit 31
+ * is set, as at power-on (Linux ixgbe_ptp.c; assumed). The wire: ixgbe_model_rx puts a frame
  * into RX queue q's next descriptor as the DMA engine does (advanced
  * write-back), ixgbe_model_tx sends what TX queue q holds.
  */
@@ -53,7 +57,7 @@
 static const uint32_t tsync_map[][2] = {
 	{ 0x8c0c, 0xb600 }, { 0x8c10, 0xb604 }, { 0x8c14, 0xb608 }, { 0x8c00, 0xb614 }, { 0x8c04, 0xb618 },
 	{ 0x8c08, 0xb61c }, { 0x5188, 0xb620 }, { 0x51e8, 0xb624 }, { 0x51a4, 0xb628 }, { 0x51a0, 0xb62c },
-	{ 0x51a8, 0xb630 },
+	{ 0x51a8, 0xb630 }, { 0x8c58, 0xb6f8 }, { 0x8c20, 0xb640 },	/* X550: SYSTIMR, TSAUXC */
 };
 
 static int tsync_reg(uint32_t reg, uint32_t *t)
@@ -148,6 +152,8 @@ uint16_t ixgbe_model_phy_reg(unsigned dev, uint16_t reg)
 void ixgbe_model_x550(void)
 {
 	M.s.x540 = 1;
+	M.s.x550 = 1;
+	tsync_reset();	/* its SYSTIME stopped (TSAUXC) */
 	*c45_reg(1, 3) = 0x0221;
 	*c45_reg(7, 0xc400) |= 3u << 10;
 }

@@ -62,6 +62,7 @@ struct model_script {
 	int sfp_scl_low;	/* 82599: the module holds SCL low (stuck bus) */
 	int x540;		/* 82599 flavour as the X540 (ixgbe_model.c): no SWESMBI,
 				 * SW_FW_SYNC.REGSMP, an internal PHY over MDIO */
+	int x550;		/* with x540: the X550's SYSTIME (seconds and ns, SYSTIMR, TSAUXC) */
 	int lp_speed;		/* X540: the link partner's best copper speed in Mb/s
 				 * (0: 10000); auto-negotiation takes the best both have */
 };

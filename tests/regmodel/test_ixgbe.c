@@ -841,11 +841,11 @@ static void test_x550t_init(void **st)
 		assert_int_equal(ixgbe_model_phy_reg(7, 0xc400) & 0xfc00, 0x8000);	/* 1000BASE-T, no NBASE-T */
 		assert_int_equal(model_nic->link_up, 1);
 		assert_int_equal(model_nic->speed, 10000);
-		assert_false(phc_is_hw(phc_of(model_nic)));
-		assert_int_equal(model_last_write(0x8c14), -1);	/* TIMINCA */
+		assert_string_equal(phc_of(model_nic)->ops->name, "X550 SYSTIME (seconds and ns)");
+		assert_int_equal(model_last_write(0x8c14), 0);	/* TIMINCA: the nominal rate */
 		assert_true(model_console_has("port0: internal 10GBASE-T PHY at MDIO address 1, identifier 0x01540221"));
 		assert_true(model_console_has("port0: 10GBASE-T (X550 internal PHY) link"));
-		assert_true(model_console_has("port0: X550 clock (SYSTIME in ns) not written here: no hardware timestamps"));
+		assert_false(model_console_has("not written here"));
 	}
 	model_init(M_82599);
 	M.s.x540 = 1;	/* the X540's PHY behind an X550's ID */
@@ -1197,17 +1197,24 @@ static int64_t advance(struct phc *c, uint64_t us)
 	return phc_gettime(c) - t0;
 }
 
-/* A port of device dev (the X540's mode for 0x1528) with its clock up;
+/* A port of device dev (the X540's mode for 0x1528, the X550's for
+ * 0x1563 and 0x15d1, 2.5 s after its clock started) with its clock up;
  * lp_speed: the X540 link partner's best speed (0: 10 Gb/s). */
 static struct phc *ptp_up_dev(uint16_t dev, int lp_speed)
 {
 	memset(phcs, 0, sizeof(phcs));
 	model_init(M_82599);
 	M.s.x540 = dev == 0x1528;
+	if (dev == 0x1563 || dev == 0x15d1)
+		ixgbe_model_x550();
 	M.s.lp_speed = lp_speed;
 	assert_int_equal(probe(dev, 1), 0);
 	struct phc *c = phc_of(model_nic);
 	assert_true(phc_is_hw(c));
+	if (M.s.x550) {	/* 2.5 s on: SYSTIMH 2, a stamp read as one 64-bit count 6 s off */
+		udelay(2500000);
+		phc_housekeeping(model_nic);
+	}
 	return c;
 }
 
@@ -1472,6 +1479,106 @@ static void test_x540_rx_latch_and_tx_stamp(void **st)
 	tx_stamp(0x1528);
 }
 
+/* ---- the X550's clock (M.s.x550; Linux ixgbe_ptp.c) ---- */
+
+/* SYSTIME counts seconds and ns: started by clearing TSAUXC bit 31 (the
+ * model stops it at power-on), read SYSTIMR (which latches), SYSTIML
+ * (ns, below 1e9), SYSTIMH (seconds); with TIMINCA 0 it advances exactly
+ * 16,000,000 ns in 16 ms at every link speed, the clock 1 s a second, and
+ * a speed change writes nothing (the same clock goes on). The driver
+ * never writes SYSTIME. */
+static void test_x550_clock(void **st)
+{
+	(void)st;
+	static const int lp[3] = { 0, 1000, 100 };
+	for (int i = 0; i < 3; i++) {
+		struct phc *c = ptp_up_dev(0x1563, lp[i]);
+		assert_string_equal(c->ops->name, "X550 SYSTIME (seconds and ns)");
+		assert_int_equal(model_last_write(0x8c20) >> 31, 0);	/* TSAUXC: SYSTIME runs */
+		assert_int_equal(model_last_write(0x8c14), 0);
+		uint64_t s0 = tsync_count();
+		udelay(16000);
+		assert_true(tsync_count() - s0 == 16000000);
+		int from = M.nlog;
+		int64_t t0 = phc_gettime(c);
+		int r = model_find_read(from, 0x8c58), l = model_find_read(r, 0x8c0c), h = model_find_read(l, 0x8c10);
+		assert_true(r >= from && l > r && h > l);
+		assert_true(M.log[l].val < 1000000000u);
+		assert_int_equal(M.log[h].val, 2);	/* 2.516 s */
+		assert_near(advance(c, 1000000), 1000000000, 1000);
+		assert_true(phc_gettime(c) > t0);
+		assert_int_equal(M.tsync_bad_writes, 0);
+	}
+	int n = M.nlog;
+	ixgbe_model_links(0);
+	model_nic->ops->watchdog(model_nic);
+	ixgbe_model_links(1u << 30 | 3u << 28);	/* up, 10 Gb/s */
+	model_nic->ops->watchdog(model_nic);
+	assert_int_equal(model_nic->speed, 10000);
+	assert_int_equal(model_last_write(0x8c14), 0);
+	assert_int_equal(model_find_write(n, 0x8c14, 0, 0), -1);
+	assert_near(advance(phc_of(model_nic), 1000000), 1000000000, 1000);
+}
+
+/* adjfreq writes TIMINCA as Linux ixgbe_ptp_adjfreq_X550: |ppb| x 12.5 x
+ * 2^32 / 1e9, ISGN (bit 31) when negative. +1000 ppm 0x03333333 (16 ms:
+ * 1,280,000 periods, 15,999 or 16,000 ns more), the clock 1.001 s a second; -1000
+ * ppm 0x83333333, 0.999 s; +-max_adj (30,000,000) 0x60000000 and,
+ * clamped, 0xe0000000 (0.97 s a second); 0 writes 0. */
+static void test_x550_adjfreq(void **st)
+{
+	(void)st;
+	struct phc *c = ptp_up_dev(0x1563, 0);
+	phc_adjfreq(c, 1000000);
+	assert_int_equal(model_last_write(0x8c14), 0x03333333u);
+	uint64_t s0 = tsync_count();
+	udelay(16000);
+	assert_near((int64_t)(tsync_count() - s0), 16000000 + 15999, 1);	/* the fraction's phase */
+	assert_near(advance(c, 1000000), 1001000000, 1000);
+	phc_adjfreq(c, -1000000);
+	assert_int_equal(model_last_write(0x8c14), 0x83333333u);
+	assert_near(advance(c, 1000000), 999000000, 1000);
+	phc_adjfreq(c, 30000000);
+	assert_int_equal(model_last_write(0x8c14), 0x60000000u);
+	assert_near(advance(c, 1000000), 1030000000, 1000);
+	phc_adjfreq(c, -300000000);
+	assert_int_equal(model_last_write(0x8c14), 0xe0000000u);
+	assert_near(advance(c, 1000000), 970000000, 1000);
+	phc_adjfreq(c, 0);
+	assert_int_equal(model_last_write(0x8c14), 0);
+	assert_near(advance(c, 1000000), 1000000000, 1000);
+}
+
+/* settime and adjtime move the clock, never SYSTIME: set to 1,700,000,000
+ * s, it reads that and goes on at 1 s a second; -5 s and +250 ns steps
+ * land where asked. */
+static void test_x550_settime_adjtime(void **st)
+{
+	(void)st;
+	struct phc *c = ptp_up_dev(0x1563, 0);
+	const int64_t t = 1700000000ll * 1000000000ll;
+	phc_settime(c, t);
+	assert_near(phc_gettime(c) - t, 0, 1000);
+	assert_near(advance(c, 1000000), 1000000000, 1000);
+	int64_t t1 = phc_gettime(c);
+	phc_adjtime(c, -5000000000ll);
+	assert_near(phc_gettime(c) - (t1 - 5000000000ll), 0, 1000);
+	int64_t t2 = phc_gettime(c);
+	phc_adjtime(c, 250);
+	assert_near(phc_gettime(c) - (t2 + 250), 0, 1000);
+	assert_int_equal(M.tsync_bad_writes, 0);
+}
+
+/* Seed 4's RX latch and the TX stamp on the X550: the 82599's registers,
+ * their values seconds and ns (2.5 s in: a stamp read as one 64-bit count
+ * would be 6 s off). */
+static void test_x550_rx_latch_and_tx_stamp(void **st)
+{
+	(void)st;
+	rx_latch_seed4(0x1563);
+	tx_stamp(0x15d1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1509,6 +1616,10 @@ int main(void)
 		cmocka_unit_test(test_x540_adjfreq_and_speed_change),
 		cmocka_unit_test(test_x540_wrap),
 		cmocka_unit_test(test_x540_rx_latch_and_tx_stamp),
+		cmocka_unit_test(test_x550_clock),
+		cmocka_unit_test(test_x550_adjfreq),
+		cmocka_unit_test(test_x550_settime_adjtime),
+		cmocka_unit_test(test_x550_rx_latch_and_tx_stamp),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -48,6 +48,19 @@ static int later_part(void)
 	return M.flav == M_I350 || M.flav == M_I210;
 }
 
+/* The X550 (ixgbe_model_x550): SYSTIME in seconds and ns, latched by
+ * SYSTIMR, stopped while TSAUXC bit 31 is set (Linux ixgbe_ptp.c). */
+static int x550(void)
+{
+	return M.flav == M_82599 && M.s.x550;
+}
+
+/* SYSTIMH:SYSTIML are seconds:ns. */
+static int sec_ns(void)
+{
+	return M.flav == M_I210 || x550();
+}
+
 static uint64_t tick_ns(void)
 {
 	return M.flav == M_82574 && !M.s.qemu_timinca ? 40 : 16;
@@ -67,6 +80,13 @@ static uint64_t cycle_ps(void)
 uint64_t tsync_count(void)
 {
 	uint64_t dt = now_ns() - T.base_vt;
+	if (x550()) {
+		if (T.tsauxc & (1u << 31))
+			return T.base;
+		/* 12.5 ns each 12.5 ns period (80 per us), +/- INCVALUE x 2^-32 ns */
+		uint64_t corr = (uint64_t)(((unsigned __int128)(dt * 2 / 25) * (T.timinca & 0x7fffffff)) >> 32);
+		return T.base + dt + (T.timinca >> 31 ? -corr : corr);
+	}
 	if (M.flav == M_82599 && M.s.x540 && !T.timinca)
 		return T.base;
 	if (later_part()) {
@@ -118,7 +138,7 @@ void tsync_set(uint64_t count)
  * anything there). */
 static void split(uint64_t c, uint32_t *lo, uint32_t *hi)
 {
-	if (M.flav == M_I210) {
+	if (sec_ns()) {
 		*lo = (uint32_t)(c % NS_PER_S);
 		*hi = (uint32_t)(c / NS_PER_S);
 		return;
@@ -201,8 +221,8 @@ void tsync_reset(void)
 {
 	T = (typeof(T)){ 0 };
 	T.base_vt = now_ns();
-	if (later_part())
-		T.tsauxc = 1u << 31;	/* DisableSystime at power-on */
+	if (later_part() || x550())
+		T.tsauxc = 1u << 31;	/* DisableSystime at power-on (X550: assumed, Linux clears it) */
 }
 
 int tsync_read(uint32_t reg, uint32_t *v)
@@ -247,7 +267,7 @@ int tsync_read(uint32_t reg, uint32_t *v)
 		*v = 0;
 		return 1;
 	case T_SYSTIML:
-		if (!later_part())	/* the lowest register latches; there SYSTIMR is */
+		if (!later_part() && !x550())	/* the lowest register latches; there SYSTIMR is */
 			split(tsync_count(), &T.lat_lo, &T.lat_hi);
 		if (M.flav == M_82574) {
 			T.hi_unlatched = (uint64_t)T.lat_lo + (T.timinca & 0xffffff) > 0xffffffffu;

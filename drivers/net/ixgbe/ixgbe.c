@@ -15,7 +15,7 @@
  * the semaphore's REGSMP; a 384 KB RX packet buffer; its TIMINCA one
  * 31-bit increment (ptp.c). The X550-T2/T1 as the X540 (Linux's
  * mac_ops_X550) but for its PHY identifier and advertisement (phy.c),
- * and no clock (its SYSTIME counts ns: not written here). The X550EM and
+ * and its clock (SYSTIME in seconds and ns: ptp.c). The X550EM and
  * X552 (KR/SFP+ through IOSF, external PHYs) are refused by ID with a
  * message.
  */
@@ -706,8 +706,6 @@ static int ixgbe_probe(struct pci_dev *d, const struct pci_id *id)
 		return ixgbe_refuse(p);
 	}
 	printf("%s: %s link\n", nic->name, part->link);
-	if (part->mac == IXGBE_MAC_X550)
-		printf("%s: X550 clock (SYSTIME in ns) not written here: no hardware timestamps\n", nic->name);
 	ixgbe_check_link(nic);
 	e1000x_print_probe(p);
 	return 0;

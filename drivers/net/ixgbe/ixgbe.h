@@ -12,7 +12,7 @@
  * semaphore, reset, packet buffer, clock); the X550 (X550-T2/T1) as the
  * X540 (Linux's mac_ops_X550 takes ixgbe_reset_hw_X540, its semaphore,
  * copper link set-up and packet buffer) but for its PHY identifier, the
- * NBASE-T advertisement and its clock (ns, not written here). */
+ * NBASE-T advertisement and its clock (SYSTIME in seconds and ns). */
 enum ixgbe_mac { IXGBE_MAC_82599, IXGBE_MAC_X540, IXGBE_MAC_X550 };
 
 /* One device ID: its MAC and link (AUTOC link mode and parallel PMA/PMD,
@@ -74,7 +74,8 @@ enum ixgbe_sfp {
 enum ixgbe_sfp ixgbe_sfp_identify(struct e1000x_port *p, int allow_unsupported);
 
 /* Register the port's clock (ptp.c) with the link speed's SYSTIM
- * increment; at every hw_init (a reset restarts SYSTIM). */
+ * increment (X550: SYSTIME started, TSAUXC); at every hw_init (a reset
+ * restarts SYSTIM). */
 void ixgbe_ptp_init(struct e1000x_port *p);
 /* After a link change: register again if the speed's increment differs. */
 void ixgbe_ptp_link(struct e1000x_port *p);

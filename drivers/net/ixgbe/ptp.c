@@ -18,6 +18,19 @@
  * goes on from the time it had). adjfreq scales the increment;
  * settime/adjtime move phc.c's offset, never SYSTIM.
  *
+ * The X550 (from Linux ixgbe_ptp.c, its datasheet not at hand): SYSTIME
+ * counts seconds (SYSTIMH) and ns (SYSTIML), latched by reading SYSTIMR
+ * first (ixgbe_ptp_read_X550), at the same rate at every link speed; it
+ * runs once TSAUXC's DISABLE_SYSTIME is cleared (start_cyclecounter).
+ * TIMINCA is a correction of its 12.5 ns period (IXGBE_X550_BASE_PERIOD,
+ * 12.5 x 2^32): bits 30:0 in 2^-32 ns per period, added, or subtracted
+ * with ISGN (bit 31) (ixgbe_ptp_adjfreq_X550); 0 is the nominal rate.
+ * The TX and RX latches as the 82599's, their values seconds and ns as
+ * SYSTIME's (ixgbe_ptp_convert_to_hwtstamp). Linux stamps every X550 RX
+ * frame into its buffer (TSYNCRXCTL TYPE_ALL, TSIP_UT_EN) and never reads
+ * the RX latch there; here the latch takes V2 events as on the 82599 (the
+ * in-buffer stamps are not written).
+ *
  * Timestamps: RX by TSYNCRXCTL type "V2 event messages" (L2 EtherType
  * 0x88F7 through ETQF filter 3 with its 1588 bit, and UDP port 319), one
  * latch: RXSTMPL/H keep the first stamped frame's time and take no other
@@ -33,12 +46,26 @@
 #include "drivers/net/ixgbe/regs.h"
 #include "drivers/net/phc.h"
 
-/* SYSTIML then SYSTIMH: the low read latches the high half. */
+#define NS_PER_S 1000000000ull
+
+/* A latched time (SYSTIM, TXSTMP, RXSTMP: low, high) as a count: the
+ * X550's seconds and ns made one count of ns. */
+static uint64_t stamp(struct e1000x_port *p, uint32_t lo, uint32_t hi)
+{
+	if (ixgbe_mac_of(p) == IXGBE_MAC_X550)
+		return (uint64_t)hi * NS_PER_S + lo;
+	return (uint64_t)hi << 32 | lo;
+}
+
+/* SYSTIML then SYSTIMH: the low read latches the high half (the X550:
+ * SYSTIMR's read latches both). */
 static uint64_t ixgbe_read_systim(struct nic *nic)
 {
 	struct e1000x_port *p = to_port(nic);
+	if (ixgbe_mac_of(p) == IXGBE_MAC_X550)
+		rd32(p->regs, IXGBE_SYSTIMR);
 	uint32_t lo = rd32(p->regs, IXGBE_SYSTIML);
-	return (uint64_t)rd32(p->regs, IXGBE_SYSTIMH) << 32 | lo;
+	return stamp(p, lo, rd32(p->regs, IXGBE_SYSTIMH));
 }
 
 /* The increment at 10 Gb/s, 1 Gb/s, 100 Mb/s: the X540's TIMINCA, and
@@ -58,6 +85,16 @@ static void ixgbe_set_freq_x540(struct nic *nic, int64_t ppb)
 	int64_t base = incvalue_x540[speed_index(nic)], d = base * ppb;
 	d = (d + (d < 0 ? -500000000 : 500000000)) / 1000000000;
 	wr32(to_port(nic)->regs, IXGBE_TIMINCA, (uint32_t)(base + d));
+}
+
+/* X550: |ppb| x 12.5 x 2^32 / 1e9 units of 2^-32 ns per 12.5 ns period,
+ * rounded (Linux truncates), ISGN for a negative ppb; max_adj keeps it
+ * within bits 30:0 (30,000,000 ppb: 0x60000000). */
+static void ixgbe_set_freq_x550(struct nic *nic, int64_t ppb)
+{
+	uint64_t mag = (uint64_t)(ppb < 0 ? -ppb : ppb);
+	uint32_t v = (uint32_t)((mag * (25ull << 31) + NS_PER_S / 2) / NS_PER_S);
+	wr32(to_port(nic)->regs, IXGBE_TIMINCA, v | (ppb < 0 ? IXGBE_TIMINCA_ISGN : 0));
 }
 
 static void ixgbe_set_freq(struct nic *nic, int64_t ppb)
@@ -110,7 +147,7 @@ static uint64_t ixgbe_tx_read(struct nic *nic)
 {
 	struct e1000x_port *p = to_port(nic);
 	uint32_t lo = rd32(p->regs, IXGBE_TXSTMPL);
-	return (uint64_t)rd32(p->regs, IXGBE_TXSTMPH) << 32 | lo;
+	return stamp(p, lo, rd32(p->regs, IXGBE_TXSTMPH));
 }
 
 /* RXSTMPL, the attributes (source and sequence ID), then RXSTMPH, whose
@@ -122,7 +159,7 @@ static uint64_t ixgbe_rx_read(struct nic *nic, uint32_t attr[2])
 	uint32_t lo = rd32(p->regs, IXGBE_RXSTMPL);
 	attr[0] = rd32(p->regs, IXGBE_RXSATRL);
 	attr[1] = rd32(p->regs, IXGBE_RXSATRH);
-	return (uint64_t)rd32(p->regs, IXGBE_RXSTMPH) << 32 | lo;
+	return stamp(p, lo, rd32(p->regs, IXGBE_RXSTMPH));
 }
 
 static int ixgbe_tx_desc_done(struct nic *nic, int q, uint32_t desc)
@@ -131,43 +168,49 @@ static int ixgbe_tx_desc_done(struct nic *nic, int q, uint32_t desc)
 }
 
 /* max_adj: the increment stays within the field at 10 Gb/s (82599 24
- * bits: 0xcccccc x 1.25; X540 31 bits: 0x66666666 x 1.25). */
-#define IXGBE_PHC(n, sh, freq) { .name = n, .max_adj = 249999999, .shift = sh, .bits = 64, \
+ * bits: 0xcccccc x 1.25; X540 31 bits: 0x66666666 x 1.25); the X550's
+ * Linux's. */
+#define IXGBE_PHC(n, adj, sh, freq) { .name = n, .max_adj = adj, .shift = sh, .bits = 64, \
 	.read_systim = ixgbe_read_systim, .set_freq = freq, .hwtstamp_set = ixgbe_hwtstamp_set, \
 	.tx_latched = ixgbe_tx_latched, .rx_latched = ixgbe_rx_latched, .tx_read = ixgbe_tx_read, \
 	.rx_read = ixgbe_rx_read, .tx_desc_done = ixgbe_tx_desc_done, .udp_rx = 1, \
 	.rx_filters = "\tnone\n\tptpv2-event\n" }
 
+#define IXGBE_PHC_1G(n, sh, freq) IXGBE_PHC(n, 249999999, sh, freq)
+
 static const struct phc_ops ixgbe_phc_ops[2][3] = {
 	[IXGBE_MAC_82599] = {
-		IXGBE_PHC("82599 SYSTIM (10 Gb/s increment)", 21, ixgbe_set_freq),
-		IXGBE_PHC("82599 SYSTIM (1 Gb/s increment)", 17, ixgbe_set_freq),
-		IXGBE_PHC("82599 SYSTIM (100 Mb/s increment)", 14, ixgbe_set_freq),
+		IXGBE_PHC_1G("82599 SYSTIM (10 Gb/s increment)", 21, ixgbe_set_freq),
+		IXGBE_PHC_1G("82599 SYSTIM (1 Gb/s increment)", 17, ixgbe_set_freq),
+		IXGBE_PHC_1G("82599 SYSTIM (100 Mb/s increment)", 14, ixgbe_set_freq),
 	},
 	[IXGBE_MAC_X540] = {
-		IXGBE_PHC("X540 SYSTIM (10 Gb/s increment)", 28, ixgbe_set_freq_x540),
-		IXGBE_PHC("X540 SYSTIM (1 Gb/s increment)", 24, ixgbe_set_freq_x540),
-		IXGBE_PHC("X540 SYSTIM (100 Mb/s increment)", 21, ixgbe_set_freq_x540),
+		IXGBE_PHC_1G("X540 SYSTIM (10 Gb/s increment)", 28, ixgbe_set_freq_x540),
+		IXGBE_PHC_1G("X540 SYSTIM (1 Gb/s increment)", 24, ixgbe_set_freq_x540),
+		IXGBE_PHC_1G("X540 SYSTIM (100 Mb/s increment)", 21, ixgbe_set_freq_x540),
 	},
 };
 
-/* The clock of the port's MAC at its link speed; NULL on the X550
- * (SYSTIME in ns with SYSTIMR: not written here). */
+static const struct phc_ops ixgbe_phc_x550 = IXGBE_PHC("X550 SYSTIME (seconds and ns)", 30000000, 0,
+							  ixgbe_set_freq_x550);
+
+/* The clock of the port's MAC at its link speed (the X550's at any). */
 static const struct phc_ops *speed_ops(struct e1000x_port *p)
 {
 	if (ixgbe_mac_of(p) == IXGBE_MAC_X550)
-		return 0;
+		return &ixgbe_phc_x550;
 	return &ixgbe_phc_ops[ixgbe_mac_of(p)][speed_index(&p->nic)];
 }
 
 void ixgbe_ptp_init(struct e1000x_port *p)
 {
-	if (speed_ops(p))
-		phc_register(&p->nic, speed_ops(p));
+	if (ixgbe_mac_of(p) == IXGBE_MAC_X550)
+		clear_flags32(p->regs, IXGBE_TSAUXC, IXGBE_TSAUXC_DISABLE_SYSTIME);
+	phc_register(&p->nic, speed_ops(p));
 }
 
 void ixgbe_ptp_link(struct e1000x_port *p)
 {
-	if (speed_ops(p) && phc_of(&p->nic)->ops != speed_ops(p))
+	if (phc_of(&p->nic)->ops != speed_ops(p))
 		ixgbe_ptp_init(p);
 }

@@ -259,6 +259,8 @@
 #define IXGBE_SYSTIML	0x08c0c	/* System Time Low - RO: its read latches SYSTIMH */
 #define IXGBE_SYSTIMH	0x08c10	/* System Time High - RO */
 #define IXGBE_TIMINCA	0x08c14	/* Increment Attributes - RW */
+#define IXGBE_TSAUXC	0x08c20	/* X550: Time Sync Auxiliary Control - RW (Linux ixgbe_type.h) */
+#define IXGBE_SYSTIMR	0x08c58	/* X550: System Time Residue - RO: its read latches SYSTIML/H */
 #define IXGBE_ETQF(n)	(0x05128 + 4 * (n))	/* EType Queue Filter, 8 - RW */
 
 #define IXGBE_TSYNC_VALID (1u << 0)	/* a timestamp is latched */
@@ -267,6 +269,8 @@
 #define IXGBE_TSYNCRXCTL_TYPE_MASK (7u << 1)
 #define IXGBE_TIMINCA_INCPER_SHIFT 24	/* 82599: IncPeriod 31:24, IncValue 23:0 (the X540's
 						 * TIMINCA is the increment, 31 bits) */
+#define IXGBE_TIMINCA_ISGN (1u << 31)	/* X550: the correction (bits 30:0) is subtracted */
+#define IXGBE_TSAUXC_DISABLE_SYSTIME (1u << 31)	/* X550: SYSTIME stopped */
 #define IXGBE_ETQF_FILTER_EN (1u << 31)
 #define IXGBE_ETQF_1588	(1u << 30)	/* frames of this EtherType to the time sync block */
 #define IXGBE_RXDADV_STAT_TS (1u << 16)	/* RX descriptor: the frame was timestamped (7.1.6.2) */
