@@ -72,12 +72,12 @@ uint32_t timinca_incvalue(uint32_t base, int64_t ppb)
 	return (uint32_t)v;
 }
 
-uint32_t timinca_82580(int64_t ppb)
+uint32_t timinca_isgn(int64_t ppb, uint64_t period)
 {
 	uint64_t mag = (uint64_t)(ppb < 0 ? -ppb : ppb);
 	if (mag > 100000000)
-		mag = 100000000;	/* past the field already; keeps mag << 35 in 64 bits */
-	uint64_t v = ((mag << 35) + 500000000u) / 1000000000u;
+		mag = 100000000;	/* past the field already; keeps mag x period in 64 bits */
+	uint64_t v = (mag * period + 500000000u) / 1000000000u;
 	if (v > 0x7fffffff)
 		v = 0x7fffffff;
 	return (uint32_t)v | (ppb < 0 ? TIMINCA_ISGN : 0);

@@ -55,12 +55,15 @@ void systim_tc_adjust(struct systim_tc *tc, int64_t delta_ns);
  * 24-bit field (82576 8.16.3, 82574 10.2.12.3). */
 uint32_t timinca_incvalue(uint32_t base, int64_t ppb);
 
-/* TIMINCA of the 82580 and later (I350, I210 datasheets: TIMINCA): SYSTIM
- * advances 8 ns every 8 ns cycle, plus (ISGN clear) or minus (ISGN,
- * bit 31) INCVALUE (bits 30:0) units of 2^-32 ns. For ppb: |ppb| x 8 x
- * 2^32 / 1e9, rounded, limited to 31 bits (62.5 ms/s). */
+/* A TIMINCA that corrects a clock of fixed period: SYSTIM advances one
+ * period every cycle, plus (ISGN clear) or minus (ISGN, bit 31) INCVALUE
+ * (bits 30:0) units of 2^-32 ns. The 82580 and later (I350, I210
+ * datasheets: TIMINCA) with an 8 ns period (period 8 << 32), the X550
+ * with 12.5 ns (Linux ixgbe_ptp_adjfreq_X550: 25 << 31). For ppb:
+ * |ppb| x period / 1e9, rounded, limited to 31 bits (62.5 ms/s at 8 ns);
+ * period in 2^-32 ns, at most 2^36 (16 ns). */
 #define TIMINCA_ISGN	(1u << 31)
-uint32_t timinca_82580(int64_t ppb);
+uint32_t timinca_isgn(int64_t ppb, uint64_t period);
 
 /* The TX timestamp slot (82576 7.9.3.2: one frame at a time is stamped;
  * TSYNCTXCTL.VALID stays set, and later requests are ignored, until

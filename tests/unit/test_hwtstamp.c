@@ -289,13 +289,13 @@ static void test_timinca(void **state)
 static void test_timinca_82580(void **state)
 {
 	(void)state;
-	assert_int_equal(timinca_82580(0), 0);
-	assert_int_equal(timinca_82580(1), 34);			/* 2^35 / 1e9 = 34.36 */
-	assert_int_equal(timinca_82580(-1), 0x80000000u | 34);
-	assert_int_equal(timinca_82580(1000000), 34359738);	/* 1000 ppm: 8 us/s */
-	assert_int_equal(timinca_82580(-62499999), 0x80000000u | 2147483614u);
-	assert_int_equal(timinca_82580(999999881), 0x7fffffff);	/* beyond the field: limited */
-	assert_int_equal(timinca_82580(-999999881), 0xffffffffu);
+	assert_int_equal(timinca_isgn(0, 8ull << 32), 0);
+	assert_int_equal(timinca_isgn(1, 8ull << 32), 34);			/* 2^35 / 1e9 = 34.36 */
+	assert_int_equal(timinca_isgn(-1, 8ull << 32), 0x80000000u | 34);
+	assert_int_equal(timinca_isgn(1000000, 8ull << 32), 34359738);	/* 1000 ppm: 8 us/s */
+	assert_int_equal(timinca_isgn(-62499999, 8ull << 32), 0x80000000u | 2147483614u);
+	assert_int_equal(timinca_isgn(999999881, 8ull << 32), 0x7fffffff);	/* beyond the field: limited */
+	assert_int_equal(timinca_isgn(-999999881, 8ull << 32), 0xffffffffu);
 }
 
 /* RXSATRL/H against a Sync: clockIdentity 20-27, portNumber 28-29,

@@ -11,7 +11,7 @@
  * I350: SYSTIM counts ns in 40 bits (SYSTIMH bits 7:0 over SYSTIML; 18.3
  * minutes to the wrap), I210/I211: seconds in SYSTIMH, ns in SYSTIML.
  * Both add 8 ns every 8 ns cycle, corrected by TIMINCA in 2^-32 ns per
- * cycle with a sign bit (hwtstamp.h timinca_82580); SYSTIMR, the residue
+ * cycle with a sign bit (hwtstamp.h timinca_isgn); SYSTIMR, the residue
  * below a ns, is read first and latches SYSTIML/H; TSAUXC.DisableSystime
  * (set at reset) must be cleared or SYSTIM stands still. On every part
  * settime/adjtime move a software offset (as Linux does for the 82576),
@@ -87,7 +87,7 @@ static void igb_set_freq(struct nic *nic, int64_t ppb)
 {
 	struct e1000x_port *p = to_port(nic);
 	if (igb_mac_of(p)->systim_ns)
-		wr32(p->regs, IGB_TIMINCA, timinca_82580(ppb));
+		wr32(p->regs, IGB_TIMINCA, timinca_isgn(ppb, 8ull << 32));
 	else
 		wr32(p->regs, IGB_TIMINCA, INCPERIOD_82576 | timinca_incvalue(INCVALUE_82576, ppb));
 }

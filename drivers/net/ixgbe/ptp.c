@@ -87,14 +87,12 @@ static void ixgbe_set_freq_x540(struct nic *nic, int64_t ppb)
 	wr32(to_port(nic)->regs, IXGBE_TIMINCA, (uint32_t)(base + d));
 }
 
-/* X550: |ppb| x 12.5 x 2^32 / 1e9 units of 2^-32 ns per 12.5 ns period,
- * rounded (Linux truncates), ISGN for a negative ppb; max_adj keeps it
- * within bits 30:0 (30,000,000 ppb: 0x60000000). */
+/* X550: a correction of its 12.5 ns period (hwtstamp.h timinca_isgn),
+ * rounded (Linux truncates); max_adj keeps it within bits 30:0
+ * (30,000,000 ppb: 0x60000000). */
 static void ixgbe_set_freq_x550(struct nic *nic, int64_t ppb)
 {
-	uint64_t mag = (uint64_t)(ppb < 0 ? -ppb : ppb);
-	uint32_t v = (uint32_t)((mag * (25ull << 31) + NS_PER_S / 2) / NS_PER_S);
-	wr32(to_port(nic)->regs, IXGBE_TIMINCA, v | (ppb < 0 ? IXGBE_TIMINCA_ISGN : 0));
+	wr32(to_port(nic)->regs, IXGBE_TIMINCA, timinca_isgn(ppb, 25ull << 31));
 }
 
 static void ixgbe_set_freq(struct nic *nic, int64_t ppb)

@@ -269,7 +269,6 @@
 #define IXGBE_TSYNCRXCTL_TYPE_MASK (7u << 1)
 #define IXGBE_TIMINCA_INCPER_SHIFT 24	/* 82599: IncPeriod 31:24, IncValue 23:0 (the X540's
 						 * TIMINCA is the increment, 31 bits) */
-#define IXGBE_TIMINCA_ISGN (1u << 31)	/* X550: the correction (bits 30:0) is subtracted */
 #define IXGBE_TSAUXC_DISABLE_SYSTIME (1u << 31)	/* X550: SYSTIME stopped */
 #define IXGBE_ETQF_FILTER_EN (1u << 31)
 #define IXGBE_ETQF_1588	(1u << 30)	/* frames of this EtherType to the time sync block */
