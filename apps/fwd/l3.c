@@ -347,7 +347,7 @@ void frame_input(struct l3_core *core, struct nic *nic, struct pkt *p, uint64_t 
 			return;
 		}
 	}
-	if (__builtin_expect(fwd_ptp_tc == FWD_TC_P2P, 0) &&
+	if (__builtin_expect(fwd_ptp_tc == FWD_TC_P2P, 0) && fwd_tc_maybe(p) &&
 	    fwd_tc_route_local(nic->port, l3_link_port(nic->port), p, core->rx_tsc)) {
 		fwd_st(nic->port)->local++;	/* a Pdelay message: the link's own (tc.c) */
 		return;

@@ -5,11 +5,48 @@
 #ifndef FWD_TC_H
 #define FWD_TC_H
 #include <stdint.h>
+#include <string.h>
 #include "drivers/net/nic.h"
+#include "net/bytes.h"
+#include "net/ptp.h"
 
 /* ptp_tc knob. */
 enum { FWD_TC_OFF, FWD_TC_E2E, FWD_TC_P2P };
 extern int64_t fwd_ptp_tc;
+
+/* Bytes 12-14 of an untagged IPv4 frame with a 20-byte header (EtherType
+ * 0x0800, version 4, IHL 5) as a little-endian 32-bit load reads them,
+ * the byte after (TOS) masked off. */
+#define TC_IPV4_IHL5 0x450008u
+
+/* 0 if frame p is no PTP message: an untagged IPv4 frame with a 20-byte
+ * header whose destination port (the 16 bits 36 bytes in, UDP's or not)
+ * is neither 319 nor 320; else 1, and the TC parses it (tc.c). It reads
+ * 38 bytes whatever p->len, within the buffer (256 bytes or more): a stale
+ * byte past a short frame can only make it 1. Inline: for such frames the
+ * TC's whole cost, a load, a mask and a compare (and one more load and
+ * two compares for IPv4). */
+static inline int fwd_tc_maybe(const struct pkt *p)
+{
+	uint32_t w;
+	uint16_t port;
+	memcpy(&w, p->data + 12, sizeof(w));
+	if ((w & 0xffffff) != TC_IPV4_IHL5)
+		return 1;
+	memcpy(&port, p->data + 36, sizeof(port));
+	return port == hton16(PTP_EVENT_PORT) || port == hton16(PTP_GENERAL_PORT);
+}
+
+/* 1 if a frame of pkts[0..n) may be a PTP message (fwd_tc_maybe): else
+ * the burst goes to tx_burst as with ptp_tc=off. One pass that only
+ * reads, stopping at the first. */
+static inline int fwd_tc_burst_maybe(struct pkt *const *pkts, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (fwd_tc_maybe(pkts[i]))
+			return 1;
+	return 0;
+}
 
 /* Join the PTP multicast groups (L2, UDP/IPv4 and UDP/IPv6; p2p: the
  * Pdelay ones too) on nic and turn its clock's hardware timestamps on (RX:
@@ -24,7 +61,7 @@ void fwd_tc_port_init(struct nic *nic);
  * end here (freed, the port's peer delay). *n becomes the frames left, in
  * order, in pkts[]; returns how many of them, from the first, tx_burst
  * took (the caller frees the rest). Called in place of tx_burst only when
- * fwd_ptp_tc is on. */
+ * fwd_ptp_tc is on and fwd_tc_burst_maybe finds a frame that may be PTP. */
 int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n);
 /* ptp_tc= on routed link link (a port with an address, or a VLAN
  * sub-interface; its NIC lnic, on port): port's clock's hardware

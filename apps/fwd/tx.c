@@ -33,15 +33,16 @@ void l3_tx_per_core_init(void)
 }
 
 /* ptp_tc=: the routed frames of b (to go out of link) given their
- * residence (tc.c). Not inlined: only the TC's bursts pay for it. */
+ * residence (tc.c); a frame fwd_tc_maybe clears costs that test alone.
+ * Not inlined: only the TC's bursts pay for it. */
 static void __attribute__((noinline)) tc_route(int link, struct txb *b)
 {
-	struct l3_core *c = l3_me();
-	struct nic *out = l3_link_port(link);
 	for (int i = 0; i < b->n; i++) {
+		if (!fwd_tc_maybe(b->p[i]) || (b->mixed && b->kind[i] != TX_FWD))
+			continue;
+		struct l3_core *c = l3_me();
 		int in = b->mixed ? b->in[i] : c->in;
-		if (!b->mixed || b->kind[i] == TX_FWD)
-			fwd_tc_route(in, l3_link_port(in), out, b->p[i], c->rx_tsc);
+		fwd_tc_route(in, l3_link_port(in), l3_link_port(link), b->p[i], c->rx_tsc);
 	}
 }
 

@@ -448,6 +448,48 @@ static void test_vlan_tagged(void **state)
 	assert_int_equal(counts()->count[TC_delay_req] + counts()->count[TC_sync], 2);
 }
 
+/* fwd_tc_maybe, the inline test fwd runs on every frame before the TC:
+ * 1 for every frame the TC parses (L2, UDP/IPv4 to 319 and 320, UDP/IPv6,
+ * tagged), 0 for an untagged IPv4 frame to another port, whatever its
+ * protocol (a TCP segment to 320 is 1: tc.c's maybe_ptp refuses it);
+ * fwd_tc_burst_maybe: 1 when one frame of the burst is. */
+static void test_maybe(void **state)
+{
+	(void)state;
+	uint8_t b[4][256];
+	struct pkt p[4], *burst[4] = { &p[0], &p[1], &p[2], &p[3] };
+	static const enum ptp_transport tr[] = { PTP_L2, PTP_UDP4, PTP_UDP6 };
+	static const uint8_t types[] = { PTP_SYNC, PTP_DELAY_REQ, PTP_FOLLOW_UP, PTP_DELAY_RESP };
+	for (int t = 0; t < 3; t++)
+		for (int k = 0; k < 4; k++) {
+			p[0] = *frame(b[0], tr[t], types[k], 1, 0, 0);
+			assert_true(maybe_ptp(&p[0]));
+			assert_int_equal(fwd_tc_maybe(&p[0]), 1);
+			tag100(b[0], &p[0]);
+			assert_int_equal(fwd_tc_maybe(&p[0]), 1);
+		}
+	for (int i = 0; i < 4; i++) {
+		p[i] = *frame(b[i], PTP_UDP4, PTP_SYNC, 1, 0, 0);
+		put16(b[i] + ETH_HLEN + IPV4_HLEN + 2, (uint16_t)(9 + i));	/* UDP destination port */
+		assert_int_equal(fwd_tc_maybe(&p[i]), 0);
+		assert_false(maybe_ptp(&p[i]));
+	}
+	assert_int_equal(fwd_tc_burst_maybe(burst, 4), 0);
+	put16(b[3] + ETH_HLEN + IPV4_HLEN + 2, PTP_GENERAL_PORT);
+	assert_int_equal(fwd_tc_burst_maybe(burst, 4), 1);
+	assert_int_equal(fwd_tc_burst_maybe(burst, 3), 0);
+	b[3][ETH_HLEN + 9] = 6;	/* TCP to 320: passed to tc.c, which takes it for no PTP */
+	assert_int_equal(fwd_tc_maybe(&p[3]), 1);
+	assert_false(maybe_ptp(&p[3]));
+	b[2][ETH_HLEN] = 0x46;	/* IHL 6: IPv4 options, passed to tc.c */
+	assert_int_equal(fwd_tc_maybe(&p[2]), 1);
+	assert_false(maybe_ptp(&p[2]));
+	put16(b[1] + 12, 0x0806);	/* ARP */
+	assert_int_equal(fwd_tc_maybe(&p[1]), 1);
+	assert_false(maybe_ptp(&p[1]));
+	assert_int_equal(fwd_tc_burst_maybe(burst, 1), 0);
+}
+
 /* Refusals: the frame as it came, one named counter each. */
 static void test_refused(void **state)
 {
@@ -904,6 +946,7 @@ int main(void)
 		cmocka_unit_test_setup(test_udp6, setup),
 		cmocka_unit_test_setup(test_routed, setup),
 		cmocka_unit_test_setup(test_routed_p2p, setup),
+		cmocka_unit_test_setup(test_maybe, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
