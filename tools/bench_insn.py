@@ -17,6 +17,9 @@ time under TCG. Paths, 64-byte frames (IPv6: 84), e1000e, igb and virtio-net-pci
          tagged VID 100 in, VID 200 out, 68-byte frames     (napi)
   l2     at --rate 20kpps, interrupt-driven                  (napi)
   macswap  l2 with fwd_mode=macswap (MACs swapped), --rate max (napi)
+  l2tc   l2 with ptp_tc=e2e (the transparent clock on the pair):
+         its cost to non-PTP frames, against l2            (napi)
+  l3tc   l3 with ptp_tc=e2e, against l3                     (napi)
   sink   app=sink, trafgen send --rate max on port0          (napi)
 Per run: the guest's frame counter (`fwd` / `sink` in the shell) and the
 plugin's instruction count are read twice while traffic flows; the
@@ -60,18 +63,20 @@ SPIN = "udelay,tsc_from_pit"   # the boot's spin waits, as long as each boot tak
 RUNS = [("l2", "napi", "max"), ("l2", "busy", "max"), ("l3", "napi", "max"),
         ("l3", "busy", "max"), ("l3m", "napi", "max"), ("l3v6", "napi", "max"), ("l3v6m", "napi", "max"),
         ("l2vlan", "napi", "max"), ("l3vlan", "napi", "max"),
-        ("l2", "napi", "20kpps"), ("macswap", "napi", "max"), ("sink", "napi", "max")]
+        ("l2", "napi", "20kpps"), ("macswap", "napi", "max"), ("l2tc", "napi", "max"), ("l3tc", "napi", "max"),
+        ("sink", "napi", "max")]
 KNOBS = {"l2": "app=fwd pairs=0-1 promisc=1", "macswap": "app=fwd pairs=0-1 promisc=1 fwd_mode=macswap",
          "l3": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24",
          "l3m": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24", "sink": "app=sink promisc=1",
          "l3v6": "app=fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64",
          "l3v6m": "app=fwd ip0=2001:db8:1::1/64 ip1=2001:db8:2::1/64",
-         "l2vlan": "app=fwd pairs=0-1 promisc=1", "l3vlan": "app=fwd ip0.100=10.1.0.1/24 ip1.200=10.2.0.1/24"}
+         "l2vlan": "app=fwd pairs=0-1 promisc=1", "l3vlan": "app=fwd ip0.100=10.1.0.1/24 ip1.200=10.2.0.1/24",
+         "l2tc": "app=fwd pairs=0-1 promisc=1 ptp_tc=e2e", "l3tc": "app=fwd ip0=10.1.0.1/24 ip1=10.2.0.1/24 ptp_tc=e2e"}
 # Addresses trafgen walks (frame s takes element s mod length of each range).
 IPS = {"l3": ("10.1.0.2", "10.2.0.2"), "l3m": ("10.1.0.2-10.1.0.65", "10.2.0.2-10.2.0.9"),
        "l3v6": ("2001:db8:1::2", "2001:db8:2::2"),
        "l3v6m": ("2001:db8:1::2-2001:db8:1::41", "2001:db8:2::2-2001:db8:2::9")}
-ROUTED = ("l3", "l3m", "l3v6", "l3v6m", "l3vlan")
+ROUTED = ("l3", "l3m", "l3v6", "l3v6m", "l3vlan", "l3tc")
 VLAN = {"l2vlan": 100, "l3vlan": 100}   # trafgen --vlan: the VID frames are sent under
 # fwd's counter line of the link the frames come in on.
 RX_LINK = {"l3vlan": "port0.100"}
@@ -79,6 +84,7 @@ NICS = ("e1000e", "igb", "virtio-net-pci")
 TARGET = {("l2", "napi", "max"): 100, ("l3", "napi", "max"): 200, ("l2", "napi", "20kpps"): 300}
 V6_RATIO = 1.2   # l3v6 / l3 and l3v6m / l3m at most (issue #26), printed after the table
 TAGGED = (("l2vlan", "l2"), ("l3vlan", "l3"))   # tagged / untagged, printed after the table
+TC = (("l2tc", "l2"), ("l3tc", "l3"))   # ptp_tc=e2e / off: the difference printed after the table
 
 
 def size(path):
@@ -314,6 +320,10 @@ def main():
             if per.get((nic, plain)) and (nic, tagged) in per:
                 print(f"{nic}: {tagged} / {plain} = {per[(nic, tagged)] / per[(nic, plain)]:.2f}x untagged "
                       f"instructions per frame (tagged {per[(nic, tagged)]:.1f}, untagged {per[(nic, plain)]:.1f})")
+        for tc, plain in TC:
+            if (nic, plain) in per and (nic, tc) in per:
+                print(f"{nic}: {tc} - {plain} = {per[(nic, tc)] - per[(nic, plain)]:+.1f} instructions per non-PTP frame "
+                      f"with ptp_tc=e2e (target 0)")
     if "profile" in args:
         for r in rows:
             print_profile(r)
