@@ -79,8 +79,13 @@
  * (a Delay_Resp: nothing more added), counted tx_tstamp_missing.
  *
  * Cost to other frames: none while ptp_tc=off (fwd tests the knob once per
- * burst); on, each frame's EtherType (IPv4: its protocol and UDP port) is
- * read inline (maybe_ptp), and the burst goes through this file's loop.
+ * burst); on, fwd_tc_maybe (tc.h) reads each frame's EtherType and, for
+ * an untagged IPv4 one with a 20-byte header, its destination port,
+ * inline: an L2 burst without a frame that may be PTP goes to tx_burst as
+ * with the knob off, a routed frame without one skips fwd_tc_route. The
+ * others go through this file's loop, which looks again (maybe_ptp, with
+ * the lengths) and parses. No NIC this runs on under QEMU can say more:
+ * docs/apps/fwd.md, "Cost".
  */
 #include <stdio.h>
 #include <string.h>
