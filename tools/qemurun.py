@@ -77,6 +77,7 @@ NIC_HELP = """\
   vectors=    virtio-net-pci with queues=N: MSI-X vectors (default 2N+2); fewer
               than N+1 makes the driver share one vector among its queues
   packed=     virtio-net-pci: 1 offers packed virtqueues (QEMU's packed=on)
+  in_order=   virtio-net-pci: 1 offers VIRTIO_F_IN_ORDER (QEMU's in_order=on)
   legacy=     virtio-net-pci: 1 keeps the legacy I/O BAR (QEMU's default
               transitional device, 1af4:1000); only: the legacy interface
               alone (disable-modern=on); default 0 (1af4:1041)
@@ -90,7 +91,7 @@ Examples:
     tools/qemurun.py --interactive --boot net-bios \\
       --nic e1000e:netdev=user,tftp=build/netboot,bootfile=boot/grub/i386-pc/core.0,rom=1"""
 NIC_OPTS = ("bus", "netdev", "connect", "lport", "rport", "tftp", "bootfile", "hostfwd", "ifname", "mac",
-            "rom", "legacy", "queues", "rss", "vectors", "packed")
+            "rom", "legacy", "queues", "rss", "vectors", "packed", "in_order")
 MODELS = ("e1000", "e1000e", "igb", "virtio-net-pci")
 
 
@@ -169,6 +170,8 @@ def nic_args(i, spec, machine, sockdir):
         dev += f",mac={opts['mac']}"
     if model == "virtio-net-pci" and opts.get("packed") == "1":
         dev += ",packed=on"
+    if model == "virtio-net-pci" and opts.get("in_order") == "1":
+        dev += ",in_order=on"
     if model == "virtio-net-pci" and opts.get("legacy") == "only":
         dev += ",disable-modern=on"
     elif model == "virtio-net-pci" and opts.get("legacy", "0") != "1":

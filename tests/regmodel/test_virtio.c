@@ -265,6 +265,22 @@ static int cmp_ptr(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Each buffer of the pool's free stack and of held[0..n) there once:
+ * none freed twice. */
+static void distinct(struct pkt *const *held, uint32_t n)
+{
+	struct pktpool *pool = model_nic->pool;
+	struct pkt **all = malloc((pool->nfree + n) * sizeof(*all));
+	assert_non_null(all);
+	memcpy(all, pool->free, pool->nfree * sizeof(*all));
+	if (n)
+		memcpy(all + pool->nfree, held, n * sizeof(*all));
+	qsort(all, pool->nfree + n, sizeof(*all), cmp_ptr);
+	for (uint32_t i = 1; i < pool->nfree + n; i++)
+		assert_ptr_not_equal(all[i - 1], all[i]);
+	free(all);
+}
+
 /* Frames shorter than NIC_TX_MIN_LEN (QEMU delivers them as short as the
  * socket gave them): delivered whole, in order, and counted in rx_short
  * (rx_short_counted, so fwd skips its runt check while the count stands);
@@ -317,15 +333,7 @@ static void test_rx_short(void **st)
 	assert_int_equal(model_nic->q[0].rx_short, 4);
 	assert_int_equal(stat(NS_rx_delivered), 6 + 120 + 8);
 	assert_int_equal(model_nic->pool->nfree, home);
-	struct pktpool *pool = model_nic->pool;	/* each buffer either posted or free, once */
-	struct pkt **all = malloc((pool->nfree + 128) * sizeof(*all));
-	assert_non_null(all);
-	memcpy(all, pool->free, pool->nfree * sizeof(*all));
-	memcpy(all + pool->nfree, port()->rxq[0].bufs, 128 * sizeof(*all));
-	qsort(all, pool->nfree + 128, sizeof(*all), cmp_ptr);
-	for (uint32_t i = 1; i < pool->nfree + 128; i++)
-		assert_ptr_not_equal(all[i - 1], all[i]);
-	free(all);
+	distinct(port()->rxq[0].bufs, 128);
 }
 
 /* The in-order run's groups of four (rx_grp_common) against the frame
@@ -1036,6 +1044,166 @@ static void test_queue_reset_stuck(void **st)
 	assert_int_equal(stat(NS_resets), 0);
 }
 
+#define F_IN_ORDER (1ull << 35)
+#define F_PACKED (1ull << 34)
+
+/* VIRTIO_F_IN_ORDER (2.7.9) asked for when offered with split rings:
+ * not with virtio_in_order=0, not when packed rings are taken (offered,
+ * virtio_packed=1), and taken with virtio_packed=0; the queues' in_order
+ * as negotiated. */
+static void test_in_order_negotiated(void **st)
+{
+	(void)st;
+	static const struct { int knob, packed_offered, packed_knob, want; } c[] = {
+		{ 1, 0, 1, 1 }, { 0, 0, 1, 0 }, { 1, 1, 1, 0 }, { 1, 1, 0, 1 },
+	};
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		vmodel_init();
+		V.s.features |= F_IN_ORDER | (c[i].packed_offered ? F_PACKED : 0);
+		virtio_in_order = c[i].knob;
+		virtio_packed = c[i].packed_knob;
+		assert_int_equal(probe(), 0);
+		assert_int_equal(!!(V.driver_features & F_IN_ORDER), c[i].want);
+		assert_int_equal(port()->rxq[0].in_order, c[i].want);
+		assert_int_equal(port()->txq[0].in_order, c[i].want);
+		assert_int_equal(port()->rxq[0].packed, c[i].packed_offered && c[i].packed_knob);
+	}
+	virtio_in_order = 1;
+	virtio_packed = 1;
+}
+
+/* n frames (seeds from seed, DATA_VALID) into RX queue 0's next n
+ * buffers, returned as one used entry for the batch (2.7.9): the last
+ * buffer's id and length. */
+static void rx_batch(int n, int seed)
+{
+	uint16_t ids[128];
+	assert_int_equal(vmodel_take(0, ids, n), n);
+	for (int i = 0; i < n; i++) {
+		uint8_t *b = (uint8_t *)(uintptr_t)port()->rxq[0].desc[ids[i]].addr;
+		memset(b, 0, 12);
+		b[0] = 2;	/* DATA_VALID */
+		b[10] = 1;	/* num_buffers */
+		frame(b + 12, (uint8_t)(seed + i));
+	}
+	vmodel_use_batch(0, ids[n - 1], 72, (uint16_t)n);
+}
+
+/* RX with VIRTIO_F_IN_ORDER, a device writing one used entry per batch:
+ * the used ring first holds entries that would pass as good ones (slot i
+ * naming buffer i, 72 bytes), so an entry read past a batch's head would
+ * deliver a frame. Batches of 1, 3, 1, 5, 30 and 60, three rounds over the
+ * ring of 128 (batches across its end): each batch's last frame
+ * delivered whole, in order; the others, whose lengths the device did not
+ * write, counted in rx_drop_desc_error and rx_drops; rx_packets every
+ * frame. The queue stays in order (avail slot i naming buffer i, not
+ * ooo), single entries then take the four-at-a-time run, every buffer
+ * comes home. */
+static void test_in_order_rx_batches(void **st)
+{
+	(void)st;
+	static const int batch[] = { 1, 3, 1, 5, 30, 60 };
+	vmodel_init();
+	V.s.features |= F_IN_ORDER;
+	assert_int_equal(probe(), 0);
+	struct vnet_port *v = port();
+	assert_int_equal(v->rxq[0].in_order, 1);
+	for (uint16_t i = 0; i < 128; i++)
+		v->rxq[0].used->ring[i] = (struct vring_used_elem){ .id = i, .len = 72 };
+	uint32_t home = model_nic->pool->nfree;
+	struct pkt *out[32];
+	uint8_t f[60];
+	int seed = 0;
+	for (int round = 0; round < 3; round++) {
+		int last[6];
+		for (int b = 0; b < 6; b++) {
+			rx_batch(batch[b], seed);
+			seed += batch[b];
+			last[b] = seed - 1;
+		}
+		assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, out, 32), 6);
+		for (int b = 0; b < 6; b++) {
+			frame(f, (uint8_t)last[b]);
+			assert_int_equal(out[b]->len, 60);
+			assert_memory_equal(out[b]->data, f, 60);
+			assert_int_equal(out[b]->flags, PKT_RX_L4_CSUM_OK);
+		}
+		pkt_free_bulk(out, 6);
+		assert_int_equal(v->rxq[0].ooo, 0);
+		for (uint16_t i = 0; i < 128; i++)
+			assert_int_equal(v->rxq[0].avail->ring[i], i);
+		assert_int_equal(model_nic->pool->nfree, home);
+		distinct(v->rxq[0].bufs, 128);
+	}
+	assert_int_equal(model_nic->q[0].rx_packets, 300);
+	assert_int_equal(stat(NS_rx_delivered), 18);
+	assert_int_equal(stat(NS_rx_drop_desc_error), 282);
+	assert_int_equal(model_nic->q[0].rx_drops, 282);
+	for (int i = 0; i < 9; i++)
+		rx_batch(1, 100 + i);
+	assert_int_equal(model_nic->ops->rx_burst(model_nic, 0, out, 32), 9);
+	for (int i = 0; i < 9; i++) {
+		frame(f, (uint8_t)(100 + i));
+		assert_memory_equal(out[i]->data, f, 60);
+	}
+	pkt_free_bulk(out, 9);
+	assert_int_equal(stat(NS_rx_delivered), 27);
+	assert_int_equal(stat(NS_rx_drop_desc_error), 282);
+	assert_int_equal(model_nic->pool->nfree, home);
+}
+
+/* TX with VIRTIO_F_IN_ORDER: the used ring first holds ids no buffer has
+ * (a reclaim that read them would count them in tx_errors). Three rounds
+ * of 100 frames over the ring of 128, returned in batches of 1, 7, 25 and
+ * 67 with one used entry each: every frame freed exactly once at the
+ * reclaim, none looked up (ooo 0), tx_errors 0. Then the used index moved
+ * 3 past the frames in flight (none): the 3 counted in tx_errors, nothing
+ * freed twice, and frames flow after it. */
+static void test_in_order_tx_batches(void **st)
+{
+	(void)st;
+	static const int batch[] = { 1, 7, 25, 67 };
+	vmodel_init();
+	V.s.features |= F_IN_ORDER;
+	assert_int_equal(probe(), 0);
+	struct vnet_port *v = port();
+	assert_int_equal(v->txq[0].in_order, 1);
+	for (uint16_t i = 0; i < 128; i++)
+		v->txq[0].used->ring[i] = (struct vring_used_elem){ .id = 0xffff, .len = 0 };
+	uint32_t home = model_nic->pool->nfree;
+	struct pkt *tx[100];
+	uint16_t ids[100];
+	for (int round = 0; round < 3; round++) {
+		tx_frames(tx, 100);
+		assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 100), 100);
+		for (int b = 0; b < 4; b++) {
+			assert_int_equal(vmodel_take(1, ids, batch[b]), batch[b]);
+			vmodel_use_batch(1, ids[batch[b] - 1], 0, (uint16_t)batch[b]);
+		}
+		assert_int_equal(model_nic->pool->nfree, home - 100);
+		model_nic->ops->tx_clean(model_nic, 0);
+		assert_int_equal(v->txq[0].ooo, 0);
+		assert_int_equal(v->txq[0].nfree, 128);
+		assert_int_equal(model_nic->pool->nfree, home);
+		distinct(0, 0);
+	}
+	assert_int_equal(stat(NS_tx_errors), 0);
+	vmodel_used_jump(1, 3);
+	model_nic->ops->tx_clean(model_nic, 0);
+	assert_int_equal(stat(NS_tx_errors), 3);
+	assert_int_equal(v->txq[0].nfree, 128);
+	assert_int_equal(model_nic->pool->nfree, home);
+	tx_frames(tx, 10);
+	assert_int_equal(model_nic->ops->tx_burst(model_nic, 0, tx, 10), 10);
+	assert_int_equal(vmodel_tx(1), 10);
+	model_nic->ops->tx_clean(model_nic, 0);
+	assert_int_equal(v->txq[0].nfree, 128);
+	assert_int_equal(model_nic->pool->nfree, home);
+	distinct(0, 0);
+	assert_int_equal(stat(NS_tx_errors), 3);
+	assert_int_equal(model_nic->q[0].tx_packets, 310);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1066,6 +1234,9 @@ int main(void)
 		cmocka_unit_test(test_packed_lies),
 		cmocka_unit_test(test_queue_reset),
 		cmocka_unit_test(test_queue_reset_stuck),
+		cmocka_unit_test(test_in_order_negotiated),
+		cmocka_unit_test(test_in_order_rx_batches),
+		cmocka_unit_test(test_in_order_tx_batches),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -268,6 +268,16 @@ void vmodel_use(int qi, uint32_t id, uint32_t len)
 	used_hdr(q)[1] = q->used_idx;
 }
 
+void vmodel_use_batch(int qi, uint32_t id, uint32_t len, uint16_t count)
+{
+	struct vm_queue *q = &V.q[qi];
+	uint32_t *e = &used_ring(q)[2 * (q->used_idx % q->size)];
+	e[0] = id;
+	e[1] = len;
+	q->used_idx = (uint16_t)(q->used_idx + count);
+	used_hdr(q)[1] = q->used_idx;
+}
+
 /* The header's length (5.1.6): 20 bytes with VIRTIO_NET_F_HASH_REPORT (57). */
 static uint32_t hdr_len(void)
 {

@@ -91,6 +91,11 @@ int vmodel_rx(int qi, const uint8_t *frame, uint16_t len, uint8_t flags);
 int vmodel_take(int qi, uint16_t *ids, int max);
 /* Return buffer id used with len bytes written (a lie if id was not taken). */
 void vmodel_use(int qi, uint32_t id, uint32_t len);
+/* VIRTIO_F_IN_ORDER (35) on a split ring (2.7.9): return the batch of
+ * count buffers taken (in order) whose last is id with one used entry
+ * (id, len) where the batch's first would go, the used index moved on by
+ * count; the entries after it are not written. */
+void vmodel_use_batch(int qi, uint32_t id, uint32_t len, uint16_t count);
 /* Send what TX queue qi holds: take every buffer and return it used in
  * order; the count. The last frame's header (its first 20 bytes) and
  * length land in vmodel_last_hdr and vmodel_last_len. */

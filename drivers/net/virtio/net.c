@@ -49,10 +49,15 @@ _Static_assert(sizeof(struct pkt) + VIRTIO_NET_HDR_HASH_LEN <= PKT_SMALL_HEADROO
 	VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX) | VIRTIO_BIT(VIRTIO_NET_F_MQ) | \
 	VIRTIO_BIT(VIRTIO_NET_F_RSS))
 static int64_t virtio_packed = 1;
-static const struct knob_range packed_range[] = { { 0, 1 } };
-KNOB(virtio_packed, .name = "virtio_packed", .type = KNOB_INT, .ranges = packed_range, .nranges = 1,
+static const struct knob_range bool_range[] = { { 0, 1 } };
+KNOB(virtio_packed, .name = "virtio_packed", .type = KNOB_INT, .ranges = bool_range, .nranges = 1,
      .ival = &virtio_packed, .help = "virtio-net: 1 packed virtqueues (virtio 1.2 2.8) when the device offers "
      "them (QEMU: packed=on), 0 split ones always; default 1");
+static int64_t virtio_in_order = 1;
+KNOB(virtio_in_order, .name = "virtio_in_order", .type = KNOB_INT, .ranges = bool_range, .nranges = 1,
+     .ival = &virtio_in_order, .help = "virtio-net: 1 asks for VIRTIO_F_IN_ORDER (virtio 1.2 2.7.9) with split "
+     "virtqueues when the device offers it (QEMU: in_order=on): sent frames are freed without reading "
+     "their used entries; 0 never; default 1");
 #define HAS_CTRL_RX (VIRTIO_BIT(VIRTIO_NET_F_CTRL_VQ) | VIRTIO_BIT(VIRTIO_NET_F_CTRL_RX))
 
 struct vnet_port {
@@ -171,8 +176,9 @@ _Static_assert(VIRTIO_NET_HDR_F_DATA_VALID << 1 == PKT_RX_L4_CSUM_OK, "rx_fast s
  * (a shorter one is rx_one's, which counts it in rx_short), no partial checksum
  * to complete. Its buffer is handed out and the pool's top (taken from
  * *top down) put in its descriptor, whose length and WRITE flag stay as
- * posted (2.7.5). Stops at the first other entry (rx_one's); returns the
- * entries taken. hdr and mrg are constants where it is inlined, and the
+ * posted (2.7.5). Stops at the first other entry (rx_one's), and with
+ * VIRTIO_F_IN_ORDER at one naming a buffer other than the next made
+ * available (the head of a batch, rx_slow's); returns the entries taken. hdr and mrg are constants where it is inlined, and the
  * ring's fields are locals: the stores through the rings and into the
  * pkts could alias vq, which the compiler would otherwise reload for
  * every frame. */
@@ -186,12 +192,15 @@ static inline __attribute__((always_inline)) uint32_t rx_run(struct virtq *vq, u
 	volatile uint16_t *avail = vq->avail->ring;
 	struct pkt **bufs = vq->bufs, **t = *top;
 	const uint32_t n = vq->n, mask = n - 1, last = vq->last_used, end = last + m;
+	const int in_order = vq->in_order;
 	uint32_t u = last, a = vq->avail_idx;
 	uint64_t b = 0, v = 0;
 	for (; u != end; u++, a++) {
 		volatile struct vring_used_elem *e = &used[u & mask];
 		uint32_t id = e->id, len = e->len - hdr;
 		if (id >= n || len - NIC_TX_MIN_LEN > ETH_MAX_FRAME - NIC_TX_MIN_LEN)	/* shorter wraps past it */
+			break;
+		if (in_order && id != avail[u & mask])	/* a batch (rx_slow's) */
 			break;
 		struct pkt *p = bufs[id];
 		const struct virtio_net_hdr *h = (const struct virtio_net_hdr *)p->buf;
@@ -395,26 +404,55 @@ static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq 
 	return (uint16_t)k;
 }
 
-/* One used entry the slow way (rx_one): into pkts[*got] if delivered. */
-static void rx_slow(struct nic *nic, struct virtq *vq, int q, struct pkt **pkts, int *got, uint64_t *frames,
-		    uint64_t *bytes)
+/* VIRTIO_F_IN_ORDER (2.7.9): the used entry at u names buffer id, the
+ * last of a batch of the buffers made available from avail slot u on
+ * (the device wrote one entry for the batch and moved its used index by
+ * the batch's size): how many buffers come before id in it, looked for
+ * among the m entries waiting that were made available; 0 if id is not
+ * among them (rx_one's, as without the feature). */
+static uint16_t rx_batch_before(const struct virtq *vq, uint32_t u, uint32_t id, uint16_t m)
 {
-	uint32_t id, len;
+	uint16_t posted = (uint16_t)(vq->avail_idx - u), k = m < posted ? m : posted;
+	for (uint16_t j = 1; j < k; j++)
+		if (vq->avail->ring[(u + j) & (vq->n - 1)] == id)
+			return j;
+	return 0;
+}
+
+/* The used entry at last_used the slow way (rx_one), m waiting: into
+ * pkts[*got] if delivered. With VIRTIO_F_IN_ORDER, an entry standing for
+ * a batch (rx_batch_before) has the batch's earlier buffers, whose
+ * lengths the device did not write, dropped in rx_drop_desc_error and
+ * posted again first. Returns the used entries taken: 1, or the batch's
+ * size. */
+static uint16_t rx_slow(struct nic *nic, struct virtq *vq, int q, uint16_t m, struct pkt **pkts, int *got,
+			uint64_t *frames, uint64_t *bytes)
+{
+	uint32_t id, len, u = vq->last_used;
 	virtq_take_used(vq, &id, &len);
 	if (id >= vq->n) {
 		nic->qsw[q][NS_rx_drop_desc_error]++;	/* not a descriptor: nothing to post again */
-		return;
+		return 1;
 	}
 	if (__builtin_expect(vq->skip, 0)) {	/* the rest of a frame dropped whole */
 		vq->skip--;
 		rx_post(vq, (uint16_t)id, vq->bufs[id]);
-		return;
+		return 1;
 	}
-	(*frames)++;
+	uint16_t before = vq->in_order && id != vq->avail->ring[u & (vq->n - 1)] ? rx_batch_before(vq, u, id, m) : 0;
+	for (uint16_t j = 0; j < before; j++) {	/* each slot read before rx_post writes it again */
+		uint16_t b = vq->avail->ring[(u + j) & (vq->n - 1)];
+		rx_post(vq, b, vq->bufs[b]);
+	}
+	vq->last_used = (uint16_t)(vq->last_used + before);
+	nic->qsw[q][NS_rx_drop_desc_error] += before;
+	nic->q[q].rx_drops += before;
+	*frames += before + 1u;
 	*bytes += len > vq->hdr ? len - vq->hdr : 0;
 	struct pkt *p = rx_one(nic, vq, q, (uint16_t)id, len);
 	if (p)
 		pkts[(*got)++] = p;
+	return (uint16_t)(before + 1);
 }
 
 static int vnet_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
@@ -433,10 +471,8 @@ static int vnet_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 			got += k;
 			frames += k;
 			m = (uint16_t)(m - k);
-			if (m && got < n) {
-				rx_slow(nic, vq, q, pkts, &got, &frames, &bytes);
-				m--;
-			}
+			if (m && got < n)
+				m = (uint16_t)(m - rx_slow(nic, vq, q, m, pkts, &got, &frames, &bytes));
 		}
 	} while (got < n && vq->packed && (m = virtq_used_ready(vq)));
 	virtq_publish(vq);
@@ -563,23 +599,33 @@ static inline uint32_t tx_ids_off(const struct virtq *vq, uint32_t s, uint32_t k
 	return o;
 }
 
-/* Free the buffers of sent frames. Split: the entries waiting at one read
- * of used->idx (only ids are read: a sent frame's length is 0). QEMU
+/* Split with VIRTIO_F_IN_ORDER (2.7.9): the m buffers the used index moved
+ * past are the m oldest in flight, from slot avail_idx - busy on (the
+ * device may have written one entry for a batch of them), freed straight
+ * out of bufs without reading an entry; an index moved past every frame
+ * in flight is a lie, its excess counted in tx_errors. */
+static inline void tx_reclaim_in_order(struct nic *nic, struct virtq *vq, uint32_t m)
+{
+	const uint32_t n = vq->n, busy = n - vq->nfree, k = m < busy ? m : busy;
+	const uint32_t s = (uint16_t)(vq->avail_idx - busy) & (n - 1), k1 = n - s < k ? n - s : k;
+	tx_free_run(vq->bufs + s, k1);
+	tx_free_run(vq->bufs, k - k1);
+	vq->nfree = (uint16_t)(vq->nfree + k);
+	if (__builtin_expect(m != k, 0))
+		nic->stats[NS_tx_errors] += m - k;
+}
+
+/* Split without VIRTIO_F_IN_ORDER: the m entries waiting at one read of
+ * used->idx (only ids are read: a sent frame's length is 0). QEMU
  * returns them in order, so when the queue is not ooo, the driver's used
  * index is the oldest frame's slot, no more entries wait than frames are
  * in flight, and each entry u names its own slot (buffer u mod n, as
  * tx_fill_split placed it), the run is freed straight out of bufs, one
  * pkt_free_bulk per contiguous part; else each id is looked up
- * (tx_reclaim_ids). used_event is kept half the index space ahead, so the
- * device never interrupts for sent frames (2.7.10; the queue has no
- * vector either). */
-static void tx_reclaim(struct nic *nic, struct virtq *vq)
+ * (tx_reclaim_ids). */
+static inline void tx_reclaim_split(struct nic *nic, struct virtq *vq, uint32_t m)
 {
-	if (__builtin_expect(vq->packed, 0)) {
-		tx_reclaim_packed(nic, vq);
-		return;
-	}
-	const uint32_t n = vq->n, last = vq->last_used, m = virtq_used_ready(vq), busy = n - vq->nfree;
+	const uint32_t n = vq->n, last = vq->last_used, busy = n - vq->nfree;
 	const uint32_t s = last & (n - 1), k = n - s < m ? n - s : m;
 	uint32_t odd = vq->ooo | (m > busy) | ((uint16_t)(vq->avail_idx - last) != busy);
 	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* the index before the entries (x86: loads in order) */
@@ -591,6 +637,24 @@ static void tx_reclaim(struct nic *nic, struct virtq *vq)
 		tx_free_run(vq->bufs, m - k);
 		vq->nfree = (uint16_t)(vq->nfree + m);
 	}
+}
+
+/* Free the buffers of sent frames: packed rings entry by entry
+ * (tx_reclaim_packed), split ones from one read of used->idx
+ * (tx_reclaim_in_order, tx_reclaim_split). used_event is kept half the
+ * index space ahead, so the device never interrupts for sent frames
+ * (2.7.10; the queue has no vector either). */
+static void tx_reclaim(struct nic *nic, struct virtq *vq)
+{
+	if (__builtin_expect(vq->packed, 0)) {
+		tx_reclaim_packed(nic, vq);
+		return;
+	}
+	const uint32_t n = vq->n, last = vq->last_used, m = virtq_used_ready(vq);
+	if (vq->in_order)
+		tx_reclaim_in_order(nic, vq, m);
+	else
+		tx_reclaim_split(nic, vq, m);
 	vq->last_used = (uint16_t)(last + m);
 	if (vq->nfree == n)
 		vq->ooo = 0;	/* drained: every slot free */
@@ -997,6 +1061,17 @@ static uint64_t rss_hash_wanted(struct vnet_port *v)
 	return v->nic.nqueues > 1 && (vpci_device_features(&v->t) & f) == f ? VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT) : 0;
 }
 
+/* VIRTIO_F_IN_ORDER when virtio_in_order=1 and the rings will be split
+ * (virtio_packed=0 or the device offers no packed ones): the split paths
+ * take a batch's one used entry (rx_slow, tx_reclaim_in_order); a packed
+ * ring's batch (2.8.x: one used descriptor for it) is not, so the feature
+ * is not asked for with packed rings. */
+static uint64_t in_order_wanted(const struct virtio_pci *t)
+{
+	return virtio_in_order && !(virtio_packed && (vpci_device_features(t) & VIRTIO_BIT(VIRTIO_F_RING_PACKED)))
+	       ? VIRTIO_BIT(VIRTIO_F_IN_ORDER) : 0;
+}
+
 /* Device initialisation (3.1.1): reset, ACKNOWLEDGE, DRIVER, features and
  * FEATURES_OK read back, queues, DRIVER_OK; then the receive buffers are
  * announced (no notification before DRIVER_OK, 3.1.1). 0, or -1 after
@@ -1013,7 +1088,7 @@ static int vnet_start(struct vnet_port *v)
 	 * header has num_buffers, so 12 bytes, only with MRG_RXBUF (5.1.6). */
 	uint64_t want = t->io ? (VNET_FEATURES | VIRTIO_BIT(VIRTIO_NET_F_MRG_RXBUF)) & 0xffffffffu
 			      : VNET_FEATURES | (virtio_packed ? VIRTIO_BIT(VIRTIO_F_RING_PACKED) : 0) |
-				rss_hash_wanted(v) |
+				rss_hash_wanted(v) | in_order_wanted(t) |
 				(t->common_len >= VIRTIO_COMMON_RESET_LEN ? VIRTIO_BIT(VIRTIO_F_RING_RESET) : 0);
 	if (vpci_features_ok(t, want))
 		return -1;
@@ -1264,7 +1339,7 @@ static void print_probe(struct vnet_port *v)
 	printf("%s: %s %s at %02x:%02x.%x, MAC %s, %d queue(s), rxd %d txd %d, %s\n", nic->name, nic->driver,
 	       nic->model, d->bus, d->dev, d->fn, mac_str(m, nic->mac), nic->nqueues, nic->rxd, nic->txd,
 	       v->msix ? "MSI-X" : d->int_mode == INT_MODE_MSI ? "MSI" : "INTx");
-	printf("%s: virtio features %#llx: %s%s%s%s%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
+	printf("%s: virtio features %#llx: %s%s%s%s%s%s%s%s%s%s%s%s%s%s, MTU %u\n", nic->name,
 	       (unsigned long long)v->t.features, v->t.io ? "legacy interface, MRG_RXBUF" : "VERSION_1",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_MAC) ? " MAC" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_STATUS) ? " STATUS" : "",
@@ -1277,6 +1352,7 @@ static void print_probe(struct vnet_port *v)
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_RSS) ? " RSS" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_NET_F_HASH_REPORT) ? " HASH_REPORT" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_F_RING_PACKED) ? " RING_PACKED" : "",
+	       v->t.features & VIRTIO_BIT(VIRTIO_F_IN_ORDER) ? " IN_ORDER" : "",
 	       v->t.features & VIRTIO_BIT(VIRTIO_F_RING_RESET) ? " RING_RESET" : "", nic->mtu);
 }
 

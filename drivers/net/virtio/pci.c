@@ -268,6 +268,7 @@ int virtq_setup(struct virtio_pci *t, struct virtq *vq, uint16_t index, uint32_t
 	}
 	vq->n = n;
 	vq->packed = !!(t->features & VIRTIO_BIT(VIRTIO_F_RING_PACKED));
+	vq->in_order = !vq->packed && (t->features & VIRTIO_BIT(VIRTIO_F_IN_ORDER));
 	vq->legacy = t->ops == &vpci_legacy;
 	if (virtq_alloc(vq)) {
 		printf("%s: no memory for virtqueue %u (%u descriptors)\n", t->who, index, n);

@@ -35,6 +35,7 @@
 #define VIRTIO_F_VERSION_1		32
 #define VIRTIO_F_ACCESS_PLATFORM	33
 #define VIRTIO_F_RING_PACKED		34	/* packed virtqueues (2.8) */
+#define VIRTIO_F_IN_ORDER		35	/* buffers used in the order made available (2.7.9) */
 #define VIRTIO_F_RING_RESET		40	/* the driver resets one queue (2.6.1, queue_reset) */
 #define VIRTIO_NET_F_HASH_REPORT	57	/* the device's hash in each received frame's header */
 #define VIRTIO_NET_F_RSS		60	/* receive-side scaling by the driver's table (5.1.6.5.7) */

@@ -113,6 +113,9 @@ struct virtq {
 	uint16_t kicked;		/* avail_idx at the last kick decision */
 	uint16_t last_used;		/* next used entry to read */
 	int event_idx;			/* VIRTIO_F_EVENT_IDX negotiated */
+	int in_order;			/* split: VIRTIO_F_IN_ORDER negotiated (2.7.9): the u-th buffer
+					 * used is the u-th made available, and one used entry (the
+					 * batch's last id) may stand for a batch (net.c) */
 	struct pkt **bufs;		/* by buffer id */
 	uint16_t nfree;			/* TX: descriptors not in flight */
 	uint16_t ooo;			/* split, TX: a used entry out of order (or a lie) was
