@@ -83,6 +83,11 @@ uint32_t timinca_isgn(int64_t ppb, uint64_t period)
 	return (uint32_t)v | (ppb < 0 ? TIMINCA_ISGN : 0);
 }
 
+uint64_t systim_sec_ns(uint64_t raw)
+{
+	return (raw >> 32) * 1000000000u + (uint32_t)raw;
+}
+
 enum hwts_action hwts_tx_request(struct hwts_tx *t, uint64_t now_ns, int latched, int *clear)
 {
 	*clear = 0;

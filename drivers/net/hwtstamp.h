@@ -65,6 +65,11 @@ uint32_t timinca_incvalue(uint32_t base, int64_t ppb);
 #define TIMINCA_ISGN	(1u << 31)
 uint32_t timinca_isgn(int64_t ppb, uint64_t period);
 
+/* A time held as seconds (high 32 bits: SYSTIMH) and ns (low: SYSTIML),
+ * as the I210 and the X550 latch it and write it into an RX buffer, as
+ * one count of ns. */
+uint64_t systim_sec_ns(uint64_t raw);
+
 /* The TX timestamp slot (82576 7.9.3.2: one frame at a time is stamped;
  * TSYNCTXCTL.VALID stays set, and later requests are ignored, until
  * TXSTMPH is read). */

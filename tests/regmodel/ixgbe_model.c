@@ -43,7 +43,8 @@
  * its SYSTIME (tsync.c): seconds and ns at 1 ns a ns whatever the link
  * speed, SYSTIMR (0x8C58) latching SYSTIML/H, TIMINCA a signed
  * correction of the 12.5 ns period, stopped while TSAUXC (0x8C20) bit 31
- * is set, as at power-on (Linux ixgbe_ptp.c; assumed). The wire: ixgbe_model_rx puts a frame
+ * is set, as at power-on (Linux ixgbe_ptp.c; assumed); RX stamps in the
+ * buffer, after the frame (tsync_rx_in_buf). The wire: ixgbe_model_rx puts a frame
  * into RX queue q's next descriptor as the DMA engine does (advanced
  * write-back), ixgbe_model_tx sends what TX queue q holds.
  */
@@ -75,6 +76,7 @@ static int tsync_read(uint32_t reg, uint32_t *v) { (void)reg; (void)v; return 0;
 static int tsync_write(uint32_t reg, uint32_t v) { (void)reg; (void)v; return 0; }
 static void tsync_reset(void) {}
 static void tsync_clock_change(void) {}
+static int tsync_rx_in_buf(uint64_t *raw) { (void)raw; return 0; }
 #endif
 
 enum {
@@ -514,6 +516,13 @@ int ixgbe_model_rx(int q, const uint8_t *frame, uint16_t len, uint32_t staterr)
 		staterr |= 1u << 3;	/* VP */
 	} else {
 		memcpy(buf, frame, len);
+	}
+	uint64_t ts;
+	if (tsync_rx_in_buf(&ts)) {	/* X550: SYSTIML, SYSTIMH after the frame, in its length */
+		for (int i = 0; i < 8; i++)
+			buf[len + i] = (uint8_t)(ts >> (8 * i));
+		len = (uint16_t)(len + 8);
+		staterr |= 1u << 15;	/* TSIP */
 	}
 	d->wb.info = 0;
 	d->wb.rss_hash = 0;

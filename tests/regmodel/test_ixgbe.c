@@ -1569,14 +1569,138 @@ static void test_x550_settime_adjtime(void **st)
 	assert_int_equal(M.tsync_bad_writes, 0);
 }
 
-/* Seed 4's RX latch and the TX stamp on the X550: the 82599's registers,
- * their values seconds and ns (2.5 s in: a stamp read as one 64-bit count
- * would be 6 s off). */
-static void test_x550_rx_latch_and_tx_stamp(void **st)
+/* The TX stamp on the X550: the 82599's registers, their values seconds
+ * and ns (2.5 s in: a stamp read as one 64-bit count would be 6 s off). */
+static void test_x550_tx_stamp(void **st)
 {
 	(void)st;
-	rx_latch_seed4(0x1563);
 	tx_stamp(0x15d1);
+}
+
+/* Every frame that came into the ring since the last call, each freed
+ * after f(frame i of them). Returns how many. */
+static int drain(void (*f)(struct pkt *p, int i))
+{
+	struct pkt *pk[32];
+	int n, got = 0;
+	while ((n = model_nic->ops->rx_burst(model_nic, 0, pk, 32)) > 0)
+		for (int i = 0; i < n; i++, got++) {
+			if (f)
+				f(pk[i], got);
+			pkt_free(pk[i]);
+		}
+	return got;
+}
+
+static struct pkt seen[8];	/* the frames drain(keep) handed out, as they were */
+
+static void keep(struct pkt *p, int i)
+{
+	if (i < 8)
+		seen[i] = *p;
+}
+
+/* An X550 port (dev) with RX and TX stamping on, as Linux
+ * ixgbe_ptp_set_timestamp_mode sets it: TSYNCRXCTL EN, TYPE_ALL (100)
+ * and TSIP_UT_EN (bit 23), ETQF 3 the 1588 EtherType. */
+static struct phc *x550_stamping(uint16_t dev)
+{
+	struct phc *c = ptp_up_dev(dev, 0);
+	phc_hwtstamp(c, 0, 1, 1);
+	assert_int_equal(model_last_write(0x5188) & (0x1e | 1u << 23), 0x10 | 0x8 | 1u << 23);
+	assert_int_equal(model_peek(0x5128 + 12), 0xc00088f7u);
+	return c;
+}
+
+/* The X550's RX stamps in the buffer (Linux ixgbe_ptp_rx_pktstamp): the
+ * MAC appends SYSTIML, SYSTIMH (8 bytes) to each frame, counts them in
+ * the descriptor's length and sets TSIP (bit 15). Four Syncs and a plain
+ * frame (TYPE_ALL stamps it too) in one burst, 1 ms apart: each its own
+ * time, within 10 us of the clock when it arrived and 1 ms from the one
+ * before to 1 us, its length as sent; a 1514-byte frame (1522 in the
+ * descriptor) is delivered whole, not counted oversize. The RX latch is
+ * never read and rx_hwtstamp_cleared stays 0 across the housekeeping.
+ * RX stamping off: TSYNCRXCTL without EN and TSIP_UT_EN, and a frame
+ * comes without TSIP, its length as sent, no time. */
+static void test_x550_rx_in_buffer(void **st)
+{
+	(void)st;
+	struct phc *c = x550_stamping(0x1563);
+	struct nic *nic = model_nic;
+	int from = M.nlog;
+	static uint8_t f[256];
+	int64_t at[5];
+	uint16_t len[5];
+	for (int i = 0; i < 5; i++) {
+		len[i] = i < 4 ? sync_frame(f, (uint16_t)(10 + i)) : 64;
+		assert_int_equal(ixgbe_model_rx(0, i < 4 ? f : make_frame(0), len[i], 0), 1);
+		at[i] = phc_gettime(c);
+		udelay(1000);
+	}
+	volatile union rx_desc *ring = to_port(nic)->rxq[0].ring;
+	assert_int_equal(ring[0].wb.length, len[0] + 8);
+	assert_true(ring[0].wb.staterr & (1u << 15));
+	assert_int_equal(drain(keep), 5);
+	for (int i = 0; i < 5; i++) {
+		assert_int_equal(seen[i].len, len[i]);
+		assert_true(seen[i].flags & PKT_RX_TSTAMP);
+		assert_near((int64_t)seen[i].tstamp - at[i], 0, 10000);
+		if (i)
+			assert_near((int64_t)(seen[i].tstamp - seen[i - 1].tstamp), 1000000, 1000);
+	}
+	assert_int_equal(ixgbe_model_rx(0, make_frame(0), 1514, 0), 1);
+	assert_int_equal(ring[5].wb.length, 1522);
+	assert_int_equal(drain(keep), 1);
+	assert_int_equal(seen[0].len, 1514);
+	assert_true(seen[0].flags & PKT_RX_TSTAMP);
+	assert_int_equal(nic->qsw[0][NS_rx_drop_oversize], 0);
+	for (int i = 0; i < 3; i++) {
+		udelay(1000000);
+		phc_housekeeping(nic);
+	}
+	assert_int_equal(nic->stats[NS_rx_hwtstamp_cleared], 0);
+	assert_int_equal(model_find_read(from, 0x51a4), -1);	/* RXSTMPH */
+	assert_int_equal(model_find_read(from, 0x51e8), -1);	/* RXSTMPL */
+	phc_hwtstamp(c, -1, 1, 1);
+	assert_int_equal(model_last_write(0x5188) & (0x10 | 1u << 23), 0);
+	assert_int_equal(ixgbe_model_rx(0, make_frame(0), 64, 0), 1);
+	assert_false(ring[6].wb.staterr & (1u << 15));
+	assert_int_equal(ring[6].wb.length, 64);
+	assert_int_equal(drain(keep), 1);
+	assert_int_equal(seen[0].len, 64);
+	assert_false(seen[0].flags & PKT_RX_TSTAMP);
+}
+
+/* Seed 4 on the X550: a stamped Sync dropped before software (the ring
+ * full, counted rx_missed_errors) locks nothing up: the next Sync carries
+ * its own time, the housekeeping releases nothing (rx_hwtstamp_cleared
+ * 0), the RX latch is never read. */
+static void test_x550_seed4_no_lockup(void **st)
+{
+	(void)st;
+	struct phc *c = x550_stamping(0x15d1);
+	struct nic *nic = model_nic;
+	int from = M.nlog;
+	static uint8_t f[256];
+	for (int i = 0; i < 127; i++)
+		assert_int_equal(ixgbe_model_rx(0, make_frame(0), 64, 0), 1);
+	assert_int_equal(ixgbe_model_rx(0, f, sync_frame(f, 1), 0), 0);	/* no descriptor */
+	assert_int_equal(drain(0), 127);
+	udelay(1000);
+	uint16_t len = sync_frame(f, 2);
+	assert_int_equal(ixgbe_model_rx(0, f, len, 0), 1);
+	int64_t at = phc_gettime(c);
+	assert_int_equal(drain(keep), 1);
+	assert_int_equal(seen[0].len, len);
+	assert_true(seen[0].flags & PKT_RX_TSTAMP);
+	assert_near((int64_t)seen[0].tstamp - at, 0, 10000);
+	phc_housekeeping(nic);
+	udelay(1000000);
+	phc_housekeeping(nic);
+	assert_int_equal(nic->stats[NS_rx_hwtstamp_cleared], 0);
+	assert_int_equal(model_find_read(from, 0x51a4), -1);
+	nic->ops->update_stats(nic);
+	assert_int_equal(nic->stats[NS_rx_missed_errors], 1);
 }
 
 int main(void)
@@ -1619,7 +1743,9 @@ int main(void)
 		cmocka_unit_test(test_x550_clock),
 		cmocka_unit_test(test_x550_adjfreq),
 		cmocka_unit_test(test_x550_settime_adjtime),
-		cmocka_unit_test(test_x550_rx_latch_and_tx_stamp),
+		cmocka_unit_test(test_x550_tx_stamp),
+		cmocka_unit_test(test_x550_rx_in_buffer),
+		cmocka_unit_test(test_x550_seed4_no_lockup),
 	};
 	return cmocka_run_group_tests(tests, 0, 0);
 }

@@ -416,9 +416,20 @@ int tsync_tx(volatile union tx_desc *ring, uint32_t n, uint32_t tdt)
 	return stamped;
 }
 
+#define TSIP_UT_EN	(1u << 23)	/* X550 TSYNCRXCTL */
+#define TYPE_ALL	(4u << 1)
+
+int tsync_rx_in_buf(uint64_t *raw)
+{
+	if (!x550() || (T.rxctl & (ENABLED | 7u << 1 | TSIP_UT_EN)) != (ENABLED | TYPE_ALL | TSIP_UT_EN))
+		return 0;
+	*raw = tsync_raw();
+	return 1;
+}
+
 int tsync_rx_latch(uint32_t satrl, uint32_t satrh)
 {
-	if (!(T.rxctl & ENABLED) || T.rx_valid)
+	if (!(T.rxctl & ENABLED) || T.rx_valid || (x550() && (T.rxctl & TSIP_UT_EN)))
 		return 0;
 	split(tsync_count(), &T.rx_lo, &T.rx_hi);
 	T.satrl = satrl;

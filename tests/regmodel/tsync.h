@@ -47,6 +47,12 @@ int tsync_tx(volatile union tx_desc *ring, uint32_t n, uint32_t tdt);
 /* A PTP event frame passes the RX filter now: latch RXSTMP and the
  * attributes if enabled and not latched. Returns 1 if it latched. */
 int tsync_rx_latch(uint32_t satrl, uint32_t satrh);
+/* X550: a frame arrives now; 1 with the time it carries in its buffer
+ * (SYSTIML in the low half of *raw, SYSTIMH in the high) when
+ * TSYNCRXCTL has EN, TYPE 100 (all frames) and TSIP_UT_EN (bit 23), as
+ * Linux ixgbe_ptp.c sets the X550 up; with TSIP_UT_EN the RX latch takes
+ * nothing (assumed: Linux never reads it there). 0 otherwise. */
+int tsync_rx_in_buf(uint64_t *raw);
 /* Another PTP event frame passes the RX filter right after the next
  * release of the RX latch (the read of RXSTMPH): it latches then. */
 void tsync_rx_latch_at_release(uint32_t satrl, uint32_t satrh);

@@ -34,8 +34,10 @@ union rx_desc {
 #define RXDEXT_UDPCS	(1u << 4)
 #define RXDEXT_TCPCS	(1u << 5)
 #define RXDEXT_IPCS	(1u << 6)
-#define RXDADV_STAT_TSIP (1u << 15)	/* I350/I210: timestamp in packet buffer */
-#define RX_TS_HDR_LEN	16	/* its header: 8 reserved bytes, SYSTIML, SYSTIMH */
+#define RXDADV_STAT_TSIP (1u << 15)	/* I350/I210, X550: timestamp in packet buffer */
+#define RX_TS_HDR_LEN	16	/* I350/I210: a header, 8 reserved bytes, SYSTIML, SYSTIMH */
+#define RX_TS_TAIL_LEN	8	/* X550 (82599 format): SYSTIML, SYSTIMH after the frame,
+				 * counted in the length (Linux IXGBE_TS_HDR_LEN) */
 #define RXDEXT_ERR_CE	(1u << 24)
 #define RXDEXT_ERR_SE	(1u << 25)
 #define RXDEXT_ERR_SEQ	(1u << 26)

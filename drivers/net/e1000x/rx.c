@@ -175,6 +175,14 @@ static inline void rx_pkt(struct e1000x_rxq *rq, struct pkt *p, uint16_t len, ui
 	p->flags = (uint8_t)cr;
 }
 
+/* The bytes of a timestamp the NIC wrote into the buffer with the frame
+ * (descriptor TSIP): in front of it (I350/I210), or after it on the
+ * 82599 format's parts (X550). */
+static inline uint32_t rx_ts_len(const int fmt)
+{
+	return fmt == RXF_82599 ? RX_TS_TAIL_LEN : RX_TS_HDR_LEN;
+}
+
 /* The frame in descriptor i that is not the common case (see the top):
  * a piece of a long frame, a descriptor error, a timestamp, a copybreak
  * copy. Returns the packet to deliver or NULL (dropped, counted); the
@@ -185,9 +193,9 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 	struct nic *nic = rq->nic;
 	uint64_t *sw = rq->sw;
 	struct pkt *p = rq->bufs[i], *out = p;
-	uint32_t off = 0;
+	uint32_t off = 0, ts_len = st & rq->tsip_bit ? rx_ts_len(fmt) : 0;
 	uint64_t ts = 0;
-	if (!(st & RXDEXT_EOP) || rq->discarding || len > ETH_MAX_FRAME) {
+	if (!(st & RXDEXT_EOP) || rq->discarding || len > ETH_MAX_FRAME + ts_len) {
 		/* Longer than a VLAN-tagged 1518-byte frame (QEMU's igb passes those
 		 * with RCTL.LPE clear), or spread over buffers: drop every piece,
 		 * count the frame once. */
@@ -200,10 +208,16 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 		sw[NS_rx_drop_desc_error]++;
 		return 0;
 	}
-	if ((st & rq->tsip_bit) && len > RX_TS_HDR_LEN) {
-		memcpy(&ts, p->buf + 8, 8);	/* I350/I210 7.1.5: SYSTIM leads the frame */
-		off = RX_TS_HDR_LEN;
-		len = (uint16_t)(len - off);
+	if (ts_len && len > ts_len) {
+		len = (uint16_t)(len - ts_len);
+		if (fmt == RXF_82599) {
+			memcpy(&ts, p->buf + len, 8);	/* X550: SYSTIM follows the frame */
+		} else {
+			memcpy(&ts, p->buf + 8, 8);	/* I350/I210 7.1.5: SYSTIM leads the frame */
+			off = RX_TS_HDR_LEN;
+		}
+	} else {
+		ts_len = 0;
 	}
 	if (nic->small_pool && len <= nic->cfg.copybreak && (out = pkt_alloc_inline(nic->small_pool))) {
 		memcpy(out->data, p->buf + off, len);
@@ -221,7 +235,7 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 	uint64_t cr = csum_res[csum_index(st, fmt)];
 	rx_pkt(rq, out, len, cr);
 	rq->qs->rx_short += len < NIC_TX_MIN_LEN;
-	if (off)
+	if (ts_len)
 		phc_rx_buf_tstamp(nic, out, ts);
 	else if (st & rq->ts_bit)
 		phc_rx_hwtstamp(nic, out);

@@ -53,11 +53,6 @@ static int sec_ns(const struct e1000x_port *p)
 	return igb_part_of(p)->mac >= IGB_I210;
 }
 
-static uint64_t count_sec_ns(uint64_t raw)
-{
-	return (raw >> 32) * NS_PER_S + (uint32_t)raw;
-}
-
 static uint64_t count_plain(uint64_t raw)
 {
 	return raw;
@@ -67,7 +62,7 @@ static uint64_t count_plain(uint64_t raw)
 static uint64_t stamp(const struct e1000x_port *p, uint32_t lo, uint32_t hi)
 {
 	uint64_t raw = (uint64_t)hi << 32 | lo;
-	return sec_ns(p) ? count_sec_ns(raw) : raw;
+	return sec_ns(p) ? systim_sec_ns(raw) : raw;
 }
 
 /* SYSTIML then SYSTIMH: reading the low half latches the high half
@@ -274,9 +269,9 @@ static const struct phc_ops igb_phc_ops[] = {
 	[IGB_I350] = { .name = "I350 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 40, IGB_PHC_COMMON, IGB_PHC_PINS,
 		       .rx_buf_cycles = count_plain, .rx_filters = "\tnone\n\tptpv2-event\n" },
 	[IGB_I210] = { .name = "I210 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON, IGB_PHC_PINS,
-		       .rx_buf_cycles = count_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
+		       .rx_buf_cycles = systim_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
 	[IGB_I211] = { .name = "I211 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON, IGB_PHC_PINS,
-		       .rx_buf_cycles = count_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
+		       .rx_buf_cycles = systim_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
 };
 
 void igb_ptp_init(struct e1000x_port *p)

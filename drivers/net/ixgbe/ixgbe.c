@@ -364,7 +364,8 @@ static void ixgbe_rss(struct e1000x_port *p)
  * Receive (4.6.7) with RXCTRL.RXEN clear: the packet buffer to TC 0
  * (4.6.11.3.4, no DCB; 512 KB, the X540's 384 KB as Linux
  * ixgbe_reset_hw_X540 writes it), FCS stripped in the MAC and DMA, the RDRXCTL bits
- * 4.6.7 requires, filters, RSS; per queue: disabled, ring, SRRCTL (2 KiB,
+ * 4.6.7 requires, filters, RSS; per queue (the X550's descriptor TSIP
+ * marking a time after the frame: ptp.c): disabled, ring, SRRCTL (2 KiB,
  * advanced one-buffer, DROP_EN with more than one queue), DCA_RXCTRL's
  * reserved bit 12 cleared and relaxed ordering of data and header writes
  * off (as Linux ixgbe_start_hw_gen2: a write-back must not pass the
@@ -387,6 +388,7 @@ static int ixgbe_init_rx(struct e1000x_port *p)
 	for (int q = 0; q < nic->nqueues; q++) {
 		if (e1000x_setup_rxq(p, q, IXGBE_RDT(q), RXF_82599, IXGBE_RXDADV_STAT_TS))
 			return -1;
+		p->rxq[q].tsip_bit = ixgbe_mac_of(p) == IXGBE_MAC_X550 ? RXDADV_STAT_TSIP : 0;
 		wr32(p->regs, IXGBE_RXDCTL(q), 0);
 		if (queue_wait(p, IXGBE_RXDCTL(q), q, "RX", 0))
 			return -1;

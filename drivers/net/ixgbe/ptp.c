@@ -1,7 +1,7 @@
 /*
  * ixgbe: IEEE 1588 clock and timestamps of the 82599 (datasheet 7.9 "Time
- * Sync", registers 8.2.3.26) and the X540 through the port clock of
- * drivers/net/phc.c.
+ * Sync", registers 8.2.3.26), the X540 and the X550 through the port
+ * clock of drivers/net/phc.c.
  *
  * The clock: SYSTIM is a 64-bit count that TIMINCA adds to at every cycle
  * of a clock whose period follows the link speed (6.4 ns at 10 Gb/s and
@@ -25,36 +25,43 @@
  * TIMINCA is a correction of its 12.5 ns period (IXGBE_X550_BASE_PERIOD,
  * 12.5 x 2^32): bits 30:0 in 2^-32 ns per period, added, or subtracted
  * with ISGN (bit 31) (ixgbe_ptp_adjfreq_X550); 0 is the nominal rate.
- * The TX and RX latches as the 82599's, their values seconds and ns as
- * SYSTIME's (ixgbe_ptp_convert_to_hwtstamp). Linux stamps every X550 RX
- * frame into its buffer (TSYNCRXCTL TYPE_ALL, TSIP_UT_EN) and never reads
- * the RX latch there; here the latch takes V2 events as on the 82599 (the
- * in-buffer stamps are not written).
+ * The TX latch as the 82599's, its value seconds and ns as SYSTIME's
+ * (ixgbe_ptp_convert_to_hwtstamp). RX stamps come in the buffer, not the
+ * latch: TSYNCRXCTL EN, TYPE_ALL and TSIP_UT_EN (Linux
+ * ixgbe_ptp_set_timestamp_mode: "per-packet timestamping only works if
+ * the filter is set to all packets"; MoonGen's X550 code sets the same)
+ * make the MAC append SYSTIML then SYSTIMH, 8 bytes little endian, to
+ * every frame it receives, counted in the descriptor's length, and set
+ * the descriptor's TSIP (bit 15). e1000x/rx.c takes the 8 bytes off the
+ * length and hands them to phc_rx_buf_tstamp (Linux
+ * ixgbe_ptp_rx_pktstamp; its comment puts SYSTIMH first, its code and
+ * MoonGen read the ns first). So every frame carries its own time: no
+ * one-deep latch to lose, nothing for the housekeeping to release
+ * (phc.c skips the latch check where rx_buf_cycles is set, as Linux
+ * clears IXGBE_FLAG_RX_HWTSTAMP_IN_REGISTER). The cost: while RX
+ * stamping is on, every frame has TSIP and leaves rx.c's fast path.
  *
- * Timestamps: RX by TSYNCRXCTL type "V2 event messages" (L2 EtherType
- * 0x88F7 through ETQF filter 3 with its 1588 bit, and UDP port 319), one
- * latch: RXSTMPL/H keep the first stamped frame's time and take no other
+ * Timestamps of the 82599 and X540: RX by TSYNCRXCTL type "V2 event
+ * messages" (L2 EtherType 0x88F7 through ETQF filter 3 with its 1588
+ * bit, and UDP port 319), one latch: RXSTMPL/H keep the first stamped frame's time and take no other
  * until RXSTMPH is read. A frame is stamped when its descriptor's TS bit
  * says so (e1000x/rx.c calls phc_rx_hwtstamp); a stamped frame lost
  * before software (a full ring) leaves the latch set and every later PTP
  * frame unstamped: phc_housekeeping finds it latched twice a second apart
  * with no frame read, releases it and counts rx_hwtstamp_cleared, as
- * Linux ixgbe_ptp_rx_hang does. TX by the advanced descriptor's
- * MAC_TSTAMP bit, one frame at a time, from TXSTMPL/H.
+ * Linux ixgbe_ptp_rx_hang does. TX (all three) by the advanced
+ * descriptor's MAC_TSTAMP bit, one frame at a time, from TXSTMPL/H.
  */
 #include "drivers/net/ixgbe/ixgbe.h"
 #include "drivers/net/ixgbe/regs.h"
 #include "drivers/net/phc.h"
 
-#define NS_PER_S 1000000000ull
-
 /* A latched time (SYSTIM, TXSTMP, RXSTMP: low, high) as a count: the
  * X550's seconds and ns made one count of ns. */
 static uint64_t stamp(struct e1000x_port *p, uint32_t lo, uint32_t hi)
 {
-	if (ixgbe_mac_of(p) == IXGBE_MAC_X550)
-		return (uint64_t)hi * NS_PER_S + lo;
-	return (uint64_t)hi << 32 | lo;
+	uint64_t raw = (uint64_t)hi << 32 | lo;
+	return ixgbe_mac_of(p) == IXGBE_MAC_X550 ? systim_sec_ns(raw) : raw;
 }
 
 /* SYSTIML then SYSTIMH: the low read latches the high half (the X550:
@@ -110,17 +117,21 @@ static void release_latches(struct e1000x_port *p)
 	rd32(p->regs, IXGBE_TXSTMPH);
 }
 
-/* 7.9.2 set-up (Linux ixgbe_ptp_set_timestamp_mode for V2 events): the
- * type stamps L2 and UDP port 319 alike, so udp changes nothing; rx_msg
- * only says on (>= 0) or off. */
+/* 7.9.2 set-up (Linux ixgbe_ptp_set_timestamp_mode for V2 events; the
+ * X550 every frame, in its buffer): the type stamps L2 and UDP port 319
+ * alike, so udp changes nothing; rx_msg only says on (>= 0) or off. */
 static void ixgbe_hwtstamp_set(struct nic *nic, int rx_msg, int tx, int udp)
 {
 	(void)udp;
 	struct e1000x_port *p = to_port(nic);
 	uint32_t txc = rd32(p->regs, IXGBE_TSYNCTXCTL) & ~IXGBE_TSYNC_EN;
 	wr32(p->regs, IXGBE_TSYNCTXCTL, txc | (tx ? IXGBE_TSYNC_EN : 0));
-	uint32_t rxc = rd32(p->regs, IXGBE_TSYNCRXCTL) & ~(IXGBE_TSYNC_EN | IXGBE_TSYNCRXCTL_TYPE_MASK);
-	if (rx_msg >= 0) {
+	uint32_t rxc = rd32(p->regs, IXGBE_TSYNCRXCTL) &
+		       ~(IXGBE_TSYNC_EN | IXGBE_TSYNCRXCTL_TYPE_MASK | IXGBE_TSYNCRXCTL_TSIP_UT_EN);
+	if (rx_msg >= 0 && ixgbe_mac_of(p) == IXGBE_MAC_X550) {
+		rxc |= IXGBE_TSYNC_EN | IXGBE_TSYNCRXCTL_TYPE_ALL | IXGBE_TSYNCRXCTL_TSIP_UT_EN;
+		wr32(p->regs, IXGBE_ETQF(3), IXGBE_ETQF_FILTER_EN | IXGBE_ETQF_1588 | 0x88f7);
+	} else if (rx_msg >= 0) {
 		rxc |= IXGBE_TSYNC_EN | IXGBE_TSYNCRXCTL_TYPE_EVENT_V2;
 		wr32(p->regs, IXGBE_ETQF(3), IXGBE_ETQF_FILTER_EN | IXGBE_ETQF_1588 | 0x88f7);
 	} else {
@@ -168,10 +179,11 @@ static int ixgbe_tx_desc_done(struct nic *nic, int q, uint32_t desc)
 /* max_adj: the increment stays within the field at 10 Gb/s (82599 24
  * bits: 0xcccccc x 1.25; X540 31 bits: 0x66666666 x 1.25); the X550's
  * Linux's. */
-#define IXGBE_PHC(n, adj, sh, freq) { .name = n, .max_adj = adj, .shift = sh, .bits = 64, \
+#define IXGBE_PHC_FIELDS(n, adj, sh, freq) .name = n, .max_adj = adj, .shift = sh, .bits = 64, \
 	.read_systim = ixgbe_read_systim, .set_freq = freq, .hwtstamp_set = ixgbe_hwtstamp_set, \
 	.tx_latched = ixgbe_tx_latched, .rx_latched = ixgbe_rx_latched, .tx_read = ixgbe_tx_read, \
-	.rx_read = ixgbe_rx_read, .tx_desc_done = ixgbe_tx_desc_done, .udp_rx = 1, \
+	.rx_read = ixgbe_rx_read, .tx_desc_done = ixgbe_tx_desc_done, .udp_rx = 1
+#define IXGBE_PHC(n, adj, sh, freq) { IXGBE_PHC_FIELDS(n, adj, sh, freq), \
 	.rx_filters = "\tnone\n\tptpv2-event\n" }
 
 #define IXGBE_PHC_1G(n, sh, freq) IXGBE_PHC(n, 249999999, sh, freq)
@@ -189,8 +201,10 @@ static const struct phc_ops ixgbe_phc_ops[2][3] = {
 	},
 };
 
-static const struct phc_ops ixgbe_phc_x550 = IXGBE_PHC("X550 SYSTIME (seconds and ns)", 30000000, 0,
-							  ixgbe_set_freq_x550);
+static const struct phc_ops ixgbe_phc_x550 = {
+	IXGBE_PHC_FIELDS("X550 SYSTIME (seconds and ns)", 30000000, 0, ixgbe_set_freq_x550),
+	.rx_buf_cycles = systim_sec_ns, .rx_filters = "\tnone\n\tall\n",
+};
 
 /* The clock of the port's MAC at its link speed (the X550's at any). */
 static const struct phc_ops *speed_ops(struct e1000x_port *p)

@@ -266,13 +266,19 @@
 #define IXGBE_TSYNC_VALID (1u << 0)	/* a timestamp is latched */
 #define IXGBE_TSYNC_EN	(1u << 4)
 #define IXGBE_TSYNCRXCTL_TYPE_EVENT_V2 (5u << 1)	/* TYPE 101: PTP V2 event messages, L2 and UDP */
+#define IXGBE_TSYNCRXCTL_TYPE_ALL (4u << 1)	/* TYPE 100: every frame (X550, Linux TYPE_ALL) */
 #define IXGBE_TSYNCRXCTL_TYPE_MASK (7u << 1)
+#define IXGBE_TSYNCRXCTL_TSIP_UT_EN (1u << 23)	/* X550: each stamped untagged frame carries its
+						 * time in its buffer, descriptor TSIP, no latch
+						 * (Linux ixgbe_type.h; with TYPE_ALL only) */
 #define IXGBE_TIMINCA_INCPER_SHIFT 24	/* 82599: IncPeriod 31:24, IncValue 23:0 (the X540's
 						 * TIMINCA is the increment, 31 bits) */
 #define IXGBE_TSAUXC_DISABLE_SYSTIME (1u << 31)	/* X550: SYSTIME stopped */
 #define IXGBE_ETQF_FILTER_EN (1u << 31)
 #define IXGBE_ETQF_1588	(1u << 30)	/* frames of this EtherType to the time sync block */
-#define IXGBE_RXDADV_STAT_TS (1u << 16)	/* RX descriptor: the frame was timestamped (7.1.6.2) */
+#define IXGBE_RXDADV_STAT_TS (1u << 16)	/* RX descriptor: the frame was timestamped (7.1.6.2);
+						 * the X550's TSIP (bit 15, its time after the frame)
+						 * is e1000x/desc.h's RXDADV_STAT_TSIP */
 
 /* Statistics (8.2.3.23): RC; GORC, GOTC are 36 bits (low register, then
  * bits 35:32 in the high one) */
