@@ -708,17 +708,30 @@ static void test_waits_fail(void **st)
 	assert_true(model_peek(TXDCTL0) & (1u << 25));
 }
 
-/* Parts whose link set-up is not written are refused by ID, untouched. */
+/* Parts whose link set-up is not written are refused by ID, untouched,
+ * the message naming what they need: the X552 (X550EM_x) and X553
+ * (X550EM_a) IDs of Linux's ixgbe_type.h, the 82599 10GBASE-T LOM. */
 static void test_refused_parts(void **st)
 {
 	(void)st;
-	static const uint16_t ids[] = { 0x15ab, 0x15ac, 0x15ad, 0x151c };
+	static const uint16_t ids[] = { 0x15aa, 0x15ab, 0x15b0, 0x15ac, 0x15ad, 0x15ae, 0x15c2, 0x15c3,
+					0x15c4, 0x15ce, 0x15c6, 0x15c7, 0x15c8, 0x15e4, 0x15e5, 0x151c };
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		model_init(M_82599);
 		assert_int_equal(probe(ids[i], 1), -1);
 		assert_int_equal(M.nlog, 0);
-		assert_true(model_console_has("link set-up not written here; device left alone"));
+		assert_true(model_console_has("link set-up not written here ("));
+		assert_true(model_console_has("); device left alone"));
 	}
+	model_init(M_82599);
+	probe(0x15ad, 1);
+	probe(0x15c8, 1);
+	assert_true(model_console_has("8086:15ad Ethernet Connection X552/X557-AT 10GBASE-T: X550EM_x 10GBASE-T "
+				      "link set-up not written here (the external X557 PHY over MDIO and its "
+				      "iXFI link through the IOSF sideband); device left alone"));
+	assert_true(model_console_has("8086:15c8 Ethernet Connection X553/X557-AT 10GBASE-T: X550EM_a "
+				      "10GBASE-T link set-up not written here (EEC and SW_FW_SYNC at the "
+				      "X550EM_a's offsets, the link and PHY through firmware commands)"));
 	for (const struct pci_id *id = ixgbe_ids; id->vendor; id++)
 		assert_non_null(ixgbe_find_part(id));
 }

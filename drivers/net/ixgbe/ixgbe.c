@@ -15,9 +15,9 @@
  * the semaphore's REGSMP; a 384 KB RX packet buffer; its TIMINCA one
  * 31-bit increment (ptp.c). The X550-T2/T1 as the X540 (Linux's
  * mac_ops_X550) but for its PHY identifier and advertisement (phy.c),
- * and its clock (SYSTIME in seconds and ns: ptp.c). The X550EM and
- * X552 (KR/SFP+ through IOSF, external PHYs) are refused by ID with a
- * message.
+ * and its clock (SYSTIME in seconds and ns: ptp.c). The X550EM_x (X552)
+ * and X550EM_a (X553) are refused by ID with a message naming what they
+ * need (below).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,20 +35,42 @@
 #define X540 IXGBE_MAC_X540
 #define X550 IXGBE_MAC_X550
 
+/* What the X550EM parts need beyond the X550-T (Linux ixgbe_x550.c and
+ * ixgbe_type.h, read on 3 December 2026): the X552 (X550EM_x, Xeon D)
+ * reaches its internal KR/KX4/XFI/SFI link through the IOSF sideband
+ * (ixgbe_write_iosf_sb_reg_x550, the KRM registers), its 10GBASE-T an
+ * external X557 PHY over MDIO behind that link (ixgbe_setup_ixfi_x550em),
+ * and its SYSTIME may run at 400 MHz (FUSES0, ixgbe_ptp.c); the X553
+ * (X550EM_a, Atom C3000) moves EEC (0x15FF8) and SW_FW_SYNC (0x15F78)
+ * and has its firmware set the PHY and link through host interface
+ * commands. None of that is written here, so these are refused by ID. */
+#define EM_X_KR "the internal KR link set through the IOSF sideband"
+#define EM_X_SFP "SFI set through the IOSF sideband, the module through the X550EM's I2C"
+#define EM_X_10GT "the external X557 PHY over MDIO and its iXFI link through the IOSF sideband"
+#define EM_X_1GT "the external 1 Gb/s PHY over MDIO and its SGMII link through the IOSF sideband"
+#define EM_A "EEC and SW_FW_SYNC at the X550EM_a's offsets, the link and PHY through firmware commands"
+
 static const struct ixgbe_part ixgbe_parts[] = {
-	{ 0x10fb, 1, 0, LMS_SFI, "SFI (SFP+)" }, { 0x1507, 1, 0, LMS_SFI, "SFI (SFP+)" },
-	{ 0x154d, 1, 0, LMS_SFI, "SFI (SFP+)" }, { 0x1557, 1, 0, LMS_SFI, "SFI (SFP+)" },
-	{ 0x1529, 1, 0, LMS_SFI, "SFI (SFP+)" }, { 0x154a, 1, 0, LMS_SFI, "SFI (SFP+)" },
-	{ 0x10f7, 1, 0, LMS_KX4, "KX4 backplane" }, { 0x1514, 1, 0, LMS_KX4, "KX4 backplane" },
-	{ 0x10f8, 1, 0, LMS_KX4, "KX4/KX/KR backplane" }, { 0x1517, 1, 0, LMS_KR, "KR backplane" },
-	{ 0x152a, 1, 0, LMS_KX4, "KX4 backplane" }, { 0x10f9, 1, 0, LMS_CX4, "CX4" },
-	{ 0x10fc, 1, 0, LMS_XAUI, "XAUI" },
-	{ 0x1528, 1, X540, 0, "10GBASE-T (X540 internal PHY)" },
-	{ 0x1560, 1, X540, 0, "10GBASE-T (X540 internal PHY)" },
-	{ 0x1563, 1, X550, 0, "10GBASE-T (X550 internal PHY)" },
-	{ 0x15d1, 1, X550, 0, "10GBASE-T (X550 internal PHY)" },
-	{ 0x151c, 0, 0, 0, "10GBASE-T (external PHY)" }, { 0x15ab, 0, 0, 0, "X550EM KR" },
-	{ 0x15ac, 0, 0, 0, "X550EM SFP+" }, { 0x15ad, 0, 0, 0, "X550EM 10GBASE-T" },
+	{ 0x10fb, 1, 0, LMS_SFI, "SFI (SFP+)", 0 }, { 0x1507, 1, 0, LMS_SFI, "SFI (SFP+)", 0 },
+	{ 0x154d, 1, 0, LMS_SFI, "SFI (SFP+)", 0 }, { 0x1557, 1, 0, LMS_SFI, "SFI (SFP+)", 0 },
+	{ 0x1529, 1, 0, LMS_SFI, "SFI (SFP+)", 0 }, { 0x154a, 1, 0, LMS_SFI, "SFI (SFP+)", 0 },
+	{ 0x10f7, 1, 0, LMS_KX4, "KX4 backplane", 0 }, { 0x1514, 1, 0, LMS_KX4, "KX4 backplane", 0 },
+	{ 0x10f8, 1, 0, LMS_KX4, "KX4/KX/KR backplane", 0 }, { 0x1517, 1, 0, LMS_KR, "KR backplane", 0 },
+	{ 0x152a, 1, 0, LMS_KX4, "KX4 backplane", 0 }, { 0x10f9, 1, 0, LMS_CX4, "CX4", 0 },
+	{ 0x10fc, 1, 0, LMS_XAUI, "XAUI", 0 },
+	{ 0x1528, 1, X540, 0, "10GBASE-T (X540 internal PHY)", 0 },
+	{ 0x1560, 1, X540, 0, "10GBASE-T (X540 internal PHY)", 0 },
+	{ 0x1563, 1, X550, 0, "10GBASE-T (X550 internal PHY)", 0 },
+	{ 0x15d1, 1, X550, 0, "10GBASE-T (X550 internal PHY)", 0 },
+	{ 0x151c, 0, 0, 0, "10GBASE-T (external PHY)", "its external PHY over MDIO" },
+	{ 0x15aa, 0, 0, 0, "X550EM_x KX4", EM_X_KR }, { 0x15ab, 0, 0, 0, "X550EM_x KR", EM_X_KR },
+	{ 0x15b0, 0, 0, 0, "X550EM_x XFI", EM_X_KR }, { 0x15ac, 0, 0, 0, "X550EM_x SFP+", EM_X_SFP },
+	{ 0x15ad, 0, 0, 0, "X550EM_x 10GBASE-T", EM_X_10GT }, { 0x15ae, 0, 0, 0, "X550EM_x 1000BASE-T", EM_X_1GT },
+	{ 0x15c2, 0, 0, 0, "X550EM_a KR", EM_A }, { 0x15c3, 0, 0, 0, "X550EM_a KR", EM_A },
+	{ 0x15c4, 0, 0, 0, "X550EM_a SFP+", EM_A }, { 0x15ce, 0, 0, 0, "X550EM_a SFP+", EM_A },
+	{ 0x15c6, 0, 0, 0, "X550EM_a SGMII", EM_A }, { 0x15c7, 0, 0, 0, "X550EM_a SGMII", EM_A },
+	{ 0x15c8, 0, 0, 0, "X550EM_a 10GBASE-T", EM_A }, { 0x15e4, 0, 0, 0, "X550EM_a 1000BASE-T", EM_A },
+	{ 0x15e5, 0, 0, 0, "X550EM_a 1000BASE-T", EM_A },
 };
 #define IXGBE_NPARTS (sizeof(ixgbe_parts) / sizeof(ixgbe_parts[0]))
 #define IXGBE_MAX_QUEUES 16	/* RSS's limit: RETA entries are 4 bits (7.1.2.8); 128 rings */
@@ -674,8 +696,9 @@ static int ixgbe_probe(struct pci_dev *d, const struct pci_id *id)
 {
 	const struct ixgbe_part *part = ixgbe_find_part(id);
 	if (!part || !part->supported) {
-		printf("ixgbe: %04x:%04x %s: %s link set-up not written here; device left alone\n",
-		       id->vendor, id->device, id->name, part ? part->link : "unknown");
+		printf("ixgbe: %04x:%04x %s: %s link set-up not written here (%s); device left alone\n",
+		       id->vendor, id->device, id->name, part ? part->link : "unknown",
+		       part ? part->missing : "no part entry");
 		return -1;
 	}
 	struct e1000x_port *p = calloc(1, sizeof(*p));
@@ -732,9 +755,21 @@ static const struct pci_id ixgbe_ids[] = {
 	{ 0x8086, 0x1560, "Ethernet Controller X540" },
 	{ 0x8086, 0x1563, "Ethernet Controller X550-T2" },
 	{ 0x8086, 0x15d1, "Ethernet Controller X550-T1" },
+	{ 0x8086, 0x15aa, "Ethernet Connection X552 10 GbE Backplane (KX4)" },
 	{ 0x8086, 0x15ab, "Ethernet Connection X552 10 GbE Backplane" },
+	{ 0x8086, 0x15b0, "Ethernet Connection X552 10 GbE (XFI)" },
 	{ 0x8086, 0x15ac, "Ethernet Connection X552 10 GbE SFP+" },
 	{ 0x8086, 0x15ad, "Ethernet Connection X552/X557-AT 10GBASE-T" },
+	{ 0x8086, 0x15ae, "Ethernet Connection X552 1000BASE-T" },
+	{ 0x8086, 0x15c2, "Ethernet Connection X553 Backplane" },
+	{ 0x8086, 0x15c3, "Ethernet Connection X553 Backplane (L)" },
+	{ 0x8086, 0x15c4, "Ethernet Connection X553 10 GbE SFP+ (N)" },
+	{ 0x8086, 0x15ce, "Ethernet Connection X553 10 GbE SFP+" },
+	{ 0x8086, 0x15c6, "Ethernet Connection X553 1GbE (SGMII)" },
+	{ 0x8086, 0x15c7, "Ethernet Connection X553 1GbE (SGMII, L)" },
+	{ 0x8086, 0x15c8, "Ethernet Connection X553/X557-AT 10GBASE-T" },
+	{ 0x8086, 0x15e4, "Ethernet Connection X553 1GbE" },
+	{ 0x8086, 0x15e5, "Ethernet Connection X553 1GbE (L)" },
 	{ 0, 0, 0 },
 };
 PCI_DRIVER(ixgbe, .name = "ixgbe", .ids = ixgbe_ids, .probe = ixgbe_probe);

@@ -25,6 +25,8 @@ struct ixgbe_part {
 	uint32_t autoc;		/* AUTOC LMS and 10G parallel PMA/PMD bits; with
 				 * LMS_SFI, AUTOC2's serial PMA/PMD is SFI, else KR */
 	const char *link;	/* "SFI (SFP+)" */
+	const char *missing;	/* refused parts: what their set-up needs that is not
+				 * written here (the probe message says it) */
 };
 
 /* The port's MAC generation. */
