@@ -300,7 +300,8 @@ static void fresh_test(void)
  * test's -t of at most 10 s in params[], iperf3's 120 s without a word
  * from the client, rr_idle's 5 s, and a closing connection's 2 s: within
  * 800 s; a -t the fuzzer wrote itself, up to a day, after a jump of two),
- * every connection accepted ended; then the fresh test. */
+ * every connection accepted ended; then the fresh test, its coverage not
+ * the input's (tc_cov_save). */
 static void wind_down(void)
 {
 	tc_quiet = 1;
@@ -311,8 +312,10 @@ static void wind_down(void)
 	assert(!server_busy());
 	assert(rr_stats[0].conns_open == 0);
 	tc_quiet = 0;
+	tc_cov_save();
 	tc_arp_in(ARP_REQUEST);	/* lwIP's entry for the clients may have aged out in the silence */
 	fresh_test();
+	tc_cov_restore();
 	while (tcp_active_pcbs)
 		tcp_abort(tcp_active_pcbs);
 	while (tcp_tw_pcbs)

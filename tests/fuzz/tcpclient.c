@@ -1,5 +1,6 @@
 /* TCP clients for the lwIP harnesses (tcpclient.h). */
 #include <assert.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tests/fuzz/tcpclient.h"
 #include "apps/app.h"
@@ -349,4 +350,20 @@ int tc_step(struct tc_client *c, int op, uint8_t arg, const uint8_t *data, size_
 		return 1;
 	}
 	return 0;
+}
+
+extern uint8_t __start___sancov_cntrs[] __attribute__((weak)), __stop___sancov_cntrs[] __attribute__((weak));
+static uint8_t *cov_saved;
+
+void tc_cov_save(void)
+{
+	size_t n = (size_t)(__stop___sancov_cntrs - __start___sancov_cntrs);
+	if (!cov_saved)
+		cov_saved = malloc(n ? n : 1);
+	memcpy(cov_saved, __start___sancov_cntrs, n);
+}
+
+void tc_cov_restore(void)
+{
+	memcpy(__start___sancov_cntrs, cov_saved, (size_t)(__stop___sancov_cntrs - __start___sancov_cntrs));
 }

@@ -84,4 +84,12 @@ void tc_rst(struct tc_client *c);
  * (data, len; *i moves past them), 2 ACK, 3 FIN, 4 RST, 5 the clock on by
  * arg * 10 ms and the idle hook. 1 if op was one of them, else 0. */
 int tc_step(struct tc_client *c, int op, uint8_t arg, const uint8_t *data, size_t len, size_t *i);
+/* libFuzzer's coverage counters (the __sancov_cntrs section) kept by
+ * tc_cov_save and put back by tc_cov_restore, around the end's liveness
+ * client: it runs on a server the silence has emptied, the same steps
+ * after every input, and its 130 (fuzz_http) to 230 (fuzz_iperf3)
+ * counters were features libFuzzer counted in every execution. Its
+ * checks run as before. */
+void tc_cov_save(void);
+void tc_cov_restore(void);
 #endif
