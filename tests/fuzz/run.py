@@ -86,8 +86,11 @@ def run(name, seconds):
         cmd.append("-dict=" + d)
     if name in MAX_LEN:
         cmd.append("-max_len=%d" % MAX_LEN[name])
+    # -reload=0: libFuzzer re-lists the corpus directory every second for
+    # inputs other processes added; here each harness is the only writer
+    # of its directory (3 % of fuzz_iperf3's time, perf).
     cmd += ["-max_total_time=%d" % seconds, "-print_final_stats=1", "-artifact_prefix=" + crashes,
-            "-rss_limit_mb=2048", "-timeout=10"]
+            "-rss_limit_mb=2048", "-timeout=10", "-reload=0"]
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, errors="replace")
     err = p.stderr
     stat = lambda k: int((re.findall(r"stat::%s:\s+(\d+)" % k, err) or ["0"])[-1])
