@@ -81,11 +81,15 @@ static void conn_free(struct rr_conn *c)
  * FIN_WAIT_POLLS polls, 1-2 s (lwIP would retransmit it for minutes, or
  * drop it silently after 2 MSL in LAST-ACK). Once the FIN is acknowledged
  * lwIP ends the connection itself (TIME-WAIT: 2 MSL; FIN-WAIT-2 without
- * the peer's FIN: TCP_FIN_WAIT_TIMEOUT, through on_closing_err). */
+ * the peer's FIN: TCP_FIN_WAIT_TIMEOUT, through on_closing_err). A close
+ * lwIP had no segment for still shows ESTABLISHED or CLOSE-WAIT (its
+ * TF_CLOSEPEND: the FIN goes from tcp_tmr later): counted as unacknowledged
+ * too, or its FIN would be retransmitted unwatched (fuzz_iperf3 found a
+ * FIN-WAIT-1 retransmitting with a 96 s RTO long after the close). */
 static err_t on_closing_poll(void *arg, struct tcp_pcb *pcb)
 {
 	uintptr_t port = (uintptr_t)arg >> 8, polls = ((uintptr_t)arg & 0xff) + 1;
-	if (pcb->state != FIN_WAIT_1 && pcb->state != CLOSING && pcb->state != LAST_ACK) {
+	if (pcb->state == FIN_WAIT_2 || pcb->state == TIME_WAIT) {
 		tcp_poll(pcb, NULL, 0);
 		return ERR_OK;
 	}
