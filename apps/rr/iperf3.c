@@ -44,6 +44,7 @@
 #define IP3_COOKIE	37	/* iperf3's COOKIE_SIZE: an ASCII UUID and its NUL */
 #define IP3_STREAMS	16	/* -P at most (--bidir: twice as many streams) */
 #define IP3_JSON_MAX	8192	/* parameters or results JSON, bytes */
+#define IP3_OUT_MAX	(IP3_JSON_MAX + 64)	/* control bytes waiting for lwIP: states, a length and JSON */
 #define IP3_LEN_MAX	65535	/* -l at most: what a sender stream sends from */
 #define IP3_UDP_BURST	8	/* datagrams a UDP sender stream sends at most per poll */
 #define IP3_RCV_TIMEOUT	120	/* s: iperf3's DEFAULT_NO_MSG_RCVD_TIMEOUT (--rcv-timeout) */
@@ -84,6 +85,8 @@ static struct {
 	uint8_t len[4];
 	char *json;			/* IP3_JSON_MAX + 1 bytes, from free pages */
 	uint32_t json_len;
+	uint8_t *out;			/* IP3_OUT_MAX bytes: control bytes lwIP has not taken yet */
+	uint32_t out_len;
 	int reverse, bidir, parallel, udp, counters64;
 	int duration;			/* -t + -O, s (at most IP3_TIME_MAX each) */
 	uint64_t heard_tsc;		/* the client last heard from (a test's start: its end) */
@@ -98,27 +101,67 @@ static struct {
 static uint8_t *ip3_data;	/* what sender streams send: IP3_LEN_MAX bytes */
 static int ctl_marker, busy_marker;	/* owners of the control connection and of refused ones */
 
-static void send_state(signed char st)
+/* Queue the control bytes waiting in ip3.out as lwIP's send buffer and
+ * memory allow, in order: the exchange is a byte stream, so nothing may
+ * be skipped (iperf3's client blocks in its write where lwIP refuses). What
+ * stays is tried again as the client acknowledges (iperf3_sent) and from
+ * rr's idle poll (iperf3_poll: memory held by the streams comes back with
+ * nothing of the control's in flight). Returns 1 if bytes were queued. */
+static int ctl_flush(void)
 {
-	if (tcp_write(ip3.ctl->pcb, &st, 1, TCP_WRITE_FLAG_COPY) != ERR_OK)
-		lwif_count(ip3.ctl->port, LWIF_tx_no_buffer, 1);
-	tcp_output(ip3.ctl->pcb);
+	struct tcp_pcb *pcb = ip3.ctl->pcb;
+	uint32_t done = 0;
+	while (done < ip3.out_len) {	/* a segment at a time: as much as memory allows */
+		uint32_t n = ip3.out_len - done, room = tcp_sndbuf(pcb);
+		n = n < room ? n : room;
+		n = n < tcp_mss(pcb) ? n : tcp_mss(pcb);
+		if (!n || tcp_write(pcb, ip3.out + done, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK)
+			break;
+		done += n;
+	}
+	if (done) {
+		memmove(ip3.out, ip3.out + done, ip3.out_len - done);
+		ip3.out_len -= done;
+		tcp_output(pcb);
+	}
+	if (ip3.out_len)
+		rr_tcp_wait_sent(ip3.ctl);
+	return done != 0;
 }
 
-/* A 32-bit length, then the JSON text of j (freed). */
-static void send_json(cJSON *j)
+/* n bytes of d to the control connection, after those waiting. They fit:
+ * a control connection is sent at most its five state bytes, a length,
+ * IP3_JSON_MAX bytes of JSON (send_json) and DISPLAY_RESULTS, and ip3.out
+ * starts empty with each (iperf3_accept). */
+static void ctl_send(const void *d, uint32_t n)
+{
+	memcpy(ip3.out + ip3.out_len, d, n);
+	ip3.out_len += n;
+	ctl_flush();
+}
+
+static void send_state(signed char st)
+{
+	ctl_send(&st, 1);
+}
+
+/* A 32-bit length, then the JSON text of j (freed); 0, or -1 (no memory
+ * for the text, or longer than IP3_JSON_MAX: nothing sent). */
+static int send_json(cJSON *j)
 {
 	char *txt = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
-	if (!txt)
-		return;
+	uint32_t n = txt ? (uint32_t)strlen(txt) : 0;
+	if (!txt || n > IP3_JSON_MAX) {
+		cJSON_free(txt);
+		return -1;
+	}
 	uint8_t len[4];
-	put32(len, (uint32_t)strlen(txt));
-	if (tcp_write(ip3.ctl->pcb, len, 4, TCP_WRITE_FLAG_COPY) != ERR_OK ||
-	    tcp_write(ip3.ctl->pcb, txt, (u16_t)strlen(txt), TCP_WRITE_FLAG_COPY) != ERR_OK)
-		lwif_count(ip3.ctl->port, LWIF_tx_no_buffer, 1);
-	tcp_output(ip3.ctl->pcb);
+	put32(len, n);
+	ctl_send(len, 4);
+	ctl_send(txt, n);
 	cJSON_free(txt);
+	return 0;
 }
 
 /* Close every stream; with ctl, the control connection too (from its
@@ -194,7 +237,8 @@ static int params(void)
 	return 0;
 }
 
-static void send_results(void)
+/* The server's results JSON (send_json): 0, or -1 (nothing sent). */
+static int send_results(void)
 {
 	uint64_t cycles = ip3.end_tsc - ip3.start_tsc;
 	double secs = (double)cycles / (double)tsc.hz;
@@ -219,7 +263,7 @@ static void send_results(void)
 		cJSON_AddItemToArray(streams, s);
 	}
 	cJSON_AddItemToObject(j, "streams", streams);
-	send_json(j);
+	return send_json(j);
 }
 
 /* Take n bytes of a 32-bit length and JSON from p at *off; 1 when the
@@ -317,7 +361,11 @@ static int ctl_recv(struct rr_conn *c, struct pbuf *p)
 				send_state(CREATE_STREAMS);
 			} else {
 				ip3.state = IP3_DONE;
-				send_results();
+				if (send_results()) {	/* no memory for the JSON: the test ends */
+					lwif_count(c->port, LWIF_tx_no_buffer, 1);
+					test_reset(1);
+					return 0;
+				}
 				send_state(DISPLAY_RESULTS);
 			}
 			break;
@@ -432,9 +480,9 @@ static int stream_send(struct ip3_stream *s)
 
 int iperf3_poll(void)
 {
+	int sent = ip3.ctl && ip3.out_len ? ctl_flush() : 0;
 	if (!ip3.udp || ip3.state != IP3_RUNNING || !ip3.ctl)
-		return 0;
-	int sent = 0;
+		return sent;
 	uint64_t ns = (uint64_t)((double)(rdtsc() - ip3.start_tsc) * 1e9 / (double)tsc.hz);
 	for (int i = 0; i < ip3.streams_in; i++) {
 		struct ip3_stream *s = &ip3.s[i];
@@ -496,7 +544,12 @@ int iperf3_recv(struct rr_conn *c, struct pbuf *p)
 int iperf3_sent(struct rr_conn *c)
 {
 	struct ip3_stream *s = c->owner;
-	if (!s || c->owner == &ctl_marker || c->owner == &busy_marker || !s->sender || ip3.state != IP3_RUNNING)
+	if (c->owner == &ctl_marker) {	/* control bytes wait (ctl_flush) */
+		if (c == ip3.ctl && ip3.out_len)
+			ctl_flush();
+		return c == ip3.ctl && ip3.out_len;
+	}
+	if (!s || c->owner == &busy_marker || !s->sender || ip3.state != IP3_RUNNING)
 		return 0;
 	heard();
 	sender_fill(s);
@@ -510,6 +563,7 @@ int iperf3_accept(struct rr_conn *c)
 		ip3.state = IP3_COOKIE_IN;
 		ip3.ctl = c;
 		ip3.have = 0;
+		ip3.out_len = 0;
 		ip3.port = c->port;
 		ip3.heard_tsc = rdtsc();
 		c->owner = &ctl_marker;
@@ -565,8 +619,9 @@ int iperf3_init(void)
 	if (rr_port_taken("iperf3_port", iperf3_port))
 		return -1;
 	ip3.json = dma_alloc(IP3_JSON_MAX + 1, 64);
+	ip3.out = dma_alloc(IP3_OUT_MAX, 64);
 	ip3_data = dma_alloc(IP3_LEN_MAX, 64);
-	if (!ip3.json || !ip3_data) {
+	if (!ip3.json || !ip3.out || !ip3_data) {
 		printf("rr: no memory for the iperf3 server\n");
 		return -1;
 	}
