@@ -85,8 +85,7 @@ static struct {
 	uint8_t len[4];
 	char *json;			/* IP3_JSON_MAX + 1 bytes, from free pages */
 	uint32_t json_len;
-	uint8_t *out;			/* IP3_OUT_MAX bytes: control bytes lwIP has not taken yet */
-	uint32_t out_len;
+	struct rr_out out;		/* control bytes lwIP has not taken yet: IP3_OUT_MAX, from free pages */
 	int reverse, bidir, parallel, udp, counters64;
 	int duration;			/* -t + -O, s (at most IP3_TIME_MAX each) */
 	uint64_t heard_tsc;		/* the client last heard from (a test's start: its end) */
@@ -101,43 +100,13 @@ static struct {
 static uint8_t *ip3_data;	/* what sender streams send: IP3_LEN_MAX bytes */
 static int ctl_marker, busy_marker;	/* owners of the control connection and of refused ones */
 
-/* Queue the control bytes waiting in ip3.out as lwIP's send buffer and
- * memory allow, in order: the exchange is a byte stream, so nothing may
- * be skipped (iperf3's client blocks in its write where lwIP refuses). What
- * stays is tried again as the client acknowledges (iperf3_sent) and from
- * rr's idle poll (iperf3_poll: memory held by the streams comes back with
- * nothing of the control's in flight). Returns 1 if bytes were queued. */
-static int ctl_flush(void)
-{
-	struct tcp_pcb *pcb = ip3.ctl->pcb;
-	uint32_t done = 0;
-	while (done < ip3.out_len) {	/* a segment at a time: as much as memory allows */
-		uint32_t n = ip3.out_len - done, room = tcp_sndbuf(pcb);
-		n = n < room ? n : room;
-		n = n < tcp_mss(pcb) ? n : tcp_mss(pcb);
-		if (!n || tcp_write(pcb, ip3.out + done, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK)
-			break;
-		done += n;
-	}
-	if (done) {
-		memmove(ip3.out, ip3.out + done, ip3.out_len - done);
-		ip3.out_len -= done;
-		tcp_output(pcb);
-	}
-	if (ip3.out_len)
-		rr_tcp_wait_sent(ip3.ctl);
-	return done != 0;
-}
-
-/* n bytes of d to the control connection, after those waiting. They fit:
- * a control connection is sent at most its five state bytes, a length,
- * IP3_JSON_MAX bytes of JSON (send_json) and DISPLAY_RESULTS, and ip3.out
- * starts empty with each (iperf3_accept). */
+/* n bytes of d to the control connection, after those waiting (rr_out).
+ * They fit: a control connection is sent at most its five state bytes, a
+ * length, IP3_JSON_MAX bytes of JSON (send_json) and DISPLAY_RESULTS, and
+ * ip3.out starts empty with each (iperf3_accept). */
 static void ctl_send(const void *d, uint32_t n)
 {
-	memcpy(ip3.out + ip3.out_len, d, n);
-	ip3.out_len += n;
-	ctl_flush();
+	rr_out_send(ip3.ctl, &ip3.out, d, n);
 }
 
 static void send_state(signed char st)
@@ -480,7 +449,7 @@ static int stream_send(struct ip3_stream *s)
 
 int iperf3_poll(void)
 {
-	int sent = ip3.ctl && ip3.out_len ? ctl_flush() : 0;
+	int sent = ip3.ctl && ip3.out.len ? rr_out_flush(ip3.ctl, &ip3.out) : 0;
 	if (!ip3.udp || ip3.state != IP3_RUNNING || !ip3.ctl)
 		return sent;
 	uint64_t ns = (uint64_t)((double)(rdtsc() - ip3.start_tsc) * 1e9 / (double)tsc.hz);
@@ -544,10 +513,10 @@ int iperf3_recv(struct rr_conn *c, struct pbuf *p)
 int iperf3_sent(struct rr_conn *c)
 {
 	struct ip3_stream *s = c->owner;
-	if (c->owner == &ctl_marker) {	/* control bytes wait (ctl_flush) */
-		if (c == ip3.ctl && ip3.out_len)
-			ctl_flush();
-		return c == ip3.ctl && ip3.out_len;
+	if (c->owner == &ctl_marker) {	/* control bytes wait (rr_out) */
+		if (c == ip3.ctl && ip3.out.len)
+			rr_out_flush(c, &ip3.out);
+		return c == ip3.ctl && ip3.out.len;
 	}
 	if (!s || c->owner == &busy_marker || !s->sender || ip3.state != IP3_RUNNING)
 		return 0;
@@ -563,7 +532,7 @@ int iperf3_accept(struct rr_conn *c)
 		ip3.state = IP3_COOKIE_IN;
 		ip3.ctl = c;
 		ip3.have = 0;
-		ip3.out_len = 0;
+		ip3.out.len = 0;
 		ip3.port = c->port;
 		ip3.heard_tsc = rdtsc();
 		c->owner = &ctl_marker;
@@ -619,9 +588,9 @@ int iperf3_init(void)
 	if (rr_port_taken("iperf3_port", iperf3_port))
 		return -1;
 	ip3.json = dma_alloc(IP3_JSON_MAX + 1, 64);
-	ip3.out = dma_alloc(IP3_OUT_MAX, 64);
+	ip3.out = (struct rr_out){ .buf = dma_alloc(IP3_OUT_MAX, 64), .size = IP3_OUT_MAX };
 	ip3_data = dma_alloc(IP3_LEN_MAX, 64);
-	if (!ip3.json || !ip3.out || !ip3_data) {
+	if (!ip3.json || !ip3.out.buf || !ip3_data) {
 		printf("rr: no memory for the iperf3 server\n");
 		return -1;
 	}

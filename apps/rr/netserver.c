@@ -63,6 +63,8 @@ struct ns_test {
 	uint8_t msg[NP_MSG_LEN];	/* the request coming in, then the answer going out */
 	uint32_t have;			/* ... bytes of it so far */
 	uint64_t msg_tsc;		/* ... TSC of its first byte */
+	struct rr_out out;		/* answers lwIP has not taken yet, in out_buf */
+	uint8_t out_buf[2 * NP_MSG_LEN];
 	struct np_request req;
 	struct np_response rsp;
 	struct tcp_pcb *listen;	/* TCP tests: the data port */
@@ -76,12 +78,17 @@ static struct ns_test *tests;
 static int ns_busy;	/* tests not NS_FREE: netserver_tick returns at once without any */
 static uint8_t *ns_data;	/* what tests send: NP_SIZE_MAX bytes, from free pages */
 
-/* Queue the NP_MSG_LEN bytes of t->msg on the control connection. */
+/* Send the NP_MSG_LEN bytes of t->msg on the control connection after
+ * the answers waiting (rr_out): netperf reads each answer before it sends
+ * again, so a test's response and its results wait at most. A client that
+ * sends requests without reading their answers while lwIP cannot send them
+ * has its control connection closed (tx_no_buffer). */
 static void ctl_send(struct ns_test *t)
 {
-	if (tcp_write(t->ctl->pcb, t->msg, NP_MSG_LEN, TCP_WRITE_FLAG_COPY) != ERR_OK)
+	if (rr_out_send(t->ctl, &t->out, t->msg, NP_MSG_LEN)) {
 		lwif_count(t->ctl->port, LWIF_tx_no_buffer, 1);
-	tcp_output(t->ctl->pcb);
+		t->ctl->peer_fin = 1;
+	}
 }
 
 static void send_error(struct ns_test *t, enum rr_event e, uint32_t type, uint32_t err)
@@ -221,6 +228,7 @@ int netserver_ctl_accept(struct rr_conn *c)
 	for (int i = 0; i < NS_TESTS; i++)
 		if (tests[i].state == NS_FREE) {
 			tests[i] = (struct ns_test){ .ctl = c, .state = NS_IDLE };
+			tests[i].out = (struct rr_out){ .buf = tests[i].out_buf, .size = sizeof(tests[i].out_buf) };
 			c->owner = &tests[i];
 			ns_busy++;
 			return 0;
@@ -251,6 +259,14 @@ int netserver_ctl_recv(struct rr_conn *c, struct pbuf *p)
 		}
 	}
 	return 0;
+}
+
+int netserver_ctl_sent(struct rr_conn *c)
+{
+	struct ns_test *t = c->owner;
+	if (t && t->out.len)
+		rr_out_flush(c, &t->out);
+	return t && t->out.len;
 }
 
 void netserver_ctl_closed(struct rr_conn *c)
@@ -355,6 +371,8 @@ void netserver_tick(void)
 		struct ns_test *t = &tests[i];
 		if (t->state == NS_FREE)
 			continue;
+		if (t->out.len)	/* answers refused for memory: tried again */
+			rr_out_flush(t->ctl, &t->out);
 		if (t->have && now - t->msg_tsc > NS_MSG_WAIT_S * tsc.hz) {
 			rr_tcp_close(t->ctl);	/* counted netserver_short as it closes */
 			continue;

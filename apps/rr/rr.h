@@ -135,6 +135,22 @@ struct tcp_pcb *rr_tcp_listen_pcb(uint16_t port, enum rr_svc svc);
 int rr_tcp_close(struct rr_conn *c);
 /* Have the service's sent called as the peer acknowledges data. */
 void rr_tcp_wait_sent(struct rr_conn *c);
+/* Bytes a service's control connection owes its peer that lwIP has not
+ * taken yet (send buffer full, memory short): sent in order and never
+ * skipped, as a blocking write in netserver or iperf3 -s would wait. */
+struct rr_out {
+	uint8_t *buf;
+	uint32_t len, size;	/* bytes waiting; buf's size */
+};
+/* Append n bytes of d to o, then rr_out_flush; 0, or -1 when they do not
+ * fit (nothing appended). */
+int rr_out_send(struct rr_conn *c, struct rr_out *o, const void *d, uint32_t n);
+/* Queue what waits in o on c, a segment at a time as lwIP's send buffer
+ * and memory allow, and have the service's sent called (rr_tcp_wait_sent)
+ * while bytes still wait; the service calls it again from its sent and
+ * from a timer (memory comes back with none of c's data in flight).
+ * Returns 1 if lwIP took bytes. */
+int rr_out_flush(struct rr_conn *c, struct rr_out *o);
 /* c is in use though quiet (a test runs): its rr_idle time starts again. */
 void rr_tcp_touch(struct rr_conn *c);
 /* TCP connections open now; pbuf in use counts for the rr command. */
@@ -157,13 +173,15 @@ int iperf3_sent(struct rr_conn *c);
 int iperf3_accept(struct rr_conn *c);
 void iperf3_closed(struct rr_conn *c);
 extern int64_t iperf3_port;	/* iperf3_port=: 0 off */
-/* netserver.c: once a second: control messages that never complete, data
+/* netserver.c: once a second: answers waiting for memory (rr_out), control
+ * messages that never complete, data
  * connections that never come, tests past their end. */
 void netserver_tick(void);
 extern int64_t netserver_port;	/* netserver_port=: 0 off */
 /* netserver.c: its services' rr_svc_ops: the control connection and the
  * tests' data connections. */
 int netserver_ctl_recv(struct rr_conn *c, struct pbuf *p);
+int netserver_ctl_sent(struct rr_conn *c);
 int netserver_ctl_accept(struct rr_conn *c);
 void netserver_ctl_closed(struct rr_conn *c);
 int netserver_data_recv(struct rr_conn *c, struct pbuf *p);

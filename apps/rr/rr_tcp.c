@@ -11,6 +11,7 @@
  * no clock reading of ours.
  */
 #include <stdio.h>
+#include <string.h>
 #include "apps/rr/rr.h"
 #include "kernel/mem.h"	/* before lwIP's headers, which rename lwIP's mem_init */
 #include "lwip/priv/tcp_priv.h"
@@ -297,6 +298,37 @@ int rr_tcp_close(struct rr_conn *c)
 void rr_tcp_wait_sent(struct rr_conn *c)
 {
 	tcp_sent(c->pcb, on_sent);
+}
+
+int rr_out_send(struct rr_conn *c, struct rr_out *o, const void *d, uint32_t n)
+{
+	if (n > o->size - o->len)
+		return -1;
+	memcpy(o->buf + o->len, d, n);
+	o->len += n;
+	rr_out_flush(c, o);
+	return 0;
+}
+
+int rr_out_flush(struct rr_conn *c, struct rr_out *o)
+{
+	uint32_t done = 0;
+	while (done < o->len) {
+		uint32_t n = o->len - done, room = tcp_sndbuf(c->pcb);
+		n = n < room ? n : room;
+		n = n < tcp_mss(c->pcb) ? n : tcp_mss(c->pcb);
+		if (!n || tcp_write(c->pcb, o->buf + done, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK)
+			break;
+		done += n;
+	}
+	if (done) {
+		memmove(o->buf, o->buf + done, o->len - done);
+		o->len -= done;
+		tcp_output(c->pcb);
+	}
+	if (o->len)
+		rr_tcp_wait_sent(c);
+	return done != 0;
 }
 
 void rr_tcp_touch(struct rr_conn *c)

@@ -209,7 +209,7 @@ const struct rr_svc_ops rr_svc_ops[RR_SVC_N] = {
 	[RR_SVC_RR] = { .recv = rr_tcp_rr_recv, .sent = tcp_rr_sent },
 	[RR_SVC_ECHO] = { .recv = tcp_echo_recv },
 	[RR_SVC_SOCKPERF] = { .recv = rr_sockperf_recv },
-	[RR_SVC_NETSERVER] = { .recv = netserver_ctl_recv, .accept = netserver_ctl_accept, .closed = netserver_ctl_closed },
+	[RR_SVC_NETSERVER] = { .recv = netserver_ctl_recv, .sent = netserver_ctl_sent, .accept = netserver_ctl_accept, .closed = netserver_ctl_closed },
 	[RR_SVC_NETSERVER_DATA] = { .recv = netserver_data_recv, .sent = netserver_data_sent,
 				    .accept = netserver_data_accept, .closed = netserver_data_closed },
 	[RR_SVC_IPERF3] = { .recv = iperf3_recv, .sent = iperf3_sent, .accept = iperf3_accept, .closed = iperf3_closed },
