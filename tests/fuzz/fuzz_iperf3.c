@@ -23,8 +23,8 @@
  * of iperf3's exchange: PARAM_EXCHANGE, CREATE_STREAMS, TEST_START,
  * TEST_RUNNING, EXCHANGE_RESULTS, a 32-bit length and JSON, DISPLAY_RESULTS;
  * its results JSON parses, and its streams' bytes sum to what rr counted
- * received and sent (iperf3_rx_bytes, iperf3_tx_bytes) since the test's
- * CREATE_STREAMS; a refused client gets ACCESS_DENIED alone; a stream
+ * received and sent (iperf3_rx_bytes, iperf3_tx_bytes) since the test
+ * began (its control connection's first byte); a refused client gets ACCESS_DENIED alone; a stream
  * gets only the server's data. At the end the clients fall silent until
  * lwIP holds no connection on the port (within 800 s, checked; rr_idle=5), every
  * connection accepted has ended (conns_open 0), then a fresh well-formed
@@ -103,10 +103,17 @@ static struct reader {
 	size_t at;		/* bytes of the control's exchange so far */
 	uint8_t len[4];
 	uint32_t json_len, json_have;
-	uint64_t counted;	/* rr's stream byte counters at CREATE_STREAMS */
+	uint64_t counted;	/* rr's stream byte counters as the test began (base[]) */
 	int results_read;
 } rd[NCLIENT + 3];
 static char json_buf[JSON_BUF];
+/* rr's stream byte counters as each client's connection sent its first
+ * byte: for the connection the server takes as a test's control, what they
+ * were when the test began. From the accept to the server's CREATE_STREAMS
+ * (which needs the cookie and the parameters, so comes later) no stream
+ * counts; the client may read CREATE_STREAMS late (it waits in rr_out while
+ * lwIP has no memory), after the streams have counted. */
+static uint64_t base[NCLIENT + 3];
 static uint32_t useq[NCLIENT];		/* the UDP sequence numbers sent */
 static cJSON *end_results;		/* the end's test's results */
 
@@ -116,7 +123,7 @@ static uint64_t stream_counters(void)
 }
 
 /* The server's results JSON on a control connection: it parses, and its
- * streams' bytes are rr's counts since CREATE_STREAMS. */
+ * streams' bytes are rr's counts since the test began. */
 static void check_results(struct tc_client *c, struct reader *r)
 {
 	cJSON *j = cJSON_ParseWithLength(json_buf, r->json_len);
@@ -144,7 +151,8 @@ static void client_data(struct tc_client *c, const uint8_t *d, size_t n)
 {
 	struct reader *r = &rd[c - tc_cl];
 	if (c->recv_total == n)	/* the connection's first bytes */
-		*r = (struct reader){ .role = d[0] == PARAM_EXCHANGE ? 1 : d[0] == ACCESS_DENIED ? 2 : 3 };
+		*r = (struct reader){ .role = d[0] == PARAM_EXCHANGE ? 1 : d[0] == ACCESS_DENIED ? 2 : 3,
+				      .counted = base[c - tc_cl] };
 	if (r->role == 2) {
 		assert(c->recv_total == 1);	/* ACCESS_DENIED alone */
 		return;
@@ -162,8 +170,6 @@ static void client_data(struct tc_client *c, const uint8_t *d, size_t n)
 		static const uint8_t states[] = { PARAM_EXCHANGE, CREATE_STREAMS, TEST_START, TEST_RUNNING, EXCHANGE_RESULTS };
 		if (r->at < sizeof(states)) {
 			assert(b == states[r->at]);
-			if (b == CREATE_STREAMS)
-				r->counted = stream_counters();
 			r->at++;
 		} else if (r->at < sizeof(states) + 4) {
 			r->len[r->at++ - sizeof(states)] = b;
@@ -270,6 +276,7 @@ static void fresh_test(void)
 	uint8_t data[3000];
 	memset(data, 'd', sizeof(data));
 	tc_connect(ctl, 0, 1);
+	base[END_CTL] = stream_counters();
 	tc_send(ctl, (const uint8_t *)cookie, 37);
 	send_json(ctl, sizeof(p2) - 1, p2, sizeof(p2) - 1);
 	for (int s = 0; s < 2; s++) {
@@ -357,6 +364,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 	while (i < len) {
 		uint8_t b = data[i++], op = b % 13, arg = 0;
 		struct tc_client *c = &tc_cl[(b / 13) % NCLIENT];
+		if (!c->sent)
+			base[c - tc_cl] = stream_counters();
 		if (op != 2 && op != 3 && op != 4 && i < len)
 			arg = data[i++];
 		if (tc_step(c, op, arg, data, len, &i))
