@@ -84,6 +84,11 @@ struct nic_qstats {
 	uint64_t resets;	/* virtio: the pair reset alone (reset_queue), with nic->kicks */
 	uint64_t rx_short;	/* frames shorter than NIC_TX_MIN_LEN that rx_burst delivered,
 				 * on a port with rx_short_counted */
+	uint64_t rx_tstamped;	/* frames rx_burst delivered whose descriptor said the NIC
+				 * stamped them (TS, TST or TSIP; e1000x/rx.c): fwd's
+				 * transparent clock looks only at bursts that moved it, on
+				 * ports whose clock stamps each PTP event message
+				 * (phc_rx_each_event) */
 };
 
 struct nic;

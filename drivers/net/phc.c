@@ -103,6 +103,11 @@ int phc_is_hw(const struct phc *c)
 	return c->ops != 0;
 }
 
+int phc_rx_each_event(const struct phc *c)
+{
+	return c->ops && c->ops->rx_each_event && c->rx_on && c->udp_on;
+}
+
 static void pins_apply(struct phc *c);
 
 void phc_register(struct nic *nic, const struct phc_ops *ops)

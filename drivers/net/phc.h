@@ -64,6 +64,17 @@ struct phc_ops {
 	void (*extts_set)(struct nic *nic, int pin);
 	uint32_t (*pins_poll)(struct nic *nic, uint64_t *aux);
 	int udp_rx;			/* stamps UDP/IPv4 in hardware when asked */
+	/* 1: with RX stamping on for UDP too, every PTPv2 event message (Sync,
+	 * Delay_Req, Pdelay_Req, Pdelay_Resp) that arrives, over L2 (802.1Q
+	 * tag or not), UDP/IPv4 or UDP/IPv6, is stamped and marked in its own
+	 * descriptor, and no other frame is: the I350/I210 with the time in
+	 * the buffer (TSYNCRXCTL type 101b "all V2 event packets", ETQF and
+	 * the port-319 filter; I210 datasheet 7.8.5, table 7-70, 8.15.1).
+	 * 0 where one can be missed: a latch that holds one stamp until read
+	 * (82576, 82574, 82599, X540: a second event message meanwhile is not
+	 * stamped; QEMU's 82576 stamps L2 of one messageType only), or every
+	 * frame stamped (X550, TSIP_UT_EN with type all). */
+	int rx_each_event;
 	const char *rx_filters;		/* `ethtool -T` filter lines */
 };
 
@@ -115,6 +126,10 @@ void phc_register(struct nic *nic, const struct phc_ops *ops);
 struct phc *phc_of(struct nic *nic);
 /* 1 if the port stamps frames in hardware. */
 int phc_is_hw(const struct phc *c);
+/* 1 if the port's descriptors mark every PTP event message it receives
+ * and no other frame, now (phc_ops.rx_each_event, RX and UDP stamping on):
+ * a burst whose rx_tstamped did not move holds none. */
+int phc_rx_each_event(const struct phc *c);
 
 /* Clock time, ns. */
 int64_t phc_gettime(struct phc *c);

@@ -235,10 +235,13 @@ static struct pkt *rx_rare(struct e1000x_rxq *rq, uint32_t i, uint32_t st, uint1
 	uint64_t cr = csum_res[csum_index(st, fmt)];
 	rx_pkt(rq, out, len, cr);
 	rq->qs->rx_short += len < NIC_TX_MIN_LEN;
-	if (ts_len)
-		phc_rx_buf_tstamp(nic, out, ts);
-	else if (st & rq->ts_bit)
-		phc_rx_hwtstamp(nic, out);
+	if (st & (rq->ts_bit | rq->tsip_bit)) {	/* the NIC stamped it */
+		rq->qs->rx_tstamped++;
+		if (ts_len)
+			phc_rx_buf_tstamp(nic, out, ts);
+		else if (st & rq->ts_bit)
+			phc_rx_hwtstamp(nic, out);
+	}
 	if (st & rq->vp_bit) {	/* the tag the NIC took off (CTRL.VME) */
 		out->flags |= PKT_RX_VLAN;
 		out->vlan_tci = rq->ring[i].wb.vlan;

@@ -267,11 +267,11 @@ static const struct phc_ops igb_phc_ops[] = {
 			.bits = 64, IGB_PHC_COMMON,
 			.rx_filters = "\tnone\n\tptpv1-l4-sync\n\tptpv1-l4-delay-req\n\tptpv2-event\n" },
 	[IGB_I350] = { .name = "I350 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 40, IGB_PHC_COMMON, IGB_PHC_PINS,
-		       .rx_buf_cycles = count_plain, .rx_filters = "\tnone\n\tptpv2-event\n" },
+		       .rx_buf_cycles = count_plain, .rx_each_event = 1, .rx_filters = "\tnone\n\tptpv2-event\n" },
 	[IGB_I210] = { .name = "I210 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON, IGB_PHC_PINS,
-		       .rx_buf_cycles = systim_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
+		       .rx_buf_cycles = systim_sec_ns, .rx_each_event = 1, .rx_filters = "\tnone\n\tptpv2-event\n" },
 	[IGB_I211] = { .name = "I211 SYSTIM", .max_adj = 62499999, .shift = 0, .bits = 64, IGB_PHC_COMMON, IGB_PHC_PINS,
-		       .rx_buf_cycles = systim_sec_ns, .rx_filters = "\tnone\n\tptpv2-event\n" },
+		       .rx_buf_cycles = systim_sec_ns, .rx_each_event = 1, .rx_filters = "\tnone\n\tptpv2-event\n" },
 };
 
 void igb_ptp_init(struct e1000x_port *p)
