@@ -264,7 +264,7 @@ static void fwd_rx(struct nic *nic, int q, struct pkt **pkts, int n)
 		swap_macs(pkts, n);
 	else if (l2_rewrite)
 		rewrite_macs(pkts, n, out);
-	if (__builtin_expect(fwd_ptp_tc != FWD_TC_OFF, 0) && fwd_tc_burst_maybe(pkts, n))
+	if (__builtin_expect(fwd_ptp_tc != FWD_TC_OFF, 0) && fwd_tc_burst(nic, q, pkts, n))
 		l2_tc_send(nic, out, q, pkts, n);
 	else
 		l2_sent(nic, pkts, n, out->ops->tx_burst(out, q % out->nqueues, pkts, n));

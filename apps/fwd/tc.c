@@ -79,13 +79,27 @@
  * (a Delay_Resp: nothing more added), counted tx_tstamp_missing.
  *
  * Cost to other frames: none while ptp_tc=off (fwd tests the knob once per
- * burst); on, fwd_tc_maybe (tc.h) reads each frame's EtherType and, for
- * an untagged IPv4 one with a 20-byte header, its destination port,
- * inline: an L2 burst without a frame that may be PTP goes to tx_burst as
- * with the knob off, a routed frame without one skips fwd_tc_route. The
- * others go through this file's loop, which looks again (maybe_ptp, with
- * the lengths) and parses. No NIC this runs on under QEMU can say more:
- * docs/apps/fwd.md, "Cost".
+ * burst). On, an L2 port whose NIC stamps every PTP event message itself
+ * and marks it in its descriptor (phc_rx_each_event: the I350/I210, time
+ * in the buffer) is decided per burst, e2e only (fwd_tc_burst, tc.h): the
+ * burst goes through this file's loop if the driver counted a stamped
+ * frame in it (the queue's rx_tstamped moved: counted in the driver's
+ * branch for stamped frames, which other frames never take), or while a
+ * general message the TC needs is due on the port: a two-step Sync's
+ * Follow_Up (per core: the Sync's entry here), a Delay_Resp whose
+ * Delay_Req went out of the port with a TX stamp request (tc_dreqs), each
+ * until it passes or TC_DUE_NS (1 s) after its event message, then given
+ * up (no_follow_up, no_delay_resp). Any other burst goes to tx_burst as
+ * with the knob off: no instruction per frame. Everywhere else (ports
+ * whose NIC misses event messages behind a latch or stamps none, p2p,
+ * whose unstamped Pdelay_Resp_Follow_Up must end at the port, and the
+ * routed links, which use software ingress times) fwd_tc_maybe (tc.h)
+ * reads each frame's EtherType and, for an untagged IPv4 one with a
+ * 20-byte header, its destination port, inline: an L2 burst without a
+ * frame that may be PTP goes to tx_burst, a routed frame without one
+ * skips fwd_tc_route. The others go through this file's loop, which looks
+ * again (maybe_ptp, with the lengths) and parses. docs/apps/fwd.md, "The
+ * TC's cost to other frames", has the table by NIC family.
  */
 #include <stdio.h>
 #include <string.h>
@@ -137,6 +151,10 @@ KNOB(ptp_tc, .name = "ptp_tc", .type = KNOB_ENUM, .choices = tc_choices, .ival =
 				 * for network_transport) or taken by a core that does not send on its port's TX \
 				 * queue 0: not answered, not forwarded */ \
 	X(no_peer_delay)	/* p2p: Sync corrected by its residence alone: the link not measured yet */ \
+	X(no_follow_up)		/* two-step Sync in on the port whose Follow_Up did not pass within TC_DUE_NS \
+				 * (or TC_SYNCS later ones replaced it): given up */ \
+	X(no_delay_resp)	/* Delay_Req sent out of the port with a TX stamp request whose Delay_Resp did \
+				 * not pass back within TC_DUE_NS (or TC_DREQS later ones replaced it): given up */ \
 	X(residence_ns)		/* sum of the residence times added */
 #define TC_ENUM(n) TC_##n,
 enum tc_count { TC_COUNTS(TC_ENUM) TC_N };
@@ -144,6 +162,13 @@ enum tc_count { TC_COUNTS(TC_ENUM) TC_N };
 static const char *const tc_names[TC_N] = { TC_COUNTS(TC_NAME) };
 
 #define TC_SYNCS 4	/* two-step Syncs waiting for their Follow_Up, per port */
+#define TC_DUE_NS 1000000000ll	/* a Follow_Up or Delay_Resp later than this after its Sync or
+				 * Delay_Req finds none (no_sync): the wait is given up */
+
+uint8_t fwd_tc_by_bit[NIC_MAX_PORTS];
+uint64_t fwd_tc_tstamped_seen[NIC_MAX_PORTS][NIC_MAX_QUEUES];
+uint32_t fwd_tc_follow_ups_due[MAX_CPUS][NIC_MAX_PORTS];
+uint32_t fwd_tc_delay_resps_due[NIC_MAX_PORTS];
 
 struct tc_sync {
 	int used;
@@ -155,6 +180,7 @@ struct tc_sync {
 	int64_t link;		/* p2p: the ingress link's delay, ns */
 	int64_t nrr;		/* p2p: the ingress port's neighborRateRatio, (ratio - 1) * 2^41 */
 	uint32_t txseq;		/* the egress port's TX stamp request (phc_tx_seq), 0 none */
+	uint64_t at;		/* now_ns() when kept */
 };
 
 /* One core's state of one ingress port (a master's Sync and Follow_Up
@@ -182,6 +208,8 @@ struct tc_dreq {
 	int64_t egress;		/* the TSC egress time in its correctionField, ns of the port's clock */
 	int64_t residence;	/* the residence in its correctionField, ns */
 	volatile uint32_t txseq;	/* the port's TX stamp request, 0 none */
+	uint64_t at;		/* now_ns() when kept */
+	volatile uint32_t live;	/* gen while its Delay_Resp is due, 0 once it passed or was given up */
 };
 static struct tc_dreq tc_dreqs[NIC_MAX_PORTS][TC_DREQS];
 static unsigned tc_dreq_next[NIC_MAX_PORTS];
@@ -218,6 +246,10 @@ void fwd_tc_port_init(struct nic *nic)
 	struct phc *c = phc_of(nic);
 	if (phc_is_hw(c))
 		phc_hwtstamp(c, PTP_SYNC, 1, 1);
+	fwd_tc_by_bit[nic->port] = fwd_ptp_tc == FWD_TC_E2E && phc_rx_each_event(c);
+	if (fwd_tc_by_bit[nic->port])
+		printf("fwd: %s: transparent clock by the descriptors' timestamp bit (%s stamps each PTP event "
+		       "message)\n", nic->name, c->ops->name);
 }
 
 static uint64_t get64(const uint8_t *p)
@@ -361,30 +393,83 @@ static void dreq_keep(struct tc_port *t, struct pkt *p, const struct ptp_msg *m,
 	d->egress = egress;
 	d->residence = residence;
 	d->txseq = 0;
-	__atomic_store_n(&d->gen, d->gen + 1, __ATOMIC_RELEASE);
+	d->at = now_ns();
+	uint32_t g = d->gen + 1;
+	__atomic_store_n(&d->gen, g, __ATOMIC_RELEASE);
+	if (!__atomic_exchange_n(&d->live, g, __ATOMIC_RELAXED))
+		__atomic_fetch_add(&fwd_tc_delay_resps_due[port], 1, __ATOMIC_RELAXED);
+	else	/* the one it replaced was still due */
+		tc_ports[cpu_id_fast()][port].count[TC_no_delay_resp]++;
 	p->flags |= PKT_TX_TSTAMP;
 	t->tx_asked = &d->txseq;
 }
 
-/* Delay_Resp m came in on port: its Delay_Req's entry copied into *out (1),
- * or 0 if none (not asked, overwritten, or being written). */
-static int dreq_find(int port, const struct ptp_msg *m, struct tc_dreq *out)
+/* Entry d of port, kept as generation g, no longer due (its Delay_Resp
+ * passed, or given up): 1 if this call ended it. */
+static int dreq_end(struct tc_dreq *d, int port, uint32_t g)
+{
+	if (!__atomic_compare_exchange_n(&d->live, &g, 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return 0;
+	__atomic_fetch_sub(&fwd_tc_delay_resps_due[port], 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* Delay_Resp m came in on port: its Delay_Req's entry copied into *out
+ * and ended (1), or 0 if none (not asked, overwritten, being written,
+ * given up, or a Delay_Resp for it passed already). */
+static int dreq_take(int port, const struct ptp_msg *m, struct tc_dreq *out)
 {
 	for (int i = 0; i < TC_DREQS; i++) {
 		struct tc_dreq *d = &tc_dreqs[port][i];
 		uint32_t g = __atomic_load_n(&d->gen, __ATOMIC_ACQUIRE);
-		if (g & 1 || d->seq != m->seq || d->domain != m->domain || d->src.port != m->requesting.port ||
+		if (g & 1 || __atomic_load_n(&d->live, __ATOMIC_RELAXED) != g || d->seq != m->seq ||
+		    d->domain != m->domain || d->src.port != m->requesting.port ||
 		    memcmp(d->src.clock_id, m->requesting.clock_id, 8))
 			continue;
 		out->egress = d->egress;
 		out->residence = d->residence;
 		out->txseq = d->txseq;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&d->gen, __ATOMIC_RELAXED) != g)
+		if (__atomic_load_n(&d->gen, __ATOMIC_RELAXED) != g || !dreq_end(d, port, g))
 			continue;
 		return 1;
 	}
 	return 0;
+}
+
+/* The two-step Syncs kept on this core for their Follow_Up, of port. */
+static uint32_t *syncs_due(int port)
+{
+	return &fwd_tc_follow_ups_due[cpu_id_fast()][port];
+}
+
+/* The waits of port (t: its state on this core) older than TC_DUE_NS
+ * given up, counted: its two-step Syncs' Follow_Ups on this core, the
+ * Delay_Resps of the Delay_Reqs sent out of it. Called where any is due. */
+static void tc_expire(struct tc_port *t, int port)
+{
+	uint64_t now = now_ns();
+	for (int i = 0; i < TC_SYNCS && *syncs_due(port); i++) {
+		struct tc_sync *s = &t->sync[i];
+		if (s->used && now - s->at > TC_DUE_NS) {
+			s->used = 0;
+			--*syncs_due(port);
+			t->count[TC_no_follow_up]++;
+		}
+	}
+	for (int i = 0; i < TC_DREQS && __atomic_load_n(&fwd_tc_delay_resps_due[port], __ATOMIC_RELAXED); i++) {
+		struct tc_dreq *d = &tc_dreqs[port][i];
+		uint32_t g = __atomic_load_n(&d->live, __ATOMIC_RELAXED);
+		if (g && now - d->at > TC_DUE_NS && dreq_end(d, port, g))
+			t->count[TC_no_delay_resp]++;
+	}
+}
+
+/* Where any wait of port is due, tc_expire. */
+static inline void tc_expire_due(struct tc_port *t, int port)
+{
+	if (*syncs_due(port) || __atomic_load_n(&fwd_tc_delay_resps_due[port], __ATOMIC_RELAXED))
+		tc_expire(t, port);
 }
 
 /* A Delay_Resp (E2E) into in's port: its Delay_Req's wait in the TX ring
@@ -398,7 +483,7 @@ static void delay_resp(struct tc_port *t, struct nic *nin, struct phc *in, const
 {
 	struct tc_dreq d;
 	int64_t ns;
-	if (!dreq_find(nin->port, m, &d) || !d.txseq)
+	if (!dreq_take(nin->port, m, &d) || !d.txseq)
 		return;
 	if (phc_tx_tstamp(in, d.txseq, &ns) != 1) {
 		t->count[TC_tx_tstamp_missing]++;
@@ -497,6 +582,7 @@ static enum tc_verdict tc_frame(struct tc_port *t, int link, struct nic *nin, st
 		if (&s->txseq == t->tx_asked)
 			return TC_FLUSH;
 		s->used = 0;
+		--*syncs_due(nin->port);
 		follow_up(t, msg, f.len, udp, sync_residence(t, out, s), s);
 		return TC_PASS;
 	}
@@ -512,7 +598,11 @@ static enum tc_verdict tc_frame(struct tc_port *t, int link, struct nic *nin, st
 	int64_t ld = p2p ? link_delay(t, link) : 0, nrr = p2p ? tc_pd[link].nrr : 0;
 	if (m.msg_type == PTP_SYNC && (m.flags & PTP_FLAG_TWO_STEP)) {
 		struct tc_sync *s = &t->sync[t->next++ % TC_SYNCS];
-		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, ld, nrr, 0 };
+		if (s->used)	/* the one it replaces was still due */
+			t->count[TC_no_follow_up]++;
+		else
+			++*syncs_due(nin->port);
+		*s = (struct tc_sync){ 1, m.domain, m.seq, m.source, t_in, res, ld, nrr, 0, now_ns() };
 		if ((how & TCF_TXSTAMP) && !t->tx_asked) {
 			p->flags |= PKT_TX_TSTAMP;
 			t->tx_asked = &s->txseq;
@@ -572,6 +662,7 @@ int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n)
 	int k = 0, done = 0, sent = 0, i = 0;	/* pkts[0..k) kept, [0..done) sent */
 	unsigned how = phc_is_hw(co) ? TCF_TXSTAMP : 0;
 	t->tx_asked = 0;
+	tc_expire_due(t, in->port);
 	for (; i < *n; i++) {
 		struct pkt *p = pkts[i];
 		enum tc_verdict v = maybe_ptp(p) ? tc_frame(t, in->port, in, out, ci, co, p, rx_tsc, how) : TC_PASS;
@@ -623,6 +714,7 @@ void fwd_tc_route(int link, struct nic *in, struct nic *out, struct pkt *p, uint
 		return;
 	struct tc_port *t = &tc_ports[cpu_id_fast()][in->port];
 	t->tx_asked = 0;
+	tc_expire_due(t, in->port);
 	tc_frame(t, link, in, out, phc_of(in), phc_of(out), p, rx_tsc, TCF_ROUTED);
 }
 

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "drivers/net/nic.h"
+#include "kernel/smp.h"
 #include "net/bytes.h"
 #include "net/ptp.h"
 
@@ -48,6 +49,39 @@ static inline int fwd_tc_burst_maybe(struct pkt *const *pkts, int n)
 	return 0;
 }
 
+/* Per port, set by fwd_tc_port_init: 1 where the TC decides per burst
+ * from the descriptors' timestamp bit (fwd_tc_burst): ptp_tc=e2e on an
+ * L2 port whose clock stamps every PTP event message (phc_rx_each_event:
+ * the I350/I210). Elsewhere each frame is tested (fwd_tc_burst_maybe). */
+extern uint8_t fwd_tc_by_bit[NIC_MAX_PORTS];
+/* rx_tstamped of each port's queues as fwd_tc_burst last read it. */
+extern uint64_t fwd_tc_tstamped_seen[NIC_MAX_PORTS][NIC_MAX_QUEUES];
+/* The general messages (no stamp) the TC waits for on a port: per core,
+ * two-step Syncs in on the port kept for their Follow_Up; Delay_Reqs sent
+ * out of the port with a TX stamp request, kept for their Delay_Resp.
+ * Each until matched or given up (tc.c, TC_DUE_NS). */
+extern uint32_t fwd_tc_follow_ups_due[MAX_CPUS][NIC_MAX_PORTS];
+extern uint32_t fwd_tc_delay_resps_due[NIC_MAX_PORTS];
+
+/* 1 if the burst pkts[0..n) from queue q of nic goes through the TC
+ * (fwd_tc_tx), 0 if it goes to tx_burst as with ptp_tc=off. On a port
+ * decided by the bit: the burst held a frame the NIC stamped, or a
+ * Follow_Up or Delay_Resp is due there: a few loads per burst, none per
+ * frame. Elsewhere fwd_tc_burst_maybe. */
+static inline int fwd_tc_burst(struct nic *nic, int q, struct pkt *const *pkts, int n)
+{
+	int port = nic->port;
+	if (!fwd_tc_by_bit[port])
+		return fwd_tc_burst_maybe(pkts, n);
+	uint64_t c = nic->q[q].rx_tstamped;
+	if (c != fwd_tc_tstamped_seen[port][q]) {
+		fwd_tc_tstamped_seen[port][q] = c;
+		return 1;
+	}
+	return fwd_tc_follow_ups_due[cpu_id_fast()][port] ||
+	       __atomic_load_n(&fwd_tc_delay_resps_due[port], __ATOMIC_RELAXED);
+}
+
 /* Join the PTP multicast groups (L2, UDP/IPv4 and UDP/IPv6; p2p: the
  * Pdelay ones too) on nic and turn its clock's hardware timestamps on (RX:
  * Sync; TX), if it has one, for the TC's ingress and egress times; p2p:
@@ -61,7 +95,7 @@ void fwd_tc_port_init(struct nic *nic);
  * end here (freed, the port's peer delay). *n becomes the frames left, in
  * order, in pkts[]; returns how many of them, from the first, tx_burst
  * took (the caller frees the rest). Called in place of tx_burst only when
- * fwd_ptp_tc is on and fwd_tc_burst_maybe finds a frame that may be PTP. */
+ * fwd_ptp_tc is on and fwd_tc_burst says the burst may hold PTP work. */
 int fwd_tc_tx(struct nic *in, struct nic *out, int q, struct pkt **pkts, int *n);
 /* ptp_tc= on routed link link (a port with an address, or a VLAN
  * sub-interface; its NIC lnic, on port): port's clock's hardware

@@ -57,6 +57,12 @@ int phc_is_hw(const struct phc *c)
 {
 	return c == &clk_out && out_hw;
 }
+static int each_event;	/* phc_rx_each_event of both ports */
+int phc_rx_each_event(const struct phc *c)
+{
+	(void)c;
+	return each_event;
+}
 int phc_tx_tstamp(struct phc *c, uint32_t seq, int64_t *ns)
 {
 	assert_ptr_equal(c, &clk_out);
@@ -156,6 +162,13 @@ static int setup(void **state)
 	clk_out.tx.seq = 0;
 	memset(tc_dreqs, 0, sizeof(tc_dreqs));
 	memset(tc_dreq_next, 0, sizeof(tc_dreq_next));
+	memset(fwd_tc_by_bit, 0, sizeof(fwd_tc_by_bit));
+	memset(fwd_tc_tstamped_seen, 0, sizeof(fwd_tc_tstamped_seen));
+	memset(fwd_tc_follow_ups_due, 0, sizeof(fwd_tc_follow_ups_due));
+	memset(fwd_tc_delay_resps_due, 0, sizeof(fwd_tc_delay_resps_due));
+	memset(nic_in.q, 0, sizeof(nic_in.q));
+	memset(nic_out.q, 0, sizeof(nic_out.q));
+	each_event = 0;
 	memset(tc_pd, 0, sizeof(tc_pd));
 	memset(tc_pd_port, 0, sizeof(tc_pd_port));
 	ptp_conf.transport = PTP_L2;
@@ -488,6 +501,105 @@ static void test_maybe(void **state)
 	assert_int_equal(fwd_tc_maybe(&p[1]), 1);
 	assert_false(maybe_ptp(&p[1]));
 	assert_int_equal(fwd_tc_burst_maybe(burst, 1), 0);
+}
+
+/* fwd_tc_burst on ports whose NIC stamps each PTP event message (e2e):
+ * a burst goes to the TC when the queue's rx_tstamped moved (a stamped
+ * frame in it), or while a Follow_Up or Delay_Resp is due on the port;
+ * else not, whatever it holds (the NIC marked no event message in it).
+ * p2p, or a port that cannot stamp each: the per-frame test. */
+static void test_by_bit(void **state)
+{
+	(void)state;
+	uint8_t b[2][256];
+	struct pkt u = *frame(b[0], PTP_UDP4, PTP_SYNC, 1, 0, 0), *pu = &u, *p;
+	put16(b[0] + ETH_HLEN + IPV4_HLEN + 2, 9);	/* UDP to port 9 */
+	fwd_tc_port_init(&nic_in);
+	assert_int_equal(fwd_tc_by_bit[0], 0);	/* the clock cannot stamp each */
+	assert_int_equal(fwd_tc_burst(&nic_in, 0, &pu, 1), 0);
+	p = frame(b[1], PTP_L2, PTP_FOLLOW_UP, 7, 0, 0);
+	assert_int_equal(fwd_tc_burst(&nic_in, 0, &p, 1), 1);	/* tested: may be PTP */
+	static const struct phc_ops i210 = { .name = "I210 SYSTIM" };
+	clk_in.ops = clk_out.ops = &i210;
+	each_event = 1;
+	fwd_ptp_tc = FWD_TC_P2P;
+	fwd_tc_port_init(&nic_in);
+	assert_int_equal(fwd_tc_by_bit[0], 0);	/* p2p: Pdelay_Resp_Follow_Up, unstamped, ends at the port */
+	fwd_ptp_tc = FWD_TC_E2E;
+	memset(tc_pd, 0, sizeof(tc_pd));
+	fwd_tc_port_init(&nic_in);
+	fwd_tc_port_init(&nic_out);
+	assert_int_equal(fwd_tc_by_bit[0], 1);
+	assert_int_equal(fwd_tc_burst(&nic_in, 0, &p, 1), 0);	/* a Follow_Up, none due: not looked at */
+	nic_in.q[1].rx_tstamped++;	/* another queue's stamped frame */
+	assert_int_equal(fwd_tc_burst(&nic_in, 0, &pu, 1), 0);
+	nic_in.q[0].rx_tstamped++;
+	p = frame(b[1], PTP_L2, PTP_SYNC, 7, PTP_FLAG_TWO_STEP, 0);
+	assert_int_equal(fwd_tc_burst(&nic_in, 0, &p, 1), 1);
+	run(p);
+	assert_int_equal(fwd_tc_follow_ups_due[0][0], 1);
+	assert_int_equal(fwd_tc_burst(&nic_in, 0, &pu, 1), 1);	/* its Follow_Up is due */
+	run(p = frame(b[1], PTP_L2, PTP_FOLLOW_UP, 7, 0, 0));
+	assert_int_equal(correction(p, PTP_L2), 100ll << 16);
+	assert_int_equal(fwd_tc_follow_ups_due[0][0], 0);
+	assert_int_equal(fwd_tc_burst(&nic_in, 0, &pu, 1), 0);
+	/* a Delay_Req out of port1 with a TX stamp request: its Delay_Resp is due there */
+	nic_in.ops = &ops;
+	out_hw = grant = 1;
+	run(frame(b[1], PTP_L2, PTP_DELAY_REQ, 8, 0, 0));
+	assert_int_equal(fwd_tc_delay_resps_due[1], 1);
+	assert_int_equal(fwd_tc_burst(&nic_out, 0, &pu, 1), 1);
+	assert_int_equal(fwd_tc_burst(&nic_in, 0, &pu, 1), 0);
+	tx_seq_in = 1;
+	tx_ns = tc_dreqs[1][0].egress + 3000;	/* 3 us in the ring */
+	run_back(p = delay_resp_frame(b[1], 8, 0));
+	assert_int_equal(correction(p, PTP_L2), 3000ll << 16);
+	assert_int_equal(fwd_tc_delay_resps_due[1], 0);
+	assert_int_equal(fwd_tc_burst(&nic_out, 0, &pu, 1), 0);
+	run_back(p = delay_resp_frame(b[1], 8, 0));	/* again: its Delay_Req's wait went into the first */
+	assert_int_equal(correction(p, PTP_L2), 0);
+	assert_int_equal(tc_ports[0][1].count[TC_delay_resp], 1);
+	nic_in.ops = 0;
+	clk_in.ops = clk_out.ops = 0;
+}
+
+/* A Follow_Up or Delay_Resp not come within TC_DUE_NS is given up: the
+ * wait ends (counted no_follow_up, no_delay_resp) and the late message
+ * finds nothing; a Sync replacing one still due counts it too. */
+static void test_due_given_up(void **state)
+{
+	(void)state;
+	uint8_t buf[256];
+	struct pkt *p;
+	nic_in.ops = &ops;
+	out_hw = grant = 1;
+	run(frame(buf, PTP_L2, PTP_SYNC, 1, PTP_FLAG_TWO_STEP, 0));
+	run(frame(buf, PTP_L2, PTP_DELAY_REQ, 2, 0, 0));
+	assert_int_equal(fwd_tc_follow_ups_due[0][0], 1);
+	assert_int_equal(fwd_tc_delay_resps_due[1], 1);
+	clock_ns += TC_DUE_NS / 2;
+	run(frame(buf, PTP_L2, PTP_ANNOUNCE, 3, 0, 0));
+	assert_int_equal(fwd_tc_follow_ups_due[0][0], 1);	/* not yet */
+	clock_ns += TC_DUE_NS / 2;
+	run(frame(buf, PTP_L2, PTP_ANNOUNCE, 3, 0, 0));
+	assert_int_equal(fwd_tc_follow_ups_due[0][0], 0);
+	assert_int_equal(counts()->count[TC_no_follow_up], 1);
+	assert_int_equal(fwd_tc_delay_resps_due[1], 1);	/* port1's: given up by a burst in on port1 */
+	run_back(frame(buf, PTP_L2, PTP_ANNOUNCE, 4, 0, 0));
+	assert_int_equal(fwd_tc_delay_resps_due[1], 0);
+	assert_int_equal(tc_ports[0][1].count[TC_no_delay_resp], 1);
+	run(p = frame(buf, PTP_L2, PTP_FOLLOW_UP, 1, 0, 0));
+	assert_int_equal(correction(p, PTP_L2), 0);
+	assert_int_equal(counts()->count[TC_no_sync], 1);
+	tx_seq_in = 1;
+	run_back(p = delay_resp_frame(buf, 2, 0));
+	assert_int_equal(correction(p, PTP_L2), 0);
+	assert_int_equal(tc_ports[0][1].count[TC_delay_resp], 0);
+	for (uint16_t s = 10; s < 10 + TC_SYNCS + 1; s++)	/* one more than the table holds */
+		run(frame(buf, PTP_L2, PTP_SYNC, s, PTP_FLAG_TWO_STEP, 0));
+	assert_int_equal(counts()->count[TC_no_follow_up], 2);
+	assert_int_equal(fwd_tc_follow_ups_due[0][0], TC_SYNCS);
+	nic_in.ops = 0;
 }
 
 /* Refusals: the frame as it came, one named counter each. */
@@ -947,6 +1059,8 @@ int main(void)
 		cmocka_unit_test_setup(test_routed, setup),
 		cmocka_unit_test_setup(test_routed_p2p, setup),
 		cmocka_unit_test_setup(test_maybe, setup),
+		cmocka_unit_test_setup(test_by_bit, setup),
+		cmocka_unit_test_setup(test_due_given_up, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
