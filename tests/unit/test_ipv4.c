@@ -235,6 +235,67 @@ static void test_hdr20_csum_ok(void **state)
 	assert_int_equal(ff_whole, 20);	/* only the all-0xff header (ten -0 words), once per place */
 }
 
+/* The previous ipv4_hdr20_csum_ok: the five 32-bit words added into 64
+ * bits, no carry to fold. */
+static int hdr20_sum32_ok(const uint8_t *b)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < 20; i += 4) {
+		uint32_t w;
+		memcpy(&w, b + i, 4);
+		sum += w;
+	}
+	return sum % 0xffff == 0;
+}
+
+/* ipv4_hdr20_csum_ok (64-bit adds, carries end-around) against the
+ * previous sum and inet_csum: every pair of 64-bit words and last 32-bit
+ * word from values around the carries (0, 1, -0 words, the top bit, all
+ * ones; the version's bit set), then the same with the checksum made
+ * right (both say yes);
+ * pseudo-random headers biased to high bytes (both adds carry), whole or
+ * not. */
+static void test_hdr20_csum_ok_sum32(void **state)
+{
+	(void)state;
+	static const uint64_t w64[] = { 0, 1, 0xffff, 0xffff0000ffff0000ull, 0x8000000000000000ull,
+					0xfffffffffffffffeull, 0xffffffffffffffffull, 0x0001000100010001ull };
+	static const uint32_t w32[] = { 0, 1, 0xffff, 0xffff0000u, 0x80000000u, 0xfffffffeu, 0xffffffffu };
+	uint8_t a[20];
+	int agree = 0, whole = 0;
+	for (unsigned i = 0; i < 8; i++)
+		for (unsigned j = 0; j < 8; j++)
+			for (unsigned k = 0; k < 7; k++) {
+				memcpy(a, &w64[i], 8);
+				memcpy(a + 8, &w64[j], 8);
+				memcpy(a + 16, &w32[k], 4);
+				a[0] |= 0x40;	/* version 4's bit: never a header of zeros */
+				assert_int_equal(ipv4_hdr20_csum_ok(a), hdr20_sum32_ok(a));
+				assert_int_equal(ipv4_hdr20_csum_ok(a), inet_csum(a, 20) == 0);
+				put16(a + 10, 0);
+				put16(a + 10, inet_csum(a, 20));
+				assert_true(ipv4_hdr20_csum_ok(a));
+				assert_true(hdr20_sum32_ok(a));
+				agree++;
+			}
+	assert_int_equal(agree, 448);
+
+	uint32_t x = 0x9e3779b9;	/* xorshift32 (Marsaglia 2003) */
+	for (int n = 0; n < 200000; n++) {
+		for (int i = 0; i < 20; i++) {
+			x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+			a[i] = (uint8_t)(n & 2 ? x | 0xf0 : x);
+		}
+		a[0] = 0x45;
+		if (n & 1)
+			fix_csum(a);
+		assert_int_equal(ipv4_hdr20_csum_ok(a), hdr20_sum32_ok(a));
+		assert_int_equal(ipv4_hdr20_csum_ok(a), inet_csum(a, 20) == 0);
+		whole += ipv4_hdr20_csum_ok(a);
+	}
+	assert_true(whole >= 100000 && whole < 100010);	/* the fixed half, and chance */
+}
+
 /* ipv4_check_fields: the same checks without the checksum and TTL. */
 static void test_check_fields(void **state)
 {
@@ -578,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_csum_scapy),
 		cmocka_unit_test(test_csum_update_rfc1624),
 		cmocka_unit_test(test_hdr20_csum_ok),
+		cmocka_unit_test(test_hdr20_csum_ok_sum32),
 		cmocka_unit_test(test_ttl_dec_all),
 		cmocka_unit_test(test_check_reasons),
 		cmocka_unit_test(test_check_fields),
