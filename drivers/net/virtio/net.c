@@ -375,13 +375,16 @@ static inline __attribute__((always_inline)) uint32_t rx_seq_ring(struct virtq *
 
 /* rx_run over up to m entries of a split ring, with one pool lock for the
  * run, as the e1000x RX fast path; 0 for a packed ring, the rest of a
- * frame spread over buffers, or copybreak on (rx_one's). */
+ * frame spread over buffers, or copybreak on (rx_one's). The frames
+ * are counted in the queue's rx_packets and rx_bytes here, so that no
+ * count of the caller's is passed by address (a stack canary, and the
+ * count kept in memory). */
 static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq *vq, int q, struct pkt **out,
-						  uint16_t m, uint64_t *bytes)
+						  uint16_t m)
 {
 	struct pktpool *pool = nic->pool;
 	const uint32_t portq = (uint32_t)nic->port | (uint32_t)q << 16;
-	uint64_t valid;
+	uint64_t valid, b = 0, *bytes = &b;
 	uint32_t k;
 	if (vq->packed || vq->skip || nic->cfg.copybreak > 0)
 		return 0;
@@ -401,6 +404,8 @@ static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq 
 	pool->nfree = (uint32_t)(top - pool->free);
 	pktpool_unlock(pool);
 	nic->qsw[q][NS_rx_csum_offload_good] += valid;
+	nic->q[q].rx_packets += k;
+	nic->q[q].rx_bytes += b;
 	return (uint16_t)k;
 }
 
@@ -419,25 +424,28 @@ static uint16_t rx_batch_before(const struct virtq *vq, uint32_t u, uint32_t id,
 	return 0;
 }
 
-/* The used entry at last_used the slow way (rx_one), m waiting: into
- * pkts[*got] if delivered. With VIRTIO_F_IN_ORDER, an entry standing for
- * a batch (rx_batch_before) has the batch's earlier buffers, whose
- * lengths the device did not write, dropped in rx_drop_desc_error and
- * posted again first. Returns the used entries taken: 1, or the batch's
- * size. */
-static uint16_t rx_slow(struct nic *nic, struct virtq *vq, int q, uint16_t m, struct pkt **pkts, int *got,
-			uint64_t *frames, uint64_t *bytes)
+/* The used entry at last_used the slow way (rx_one), m waiting, its frame
+ * counted in the queue's rx_packets and rx_bytes (an entry naming no
+ * descriptor, or the rest of a frame spread over buffers, is not a
+ * frame): the frame to deliver, or NULL. With VIRTIO_F_IN_ORDER, an entry
+ * standing for a batch (rx_batch_before) has the batch's earlier buffers,
+ * whose lengths the device did not write, dropped in rx_drop_desc_error
+ * and posted again first. The used entries taken (1, or the batch's size)
+ * are how far last_used moved. Not inlined: the burst's loop keeps its
+ * counts in registers. */
+static __attribute__((noinline)) struct pkt *rx_slow(struct nic *nic, struct virtq *vq, int q, uint16_t m)
 {
+	struct nic_qstats *qs = &nic->q[q];
 	uint32_t id, len, u = vq->last_used;
 	virtq_take_used(vq, &id, &len);
 	if (id >= vq->n) {
 		nic->qsw[q][NS_rx_drop_desc_error]++;	/* not a descriptor: nothing to post again */
-		return 1;
+		return 0;
 	}
 	if (__builtin_expect(vq->skip, 0)) {	/* the rest of a frame dropped whole */
 		vq->skip--;
 		rx_post(vq, (uint16_t)id, vq->bufs[id]);
-		return 1;
+		return 0;
 	}
 	uint16_t before = vq->in_order && id != vq->avail->ring[u & (vq->n - 1)] ? rx_batch_before(vq, u, id, m) : 0;
 	for (uint16_t j = 0; j < before; j++) {	/* each slot read before rx_post writes it again */
@@ -446,39 +454,39 @@ static uint16_t rx_slow(struct nic *nic, struct virtq *vq, int q, uint16_t m, st
 	}
 	vq->last_used = (uint16_t)(vq->last_used + before);
 	nic->qsw[q][NS_rx_drop_desc_error] += before;
-	nic->q[q].rx_drops += before;
-	*frames += before + 1u;
-	*bytes += len > vq->hdr ? len - vq->hdr : 0;
-	struct pkt *p = rx_one(nic, vq, q, (uint16_t)id, len);
-	if (p)
-		pkts[(*got)++] = p;
-	return (uint16_t)(before + 1);
+	qs->rx_drops += before;
+	qs->rx_packets += before + 1u;
+	qs->rx_bytes += len > vq->hdr ? len - vq->hdr : 0;
+	return rx_one(nic, vq, q, (uint16_t)id, len);
 }
 
+/* Split rings: rx_fast's runs, each stopped by an entry rx_slow takes;
+ * packed ones: rx_slow's, entry by entry. */
 static int vnet_rx_burst(struct nic *nic, int q, struct pkt **pkts, int n)
 {
 	struct virtq *vq = &to_vnet(nic)->rxq[q];
 	struct nic_qstats *qs = &nic->q[q];
 	int got = 0;
-	uint64_t bytes = 0, frames = 0;
 	uint16_t m;
 	qs->polls++;
 	if (!(m = virtq_used_ready(vq)))
 		return 0;
 	do {
 		while (m && got < n) {
-			uint16_t k = rx_fast(nic, vq, q, pkts + got, (uint16_t)(m < n - got ? m : n - got), &bytes);
+			uint16_t k = rx_fast(nic, vq, q, pkts + got, (uint16_t)(m < n - got ? m : n - got));
 			got += k;
-			frames += k;
 			m = (uint16_t)(m - k);
-			if (m && got < n)
-				m = (uint16_t)(m - rx_slow(nic, vq, q, m, pkts, &got, &frames, &bytes));
+			if (m && got < n) {
+				uint16_t u = vq->last_used;
+				struct pkt *p = rx_slow(nic, vq, q, m);
+				if (p)
+					pkts[got++] = p;
+				m = (uint16_t)(m - (uint16_t)(vq->last_used - u));
+			}
 		}
 	} while (got < n && vq->packed && (m = virtq_used_ready(vq)));
 	virtq_publish(vq);
 	qs->poll_pkts += (uint64_t)got;
-	qs->rx_packets += frames;
-	qs->rx_bytes += bytes;
 	nic->qsw[q][NS_rx_delivered] += (uint64_t)got;
 	return got;
 }

@@ -7,6 +7,7 @@
 #define VIRTIO_H
 #include <stdint.h>
 #include "drivers/net/nic.h"
+#include "kernel/cpu.h"
 #include "drivers/net/virtio/regs.h"
 
 struct virtio_pci;
@@ -168,10 +169,38 @@ static inline __attribute__((always_inline)) void virtq_add_buf(struct virtq *vq
 	}
 	vq->avail_idx++;
 }
+/* Notify the device of queue vq (4.1.4.4: its index written to its
+ * notification address; legacy 4.1.4.8: to the queue notify port),
+ * counted in vq->kicks. */
+void virtq_kick(struct virtq *vq);
+/* virtq_publish for a packed ring (2.8.10: the device's event
+ * suppression structure says whether it wants a kick). */
+void virtq_publish_packed(struct virtq *vq);
 /* Publish what was added and notify the device if it asked to be
- * (2.7.13.3-4 avail_event or VRING_USED_F_NO_NOTIFY; 2.8.10 the device's
- * event suppression structure). */
-void virtq_publish(struct virtq *vq);
+ * (2.7.13.3-4 avail_event or VRING_USED_F_NO_NOTIFY; packed rings:
+ * virtq_publish_packed). Inline for split rings: it runs once per burst
+ * each way; vq's own fields are read before the fence, so that only the
+ * device's avail_event or flags is read after it. */
+static inline __attribute__((always_inline)) void virtq_publish(struct virtq *vq)
+{
+	const uint16_t old = vq->kicked, nw = vq->avail_idx;
+	if (__builtin_expect(vq->packed, 0)) {
+		virtq_publish_packed(vq);
+		return;
+	}
+	const int event_idx = vq->event_idx;
+	/* 2.7.13.2: the ring entries before the index (x86 keeps store order) */
+	__atomic_signal_fence(__ATOMIC_RELEASE);
+	vq->avail->idx = nw;
+	vq->kicked = nw;
+	/* 2.7.13.4: the index before the device's avail_event or flags are
+	 * read: a full fence, as Linux's virtio_mb (a store may pass a later
+	 * load) */
+	mfence();
+	if (old != nw && (event_idx ? vring_need_event(*vq->avail_event, nw, old)
+				    : !(vq->used->flags & VRING_USED_F_NO_NOTIFY)))
+		virtq_kick(vq);
+}
 /* A used entry waiting (2.7.14: used->idx moved, by at most n; 2.8.1:
  * the next slot's AVAIL and USED flags both equal the used wrap counter). */
 static inline __attribute__((always_inline)) int virtq_has_used(const struct virtq *vq)

@@ -78,28 +78,25 @@ static int packed_need_kick(const struct virtq *vq, uint16_t old)
 	return vring_need_event(event, slot, (uint16_t)(slot - (uint16_t)(nw - old)));
 }
 
-void virtq_publish(struct virtq *vq)
+void virtq_kick(struct virtq *vq)
 {
-	/* The ring entries before the index (x86 keeps store order), and the
-	 * index before the device's avail_event or flags are read: a full
-	 * fence, as Linux's virtio_mb (a store may pass a later load). */
-	__atomic_signal_fence(__ATOMIC_RELEASE);
-	if (!vq->packed)
-		vq->avail->idx = vq->avail_idx;
-	mfence();
-	uint16_t old = vq->kicked;
-	vq->kicked = vq->avail_idx;
-	if (old == vq->avail_idx)
-		return;
-	if (vq->packed ? !packed_need_kick(vq, old)
-	    : vq->event_idx ? !vring_need_event(*vq->avail_event, vq->avail_idx, old)
-			    : (vq->used->flags & VRING_USED_F_NO_NOTIFY))
-		return;
 	if (vq->notify_io)
 		outw(vq->notify_io, vq->index);	/* 4.1.4.8 */
 	else
 		*vq->notify = vq->index;	/* 4.1.4.4: the queue's index, 16 bits */
 	(*vq->kicks)++;
+}
+
+void virtq_publish_packed(struct virtq *vq)
+{
+	/* The descriptors' flags before the device's event structure is
+	 * read: a full fence, as Linux's virtio_mb (a store may pass a
+	 * later load). */
+	mfence();
+	uint16_t old = vq->kicked;
+	vq->kicked = vq->avail_idx;
+	if (old != vq->avail_idx && packed_need_kick(vq, old))
+		virtq_kick(vq);
 }
 
 int virtq_irq(struct virtq *vq, int on)
