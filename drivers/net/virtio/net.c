@@ -670,28 +670,36 @@ static void tx_reclaim(struct nic *nic, struct virtq *vq)
 		*vq->used_event = (uint16_t)(vq->last_used + 0x8000);
 }
 
-/* The header (hdr bytes at h, just before p->data) of a frame to send
- * whose pkt flags are f (5.1.6.2): the TCP or UDP
- * checksum by the device (NEEDS_CSUM from csum_start, after a 20-byte
- * IPv4 or a 40-byte IPv6 header (PKT_TX_IP6), the field at csum_offset 16
- * or 6 (PKT_TX_UDP) holding the pseudo-header sum as PKT_TX_L4_CSUM leaves
- * it); virtio has no IPv4 header checksum offload, so PKT_TX_IP_CSUM is
- * done here. A 20-byte header's hash fields are 0. h and f are the
- * caller's, read before the header's stores, which could alias the pkt. */
-static inline void tx_hdr(const struct pkt *p, uint8_t *h8, uint32_t f, uint32_t hdr)
+/* tx_hdr's checksums, for pkt flags f with PKT_TX_IP_CSUM or
+ * PKT_TX_L4_CSUM (5.1.6.2): the TCP or UDP checksum by the device
+ * (NEEDS_CSUM from csum_start, after a 20-byte IPv4 or a 40-byte IPv6
+ * header (PKT_TX_IP6), the field at csum_offset 16 or 6 (PKT_TX_UDP)
+ * holding the pseudo-header sum as PKT_TX_L4_CSUM leaves it); virtio has
+ * no IPv4 header checksum offload, so PKT_TX_IP_CSUM is done here. Not
+ * inlined: forwarded frames have neither, and the fill loops keep their
+ * registers. */
+static __attribute__((noinline)) void tx_hdr_csum(const struct pkt *p, struct virtio_net_hdr *h, uint32_t f)
 {
-	struct virtio_net_hdr *h = (struct virtio_net_hdr *)h8;
-	*h = (struct virtio_net_hdr){ .gso_type = VIRTIO_NET_HDR_GSO_NONE };
-	if (__builtin_expect(hdr != VIRTIO_NET_HDR_LEN, 0))
-		memset(h + 1, 0, VIRTIO_NET_HDR_HASH_LEN - VIRTIO_NET_HDR_LEN);
-	if (__builtin_expect(!(f & (PKT_TX_IP_CSUM | PKT_TX_L4_CSUM)), 1))
-		return;
 	if (f & PKT_TX_IP_CSUM)
 		put16(p->data + ETH_IP_OFF + 10, inet_csum(p->data + ETH_IP_OFF, 20));
 	if (f & PKT_TX_L4_CSUM)
 		*h = (struct virtio_net_hdr){ .flags = VIRTIO_NET_HDR_F_NEEDS_CSUM,
 					      .csum_start = f & PKT_TX_IP6 ? IP6_L4_OFF : IP_L4_OFF,
 					      .csum_offset = f & PKT_TX_UDP ? UDP_CSUM_OFF : TCP_CSUM_OFF };
+}
+
+/* The header (hdr bytes at h, just before p->data) of a frame to send
+ * whose pkt flags are f (5.1.6.2): no offload (a 20-byte header's hash
+ * fields 0), or tx_hdr_csum's. h and f are the caller's, read before the
+ * header's stores, which could alias the pkt. */
+static inline void tx_hdr(const struct pkt *p, uint8_t *h8, uint32_t f, uint32_t hdr)
+{
+	struct virtio_net_hdr *h = (struct virtio_net_hdr *)h8;
+	*h = (struct virtio_net_hdr){ .gso_type = VIRTIO_NET_HDR_GSO_NONE };
+	if (__builtin_expect(hdr != VIRTIO_NET_HDR_LEN, 0))
+		memset(h + 1, 0, VIRTIO_NET_HDR_HASH_LEN - VIRTIO_NET_HDR_LEN);
+	if (__builtin_expect(f & (PKT_TX_IP_CSUM | PKT_TX_L4_CSUM), 0))
+		tx_hdr_csum(p, h, f);
 }
 
 /* Split rings: buffer id i is descriptor i in avail ring slot i, the ring
