@@ -373,32 +373,42 @@ static inline __attribute__((always_inline)) uint32_t rx_seq_ring(struct virtq *
 	return k;
 }
 
-/* rx_run over up to m entries of a split ring, with one pool lock for the
- * run, as the e1000x RX fast path; 0 for a packed ring, the rest of a
- * frame spread over buffers, or copybreak on (rx_one's). The frames
- * are counted in the queue's rx_packets and rx_bytes here, so that no
- * count of the caller's is passed by address (a stack canary, and the
- * count kept in memory). */
-static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq *vq, int q, struct pkt **out,
-						  uint16_t m)
+/* 1 when rx_seq_ring applies to vq: a split ring with the 12-byte header
+ * and no MRG_RXBUF, every descriptor posted in its own avail slot (not
+ * ooo), no frame's rest to skip, copybreak off, a PKT_SLOT pool. */
+static inline int rx_seq_ok(const struct nic *nic, const struct virtq *vq)
+{
+	return !vq->packed && !vq->skip && nic->cfg.copybreak <= 0 && !vq->mrg_rxbuf &&
+	       vq->hdr == VIRTIO_NET_HDR_LEN && !vq->ooo && (uint16_t)(vq->avail_idx - vq->last_used) == vq->n &&
+	       nic->pool->slot == PKT_SLOT;
+}
+
+/* rx_seq_ring (seq, where rx_seq_ok said so) or rx_run over up to m
+ * entries of a split ring, with one pool lock for the run, as the e1000x
+ * RX fast path; 0 for a packed ring, the rest of a frame spread over
+ * buffers, or copybreak on (rx_one's). The frames are counted in the
+ * queue's rx_packets and rx_bytes here, so that no count of the caller's
+ * is passed by address (a stack canary, and the count kept in memory). */
+static inline __attribute__((always_inline)) uint16_t rx_fast_body(struct nic *nic, struct virtq *vq, int q,
+								   struct pkt **out, uint16_t m, const int seq)
 {
 	struct pktpool *pool = nic->pool;
 	const uint32_t portq = (uint32_t)nic->port | (uint32_t)q << 16;
 	uint64_t valid, b = 0, *bytes = &b;
 	uint32_t k;
-	if (vq->packed || vq->skip || nic->cfg.copybreak > 0)
+	if (!seq && (vq->packed || vq->skip || nic->cfg.copybreak > 0))
 		return 0;
 	pktpool_lock(pool);
 	struct pkt **top = pool->free + pool->nfree;
 	if (m > pool->nfree)
 		m = (uint16_t)pool->nfree;
 	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* used->idx before the entries (x86: loads in order) */
-	if (vq->mrg_rxbuf)	/* the legacy interface */
+	if (seq)
+		k = rx_seq_ring(vq, portq, &top, out, m, bytes, &valid);
+	else if (vq->mrg_rxbuf)	/* the legacy interface */
 		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 1);
 	else if (vq->hdr != VIRTIO_NET_HDR_LEN)
 		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_HASH_LEN, 0);
-	else if (!vq->ooo && (uint16_t)(vq->avail_idx - vq->last_used) == vq->n && pool->slot == PKT_SLOT)
-		k = rx_seq_ring(vq, portq, &top, out, m, bytes, &valid);
 	else
 		k = rx_run(vq, portq, &top, out, m, bytes, &valid, VIRTIO_NET_HDR_LEN, 0);
 	pool->nfree = (uint32_t)(top - pool->free);
@@ -407,6 +417,25 @@ static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq 
 	nic->q[q].rx_packets += k;
 	nic->q[q].rx_bytes += b;
 	return (uint16_t)k;
+}
+
+/* rx_fast_body's rx_run case, its own function (not inlined), so that
+ * rx_fast, whose common case is rx_seq_ring's, holds none of rx_run's
+ * loads and spills. */
+static __attribute__((noinline)) uint16_t rx_fast_run(struct nic *nic, struct virtq *vq, int q, struct pkt **out,
+						      uint16_t m)
+{
+	return rx_fast_body(nic, vq, q, out, m, 0);
+}
+
+/* rx_fast_body, rx_seq_ring's case where rx_seq_ok says so, else
+ * rx_fast_run's. */
+static __attribute__((noinline)) uint16_t rx_fast(struct nic *nic, struct virtq *vq, int q, struct pkt **out,
+						  uint16_t m)
+{
+	if (!rx_seq_ok(nic, vq))
+		return rx_fast_run(nic, vq, q, out, m);
+	return rx_fast_body(nic, vq, q, out, m, 1);
 }
 
 /* VIRTIO_F_IN_ORDER (2.7.9): the used entry at u names buffer id, the
