@@ -600,10 +600,12 @@ static void tx_reclaim_ids(struct nic *nic, struct virtq *vq, uint32_t m)
 }
 
 /* k buffers of sent frames straight out of bufs; their slots keep the
- * stale pointers (free by their place, tx_forget_free). */
+ * stale pointers (free by their place, tx_forget_free). No call for 0:
+ * a run's part after the ring's end is mostly empty. */
 static inline void tx_free_run(struct pkt **bufs, uint32_t k)
 {
-	pkt_free_bulk(bufs, (int)k);
+	if (k)
+		pkt_free_bulk(bufs, (int)k);
 }
 
 /* Nonzero unless the k used entries from slot s name their own slots
@@ -666,7 +668,9 @@ static inline void tx_reclaim_split(struct nic *nic, struct virtq *vq, uint32_t 
 	const uint32_t s = last & (n - 1), k = n - s < m ? n - s : m;
 	uint32_t odd = vq->ooo | (m > busy) | ((uint16_t)(vq->avail_idx - last) != busy);
 	__atomic_signal_fence(__ATOMIC_ACQUIRE);	/* the index before the entries (x86: loads in order) */
-	odd |= tx_ids_off(vq, s, k) | tx_ids_off(vq, 0, m - k);
+	odd |= tx_ids_off(vq, s, k);
+	if (m > k)	/* the part after the ring's end */
+		odd |= tx_ids_off(vq, 0, m - k);
 	if (__builtin_expect(odd != 0, 0)) {
 		tx_reclaim_ids(nic, vq, m);
 	} else {
@@ -790,8 +794,10 @@ static inline __attribute__((always_inline)) int tx_fill_split(struct virtq *vq,
 {
 	if (__builtin_expect(!vq->ooo, 1)) {
 		const uint32_t n = vq->n, s = vq->avail_idx & (n - 1), k = n - s < (uint32_t)m ? n - s : (uint32_t)m;
-		*bytes = tx_fill_run(vq->bufs + s, vq->desc + s, pkts, k, hdr) +
-			 tx_fill_run(vq->bufs, vq->desc, pkts + k, (uint32_t)m - k, hdr);
+		uint64_t b = tx_fill_run(vq->bufs + s, vq->desc + s, pkts, k, hdr);
+		if ((uint32_t)m > k)	/* the part after the ring's end */
+			b += tx_fill_run(vq->bufs, vq->desc, pkts + k, (uint32_t)m - k, hdr);
+		*bytes = b;
 		vq->avail_idx = (uint16_t)(vq->avail_idx + m);
 		return m;
 	}
