@@ -189,7 +189,7 @@ static inline __attribute__((always_inline)) void virtq_publish(struct virtq *vq
 		return;
 	}
 	const int event_idx = vq->event_idx;
-	/* 2.7.13.2: the ring entries before the index (x86 keeps store order) */
+	/* 2.7.13.3: the ring entries before the index (x86 keeps store order) */
 	__atomic_signal_fence(__ATOMIC_RELEASE);
 	vq->avail->idx = nw;
 	vq->kicked = nw;
