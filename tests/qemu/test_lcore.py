@@ -678,10 +678,12 @@ def test_port_switched_sink_pktgen_rr_sink_on_core1(box):
             b.shell(f"pktgen set {k} {v}")
         assert "pktgen: port1: sending 100 frames of 60 B at 2000 pps to 02:00:00:00:00:01" in \
             b.shell("pktgen start")
-        end = time.monotonic() + 30
-        while "pktgen port1: stopped step 1/1 pkt_size 60 sent 100 " not in b.shell("pktgen") and \
-                time.monotonic() < end:
-            time.sleep(0.2)
+        # core 1 prints pktgen's "done" line when it has sent, wherever the console is: inside the echo of a
+        # command typed meanwhile it broke that command's match (a CI run): waited for before the next command
+        done_line = "pktgen: port1: done, 100 frames sent"
+        if done_line not in b.q.text():
+            b.q.expect(re.escape(done_line), 30)
+        assert "pktgen port1: stopped step 1/1 pkt_size 60 sent 100 " in b.shell("pktgen")
         out = switch("port1", "rr")
         assert "rr: lwIP on 1 port(s)" in out and out.endswith("port1: app rr (was pktgen); port start port1 "
                                                               "delivers to it\r\n"), out
